@@ -1,0 +1,46 @@
+// Command simbench compares strategies for running an AI agent's parallel tool
+// calls against rate-limited APIs, in virtual time or live against fake
+// servers on loopback, and recommends a concurrency cap.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// CLI is the command line; each command lives in its own file.
+type CLI struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	// Commands are added here, one field per command, each defined in cmd_<name>.go.
+}
+
+func main() {
+	var cli CLI
+	ctx := kong.Parse(&cli,
+		kong.Name("simbench"),
+		kong.Description("Run an agent's parallel tool calls against rate-limited APIs, compare scheduling strategies, and pick a concurrency cap."),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": version},
+	)
+	if err := ctx.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "simbench:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitCoder is implemented by errors that choose the process exit code.
+type exitCoder interface{ ExitCode() int }
+
+func exitCode(err error) int {
+	if ec, ok := err.(exitCoder); ok {
+		return ec.ExitCode()
+	}
+	return 1
+}

@@ -1,0 +1,38 @@
+package sched
+
+import "time"
+
+// ActionKind names what a driver must do.
+type ActionKind uint8
+
+const (
+	// ActStart: start attempt Attempt of Call; report its outcome with Core.Complete.
+	ActStart ActionKind = iota
+	// ActCancel: cancel attempt Attempt at the transport. Its outcome no longer
+	// matters; Complete for it is ignored.
+	ActCancel
+	// ActWake: call Core.Advance at At (replacing any earlier wake-up request).
+	ActWake
+	// ActResult: one call's result is final (for streaming).
+	ActResult
+	// ActTurnDone: every result of a turn is final; Turn carries them in order.
+	ActTurnDone
+)
+
+// Action is one decision a driver carries out. Which fields are set depends on Kind.
+type Action struct {
+	Kind    ActionKind
+	Attempt AttemptID
+	// TurnID and Tag identify the turn of a start, cancel or result.
+	TurnID TurnID
+	Tag    any
+	// Call is the call to run (ActStart); N is its attempt number, from 1.
+	Call *Call
+	N    int
+	// At is the wake-up time (ActWake).
+	At time.Duration
+	// Result is the call's result (ActResult).
+	Result *Result
+	// Turn holds the turn's results (ActTurnDone).
+	Turn *TurnResult
+}

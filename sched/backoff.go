@@ -1,0 +1,104 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Backoff names a policy for the delay before a retry when the server gives none.
+type Backoff uint8
+
+const (
+	// BackoffNone retries at once.
+	BackoffNone Backoff = iota
+	// BackoffConstant waits Base every time.
+	BackoffConstant
+	// BackoffExponential waits min(Cap, Base×2^(n-1)) before retry n.
+	BackoffExponential
+	// BackoffFullJitter waits draw × min(Cap, Base×2^(n-1)).
+	BackoffFullJitter
+	// BackoffEqualJitter waits half of the exponential delay plus draw × the other half.
+	BackoffEqualJitter
+	// BackoffDecorrelatedJitter waits min(Cap, Base + draw×(3×previous − Base)).
+	BackoffDecorrelatedJitter
+)
+
+var backoffNames = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"}
+
+// String returns the policy's name as written in scenario files.
+func (b Backoff) String() string {
+	if int(b) < len(backoffNames) {
+		return backoffNames[b]
+	}
+	return fmt.Sprintf("backoff(%d)", uint8(b))
+}
+
+// ParseBackoff returns the policy named s (as String prints it).
+func ParseBackoff(s string) (Backoff, error) {
+	for i, n := range backoffNames {
+		if n == s {
+			return Backoff(i), nil
+		}
+	}
+	return 0, fmt.Errorf("sched: unknown backoff %q (want one of %v)", s, backoffNames[:])
+}
+
+// Jittered reports whether the policy draws randomness.
+func (b Backoff) Jittered() bool {
+	return b == BackoffFullJitter || b == BackoffEqualJitter || b == BackoffDecorrelatedJitter
+}
+
+// Delay returns the wait before retry number retry (1 for the first retry),
+// given the previous delay (for decorrelated jitter) and a draw in [0, 1].
+// It is a pure function: the caller supplies the randomness.
+func (p *RetryPolicy) Delay(retry int, prev time.Duration, draw float64) time.Duration {
+	if retry < 1 {
+		retry = 1
+	}
+	capped := func(d float64) time.Duration {
+		if p.Cap > 0 && d > float64(p.Cap) {
+			return p.Cap
+		}
+		if d > math.MaxInt64 {
+			return math.MaxInt64
+		}
+		return time.Duration(d)
+	}
+	exp := func() float64 {
+		return float64(p.Base) * math.Pow(2, float64(retry-1))
+	}
+	switch p.Backoff {
+	case BackoffConstant:
+		return capped(float64(p.Base))
+	case BackoffExponential:
+		return capped(exp())
+	case BackoffFullJitter:
+		return time.Duration(draw * float64(capped(exp())))
+	case BackoffEqualJitter:
+		e := float64(capped(exp()))
+		return time.Duration(e/2 + draw*e/2)
+	case BackoffDecorrelatedJitter:
+		if prev < p.Base {
+			prev = p.Base
+		}
+		hi := 3 * float64(prev)
+		return capped(float64(p.Base) + draw*(hi-float64(p.Base)))
+	default:
+		return 0
+	}
+}
+
+// RetryDelay returns the wait before retry number retry after an outcome,
+// honouring the server's delay as a floor: with a server delay d the result is
+// d + draw×RetryAfterJitter, never less than d; without one it is Delay.
+func (p *RetryPolicy) RetryDelay(o *Outcome, retry int, prev time.Duration, draw float64) time.Duration {
+	if o.HasRetryAfter && !p.IgnoreRetryAfter {
+		d := o.RetryAfter
+		if d < 0 {
+			d = 0
+		}
+		return d + time.Duration(draw*float64(p.RetryAfterJitter))
+	}
+	return p.Delay(retry, prev, draw)
+}

@@ -1,0 +1,166 @@
+package sched
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Defaults applied by Config when a field is zero.
+const (
+	// DefaultMaxRetryAfter is the longest server-given delay honoured as is.
+	DefaultMaxRetryAfter = 120 * time.Second
+	// DefaultHeadroom is the fraction of a service's published limits the buckets use.
+	DefaultHeadroom = 1.0
+	// DefaultMaxAttempts is the attempts per call when Retry.MaxAttempts is 0
+	// and a backoff policy is set.
+	DefaultMaxAttempts = 5
+)
+
+// FanOutMode says what happens to a turn's calls beyond Config.FanOut.
+type FanOutMode uint8
+
+const (
+	// FanOutBatch: calls beyond the cap wait until earlier calls of the turn finish.
+	FanOutBatch FanOutMode = iota
+	// FanOutTruncate: calls beyond the cap get an ErrTruncated result at once.
+	FanOutTruncate
+)
+
+// JoinMode says how one failure affects the rest of the turn.
+type JoinMode uint8
+
+const (
+	// JoinDefault takes Config.Join (itself JoinPartial when zero).
+	JoinDefault JoinMode = iota
+	// JoinPartial returns every result, failures included.
+	JoinPartial
+	// JoinAllOrNothing cancels the siblings at the first failure.
+	JoinAllOrNothing
+)
+
+// OverMaxRetryAfter says what happens to a server delay above Config.MaxRetryAfter.
+type OverMaxRetryAfter uint8
+
+const (
+	// RetryAfterClamp waits MaxRetryAfter instead.
+	RetryAfterClamp OverMaxRetryAfter = iota
+	// RetryAfterFail fails the call with ErrRetryAfterTooLong, stating the value.
+	RetryAfterFail
+)
+
+// ServiceConfig holds the limits that apply to every call naming one service.
+// Zero fields mean no limit.
+type ServiceConfig struct {
+	// MaxInFlight caps attempts in flight to the service (0: only the global cap).
+	MaxInFlight int
+	// RequestsPerMinute refills the request bucket; RequestBurst is its
+	// capacity (0: one second's worth, at least 1).
+	RequestsPerMinute float64
+	RequestBurst      float64
+	// TokensPerMinute refills the token bucket; TokenBurst is its capacity
+	// (0: one minute's worth).
+	TokensPerMinute float64
+	TokenBurst      float64
+	// Headroom scales rates and capacities (0: DefaultHeadroom); 0.7 keeps 30% spare for retries.
+	Headroom float64
+	// PauseOnRetryAfter holds every call to the service until a 429's retry
+	// delay has passed, so parallel calls don't return as a herd.
+	PauseOnRetryAfter bool
+}
+
+// Config configures a Core (and a Runner). The zero value runs every call at
+// once with no limits and no retries.
+type Config struct {
+	// MaxInFlight caps attempts in flight across all services: 0 is unbounded, 1 sequential.
+	MaxInFlight int
+	// Services holds per-service caps and buckets, keyed by Call.Service.
+	Services map[string]ServiceConfig
+	// MaxQueued bounds calls waiting to start; Submit refuses a turn that would pass it (0: unbounded).
+	MaxQueued int
+	// FanOut caps the calls of one turn that may be active at once (0: no cap); FanOutMode picks batch or truncate.
+	FanOut     int
+	FanOutMode FanOutMode
+	// Retry is the retry and backoff policy.
+	Retry RetryPolicy
+	// KeepSlotDuringBackoff makes a call hold its concurrency slot while it
+	// waits to retry (the semaphore-around-the-retry-loop pattern). By default
+	// the slot is released and the retry queues again in its original place.
+	KeepSlotDuringBackoff bool
+	// MaxRetryAfter is the longest server delay honoured (0: DefaultMaxRetryAfter);
+	// OverMaxRetryAfter says whether longer ones are clamped or fail the call.
+	MaxRetryAfter     time.Duration
+	OverMaxRetryAfter OverMaxRetryAfter
+	// AttemptTimeout bounds one attempt; a timed-out attempt is cancelled and
+	// counts as transient (0: none).
+	AttemptTimeout time.Duration
+	// CallTimeout and TurnTimeout are default deadlines relative to submission (0: none).
+	CallTimeout time.Duration
+	TurnTimeout time.Duration
+	// Join is the default join mode (0: JoinPartial).
+	Join JoinMode
+	// TurnTokenBudget and TurnAttemptBudget are default per-turn budgets (0: none).
+	TurnTokenBudget   int64
+	TurnAttemptBudget int
+	// Rand supplies jitter draws. Nil means a fixed-seed generator, so a Core
+	// is deterministic unless told otherwise.
+	Rand *rand.Rand
+	// Hook receives one Event per decision; nil costs nothing.
+	Hook func(Event)
+}
+
+// RetryPolicy says which failed attempts are retried and after how long.
+type RetryPolicy struct {
+	// Backoff is the delay policy when the server gives no delay (BackoffNone: retry at once).
+	Backoff Backoff
+	// Base and Cap bound the policy's delays.
+	Base, Cap time.Duration
+	// MaxAttempts counts attempts including the first (0: 1 when Backoff is
+	// BackoffNone and Base is 0, else DefaultMaxAttempts).
+	MaxAttempts int
+	// Budget bounds the time from a call's first attempt to the start of its
+	// last (0: none). A retry that would start later fails the call instead.
+	Budget time.Duration
+	// IgnoreRetryAfter makes the policy ignore the server's delay, as careless
+	// clients do (the simulator uses it to show early retries).
+	IgnoreRetryAfter bool
+	// RetryAfterJitter is the most jitter added on top of a server delay; each
+	// retry waits RetryAfter + draw×RetryAfterJitter (0: none, so clients given
+	// one delay return together).
+	RetryAfterJitter time.Duration
+}
+
+func (p *RetryPolicy) maxAttempts() int {
+	switch {
+	case p.MaxAttempts > 0:
+		return p.MaxAttempts
+	case p.Backoff == BackoffNone && p.Base == 0:
+		return 1
+	default:
+		return DefaultMaxAttempts
+	}
+}
+
+func (s ServiceConfig) headroom() float64 {
+	if s.Headroom <= 0 {
+		return DefaultHeadroom
+	}
+	return s.Headroom
+}
+
+// validate reports the first impossible value; Config errors are programming
+// errors of the caller's, so one at a time is enough.
+func (c *Config) validate() error {
+	if c.MaxInFlight < 0 || c.MaxQueued < 0 || c.FanOut < 0 || c.TurnAttemptBudget < 0 || c.TurnTokenBudget < 0 {
+		return fmt.Errorf("sched: negative cap or budget in config")
+	}
+	if c.Retry.Base < 0 || c.Retry.Cap < 0 || c.Retry.MaxAttempts < 0 || c.Retry.Budget < 0 || c.Retry.RetryAfterJitter < 0 {
+		return fmt.Errorf("sched: negative retry setting in config")
+	}
+	for name, s := range c.Services {
+		if s.MaxInFlight < 0 || s.RequestsPerMinute < 0 || s.RequestBurst < 0 || s.TokensPerMinute < 0 || s.TokenBurst < 0 || s.Headroom < 0 || s.Headroom > 1 {
+			return fmt.Errorf("sched: service %q: negative limit or headroom outside (0,1]", name)
+		}
+	}
+	return nil
+}

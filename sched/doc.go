@@ -1,0 +1,16 @@
+// Package sched runs the tool calls that a model emitted in one turn against
+// rate-limited services: bounded concurrency (global and per service), token
+// buckets for requests and tokens per minute with reservations, retries with
+// backoff and jitter that honour the server's retry delay, timeouts,
+// cancellation, serialized writes, dependencies, and exactly one result per
+// call id in the caller's order.
+//
+// The package has two layers. [Core] holds every decision and does no I/O: it
+// starts no goroutines, never reads the clock and draws randomness only from
+// the *rand.Rand it is given. Time enters as an argument (a [time.Duration]
+// since an epoch the driver chooses); decisions leave as [Action] values. The
+// simulator drives a Core in virtual time. [Runner] drives a Core in real time
+// with goroutines, one timer and contexts, and is what an agent runtime
+// imports. The sibling package sched/httptool turns an HTTP request into an
+// [Outcome].
+package sched

@@ -1,0 +1,55 @@
+package sched
+
+import "time"
+
+// EventKind names a scheduler decision.
+type EventKind uint8
+
+const (
+	// EventQueued: a call entered the queue of its service.
+	EventQueued EventKind = iota
+	// EventAdmitted: a call got its slots and bucket reservation; it starts at Event.Delay from now.
+	EventAdmitted
+	// EventStarted: an attempt started.
+	EventStarted
+	// EventFinished: an attempt finished with Event.Class.
+	EventFinished
+	// EventRetry: a retry is scheduled after Event.Delay for Event.Reason.
+	EventRetry
+	// EventCancelled: an in-flight attempt was cancelled (turn cancel, deadline, timeout, sibling failure).
+	EventCancelled
+	// EventResult: a call's final result was decided.
+	EventResult
+	// EventPaused: a service is paused until Event.Delay from now by a server delay.
+	EventPaused
+)
+
+var eventNames = [...]string{"queued", "admitted", "started", "finished", "retry", "cancelled", "result", "paused"}
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "event(?)"
+}
+
+// Event is one structured scheduler decision, handed to Config.Hook.
+// Fields that do not apply to a kind are zero.
+type Event struct {
+	Kind    EventKind
+	At      time.Duration
+	Turn    TurnID
+	Tag     any
+	CallID  string
+	Service string
+	Attempt AttemptID
+	// N is the attempt number of the call (1 for the first attempt).
+	N     int
+	Class Class
+	// Delay is the wait an EventAdmitted, EventRetry or EventPaused announces.
+	Delay  time.Duration
+	Reason string
+	// Server tells whether the retry delay came from the server.
+	Server bool
+}

@@ -1,0 +1,72 @@
+package sched
+
+import (
+	"fmt"
+	"time"
+)
+
+// Class is what happened to an attempt, as far as retrying is concerned.
+type Class uint8
+
+// Outcome classes. The zero value, ClassSuccess, is a successful attempt.
+const (
+	// ClassSuccess: the attempt produced a value.
+	ClassSuccess Class = iota
+	// ClassRateLimited: HTTP 429 or equivalent; retried after the server's delay.
+	ClassRateLimited
+	// ClassOverloaded: HTTP 529 or 503; retried with backoff.
+	ClassOverloaded
+	// ClassQuotaExhausted: the account's quota is spent; never retried.
+	ClassQuotaExhausted
+	// ClassTooLarge: the request can never be accepted (413, context too long); never retried.
+	ClassTooLarge
+	// ClassTransient: 5xx, connection reset or attempt timeout; retried.
+	ClassTransient
+	// ClassPermanent: any other 4xx or a tool error; never retried.
+	ClassPermanent
+	// ClassCancelled: the call was cancelled (turn cancel, deadline, sibling
+	// failure) or never ran for a reason of the scheduler's (budget, fan-out
+	// cap, failed dependency). Produced by the scheduler, not by executors.
+	ClassCancelled
+)
+
+var classNames = [...]string{"success", "rate_limited", "overloaded", "quota_exhausted", "too_large", "transient", "permanent", "cancelled"}
+
+// String returns the class's snake_case name, as used in results files.
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("class(%d)", uint8(c))
+}
+
+// Retryable reports whether an attempt of this class may be retried.
+func (c Class) Retryable() bool {
+	return c == ClassRateLimited || c == ClassOverloaded || c == ClassTransient
+}
+
+// Outcome is what an executor reports for one attempt.
+type Outcome struct {
+	Class Class
+	// Status is the HTTP status, or 0 when there was none.
+	Status int
+	// RetryAfter is the server's retry delay from the moment the response
+	// arrived; HasRetryAfter says whether the server gave one. A delay is a
+	// floor for the next attempt: jitter is added on top, never subtracted.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+	// Tokens is the actual token usage when HasUsage is set; the reservation
+	// made from Call.Tokens is settled against it (refund or extra debit).
+	Tokens   int64
+	HasUsage bool
+	// Value is the tool's result on success.
+	Value any
+	// Err describes a failure; nil on success.
+	Err error
+}
+
+// Succeeded returns an Outcome of class success carrying v.
+func Succeeded(v any) Outcome { return Outcome{Class: ClassSuccess, Value: v} }
+
+// Failed returns an Outcome of class c carrying err.
+func Failed(c Class, err error) Outcome { return Outcome{Class: c, Err: err} }
