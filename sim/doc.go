@@ -1,0 +1,5 @@
+// Package sim runs scenarios: a virtual-time engine that drives the sched core
+// and the fakeapi model deterministically, a live driver that runs the same
+// scenario in real time against fakeapi servers on 127.0.0.1, and the metrics
+// both produce (results.go holds the results contract).
+package sim

@@ -1,0 +1,112 @@
+package sim
+
+// The types in this file are the results contract (DESIGN.md): field names are
+// an interface read by scripts, `simbench gate`, `simbench report` and CI.
+// Add fields; never rename or remove one.
+
+// Results is what `simbench run` writes to results.json.
+type Results struct {
+	Scenario        string `json:"scenario"`
+	Description     string `json:"description,omitempty"`
+	Seed            uint64 `json:"seed"`
+	SimbenchVersion string `json:"simbench_version"`
+	// DurationS is the scenario's length in (virtual) seconds.
+	DurationS float64 `json:"duration_s"`
+	// Mode is "virtual" or "live"; TimeScale is the live run's scale factor.
+	Mode      string  `json:"mode"`
+	TimeScale float64 `json:"time_scale,omitempty"`
+	// Partial is set when the run was interrupted; the figures cover what was measured.
+	Partial bool `json:"partial,omitempty"`
+	// Invalid, when not empty, says why the figures cannot be trusted
+	// (a live run the machine could not keep up with, say).
+	Invalid    string           `json:"invalid,omitempty"`
+	Strategies []StrategyResult `json:"strategies"`
+	// Recommendation is keyed by service name.
+	Recommendation map[string]Recommendation `json:"recommendation,omitempty"`
+}
+
+// StrategyResult holds one strategy's metrics, defined once in DESIGN.md.
+type StrategyResult struct {
+	Name string `json:"name"`
+	// MaxInFlight is the strategy's global cap (0: unbounded).
+	MaxInFlight int `json:"max_in_flight"`
+	// Turns and Calls count completed turns and their calls; Attempts counts calls plus retries.
+	Turns    int64 `json:"turns"`
+	Calls    int64 `json:"calls"`
+	Attempts int64 `json:"attempts"`
+	// TurnLatencyMs summarises turn latency in milliseconds.
+	TurnLatencyMs Summary `json:"turn_latency_ms"`
+	// CallLatencyMs summarises one call's latency (queueing included) in milliseconds.
+	CallLatencyMs Summary `json:"call_latency_ms"`
+	// GoodputPerS is successful calls per second of (virtual) time.
+	GoodputPerS float64 `json:"goodput_per_s"`
+	// OfferedTurnsPerS and AchievedTurnsPerS compare the workload's intended
+	// turn rate with the completed one (open workloads; closed ones report achieved only).
+	OfferedTurnsPerS  float64 `json:"offered_turns_per_s,omitempty"`
+	AchievedTurnsPerS float64 `json:"achieved_turns_per_s"`
+	// RateLimited counts 429 responses the client saw; Failed counts calls whose result was an error.
+	RateLimited int64 `json:"rate_limited"`
+	Failed      int64 `json:"failed"`
+	// EarlyRetries counts attempts sent before the server's retry delay had elapsed.
+	EarlyRetries int64 `json:"early_retries"`
+	// WastedWorkS and WastedTokens are server-side seconds and tokens spent on
+	// attempts whose result nobody read.
+	WastedWorkS  float64 `json:"wasted_work_s"`
+	WastedTokens int64   `json:"wasted_tokens"`
+	// WriteRaces counts overlapping writes to one resource seen by the services.
+	WriteRaces int64 `json:"write_races"`
+	// PeakInFlight and QuotaUsed are keyed by service; QuotaUsed is the
+	// fraction of the binding limit consumed over the run (0..1).
+	PeakInFlight map[string]int     `json:"peak_in_flight"`
+	QuotaUsed    map[string]float64 `json:"quota_used,omitempty"`
+	// AttemptsPerCall is a histogram: AttemptsPerCall[i] calls took i+1 attempts.
+	AttemptsPerCall []int64 `json:"attempts_per_call,omitempty"`
+	// LatencyCDF samples the turn-latency distribution for plots.
+	LatencyCDF []CDFPoint `json:"latency_cdf,omitempty"`
+	// Timeline is per-second (downsampled when long) activity for plots.
+	Timeline []TimelinePoint `json:"timeline,omitempty"`
+}
+
+// Summary is a latency distribution's summary, in milliseconds.
+type Summary struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// CDFPoint is one point of a cumulative distribution: a fraction P of turns
+// finished within Ms milliseconds.
+type CDFPoint struct {
+	Ms float64 `json:"ms"`
+	P  float64 `json:"p"`
+}
+
+// TimelinePoint is one bucket of the run's timeline.
+type TimelinePoint struct {
+	// T is the bucket's start in seconds; the bucket spans BucketS seconds.
+	T       float64 `json:"t"`
+	BucketS float64 `json:"bucket_s"`
+	// Started and RateLimited count attempts started and 429s per second in the bucket.
+	Started     float64 `json:"started_per_s"`
+	RateLimited float64 `json:"rate_limited_per_s"`
+	// InFlight is the largest number of attempts in flight during the bucket.
+	InFlight int `json:"in_flight"`
+}
+
+// Recommendation is the cap advised for one service, with its reasoning.
+type Recommendation struct {
+	MaxInFlight int `json:"max_in_flight"`
+	// BindingLimit names the limit that binds: "rpm", "tpm" or "concurrency".
+	BindingLimit string `json:"binding_limit"`
+	// RequestsPerMinute and TokensPerMinute are the bucket settings advised
+	// (the service's limits times the headroom).
+	RequestsPerMinute float64 `json:"requests_per_minute,omitempty"`
+	TokensPerMinute   float64 `json:"tokens_per_minute,omitempty"`
+	// TurnsPerMinute is the sustainable turn rate.
+	TurnsPerMinute float64 `json:"turns_per_minute,omitempty"`
+	// VerifiedCap is the cap a simulated sweep chose (0: not verified).
+	VerifiedCap int    `json:"verified_cap,omitempty"`
+	Reason      string `json:"reason"`
+}
