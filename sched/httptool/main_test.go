@@ -1,0 +1,13 @@
+package httptool
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// httpmock runs responders in goroutines and one test starts a loopback
+// server; none may outlive the tests.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
