@@ -1,0 +1,276 @@
+package sched
+
+import (
+	"container/heap"
+	"fmt"
+)
+
+// pump admits queued calls while slots are free: among the services whose
+// head could start (a free service slot, no pause), the call submitted
+// earliest goes first, so admission is FIFO across turns and nobody barges.
+func (c *Core) pump() {
+	for c.cfg.MaxInFlight == 0 || c.inFlight < c.cfg.MaxInFlight {
+		var best *serviceState
+		var bestCall *callState
+		for _, s := range c.svcList {
+			if s.cfg.MaxInFlight > 0 && s.inFlight >= s.cfg.MaxInFlight {
+				continue
+			}
+			if s.pausedUntil > c.now {
+				continue
+			}
+			h := s.peek()
+			if h != nil && (bestCall == nil || h.seq < bestCall.seq) {
+				best, bestCall = s, h
+			}
+		}
+		if best == nil {
+			return
+		}
+		best.pop()
+		c.admit(bestCall)
+	}
+}
+
+// peek returns the service's earliest queued call, dropping finished ones.
+func (s *serviceState) peek() *callState {
+	for s.head < len(s.fifo) && s.fifo[s.head].done {
+		s.fifo[s.head] = nil
+		s.head++
+	}
+	if s.head == len(s.fifo) && s.head > 0 {
+		s.fifo = s.fifo[:0]
+		s.head = 0
+	}
+	for len(s.retries) > 0 && s.retries[0].done {
+		heap.Pop(&s.retries)
+	}
+	var h *callState
+	if s.head < len(s.fifo) {
+		h = s.fifo[s.head]
+	}
+	if len(s.retries) > 0 && (h == nil || s.retries[0].seq < h.seq) {
+		h = s.retries[0]
+	}
+	return h
+}
+
+// pop removes the call peek returned.
+func (s *serviceState) pop() {
+	if len(s.retries) > 0 && (s.head == len(s.fifo) || s.retries[0].seq < s.fifo[s.head].seq) {
+		heap.Pop(&s.retries)
+		return
+	}
+	s.fifo[s.head] = nil
+	s.head++
+}
+
+// admit gives a queued call its slots, then reserves its bucket tokens.
+func (c *Core) admit(cs *callState) {
+	cs.holdsSlot = true
+	c.inFlight++
+	cs.svc.inFlight++
+	c.reserve(cs)
+}
+
+// reserve debits the call's buckets and starts it now or at release time.
+// The call holds its slots throughout, so starts follow the buckets exactly.
+func (c *Core) reserve(cs *callState) {
+	t := cs.turn
+	if t.attBudget > 0 && t.attUsed >= t.attBudget {
+		c.exhaust(t, fmt.Errorf("the turn's attempt budget of %d is spent: %w", t.attBudget, ErrBudgetExhausted))
+		return
+	}
+	if t.tokBudget > 0 && t.tokUsed+cs.call.Tokens > t.tokBudget {
+		c.exhaust(t, fmt.Errorf("the turn has used %d of its %d-token budget and call %q needs %d: %w", t.tokUsed, t.tokBudget, cs.call.ID, cs.call.Tokens, ErrBudgetExhausted))
+		return
+	}
+	s := cs.svc
+	at := c.now
+	if s.req != nil {
+		at = max(at, s.req.readyAt(c.now, 1))
+	}
+	if s.tok != nil {
+		at = max(at, s.tok.readyAt(c.now, float64(cs.call.Tokens)))
+	}
+	at = max(at, s.pausedUntil)
+	if cs.deadline > 0 && at > cs.deadline {
+		c.finish(cs, ClassCancelled, nil, fmt.Errorf("call %q would wait %v for service %q but has %v left: %w", cs.call.ID, at-c.now, s.name, cs.deadline-c.now, ErrDeadline))
+		return
+	}
+	if s.req != nil {
+		s.req.reserve(c.now, 1)
+	}
+	if s.tok != nil {
+		s.tok.reserve(c.now, float64(cs.call.Tokens))
+	}
+	cs.reserved = cs.call.Tokens
+	t.tokUsed += cs.call.Tokens
+	t.attUsed++
+	cs.phase = phaseAdmitted
+	cs.gen++
+	cs.releaseAt = at
+	if c.cfg.Hook != nil {
+		c.emit(Event{Kind: EventAdmitted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, N: cs.attempts + 1, Delay: at - c.now})
+	}
+	if at <= c.now {
+		c.start(cs)
+		return
+	}
+	c.setTimer(timer{at: at, kind: timerRelease, cs: cs, gen: cs.gen})
+}
+
+// release starts an admitted call whose reservation is repaid, unless a
+// service pause began meanwhile.
+func (c *Core) release(cs *callState) {
+	if p := cs.svc.pausedUntil; p > c.now {
+		cs.releaseAt = p
+		c.setTimer(timer{at: p, kind: timerRelease, cs: cs, gen: cs.gen})
+		return
+	}
+	c.start(cs)
+}
+
+// start sends an attempt.
+func (c *Core) start(cs *callState) {
+	t := cs.turn
+	c.lastAttempt++
+	cs.attempt = c.lastAttempt
+	cs.attempts++
+	cs.phase = phaseRunning
+	cs.gen++
+	if !cs.started {
+		cs.started = true
+		cs.firstStart = c.now
+		c.waiting--
+	}
+	cs.queued += c.now - cs.waitSince
+	cs.runSince = c.now
+	c.attempts[cs.attempt] = cs
+	if c.cfg.AttemptTimeout > 0 {
+		c.setTimer(timer{at: c.now + c.cfg.AttemptTimeout, kind: timerAttempt, cs: cs, gen: cs.gen})
+	}
+	if c.cfg.Hook != nil {
+		c.emit(Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: cs.attempts})
+	}
+	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: cs.attempts})
+}
+
+// releaseSlot gives back the call's global and service slots.
+func (c *Core) releaseSlot(cs *callState) {
+	if !cs.holdsSlot {
+		return
+	}
+	cs.holdsSlot = false
+	c.inFlight--
+	cs.svc.inFlight--
+}
+
+// endAttempt accounts for the end of the attempt in flight.
+func (c *Core) endAttempt(cs *callState) {
+	delete(c.attempts, cs.attempt)
+	cs.running += c.now - cs.runSince
+	cs.waitSince = c.now
+	cs.phase = phaseEnded
+	cs.gen++
+}
+
+// attemptTimedOut cancels a hung attempt at the transport and treats it as a
+// transient failure, so it never holds a slot past its timeout.
+func (c *Core) attemptTimedOut(cs *callState) {
+	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: cs.turn.id, Tag: cs.turn.tag})
+	if c.cfg.Hook != nil {
+		c.emit(Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: cs.attempts, Reason: "attempt timeout"})
+	}
+	c.complete(cs, Outcome{Class: ClassTransient, Err: fmt.Errorf("attempt %d of call %q timed out after %v", cs.attempts, cs.call.ID, c.cfg.AttemptTimeout)})
+}
+
+// complete handles an attempt's outcome: settle tokens, then finish or retry.
+func (c *Core) complete(cs *callState, o Outcome) {
+	c.endAttempt(cs)
+	t := cs.turn
+	if o.HasUsage && cs.svc.tok != nil {
+		diff := o.Tokens - cs.reserved
+		cs.svc.tok.adjust(c.now, float64(diff))
+		t.tokUsed += diff
+	}
+	cs.last = o
+	if c.cfg.Hook != nil {
+		c.emit(Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: cs.attempts, Class: o.Class})
+	}
+	if o.Class == ClassSuccess {
+		c.finish(cs, ClassSuccess, o.Value, nil)
+		return
+	}
+	err := o.Err
+	if err == nil {
+		err = fmt.Errorf("call %q: attempt %d: %s (status %d)", cs.call.ID, cs.attempts, o.Class, o.Status)
+	}
+	if !o.Class.Retryable() || (cs.call.Write && !cs.call.Idempotent) {
+		c.finish(cs, o.Class, nil, err)
+		return
+	}
+	c.retry(cs, o, err)
+}
+
+// retry schedules the next attempt, or fails the call when the policy says no.
+func (c *Core) retry(cs *callState, o Outcome, err error) {
+	p := &c.cfg.Retry
+	if cs.attempts >= p.maxAttempts() {
+		c.finish(cs, o.Class, nil, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, cs.attempts, err))
+		return
+	}
+	if o.HasRetryAfter && o.RetryAfter > c.maxRetry {
+		if c.cfg.OverMaxRetryAfter == RetryAfterFail {
+			c.finish(cs, o.Class, nil, fmt.Errorf("server asked call %q to wait %v, above the maximum of %v: %w", cs.call.ID, o.RetryAfter, c.maxRetry, ErrRetryAfterTooLong))
+			return
+		}
+		o.RetryAfter = c.maxRetry
+	}
+	var draw float64
+	if p.Backoff.Jittered() || (o.HasRetryAfter && p.RetryAfterJitter > 0) {
+		draw = c.rng.Float64()
+	}
+	delay := p.RetryDelay(&o, cs.attempts, cs.prevDelay, draw)
+	cs.prevDelay = delay
+	at := c.now + delay
+	if p.Budget > 0 && at-cs.firstStart > p.Budget {
+		c.finish(cs, o.Class, nil, fmt.Errorf("a retry after %v would pass call %q's retry budget of %v: %w", delay, cs.call.ID, p.Budget, ErrRetriesExhausted))
+		return
+	}
+	if cs.deadline > 0 && at > cs.deadline {
+		c.finish(cs, o.Class, nil, fmt.Errorf("a retry after %v would pass call %q's deadline: %w", delay, cs.call.ID, ErrDeadline))
+		return
+	}
+	s := cs.svc
+	server := o.HasRetryAfter && !p.IgnoreRetryAfter
+	if server && o.Class == ClassRateLimited && s.cfg.PauseOnRetryAfter {
+		if until := c.now + o.RetryAfter; until > s.pausedUntil {
+			s.pausedUntil = until
+			c.setTimer(timer{at: until, kind: timerPause, svc: s})
+			if c.cfg.Hook != nil {
+				c.emit(Event{Kind: EventPaused, Service: s.name, Delay: o.RetryAfter})
+			}
+		}
+	}
+	if !c.cfg.KeepSlotDuringBackoff {
+		c.releaseSlot(cs)
+	}
+	cs.phase = phaseBackoff
+	cs.gen++
+	if c.cfg.Hook != nil {
+		c.emit(Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: cs.attempts, Class: o.Class, Delay: delay, Reason: err.Error(), Server: server})
+	}
+	c.setTimer(timer{at: at, kind: timerBackoff, cs: cs, gen: cs.gen})
+}
+
+// backoffDone sends a call back to be admitted after its backoff: straight to
+// its bucket when it kept its slot, else to its service's queue in its
+// original place.
+func (c *Core) backoffDone(cs *callState) {
+	if cs.holdsSlot {
+		c.reserve(cs)
+		return
+	}
+	c.enqueue(cs)
+}

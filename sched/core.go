@@ -1,0 +1,246 @@
+package sched
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"time"
+)
+
+// Core holds every scheduling decision for any number of concurrent turns
+// that share limits. It does no I/O, starts no goroutines and never reads the
+// clock: each input carries the driver's current time (a duration since an
+// epoch the driver chooses; it must not go backwards), and decisions
+// accumulate as Actions that the driver collects with Actions.
+//
+// A driver loops: call Submit, Complete, Cancel or Advance; collect Actions;
+// start and cancel attempts as told; call Advance at the time of the latest
+// ActWake. Core is not safe for concurrent use: one goroutine owns it.
+type Core struct {
+	cfg      Config
+	rng      *rand.Rand
+	now      time.Duration
+	services map[string]*serviceState
+	svcList  []*serviceState // sorted by name: a deterministic scan order
+	writes   map[string]*writeQueue
+
+	turns    map[TurnID]*turnState
+	attempts map[AttemptID]*callState
+
+	lastTurn    TurnID
+	lastAttempt AttemptID
+	seq         uint64 // admission order of calls, across turns
+	timerSeq    uint64
+
+	inFlight int // global slots held
+	waiting  int // calls not yet started, for MaxQueued
+
+	timers   timerHeap
+	out      []Action
+	wake     time.Duration
+	wakeSet  bool
+	maxRetry time.Duration
+}
+
+type serviceState struct {
+	name        string
+	cfg         ServiceConfig
+	inFlight    int
+	req, tok    *bucket
+	pausedUntil time.Duration
+	fifo        []*callState // calls in admission order; head at fifo[head]
+	head        int
+	retries     seqHeap // calls back from a backoff, by their original seq
+}
+
+// writeQueue serializes writes to one resource in submission order.
+type writeQueue struct {
+	key   string
+	calls []*callState
+	head  int
+}
+
+// New returns a Core for cfg, or an error naming the first impossible setting.
+func New(cfg Config) (*Core, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c := &Core{
+		cfg:      cfg,
+		rng:      cfg.Rand,
+		services: make(map[string]*serviceState),
+		writes:   make(map[string]*writeQueue),
+		turns:    make(map[TurnID]*turnState),
+		attempts: make(map[AttemptID]*callState),
+		maxRetry: cfg.MaxRetryAfter,
+	}
+	if c.rng == nil {
+		c.rng = rand.New(rand.NewPCG(1, 2))
+	}
+	if c.maxRetry <= 0 {
+		c.maxRetry = DefaultMaxRetryAfter
+	}
+	names := make([]string, 0, len(cfg.Services))
+	for name := range cfg.Services {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c.service(name)
+	}
+	return c, nil
+}
+
+// service returns the state of the named service, creating an unlimited one
+// for names the Config does not list.
+func (c *Core) service(name string) *serviceState {
+	if s, ok := c.services[name]; ok {
+		return s
+	}
+	sc := c.cfg.Services[name]
+	s := &serviceState{name: name, cfg: sc}
+	h := sc.headroom()
+	reqBurst := sc.RequestBurst
+	if reqBurst <= 0 {
+		reqBurst = max(1, sc.RequestsPerMinute/60)
+	}
+	tokBurst := sc.TokenBurst
+	if tokBurst <= 0 {
+		tokBurst = sc.TokensPerMinute
+	}
+	s.req = newBucket(sc.RequestsPerMinute, reqBurst, h)
+	s.tok = newBucket(sc.TokensPerMinute, tokBurst, h)
+	c.services[name] = s
+	c.svcList = append(c.svcList, s)
+	sort.Slice(c.svcList, func(i, j int) bool { return c.svcList[i].name < c.svcList[j].name })
+	return s
+}
+
+// Actions appends the decisions made since the last call to dst and returns
+// it; the Core forgets them. Result and TurnResult pointers stay valid and
+// become the driver's.
+func (c *Core) Actions(dst []Action) []Action {
+	dst = append(dst, c.out...)
+	clear(c.out)
+	c.out = c.out[:0]
+	return dst
+}
+
+// Now returns the latest time the Core was given.
+func (c *Core) Now() time.Duration { return c.now }
+
+// InFlight returns the concurrency slots held globally: attempts running,
+// admitted calls waiting for their bucket reservation, and calls keeping their
+// slot through a backoff.
+func (c *Core) InFlight() int { return c.inFlight }
+
+// Waiting returns the calls submitted that have not started their first attempt.
+func (c *Core) Waiting() int { return c.waiting }
+
+// Turns returns the number of turns not yet finished.
+func (c *Core) Turns() int { return len(c.turns) }
+
+// NextWake returns the time the Core next needs Advance, if any.
+func (c *Core) NextWake() (time.Duration, bool) { return c.nextTimer() }
+
+// Advance processes every timer due at or before now and admits what can start.
+func (c *Core) Advance(now time.Duration) {
+	c.advanceTo(now)
+	c.announceWake()
+}
+
+// Complete reports the outcome of attempt a. Outcomes of attempts the Core
+// already cancelled (timeouts, turn cancels) or does not know are ignored.
+func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
+	c.advanceTo(now)
+	if cs, ok := c.attempts[a]; ok {
+		c.complete(cs, o)
+		c.pump()
+	}
+	c.announceWake()
+}
+
+// Cancel ends every unfinished call of turn id: queued calls get a
+// not-started ErrCancelled result, in-flight attempts are cancelled at the
+// transport (an ActCancel each) and their calls get a cancelled-in-flight
+// result. Cancelling a finished or unknown turn does nothing.
+func (c *Core) Cancel(now time.Duration, id TurnID) {
+	c.advanceTo(now)
+	if t, ok := c.turns[id]; ok {
+		c.cancelTurn(t, fmt.Errorf("turn cancelled: %w", ErrCancelled))
+		c.pump()
+	}
+	c.announceWake()
+}
+
+// advanceTo fires due timers in time order, each at its own time, then moves
+// the clock to now.
+func (c *Core) advanceTo(now time.Duration) {
+	for {
+		at, ok := c.nextTimer()
+		if !ok || at > now {
+			break
+		}
+		t := heap.Pop(&c.timers).(timer)
+		if t.at > c.now {
+			c.now = t.at
+		}
+		c.fire(&t)
+		c.pump()
+	}
+	if now > c.now {
+		c.now = now
+	}
+}
+
+func (c *Core) fire(t *timer) {
+	switch t.kind {
+	case timerRelease:
+		c.release(t.cs)
+	case timerBackoff:
+		c.backoffDone(t.cs)
+	case timerAttempt:
+		c.attemptTimedOut(t.cs)
+	case timerCall:
+		c.finish(t.cs, ClassCancelled, nil, fmt.Errorf("call %q: deadline of %v passed: %w", t.cs.call.ID, t.cs.deadline-t.cs.turn.submitted, ErrDeadline))
+	case timerTurn:
+		c.cancelTurn(t.turn, fmt.Errorf("turn deadline of %v passed: %w", t.turn.deadline-t.turn.submitted, ErrDeadline))
+	case timerPause:
+		// pump runs after every timer; nothing else to do.
+	}
+}
+
+// announceWake emits ActWake when the earliest timer changed.
+func (c *Core) announceWake() {
+	at, ok := c.nextTimer()
+	if !ok {
+		c.wakeSet = false
+		return
+	}
+	if c.wakeSet && c.wake == at {
+		return
+	}
+	c.wake, c.wakeSet = at, true
+	c.out = append(c.out, Action{Kind: ActWake, At: at})
+}
+
+func (c *Core) emit(e Event) {
+	e.At = c.now
+	c.cfg.Hook(e)
+}
+
+// seqHeap orders calls by their admission sequence number.
+type seqHeap []*callState
+
+func (h seqHeap) Len() int           { return len(h) }
+func (h seqHeap) Less(i, j int) bool { return h[i].seq < h[j].seq }
+func (h seqHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *seqHeap) Push(x any)        { *h = append(*h, x.(*callState)) }
+func (h *seqHeap) Pop() any {
+	old := *h
+	cs := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return cs
+}

@@ -1,0 +1,194 @@
+package sched
+
+import (
+	"container/heap"
+	"testing"
+	"time"
+)
+
+// vdriver drives a Core in virtual time for tests: each started attempt asks
+// exec for its latency and outcome; a latency below zero means the attempt
+// hangs until it is cancelled.
+type vdriver struct {
+	t    testing.TB
+	core *Core
+	now  time.Duration
+	exec func(call *Call, n int, now time.Duration) (time.Duration, Outcome)
+
+	pending completionHeap
+	live    map[AttemptID]*Call
+	wake    time.Duration
+	hasWake bool
+	seq     uint64
+	buf     []Action
+
+	starts    []startRec
+	cancels   []AttemptID
+	results   map[string]Result // by call id (ids unique across a test's turns)
+	turns     []*TurnResult
+	inFlight  int
+	peak      int
+	running   map[string]int // per resource: writes running
+	overlaps  int
+	endOf     map[string]time.Duration // call id → time its last attempt ended
+	startedOf map[string]time.Duration // call id → first start
+}
+
+type startRec struct {
+	at      time.Duration
+	id      string
+	service string
+	n       int
+	attempt AttemptID
+	tokens  int64
+}
+
+type completion struct {
+	at      time.Duration
+	seq     uint64
+	attempt AttemptID
+	o       Outcome
+}
+
+type completionHeap []completion
+
+func (h completionHeap) Len() int { return len(h) }
+func (h completionHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h completionHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *completionHeap) Push(x any)   { *h = append(*h, x.(completion)) }
+func (h *completionHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func newDriver(t testing.TB, cfg Config, exec func(call *Call, n int, now time.Duration) (time.Duration, Outcome)) *vdriver {
+	t.Helper()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exec == nil {
+		exec = func(*Call, int, time.Duration) (time.Duration, Outcome) {
+			return 100 * time.Millisecond, Succeeded("ok")
+		}
+	}
+	return &vdriver{t: t, core: c, exec: exec, live: map[AttemptID]*Call{}, results: map[string]Result{},
+		running: map[string]int{}, endOf: map[string]time.Duration{}, startedOf: map[string]time.Duration{}}
+}
+
+func (d *vdriver) submit(calls ...Call) TurnID {
+	d.t.Helper()
+	id, err := d.core.Submit(d.now, Turn{Calls: calls})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.drain()
+	return id
+}
+
+func (d *vdriver) submitTurn(t Turn) TurnID {
+	d.t.Helper()
+	id, err := d.core.Submit(d.now, t)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.drain()
+	return id
+}
+
+// drain carries out the Core's actions.
+func (d *vdriver) drain() {
+	d.buf = d.core.Actions(d.buf[:0])
+	for _, a := range d.buf {
+		switch a.Kind {
+		case ActStart:
+			lat, o := d.exec(a.Call, a.N, d.now)
+			d.starts = append(d.starts, startRec{d.now, a.Call.ID, a.Call.Service, a.N, a.Attempt, a.Call.Tokens})
+			if _, ok := d.startedOf[a.Call.ID]; !ok {
+				d.startedOf[a.Call.ID] = d.now
+			}
+			d.live[a.Attempt] = a.Call
+			d.inFlight++
+			d.peak = max(d.peak, d.inFlight)
+			if a.Call.Write {
+				key := a.Call.resource()
+				d.running[key]++
+				if d.running[key] > 1 {
+					d.overlaps++
+				}
+			}
+			if lat >= 0 { // below zero: the attempt hangs until cancelled
+				d.seq++
+				heap.Push(&d.pending, completion{at: d.now + lat, seq: d.seq, attempt: a.Attempt, o: o})
+			}
+		case ActCancel:
+			d.cancels = append(d.cancels, a.Attempt)
+			d.endAttempt(a.Attempt)
+		case ActWake:
+			d.wake, d.hasWake = a.At, true
+		case ActResult:
+			if _, dup := d.results[a.Result.ID]; dup {
+				d.t.Fatalf("second result for call %q", a.Result.ID)
+			}
+			d.results[a.Result.ID] = *a.Result
+		case ActTurnDone:
+			d.turns = append(d.turns, a.Turn)
+		}
+	}
+}
+
+// endAttempt marks an attempt over (completed or cancelled).
+func (d *vdriver) endAttempt(a AttemptID) {
+	call := d.live[a]
+	if call == nil {
+		return
+	}
+	delete(d.live, a)
+	d.inFlight--
+	d.endOf[call.ID] = d.now
+	if call.Write {
+		d.running[call.resource()]--
+	}
+}
+
+// run advances virtual time until nothing is pending, or until limit.
+func (d *vdriver) run(limit time.Duration) {
+	d.t.Helper()
+	for steps := 0; ; steps++ {
+		if steps > 10_000_000 {
+			d.t.Fatal("driver did not settle")
+		}
+		for len(d.pending) > 0 && d.live[d.pending[0].attempt] == nil {
+			heap.Pop(&d.pending)
+		}
+		var next time.Duration
+		kind := 0
+		if len(d.pending) > 0 {
+			next, kind = d.pending[0].at, 1
+		}
+		if d.hasWake && (kind == 0 || d.wake <= next) {
+			next, kind = d.wake, 2
+		}
+		if kind == 0 || next > limit {
+			return
+		}
+		d.now = max(d.now, next)
+		if kind == 2 {
+			d.hasWake = false
+			d.core.Advance(d.now)
+			d.drain()
+			continue
+		}
+		p := heap.Pop(&d.pending).(completion)
+		d.endAttempt(p.attempt)
+		d.core.Complete(d.now, p.attempt, p.o)
+		d.drain()
+	}
+}

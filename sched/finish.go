@@ -1,0 +1,121 @@
+package sched
+
+import "fmt"
+
+// finish decides a call's one result and lets everything waiting on it move:
+// its slots, its turn's fan-out room, the next write to its resource, its
+// dependents, and in all-or-nothing mode its siblings.
+func (c *Core) finish(cs *callState, class Class, value any, err error) {
+	if cs.done {
+		return
+	}
+	cs.done = true
+	cs.gen++
+	t := cs.turn
+	state := Completed
+	switch cs.phase {
+	case phaseRunning:
+		if class == ClassCancelled {
+			// The attempt is abandoned in flight: cancel it at the transport.
+			state = CancelledInFlight
+			c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag})
+			if c.cfg.Hook != nil {
+				c.emit(Event{Kind: EventCancelled, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: cs.attempts, Reason: err.Error()})
+			}
+			c.endAttempt(cs)
+		}
+	case phaseAdmitted:
+		// The reservation was never used: give the tokens back.
+		if s := cs.svc; s.req != nil || s.tok != nil {
+			if s.req != nil {
+				s.req.adjust(c.now, -1)
+			}
+			if s.tok != nil {
+				s.tok.adjust(c.now, float64(-cs.reserved))
+			}
+		}
+		t.tokUsed -= cs.reserved
+		t.attUsed--
+		state = NotStarted
+		if cs.started {
+			state = Completed
+		}
+	default:
+		if !cs.started {
+			state = NotStarted
+		}
+	}
+	if !cs.started {
+		c.waiting--
+		cs.queued += c.now - cs.waitSince
+	} else if cs.phase != phaseRunning {
+		cs.queued += c.now - cs.waitSince
+	}
+	c.releaseSlot(cs)
+	r := &t.results[cs.idx]
+	r.Value, r.Err, r.Class, r.State = value, err, class, state
+	r.Attempts, r.Queued, r.Running = cs.attempts, cs.queued, cs.running
+	r.Status, r.Finished = cs.last.Status, c.now
+	if c.cfg.Hook != nil {
+		c.emit(Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: cs.attempts, Class: class})
+	}
+	c.out = append(c.out, Action{Kind: ActResult, TurnID: t.id, Tag: t.tag, Result: r})
+
+	if cs.active {
+		cs.active = false
+		t.active--
+		for t.fanHead < len(t.fanWait) && (t.fanOut == 0 || t.active < t.fanOut) {
+			next := t.fanWait[t.fanHead]
+			t.fanWait[t.fanHead] = nil
+			t.fanHead++
+			c.tryReady(next)
+		}
+	}
+	if q := cs.write; q != nil {
+		c.popWrite(q, cs)
+	}
+	for _, d := range cs.dependents {
+		if err == nil {
+			d.depsLeft--
+			c.tryReady(d)
+		} else if !d.done {
+			c.finish(d, ClassCancelled, nil, fmt.Errorf("call %q depends on %q, which failed: %w", d.call.ID, cs.call.ID, ErrDependencyFailed))
+		}
+	}
+	if err != nil && t.join == JoinAllOrNothing {
+		c.cancelTurn(t, fmt.Errorf("call %q failed and the turn is all-or-nothing: %w", cs.call.ID, ErrCancelled))
+	}
+	t.left--
+	if t.left == 0 {
+		c.turnDone(t)
+	}
+}
+
+// popWrite removes a finished write from its resource's queue (it need not
+// be the head: a call can fail before its turn) and readies the next head.
+func (c *Core) popWrite(q *writeQueue, cs *callState) {
+	wasHead := q.calls[q.head] == cs
+	if !wasHead {
+		return // a finished non-head is skipped when it reaches the head
+	}
+	q.calls[q.head] = nil
+	q.head++
+	for q.head < len(q.calls) && q.calls[q.head].done {
+		q.calls[q.head] = nil
+		q.head++
+	}
+	if q.head == len(q.calls) {
+		delete(c.writes, q.key)
+		return
+	}
+	c.tryReady(q.calls[q.head])
+}
+
+// turnDone hands the turn's results to the driver and forgets the turn.
+func (c *Core) turnDone(t *turnState) {
+	t.done = true
+	delete(c.turns, t.id)
+	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: &TurnResult{
+		Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now,
+	}})
+}

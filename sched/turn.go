@@ -1,0 +1,359 @@
+package sched
+
+import (
+	"container/heap"
+	"fmt"
+	"strings"
+	"time"
+)
+
+type callPhase uint8
+
+const (
+	phaseBlocked  callPhase = iota // waiting for dependencies, its write turn or fan-out room
+	phaseQueued                    // in its service's queue
+	phaseAdmitted                  // holds slots and a reservation; starts at release time
+	phaseRunning                   // an attempt is in flight
+	phaseBackoff                   // waiting to retry
+	phaseEnded                     // an attempt just ended; the Core decides what comes next
+)
+
+// callState is the Core's view of one call.
+type callState struct {
+	turn  *turnState
+	idx   int
+	call  *Call
+	svc   *serviceState
+	seq   uint64
+	phase callPhase
+	done  bool
+	gen   uint32 // bumped on every phase change; stale timers compare it
+
+	depsLeft   int
+	dependents []*callState
+	write      *writeQueue
+	active     bool // counts against the turn's fan-out cap
+	holdsSlot  bool
+	started    bool // some attempt was sent
+	attempts   int
+	attempt    AttemptID
+	reserved   int64 // tokens reserved by the attempt in flight
+	releaseAt  time.Duration
+	deadline   time.Duration // 0: none
+	firstStart time.Duration
+	prevDelay  time.Duration
+	last       Outcome
+
+	waitSince time.Duration
+	runSince  time.Duration
+	queued    time.Duration
+	running   time.Duration
+}
+
+// turnState is the Core's view of one turn.
+type turnState struct {
+	id        TurnID
+	tag       any
+	calls     []Call
+	states    []callState
+	results   []Result
+	left      int
+	done      bool
+	join      JoinMode
+	submitted time.Duration
+	deadline  time.Duration
+
+	fanOut    int
+	active    int
+	fanWait   []*callState
+	fanHead   int
+	tokBudget int64
+	attBudget int
+	tokUsed   int64
+	attUsed   int
+	exhausted error // set when a budget ran out
+	cancelled bool  // cancelTurn ran: siblings need not cancel again
+}
+
+// Submit accepts a turn's calls at now and returns its id. It refuses a turn
+// with empty or duplicate ids, unknown dependencies or a dependency cycle
+// (ErrInvalidTurn), or one that would pass Config.MaxQueued (ErrQueueFull).
+// Calls that can never run (a cost above a bucket's capacity, beyond the
+// fan-out cap in truncate mode) get their error results at once.
+func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
+	c.advanceTo(now)
+	defer c.announceWake()
+	if err := validateTurn(t.Calls); err != nil {
+		return 0, err
+	}
+	if c.cfg.MaxQueued > 0 && c.waiting+len(t.Calls) > c.cfg.MaxQueued {
+		return 0, fmt.Errorf("%w: %d calls waiting, the turn adds %d, the bound is %d", ErrQueueFull, c.waiting, len(t.Calls), c.cfg.MaxQueued)
+	}
+	c.lastTurn++
+	ts := &turnState{
+		id:        c.lastTurn,
+		tag:       t.Tag,
+		calls:     append([]Call(nil), t.Calls...),
+		states:    make([]callState, len(t.Calls)),
+		results:   make([]Result, len(t.Calls)),
+		left:      len(t.Calls),
+		join:      t.Join,
+		submitted: c.now,
+		fanOut:    c.cfg.FanOut,
+		tokBudget: t.TokenBudget,
+		attBudget: t.AttemptBudget,
+	}
+	if ts.join == JoinDefault {
+		ts.join = c.cfg.Join
+	}
+	if ts.tokBudget == 0 {
+		ts.tokBudget = c.cfg.TurnTokenBudget
+	}
+	if ts.attBudget == 0 {
+		ts.attBudget = c.cfg.TurnAttemptBudget
+	}
+	if d := orDefault(t.Timeout, c.cfg.TurnTimeout); d > 0 {
+		ts.deadline = c.now + d
+		c.setTimer(timer{at: ts.deadline, kind: timerTurn, turn: ts})
+	}
+	c.turns[ts.id] = ts
+	if len(t.Calls) == 0 {
+		c.turnDone(ts)
+		return ts.id, nil
+	}
+
+	index := make(map[string]int, len(ts.calls))
+	for i := range ts.calls {
+		index[ts.calls[i].ID] = i
+	}
+	for i := range ts.states {
+		cs := &ts.states[i]
+		call := &ts.calls[i]
+		c.seq++
+		*cs = callState{turn: ts, idx: i, call: call, svc: c.service(call.Service), seq: c.seq, waitSince: c.now}
+		ts.results[i] = Result{ID: call.ID, Index: i}
+		if d := orDefault(call.Timeout, c.cfg.CallTimeout); d > 0 {
+			cs.deadline = c.now + d
+		}
+		if ts.deadline > 0 && (cs.deadline == 0 || ts.deadline < cs.deadline) {
+			cs.deadline = ts.deadline
+		}
+		if cs.deadline > 0 && cs.deadline != ts.deadline {
+			c.setTimer(timer{at: cs.deadline, kind: timerCall, cs: cs})
+		}
+		c.waiting++
+		if call.Write {
+			key := call.resource()
+			q := c.writes[key]
+			if q == nil {
+				q = &writeQueue{key: key}
+				c.writes[key] = q
+			}
+			q.calls = append(q.calls, cs)
+			cs.write = q
+		}
+	}
+	for i := range ts.states {
+		cs := &ts.states[i]
+		for _, dep := range cs.call.After {
+			d := &ts.states[index[dep]]
+			d.dependents = append(d.dependents, cs)
+			cs.depsLeft++
+		}
+	}
+	if c.cfg.Hook != nil {
+		for i := range ts.states {
+			c.emit(Event{Kind: EventQueued, Turn: ts.id, Tag: ts.tag, CallID: ts.calls[i].ID, Service: ts.calls[i].Service})
+		}
+	}
+	for i := range ts.states {
+		cs := &ts.states[i]
+		if cs.done {
+			continue
+		}
+		if err := c.neverFits(cs); err != nil {
+			c.finish(cs, ClassTooLarge, nil, err)
+			continue
+		}
+		if ts.fanOut > 0 && c.cfg.FanOutMode == FanOutTruncate && i >= ts.fanOut {
+			c.finish(cs, ClassCancelled, nil, fmt.Errorf("call %q is number %d of %d, beyond the turn's fan-out cap of %d: %w", cs.call.ID, i+1, len(ts.calls), ts.fanOut, ErrTruncated))
+		}
+	}
+	for i := range ts.states {
+		c.tryReady(&ts.states[i])
+	}
+	c.pump()
+	return ts.id, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// neverFits returns an error when the call's cost exceeds a bucket's capacity.
+func (c *Core) neverFits(cs *callState) error {
+	if b := cs.svc.tok; b != nil && float64(cs.call.Tokens) > b.capacity {
+		return fmt.Errorf("call %q needs %d tokens but the bucket of service %q holds at most %d: %w", cs.call.ID, cs.call.Tokens, cs.svc.name, int64(b.capacity), ErrNeverFits)
+	}
+	if b := cs.turn.tokBudget; b > 0 && cs.call.Tokens > b {
+		return fmt.Errorf("call %q needs %d tokens but the turn's budget is %d: %w", cs.call.ID, cs.call.Tokens, b, ErrNeverFits)
+	}
+	return nil
+}
+
+// validateTurn rejects empty or duplicate ids, unknown dependencies and cycles,
+// listing every problem.
+func validateTurn(calls []Call) error {
+	var problems []string
+	index := make(map[string]int, len(calls))
+	for i := range calls {
+		id := calls[i].ID
+		switch _, dup := index[id]; {
+		case id == "":
+			problems = append(problems, fmt.Sprintf("call %d has an empty id", i))
+		case dup:
+			problems = append(problems, fmt.Sprintf("call id %q appears more than once", id))
+		default:
+			index[id] = i
+		}
+	}
+	for i := range calls {
+		for _, dep := range calls[i].After {
+			if _, ok := index[dep]; !ok {
+				problems = append(problems, fmt.Sprintf("call %q depends on unknown id %q", calls[i].ID, dep))
+			}
+		}
+	}
+	if len(problems) == 0 {
+		if cycle := findCycle(calls, index); cycle != nil {
+			problems = append(problems, "dependency cycle: "+strings.Join(cycle, " → "))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrInvalidTurn, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// findCycle returns one dependency cycle as a list of ids (first repeated
+// last), or nil. Iterative depth-first search, so deep chains cannot
+// overflow the stack.
+func findCycle(calls []Call, index map[string]int) []string {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, len(calls))
+	parent := make([]int, len(calls))
+	type frame struct{ node, next int }
+	for root := range calls {
+		if color[root] != white {
+			continue
+		}
+		stack := []frame{{root, 0}}
+		color[root] = grey
+		parent[root] = -1
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			deps := calls[f.node].After
+			if f.next == len(deps) {
+				color[f.node] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			d := index[deps[f.next]]
+			f.next++
+			switch color[d] {
+			case white:
+				color[d] = grey
+				parent[d] = f.node
+				stack = append(stack, frame{d, 0})
+			case grey:
+				cycle := []string{calls[d].ID}
+				for n := f.node; n != d; n = parent[n] {
+					cycle = append(cycle, calls[n].ID)
+				}
+				cycle = append(cycle, calls[d].ID)
+				// The walk went from dependents to dependencies; reverse it
+				// so it reads "a needs b needs a".
+				for i, j := 0, len(cycle)-1; i < j; i, j = i+1, j-1 {
+					cycle[i], cycle[j] = cycle[j], cycle[i]
+				}
+				return cycle
+			}
+		}
+	}
+	return nil
+}
+
+// tryReady moves a blocked call into its service's queue once its
+// dependencies are done, it heads its resource's write queue and the turn's
+// fan-out cap has room.
+func (c *Core) tryReady(cs *callState) {
+	if cs.done || cs.phase != phaseBlocked || cs.depsLeft > 0 {
+		return
+	}
+	if q := cs.write; q != nil && q.calls[q.head] != cs {
+		return
+	}
+	t := cs.turn
+	if !cs.active && t.fanOut > 0 {
+		if t.active >= t.fanOut {
+			t.fanWait = append(t.fanWait, cs)
+			return
+		}
+	}
+	if !cs.active {
+		cs.active = true
+		t.active++
+	}
+	if t.exhausted != nil {
+		c.finish(cs, ClassCancelled, nil, t.exhausted)
+		return
+	}
+	c.enqueue(cs)
+}
+
+// enqueue puts a call in its service's queue in admission order.
+func (c *Core) enqueue(cs *callState) {
+	cs.phase = phaseQueued
+	cs.gen++
+	s := cs.svc
+	if n := len(s.fifo); n == s.head || s.fifo[n-1].seq < cs.seq {
+		s.fifo = append(s.fifo, cs)
+		return
+	}
+	heap.Push(&s.retries, cs)
+}
+
+// cancelTurn ends every unfinished call of t with err.
+func (c *Core) cancelTurn(t *turnState, err error) {
+	if t.cancelled {
+		return
+	}
+	t.cancelled = true
+	for i := range t.states {
+		if cs := &t.states[i]; !cs.done {
+			c.finish(cs, ClassCancelled, nil, err)
+		}
+	}
+}
+
+// exhaust marks the turn's budget spent and ends its calls that have not
+// started an attempt now.
+func (c *Core) exhaust(t *turnState, err error) {
+	if t.exhausted != nil {
+		return
+	}
+	t.exhausted = err
+	for i := range t.states {
+		cs := &t.states[i]
+		if !cs.done && cs.phase != phaseRunning {
+			c.finish(cs, ClassCancelled, nil, err)
+		}
+	}
+}
