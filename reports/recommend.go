@@ -1,0 +1,295 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/simbench/simbench/sim"
+)
+
+// DefaultHeadroom is the fraction of the binding limit a plan uses when
+// Service.Headroom is zero; the rest is reserved for retries.
+const DefaultHeadroom = 0.7
+
+// DefaultMaxRateLimitedShare is the largest share of attempts answered with
+// 429 (0.001 = 0.1%) that ChooseCap accepts for a cap, when callers want the
+// default.
+const DefaultMaxRateLimitedShare = 0.001
+
+// Names of the limit that binds, as in sim.Recommendation.BindingLimit.
+const (
+	LimitRPM         = "rpm"
+	LimitTPM         = "tpm"
+	LimitConcurrency = "concurrency"
+)
+
+// floorSlack absorbs floating-point error before rounding down, so that a
+// product that is 10 in exact arithmetic (50 requests/s × 0.2 s) does not
+// come out as 9.999999999 and floor to 9.
+const floorSlack = 1e-9
+
+// Service describes one downstream service and the load an agent puts on it:
+// the input of Recommend. The zero value is not valid: at least one limit,
+// the mean latency and the calls per turn must be set.
+type Service struct {
+	// Name labels the arithmetic; it may be empty.
+	Name string
+	// RPM is the service's limit in requests per minute (0: no such limit).
+	RPM float64
+	// TPM is the service's limit in tokens per minute (0: no such limit).
+	TPM float64
+	// MaxConcurrent is the service's limit on requests in flight (0: none).
+	MaxConcurrent int
+	// TokensPerCall is the tokens one call consumes; required when TPM is set.
+	TokensPerCall float64
+	// MeanLatency is one call's mean service time.
+	MeanLatency time.Duration
+	// CallsPerTurn is the mean number of calls one agent turn makes to the service.
+	CallsPerTurn float64
+	// Headroom is the fraction of the binding limit to plan for, in (0, 1];
+	// the remainder is reserved for retries. Zero means DefaultHeadroom.
+	Headroom float64
+}
+
+// Plan is the recommendation arithmetic for one service, as computed by
+// Recommend. All rates are in requests per minute unless named otherwise.
+type Plan struct {
+	// Service is the input, with Headroom defaulted.
+	Service Service
+	// ByRPM, ByTPM and ByConcurrency are the request rates (requests/min)
+	// each limit allows on its own: RPM; TPM ÷ tokens per call; max
+	// concurrent ÷ mean latency × 60 (Little's law). Zero when the limit is not set.
+	ByRPM, ByTPM, ByConcurrency float64
+	// BindingLimit names the smallest of them: LimitRPM, LimitTPM or LimitConcurrency.
+	BindingLimit string
+	// BindingRPM is the binding rate in requests/min, before headroom.
+	BindingRPM float64
+	// UsableRPM is BindingRPM × headroom: the request bucket's rate.
+	UsableRPM float64
+	// ReservedRPM is BindingRPM − UsableRPM: the requests/min kept for retries.
+	ReservedRPM float64
+	// UsableTPM is TPM × headroom, the token bucket's rate (0 without a TPM limit).
+	UsableTPM float64
+	// LittleCap is binding rate (requests/s) × headroom × mean latency (s),
+	// before rounding; MaxInFlight is its floor, but at least 1.
+	LittleCap   float64
+	MaxInFlight int
+	// Turns is UsableRPM ÷ calls per turn before rounding; TurnsPerMinute is
+	// its floor: the turns per minute the service sustains.
+	Turns          float64
+	TurnsPerMinute int
+}
+
+// Recommend computes the plan for one service: which limit binds, the
+// request rate to use and to reserve, the Little's-law concurrency cap and
+// the sustainable turns per minute. It is a pure function; it returns an
+// error naming every problem with the input at once.
+func Recommend(s Service) (Plan, error) {
+	if s.Headroom == 0 {
+		s.Headroom = DefaultHeadroom
+	}
+	var errs []error
+	if s.RPM < 0 || s.TPM < 0 || s.MaxConcurrent < 0 {
+		errs = append(errs, fmt.Errorf("reports: limits must not be negative (rpm %g, tpm %g, max concurrent %d)", s.RPM, s.TPM, s.MaxConcurrent))
+	}
+	if s.RPM <= 0 && s.TPM <= 0 && s.MaxConcurrent <= 0 {
+		errs = append(errs, errors.New("reports: service has no rpm, tpm or concurrency limit"))
+	}
+	if s.TPM > 0 && s.TokensPerCall <= 0 {
+		errs = append(errs, fmt.Errorf("reports: a tpm limit (%g) needs tokens per call > 0, have %g", s.TPM, s.TokensPerCall))
+	}
+	if s.MeanLatency <= 0 {
+		errs = append(errs, fmt.Errorf("reports: mean latency must be > 0, have %v", s.MeanLatency))
+	}
+	if s.CallsPerTurn <= 0 {
+		errs = append(errs, fmt.Errorf("reports: calls per turn must be > 0, have %g", s.CallsPerTurn))
+	}
+	if s.Headroom < 0 || s.Headroom > 1 {
+		errs = append(errs, fmt.Errorf("reports: headroom must be in (0, 1], have %g", s.Headroom))
+	}
+	if len(errs) > 0 {
+		return Plan{}, errors.Join(errs...)
+	}
+
+	p := Plan{Service: s}
+	latencyS := s.MeanLatency.Seconds()
+	if s.RPM > 0 {
+		p.ByRPM = s.RPM
+	}
+	if s.TPM > 0 {
+		p.ByTPM = s.TPM / s.TokensPerCall
+		p.UsableTPM = s.TPM * s.Headroom
+	}
+	if s.MaxConcurrent > 0 {
+		p.ByConcurrency = float64(s.MaxConcurrent) / latencyS * 60
+	}
+	// Ties go to the first limit in this order.
+	for _, c := range []struct {
+		name string
+		rpm  float64
+	}{{LimitRPM, p.ByRPM}, {LimitTPM, p.ByTPM}, {LimitConcurrency, p.ByConcurrency}} {
+		if c.rpm > 0 && (p.BindingLimit == "" || c.rpm < p.BindingRPM) {
+			p.BindingLimit, p.BindingRPM = c.name, c.rpm
+		}
+	}
+	p.UsableRPM = p.BindingRPM * s.Headroom
+	p.ReservedRPM = p.BindingRPM - p.UsableRPM
+	p.LittleCap = p.BindingRPM / 60 * s.Headroom * latencyS
+	p.MaxInFlight = max(1, int(math.Floor(p.LittleCap+floorSlack)))
+	p.Turns = p.UsableRPM / s.CallsPerTurn
+	p.TurnsPerMinute = int(math.Floor(p.Turns + floorSlack))
+	return p, nil
+}
+
+// Lines shows the plan's arithmetic line by line, for terminals and reports.
+func (p Plan) Lines() []string {
+	s := p.Service
+	var lines []string
+	name := s.Name
+	if name == "" {
+		name = "service"
+	}
+	lines = append(lines, fmt.Sprintf("%s: limits %s", name, p.limitsText()))
+	if p.ByRPM > 0 {
+		lines = append(lines, fmt.Sprintf("requests/min allowed by rpm: %s", num(p.ByRPM)))
+	}
+	if p.ByTPM > 0 {
+		lines = append(lines, fmt.Sprintf("requests/min allowed by tpm: %s tokens/min ÷ %s tokens/call = %s",
+			num(s.TPM), num(s.TokensPerCall), num(p.ByTPM)))
+	}
+	if p.ByConcurrency > 0 {
+		lines = append(lines, fmt.Sprintf("requests/min allowed by concurrency: %d in flight ÷ %s s × 60 = %s",
+			s.MaxConcurrent, num(s.MeanLatency.Seconds()), num(p.ByConcurrency)))
+	}
+	lines = append(lines,
+		fmt.Sprintf("binding limit: %s at %s requests/min", p.BindingLimit, num(p.BindingRPM)),
+		fmt.Sprintf("usable with headroom %s: %s × %s = %s requests/min",
+			num(s.Headroom), num(p.BindingRPM), num(s.Headroom), num(p.UsableRPM)),
+		fmt.Sprintf("reserved for retries: %s − %s = %s requests/min",
+			num(p.BindingRPM), num(p.UsableRPM), num(p.ReservedRPM)),
+	)
+	capLine := fmt.Sprintf("Little's-law cap: floor(%s requests/s × %s × %s s) = floor(%s) = %d in flight",
+		num(p.BindingRPM/60), num(s.Headroom), num(s.MeanLatency.Seconds()), num(p.LittleCap), p.MaxInFlight)
+	if math.Floor(p.LittleCap+floorSlack) < 1 {
+		capLine = fmt.Sprintf("Little's-law cap: %s requests/s × %s × %s s = %s, raised to 1 in flight",
+			num(p.BindingRPM/60), num(s.Headroom), num(s.MeanLatency.Seconds()), num(p.LittleCap))
+	}
+	lines = append(lines, capLine,
+		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s calls/turn) = floor(%s) = %d",
+			num(p.UsableRPM), num(s.CallsPerTurn), num(p.Turns), p.TurnsPerMinute))
+	bucket := fmt.Sprintf("token bucket: %s requests/min", num(p.UsableRPM))
+	if p.UsableTPM > 0 {
+		bucket += fmt.Sprintf(", %s tokens/min", num(p.UsableTPM))
+	}
+	return append(lines, bucket)
+}
+
+func (p Plan) limitsText() string {
+	s := p.Service
+	parts := ""
+	add := func(t string) {
+		if parts != "" {
+			parts += ", "
+		}
+		parts += t
+	}
+	if s.RPM > 0 {
+		add(num(s.RPM) + " requests/min")
+	}
+	if s.TPM > 0 {
+		add(num(s.TPM) + " tokens/min")
+	}
+	if s.MaxConcurrent > 0 {
+		add(fmt.Sprintf("%d in flight", s.MaxConcurrent))
+	}
+	return fmt.Sprintf("%s; %s ms mean latency, %s calls/turn", parts, num(float64(s.MeanLatency)/float64(time.Millisecond)), num(s.CallsPerTurn))
+}
+
+// Recommendation converts the plan to the results contract's form, with the
+// arithmetic's conclusion as the reason.
+func (p Plan) Recommendation() sim.Recommendation {
+	return sim.Recommendation{
+		MaxInFlight:       p.MaxInFlight,
+		BindingLimit:      p.BindingLimit,
+		RequestsPerMinute: p.UsableRPM,
+		TokensPerMinute:   p.UsableTPM,
+		TurnsPerMinute:    float64(p.TurnsPerMinute),
+		Reason: fmt.Sprintf("%s binds at %s requests/min; with headroom %s, Little's law gives %d in flight and %d turns/min",
+			p.BindingLimit, num(p.BindingRPM), num(p.Service.Headroom), p.MaxInFlight, p.TurnsPerMinute),
+	}
+}
+
+// SweepPoint is one strategy run at one concurrency cap: the input of
+// ChooseCap, Knee and the sweep plot.
+type SweepPoint struct {
+	// Cap is the max in flight the point ran with (≥ 1).
+	Cap int `json:"cap"`
+	// P50Ms and P95Ms are the turn latency percentiles in milliseconds.
+	P50Ms float64 `json:"p50_ms"`
+	P95Ms float64 `json:"p95_ms"`
+	// GoodputPerS is successful calls per second.
+	GoodputPerS float64 `json:"goodput_per_s"`
+	// RateLimitedShare is 429 responses ÷ attempts, in [0, 1].
+	RateLimitedShare float64 `json:"rate_limited_share"`
+}
+
+// SweepPointOf reads a sweep point from one strategy's results run at cap.
+func SweepPointOf(cap int, s sim.StrategyResult) SweepPoint {
+	p := SweepPoint{Cap: cap, P50Ms: s.TurnLatencyMs.P50, P95Ms: s.TurnLatencyMs.P95, GoodputPerS: s.GoodputPerS}
+	if s.Attempts > 0 {
+		p.RateLimitedShare = float64(s.RateLimited) / float64(s.Attempts)
+	}
+	return p
+}
+
+// ChooseCap returns the cap with the lowest p95 turn latency among the
+// points whose rate-limited share is at most maxRateLimitedShare (pass
+// DefaultMaxRateLimitedShare for the default; 0 accepts no 429 at all).
+// Ties go to the smaller cap. Points with a cap below 1 are ignored; ok is
+// false when no point qualifies.
+func ChooseCap(points []SweepPoint, maxRateLimitedShare float64) (cap int, ok bool) {
+	var best SweepPoint
+	for _, p := range points {
+		if p.Cap < 1 || p.RateLimitedShare > maxRateLimitedShare {
+			continue
+		}
+		if !ok || p.P95Ms < best.P95Ms || (p.P95Ms == best.P95Ms && p.Cap < best.Cap) {
+			best, ok = p, true
+		}
+	}
+	return best.Cap, ok
+}
+
+// Knee returns the cap past which more concurrency buys little goodput: the
+// point of the goodput-versus-cap curve farthest above the chord from the
+// smallest to the largest cap, both axes scaled to [0, 1] (the Kneedle
+// method). ok is false with fewer than three distinct caps, a flat goodput,
+// or a curve with no point above its chord (no diminishing returns).
+func Knee(points []SweepPoint) (cap int, ok bool) {
+	pts := slices.Clone(points)
+	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return a.Cap - b.Cap })
+	pts = slices.CompactFunc(pts, func(a, b SweepPoint) bool { return a.Cap == b.Cap })
+	if len(pts) < 3 {
+		return 0, false
+	}
+	lo, hi := pts[0].GoodputPerS, pts[0].GoodputPerS
+	for _, p := range pts {
+		lo, hi = min(lo, p.GoodputPerS), max(hi, p.GoodputPerS)
+	}
+	if hi <= lo {
+		return 0, false
+	}
+	c0, cn := float64(pts[0].Cap), float64(pts[len(pts)-1].Cap)
+	bestD := 0.0
+	for _, p := range pts {
+		x := (float64(p.Cap) - c0) / (cn - c0)
+		y := (p.GoodputPerS - lo) / (hi - lo)
+		if d := y - x; d > bestD+floorSlack {
+			bestD, cap, ok = d, p.Cap, true
+		}
+	}
+	return cap, ok
+}

@@ -1,0 +1,144 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/simbench/simbench/sim"
+)
+
+// ANSI escapes for the best value of a column in colour mode.
+const (
+	ansiBest  = "\x1b[1;32m" // bold green
+	ansiWarn  = "\x1b[1;31m" // bold red
+	ansiReset = "\x1b[0m"
+)
+
+// WriteTable writes the terminal comparison: a line naming the run, a
+// warning when the run is partial or invalid, then one row per strategy
+// and one column per metric (latencies in ms, goodput in successful
+// calls/s, wasted work in server seconds), aligned. The best value of each
+// column is marked with "*" and, when color is true, in bold green. Then the
+// recommendation per service, if the results carry one. Callers pass
+// color=false when the output is not a terminal.
+func WriteTable(w io.Writer, r *sim.Results, color bool) error {
+	if r == nil {
+		return errors.New("reports: no results")
+	}
+	var b strings.Builder
+	fmt.Fprintln(&b, runLine(r))
+	for _, warn := range warnings(r) {
+		if color {
+			warn = ansiWarn + warn + ansiReset
+		}
+		fmt.Fprintln(&b, warn)
+	}
+	b.WriteByte('\n')
+	if len(r.Strategies) == 0 {
+		b.WriteString("no strategies in the results\n")
+	} else {
+		for _, line := range comparisonTable(r, color) {
+			fmt.Fprintln(&b, line)
+		}
+		b.WriteString("\n* best in its column\n")
+	}
+	if lines := recommendationLines(r); len(lines) > 0 {
+		b.WriteString("\nrecommendation\n")
+		for _, l := range lines {
+			fmt.Fprintln(&b, "  "+l)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// runLine names the run: scenario, seed, mode, duration and version.
+func runLine(r *sim.Results) string {
+	mode := r.Mode
+	if mode == "" {
+		mode = "virtual"
+	}
+	if r.Mode == "live" && r.TimeScale != 0 {
+		mode += fmt.Sprintf(" ×%s", num(r.TimeScale))
+	}
+	return fmt.Sprintf("scenario %s · seed %d · %s · %s s · simbench %s",
+		r.Scenario, r.Seed, mode, num(r.DurationS), r.SimbenchVersion)
+}
+
+// warnings says why the figures may not be trusted, one sentence each.
+func warnings(r *sim.Results) []string {
+	var out []string
+	if r.Partial {
+		out = append(out, "PARTIAL: the run was interrupted; the figures cover only what was measured.")
+	}
+	if r.Invalid != "" {
+		out = append(out, "INVALID: "+r.Invalid)
+	}
+	return out
+}
+
+// comparisonTable lays out the strategies × metrics table.
+func comparisonTable(r *sim.Results, color bool) []string {
+	ms := metrics(r)
+	t := &textTable{aligns: []align{alignLeft}}
+	head := []cell{{text: "strategy"}}
+	for _, m := range ms {
+		t.aligns = append(t.aligns, alignRight)
+		// Headers carry a trailing blank to line up with the marks below.
+		head = append(head, cell{text: m.header + " "})
+	}
+	t.add(head...)
+	marks := make([][]bool, len(ms))
+	for j, m := range ms {
+		marks[j] = best(m, r.Strategies)
+	}
+	for i := range r.Strategies {
+		s := &r.Strategies[i]
+		row := []cell{{text: s.Name}}
+		for j, m := range ms {
+			c := cell{text: cellText(m, s) + " "}
+			if marks[j][i] {
+				c.text = cellText(m, s) + "*"
+				if color {
+					c.style = func(t string) string { return ansiBest + t + ansiReset }
+				}
+			}
+			row = append(row, c)
+		}
+		t.add(row...)
+	}
+	return t.lines()
+}
+
+// recommendationLines describes each service's recommendation, services
+// in name order.
+func recommendationLines(r *sim.Results) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
+		rec := r.Recommendation[name]
+		line := fmt.Sprintf("%s: max in flight %d (binding limit: %s)", name, rec.MaxInFlight, rec.BindingLimit)
+		if rec.RequestsPerMinute > 0 {
+			line += fmt.Sprintf(", %s requests/min", num(rec.RequestsPerMinute))
+		}
+		if rec.TokensPerMinute > 0 {
+			line += fmt.Sprintf(", %s tokens/min", num(rec.TokensPerMinute))
+		}
+		if rec.TurnsPerMinute > 0 {
+			line += fmt.Sprintf(", %s turns/min sustainable", num(rec.TurnsPerMinute))
+		}
+		if rec.VerifiedCap > 0 {
+			line += fmt.Sprintf("; verified by sweep: %d", rec.VerifiedCap)
+		}
+		out = append(out, line)
+		for l := range strings.SplitSeq(strings.TrimSpace(rec.Reason), "\n") {
+			if l != "" {
+				out = append(out, "  "+l)
+			}
+		}
+	}
+	return out
+}
