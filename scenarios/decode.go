@@ -1,0 +1,565 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// decodeScenario builds a Scenario from the tree toml.Decode produced.
+// Services are decoded before tools, and tools before the workload, so that
+// references can be checked as they are read.
+func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scenario {
+	t := &table{d: d, m: root}
+	sc := &Scenario{Name: defaultName}
+	if name, ok := t.str("name"); ok {
+		if strings.TrimSpace(name) == "" {
+			t.add("name", "is empty; name the scenario")
+		} else {
+			sc.Name = name
+		}
+	}
+	if desc, ok := t.str("description"); ok {
+		if strings.ContainsAny(desc, "\r\n") {
+			t.add("description", "spans several lines; keep it to one line and put the rest in a comment")
+		}
+		sc.Description = desc
+	}
+	if seed, ok := t.integer("seed", 0); ok {
+		sc.Seed = uint64(seed)
+	}
+	if dur, ok := t.duration("duration"); ok {
+		if dur == 0 {
+			t.add("duration", "is 0; set the virtual time a run covers, like duration = \"10m\"")
+		}
+		sc.Duration = dur
+	} else if !t.has("duration") {
+		t.add("duration", "missing; set the virtual time a run covers, like duration = \"10m\"")
+	}
+
+	if st := t.sub("services"); st != nil {
+		for _, name := range st.keys() {
+			if svc := st.sub(name); svc != nil {
+				sc.Services = append(sc.Services, d.decodeService(svc, name))
+			}
+		}
+	}
+	if len(sc.Services) == 0 && !t.has("services") {
+		t.add("services", "no services; add a [services.NAME] table with its limits")
+	}
+	if tt := t.sub("tools"); tt != nil {
+		for _, name := range tt.keys() {
+			if tool := tt.sub(name); tool != nil {
+				sc.Tools = append(sc.Tools, d.decodeTool(sc, tool, name))
+			}
+		}
+	}
+	if wt := t.sub("workload"); wt != nil {
+		sc.Workload = d.decodeWorkload(sc, wt)
+	} else if !t.has("workload") {
+		t.add("workload", "missing; add a [workload] table saying what the agents do")
+	}
+	strategies := t.tables("strategy")
+	if len(strategies) == 0 && !t.has("strategy") {
+		t.add("strategy", "no strategies; add at least one [[strategy]] table with a name")
+	}
+	for _, st := range strategies {
+		if st != nil {
+			sc.Strategies = append(sc.Strategies, d.decodeStrategy(sc, st))
+		}
+	}
+	t.finish()
+	return sc
+}
+
+func (d *decoder) decodeService(t *table, name string) Service {
+	defer t.finish()
+	s := Service{Name: name, Limiter: LimiterTokenBucket, Headers: HeadersNone}
+	s.RequestsPerSecond, _ = t.rate("rps", time.Second)
+	s.RequestsPerMinute, _ = t.rate("rpm", time.Minute)
+	s.TokensPerMinute, _ = t.rate("tpm", time.Minute)
+	if n, ok := t.integer("max_concurrent", 1); ok {
+		s.MaxConcurrent = int(n)
+	}
+	s.Limiter = enum(t, "limiter", LimiterTokenBucket, LimiterTokenBucket, LimiterFixedWindow, LimiterSlidingWindow)
+	if b, ok := t.positive("burst"); ok {
+		s.Burst = b
+		if s.Limiter != LimiterTokenBucket {
+			t.add("burst", "only applies to limiter = %q; remove it or change the limiter", LimiterTokenBucket)
+		}
+		if s.RequestsPerSecond == 0 && s.RequestsPerMinute == 0 {
+			t.add("burst", "sizes the request bucket, but there is no rps or rpm limit; add one or remove burst")
+		}
+	}
+	s.CountRejected, _ = t.boolean("count_rejected")
+	if lat, ok := dist(t, "latency", durations); ok {
+		s.Latency = lat
+	} else if !t.has("latency") {
+		s.Latency = Constant(time.Duration(0))
+	}
+	if lt := t.sub("load"); lt != nil {
+		if n, ok := lt.integer("knee", 0); ok {
+			s.Load.Knee = int(n)
+		}
+		if f, ok := lt.positive("factor"); ok {
+			s.Load.Factor = f
+		} else if !lt.has("factor") {
+			d.add(lt.path, "missing factor; set factor = 0.01 for 1%% more latency per request in flight above knee")
+		}
+		lt.finish()
+	}
+	if ft := t.sub("faults"); ft != nil {
+		s.Faults = d.decodeFaults(ft)
+	}
+	s.Headers = enum(t, "headers", HeadersNone, HeadersNone, HeadersOpenAI, HeadersAnthropic)
+	s.Lying = enum(t, "lying", LyingNone, LyingNone, LyingShort, LyingMissing)
+	if s.Lying != LyingNone && s.Headers == HeadersNone {
+		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\" or \"anthropic\"")
+	}
+	if keys, ok := t.strings("keys"); ok {
+		for i, k := range keys {
+			if slices.Index(keys, k) < i {
+				d.add(fmt.Sprintf("%s[%d]", t.key("keys"), i), "repeats key %q; each API key is one tenant", k)
+			}
+		}
+		s.Keys = keys
+	}
+	return s
+}
+
+func (d *decoder) decodeFaults(t *table) Faults {
+	defer t.finish()
+	var f Faults
+	f.ErrorRate, _ = t.fraction("error_rate")
+	f.HangRate, _ = t.fraction("hang_rate")
+	f.ResetRate, _ = t.fraction("reset_rate")
+	if sum := f.ErrorRate + f.HangRate + f.ResetRate; sum > 1 {
+		d.add(t.path, "error_rate + hang_rate + reset_rate is %s; they are fractions of all requests, so keep the sum at most 1", showAmount(sum))
+	}
+	if st := t.sub("slow_first_byte"); st != nil {
+		f.SlowFirstByte.Rate, _ = st.fraction("rate")
+		f.SlowFirstByte.Delay, _ = st.duration("delay")
+		for _, k := range []string{"rate", "delay"} {
+			if !st.has(k) {
+				d.add(st.path, "missing %s; write slow_first_byte = { rate = 0.05, delay = \"2s\" }", k)
+			}
+		}
+		st.finish()
+	}
+	if ot := t.sub("overload"); ot != nil {
+		f.Overload.Every, _ = ot.duration("every")
+		f.Overload.Length, _ = ot.duration("length")
+		f.Overload.Rate = 1
+		if r, ok := ot.fraction("rate"); ok {
+			f.Overload.Rate = r
+		}
+		switch {
+		case !ot.has("every") || !ot.has("length"):
+			d.add(ot.path, "needs every and length; write overload = { every = \"5m\", length = \"20s\" }")
+		case f.Overload.Every == 0:
+			ot.add("every", "is 0; episodes need a period, like every = \"5m\"")
+		case f.Overload.Length > f.Overload.Every:
+			ot.add("length", "length (%s) is longer than every (%s); an episode must fit in its period", f.Overload.Length, f.Overload.Every)
+		}
+		ot.finish()
+	}
+	return f
+}
+
+func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
+	defer t.finish()
+	tool := Tool{Name: name, Kind: KindRead, Tokens: Constant(0.0)}
+	if svc, ok := t.str("service"); ok {
+		tool.Service = svc
+		d.checkService(sc, t.key("service"), svc)
+	} else if !t.has("service") {
+		d.add(t.path, "missing service; set service = %s", serviceHint(sc))
+	}
+	if tok, ok := dist(t, "tokens", amounts); ok {
+		tool.Tokens = tok
+	}
+	tool.Kind = enum(t, "kind", KindRead, KindRead, KindWrite)
+	if r, ok := t.str("resource"); ok {
+		tool.Resource = r
+		if tool.Kind != KindWrite {
+			t.add("resource", "only applies to kind = \"write\" (reads are never serialized); remove it or make the tool a write")
+		}
+	}
+	if idem, ok := t.boolean("idempotent"); ok {
+		tool.Idempotent = idem
+		if tool.Kind != KindWrite {
+			t.add("idempotent", "only applies to kind = \"write\" (reads are always safe to retry); remove it")
+		}
+	}
+	return tool
+}
+
+// checkService reports a reference to a service the scenario lacks.
+func (d *decoder) checkService(sc *Scenario, key, name string) {
+	if sc.Service(name) != nil {
+		return
+	}
+	names := serviceNames(sc)
+	if near := closest(name, names); near != "" {
+		d.add(key, "unknown service %q; did you mean %q?", name, near)
+	} else if len(names) == 0 {
+		d.add(key, "unknown service %q; define it in a [services.%s] table", name, name)
+	} else {
+		d.add(key, "unknown service %q; define [services.%s] or use one of %s", name, name, quoteList(names))
+	}
+}
+
+func (d *decoder) checkTool(sc *Scenario, key, name, what string) bool {
+	if sc.Tool(name) != nil {
+		return true
+	}
+	var names []string
+	for _, t := range sc.Tools {
+		names = append(names, t.Name)
+	}
+	if near := closest(name, names); near != "" {
+		d.add(key, "unknown %s %q; did you mean %q?", what, name, near)
+	} else {
+		d.add(key, "unknown %s %q; define [tools.%s] or use one of %s", what, name, name, quoteList(names))
+	}
+	return false
+}
+
+func serviceNames(sc *Scenario) []string {
+	var names []string
+	for _, s := range sc.Services {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func serviceHint(sc *Scenario) string {
+	if names := serviceNames(sc); len(names) > 0 {
+		return fmt.Sprintf("%q (one of %s)", names[0], quoteList(names))
+	}
+	return `"NAME" and define [services.NAME]`
+}
+
+func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
+	defer t.finish()
+	var w Workload
+	if n, ok := t.integer("sessions", 1); ok {
+		w.Sessions = int(n)
+	}
+	if n, ok := t.integer("turns", 0); ok {
+		w.Turns = int(n)
+	}
+	w.Think = Constant(time.Duration(0))
+	if think, ok := dist(t, "think", durations); ok {
+		w.Think = think
+	}
+	w.Arrival = enum(t, "arrival", "", ArrivalPoisson, ArrivalConstant)
+	w.ArrivalRate, _ = t.rate("arrival_rate", time.Second)
+	switch open, closed := t.has("arrival_rate"), t.has("sessions"); {
+	case open && closed:
+		t.add("arrival_rate", "set either sessions (closed model) or arrival_rate (open model), not both")
+	case !open && !closed:
+		d.add(t.path, "no load; set sessions = N (closed model) or arrival_rate = \"2/s\" (open model)")
+	case open:
+		for _, k := range []string{"turns", "think"} {
+			if t.has(k) {
+				t.add(k, "only applies to the closed model (sessions); in the open model each arrival is one turn, so remove it")
+			}
+		}
+		if w.Arrival == "" {
+			w.Arrival = ArrivalPoisson
+		}
+	case closed && t.has("arrival"):
+		t.add("arrival", "needs arrival_rate (open model); remove it or replace sessions with arrival_rate = \"2/s\"")
+	}
+	if w.Arrival != "" && w.Sessions > 0 {
+		w.Arrival = ""
+	}
+	if lt := t.sub("llm"); lt != nil {
+		w.LLM = d.decodeLLM(sc, lt)
+	}
+	w.Calls = d.decodeCalls(sc, t, "calls")
+	if len(w.Calls) == 0 && w.LLM == nil && !t.has("calls") {
+		d.add(t.path, "a turn makes no calls; add calls = [ { tool = \"NAME\", count = 8 } ] or llm = { service = \"NAME\" }")
+	}
+	if st := t.sub("subagents"); st != nil {
+		w.Subagents = d.decodeSubagents(sc, st)
+	}
+	if ct := t.sub("cancel"); ct != nil {
+		w.Cancel.Probability, _ = ct.fraction("probability")
+		if after, ok := dist(ct, "after", durations); ok {
+			w.Cancel.After = after
+		} else if w.Cancel.Probability > 0 && !ct.has("after") {
+			d.add(ct.path, "probability > 0 needs after, the time from a turn's start to the user's cancel, like after = { dist = \"uniform\", min = \"1s\", max = \"5s\" }")
+		}
+		if ct.has("after") && !ct.has("probability") {
+			ct.add("after", "has no effect without probability; add probability = 0.1 (the fraction of turns the user cancels)")
+		}
+		w.Cancel.ParentTimeout, _ = ct.duration("parent_timeout")
+		ct.finish()
+	}
+	return w
+}
+
+func (d *decoder) decodeLLM(sc *Scenario, t *table) *LLMCall {
+	defer t.finish()
+	c := &LLMCall{Tokens: Constant(0.0)}
+	if svc, ok := t.str("service"); ok {
+		c.Service = svc
+		d.checkService(sc, t.key("service"), svc)
+	} else if !t.has("service") {
+		d.add(t.path, "missing service; set service = %s", serviceHint(sc))
+	}
+	if tok, ok := dist(t, "tokens", amounts); ok {
+		c.Tokens = tok
+	}
+	return c
+}
+
+func (d *decoder) decodeSubagents(sc *Scenario, t *table) *Subagents {
+	defer t.finish()
+	s := &Subagents{}
+	if c, ok := dist(t, "count", amounts); ok {
+		s.Count = c
+	} else if !t.has("count") {
+		d.add(t.path, "missing count; set count = 4 (subagents per orchestrator turn)")
+	}
+	if n, ok := t.integer("max_iterations", 1); ok {
+		s.MaxIterations = int(n)
+	} else if !t.has("max_iterations") {
+		d.add(t.path, "missing max_iterations; cap each subagent's iterations, like max_iterations = 8")
+	}
+	s.TokenBudget, _ = t.integer("token_budget", 0)
+	s.FinishProbability, _ = t.fraction("finish_probability")
+	if lt := t.sub("llm"); lt != nil {
+		s.LLM = d.decodeLLM(sc, lt)
+	}
+	s.Calls = d.decodeCalls(sc, t, "calls")
+	if len(s.Calls) == 0 && s.LLM == nil && !t.has("calls") {
+		d.add(t.path, "a subagent iteration makes no calls; add calls = [ … ] or llm = { service = \"NAME\" }")
+	}
+	return s
+}
+
+// decodeCalls decodes a list of call groups and checks its dependencies.
+func (d *decoder) decodeCalls(sc *Scenario, t *table, k string) []CallGroup {
+	entries := t.tables(k)
+	groups := make([]CallGroup, 0, len(entries))
+	keys := make([]string, 0, len(entries)) // each group's path, for dependency problems
+	for _, gt := range entries {
+		if gt == nil {
+			continue
+		}
+		groups = append(groups, d.decodeGroup(sc, gt))
+		keys = append(keys, gt.path)
+	}
+	if v, present := t.m[k]; present && len(entries) == 0 {
+		if _, isArr := v.([]any); isArr {
+			t.add(k, "is empty; list at least one group, like %s = [ { tool = \"NAME\", count = 8 } ]", k)
+		}
+	}
+	d.checkDependencies(groups, keys)
+	return groups
+}
+
+func (d *decoder) decodeGroup(sc *Scenario, t *table) CallGroup {
+	defer t.finish()
+	g := CallGroup{Probability: 1, Count: Constant(1.0)}
+	tool, hasTool := t.str("tool")
+	if hasTool && d.checkTool(sc, t.key("tool"), tool, "tool") {
+		g.Tool = tool
+	}
+	if mt := t.sub("mix"); mt != nil {
+		if hasTool || t.has("tool") {
+			d.add(t.path, "set tool or mix, not both")
+		}
+		for _, name := range mt.keys() {
+			w, ok := mt.positive(name)
+			if ok && d.checkTool(sc, mt.key(name), name, "tool") {
+				g.Mix = append(g.Mix, Weighted{Tool: name, Weight: w})
+			}
+		}
+		if len(mt.m) == 0 {
+			d.add(mt.path, "is empty; give tools and weights, like mix = { search = 3, fetch = 1 }")
+		}
+	} else if !t.has("tool") && !t.has("mix") {
+		d.add(t.path, "missing tool; set tool = \"NAME\" or mix = { NAME = weight, … }")
+	}
+	if c, ok := dist(t, "count", amounts); ok {
+		g.Count = c
+	}
+	if p, ok := t.fraction("probability"); ok {
+		g.Probability = p
+	}
+	g.After, _ = t.strings("after")
+	return g
+}
+
+// checkDependencies reports after entries naming tools that no group of the
+// list emits, and dependency cycles. Edges go from each tool of a group to
+// each tool in its after list.
+func (d *decoder) checkDependencies(groups []CallGroup, keys []string) {
+	emitted := map[string]bool{}
+	for _, g := range groups {
+		for _, name := range g.Tools() {
+			emitted[name] = true
+		}
+	}
+	type edge struct{ to, key string }
+	edges := map[string][]edge{}
+	var nodes []string // tools in first-seen order, for a deterministic walk
+	for i, g := range groups {
+		for j, dep := range g.After {
+			key := fmt.Sprintf("%s.after[%d]", keys[i], j)
+			if !emitted[dep] {
+				list := slices.Sorted(maps.Keys(emitted))
+				d.add(key, "unknown dependency %q: no group in this list emits that tool; depend on one of %s or add a group for it", dep, quoteList(list))
+				continue
+			}
+			for _, from := range g.Tools() {
+				if _, seen := edges[from]; !seen {
+					nodes = append(nodes, from)
+				}
+				edges[from] = append(edges[from], edge{dep, key})
+			}
+		}
+	}
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	var visit func(n string)
+	visit = func(n string) {
+		state[n] = active
+		stack = append(stack, n)
+		for _, e := range edges[n] {
+			switch state[e.to] {
+			case active:
+				cycle := append(slices.Clone(stack[slices.Index(stack, e.to):]), e.to)
+				d.add(e.key, "dependency cycle %s; calls in a cycle can never start, so remove one of these after entries", strings.Join(cycle, " → "))
+			case unvisited:
+				visit(e.to)
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[n] = done
+	}
+	for _, n := range nodes {
+		if state[n] == unvisited {
+			visit(n)
+		}
+	}
+}
+
+func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
+	defer t.finish()
+	s := Strategy{Headroom: 1, SerializeWrites: true, FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport}
+	if name, ok := t.str("name"); ok {
+		s.Name = name
+		switch prev := sc.Strategy(name); {
+		case strings.TrimSpace(name) == "":
+			t.add("name", "is empty; name the strategy, like name = \"bounded-8\"")
+		case prev != nil:
+			t.add("name", "strategy %q is already defined at line %d; give each strategy a unique name", name, d.strategyLine(sc, name))
+		}
+	} else if !t.has("name") {
+		d.add(t.path, "missing name; name the strategy, like name = \"bounded-8\"")
+	}
+	s.Description, _ = t.str("description")
+	if n, ok := t.integer("max_in_flight", 0); ok {
+		s.MaxInFlight = int(n)
+	}
+	if pt := t.sub("max_in_flight_per_service"); pt != nil {
+		s.MaxInFlightPerService = map[string]int{}
+		for _, name := range pt.keys() {
+			if n, ok := pt.integer(name, 1); ok {
+				s.MaxInFlightPerService[name] = int(n)
+			}
+			d.checkService(sc, pt.key(name), name)
+		}
+	}
+	s.TokenBucket, _ = t.boolean("token_bucket")
+	if h, ok := t.positive("headroom"); ok {
+		s.Headroom = h
+		switch {
+		case h > 1:
+			t.add("headroom", "is %s; it is the fraction of the published limits to use, so keep it in (0, 1]", showAmount(h))
+		case !s.TokenBucket:
+			t.add("headroom", "only applies with token_bucket = true; add that or remove headroom")
+		}
+	}
+	if rt := t.sub("retry"); rt != nil {
+		s.Retry = d.decodeRetry(rt)
+	}
+	if b, ok := t.boolean("serialize_writes"); ok {
+		s.SerializeWrites = b
+	}
+	s.KeepSlotDuringBackoff, _ = t.boolean("keep_slot_during_backoff")
+	s.PauseOnRetryAfter, _ = t.boolean("pause_on_retry_after")
+	if n, ok := t.integer("fan_out", 0); ok {
+		s.FanOut = int(n)
+	}
+	s.FanOutMode = enum(t, "fan_out_mode", FanOutBatch, FanOutBatch, FanOutTruncate)
+	if t.has("fan_out_mode") && s.FanOut == 0 {
+		t.add("fan_out_mode", "only applies with fan_out > 0; add fan_out = N or remove fan_out_mode")
+	}
+	s.Join = enum(t, "join", JoinPartial, JoinPartial, JoinAllOrNothing)
+	s.AttemptTimeout, _ = t.duration("attempt_timeout")
+	s.CallTimeout, _ = t.duration("call_timeout")
+	s.TurnTimeout, _ = t.duration("turn_timeout")
+	if s.AttemptTimeout > 0 && s.CallTimeout > 0 && s.AttemptTimeout > s.CallTimeout {
+		t.add("attempt_timeout", "attempt_timeout (%s) is longer than call_timeout (%s); an attempt cannot outlive its call", s.AttemptTimeout, s.CallTimeout)
+	}
+	if s.CallTimeout > 0 && s.TurnTimeout > 0 && s.CallTimeout > s.TurnTimeout {
+		t.add("call_timeout", "call_timeout (%s) is longer than turn_timeout (%s); a call cannot outlive its turn", s.CallTimeout, s.TurnTimeout)
+	}
+	s.TokenBudget, _ = t.integer("token_budget", 0)
+	if n, ok := t.integer("attempt_budget", 0); ok {
+		s.AttemptBudget = int(n)
+	}
+	if n, ok := t.integer("max_queued", 0); ok {
+		s.MaxQueued = int(n)
+	}
+	s.CancelAt = enum(t, "cancel_at", CancelAtTransport, CancelAtTransport, CancelAtReader)
+	return s
+}
+
+// strategyLine returns the line of the first strategy called name.
+func (d *decoder) strategyLine(sc *Scenario, name string) int {
+	i := slices.IndexFunc(sc.Strategies, func(s Strategy) bool { return s.Name == name })
+	return d.pos.lookup(fmt.Sprintf("strategy[%d].name", i)).line
+}
+
+func (d *decoder) decodeRetry(t *table) Retry {
+	defer t.finish()
+	r := Retry{Backoff: BackoffNone, HonorRetryAfter: true, OverMaxRetryAfter: OverMaxClamp}
+	r.Backoff = enum(t, "backoff", BackoffNone, BackoffNone, BackoffConstant, BackoffExponential,
+		BackoffFullJitter, BackoffEqualJitter, BackoffDecorrelatedJitter)
+	r.Base, _ = t.duration("base")
+	r.Cap, _ = t.duration("cap")
+	if n, ok := t.integer("attempts", 1); ok {
+		r.Attempts = int(n)
+	}
+	r.Budget, _ = t.duration("budget")
+	if h, ok := t.boolean("honor_retry_after"); ok {
+		r.HonorRetryAfter = h
+	}
+	r.RetryAfterJitter, _ = t.duration("retry_after_jitter")
+	r.MaxRetryAfter, _ = t.duration("max_retry_after")
+	r.OverMaxRetryAfter = enum(t, "over_max_retry_after", OverMaxClamp, OverMaxClamp, OverMaxFail)
+	if r.Backoff != BackoffNone && r.Base == 0 && t.has("backoff") {
+		t.add("backoff", "backoff = %q needs base, the first delay, like base = \"500ms\"", r.Backoff)
+	}
+	if r.Cap > 0 && r.Cap < r.Base {
+		t.add("cap", "cap (%s) is below base (%s); raise cap or lower base", r.Cap, r.Base)
+	}
+	if t.has("retry_after_jitter") && !r.HonorRetryAfter {
+		t.add("retry_after_jitter", "has no effect with honor_retry_after = false; remove one of them")
+	}
+	return r
+}

@@ -1,0 +1,246 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// unit says how the values of one kind of distribution are written.
+type unit[T time.Duration | float64] struct {
+	value func(d *decoder, key string, v any) (T, bool) // a TOML value (≥ 0)
+	line  func(s string) (T, error)                     // a line of an empirical file
+	show  func(T) string
+}
+
+var durations = unit[time.Duration]{
+	value: (*decoder).duration,
+	line: func(s string) (time.Duration, error) {
+		if ms, err := strconv.ParseFloat(s, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), nil
+		}
+		return parseDuration(s)
+	},
+	show: time.Duration.String,
+}
+
+var amounts = unit[float64]{
+	value: func(d *decoder, key string, v any) (float64, bool) {
+		f, ok := d.number(key, v)
+		if ok && f < 0 {
+			d.add(key, "is %s; it must be 0 or more", showAmount(f))
+			return 0, false
+		}
+		return f, ok
+	},
+	line: func(s string) (float64, error) {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f < 0 {
+			return 0, fmt.Errorf("%q is not a number ≥ 0", s)
+		}
+		return f, nil
+	},
+	show: showAmount,
+}
+
+// distParams lists each family's parameters: required ones first, then
+// optional ones after a "|".
+var distParams = map[DistKind][]string{
+	DistConstant:    {"value"},
+	DistUniform:     {"min", "max"},
+	DistNormal:      {"mean", "stddev", "|", "max"},
+	DistLognormal:   {"p50", "p95", "|", "max"},
+	DistExponential: {"mean", "|", "max"},
+	DistPareto:      {"min", "alpha", "|", "max"},
+	DistEmpirical:   {"file"},
+}
+
+var distKinds = []DistKind{DistConstant, DistUniform, DistNormal, DistLognormal, DistExponential, DistPareto, DistEmpirical}
+
+var allDistParams = []string{"value", "min", "max", "mean", "stddev", "p50", "p95", "alpha", "file"}
+
+// dist decodes the distribution under k: a plain value (a constant) or a
+// table { dist = "…", parameters… }. ok is false when k is absent or wrong.
+func dist[T time.Duration | float64](t *table, k string, u unit[T]) (Dist[T], bool) {
+	v, present := t.get(k)
+	if !present {
+		return Dist[T]{}, false
+	}
+	key := t.key(k)
+	if _, isTable := v.(map[string]any); !isTable {
+		x, ok := u.value(t.d, key, v)
+		return Constant(x), ok
+	}
+	st := t.d.table(key, v)
+	defer st.finish()
+	kind := enum(st, "dist", "", distKinds...)
+	if !st.has("dist") {
+		st.d.add(key, "missing dist; set dist = one of %s", quoteList(kindNames()))
+	}
+	if kind == "" {
+		for _, p := range allDistParams {
+			st.get(p) // don't also call the parameters unknown
+		}
+		return Dist[T]{}, false
+	}
+	want := distParams[kind]
+	required := want
+	if i := indexOf(want, "|"); i >= 0 {
+		required, want = want[:i], append(want[:i:i], want[i+1:]...)
+	}
+	ok := true
+	for _, p := range allDistParams {
+		if st.has(p) && indexOf(want, p) < 0 {
+			st.get(p)
+			st.add(p, "does not apply to dist = %q; it takes %s", kind, strings.Join(want, ", "))
+			ok = false
+		}
+	}
+	for _, p := range required {
+		if !st.has(p) {
+			st.d.add(key, "dist = %q needs %s; add %s = …", kind, p, p)
+			ok = false
+		}
+	}
+	out := Dist[T]{Kind: kind}
+	param := func(p string, dst *T) {
+		if raw, present := st.get(p); present && indexOf(want, p) >= 0 {
+			x, good := u.value(st.d, st.key(p), raw)
+			*dst, ok = x, ok && good
+		}
+	}
+	param("value", &out.Value)
+	param("min", &out.Min)
+	param("max", &out.Max)
+	param("mean", &out.Mean)
+	param("stddev", &out.Stddev)
+	param("p50", &out.P50)
+	param("p95", &out.P95)
+	if indexOf(want, "alpha") >= 0 {
+		if a, present := st.positive("alpha"); present {
+			out.Alpha = a
+		} else if st.has("alpha") {
+			ok = false
+		}
+	}
+	if indexOf(want, "file") >= 0 {
+		if f, present := st.str("file"); present {
+			out.File = f
+			out.Samples, ok = empirical(st, f, u)
+		}
+	}
+	if !ok {
+		return out, false
+	}
+	return out, checkDist(st, out, u)
+}
+
+// checkDist reports parameters that contradict each other.
+func checkDist[T time.Duration | float64](st *table, d Dist[T], u unit[T]) bool {
+	ok := true
+	bad := func(p, format string, args ...any) {
+		st.add(p, format, args...)
+		ok = false
+	}
+	// A cap (optional max) must not be below the distribution's typical value.
+	capBelow := func(p string, v T) {
+		if st.has("max") && d.Max < v {
+			bad("max", "max (%s) is below %s (%s); a cap must be above the typical value", u.show(d.Max), p, u.show(v))
+		}
+	}
+	switch d.Kind {
+	case DistUniform:
+		if d.Max < d.Min {
+			bad("max", "max (%s) is below min (%s); swap them", u.show(d.Max), u.show(d.Min))
+		}
+	case DistNormal:
+		capBelow("mean", d.Mean)
+	case DistLognormal:
+		switch {
+		case d.P50 <= 0:
+			bad("p50", "is 0; a lognormal needs p50 greater than 0")
+		case d.P95 < d.P50:
+			bad("p95", "p95 (%s) is below p50 (%s); p95 must be at least p50", u.show(d.P95), u.show(d.P50))
+		default:
+			capBelow("p50", d.P50)
+		}
+	case DistExponential:
+		if d.Mean <= 0 {
+			bad("mean", "is 0; an exponential needs mean greater than 0")
+		} else {
+			capBelow("mean", d.Mean)
+		}
+	case DistPareto:
+		if d.Min <= 0 {
+			bad("min", "is 0; a Pareto needs its scale min greater than 0")
+		} else {
+			capBelow("min", d.Min)
+		}
+	}
+	return ok
+}
+
+// empirical reads an empirical distribution's file: one value per line,
+// blank lines and # comments skipped. Durations may be bare numbers in
+// milliseconds.
+func empirical[T time.Duration | float64](st *table, file string, u unit[T]) ([]T, bool) {
+	key := st.key("file")
+	if st.d.files == nil {
+		st.d.add(key, "cannot read %q: this scenario was not loaded from a directory", file)
+		return nil, false
+	}
+	data, err := fs.ReadFile(st.d.files, path.Clean(file))
+	if err != nil {
+		st.d.add(key, "cannot read %q (paths are relative to the scenario file): %v", file, unwrapPathErr(err))
+		return nil, false
+	}
+	var out []T
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		x, err := u.line(line)
+		if err != nil {
+			st.d.add(key, "%s:%d: %v; put one value per line", file, n, err)
+			return nil, false
+		}
+		out = append(out, x)
+	}
+	if len(out) == 0 {
+		st.d.add(key, "%q holds no values; put one value per line", file)
+		return nil, false
+	}
+	return out, true
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func kindNames() []string {
+	names := make([]string, len(distKinds))
+	for i, k := range distKinds {
+		names[i] = string(k)
+	}
+	return names
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}

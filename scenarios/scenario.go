@@ -1,0 +1,514 @@
+// Package scenarios defines simbench's scenario files: the schema, strict
+// loading and validation, and the built-in scenarios embedded in the binary.
+//
+// A scenario describes a workload (agent sessions or arriving turns, the tool
+// calls each turn emits), the rate-limited services those calls reach, the
+// tools that map calls onto services, and the scheduling strategies to
+// compare. The package only describes; it runs nothing. Package sim turns a
+// Scenario into sched.Config values and fakeapi service models.
+//
+// Loading is strict: unknown keys, wrong types and impossible values are all
+// reported at once in one *Error, each problem with file, line, column and key
+// path. Every value in a parsed Scenario has its defaults filled in, so a
+// consumer never has to know what an absent key means.
+//
+// Slices keep the order of the file (services, tools and strategies as
+// written), so iterating a Scenario is deterministic.
+package scenarios
+
+import "time"
+
+// Scenario is one parsed and validated scenario file. Values are plain data,
+// safe to read from many goroutines; nothing in it changes after loading.
+type Scenario struct {
+	// Name identifies the scenario in reports and results.json (the file's
+	// base name without .toml when the file has no name key).
+	Name string
+	// Description is one line saying what the scenario shows.
+	Description string
+	// Source is where the scenario came from: a file path, or
+	// "builtin:NAME.toml" for an embedded one.
+	Source string
+	// Seed seeds every random stream of a run (0 is a valid seed).
+	Seed uint64
+	// Duration is how much virtual time a run covers; always > 0.
+	Duration time.Duration
+
+	Workload Workload
+	// Services in file order; Service looks one up by name.
+	Services []Service
+	// Tools in file order; Tool looks one up by name.
+	Tools []Tool
+	// Strategies in file order, names unique; there is at least one.
+	Strategies []Strategy
+}
+
+// Service returns the service called name, or nil.
+func (s *Scenario) Service(name string) *Service {
+	for i := range s.Services {
+		if s.Services[i].Name == name {
+			return &s.Services[i]
+		}
+	}
+	return nil
+}
+
+// Tool returns the tool called name, or nil.
+func (s *Scenario) Tool(name string) *Tool {
+	for i := range s.Tools {
+		if s.Tools[i].Name == name {
+			return &s.Tools[i]
+		}
+	}
+	return nil
+}
+
+// Strategy returns the strategy called name, or nil.
+func (s *Scenario) Strategy(name string) *Strategy {
+	for i := range s.Strategies {
+		if s.Strategies[i].Name == name {
+			return &s.Strategies[i]
+		}
+	}
+	return nil
+}
+
+// Workload says what the agents do: how turns begin (closed or open model)
+// and what calls each turn makes. Exactly one model is set: Sessions > 0
+// (closed) or ArrivalRate > 0 (open).
+type Workload struct {
+	// Sessions is the number of concurrent agent sessions in the closed model;
+	// each loops: turn, think, turn, … (0 in the open model).
+	Sessions int
+	// Turns is turns per session in the closed model; 0 means sessions keep
+	// going until Duration ends.
+	Turns int
+	// Think is the pause between a session's turns (closed model; zero
+	// distribution when unset).
+	Think Dist[time.Duration]
+
+	// Arrival is the open model's arrival process ("" in the closed model).
+	// Each arrival is one turn; latency counts from the intended arrival time.
+	Arrival Arrival
+	// ArrivalRate is turns per second in the open model (0 in the closed model).
+	ArrivalRate float64
+
+	// LLM, when set, is a model call made at the start of every turn, before
+	// its tool calls are issued.
+	LLM *LLMCall
+	// Calls are the groups of tool calls a turn emits, in file order. Empty
+	// only when LLM is set.
+	Calls []CallGroup
+	// Subagents, when set, makes each turn an orchestrator turn that starts
+	// subagents after its own calls (multi-agent).
+	Subagents *Subagents
+	// Cancel holds user cancels and the parent's timeout (zero: none).
+	Cancel Cancel
+}
+
+// Arrival is an open-model arrival process.
+type Arrival string
+
+const (
+	// ArrivalPoisson spaces turns by exponential gaps with mean 1/ArrivalRate.
+	ArrivalPoisson Arrival = "poisson"
+	// ArrivalConstant spaces turns exactly 1/ArrivalRate apart.
+	ArrivalConstant Arrival = "constant"
+)
+
+// LLMCall is a model call to a service, as one request.
+type LLMCall struct {
+	// Service names the service the call goes to (a key of [services]).
+	Service string
+	// Tokens is the call's token cost (prompt + output), drawn per call;
+	// charged against the service's TokensPerMinute.
+	Tokens Dist[float64]
+}
+
+// CallGroup is a set of tool calls a turn emits. Either Tool or Mix is set.
+type CallGroup struct {
+	// Tool is the tool every call of the group uses ("" when Mix is set).
+	Tool string
+	// Mix picks each call's tool at random by weight ("" Tool); file order.
+	Mix []Weighted
+	// Count is how many calls the group emits per turn, drawn per turn and
+	// rounded to a whole number ≥ 0.
+	Count Dist[float64]
+	// Probability is the chance the group appears in a turn at all, in [0, 1]
+	// (1 when unset). A group with Probability 0.1 models a model that
+	// sometimes emits it.
+	Probability float64
+	// After lists tools whose calls in the same turn must all succeed before
+	// this group's calls start (sched.Call.After). Every name is the tool of
+	// another group in the same list (or in its mix), and the lists form no
+	// cycle.
+	After []string
+}
+
+// Weighted is a tool and its relative weight in a mix (> 0).
+type Weighted struct {
+	Tool   string
+	Weight float64
+}
+
+// Tools returns the tools the group can emit, in file order.
+func (g *CallGroup) Tools() []string {
+	if g.Tool != "" {
+		return []string{g.Tool}
+	}
+	names := make([]string, len(g.Mix))
+	for i, w := range g.Mix {
+		names[i] = w.Tool
+	}
+	return names
+}
+
+// Subagents describes the subagents an orchestrator turn fans out to. Each
+// subagent loops iterations (an optional LLM call, then its calls) until it
+// reaches MaxIterations, spends TokenBudget, or finishes by chance; the
+// orchestrator's turn ends when the last subagent ends.
+type Subagents struct {
+	// Count is the subagents started per orchestrator turn (whole number ≥ 1
+	// per draw).
+	Count Dist[float64]
+	// MaxIterations caps each subagent's iterations (≥ 1).
+	MaxIterations int
+	// TokenBudget caps the tokens one subagent may spend over all its
+	// iterations, in tokens (0: no budget). Map each iteration onto
+	// sched.Turn.TokenBudget = what is left.
+	TokenBudget int64
+	// FinishProbability is the chance a subagent is done after each
+	// iteration, in [0, 1] (0: it always runs MaxIterations).
+	FinishProbability float64
+	// LLM is the call at the start of every iteration (nil: none).
+	LLM *LLMCall
+	// Calls are each iteration's tool calls, as Workload.Calls.
+	Calls []CallGroup
+}
+
+// Cancel describes turns that end early from outside the scheduler.
+type Cancel struct {
+	// Probability is the chance the user cancels a turn, in [0, 1].
+	Probability float64
+	// After is when a cancelling user cancels, counted from the turn's start
+	// (required when Probability > 0).
+	After Dist[time.Duration]
+	// ParentTimeout is the deadline the caller puts on each turn, after which
+	// it cancels the turn whatever the strategy's own timeouts (0: none).
+	ParentTimeout time.Duration
+}
+
+// Service is a fake rate-limited downstream service (a fakeapi model). Limits
+// that are 0 are not enforced.
+type Service struct {
+	Name string
+	// RequestsPerSecond is the limit on requests in a 1 s window (key rps).
+	RequestsPerSecond float64
+	// RequestsPerMinute is the limit on requests in a 60 s window (key rpm).
+	RequestsPerMinute float64
+	// TokensPerMinute is the limit on tokens in a 60 s window (key tpm).
+	TokensPerMinute float64
+	// MaxConcurrent is the most requests in progress at once; more get 429.
+	MaxConcurrent int
+	// Limiter is the algorithm enforcing the rates (token bucket by default).
+	Limiter Limiter
+	// Burst is the token bucket's capacity in requests; 0 means one second's
+	// worth of the tightest request rate, at least 1 (as sched's buckets).
+	// Only set with LimiterTokenBucket.
+	Burst float64
+	// CountRejected makes 429ed requests count against the limits.
+	CountRejected bool
+	// Latency is the service time of one request that is admitted.
+	Latency Dist[time.Duration]
+	// Load makes latency grow with requests in flight (zero: it doesn't).
+	Load LoadSensitivity
+	// Faults are injected failures (zero: none).
+	Faults Faults
+	// Headers is the provider style of rate-limit headers and 429 bodies.
+	Headers Headers
+	// Lying makes the server mislead clients about Retry-After.
+	Lying Lying
+	// Keys are API keys; when set, each key gets its own quota of every limit
+	// above and requests without a known key get 401. Empty: no keys.
+	Keys []string
+}
+
+// Limiter is a rate-limiting algorithm.
+type Limiter string
+
+const (
+	LimiterTokenBucket   Limiter = "token_bucket"
+	LimiterFixedWindow   Limiter = "fixed_window"
+	LimiterSlidingWindow Limiter = "sliding_window"
+)
+
+// Headers is a provider style of rate-limit response headers.
+type Headers string
+
+const (
+	// HeadersNone sends no rate-limit headers (and no Retry-After).
+	HeadersNone Headers = "none"
+	// HeadersOpenAI sends retry-after, retry-after-ms and x-ratelimit-*.
+	HeadersOpenAI Headers = "openai"
+	// HeadersAnthropic sends retry-after and anthropic-ratelimit-*.
+	HeadersAnthropic Headers = "anthropic"
+)
+
+// Lying is how a server misreports its retry delay.
+type Lying string
+
+const (
+	// LyingNone tells the truth.
+	LyingNone Lying = ""
+	// LyingShort sends a Retry-After shorter than the real wait.
+	LyingShort Lying = "short"
+	// LyingMissing sends 429s without Retry-After.
+	LyingMissing Lying = "missing"
+)
+
+// LoadSensitivity makes latency grow with load: a request admitted with n
+// requests in flight takes latency × (1 + Factor × max(0, n − Knee)).
+type LoadSensitivity struct {
+	// Knee is the requests in flight up to which latency is unaffected (≥ 0).
+	Knee int
+	// Factor is the fractional latency increase per request in flight above
+	// Knee (0: no load sensitivity).
+	Factor float64
+}
+
+// Faults are failures the service injects. Rates are fractions of admitted
+// requests in [0, 1]; ErrorRate + HangRate + ResetRate ≤ 1.
+type Faults struct {
+	// ErrorRate is the fraction of requests answered 500.
+	ErrorRate float64
+	// HangRate is the fraction that never answer until the client gives up.
+	HangRate float64
+	// ResetRate is the fraction whose connection is reset.
+	ResetRate float64
+	// SlowFirstByte delays the response headers of some requests.
+	SlowFirstByte SlowFirstByte
+	// Overload describes periodic episodes of 529 "overloaded" answers.
+	Overload Overload
+}
+
+// SlowFirstByte delays the first byte of a fraction Rate of responses by Delay.
+type SlowFirstByte struct {
+	Rate  float64
+	Delay time.Duration
+}
+
+// Overload is a periodic overload episode: during the first Length of every
+// Every (counted from the start of the run), a fraction Rate of requests get
+// 529. Zero Every: no episodes.
+type Overload struct {
+	Every  time.Duration
+	Length time.Duration
+	Rate   float64
+}
+
+// Tool maps a tool call onto a service.
+type Tool struct {
+	Name string
+	// Service names the service the tool calls (a key of [services]).
+	Service string
+	// Tokens is the call's token cost, drawn per call; charged against the
+	// service's TokensPerMinute and reserved by sched (sched.Call.Tokens).
+	Tokens Dist[float64]
+	// Kind is read or write; writes to one resource are serialized by sched
+	// and raced by unbounded strategies.
+	Kind Kind
+	// Resource is the key writes are serialized on ("" : sched's default,
+	// the service name). Only set on writes.
+	Resource string
+	// Idempotent allows a write to be retried. Only set on writes.
+	Idempotent bool
+}
+
+// Kind says whether a tool reads or writes.
+type Kind string
+
+const (
+	KindRead  Kind = "read"
+	KindWrite Kind = "write"
+)
+
+// Strategy is one way of scheduling the workload's calls: the knobs of
+// sched.Config. Zero numbers mean "no cap" as in sched.
+//
+// One scheduler serves every session of a run, as one agent runtime sharing
+// one set of API keys does: MaxInFlight, MaxInFlightPerService, MaxQueued
+// and the token buckets are process-wide, while FanOut, Join, TurnTimeout
+// and the budgets apply to each turn. "Sequential" in the usual sense (an
+// agent runs its calls one at a time) is FanOut = 1.
+type Strategy struct {
+	Name string
+	// Description is an optional line for reports.
+	Description string
+	// MaxInFlight caps attempts in flight across all services: 0 unbounded,
+	// 1 sequential (sched.Config.MaxInFlight).
+	MaxInFlight int
+	// MaxInFlightPerService caps attempts in flight per service, by service
+	// name (sched.ServiceConfig.MaxInFlight); nil when unset.
+	MaxInFlightPerService map[string]int
+	// TokenBucket makes the client pace itself with token buckets built from
+	// each service's published limits (rps, rpm, tpm) scaled by Headroom.
+	TokenBucket bool
+	// Headroom is the fraction of published limits the buckets use, in (0, 1]
+	// (1 when unset; only set with TokenBucket).
+	Headroom float64
+	// Retry is the retry policy (zero: no retries).
+	Retry Retry
+	// SerializeWrites runs writes to one resource one at a time (true unless
+	// the file says false). When false the simulator submits writes as plain
+	// calls (sched.Call.Write unset), so they overlap and the fake service
+	// counts write races.
+	SerializeWrites bool
+	// KeepSlotDuringBackoff holds the concurrency slot while waiting to retry.
+	KeepSlotDuringBackoff bool
+	// PauseOnRetryAfter holds every call to a service until a 429's delay has
+	// passed (sched.ServiceConfig.PauseOnRetryAfter, for every service).
+	PauseOnRetryAfter bool
+	// FanOut caps the calls of one turn active at once (0: no cap);
+	// FanOutMode says what happens to the rest.
+	FanOut     int
+	FanOutMode FanOutMode
+	// Join says how one failure affects the rest of a turn.
+	Join Join
+	// AttemptTimeout bounds one attempt; CallTimeout one call over all its
+	// attempts; TurnTimeout a whole turn (0: none).
+	AttemptTimeout time.Duration
+	CallTimeout    time.Duration
+	TurnTimeout    time.Duration
+	// TokenBudget caps the tokens a turn's attempts may reserve, in tokens;
+	// AttemptBudget caps the attempts a turn may start (0: none).
+	TokenBudget   int64
+	AttemptBudget int
+	// MaxQueued bounds calls waiting to start (0: unbounded).
+	MaxQueued int
+	// CancelAt says how far a cancellation reaches.
+	CancelAt CancelAt
+}
+
+// Retry is a retry policy (sched.RetryPolicy).
+type Retry struct {
+	// Backoff is the delay policy when the server gives no delay. Its values
+	// are the names sched.ParseBackoff accepts.
+	Backoff Backoff
+	// Base and Cap bound the backoff delays (Cap 0: no cap).
+	Base, Cap time.Duration
+	// Attempts counts attempts including the first (0: sched's default —
+	// 1 without a backoff, sched.DefaultMaxAttempts with one).
+	Attempts int
+	// Budget bounds the time from a call's first attempt to the start of its
+	// last (0: none).
+	Budget time.Duration
+	// HonorRetryAfter waits the server's delay when it gives one (true unless
+	// the file says false; sched.RetryPolicy.IgnoreRetryAfter is its negation).
+	HonorRetryAfter bool
+	// RetryAfterJitter is the most random delay added on top of the server's.
+	RetryAfterJitter time.Duration
+	// MaxRetryAfter is the longest server delay honoured (0: sched's default);
+	// OverMaxRetryAfter says whether longer ones are clamped or fail the call.
+	MaxRetryAfter     time.Duration
+	OverMaxRetryAfter OverMaxRetryAfter
+}
+
+// Backoff names a backoff policy, spelled as sched.Backoff.String.
+type Backoff string
+
+const (
+	BackoffNone               Backoff = "none"
+	BackoffConstant           Backoff = "constant"
+	BackoffExponential        Backoff = "exponential"
+	BackoffFullJitter         Backoff = "full-jitter"
+	BackoffEqualJitter        Backoff = "equal-jitter"
+	BackoffDecorrelatedJitter Backoff = "decorrelated-jitter"
+)
+
+// OverMaxRetryAfter says what happens to a server delay above MaxRetryAfter.
+type OverMaxRetryAfter string
+
+const (
+	OverMaxClamp OverMaxRetryAfter = "clamp"
+	OverMaxFail  OverMaxRetryAfter = "fail"
+)
+
+// FanOutMode says what happens to a turn's calls beyond Strategy.FanOut.
+type FanOutMode string
+
+const (
+	// FanOutBatch makes them wait for earlier calls of the turn.
+	FanOutBatch FanOutMode = "batch"
+	// FanOutTruncate fails them at once.
+	FanOutTruncate FanOutMode = "truncate"
+)
+
+// Join says how one failed call affects the rest of its turn.
+type Join string
+
+const (
+	// JoinPartial returns every result, failures included.
+	JoinPartial Join = "partial"
+	// JoinAllOrNothing cancels the siblings at the first failure.
+	JoinAllOrNothing Join = "all-or-nothing"
+)
+
+// CancelAt says where a cancelled call is stopped.
+type CancelAt string
+
+const (
+	// CancelAtTransport closes the request, so the server stops the work.
+	CancelAtTransport CancelAt = "transport"
+	// CancelAtReader only stops reading the result: the request runs on at
+	// the server and spends quota that nobody uses (wasted work).
+	CancelAtReader CancelAt = "reader"
+)
+
+// Dist is a probability distribution of durations (Dist[time.Duration]) or of
+// amounts such as call counts and tokens (Dist[float64]). Only the parameters
+// of Kind are set; the loader rejects the others.
+type Dist[T time.Duration | float64] struct {
+	Kind DistKind
+	// Value is the constant's value.
+	Value T
+	// Min and Max bound a uniform distribution. Min is a Pareto's scale.
+	// For normal, lognormal, exponential and Pareto, Max > 0 is an optional
+	// cap on draws (0: none).
+	Min, Max T
+	// Mean and Stddev set a normal distribution (draws below 0 count as 0);
+	// Mean alone sets an exponential one.
+	Mean, Stddev T
+	// P50 and P95 set a lognormal distribution by its median and 95th
+	// percentile: mu = ln P50, sigma = ln(P95/P50) / 1.6448536.
+	P50, P95 T
+	// Alpha is a Pareto's shape (> 0).
+	Alpha float64
+	// File is the empirical distribution's file as written in the scenario,
+	// relative to the scenario file; Samples are its values in file order.
+	File    string
+	Samples []T
+}
+
+// DistKind names a distribution family.
+type DistKind string
+
+const (
+	DistConstant    DistKind = "constant"
+	DistUniform     DistKind = "uniform"
+	DistNormal      DistKind = "normal"
+	DistLognormal   DistKind = "lognormal"
+	DistExponential DistKind = "exponential"
+	DistPareto      DistKind = "pareto"
+	DistEmpirical   DistKind = "empirical"
+)
+
+// Constant returns the distribution that always gives v.
+func Constant[T time.Duration | float64](v T) Dist[T] {
+	return Dist[T]{Kind: DistConstant, Value: v}
+}
+
+// Info names a built-in scenario.
+type Info struct {
+	Name        string // without .toml
+	Description string // one line
+}

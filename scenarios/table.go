@@ -1,0 +1,322 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"io/fs"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// decoder turns the generic TOML tree into a Scenario, collecting every
+// problem instead of stopping at the first.
+type decoder struct {
+	file     string
+	pos      positions
+	files    fs.FS // where empirical distribution files are read from; nil: nowhere
+	problems []Problem
+}
+
+// add records a problem at key's position.
+func (d *decoder) add(key, format string, args ...any) {
+	at := d.pos.lookup(key)
+	d.problems = append(d.problems, Problem{
+		File: d.file, Line: at.line, Col: at.col, Key: key,
+		Message: fmt.Sprintf(format, args...),
+	})
+}
+
+// table is one TOML table being decoded. Every key read through it is marked
+// known; finish reports the rest as unknown.
+type table struct {
+	d     *decoder
+	path  string
+	m     map[string]any
+	known []string // keys asked for, in the order the decoder asks
+}
+
+func (d *decoder) table(path string, v any) *table {
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.add(path, "wants a table, got %s", describe(v))
+		return nil
+	}
+	return &table{d: d, path: path, m: m}
+}
+
+func (t *table) key(k string) string { return joinKey(t.path, k) }
+
+func (t *table) has(k string) bool {
+	_, ok := t.m[k]
+	return ok
+}
+
+// get returns the raw value of k and marks k as a known key.
+func (t *table) get(k string) (any, bool) {
+	if !slices.Contains(t.known, k) {
+		t.known = append(t.known, k)
+	}
+	v, ok := t.m[k]
+	return v, ok
+}
+
+func (t *table) add(k, format string, args ...any) { t.d.add(t.key(k), format, args...) }
+
+// finish reports every key of the table that no decoder asked for.
+func (t *table) finish() {
+	for _, k := range t.keys() {
+		if slices.Contains(t.known, k) {
+			continue
+		}
+		if near := closest(k, t.known); near != "" {
+			t.add(k, "unknown key; did you mean %q?", near)
+		} else {
+			t.add(k, "unknown key; the keys here are %s", strings.Join(t.known, ", "))
+		}
+	}
+}
+
+// keys returns the table's keys in file order.
+func (t *table) keys() []string {
+	keys := make([]string, 0, len(t.m))
+	for k := range t.m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		pa, pb := t.d.pos.lookup(t.key(a)), t.d.pos.lookup(t.key(b))
+		return cmp.Or(cmp.Compare(pa.line, pb.line), cmp.Compare(pa.col, pb.col), cmp.Compare(a, b))
+	})
+	return keys
+}
+
+// sub returns the table under k, or nil when k is absent or not a table.
+func (t *table) sub(k string) *table {
+	v, ok := t.get(k)
+	if !ok {
+		return nil
+	}
+	return t.d.table(t.key(k), v)
+}
+
+// tables returns the entries of an array of tables under k.
+func (t *table) tables(k string) []*table {
+	v, ok := t.get(k)
+	if !ok {
+		return nil
+	}
+	var out []*table
+	switch v := v.(type) {
+	case []map[string]any:
+		for i, m := range v {
+			out = append(out, t.d.table(fmt.Sprintf("%s[%d]", t.key(k), i), m))
+		}
+	case []any:
+		for i, e := range v {
+			if st := t.d.table(fmt.Sprintf("%s[%d]", t.key(k), i), e); st != nil {
+				out = append(out, st)
+			}
+		}
+	default:
+		t.add(k, "wants an array of tables, like %s = [ { … }, { … } ], got %s", k, describe(v))
+	}
+	return out
+}
+
+func (t *table) str(k string) (string, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return "", false
+	}
+	s, ok := v.(string)
+	if !ok {
+		t.add(k, "wants a string, got %s", describe(v))
+	}
+	return s, ok
+}
+
+func (t *table) boolean(k string) (bool, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return false, false
+	}
+	b, ok := v.(bool)
+	if !ok {
+		t.add(k, "wants true or false, got %s", describe(v))
+	}
+	return b, ok
+}
+
+// integer returns a whole number at least lo.
+func (t *table) integer(k string, lo int64) (int64, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return 0, false
+	}
+	n, ok := v.(int64)
+	if f, isFloat := v.(float64); isFloat && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		n, ok = int64(f), true
+	}
+	if !ok {
+		t.add(k, "wants a whole number, got %s", describe(v))
+		return 0, false
+	}
+	if n < lo {
+		t.add(k, "is %d; it must be at least %d", n, lo)
+		return 0, false
+	}
+	return n, true
+}
+
+// number returns an integer or float value.
+func (d *decoder) number(key string, v any) (float64, bool) {
+	switch v := v.(type) {
+	case int64:
+		return float64(v), true
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			d.add(key, "is %v; use a finite number", v)
+			return 0, false
+		}
+		return v, true
+	}
+	d.add(key, "wants a number, got %s", describe(v))
+	return 0, false
+}
+
+// fraction returns a number in [0, 1].
+func (t *table) fraction(k string) (float64, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return 0, false
+	}
+	f, ok := t.d.number(t.key(k), v)
+	if ok && (f < 0 || f > 1) {
+		t.add(k, "is %s; it is a fraction and must be between 0 and 1", showAmount(f))
+		return 0, false
+	}
+	return f, ok
+}
+
+// positive returns a number greater than 0.
+func (t *table) positive(k string) (float64, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return 0, false
+	}
+	f, ok := t.d.number(t.key(k), v)
+	if ok && f <= 0 {
+		t.add(k, "is %s; it must be greater than 0", showAmount(f))
+		return 0, false
+	}
+	return f, ok
+}
+
+func (d *decoder) duration(key string, v any) (time.Duration, bool) {
+	s, ok := v.(string)
+	if !ok {
+		d.add(key, "wants a duration string with a unit, like \"400ms\", got %s", describe(v))
+		return 0, false
+	}
+	dur, err := parseDuration(s)
+	if err != nil {
+		d.add(key, "%v", err)
+		return 0, false
+	}
+	return dur, true
+}
+
+func (t *table) duration(k string) (time.Duration, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return 0, false
+	}
+	return t.d.duration(t.key(k), v)
+}
+
+// rate returns a rate in events per `per`: a plain number is already in
+// that unit, a string such as "10/s" is converted.
+func (t *table) rate(k string, per time.Duration) (float64, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return 0, false
+	}
+	unit := map[time.Duration]string{time.Second: "/s", time.Minute: "/m"}[per]
+	example := map[time.Duration]string{time.Second: `10 or "10/s"`, time.Minute: `600 or "600/m"`}[per]
+	var r float64
+	switch v := v.(type) {
+	case string:
+		perSecond, err := ParseRate(v)
+		if err != nil {
+			t.add(k, "%v", err)
+			return 0, false
+		}
+		r = perSecond * per.Seconds()
+	case int64, float64:
+		r, ok = t.d.number(t.key(k), v)
+		if !ok {
+			return 0, false
+		}
+	default:
+		t.add(k, "wants a rate, like %s, got %s", example, describe(v))
+		return 0, false
+	}
+	if r <= 0 {
+		t.add(k, "is %s%s; a rate must be greater than 0 (leave the key out for no limit)", showAmount(r), unit)
+		return 0, false
+	}
+	return r, true
+}
+
+// enum returns the value of k, which must be one of allowed, or def when k
+// is absent or wrong.
+func enum[E ~string](t *table, k string, def E, allowed ...E) E {
+	s, ok := t.str(k)
+	if !ok {
+		return def
+	}
+	if slices.Contains(allowed, E(s)) {
+		return E(s)
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	if near := closest(s, names); near != "" {
+		t.add(k, "unknown value %q; did you mean %q? (one of %s)", s, near, quoteList(names))
+	} else {
+		t.add(k, "unknown value %q; use one of %s", s, quoteList(names))
+	}
+	return def
+}
+
+// strings returns an array of non-empty strings.
+func (t *table) strings(k string) ([]string, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return nil, false
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		t.add(k, "wants an array of strings, like %s = [\"a\", \"b\"], got %s", k, describe(v))
+		return nil, false
+	}
+	out := make([]string, 0, len(arr))
+	for i, e := range arr {
+		key := t.key(k) + "[" + strconv.Itoa(i) + "]"
+		s, isStr := e.(string)
+		switch {
+		case !isStr:
+			t.d.add(key, "wants a string, got %s", describe(e))
+			ok = false
+		case s == "":
+			t.d.add(key, "is empty; give a name")
+			ok = false
+		default:
+			out = append(out, s)
+		}
+	}
+	return out, ok
+}
