@@ -20,6 +20,10 @@ import (
 // Tool.MaxBody is zero: 1 MiB.
 const DefaultMaxBody int64 = 1 << 20
 
+// StatusOverloaded is the HTTP status Anthropic's API returns when it is
+// overloaded; net/http has no name for it.
+const StatusOverloaded = 529
+
 // BuildFunc makes the HTTP request for one attempt of a call. attempt counts
 // from 1. The request must carry ctx (http.NewRequestWithContext), so that
 // cancelling the attempt closes the connection; a request built with
@@ -78,8 +82,8 @@ type Tool struct {
 //   - 408 and other 5xx: ClassTransient;
 //   - other statuses: ClassPermanent.
 //
-// Status is the HTTP status. Err, for a status other than 2xx, is a
-// *StatusError. RetryAfter comes from RetryDelay on the response headers
+// Status is the HTTP status. Err, for a status other than 2xx, is (or, with
+// OverMax failing the call, wraps) a *StatusError. RetryAfter comes from RetryDelay on the response headers
 // (responses other than 2xx only), measured from the time the response
 // arrived. Tokens and HasUsage come from the body's usage object, when the
 // body is JSON and has one.
@@ -191,10 +195,6 @@ func classify(status int, info *bodyInfo) sched.Class {
 		return sched.ClassPermanent
 	}
 }
-
-// StatusOverloaded is the status Anthropic's API returns when it is
-// overloaded; net/http has no name for it.
-const StatusOverloaded = 529
 
 // limitRetryAfter applies MaxRetryAfter and OverMax to a retryable outcome.
 func (t *Tool) limitRetryAfter(o *sched.Outcome) {

@@ -1,0 +1,61 @@
+package httptool_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+
+	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/httptool"
+)
+
+// A tool call against an OpenAI-style endpoint: the first attempt is rate
+// limited with a retry-after-ms header, the second succeeds and reports its
+// token usage. A MockTransport stands in for the network; in production the
+// client is a real one and the scheduler's Runner calls Execute.
+func ExampleTool() {
+	const url = "https://api.example.com/v1/search"
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodPost, url,
+		httpmock.NewStringResponder(429, `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`).
+			HeaderSet(http.Header{"Retry-After-Ms": {"1500"}}).
+			Then(httpmock.NewStringResponder(200, `{"results":["a","b"],"usage":{"total_tokens":812}}`)))
+
+	tool := &httptool.Tool{
+		Client: &http.Client{Transport: mt},
+		Build:  httptool.PostJSON(url, http.Header{"Authorization": {"Bearer sk-test"}}),
+	}
+	call := &sched.Call{ID: "call_1", Tool: "search", Payload: map[string]string{"q": "rate limits"}}
+	for attempt := 1; attempt <= 2; attempt++ {
+		o := tool.Execute(context.Background(), call, attempt)
+		fmt.Printf("attempt %d: %v, status %d, retry after %v, tokens %d, err: %v\n",
+			attempt, o.Class, o.Status, o.RetryAfter, o.Tokens, o.Err)
+	}
+	// Output:
+	// attempt 1: rate_limited, status 429, retry after 1.5s, tokens 0, err: httptool: HTTP 429 Too Many Requests: Rate limit reached (rate_limit_exceeded)
+	// attempt 2: success, status 200, retry after 0s, tokens 812, err: <nil>
+}
+
+// RetryDelay reads whichever delay header the server sent, here OpenAI's
+// reset headers: the request limit is the one exhausted.
+func ExampleRetryDelay() {
+	h := http.Header{}
+	h.Set("X-Ratelimit-Remaining-Requests", "0")
+	h.Set("X-Ratelimit-Reset-Requests", "1m2s")
+	h.Set("X-Ratelimit-Remaining-Tokens", "149000")
+	h.Set("X-Ratelimit-Reset-Tokens", "6ms")
+	d, ok := httptool.RetryDelay(h, time.Now())
+	fmt.Println(d, ok)
+
+	h = http.Header{}
+	h.Set("Retry-After", "Wed, 21 Oct 2015 07:28:30 GMT")
+	now := time.Date(2015, time.October, 21, 7, 28, 0, 0, time.UTC)
+	d, ok = httptool.RetryDelay(h, now)
+	fmt.Println(d, ok)
+	// Output:
+	// 1m2s true
+	// 30s true
+}
