@@ -86,23 +86,23 @@ func (c *Core) reserve(cs *callState) {
 		return
 	}
 	s := cs.svc
-	at := c.now
+	tokens := float64(cs.call.Tokens)
+	at := max(c.now, s.pausedUntil)
 	if s.req != nil {
-		at = max(at, s.req.readyAt(c.now, 1))
+		at = max(at, s.req.earliest(c.now, 1))
 	}
 	if s.tok != nil {
-		at = max(at, s.tok.readyAt(c.now, float64(cs.call.Tokens)))
+		at = max(at, s.tok.earliest(c.now, tokens))
 	}
-	at = max(at, s.pausedUntil)
 	if cs.deadline > 0 && at > cs.deadline {
 		c.finish(cs, ClassCancelled, nil, fmt.Errorf("call %q would wait %v for service %q but has %v left: %w", cs.call.ID, at-c.now, s.name, cs.deadline-c.now, ErrDeadline))
 		return
 	}
 	if s.req != nil {
-		s.req.reserve(c.now, 1)
+		cs.reqMark = s.req.take(at, 1)
 	}
 	if s.tok != nil {
-		s.tok.reserve(c.now, float64(cs.call.Tokens))
+		cs.tokMark = s.tok.take(at, tokens)
 	}
 	cs.reserved = cs.call.Tokens
 	t.tokUsed += cs.call.Tokens
@@ -124,11 +124,29 @@ func (c *Core) reserve(cs *callState) {
 // service pause began meanwhile.
 func (c *Core) release(cs *callState) {
 	if p := cs.svc.pausedUntil; p > c.now {
-		cs.releaseAt = p
-		c.setTimer(timer{at: p, kind: timerRelease, cs: cs, gen: cs.gen})
+		// Give the reservation back and reserve again when the pause ends,
+		// so the calls held by a pause cannot leave together as a burst.
+		c.unreserve(cs)
+		cs.phase = phaseBackoff
+		cs.gen++
+		c.setTimer(timer{at: p, kind: timerBackoff, cs: cs, gen: cs.gen})
 		return
 	}
 	c.start(cs)
+}
+
+// unreserve refunds an admitted call's unused reservation.
+func (c *Core) unreserve(cs *callState) {
+	s := cs.svc
+	if s.req != nil {
+		s.req.refund(1, cs.reqMark)
+	}
+	if s.tok != nil {
+		s.tok.refund(float64(cs.reserved), cs.tokMark)
+	}
+	cs.turn.tokUsed -= cs.reserved
+	cs.turn.attUsed--
+	cs.reserved = 0
 }
 
 // start sends an attempt.
@@ -191,7 +209,11 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	t := cs.turn
 	if o.HasUsage && cs.svc.tok != nil {
 		diff := o.Tokens - cs.reserved
-		cs.svc.tok.adjust(c.now, float64(diff))
+		if diff > 0 {
+			cs.svc.tok.take(c.now, float64(diff))
+		} else {
+			cs.svc.tok.refund(float64(-diff), cs.tokMark)
+		}
 		t.tokUsed += diff
 	}
 	cs.last = o

@@ -5,60 +5,64 @@ import (
 	"time"
 )
 
-// bucket is a token bucket with reservations: a reservation debits at once,
-// even into debt, and says when the debt is repaid. Rates are per second;
-// times are durations since the driver's epoch. Not safe for concurrent use.
+// bucket is a token bucket kept as a theoretical arrival time (GCRA): tat is
+// the time at which every token reserved so far is repaid, so the bucket is
+// full at any time ≥ tat and holds capacity − (tat−t)×rate at an earlier t.
+// A reservation moves tat forward at once — it may run ahead of now, which
+// is the bucket's debt — and is made for the exact time the attempt will
+// start, so calls paced by two buckets debit each at the same moment.
+// Rates are per second; times are durations since the driver's epoch.
+// Not safe for concurrent use.
 type bucket struct {
 	rate     float64 // tokens added per second
 	capacity float64 // most tokens held
-	tokens   float64 // may be negative (debt)
-	last     time.Duration
+	tat      time.Duration
+	spent    time.Duration // sum of every take's span, for refund marks
+	maxAt    time.Duration // latest time any take was made for
 }
 
 func newBucket(perMinute, burst, headroom float64) *bucket {
 	if perMinute <= 0 {
 		return nil
 	}
-	b := &bucket{rate: perMinute * headroom / 60, capacity: burst * headroom}
-	b.tokens = b.capacity
-	return b
+	return &bucket{rate: perMinute * headroom / 60, capacity: burst * headroom, tat: math.MinInt64 / 2, maxAt: math.MinInt64 / 2}
 }
 
-// advance refills the bucket up to now.
-func (b *bucket) advance(now time.Duration) {
-	if now <= b.last {
-		return
-	}
-	b.tokens += float64(now-b.last) * b.rate / 1e9
-	if b.tokens > b.capacity {
-		b.tokens = b.capacity
-	}
-	b.last = now
+// span is the time the bucket takes to refill n tokens, rounded up.
+func (b *bucket) span(n float64) time.Duration {
+	return time.Duration(math.Ceil(n * 1e9 / b.rate))
 }
 
-// readyAt returns when a reservation of n made at now would be repaid,
-// without making it.
-func (b *bucket) readyAt(now time.Duration, n float64) time.Duration {
-	b.advance(now)
-	left := b.tokens - n
-	if left >= 0 {
-		return now
-	}
-	return now + time.Duration(math.Ceil(-left*1e9/b.rate))
+// earliest returns the first time at or after now at which n tokens can be
+// taken, given every reservation made so far.
+func (b *bucket) earliest(now time.Duration, n float64) time.Duration {
+	return max(now, b.tat-time.Duration(math.Floor((b.capacity-n)*1e9/b.rate)))
 }
 
-// reserve debits n at now and returns when the debt it leaves is repaid.
-func (b *bucket) reserve(now time.Duration, n float64) time.Duration {
-	at := b.readyAt(now, n)
-	b.tokens -= n
-	return at
+// take reserves n tokens for time at (which earliest allowed) and returns a
+// mark to pass to refund.
+func (b *bucket) take(at time.Duration, n float64) time.Duration {
+	sp := b.span(n)
+	b.tat = max(b.tat, at) + sp
+	b.spent += sp
+	b.maxAt = max(b.maxAt, at)
+	return b.spent
 }
 
-// adjust debits n more (or refunds, when n is negative) without waiting.
-func (b *bucket) adjust(now time.Duration, n float64) {
-	b.advance(now)
-	b.tokens -= n
-	if b.tokens > b.capacity {
-		b.tokens = b.capacity
+// refund gives back n tokens reserved by the take that returned mark, as far
+// as that is safe. Lowering tat by the full amount could open a hole under a
+// later reservation that found the bucket full; tat never drops below
+// maxAt + (the spans taken since mark), an upper bound of the state the
+// bucket would be in had the refunded take been smaller. Tokens the bound
+// withholds are forfeited: the limit is kept at the cost of some capacity.
+func (b *bucket) refund(n float64, mark time.Duration) {
+	b.tat = max(b.tat-b.span(n), b.maxAt+(b.spent-mark))
+}
+
+// available returns the tokens the bucket holds at now (negative: in debt).
+func (b *bucket) available(now time.Duration) float64 {
+	if b.tat <= now {
+		return b.capacity
 	}
+	return b.capacity - float64(b.tat-now)*b.rate/1e9
 }

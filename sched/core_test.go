@@ -44,28 +44,50 @@ func TestTokenBucketReleaseTimes(t *testing.T) {
 }
 
 func TestTokensPerMinuteBucketAndSettle(t *testing.T) {
-	// 6000 tokens/min = 100/s, burst 1000. Each call reserves 500 but uses
-	// 250: the settle refunds 250, so the third call starts earlier than the
-	// reservation alone would allow.
+	// 6000 tokens/min = 100/s, burst 1000.
 	cfg := Config{Services: map[string]ServiceConfig{"llm": {TokensPerMinute: 6000, TokenBurst: 1000}}}
-	d := newDriver(t, cfg, func(*Call, int, time.Duration) (time.Duration, Outcome) {
-		return time.Second, Outcome{Class: ClassSuccess, Tokens: 250, HasUsage: true}
-	})
+	used := func(n int64) func(*Call, int, time.Duration) (time.Duration, Outcome) {
+		return func(*Call, int, time.Duration) (time.Duration, Outcome) {
+			return time.Second, Outcome{Class: ClassSuccess, Tokens: n, HasUsage: true}
+		}
+	}
+
+	// A call reserves the whole bucket but uses 200: the settle refunds 800,
+	// so the next 1000-token call starts at 2 s instead of 10 s.
+	d := newDriver(t, cfg, used(200))
+	d.submit(Call{ID: "a", Service: "llm", Tokens: 1000})
+	d.run(time.Second)
+	d.submit(Call{ID: "b", Service: "llm", Tokens: 1000})
+	d.run(time.Hour)
+	if got := d.startedOf["b"]; got != 2*time.Second {
+		t.Errorf("refund: b started at %v, want 2s", got)
+	}
+
+	// Usage above the estimate debits the difference: 1000 used on a
+	// 500-token reservation leaves the next call waiting 5 s more.
+	d = newDriver(t, cfg, used(1000))
+	d.submit(Call{ID: "a", Service: "llm", Tokens: 500})
+	d.run(time.Second)
+	d.submit(Call{ID: "b", Service: "llm", Tokens: 1000})
+	d.run(time.Hour)
+	if got := d.startedOf["b"]; got != 10*time.Second {
+		t.Errorf("extra debit: b started at %v, want 10s", got)
+	}
+
+	// Refunds never reopen room under a later reservation: c2 took the
+	// bucket at 5 s when it was empty, so c0's refund at 1 s is withheld
+	// and only the refunds that no later take depends on apply.
+	d = newDriver(t, cfg, used(250))
 	d.submit(calls(3, func(int) Call { return Call{Service: "llm", Tokens: 500} })...)
 	d.run(time.Hour)
-	// c0, c1 at 0 (1000 tokens). c2 reserves at 0 → debt 500 → 5 s.
-	// The refund at 1 s does not move an existing reservation: c2 still at 5 s.
 	want := []time.Duration{0, 0, 5 * time.Second}
 	for i, s := range d.starts {
 		if s.at != want[i] {
 			t.Errorf("start %d at %v, want %v", i, s.at, want[i])
 		}
 	}
-	// At 6 s the bucket holds 1000 - 3×500 + 600 refilled + 3×250 refunded.
-	b := d.core.service("llm").tok
-	b.advance(6 * time.Second)
-	if got := b.tokens; got != 850 {
-		t.Errorf("tokens at 6s = %v, want 850", got)
+	if got := d.core.service("llm").tok.available(6 * time.Second); got != 600 {
+		t.Errorf("tokens at 6s = %v, want 600", got)
 	}
 }
 

@@ -2,7 +2,6 @@ package sched
 
 import (
 	"container/heap"
-	"testing"
 	"time"
 )
 
@@ -10,7 +9,7 @@ import (
 // exec for its latency and outcome; a latency below zero means the attempt
 // hangs until it is cancelled.
 type vdriver struct {
-	t    testing.TB
+	t    tb
 	core *Core
 	now  time.Duration
 	exec func(call *Call, n int, now time.Duration) (time.Duration, Outcome)
@@ -68,7 +67,14 @@ func (h *completionHeap) Pop() any {
 	return x
 }
 
-func newDriver(t testing.TB, cfg Config, exec func(call *Call, n int, now time.Duration) (time.Duration, Outcome)) *vdriver {
+// tb is what the driver needs of *testing.T and *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+func newDriver(t tb, cfg Config, exec func(call *Call, n int, now time.Duration) (time.Duration, Outcome)) *vdriver {
 	t.Helper()
 	c, err := New(cfg)
 	if err != nil {

@@ -26,16 +26,7 @@ func (c *Core) finish(cs *callState, class Class, value any, err error) {
 		}
 	case phaseAdmitted:
 		// The reservation was never used: give the tokens back.
-		if s := cs.svc; s.req != nil || s.tok != nil {
-			if s.req != nil {
-				s.req.adjust(c.now, -1)
-			}
-			if s.tok != nil {
-				s.tok.adjust(c.now, float64(-cs.reserved))
-			}
-		}
-		t.tokUsed -= cs.reserved
-		t.attUsed--
+		c.unreserve(cs)
 		state = NotStarted
 		if cs.started {
 			state = Completed

@@ -37,7 +37,9 @@ type callState struct {
 	started    bool // some attempt was sent
 	attempts   int
 	attempt    AttemptID
-	reserved   int64 // tokens reserved by the attempt in flight
+	reserved   int64         // tokens reserved by the attempt in flight
+	reqMark    time.Duration // bucket marks of that reservation, for refunds
+	tokMark    time.Duration
 	releaseAt  time.Duration
 	deadline   time.Duration // 0: none
 	firstStart time.Duration

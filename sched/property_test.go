@@ -1,0 +1,159 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// TestProperties checks the scheduler's invariants over random call sets,
+// caps, buckets and outcomes.
+func TestProperties(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		services := []string{"a", "b"}
+		cfg := Config{
+			MaxInFlight:           rapid.IntRange(0, 6).Draw(rt, "global cap"),
+			KeepSlotDuringBackoff: rapid.Bool().Draw(rt, "keep slot"),
+			FanOut:                rapid.IntRange(0, 5).Draw(rt, "fan-out"),
+			Retry: RetryPolicy{
+				Backoff:          Backoff(rapid.IntRange(0, 5).Draw(rt, "backoff")),
+				Base:             time.Duration(rapid.IntRange(0, 500).Draw(rt, "base ms")) * time.Millisecond,
+				Cap:              2 * time.Second,
+				MaxAttempts:      rapid.IntRange(1, 4).Draw(rt, "attempts"),
+				RetryAfterJitter: time.Duration(rapid.IntRange(0, 300).Draw(rt, "ra jitter ms")) * time.Millisecond,
+			},
+			AttemptTimeout: time.Duration(rapid.IntRange(0, 3).Draw(rt, "attempt timeout s")) * time.Second,
+			Services:       map[string]ServiceConfig{},
+		}
+		for _, s := range services {
+			cfg.Services[s] = ServiceConfig{
+				MaxInFlight:       rapid.IntRange(0, 4).Draw(rt, s+" cap"),
+				RequestsPerMinute: float64(rapid.IntRange(0, 600).Draw(rt, s+" rpm")),
+				RequestBurst:      float64(rapid.IntRange(0, 5).Draw(rt, s+" burst")),
+				TokensPerMinute:   float64(rapid.IntRange(0, 60000).Draw(rt, s+" tpm")),
+				TokenBurst:        float64(rapid.IntRange(0, 5000).Draw(rt, s+" token burst")),
+				PauseOnRetryAfter: rapid.Bool().Draw(rt, s+" pause"),
+			}
+		}
+		n := rapid.IntRange(1, 30).Draw(rt, "calls")
+		cs := make([]Call, n)
+		for i := range cs {
+			cs[i] = Call{
+				ID:         fmt.Sprint("c", i),
+				Service:    rapid.SampledFrom(append(services, "")).Draw(rt, "service"),
+				Tokens:     int64(rapid.IntRange(0, 3000).Draw(rt, "tokens")),
+				Write:      rapid.IntRange(0, 4).Draw(rt, "write") == 0,
+				Idempotent: rapid.Bool().Draw(rt, "idempotent"),
+			}
+			if i > 0 && rapid.IntRange(0, 3).Draw(rt, "has dep") == 0 {
+				cs[i].After = []string{fmt.Sprint("c", rapid.IntRange(0, i-1).Draw(rt, "dep"))}
+			}
+		}
+		outcomes := rapid.SliceOfN(rapid.IntRange(0, 9), 64, 64).Draw(rt, "outcomes")
+		latencies := rapid.SliceOfN(rapid.IntRange(-1, 2000), 64, 64).Draw(rt, "latencies ms")
+		k := 0
+		exec := func(c *Call, n int, now time.Duration) (time.Duration, Outcome) {
+			k++
+			lat := time.Duration(latencies[k%64]) * time.Millisecond
+			if lat < 0 && cfg.AttemptTimeout == 0 {
+				lat = time.Second // a hang needs a timeout to end
+			}
+			switch outcomes[k%64] {
+			case 0:
+				return lat, Outcome{Class: ClassRateLimited, Status: 429, RetryAfter: time.Duration(k%3) * time.Second, HasRetryAfter: k%2 == 0}
+			case 1:
+				return lat, Failed(ClassTransient, errors.New("reset"))
+			case 2:
+				return lat, Failed(ClassPermanent, errors.New("bad"))
+			default:
+				return lat, Succeeded(nil)
+			}
+		}
+		d := newDriver(rt, cfg, exec)
+		svcPeak := map[string]int{}
+		svcNow := map[string]int{}
+		d.core.cfg.Hook = func(e Event) {
+			switch e.Kind {
+			case EventStarted:
+				svcNow[e.Service]++
+				svcPeak[e.Service] = max(svcPeak[e.Service], svcNow[e.Service])
+			case EventFinished, EventCancelled:
+				svcNow[e.Service]--
+			}
+		}
+		d.submit(cs...)
+		d.run(1 << 62)
+
+		// Exactly one result per id (the driver fails on a second one).
+		if len(d.results) != n || len(d.turns) != 1 || len(d.turns[0].Results) != n {
+			rt.Fatalf("%d results, %d turns for %d calls", len(d.results), len(d.turns), n)
+		}
+		for i, r := range d.turns[0].Results {
+			if r.ID != cs[i].ID {
+				rt.Fatalf("result %d is %s", i, r.ID)
+			}
+		}
+		// In flight never exceeds any cap.
+		if cfg.MaxInFlight > 0 && d.peak > cfg.MaxInFlight {
+			rt.Fatalf("peak %d above global cap %d", d.peak, cfg.MaxInFlight)
+		}
+		for _, s := range services {
+			if c := cfg.Services[s].MaxInFlight; c > 0 && svcPeak[s] > c {
+				rt.Fatalf("service %s peak %d above cap %d", s, svcPeak[s], c)
+			}
+		}
+		if d.overlaps != 0 {
+			rt.Fatalf("%d overlapping writes", d.overlaps)
+		}
+		// Buckets: what starts in any window fits capacity + rate × window.
+		for _, s := range services {
+			sc := cfg.Services[s]
+			var starts []startRec
+			for _, st := range d.starts {
+				if st.service == s {
+					starts = append(starts, st)
+				}
+			}
+			sort.SliceStable(starts, func(i, j int) bool { return starts[i].at < starts[j].at })
+			reqBurst := sc.RequestBurst
+			if reqBurst == 0 {
+				reqBurst = max(1, sc.RequestsPerMinute/60)
+			}
+			tokBurst := sc.TokenBurst
+			if tokBurst == 0 {
+				tokBurst = sc.TokensPerMinute
+			}
+			for i := range starts {
+				var tokens float64
+				for j := i; j < len(starts); j++ {
+					w := (starts[j].at - starts[i].at).Seconds()
+					tokens += float64(starts[j].tokens)
+					if sc.RequestsPerMinute > 0 && float64(j-i+1) > reqBurst+sc.RequestsPerMinute/60*w+1e-6 {
+						rt.Fatalf("service %s: %d requests in %.3fs window", s, j-i+1, w)
+					}
+					if sc.TokensPerMinute > 0 && tokens > tokBurst+sc.TokensPerMinute/60*w+1e-3 {
+						rt.Fatalf("service %s: %.0f tokens in %.3fs window", s, tokens, w)
+					}
+				}
+			}
+		}
+		// No call starts before its dependencies finished successfully.
+		for _, c := range cs {
+			start, ok := d.startedOf[c.ID]
+			for _, dep := range c.After {
+				r := d.results[dep]
+				if ok && (r.Err != nil || start < r.Finished) {
+					rt.Fatalf("%s started at %v; dependency %s finished at %v with %v", c.ID, start, dep, r.Finished, r.Err)
+				}
+			}
+		}
+		// Nothing is left behind.
+		if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || len(d.core.attempts) != 0 {
+			rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), len(d.core.attempts))
+		}
+	})
+}
