@@ -82,11 +82,12 @@ type Tool struct {
 //   - 408 and other 5xx: ClassTransient;
 //   - other statuses: ClassPermanent.
 //
-// Status is the HTTP status. Err, for a status other than 2xx, is (or, with
-// OverMax failing the call, wraps) a *StatusError. RetryAfter comes from RetryDelay on the response headers
-// (responses other than 2xx only), measured from the time the response
-// arrived. Tokens and HasUsage come from the body's usage object, when the
-// body is JSON and has one.
+// Status is the HTTP status. Err, for a status other than 2xx, is a
+// *StatusError (wrapped, when OverMax fails the call). RetryAfter comes from
+// RetryDelay on the response headers (responses other than 2xx only),
+// measured from the time the response arrived; see MaxRetryAfter for
+// whether it is limited. Tokens and HasUsage come from the body's usage
+// object, when the body is JSON and has one.
 //
 // Transport errors (connection reset, EOF, refused, a client timeout) are
 // ClassTransient, except certificate errors, which are ClassPermanent. If
