@@ -1,0 +1,180 @@
+package fakeapi
+
+import (
+	"sort"
+	"time"
+)
+
+// never is the wait of a request that no amount of waiting admits.
+const never time.Duration = -1
+
+// limiter enforces "at most limit units per window" under one algorithm, in
+// exact integer arithmetic so that the wait it computes is the wait until the
+// next admission to the nanosecond. Time must not go backwards; a smaller now
+// is treated as the last one seen.
+type limiter struct {
+	alg    Algorithm
+	limit  int64 // units per window
+	window time.Duration
+
+	// token bucket: credit is units × ns, full at capacity × window, refilled
+	// at limit per ns (limit/window units per ns).
+	capacity int64
+	credit   int64
+	last     time.Duration
+
+	// fixed window: [winStart, winStart+window) holds used units.
+	winStart time.Duration
+	used     int64
+
+	// sliding window: a log of admissions with cumulative totals, oldest
+	// first from head; entries with t <= now-window have expired.
+	log     []logEntry
+	head    int
+	total   int64 // units ever logged
+	expired int64 // units expired (the cum of the last expired entry)
+}
+
+type logEntry struct {
+	t   time.Duration
+	cum int64
+}
+
+func newLimiter(alg Algorithm, limit int64, window time.Duration, burst int64) limiter {
+	l := limiter{alg: alg, limit: limit, window: window, capacity: limit}
+	if burst > 0 {
+		l.capacity = burst
+	}
+	l.credit = l.capacity * int64(window)
+	return l
+}
+
+// max is the most units a single request may need.
+func (l *limiter) max() int64 {
+	if l.alg == TokenBucket {
+		return l.capacity
+	}
+	return l.limit
+}
+
+// advance brings the limiter's state to now.
+func (l *limiter) advance(now time.Duration) {
+	switch l.alg {
+	case TokenBucket:
+		if now <= l.last {
+			return
+		}
+		dt := int64(now - l.last)
+		l.last = now
+		full := l.capacity * int64(l.window)
+		if l.credit >= full {
+			return
+		}
+		if dt > (full-l.credit)/l.limit {
+			l.credit = full
+		} else {
+			l.credit += dt * l.limit
+		}
+	case FixedWindow:
+		if now >= l.winStart+l.window {
+			l.winStart = now - mod(now, l.window)
+			l.used = 0
+		}
+	case SlidingWindow:
+		cut := now - l.window
+		for l.head < len(l.log) && l.log[l.head].t <= cut {
+			l.expired = l.log[l.head].cum
+			l.head++
+		}
+		if l.head >= 64 && l.head*2 >= len(l.log) {
+			n := copy(l.log, l.log[l.head:])
+			l.log = l.log[:n]
+			l.head = 0
+		}
+	}
+}
+
+// wait returns how long after now n units would be admitted (0: now; never:
+// n exceeds what the limiter can ever admit at once). Call advance first.
+func (l *limiter) wait(now time.Duration, n int64) time.Duration {
+	if n > l.max() {
+		return never
+	}
+	switch l.alg {
+	case TokenBucket:
+		need := n * int64(l.window)
+		if l.credit >= need {
+			return 0
+		}
+		return time.Duration(ceilDiv(need-l.credit, l.limit))
+	case FixedWindow:
+		if l.used+n <= l.limit {
+			return 0
+		}
+		return l.winStart + l.window - now
+	default: // SlidingWindow
+		if l.total-l.expired+n <= l.limit {
+			return 0
+		}
+		// The first entry whose expiry brings the sum low enough.
+		target := l.total + n - l.limit
+		live := l.log[l.head:]
+		i := sort.Search(len(live), func(i int) bool { return live[i].cum >= target })
+		return live[i].t + l.window - now
+	}
+}
+
+// take spends n units at now, overdrawing if need be (counting rejected
+// requests); a token bucket never goes below minus its capacity.
+func (l *limiter) take(now time.Duration, n int64) {
+	if n == 0 {
+		return
+	}
+	switch l.alg {
+	case TokenBucket:
+		l.credit -= n * int64(l.window)
+		if floor := -l.capacity * int64(l.window); l.credit < floor {
+			l.credit = floor
+		}
+	case FixedWindow:
+		l.used += n
+	case SlidingWindow:
+		l.total += n
+		l.log = append(l.log, logEntry{t: now, cum: l.total})
+	}
+}
+
+// state reports the published limit, the units left now and how long until
+// the limiter is back to its initial state (full bucket, empty window).
+func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.Duration) {
+	switch l.alg {
+	case TokenBucket:
+		full := l.capacity * int64(l.window)
+		remaining = l.credit / int64(l.window)
+		if l.credit < full {
+			reset = time.Duration(ceilDiv(full-l.credit, l.limit))
+		}
+	case FixedWindow:
+		remaining = l.limit - l.used
+		if l.used > 0 {
+			reset = l.winStart + l.window - now
+		}
+	case SlidingWindow:
+		remaining = l.limit - (l.total - l.expired)
+		if l.head < len(l.log) {
+			reset = l.log[len(l.log)-1].t + l.window - now
+		}
+	}
+	return l.limit, max(remaining, 0), reset
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// mod is the non-negative remainder of t / m.
+func mod(t, m time.Duration) time.Duration {
+	r := t % m
+	if r < 0 {
+		r += m
+	}
+	return r
+}

@@ -1,0 +1,596 @@
+package fakeapi
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// ID names one admitted request until Finish or Cancel. The zero ID is never
+// issued: rejected requests carry it.
+type ID uint64
+
+// Kind is what the service does with a request.
+type Kind uint8
+
+// Kinds of decision. The first four are admissions (the request holds a
+// concurrency slot until Finish or Cancel); the rest are immediate rejections.
+const (
+	// KindOK: a successful response after Latency.
+	KindOK Kind = iota
+	// KindServerError: a 5xx response after Latency.
+	KindServerError
+	// KindHang: no response ever; the driver calls Cancel when the client gives up.
+	KindHang
+	// KindReset: the connection is reset without a response after Latency.
+	KindReset
+	// KindRateLimited: 429 at once; Limit says which limit, RetryAfter what the client is told.
+	KindRateLimited
+	// KindOverloaded: 529 at once, during an overload episode.
+	KindOverloaded
+	// KindUnauthorized: 401 at once, the API key is missing or unknown.
+	KindUnauthorized
+	// KindTooLarge: 413 at once, the body or the token count can never be accepted.
+	KindTooLarge
+	// KindBadRequest: 400 at once, the body is malformed.
+	KindBadRequest
+	numKinds
+)
+
+var kindNames = [numKinds]string{"ok", "server_error", "hang", "reset", "rate_limited", "overloaded", "unauthorized", "too_large", "bad_request"}
+
+// String returns the kind's snake_case name, as used in Stats.Errors.
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Limit names the limit that rejected a request.
+type Limit uint8
+
+// Limits.
+const (
+	LimitNone Limit = iota
+	// LimitRPS: requests per second.
+	LimitRPS
+	// LimitRPM: requests per minute.
+	LimitRPM
+	// LimitTPM: tokens per minute.
+	LimitTPM
+	// LimitConcurrency: requests in flight.
+	LimitConcurrency
+	numLimits
+)
+
+var limitNames = [numLimits]string{"none", "rps", "rpm", "tpm", "concurrency"}
+
+// String returns the limit's name: "rps", "rpm", "tpm", "concurrency" or "none".
+func (l Limit) String() string {
+	if l < numLimits {
+		return limitNames[l]
+	}
+	return fmt.Sprintf("limit(%d)", uint8(l))
+}
+
+// Request is one arrival at the service.
+type Request struct {
+	// Client tells clients apart for early-retry accounting; the server uses
+	// the API key plus the x-simbench-client header. Requests with the same
+	// Client share one retry deadline.
+	Client string
+	// Key is the API key; it must be one of ServiceConfig.Keys when those are set.
+	Key string
+	// Method and Path are the HTTP method and path (informational; Path is
+	// the write resource when Resource is empty).
+	Method, Path string
+	// Resource names what a write modifies; "" means Path.
+	Resource string
+	// Tokens are the input tokens and OutputTokens the output tokens the
+	// response will carry; both are charged against TPM at admission.
+	Tokens, OutputTokens int64
+	// Write marks a request that modifies Resource; overlapping writes to one
+	// resource count as write races.
+	Write bool
+	// Bytes is the body size in bytes (413 past ServiceConfig.MaxBodyBytes).
+	Bytes int64
+	// Malformed marks a body that failed to decode (400).
+	Malformed bool
+}
+
+// Quota is what a rate-limit header reports about one limit.
+type Quota struct {
+	// Limit is the published limit per window; 0 means there is no such limit.
+	Limit int64
+	// Remaining is what could be admitted now.
+	Remaining int64
+	// Reset is how long until the limit is back to its initial state.
+	Reset time.Duration
+}
+
+// Decision is what the service does with one request.
+type Decision struct {
+	// ID is non-zero for admissions (Kind OK, ServerError, Hang, Reset); the
+	// driver must later call Finish or Cancel with it.
+	ID ID
+	// Kind is what happens; Status the HTTP status the client sees (0 for
+	// Hang and Reset, which send none).
+	Kind   Kind
+	Status int
+	// Limit is the binding limit of a 429 (the one with the longest wait).
+	Limit Limit
+	// Wait is the exact time from arrival until the limiter would admit this
+	// request (429), or until the overload episode ends (529).
+	Wait time.Duration
+	// RetryAfter is the delay the client is told, after the header style's
+	// rounding (milliseconds for openai, seconds otherwise, rounded up) and
+	// any lie; HasRetryAfter says whether the response carries one.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+	// Latency is the time from arrival until the response is complete, for
+	// admissions other than Hang.
+	Latency time.Duration
+	// SlowFirstByte says Latency includes the configured slow-first-byte delay
+	// before any byte of the response.
+	SlowFirstByte bool
+	// Tokens is the token count charged (Request.Tokens + OutputTokens).
+	Tokens int64
+	// Requests and TokenQuota feed the rate-limit headers: the request limit
+	// (RPM when set, else RPS) and TPM, after this decision.
+	Requests, TokenQuota Quota
+	// EarlyRetry says the client came back before a retry delay it was given
+	// had elapsed.
+	EarlyRetry bool
+	// WriteRace says this write overlaps another in-flight write to its resource.
+	WriteRace bool
+}
+
+// Admitted reports whether the request holds a slot until Finish or Cancel.
+func (d Decision) Admitted() bool { return d.ID != 0 }
+
+// maxTimeline bounds the per-second timeline (12 days of seconds).
+const maxTimeline = 1 << 20
+
+type tenant struct {
+	rps, rpm, tpm          limiter
+	hasRPS, hasRPM, hasTPM bool
+	maxConc                int
+	inFlight               int
+}
+
+type slot struct {
+	gen      uint32
+	live     bool
+	kind     Kind
+	tenant   *tenant
+	start    time.Duration
+	tokens   int64
+	resource string
+	write    bool
+}
+
+type counters struct {
+	arrived, accepted, completed, cancelled    int64
+	wasted, wastedTokens, early, races, tokens int64
+	wastedNS                                   int64
+	limited                                    [numLimits]int64
+	errors                                     [numKinds]int64
+	peak                                       int
+	timeline                                   []Second
+}
+
+// Model is a pure model of one rate-limited service. Time is a
+// [time.Duration] since an epoch the driver chooses and must not go
+// backwards; randomness comes from the *rand.Rand given to NewModel. A Model
+// is not safe for concurrent use: the driver serializes calls.
+//
+// For every Arrive that returns an admitted Decision, the driver calls
+// exactly one of Finish (the response was delivered, or the work completed
+// after the client had gone) or Cancel (the client closed the connection
+// mid-request; the work stops).
+type Model struct {
+	cfg      ServiceConfig
+	lat      sampler
+	faults   *rand.Rand
+	overload *rand.Rand
+
+	single  tenant
+	tenants map[string]*tenant
+
+	slots    []slot
+	free     []uint32
+	inFlight int
+
+	retryAt map[string]time.Duration
+	writes  map[string]int
+
+	epInit         bool
+	epStart, epEnd time.Duration
+
+	c counters
+}
+
+// NewModel returns a model of the service cfg describes, drawing from
+// independent streams derived from rng (latency, faults, overload episodes),
+// so that enabling one fault does not change the latencies drawn. cfg must
+// pass Validate, and an empirical distribution must have its Samples loaded
+// (see LoadFiles).
+func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Latency.Dist == DistEmpirical && len(cfg.Latency.Samples) == 0 {
+		return nil, fmt.Errorf("fakeapi: service %q: empirical latency samples are not loaded (call LoadFiles)", cfg.Name)
+	}
+	cfg = cfg.withDefaults()
+	sub := func() *rand.Rand { return rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())) }
+	m := &Model{
+		cfg:      cfg,
+		retryAt:  map[string]time.Duration{},
+		writes:   map[string]int{},
+		faults:   sub(),
+		overload: sub(),
+	}
+	m.lat = newSampler(cfg.Latency, sub())
+	if len(cfg.Keys) == 0 {
+		m.single = m.newTenant(KeyConfig{})
+	} else {
+		m.tenants = make(map[string]*tenant, len(cfg.Keys))
+		for _, k := range cfg.Keys {
+			t := m.newTenant(k)
+			m.tenants[k.Key] = &t
+		}
+	}
+	return m, nil
+}
+
+func (m *Model) newTenant(k KeyConfig) tenant {
+	c := m.cfg
+	or := func(a, b int64) int64 {
+		if a != 0 {
+			return a
+		}
+		return b
+	}
+	rps, rpm, tpm := or(k.RPS, c.RPS), or(k.RPM, c.RPM), or(k.TPM, c.TPM)
+	t := tenant{maxConc: c.MaxConcurrent}
+	if k.MaxConcurrent != 0 {
+		t.maxConc = k.MaxConcurrent
+	}
+	if rps > 0 {
+		t.hasRPS = true
+		t.rps = newLimiter(c.Algorithm, rps, time.Second, c.Burst)
+	}
+	if rpm > 0 {
+		t.hasRPM = true
+		var burst int64
+		if rps == 0 {
+			burst = c.Burst
+		}
+		t.rpm = newLimiter(c.Algorithm, rpm, time.Minute, burst)
+	}
+	if tpm > 0 {
+		t.hasTPM = true
+		t.tpm = newLimiter(c.Algorithm, tpm, time.Minute, c.TokenBurst)
+	}
+	return t
+}
+
+// Config returns the model's configuration with defaults applied.
+func (m *Model) Config() ServiceConfig { return m.cfg }
+
+// InFlight returns the number of admitted requests not yet finished or cancelled.
+func (m *Model) InFlight() int { return m.inFlight }
+
+// Arrive decides what happens to a request arriving at now, and accounts for it.
+func (m *Model) Arrive(now time.Duration, r Request) Decision {
+	m.c.arrived++
+	var d Decision
+	if len(m.retryAt) > 0 {
+		if at, ok := m.retryAt[r.Client]; ok {
+			if now < at {
+				d.EarlyRetry = true
+				m.c.early++
+			} else {
+				delete(m.retryAt, r.Client)
+			}
+		}
+	}
+	t := &m.single
+	if m.tenants != nil {
+		if t = m.tenants[r.Key]; t == nil {
+			return m.reject(d, KindUnauthorized, 401)
+		}
+	}
+	if r.Bytes > m.cfg.MaxBodyBytes {
+		return m.reject(d, KindTooLarge, 413)
+	}
+	if r.Malformed || r.Tokens < 0 || r.OutputTokens < 0 {
+		return m.reject(d, KindBadRequest, 400)
+	}
+	n := r.Tokens + r.OutputTokens
+	d.Tokens = n
+	if t.hasTPM && n > t.tpm.max() {
+		d.Limit = LimitTPM
+		return m.reject(d, KindTooLarge, 413)
+	}
+	if m.overloaded(now) {
+		d.Wait = m.epEnd - now
+		return m.reject(d, KindOverloaded, 529)
+	}
+	if t.hasRPS {
+		t.rps.advance(now)
+	}
+	if t.hasRPM {
+		t.rpm.advance(now)
+	}
+	if t.hasTPM {
+		t.tpm.advance(now)
+	}
+	if t.maxConc > 0 && t.inFlight >= t.maxConc {
+		d.Limit = LimitConcurrency
+		return m.limited(now, r, t, d, m.cfg.ConcurrencyRetryAfter)
+	}
+	var w time.Duration
+	if t.hasRPS {
+		if x := t.rps.wait(now, 1); x > w {
+			w, d.Limit = x, LimitRPS
+		}
+	}
+	if t.hasRPM {
+		if x := t.rpm.wait(now, 1); x > w {
+			w, d.Limit = x, LimitRPM
+		}
+	}
+	if t.hasTPM {
+		if x := t.tpm.wait(now, n); x > w {
+			w, d.Limit = x, LimitTPM
+		}
+	}
+	if w > 0 {
+		d.Wait = w
+		return m.limited(now, r, t, d, w)
+	}
+
+	// Admitted.
+	if t.hasRPS {
+		t.rps.take(now, 1)
+	}
+	if t.hasRPM {
+		t.rpm.take(now, 1)
+	}
+	if t.hasTPM {
+		t.tpm.take(now, n)
+	}
+	m.quotas(now, t, &d)
+	m.c.accepted++
+	m.c.tokens += n
+	m.tick(now, true)
+
+	lat := m.lat.draw()
+	if f := m.cfg.Latency.LoadSlope; f > 0 {
+		if over := m.inFlight - m.cfg.Latency.LoadKnee; over > 0 {
+			lat *= 1 + f*float64(over)
+		}
+	}
+	fc := &m.cfg.Faults
+	if fc.SlowFirstByteRate > 0 && m.faults.Float64() < fc.SlowFirstByteRate {
+		lat += float64(fc.SlowFirstByte)
+		d.SlowFirstByte = true
+	}
+	d.Latency = time.Duration(min(lat, math.MaxInt64/2))
+	d.Kind, d.Status = KindOK, 200
+	if fc.ErrorRate+fc.HangRate+fc.ResetRate > 0 {
+		switch u := m.faults.Float64(); {
+		case u < fc.ErrorRate:
+			d.Kind, d.Status = KindServerError, fc.ErrorStatus
+		case u < fc.ErrorRate+fc.HangRate:
+			d.Kind, d.Status, d.Latency = KindHang, 0, 0
+			m.c.errors[KindHang]++
+		case u < fc.ErrorRate+fc.HangRate+fc.ResetRate:
+			d.Kind, d.Status = KindReset, 0
+		}
+	}
+
+	var idx uint32
+	if k := len(m.free); k > 0 {
+		idx = m.free[k-1]
+		m.free = m.free[:k-1]
+	} else {
+		idx = uint32(len(m.slots))
+		m.slots = append(m.slots, slot{})
+	}
+	s := &m.slots[idx]
+	s.gen++
+	s.live, s.kind, s.tenant, s.start, s.tokens = true, d.Kind, t, now, n
+	if r.Write {
+		res := r.Resource
+		if res == "" {
+			res = r.Path
+		}
+		if m.writes[res] > 0 {
+			d.WriteRace = true
+			m.c.races++
+		}
+		m.writes[res]++
+		s.resource, s.write = res, true
+	} else {
+		s.resource, s.write = "", false
+	}
+	d.ID = ID(uint64(s.gen)<<32 | uint64(idx))
+	t.inFlight++
+	m.inFlight++
+	m.c.peak = max(m.c.peak, m.inFlight)
+	return d
+}
+
+// limited finishes a 429 decision whose true wait (for the advertised delay)
+// is wait.
+func (m *Model) limited(now time.Duration, r Request, t *tenant, d Decision, wait time.Duration) Decision {
+	if m.cfg.CountRejected {
+		if t.hasRPS {
+			t.rps.take(now, 1)
+		}
+		if t.hasRPM {
+			t.rpm.take(now, 1)
+		}
+	}
+	d.Kind, d.Status = KindRateLimited, 429
+	d.RetryAfter, d.HasRetryAfter = m.advertise(wait)
+	if d.HasRetryAfter {
+		if at := now + d.RetryAfter; at > m.retryAt[r.Client] {
+			m.retryAt[r.Client] = at
+		}
+	}
+	m.quotas(now, t, &d)
+	m.c.limited[d.Limit]++
+	m.tick(now, false)
+	return d
+}
+
+func (m *Model) reject(d Decision, k Kind, status int) Decision {
+	d.Kind, d.Status = k, status
+	m.c.errors[k]++
+	return d
+}
+
+// advertise turns a true wait into the delay the client is told.
+func (m *Model) advertise(w time.Duration) (time.Duration, bool) {
+	if m.cfg.Lie == LieMissing || m.cfg.Headers == HeadersNone {
+		return 0, false
+	}
+	unit := time.Second
+	if m.cfg.Headers == HeadersOpenAI {
+		unit = time.Millisecond
+	}
+	if m.cfg.Lie == LieShort {
+		w = time.Duration(float64(w) * m.cfg.LieFactor)
+		return w - w%unit, true // a liar rounds down
+	}
+	return RoundUp(w, unit), true
+}
+
+// RoundUp rounds d up to a multiple of unit, as providers round retry delays.
+func RoundUp(d, unit time.Duration) time.Duration {
+	if r := d % unit; r != 0 {
+		d += unit - r
+	}
+	return d
+}
+
+func (m *Model) quotas(now time.Duration, t *tenant, d *Decision) {
+	switch {
+	case t.hasRPM:
+		d.Requests.Limit, d.Requests.Remaining, d.Requests.Reset = t.rpm.state(now)
+	case t.hasRPS:
+		d.Requests.Limit, d.Requests.Remaining, d.Requests.Reset = t.rps.state(now)
+	}
+	if t.hasTPM {
+		d.TokenQuota.Limit, d.TokenQuota.Remaining, d.TokenQuota.Reset = t.tpm.state(now)
+	}
+}
+
+// overloaded reports whether an arrival at now falls into an overload
+// episode and is rejected by it.
+func (m *Model) overloaded(now time.Duration) bool {
+	o := &m.cfg.Faults.Overload
+	if o.Every == 0 {
+		return false
+	}
+	gap := func() time.Duration { return time.Duration(m.overload.ExpFloat64() * float64(o.Every)) }
+	if !m.epInit {
+		m.epInit = true
+		m.epStart = gap()
+		m.epEnd = m.epStart + o.Length
+	}
+	for now >= m.epEnd {
+		m.epStart = m.epEnd + gap()
+		m.epEnd = m.epStart + o.Length
+	}
+	if now < m.epStart {
+		return false
+	}
+	return o.Rate >= 1 || m.overload.Float64() < o.Rate
+}
+
+// tick records one admitted or rate-limited arrival in the timeline.
+func (m *Model) tick(now time.Duration, admitted bool) {
+	if now < 0 {
+		return
+	}
+	sec := int64(now / time.Second)
+	if sec >= maxTimeline {
+		return
+	}
+	tl := m.c.timeline
+	for int64(len(tl)) <= sec {
+		tl = append(tl, Second{T: int64(len(tl))})
+	}
+	if admitted {
+		tl[sec].Admitted++
+	} else {
+		tl[sec].Limited++
+	}
+	m.c.timeline = tl
+}
+
+// release frees id's slot and returns a copy of it; a stale or unknown id
+// is a bug in the driver and panics.
+func (m *Model) release(id ID, op string, hangOK bool) slot {
+	idx, gen := uint32(id), uint32(id>>32)
+	if int(idx) >= len(m.slots) || !m.slots[idx].live || m.slots[idx].gen != gen {
+		panic(fmt.Sprintf("fakeapi: %s of unknown or already released request %d", op, id))
+	}
+	s := &m.slots[idx]
+	if s.kind == KindHang && !hangOK {
+		panic(fmt.Sprintf("fakeapi: %s of hanging request %d; call Cancel when the client gives up", op, id))
+	}
+	out := *s
+	s.live, s.tenant, s.resource = false, nil, ""
+	m.free = append(m.free, idx)
+	out.tenant.inFlight--
+	m.inFlight--
+	if out.write {
+		if m.writes[out.resource]--; m.writes[out.resource] <= 0 {
+			delete(m.writes, out.resource)
+		}
+	}
+	return out
+}
+
+// Finish ends admitted request id at now: its response was delivered, or,
+// when clientGone, the work completed after the client had gone and its
+// seconds and tokens count as wasted. Finishing a hanging request, or an id
+// already finished or cancelled, panics.
+func (m *Model) Finish(now time.Duration, id ID, clientGone bool) {
+	s := m.release(id, "Finish", false)
+	switch s.kind {
+	case KindOK:
+		if clientGone {
+			m.c.wasted++
+			m.c.wastedNS += int64(now - s.start)
+			m.c.wastedTokens += s.tokens
+		} else {
+			m.c.completed++
+		}
+	default:
+		m.c.errors[s.kind]++
+	}
+}
+
+// Cancel ends admitted request id at now because the client closed the
+// connection mid-request: the work stops and nothing is wasted. Cancelling
+// an id already finished or cancelled panics.
+func (m *Model) Cancel(now time.Duration, id ID) {
+	m.release(id, "Cancel", true)
+	m.c.cancelled++
+}
+
+// ResetStats clears the accounting; limiter state and requests in flight
+// are kept (the peak restarts at the current concurrency).
+func (m *Model) ResetStats() {
+	m.c = counters{peak: m.inFlight}
+	clear(m.retryAt)
+}

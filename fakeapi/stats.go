@@ -1,0 +1,90 @@
+package fakeapi
+
+import "time"
+
+// Second is one second of the timeline: what arrived in [T, T+1) seconds
+// since the epoch.
+type Second struct {
+	// T is the second since the epoch.
+	T int64 `json:"t"`
+	// Admitted and Limited count admissions and 429s in that second.
+	Admitted int64 `json:"admitted"`
+	Limited  int64 `json:"limited"`
+}
+
+// Stats is a service's accounting since it started or was last reset. The
+// JSON field names are an interface (GET /_simbench/stats).
+type Stats struct {
+	// Service is the service name.
+	Service string `json:"service"`
+	// Arrived counts every request that reached the model.
+	Arrived int64 `json:"arrived"`
+	// Accepted counts admissions (including those that later fail, hang or reset).
+	Accepted int64 `json:"accepted"`
+	// RateLimited counts 429s; RateLimitedBy splits them by limit
+	// ("rps", "rpm", "tpm", "concurrency").
+	RateLimited   int64            `json:"rate_limited"`
+	RateLimitedBy map[string]int64 `json:"rate_limited_by"`
+	// Errors counts other failures by class: "overloaded" (529),
+	// "server_error" (5xx), "hang", "reset", "unauthorized" (401),
+	// "too_large" (413), "bad_request" (400).
+	Errors map[string]int64 `json:"errors"`
+	// Completed counts successful responses delivered to a client still there.
+	Completed int64 `json:"completed"`
+	// CancelledByClient counts admitted requests whose client closed the
+	// connection mid-request (the work stopped).
+	CancelledByClient int64 `json:"cancelled_by_client"`
+	// Wasted counts successful requests completed after the client had gone;
+	// WastedWorkS is the server-side seconds they took and WastedTokens their tokens.
+	Wasted       int64   `json:"wasted"`
+	WastedWorkS  float64 `json:"wasted_work_s"`
+	WastedTokens int64   `json:"wasted_tokens"`
+	// EarlyRetries counts requests that arrived from a client before a retry
+	// delay it had been given had elapsed.
+	EarlyRetries int64 `json:"early_retries"`
+	// WriteRaces counts writes admitted while another write to the same
+	// resource was in flight.
+	WriteRaces int64 `json:"write_races"`
+	// TokensAccepted sums the tokens charged for admitted requests.
+	TokensAccepted int64 `json:"tokens_accepted"`
+	// InFlight is the requests in flight now; PeakConcurrency the most at once.
+	InFlight        int `json:"in_flight"`
+	PeakConcurrency int `json:"peak_concurrency"`
+	// Timeline has one entry per second from the epoch to the last arrival
+	// that was admitted or rate limited.
+	Timeline []Second `json:"timeline"`
+}
+
+// errorKinds are the kinds reported in Stats.Errors.
+var errorKinds = []Kind{KindOverloaded, KindServerError, KindHang, KindReset, KindUnauthorized, KindTooLarge, KindBadRequest}
+
+// Stats returns a copy of the accounting.
+func (m *Model) Stats() Stats {
+	c := &m.c
+	s := Stats{
+		Service:           m.cfg.Name,
+		Arrived:           c.arrived,
+		Accepted:          c.accepted,
+		RateLimitedBy:     make(map[string]int64, numLimits-1),
+		Errors:            make(map[string]int64, len(errorKinds)),
+		Completed:         c.completed,
+		CancelledByClient: c.cancelled,
+		Wasted:            c.wasted,
+		WastedWorkS:       time.Duration(c.wastedNS).Seconds(),
+		WastedTokens:      c.wastedTokens,
+		EarlyRetries:      c.early,
+		WriteRaces:        c.races,
+		TokensAccepted:    c.tokens,
+		InFlight:          m.inFlight,
+		PeakConcurrency:   c.peak,
+		Timeline:          append([]Second{}, c.timeline...),
+	}
+	for l := LimitRPS; l < numLimits; l++ {
+		s.RateLimitedBy[l.String()] = c.limited[l]
+		s.RateLimited += c.limited[l]
+	}
+	for _, k := range errorKinds {
+		s.Errors[k.String()] = c.errors[k]
+	}
+	return s
+}
