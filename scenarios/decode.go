@@ -203,7 +203,7 @@ func (d *decoder) checkService(sc *Scenario, key, name string) {
 	}
 	names := serviceNames(sc)
 	if near := closest(name, names); near != "" {
-		d.add(key, "unknown service %q; did you mean %q?", name, near)
+		d.add(key, "unknown service %q; did you mean %s?", name, near)
 	} else if len(names) == 0 {
 		d.add(key, "unknown service %q; define it in a [services.%s] table", name, name)
 	} else {
@@ -220,7 +220,7 @@ func (d *decoder) checkTool(sc *Scenario, key, name, what string) bool {
 		names = append(names, t.Name)
 	}
 	if near := closest(name, names); near != "" {
-		d.add(key, "unknown %s %q; did you mean %q?", what, name, near)
+		d.add(key, "unknown %s %q; did you mean %s?", what, name, near)
 	} else {
 		d.add(key, "unknown %s %q; define [tools.%s] or use one of %s", what, name, name, quoteList(names))
 	}
@@ -458,7 +458,8 @@ func (d *decoder) checkDependencies(groups []CallGroup, keys []string) {
 
 func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	defer t.finish()
-	s := Strategy{Headroom: 1, SerializeWrites: true, FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport}
+	s := Strategy{Headroom: 1, Retry: defaultRetry(), SerializeWrites: true,
+		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport}
 	if name, ok := t.str("name"); ok {
 		s.Name = name
 		switch prev := sc.Strategy(name); {
@@ -535,9 +536,15 @@ func (d *decoder) strategyLine(sc *Scenario, name string) int {
 	return d.pos.lookup(fmt.Sprintf("strategy[%d].name", i)).line
 }
 
+// defaultRetry is the policy of a strategy without a retry table: one
+// attempt, no retries.
+func defaultRetry() Retry {
+	return Retry{Backoff: BackoffNone, HonorRetryAfter: true, OverMaxRetryAfter: OverMaxClamp}
+}
+
 func (d *decoder) decodeRetry(t *table) Retry {
 	defer t.finish()
-	r := Retry{Backoff: BackoffNone, HonorRetryAfter: true, OverMaxRetryAfter: OverMaxClamp}
+	r := defaultRetry()
 	r.Backoff = enum(t, "backoff", BackoffNone, BackoffNone, BackoffConstant, BackoffExponential,
 		BackoffFullJitter, BackoffEqualJitter, BackoffDecorrelatedJitter)
 	r.Base, _ = t.duration("base")

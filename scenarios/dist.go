@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -196,7 +197,11 @@ func empirical[T time.Duration | float64](st *table, file string, u unit[T]) ([]
 	}
 	data, err := fs.ReadFile(st.d.files, path.Clean(file))
 	if err != nil {
-		st.d.add(key, "cannot read %q (paths are relative to the scenario file): %v", file, unwrapPathErr(err))
+		if errors.Is(err, fs.ErrNotExist) {
+			st.d.add(key, "cannot read %q: no such file (paths are relative to the scenario file)", file)
+		} else {
+			st.d.add(key, "cannot read %q: %v", file, err)
+		}
 		return nil, false
 	}
 	var out []T
@@ -219,13 +224,6 @@ func empirical[T time.Duration | float64](st *table, file string, u unit[T]) ([]
 		return nil, false
 	}
 	return out, true
-}
-
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 func kindNames() []string {

@@ -356,7 +356,8 @@ type Strategy struct {
 	// Headroom is the fraction of published limits the buckets use, in (0, 1]
 	// (1 when unset; only set with TokenBucket).
 	Headroom float64
-	// Retry is the retry policy (zero: no retries).
+	// Retry is the retry policy; without a retry table it is Backoff none,
+	// Attempts 0, which sched runs as one attempt and no retries.
 	Retry Retry
 	// SerializeWrites runs writes to one resource one at a time (true unless
 	// the file says false). When false the simulator submits writes as plain

@@ -72,7 +72,7 @@ func (t *table) finish() {
 			continue
 		}
 		if near := closest(k, t.known); near != "" {
-			t.add(k, "unknown key; did you mean %q?", near)
+			t.add(k, "unknown key; did you mean %s?", near)
 		} else {
 			t.add(k, "unknown key; the keys here are %s", strings.Join(t.known, ", "))
 		}
@@ -285,7 +285,7 @@ func enum[E ~string](t *table, k string, def E, allowed ...E) E {
 		names[i] = string(a)
 	}
 	if near := closest(s, names); near != "" {
-		t.add(k, "unknown value %q; did you mean %q? (one of %s)", s, near, quoteList(names))
+		t.add(k, "unknown value %q; did you mean %s? (one of %s)", s, near, quoteList(names))
 	} else {
 		t.add(k, "unknown value %q; use one of %s", s, quoteList(names))
 	}

@@ -83,19 +83,23 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// closest returns the candidate nearest to s by edit distance when it is
-// close enough to be a likely typo, or "".
+// closest returns the candidates nearest to s by edit distance when they are
+// close enough to be a likely typo, quoted and joined with "or"; or "".
 func closest(s string, candidates []string) string {
-	best, bestDist := "", 0
+	var best []string
+	bestDist := 0
 	for _, c := range candidates {
-		if d := editDistance(s, c); best == "" || d < bestDist {
-			best, bestDist = c, d
+		switch d := editDistance(s, c); {
+		case len(best) == 0 || d < bestDist:
+			best, bestDist = []string{c}, d
+		case d == bestDist:
+			best = append(best, c)
 		}
 	}
-	if best == "" || bestDist > 2 || bestDist > max(1, len(s)/2) {
+	if len(best) == 0 || bestDist > 2 || bestDist > max(1, len(s)/2) {
 		return ""
 	}
-	return best
+	return strings.ReplaceAll(quoteList(best), ", ", " or ")
 }
 
 func editDistance(a, b string) int {
