@@ -98,7 +98,7 @@ func (t *textTable) lines() []string {
 				b.WriteString(text + pad)
 			}
 		}
-		out = append(out, b.String())
+		out = append(out, strings.TrimRight(b.String(), " "))
 	}
 	return out
 }

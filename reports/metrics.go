@@ -62,9 +62,9 @@ func metrics(rs ...*sim.Results) []metric {
 		{"goodput/s", "goodput (successful calls/s)", higherBetter, always(func(s *sim.StrategyResult) float64 { return s.GoodputPerS }), dec2},
 		{"429s", "rate limited (429s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.RateLimited) }), count},
 		{"failed", "failed calls", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Failed) }), count},
-		{"early retries", "early retries", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.EarlyRetries) }), count},
+		{"early", "early retries", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.EarlyRetries) }), count},
 		{"wasted s", "wasted work (s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return s.WastedWorkS }), dec1},
-		{"write races", "write races", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.WriteRaces) }), count},
+		{"races", "write races", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.WriteRaces) }), count},
 	}
 	services := map[string]bool{}
 	for _, r := range rs {
@@ -81,7 +81,7 @@ func metrics(rs ...*sim.Results) []metric {
 	for _, name := range names {
 		header, long := "peak "+name, "peak in flight at "+name
 		if len(names) == 1 {
-			header, long = "peak in flight", "peak in flight ("+name+")"
+			header, long = "peak", "peak in flight at "+name
 		}
 		ms = append(ms, metric{header, long, neutral, func(s *sim.StrategyResult) (float64, bool) {
 			v, ok := s.PeakInFlight[name]

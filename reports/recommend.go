@@ -236,9 +236,10 @@ type SweepPoint struct {
 	RateLimitedShare float64 `json:"rate_limited_share"`
 }
 
-// SweepPointOf reads a sweep point from one strategy's results run at cap.
-func SweepPointOf(cap int, s sim.StrategyResult) SweepPoint {
-	p := SweepPoint{Cap: cap, P50Ms: s.TurnLatencyMs.P50, P95Ms: s.TurnLatencyMs.P95, GoodputPerS: s.GoodputPerS}
+// SweepPointOf reads a sweep point from one strategy's results, run with
+// the given max in flight.
+func SweepPointOf(maxInFlight int, s sim.StrategyResult) SweepPoint {
+	p := SweepPoint{Cap: maxInFlight, P50Ms: s.TurnLatencyMs.P50, P95Ms: s.TurnLatencyMs.P95, GoodputPerS: s.GoodputPerS}
 	if s.Attempts > 0 {
 		p.RateLimitedShare = float64(s.RateLimited) / float64(s.Attempts)
 	}
@@ -250,7 +251,7 @@ func SweepPointOf(cap int, s sim.StrategyResult) SweepPoint {
 // DefaultMaxRateLimitedShare for the default; 0 accepts no 429 at all).
 // Ties go to the smaller cap. Points with a cap below 1 are ignored; ok is
 // false when no point qualifies.
-func ChooseCap(points []SweepPoint, maxRateLimitedShare float64) (cap int, ok bool) {
+func ChooseCap(points []SweepPoint, maxRateLimitedShare float64) (chosen int, ok bool) {
 	var best SweepPoint
 	for _, p := range points {
 		if p.Cap < 1 || p.RateLimitedShare > maxRateLimitedShare {
@@ -268,7 +269,7 @@ func ChooseCap(points []SweepPoint, maxRateLimitedShare float64) (cap int, ok bo
 // smallest to the largest cap, both axes scaled to [0, 1] (the Kneedle
 // method). ok is false with fewer than three distinct caps, a flat goodput,
 // or a curve with no point above its chord (no diminishing returns).
-func Knee(points []SweepPoint) (cap int, ok bool) {
+func Knee(points []SweepPoint) (knee int, ok bool) {
 	pts := slices.Clone(points)
 	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return a.Cap - b.Cap })
 	pts = slices.CompactFunc(pts, func(a, b SweepPoint) bool { return a.Cap == b.Cap })
@@ -288,8 +289,8 @@ func Knee(points []SweepPoint) (cap int, ok bool) {
 		x := (float64(p.Cap) - c0) / (cn - c0)
 		y := (p.GoodputPerS - lo) / (hi - lo)
 		if d := y - x; d > bestD+floorSlack {
-			bestD, cap, ok = d, p.Cap, true
+			bestD, knee, ok = d, p.Cap, true
 		}
 	}
-	return cap, ok
+	return knee, ok
 }

@@ -44,7 +44,10 @@ func WriteTable(w io.Writer, r *sim.Results, color bool) error {
 		for _, line := range comparisonTable(r, color) {
 			fmt.Fprintln(&b, line)
 		}
-		b.WriteString("\n* best in its column\n")
+		b.WriteByte('\n')
+		for _, l := range tableKey(r) {
+			fmt.Fprintln(&b, l)
+		}
 	}
 	if lines := recommendationLines(r); len(lines) > 0 {
 		b.WriteString("\nrecommendation\n")
@@ -112,6 +115,25 @@ func comparisonTable(r *sim.Results, color bool) []string {
 		t.add(row...)
 	}
 	return t.lines()
+}
+
+// tableKey explains the mark and the abbreviated headers.
+func tableKey(r *sim.Results) []string {
+	key := []string{
+		"* best in its column; latencies are per turn",
+		"early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read",
+	}
+	var services []string
+	for _, m := range metrics(r) {
+		if strings.HasPrefix(m.header, "peak") {
+			services = append(services, strings.TrimPrefix(m.name, "peak in flight at "))
+		}
+	}
+	last := "races: overlapping writes to one resource"
+	if len(services) > 0 {
+		last += "; peak: most attempts in flight at " + strings.Join(services, ", ")
+	}
+	return append(key, last)
 }
 
 // recommendationLines describes each service's recommendation, services

@@ -1,0 +1,235 @@
+package reports
+
+import (
+	"math"
+	"time"
+
+	"github.com/simbench/simbench/sim"
+)
+
+// noise is a tiny deterministic generator (a 64-bit LCG), so fixtures do
+// not depend on the standard library's random streams.
+type noise uint64
+
+// next returns a value in [0, 1).
+func (n *noise) next() float64 {
+	*n = *n*6364136223846793005 + 1442695040888963407
+	return float64(uint64(*n)>>11) / (1 << 53)
+}
+
+// strategySpec is what a fixture strategy is made from.
+type strategySpec struct {
+	name                string
+	cap                 int
+	turns               int64
+	latency             sim.Summary // turn latency, ms
+	callLatency         sim.Summary
+	hist                []int64 // calls taking 1, 2, … attempts
+	rateLimited, failed int64
+	early, races        int64
+	wasted              float64
+	peak                int
+	rate                func(t float64, n *noise) (started, limited float64, inFlight int)
+}
+
+// tier3Results is a hand-built results file shaped like a 20-minute run of
+// the tier3 scenario: 10,000 requests/min (166.7/s) at 200–900 ms, eight
+// calls per turn, four strategies.
+func tier3Results() *sim.Results {
+	const duration = 1200
+	const limit = 10000.0 / 60
+	specs := []strategySpec{
+		{
+			name: "sequential", cap: 1, turns: 5210,
+			latency:     sim.Summary{Mean: 4480, P50: 4420, P95: 5710, P99: 6240, Max: 7380},
+			callLatency: sim.Summary{Mean: 552, P50: 548, P95: 861, P99: 893, Max: 900},
+			hist:        []int64{41680},
+			peak:        1,
+			rate: func(t float64, n *noise) (float64, float64, int) {
+				return 68 + 4*n.next(), 0, 1
+			},
+		},
+		{
+			name: "unbounded", cap: 0, turns: 6020,
+			latency:     sim.Summary{Mean: 2650, P50: 1210, P95: 9870, P99: 21400, Max: 38200},
+			callLatency: sim.Summary{Mean: 1890, P50: 640, P95: 7420, P99: 18800, Max: 36100},
+			hist:        []int64{38000, 7400, 2100, 560, 100},
+			rateLimited: 13730, failed: 212, early: 2140, races: 37, wasted: 412.6,
+			peak: 400,
+			rate: func(t float64, n *noise) (float64, float64, int) {
+				// Bursts every 30 s overshoot the limit and draw 429s.
+				phase := math.Mod(t, 30)
+				started := 90 + 20*n.next()
+				if phase < 4 {
+					started = 240 + 60*n.next()
+				}
+				if t == 637 {
+					started = 455 // one storm, a peak downsampling must keep
+				}
+				limited := max(0, started-limit)
+				return started, limited, min(400, int(started*0.55+40*n.next()))
+			},
+		},
+		{
+			name: "bounded-8", cap: 8, turns: 6680,
+			latency:     sim.Summary{Mean: 1040, P50: 980, P95: 1540, P99: 1890, Max: 2600},
+			callLatency: sim.Summary{Mean: 571, P50: 560, P95: 872, P99: 897, Max: 930},
+			hist:        []int64{53440},
+			wasted:      3.2,
+			peak:        8,
+			rate: func(t float64, n *noise) (float64, float64, int) {
+				return 86 + 6*n.next(), 0, 6 + int(3*n.next())
+			},
+		},
+		{
+			name: "bounded-32-nojitter", cap: 32, turns: 6410,
+			latency:     sim.Summary{Mean: 1310, P50: 1010, P95: 2480, P99: 4100, Max: 6900},
+			callLatency: sim.Summary{Mean: 690, P50: 590, P95: 1900, P99: 3400, Max: 6100},
+			hist:        []int64{50500, 640, 100, 40},
+			rateLimited: 740, early: 0, wasted: 21.7,
+			peak: 32,
+			rate: func(t float64, n *noise) (float64, float64, int) {
+				started := 120 + 40*n.next()
+				if math.Mod(t, 60) < 2 {
+					started = 175 + 10*n.next() // synchronized retries
+				}
+				return started, max(0, started-limit), 20 + int(12*n.next())
+			},
+		},
+	}
+	r := &sim.Results{
+		Scenario:        "tier3",
+		Description:     "Research agent on OpenAI tier-3 limits: 8 lookups per turn",
+		Seed:            42,
+		SimbenchVersion: "v0.3.0",
+		DurationS:       duration,
+		Mode:            "virtual",
+	}
+	n := noise(42)
+	for _, sp := range specs {
+		var calls, attempts int64
+		for i, h := range sp.hist {
+			calls += h
+			attempts += int64(i+1) * h
+		}
+		s := sim.StrategyResult{
+			Name:              sp.name,
+			MaxInFlight:       sp.cap,
+			Turns:             sp.turns,
+			Calls:             calls - sp.failed,
+			Attempts:          attempts,
+			TurnLatencyMs:     sp.latency,
+			CallLatencyMs:     sp.callLatency,
+			GoodputPerS:       math.Round(float64(calls-sp.failed)/duration*100) / 100,
+			AchievedTurnsPerS: math.Round(float64(sp.turns)/duration*1000) / 1000,
+			RateLimited:       sp.rateLimited,
+			Failed:            sp.failed,
+			EarlyRetries:      sp.early,
+			WastedWorkS:       sp.wasted,
+			WastedTokens:      int64(sp.wasted * 1800),
+			WriteRaces:        sp.races,
+			PeakInFlight:      map[string]int{"llm": sp.peak},
+			QuotaUsed:         map[string]float64{"llm": math.Round(float64(attempts)/duration/limit*1000) / 1000},
+			AttemptsPerCall:   sp.hist,
+			LatencyCDF:        cdf(sp.latency),
+		}
+		for t := range duration {
+			started, limited, inFlight := sp.rate(float64(t), &n)
+			s.Timeline = append(s.Timeline, sim.TimelinePoint{
+				T: float64(t), BucketS: 1,
+				Started:     math.Round(started*10) / 10,
+				RateLimited: math.Round(limited*10) / 10,
+				InFlight:    inFlight,
+			})
+		}
+		r.Strategies = append(r.Strategies, s)
+	}
+	plan, err := Recommend(tier3Service())
+	if err != nil {
+		panic(err)
+	}
+	rec := plan.Recommendation()
+	rec.VerifiedCap = 48
+	r.Recommendation = map[string]sim.Recommendation{"llm": rec}
+	return r
+}
+
+// tier3Service is the tier3 scenario's one service, as Recommend's input.
+func tier3Service() Service {
+	return Service{
+		Name: "llm", RPM: 10000, TPM: 10_000_000, TokensPerCall: 1000,
+		MeanLatency: 550 * time.Millisecond, CallsPerTurn: 8, Headroom: 0.7,
+	}
+}
+
+// cdf samples a turn-latency distribution whose median and 95th percentile
+// match s: log-latency is logistic between them, capped at s.Max.
+func cdf(s sim.Summary) []sim.CDFPoint {
+	spread := math.Log(s.P95/s.P50) / math.Log(19) // 19 = 0.95/0.05
+	var out []sim.CDFPoint
+	for i := 1; i < 40; i++ {
+		p := float64(i) / 40
+		ms := min(s.Max, s.P50*math.Exp(spread*math.Log(p/(1-p))))
+		out = append(out, sim.CDFPoint{Ms: math.Round(ms), P: p})
+	}
+	return append(out, sim.CDFPoint{Ms: s.Max, P: 1})
+}
+
+// tier3Sweep is bounded-N over a range of caps: goodput saturates near
+// 48–64, 429s start past 64.
+func tier3Sweep() []SweepPoint {
+	return []SweepPoint{
+		{Cap: 1, P50Ms: 4420, P95Ms: 5710, GoodputPerS: 12.1},
+		{Cap: 2, P50Ms: 2250, P95Ms: 3010, GoodputPerS: 24.0},
+		{Cap: 4, P50Ms: 1320, P95Ms: 1980, GoodputPerS: 47.5},
+		{Cap: 8, P50Ms: 980, P95Ms: 1540, GoodputPerS: 89.1},
+		{Cap: 16, P50Ms: 890, P95Ms: 1310, GoodputPerS: 121.4},
+		{Cap: 32, P50Ms: 860, P95Ms: 1220, GoodputPerS: 141.9},
+		{Cap: 48, P50Ms: 850, P95Ms: 1190, GoodputPerS: 146.2, RateLimitedShare: 0.0004},
+		{Cap: 64, P50Ms: 845, P95Ms: 1170, GoodputPerS: 147.0, RateLimitedShare: 0.0061},
+		{Cap: 96, P50Ms: 990, P95Ms: 3900, GoodputPerS: 139.8, RateLimitedShare: 0.071},
+		{Cap: 128, P50Ms: 1150, P95Ms: 8800, GoodputPerS: 128.3, RateLimitedShare: 0.164},
+	}
+}
+
+// tier3Options are the plot options that go with tier3Results.
+func tier3Options() Options {
+	plan, err := Recommend(tier3Service())
+	if err != nil {
+		panic(err)
+	}
+	return Options{
+		RateLimitPerS: 10000.0 / 60,
+		Sweep:         tier3Sweep(),
+		SweepStrategy: "bounded-N",
+		Plans:         []Plan{plan},
+	}
+}
+
+// tier3Later is tier3Results after a change: bounded-8 got faster,
+// unbounded drew more 429s, bounded-32-nojitter is gone and bounded-16 is new.
+func tier3Later() *sim.Results {
+	r := tier3Results()
+	r.SimbenchVersion = "v0.4.0"
+	keep := r.Strategies[:0]
+	for _, s := range r.Strategies {
+		switch s.Name {
+		case "bounded-8":
+			s.TurnLatencyMs.P50, s.TurnLatencyMs.P95, s.TurnLatencyMs.P99 = 930, 1390, 1750
+			s.GoodputPerS = 46.1
+			s.Turns = 6850
+		case "unbounded":
+			s.RateLimited = 15210
+			s.EarlyRetries = 0
+			s.WastedWorkS = 398.1
+		case "bounded-32-nojitter":
+			continue
+		}
+		keep = append(keep, s)
+	}
+	b16 := keep[len(keep)-1]
+	b16.Name, b16.MaxInFlight = "bounded-16", 16
+	b16.PeakInFlight = map[string]int{"llm": 16}
+	r.Strategies = append(keep, b16)
+	return r
+}

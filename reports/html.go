@@ -1,0 +1,238 @@
+package reports
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/simbench/simbench/sim"
+)
+
+//go:embed report.html.tmpl
+var reportHTML string
+
+var reportTemplate = template.Must(template.New("report.html").Parse(reportHTML))
+
+// File names WriteAll writes besides the plots.
+const (
+	HTMLFile     = "report.html"
+	MarkdownFile = "report.md"
+)
+
+type htmlKV struct {
+	Key, Value string
+	Flag       bool // shown as a warning
+}
+
+type htmlWarning struct{ Head, Text string }
+
+type htmlCell struct {
+	Text string
+	Best bool
+}
+
+type htmlRow struct {
+	Name  string
+	Cells []htmlCell
+}
+
+type htmlRec struct {
+	Service, Binding, RPM, TPM, Turns, Verified, Reason string
+	MaxInFlight                                         int
+}
+
+type htmlPlan struct {
+	Name  string
+	Lines []string
+}
+
+type htmlSweep struct {
+	Cap                            int
+	P50, P95, Goodput, Share, Note string
+}
+
+type htmlFigure struct {
+	Name, Title, Caption string
+	SVG                  template.HTML
+}
+
+type htmlData struct {
+	R        *sim.Results
+	Warnings []htmlWarning
+	Params   []htmlKV
+	Table    struct {
+		Headers []string
+		Rows    []htmlRow
+	}
+	Key     []string
+	Recs    []htmlRec
+	Plans   []htmlPlan
+	Sweep   []htmlSweep
+	Figures []htmlFigure
+}
+
+// WriteHTML writes report.html: one self-contained page — inline SVG plots
+// and CSS, no scripts, nothing fetched — with the run's parameters (seed,
+// version, duration, mode; partial and invalid runs flagged at the top),
+// the comparison table with the best value per column marked, the
+// recommendation with the arithmetic of opts.Plans, the sweep of
+// opts.Sweep, and every figure of Figures(r, opts).
+func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
+	if r == nil {
+		return errors.New("reports: no results")
+	}
+	d := htmlData{R: r}
+	for _, warn := range warnings(r) {
+		head, text, _ := strings.Cut(warn, ": ")
+		d.Warnings = append(d.Warnings, htmlWarning{head, text})
+	}
+	d.Params = runParams(r)
+
+	ms := metrics(r)
+	for _, m := range ms {
+		d.Table.Headers = append(d.Table.Headers, m.header)
+	}
+	marks := make([][]bool, len(ms))
+	for j, m := range ms {
+		marks[j] = best(m, r.Strategies)
+	}
+	for i := range r.Strategies {
+		s := &r.Strategies[i]
+		row := htmlRow{Name: s.Name}
+		for j, m := range ms {
+			row.Cells = append(row.Cells, htmlCell{Text: cellText(m, s), Best: marks[j][i]})
+		}
+		d.Table.Rows = append(d.Table.Rows, row)
+	}
+	d.Key = tableKey(r)
+
+	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
+		rec := r.Recommendation[name]
+		verified := "not verified"
+		if rec.VerifiedCap > 0 {
+			verified = fmt.Sprint(rec.VerifiedCap)
+		}
+		d.Recs = append(d.Recs, htmlRec{
+			Service: name, MaxInFlight: rec.MaxInFlight, Binding: rec.BindingLimit,
+			RPM: orDash(rec.RequestsPerMinute), TPM: orDash(rec.TokensPerMinute), Turns: orDash(rec.TurnsPerMinute),
+			Verified: verified, Reason: strings.TrimSpace(rec.Reason),
+		})
+	}
+	for _, p := range opts.Plans {
+		d.Plans = append(d.Plans, htmlPlan{Name: p.Service.Name, Lines: p.Lines()})
+	}
+	if len(opts.Sweep) > 0 {
+		pts := sortedByCap(opts.Sweep)
+		knee, hasKnee := Knee(pts)
+		chosen, hasChosen := ChooseCap(pts, opts.maxShare())
+		for _, p := range pts {
+			var notes []string
+			if hasKnee && p.Cap == knee {
+				notes = append(notes, "knee")
+			}
+			if hasChosen && p.Cap == chosen {
+				notes = append(notes, "chosen")
+			}
+			d.Sweep = append(d.Sweep, htmlSweep{
+				Cap: p.Cap, P50: millis(p.P50Ms), P95: millis(p.P95Ms), Goodput: dec2(p.GoodputPerS),
+				Share: fixed(100*p.RateLimitedShare, 2, false) + "%", Note: strings.Join(notes, ", "),
+			})
+		}
+	}
+
+	figs, err := Figures(r, opts)
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		svg, err := f.SVG()
+		if err != nil {
+			return err
+		}
+		d.Figures = append(d.Figures, htmlFigure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: inlineSVG(svg, f.Title)})
+	}
+
+	var b bytes.Buffer
+	if err := reportTemplate.Execute(&b, d); err != nil {
+		return fmt.Errorf("reports: rendering HTML: %w", err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// runParams lists the run's parameters for the report's summary.
+func runParams(r *sim.Results) []htmlKV {
+	mode := r.Mode
+	if mode == "" {
+		mode = "virtual"
+	}
+	ps := []htmlKV{
+		{Key: "scenario", Value: r.Scenario},
+		{Key: "seed", Value: fmt.Sprint(r.Seed)},
+		{Key: "simbench version", Value: r.SimbenchVersion},
+		{Key: "duration", Value: num(r.DurationS) + " s"},
+		{Key: "mode", Value: mode},
+	}
+	if r.Mode == "live" {
+		ps = append(ps, htmlKV{Key: "time scale", Value: num(r.TimeScale)})
+	}
+	partial := "no"
+	if r.Partial {
+		partial = "yes: the run was interrupted"
+	}
+	invalid := "no"
+	if r.Invalid != "" {
+		invalid = "yes: " + r.Invalid
+	}
+	return append(ps,
+		htmlKV{Key: "strategies", Value: fmt.Sprint(len(r.Strategies))},
+		htmlKV{Key: "partial", Value: partial, Flag: r.Partial},
+		htmlKV{Key: "invalid", Value: invalid, Flag: r.Invalid != ""},
+	)
+}
+
+// inlineSVG turns an SVG document into an element for an HTML page: the
+// XML declaration and comments go, and the image gets an accessible name.
+// The SVG is drawn by gonum from values, with its text escaped, so it is
+// trusted as HTML.
+func inlineSVG(svg []byte, title string) template.HTML {
+	s := string(svg)
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	s = strings.Replace(s, "<svg ", `<svg role="img" aria-label="`+template.HTMLEscapeString(title)+`" `, 1)
+	return template.HTML(strings.TrimRight(s, "\n")) //nolint:gosec // generated by gonum/plot with escaped text
+}
+
+// WriteAll writes a run's reports into dir: every plot as PNG and SVG
+// (WritePlots), report.html (WriteHTML) and report.md (WriteMarkdown), each
+// file atomically. It returns the names written, relative to dir.
+func WriteAll(dir string, r *sim.Results, opts Options) ([]string, error) {
+	names, err := WritePlots(dir, r, opts)
+	if err != nil {
+		return names, err
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, r, opts); err != nil {
+		return names, err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
+		return names, err
+	}
+	names = append(names, HTMLFile)
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, r, names); err != nil {
+		return names, err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, MarkdownFile), md.Bytes(), 0o644); err != nil {
+		return names, err
+	}
+	return append(names, MarkdownFile), nil
+}

@@ -1,0 +1,146 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/simbench/simbench/sim"
+)
+
+// figureTitles names the figures Figures draws, for links and alt text.
+var figureTitles = map[string]string{
+	"latency-cdf": "Turn latency CDF",
+	"in-flight":   "In flight over time",
+	"requests":    "Requests per second against the limit",
+	"attempts":    "Attempts per call",
+	"backoff":     "Backoff comparison",
+	"sweep":       "Sweep over the concurrency cap",
+}
+
+// WriteMarkdown writes report.md: the run's parameters and warnings, the
+// comparison table with the best value per column in bold, the
+// recommendation, and the plots as images linked by the names in pngs
+// (relative to the report, as WritePlots returns them; names not ending in
+// .png are skipped). GitHub renders it as a pull-request comment.
+func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
+	if r == nil {
+		return errors.New("reports: no results")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# simbench: %s\n\n", mdEscape(r.Scenario))
+	if r.Description != "" {
+		fmt.Fprintf(&b, "%s\n\n", mdEscape(r.Description))
+	}
+	for _, warn := range warnings(r) {
+		head, rest, _ := strings.Cut(warn, ": ")
+		fmt.Fprintf(&b, "> [!WARNING]\n> **%s:** %s\n\n", head, mdEscape(rest))
+	}
+	fmt.Fprintf(&b, "%s\n\n", mdEscape(runLine(r)))
+
+	b.WriteString("## Strategies\n\n")
+	if len(r.Strategies) == 0 {
+		b.WriteString("No strategies in the results.\n\n")
+	} else {
+		ms := metrics(r)
+		b.WriteString("| strategy |")
+		for _, m := range ms {
+			fmt.Fprintf(&b, " %s |", m.header)
+		}
+		b.WriteString("\n| :-- |" + strings.Repeat(" --: |", len(ms)) + "\n")
+		marks := make([][]bool, len(ms))
+		for j, m := range ms {
+			marks[j] = best(m, r.Strategies)
+		}
+		for i := range r.Strategies {
+			s := &r.Strategies[i]
+			fmt.Fprintf(&b, "| %s |", mdEscape(s.Name))
+			for j, m := range ms {
+				if marks[j][i] {
+					fmt.Fprintf(&b, " **%s** |", cellText(m, s))
+				} else {
+					fmt.Fprintf(&b, " %s |", cellText(m, s))
+				}
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString("\nBest value per column in **bold**.")
+		for _, l := range tableKey(r)[1:] {
+			b.WriteString(" " + mdEscape(sentence(l)))
+		}
+		b.WriteString("\n\n")
+	}
+
+	if len(r.Recommendation) > 0 {
+		b.WriteString("## Recommendation\n\n")
+		b.WriteString("| service | max in flight | binding limit | requests/min | tokens/min | turns/min | verified by sweep |\n")
+		b.WriteString("| :-- | --: | :-- | --: | --: | --: | --: |\n")
+		names := slices.Sorted(maps.Keys(r.Recommendation))
+		for _, name := range names {
+			rec := r.Recommendation[name]
+			verified := "not verified"
+			if rec.VerifiedCap > 0 {
+				verified = fmt.Sprint(rec.VerifiedCap)
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", mdEscape(name), rec.MaxInFlight,
+				mdEscape(rec.BindingLimit), orDash(rec.RequestsPerMinute), orDash(rec.TokensPerMinute),
+				orDash(rec.TurnsPerMinute), verified)
+		}
+		b.WriteByte('\n')
+		for _, name := range names {
+			if reason := strings.TrimSpace(r.Recommendation[name].Reason); reason != "" {
+				fmt.Fprintf(&b, "- **%s:** %s\n", mdEscape(name), mdEscape(strings.ReplaceAll(reason, "\n", "; ")))
+			}
+		}
+		b.WriteByte('\n')
+	}
+
+	var images []string
+	for _, p := range pngs {
+		if strings.HasSuffix(p, ".png") {
+			images = append(images, p)
+		}
+	}
+	if len(images) > 0 {
+		b.WriteString("## Plots\n\n")
+		for _, p := range images {
+			name := strings.TrimSuffix(path.Base(p), ".png")
+			title, ok := figureTitles[name]
+			if !ok {
+				title = name
+			}
+			fmt.Fprintf(&b, "![%s](%s)\n\n", mdEscape(title), p)
+		}
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+// orDash formats v, or "–" when it is zero (not set).
+func orDash(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return num(v)
+}
+
+// sentence capitalises s and ends it with a full stop.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// mdEscape keeps text from being read as Markdown table or emphasis syntax.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "`", "\\`").Replace(s)
+}

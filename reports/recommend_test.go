@@ -1,0 +1,270 @@
+package reports
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/sim"
+)
+
+func TestRecommendWorkedNumbers(t *testing.T) {
+	tests := []struct {
+		name        string
+		give        Service
+		wantBinding string
+		wantUsable  float64 // requests/min
+		wantReserve float64 // requests/min
+		wantCap     int
+		wantTurns   int // per minute
+	}{
+		{
+			// 600 RPM, 8 calls per query, headroom 0.7: 420 usable, 52 queries/min, 180 reserved.
+			name:        "600 rpm, 8 calls per turn",
+			give:        Service{RPM: 600, MeanLatency: time.Second, CallsPerTurn: 8, Headroom: 0.7},
+			wantBinding: LimitRPM, wantUsable: 420, wantReserve: 180, wantCap: 7, wantTurns: 52,
+		},
+		{
+			// 10,000 RPM at 400 ms, headroom 0.7: 166.67/s × 0.7 × 0.4 s = 46.67 → 46.
+			name:        "10,000 rpm at 400 ms",
+			give:        Service{RPM: 10000, MeanLatency: 400 * time.Millisecond, CallsPerTurn: 8, Headroom: 0.7},
+			wantBinding: LimitRPM, wantUsable: 7000, wantReserve: 3000, wantCap: 46, wantTurns: 875,
+		},
+		{
+			// 50 requests/s at 200 ms, headroom 1: 50 × 0.2 = 10 exactly, not 9.
+			name:        "50 requests/s at 200 ms",
+			give:        Service{RPM: 50 * 60, MeanLatency: 200 * time.Millisecond, CallsPerTurn: 1, Headroom: 1},
+			wantBinding: LimitRPM, wantUsable: 3000, wantReserve: 0, wantCap: 10, wantTurns: 3000,
+		},
+		{
+			// Tokens bind: 2,000,000 tokens/min ÷ 1,000 tokens/call = 2,000 requests/min < 10,000.
+			name:        "tokens per minute binds",
+			give:        Service{RPM: 10000, TPM: 2_000_000, TokensPerCall: 1000, MeanLatency: 600 * time.Millisecond, CallsPerTurn: 4, Headroom: 0.5},
+			wantBinding: LimitTPM, wantUsable: 1000, wantReserve: 1000, wantCap: 10, wantTurns: 250,
+		},
+		{
+			// 10 in flight at 1 s is 600 requests/min, below the 10,000 RPM; the cap is 10 × 0.7.
+			name:        "concurrency binds",
+			give:        Service{RPM: 10000, MaxConcurrent: 10, MeanLatency: time.Second, CallsPerTurn: 3, Headroom: 0.7},
+			wantBinding: LimitConcurrency, wantUsable: 420, wantReserve: 180, wantCap: 7, wantTurns: 140,
+		},
+		{
+			// Zero headroom means the default, 0.7.
+			name:        "default headroom",
+			give:        Service{RPM: 600, MeanLatency: time.Second, CallsPerTurn: 8},
+			wantBinding: LimitRPM, wantUsable: 420, wantReserve: 180, wantCap: 7, wantTurns: 52,
+		},
+		{
+			// 1 request/s × 0.7 × 0.1 s = 0.07 rounds down to 0, which would mean unbounded: raised to 1.
+			name:        "cap below one",
+			give:        Service{RPM: 60, MeanLatency: 100 * time.Millisecond, CallsPerTurn: 1},
+			wantBinding: LimitRPM, wantUsable: 42, wantReserve: 18, wantCap: 1, wantTurns: 42,
+		},
+		{
+			// A tie between rpm and tpm goes to rpm.
+			name:        "tie",
+			give:        Service{RPM: 1000, TPM: 100_000, TokensPerCall: 100, MeanLatency: time.Second, CallsPerTurn: 1, Headroom: 1},
+			wantBinding: LimitRPM, wantUsable: 1000, wantReserve: 0, wantCap: 16, wantTurns: 1000,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Recommend(tt.give)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.BindingLimit != tt.wantBinding {
+				t.Errorf("binding limit %q, want %q", p.BindingLimit, tt.wantBinding)
+			}
+			if !near(p.UsableRPM, tt.wantUsable) {
+				t.Errorf("usable %v requests/min, want %v", p.UsableRPM, tt.wantUsable)
+			}
+			if !near(p.ReservedRPM, tt.wantReserve) {
+				t.Errorf("reserved %v requests/min, want %v", p.ReservedRPM, tt.wantReserve)
+			}
+			if p.MaxInFlight != tt.wantCap {
+				t.Errorf("cap %d (from %v), want %d", p.MaxInFlight, p.LittleCap, tt.wantCap)
+			}
+			if p.TurnsPerMinute != tt.wantTurns {
+				t.Errorf("turns/min %d (from %v), want %d", p.TurnsPerMinute, p.Turns, tt.wantTurns)
+			}
+		})
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestRecommendLittleCapUnrounded(t *testing.T) {
+	p, err := Recommend(Service{RPM: 10000, MeanLatency: 400 * time.Millisecond, CallsPerTurn: 1, Headroom: 0.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(p.LittleCap-46.6667) > 1e-3 {
+		t.Errorf("Little's-law cap before rounding %v, want 46.67", p.LittleCap)
+	}
+}
+
+func TestRecommendLines(t *testing.T) {
+	p, err := Recommend(Service{Name: "search", RPM: 600, MeanLatency: 800 * time.Millisecond, CallsPerTurn: 8, Headroom: 0.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"search: limits 600 requests/min; 800 ms mean latency, 8 calls/turn",
+		"requests/min allowed by rpm: 600",
+		"binding limit: rpm at 600 requests/min",
+		"usable with headroom 0.7: 600 × 0.7 = 420 requests/min",
+		"reserved for retries: 600 − 420 = 180 requests/min",
+		"Little's-law cap: floor(10 requests/s × 0.7 × 0.8 s) = floor(5.6) = 5 in flight",
+		"turns/min sustainable: floor(420 requests/min ÷ 8 calls/turn) = floor(52.5) = 52",
+		"token bucket: 420 requests/min",
+	}
+	if got := p.Lines(); !slices.Equal(got, want) {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestRecommendLinesEveryLimit(t *testing.T) {
+	p, err := Recommend(Service{RPM: 10000, TPM: 2_000_000, TokensPerCall: 1000, MaxConcurrent: 50,
+		MeanLatency: 500 * time.Millisecond, CallsPerTurn: 4, Headroom: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(p.Lines(), "\n")
+	for _, want := range []string{
+		"service: limits 10,000 requests/min, 2,000,000 tokens/min, 50 in flight",
+		"requests/min allowed by tpm: 2,000,000 tokens/min ÷ 1,000 tokens/call = 2,000",
+		"requests/min allowed by concurrency: 50 in flight ÷ 0.5 s × 60 = 6,000",
+		"binding limit: tpm at 2,000 requests/min",
+		"token bucket: 1,000 requests/min, 1,000,000 tokens/min",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lines lack %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestRecommendRaisedCapSaysSo(t *testing.T) {
+	p, err := Recommend(Service{RPM: 60, MeanLatency: 100 * time.Millisecond, CallsPerTurn: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(p.Lines(), "\n"); !strings.Contains(text, "raised to 1 in flight") {
+		t.Errorf("lines do not say the cap was raised to 1:\n%s", text)
+	}
+}
+
+func TestRecommendRejectsBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		give Service
+		want []string // every one must be in the error
+	}{
+		{"zero value", Service{}, []string{"no rpm, tpm or concurrency limit", "mean latency", "calls per turn"}},
+		{"headroom above 1", Service{RPM: 600, MeanLatency: time.Second, CallsPerTurn: 1, Headroom: 1.5}, []string{"headroom must be in (0, 1], have 1.5"}},
+		{"negative headroom", Service{RPM: 600, MeanLatency: time.Second, CallsPerTurn: 1, Headroom: -0.1}, []string{"headroom"}},
+		{"tpm without tokens per call", Service{TPM: 1000, MeanLatency: time.Second, CallsPerTurn: 1}, []string{"tokens per call"}},
+		{"negative limit", Service{RPM: -1, MaxConcurrent: 4, MeanLatency: time.Second, CallsPerTurn: 1}, []string{"must not be negative"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Recommend(tt.give)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanRecommendation(t *testing.T) {
+	p, err := Recommend(tier3Service())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Recommendation()
+	// 10,000/60 × 0.7 × 0.55 s = 64.17 → 64; 7,000 ÷ 8 = 875 turns/min.
+	want := sim.Recommendation{MaxInFlight: 64, BindingLimit: "rpm", RequestsPerMinute: 7000, TokensPerMinute: 7_000_000, TurnsPerMinute: 875}
+	got.Reason = ""
+	if got != want {
+		t.Errorf("recommendation %+v, want %+v", got, want)
+	}
+}
+
+func TestChooseCap(t *testing.T) {
+	sweep := tier3Sweep()
+	tests := []struct {
+		name     string
+		give     []SweepPoint
+		maxShare float64
+		wantCap  int
+		wantOK   bool
+	}{
+		// 64 has the lowest p95 (1,170 ms) but 0.61% 429s; 48 has 0.04%.
+		{"default threshold", sweep, DefaultMaxRateLimitedShare, 48, true},
+		// No 429 at all: the best of caps 1–32 is 32 (1,220 ms).
+		{"no 429s", sweep, 0, 32, true},
+		{"one percent", sweep, 0.01, 64, true},
+		{"nothing qualifies", []SweepPoint{{Cap: 8, P95Ms: 100, RateLimitedShare: 0.2}}, 0.001, 0, false},
+		{"empty", nil, 0.001, 0, false},
+		{"tie goes to the smaller cap", []SweepPoint{{Cap: 16, P95Ms: 900}, {Cap: 8, P95Ms: 900}, {Cap: 32, P95Ms: 950}}, 0.001, 8, true},
+		{"cap 0 (unbounded) is ignored", []SweepPoint{{Cap: 0, P95Ms: 10}, {Cap: 4, P95Ms: 900}}, 0.001, 4, true},
+		{"share at the threshold qualifies", []SweepPoint{{Cap: 4, P95Ms: 900}, {Cap: 8, P95Ms: 800, RateLimitedShare: 0.001}}, 0.001, 8, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ChooseCap(tt.give, tt.maxShare)
+			if got != tt.wantCap || ok != tt.wantOK {
+				t.Errorf("ChooseCap = %d, %v; want %d, %v", got, ok, tt.wantCap, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestKnee(t *testing.T) {
+	shuffled := tier3Sweep()
+	slices.Reverse(shuffled)
+	tests := []struct {
+		name    string
+		give    []SweepPoint
+		wantCap int
+		wantOK  bool
+	}{
+		// Goodput doubles up to 8, then creeps: scaled, 32 stands farthest above the chord.
+		{"tier3 sweep", tier3Sweep(), 32, true},
+		{"order does not matter", shuffled, 32, true},
+		{"saturating", []SweepPoint{{Cap: 1, GoodputPerS: 10}, {Cap: 2, GoodputPerS: 20}, {Cap: 4, GoodputPerS: 40},
+			{Cap: 8, GoodputPerS: 78}, {Cap: 16, GoodputPerS: 80}, {Cap: 32, GoodputPerS: 80}, {Cap: 64, GoodputPerS: 79}}, 8, true},
+		{"straight line has no knee", []SweepPoint{{Cap: 1, GoodputPerS: 1}, {Cap: 2, GoodputPerS: 2}, {Cap: 3, GoodputPerS: 3}}, 0, false},
+		{"flat", []SweepPoint{{Cap: 1, GoodputPerS: 5}, {Cap: 2, GoodputPerS: 5}, {Cap: 4, GoodputPerS: 5}}, 0, false},
+		{"two points", []SweepPoint{{Cap: 1, GoodputPerS: 1}, {Cap: 8, GoodputPerS: 8}}, 0, false},
+		{"duplicate caps count once", []SweepPoint{{Cap: 1, GoodputPerS: 1}, {Cap: 1, GoodputPerS: 1}, {Cap: 8, GoodputPerS: 8}}, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Knee(tt.give)
+			if got != tt.wantCap || ok != tt.wantOK {
+				t.Errorf("Knee = %d, %v; want %d, %v", got, ok, tt.wantCap, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestSweepPointOf(t *testing.T) {
+	s := sim.StrategyResult{Attempts: 2000, RateLimited: 5, GoodputPerS: 12.5,
+		TurnLatencyMs: sim.Summary{P50: 900, P95: 1400}}
+	got := SweepPointOf(16, s)
+	want := SweepPoint{Cap: 16, P50Ms: 900, P95Ms: 1400, GoodputPerS: 12.5, RateLimitedShare: 0.0025}
+	if got != want {
+		t.Errorf("SweepPointOf = %+v, want %+v", got, want)
+	}
+	if got := SweepPointOf(1, sim.StrategyResult{}); got.RateLimitedShare != 0 {
+		t.Errorf("no attempts gives share %v, want 0", got.RateLimitedShare)
+	}
+}

@@ -1,0 +1,175 @@
+package reports
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/simbench/simbench/sim"
+)
+
+func TestWriteTableGolden(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		color bool
+	}{{"table.txt", false}, {"table-color.txt", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteTable(&b, tier3Results(), tt.color); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, b.Bytes())
+		})
+	}
+}
+
+func TestWriteTableColorOnlyWhenAsked(t *testing.T) {
+	var plain, colored bytes.Buffer
+	if err := WriteTable(&plain, tier3Results(), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&colored, tier3Results(), true); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
+		t.Error("colour escapes without color")
+	}
+	if !bytes.Contains(colored.Bytes(), []byte(ansiBest+"1,540*"+ansiReset)) {
+		t.Errorf("bounded-8's p95 is not bold green:\n%s", colored.String())
+	}
+	// Without the escapes the two are the same text.
+	stripped := colored.String()
+	for _, esc := range []string{ansiBest, ansiWarn, ansiReset} {
+		stripped = strings.ReplaceAll(stripped, esc, "")
+	}
+	if stripped != plain.String() {
+		t.Errorf("coloured table differs beyond the escapes:\n%s\nplain:\n%s", stripped, plain.String())
+	}
+}
+
+// columns splits an aligned table line into its fields.
+func columns(line string) []string { return strings.Fields(line) }
+
+func TestWriteTableAlignedAndMarked(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, tier3Results(), false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "strategy") })
+	if i < 0 {
+		t.Fatalf("no header line:\n%s", b.String())
+	}
+	table := lines[i : i+5]
+	// Right-aligned columns end at the same place on every row.
+	width := len([]rune(table[0]))
+	for _, l := range table[1:] {
+		if n := len([]rune(l)); n != width {
+			t.Errorf("row %q is %d wide, header %d", l, n, width)
+		}
+	}
+	row := map[string][]string{}
+	for _, l := range table[1:] {
+		f := columns(l)
+		row[f[0]] = f[1:]
+	}
+	// Columns: turns calls attempts p50 p95 p99 goodput 429s failed early wasted races peak.
+	if got := row["bounded-8"][4]; got != "1,540*" {
+		t.Errorf("bounded-8 p95 %q, want the best, 1,540*", got)
+	}
+	if got := row["unbounded"][4]; got != "9,870" {
+		t.Errorf("unbounded p95 %q, want unmarked 9,870", got)
+	}
+	if got := row["unbounded"][2]; strings.HasSuffix(got, "*") {
+		t.Errorf("attempts has no direction but %q is marked", got)
+	}
+	if got := row["sequential"][7]; got != "0*" {
+		t.Errorf("sequential 429s %q, want 0* (lowest, shared)", got)
+	}
+	if !strings.Contains(b.String(), "llm: max in flight 64 (binding limit: rpm)") {
+		t.Errorf("no recommendation:\n%s", b.String())
+	}
+}
+
+func TestWriteTableFlagsPartialAndInvalid(t *testing.T) {
+	r := tier3Results()
+	r.Partial = true
+	r.Invalid = "the machine fell 40% behind the time scale"
+	var b bytes.Buffer
+	if err := WriteTable(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PARTIAL:", "INVALID: the machine fell 40% behind the time scale"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestBest(t *testing.T) {
+	ss := []sim.StrategyResult{
+		{Name: "a", Turns: 10, GoodputPerS: 5, RateLimited: 3, TurnLatencyMs: sim.Summary{P95: 900}},
+		{Name: "b", Turns: 12, GoodputPerS: 7, RateLimited: 3, TurnLatencyMs: sim.Summary{P95: 700}},
+		{Name: "c", Turns: 12, GoodputPerS: 6, RateLimited: 9, TurnLatencyMs: sim.Summary{P95: 800}},
+		// No turn finished: its latency of 0 is not a best.
+		{Name: "d", Turns: 0, GoodputPerS: 0, RateLimited: 3},
+	}
+	byHeader := map[string]metric{}
+	for _, m := range metrics() {
+		byHeader[m.header] = m
+	}
+	tests := []struct {
+		metric string
+		want   []bool
+	}{
+		{"p95 ms", []bool{false, true, false, false}},
+		{"goodput/s", []bool{false, true, false, false}},
+		{"turns", []bool{false, true, true, false}},      // a tie: both marked
+		{"429s", []bool{true, true, false, true}},        // lower is better
+		{"failed", []bool{false, false, false, false}},   // all equal: nothing to say
+		{"attempts", []bool{false, false, false, false}}, // no direction
+	}
+	for _, tt := range tests {
+		if got := best(byHeader[tt.metric], ss); !slices.Equal(got, tt.want) {
+			t.Errorf("best %s = %v, want %v", tt.metric, got, tt.want)
+		}
+	}
+}
+
+func TestMetricsOneColumnPerService(t *testing.T) {
+	r := &sim.Results{Strategies: []sim.StrategyResult{
+		{Name: "a", PeakInFlight: map[string]int{"llm": 8, "db": 2}},
+		{Name: "b", PeakInFlight: map[string]int{"llm": 16}},
+	}}
+	var headers []string
+	for _, m := range metrics(r) {
+		headers = append(headers, m.header)
+	}
+	if got := headers[len(headers)-2:]; !slices.Equal(got, []string{"peak db", "peak llm"}) {
+		t.Errorf("peak columns %v, want [peak db peak llm]", got)
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	// b never used db: its cell says so rather than 0.
+	if !strings.Contains(b.String(), "–") {
+		t.Errorf("missing service not shown as –:\n%s", b.String())
+	}
+}
+
+func TestNum(t *testing.T) {
+	tests := []struct {
+		give float64
+		want string
+	}{
+		{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {10_000_000, "10,000,000"},
+		{46.666666, "46.67"}, {0.7, "0.7"}, {-1234.5, "-1,234.5"}, {-0.001, "0"}, {166.6666, "166.67"},
+	}
+	for _, tt := range tests {
+		if got := num(tt.give); got != tt.want {
+			t.Errorf("num(%v) = %q, want %q", tt.give, got, tt.want)
+		}
+	}
+}
