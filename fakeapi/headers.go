@@ -1,0 +1,67 @@
+package fakeapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// SetHeaders adds the rate-limit headers of style to h for decision d; wall
+// is the wall-clock time of the decision, used for RFC 3339 resets. Quota
+// headers go on every response of a limited service, retry headers on 429s
+// that carry a delay.
+//
+//   - openai: retry-after (whole seconds, rounded up), retry-after-ms, and
+//     x-ratelimit-{limit,remaining,reset}-{requests,tokens}, resets as
+//     durations such as "6ms" or "1m2s".
+//   - anthropic: retry-after (whole seconds) and
+//     anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset},
+//     resets as RFC 3339 times. The single TPM limit is reported under
+//     tokens, input-tokens and output-tokens.
+//   - standard: Retry-After only. none: nothing.
+func (d *Decision) SetHeaders(h http.Header, style HeaderStyle, wall time.Time) {
+	retry := d.Kind == KindRateLimited && d.HasRetryAfter
+	switch style {
+	case HeadersOpenAI:
+		if retry {
+			h.Set("Retry-After", seconds(d.RetryAfter))
+			h.Set("Retry-After-Ms", strconv.FormatInt(RoundUp(d.RetryAfter, time.Millisecond).Milliseconds(), 10))
+		}
+		for _, q := range []struct {
+			name string
+			q    Quota
+		}{{"requests", d.Requests}, {"tokens", d.TokenQuota}} {
+			if q.q.Limit == 0 {
+				continue
+			}
+			h.Set("X-Ratelimit-Limit-"+q.name, strconv.FormatInt(q.q.Limit, 10))
+			h.Set("X-Ratelimit-Remaining-"+q.name, strconv.FormatInt(q.q.Remaining, 10))
+			h.Set("X-Ratelimit-Reset-"+q.name, RoundUp(q.q.Reset, time.Millisecond).String())
+		}
+	case HeadersAnthropic:
+		if retry {
+			h.Set("Retry-After", seconds(d.RetryAfter))
+		}
+		set := func(name string, q Quota) {
+			if q.Limit == 0 {
+				return
+			}
+			h.Set("Anthropic-Ratelimit-"+name+"-Limit", strconv.FormatInt(q.Limit, 10))
+			h.Set("Anthropic-Ratelimit-"+name+"-Remaining", strconv.FormatInt(q.Remaining, 10))
+			h.Set("Anthropic-Ratelimit-"+name+"-Reset", wall.Add(RoundUp(q.Reset, time.Second)).UTC().Truncate(time.Second).Format(time.RFC3339))
+		}
+		set("Requests", d.Requests)
+		set("Tokens", d.TokenQuota)
+		set("Input-Tokens", d.TokenQuota)
+		set("Output-Tokens", d.TokenQuota)
+	case HeadersStandard:
+		if retry {
+			h.Set("Retry-After", seconds(d.RetryAfter))
+		}
+	}
+}
+
+// seconds formats d as whole seconds, rounded up.
+func seconds(d time.Duration) string {
+	return strconv.FormatInt(int64(RoundUp(d, time.Second)/time.Second), 10)
+}

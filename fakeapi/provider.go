@@ -1,0 +1,286 @@
+package fakeapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// endpoint is what a path means for a service.
+type endpoint uint8
+
+const (
+	epGeneric endpoint = iota
+	epChat
+	epEmbeddings
+	epMessages
+)
+
+// route maps a path within a service to its endpoint; ok is false for a
+// provider endpoint called with a method other than POST.
+func route(api APIStyle, method, path string) (ep endpoint, ok bool) {
+	switch {
+	case api == APIOpenAI && path == "/v1/chat/completions":
+		ep = epChat
+	case api == APIOpenAI && path == "/v1/embeddings":
+		ep = epEmbeddings
+	case api == APIAnthropic && path == "/v1/messages":
+		ep = epMessages
+	default:
+		return epGeneric, true
+	}
+	return ep, method == http.MethodPost
+}
+
+// knownPaths lists a service's provider endpoints, for 404 messages.
+func knownPaths(api APIStyle) []string {
+	switch api {
+	case APIOpenAI:
+		return []string{"/v1/chat/completions", "/v1/embeddings", "/*"}
+	case APIAnthropic:
+		return []string{"/v1/messages", "/*"}
+	}
+	return []string{"/*"}
+}
+
+// reqBody holds the fields of a request body that the server reads.
+type reqBody struct {
+	Model               string          `json:"model"`
+	Messages            json.RawMessage `json:"messages"`
+	Input               json.RawMessage `json:"input"`
+	System              json.RawMessage `json:"system"`
+	Prompt              json.RawMessage `json:"prompt"`
+	MaxTokens           *int64          `json:"max_tokens"`
+	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
+	Tokens              *int64          `json:"tokens"`
+	Resource            *string         `json:"resource"`
+	Stream              bool            `json:"stream"`
+}
+
+// decoded is what the server learns from a request.
+type decoded struct {
+	model         string
+	input, output int64
+	resource      string
+	hasResource   bool
+}
+
+// TokensHeader overrides the input-token estimate of a request.
+const TokensHeader = "X-Simbench-Tokens"
+
+// ClientHeader tells clients sharing one API key apart for early-retry accounting.
+const ClientHeader = "X-Simbench-Client"
+
+// decodeRequest reads the fields the model needs from a body. Input tokens
+// are estimated as one per four bytes of the prompt fields (messages, input,
+// system, prompt) unless tokensHeader (or a generic body's "tokens") gives
+// them; output tokens are max_completion_tokens, max_tokens, or
+// defaultOutput for chat and messages, 0 for embeddings and generic tools.
+func decodeRequest(ep endpoint, body []byte, tokensHeader string, defaultOutput int64) (decoded, error) {
+	var d decoded
+	var b reqBody
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0 && ep == epGeneric:
+	case len(trimmed) == 0:
+		return d, errors.New("the request body is empty; send a JSON object")
+	case trimmed[0] != '{':
+		return d, errors.New("the request body is not a JSON object")
+	default:
+		if err := json.Unmarshal(trimmed, &b); err != nil {
+			return d, fmt.Errorf("the request body is not valid JSON: %v", err)
+		}
+	}
+	if b.Stream {
+		return d, errors.New("stream is not supported by this fake service; send stream: false")
+	}
+	d.model = b.Model
+	for _, p := range []*int64{b.MaxTokens, b.MaxCompletionTokens, b.Tokens} {
+		if p != nil && *p < 0 {
+			return d, fmt.Errorf("token counts must not be negative (got %d)", *p)
+		}
+	}
+	switch ep {
+	case epChat:
+		if len(b.Messages) == 0 {
+			return d, errors.New("messages is required")
+		}
+	case epEmbeddings:
+		if len(b.Input) == 0 {
+			return d, errors.New("input is required")
+		}
+	case epMessages:
+		if len(b.Messages) == 0 {
+			return d, errors.New("messages is required")
+		}
+		if b.MaxTokens == nil {
+			return d, errors.New("max_tokens is required")
+		}
+	}
+	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt)
+	d.input = int64(prompt+3) / 4
+	switch ep {
+	case epChat, epMessages:
+		d.output = defaultOutput
+		if b.MaxCompletionTokens != nil {
+			d.output = *b.MaxCompletionTokens
+		} else if b.MaxTokens != nil {
+			d.output = *b.MaxTokens
+		}
+	case epGeneric:
+		if b.Tokens != nil {
+			d.input = *b.Tokens
+		}
+	}
+	if tokensHeader != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(tokensHeader), 10, 64)
+		if err != nil || n < 0 {
+			return d, fmt.Errorf("%s %q is not a non-negative integer", TokensHeader, tokensHeader)
+		}
+		d.input = n
+	}
+	if b.Resource != nil {
+		d.resource, d.hasResource = *b.Resource, true
+	}
+	return d, nil
+}
+
+// okBody renders a successful response of the endpoint's real shape.
+func okBody(ep endpoint, service, path, id, model string, created time.Time, in, out int64) []byte {
+	var v any
+	switch ep {
+	case epChat:
+		v = map[string]any{
+			"id": "chatcmpl-" + id, "object": "chat.completion", "created": created.Unix(), "model": model,
+			"choices": []any{map[string]any{
+				"index": 0, "finish_reason": "stop", "logprobs": nil,
+				"message": map[string]any{"role": "assistant", "content": "simbench: ok", "refusal": nil},
+			}},
+			"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+		}
+	case epEmbeddings:
+		v = map[string]any{
+			"object": "list", "model": model,
+			"data":  []any{map[string]any{"object": "embedding", "index": 0, "embedding": []float64{0.1, 0.2, 0.3, 0.4}}},
+			"usage": map[string]any{"prompt_tokens": in, "total_tokens": in},
+		}
+	case epMessages:
+		v = map[string]any{
+			"id": "msg_" + id, "type": "message", "role": "assistant", "model": model,
+			"content":     []any{map[string]any{"type": "text", "text": "simbench: ok"}},
+			"stop_reason": "end_turn", "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": in, "output_tokens": out},
+		}
+	default:
+		v = struct {
+			OK      bool   `json:"ok"`
+			ID      string `json:"id"`
+			Service string `json:"service"`
+			Path    string `json:"path"`
+			Tokens  int64  `json:"tokens"`
+		}{true, id, service, path, in + out}
+	}
+	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
+	return append(b, '\n')
+}
+
+// errorBody renders an error in the API style's shape. extra fields are
+// added to the error object (generic style only).
+func errorBody(api APIStyle, status int, message string, extra map[string]any) []byte {
+	var v any
+	switch api {
+	case APIAnthropic:
+		v = map[string]any{"type": "error", "error": map[string]any{"type": anthropicType(status), "message": message}}
+	case APIOpenAI:
+		typ, code := openAIType(status)
+		v = map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": code}}
+	default:
+		e := map[string]any{"type": anthropicType(status), "message": message, "status": status}
+		for k, x := range extra {
+			e[k] = x
+		}
+		v = map[string]any{"error": e}
+	}
+	b, _ := json.Marshal(v)
+	return append(b, '\n')
+}
+
+func anthropicType(status int) string {
+	switch status {
+	case 400:
+		return "invalid_request_error"
+	case 401:
+		return "authentication_error"
+	case 404:
+		return "not_found_error"
+	case 405:
+		return "invalid_request_error"
+	case 413:
+		return "request_too_large"
+	case 429:
+		return "rate_limit_error"
+	case 529:
+		return "overloaded_error"
+	}
+	return "api_error"
+}
+
+func openAIType(status int) (typ string, code any) {
+	switch status {
+	case 400, 404, 405:
+		return "invalid_request_error", nil
+	case 401:
+		return "invalid_request_error", "invalid_api_key"
+	case 413:
+		return "invalid_request_error", "request_too_large"
+	case 429:
+		return "requests", "rate_limit_exceeded"
+	case 529:
+		return "server_error", "overloaded"
+	}
+	return "server_error", nil
+}
+
+var limitPhrases = [numLimits]string{"", "requests per second (RPS)", "requests per min (RPM)", "tokens per min (TPM)", "concurrent requests"}
+
+// rejectMessage explains a rejection the way providers do, naming the limit.
+func rejectMessage(service string, d *Decision, bodyErr error) string {
+	switch d.Kind {
+	case KindRateLimited:
+		q := d.Requests
+		if d.Limit == LimitTPM {
+			q = d.TokenQuota
+		}
+		msg := fmt.Sprintf("Rate limit reached for %s on service %s", limitPhrases[d.Limit], service)
+		if d.Limit != LimitConcurrency && q.Limit > 0 {
+			msg += fmt.Sprintf(": Limit %d, Remaining %d", q.Limit, q.Remaining)
+			if d.Limit == LimitTPM {
+				msg += fmt.Sprintf(", Requested %d", d.Tokens)
+			}
+		}
+		if d.HasRetryAfter {
+			msg += fmt.Sprintf(". Please try again in %v", d.RetryAfter)
+		}
+		return msg + "."
+	case KindOverloaded:
+		return "Overloaded"
+	case KindUnauthorized:
+		return "Incorrect or missing API key. Send Authorization: Bearer KEY or x-api-key: KEY."
+	case KindTooLarge:
+		if d.Limit == LimitTPM {
+			return fmt.Sprintf("Request too large for %s on service %s: Requested %d, which can never be admitted.", limitPhrases[LimitTPM], service, d.Tokens)
+		}
+		return "Request body too large."
+	case KindBadRequest:
+		if bodyErr != nil {
+			return bodyErr.Error()
+		}
+		return "Bad request."
+	}
+	return "The server had an error while processing your request."
+}

@@ -1,0 +1,520 @@
+package fakeapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Paths of the accounting endpoints, on every listener.
+const (
+	// StatsPath answers GET with ServerStats as JSON.
+	StatsPath = "/_simbench/stats"
+	// ResetPath clears the accounting on POST.
+	ResetPath = "/_simbench/reset"
+)
+
+// DefaultAddr is where Start listens when ServerConfig.Addr is empty: a free
+// port on the IPv4 loopback.
+const DefaultAddr = "127.0.0.1:0"
+
+// ServerConfig configures Start.
+type ServerConfig struct {
+	// Services are the services to serve; names must be unique.
+	Services []ServiceConfig
+	// Addr is the listen address ("": DefaultAddr). With PortPerService only
+	// its host is used and each service gets a free port.
+	Addr string
+	// AllowNonLoopback must be set to listen on anything but a loopback
+	// address; Start then prints a warning to Warn.
+	AllowNonLoopback bool
+	// PortPerService gives each service its own listener, serving at the
+	// root; otherwise all share one listener under the prefix /NAME.
+	PortPerService bool
+	// Seed seeds each service's model; a service's stream depends only on
+	// Seed and its name.
+	Seed uint64
+	// Warn receives warnings (nil: os.Stderr).
+	Warn io.Writer
+	// Clock, when set, returns the time since the epoch that the models see,
+	// instead of the monotonic time since Start. Latencies still elapse in
+	// real time. Tests use it to control rate limiting exactly.
+	Clock func() time.Duration
+}
+
+// ServerStats is the accounting of every service on a server, as served at
+// StatsPath.
+type ServerStats struct {
+	// Services maps service names to their accounting.
+	Services map[string]Stats `json:"services"`
+	// NotFound counts requests to paths no service answers.
+	NotFound int64 `json:"not_found"`
+}
+
+// Server serves fake services over HTTP. Its methods are safe for
+// concurrent use.
+type Server struct {
+	cfg       ServerConfig
+	start     time.Time
+	services  []*service
+	byName    map[string]*service
+	listeners []*listener
+	quit      chan struct{}
+	quitOnce  sync.Once
+	wg        sync.WaitGroup
+	notFound  atomic.Int64
+}
+
+type service struct {
+	cfg ServiceConfig // defaults applied
+	url string
+	ids atomic.Uint64
+	mu  sync.Mutex
+	m   *Model
+}
+
+type listener struct {
+	srv *http.Server
+	url string
+}
+
+// Start validates cfg, listens and serves until Shutdown or Close. Every
+// problem with the configuration is reported at once.
+func Start(cfg ServerConfig) (*Server, error) {
+	if len(cfg.Services) == 0 {
+		return nil, errors.New("fakeapi: no services to serve")
+	}
+	if cfg.Warn == nil {
+		cfg.Warn = os.Stderr
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	host, _, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("fakeapi: listen address %q: %w", cfg.Addr, err)
+	}
+	if !isLoopback(host) {
+		if !cfg.AllowNonLoopback {
+			return nil, fmt.Errorf("fakeapi: listen address %q is not loopback; set AllowNonLoopback to expose fake services", cfg.Addr)
+		}
+		fmt.Fprintf(cfg.Warn, "warning: fakeapi is listening on %s, reachable from other hosts\n", cfg.Addr)
+	}
+	s := &Server{cfg: cfg, start: time.Now(), byName: map[string]*service{}, quit: make(chan struct{})}
+	var errs []error
+	seen := map[string]bool{}
+	for _, sc := range cfg.Services {
+		if seen[sc.Name] {
+			errs = append(errs, fmt.Errorf("fakeapi: service %q appears twice", sc.Name))
+			continue
+		}
+		seen[sc.Name] = true
+		if err := sc.LoadFiles(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !cfg.PortPerService && (strings.ContainsAny(sc.Name, "/?#% ") || sc.Name == "_simbench") {
+			errs = append(errs, fmt.Errorf("fakeapi: service %q: the name must be usable as a path segment", sc.Name))
+		}
+		h := fnv.New64a()
+		h.Write([]byte(sc.Name))
+		m, err := NewModel(sc, rand.New(rand.NewPCG(cfg.Seed, h.Sum64())))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		sv := &service{cfg: m.Config(), m: m}
+		s.services = append(s.services, sv)
+		s.byName[sc.Name] = sv
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+
+	listen := func(addr string, h http.Handler) (string, error) {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return "", fmt.Errorf("fakeapi: %w", err)
+		}
+		l := &listener{
+			srv: &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second},
+			url: "http://" + ln.Addr().String(),
+		}
+		s.listeners = append(s.listeners, l)
+		s.wg.Go(func() { _ = l.srv.Serve(ln) }) // returns ErrServerClosed on Shutdown/Close
+		return l.url, nil
+	}
+	if cfg.PortPerService {
+		for _, sv := range s.services {
+			u, err := listen(net.JoinHostPort(host, "0"), s.serviceHandler(sv))
+			if err != nil {
+				s.Close()
+				return nil, err
+			}
+			sv.url = u
+		}
+	} else {
+		u, err := listen(cfg.Addr, s)
+		if err != nil {
+			return nil, err
+		}
+		for _, sv := range s.services {
+			sv.url = u + "/" + sv.cfg.Name
+		}
+	}
+	return s, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// URL returns the base URL of the named service ("" if there is none). For
+// an openai-style service the SDK's base URL is URL + "/v1".
+func (s *Server) URL(service string) string {
+	if sv := s.byName[service]; sv != nil {
+		return sv.url
+	}
+	return ""
+}
+
+// Services returns the service names in configuration order.
+func (s *Server) Services() []string {
+	out := make([]string, len(s.services))
+	for i, sv := range s.services {
+		out[i] = sv.cfg.Name
+	}
+	return out
+}
+
+// StatsURL returns the URL of the accounting endpoint (on the first listener).
+func (s *Server) StatsURL() string { return s.listeners[0].url + StatsPath }
+
+// Stats returns every service's accounting.
+func (s *Server) Stats() ServerStats {
+	st := ServerStats{Services: make(map[string]Stats, len(s.services)), NotFound: s.notFound.Load()}
+	for _, sv := range s.services {
+		sv.mu.Lock()
+		st.Services[sv.cfg.Name] = sv.m.Stats()
+		sv.mu.Unlock()
+	}
+	return st
+}
+
+// Reset clears every service's accounting (limiter state is kept).
+func (s *Server) Reset() {
+	for _, sv := range s.services {
+		sv.mu.Lock()
+		sv.m.ResetStats()
+		sv.mu.Unlock()
+	}
+	s.notFound.Store(0)
+}
+
+// Shutdown stops accepting requests, aborts hanging ones and waits for the
+// rest to finish, until ctx is done; then it closes whatever is left and
+// returns ctx's error.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.quitOnce.Do(func() { close(s.quit) })
+	var errs []error
+	for _, l := range s.listeners {
+		if err := l.srv.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+			l.srv.Close()
+		}
+	}
+	s.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Close stops the server at once, closing every connection.
+func (s *Server) Close() error {
+	s.quitOnce.Do(func() { close(s.quit) })
+	var errs []error
+	for _, l := range s.listeners {
+		errs = append(errs, l.srv.Close())
+	}
+	s.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// now is the models' time.
+func (s *Server) now() time.Duration {
+	if s.cfg.Clock != nil {
+		return s.cfg.Clock()
+	}
+	return time.Since(s.start)
+}
+
+// ServeHTTP serves the shared listener: accounting endpoints, then services
+// by path prefix, then 404 listing the known paths.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if strings.HasPrefix(p, "/_simbench/") {
+		s.serveAdmin(w, r)
+		return
+	}
+	name, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	if sv := s.byName[name]; sv != nil && name != "" {
+		s.serve(w, r, sv, "/"+rest)
+		return
+	}
+	s.serveNotFound(w, r)
+}
+
+func (s *Server) serviceHandler(sv *service) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/_simbench/") {
+			s.serveAdmin(w, r)
+			return
+		}
+		s.serve(w, r, sv, r.URL.Path)
+	})
+}
+
+func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
+	s.notFound.Add(1)
+	var known []string
+	for _, sv := range s.services {
+		prefix := ""
+		if !s.cfg.PortPerService {
+			prefix = "/" + sv.cfg.Name
+		}
+		for _, k := range knownPaths(sv.cfg.API) {
+			known = append(known, prefix+k)
+		}
+	}
+	known = append(known, StatsPath, ResetPath)
+	writeJSON(w, http.StatusNotFound, errorBody(APIGeneric, 404,
+		fmt.Sprintf("no service answers %s; known paths: %s", r.URL.Path, strings.Join(known, ", ")),
+		map[string]any{"known": known}))
+}
+
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == StatsPath && r.Method == http.MethodGet:
+		b, err := json.MarshalIndent(s.Stats(), "", "  ")
+		if err != nil {
+			writeJSON(w, 500, errorBody(APIGeneric, 500, err.Error(), nil))
+			return
+		}
+		writeJSON(w, 200, append(b, '\n'))
+	case r.URL.Path == ResetPath && r.Method == http.MethodPost:
+		s.Reset()
+		writeJSON(w, 200, []byte(`{"ok":true}`+"\n"))
+	case r.URL.Path == StatsPath || r.URL.Path == ResetPath:
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody(APIGeneric, 405, "use GET "+StatsPath+" or POST "+ResetPath, nil))
+	default:
+		s.serveNotFound(w, r)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body) //nolint:errcheck // the client may be gone; nothing to do
+}
+
+// apiKey returns the key from Authorization: Bearer KEY or x-api-key.
+func apiKey(r *http.Request) string {
+	if a := r.Header.Get("Authorization"); a != "" {
+		if k, ok := strings.CutPrefix(a, "Bearer "); ok {
+			return strings.TrimSpace(k)
+		}
+		return ""
+	}
+	return r.Header.Get("X-Api-Key")
+}
+
+// readBody reads at most limit bytes; n is limit+1 when the body is longer.
+func readBody(r *http.Request, limit int64) (body []byte, n int64, err error) {
+	if r.Body == nil {
+		return nil, 0, nil
+	}
+	body, err = io.ReadAll(io.LimitReader(r.Body, limit+1))
+	return body, int64(len(body)), err
+}
+
+// serve answers one request to service sv at path (within the service).
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path string) {
+	c := &sv.cfg
+	ep, ok := route(c.API, r.Method, path)
+	if !ok {
+		w.Header().Set("Allow", http.MethodPost)
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody(c.API, 405, fmt.Sprintf("%s %s is not supported; use POST", r.Method, path), nil))
+		return
+	}
+	body, n, err := readBody(r, c.MaxBodyBytes)
+	if err != nil {
+		return // the client went away before sending its request
+	}
+	req := Request{Method: r.Method, Path: path, Key: apiKey(r), Bytes: n}
+	req.Client = req.Key + "|" + r.Header.Get(ClientHeader)
+	var bodyErr error
+	var dec decoded
+	if n <= c.MaxBodyBytes {
+		dec, bodyErr = decodeRequest(ep, body, r.Header.Get(TokensHeader), c.OutputTokens)
+		req.Malformed = bodyErr != nil
+	}
+	req.Tokens, req.OutputTokens = dec.input, dec.output
+	switch r.Method {
+	case http.MethodPut, http.MethodPatch, http.MethodDelete:
+		req.Write = true
+	case http.MethodPost:
+		req.Write = ep == epGeneric
+	}
+	req.Resource = dec.resource
+	if dec.hasResource && dec.resource != "" {
+		req.Write = req.Write || r.Method != http.MethodGet
+	}
+
+	sv.mu.Lock()
+	now := s.now()
+	d := sv.m.Arrive(now, req)
+	sv.mu.Unlock()
+
+	id := strconv.FormatUint(sv.ids.Add(1), 10)
+	wall := s.start.Add(now)
+	h := w.Header()
+	h.Set("X-Request-Id", "req_"+id)
+	d.SetHeaders(h, c.Headers, wall)
+	if !d.Admitted() {
+		extra := map[string]any{"kind": d.Kind.String()}
+		if d.Kind == KindRateLimited {
+			extra["limit"] = d.Limit.String()
+			if d.HasRetryAfter {
+				extra["retry_after_ms"] = RoundUp(d.RetryAfter, time.Millisecond).Milliseconds()
+			}
+		}
+		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, bodyErr), extra))
+		return
+	}
+
+	if !s.await(r.Context(), sv, &d) {
+		return
+	}
+	switch d.Kind {
+	case KindOK:
+		model := dec.model
+		if model == "" {
+			model = c.ModelName
+		}
+		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, dec.output))
+	case KindServerError:
+		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), map[string]any{"kind": d.Kind.String()}))
+	case KindReset:
+		panic(http.ErrAbortHandler) // closes the connection without a response
+	}
+}
+
+// await waits out an admitted request's latency and ends it in the model.
+// It returns false when there is no response to write: the client went away
+// (Cancel, or Finish with clientGone when the service keeps working), or a
+// hanging request was aborted by shutdown.
+func (s *Server) await(ctx context.Context, sv *service, d *Decision) bool {
+	end := func(gone, cancel bool) {
+		sv.mu.Lock()
+		defer sv.mu.Unlock()
+		if cancel {
+			sv.m.Cancel(s.now(), d.ID)
+		} else {
+			sv.m.Finish(s.now(), d.ID, gone)
+		}
+	}
+	if d.Kind == KindHang {
+		select {
+		case <-ctx.Done():
+			end(true, true)
+			return false
+		case <-s.quit:
+			end(true, true)
+			panic(http.ErrAbortHandler)
+		}
+	}
+	if d.Latency > 0 {
+		t := time.NewTimer(d.Latency)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			if !sv.cfg.KeepWorkingOnDisconnect {
+				end(true, true)
+				return false
+			}
+			<-t.C
+			end(true, false)
+			return false
+		}
+	}
+	end(ctx.Err() != nil, false)
+	return ctx.Err() == nil || d.Kind != KindOK
+}
+
+// Summary writes one line per service: its base URL, the SDK base URL for
+// provider styles, and its API keys; then the stats URL.
+func (s *Server) Summary(w io.Writer) {
+	for _, sv := range s.services {
+		fmt.Fprintf(w, "%-12s %s", sv.cfg.Name, sv.url)
+		if sv.cfg.API != APIGeneric {
+			fmt.Fprintf(w, "  (%s SDK base URL: %s/v1)", sv.cfg.API, sv.url)
+		}
+		if len(sv.cfg.Keys) > 0 {
+			keys := make([]string, len(sv.cfg.Keys))
+			for i, k := range sv.cfg.Keys {
+				keys[i] = k.Key
+			}
+			fmt.Fprintf(w, "  keys: %s", strings.Join(keys, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "stats        %s\n", s.StatsURL())
+}
+
+// WriteStats writes a human-readable accounting summary, one block per
+// service in name order.
+func WriteStats(w io.Writer, st ServerStats) {
+	names := make([]string, 0, len(st.Services))
+	for n := range st.Services {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		x := st.Services[n]
+		fmt.Fprintf(w, "%s: %d arrived, %d accepted, %d completed, %d rate limited (rps %d, rpm %d, tpm %d, concurrency %d)\n",
+			n, x.Arrived, x.Accepted, x.Completed, x.RateLimited,
+			x.RateLimitedBy["rps"], x.RateLimitedBy["rpm"], x.RateLimitedBy["tpm"], x.RateLimitedBy["concurrency"])
+		fmt.Fprintf(w, "  early retries %d, cancelled by client %d, wasted %d (%.3fs, %d tokens), write races %d, peak concurrency %d\n",
+			x.EarlyRetries, x.CancelledByClient, x.Wasted, x.WastedWorkS, x.WastedTokens, x.WriteRaces, x.PeakConcurrency)
+		var errs []string
+		for _, k := range errorKinds {
+			if v := x.Errors[k.String()]; v > 0 {
+				errs = append(errs, fmt.Sprintf("%s %d", k, v))
+			}
+		}
+		if len(errs) > 0 {
+			fmt.Fprintf(w, "  errors: %s\n", strings.Join(errs, ", "))
+		}
+	}
+	if st.NotFound > 0 {
+		fmt.Fprintf(w, "not found: %d\n", st.NotFound)
+	}
+}
