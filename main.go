@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -18,6 +19,8 @@ type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	// Commands are added here, one field per command, each defined in cmd_<name>.go.
+	Validate  ValidateCmd  `cmd:"" help:"Check scenario files or built-in names and list every problem."`
+	Scenarios ScenariosCmd `cmd:"" help:"List the built-in scenarios with their descriptions."`
 }
 
 func main() {
@@ -38,8 +41,11 @@ func main() {
 // exitCoder is implemented by errors that choose the process exit code.
 type exitCoder interface{ ExitCode() int }
 
+// exitCode looks through wrapping: kong's Context.Run joins the command's
+// error with its own (errors.Join), so a plain type assertion never matches.
 func exitCode(err error) int {
-	if ec, ok := err.(exitCoder); ok {
+	var ec exitCoder
+	if errors.As(err, &ec) {
 		return ec.ExitCode()
 	}
 	return 1

@@ -113,10 +113,10 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	if ft := t.sub("faults"); ft != nil {
 		s.Faults = d.decodeFaults(ft)
 	}
-	s.Headers = enum(t, "headers", HeadersNone, HeadersNone, HeadersOpenAI, HeadersAnthropic)
+	s.Headers = enum(t, "headers", HeadersNone, HeadersNone, HeadersOpenAI, HeadersAnthropic, HeadersStandard)
 	s.Lying = enum(t, "lying", LyingNone, LyingNone, LyingShort, LyingMissing)
 	if s.Lying != LyingNone && s.Headers == HeadersNone {
-		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\" or \"anthropic\"")
+		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\", \"anthropic\" or \"standard\"")
 	}
 	if keys, ok := t.strings("keys"); ok {
 		for i, k := range keys {
@@ -159,9 +159,9 @@ func (d *decoder) decodeFaults(t *table) Faults {
 		case !ot.has("every") || !ot.has("length"):
 			d.add(ot.path, "needs every and length; write overload = { every = \"5m\", length = \"20s\" }")
 		case f.Overload.Every == 0:
-			ot.add("every", "is 0; episodes need a period, like every = \"5m\"")
-		case f.Overload.Length > f.Overload.Every:
-			ot.add("length", "length (%s) is longer than every (%s); an episode must fit in its period", f.Overload.Length, f.Overload.Every)
+			ot.add("every", "is 0; set the mean time between episodes, like every = \"5m\"")
+		case f.Overload.Length == 0:
+			ot.add("length", "is 0; set how long an episode lasts, like length = \"20s\"")
 		}
 		ot.finish()
 	}

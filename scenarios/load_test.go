@@ -50,7 +50,7 @@ func TestProblems(t *testing.T) {
 			`testdata/duplicate-strategy.toml:20:1: strategy[1].name: strategy "bounded" is already defined at line 16; give each strategy a unique name`,
 		}},
 		{"unknown-enum.toml", []string{
-			`testdata/unknown-enum.toml:11:1: services.s.headers: unknown value "opanai"; did you mean "openai"? (one of "none", "openai", "anthropic")`,
+			`testdata/unknown-enum.toml:11:1: services.s.headers: unknown value "opanai"; did you mean "openai"? (one of "none", "openai", "anthropic", "standard")`,
 			`testdata/unknown-enum.toml:15:1: tools.t.kind: unknown value "delete"; use one of "read", "write"`,
 			`testdata/unknown-enum.toml:19:11: strategy[0].retry.backoff: unknown value "jitter"; use one of "none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"`,
 		}},

@@ -212,9 +212,9 @@ type Service struct {
 	MaxConcurrent int
 	// Limiter is the algorithm enforcing the rates (token bucket by default).
 	Limiter Limiter
-	// Burst is the token bucket's capacity in requests; 0 means one second's
-	// worth of the tightest request rate, at least 1 (as sched's buckets).
-	// Only set with LimiterTokenBucket.
+	// Burst is the token bucket's capacity in requests, for the rps bucket
+	// (or the rpm bucket when there is no rps); 0 means fakeapi's default,
+	// one window's worth. Only set with LimiterTokenBucket.
 	Burst float64
 	// CountRejected makes 429ed requests count against the limits.
 	CountRejected bool
@@ -252,6 +252,8 @@ const (
 	HeadersOpenAI Headers = "openai"
 	// HeadersAnthropic sends retry-after and anthropic-ratelimit-*.
 	HeadersAnthropic Headers = "anthropic"
+	// HeadersStandard sends only Retry-After, in whole seconds.
+	HeadersStandard Headers = "standard"
 )
 
 // Lying is how a server misreports its retry delay.
@@ -297,9 +299,10 @@ type SlowFirstByte struct {
 	Delay time.Duration
 }
 
-// Overload is a periodic overload episode: during the first Length of every
-// Every (counted from the start of the run), a fraction Rate of requests get
-// 529. Zero Every: no episodes.
+// Overload describes 529 "overloaded" episodes, as fakeapi.OverloadConfig:
+// episodes last Length, the gaps between them are exponentially distributed
+// with mean Every, and during an episode a fraction Rate of requests get 529
+// (1 when unset). Zero Every: no episodes.
 type Overload struct {
 	Every  time.Duration
 	Length time.Duration
