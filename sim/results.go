@@ -31,9 +31,16 @@ type StrategyResult struct {
 	// MaxInFlight is the strategy's global cap (0: unbounded).
 	MaxInFlight int `json:"max_in_flight"`
 	// Turns and Calls count completed turns and their calls; Attempts counts calls plus retries.
-	Turns    int64 `json:"turns"`
-	Calls    int64 `json:"calls"`
-	Attempts int64 `json:"attempts"`
+	Turns int64 `json:"turns"`
+	// FailedTurns counts turns with a failed or cancelled part;
+	// UnfinishedTurns those still running when the run was cut off (a
+	// strategy that cannot drain its work); RefusedTurns those the
+	// scheduler refused (queue bound).
+	FailedTurns     int64 `json:"failed_turns"`
+	UnfinishedTurns int64 `json:"unfinished_turns,omitempty"`
+	RefusedTurns    int64 `json:"refused_turns,omitempty"`
+	Calls           int64 `json:"calls"`
+	Attempts        int64 `json:"attempts"`
 	// TurnLatencyMs summarises turn latency in milliseconds.
 	TurnLatencyMs Summary `json:"turn_latency_ms"`
 	// CallLatencyMs summarises one call's latency (queueing included) in milliseconds.

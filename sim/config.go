@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+)
+
+// SchedConfig returns the scheduler configuration a strategy describes for
+// the scenario's services. The caller sets Rand and Hook.
+func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, error) {
+	backoff, err := sched.ParseBackoff(string(st.Retry.Backoff))
+	if err != nil && st.Retry.Backoff != "" {
+		return sched.Config{}, fmt.Errorf("strategy %q: %w", st.Name, err)
+	}
+	cfg := sched.Config{
+		MaxInFlight: st.MaxInFlight,
+		Services:    make(map[string]sched.ServiceConfig, len(sc.Services)),
+		MaxQueued:   st.MaxQueued,
+		FanOut:      st.FanOut,
+		Retry: sched.RetryPolicy{
+			Backoff:          backoff,
+			Base:             st.Retry.Base,
+			Cap:              st.Retry.Cap,
+			MaxAttempts:      st.Retry.Attempts,
+			Budget:           st.Retry.Budget,
+			IgnoreRetryAfter: !st.Retry.HonorRetryAfter,
+			RetryAfterJitter: st.Retry.RetryAfterJitter,
+		},
+		KeepSlotDuringBackoff: st.KeepSlotDuringBackoff,
+		MaxRetryAfter:         st.Retry.MaxRetryAfter,
+		AttemptTimeout:        st.AttemptTimeout,
+		CallTimeout:           st.CallTimeout,
+		TurnTimeout:           st.TurnTimeout,
+		TurnTokenBudget:       st.TokenBudget,
+		TurnAttemptBudget:     st.AttemptBudget,
+	}
+	if st.FanOutMode == scenarios.FanOutTruncate {
+		cfg.FanOutMode = sched.FanOutTruncate
+	}
+	if st.Join == scenarios.JoinAllOrNothing {
+		cfg.Join = sched.JoinAllOrNothing
+	}
+	if st.Retry.OverMaxRetryAfter == scenarios.OverMaxFail {
+		cfg.OverMaxRetryAfter = sched.RetryAfterFail
+	}
+	for _, svc := range sc.Services {
+		s := sched.ServiceConfig{
+			MaxInFlight:       st.MaxInFlightPerService[svc.Name],
+			PauseOnRetryAfter: st.PauseOnRetryAfter,
+		}
+		if st.TokenBucket {
+			s.RequestsPerMinute = requestsPerMinute(&svc)
+			s.RequestBurst = requestBurst(&svc)
+			s.TokensPerMinute = svc.TokensPerMinute
+			s.Headroom = st.Headroom
+		}
+		cfg.Services[svc.Name] = s
+	}
+	return cfg, nil
+}
+
+// requestsPerMinute is the tighter of a service's request limits, per minute.
+func requestsPerMinute(svc *scenarios.Service) float64 {
+	switch {
+	case svc.RequestsPerSecond > 0 && svc.RequestsPerMinute > 0:
+		return math.Min(svc.RequestsPerSecond*60, svc.RequestsPerMinute)
+	case svc.RequestsPerSecond > 0:
+		return svc.RequestsPerSecond * 60
+	default:
+		return svc.RequestsPerMinute
+	}
+}
+
+// requestBurst is the request bucket's capacity: the service's burst, or one
+// second's worth of its tightest request rate, at least 1 — the same rule for
+// the fake service and for the client's own buckets.
+func requestBurst(svc *scenarios.Service) float64 {
+	if svc.Burst > 0 {
+		return svc.Burst
+	}
+	return math.Max(1, requestsPerMinute(svc)/60)
+}
+
+// ModelConfig returns the fake service model a scenario service describes.
+func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
+	cfg := fakeapi.ServiceConfig{
+		Name:          svc.Name,
+		RPS:           int64(math.Ceil(svc.RequestsPerSecond)),
+		RPM:           int64(math.Ceil(svc.RequestsPerMinute)),
+		TPM:           int64(math.Ceil(svc.TokensPerMinute)),
+		MaxConcurrent: svc.MaxConcurrent,
+		Algorithm:     fakeapi.Algorithm(svc.Limiter),
+		CountRejected: svc.CountRejected,
+		Latency:       latencyConfig(svc),
+		Faults: fakeapi.FaultConfig{
+			ErrorRate:         svc.Faults.ErrorRate,
+			HangRate:          svc.Faults.HangRate,
+			ResetRate:         svc.Faults.ResetRate,
+			SlowFirstByteRate: svc.Faults.SlowFirstByte.Rate,
+			SlowFirstByte:     svc.Faults.SlowFirstByte.Delay,
+			Overload: fakeapi.OverloadConfig{
+				Every:  svc.Faults.Overload.Every,
+				Length: svc.Faults.Overload.Length,
+				Rate:   svc.Faults.Overload.Rate,
+			},
+		},
+		Headers: fakeapi.HeaderStyle(svc.Headers),
+		Lie:     fakeapi.LieMode(svc.Lying),
+	}
+	if cfg.Algorithm == "" || cfg.Algorithm == fakeapi.TokenBucket {
+		cfg.Algorithm = fakeapi.TokenBucket
+		if cfg.RPS > 0 || cfg.RPM > 0 {
+			cfg.Burst = int64(math.Ceil(requestBurst(svc)))
+		}
+	}
+	for _, k := range svc.Keys {
+		cfg.Keys = append(cfg.Keys, fakeapi.KeyConfig{Key: k})
+	}
+	return cfg
+}
+
+func latencyConfig(svc *scenarios.Service) fakeapi.LatencyConfig {
+	l := svc.Latency
+	c := fakeapi.LatencyConfig{
+		Dist: fakeapi.Dist(l.Kind), Value: l.Value, Min: l.Min, Max: l.Max,
+		Mean: l.Mean, StdDev: l.Stddev, P50: l.P50, P95: l.P95, Alpha: l.Alpha,
+		Samples: l.Samples, LoadKnee: svc.Load.Knee, LoadSlope: svc.Load.Factor,
+	}
+	switch l.Kind {
+	case scenarios.DistPareto:
+		c.Scale, c.Max = l.Min, 0
+		c.Cap = l.Max
+	case scenarios.DistNormal, scenarios.DistLognormal, scenarios.DistExponential:
+		c.Cap, c.Max = l.Max, 0
+	case "":
+		c.Dist = fakeapi.DistConstant
+	}
+	return c
+}

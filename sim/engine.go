@@ -1,0 +1,463 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+)
+
+// engine runs one strategy of one scenario in virtual time: an event heap
+// drives the sched core (the production decision code) and one fakeapi model
+// per service. It reads no clock and starts no goroutines; all randomness
+// comes from streams derived from the scenario seed.
+type engine struct {
+	sc  *scenarios.Scenario
+	st  *scenarios.Strategy
+	wl  *workload
+	now time.Duration
+	end time.Duration // no turn starts at or after end
+	// stop bounds the drain after end: a strategy that cannot finish its
+	// turns is cut off here and its unfinished turns are reported.
+	stop time.Duration
+
+	core     *sched.Core
+	models   []*fakeapi.Model
+	svcIndex map[string]int
+	events   eventHeap
+	seq      uint64
+	wakeGen  uint64
+	acts     []sched.Action
+	attempts map[sched.AttemptID]*attempt
+	serial   uint64 // numbers calls, to tell clients apart at the services
+	turnNo   uint64
+	arrivals *rand.Rand
+	live     int // turn runs not yet finished
+
+	transport bool // cancellation reaches the transport
+	serialize bool
+	m         *collector
+}
+
+// attempt is one request in flight at a fake service.
+type attempt struct {
+	id      sched.AttemptID
+	svc     int
+	dec     fakeapi.Decision
+	started time.Duration
+	dead    bool // the client stopped waiting; its response event is ignored
+	reader  bool // cancelled at the reader only: the server works on
+}
+
+// turnRun is one agent turn: an optional model call, then the tool calls,
+// then (multi-agent) the subagents; it ends when its last part ends.
+type turnRun struct {
+	session   int // -1 in the open model
+	start     time.Duration
+	rng       *rand.Rand
+	active    []sched.TurnID
+	parts     int // sched turns submitted and not yet done
+	cancelled bool
+	failed    bool
+	calls     int // tool calls the turn emitted
+	subs      int // subagents still running
+}
+
+// part tags a sched turn with the agent turn it belongs to.
+type part struct {
+	tr    *turnRun
+	kind  uint8 // partLLM, partTools, partSub
+	sub   *subagent
+	turns sched.TurnID
+}
+
+const (
+	partLLM uint8 = iota
+	partTools
+	partSubLLM
+	partSubTools
+)
+
+// subagent is one subagent of a multi-agent turn.
+type subagent struct {
+	iteration int
+	spent     int64
+}
+
+func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) {
+	cfg, err := SchedConfig(sc, st)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Rand = stream(sc.Seed, "strategy/"+st.Name)
+	core, err := sched.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("strategy %q: %w", st.Name, err)
+	}
+	e := &engine{
+		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: sc.Duration + max(sc.Duration/2, time.Minute),
+		core: core, svcIndex: map[string]int{}, attempts: map[sched.AttemptID]*attempt{},
+		transport: st.CancelAt != scenarios.CancelAtReader, serialize: st.SerializeWrites,
+		arrivals: stream(sc.Seed, "arrivals"),
+	}
+	names := make([]string, len(sc.Services))
+	for i := range sc.Services {
+		svc := &sc.Services[i]
+		mc := ModelConfig(svc)
+		// The service's stream depends on the seed and the service only: every
+		// strategy meets the same latencies and faults in the same order of arrivals.
+		m, err := fakeapi.NewModel(mc, stream(sc.Seed, "service/"+svc.Name))
+		if err != nil {
+			return nil, fmt.Errorf("service %q: %w", svc.Name, err)
+		}
+		e.models = append(e.models, m)
+		e.svcIndex[svc.Name] = i
+		names[i] = svc.Name
+	}
+	e.m = newCollector(names, sc.Duration)
+	return e, nil
+}
+
+func (e *engine) schedule(ev event) {
+	e.seq++
+	ev.seq = e.seq
+	e.events.push(ev)
+}
+
+// progressEvery is how many events pass between progress reports and
+// cancellation checks.
+const progressEvery = 1 << 14
+
+// run simulates until every turn is done or the drain limit passes. It
+// returns false when ctx ended the run early (the results are partial).
+func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) bool {
+	w := &e.sc.Workload
+	if w.Sessions > 0 {
+		for s := range w.Sessions {
+			e.schedule(event{at: 0, kind: evSession, session: s})
+		}
+	} else {
+		e.schedule(event{at: 0, kind: evArrival})
+	}
+	for n := 0; len(e.events) > 0; n++ {
+		if n%progressEvery == 0 {
+			if ctx.Err() != nil {
+				return false
+			}
+			if progress != nil {
+				progress(min(e.now, e.end))
+			}
+		}
+		ev := e.events.pop()
+		if ev.at > e.stop {
+			break
+		}
+		e.now = ev.at
+		switch ev.kind {
+		case evWake:
+			if ev.gen == e.wakeGen {
+				e.core.Advance(e.now)
+			}
+		case evArrival:
+			if e.now < e.end {
+				e.startTurn(-1)
+				e.schedule(event{at: e.now + e.wl.interarrival(e.arrivals), kind: evArrival})
+			}
+		case evSession:
+			if e.now < e.end && (w.Turns == 0 || e.m.sessionTurns(ev.session) < w.Turns) {
+				e.startTurn(ev.session)
+			}
+		case evResponse:
+			e.respond(ev.att)
+		case evCancel:
+			e.cancelTurn(ev.tr)
+		}
+		e.carry()
+	}
+	if progress != nil {
+		progress(e.end)
+	}
+	e.m.unfinished = int64(e.live)
+	return true
+}
+
+// startTurn begins an agent turn now.
+func (e *engine) startTurn(session int) {
+	e.turnNo++
+	tr := &turnRun{session: session, start: e.now}
+	if session >= 0 {
+		n := e.m.beginSessionTurn(session)
+		tr.rng = rand.New(rand.NewPCG(e.sc.Seed^0x5e55, uint64(session)<<32|uint64(n)))
+	} else {
+		tr.rng = rand.New(rand.NewPCG(e.sc.Seed^0xa771, e.turnNo))
+	}
+	e.live++
+	c := &e.sc.Workload.Cancel
+	if c.Probability > 0 && tr.rng.Float64() < c.Probability {
+		e.schedule(event{at: e.now + e.wl.cancelAt.duration(tr.rng), kind: evCancel, tr: tr})
+	}
+	if c.ParentTimeout > 0 {
+		e.schedule(event{at: e.now + c.ParentTimeout, kind: evCancel, tr: tr})
+	}
+	if e.wl.llm != nil {
+		e.submit(tr, &part{tr: tr, kind: partLLM}, sched.Turn{Calls: e.wl.llmCall(tr.rng, e.wl.llm, &e.serial)})
+		return
+	}
+	e.toolPhase(tr)
+}
+
+func (e *engine) toolPhase(tr *turnRun) {
+	calls := e.wl.calls(tr.rng, e.wl.groups, e.serialize, &e.serial)
+	tr.calls += len(calls)
+	e.submit(tr, &part{tr: tr, kind: partTools}, sched.Turn{Calls: calls})
+}
+
+// submit hands one part of a turn to the scheduler.
+func (e *engine) submit(tr *turnRun, p *part, t sched.Turn) {
+	t.Tag = p
+	id, err := e.core.Submit(e.now, t)
+	if err != nil {
+		// A refused turn (queue full) fails as a whole.
+		e.m.refused++
+		tr.failed = true
+		if tr.parts == 0 {
+			e.finishTurn(tr)
+		}
+		return
+	}
+	p.turns = id
+	tr.parts++
+	tr.active = append(tr.active, id)
+}
+
+// cancelTurn cancels every part of a turn still running.
+func (e *engine) cancelTurn(tr *turnRun) {
+	if tr.cancelled || tr.parts == 0 {
+		return
+	}
+	tr.cancelled = true
+	for _, id := range tr.active {
+		e.core.Cancel(e.now, id)
+	}
+}
+
+// partDone moves a turn on when one of its sched turns finished.
+func (e *engine) partDone(p *part, res *sched.TurnResult) {
+	tr := p.tr
+	tr.parts--
+	for i, id := range tr.active {
+		if id == p.turns {
+			tr.active = append(tr.active[:i], tr.active[i+1:]...)
+			break
+		}
+	}
+	ok := true
+	for i := range res.Results {
+		e.m.result(&res.Results[i], p.kind == partLLM || p.kind == partSubLLM)
+		if res.Results[i].Err != nil {
+			ok = false
+		}
+	}
+	if !tr.cancelled {
+		switch p.kind {
+		case partLLM:
+			if ok {
+				e.toolPhase(tr)
+			} else {
+				tr.failed = true
+			}
+		case partTools:
+			if !ok {
+				tr.failed = true
+			}
+			if sg := e.wl.sub; sg != nil && ok {
+				n := max(1, sg.count.count(tr.rng))
+				tr.subs = n
+				for range n {
+					e.iterate(tr, &subagent{})
+				}
+			}
+		case partSubLLM:
+			if ok {
+				e.subTools(tr, p.sub)
+			} else {
+				e.subDone(tr)
+			}
+		case partSubTools:
+			e.afterIteration(tr, p.sub)
+		}
+	}
+	if tr.parts == 0 {
+		e.finishTurn(tr)
+	}
+}
+
+// iterate starts a subagent's next iteration.
+func (e *engine) iterate(tr *turnRun, s *subagent) {
+	s.iteration++
+	sg := e.wl.sub
+	if sg.llm != nil {
+		e.submit(tr, &part{tr: tr, kind: partSubLLM, sub: s}, e.budgeted(sg, s, e.wl.llmCall(tr.rng, sg.llm, &e.serial)))
+		return
+	}
+	e.subTools(tr, s)
+}
+
+func (e *engine) subTools(tr *turnRun, s *subagent) {
+	calls := e.wl.calls(tr.rng, e.wl.sub.groups, e.serialize, &e.serial)
+	tr.calls += len(calls)
+	if len(calls) == 0 {
+		e.afterIteration(tr, s)
+		return
+	}
+	e.submit(tr, &part{tr: tr, kind: partSubTools, sub: s}, e.budgeted(e.wl.sub, s, calls))
+}
+
+// budgeted turns a subagent's remaining token budget into the sched turn's
+// budget and counts the iteration's estimated tokens as spent.
+func (e *engine) budgeted(sg *subGen, s *subagent, calls []sched.Call) sched.Turn {
+	t := sched.Turn{Calls: calls}
+	if sg.budget > 0 {
+		t.TokenBudget = max(1, sg.budget-s.spent)
+	}
+	for i := range calls {
+		s.spent += calls[i].Tokens
+	}
+	return t
+}
+
+// afterIteration ends a subagent or starts its next iteration.
+func (e *engine) afterIteration(tr *turnRun, s *subagent) {
+	sg := e.wl.sub
+	done := s.iteration >= sg.maxIterations || (sg.budget > 0 && s.spent >= sg.budget) ||
+		(sg.finish > 0 && tr.rng.Float64() < sg.finish)
+	if done {
+		e.subDone(tr)
+		return
+	}
+	e.iterate(tr, s)
+}
+
+func (e *engine) subDone(tr *turnRun) { tr.subs-- }
+
+// finishTurn records a finished agent turn and, in the closed model,
+// schedules the session's next one after its think time.
+func (e *engine) finishTurn(tr *turnRun) {
+	e.live--
+	e.m.turn(e.now-tr.start, tr.failed || tr.cancelled, e.now)
+	if tr.session >= 0 {
+		e.schedule(event{at: e.now + e.wl.think.duration(tr.rng), kind: evSession, session: tr.session})
+	}
+}
+
+// carry does what the scheduler decided.
+func (e *engine) carry() {
+	for {
+		e.acts = e.core.Actions(e.acts[:0])
+		if len(e.acts) == 0 {
+			return
+		}
+		for i := range e.acts {
+			a := &e.acts[i]
+			switch a.Kind {
+			case sched.ActStart:
+				e.start(a)
+			case sched.ActCancel:
+				e.cancelAttempt(a.Attempt)
+			case sched.ActWake:
+				e.wakeGen++
+				e.schedule(event{at: a.At, kind: evWake, gen: e.wakeGen})
+			case sched.ActTurnDone:
+				e.partDone(a.Tag.(*part), a.Turn)
+			}
+		}
+	}
+}
+
+// start sends an attempt to its service's model.
+func (e *engine) start(a *sched.Action) {
+	meta := a.Call.Payload.(*callMeta)
+	si := e.svcIndex[a.Call.Service]
+	m := e.models[si]
+	req := fakeapi.Request{Client: meta.client, Method: "POST", Tokens: a.Call.Tokens, Write: meta.write}
+	if meta.write {
+		req.Resource = a.Call.Resource
+		if req.Resource == "" {
+			req.Resource = a.Call.Service
+		}
+	}
+	d := m.Arrive(e.now, req)
+	at := &attempt{id: a.Attempt, svc: si, dec: d, started: e.now}
+	e.attempts[a.Attempt] = at
+	e.m.started(si, e.now, meta.tool < 0)
+	switch {
+	case d.Kind == fakeapi.KindHang:
+		// no response: the scheduler's timeout or a cancel ends it
+	case d.Admitted():
+		e.schedule(event{at: e.now + d.Latency, kind: evResponse, att: at})
+	default:
+		e.schedule(event{at: e.now, kind: evResponse, att: at})
+	}
+}
+
+// respond delivers an attempt's response to the client (or, after a
+// reader-only cancel, lets the server finish work nobody will read).
+func (e *engine) respond(at *attempt) {
+	m := e.models[at.svc]
+	if at.dead {
+		if at.reader && at.dec.Admitted() {
+			m.Finish(e.now, at.dec.ID, true)
+		}
+		return
+	}
+	delete(e.attempts, at.id)
+	if at.dec.Admitted() {
+		m.Finish(e.now, at.dec.ID, false)
+	}
+	o := outcome(&at.dec)
+	e.m.ended(at.svc, e.now, o.Class == sched.ClassRateLimited)
+	e.core.Complete(e.now, at.id, o)
+}
+
+// cancelAttempt stops waiting for an attempt. At the transport the service
+// sees the connection close; at the reader it works on (wasted work).
+func (e *engine) cancelAttempt(id sched.AttemptID) {
+	at, ok := e.attempts[id]
+	if !ok {
+		return
+	}
+	delete(e.attempts, id)
+	at.dead = true
+	e.m.ended(at.svc, e.now, false)
+	if !at.dec.Admitted() {
+		return
+	}
+	if e.transport || at.dec.Kind == fakeapi.KindHang {
+		e.models[at.svc].Cancel(e.now, at.dec.ID)
+		return
+	}
+	at.reader = true
+}
+
+// outcome is what the client makes of a service's decision: the same
+// classes the HTTP adapter gives real responses.
+func outcome(d *fakeapi.Decision) sched.Outcome {
+	switch d.Kind {
+	case fakeapi.KindOK:
+		return sched.Outcome{Class: sched.ClassSuccess, Status: 200, Tokens: d.Tokens, HasUsage: true}
+	case fakeapi.KindRateLimited:
+		return sched.Outcome{Class: sched.ClassRateLimited, Status: 429, RetryAfter: d.RetryAfter, HasRetryAfter: d.HasRetryAfter}
+	case fakeapi.KindOverloaded:
+		return sched.Outcome{Class: sched.ClassOverloaded, Status: d.Status}
+	case fakeapi.KindServerError, fakeapi.KindReset:
+		return sched.Outcome{Class: sched.ClassTransient, Status: d.Status}
+	case fakeapi.KindTooLarge:
+		return sched.Outcome{Class: sched.ClassTooLarge, Status: 413}
+	default:
+		return sched.Outcome{Class: sched.ClassPermanent, Status: d.Status}
+	}
+}

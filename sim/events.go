@@ -1,0 +1,74 @@
+package sim
+
+import "time"
+
+type evKind uint8
+
+const (
+	evWake     evKind = iota // the scheduler asked to be woken
+	evArrival                // open model: the next turn arrives
+	evSession                // closed model: a session starts its next turn
+	evResponse               // an attempt's response reaches the client
+	evCancel                 // a user or a parent cancels a turn
+)
+
+// event is one entry of the engine's heap. Ties in time break on seq, the
+// order in which events were scheduled, never on anything else.
+type event struct {
+	at      time.Duration
+	seq     uint64
+	kind    evKind
+	gen     uint64
+	session int
+	att     *attempt
+	tr      *turnRun
+}
+
+// eventHeap is a binary min-heap of events by (at, seq), written out rather
+// than through container/heap so that pushing a value does not allocate.
+type eventHeap []event
+
+func (h eventHeap) less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+
+func (h *eventHeap) push(e event) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) pop() event {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = event{}
+	s = s[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && s.less(l, m) {
+			m = l
+		}
+		if r < n && s.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}

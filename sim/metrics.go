@@ -1,0 +1,180 @@
+package sim
+
+import (
+	"math"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/sched"
+)
+
+// collector gathers one strategy's metrics as the run goes, in memory
+// bounded by the number of services and timeline buckets, not by calls.
+type collector struct {
+	services []string
+	window   time.Duration // the scenario's duration: goodput's denominator
+
+	turns, failedTurns int64
+	unfinished         int64
+	refused            int64
+	calls, failed      int64
+	goodCalls          int64 // successful tool calls finished within the window
+	attempts           int64
+	rateLimited        int64
+	turnLat, callLat   *histogram
+	attemptsPerCall    []int64
+
+	inFlight, peak []int // per service, client side
+	total          int   // attempts in flight, all services
+	sessionCount   []int
+
+	bucket   time.Duration
+	timeline []TimelinePoint
+}
+
+// maxTimelinePoints bounds the timeline: longer runs use wider buckets.
+const maxTimelinePoints = 1200
+
+func newCollector(services []string, window time.Duration) *collector {
+	c := &collector{
+		services: services, window: window, turnLat: newHistogram(), callLat: newHistogram(),
+		inFlight: make([]int, len(services)), peak: make([]int, len(services)),
+		bucket: time.Second,
+	}
+	if n := window / time.Second; n > maxTimelinePoints {
+		c.bucket = time.Duration(math.Ceil(float64(window)/maxTimelinePoints/float64(time.Second))) * time.Second
+	}
+	return c
+}
+
+// point returns the timeline bucket holding t, growing the timeline as needed.
+func (c *collector) point(t time.Duration) *TimelinePoint {
+	i := int(t / c.bucket)
+	for len(c.timeline) <= i {
+		n := len(c.timeline)
+		c.timeline = append(c.timeline, TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: c.total})
+	}
+	return &c.timeline[i]
+}
+
+func (c *collector) beginSessionTurn(s int) int {
+	for len(c.sessionCount) <= s {
+		c.sessionCount = append(c.sessionCount, 0)
+	}
+	c.sessionCount[s]++
+	return c.sessionCount[s]
+}
+
+func (c *collector) sessionTurns(s int) int {
+	if s < len(c.sessionCount) {
+		return c.sessionCount[s]
+	}
+	return 0
+}
+
+// started records an attempt; llm marks a model call, not counted among
+// the tool calls' attempts.
+func (c *collector) started(svc int, now time.Duration, llm bool) {
+	if !llm {
+		c.attempts++
+	}
+	c.inFlight[svc]++
+	c.peak[svc] = max(c.peak[svc], c.inFlight[svc])
+	c.total++
+	p := c.point(now)
+	p.Started++
+	p.InFlight = max(p.InFlight, c.total)
+}
+
+func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
+	c.inFlight[svc]--
+	c.total--
+	if rateLimited {
+		c.rateLimited++
+		c.point(now).RateLimited++
+	} else if now/c.bucket >= time.Duration(len(c.timeline)) {
+		c.point(now)
+	}
+}
+
+// result records one call's final result; llm marks a model call, which
+// counts as an attempt but not as a tool call.
+func (c *collector) result(r *sched.Result, llm bool) {
+	if llm {
+		return
+	}
+	c.calls++
+	if r.Err != nil {
+		c.failed++
+	} else if r.Finished <= c.window {
+		c.goodCalls++
+	}
+	c.callLat.add(r.Queued + r.Running)
+	if r.Attempts > 0 {
+		i := min(r.Attempts, 16) - 1
+		for len(c.attemptsPerCall) <= i {
+			c.attemptsPerCall = append(c.attemptsPerCall, 0)
+		}
+		c.attemptsPerCall[i]++
+	}
+}
+
+func (c *collector) turn(latency time.Duration, failed bool, _ time.Duration) {
+	c.turns++
+	if failed {
+		c.failedTurns++
+	}
+	c.turnLat.add(latency)
+}
+
+// result builds the strategy's entry of results.json from the collector and
+// the services' own accounting.
+func (c *collector) strategyResult(name string, maxInFlight int, models []*fakeapi.Model, offered float64) StrategyResult {
+	r := StrategyResult{
+		Name: name, MaxInFlight: maxInFlight,
+		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.unfinished, RefusedTurns: c.refused,
+		Calls: c.calls, Attempts: c.attempts,
+		TurnLatencyMs: c.turnLat.summary(), CallLatencyMs: c.callLat.summary(),
+		GoodputPerS:       round6(float64(c.goodCalls) / c.window.Seconds()),
+		OfferedTurnsPerS:  round6(offered),
+		AchievedTurnsPerS: round6(float64(c.turns) / c.window.Seconds()),
+		RateLimited:       c.rateLimited, Failed: c.failed,
+		PeakInFlight:    map[string]int{},
+		QuotaUsed:       map[string]float64{},
+		AttemptsPerCall: c.attemptsPerCall,
+		LatencyCDF:      c.turnLat.cdf(100),
+		Timeline:        c.timeline,
+	}
+	minutes := c.window.Minutes()
+	for i, m := range models {
+		st := m.Stats()
+		cfg := m.Config()
+		r.EarlyRetries += st.EarlyRetries
+		r.WastedWorkS += st.WastedWorkS
+		r.WastedTokens += st.WastedTokens
+		r.WriteRaces += st.WriteRaces
+		r.PeakInFlight[c.services[i]] = c.peak[i]
+		var used float64
+		if cfg.RPM > 0 {
+			used = max(used, float64(st.Accepted)/(float64(cfg.RPM)*minutes))
+		}
+		if cfg.RPS > 0 {
+			used = max(used, float64(st.Accepted)/(float64(cfg.RPS)*c.window.Seconds()))
+		}
+		if cfg.TPM > 0 {
+			used = max(used, float64(st.TokensAccepted)/(float64(cfg.TPM)*minutes))
+		}
+		if used > 0 {
+			r.QuotaUsed[c.services[i]] = round6(used)
+		}
+	}
+	r.WastedWorkS = round6(r.WastedWorkS)
+	for i := range r.Timeline {
+		p := &r.Timeline[i]
+		p.Started = round6(p.Started / p.BucketS)
+		p.RateLimited = round6(p.RateLimited / p.BucketS)
+	}
+	return r
+}
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

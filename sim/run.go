@@ -1,0 +1,132 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+)
+
+// Version is the simbench version written into results; main sets it.
+var Version = "dev"
+
+// Options adjust a run without editing the scenario.
+type Options struct {
+	// Strategies selects strategies by name (nil: all, in file order).
+	Strategies []string
+	// Seed, when not nil, replaces the scenario's seed.
+	Seed *uint64
+	// Duration, when > 0, replaces the scenario's duration.
+	Duration time.Duration
+	// Parallel caps strategies simulated at once (0: the number of CPUs).
+	Parallel int
+	// Progress, when set, is called from the strategies' goroutines with the
+	// virtual time simulated so far out of total. It must be safe for
+	// concurrent use.
+	Progress func(strategy string, done, total time.Duration)
+}
+
+// Apply returns a copy of sc with the options' overrides applied, or an
+// error naming an unknown strategy.
+func (o *Options) Apply(sc *scenarios.Scenario) (*scenarios.Scenario, error) {
+	c := *sc
+	if o.Seed != nil {
+		c.Seed = *o.Seed
+	}
+	if o.Duration > 0 {
+		c.Duration = o.Duration
+	}
+	if len(o.Strategies) > 0 {
+		c.Strategies = nil
+		var unknown []string
+		for _, name := range o.Strategies {
+			if st := sc.Strategy(name); st != nil {
+				c.Strategies = append(c.Strategies, *st)
+			} else {
+				unknown = append(unknown, name)
+			}
+		}
+		if len(unknown) > 0 {
+			var have []string
+			for _, st := range sc.Strategies {
+				have = append(have, st.Name)
+			}
+			return nil, fmt.Errorf("scenario %q has no strategy %s (it has %s)", sc.Name, strings.Join(unknown, ", "), strings.Join(have, ", "))
+		}
+	}
+	return &c, nil
+}
+
+// Run simulates every strategy of the scenario in virtual time and returns
+// the results. Strategies run in parallel, each in its own deterministic
+// engine, so the results do not depend on scheduling: the same scenario and
+// seed give the same results, bit for bit. When ctx ends first, Run returns
+// what was measured with Partial set, and ctx.Err().
+func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, error) {
+	sc, err := opts.Apply(sc)
+	if err != nil {
+		return nil, err
+	}
+	res := &Results{
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
+		DurationS: sc.Duration.Seconds(), Mode: "virtual",
+		Strategies: make([]StrategyResult, len(sc.Strategies)),
+	}
+	engines := make([]*engine, len(sc.Strategies))
+	for i := range sc.Strategies {
+		if engines[i], err = newEngine(sc, &sc.Strategies[i]); err != nil {
+			return nil, err
+		}
+	}
+	par := opts.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	sem := make(chan struct{}, par)
+	complete := make([]bool, len(engines))
+	var wg sync.WaitGroup
+	for i, e := range engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			var progress func(time.Duration)
+			if opts.Progress != nil {
+				progress = func(d time.Duration) { opts.Progress(e.st.Name, d, sc.Duration) }
+			}
+			complete[i] = e.run(ctx, progress)
+			res.Strategies[i] = e.result()
+		}()
+	}
+	wg.Wait()
+	for i, ok := range complete {
+		if !ok {
+			res.Partial = true
+			if res.Strategies[i].Name == "" {
+				res.Strategies[i] = engines[i].result()
+			}
+		}
+	}
+	if res.Partial {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// result summarises the engine's run.
+func (e *engine) result() StrategyResult {
+	var offered float64
+	if w := &e.sc.Workload; w.Sessions == 0 {
+		offered = w.ArrivalRate
+	}
+	return e.m.strategyResult(e.st.Name, e.st.MaxInFlight, e.models, offered)
+}

@@ -1,0 +1,188 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+)
+
+// workload generates turns from a scenario's [workload]. Every draw for a
+// turn comes from that turn's own stream, derived from the seed, the session
+// (or the arrival) and the turn's number, so every strategy of a run faces
+// the same turns whatever order its timing makes them happen in.
+type workload struct {
+	sc        *scenarios.Scenario
+	think     *sampler
+	cancelAt  *sampler
+	groups    []group
+	llm       *llmGen
+	sub       *subGen
+	toolIndex map[string]int
+	tools     []toolGen
+	ids       []string // "c0", "c1", … shared, so call ids cost no allocation
+}
+
+type toolGen struct {
+	name       string
+	service    string
+	tokens     *sampler
+	write      bool
+	resource   string
+	idempotent bool
+}
+
+type group struct {
+	tools   []int // tool indexes: one, or the mix
+	weights []float64
+	total   float64
+	count   *sampler
+	prob    float64
+	after   []int // tool indexes this group waits for
+}
+
+type llmGen struct {
+	service string
+	tokens  *sampler
+}
+
+type subGen struct {
+	count         *sampler
+	maxIterations int
+	budget        int64
+	finish        float64
+	llm           *llmGen
+	groups        []group
+}
+
+func newWorkload(sc *scenarios.Scenario) *workload {
+	w := &workload{sc: sc, toolIndex: map[string]int{}}
+	w.think = newSampler(sc.Workload.Think)
+	w.cancelAt = newSampler(sc.Workload.Cancel.After)
+	for i, t := range sc.Tools {
+		w.toolIndex[t.Name] = i
+		w.tools = append(w.tools, toolGen{
+			name: t.Name, service: t.Service, tokens: newSampler(t.Tokens),
+			write: t.Kind == scenarios.KindWrite, resource: t.Resource, idempotent: t.Idempotent,
+		})
+	}
+	w.groups = w.makeGroups(sc.Workload.Calls)
+	w.llm = w.makeLLM(sc.Workload.LLM)
+	if s := sc.Workload.Subagents; s != nil {
+		w.sub = &subGen{
+			count: newSampler(s.Count), maxIterations: s.MaxIterations,
+			budget: s.TokenBudget, finish: s.FinishProbability,
+			llm: w.makeLLM(s.LLM), groups: w.makeGroups(s.Calls),
+		}
+	}
+	return w
+}
+
+func (w *workload) makeLLM(l *scenarios.LLMCall) *llmGen {
+	if l == nil {
+		return nil
+	}
+	return &llmGen{service: l.Service, tokens: newSampler(l.Tokens)}
+}
+
+func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
+	var out []group
+	for _, g := range gs {
+		gr := group{count: newSampler(g.Count), prob: g.Probability}
+		if g.Tool != "" {
+			gr.tools = []int{w.toolIndex[g.Tool]}
+		}
+		for _, m := range g.Mix {
+			gr.tools = append(gr.tools, w.toolIndex[m.Tool])
+			gr.weights = append(gr.weights, m.Weight)
+			gr.total += m.Weight
+		}
+		for _, a := range g.After {
+			gr.after = append(gr.after, w.toolIndex[a])
+		}
+		out = append(out, gr)
+	}
+	return out
+}
+
+func (w *workload) id(i int) string {
+	for len(w.ids) <= i {
+		w.ids = append(w.ids, "c"+strconv.Itoa(len(w.ids)))
+	}
+	return w.ids[i]
+}
+
+// callMeta travels with a sched.Call as its Payload: what the engine needs
+// to build the request to the fake service.
+type callMeta struct {
+	tool   int
+	write  bool // a write at the service, serialized by sched or not
+	client string
+}
+
+// calls generates one turn's (or one iteration's) tool calls.
+func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64) []sched.Call {
+	var calls []sched.Call
+	var tools []int
+	var groupOf []int
+	for gi := range groups {
+		g := &groups[gi]
+		if g.prob > 0 && g.prob < 1 && rng.Float64() >= g.prob {
+			continue
+		}
+		n := g.count.count(rng)
+		for range n {
+			t := g.tools[0]
+			if len(g.weights) > 0 {
+				x := rng.Float64() * g.total
+				for k, wt := range g.weights {
+					if x < wt || k == len(g.weights)-1 {
+						t = g.tools[k]
+						break
+					}
+					x -= wt
+				}
+			}
+			tools = append(tools, t)
+			groupOf = append(groupOf, gi)
+		}
+	}
+	calls = make([]sched.Call, len(tools))
+	metas := make([]callMeta, len(tools))
+	for i, t := range tools {
+		tg := &w.tools[t]
+		*serial++
+		metas[i] = callMeta{tool: t, write: tg.write, client: strconv.FormatUint(*serial, 36)}
+		calls[i] = sched.Call{
+			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: int64(tg.tokens.draw(rng)),
+			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
+			Payload: &metas[i],
+		}
+		for _, dep := range groups[groupOf[i]].after {
+			for j, u := range tools {
+				if u == dep && j != i {
+					calls[i].After = append(calls[i].After, calls[j].ID)
+				}
+			}
+		}
+	}
+	return calls
+}
+
+// llmCall generates a model call as a one-call turn's call.
+func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64) []sched.Call {
+	*serial++
+	meta := &callMeta{tool: -1, client: strconv.FormatUint(*serial, 36)}
+	return []sched.Call{{ID: "llm", Tool: "llm", Service: l.service, Tokens: int64(l.tokens.draw(rng)), Payload: meta}}
+}
+
+// interarrival draws the gap to the next open-model arrival.
+func (w *workload) interarrival(rng *rand.Rand) time.Duration {
+	rate := w.sc.Workload.ArrivalRate
+	if w.sc.Workload.Arrival == scenarios.ArrivalConstant {
+		return time.Duration(float64(time.Second) / rate)
+	}
+	return time.Duration(rng.ExpFloat64() / rate * float64(time.Second))
+}
