@@ -41,6 +41,8 @@ type engine struct {
 	transport bool // cancellation reaches the transport
 	serialize bool
 	m         *collector
+	// onArrive, when set (tests), sees every decision a service makes.
+	onArrive func(now time.Duration, d *fakeapi.Decision)
 }
 
 // attempt is one request in flight at a fake service.
@@ -231,6 +233,9 @@ func (e *engine) submit(tr *turnRun, p *part, t sched.Turn) {
 	}
 	p.turns = id
 	tr.parts++
+	if p.kind == partTools || p.kind == partSubTools {
+		e.m.enter(e.now, len(t.Calls))
+	}
 	tr.active = append(tr.active, id)
 }
 
@@ -391,6 +396,9 @@ func (e *engine) start(a *sched.Action) {
 		}
 	}
 	d := m.Arrive(e.now, req)
+	if e.onArrive != nil {
+		e.onArrive(e.now, &d)
+	}
 	at := &attempt{id: a.Attempt, svc: si, dec: d, started: e.now}
 	e.attempts[a.Attempt] = at
 	e.m.started(si, e.now, meta.tool < 0)

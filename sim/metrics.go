@@ -30,6 +30,29 @@ type collector struct {
 
 	bucket   time.Duration
 	timeline []TimelinePoint
+
+	// Calls in the system (submitted, no result yet) integrated over time:
+	// a check of Little's law on the engine's own bookkeeping.
+	inSystem  int
+	area      float64 // call-seconds
+	areaSince time.Duration
+	callSum   float64 // seconds of call latency
+}
+
+// enter and leave track tool calls in the system.
+func (c *collector) enter(now time.Duration, n int) {
+	c.integrate(now)
+	c.inSystem += n
+}
+
+func (c *collector) leave(now time.Duration) {
+	c.integrate(now)
+	c.inSystem--
+}
+
+func (c *collector) integrate(now time.Duration) {
+	c.area += float64(c.inSystem) * (now - c.areaSince).Seconds()
+	c.areaSince = now
 }
 
 // maxTimelinePoints bounds the timeline: longer runs use wider buckets.
@@ -110,6 +133,8 @@ func (c *collector) result(r *sched.Result, llm bool) {
 		c.goodCalls++
 	}
 	c.callLat.add(r.Queued + r.Running)
+	c.callSum += (r.Queued + r.Running).Seconds()
+	c.leave(r.Finished)
 	if r.Attempts > 0 {
 		i := min(r.Attempts, 16) - 1
 		for len(c.attemptsPerCall) <= i {

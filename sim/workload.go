@@ -129,7 +129,7 @@ func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, s
 	var groupOf []int
 	for gi := range groups {
 		g := &groups[gi]
-		if g.prob > 0 && g.prob < 1 && rng.Float64() >= g.prob {
+		if g.prob < 1 && rng.Float64() >= g.prob {
 			continue
 		}
 		n := g.count.count(rng)
