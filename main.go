@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/simbench/simbench/sim"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -19,12 +21,14 @@ type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	// Commands are added here, one field per command, each defined in cmd_<name>.go.
+	Run       RunCmd       `cmd:"" help:"Run a scenario's strategies in virtual time and compare them."`
 	Validate  ValidateCmd  `cmd:"" help:"Check scenario files or built-in names and list every problem."`
 	Scenarios ScenariosCmd `cmd:"" help:"List the built-in scenarios with their descriptions."`
 }
 
 func main() {
 	var cli CLI
+	sim.Version = version
 	ctx := kong.Parse(&cli,
 		kong.Name("simbench"),
 		kong.Description("Run an agent's parallel tool calls against rate-limited APIs, compare scheduling strategies, and pick a concurrency cap."),

@@ -89,7 +89,7 @@ func requestBurst(svc *scenarios.Service) float64 {
 func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 	cfg := fakeapi.ServiceConfig{
 		Name:          svc.Name,
-		RPS:           int64(math.Ceil(svc.RequestsPerSecond)),
+		RPS:           int64(svc.RequestsPerSecond),
 		RPM:           int64(math.Ceil(svc.RequestsPerMinute)),
 		TPM:           int64(math.Ceil(svc.TokensPerMinute)),
 		MaxConcurrent: svc.MaxConcurrent,
@@ -110,6 +110,14 @@ func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 		},
 		Headers: fakeapi.HeaderStyle(svc.Headers),
 		Lie:     fakeapi.LieMode(svc.Lying),
+	}
+	if r := svc.RequestsPerSecond; r != math.Trunc(r) {
+		// The model counts whole requests per window: a fractional rate per
+		// second becomes the equivalent (tighter) rate per minute.
+		cfg.RPS = 0
+		if rpm := int64(math.Floor(r * 60)); cfg.RPM == 0 || rpm < cfg.RPM {
+			cfg.RPM = max(rpm, 1)
+		}
 	}
 	if cfg.Algorithm == "" || cfg.Algorithm == fakeapi.TokenBucket {
 		cfg.Algorithm = fakeapi.TokenBucket

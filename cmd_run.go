@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
+)
+
+// RunCmd runs a scenario's strategies and compares them.
+type RunCmd struct {
+	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
+	Strategy  []string      `short:"s" sep:"," placeholder:"NAME,…" help:"Run only these strategies (default: all)."`
+	Seed      *uint64       `help:"Replace the scenario's seed."`
+	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
+	Out       string        `short:"o" placeholder:"DIR" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
+	JSON      bool          `help:"Print results.json to standard output instead of the table."`
+	NoReports bool          `help:"Write results.json only: no plots, report.html or report.md."`
+	Parallel  int           `help:"Strategies simulated at once (default: the number of CPUs)."`
+	Stdout    io.Writer     `kong:"-"` // nil: os.Stdout
+
+	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
+	parent     context.Context // tests: a context to cancel in place of Ctrl-C
+}
+
+// Run simulates, writes DIR/results.json (and the reports) atomically, and
+// prints the comparison. On Ctrl-C it writes what was measured, marked
+// partial, and exits with code 130.
+func (c *RunCmd) Run() error {
+	sc, err := openScenario(c.Scenario)
+	if err != nil {
+		return err
+	}
+	out, tty := c.Stdout, false
+	if out == nil {
+		out = os.Stdout
+		tty = term.IsTerminal(int(os.Stdout.Fd()))
+	}
+	if c.isTerminal != nil {
+		tty = c.isTerminal()
+	}
+	parent := c.parent
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration, Parallel: c.Parallel}
+	if _, err := opts.Apply(sc); err != nil {
+		return codedError{err, exitInvalid}
+	}
+	var bars *progress
+	if tty && !c.JSON {
+		bars = newProgress(out, sc, &opts)
+		opts.Progress = bars.update
+	}
+	res, runErr := sim.Run(ctx, sc, opts)
+	if bars != nil {
+		bars.wait(runErr != nil)
+	}
+	if res == nil {
+		return runErr
+	}
+	recommend(sc, res)
+
+	dir := c.Out
+	if dir == "" {
+		dir = filepath.Join("out", sc.Name)
+	}
+	if err := writeResults(dir, res, !c.NoReports); err != nil {
+		return err
+	}
+	if c.JSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		if err := reports.WriteTable(out, res, tty); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, reports.ResultsFile))
+	}
+	if runErr != nil {
+		if errors.Is(runErr, context.Canceled) {
+			return codedError{fmt.Errorf("interrupted: partial results written to %s", dir), exitInterrupted}
+		}
+		return runErr
+	}
+	return nil
+}
+
+// recommend fills the results' recommendation from the scenario's limits
+// and workload, by the arithmetic the reports show.
+func recommend(sc *scenarios.Scenario, res *sim.Results) {
+	for _, l := range sim.Loads(sc) {
+		plan, err := reports.Recommend(reportService(l))
+		if err != nil {
+			continue // a service without limits has nothing to recommend
+		}
+		if res.Recommendation == nil {
+			res.Recommendation = map[string]sim.Recommendation{}
+		}
+		res.Recommendation[l.Name] = plan.Recommendation()
+	}
+}
+
+func reportService(l sim.ServiceLoad) reports.Service {
+	return reports.Service{
+		Name: l.Name, RPM: l.RequestsPerMinute, TPM: l.TokensPerMinute, MaxConcurrent: l.MaxConcurrent,
+		TokensPerCall: l.TokensPerCall, MeanLatency: l.MeanLatency, CallsPerTurn: l.CallsPerTurn,
+	}
+}
+
+// writeResults writes results.json atomically, then the reports.
+func writeResults(dir string, res *sim.Results, withReports bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := reports.WriteFileAtomic(filepath.Join(dir, reports.ResultsFile), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	if withReports {
+		if _, err := reports.WriteAll(dir, res, reports.Options{}); err != nil {
+			return fmt.Errorf("writing reports: %w", err)
+		}
+	}
+	return nil
+}
+
+// progress shows one bar per strategy: virtual time simulated of the total,
+// with an ETA. Only used when standard output is a terminal.
+type progress struct {
+	p    *mpb.Progress
+	mu   sync.Mutex
+	bars map[string]*mpb.Bar
+	last map[string]time.Time
+}
+
+func newProgress(w io.Writer, sc *scenarios.Scenario, opts *sim.Options) *progress {
+	applied, _ := opts.Apply(sc)
+	pr := &progress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40)), bars: map[string]*mpb.Bar{}, last: map[string]time.Time{}}
+	for _, st := range applied.Strategies {
+		pr.bars[st.Name] = pr.p.AddBar(int64(applied.Duration/time.Second),
+			mpb.PrependDecorators(decor.Name(st.Name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d s", decor.WCSyncSpace)),
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)),
+		)
+		pr.last[st.Name] = time.Now()
+	}
+	return pr
+}
+
+func (pr *progress) update(strategy string, done, _ time.Duration) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	b := pr.bars[strategy]
+	now := time.Now()
+	b.EwmaSetCurrent(int64(done/time.Second), now.Sub(pr.last[strategy]))
+	pr.last[strategy] = now
+}
+
+func (pr *progress) wait(aborted bool) {
+	for _, b := range pr.bars {
+		if aborted {
+			b.Abort(false)
+		} else {
+			b.SetTotal(-1, true)
+		}
+	}
+	pr.p.Wait()
+}

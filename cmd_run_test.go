@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/reports"
+)
+
+func TestRunWritesResultsAndTable(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	cmd := &RunCmd{Scenario: "burst-8", Duration: 30 * time.Second, Out: dir, Stdout: &out}
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := reports.ReadResults(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scenario != "burst-8" || res.DurationS != 30 || res.Partial || len(res.Strategies) == 0 {
+		t.Errorf("results %+v", res)
+	}
+	for _, s := range res.Strategies {
+		if !strings.Contains(out.String(), s.Name) {
+			t.Errorf("table lacks strategy %s:\n%s", s.Name, out.String())
+		}
+	}
+	for _, f := range []string{"report.html", "report.md", "latency-cdf.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if strings.Contains(out.String(), "\x1b[") {
+		t.Error("colour codes in output that is not a terminal")
+	}
+}
+
+func TestRunInterruptedWritesPartial(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cmd := &RunCmd{Scenario: "tier3", Out: dir, Stdout: &bytes.Buffer{}, NoReports: true, parent: ctx}
+	err := cmd.Run()
+	var ec interface{ ExitCode() int }
+	if !errors.As(err, &ec) || ec.ExitCode() != exitInterrupted {
+		t.Fatalf("err = %v, want exit code %d", err, exitInterrupted)
+	}
+	res, rerr := reports.ReadResults(filepath.Join(dir, "results.json"))
+	if rerr != nil || !res.Partial {
+		t.Fatalf("results after interrupt: %v, partial %v", rerr, res != nil && res.Partial)
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	tests := []struct {
+		give RunCmd
+		want string
+	}{
+		{RunCmd{Scenario: "no-such-scenario"}, "no-such-scenario"},
+		{RunCmd{Scenario: "tier3", Strategy: []string{"fastest"}}, `has no strategy fastest (it has sequential, unbounded, bounded-64)`},
+	}
+	for _, tt := range tests {
+		tt.give.Stdout = &bytes.Buffer{}
+		tt.give.Out = t.TempDir()
+		err := tt.give.Run()
+		var ec interface{ ExitCode() int }
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &ec) || ec.ExitCode() != exitInvalid {
+			t.Errorf("%s: err = %v, want exit %d and %q", tt.give.Scenario, err, exitInvalid, tt.want)
+		}
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	var out bytes.Buffer
+	cmd := &RunCmd{Scenario: "burst-8", Duration: 10 * time.Second, Out: t.TempDir(), Stdout: &out, JSON: true, NoReports: true}
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "{") || !strings.Contains(out.String(), `"scenario": "burst-8"`) {
+		t.Errorf("--json printed %q", out.String()[:min(200, out.Len())])
+	}
+}

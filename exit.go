@@ -1,0 +1,30 @@
+package main
+
+import "github.com/simbench/simbench/scenarios"
+
+// Exit codes shared by every command.
+const (
+	exitFailure     = 1   // something went wrong
+	exitInvalid     = 2   // invalid input: a bad scenario file, flag or results file
+	exitInterrupted = 130 // Ctrl-C: what was measured has been written
+)
+
+// codedError carries an exit code for main.
+type codedError struct {
+	err  error
+	code int
+}
+
+func (e codedError) Error() string { return e.err.Error() }
+func (e codedError) Unwrap() error { return e.err }
+func (e codedError) ExitCode() int { return e.code }
+
+// openScenario loads a scenario file or a built-in name; a scenario that
+// does not load (missing, or every problem of a bad file) is invalid input.
+func openScenario(arg string) (*scenarios.Scenario, error) {
+	sc, err := scenarios.Open(arg)
+	if err != nil {
+		return nil, codedError{err, exitInvalid}
+	}
+	return sc, nil
+}
