@@ -1,0 +1,152 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is where Debian's chromium package installs the browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// TestReportInBrowser opens report.html in headless Chromium from a file://
+// URL and checks that every plot renders with a non-zero size, that the page
+// logs no error and fetches nothing, and saves a screenshot. Set
+// SIMBENCH_SCREENSHOT_DIR to keep the screenshot.
+func TestReportInBrowser(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("%s not found: install Debian's chromium (apt-get install chromium) to run the browser test", chromiumPath)
+	}
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	dir := t.TempDir()
+	var html bytes.Buffer
+	if err := WriteHTML(&html, tier3Results(), tier3Options()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := "file://" + filepath.Join(dir, HTMLFile)
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+
+	var (
+		mu       sync.Mutex
+		problems []string
+	)
+	report := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		problems = append(problems, fmt.Sprintf(format, args...))
+	}
+	// Listen starts the browser; no timeout on this first call (see chromedp.Run).
+	err := chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				report("console.%s: %v", ev.Type, ev.Args)
+			}
+		case *runtime.EventExceptionThrown:
+			report("exception: %s", ev.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError {
+				report("log error: %s (%s)", ev.Entry.Text, ev.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			if u := ev.Request.URL; !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+				report("the page fetched %s", u)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	runCtx, cancelRun := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelRun()
+	if err := chromedp.Do(runCtx, chromedp.Navigate(page)); err != nil {
+		t.Fatal(err)
+	}
+	type box struct {
+		ID    string  `json:"id"`
+		W     float64 `json:"w"`
+		H     float64 `json:"h"`
+		Paths int     `json:"paths"`
+	}
+	boxes, err := chromedp.Run(runCtx, chromedp.Evaluate[[]box](`Array.from(document.querySelectorAll("figure svg")).map(s => {
+		const r = s.getBoundingClientRect();
+		return {id: s.parentElement.id, w: r.width, h: r.height, paths: s.querySelectorAll("path").length};
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(boxes) != len(allFigures) {
+		t.Errorf("%d plots on the page, want %d", len(boxes), len(allFigures))
+	}
+	for _, b := range boxes {
+		// The CSS makes a plot as wide as the column, at most 800 px plus
+		// its 1 px border on either side.
+		if b.W < 400 || b.W > 802 || b.H <= 0 || b.Paths < 10 {
+			t.Errorf("plot %s rendered %.0fx%.0f px with %d paths", b.ID, b.W, b.H, b.Paths)
+		}
+	}
+	shot, err := chromedp.Run(runCtx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 800 || b.Dy() < 2000 {
+		t.Errorf("screenshot is %dx%d px; the report should be long", b.Dx(), b.Dy())
+	}
+	shotDir := os.Getenv("SIMBENCH_SCREENSHOT_DIR")
+	if shotDir == "" {
+		shotDir = t.TempDir()
+	}
+	path := filepath.Join(shotDir, "report.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+
+	// Stop the browser before reading what it reported.
+	cancelRun()
+	cancel()
+	cancelAlloc()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Error(p)
+	}
+}

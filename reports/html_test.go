@@ -1,0 +1,143 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestWriteHTMLGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, tier3Results(), tier3Options()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.html", b.Bytes())
+}
+
+func TestWriteHTMLSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, tier3Results(), tier3Options()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// SVG namespace names are identifiers, not addresses: nothing loads them.
+	rest := strings.NewReplacer(`xmlns="http://www.w3.org/2000/svg"`, "", `xmlns:xlink="http://www.w3.org/1999/xlink"`, "").Replace(page)
+	for _, bad := range []string{"<script", "src=", "href=", "url(", "@import", "http:", "https:", "<?xml", "<link"} {
+		if strings.Contains(rest, bad) {
+			t.Errorf("report.html contains %q", bad)
+		}
+	}
+	if n := strings.Count(page, "<svg "); n != len(allFigures) {
+		t.Errorf("%d inline SVGs, want %d", n, len(allFigures))
+	}
+	for _, want := range []string{
+		`<td class="best" title="best in its column">1,540</td>`, // bounded-8's p95
+		"floor(64.17) = 64 in flight",                            // the arithmetic
+		"<td>48</td><td>850</td><td>1,190</td><td>146.20</td><td>0.04%</td><td>chosen</td>",
+		"<dt>seed</dt><dd>42</dd>",
+		"<dt>simbench version</dt><dd>v0.3.0</dd>",
+		"<dt>duration</dt><dd>1,200 s</dd>",
+		"<dt>partial</dt><dd>no</dd>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+func TestWriteHTMLFlagsPartialAndInvalid(t *testing.T) {
+	r := tier3Results()
+	r.Partial = true
+	r.Invalid = "live run fell <40%> behind"
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`<p class="warning" role="alert">PARTIAL: <span>`,
+		`<p class="warning" role="alert">INVALID: <span>live run fell &lt;40%&gt; behind</span>`,
+		`<dt>partial</dt><dd class="flag">yes: the run was interrupted</dd>`,
+		`<dt>invalid</dt><dd class="flag">yes: live run fell &lt;40%&gt; behind</dd>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	// The warnings come before the first table.
+	if strings.Index(page, "INVALID") > strings.Index(page, "<table") {
+		t.Error("the invalid flag is below the tables")
+	}
+}
+
+func TestWriteHTMLEscapesNames(t *testing.T) {
+	r := tier3Results()
+	r.Strategies[0].Name = `<img src=x onerror="alert(1)">`
+	r.Scenario = "<b>tier3</b>"
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "<img") || strings.Contains(b.String(), "<b>tier3") {
+		t.Error("a name reached the page as markup")
+	}
+}
+
+func TestWriteMarkdownGolden(t *testing.T) {
+	var names []string
+	for _, f := range allFigures {
+		names = append(names, f+".png", f+".svg")
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, tier3Results(), names); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.md", b.Bytes())
+	md := b.String()
+	for _, f := range allFigures {
+		if !strings.Contains(md, "]("+f+".png)") {
+			t.Errorf("report.md does not link %s.png", f)
+		}
+		if strings.Contains(md, f+".svg") {
+			t.Errorf("report.md links %s.svg; PR comments want PNGs", f)
+		}
+	}
+	if !strings.Contains(md, "| bounded-8 | **6,680** |") {
+		t.Error("bounded-8's turns are not bold as the best")
+	}
+}
+
+func TestWriteMarkdownEscapes(t *testing.T) {
+	r := tier3Results()
+	r.Strategies[0].Name = "a|b"
+	r.Invalid = "clock skew"
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `| a\|b |`) {
+		t.Errorf("a pipe in a name is not escaped:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "> **INVALID:** clock skew") {
+		t.Errorf("the invalid flag is missing:\n%s", b.String())
+	}
+	if strings.Contains(b.String(), "## Plots") {
+		t.Error("a Plots section without plots")
+	}
+}
+
+// The results files under testdata are the fixtures as results.json; the
+// command tests at the repository root read them.
+func TestFixtureFiles(t *testing.T) {
+	for name, r := range map[string]any{
+		"tier3/results.json":       tier3Results(),
+		"tier3-later/results.json": tier3Later(),
+	} {
+		data, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name, append(data, '\n'))
+	}
+}

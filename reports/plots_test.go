@@ -1,0 +1,233 @@
+package reports
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/simbench/simbench/sim"
+)
+
+var allFigures = []string{"latency-cdf", "in-flight", "requests", "attempts", "backoff", "sweep"}
+
+// TestWriteAll renders everything once (PNG is slow under -race) and checks
+// the plots: each PNG decodes, is 800 px wide and is not blank.
+func TestWriteAll(t *testing.T) {
+	dir := t.TempDir()
+	names, err := WriteAll(dir, tier3Results(), tier3Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range allFigures {
+		want = append(want, f+".png", f+".svg")
+	}
+	want = append(want, HTMLFile, MarkdownFile)
+	if !slices.Equal(names, want) {
+		t.Fatalf("wrote %v, want %v", names, want)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(want) {
+		t.Errorf("%d files in the directory, want %d (temporary files left?)", len(entries), len(want))
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) == 0 {
+			t.Errorf("%s is empty", name)
+		}
+		if !strings.HasSuffix(name, ".png") && !strings.HasSuffix(name, ".svg") {
+			continue
+		}
+		if strings.HasSuffix(name, ".svg") {
+			if !bytes.HasPrefix(data, []byte("<?xml")) || !bytes.Contains(data, []byte("</svg>")) {
+				t.Errorf("%s is not an SVG document", name)
+			}
+			continue
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b := img.Bounds()
+		if b.Dx() != 800 || b.Dy() < 400 {
+			t.Errorf("%s is %dx%d px, want 800 wide and at least 400 high", name, b.Dx(), b.Dy())
+		}
+		if ink := inked(img); ink < 0.02 {
+			t.Errorf("%s is %.1f%% ink, nearly blank", name, 100*ink)
+		}
+	}
+}
+
+// inked returns the share of pixels that are not white.
+func inked(img image.Image) float64 {
+	b := img.Bounds()
+	n := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(b.Dx()*b.Dy())
+}
+
+// pixelsOf counts the pixels of exactly colour c.
+func pixelsOf(img image.Image, c color.Color) int {
+	wr, wg, wb, _ := c.RGBA()
+	b := img.Bounds()
+	n := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r == wr && g == wg && bl == wb {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestLatencyCDFDrawsEveryStrategy(t *testing.T) {
+	r := tier3Results()
+	figs, err := Figures(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := figs[0].PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range r.Strategies {
+		// A line across the plot is hundreds of pixels; the legend alone is a few dozen.
+		if n := pixelsOf(img, strategyColor(i)); n < 300 {
+			t.Errorf("%s: %d pixels of its colour, want a line", s.Name, n)
+		}
+	}
+}
+
+func TestFiguresGoldenSVG(t *testing.T) {
+	figs, err := Figures(tier3Results(), tier3Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+		svg, err := f.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := f.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(svg, again) {
+			t.Errorf("%s: two renderings differ", f.Name)
+		}
+		golden(t, filepath.Join("svg", f.Name+".svg"), svg)
+	}
+	if !slices.Equal(names, allFigures) {
+		t.Errorf("figures %v, want %v", names, allFigures)
+	}
+}
+
+func TestFiguresDeterministicAcrossBuilds(t *testing.T) {
+	// Maps in the input (peak in flight per service) must not change the bytes.
+	a, err := Figures(tier3Results(), tier3Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Figures(tier3Results(), tier3Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		sa, _ := a[i].SVG()
+		sb, _ := b[i].SVG()
+		if !bytes.Equal(sa, sb) {
+			t.Errorf("%s differs between two builds from the same input", a[i].Name)
+		}
+	}
+	// PNGs too, for the one figure small enough to render fast under -race.
+	pa, err := a[0].PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := b[0].PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pa, pb) {
+		t.Errorf("%s.png differs between two builds", a[0].Name)
+	}
+}
+
+func TestFiguresLeaveOutWhatIsMissing(t *testing.T) {
+	r := tier3Results()
+	for i := range r.Strategies {
+		r.Strategies[i].Timeline = nil
+		r.Strategies[i].AttemptsPerCall = nil
+	}
+	figs, err := Figures(r, Options{}) // no sweep either
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+	}
+	if want := []string{"latency-cdf", "backoff"}; !slices.Equal(names, want) {
+		t.Errorf("figures %v, want %v", names, want)
+	}
+	none, err := Figures(&sim.Results{Scenario: "empty"}, Options{})
+	if err != nil || len(none) != 0 {
+		t.Errorf("empty results: %d figures, %v; want none", len(none), err)
+	}
+}
+
+func TestFiguresPanelPerStrategy(t *testing.T) {
+	figs, err := Figures(tier3Results(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if f.Name == "in-flight" || f.Name == "requests" {
+			if len(f.plots) != 4 {
+				t.Errorf("%s has %d panels, want one per strategy (4)", f.Name, len(f.plots))
+			}
+			if _, h := f.Size(); h < 4*panelHeight {
+				t.Errorf("%s is %v high, too short for 4 panels", f.Name, h)
+			}
+		}
+	}
+}
+
+func TestSweepRejectsCapZero(t *testing.T) {
+	_, err := Figures(tier3Results(), Options{Sweep: []SweepPoint{{Cap: 0}, {Cap: 4}}})
+	if err == nil {
+		t.Error("no error for a sweep point with cap 0")
+	}
+}
+
+func TestWritePlotsIntoMissingDir(t *testing.T) {
+	_, err := WritePlots(filepath.Join(t.TempDir(), "missing"), tier3Results(), Options{})
+	if err == nil {
+		t.Error("no error writing into a missing directory")
+	}
+}
