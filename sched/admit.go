@@ -109,9 +109,8 @@ func (c *Core) reserve(cs *callState) {
 	t.attUsed++
 	cs.phase = phaseAdmitted
 	cs.gen++
-	cs.releaseAt = at
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventAdmitted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, N: cs.attempts + 1, Delay: at - c.now})
+		c.emit(Event{Kind: EventAdmitted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts) + 1, Delay: at - c.now})
 	}
 	if at <= c.now {
 		c.start(cs)
@@ -169,9 +168,9 @@ func (c *Core) start(cs *callState) {
 		c.setTimer(timer{at: c.now + c.cfg.AttemptTimeout, kind: timerAttempt, cs: cs, gen: cs.gen})
 	}
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: cs.attempts})
+		c.emit(Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts)})
 	}
-	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: cs.attempts})
+	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts)})
 }
 
 // releaseSlot gives back the call's global and service slots.
@@ -198,7 +197,7 @@ func (c *Core) endAttempt(cs *callState) {
 func (c *Core) attemptTimedOut(cs *callState) {
 	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: cs.turn.id, Tag: cs.turn.tag})
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: cs.attempts, Reason: "attempt timeout"})
+		c.emit(Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: "attempt timeout"})
 	}
 	c.complete(cs, Outcome{Class: ClassTransient, Err: fmt.Errorf("attempt %d of call %q timed out after %v", cs.attempts, cs.call.ID, c.cfg.AttemptTimeout)})
 }
@@ -216,9 +215,9 @@ func (c *Core) complete(cs *callState, o Outcome) {
 		}
 		t.tokUsed += diff
 	}
-	cs.last = o
+	cs.status = int32(o.Status)
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: cs.attempts, Class: o.Class})
+		c.emit(Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Class: o.Class})
 	}
 	if o.Class == ClassSuccess {
 		c.finish(cs, ClassSuccess, o.Value, nil)
@@ -238,7 +237,7 @@ func (c *Core) complete(cs *callState, o Outcome) {
 // retry schedules the next attempt, or fails the call when the policy says no.
 func (c *Core) retry(cs *callState, o Outcome, err error) {
 	p := &c.cfg.Retry
-	if cs.attempts >= p.maxAttempts() {
+	if int(cs.attempts) >= p.maxAttempts() {
 		c.finish(cs, o.Class, nil, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, cs.attempts, err))
 		return
 	}
@@ -253,7 +252,7 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	if p.Backoff.Jittered() || (o.HasRetryAfter && p.RetryAfterJitter > 0) {
 		draw = c.rng.Float64()
 	}
-	delay := p.RetryDelay(&o, cs.attempts, cs.prevDelay, draw)
+	delay := p.RetryDelay(&o, int(cs.attempts), cs.prevDelay, draw)
 	cs.prevDelay = delay
 	at := c.now + delay
 	if p.Budget > 0 && at-cs.firstStart > p.Budget {
@@ -281,7 +280,7 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	cs.phase = phaseBackoff
 	cs.gen++
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: cs.attempts, Class: o.Class, Delay: delay, Reason: err.Error(), Server: server})
+		c.emit(Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts), Class: o.Class, Delay: delay, Reason: err.Error(), Server: server})
 	}
 	c.setTimer(timer{at: at, kind: timerBackoff, cs: cs, gen: cs.gen})
 }

@@ -50,6 +50,9 @@ func (c *Call) resource() string {
 // Turn is the set of calls a model emitted in one response, with the limits
 // that apply to the turn as a whole. Zero fields take the Config defaults.
 type Turn struct {
+	// Calls are the turn's calls. The Core keeps the slice until the turn is
+	// done and hands out pointers into it: do not modify it meanwhile (the
+	// Runner copies it for its callers).
 	Calls []Call
 	// Timeout is the turn's deadline relative to submission (0: Config.TurnTimeout).
 	Timeout time.Duration

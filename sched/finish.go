@@ -20,7 +20,7 @@ func (c *Core) finish(cs *callState, class Class, value any, err error) {
 			state = CancelledInFlight
 			c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag})
 			if c.cfg.Hook != nil {
-				c.emit(Event{Kind: EventCancelled, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: cs.attempts, Reason: err.Error()})
+				c.emit(Event{Kind: EventCancelled, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: err.Error()})
 			}
 			c.endAttempt(cs)
 		}
@@ -45,10 +45,10 @@ func (c *Core) finish(cs *callState, class Class, value any, err error) {
 	c.releaseSlot(cs)
 	r := &t.results[cs.idx]
 	r.Value, r.Err, r.Class, r.State = value, err, class, state
-	r.Attempts, r.Queued, r.Running = cs.attempts, cs.queued, cs.running
-	r.Status, r.Finished = cs.last.Status, c.now
+	r.Attempts, r.Queued, r.Running = int(cs.attempts), cs.queued, cs.running
+	r.Status, r.Finished = int(cs.status), c.now
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: cs.attempts, Class: class})
+		c.emit(Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class})
 	}
 	c.out = append(c.out, Action{Kind: ActResult, TurnID: t.id, Tag: t.tag, Result: r})
 

@@ -104,6 +104,7 @@ func (r *Runner) Stream(ctx context.Context, turn Turn) (<-chan Result, error) {
 }
 
 func (r *Runner) submit(turn Turn, stream bool) (*waiter, error) {
+	turn.Calls = append([]Call(nil), turn.Calls...) // the caller may reuse its slice
 	w := &waiter{submitted: make(chan error, 1), done: make(chan *TurnResult, 1)}
 	if stream {
 		w.stream = make(chan Result, len(turn.Calls))

@@ -32,7 +32,11 @@ type engine struct {
 	seq      uint64
 	wakeGen  uint64
 	acts     []sched.Action
-	attempts map[sched.AttemptID]*attempt
+	attempts map[sched.AttemptID]int32 // in flight, by index into slab
+	slab     []attempt
+	free     []int32    // free slab entries
+	cancels  []*turnRun // turns with a pending cancel event, by event ref
+	freeC    []int32
 	serial   uint64 // numbers calls, to tell clients apart at the services
 	turnNo   uint64
 	arrivals *rand.Rand
@@ -45,14 +49,49 @@ type engine struct {
 	onArrive func(now time.Duration, d *fakeapi.Decision)
 }
 
-// attempt is one request in flight at a fake service.
+// attempt is one request in flight at a fake service: what the client
+// needs of the service's decision.
 type attempt struct {
-	id      sched.AttemptID
-	svc     int
-	dec     fakeapi.Decision
-	started time.Duration
-	dead    bool // the client stopped waiting; its response event is ignored
-	reader  bool // cancelled at the reader only: the server works on
+	id         sched.AttemptID
+	svc        int32
+	req        fakeapi.ID // the service's id of an admitted request, else 0
+	kind       fakeapi.Kind
+	hasRetry   bool
+	dead       bool // the client stopped waiting; its response event is ignored
+	reader     bool // cancelled at the reader only: the server works on
+	status     int32
+	retryAfter time.Duration
+	tokens     int64
+}
+
+// newAttempt takes a slab entry.
+func (e *engine) newAttempt() int32 {
+	if n := len(e.free); n > 0 {
+		i := e.free[n-1]
+		e.free = e.free[:n-1]
+		return i
+	}
+	e.slab = append(e.slab, attempt{})
+	return int32(len(e.slab) - 1)
+}
+
+func (e *engine) freeAttempt(i int32) {
+	e.slab[i] = attempt{}
+	e.free = append(e.free, i)
+}
+
+// scheduleCancel schedules a cancel of tr at time at.
+func (e *engine) scheduleCancel(at time.Duration, tr *turnRun) {
+	var i int32
+	if n := len(e.freeC); n > 0 {
+		i = e.freeC[n-1]
+		e.freeC = e.freeC[:n-1]
+		e.cancels[i] = tr
+	} else {
+		e.cancels = append(e.cancels, tr)
+		i = int32(len(e.cancels) - 1)
+	}
+	e.schedule(event{at: at, kind: evCancel, ref: i})
 }
 
 // turnRun is one agent turn: an optional model call, then the tool calls,
@@ -102,7 +141,7 @@ func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) 
 	}
 	e := &engine{
 		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: sc.Duration + max(sc.Duration/2, time.Minute),
-		core: core, svcIndex: map[string]int{}, attempts: map[sched.AttemptID]*attempt{},
+		core: core, svcIndex: map[string]int{}, attempts: map[sched.AttemptID]int32{},
 		transport: st.CancelAt != scenarios.CancelAtReader, serialize: st.SerializeWrites,
 		arrivals: stream(sc.Seed, "arrivals"),
 	}
@@ -140,7 +179,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 	w := &e.sc.Workload
 	if w.Sessions > 0 {
 		for s := range w.Sessions {
-			e.schedule(event{at: 0, kind: evSession, session: s})
+			e.schedule(event{at: 0, kind: evSession, ref: int32(s)})
 		}
 	} else {
 		e.schedule(event{at: 0, kind: evArrival})
@@ -170,13 +209,16 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 				e.schedule(event{at: e.now + e.wl.interarrival(e.arrivals), kind: evArrival})
 			}
 		case evSession:
-			if e.now < e.end && (w.Turns == 0 || e.m.sessionTurns(ev.session) < w.Turns) {
-				e.startTurn(ev.session)
+			if s := int(ev.ref); e.now < e.end && (w.Turns == 0 || e.m.sessionTurns(s) < w.Turns) {
+				e.startTurn(s)
 			}
 		case evResponse:
-			e.respond(ev.att)
+			e.respond(ev.ref)
 		case evCancel:
-			e.cancelTurn(ev.tr)
+			tr := e.cancels[ev.ref]
+			e.cancels[ev.ref] = nil
+			e.freeC = append(e.freeC, ev.ref)
+			e.cancelTurn(tr)
 		}
 		e.carry()
 	}
@@ -200,10 +242,10 @@ func (e *engine) startTurn(session int) {
 	e.live++
 	c := &e.sc.Workload.Cancel
 	if c.Probability > 0 && tr.rng.Float64() < c.Probability {
-		e.schedule(event{at: e.now + e.wl.cancelAt.duration(tr.rng), kind: evCancel, tr: tr})
+		e.scheduleCancel(e.now+e.wl.cancelAt.duration(tr.rng), tr)
 	}
 	if c.ParentTimeout > 0 {
-		e.schedule(event{at: e.now + c.ParentTimeout, kind: evCancel, tr: tr})
+		e.scheduleCancel(e.now+c.ParentTimeout, tr)
 	}
 	if e.wl.llm != nil {
 		e.submit(tr, &part{tr: tr, kind: partLLM}, sched.Turn{Calls: e.wl.llmCall(tr.rng, e.wl.llm, &e.serial)})
@@ -355,7 +397,7 @@ func (e *engine) finishTurn(tr *turnRun) {
 	e.live--
 	e.m.turn(e.now-tr.start, tr.failed || tr.cancelled, e.now)
 	if tr.session >= 0 {
-		e.schedule(event{at: e.now + e.wl.think.duration(tr.rng), kind: evSession, session: tr.session})
+		e.schedule(event{at: e.now + e.wl.think.duration(tr.rng), kind: evSession, ref: int32(tr.session)})
 	}
 }
 
@@ -399,53 +441,67 @@ func (e *engine) start(a *sched.Action) {
 	if e.onArrive != nil {
 		e.onArrive(e.now, &d)
 	}
-	at := &attempt{id: a.Attempt, svc: si, dec: d, started: e.now}
-	e.attempts[a.Attempt] = at
+	i := e.newAttempt()
+	e.slab[i] = attempt{
+		id: a.Attempt, svc: int32(si), req: d.ID, kind: d.Kind, status: int32(d.Status),
+		hasRetry: d.HasRetryAfter, retryAfter: d.RetryAfter, tokens: d.Tokens,
+	}
+	e.attempts[a.Attempt] = i
 	e.m.started(si, e.now, meta.tool < 0)
 	switch {
 	case d.Kind == fakeapi.KindHang:
 		// no response: the scheduler's timeout or a cancel ends it
 	case d.Admitted():
-		e.schedule(event{at: e.now + d.Latency, kind: evResponse, att: at})
+		e.schedule(event{at: e.now + d.Latency, kind: evResponse, ref: i})
 	default:
-		e.schedule(event{at: e.now, kind: evResponse, att: at})
+		e.schedule(event{at: e.now, kind: evResponse, ref: i})
 	}
 }
 
 // respond delivers an attempt's response to the client (or, after a
 // reader-only cancel, lets the server finish work nobody will read).
-func (e *engine) respond(at *attempt) {
+func (e *engine) respond(i int32) {
+	at := e.slab[i]
+	e.freeAttempt(i)
 	m := e.models[at.svc]
 	if at.dead {
-		if at.reader && at.dec.Admitted() {
-			m.Finish(e.now, at.dec.ID, true)
+		if at.reader {
+			m.Finish(e.now, at.req, true)
 		}
 		return
 	}
 	delete(e.attempts, at.id)
-	if at.dec.Admitted() {
-		m.Finish(e.now, at.dec.ID, false)
+	if at.req != 0 {
+		m.Finish(e.now, at.req, false)
 	}
-	o := outcome(&at.dec)
-	e.m.ended(at.svc, e.now, o.Class == sched.ClassRateLimited)
+	o := outcome(&at)
+	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
 	e.core.Complete(e.now, at.id, o)
 }
 
 // cancelAttempt stops waiting for an attempt. At the transport the service
 // sees the connection close; at the reader it works on (wasted work).
 func (e *engine) cancelAttempt(id sched.AttemptID) {
-	at, ok := e.attempts[id]
+	i, ok := e.attempts[id]
 	if !ok {
 		return
 	}
 	delete(e.attempts, id)
-	at.dead = true
-	e.m.ended(at.svc, e.now, false)
-	if !at.dec.Admitted() {
+	at := &e.slab[i]
+	e.m.ended(int(at.svc), e.now, false)
+	if at.kind == fakeapi.KindHang {
+		// A hang has no response event: the connection closes, the slot frees.
+		e.models[at.svc].Cancel(e.now, at.req)
+		e.freeAttempt(i)
 		return
 	}
-	if e.transport || at.dec.Kind == fakeapi.KindHang {
-		e.models[at.svc].Cancel(e.now, at.dec.ID)
+	at.dead = true
+	if at.req == 0 {
+		return // a rejection already on its way: nothing runs at the service
+	}
+	if e.transport {
+		e.models[at.svc].Cancel(e.now, at.req)
+		at.req = 0
 		return
 	}
 	at.reader = true
@@ -453,19 +509,19 @@ func (e *engine) cancelAttempt(id sched.AttemptID) {
 
 // outcome is what the client makes of a service's decision: the same
 // classes the HTTP adapter gives real responses.
-func outcome(d *fakeapi.Decision) sched.Outcome {
-	switch d.Kind {
+func outcome(a *attempt) sched.Outcome {
+	switch a.kind {
 	case fakeapi.KindOK:
-		return sched.Outcome{Class: sched.ClassSuccess, Status: 200, Tokens: d.Tokens, HasUsage: true}
+		return sched.Outcome{Class: sched.ClassSuccess, Status: 200, Tokens: a.tokens, HasUsage: true}
 	case fakeapi.KindRateLimited:
-		return sched.Outcome{Class: sched.ClassRateLimited, Status: 429, RetryAfter: d.RetryAfter, HasRetryAfter: d.HasRetryAfter}
+		return sched.Outcome{Class: sched.ClassRateLimited, Status: 429, RetryAfter: a.retryAfter, HasRetryAfter: a.hasRetry}
 	case fakeapi.KindOverloaded:
-		return sched.Outcome{Class: sched.ClassOverloaded, Status: d.Status}
+		return sched.Outcome{Class: sched.ClassOverloaded, Status: int(a.status)}
 	case fakeapi.KindServerError, fakeapi.KindReset:
-		return sched.Outcome{Class: sched.ClassTransient, Status: d.Status}
+		return sched.Outcome{Class: sched.ClassTransient, Status: int(a.status)}
 	case fakeapi.KindTooLarge:
 		return sched.Outcome{Class: sched.ClassTooLarge, Status: 413}
 	default:
-		return sched.Outcome{Class: sched.ClassPermanent, Status: d.Status}
+		return sched.Outcome{Class: sched.ClassPermanent, Status: int(a.status)}
 	}
 }

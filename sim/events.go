@@ -13,15 +13,16 @@ const (
 )
 
 // event is one entry of the engine's heap. Ties in time break on seq, the
-// order in which events were scheduled, never on anything else.
+// order in which events were scheduled, never on anything else. Events hold
+// no pointers — ref indexes the engine's attempt slab (evResponse), its
+// pending cancels (evCancel) or a session (evSession) — so moving them
+// costs no write barriers and the garbage collector never scans the heap.
 type event struct {
-	at      time.Duration
-	seq     uint64
-	kind    evKind
-	gen     uint64
-	session int
-	att     *attempt
-	tr      *turnRun
+	at   time.Duration
+	seq  uint64
+	gen  uint64 // evWake: the wake request it answers
+	ref  int32
+	kind evKind
 }
 
 // eventHeap is a binary min-heap of events by (at, seq), written out rather

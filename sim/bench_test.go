@@ -1,0 +1,70 @@
+package sim
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+)
+
+// engineScenario is an open-model scenario of n calls in turns of 8,
+// arriving at 250 turns/s against a 150,000 RPM service with lognormal
+// latency, run by a bounded, token-paced strategy with jittered retries.
+func engineScenario(n int) *scenarios.Scenario {
+	sc := queue(250, scenarios.Dist[time.Duration]{Kind: scenarios.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond}, 1024, n/8)
+	sc.Workload.Calls[0].Count = scenarios.Constant(8.0)
+	sc.Services[0].RequestsPerMinute = 150_000
+	sc.Strategies[0].TokenBucket = true
+	sc.Strategies[0].Headroom = 0.9
+	sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: time.Second, Cap: 30 * time.Second, Attempts: 5, HonorRetryAfter: true}
+	return sc
+}
+
+// BenchmarkEngine measures simulated calls per wall second on a 1M-call
+// scenario (target ≥ 1 M calls/s on one core) and allocations per call.
+func BenchmarkEngine(b *testing.B) {
+	sc := engineScenario(1_000_000)
+	var calls int64
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		e, err := newEngine(sc, &sc.Strategies[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.run(context.Background(), nil)
+		calls += e.m.calls
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(calls), "allocs/call")
+}
+
+// BenchmarkEngine10M runs 10 million calls once and reports the peak heap
+// in use, sampled as the run goes (target: within 500 MB).
+func BenchmarkEngine10M(b *testing.B) {
+	sc := engineScenario(10_000_000)
+	var peak uint64
+	var ms runtime.MemStats
+	for i := 0; i < b.N; i++ {
+		e, err := newEngine(sc, &sc.Strategies[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		e.run(context.Background(), func(time.Duration) {
+			if n++; n%16 == 0 {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+			}
+		})
+		if e.m.calls < 9_900_000 {
+			b.Fatalf("only %d calls", e.m.calls)
+		}
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+}
