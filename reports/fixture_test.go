@@ -192,17 +192,13 @@ func tier3Sweep() []SweepPoint {
 	}
 }
 
-// tier3Options are the plot options that go with tier3Results.
+// tier3Options are the plot options that go with tier3Results; the
+// arithmetic is in the results' reasons, so no Plans.
 func tier3Options() Options {
-	plan, err := Recommend(tier3Service())
-	if err != nil {
-		panic(err)
-	}
 	return Options{
 		RateLimitPerS: 10000.0 / 60,
 		Sweep:         tier3Sweep(),
 		SweepStrategy: "bounded-N",
-		Plans:         []Plan{plan},
 	}
 }
 

@@ -46,6 +46,8 @@ type htmlRow struct {
 type htmlRec struct {
 	Service, Binding, RPM, TPM, Turns, Verified, Reason string
 	MaxInFlight                                         int
+	// Steps are the reason's lines after the first: the arithmetic.
+	Steps []string
 }
 
 type htmlPlan struct {
@@ -82,7 +84,8 @@ type htmlData struct {
 // and CSS, no scripts, nothing fetched — with the run's parameters (seed,
 // version, duration, mode; partial and invalid runs flagged at the top),
 // the comparison table with the best value per column marked, the
-// recommendation with the arithmetic of opts.Plans, the sweep of
+// recommendation with its arithmetic (from the reasons in the results, and
+// from opts.Plans for plans the results do not carry), the sweep of
 // opts.Sweep, and every figure of Figures(r, opts).
 func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 	if r == nil {
@@ -119,10 +122,11 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 		if rec.VerifiedCap > 0 {
 			verified = fmt.Sprint(rec.VerifiedCap)
 		}
+		reason, steps := splitReason(rec.Reason)
 		d.Recs = append(d.Recs, htmlRec{
 			Service: name, MaxInFlight: rec.MaxInFlight, Binding: rec.BindingLimit,
 			RPM: orDash(rec.RequestsPerMinute), TPM: orDash(rec.TokensPerMinute), Turns: orDash(rec.TurnsPerMinute),
-			Verified: verified, Reason: strings.TrimSpace(rec.Reason),
+			Verified: verified, Reason: reason, Steps: steps,
 		})
 	}
 	for _, p := range opts.Plans {
@@ -165,6 +169,18 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 	}
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// splitReason splits a recommendation's reason into its first line, the
+// conclusion, and the rest, the arithmetic (see Plan.Recommendation).
+func splitReason(reason string) (first string, rest []string) {
+	lines := strings.Split(strings.TrimSpace(reason), "\n")
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l != "" {
+			rest = append(rest, l)
+		}
+	}
+	return strings.TrimSpace(lines[0]), rest
 }
 
 // runParams lists the run's parameters for the report's summary.

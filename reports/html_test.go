@@ -3,8 +3,14 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/simbench/simbench/sim"
 )
 
 func TestWriteHTMLGolden(t *testing.T) {
@@ -41,6 +47,28 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 		"<dt>partial</dt><dd>no</dd>",
 	} {
 		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+func TestWriteHTMLShowsPlans(t *testing.T) {
+	r := tier3Results()
+	r.Recommendation = nil
+	plan, err := Recommend(Service{Name: "search", RPM: 600, MeanLatency: 800 * time.Millisecond, CallsPerTurn: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, Options{Plans: []Plan{plan}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"The results carry no recommendation.",
+		"<h3>Arithmetic for search</h3>",
+		"turns/min sustainable: floor(420 requests/min ÷ 8 calls/turn) = floor(52.5) = 52",
+	} {
+		if !strings.Contains(b.String(), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
@@ -128,16 +156,29 @@ func TestWriteMarkdownEscapes(t *testing.T) {
 }
 
 // The results files under testdata are the fixtures as results.json; the
-// command tests at the repository root read them.
+// command tests at the repository root read them. They are compared by
+// value, not by bytes, so a field added to the contract does not break them.
 func TestFixtureFiles(t *testing.T) {
-	for name, r := range map[string]any{
+	for name, want := range map[string]*sim.Results{
 		"tier3/results.json":       tier3Results(),
 		"tier3-later/results.json": tier3Later(),
 	} {
-		data, err := json.MarshalIndent(r, "", "  ")
+		path := filepath.Join("testdata", name)
+		if *update {
+			data, err := json.MarshalIndent(want, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := ReadResults(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name, append(data, '\n'))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s differs from the fixture; run go test ./reports -update", path)
+		}
 	}
 }

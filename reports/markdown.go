@@ -24,7 +24,7 @@ var figureTitles = map[string]string{
 
 // WriteMarkdown writes report.md: the run's parameters and warnings, the
 // comparison table with the best value per column in bold, the
-// recommendation, and the plots as images linked by the names in pngs
+// recommendation with its arithmetic, and the plots as images linked by the names in pngs
 // (relative to the report, as WritePlots returns them; names not ending in
 // .png are skipped). GitHub renders it as a pull-request comment.
 func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
@@ -92,11 +92,14 @@ func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
 		}
 		b.WriteByte('\n')
 		for _, name := range names {
-			if reason := strings.TrimSpace(r.Recommendation[name].Reason); reason != "" {
-				fmt.Fprintf(&b, "- **%s:** %s\n", mdEscape(name), mdEscape(strings.ReplaceAll(reason, "\n", "; ")))
+			reason, steps := splitReason(r.Recommendation[name].Reason)
+			if reason != "" {
+				fmt.Fprintf(&b, "**%s:** %s\n\n", mdEscape(name), mdEscape(reason))
+			}
+			if len(steps) > 0 {
+				fmt.Fprintf(&b, "```\n%s\n```\n\n", strings.Join(steps, "\n"))
 			}
 		}
-		b.WriteByte('\n')
 	}
 
 	var images []string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/simbench/simbench/sim"
@@ -208,17 +209,19 @@ func (p Plan) limitsText() string {
 	return fmt.Sprintf("%s; %s ms mean latency, %s calls/turn", parts, num(float64(s.MeanLatency)/float64(time.Millisecond)), num(s.CallsPerTurn))
 }
 
-// Recommendation converts the plan to the results contract's form, with the
-// arithmetic's conclusion as the reason.
+// Recommendation converts the plan to the results contract's form. Its
+// Reason is the conclusion in one line, then the arithmetic of Lines, one
+// step per line, so reports re-rendered from results.json can show it.
 func (p Plan) Recommendation() sim.Recommendation {
+	reason := fmt.Sprintf("%s binds at %s requests/min; with headroom %s, Little's law gives %d in flight and %d turns/min",
+		p.BindingLimit, num(p.BindingRPM), num(p.Service.Headroom), p.MaxInFlight, p.TurnsPerMinute)
 	return sim.Recommendation{
 		MaxInFlight:       p.MaxInFlight,
 		BindingLimit:      p.BindingLimit,
 		RequestsPerMinute: p.UsableRPM,
 		TokensPerMinute:   p.UsableTPM,
 		TurnsPerMinute:    float64(p.TurnsPerMinute),
-		Reason: fmt.Sprintf("%s binds at %s requests/min; with headroom %s, Little's law gives %d in flight and %d turns/min",
-			p.BindingLimit, num(p.BindingRPM), num(p.Service.Headroom), p.MaxInFlight, p.TurnsPerMinute),
+		Reason:            reason + "\n" + strings.Join(p.Lines(), "\n"),
 	}
 }
 

@@ -191,9 +191,14 @@ func TestPlanRecommendation(t *testing.T) {
 	got := p.Recommendation()
 	// 10,000/60 × 0.7 × 0.55 s = 64.17 → 64; 7,000 ÷ 8 = 875 turns/min.
 	want := sim.Recommendation{MaxInFlight: 64, BindingLimit: "rpm", RequestsPerMinute: 7000, TokensPerMinute: 7_000_000, TurnsPerMinute: 875}
+	reason := got.Reason
 	got.Reason = ""
 	if got != want {
 		t.Errorf("recommendation %+v, want %+v", got, want)
+	}
+	lines := strings.Split(reason, "\n")
+	if !strings.HasPrefix(lines[0], "rpm binds at 10,000 requests/min") || !slices.Equal(lines[1:], p.Lines()) {
+		t.Errorf("reason is not the conclusion then the arithmetic:\n%s", reason)
 	}
 }
 
