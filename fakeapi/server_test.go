@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // manualClock is a model clock that moves only when the test says.
 type manualClock struct{ ns atomic.Int64 }
 
-func (c *manualClock) now() time.Duration       { return time.Duration(c.ns.Load()) }
+func (c *manualClock) now() time.Duration      { return time.Duration(c.ns.Load()) }
 func (c *manualClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // startServer starts a server on loopback, shut down when the test ends,
