@@ -24,6 +24,8 @@ type CLI struct {
 	Run       RunCmd       `cmd:"" help:"Run a scenario's strategies in virtual time and compare them."`
 	Validate  ValidateCmd  `cmd:"" help:"Check scenario files or built-in names and list every problem."`
 	Scenarios ScenariosCmd `cmd:"" help:"List the built-in scenarios with their descriptions."`
+	Report    ReportCmd    `cmd:"" help:"Re-render a run's report.html, report.md and plots from its results.json, and print the comparison."`
+	Compare   CompareCmd   `cmd:"" help:"Compare two runs (results.json files or run directories) metric by metric, better or worse marked."`
 }
 
 func main() {

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/simbench/simbench/reports"
+)
+
+// CompareCmd compares two runs metric by metric.
+type CompareCmd struct {
+	Old    string    `arg:"" name:"a" help:"The old run: a results.json file or a run's directory."`
+	New    string    `arg:"" name:"b" help:"The new run: a results.json file or a run's directory."`
+	Stdout io.Writer `kong:"-"` // nil: os.Stdout
+}
+
+// Run prints, per strategy in both runs and per metric that changed, the
+// old and new values, the delta and the change in percent, marked better or
+// worse. A missing or unreadable results file is invalid input (exit code 2).
+func (c *CompareCmd) Run() error {
+	a, err := reports.ReadResults(c.Old)
+	if err != nil {
+		return codedError{err, exitInvalid}
+	}
+	b, err := reports.ReadResults(c.New)
+	if err != nil {
+		return codedError{err, exitInvalid}
+	}
+	out := c.Stdout
+	if out == nil {
+		out = os.Stdout
+	}
+	return reports.Compare(out, a, b)
+}
