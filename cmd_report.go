@@ -14,7 +14,7 @@ import (
 
 // ReportCmd re-renders a run's reports from its results.json.
 type ReportCmd struct {
-	Dir              string    `arg:"" name:"dir" help:"A run's output directory (or its results.json); the reports are written next to results.json."`
+	Dir              string    `arg:"" name:"dir" help:"A run's output directory holding results.json, or a results file; the reports are written beside it."`
 	RateLimit        float64   `placeholder:"N" help:"The service's limit in requests/s, drawn on the requests plot (default: no line)."`
 	ConcurrencyLimit int       `placeholder:"N" help:"The service's limit on requests in flight, drawn on the in-flight plot (default: no line)."`
 	Sweep            string    `placeholder:"FILE" help:"A JSON array of sweep points ({\"cap\", \"p50_ms\", \"p95_ms\", \"goodput_per_s\", \"rate_limited_share\"}) to plot, with the knee and chosen cap marked."`
@@ -29,13 +29,13 @@ type ReportCmd struct {
 // beside it (each file atomically), and prints the comparison table. A
 // missing or unreadable results file is invalid input (exit code 2).
 func (c *ReportCmd) Run() error {
+	res, err := reports.ReadResults(c.Dir)
+	if err != nil {
+		return codedError{err, exitInvalid}
+	}
 	dir := c.Dir
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		dir = filepath.Dir(dir)
-	}
-	res, err := reports.ReadResults(dir)
-	if err != nil {
-		return codedError{err, exitInvalid}
 	}
 	opts := reports.Options{
 		RateLimitPerS:       c.RateLimit,

@@ -18,6 +18,8 @@ const (
 
 // Change is one metric of one strategy in two runs.
 type Change struct {
+	// Strategy names the strategy; Metric is the table's column header for
+	// the metric, units included ("p95 ms").
 	Strategy, Metric string
 	// Old and New are the metric's values; Delta is New − Old.
 	Old, New, Delta float64

@@ -27,9 +27,8 @@ const (
 	figureHeight = 360 * vg.Inch / 72
 	panelHeight  = 190 * vg.Inch / 72
 	// panelData is roughly a panel's data area, without title and X axis.
-	panelData  = panelHeight - 75
-	figureData = figureHeight - 75
-	pngDPI     = 96
+	panelData = panelHeight - 75
+	pngDPI    = 96
 )
 
 // Options tune the plots and the HTML report. The zero value draws every
