@@ -25,13 +25,15 @@ import (
 // RunCmd runs a scenario's strategies and compares them.
 type RunCmd struct {
 	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
-	Strategy  []string      `short:"s" sep:"," placeholder:"NAME,…" help:"Run only these strategies (default: all)."`
+	Strategy  []string      `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
 	Seed      *uint64       `help:"Replace the scenario's seed."`
 	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
 	Out       string        `short:"o" placeholder:"DIR" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
 	JSON      bool          `help:"Print results.json to standard output instead of the table."`
 	NoReports bool          `help:"Write results.json only: no plots, report.html or report.md."`
 	Parallel  int           `help:"Strategies simulated at once (default: the number of CPUs)."`
+	Live      bool          `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
+	TimeScale float64       `default:"1" placeholder:"F" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
 	Stdout    io.Writer     `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
@@ -65,12 +67,21 @@ func (c *RunCmd) Run() error {
 	if _, err := opts.Apply(sc); err != nil {
 		return codedError{err, exitInvalid}
 	}
+	if c.TimeScale <= 0 || (c.TimeScale != 1 && !c.Live) {
+		return codedError{fmt.Errorf("--time-scale must be above 0 and goes with --live (got %g)", c.TimeScale), exitInvalid}
+	}
 	var bars *progress
 	if tty && !c.JSON {
 		bars = newProgress(out, sc, &opts)
 		opts.Progress = bars.update
 	}
-	res, runErr := sim.Run(ctx, sc, opts)
+	var res *sim.Results
+	var runErr error
+	if c.Live {
+		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: c.TimeScale})
+	} else {
+		res, runErr = sim.Run(ctx, sc, opts)
+	}
 	if bars != nil {
 		bars.wait(runErr != nil)
 	}

@@ -45,6 +45,12 @@ func (c *collector) enter(now time.Duration, n int) {
 	c.inSystem += n
 }
 
+// leaveN takes n calls out of the system at once (a refused turn).
+func (c *collector) leaveN(now time.Duration, n int) {
+	c.integrate(now)
+	c.inSystem -= n
+}
+
 func (c *collector) leave(now time.Duration) {
 	c.integrate(now)
 	c.inSystem--
@@ -152,9 +158,26 @@ func (c *collector) turn(latency time.Duration, failed bool, _ time.Duration) {
 	c.turnLat.add(latency)
 }
 
-// result builds the strategy's entry of results.json from the collector and
-// the services' own accounting.
+// modelStats is one service's own accounting and its limits (in the
+// scenario's time).
+type modelStats struct {
+	stats fakeapi.Stats
+	cfg   fakeapi.ServiceConfig
+}
+
+// strategyResult builds the strategy's entry of results.json from the
+// collector and the services' models.
 func (c *collector) strategyResult(name string, maxInFlight int, models []*fakeapi.Model, offered float64) StrategyResult {
+	ms := make([]modelStats, len(models))
+	for i, m := range models {
+		ms[i] = modelStats{m.Stats(), m.Config()}
+	}
+	return c.strategyResultFrom(name, maxInFlight, ms, offered)
+}
+
+// strategyResultFrom builds the strategy's entry of results.json from the
+// collector and the services' own accounting.
+func (c *collector) strategyResultFrom(name string, maxInFlight int, models []modelStats, offered float64) StrategyResult {
 	r := StrategyResult{
 		Name: name, MaxInFlight: maxInFlight,
 		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.unfinished, RefusedTurns: c.refused,
@@ -172,8 +195,7 @@ func (c *collector) strategyResult(name string, maxInFlight int, models []*fakea
 	}
 	minutes := c.window.Minutes()
 	for i, m := range models {
-		st := m.Stats()
-		cfg := m.Config()
+		st, cfg := m.stats, m.cfg
 		r.EarlyRetries += st.EarlyRetries
 		r.WastedWorkS += st.WastedWorkS
 		r.WastedTokens += st.WastedTokens

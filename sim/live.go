@@ -1,0 +1,503 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/httptool"
+)
+
+// LiveOptions adjust a live run.
+type LiveOptions struct {
+	Options
+	// TimeScale multiplies every duration and divides every rate (0: 1).
+	// Figures are reported in the scenario's own time, divided back.
+	TimeScale float64
+}
+
+// Lateness above which a live run is marked invalid: the machine could not
+// keep the scenario's timing. Both are in real time.
+const (
+	lateAbsolute = 5 * time.Millisecond
+	lateFraction = 0.10 // of the scenario's mean think time or inter-arrival gap
+)
+
+// RunLive runs the scenario in real time: the production sched.Runner with
+// real HTTP clients against fakeapi servers on 127.0.0.1, one strategy after
+// the other, each against fresh servers. Client-side figures come from the
+// scheduler's results; early retries, wasted work and write races from the
+// servers' own accounting. A run the machine could not keep up with is
+// marked Invalid with the reason. When ctx ends first, RunLive returns what
+// was measured with Partial set, and ctx.Err().
+func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Results, error) {
+	sc, err := opts.Apply(sc)
+	if err != nil {
+		return nil, err
+	}
+	f := opts.TimeScale
+	if f <= 0 {
+		f = 1
+	}
+	scaled := Scale(sc, f)
+	res := &Results{
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
+		DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f,
+	}
+	var invalid []string
+	for _, svc := range sc.Services {
+		if f < 1 && (svc.Headers == scenarios.HeadersAnthropic || svc.Headers == "standard") {
+			invalid = append(invalid, fmt.Sprintf("service %q rounds Retry-After to whole seconds, which a time scale of %g stretches %gx", svc.Name, f, 1/f))
+		}
+	}
+	for i := range scaled.Strategies {
+		lr, err := runLiveStrategy(ctx, scaled, &scaled.Strategies[i], f, opts.Progress)
+		if lr != nil {
+			res.Strategies = append(res.Strategies, lr.result)
+			if lr.invalid != "" {
+				invalid = append(invalid, scaled.Strategies[i].Name+": "+lr.invalid)
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				res.Partial = true
+				break
+			}
+			return nil, err
+		}
+	}
+	if len(invalid) > 0 {
+		res.Invalid = joinReasons(invalid)
+	}
+	if res.Partial {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+func joinReasons(r []string) string {
+	s := r[0]
+	for _, x := range r[1:] {
+		s += "; " + x
+	}
+	return s
+}
+
+// liveRun is one strategy's live run.
+type liveRun struct {
+	sc      *scenarios.Scenario // scaled
+	st      *scenarios.Strategy
+	f       float64
+	start   time.Time
+	srv     *fakeapi.Server
+	runner  *sched.Runner
+	wl      *workload
+	genMu   sync.Mutex // the workload generator is not safe for concurrent use
+	mu      sync.Mutex // guards m, late, serial
+	m       *collector
+	late    *histogram // timer lateness, real time
+	serial  uint64
+	sem     chan struct{}
+	readers sync.WaitGroup // requests left running after a reader-only cancel
+	invalid string
+	result  StrategyResult
+	offered float64
+	arrived int64
+}
+
+// vnow is the scenario's (unscaled) time since the run began.
+func (l *liveRun) vnow() time.Duration {
+	return time.Duration(float64(time.Since(l.start)) / l.f)
+}
+
+func runLiveStrategy(ctx context.Context, sc *scenarios.Scenario, st *scenarios.Strategy, f float64, progress func(string, time.Duration, time.Duration)) (*liveRun, error) {
+	var svcs []fakeapi.ServiceConfig
+	names := make([]string, len(sc.Services))
+	for i := range sc.Services {
+		mc := ModelConfig(&sc.Services[i])
+		mc.TokenBurst = int64(sc.Services[i].TokensPerMinute * f) // one minute of the unscaled limit
+		svcs = append(svcs, mc)
+		names[i] = sc.Services[i].Name
+	}
+	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, Warn: io.Discard})
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	cfg, err := SchedConfig(sc, st)
+	if err != nil {
+		return nil, err
+	}
+	liveBuckets(&cfg, sc, f)
+	window := time.Duration(float64(sc.Duration) / f)
+	l := &liveRun{sc: sc, st: st, f: f, srv: srv, wl: newWorkload(sc), m: newCollector(names, window), late: newHistogram()}
+	transport := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
+	defer transport.CloseIdleConnections()
+	tool := &httptool.Tool{Client: &http.Client{Transport: transport}, Build: l.build}
+	exec := l.counted(tool.Execute)
+	if st.CancelAt == scenarios.CancelAtReader {
+		exec = l.counted(l.readerOnly(tool.Execute))
+	}
+	cfg.Rand = stream(sc.Seed, "strategy/"+st.Name)
+	if l.runner, err = sched.NewRunner(cfg, exec); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	l.start = time.Now()
+	if progress != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-runCtx.Done():
+					return
+				case <-t.C:
+					progress(st.Name, min(l.vnow(), window), window)
+				}
+			}
+		}()
+	}
+	w := &sc.Workload
+	var sessions sync.WaitGroup
+	if w.Sessions > 0 {
+		for s := range w.Sessions {
+			sessions.Add(1)
+			go func() {
+				defer sessions.Done()
+				l.session(runCtx, s)
+			}()
+		}
+	} else {
+		l.offered = w.ArrivalRate * f // back in the scenario's turns per second
+		sessions.Add(1)
+		go func() {
+			defer sessions.Done()
+			l.arrivals(runCtx, &sessions)
+		}()
+	}
+	sessions.Wait()
+	cancel()
+	wg.Wait()
+	l.runner.Close()
+	l.readers.Wait()
+	l.judge(ctx)
+
+	stats := srv.Stats()
+	var models []modelStats
+	for i := range sc.Services {
+		st := stats.Services[sc.Services[i].Name]
+		st.WastedWorkS /= f
+		models = append(models, modelStats{stats: st, cfg: unscaled(svcs[i], f)})
+	}
+	l.mu.Lock()
+	l.result = l.m.strategyResultFrom(st.Name, st.MaxInFlight, models, l.offered)
+	l.mu.Unlock()
+	if ctx.Err() != nil {
+		return l, ctx.Err()
+	}
+	return l, nil
+}
+
+// liveBuckets keeps the client's token buckets at their unscaled capacity:
+// a rate divided by f would otherwise grow the default capacity (a minute's
+// worth) by 1/f.
+func liveBuckets(cfg *sched.Config, sc *scenarios.Scenario, f float64) {
+	for _, svc := range sc.Services {
+		s := cfg.Services[svc.Name]
+		if s.TokensPerMinute > 0 {
+			s.TokenBurst = svc.TokensPerMinute * f
+		}
+		cfg.Services[svc.Name] = s
+	}
+}
+
+// unscaled gives a scaled service's limits back in the scenario's own time,
+// for quota arithmetic.
+func unscaled(c fakeapi.ServiceConfig, f float64) fakeapi.ServiceConfig {
+	c.RPS = int64(float64(c.RPS) * f)
+	c.RPM = int64(float64(c.RPM) * f)
+	c.TPM = int64(float64(c.TPM) * f)
+	return c
+}
+
+// session loops one agent's turns until the scenario's duration ends.
+func (l *liveRun) session(ctx context.Context, s int) {
+	end := l.start.Add(l.sc.Duration)
+	for n := 1; l.sc.Workload.Turns == 0 || n <= l.sc.Workload.Turns; n++ {
+		if ctx.Err() != nil || time.Now().After(end) {
+			return
+		}
+		rng := rand.New(rand.NewPCG(l.sc.Seed^0x5e55, uint64(s)<<32|uint64(n)))
+		intended := time.Now()
+		l.turn(ctx, rng, intended)
+		think := l.wl.think.duration(rng)
+		wake := time.Now().Add(think)
+		if !sleepUntil(ctx, wake) {
+			return
+		}
+		l.noteLate(time.Since(wake))
+	}
+}
+
+// arrivals starts open-model turns at their intended times.
+func (l *liveRun) arrivals(ctx context.Context, turns *sync.WaitGroup) {
+	rng := stream(l.sc.Seed, "arrivals")
+	end := l.start.Add(l.sc.Duration)
+	next := l.start
+	for n := uint64(1); ; n++ {
+		if !sleepUntil(ctx, next) || next.After(end) {
+			return
+		}
+		l.noteLate(time.Since(next))
+		intended := next
+		trng := rand.New(rand.NewPCG(l.sc.Seed^0xa771, n))
+		turns.Add(1)
+		go func() {
+			defer turns.Done()
+			l.turn(ctx, trng, intended)
+		}()
+		l.mu.Lock()
+		l.arrived++
+		l.mu.Unlock()
+		next = next.Add(l.wl.interarrival(rng))
+	}
+}
+
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (l *liveRun) noteLate(d time.Duration) {
+	l.mu.Lock()
+	l.late.add(d)
+	l.mu.Unlock()
+}
+
+// turn runs one agent turn: the model call, the tool calls, the subagents.
+// Latency counts from the intended start, so a slow scheduler cannot hide
+// its queueing.
+func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c := &l.sc.Workload.Cancel
+	if c.Probability > 0 && rng.Float64() < c.Probability {
+		t := time.AfterFunc(l.wl.cancelAt.duration(rng), cancel)
+		defer t.Stop()
+	}
+	if c.ParentTimeout > 0 {
+		var stop context.CancelFunc
+		tctx, stop = context.WithTimeout(tctx, c.ParentTimeout)
+		defer stop()
+	}
+	ok := true
+	if l.wl.llm != nil {
+		ok = l.part(tctx, l.gen(func() []sched.Call { return l.wl.llmCall(rng, l.wl.llm, &l.serial) }), true, 0)
+	}
+	if ok {
+		calls := l.gen(func() []sched.Call { return l.wl.calls(rng, l.wl.groups, l.st.SerializeWrites, &l.serial) })
+		ok = l.part(tctx, calls, false, 0)
+		if sg := l.wl.sub; sg != nil && ok {
+			var wg sync.WaitGroup
+			for range max(1, sg.count.count(rng)) {
+				srng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					l.subagent(tctx, srng)
+				}()
+			}
+			wg.Wait()
+		}
+	}
+	failed := !ok || tctx.Err() != nil
+	l.mu.Lock()
+	l.m.turn(time.Duration(float64(time.Since(intended))/l.f), failed, l.vnow())
+	l.mu.Unlock()
+}
+
+func (l *liveRun) subagent(ctx context.Context, rng *rand.Rand) {
+	sg := l.wl.sub
+	var spent int64
+	for it := 1; ; it++ {
+		budget := int64(0)
+		if sg.budget > 0 {
+			budget = max(1, sg.budget-spent)
+		}
+		if sg.llm != nil {
+			calls := l.gen(func() []sched.Call { return l.wl.llmCall(rng, sg.llm, &l.serial) })
+			spent += calls[0].Tokens
+			if !l.part(ctx, calls, true, budget) {
+				return
+			}
+		}
+		calls := l.gen(func() []sched.Call { return l.wl.calls(rng, sg.groups, l.st.SerializeWrites, &l.serial) })
+		for i := range calls {
+			spent += calls[i].Tokens
+		}
+		if len(calls) > 0 {
+			l.part(ctx, calls, false, budget)
+		}
+		if it >= sg.maxIterations || (sg.budget > 0 && spent >= sg.budget) || (sg.finish > 0 && rng.Float64() < sg.finish) || ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func (l *liveRun) gen(f func() []sched.Call) []sched.Call {
+	l.genMu.Lock()
+	defer l.genMu.Unlock()
+	return f()
+}
+
+// part runs one sched turn and records its results.
+func (l *liveRun) part(ctx context.Context, calls []sched.Call, llm bool, budget int64) bool {
+	if len(calls) == 0 {
+		return true
+	}
+	if !llm {
+		l.mu.Lock()
+		l.m.enter(l.vnow(), len(calls))
+		l.mu.Unlock()
+	}
+	results, err := l.runner.Run(ctx, sched.Turn{Calls: calls, TokenBudget: budget})
+	if results == nil {
+		l.mu.Lock()
+		l.m.refused++
+		if !llm {
+			l.m.leaveN(l.vnow(), len(calls))
+		}
+		l.mu.Unlock()
+		return false
+	}
+	ok := err == nil
+	l.mu.Lock()
+	now := l.vnow()
+	for i := range results {
+		r := &results[i]
+		r.Queued = time.Duration(float64(r.Queued) / l.f)
+		r.Running = time.Duration(float64(r.Running) / l.f)
+		r.Finished = now
+		l.m.result(r, llm)
+		if r.Err != nil {
+			ok = false
+		}
+	}
+	l.mu.Unlock()
+	return ok
+}
+
+// build makes the HTTP request for one attempt: reads are GETs of the
+// tool's path, writes PUTs of their resource, model calls POSTs to the
+// provider's completion endpoint path under the service.
+func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Request, error) {
+	meta := call.Payload.(*callMeta)
+	method, path := http.MethodGet, "/tools/"+call.Tool
+	switch {
+	case meta.tool < 0:
+		method, path = http.MethodGet, "/llm"
+	case meta.write:
+		res := call.Resource
+		if res == "" {
+			res = call.Service
+		}
+		method, path = http.MethodPut, "/resources/"+res
+	}
+	req, err := http.NewRequestWithContext(ctx, method, l.srv.URL(call.Service)+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens, 10))
+	req.Header.Set(fakeapi.ClientHeader, meta.client)
+	if svc := l.sc.Service(call.Service); svc != nil && len(svc.Keys) > 0 {
+		req.Header.Set("Authorization", "Bearer "+svc.Keys[0])
+	}
+	return req, nil
+}
+
+// counted wraps an executor with the client-side accounting: attempts in
+// flight per service and 429s seen.
+func (l *liveRun) counted(exec sched.Executor) sched.Executor {
+	index := map[string]int{}
+	for i := range l.sc.Services {
+		index[l.sc.Services[i].Name] = i
+	}
+	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
+		si := index[call.Service]
+		llm := call.Payload.(*callMeta).tool < 0
+		l.mu.Lock()
+		l.m.started(si, l.vnow(), llm)
+		l.mu.Unlock()
+		o := exec(ctx, call, n)
+		l.mu.Lock()
+		l.m.ended(si, l.vnow(), o.Class == sched.ClassRateLimited)
+		l.mu.Unlock()
+		return o
+	}
+}
+
+// readerOnly makes cancellation stop only the reader: the request runs on
+// without the attempt's context, its response read and thrown away, as a
+// client that abandons a result but not its connection does.
+func (l *liveRun) readerOnly(exec sched.Executor) sched.Executor {
+	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
+		done := make(chan sched.Outcome, 1)
+		l.readers.Add(1)
+		go func() {
+			defer l.readers.Done()
+			done <- exec(context.WithoutCancel(ctx), call, n)
+		}()
+		select {
+		case o := <-done:
+			return o
+		case <-ctx.Done():
+			return sched.Outcome{Class: sched.ClassCancelled, Err: ctx.Err()}
+		}
+	}
+}
+
+// judge marks the run invalid when the machine could not keep its timing.
+func (l *liveRun) judge(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	w := &l.sc.Workload
+	var gap time.Duration
+	if w.Sessions > 0 {
+		gap = time.Duration(newSampler(w.Think).mean())
+	} else {
+		gap = time.Duration(float64(time.Second) / w.ArrivalRate)
+		want := w.ArrivalRate * l.sc.Duration.Seconds()
+		if float64(l.arrived) < 0.9*want {
+			l.invalid = fmt.Sprintf("started %d turns of the %.0f offered", l.arrived, want)
+			return
+		}
+	}
+	limit := max(lateAbsolute, time.Duration(lateFraction*float64(gap)))
+	if p95 := l.late.quantile(0.95); l.late.n > 0 && p95 > limit {
+		l.invalid = fmt.Sprintf("timers fired %v late (p95, real time), above the %v the scenario's timing tolerates", p95.Round(time.Microsecond), limit)
+	}
+}

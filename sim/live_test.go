@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/simbench/simbench/scenarios"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// small is a scenario small enough to run live in seconds: six agents, four
+// lookups per turn, a 600 RPM service, a bounded strategy pacing itself.
+func small() *scenarios.Scenario {
+	return &scenarios.Scenario{
+		Name: "small", Seed: 3, Duration: 300 * time.Second,
+		Workload: scenarios.Workload{
+			Sessions: 6,
+			Think:    scenarios.Dist[time.Duration]{Kind: scenarios.DistUniform, Min: 500 * time.Millisecond, Max: 1500 * time.Millisecond},
+			Calls:    []scenarios.CallGroup{{Tool: "lookup", Count: scenarios.Constant(4.0), Probability: 1}},
+		},
+		Services: []scenarios.Service{{
+			Name: "api", RequestsPerMinute: 600, Headers: scenarios.HeadersOpenAI,
+			Latency: scenarios.Dist[time.Duration]{Kind: scenarios.DistUniform, Min: 200 * time.Millisecond, Max: 400 * time.Millisecond},
+		}},
+		Tools: []scenarios.Tool{{Name: "lookup", Service: "api", Tokens: scenarios.Constant(100.0), Kind: scenarios.KindRead}},
+		Strategies: []scenarios.Strategy{{
+			Name: "bounded-4", MaxInFlight: 4, TokenBucket: true, Headroom: 0.9, SerializeWrites: true,
+			Retry: scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: time.Second, Cap: 10 * time.Second, Attempts: 4, HonorRetryAfter: true},
+		}},
+	}
+}
+
+func TestScaleKeepsTheShape(t *testing.T) {
+	sc := Scale(small(), 0.01)
+	if sc.Duration != 3*time.Second || sc.Services[0].RequestsPerMinute != 60_000 ||
+		sc.Services[0].Latency.Min != 2*time.Millisecond || sc.Workload.Think.Max != 15*time.Millisecond ||
+		sc.Strategies[0].Retry.Base != 10*time.Millisecond {
+		t.Errorf("scaled: %+v", sc)
+	}
+	if small().Services[0].RequestsPerMinute != 600 {
+		t.Error("Scale changed its input")
+	}
+}
+
+// TestLiveAgreesWithVirtual runs one small scenario both ways. The live run
+// is real time on a shared machine, so the test checks agreement within the
+// 10% the simulator promises, and fails if the machine could not keep the
+// scenario's timing rather than comparing figures it cannot trust.
+func TestLiveAgreesWithVirtual(t *testing.T) {
+	sc := small()
+	virtual, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Invalid != "" {
+		t.Fatalf("live run invalid: %s", live.Invalid)
+	}
+	v, l := virtual.Strategies[0], live.Strategies[0]
+	t.Logf("virtual: goodput %.2f/s p50 %.0f ms; live: goodput %.2f/s p50 %.0f ms", v.GoodputPerS, v.TurnLatencyMs.P50, l.GoodputPerS, l.TurnLatencyMs.P50)
+	if rel := math.Abs(l.GoodputPerS-v.GoodputPerS) / v.GoodputPerS; rel > 0.10 {
+		t.Errorf("goodput: live %.2f/s vs virtual %.2f/s (%.1f%% apart)", l.GoodputPerS, v.GoodputPerS, rel*100)
+	}
+	if rel := math.Abs(l.TurnLatencyMs.P50-v.TurnLatencyMs.P50) / v.TurnLatencyMs.P50; rel > 0.10 {
+		t.Errorf("p50 turn latency: live %.0f ms vs virtual %.0f ms (%.1f%% apart)", l.TurnLatencyMs.P50, v.TurnLatencyMs.P50, rel*100)
+	}
+	if l.Calls == 0 || l.Attempts < l.Calls || live.Mode != "live" || live.TimeScale != 0.05 {
+		t.Errorf("live results: %+v", l)
+	}
+}

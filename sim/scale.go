@@ -1,0 +1,62 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+)
+
+// Scale returns a copy of sc in which every duration is multiplied by f and
+// every rate divided by f (bucket capacities keep their size; see
+// liveBuckets for the token buckets, which the schema does not size), so that a live run at f = 0.01 plays a
+// 10-minute scenario in 6 seconds with the same shape: the same requests per
+// latency, the same bursts, the same limits relative to the load.
+func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
+	c := *sc
+	c.Duration = scaleD(sc.Duration, f)
+	w := &c.Workload
+	w.Think = scaleDist(w.Think, f)
+	w.ArrivalRate /= f
+	w.Cancel.After = scaleDist(w.Cancel.After, f)
+	w.Cancel.ParentTimeout = scaleD(w.Cancel.ParentTimeout, f)
+	c.Services = append([]scenarios.Service(nil), sc.Services...)
+	for i := range c.Services {
+		s := &c.Services[i]
+		// A burst is a number of requests, not a rate: it keeps its size.
+		if s.Burst == 0 && requestsPerMinute(s) > 0 {
+			s.Burst = requestBurst(s)
+		}
+		s.RequestsPerSecond /= f
+		s.RequestsPerMinute /= f
+		s.TokensPerMinute /= f
+		s.Latency = scaleDist(s.Latency, f)
+		s.Faults.SlowFirstByte.Delay = scaleD(s.Faults.SlowFirstByte.Delay, f)
+		s.Faults.Overload.Every = scaleD(s.Faults.Overload.Every, f)
+		s.Faults.Overload.Length = scaleD(s.Faults.Overload.Length, f)
+	}
+	c.Strategies = append([]scenarios.Strategy(nil), sc.Strategies...)
+	for i := range c.Strategies {
+		st := &c.Strategies[i]
+		r := &st.Retry
+		r.Base, r.Cap, r.Budget = scaleD(r.Base, f), scaleD(r.Cap, f), scaleD(r.Budget, f)
+		r.RetryAfterJitter, r.MaxRetryAfter = scaleD(r.RetryAfterJitter, f), scaleD(r.MaxRetryAfter, f)
+		st.AttemptTimeout, st.CallTimeout, st.TurnTimeout = scaleD(st.AttemptTimeout, f), scaleD(st.CallTimeout, f), scaleD(st.TurnTimeout, f)
+	}
+	return &c
+}
+
+func scaleD(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
+
+func scaleDist(d scenarios.Dist[time.Duration], f float64) scenarios.Dist[time.Duration] {
+	d.Value, d.Min, d.Max = scaleD(d.Value, f), scaleD(d.Min, f), scaleD(d.Max, f)
+	d.Mean, d.Stddev = scaleD(d.Mean, f), scaleD(d.Stddev, f)
+	d.P50, d.P95 = scaleD(d.P50, f), scaleD(d.P95, f)
+	if d.Samples != nil {
+		s := make([]time.Duration, len(d.Samples))
+		for i, v := range d.Samples {
+			s[i] = scaleD(v, f)
+		}
+		d.Samples = s
+	}
+	return d
+}
