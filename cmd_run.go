@@ -67,7 +67,11 @@ func (c *RunCmd) Run() error {
 	if _, err := opts.Apply(sc); err != nil {
 		return codedError{err, exitInvalid}
 	}
-	if c.TimeScale <= 0 || (c.TimeScale != 1 && !c.Live) {
+	scale := c.TimeScale
+	if scale == 0 {
+		scale = 1 // the flag's default, for callers that build the struct
+	}
+	if scale < 0 || (scale != 1 && !c.Live) {
 		return codedError{fmt.Errorf("--time-scale must be above 0 and goes with --live (got %g)", c.TimeScale), exitInvalid}
 	}
 	var bars *progress
@@ -78,7 +82,7 @@ func (c *RunCmd) Run() error {
 	var res *sim.Results
 	var runErr error
 	if c.Live {
-		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: c.TimeScale})
+		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: scale})
 	} else {
 		res, runErr = sim.Run(ctx, sc, opts)
 	}
