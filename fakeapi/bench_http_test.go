@@ -1,0 +1,74 @@
+package fakeapi
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkHTTPServer compares, in one run, requests per second over
+// loopback against the fakeapi server (a zero-latency, unlimited generic
+// service) and against a bare net/http handler answering a JSON body of the
+// same kind. It reports both rates and their ratio (target ≥ 0.7).
+func BenchmarkHTTPServer(b *testing.B) {
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Name: "tool", Headers: HeadersNone}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx) //nolint:errcheck // benchmark teardown
+	}()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare := &http.Server{ReadHeaderTimeout: 30 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // benchmark handler
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true,"id":"1","service":"tool","path":"/search","tokens":0}`+"\n") //nolint:errcheck // benchmark handler
+	})}
+	done := make(chan struct{})
+	go func() { defer close(done); bare.Serve(ln) }() //nolint:errcheck // ErrServerClosed
+	defer func() { bare.Close(); <-done }()
+
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	post := func(url string) {
+		res, err := c.Post(url, "application/json", strings.NewReader(`{"q":"x"}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body) //nolint:errcheck // drained for reuse
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("%s: status %d", url, res.StatusCode)
+		}
+	}
+	bareURL, fakeURL := "http://"+ln.Addr().String()+"/search", s.URL("tool")+"/search"
+	post(bareURL)
+	post(fakeURL)
+
+	var tBare, tFake time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		post(bareURL)
+		t1 := time.Now()
+		post(fakeURL)
+		tBare += t1.Sub(t0)
+		tFake += time.Since(t1)
+	}
+	b.StopTimer()
+	bareRate, fakeRate := float64(b.N)/tBare.Seconds(), float64(b.N)/tFake.Seconds()
+	b.ReportMetric(bareRate, "bare-req/s")
+	b.ReportMetric(fakeRate, "fakeapi-req/s")
+	b.ReportMetric(fakeRate/bareRate, "ratio")
+}

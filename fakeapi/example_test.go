@@ -1,0 +1,79 @@
+package fakeapi_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+)
+
+// A simulator drives the model in virtual time: each arrival gets a
+// decision, and each admission is later finished (or cancelled).
+func ExampleModel() {
+	m, err := fakeapi.NewModel(fakeapi.ServiceConfig{
+		Name:    "llm",
+		RPS:     2, // a token bucket of 2 requests, refilled at 2/s
+		Headers: fakeapi.HeadersOpenAI,
+		Latency: fakeapi.LatencyConfig{Dist: fakeapi.DistConstant, Value: 300 * time.Millisecond},
+	}, rand.New(rand.NewPCG(42, 1)))
+	if err != nil {
+		panic(err)
+	}
+	for _, now := range []time.Duration{0, 0, 0, 500 * time.Millisecond} {
+		d := m.Arrive(now, fakeapi.Request{Client: "agent-1", Tokens: 100})
+		if d.Admitted() {
+			fmt.Printf("%v: %d, response after %v\n", now, d.Status, d.Latency)
+			m.Finish(now+d.Latency, d.ID, false)
+		} else {
+			fmt.Printf("%v: %d by %v, retry after %v\n", now, d.Status, d.Limit, d.RetryAfter)
+		}
+	}
+	s := m.Stats()
+	fmt.Println("accepted", s.Accepted, "rate limited", s.RateLimited, "early retries", s.EarlyRetries)
+	// Output:
+	// 0s: 200, response after 300ms
+	// 0s: 200, response after 300ms
+	// 0s: 429 by rps, retry after 500ms
+	// 500ms: 200, response after 300ms
+	// accepted 3 rate limited 1 early retries 0
+}
+
+// Start serves fake services on a free loopback port; any HTTP client, or
+// an official SDK given URL(service)+"/v1", can use them.
+func ExampleStart() {
+	s, err := fakeapi.Start(fakeapi.ServerConfig{Services: []fakeapi.ServiceConfig{
+		{Name: "llm", RPM: 1, Headers: fakeapi.HeadersOpenAI},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx) //nolint:errcheck // nothing is in flight
+	}()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	for range 2 {
+		res, err := c.Post(s.URL("llm")+"/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			panic(err)
+		}
+		io.Copy(io.Discard, res.Body) //nolint:errcheck // example
+		res.Body.Close()
+		fmt.Println(res.StatusCode, res.Header.Get("X-Ratelimit-Remaining-Requests"), res.Header.Get("Retry-After") != "")
+	}
+	st := s.Stats().Services["llm"]
+	fmt.Println("completed", st.Completed, "rate limited by rpm", st.RateLimitedBy["rpm"])
+	// Output:
+	// 200 0 false
+	// 429 0 true
+	// completed 1 rate limited by rpm 1
+}
