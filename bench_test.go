@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
+)
+
+// BenchmarkScenario runs every built-in scenario × strategy in virtual time
+// (BenchmarkScenario/tier3/bounded-64) and reports the run's figures. The
+// figures are deterministic — the same code, scenario and seed give the
+// same numbers — so `simbench gate` compares them exactly; ns/op and
+// allocs/op measure the simulator itself and are noisy.
+func BenchmarkScenario(b *testing.B) {
+	for _, info := range scenarios.List() {
+		sc, err := scenarios.Builtin(info.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(info.Name, func(b *testing.B) {
+			for _, st := range sc.Strategies {
+				b.Run(st.Name, func(b *testing.B) {
+					b.ReportAllocs()
+					var res *sim.Results
+					for i := 0; i < b.N; i++ {
+						res, err = sim.Run(context.Background(), sc, sim.Options{Strategies: []string{st.Name}, Parallel: 1})
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportFigures(b, &res.Strategies[0])
+				})
+			}
+		})
+	}
+}
+
+// reportFigures reports one strategy's deterministic figures; the units are
+// the names the gate's tolerances are set for.
+func reportFigures(b *testing.B, s *sim.StrategyResult) {
+	b.ReportMetric(s.TurnLatencyMs.P50, "p50-turn-ms")
+	b.ReportMetric(s.TurnLatencyMs.P95, "p95-turn-ms")
+	b.ReportMetric(s.TurnLatencyMs.P99, "p99-turn-ms")
+	b.ReportMetric(float64(s.RateLimited), "429s/op")
+	b.ReportMetric(s.GoodputPerS, "goodput/s")
+	b.ReportMetric(s.WastedWorkS, "wasted-s")
+	b.ReportMetric(float64(s.EarlyRetries), "early-retries")
+	b.ReportMetric(float64(s.WriteRaces), "write-races")
+	b.ReportMetric(float64(s.Failed), "failed-calls")
+	var apc float64
+	if s.Calls > 0 {
+		apc = float64(s.Attempts) / float64(s.Calls)
+	}
+	b.ReportMetric(apc, "attempts/call")
+}
