@@ -1,6 +1,10 @@
 package main
 
-import "github.com/simbench/simbench/scenarios"
+import (
+	"slices"
+
+	"github.com/simbench/simbench/scenarios"
+)
 
 // Exit codes shared by every command.
 const (
@@ -27,4 +31,15 @@ func openScenario(arg string) (*scenarios.Scenario, error) {
 		return nil, codedError{err, exitInvalid}
 	}
 	return sc, nil
+}
+
+// sortedKeys returns a map's keys in order, for output that does not
+// depend on map iteration.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
