@@ -53,6 +53,7 @@ type Limit uint8
 
 // Limits.
 const (
+	// LimitNone: the decision was not a 429.
 	LimitNone Limit = iota
 	// LimitRPS: requests per second.
 	LimitRPS

@@ -395,3 +395,33 @@ func TestShutdownDrainsInFlight(t *testing.T) {
 		t.Fatalf("stats = %+v", st)
 	}
 }
+
+func TestSummaryAndWriteStats(t *testing.T) {
+	var clk manualClock
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{
+		{Name: "llm", RPS: 1, Keys: []KeyConfig{{Key: "sk-a"}, {Key: "sk-b"}}},
+		{Name: "tool", Headers: HeadersNone},
+	}})
+	var sum strings.Builder
+	s.Summary(&sum)
+	for _, want := range []string{"llm          " + s.URL("llm") + "  (openai SDK base URL: " + s.URL("llm") + "/v1)  keys: sk-a, sk-b\n",
+		"tool         " + s.URL("tool") + "\n", "stats        " + s.StatsURL() + "\n"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("Summary:\n%s\nmissing %q", sum.String(), want)
+		}
+	}
+	for range 2 {
+		do(t, c, "POST", s.URL("llm")+"/x", "", "X-Api-Key", "sk-a")
+	}
+	do(t, c, "POST", s.URL("llm")+"/x", "")
+	var out strings.Builder
+	WriteStats(&out, s.Stats())
+	want := "llm: 3 arrived, 1 accepted, 1 completed, 1 rate limited (rps 1, rpm 0, tpm 0, concurrency 0)\n" +
+		"  early retries 0, cancelled by client 0, wasted 0 (0.000s, 0 tokens), write races 0, peak concurrency 1\n" +
+		"  errors: unauthorized 1\n" +
+		"tool: 0 arrived, 0 accepted, 0 completed, 0 rate limited (rps 0, rpm 0, tpm 0, concurrency 0)\n" +
+		"  early retries 0, cancelled by client 0, wasted 0 (0.000s, 0 tokens), write races 0, peak concurrency 0\n"
+	if out.String() != want {
+		t.Errorf("WriteStats:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
