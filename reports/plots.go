@@ -102,10 +102,25 @@ func (f Figure) draw(c vg.CanvasSizer) {
 	}
 }
 
+// render draws the figure on c. gonum/plot panics on data it cannot draw
+// (a log axis with nothing above zero, say); render turns that into an
+// error, so a strange run costs a plot, not the report.
+func (f Figure) render(c vg.CanvasSizer) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("reports: drawing %s: %v", f.Name, p)
+		}
+	}()
+	f.draw(c)
+	return nil
+}
+
 // SVG renders the figure as an SVG document.
 func (f Figure) SVG() ([]byte, error) {
 	c := vgsvg.New(f.w, f.h)
-	f.draw(c)
+	if err := f.render(c); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("reports: rendering %s as SVG: %w", f.Name, err)
@@ -116,7 +131,9 @@ func (f Figure) SVG() ([]byte, error) {
 // PNG renders the figure as a PNG image at 96 dpi (800 pixels wide).
 func (f Figure) PNG() ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(f.w, f.h), vgimg.UseDPI(pngDPI))
-	f.draw(c)
+	if err := f.render(c); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("reports: rendering %s as PNG: %w", f.Name, err)
@@ -236,6 +253,16 @@ func roomForLegend(p *plot.Plot, top float64, entries int, dataHeight vg.Length)
 	p.Y.Max = p.Y.Min + (top-p.Y.Min)/(1-frac)
 }
 
+// logRange sets a log axis to span lo..hi, both above zero, widening a
+// range of one value (which gonum would widen to include 0 and then refuse
+// on a log scale) to a factor of two either side.
+func logRange(a *plot.Axis, lo, hi float64) {
+	if lo >= hi {
+		lo, hi = lo/2, hi*2
+	}
+	a.Min, a.Max = lo, hi
+}
+
 // strategyColor is strategy i's colour, the same in every figure.
 func strategyColor(i int) color.Color { return plotutil.Color(i) }
 
@@ -274,11 +301,13 @@ func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
 	p.Legend.Left = true
 	p.Y.Min, p.Y.Max = 0, 1
 	drawn := false
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, s := range r.Strategies {
 		var xys plotter.XYs
 		for _, c := range s.LatencyCDF {
 			if c.Ms > 0 { // a log axis has no place for 0
 				xys = append(xys, plotter.XY{X: c.Ms, Y: c.P})
+				lo, hi = min(lo, c.Ms), max(hi, c.Ms)
 			}
 		}
 		if len(xys) == 0 {
@@ -295,6 +324,7 @@ func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
 	if !drawn {
 		return nil, nil
 	}
+	logRange(&p.X, lo, hi)
 	return &Figure{
 		Name: "latency-cdf", Title: "Turn latency CDF",
 		Caption: "Share of turns finished within a latency, one line per strategy; further left and steeper is better.",
@@ -438,11 +468,13 @@ func attemptsHistogram(r *sim.Results, _ Options) (*Figure, error) {
 	p.Y.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
 	most := 0
 	drawn := false
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, s := range r.Strategies {
 		var xys plotter.XYs
 		for k, n := range s.AttemptsPerCall {
 			if n > 0 { // a log axis has no place for 0
 				xys = append(xys, plotter.XY{X: float64(k + 1), Y: float64(n)})
+				lo, hi = min(lo, float64(n)), max(hi, float64(n))
 			}
 		}
 		if len(xys) == 0 {
@@ -468,6 +500,7 @@ func attemptsHistogram(r *sim.Results, _ Options) (*Figure, error) {
 	}
 	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = 0.5, float64(most)+0.5
+	logRange(&p.Y, lo, hi)
 	return &Figure{
 		Name: "attempts", Title: "Attempts per call",
 		Caption: "How many calls needed 1, 2, 3, … attempts (a histogram, log scale); every attempt past the first is a retry.",

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/simbench/simbench/sim"
 )
 
@@ -229,5 +231,44 @@ func TestWritePlotsIntoMissingDir(t *testing.T) {
 	_, err := WritePlots(filepath.Join(t.TempDir(), "missing"), tier3Results(), Options{})
 	if err == nil {
 		t.Error("no error writing into a missing directory")
+	}
+}
+
+// Edge cases a real run can produce: one turn, one latency for every turn,
+// one attempt per call, an empty timeline bucket, a single sweep point.
+func TestFiguresDrawDegenerateData(t *testing.T) {
+	r := &sim.Results{Scenario: "tiny", DurationS: 1, Strategies: []sim.StrategyResult{{
+		Name: "only", MaxInFlight: 1, Turns: 1, Calls: 1, Attempts: 1,
+		TurnLatencyMs:   sim.Summary{Mean: 500, P50: 500, P95: 500, P99: 500, Max: 500},
+		LatencyCDF:      []sim.CDFPoint{{Ms: 500, P: 1}},
+		AttemptsPerCall: []int64{1},
+		Timeline:        []sim.TimelinePoint{{T: 0, BucketS: 1}},
+		PeakInFlight:    map[string]int{"llm": 1},
+	}, {
+		Name: "nothing", Turns: 0,
+		LatencyCDF: []sim.CDFPoint{{Ms: 0, P: 0}},
+	}}}
+	figs, err := Figures(r, Options{Sweep: []SweepPoint{{Cap: 4, P50Ms: 100, P95Ms: 200}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != len(allFigures) {
+		t.Errorf("%d figures, want %d", len(figs), len(allFigures))
+	}
+	for _, f := range figs {
+		if _, err := f.SVG(); err != nil {
+			t.Errorf("%s: %v", f.Name, err)
+		}
+	}
+}
+
+func TestRenderTurnsPanicsIntoErrors(t *testing.T) {
+	p := newPlot("empty log axis", "x", "y")
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{}
+	p.X.Min, p.X.Max = 0, 0
+	f := Figure{Name: "broken", w: figureWidth, h: figureHeight, plots: [][]*plot.Plot{{p}}}
+	if _, err := f.SVG(); err == nil || !strings.Contains(err.Error(), "drawing broken") {
+		t.Errorf("error %v, want one naming the figure", err)
 	}
 }

@@ -39,6 +39,13 @@ func TestRecommendWorkedNumbers(t *testing.T) {
 			wantBinding: LimitRPM, wantUsable: 3000, wantReserve: 0, wantCap: 10, wantTurns: 3000,
 		},
 		{
+			// 166.67/s × 0.3 × 0.3 s is 15 exactly, but 14.999999999999996 in
+			// floating point: rounding down must not lose the 15th slot.
+			name:        "floating-point error",
+			give:        Service{RPM: 10000, MeanLatency: 300 * time.Millisecond, CallsPerTurn: 1, Headroom: 0.3},
+			wantBinding: LimitRPM, wantUsable: 3000, wantReserve: 7000, wantCap: 15, wantTurns: 3000,
+		},
+		{
 			// Tokens bind: 2,000,000 tokens/min ÷ 1,000 tokens/call = 2,000 requests/min < 10,000.
 			name:        "tokens per minute binds",
 			give:        Service{RPM: 10000, TPM: 2_000_000, TokensPerCall: 1000, MeanLatency: 600 * time.Millisecond, CallsPerTurn: 4, Headroom: 0.5},
