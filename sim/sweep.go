@@ -1,0 +1,153 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/simbench/simbench/scenarios"
+)
+
+// Load changes the workload's size for one row of a sweep: the closed
+// model's sessions or the open model's arrival rate (turns per second).
+type Load struct {
+	Sessions    int
+	ArrivalRate float64
+}
+
+// String names the load as the --by flag writes it.
+func (l Load) String() string {
+	if l.Sessions > 0 {
+		return "sessions=" + strconv.Itoa(l.Sessions)
+	}
+	if l.ArrivalRate > 0 {
+		return "arrival_rate=" + strconv.FormatFloat(l.ArrivalRate, 'g', -1, 64) + "/s"
+	}
+	return "as written"
+}
+
+// ParseLoads reads a --by value: "sessions=10,20,40" or
+// "arrival_rate=1,2,5" (turns per second).
+func ParseLoads(s string) ([]Load, error) {
+	key, list, ok := strings.Cut(s, "=")
+	if !ok || list == "" {
+		return nil, fmt.Errorf("--by %q: want sessions=N,N,… or arrival_rate=R,R,…", s)
+	}
+	var loads []Load
+	for _, v := range strings.Split(list, ",") {
+		v = strings.TrimSuffix(strings.TrimSpace(v), "/s")
+		switch key {
+		case "sessions":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("--by sessions: %q is not a whole number ≥ 1", v)
+			}
+			loads = append(loads, Load{Sessions: n})
+		case "arrival_rate":
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || r <= 0 {
+				return nil, fmt.Errorf("--by arrival_rate: %q is not a rate above 0 (turns per second)", v)
+			}
+			loads = append(loads, Load{ArrivalRate: r})
+		default:
+			return nil, fmt.Errorf("--by %q: the load is sessions or arrival_rate", key)
+		}
+	}
+	return loads, nil
+}
+
+// ParseCaps reads a --cap value: "1..64" (doubling: 1, 2, 4, …, 64, with
+// the end always included), "4..32/4" (a step of 4) or a list "1,4,8".
+func ParseCaps(s string) ([]int, error) {
+	bad := fmt.Errorf("--cap %q: want A..B, A..B/STEP or a list A,B,C of caps ≥ 1", s)
+	if lo, hi, ok := strings.Cut(s, ".."); ok {
+		step := 0
+		if h, st, ok := strings.Cut(hi, "/"); ok {
+			hi = h
+			n, err := strconv.Atoi(st)
+			if err != nil || n < 1 {
+				return nil, bad
+			}
+			step = n
+		}
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || a < 1 || b < a {
+			return nil, bad
+		}
+		var caps []int
+		for c := a; c <= b; {
+			caps = append(caps, c)
+			if step > 0 {
+				c += step
+			} else {
+				c *= 2
+			}
+		}
+		if caps[len(caps)-1] != b {
+			caps = append(caps, b)
+		}
+		return caps, nil
+	}
+	var caps []int
+	for _, v := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return nil, bad
+		}
+		caps = append(caps, n)
+	}
+	return caps, nil
+}
+
+// SweepRow is one load of a sweep: the strategy's results at every cap.
+type SweepRow struct {
+	Load    Load
+	Results []StrategyResult // in the order of the caps
+}
+
+// Sweep runs one strategy of the scenario at every cap (its MaxInFlight),
+// under each load (nil: the workload as written), in parallel on the
+// available cores. The runs are the deterministic virtual-time runs of Run.
+func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []int, loads []Load, opts Options) ([]SweepRow, error) {
+	base := sc.Strategy(strategy)
+	if base == nil {
+		var names []string
+		for _, st := range sc.Strategies {
+			names = append(names, st.Name)
+		}
+		return nil, fmt.Errorf("scenario %q has no strategy %s (it has %s)", sc.Name, strategy, strings.Join(names, ", "))
+	}
+	if len(loads) == 0 {
+		loads = []Load{{}}
+	}
+	var rows []SweepRow
+	for _, load := range loads {
+		c := *sc
+		switch {
+		case load.Sessions > 0:
+			c.Workload.Sessions, c.Workload.ArrivalRate = load.Sessions, 0
+		case load.ArrivalRate > 0:
+			if c.Workload.Arrival == "" {
+				c.Workload.Arrival = scenarios.ArrivalPoisson
+			}
+			c.Workload.Sessions, c.Workload.ArrivalRate = 0, load.ArrivalRate
+		}
+		c.Strategies = nil
+		for _, cp := range caps {
+			st := *base
+			st.Name = fmt.Sprintf("%s@%d", base.Name, cp)
+			st.MaxInFlight = cp
+			c.Strategies = append(c.Strategies, st)
+		}
+		o := opts
+		o.Strategies = nil
+		res, err := Run(ctx, &c, o)
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, SweepRow{Load: load, Results: res.Strategies})
+	}
+	return rows, nil
+}
