@@ -178,7 +178,7 @@ func inFlightRequest(t *testing.T, s *Server, c *http.Client, service, path, bod
 func TestServerClientCancelIsNotWaste(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "slow", Headers: HeadersNone,
 		Latency: LatencyConfig{Value: time.Hour}}}})
-	cancel, done := inFlightRequest(t, s, c, "slow", "/work", `{"tokens":40}`)
+	cancel, done := inFlightRequest(t, s, c, "slow", "/job", `{"tokens":40}`)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("client error = %v, want context.Canceled", err)
@@ -193,7 +193,7 @@ func TestServerClientCancelIsNotWaste(t *testing.T) {
 func TestServerAbandonedResultIsWaste(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "slow", Headers: HeadersNone,
 		KeepWorkingOnDisconnect: true, Latency: LatencyConfig{Value: 100 * time.Millisecond}}}})
-	cancel, done := inFlightRequest(t, s, c, "slow", "/work", `{"tokens":40}`)
+	cancel, done := inFlightRequest(t, s, c, "slow", "/job", `{"tokens":40}`)
 	cancel()
 	<-done
 	eventually(t, "waste counted", func() bool { return s.Stats().Services["slow"].Wasted == 1 })
