@@ -22,6 +22,8 @@ type CLI struct {
 
 	// Commands are added here, one field per command, each defined in cmd_<name>.go.
 	Run       RunCmd       `cmd:"" help:"Run a scenario's strategies in virtual time and compare them."`
+	Sweep     SweepCmd     `cmd:"" help:"Run one strategy over a range of concurrency caps and mark the knee and the best cap."`
+	Recommend RecommendCmd `cmd:"" help:"Compute the concurrency cap each service's limits allow, shown line by line, and verify it by simulation."`
 	Serve     ServeCmd     `cmd:"" help:"Serve a scenario's fake rate-limited services on 127.0.0.1 until Ctrl-C, then print what the clients did."`
 	Validate  ValidateCmd  `cmd:"" help:"Check scenario files or built-in names and list every problem."`
 	Scenarios ScenariosCmd `cmd:"" help:"List the built-in scenarios with their descriptions."`

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
+)
+
+// SweepCmd runs one strategy over a range of caps and shows where more
+// concurrency stops paying.
+type SweepCmd struct {
+	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
+	Cap       string        `default:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C."`
+	Strategy  string        `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the scenario's first bounded strategy)."`
+	By        string        `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
+	MaxShare  float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
+	Out       string        `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
+	JSON      bool          `help:"Print the sweep as JSON instead of the table."`
+	Stdout    io.Writer     `kong:"-"`
+	tty       func() bool
+	parentCtx context.Context
+}
+
+// sweepOut is what `sweep --json` prints and sweep.json holds.
+type sweepOut struct {
+	Scenario string         `json:"scenario"`
+	Strategy string         `json:"strategy"`
+	Rows     []sweepOutRow  `json:"rows"`
+	Chosen   map[string]int `json:"chosen_cap"` // by load
+	Knee     map[string]int `json:"knee"`       // by load
+}
+
+type sweepOutRow struct {
+	Load   string               `json:"load"`
+	Points []reports.SweepPoint `json:"points"`
+	Chosen int                  `json:"chosen_cap,omitempty"`
+	Knee   int                  `json:"knee,omitempty"`
+}
+
+// Run sweeps, prints a table per load with the knee and the chosen cap
+// marked, and writes the sweep plots.
+func (c *SweepCmd) Run() error {
+	sc, err := openScenario(c.Scenario)
+	if err != nil {
+		return err
+	}
+	caps, err := sim.ParseCaps(c.Cap)
+	if err != nil {
+		return codedError{err, exitInvalid}
+	}
+	var loads []sim.Load
+	if c.By != "" {
+		if loads, err = sim.ParseLoads(c.By); err != nil {
+			return codedError{err, exitInvalid}
+		}
+	}
+	strategy := c.Strategy
+	if strategy == "" {
+		strategy = defaultSweepStrategy(sc)
+	}
+	if sc.Strategy(strategy) == nil {
+		_, err := (&sim.Options{Strategies: []string{strategy}}).Apply(sc)
+		return codedError{err, exitInvalid}
+	}
+	out, tty := c.Stdout, false
+	if out == nil {
+		out = os.Stdout
+		tty = term.IsTerminal(int(os.Stdout.Fd()))
+	}
+	if c.tty != nil {
+		tty = c.tty()
+	}
+	parent := c.parentCtx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	opts := sim.Options{Duration: c.Duration}
+	var bar *sweepBar
+	if tty && !c.JSON {
+		applied, _ := opts.Apply(sc)
+		bar = newSweepBar(out, len(caps)*max(1, len(loads)), applied.Duration)
+		opts.Progress = bar.update
+	}
+	rows, err := sim.Sweep(ctx, sc, strategy, caps, loads, opts)
+	if bar != nil {
+		bar.finish(err != nil)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
+		}
+		return err
+	}
+	res := sweepOut{Scenario: sc.Name, Strategy: strategy, Chosen: map[string]int{}, Knee: map[string]int{}}
+	for _, row := range rows {
+		r := sweepOutRow{Load: row.Load.String()}
+		for i, s := range row.Results {
+			r.Points = append(r.Points, reports.SweepPointOf(caps[i], s))
+		}
+		if cp, ok := reports.ChooseCap(r.Points, c.MaxShare); ok {
+			r.Chosen, res.Chosen[r.Load] = cp, cp
+		}
+		if k, ok := reports.Knee(r.Points); ok {
+			r.Knee, res.Knee[r.Load] = k, k
+		}
+		res.Rows = append(res.Rows, r)
+	}
+	dir := c.Out
+	if dir == "" {
+		dir = filepath.Join("out", sc.Name+"-sweep")
+	}
+	if err := writeSweep(dir, sc, strategy, rows, &res); err != nil {
+		return err
+	}
+	if c.JSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printSweep(out, &res, c.MaxShare)
+	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)
+	return nil
+}
+
+// defaultSweepStrategy picks the strategy a sweep varies: the first with a
+// cap above 1, else the first.
+func defaultSweepStrategy(sc *scenarios.Scenario) string {
+	for _, st := range sc.Strategies {
+		if st.MaxInFlight > 1 {
+			return st.Name
+		}
+	}
+	return sc.Strategies[0].Name
+}
+
+func printSweep(w io.Writer, res *sweepOut, maxShare float64) {
+	fmt.Fprintf(w, "sweep of %s · strategy %s · chosen: lowest p95 with 429 share ≤ %.2f%%\n", res.Scenario, res.Strategy, maxShare*100)
+	for _, row := range res.Rows {
+		fmt.Fprintf(w, "\nload: %s\n", row.Load)
+		tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "cap\tp50 ms\tp95 ms\tgoodput/s\t429 share\t\t")
+		for _, p := range row.Points {
+			mark := ""
+			if p.Cap == row.Chosen {
+				mark = "← chosen"
+			}
+			if p.Cap == row.Knee {
+				mark += " ← knee"
+			}
+			fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.2f\t%.3f%%\t%s\t\n", p.Cap, p.P50Ms, p.P95Ms, p.GoodputPerS, p.RateLimitedShare*100, mark)
+		}
+		tw.Flush()
+		if row.Chosen == 0 {
+			fmt.Fprintf(w, "no cap kept 429s at or below %.2f%%: try smaller caps or a token bucket\n", maxShare*100)
+		}
+	}
+}
+
+// writeSweep writes sweep.json and the plots of the first load's sweep.
+func writeSweep(dir string, sc *scenarios.Scenario, strategy string, rows []sim.SweepRow, res *sweepOut) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := reports.WriteFileAtomic(filepath.Join(dir, "sweep.json"), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	r := &sim.Results{Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: sim.Version,
+		DurationS: sc.Duration.Seconds(), Mode: "virtual", Strategies: rows[0].Results}
+	_, err = reports.WritePlots(dir, r, reports.Options{Sweep: res.Rows[0].Points, SweepStrategy: strategy})
+	return err
+}
+
+// sweepBar is one progress bar for the whole sweep, in simulated seconds.
+type sweepBar struct {
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	mu   sync.Mutex
+	done map[string]time.Duration
+	sum  time.Duration
+	last time.Time
+}
+
+func newSweepBar(w io.Writer, points int, each time.Duration) *sweepBar {
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40))
+	b := p.AddBar(int64(points)*int64(each/time.Second),
+		mpb.PrependDecorators(decor.Name("sweep", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d s", decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
+	return &sweepBar{p: p, bar: b, done: map[string]time.Duration{}, last: time.Now()}
+}
+
+func (s *sweepBar) update(strategy string, done, _ time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev := s.done[strategy]
+	if done < prev {
+		prev = 0 // the same cap under the next load
+	}
+	s.sum += done - prev
+	s.done[strategy] = done
+	now := time.Now()
+	s.bar.EwmaSetCurrent(int64(s.sum/time.Second), now.Sub(s.last))
+	s.last = now
+}
+
+func (s *sweepBar) finish(aborted bool) {
+	if aborted {
+		s.bar.Abort(false)
+	} else {
+		s.bar.SetTotal(-1, true)
+	}
+	s.p.Wait()
+}
