@@ -92,13 +92,13 @@ func (c *RunCmd) Run() error {
 	if res == nil {
 		return runErr
 	}
-	recommend(sc, res)
+	plans := recommend(sc, res)
 
 	dir := c.Out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name)
 	}
-	if err := writeResults(dir, res, !c.NoReports); err != nil {
+	if err := writeResults(dir, res, !c.NoReports, reportOptions(sc, plans)); err != nil {
 		return err
 	}
 	if c.JSON {
@@ -123,8 +123,9 @@ func (c *RunCmd) Run() error {
 }
 
 // recommend fills the results' recommendation from the scenario's limits
-// and workload, by the arithmetic the reports show.
-func recommend(sc *scenarios.Scenario, res *sim.Results) {
+// and workload, by the arithmetic the reports show, and returns the plans.
+func recommend(sc *scenarios.Scenario, res *sim.Results) []reports.Plan {
+	var plans []reports.Plan
 	for _, l := range sim.Loads(sc) {
 		plan, err := reports.Recommend(reportService(l))
 		if err != nil {
@@ -134,7 +135,24 @@ func recommend(sc *scenarios.Scenario, res *sim.Results) {
 			res.Recommendation = map[string]sim.Recommendation{}
 		}
 		res.Recommendation[l.Name] = plan.Recommendation()
+		plans = append(plans, plan)
 	}
+	return plans
+}
+
+// reportOptions draws the limits of the service most calls go to on the
+// timeline plots, and carries the plans into the HTML report.
+func reportOptions(sc *scenarios.Scenario, plans []reports.Plan) reports.Options {
+	opts := reports.Options{Plans: plans}
+	var most float64
+	for _, l := range sim.Loads(sc) {
+		if l.CallsPerTurn > most {
+			most = l.CallsPerTurn
+			opts.RateLimitPerS = l.RequestsPerMinute / 60
+			opts.ConcurrencyLimit = l.MaxConcurrent
+		}
+	}
+	return opts
 }
 
 func reportService(l sim.ServiceLoad) reports.Service {
@@ -145,7 +163,7 @@ func reportService(l sim.ServiceLoad) reports.Service {
 }
 
 // writeResults writes results.json atomically, then the reports.
-func writeResults(dir string, res *sim.Results, withReports bool) error {
+func writeResults(dir string, res *sim.Results, withReports bool, opts reports.Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -157,7 +175,7 @@ func writeResults(dir string, res *sim.Results, withReports bool) error {
 		return err
 	}
 	if withReports {
-		if _, err := reports.WriteAll(dir, res, reports.Options{}); err != nil {
+		if _, err := reports.WriteAll(dir, res, opts); err != nil {
 			return fmt.Errorf("writing reports: %w", err)
 		}
 	}
