@@ -22,6 +22,7 @@ type collector struct {
 	attempts           int64
 	rateLimited        int64
 	turnLat, callLat   *histogram
+	okTurnLat          *histogram
 	attemptsPerCall    []int64
 
 	inFlight, peak []int // per service, client side
@@ -66,7 +67,7 @@ const maxTimelinePoints = 1200
 
 func newCollector(services []string, window time.Duration) *collector {
 	c := &collector{
-		services: services, window: window, turnLat: newHistogram(), callLat: newHistogram(),
+		services: services, window: window, turnLat: newHistogram(), callLat: newHistogram(), okTurnLat: newHistogram(),
 		inFlight: make([]int, len(services)), peak: make([]int, len(services)),
 		bucket: time.Second,
 	}
@@ -154,6 +155,8 @@ func (c *collector) turn(latency time.Duration, failed bool, _ time.Duration) {
 	c.turns++
 	if failed {
 		c.failedTurns++
+	} else {
+		c.okTurnLat.add(latency)
 	}
 	c.turnLat.add(latency)
 }
@@ -182,7 +185,7 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		Name: name, MaxInFlight: maxInFlight,
 		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.unfinished, RefusedTurns: c.refused,
 		Calls: c.calls, Attempts: c.attempts,
-		TurnLatencyMs: c.turnLat.summary(), CallLatencyMs: c.callLat.summary(),
+		TurnLatencyMs: c.turnLat.summary(), OKTurnLatencyMs: c.okTurnLat.summary(), CallLatencyMs: c.callLat.summary(),
 		GoodputPerS:       round6(float64(c.goodCalls) / c.window.Seconds()),
 		OfferedTurnsPerS:  round6(offered),
 		AchievedTurnsPerS: round6(float64(c.turns) / c.window.Seconds()),

@@ -41,8 +41,13 @@ type StrategyResult struct {
 	RefusedTurns    int64 `json:"refused_turns,omitempty"`
 	Calls           int64 `json:"calls"`
 	Attempts        int64 `json:"attempts"`
-	// TurnLatencyMs summarises turn latency in milliseconds.
+	// TurnLatencyMs summarises turn latency in milliseconds, over every
+	// finished turn, failed ones included (a failure that comes back fast
+	// lowers it: read it with FailedTurns).
 	TurnLatencyMs Summary `json:"turn_latency_ms"`
+	// OKTurnLatencyMs summarises the latency of the turns whose every call
+	// succeeded, in milliseconds.
+	OKTurnLatencyMs Summary `json:"ok_turn_latency_ms"`
 	// CallLatencyMs summarises one call's latency (queueing included) in milliseconds.
 	CallLatencyMs Summary `json:"call_latency_ms"`
 	// GoodputPerS is successful calls per second of (virtual) time.
