@@ -1,0 +1,77 @@
+package gate
+
+import "strings"
+
+// Direction says which way a unit gets better.
+type Direction int
+
+const (
+	// LowerIsBetter: a rise is worse (latency, 429s, ns/op, B/op).
+	LowerIsBetter Direction = iota
+	// HigherIsBetter: a fall is worse (goodput, calls/s).
+	HigherIsBetter
+)
+
+// Tolerance is how far one deterministic unit may move in its worse
+// direction before the gate calls it a regression.
+type Tolerance struct {
+	// Unit is the unit as the benchmark reports it (b.ReportMetric).
+	Unit string
+	// Better says which way the unit improves.
+	Better Direction
+	// MaxWorse is the largest change in the worse direction that still
+	// passes, as a fraction of the baseline value: 0.02 lets the value
+	// get 2% worse, 0 lets it not get worse at all. Against a baseline of
+	// 0 any worsening is a regression.
+	MaxWorse float64
+}
+
+// deterministic is THE table of tolerances: the units the scenario
+// benchmarks (bench_test.go, reportFigures) report from virtual-time runs.
+// Those runs give the same value on every run of the same code, so the
+// gate compares them exactly; the tolerance is how much worse a change of
+// the code may make them before it counts as a regression. Any change in
+// the better direction is an improvement.
+//
+// Every unit not in this table is noisy (ns/op, B/op, allocs/op, calls/s,
+// …) and is compared statistically; see noisyBetter for its direction.
+var deterministic = []Tolerance{
+	{Unit: "p50-turn-ms", Better: LowerIsBetter, MaxWorse: 0.02},   // may rise 2%
+	{Unit: "p95-turn-ms", Better: LowerIsBetter, MaxWorse: 0.02},   // may rise 2%
+	{Unit: "p99-turn-ms", Better: LowerIsBetter, MaxWorse: 0.02},   // may rise 2%
+	{Unit: "429s/op", Better: LowerIsBetter, MaxWorse: 0},          // may not rise
+	{Unit: "write-races", Better: LowerIsBetter, MaxWorse: 0},      // may not rise
+	{Unit: "early-retries", Better: LowerIsBetter, MaxWorse: 0},    // may not rise
+	{Unit: "failed-calls", Better: LowerIsBetter, MaxWorse: 0},     // may not rise
+	{Unit: "goodput/s", Better: HigherIsBetter, MaxWorse: 0.01},    // may fall 1%
+	{Unit: "wasted-s", Better: LowerIsBetter, MaxWorse: 0.01},      // may rise 1%
+	{Unit: "attempts/call", Better: LowerIsBetter, MaxWorse: 0.01}, // may rise 1%
+}
+
+// Deterministic returns a copy of the tolerance table for deterministic
+// units, in the order above.
+func Deterministic() []Tolerance {
+	return append([]Tolerance(nil), deterministic...)
+}
+
+// Lookup returns the tolerance of a deterministic unit; ok is false for a
+// noisy unit.
+func Lookup(unit string) (t Tolerance, ok bool) {
+	for _, t := range deterministic {
+		if t.Unit == unit {
+			return t, true
+		}
+	}
+	return Tolerance{}, false
+}
+
+// noisyBetter is the direction of a noisy unit: rates (a unit ending in
+// "/s", such as calls/s or bare-req/s) and "ratio" (fakeapi's
+// BenchmarkHTTPServer: fakeapi req/s over bare req/s) are better higher;
+// everything else (ns/op, B/op, allocs/op, ns/call, …) is better lower.
+func noisyBetter(unit string) Direction {
+	if strings.HasSuffix(unit, "/s") || unit == "ratio" {
+		return HigherIsBetter
+	}
+	return LowerIsBetter
+}
