@@ -29,6 +29,7 @@ type CLI struct {
 	Scenarios ScenariosCmd `cmd:"" help:"List the built-in scenarios with their descriptions."`
 	Report    ReportCmd    `cmd:"" help:"Re-render a run's report.html, report.md and plots from its results.json, and print the comparison."`
 	Compare   CompareCmd   `cmd:"" help:"Compare two runs (results.json files or run directories) metric by metric, better or worse marked."`
+	Gate      GateCmd      `cmd:"" help:"Compare go test -bench output against the baseline; exit 1 on a regression, 2 on missing data."`
 }
 
 func main() {
