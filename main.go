@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/alecthomas/kong"
 
@@ -35,6 +36,7 @@ type CLI struct {
 func main() {
 	var cli CLI
 	sim.Version = version
+	debug.SetGCPercent(sim.GCPercent) // see sim.GCPercent for the measurement
 	ctx := kong.Parse(&cli,
 		kong.Name("simbench"),
 		kong.Description("Run an agent's parallel tool calls against rate-limited APIs, compare scheduling strategies, and pick a concurrency cap."),

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ func engineScenario(n int) *scenarios.Scenario {
 // BenchmarkEngine measures simulated calls per wall second on a 1M-call
 // scenario (target ≥ 1 M calls/s on one core) and allocations per call.
 func BenchmarkEngine(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
 	sc := engineScenario(1_000_000)
 	var calls int64
 	var before, after runtime.MemStats
@@ -47,6 +49,7 @@ func BenchmarkEngine(b *testing.B) {
 // BenchmarkEngine10M runs 10 million calls once and reports the peak heap
 // in use, sampled as the run goes (target: within 500 MB).
 func BenchmarkEngine10M(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
 	sc := engineScenario(10_000_000)
 	var peak uint64
 	var ms runtime.MemStats

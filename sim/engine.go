@@ -27,12 +27,11 @@ type engine struct {
 
 	core     *sched.Core
 	models   []*fakeapi.Model
-	svcIndex map[string]int
 	events   eventHeap
 	seq      uint64
 	wakeGen  uint64
 	acts     []sched.Action
-	attempts map[sched.AttemptID]int32 // in flight, by index into slab
+	attempts *attemptIndex // in flight: slab entries by attempt id
 	slab     []attempt
 	free     []int32    // free slab entries
 	cancels  []*turnRun // turns with a pending cancel event, by event ref
@@ -141,7 +140,7 @@ func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) 
 	}
 	e := &engine{
 		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: sc.Duration + max(sc.Duration/2, time.Minute),
-		core: core, svcIndex: map[string]int{}, attempts: map[sched.AttemptID]int32{},
+		core: core, attempts: newAttemptIndex(),
 		transport: st.CancelAt != scenarios.CancelAtReader, serialize: st.SerializeWrites,
 		arrivals: stream(sc.Seed, "arrivals"),
 	}
@@ -156,7 +155,6 @@ func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) 
 			return nil, fmt.Errorf("service %q: %w", svc.Name, err)
 		}
 		e.models = append(e.models, m)
-		e.svcIndex[svc.Name] = i
 		names[i] = svc.Name
 	}
 	e.m = newCollector(names, sc.Duration)
@@ -428,7 +426,7 @@ func (e *engine) carry() {
 // start sends an attempt to its service's model.
 func (e *engine) start(a *sched.Action) {
 	meta := a.Call.Payload.(*callMeta)
-	si := e.svcIndex[a.Call.Service]
+	si := meta.svc
 	m := e.models[si]
 	req := fakeapi.Request{Client: meta.client, Method: "POST", Tokens: a.Call.Tokens, Write: meta.write}
 	if meta.write {
@@ -446,7 +444,7 @@ func (e *engine) start(a *sched.Action) {
 		id: a.Attempt, svc: int32(si), req: d.ID, kind: d.Kind, status: int32(d.Status),
 		hasRetry: d.HasRetryAfter, retryAfter: d.RetryAfter, tokens: d.Tokens,
 	}
-	e.attempts[a.Attempt] = i
+	e.attempts.put(a.Attempt, i)
 	e.m.started(si, e.now, meta.tool < 0)
 	switch {
 	case d.Kind == fakeapi.KindHang:
@@ -470,7 +468,7 @@ func (e *engine) respond(i int32) {
 		}
 		return
 	}
-	delete(e.attempts, at.id)
+	e.attempts.remove(at.id)
 	if at.req != 0 {
 		m.Finish(e.now, at.req, false)
 	}
@@ -482,11 +480,11 @@ func (e *engine) respond(i int32) {
 // cancelAttempt stops waiting for an attempt. At the transport the service
 // sees the connection close; at the reader it works on (wasted work).
 func (e *engine) cancelAttempt(id sched.AttemptID) {
-	i, ok := e.attempts[id]
+	i, ok := e.attempts.get(id)
 	if !ok {
 		return
 	}
-	delete(e.attempts, id)
+	e.attempts.remove(id)
 	at := &e.slab[i]
 	e.m.ended(int(at.svc), e.now, false)
 	if at.kind == fakeapi.KindHang {

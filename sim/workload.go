@@ -28,6 +28,7 @@ type workload struct {
 type toolGen struct {
 	name       string
 	service    string
+	svc        int
 	tokens     *sampler
 	write      bool
 	resource   string
@@ -45,6 +46,7 @@ type group struct {
 
 type llmGen struct {
 	service string
+	svc     int
 	tokens  *sampler
 }
 
@@ -64,7 +66,7 @@ func newWorkload(sc *scenarios.Scenario) *workload {
 	for i, t := range sc.Tools {
 		w.toolIndex[t.Name] = i
 		w.tools = append(w.tools, toolGen{
-			name: t.Name, service: t.Service, tokens: newSampler(t.Tokens),
+			name: t.Name, service: t.Service, svc: serviceIndex(sc, t.Service), tokens: newSampler(t.Tokens),
 			write: t.Kind == scenarios.KindWrite, resource: t.Resource, idempotent: t.Idempotent,
 		})
 	}
@@ -84,7 +86,7 @@ func (w *workload) makeLLM(l *scenarios.LLMCall) *llmGen {
 	if l == nil {
 		return nil
 	}
-	return &llmGen{service: l.Service, tokens: newSampler(l.Tokens)}
+	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: newSampler(l.Tokens)}
 }
 
 func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
@@ -118,6 +120,7 @@ func (w *workload) id(i int) string {
 // to build the request to the fake service.
 type callMeta struct {
 	tool   int
+	svc    int  // index of the call's service in the scenario
 	write  bool // a write at the service, serialized by sched or not
 	client string
 }
@@ -154,7 +157,7 @@ func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, s
 	for i, t := range tools {
 		tg := &w.tools[t]
 		*serial++
-		metas[i] = callMeta{tool: t, write: tg.write, client: strconv.FormatUint(*serial, 36)}
+		metas[i] = callMeta{tool: t, svc: tg.svc, write: tg.write, client: strconv.FormatUint(*serial, 36)}
 		calls[i] = sched.Call{
 			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: int64(tg.tokens.draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
@@ -174,7 +177,7 @@ func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, s
 // llmCall generates a model call as a one-call turn's call.
 func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64) []sched.Call {
 	*serial++
-	meta := &callMeta{tool: -1, client: strconv.FormatUint(*serial, 36)}
+	meta := &callMeta{tool: -1, svc: l.svc, client: strconv.FormatUint(*serial, 36)}
 	return []sched.Call{{ID: "llm", Tool: "llm", Service: l.service, Tokens: int64(l.tokens.draw(rng)), Payload: meta}}
 }
 
@@ -185,4 +188,14 @@ func (w *workload) interarrival(rng *rand.Rand) time.Duration {
 		return time.Duration(float64(time.Second) / rate)
 	}
 	return time.Duration(rng.ExpFloat64() / rate * float64(time.Second))
+}
+
+// serviceIndex returns the position of the named service in the scenario.
+func serviceIndex(sc *scenarios.Scenario, name string) int {
+	for i := range sc.Services {
+		if sc.Services[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }
