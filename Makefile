@@ -1,15 +1,37 @@
 # The targets CI runs (.ci/run) and the ones a developer types.
 GO ?= go
 
-.PHONY: test bench lint run build
+# bash with pipefail, so that `go test … | tee` fails when go test does.
+SHELL := bash
+.SHELLFLAGS := -o pipefail -c
+
+# Benchmark runs and length. The scenario figures are deterministic, so one
+# run of one iteration decides them; the noisy units (ns/op, B/op,
+# allocs/op) need at least 6 runs per side before the gate judges them:
+#   make baseline COUNT=6 BENCHTIME=1s && make gate COUNT=6 BENCHTIME=1s
+COUNT ?= 1
+BENCHTIME ?= 1x
+# BenchmarkEngine10M takes tens of seconds and gigabytes; run it by hand.
+BENCHSKIP ?= Engine10M
+
+.PHONY: test bench gate baseline lint run build
 
 ## test: every test, with the race detector (the README's test command)
 test:
 	$(GO) test -race ./...
 
-## bench: every benchmark once, in Go benchmark format
+## bench: every benchmark (COUNT runs of BENCHTIME each) into bench/new.txt
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p bench
+	$(GO) test -run '^$$' -bench . -skip '$(BENCHSKIP)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./... | tee bench/new.txt
+
+## gate: bench, then compare bench/new.txt with bench/baseline.txt (exit 1: regression, 2: missing data)
+gate: bench
+	$(GO) run . gate --baseline bench/baseline.txt bench/new.txt
+
+## baseline: bench, then make bench/new.txt the baseline; commit it and say why
+baseline: bench
+	cp bench/new.txt bench/baseline.txt
 
 ## lint: formatting and vet
 lint:
