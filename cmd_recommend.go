@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/simbench/simbench/reports"
@@ -109,7 +106,7 @@ func (c *RecommendCmd) verify(sc *scenarios.Scenario, plan *reports.Plan, res *r
 	}
 	computed := plan.MaxInFlight
 	caps := capsAround(computed)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(nil)
 	defer stop()
 	rows, err := sim.Sweep(ctx, sc, strategy, caps, nil, sim.Options{Duration: c.Duration})
 	if err != nil {

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
-	"golang.org/x/term"
 
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
@@ -48,19 +45,8 @@ func (c *RunCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	out, tty := c.Stdout, false
-	if out == nil {
-		out = os.Stdout
-		tty = term.IsTerminal(int(os.Stdout.Fd()))
-	}
-	if c.isTerminal != nil {
-		tty = c.isTerminal()
-	}
-	parent := c.parent
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	out, tty := console(c.Stdout, c.isTerminal)
+	ctx, stop := interruptible(c.parent)
 	defer stop()
 
 	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration, Parallel: c.Parallel}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -59,11 +57,7 @@ func (c *ServeCmd) Run() error {
 	fmt.Fprintf(out, "serving %d service(s) of scenario %s; Ctrl-C to stop\n", len(cfg.Services), sc.Name)
 	srv.Summary(out)
 
-	parent := c.parent
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(c.parent)
 	defer stop()
 	if c.ready != nil {
 		c.ready <- srv

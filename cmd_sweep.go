@@ -6,16 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
-	"golang.org/x/term"
 
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
@@ -79,19 +76,8 @@ func (c *SweepCmd) Run() error {
 		_, err := (&sim.Options{Strategies: []string{strategy}}).Apply(sc)
 		return codedError{err, exitInvalid}
 	}
-	out, tty := c.Stdout, false
-	if out == nil {
-		out = os.Stdout
-		tty = term.IsTerminal(int(os.Stdout.Fd()))
-	}
-	if c.tty != nil {
-		tty = c.tty()
-	}
-	parent := c.parentCtx
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	out, tty := console(c.Stdout, c.tty)
+	ctx, stop := interruptible(c.parentCtx)
 	defer stop()
 
 	opts := sim.Options{Duration: c.Duration}

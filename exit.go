@@ -1,7 +1,14 @@
 package main
 
 import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
 	"slices"
+	"syscall"
+
+	"golang.org/x/term"
 
 	"github.com/simbench/simbench/scenarios"
 )
@@ -42,4 +49,28 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// console returns where a command prints (w, or standard output when w is
+// nil) and whether that is a terminal, which decides progress bars and
+// colour; isTerminal, when set (tests), overrides the answer.
+func console(w io.Writer, isTerminal func() bool) (io.Writer, bool) {
+	tty := false
+	if w == nil {
+		w = os.Stdout
+		tty = term.IsTerminal(int(os.Stdout.Fd()))
+	}
+	if isTerminal != nil {
+		tty = isTerminal()
+	}
+	return w, tty
+}
+
+// interruptible returns a context that Ctrl-C (or SIGTERM) cancels, derived
+// from parent (nil: a background context; tests pass one they cancel).
+func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
