@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -15,12 +16,13 @@ import (
 	"github.com/simbench/simbench/sim"
 )
 
-// benchOutput runs one strategy of a scenario in virtual time and formats
-// its figures as one benchmark result, with the units bench_test.go's
+// benchOutput runs one strategy of a scenario for two virtual minutes (a
+// fifth of tier3, to keep the race-detector run short) and formats its
+// figures as one benchmark result, with the units bench_test.go's
 // reportFigures reports, as go test on 2 cores would print them.
 func benchOutput(t *testing.T, sc *scenarios.Scenario, strategy string) string {
 	t.Helper()
-	res, err := sim.Run(context.Background(), sc, sim.Options{Strategies: []string{strategy}, Parallel: 1})
+	res, err := sim.Run(context.Background(), sc, sim.Options{Strategies: []string{strategy}, Parallel: 1, Duration: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
