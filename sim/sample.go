@@ -15,6 +15,7 @@ var z95 = distuv.UnitNormal.Quantile(0.95)
 
 // sampler draws from a scenario distribution; the caller passes the stream
 // to draw from, so one turn's draws can all come from the turn's own stream.
+// Drawing does not change the sampler, so goroutines may share one.
 type sampler struct {
 	d scenarios.Dist[float64]
 	// one of these is used, per d.Kind
@@ -60,20 +61,25 @@ func (s *sampler) draw(rng *rand.Rand) float64 {
 		if s.d.Min == s.d.Max {
 			return s.d.Min
 		}
-		s.uni.Src = rng
-		v = s.uni.Rand()
+		d := s.uni
+		d.Src = rng
+		v = d.Rand()
 	case scenarios.DistNormal:
-		s.norm.Src = rng
-		v = s.norm.Rand()
+		d := s.norm
+		d.Src = rng
+		v = d.Rand()
 	case scenarios.DistLognormal:
-		s.logn.Src = rng
-		v = s.logn.Rand()
+		d := s.logn
+		d.Src = rng
+		v = d.Rand()
 	case scenarios.DistExponential:
-		s.exp.Src = rng
-		v = s.exp.Rand()
+		d := s.exp
+		d.Src = rng
+		v = d.Rand()
 	case scenarios.DistPareto:
-		s.par.Src = rng
-		v = s.par.Rand()
+		d := s.par
+		d.Src = rng
+		v = d.Rand()
 	case scenarios.DistEmpirical:
 		if len(s.d.Samples) == 0 {
 			return 0
