@@ -134,7 +134,8 @@ type Row struct {
 	Delta float64
 	// Deterministic is true for units in the tolerance table.
 	Deterministic bool
-	Verdict       Verdict
+	// Verdict is the row's outcome.
+	Verdict Verdict
 	// Note explains the verdict: the limit that was crossed, the p-value,
 	// why a row could not be decided.
 	Note string
@@ -145,7 +146,9 @@ type Row struct {
 // Report is the outcome of Compare. Rows are sorted by Verdict (regressions
 // first), then in the baseline's order.
 type Report struct {
-	Rows    []Row
+	// Rows holds one row per benchmark × unit, sorted as above.
+	Rows []Row
+	// Options are the options used, defaults filled in.
 	Options Options
 }
 
@@ -325,6 +328,7 @@ var (
 
 // Summary counts a report's rows by verdict.
 type Summary struct {
+	// Regressions, Missing, … count the rows with that Verdict.
 	Regressions, Missing, Improvements, Undecided, New, Unchanged int
 	// MinRuns is the runs per side noisy units need (for the message).
 	MinRuns int
