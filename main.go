@@ -43,6 +43,14 @@ func main() {
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": version},
+		// A command line kong cannot parse is invalid input, like a bad
+		// scenario file: exit 2, not kong's own 80.
+		kong.Exit(func(code int) {
+			if code == 80 {
+				code = exitInvalid
+			}
+			os.Exit(code)
+		}),
 	)
 	if err := ctx.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "simbench:", err)
