@@ -78,13 +78,13 @@ func (c *RunCmd) Run() error {
 	if res == nil {
 		return runErr
 	}
-	plans := recommend(sc, res)
+	recommend(sc, res)
 
 	dir := c.Out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name)
 	}
-	if err := writeResults(dir, res, !c.NoReports, reportOptions(sc, plans)); err != nil {
+	if err := writeResults(dir, res, !c.NoReports, reportOptions(sc)); err != nil {
 		return err
 	}
 	if c.JSON {
@@ -109,9 +109,8 @@ func (c *RunCmd) Run() error {
 }
 
 // recommend fills the results' recommendation from the scenario's limits
-// and workload, by the arithmetic the reports show, and returns the plans.
-func recommend(sc *scenarios.Scenario, res *sim.Results) []reports.Plan {
-	var plans []reports.Plan
+// and workload, by the arithmetic the reports show.
+func recommend(sc *scenarios.Scenario, res *sim.Results) {
 	for _, l := range sim.Loads(sc) {
 		plan, err := reports.Recommend(reportService(l))
 		if err != nil {
@@ -121,15 +120,14 @@ func recommend(sc *scenarios.Scenario, res *sim.Results) []reports.Plan {
 			res.Recommendation = map[string]sim.Recommendation{}
 		}
 		res.Recommendation[l.Name] = plan.Recommendation()
-		plans = append(plans, plan)
 	}
-	return plans
 }
 
 // reportOptions draws the limits of the service most calls go to on the
-// timeline plots, and carries the plans into the HTML report.
-func reportOptions(sc *scenarios.Scenario, plans []reports.Plan) reports.Options {
-	opts := reports.Options{Plans: plans}
+// timeline plots. (The plans' arithmetic reaches the reports through the
+// recommendation in the results, so `simbench report` can redraw it.)
+func reportOptions(sc *scenarios.Scenario) reports.Options {
+	var opts reports.Options
 	var most float64
 	for _, l := range sim.Loads(sc) {
 		if l.CallsPerTurn > most {

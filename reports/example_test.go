@@ -85,11 +85,11 @@ func ExampleWriteTable() {
 	// Output:
 	// scenario tier3 · seed 42 · virtual · 600 s · simbench v0.3.0
 	//
-	// strategy   turns    calls   attempts   p50 ms   p95 ms   p99 ms   goodput/s    429s   failed   early   wasted s   races   peak
-	// unbounded  3,010   24,080     30,920    1,210    9,870   21,400       40.10   6,840        0   1,070      206.3       0    400
-	// bounded-8  3,340*  26,720*    26,720      980*   1,540*   1,890*      44.50*      0*       0       0*       1.6*      0      8
+	// strategy   turns   failed turns    calls   attempts   p50 ms   p95 ms   p99 ms   goodput/s    429s   failed   early   wasted s   races   peak
+	// unbounded  3,010              0   24,080     30,920    1,210    9,870   21,400       40.10   6,840        0   1,070      206.3       0    400
+	// bounded-8  3,340*             0   26,720*    26,720      980*   1,540*   1,890*      44.50*      0*       0       0*       1.6*      0      8
 	//
-	// * best in its column; latencies are per turn
+	// * best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns
 	// early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read
 	// races: overlapping writes to one resource; peak: most attempts in flight at llm
 }

@@ -26,6 +26,10 @@ type metric struct {
 	// latency of a strategy that completed no turn).
 	value  func(s *sim.StrategyResult) (v float64, ok bool)
 	format func(float64) string
+	// reliable marks a metric that a strategy can improve by failing: fast
+	// failures shorten turns and free sessions for more of them. Only the
+	// strategies that fail the fewest turns compete for its best mark.
+	reliable bool
 }
 
 func count(v float64) string { return fixed(v, 0, false) }
@@ -53,18 +57,19 @@ func latency(f func(l sim.Summary) float64) func(*sim.StrategyResult) (float64, 
 // titled "peak in flight" when there is a single service).
 func metrics(rs ...*sim.Results) []metric {
 	ms := []metric{
-		{"turns", "turns completed", higherBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Turns) }), count},
-		{"calls", "calls completed", higherBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Calls) }), count},
-		{"attempts", "attempts (calls + retries)", neutral, always(func(s *sim.StrategyResult) float64 { return float64(s.Attempts) }), count},
-		{"p50 ms", "turn latency p50 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P50 }), millis},
-		{"p95 ms", "turn latency p95 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P95 }), millis},
-		{"p99 ms", "turn latency p99 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P99 }), millis},
-		{"goodput/s", "goodput (successful calls/s)", higherBetter, always(func(s *sim.StrategyResult) float64 { return s.GoodputPerS }), dec2},
-		{"429s", "rate limited (429s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.RateLimited) }), count},
-		{"failed", "failed calls", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Failed) }), count},
-		{"early", "early retries", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.EarlyRetries) }), count},
-		{"wasted s", "wasted work (s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return s.WastedWorkS }), dec1},
-		{"races", "write races", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.WriteRaces) }), count},
+		{"turns", "turns completed", higherBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Turns) }), count, true},
+		{"failed turns", "turns with a failed call", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.FailedTurns) }), count, false},
+		{"calls", "calls completed", higherBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Calls) }), count, true},
+		{"attempts", "attempts (calls + retries)", neutral, always(func(s *sim.StrategyResult) float64 { return float64(s.Attempts) }), count, false},
+		{"p50 ms", "turn latency p50 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P50 }), millis, true},
+		{"p95 ms", "turn latency p95 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P95 }), millis, true},
+		{"p99 ms", "turn latency p99 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P99 }), millis, true},
+		{"goodput/s", "goodput (successful calls/s)", higherBetter, always(func(s *sim.StrategyResult) float64 { return s.GoodputPerS }), dec2, false},
+		{"429s", "rate limited (429s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.RateLimited) }), count, false},
+		{"failed", "failed calls", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Failed) }), count, false},
+		{"early", "early retries", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.EarlyRetries) }), count, false},
+		{"wasted s", "wasted work (s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return s.WastedWorkS }), dec1, false},
+		{"races", "write races", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.WriteRaces) }), count, false},
 	}
 	services := map[string]bool{}
 	for _, r := range rs {
@@ -86,22 +91,58 @@ func metrics(rs ...*sim.Results) []metric {
 		ms = append(ms, metric{header, long, neutral, func(s *sim.StrategyResult) (float64, bool) {
 			v, ok := s.PeakInFlight[name]
 			return float64(v), ok
-		}, count})
+		}, count, false})
 	}
 	return ms
 }
 
+// failedShare is the fraction of a strategy's turns that failed.
+func failedShare(s *sim.StrategyResult) float64 {
+	if s.Turns == 0 {
+		return 0
+	}
+	return float64(s.FailedTurns) / float64(s.Turns)
+}
+
+// reliableSlack is how much more often than the most reliable strategy a
+// strategy may fail turns and still compete for a reliable metric's mark.
+const reliableSlack = 0.01
+
+// contends reports, for each strategy, whether it competes for a reliable
+// metric's best mark: its failed-turn share is within reliableSlack of the
+// lowest.
+func contends(ss []sim.StrategyResult) []bool {
+	out := make([]bool, len(ss))
+	least := 1.0
+	for i := range ss {
+		least = min(least, failedShare(&ss[i]))
+	}
+	for i := range ss {
+		out[i] = failedShare(&ss[i]) <= least+reliableSlack
+	}
+	return out
+}
+
 // best returns, for metric m, which strategies hold the best value. Nothing
 // is marked for a neutral metric, with fewer than two applicable values, or
-// when all of them are equal (a mark would say nothing).
+// when all of them are equal (a mark would say nothing). For a reliable
+// metric only the strategies that fail the fewest turns compete, so a
+// strategy cannot win on latency by failing fast.
 func best(m metric, ss []sim.StrategyResult) []bool {
 	marked := make([]bool, len(ss))
 	if m.dir == neutral {
 		return marked
 	}
+	in := make([]bool, len(ss))
+	for i := range in {
+		in[i] = true
+	}
+	if m.reliable {
+		in = contends(ss)
+	}
 	var vals []float64
 	for i := range ss {
-		if v, ok := m.value(&ss[i]); ok {
+		if v, ok := m.value(&ss[i]); ok && in[i] {
 			vals = append(vals, v)
 		}
 	}
@@ -117,7 +158,7 @@ func best(m metric, ss []sim.StrategyResult) []bool {
 		want = hi
 	}
 	for i := range ss {
-		if v, ok := m.value(&ss[i]); ok && v == want {
+		if v, ok := m.value(&ss[i]); ok && in[i] && v == want {
 			marked[i] = true
 		}
 	}

@@ -120,7 +120,7 @@ func comparisonTable(r *sim.Results, color bool) []string {
 // tableKey explains the mark and the abbreviated headers.
 func tableKey(r *sim.Results) []string {
 	key := []string{
-		"* best in its column; latencies are per turn",
+		"* best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns",
 		"early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read",
 	}
 	var services []string

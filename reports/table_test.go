@@ -74,17 +74,18 @@ func TestWriteTableAlignedAndMarked(t *testing.T) {
 		f := columns(l)
 		row[f[0]] = f[1:]
 	}
-	// Columns: turns calls attempts p50 p95 p99 goodput 429s failed early wasted races peak.
-	if got := row["bounded-8"][4]; got != "1,540*" {
+	// Columns: turns, failed turns, calls, attempts, p50, p95, p99, goodput,
+	// 429s, failed, early, wasted, races, peak.
+	if got := row["bounded-8"][5]; got != "1,540*" {
 		t.Errorf("bounded-8 p95 %q, want the best, 1,540*", got)
 	}
-	if got := row["unbounded"][4]; got != "9,870" {
+	if got := row["unbounded"][5]; got != "9,870" {
 		t.Errorf("unbounded p95 %q, want unmarked 9,870", got)
 	}
-	if got := row["unbounded"][2]; strings.HasSuffix(got, "*") {
+	if got := row["unbounded"][3]; strings.HasSuffix(got, "*") {
 		t.Errorf("attempts has no direction but %q is marked", got)
 	}
-	if got := row["sequential"][7]; got != "0*" {
+	if got := row["sequential"][8]; got != "0*" {
 		t.Errorf("sequential 429s %q, want 0* (lowest, shared)", got)
 	}
 	if !strings.Contains(b.String(), "llm: max in flight 64 (binding limit: rpm)") {
@@ -129,6 +130,36 @@ func TestBest(t *testing.T) {
 		{"429s", []bool{true, true, false, true}},        // lower is better
 		{"failed", []bool{false, false, false, false}},   // all equal: nothing to say
 		{"attempts", []bool{false, false, false, false}}, // no direction
+	}
+	for _, tt := range tests {
+		if got := best(byHeader[tt.metric], ss); !slices.Equal(got, tt.want) {
+			t.Errorf("best %s = %v, want %v", tt.metric, got, tt.want)
+		}
+	}
+}
+
+func TestBestIgnoresStrategiesThatFailFast(t *testing.T) {
+	// "herd" fails 40% of its turns, which makes them short and lets it
+	// finish more: it must not take the latency or turns marks, though it
+	// still competes for what failing cannot buy (goodput, 429s).
+	ss := []sim.StrategyResult{
+		{Name: "herd", Turns: 100, FailedTurns: 40, GoodputPerS: 9, RateLimited: 500, TurnLatencyMs: sim.Summary{P95: 300}},
+		{Name: "paced", Turns: 80, FailedTurns: 0, GoodputPerS: 8, RateLimited: 0, TurnLatencyMs: sim.Summary{P95: 900}},
+		{Name: "capped", Turns: 70, FailedTurns: 0, GoodputPerS: 7, RateLimited: 10, TurnLatencyMs: sim.Summary{P95: 1200}},
+	}
+	byHeader := map[string]metric{}
+	for _, m := range metrics() {
+		byHeader[m.header] = m
+	}
+	tests := []struct {
+		metric string
+		want   []bool
+	}{
+		{"p95 ms", []bool{false, true, false}},
+		{"turns", []bool{false, true, false}},
+		{"failed turns", []bool{false, true, true}},
+		{"goodput/s", []bool{true, false, false}},
+		{"429s", []bool{false, true, false}},
 	}
 	for _, tt := range tests {
 		if got := best(byHeader[tt.metric], ss); !slices.Equal(got, tt.want) {
