@@ -106,7 +106,6 @@ func (c *Core) popWrite(q *writeQueue, cs *callState) {
 func (c *Core) turnDone(t *turnState) {
 	t.done = true
 	delete(c.turns, t.id)
-	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: &TurnResult{
-		Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now,
-	}})
+	t.result = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
+	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: &t.result})
 }

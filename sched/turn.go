@@ -71,8 +71,9 @@ type turnState struct {
 	attBudget int
 	tokUsed   int64
 	attUsed   int
-	exhausted error // set when a budget ran out
-	cancelled bool  // cancelTurn ran: siblings need not cancel again
+	exhausted error      // set when a budget ran out
+	result    TurnResult // handed to the driver when the turn is done
+	cancelled bool       // cancelTurn ran: siblings need not cancel again
 }
 
 // Submit accepts a turn's calls at now and returns its id. It refuses a turn
@@ -122,10 +123,6 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		return ts.id, nil
 	}
 
-	index := make(map[string]int, len(ts.calls))
-	for i := range ts.calls {
-		index[ts.calls[i].ID] = i
-	}
 	for i := range ts.states {
 		cs := &ts.states[i]
 		call := &ts.calls[i]
@@ -153,12 +150,18 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 			cs.write = q
 		}
 	}
-	for i := range ts.states {
-		cs := &ts.states[i]
-		for _, dep := range cs.call.After {
-			d := &ts.states[index[dep]]
-			d.dependents = append(d.dependents, cs)
-			cs.depsLeft++
+	if hasDeps(ts.calls) {
+		index := make(map[string]int, len(ts.calls))
+		for i := range ts.calls {
+			index[ts.calls[i].ID] = i
+		}
+		for i := range ts.states {
+			cs := &ts.states[i]
+			for _, dep := range cs.call.After {
+				d := &ts.states[index[dep]]
+				d.dependents = append(d.dependents, cs)
+				cs.depsLeft++
+			}
 		}
 	}
 	if c.cfg.Hook != nil {
@@ -204,9 +207,16 @@ func (c *Core) neverFits(cs *callState) error {
 	return nil
 }
 
+// smallTurn is the size up to which duplicate ids are found by comparing
+// every pair, which is cheaper than building a map.
+const smallTurn = 16
+
 // validateTurn rejects empty or duplicate ids, unknown dependencies and cycles,
 // listing every problem.
 func validateTurn(calls []Call) error {
+	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) {
+		return nil
+	}
 	var problems []string
 	index := make(map[string]int, len(calls))
 	for i := range calls {
@@ -236,6 +246,31 @@ func validateTurn(calls []Call) error {
 		return fmt.Errorf("%w: %s", ErrInvalidTurn, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// hasDeps reports whether any call names dependencies.
+func hasDeps(calls []Call) bool {
+	for i := range calls {
+		if len(calls[i].After) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// validSmall reports whether a small turn's ids are all set and distinct.
+func validSmall(calls []Call) bool {
+	for i := range calls {
+		if calls[i].ID == "" {
+			return false
+		}
+		for j := range i {
+			if calls[j].ID == calls[i].ID {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // findCycle returns one dependency cycle as a list of ids (first repeated

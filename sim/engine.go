@@ -98,6 +98,7 @@ func (e *engine) scheduleCancel(at time.Duration, tr *turnRun) {
 type turnRun struct {
 	session   int // -1 in the open model
 	start     time.Duration
+	pcg       rand.PCG // the turn's own stream, kept here to save an allocation
 	rng       *rand.Rand
 	active    []sched.TurnID
 	parts     int // sched turns submitted and not yet done
@@ -233,10 +234,11 @@ func (e *engine) startTurn(session int) {
 	tr := &turnRun{session: session, start: e.now}
 	if session >= 0 {
 		n := e.m.beginSessionTurn(session)
-		tr.rng = rand.New(rand.NewPCG(e.sc.Seed^0x5e55, uint64(session)<<32|uint64(n)))
+		tr.pcg.Seed(e.sc.Seed^0x5e55, uint64(session)<<32|uint64(n))
 	} else {
-		tr.rng = rand.New(rand.NewPCG(e.sc.Seed^0xa771, e.turnNo))
+		tr.pcg.Seed(e.sc.Seed^0xa771, e.turnNo)
 	}
+	tr.rng = rand.New(&tr.pcg)
 	e.live++
 	c := &e.sc.Workload.Cancel
 	if c.Probability > 0 && tr.rng.Float64() < c.Probability {
