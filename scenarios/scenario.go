@@ -236,6 +236,7 @@ type Service struct {
 // Limiter is a rate-limiting algorithm.
 type Limiter string
 
+// The limiter algorithms a service can use, as written in scenario files.
 const (
 	LimiterTokenBucket   Limiter = "token_bucket"
 	LimiterFixedWindow   Limiter = "fixed_window"
@@ -330,6 +331,7 @@ type Tool struct {
 // Kind says whether a tool reads or writes.
 type Kind string
 
+// The kinds of tool, as written in scenario files.
 const (
 	KindRead  Kind = "read"
 	KindWrite Kind = "write"
@@ -420,6 +422,7 @@ type Retry struct {
 // Backoff names a backoff policy, spelled as sched.Backoff.String.
 type Backoff string
 
+// The backoff policies, as written in scenario files (sched.ParseBackoff reads them).
 const (
 	BackoffNone               Backoff = "none"
 	BackoffConstant           Backoff = "constant"
@@ -432,6 +435,7 @@ const (
 // OverMaxRetryAfter says what happens to a server delay above MaxRetryAfter.
 type OverMaxRetryAfter string
 
+// What to do with a server delay above max_retry_after, as written in scenario files.
 const (
 	OverMaxClamp OverMaxRetryAfter = "clamp"
 	OverMaxFail  OverMaxRetryAfter = "fail"
@@ -496,6 +500,7 @@ type Dist[T time.Duration | float64] struct {
 // DistKind names a distribution family.
 type DistKind string
 
+// The distribution families, as written in scenario files.
 const (
 	DistConstant    DistKind = "constant"
 	DistUniform     DistKind = "uniform"
