@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -93,7 +94,7 @@ func printAccounting(w io.Writer, st fakeapi.ServerStats) {
 	fmt.Fprintln(w, "\nwhat the clients did:")
 	for _, name := range sortedKeys(st.Services) {
 		s := st.Services[name]
-		fmt.Fprintf(w, "  %s: %d requests, %d accepted, %d completed, %d rate limited %v\n", name, s.Arrived, s.Accepted, s.Completed, s.RateLimited, s.RateLimitedBy)
+		fmt.Fprintf(w, "  %s: %d requests, %d accepted, %d completed, %d rate limited%s\n", name, s.Arrived, s.Accepted, s.Completed, s.RateLimited, nonZero(" by ", s.RateLimitedBy))
 		if s.EarlyRetries > 0 {
 			fmt.Fprintf(w, "    %d early retries: clients came back before the Retry-After they were given\n", s.EarlyRetries)
 		}
@@ -106,12 +107,27 @@ func printAccounting(w io.Writer, st fakeapi.ServerStats) {
 		if s.WriteRaces > 0 {
 			fmt.Fprintf(w, "    %d write races: overlapping writes to one resource\n", s.WriteRaces)
 		}
-		if len(s.Errors) > 0 {
-			fmt.Fprintf(w, "    errors: %v\n", s.Errors)
+		if errs := nonZero("", s.Errors); errs != "" {
+			fmt.Fprintf(w, "    errors: %s\n", errs)
 		}
 		fmt.Fprintf(w, "    peak concurrency %d\n", s.PeakConcurrency)
 	}
 	if st.NotFound > 0 {
 		fmt.Fprintf(w, "  %d requests to unknown paths\n", st.NotFound)
 	}
+}
+
+// nonZero lists a count map's non-zero entries in key order ("rpm 3, tpm 1"),
+// after prefix; "" when all are zero.
+func nonZero(prefix string, m map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		if m[k] != 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return prefix + strings.Join(parts, ", ")
 }
