@@ -104,8 +104,6 @@ type turnRun struct {
 	parts     int // sched turns submitted and not yet done
 	cancelled bool
 	failed    bool
-	calls     int // tool calls the turn emitted
-	subs      int // subagents still running
 }
 
 // part tags a sched turn with the agent turn it belongs to.
@@ -256,7 +254,6 @@ func (e *engine) startTurn(session int) {
 
 func (e *engine) toolPhase(tr *turnRun) {
 	calls := e.wl.calls(tr.rng, e.wl.groups, e.serialize, &e.serial)
-	tr.calls += len(calls)
 	e.submit(tr, &part{tr: tr, kind: partTools}, sched.Turn{Calls: calls})
 }
 
@@ -323,16 +320,13 @@ func (e *engine) partDone(p *part, res *sched.TurnResult) {
 			}
 			if sg := e.wl.sub; sg != nil && ok {
 				n := max(1, sg.count.count(tr.rng))
-				tr.subs = n
 				for range n {
 					e.iterate(tr, &subagent{})
 				}
 			}
 		case partSubLLM:
-			if ok {
+			if ok { // a subagent whose model call failed ends there
 				e.subTools(tr, p.sub)
-			} else {
-				e.subDone(tr)
 			}
 		case partSubTools:
 			e.afterIteration(tr, p.sub)
@@ -356,7 +350,6 @@ func (e *engine) iterate(tr *turnRun, s *subagent) {
 
 func (e *engine) subTools(tr *turnRun, s *subagent) {
 	calls := e.wl.calls(tr.rng, e.wl.sub.groups, e.serialize, &e.serial)
-	tr.calls += len(calls)
 	if len(calls) == 0 {
 		e.afterIteration(tr, s)
 		return
@@ -382,14 +375,11 @@ func (e *engine) afterIteration(tr *turnRun, s *subagent) {
 	sg := e.wl.sub
 	done := s.iteration >= sg.maxIterations || (sg.budget > 0 && s.spent >= sg.budget) ||
 		(sg.finish > 0 && tr.rng.Float64() < sg.finish)
-	if done {
-		e.subDone(tr)
-		return
+	if !done {
+		e.iterate(tr, s)
 	}
-	e.iterate(tr, s)
 }
 
-func (e *engine) subDone(tr *turnRun) { tr.subs-- }
 
 // finishTurn records a finished agent turn and, in the closed model,
 // schedules the session's next one after its think time.
