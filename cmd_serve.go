@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -80,54 +79,11 @@ func (c *ServeCmd) Run() error {
 			return err
 		}
 	} else {
-		printAccounting(out, stats)
+		fmt.Fprintln(out, "\nwhat the clients did:")
+		fakeapi.WriteStats(out, stats)
 	}
 	if shutdownErr != nil {
 		return fmt.Errorf("requests still running after %v were cut off: %w", grace, shutdownErr)
 	}
 	return nil
-}
-
-// printAccounting prints each service's accounting in words a client
-// author can act on.
-func printAccounting(w io.Writer, st fakeapi.ServerStats) {
-	fmt.Fprintln(w, "\nwhat the clients did:")
-	for _, name := range sortedKeys(st.Services) {
-		s := st.Services[name]
-		fmt.Fprintf(w, "  %s: %d requests, %d accepted, %d completed, %d rate limited%s\n", name, s.Arrived, s.Accepted, s.Completed, s.RateLimited, nonZero(" by ", s.RateLimitedBy))
-		if s.EarlyRetries > 0 {
-			fmt.Fprintf(w, "    %d early retries: clients came back before the Retry-After they were given\n", s.EarlyRetries)
-		}
-		if s.CancelledByClient > 0 {
-			fmt.Fprintf(w, "    %d requests cancelled by their client mid-flight\n", s.CancelledByClient)
-		}
-		if s.Wasted > 0 {
-			fmt.Fprintf(w, "    %d results nobody read: %.1f server seconds and %d tokens wasted\n", s.Wasted, s.WastedWorkS, s.WastedTokens)
-		}
-		if s.WriteRaces > 0 {
-			fmt.Fprintf(w, "    %d write races: overlapping writes to one resource\n", s.WriteRaces)
-		}
-		if errs := nonZero("", s.Errors); errs != "" {
-			fmt.Fprintf(w, "    errors: %s\n", errs)
-		}
-		fmt.Fprintf(w, "    peak concurrency %d\n", s.PeakConcurrency)
-	}
-	if st.NotFound > 0 {
-		fmt.Fprintf(w, "  %d requests to unknown paths\n", st.NotFound)
-	}
-}
-
-// nonZero lists a count map's non-zero entries in key order ("rpm 3, tpm 1"),
-// after prefix; "" when all are zero.
-func nonZero(prefix string, m map[string]int64) string {
-	var parts []string
-	for _, k := range sortedKeys(m) {
-		if m[k] != 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return prefix + strings.Join(parts, ", ")
 }

@@ -38,7 +38,7 @@ func TestServePrintsURLsAndAccounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{"serving 1 service(s) of scenario burst-8", url, srv.StatsURL(), "what the clients did:", name + ": 3 requests"} {
+	for _, want := range []string{"serving 1 service(s) of scenario burst-8", url, srv.StatsURL(), "what the clients did:", name + ": 3 arrived"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
