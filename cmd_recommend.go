@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/simbench/simbench/reports"
@@ -32,7 +30,7 @@ type recommendOut struct {
 	Scenario       string                        `json:"scenario"`
 	Recommendation map[string]sim.Recommendation `json:"recommendation"`
 	Arithmetic     map[string][]string           `json:"arithmetic"`
-	Sweep          *sweepOutRow                  `json:"sweep,omitempty"`
+	Sweep          *reports.SweepRow             `json:"sweep,omitempty"`
 	Strategy       string                        `json:"strategy,omitempty"`
 	Verdict        string                        `json:"verdict,omitempty"`
 }
@@ -91,7 +89,9 @@ func (c *RecommendCmd) Run() error {
 	}
 	if res.Sweep != nil {
 		fmt.Fprintf(out, "\nverified by simulation (strategy %s, %s):\n", res.Strategy, res.Sweep.Load)
-		printSweep(out, &sweepOut{Scenario: sc.Name, Strategy: res.Strategy, Rows: []sweepOutRow{*res.Sweep}}, c.MaxShare)
+		if err := reports.WriteSweep(out, "sweep of "+sc.Name+" · strategy "+res.Strategy, []reports.SweepRow{*res.Sweep}, c.MaxShare); err != nil {
+			return err
+		}
 		fmt.Fprintf(out, "\n%s\n", res.Verdict)
 	}
 	return nil
@@ -105,7 +105,7 @@ func (c *RecommendCmd) verify(sc *scenarios.Scenario, plan *reports.Plan, res *r
 		strategy = defaultSweepStrategy(sc)
 	}
 	computed := plan.MaxInFlight
-	caps := capsAround(computed)
+	caps := reports.CapsAround(computed)
 	ctx, stop := interruptible(nil)
 	defer stop()
 	rows, err := sim.Sweep(ctx, sc, strategy, caps, nil, sim.Options{Duration: c.Duration})
@@ -115,68 +115,16 @@ func (c *RecommendCmd) verify(sc *scenarios.Scenario, plan *reports.Plan, res *r
 		}
 		return codedError{err, exitInvalid}
 	}
-	row := sweepOutRow{Load: "as written"}
+	var points []reports.SweepPoint
 	for i, s := range rows[0].Results {
-		row.Points = append(row.Points, reports.SweepPointOf(caps[i], s))
+		points = append(points, reports.SweepPointOf(caps[i], s))
 	}
-	chosen, ok := reports.ChooseCap(row.Points, c.MaxShare)
-	row.Chosen = chosen
-	if k, kok := reports.Knee(row.Points); kok {
-		row.Knee = k
-	}
+	row := reports.NewSweepRow("as written", points, c.MaxShare)
 	res.Sweep, res.Strategy = &row, strategy
+	res.Verdict = reports.Verdict(plan, points, row.Chosen, c.MaxShare)
 	name := plan.Service.Name
 	rec := res.Recommendation[name]
-	switch {
-	case !ok:
-		res.Verdict = fmt.Sprintf("the sweep found no cap with 429s at or below %.2f%%: the arithmetic's %d is not enough on its own — pace with a token bucket at headroom %.2f", c.MaxShare*100, computed, plan.Service.Headroom)
-	case chosen == computed:
-		rec.VerifiedCap = chosen
-		res.Verdict = fmt.Sprintf("arithmetic and simulation agree: %d in flight for %s", chosen, name)
-	default:
-		rec.VerifiedCap = chosen
-		res.Verdict = fmt.Sprintf("arithmetic says %d, the simulation %d for %s: %s", computed, chosen, name, disagreement(plan, row.Points, computed, chosen))
-	}
+	rec.VerifiedCap = row.Chosen
 	res.Recommendation[name] = rec
 	return nil
-}
-
-// capsAround returns caps from a quarter to twice the computed one.
-func capsAround(c int) []int {
-	var caps []int
-	for _, f := range []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5, 2} {
-		n := max(1, int(float64(c)*f+0.5))
-		if !slices.Contains(caps, n) {
-			caps = append(caps, n)
-		}
-	}
-	return caps
-}
-
-// disagreement says why the sweep chose another cap than the arithmetic.
-func disagreement(plan *reports.Plan, points []reports.SweepPoint, computed, chosen int) string {
-	at := func(cp int) *reports.SweepPoint {
-		for i := range points {
-			if points[i].Cap == cp {
-				return &points[i]
-			}
-		}
-		return nil
-	}
-	var why []string
-	if plan.BindingLimit == reports.LimitTPM {
-		why = append(why, "the token limit binds, so the request arithmetic overstates what fits")
-	}
-	if p := at(computed); p != nil && p.RateLimitedShare > 0 {
-		why = append(why, fmt.Sprintf("at %d the service still answered %.2f%% of attempts with 429 (bursts and retries the mean hides)", computed, p.RateLimitedShare*100))
-	}
-	if chosen > computed {
-		why = append(why, "the workload never offers enough calls to fill the limit at the computed cap, so a larger cap only cuts queueing (and the headroom the arithmetic keeps for retries goes unused)")
-	} else if p, q := at(chosen), at(computed); p != nil && q != nil && q.P95Ms > p.P95Ms {
-		why = append(why, fmt.Sprintf("the latency tail: p95 rises from %.0f ms at %d to %.0f ms at %d", p.P95Ms, chosen, q.P95Ms, computed))
-	}
-	if len(why) == 0 {
-		return "the p95 turn latency is lowest there"
-	}
-	return strings.Join(why, "; ")
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
@@ -37,18 +36,11 @@ type SweepCmd struct {
 
 // sweepOut is what `sweep --json` prints and sweep.json holds.
 type sweepOut struct {
-	Scenario string         `json:"scenario"`
-	Strategy string         `json:"strategy"`
-	Rows     []sweepOutRow  `json:"rows"`
-	Chosen   map[string]int `json:"chosen_cap"` // by load
-	Knee     map[string]int `json:"knee"`       // by load
-}
-
-type sweepOutRow struct {
-	Load   string               `json:"load"`
-	Points []reports.SweepPoint `json:"points"`
-	Chosen int                  `json:"chosen_cap,omitempty"`
-	Knee   int                  `json:"knee,omitempty"`
+	Scenario string             `json:"scenario"`
+	Strategy string             `json:"strategy"`
+	Rows     []reports.SweepRow `json:"rows"`
+	Chosen   map[string]int     `json:"chosen_cap"` // by load
+	Knee     map[string]int     `json:"knee"`       // by load
 }
 
 // Run sweeps, prints a table per load with the knee and the chosen cap
@@ -99,15 +91,16 @@ func (c *SweepCmd) Run() error {
 	}
 	res := sweepOut{Scenario: sc.Name, Strategy: strategy, Chosen: map[string]int{}, Knee: map[string]int{}}
 	for _, row := range rows {
-		r := sweepOutRow{Load: row.Load.String()}
+		var points []reports.SweepPoint
 		for i, s := range row.Results {
-			r.Points = append(r.Points, reports.SweepPointOf(caps[i], s))
+			points = append(points, reports.SweepPointOf(caps[i], s))
 		}
-		if cp, ok := reports.ChooseCap(r.Points, c.MaxShare); ok {
-			r.Chosen, res.Chosen[r.Load] = cp, cp
+		r := reports.NewSweepRow(row.Load.String(), points, c.MaxShare)
+		if r.Chosen > 0 {
+			res.Chosen[r.Load] = r.Chosen
 		}
-		if k, ok := reports.Knee(r.Points); ok {
-			r.Knee, res.Knee[r.Load] = k, k
+		if r.Knee > 0 {
+			res.Knee[r.Load] = r.Knee
 		}
 		res.Rows = append(res.Rows, r)
 	}
@@ -123,7 +116,9 @@ func (c *SweepCmd) Run() error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	printSweep(out, &res, c.MaxShare)
+	if err := reports.WriteSweep(out, fmt.Sprintf("sweep of %s · strategy %s", sc.Name, strategy), res.Rows, c.MaxShare); err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)
 	return nil
 }
@@ -137,29 +132,6 @@ func defaultSweepStrategy(sc *scenarios.Scenario) string {
 		}
 	}
 	return sc.Strategies[0].Name
-}
-
-func printSweep(w io.Writer, res *sweepOut, maxShare float64) {
-	fmt.Fprintf(w, "sweep of %s · strategy %s · chosen: lowest p95 with 429 share ≤ %.2f%%\n", res.Scenario, res.Strategy, maxShare*100)
-	for _, row := range res.Rows {
-		fmt.Fprintf(w, "\nload: %s\n", row.Load)
-		tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "cap\tp50 ms\tp95 ms\tgoodput/s\t429 share\t\t")
-		for _, p := range row.Points {
-			mark := ""
-			if p.Cap == row.Chosen {
-				mark = "← chosen"
-			}
-			if p.Cap == row.Knee {
-				mark += " ← knee"
-			}
-			fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.2f\t%.3f%%\t%s\t\n", p.Cap, p.P50Ms, p.P95Ms, p.GoodputPerS, p.RateLimitedShare*100, mark)
-		}
-		tw.Flush()
-		if row.Chosen == 0 {
-			fmt.Fprintf(w, "no cap kept 429s at or below %.2f%%: try smaller caps or a token bucket\n", maxShare*100)
-		}
-	}
 }
 
 // writeSweep writes sweep.json and the plots of the first load's sweep.

@@ -94,12 +94,3 @@ func TestRecommendJSON(t *testing.T) {
 		t.Errorf("--no-verify: sweep %+v, arithmetic %v", got.Sweep, got.Arithmetic)
 	}
 }
-
-func TestCapsAround(t *testing.T) {
-	if got := capsAround(50); len(got) != 7 || got[0] != 13 || got[3] != 50 || got[6] != 100 {
-		t.Errorf("capsAround(50) = %v", got)
-	}
-	if got := capsAround(1); len(got) != 2 || got[0] != 1 || got[1] != 2 {
-		t.Errorf("capsAround(1) = %v", got)
-	}
-}

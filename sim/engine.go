@@ -380,7 +380,6 @@ func (e *engine) afterIteration(tr *turnRun, s *subagent) {
 	}
 }
 
-
 // finishTurn records a finished agent turn and, in the closed model,
 // schedules the session's next one after its think time.
 func (e *engine) finishTurn(tr *turnRun) {

@@ -1,0 +1,111 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// SweepRow is one load of a sweep: the strategy's points at every cap, with
+// the chosen cap (0: none qualified) and the knee (0: none found).
+type SweepRow struct {
+	Load   string       `json:"load"`
+	Points []SweepPoint `json:"points"`
+	Chosen int          `json:"chosen_cap,omitempty"`
+	Knee   int          `json:"knee,omitempty"`
+}
+
+// NewSweepRow chooses the cap and finds the knee of a load's points;
+// maxShare is ChooseCap's threshold.
+func NewSweepRow(load string, points []SweepPoint, maxShare float64) SweepRow {
+	r := SweepRow{Load: load, Points: points}
+	if c, ok := ChooseCap(points, maxShare); ok {
+		r.Chosen = c
+	}
+	if k, ok := Knee(points); ok {
+		r.Knee = k
+	}
+	return r
+}
+
+// WriteSweep writes a sweep as one aligned table per load, the chosen cap
+// and the knee marked; title names the scenario and the strategy.
+func WriteSweep(w io.Writer, title string, rows []SweepRow, maxShare float64) error {
+	fmt.Fprintf(w, "%s · chosen: lowest p95 with 429 share ≤ %.2f%%\n", title, maxShare*100)
+	for _, row := range rows {
+		fmt.Fprintf(w, "\nload: %s\n", row.Load)
+		tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "cap\tp50 ms\tp95 ms\tgoodput/s\t429 share\t\t")
+		for _, p := range row.Points {
+			var marks []string
+			if p.Cap == row.Chosen {
+				marks = append(marks, "← chosen")
+			}
+			if p.Cap == row.Knee {
+				marks = append(marks, "← knee")
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.3f%%\t%s\t\n", p.Cap, millis(p.P50Ms), millis(p.P95Ms), dec2(p.GoodputPerS), p.RateLimitedShare*100, strings.Join(marks, " "))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if row.Chosen == 0 {
+			fmt.Fprintf(w, "no cap kept 429s at or below %.2f%%: try smaller caps or a token bucket\n", maxShare*100)
+		}
+	}
+	return nil
+}
+
+// CapsAround returns the caps a verifying sweep tries: from a quarter to
+// twice the computed cap c, at least 1, without repeats.
+func CapsAround(c int) []int {
+	var caps []int
+	for _, f := range []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5, 2} {
+		n := max(1, int(float64(c)*f+0.5))
+		if !slices.Contains(caps, n) {
+			caps = append(caps, n)
+		}
+	}
+	return caps
+}
+
+// Verdict compares the plan's cap with the one a sweep chose and says, in
+// a sentence, whether they agree and why not when they do not: the token
+// limit binding, 429s the mean hides (bursts, retries), a workload that
+// never fills the limit, or the latency tail. chosen is 0 when no cap of
+// the sweep qualified.
+func Verdict(plan *Plan, points []SweepPoint, chosen int, maxShare float64) string {
+	computed, name := plan.MaxInFlight, plan.Service.Name
+	switch chosen {
+	case 0:
+		return fmt.Sprintf("the sweep found no cap with 429s at or below %.2f%%: the arithmetic's %d is not enough on its own — pace with a token bucket at headroom %.2f", maxShare*100, computed, plan.Service.Headroom)
+	case computed:
+		return fmt.Sprintf("arithmetic and simulation agree: %d in flight for %s", chosen, name)
+	}
+	at := func(cp int) *SweepPoint {
+		for i := range points {
+			if points[i].Cap == cp {
+				return &points[i]
+			}
+		}
+		return nil
+	}
+	var why []string
+	if plan.BindingLimit == LimitTPM {
+		why = append(why, "the token limit binds, so the request arithmetic overstates what fits")
+	}
+	if p := at(computed); p != nil && p.RateLimitedShare > 0 {
+		why = append(why, fmt.Sprintf("at %d the service still answered %.2f%% of attempts with 429 (bursts and retries the mean hides)", computed, p.RateLimitedShare*100))
+	}
+	if chosen > computed {
+		why = append(why, "the workload never offers enough calls to fill the limit at the computed cap, so a larger cap only cuts queueing (and the headroom the arithmetic keeps for retries goes unused)")
+	} else if p, q := at(chosen), at(computed); p != nil && q != nil && q.P95Ms > p.P95Ms {
+		why = append(why, fmt.Sprintf("the latency tail: p95 rises from %s ms at %d to %s ms at %d", millis(p.P95Ms), chosen, millis(q.P95Ms), computed))
+	}
+	if len(why) == 0 {
+		why = append(why, "the p95 turn latency is lowest there")
+	}
+	return fmt.Sprintf("arithmetic says %d, the simulation %d for %s: %s", computed, chosen, name, strings.Join(why, "; "))
+}
