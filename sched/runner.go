@@ -93,14 +93,32 @@ func (r *Runner) Stream(ctx context.Context, turn Turn) (<-chan Result, error) {
 		return nil, err
 	}
 	out := make(chan Result, len(turn.Calls))
-	go func() {
-		defer close(out)
-		r.wait(ctx, w) //nolint:errcheck // the results carry the cancellation
-		for res := range w.stream {
-			out <- res
-		}
-	}()
+	go r.forward(ctx, w, out)
 	return out, nil
+}
+
+// forward passes a streamed turn's results on as the owner decides them,
+// and cancels the turn when ctx ends. out has room for every result, so a
+// caller that stops reading never blocks the Runner.
+func (r *Runner) forward(ctx context.Context, w *waiter, out chan<- Result) {
+	defer close(out)
+	cancelled := ctx.Done()
+	for {
+		select {
+		case res, ok := <-w.stream:
+			if !ok { // the owner closes the stream when the turn is done
+				<-w.done
+				return
+			}
+			out <- res
+		case <-cancelled:
+			cancelled = nil
+			select {
+			case r.msgs <- msg{kind: msgCancel, w: w}:
+			case <-r.quit: // Close ends the turn itself
+			}
+		}
+	}
 }
 
 func (r *Runner) submit(turn Turn, stream bool) (*waiter, error) {

@@ -171,6 +171,39 @@ func TestRunnerStream(t *testing.T) {
 	})
 }
 
+func TestRunnerStreamsAsResultsArrive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, _ := NewRunner(Config{}, func(ctx context.Context, call *Call, _ int) Outcome {
+			if call.ID == "slow" {
+				<-ctx.Done()
+				return Outcome{Class: ClassCancelled, Err: ctx.Err()}
+			}
+			time.Sleep(time.Millisecond)
+			return Succeeded(call.ID)
+		})
+		defer r.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		start := time.Now()
+		ch, err := r.Stream(ctx, Turn{Calls: []Call{{ID: "slow"}, {ID: "fast"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := <-ch
+		if first.ID != "fast" || first.Err != nil || time.Since(start) != time.Millisecond {
+			t.Fatalf("first result %+v after %v, want fast after 1ms while slow still runs", first, time.Since(start))
+		}
+		cancel()
+		second, ok := <-ch
+		if !ok || second.ID != "slow" || second.State != CancelledInFlight || !errors.Is(second.Err, ErrCancelled) {
+			t.Errorf("second result %+v (ok %v)", second, ok)
+		}
+		if _, ok := <-ch; ok {
+			t.Error("the stream did not close after the last result")
+		}
+	})
+}
+
 func TestRunnerRefusesAndCloses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &sleeper{d: time.Hour}
