@@ -205,6 +205,9 @@ type Model struct {
 	inFlight int
 
 	retryAt map[string]time.Duration
+	// pruneAt is the size of retryAt at which deadlines already past are
+	// dropped, so clients that never come back do not grow it without bound.
+	pruneAt int
 	writes  map[string]int
 
 	epInit         bool
@@ -230,6 +233,7 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	m := &Model{
 		cfg:      cfg,
 		retryAt:  map[string]time.Duration{},
+		pruneAt:  minPrune,
 		writes:   map[string]int{},
 		faults:   sub(),
 		overload: sub(),
@@ -443,6 +447,9 @@ func (m *Model) limited(now time.Duration, r Request, t *tenant, d Decision, wai
 	if d.HasRetryAfter {
 		if at := now + d.RetryAfter; at > m.retryAt[r.Client] {
 			m.retryAt[r.Client] = at
+			if len(m.retryAt) >= m.pruneAt {
+				m.pruneRetries(now)
+			}
 		}
 	}
 	m.quotas(now, t, &d)
@@ -594,4 +601,20 @@ func (m *Model) Cancel(now time.Duration, id ID) {
 func (m *Model) ResetStats() {
 	m.c = counters{peak: m.inFlight}
 	clear(m.retryAt)
+}
+
+// minPrune is the least size of the retry-deadline map worth pruning.
+const minPrune = 1024
+
+// pruneRetries drops the retry deadlines that have passed: a client
+// arriving after its deadline is not early, so forgetting it changes no
+// count. The next prune waits until the map has doubled, so the work stays
+// proportional to the deadlines added.
+func (m *Model) pruneRetries(now time.Duration) {
+	for c, at := range m.retryAt {
+		if at <= now {
+			delete(m.retryAt, c)
+		}
+	}
+	m.pruneAt = max(minPrune, 2*len(m.retryAt))
 }

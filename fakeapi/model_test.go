@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -264,5 +265,37 @@ func TestValidateListsEveryProblem(t *testing.T) {
 	}
 	if err := (ServiceConfig{Name: "ok", RPM: 60}).Validate(); err != nil {
 		t.Fatalf("valid config: %v", err)
+	}
+}
+
+func TestRetryDeadlinesDoNotGrowWithoutBound(t *testing.T) {
+	// 10 requests/s; 100,000 clients each get one 429 and never return.
+	m, err := NewModel(ServiceConfig{Name: "s", RPS: 10, Headers: HeadersOpenAI}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100_000 {
+		now := time.Duration(i) * time.Millisecond
+		d := m.Arrive(now, Request{Client: strconv.Itoa(i)})
+		if d.Admitted() {
+			m.Finish(now, d.ID, false)
+		}
+	}
+	if n := len(m.retryAt); n > 2*minPrune {
+		t.Errorf("%d retry deadlines kept for clients whose deadlines passed long ago", n)
+	}
+	// A client that comes back early is still counted: exhaust the bucket
+	// at 200 s, then return at once.
+	now := 200 * time.Second
+	for {
+		d := m.Arrive(now, Request{Client: "again"})
+		if d.Kind == KindRateLimited {
+			break
+		}
+		m.Finish(now, d.ID, false)
+	}
+	before := m.Stats().EarlyRetries
+	if e := m.Arrive(now, Request{Client: "again"}); !e.EarlyRetry || m.Stats().EarlyRetries != before+1 {
+		t.Errorf("an early retry after pruning was not counted: %+v", e)
 	}
 }
