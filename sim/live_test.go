@@ -57,12 +57,21 @@ func TestLiveAgreesWithVirtual(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.05})
-	if err != nil {
-		t.Fatal(err)
+	// A machine busy with other tests may fire timers late; the remedy the
+	// invalid mark suggests is a slower time scale, so try one before failing.
+	var live *Results
+	for _, scale := range []float64{0.05, 0.1} {
+		live, err = RunLive(context.Background(), sc, LiveOptions{TimeScale: scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if live.Invalid == "" {
+			break
+		}
+		t.Logf("time scale %g: %s", scale, live.Invalid)
 	}
 	if live.Invalid != "" {
-		t.Fatalf("live run invalid: %s", live.Invalid)
+		t.Fatalf("live run invalid even at time scale %g: %s", live.TimeScale, live.Invalid)
 	}
 	v, l := virtual.Strategies[0], live.Strategies[0]
 	t.Logf("virtual: goodput %.2f/s p50 %.0f ms; live: goodput %.2f/s p50 %.0f ms", v.GoodputPerS, v.TurnLatencyMs.P50, l.GoodputPerS, l.TurnLatencyMs.P50)
@@ -72,7 +81,7 @@ func TestLiveAgreesWithVirtual(t *testing.T) {
 	if rel := math.Abs(l.TurnLatencyMs.P50-v.TurnLatencyMs.P50) / v.TurnLatencyMs.P50; rel > 0.10 {
 		t.Errorf("p50 turn latency: live %.0f ms vs virtual %.0f ms (%.1f%% apart)", l.TurnLatencyMs.P50, v.TurnLatencyMs.P50, rel*100)
 	}
-	if l.Calls == 0 || l.Attempts < l.Calls || live.Mode != "live" || live.TimeScale != 0.05 {
+	if l.Calls == 0 || l.Attempts < l.Calls || live.Mode != "live" {
 		t.Errorf("live results: %+v", l)
 	}
 }
