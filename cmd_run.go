@@ -98,6 +98,9 @@ func (c *RunCmd) Run() error {
 			return err
 		}
 		fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, reports.ResultsFile))
+		if !c.NoReports {
+			fmt.Fprintf(out, "report:  %s\n", filepath.Join(dir, reports.HTMLFile))
+		}
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {
