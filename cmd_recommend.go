@@ -30,6 +30,8 @@ type recommendOut struct {
 	Scenario       string                        `json:"scenario"`
 	Recommendation map[string]sim.Recommendation `json:"recommendation"`
 	Arithmetic     map[string][]string           `json:"arithmetic"`
+	Overall        *reports.Overall              `json:"overall,omitempty"`
+	OverallLines   []string                      `json:"overall_arithmetic,omitempty"`
 	Sweep          *reports.SweepRow             `json:"sweep,omitempty"`
 	Strategy       string                        `json:"strategy,omitempty"`
 	Verdict        string                        `json:"verdict,omitempty"`
@@ -57,6 +59,7 @@ func (c *RecommendCmd) Run() error {
 	res := recommendOut{Scenario: sc.Name, Recommendation: map[string]sim.Recommendation{}, Arithmetic: map[string][]string{}}
 	var dominant *reports.Plan
 	var dominantCalls float64
+	var plans []reports.Plan
 	for _, l := range sim.Loads(sc) {
 		in := reportService(l)
 		in.Headroom = headroom
@@ -67,9 +70,14 @@ func (c *RecommendCmd) Run() error {
 		}
 		res.Recommendation[l.Name] = plan.Recommendation()
 		res.Arithmetic[l.Name] = plan.Lines()
+		plans = append(plans, plan)
 		if l.CallsPerTurn > dominantCalls {
 			dominant, dominantCalls = &plan, l.CallsPerTurn
 		}
+	}
+	if len(plans) > 1 {
+		o, _ := reports.OverallOf(plans)
+		res.Overall, res.OverallLines = &o, o.Lines(plans)
 	}
 	if dominant != nil && !c.NoVerify {
 		if err := c.verify(sc, dominant, &res); err != nil {
@@ -84,6 +92,12 @@ func (c *RecommendCmd) Run() error {
 	for _, name := range sortedKeys(res.Arithmetic) {
 		fmt.Fprintf(out, "%s\n", name)
 		for _, line := range res.Arithmetic[name] {
+			fmt.Fprintf(out, "  %s\n", line)
+		}
+	}
+	if len(res.OverallLines) > 0 {
+		fmt.Fprintln(out, "overall")
+		for _, line := range res.OverallLines {
 			fmt.Fprintf(out, "  %s\n", line)
 		}
 	}

@@ -90,6 +90,11 @@ func TestRecommendJSON(t *testing.T) {
 	if !ok || r.BindingLimit != "rpm" || r.RequestsPerMinute != 420 || r.TurnsPerMinute != 52 || r.VerifiedCap != 0 {
 		t.Errorf("sources: %+v", r)
 	}
+	// Two services: the overall cap adds theirs and the turn rate is the
+	// tighter one's.
+	if got.Overall == nil || got.Overall.LimitedBy != "sources" || got.Overall.TurnsPerMinute != 52 || got.Overall.MaxInFlight != r.MaxInFlight+got.Recommendation["llm"].MaxInFlight {
+		t.Errorf("overall %+v", got.Overall)
+	}
 	if got.Sweep != nil || len(got.Arithmetic["sources"]) == 0 {
 		t.Errorf("--no-verify: sweep %+v, arithmetic %v", got.Sweep, got.Arithmetic)
 	}

@@ -1,0 +1,44 @@
+package reports
+
+import "fmt"
+
+// Overall is the recommendation for a whole agent runtime that calls
+// several services: the process-wide cap and the turn rate they sustain
+// together.
+type Overall struct {
+	// MaxInFlight is the sum of the services' caps: each service's calls
+	// may fill its own cap at once, and a global cap below the sum would
+	// let one slow service starve the others.
+	MaxInFlight int `json:"max_in_flight"`
+	// TurnsPerMinute is the smallest of the services' sustainable turn
+	// rates: a turn needs every service it calls.
+	TurnsPerMinute int `json:"turns_per_minute"`
+	// LimitedBy names the service whose turn rate binds.
+	LimitedBy string `json:"limited_by"`
+}
+
+// OverallOf combines per-service plans; ok is false without plans.
+func OverallOf(plans []Plan) (o Overall, ok bool) {
+	for i, p := range plans {
+		o.MaxInFlight += p.MaxInFlight
+		if i == 0 || p.TurnsPerMinute < o.TurnsPerMinute {
+			o.TurnsPerMinute, o.LimitedBy = p.TurnsPerMinute, p.Service.Name
+		}
+	}
+	return o, len(plans) > 0
+}
+
+// Lines shows the combination line by line, like Plan.Lines.
+func (o Overall) Lines(plans []Plan) []string {
+	caps := ""
+	for i, p := range plans {
+		if i > 0 {
+			caps += " + "
+		}
+		caps += fmt.Sprintf("%d (%s)", p.MaxInFlight, p.Service.Name)
+	}
+	return []string{
+		fmt.Sprintf("overall max in flight: %s = %d", caps, o.MaxInFlight),
+		fmt.Sprintf("overall turns/min sustainable: %d, limited by %s (a turn needs every service it calls)", o.TurnsPerMinute, o.LimitedBy),
+	}
+}
