@@ -53,6 +53,13 @@ type ServerConfig struct {
 	// instead of the monotonic time since Start. Latencies still elapse in
 	// real time. Tests use it to control rate limiting exactly.
 	Clock func() time.Duration
+	// TimeScale, when in (0, 1), plays the services faster than life: the
+	// models run in the scenario's own time (real time ÷ TimeScale), with
+	// the limits and latencies as configured, while latencies elapse and
+	// advertised delays and resets are sent multiplied by TimeScale. A live
+	// run at 0.01 thus plays ten minutes in six seconds without scaling any
+	// limit up (0 or 1: real time). Ignored when Clock is set.
+	TimeScale float64
 }
 
 // ServerStats is the accounting of every service on a server, as served at
@@ -96,6 +103,9 @@ type listener struct {
 func Start(cfg ServerConfig) (*Server, error) {
 	if len(cfg.Services) == 0 {
 		return nil, errors.New("fakeapi: no services to serve")
+	}
+	if cfg.TimeScale < 0 || cfg.TimeScale > 1 {
+		return nil, fmt.Errorf("fakeapi: time scale %g: want a factor in (0, 1], or 0 for real time", cfg.TimeScale)
 	}
 	if cfg.Warn == nil {
 		cfg.Warn = os.Stderr
@@ -260,7 +270,30 @@ func (s *Server) now() time.Duration {
 	if s.cfg.Clock != nil {
 		return s.cfg.Clock()
 	}
+	if s.scaled() {
+		return time.Duration(float64(time.Since(s.start)) / s.cfg.TimeScale)
+	}
 	return time.Since(s.start)
+}
+
+// scaled reports whether the models run faster than real time.
+func (s *Server) scaled() bool {
+	return s.cfg.Clock == nil && s.cfg.TimeScale > 0 && s.cfg.TimeScale != 1
+}
+
+// real turns a duration of the models' time into real time.
+func (s *Server) real(d time.Duration) time.Duration {
+	if !s.scaled() {
+		return d
+	}
+	return time.Duration(float64(d) * s.cfg.TimeScale)
+}
+
+// realDecision is d with the delays a client sees in real time.
+func (s *Server) realDecision(d Decision) Decision {
+	d.RetryAfter, d.Wait, d.Latency = s.real(d.RetryAfter), s.real(d.Wait), s.real(d.Latency)
+	d.Requests.Reset, d.TokenQuota.Reset = s.real(d.Requests.Reset), s.real(d.TokenQuota.Reset)
+	return d
 }
 
 // ServeHTTP serves the shared listener: accounting endpoints, then services
@@ -393,16 +426,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	sv.mu.Unlock()
 
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
-	wall := s.start.Add(now)
+	wall := s.start.Add(s.real(now))
+	seen := s.realDecision(d) // what the client is told, in real time
 	h := w.Header()
 	h.Set("X-Request-Id", "req_"+id)
-	d.SetHeaders(h, c.Headers, wall)
+	seen.SetHeaders(h, c.Headers, wall)
 	if !d.Admitted() {
 		extra := map[string]any{"kind": d.Kind.String()}
 		if d.Kind == KindRateLimited {
 			extra["limit"] = d.Limit.String()
 			if d.HasRetryAfter {
-				extra["retry_after_ms"] = RoundUp(d.RetryAfter, time.Millisecond).Milliseconds()
+				extra["retry_after_ms"] = RoundUp(seen.RetryAfter, time.Millisecond).Milliseconds()
 			}
 		}
 		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, bodyErr), extra))
@@ -451,7 +485,7 @@ func (s *Server) await(ctx context.Context, sv *service, d *Decision) bool {
 		}
 	}
 	if d.Latency > 0 {
-		t := time.NewTimer(d.Latency)
+		t := time.NewTimer(s.real(d.Latency))
 		defer t.Stop()
 		select {
 		case <-t.C:

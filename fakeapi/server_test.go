@@ -425,3 +425,31 @@ func TestSummaryAndWriteStats(t *testing.T) {
 		t.Errorf("WriteStats:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+func TestServerTimeScale(t *testing.T) {
+	// One request per minute in the scenario's time, played 100 times
+	// faster: the second request is refused and told to wait at most 600 ms
+	// of real time (a minute of the scenario's), not a minute.
+	s, c := startServer(t, ServerConfig{
+		TimeScale: 0.01,
+		Services:  []ServiceConfig{{Name: "api", RPM: 1, Headers: HeadersOpenAI}},
+	})
+	url := s.URL("api") + "/tools/x"
+	if r := do(t, c, "GET", url, ""); r.status != 200 {
+		t.Fatalf("first request: %d", r.status)
+	}
+	r := do(t, c, "GET", url, "")
+	if r.status != 429 {
+		t.Fatalf("second request: %d, want 429", r.status)
+	}
+	ms, err := strconv.Atoi(r.header.Get("Retry-After-Ms"))
+	if err != nil || ms < 1 || ms > 600 {
+		t.Errorf("Retry-After-Ms %q, want 1..600 (a minute of scenario time × 0.01)", r.header.Get("Retry-After-Ms"))
+	}
+	if st := s.Stats().Services["api"]; st.RateLimited != 1 || st.Completed != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	if _, err := Start(ServerConfig{TimeScale: 2, Services: []ServiceConfig{{Name: "x"}}}); err == nil || !strings.Contains(err.Error(), "time scale 2") {
+		t.Errorf("a time scale above 1 was accepted: %v", err)
+	}
+}

@@ -59,7 +59,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 		}
 	}
 	for i := range scaled.Strategies {
-		lr, err := runLiveStrategy(ctx, scaled, &scaled.Strategies[i], f, opts.Progress)
+		lr, err := runLiveStrategy(ctx, sc, scaled, &scaled.Strategies[i], f, opts.Progress)
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
 			if lr.invalid != "" {
@@ -118,16 +118,18 @@ func (l *liveRun) vnow() time.Duration {
 	return time.Duration(float64(time.Since(l.start)) / l.f)
 }
 
-func runLiveStrategy(ctx context.Context, sc *scenarios.Scenario, st *scenarios.Strategy, f float64, progress func(string, time.Duration, time.Duration)) (*liveRun, error) {
+// runLiveStrategy runs one strategy live. The client side (workload, the
+// scheduler's buckets, backoffs and timeouts) runs on the scaled scenario;
+// the fake services run the original one in the scenario's own time, which
+// the server plays at TimeScale f, so no limit is scaled up.
+func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scenarios.Strategy, f float64, progress func(string, time.Duration, time.Duration)) (*liveRun, error) {
 	var svcs []fakeapi.ServiceConfig
-	names := make([]string, len(sc.Services))
-	for i := range sc.Services {
-		mc := ModelConfig(&sc.Services[i])
-		mc.TokenBurst = int64(sc.Services[i].TokensPerMinute * f) // one minute of the unscaled limit
-		svcs = append(svcs, mc)
-		names[i] = sc.Services[i].Name
+	names := make([]string, len(orig.Services))
+	for i := range orig.Services {
+		svcs = append(svcs, ModelConfig(&orig.Services[i]))
+		names[i] = orig.Services[i].Name
 	}
-	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, Warn: io.Discard})
+	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, TimeScale: f, Warn: io.Discard})
 	if err != nil {
 		return nil, err
 	}
@@ -198,9 +200,8 @@ func runLiveStrategy(ctx context.Context, sc *scenarios.Scenario, st *scenarios.
 	stats := srv.Stats()
 	var models []modelStats
 	for i := range sc.Services {
-		st := stats.Services[sc.Services[i].Name]
-		st.WastedWorkS /= f
-		models = append(models, modelStats{stats: st, cfg: unscaled(svcs[i], f)})
+		// The services keep their books in the scenario's own time already.
+		models = append(models, modelStats{stats: stats.Services[sc.Services[i].Name], cfg: svcs[i]})
 	}
 	l.mu.Lock()
 	l.result = l.m.strategyResultFrom(st.Name, st.MaxInFlight, models, l.offered)
@@ -222,15 +223,6 @@ func liveBuckets(cfg *sched.Config, sc *scenarios.Scenario, f float64) {
 		}
 		cfg.Services[svc.Name] = s
 	}
-}
-
-// unscaled gives a scaled service's limits back in the scenario's own time,
-// for quota arithmetic.
-func unscaled(c fakeapi.ServiceConfig, f float64) fakeapi.ServiceConfig {
-	c.RPS = int64(float64(c.RPS) * f)
-	c.RPM = int64(float64(c.RPM) * f)
-	c.TPM = int64(float64(c.TPM) * f)
-	return c
 }
 
 // session loops one agent's turns until the scenario's duration ends.
