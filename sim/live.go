@@ -107,10 +107,15 @@ type liveRun struct {
 	serial  uint64
 	sem     chan struct{}
 	readers sync.WaitGroup // requests left running after a reader-only cancel
-	invalid string
-	result  StrategyResult
-	offered float64
-	arrived int64
+	// orphans carries the requests a reader-only cancel left running; it
+	// ends with the strategy's run, so a request the server never answers
+	// (a hang) cannot outlive it.
+	orphans   context.Context
+	endOrphan context.CancelFunc
+	invalid   string
+	result    StrategyResult
+	offered   float64
+	arrived   int64
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
@@ -141,6 +146,8 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	liveBuckets(&cfg, sc, f)
 	window := time.Duration(float64(sc.Duration) / f)
 	l := &liveRun{sc: sc, st: st, f: f, srv: srv, wl: newWorkload(sc), m: newCollector(names, window), late: newHistogram()}
+	l.orphans, l.endOrphan = context.WithCancel(context.Background())
+	defer l.endOrphan()
 	transport := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
 	defer transport.CloseIdleConnections()
 	tool := &httptool.Tool{Client: &http.Client{Transport: transport}, Build: l.build}
@@ -194,6 +201,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	cancel()
 	wg.Wait()
 	l.runner.Close()
+	l.endOrphan()
 	l.readers.Wait()
 	l.judge(ctx)
 
@@ -452,23 +460,71 @@ func (l *liveRun) counted(exec sched.Executor) sched.Executor {
 }
 
 // readerOnly makes cancellation stop only the reader: the request runs on
-// without the attempt's context, its response read and thrown away, as a
-// client that abandons a result but not its connection does.
+// without the attempt's context (until the run ends), its response read and
+// thrown away, as a client that abandons a result but not its connection
+// does.
 func (l *liveRun) readerOnly(exec sched.Executor) sched.Executor {
 	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
-		done := make(chan sched.Outcome, 1)
+		o := &orphan{done: make(chan sched.Outcome, 1)}
 		l.readers.Add(1)
 		go func() {
 			defer l.readers.Done()
-			done <- exec(context.WithoutCancel(ctx), call, n)
+			start := time.Now()
+			out := exec(l.orphans, call, n)
+			if o.deliver(out) {
+				return
+			}
+			// Nobody reads this result: the server's work on it is wasted,
+			// which the server itself cannot tell from a normal request.
+			if out.Class == sched.ClassSuccess {
+				l.mu.Lock()
+				l.m.wastedS += time.Since(start).Seconds() / l.f
+				l.m.wastedTokens += call.Tokens
+				l.mu.Unlock()
+			}
 		}()
 		select {
-		case o := <-done:
-			return o
+		case out := <-o.done:
+			return out
 		case <-ctx.Done():
+			if out, ok := o.abandon(); ok {
+				return out // it arrived as the reader gave up: read it after all
+			}
 			return sched.Outcome{Class: sched.ClassCancelled, Err: ctx.Err()}
 		}
 	}
+}
+
+// orphan settles, once, whether a reader-only request's result was read or
+// abandoned.
+type orphan struct {
+	mu        sync.Mutex
+	delivered bool
+	abandoned bool
+	done      chan sched.Outcome
+}
+
+// deliver hands the result to the reader, unless it gave up first.
+func (o *orphan) deliver(out sched.Outcome) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.abandoned {
+		return false
+	}
+	o.delivered = true
+	o.done <- out
+	return true
+}
+
+// abandon gives up on the result, unless it was delivered first.
+func (o *orphan) abandon() (sched.Outcome, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.delivered {
+		return <-o.done, true
+	}
+	o.abandoned = true
+	return sched.Outcome{}, false
 }
 
 // judge marks the run invalid when the machine could not keep its timing.

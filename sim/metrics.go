@@ -32,6 +32,11 @@ type collector struct {
 	bucket   time.Duration
 	timeline []TimelinePoint
 
+	// Work wasted on results nobody read that only the client can see (a
+	// live run's reader-only cancels), in the scenario's seconds and tokens.
+	wastedS      float64
+	wastedTokens int64
+
 	// Calls in the system (submitted, no result yet) integrated over time:
 	// a check of Little's law on the engine's own bookkeeping.
 	inSystem  int
@@ -218,7 +223,8 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 			r.QuotaUsed[c.services[i]] = round6(used)
 		}
 	}
-	r.WastedWorkS = round6(r.WastedWorkS)
+	r.WastedWorkS = round6(r.WastedWorkS + c.wastedS)
+	r.WastedTokens += c.wastedTokens
 	for i := range r.Timeline {
 		p := &r.Timeline[i]
 		p.Started = round6(p.Started / p.BucketS)
