@@ -77,12 +77,20 @@ func (c *Core) admit(cs *callState) {
 // The call holds its slots throughout, so starts follow the buckets exactly.
 func (c *Core) reserve(cs *callState) {
 	t := cs.turn
-	if t.attBudget > 0 && t.attUsed >= t.attBudget {
-		c.exhaust(t, fmt.Errorf("the turn's attempt budget of %d is spent: %w", t.attBudget, ErrBudgetExhausted))
-		return
+	var spent error
+	switch {
+	case t.exhausted != nil:
+		spent = t.exhausted
+	case t.attBudget > 0 && t.attUsed >= t.attBudget:
+		spent = fmt.Errorf("the turn's attempt budget of %d is spent: %w", t.attBudget, ErrBudgetExhausted)
+	case t.tokBudget > 0 && t.tokUsed+cs.call.Tokens > t.tokBudget:
+		spent = fmt.Errorf("the turn has used %d of its %d-token budget and call %q needs %d: %w", t.tokUsed, t.tokBudget, cs.call.ID, cs.call.Tokens, ErrBudgetExhausted)
 	}
-	if t.tokBudget > 0 && t.tokUsed+cs.call.Tokens > t.tokBudget {
-		c.exhaust(t, fmt.Errorf("the turn has used %d of its %d-token budget and call %q needs %d: %w", t.tokUsed, t.tokBudget, cs.call.ID, cs.call.Tokens, ErrBudgetExhausted))
+	if spent != nil {
+		// The budget ran out now or earlier (a retry of a call that was in
+		// flight when it did): nothing more starts.
+		c.exhaust(t, spent)
+		c.finish(cs, ClassCancelled, nil, spent)
 		return
 	}
 	s := cs.svc

@@ -467,6 +467,30 @@ func TestBudgets(t *testing.T) {
 	}
 }
 
+func TestRetryAfterBudgetRanOut(t *testing.T) {
+	// Budget 2: a and b start, c finds the budget spent. Then a fails and
+	// its retry must end with the budget error, not wait forever.
+	d := newDriver(t, Config{TurnAttemptBudget: 2, Retry: RetryPolicy{MaxAttempts: 3}}, func(c *Call, _ int, _ time.Duration) (time.Duration, Outcome) {
+		if c.ID == "a" {
+			return 10 * time.Millisecond, Failed(ClassTransient, errors.New("flaky"))
+		}
+		return time.Second, Succeeded(nil)
+	})
+	d.submit(Call{ID: "a"}, Call{ID: "b"}, Call{ID: "c"})
+	d.run(time.Hour)
+	if len(d.turns) != 1 {
+		t.Fatalf("the turn never finished: %d results", len(d.results))
+	}
+	for id, want := range map[string]error{"a": ErrBudgetExhausted, "b": nil, "c": ErrBudgetExhausted} {
+		if r := d.results[id]; !errors.Is(r.Err, want) && !(want == nil && r.Err == nil) {
+			t.Errorf("%s: %v, want %v", id, r.Err, want)
+		}
+	}
+	if r := d.results["a"]; r.Attempts != 1 || r.State != Completed {
+		t.Errorf("a: %+v", r)
+	}
+}
+
 func TestAllOrNothing(t *testing.T) {
 	d := newDriver(t, Config{Join: JoinAllOrNothing}, func(c *Call, _ int, _ time.Duration) (time.Duration, Outcome) {
 		if c.ID == "c1" {

@@ -26,8 +26,11 @@ func TestProperties(t *testing.T) {
 				MaxAttempts:      rapid.IntRange(1, 4).Draw(rt, "attempts"),
 				RetryAfterJitter: time.Duration(rapid.IntRange(0, 300).Draw(rt, "ra jitter ms")) * time.Millisecond,
 			},
-			AttemptTimeout: time.Duration(rapid.IntRange(0, 3).Draw(rt, "attempt timeout s")) * time.Second,
-			Services:       map[string]ServiceConfig{},
+			AttemptTimeout:    time.Duration(rapid.IntRange(0, 3).Draw(rt, "attempt timeout s")) * time.Second,
+			TurnAttemptBudget: rapid.IntRange(0, 12).Draw(rt, "attempt budget"),
+			TurnTokenBudget:   int64(rapid.IntRange(0, 20000).Draw(rt, "token budget")),
+			Join:              JoinMode(rapid.IntRange(0, 2).Draw(rt, "join")),
+			Services:          map[string]ServiceConfig{},
 		}
 		for _, s := range services {
 			cfg.Services[s] = ServiceConfig{
