@@ -163,6 +163,10 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	defer cancel()
 	var wg sync.WaitGroup
 	l.start = time.Now()
+	// Turns still running well after the end are cut off, as the virtual
+	// engine cuts them (and counts them as failed): a run always ends.
+	cutoff := time.AfterFunc(sc.Duration+max(sc.Duration/2, time.Duration(float64(time.Minute)*f)), cancel)
+	defer cutoff.Stop()
 	if progress != nil {
 		wg.Add(1)
 		go func() {
