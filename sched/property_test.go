@@ -30,6 +30,9 @@ func TestProperties(t *testing.T) {
 			TurnAttemptBudget: rapid.IntRange(0, 12).Draw(rt, "attempt budget"),
 			TurnTokenBudget:   int64(rapid.IntRange(0, 20000).Draw(rt, "token budget")),
 			Join:              JoinMode(rapid.IntRange(0, 2).Draw(rt, "join")),
+			FanOutMode:        FanOutMode(rapid.IntRange(0, 1).Draw(rt, "fan-out mode")),
+			CallTimeout:       time.Duration(rapid.IntRange(0, 20).Draw(rt, "call timeout s")) * time.Second,
+			TurnTimeout:       time.Duration(rapid.IntRange(0, 60).Draw(rt, "turn timeout s")) * time.Second,
 			Services:          map[string]ServiceConfig{},
 		}
 		for _, s := range services {
@@ -88,7 +91,13 @@ func TestProperties(t *testing.T) {
 				svcNow[e.Service]--
 			}
 		}
-		d.submit(cs...)
+		id := d.submit(cs...)
+		if at := time.Duration(rapid.IntRange(-1, 5000).Draw(rt, "cancel at ms")) * time.Millisecond; at >= 0 {
+			d.run(at)
+			d.now = max(d.now, at)
+			d.core.Cancel(d.now, id)
+			d.drain()
+		}
 		d.run(1 << 62)
 
 		// Exactly one result per id (the driver fails on a second one).
