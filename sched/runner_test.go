@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -225,5 +226,60 @@ func TestRunnerRefusesAndCloses(t *testing.T) {
 		if _, err := r.Run(context.Background(), eight()); !errors.Is(err, ErrClosed) {
 			t.Errorf("Run after Close: %v", err)
 		}
+	})
+}
+
+func TestRunnerManyTurnsAtOnce(t *testing.T) {
+	// Fifty turns from fifty goroutines share one Runner with caps, a
+	// bucket, retries, timeouts and cancels: every turn gets one result per
+	// call, in its order. (An executor cancelled by its attempt timeout may
+	// still be returning when the freed slot starts the next attempt, so
+	// executors running at once are not bounded by the cap: that is the
+	// point of freeing the slot.)
+	synctest.Test(t, func(t *testing.T) {
+		exec := func(ctx context.Context, call *Call, n int) Outcome {
+			var i int
+			fmt.Sscanf(call.ID, "c%d", &i)
+			select {
+			case <-time.After(time.Duration(1+i%7) * 10 * time.Millisecond):
+			case <-ctx.Done():
+				return Outcome{Class: ClassCancelled, Err: ctx.Err()}
+			}
+			if (i+n)%4 == 0 {
+				return Outcome{Class: ClassRateLimited, Status: 429, RetryAfter: 50 * time.Millisecond, HasRetryAfter: true}
+			}
+			return Succeeded(i)
+		}
+		r, err := NewRunner(Config{
+			MaxInFlight:    6,
+			AttemptTimeout: 65 * time.Millisecond,
+			Services:       map[string]ServiceConfig{"api": {RequestsPerMinute: 6000, RequestBurst: 10}},
+			Retry:          RetryPolicy{Backoff: BackoffFullJitter, Base: 10 * time.Millisecond, Cap: 100 * time.Millisecond, MaxAttempts: 3},
+		}, exec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var wg sync.WaitGroup
+		for k := range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(200+k*10)*time.Millisecond)
+				defer cancel()
+				turn := Turn{Calls: calls(1+k%9, func(int) Call { return Call{Service: "api"} })}
+				res, _ := r.Run(ctx, turn)
+				if len(res) != len(turn.Calls) {
+					t.Errorf("turn %d: %d results for %d calls", k, len(res), len(turn.Calls))
+					return
+				}
+				for i, x := range res {
+					if x.ID != turn.Calls[i].ID {
+						t.Errorf("turn %d: result %d is %s", k, i, x.ID)
+					}
+				}
+			}()
+		}
+		wg.Wait()
 	})
 }
