@@ -54,11 +54,16 @@ type serviceState struct {
 	retries     seqHeap // calls back from a backoff, by their original seq
 }
 
-// writeQueue serializes writes to one resource in submission order.
+// writeQueue serializes writes to one resource: one holds it from the moment
+// it is ready to start until its result; the writes that become ready
+// meanwhile wait in submission order. A write still waiting for its
+// dependencies does not hold the resource, so a write that depends on a
+// later write to the same resource cannot deadlock with it.
 type writeQueue struct {
-	key   string
-	calls []*callState
-	head  int
+	key     string
+	holder  *callState
+	waiting seqHeap
+	pending int // unfinished writes to the resource; at 0 the queue is forgotten
 }
 
 // New returns a Core for cfg, or an error naming the first impossible setting.

@@ -542,3 +542,47 @@ func TestDeterminism(t *testing.T) {
 		t.Error("two runs of the same inputs differ")
 	}
 }
+
+func TestWriteDependingOnALaterWrite(t *testing.T) {
+	// w writes doc after y, which also writes doc but comes later in the
+	// turn: y must run first, then w, without either waiting on the other.
+	d := newDriver(t, Config{}, nil)
+	d.submit(Call{ID: "w", Write: true, Resource: "doc", After: []string{"y"}}, Call{ID: "y", Write: true, Resource: "doc"}, Call{ID: "z", Write: true, Resource: "doc"})
+	d.run(time.Hour)
+	if len(d.turns) != 1 {
+		t.Fatalf("the turn never finished: %d of 3 results", len(d.results))
+	}
+	if d.overlaps != 0 {
+		t.Errorf("%d overlapping writes", d.overlaps)
+	}
+	// y and z are ready at once and go in submission order; w waits for y.
+	want := map[string]time.Duration{"y": 0, "z": 100 * time.Millisecond, "w": 200 * time.Millisecond}
+	for id, at := range want {
+		if got := d.startedOf[id]; got != at {
+			t.Errorf("%s started at %v, want %v", id, got, at)
+		}
+	}
+}
+
+func TestWritesStaySerialAcrossTurnsWhileOneWaitsForADependency(t *testing.T) {
+	// Turn 1: a write to doc waits for a slow read; another write to doc
+	// runs and finishes meanwhile. Turn 2's write to doc arrives before the
+	// read ends: it must not run alongside turn 1's waiting write.
+	d := newDriver(t, Config{}, func(c *Call, _ int, _ time.Duration) (time.Duration, Outcome) {
+		if c.ID == "slow" {
+			return time.Second, Succeeded(nil)
+		}
+		return 500 * time.Millisecond, Succeeded(nil)
+	})
+	d.submit(Call{ID: "slow"}, Call{ID: "w1", Write: true, Resource: "doc", After: []string{"slow"}}, Call{ID: "w0", Write: true, Resource: "doc"})
+	d.run(800 * time.Millisecond)
+	d.now = 800 * time.Millisecond
+	d.submit(Call{ID: "w2", Write: true, Resource: "doc"})
+	d.run(time.Hour)
+	if d.overlaps != 0 {
+		t.Errorf("%d overlapping writes to doc", d.overlaps)
+	}
+	if len(d.turns) != 2 {
+		t.Fatalf("%d turns finished, want 2", len(d.turns))
+	}
+}

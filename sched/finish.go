@@ -1,6 +1,9 @@
 package sched
 
-import "fmt"
+import (
+	"container/heap"
+	"fmt"
+)
 
 // finish decides a call's one result and lets everything waiting on it move:
 // its slots, its turn's fan-out room, the next write to its resource, its
@@ -82,24 +85,28 @@ func (c *Core) finish(cs *callState, class Class, value any, err error) {
 	}
 }
 
-// popWrite removes a finished write from its resource's queue (it need not
-// be the head: a call can fail before its turn) and readies the next head.
+// popWrite accounts for a finished write and, when it held the resource,
+// lets the next ready write take it. A finished write that never held it is
+// dropped when it comes up. The queue is forgotten only when no write to
+// the resource is left unfinished, so a write still waiting for its
+// dependencies cannot find a second queue for the same resource.
 func (c *Core) popWrite(q *writeQueue, cs *callState) {
-	wasHead := q.calls[q.head] == cs
-	if !wasHead {
-		return // a finished non-head is skipped when it reaches the head
+	q.pending--
+	if q.holder == cs {
+		q.holder = nil
+		for len(q.waiting) > 0 {
+			next := heap.Pop(&q.waiting).(*callState)
+			next.writeWait = false
+			if !next.done {
+				q.holder = next
+				c.tryReady(next)
+				break
+			}
+		}
 	}
-	q.calls[q.head] = nil
-	q.head++
-	for q.head < len(q.calls) && q.calls[q.head].done {
-		q.calls[q.head] = nil
-		q.head++
-	}
-	if q.head == len(q.calls) {
+	if q.pending == 0 {
 		delete(c.writes, q.key)
-		return
 	}
-	c.tryReady(q.calls[q.head])
 }
 
 // turnDone hands the turn's results to the driver and forgets the turn.

@@ -31,9 +31,12 @@ func TestProperties(t *testing.T) {
 			TurnTokenBudget:   int64(rapid.IntRange(0, 20000).Draw(rt, "token budget")),
 			Join:              JoinMode(rapid.IntRange(0, 2).Draw(rt, "join")),
 			FanOutMode:        FanOutMode(rapid.IntRange(0, 1).Draw(rt, "fan-out mode")),
-			CallTimeout:       time.Duration(rapid.IntRange(0, 20).Draw(rt, "call timeout s")) * time.Second,
-			TurnTimeout:       time.Duration(rapid.IntRange(0, 60).Draw(rt, "turn timeout s")) * time.Second,
-			Services:          map[string]ServiceConfig{},
+			// Deadlines and cancels end stuck calls, which would hide a
+			// deadlock from the "every turn finishes" check: half the runs
+			// have none.
+			CallTimeout: time.Duration(rapid.OneOf(rapid.Just(0), rapid.IntRange(1, 20)).Draw(rt, "call timeout s")) * time.Second,
+			TurnTimeout: time.Duration(rapid.OneOf(rapid.Just(0), rapid.IntRange(1, 60)).Draw(rt, "turn timeout s")) * time.Second,
+			Services:    map[string]ServiceConfig{},
 		}
 		for _, s := range services {
 			cfg.Services[s] = ServiceConfig{
@@ -55,8 +58,15 @@ func TestProperties(t *testing.T) {
 				Write:      rapid.IntRange(0, 4).Draw(rt, "write") == 0,
 				Idempotent: rapid.Bool().Draw(rt, "idempotent"),
 			}
-			if i > 0 && rapid.IntRange(0, 3).Draw(rt, "has dep") == 0 {
-				cs[i].After = []string{fmt.Sprint("c", rapid.IntRange(0, i-1).Draw(rt, "dep"))}
+		}
+		// Dependencies follow a random order of the calls, so a call may
+		// depend on one listed after it (a write on a later write), never
+		// in a cycle.
+		order := rapid.Permutation(seq(n)).Draw(rt, "dependency order")
+		for k := 1; k < n; k++ {
+			if rapid.IntRange(0, 2).Draw(rt, "has dep") == 0 {
+				dep := order[rapid.IntRange(0, k-1).Draw(rt, "dep")]
+				cs[order[k]].After = append(cs[order[k]].After, fmt.Sprint("c", dep))
 			}
 		}
 		outcomes := rapid.SliceOfN(rapid.IntRange(0, 9), 64, 64).Draw(rt, "outcomes")
@@ -92,7 +102,7 @@ func TestProperties(t *testing.T) {
 			}
 		}
 		id := d.submit(cs...)
-		if at := time.Duration(rapid.IntRange(-1, 5000).Draw(rt, "cancel at ms")) * time.Millisecond; at >= 0 {
+		if at := time.Duration(rapid.OneOf(rapid.Just(-1), rapid.IntRange(0, 5000)).Draw(rt, "cancel at ms")) * time.Millisecond; at >= 0 {
 			d.run(at)
 			d.now = max(d.now, at)
 			d.core.Cancel(d.now, id)
@@ -168,4 +178,13 @@ func TestProperties(t *testing.T) {
 			rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), len(d.core.attempts))
 		}
 	})
+}
+
+// seq returns 0, 1, …, n-1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }

@@ -48,6 +48,7 @@ type callState struct {
 	active     bool // counts against the turn's fan-out cap
 	holdsSlot  bool
 	started    bool // some attempt was sent
+	writeWait  bool // queued for its resource behind another write
 }
 
 // turnState is the Core's view of one turn.
@@ -146,8 +147,8 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 				q = &writeQueue{key: key}
 				c.writes[key] = q
 			}
-			q.calls = append(q.calls, cs)
 			cs.write = q
+			q.pending++
 		}
 	}
 	if hasDeps(ts.calls) {
@@ -332,8 +333,15 @@ func (c *Core) tryReady(cs *callState) {
 	if cs.done || cs.phase != phaseBlocked || cs.depsLeft > 0 {
 		return
 	}
-	if q := cs.write; q != nil && q.calls[q.head] != cs {
-		return
+	if q := cs.write; q != nil && q.holder != cs {
+		if q.holder != nil {
+			if !cs.writeWait {
+				cs.writeWait = true
+				heap.Push(&q.waiting, cs)
+			}
+			return
+		}
+		q.holder = cs
 	}
 	t := cs.turn
 	if !cs.active && t.fanOut > 0 {
