@@ -101,22 +101,64 @@ func TestProperties(t *testing.T) {
 				svcNow[e.Service]--
 			}
 		}
-		id := d.submit(cs...)
-		if at := time.Duration(rapid.OneOf(rapid.Just(-1), rapid.IntRange(0, 5000)).Draw(rt, "cancel at ms")) * time.Millisecond; at >= 0 {
+		// The calls go out as up to three turns (contiguous runs of the
+		// list, dependencies kept within a turn), submitted at random times,
+		// so turns share caps, buckets and resources; one may be cancelled.
+		cuts := []int{0, n}
+		if n > 2 {
+			a := rapid.IntRange(1, n-1).Draw(rt, "first cut")
+			cuts = []int{0, a, n}
+			if a < n-1 && rapid.Bool().Draw(rt, "second cut") {
+				cuts = []int{0, a, rapid.IntRange(a+1, n-1).Draw(rt, "cut"), n}
+			}
+		}
+		turnOf := make([]int, n)
+		for t := 0; t+1 < len(cuts); t++ {
+			for i := cuts[t]; i < cuts[t+1]; i++ {
+				turnOf[i] = t
+			}
+		}
+		for i := range cs {
+			kept := cs[i].After[:0]
+			for _, dep := range cs[i].After {
+				var j int
+				fmt.Sscanf(dep, "c%d", &j)
+				if turnOf[j] == turnOf[i] {
+					kept = append(kept, dep)
+				}
+			}
+			cs[i].After = kept
+		}
+		cancelTurn := rapid.IntRange(-1, len(cuts)-2).Draw(rt, "cancelled turn")
+		cancelAt := time.Duration(rapid.IntRange(0, 5000).Draw(rt, "cancel at ms")) * time.Millisecond
+		var ids []TurnID
+		for t := 0; t+1 < len(cuts); t++ {
+			at := time.Duration(0)
+			if t > 0 {
+				at = time.Duration(rapid.IntRange(0, 2000).Draw(rt, "submit at ms")) * time.Millisecond
+			}
 			d.run(at)
 			d.now = max(d.now, at)
-			d.core.Cancel(d.now, id)
+			ids = append(ids, d.submit(cs[cuts[t]:cuts[t+1]]...))
+		}
+		if cancelTurn >= 0 {
+			d.run(cancelAt)
+			d.now = max(d.now, cancelAt)
+			d.core.Cancel(d.now, ids[cancelTurn])
 			d.drain()
 		}
 		d.run(1 << 62)
 
-		// Exactly one result per id (the driver fails on a second one).
-		if len(d.results) != n || len(d.turns) != 1 || len(d.turns[0].Results) != n {
-			rt.Fatalf("%d results, %d turns for %d calls", len(d.results), len(d.turns), n)
+		// Exactly one result per id (the driver fails on a second one), and
+		// every turn's results in its order.
+		if len(d.results) != n || len(d.turns) != len(cuts)-1 {
+			rt.Fatalf("%d results, %d turns finished for %d calls in %d turns", len(d.results), len(d.turns), n, len(cuts)-1)
 		}
-		for i, r := range d.turns[0].Results {
-			if r.ID != cs[i].ID {
-				rt.Fatalf("result %d is %s", i, r.ID)
+		for _, tr := range d.turns {
+			for i, r := range tr.Results {
+				if r.Index != i || r.ID != d.results[r.ID].ID {
+					rt.Fatalf("turn %d: result %d is %s (index %d)", tr.Turn, i, r.ID, r.Index)
+				}
 			}
 		}
 		// In flight never exceeds any cap.
