@@ -44,6 +44,8 @@ type engine struct {
 	transport bool // cancellation reaches the transport
 	serialize bool
 	m         *collector
+	// cutOff is set when the run stopped at the drain limit with work left.
+	cutOff bool
 	// onArrive, when set (tests), sees every decision a service makes.
 	onArrive func(now time.Duration, d *fakeapi.Decision)
 }
@@ -192,6 +194,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		}
 		ev := e.events.pop()
 		if ev.at > e.stop {
+			e.cutOff = true
 			break
 		}
 		e.now = ev.at
@@ -386,9 +389,20 @@ func (e *engine) finishTurn(tr *turnRun) {
 	e.live--
 	e.m.turn(e.now-tr.start, tr.failed || tr.cancelled, e.now)
 	if tr.session >= 0 {
-		e.schedule(event{at: e.now + e.wl.think.duration(tr.rng), kind: evSession, ref: int32(tr.session)})
+		next := e.now + e.wl.think.duration(tr.rng)
+		if next == tr.start {
+			// A turn that failed at once with no think time would start the
+			// next at the same instant, forever: virtual time would never
+			// move. An agent needs some time between turns.
+			next += minTurnGap
+		}
+		e.schedule(event{at: next, kind: evSession, ref: int32(tr.session)})
 	}
 }
+
+// minTurnGap is the least time between a session's turns when a turn took
+// no time and the session does not think.
+const minTurnGap = time.Millisecond
 
 // carry does what the scheduler decided.
 func (e *engine) carry() {
