@@ -248,6 +248,9 @@ func (l *liveRun) session(ctx context.Context, s int) {
 		intended := time.Now()
 		l.turn(ctx, rng, intended)
 		think := l.wl.think.duration(rng)
+		if think == 0 && time.Since(intended) < scaleD(minTurnGap, l.f) {
+			think = scaleD(minTurnGap, l.f) // as the engine does: no spinning on instant failures
+		}
 		wake := time.Now().Add(think)
 		if !sleepUntil(ctx, wake) {
 			return
