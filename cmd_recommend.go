@@ -57,30 +57,21 @@ func (c *RecommendCmd) Run() error {
 		return codedError{fmt.Errorf("--headroom %g: want a fraction in (0, 1]", c.Headroom), exitInvalid}
 	}
 	res := recommendOut{Scenario: sc.Name, Recommendation: map[string]sim.Recommendation{}, Arithmetic: map[string][]string{}}
-	var dominant *reports.Plan
-	var dominantCalls float64
-	var plans []reports.Plan
-	for _, l := range sim.Loads(sc) {
-		in := reportService(l)
-		in.Headroom = headroom
-		plan, err := reports.Recommend(in)
-		if err != nil {
-			res.Arithmetic[l.Name] = []string{fmt.Sprintf("no recommendation: %v", err)}
-			continue
-		}
-		res.Recommendation[l.Name] = plan.Recommendation()
-		res.Arithmetic[l.Name] = plan.Lines()
-		plans = append(plans, plan)
-		if l.CallsPerTurn > dominantCalls {
-			dominant, dominantCalls = &plan, l.CallsPerTurn
-		}
+	plans, unplanned := planServices(sc, headroom)
+	for name, err := range unplanned {
+		res.Arithmetic[name] = []string{fmt.Sprintf("no recommendation: %v", err)}
 	}
+	for _, p := range plans {
+		res.Recommendation[p.Service.Name] = p.Recommendation()
+		res.Arithmetic[p.Service.Name] = p.Lines()
+	}
+	top := dominant(plans)
 	if len(plans) > 1 {
 		o, _ := reports.OverallOf(plans)
 		res.Overall, res.OverallLines = &o, o.Lines(plans)
 	}
-	if dominant != nil && !c.NoVerify {
-		if err := c.verify(sc, dominant, &res); err != nil {
+	if top != nil && !c.NoVerify {
+		if err := c.verify(sc, top, &res); err != nil {
 			return err
 		}
 	}
@@ -116,7 +107,7 @@ func (c *RecommendCmd) Run() error {
 func (c *RecommendCmd) verify(sc *scenarios.Scenario, plan *reports.Plan, res *recommendOut) error {
 	strategy := c.Strategy
 	if strategy == "" {
-		strategy = defaultSweepStrategy(sc)
+		strategy = sim.SweepStrategy(sc)
 	}
 	computed := plan.MaxInFlight
 	caps := reports.CapsAround(computed)

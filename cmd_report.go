@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/term"
-
 	"github.com/simbench/simbench/reports"
 )
 
@@ -70,13 +68,8 @@ func (c *ReportCmd) colored() bool {
 	case "never":
 		return false
 	}
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	if c.isTerminal != nil {
-		return c.isTerminal()
-	}
-	return c.Stdout == nil && term.IsTerminal(int(os.Stdout.Fd()))
+	_, tty := console(c.Stdout, c.isTerminal)
+	return colour(tty)
 }
 
 // readSweep reads sweep points from a JSON file.

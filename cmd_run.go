@@ -78,13 +78,19 @@ func (c *RunCmd) Run() error {
 	if res == nil {
 		return runErr
 	}
-	recommend(sc, res)
+	plans, _ := planServices(sc, 0)
+	for _, p := range plans {
+		if res.Recommendation == nil {
+			res.Recommendation = map[string]sim.Recommendation{}
+		}
+		res.Recommendation[p.Service.Name] = p.Recommendation()
+	}
 
 	dir := c.Out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name)
 	}
-	if err := writeResults(dir, res, !c.NoReports, reportOptions(sc)); err != nil {
+	if err := writeResults(dir, res, !c.NoReports, reportOptions(plans)); err != nil {
 		return err
 	}
 	if c.JSON {
@@ -94,7 +100,7 @@ func (c *RunCmd) Run() error {
 			return err
 		}
 	} else {
-		if err := reports.WriteTable(out, res, tty); err != nil {
+		if err := reports.WriteTable(out, res, colour(tty)); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, reports.ResultsFile))
@@ -111,42 +117,16 @@ func (c *RunCmd) Run() error {
 	return nil
 }
 
-// recommend fills the results' recommendation from the scenario's limits
-// and workload, by the arithmetic the reports show.
-func recommend(sc *scenarios.Scenario, res *sim.Results) {
-	for _, l := range sim.Loads(sc) {
-		plan, err := reports.Recommend(reportService(l))
-		if err != nil {
-			continue // a service without limits has nothing to recommend
-		}
-		if res.Recommendation == nil {
-			res.Recommendation = map[string]sim.Recommendation{}
-		}
-		res.Recommendation[l.Name] = plan.Recommendation()
-	}
-}
-
 // reportOptions draws the limits of the service most calls go to on the
 // timeline plots. (The plans' arithmetic reaches the reports through the
 // recommendation in the results, so `simbench report` can redraw it.)
-func reportOptions(sc *scenarios.Scenario) reports.Options {
+func reportOptions(plans []reports.Plan) reports.Options {
 	var opts reports.Options
-	var most float64
-	for _, l := range sim.Loads(sc) {
-		if l.CallsPerTurn > most {
-			most = l.CallsPerTurn
-			opts.RateLimitPerS = l.RequestsPerMinute / 60
-			opts.ConcurrencyLimit = l.MaxConcurrent
-		}
+	if p := dominant(plans); p != nil {
+		opts.RateLimitPerS = p.Service.RPM / 60
+		opts.ConcurrencyLimit = p.Service.MaxConcurrent
 	}
 	return opts
-}
-
-func reportService(l sim.ServiceLoad) reports.Service {
-	return reports.Service{
-		Name: l.Name, RPM: l.RequestsPerMinute, TPM: l.TokensPerMinute, MaxConcurrent: l.MaxConcurrent,
-		TokensPerCall: l.TokensPerCall, MeanLatency: l.MeanLatency, CallsPerTurn: l.CallsPerTurn,
-	}
 }
 
 // writeResults writes results.json atomically, then the reports.

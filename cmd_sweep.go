@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,17 +20,15 @@ import (
 // SweepCmd runs one strategy over a range of caps and shows where more
 // concurrency stops paying.
 type SweepCmd struct {
-	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
-	Cap       string        `default:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C."`
-	Strategy  string        `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the scenario's first bounded strategy)."`
-	By        string        `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
-	MaxShare  float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out       string        `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
-	JSON      bool          `help:"Print the sweep as JSON instead of the table."`
-	Stdout    io.Writer     `kong:"-"`
-	tty       func() bool
-	parentCtx context.Context
+	Scenario string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
+	Cap      string        `default:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C."`
+	Strategy string        `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the scenario's first bounded strategy)."`
+	By       string        `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
+	MaxShare float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Duration time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
+	Out      string        `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
+	JSON     bool          `help:"Print the sweep as JSON instead of the table."`
+	Stdout   io.Writer     `kong:"-"`
 }
 
 // sweepOut is what `sweep --json` prints and sweep.json holds.
@@ -62,14 +59,14 @@ func (c *SweepCmd) Run() error {
 	}
 	strategy := c.Strategy
 	if strategy == "" {
-		strategy = defaultSweepStrategy(sc)
+		strategy = sim.SweepStrategy(sc)
 	}
 	if sc.Strategy(strategy) == nil {
 		_, err := (&sim.Options{Strategies: []string{strategy}}).Apply(sc)
 		return codedError{err, exitInvalid}
 	}
-	out, tty := console(c.Stdout, c.tty)
-	ctx, stop := interruptible(c.parentCtx)
+	out, tty := console(c.Stdout, nil)
+	ctx, stop := interruptible(nil)
 	defer stop()
 
 	opts := sim.Options{Duration: c.Duration}
@@ -121,17 +118,6 @@ func (c *SweepCmd) Run() error {
 	}
 	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)
 	return nil
-}
-
-// defaultSweepStrategy picks the strategy a sweep varies: the first with a
-// cap above 1, else the first.
-func defaultSweepStrategy(sc *scenarios.Scenario) string {
-	for _, st := range sc.Strategies {
-		if st.MaxInFlight > 1 {
-			return st.Name
-		}
-	}
-	return sc.Strategies[0].Name
 }
 
 // writeSweep writes sweep.json and the plots of the first load's sweep.

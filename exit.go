@@ -66,6 +66,10 @@ func console(w io.Writer, isTerminal func() bool) (io.Writer, bool) {
 	return w, tty
 }
 
+// colour says whether terminal output gets ANSI colour: only on a
+// terminal, and never when NO_COLOR is set (no-color.org).
+func colour(tty bool) bool { return tty && os.Getenv("NO_COLOR") == "" }
+
 // interruptible returns a context that Ctrl-C (or SIGTERM) cancels, derived
 // from parent (nil: a background context; tests pass one they cancel).
 func interruptible(parent context.Context) (context.Context, context.CancelFunc) {

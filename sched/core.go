@@ -146,9 +146,6 @@ func (c *Core) Waiting() int { return c.waiting }
 // Turns returns the number of turns not yet finished.
 func (c *Core) Turns() int { return len(c.turns) }
 
-// NextWake returns the time the Core next needs Advance, if any.
-func (c *Core) NextWake() (time.Duration, bool) { return c.nextTimer() }
-
 // Advance processes every timer due at or before now and admits what can start.
 func (c *Core) Advance(now time.Duration) {
 	c.advanceTo(now)

@@ -387,7 +387,7 @@ func (e *engine) afterIteration(tr *turnRun, s *subagent) {
 // schedules the session's next one after its think time.
 func (e *engine) finishTurn(tr *turnRun) {
 	e.live--
-	e.m.turn(e.now-tr.start, tr.failed || tr.cancelled, e.now)
+	e.m.turn(e.now-tr.start, tr.failed || tr.cancelled)
 	if tr.session >= 0 {
 		next := e.now + e.wl.think.duration(tr.rng)
 		if next == tr.start {

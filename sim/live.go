@@ -342,7 +342,7 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) 
 	}
 	failed := !ok || tctx.Err() != nil
 	l.mu.Lock()
-	l.m.turn(time.Duration(float64(time.Since(intended))/l.f), failed, l.vnow())
+	l.m.turn(time.Duration(float64(time.Since(intended))/l.f), failed)
 	l.mu.Unlock()
 }
 
@@ -417,9 +417,10 @@ func (l *liveRun) part(ctx context.Context, calls []sched.Call, llm bool, budget
 	return ok
 }
 
-// build makes the HTTP request for one attempt: reads are GETs of the
-// tool's path, writes PUTs of their resource, model calls POSTs to the
-// provider's completion endpoint path under the service.
+// build makes the HTTP request for one attempt on the service's generic
+// endpoint: reads are GETs of the tool's path, writes PUTs of their
+// resource (so the service sees overlapping writes), model calls GETs of
+// /llm; the tokens and the client ride in headers.
 func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Request, error) {
 	meta := call.Payload.(*callMeta)
 	method, path := http.MethodGet, "/tools/"+call.Tool
@@ -439,8 +440,8 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 	}
 	req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens, 10))
 	req.Header.Set(fakeapi.ClientHeader, meta.client)
-	if svc := l.sc.Service(call.Service); svc != nil && len(svc.Keys) > 0 {
-		req.Header.Set("Authorization", "Bearer "+svc.Keys[0])
+	if keys := l.sc.Services[meta.svc].Keys; len(keys) > 0 {
+		req.Header.Set("Authorization", "Bearer "+keys[0])
 	}
 	return req, nil
 }
@@ -448,13 +449,9 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 // counted wraps an executor with the client-side accounting: attempts in
 // flight per service and 429s seen.
 func (l *liveRun) counted(exec sched.Executor) sched.Executor {
-	index := map[string]int{}
-	for i := range l.sc.Services {
-		index[l.sc.Services[i].Name] = i
-	}
 	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
-		si := index[call.Service]
-		llm := call.Payload.(*callMeta).tool < 0
+		meta := call.Payload.(*callMeta)
+		si, llm := meta.svc, meta.tool < 0
 		l.mu.Lock()
 		l.m.started(si, l.vnow(), llm)
 		l.mu.Unlock()

@@ -156,7 +156,8 @@ func (c *collector) result(r *sched.Result, llm bool) {
 	}
 }
 
-func (c *collector) turn(latency time.Duration, failed bool, _ time.Duration) {
+// turn records a finished turn and its latency.
+func (c *collector) turn(latency time.Duration, failed bool) {
 	c.turns++
 	if failed {
 		c.failedTurns++

@@ -151,3 +151,14 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []
 	}
 	return rows, nil
 }
+
+// SweepStrategy is the strategy a sweep or a recommendation varies when the
+// user names none: the scenario's first with a cap above 1, else its first.
+func SweepStrategy(sc *scenarios.Scenario) string {
+	for _, st := range sc.Strategies {
+		if st.MaxInFlight > 1 {
+			return st.Name
+		}
+	}
+	return sc.Strategies[0].Name
+}
