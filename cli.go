@@ -1,3 +1,6 @@
+// Helpers every command shares: exit codes, loading a scenario, the
+// terminal, Ctrl-C.
+
 package main
 
 import (
