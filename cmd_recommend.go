@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,8 @@ type recommendOut struct {
 	Arithmetic     map[string][]string           `json:"arithmetic"`
 	Overall        *reports.Overall              `json:"overall,omitempty"`
 	OverallLines   []string                      `json:"overall_arithmetic,omitempty"`
+	Load           *reports.LoadCheck            `json:"load,omitempty"`
+	LoadLines      []string                      `json:"load_arithmetic,omitempty"`
 	Sweep          *reports.SweepRow             `json:"sweep,omitempty"`
 	Strategy       string                        `json:"strategy,omitempty"`
 	Verdict        string                        `json:"verdict,omitempty"`
@@ -70,8 +73,15 @@ func (c *RecommendCmd) Run() error {
 		o, _ := reports.OverallOf(plans)
 		res.Overall, res.OverallLines = &o, o.Lines(plans)
 	}
+	ctx, stop := interruptible(nil)
+	defer stop()
+	if len(plans) > 0 {
+		if err := c.checkLoad(ctx, sc, plans, &res); err != nil {
+			return err
+		}
+	}
 	if top != nil && !c.NoVerify {
-		if err := c.verify(sc, top, &res); err != nil {
+		if err := c.verify(ctx, sc, top, &res); err != nil {
 			return err
 		}
 	}
@@ -92,6 +102,12 @@ func (c *RecommendCmd) Run() error {
 			fmt.Fprintf(out, "  %s\n", line)
 		}
 	}
+	if len(res.LoadLines) > 0 {
+		fmt.Fprintln(out, "demand")
+		for _, line := range res.LoadLines {
+			fmt.Fprintf(out, "  %s\n", line)
+		}
+	}
 	if res.Sweep != nil {
 		fmt.Fprintf(out, "\nverified by simulation (strategy %s, %s):\n", res.Strategy, res.Sweep.Load)
 		if err := reports.WriteSweep(out, "sweep of "+sc.Name+" · strategy "+res.Strategy, []reports.SweepRow{*res.Sweep}, c.MaxShare); err != nil {
@@ -102,17 +118,31 @@ func (c *RecommendCmd) Run() error {
 	return nil
 }
 
+// checkLoad measures what the workload offers with no limits and sets it
+// against what the plans sustain.
+func (c *RecommendCmd) checkLoad(ctx context.Context, sc *scenarios.Scenario, plans []reports.Plan, res *recommendOut) error {
+	demand, err := sim.Demand(ctx, sc, sim.Options{Duration: c.Duration})
+	if err != nil {
+		if ctx.Err() != nil {
+			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
+		}
+		return codedError{err, exitInvalid}
+	}
+	if l, ok := reports.CheckLoad(demand, sc.Workload.Sessions, plans); ok {
+		res.Load, res.LoadLines = &l, l.Lines()
+	}
+	return nil
+}
+
 // verify sweeps caps around the computed one for the service most calls go
 // to, and says whether the simulation agrees.
-func (c *RecommendCmd) verify(sc *scenarios.Scenario, plan *reports.Plan, res *recommendOut) error {
+func (c *RecommendCmd) verify(ctx context.Context, sc *scenarios.Scenario, plan *reports.Plan, res *recommendOut) error {
 	strategy := c.Strategy
 	if strategy == "" {
 		strategy = sim.SweepStrategy(sc)
 	}
 	computed := plan.MaxInFlight
 	caps := reports.CapsAround(computed)
-	ctx, stop := interruptible(nil)
-	defer stop()
 	rows, err := sim.Sweep(ctx, sc, strategy, caps, nil, sim.Options{Duration: c.Duration})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -126,7 +156,7 @@ func (c *RecommendCmd) verify(sc *scenarios.Scenario, plan *reports.Plan, res *r
 	}
 	row := reports.NewSweepRow("as written", points, c.MaxShare)
 	res.Sweep, res.Strategy = &row, strategy
-	res.Verdict = reports.Verdict(plan, points, row.Chosen, c.MaxShare)
+	res.Verdict = reports.Verdict(plan, points, row.Chosen, c.MaxShare, res.Load)
 	name := plan.Service.Name
 	rec := res.Recommendation[name]
 	rec.VerifiedCap = row.Chosen

@@ -145,7 +145,7 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 				notes = append(notes, "chosen")
 			}
 			d.Sweep = append(d.Sweep, htmlSweep{
-				Cap: p.Cap, P50: millis(p.P50Ms), P95: millis(p.P95Ms), Goodput: dec2(p.GoodputPerS),
+				Cap: p.Cap, P50: answerMillis(p.P50Ms), P95: answerMillis(p.P95Ms), Goodput: dec2(p.GoodputPerS),
 				Share: fixed(100*p.RateLimitedShare, 2, false) + "%", Note: strings.Join(notes, ", "),
 			})
 		}

@@ -39,7 +39,7 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 	}
 	for _, want := range []string{
 		`<td class="best" title="best in its column">1,540</td>`, // bounded-8's p95
-		"floor(64.17) = 64 in flight",                            // the arithmetic
+		"floor(64.16) = 64 in flight",                            // the arithmetic
 		"<td>48</td><td>850</td><td>1,190</td><td>146.20</td><td>0.04%</td><td>chosen</td>",
 		"<dt>seed</dt><dd>42</dd>",
 		"<dt>simbench version</dt><dd>v0.3.0</dd>",

@@ -41,6 +41,14 @@ func millis(v float64) string {
 	return fixed(v, 1, false)
 }
 
+// answerMillis formats a time to answer like millis, and Unanswered as "—".
+func answerMillis(v sim.AnswerMs) string {
+	if !v.Answered() {
+		return "—"
+	}
+	return millis(float64(v))
+}
+
 func dec1(v float64) string { return fixed(v, 1, false) }
 func dec2(v float64) string { return fixed(v, 2, false) }
 

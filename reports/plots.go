@@ -616,10 +616,14 @@ func sweepFigure(r *sim.Results, opts Options) (*Figure, error) {
 	if c0 == c1 {
 		c0, c1 = c0/2, c1*2
 	}
+	// A cap whose percentile fell among unanswered turns has no point on
+	// the latency curves.
 	series := func(f func(SweepPoint) float64) plotter.XYs {
-		xys := make(plotter.XYs, len(pts))
-		for i, p := range pts {
-			xys[i] = plotter.XY{X: float64(p.Cap), Y: f(p)}
+		xys := make(plotter.XYs, 0, len(pts))
+		for _, p := range pts {
+			if y := f(p); !math.IsInf(y, 0) {
+				xys = append(xys, plotter.XY{X: float64(p.Cap), Y: y})
+			}
 		}
 		return xys
 	}
@@ -627,7 +631,7 @@ func sweepFigure(r *sim.Results, opts Options) (*Figure, error) {
 	if who == "" {
 		who = "sweep"
 	}
-	lat := newPlot(who+": turn latency against cap", "max in flight", "turn latency (ms)")
+	lat := newPlot(who+": time to answer against cap", "max in flight", "time to answer (ms; failed turns unanswered)")
 	good := newPlot("Goodput against cap", "max in flight", "successful calls/s")
 	share := newPlot("Rate-limited share against cap", "max in flight", "429s per attempt (%)")
 	curves := []struct {
@@ -636,8 +640,8 @@ func sweepFigure(r *sim.Results, opts Options) (*Figure, error) {
 		xys   plotter.XYs
 		col   color.Color
 	}{
-		{lat, "p50", series(func(p SweepPoint) float64 { return p.P50Ms }), strategyColor(2)},
-		{lat, "p95", series(func(p SweepPoint) float64 { return p.P95Ms }), strategyColor(3)},
+		{lat, "p50", series(func(p SweepPoint) float64 { return float64(p.P50Ms) }), strategyColor(2)},
+		{lat, "p95", series(func(p SweepPoint) float64 { return float64(p.P95Ms) }), strategyColor(3)},
 		{good, "goodput", series(func(p SweepPoint) float64 { return p.GoodputPerS }), strategyColor(1)},
 		{share, "429 share", series(func(p SweepPoint) float64 { return 100 * p.RateLimitedShare }), limitColor},
 	}

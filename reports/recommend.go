@@ -173,20 +173,29 @@ func (p Plan) Lines() []string {
 			num(p.BindingRPM), num(p.UsableRPM), num(p.ReservedRPM)),
 	)
 	capLine := fmt.Sprintf("Little's-law cap: floor(%s requests/s × %s × %s s) = floor(%s) = %d in flight",
-		num(p.BindingRPM/60), num(s.Headroom), num(s.MeanLatency.Seconds()), num(p.LittleCap), p.MaxInFlight)
+		num(p.BindingRPM/60), num(s.Headroom), seconds(s.MeanLatency), floorArg(p.LittleCap), p.MaxInFlight)
 	if math.Floor(p.LittleCap+floorSlack) < 1 {
 		capLine = fmt.Sprintf("Little's-law cap: %s requests/s × %s × %s s = %s, raised to 1 in flight",
-			num(p.BindingRPM/60), num(s.Headroom), num(s.MeanLatency.Seconds()), num(p.LittleCap))
+			num(p.BindingRPM/60), num(s.Headroom), seconds(s.MeanLatency), num(p.LittleCap))
 	}
 	lines = append(lines, capLine,
 		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s calls/turn) = floor(%s) = %d",
-			num(p.UsableRPM), num(s.CallsPerTurn), num(p.Turns), p.TurnsPerMinute))
+			num(p.UsableRPM), num(s.CallsPerTurn), floorArg(p.Turns), p.TurnsPerMinute))
 	bucket := fmt.Sprintf("token bucket: %s requests/min", num(p.UsableRPM))
 	if p.UsableTPM > 0 {
 		bucket += fmt.Sprintf(", %s tokens/min", num(p.UsableTPM))
 	}
 	return append(lines, bucket)
 }
+
+// floorArg shows the argument of a floor to two decimals, cut rather than
+// rounded, so that 50.999 reads 50.99 next to its floor of 50 rather than 51.
+func floorArg(x float64) string {
+	return num(math.Floor((x+floorSlack)*100) / 100)
+}
+
+// seconds shows a latency in seconds to the millisecond.
+func seconds(d time.Duration) string { return fixed(d.Seconds(), 3, true) }
 
 func (p Plan) limitsText() string {
 	s := p.Service
@@ -230,9 +239,15 @@ func (p Plan) Recommendation() sim.Recommendation {
 type SweepPoint struct {
 	// Cap is the max in flight the point ran with (≥ 1).
 	Cap int `json:"cap"`
-	// P50Ms and P95Ms are the turn latency percentiles in milliseconds.
-	P50Ms float64 `json:"p50_ms"`
-	P95Ms float64 `json:"p95_ms"`
+	// P50Ms and P95Ms are time-to-answer percentiles in milliseconds (the
+	// strategy's AnswerLatencyMs): a turn that failed counts as never
+	// answered, and a percentile that falls among such turns is
+	// sim.Unanswered (null in JSON). A cap that fails turns fast therefore
+	// does not look fast.
+	P50Ms sim.AnswerMs `json:"p50_ms"`
+	P95Ms sim.AnswerMs `json:"p95_ms"`
+	// AnsweredShare is the share of turns begun that were answered in full.
+	AnsweredShare float64 `json:"answered_share"`
 	// GoodputPerS is successful calls per second.
 	GoodputPerS float64 `json:"goodput_per_s"`
 	// RateLimitedShare is 429 responses ÷ attempts, in [0, 1].
@@ -242,22 +257,24 @@ type SweepPoint struct {
 // SweepPointOf reads a sweep point from one strategy's results, run with
 // the given max in flight.
 func SweepPointOf(maxInFlight int, s sim.StrategyResult) SweepPoint {
-	p := SweepPoint{Cap: maxInFlight, P50Ms: s.TurnLatencyMs.P50, P95Ms: s.TurnLatencyMs.P95, GoodputPerS: s.GoodputPerS}
+	a := s.AnswerLatencyMs
+	p := SweepPoint{Cap: maxInFlight, P50Ms: a.P50, P95Ms: a.P95, AnsweredShare: a.AnsweredShare, GoodputPerS: s.GoodputPerS}
 	if s.Attempts > 0 {
 		p.RateLimitedShare = float64(s.RateLimited) / float64(s.Attempts)
 	}
 	return p
 }
 
-// ChooseCap returns the cap with the lowest p95 turn latency among the
+// ChooseCap returns the cap with the lowest p95 time to answer among the
 // points whose rate-limited share is at most maxRateLimitedShare (pass
-// DefaultMaxRateLimitedShare for the default; 0 accepts no 429 at all).
-// Ties go to the smaller cap. Points with a cap below 1 are ignored; ok is
-// false when no point qualifies.
+// DefaultMaxRateLimitedShare for the default; 0 accepts no 429 at all) and
+// whose p95 turn was answered (more than 5% of turns failing disqualifies a
+// cap). Ties go to the smaller cap. Points with a cap below 1 are ignored;
+// ok is false when no point qualifies.
 func ChooseCap(points []SweepPoint, maxRateLimitedShare float64) (chosen int, ok bool) {
 	var best SweepPoint
 	for _, p := range points {
-		if p.Cap < 1 || p.RateLimitedShare > maxRateLimitedShare {
+		if p.Cap < 1 || p.RateLimitedShare > maxRateLimitedShare || !p.P95Ms.Answered() {
 			continue
 		}
 		if !ok || p.P95Ms < best.P95Ms || (p.P95Ms == best.P95Ms && p.Cap < best.Cap) {

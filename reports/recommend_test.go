@@ -228,6 +228,10 @@ func TestChooseCap(t *testing.T) {
 		{"tie goes to the smaller cap", []SweepPoint{{Cap: 16, P95Ms: 900}, {Cap: 8, P95Ms: 900}, {Cap: 32, P95Ms: 950}}, 0.001, 8, true},
 		{"cap 0 (unbounded) is ignored", []SweepPoint{{Cap: 0, P95Ms: 10}, {Cap: 4, P95Ms: 900}}, 0.001, 4, true},
 		{"share at the threshold qualifies", []SweepPoint{{Cap: 4, P95Ms: 900}, {Cap: 8, P95Ms: 800, RateLimitedShare: 0.001}}, 0.001, 8, true},
+		// A cap failing more than 5% of its turns has no p95 answer, however
+		// fast its answered turns were.
+		{"an unanswered p95 does not qualify", []SweepPoint{{Cap: 4, P95Ms: 900}, {Cap: 64, P95Ms: sim.Unanswered}}, 0.001, 4, true},
+		{"only unanswered", []SweepPoint{{Cap: 64, P95Ms: sim.Unanswered}}, 0.001, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -270,9 +274,10 @@ func TestKnee(t *testing.T) {
 
 func TestSweepPointOf(t *testing.T) {
 	s := sim.StrategyResult{Attempts: 2000, RateLimited: 5, GoodputPerS: 12.5,
-		TurnLatencyMs: sim.Summary{P50: 900, P95: 1400}}
+		TurnLatencyMs:   sim.Summary{P50: 700, P95: 1000},
+		AnswerLatencyMs: sim.AnswerSummary{P50: 900, P95: 1400, AnsweredShare: 0.96}}
 	got := SweepPointOf(16, s)
-	want := SweepPoint{Cap: 16, P50Ms: 900, P95Ms: 1400, GoodputPerS: 12.5, RateLimitedShare: 0.0025}
+	want := SweepPoint{Cap: 16, P50Ms: 900, P95Ms: 1400, AnsweredShare: 0.96, GoodputPerS: 12.5, RateLimitedShare: 0.0025}
 	if got != want {
 		t.Errorf("SweepPointOf = %+v, want %+v", got, want)
 	}

@@ -34,10 +34,11 @@ func NewSweepRow(load string, points []SweepPoint, maxShare float64) SweepRow {
 // and the knee marked; title names the scenario and the strategy.
 func WriteSweep(w io.Writer, title string, rows []SweepRow, maxShare float64) error {
 	fmt.Fprintf(w, "%s · chosen: lowest p95 with 429 share ≤ %.2f%%\n", title, maxShare*100)
+	fmt.Fprintln(w, "p50, p95: time to a full answer; a failed turn counts as never answered (—: that share of turns got none)")
 	for _, row := range rows {
 		fmt.Fprintf(w, "\nload: %s\n", row.Load)
 		tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "cap\tp50 ms\tp95 ms\tgoodput/s\t429 share\t\t")
+		fmt.Fprintln(tw, "cap\tp50 ms\tp95 ms\tanswered\tgoodput/s\t429 share\t\t")
 		for _, p := range row.Points {
 			var marks []string
 			if p.Cap == row.Chosen {
@@ -46,13 +47,13 @@ func WriteSweep(w io.Writer, title string, rows []SweepRow, maxShare float64) er
 			if p.Cap == row.Knee {
 				marks = append(marks, "← knee")
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.3f%%\t%s\t\n", p.Cap, millis(p.P50Ms), millis(p.P95Ms), dec2(p.GoodputPerS), p.RateLimitedShare*100, strings.Join(marks, " "))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s%%\t%s\t%.3f%%\t%s\t\n", p.Cap, answerMillis(p.P50Ms), answerMillis(p.P95Ms), dec1(100*p.AnsweredShare), dec2(p.GoodputPerS), p.RateLimitedShare*100, strings.Join(marks, " "))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		if row.Chosen == 0 {
-			fmt.Fprintf(w, "no cap kept 429s at or below %.2f%%: try smaller caps or a token bucket\n", maxShare*100)
+			fmt.Fprintf(w, "no cap kept 429s at or below %.2f%% and answered 95%% of turns: try smaller caps or a token bucket, or lighten the load\n", maxShare*100)
 		}
 	}
 	return nil
@@ -72,15 +73,20 @@ func CapsAround(c int) []int {
 }
 
 // Verdict compares the plan's cap with the one a sweep chose and says, in
-// a sentence, whether they agree and why not when they do not: the token
-// limit binding, 429s the mean hides (bursts, retries), a workload that
-// never fills the limit, or the latency tail. chosen is 0 when no cap of
-// the sweep qualified.
-func Verdict(plan *Plan, points []SweepPoint, chosen int, maxShare float64) string {
+// a sentence, whether they agree and why not when they do not: a workload
+// that offers more than the limits sustain, the token limit binding, 429s
+// the mean hides (bursts, retries), a workload that never fills the limit,
+// or the latency tail. chosen is 0 when no cap of the sweep qualified; load
+// is the workload's check against the limits, nil when not measured.
+func Verdict(plan *Plan, points []SweepPoint, chosen int, maxShare float64, load *LoadCheck) string {
 	computed, name := plan.MaxInFlight, plan.Service.Name
+	overloaded := load != nil && !load.Fits()
 	switch chosen {
 	case 0:
-		return fmt.Sprintf("the sweep found no cap with 429s at or below %.2f%%: the arithmetic's %d is not enough on its own — pace with a token bucket at headroom %.2f", maxShare*100, computed, plan.Service.Headroom)
+		if overloaded {
+			return fmt.Sprintf("the sweep found no cap with 429s at or below %.2f%% that answered 95%% of turns: the workload offers %s× what the limits sustain, so turns queue until they time out or fail under every cap — lighten the load or raise the limit", maxShare*100, num(load.Ratio))
+		}
+		return fmt.Sprintf("the sweep found no cap with 429s at or below %.2f%% that answered 95%% of turns: the arithmetic's %d is not enough on its own — pace with a token bucket at headroom %.2f", maxShare*100, computed, plan.Service.Headroom)
 	case computed:
 		return fmt.Sprintf("arithmetic and simulation agree: %d in flight for %s", chosen, name)
 	}
@@ -99,13 +105,19 @@ func Verdict(plan *Plan, points []SweepPoint, chosen int, maxShare float64) stri
 	if p := at(computed); p != nil && p.RateLimitedShare > 0 {
 		why = append(why, fmt.Sprintf("at %d the service still answered %.2f%% of attempts with 429 (bursts and retries the mean hides)", computed, p.RateLimitedShare*100))
 	}
-	if chosen > computed {
-		why = append(why, "the workload never offers enough calls to fill the limit at the computed cap, so a larger cap only cuts queueing (and the headroom the arithmetic keeps for retries goes unused)")
-	} else if p, q := at(chosen), at(computed); p != nil && q != nil && q.P95Ms > p.P95Ms {
-		why = append(why, fmt.Sprintf("the latency tail: p95 rises from %s ms at %d to %s ms at %d", millis(p.P95Ms), chosen, millis(q.P95Ms), computed))
+	switch {
+	case chosen > computed && overloaded:
+		why = append(why, fmt.Sprintf("the workload offers %s turns/min, %s× the %s the computed cap's headroom sustains, so turns queue at any cap and a larger one queues them less by spending the headroom kept for retries (the strategy's own pacing keeps the 429s away)",
+			num(load.OfferedPerMinute), num(load.Ratio), num(load.SustainedPerMinute)))
+	case chosen > computed:
+		why = append(why, "the workload's bursts queue at the computed cap while the limit has room, so a larger cap only cuts queueing (and the headroom the arithmetic keeps for retries goes unused)")
+	default:
+		if p, q := at(chosen), at(computed); p != nil && q != nil && q.P95Ms > p.P95Ms {
+			why = append(why, fmt.Sprintf("the latency tail: p95 rises from %s ms at %d to %s ms at %d", answerMillis(p.P95Ms), chosen, answerMillis(q.P95Ms), computed))
+		}
 	}
 	if len(why) == 0 {
-		why = append(why, "the p95 turn latency is lowest there")
+		why = append(why, "the p95 time to answer is lowest there")
 	}
 	return fmt.Sprintf("arithmetic says %d, the simulation %d for %s: %s", computed, chosen, name, strings.Join(why, "; "))
 }

@@ -65,8 +65,12 @@ func (h *histogram) quantile(q float64) time.Duration {
 	if h.n == 0 {
 		return 0
 	}
-	rank := uint64(math.Ceil(q * float64(h.n)))
-	rank = max(rank, 1)
+	return h.ranked(max(uint64(math.Ceil(q*float64(h.n))), 1))
+}
+
+// ranked returns the rank-th smallest value (1 ≤ rank ≤ h.n), never above
+// the exact max.
+func (h *histogram) ranked(rank uint64) time.Duration {
 	var seen uint64
 	for i, c := range h.counts {
 		seen += c
@@ -77,6 +81,18 @@ func (h *histogram) quantile(q float64) time.Duration {
 	return h.max
 }
 
+// quantileAmong returns the q-quantile (0 ≤ q ≤ 1) of a population of total
+// values of which the histogram holds the smallest h.n, the rest being
+// larger than any it holds; ok is false when the quantile falls among
+// those others.
+func (h *histogram) quantileAmong(q float64, total uint64) (d time.Duration, ok bool) {
+	rank := max(uint64(math.Ceil(q*float64(total))), 1)
+	if total == 0 || rank > h.n {
+		return 0, false
+	}
+	return h.ranked(rank), true
+}
+
 func (h *histogram) mean() time.Duration {
 	if h.n == 0 {
 		return 0
@@ -85,6 +101,22 @@ func (h *histogram) mean() time.Duration {
 }
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+
+// answerSummary summarises the time to answer of total turns begun, of
+// which the histogram holds the answered ones.
+func (h *histogram) answerSummary(total uint64) AnswerSummary {
+	at := func(q float64) AnswerMs {
+		if d, ok := h.quantileAmong(q, total); ok {
+			return AnswerMs(ms(d))
+		}
+		return Unanswered
+	}
+	s := AnswerSummary{P50: at(0.5), P95: at(0.95), P99: at(0.99)}
+	if total > 0 {
+		s.AnsweredShare = round6(float64(h.n) / float64(total))
+	}
+	return s
+}
 
 // summary returns the histogram's summary in milliseconds (microsecond precision).
 func (h *histogram) summary() Summary {

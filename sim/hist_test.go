@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -36,5 +37,67 @@ func TestHistogramQuantilesWithinPrecision(t *testing.T) {
 		if cdf[i].Ms < cdf[i-1].Ms || cdf[i].P <= cdf[i-1].P {
 			t.Fatalf("cdf not increasing at %d: %+v %+v", i, cdf[i-1], cdf[i])
 		}
+	}
+}
+
+// The time to answer counts turns with no answer as slower than any
+// answered one: with 100 turns begun and 90 answered in 1..90 ms, the median
+// is the 50th answered turn, and p95 and p99 fall among the unanswered.
+func TestAnswerSummaryCountsUnansweredTurnsAsSlowest(t *testing.T) {
+	h := newHistogram()
+	for i := 1; i <= 90; i++ {
+		h.add(time.Duration(i) * time.Millisecond)
+	}
+	got := h.answerSummary(100)
+	if math.Abs(float64(got.P50)-50) > 50*0.008 {
+		t.Errorf("p50 = %v ms, want 50 ms within the histogram's precision", got.P50)
+	}
+	if got.P95.Answered() || got.P99.Answered() {
+		t.Errorf("p95 = %v, p99 = %v, want both unanswered", got.P95, got.P99)
+	}
+	if got.AnsweredShare != 0.9 {
+		t.Errorf("answered share = %v, want 0.9", got.AnsweredShare)
+	}
+
+	// Every turn answered: the same percentiles as the histogram's own.
+	all := h.answerSummary(90)
+	if float64(all.P95) != ms(h.quantile(0.95)) || float64(all.P99) != ms(h.quantile(0.99)) || all.AnsweredShare != 1 {
+		t.Errorf("all answered: %+v, want p95 %v p99 %v share 1", all, ms(h.quantile(0.95)), ms(h.quantile(0.99)))
+	}
+
+	// The boundary: 95 of 100 answered keeps p95 answered, 94 does not.
+	for n, want := range map[int]bool{95: true, 94: false} {
+		h := newHistogram()
+		for range n {
+			h.add(time.Second)
+		}
+		if got := h.answerSummary(100).P95.Answered(); got != want {
+			t.Errorf("%d of 100 answered: p95 answered = %v, want %v", n, got, want)
+		}
+	}
+
+	if none := newHistogram().answerSummary(0); none.P50.Answered() || none.AnsweredShare != 0 {
+		t.Errorf("no turns: %+v, want unanswered and share 0", none)
+	}
+}
+
+func TestAnswerMsJSON(t *testing.T) {
+	in := AnswerSummary{P50: 12.5, P95: Unanswered, P99: Unanswered, AnsweredShare: 0.9}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"p50":12.5,"p95":null,"p99":null,"answered_share":0.9}`; string(b) != want {
+		t.Errorf("marshal = %s, want %s", b, want)
+	}
+	var out AnswerSummary
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out != in {
+		t.Errorf("round trip = %+v, want %+v", out, in)
+	}
+	if err := json.Unmarshal([]byte(`{"p50":"soon"}`), &out); err == nil {
+		t.Error("a string p50 was accepted")
 	}
 }

@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"encoding/json"
+	"math"
+)
+
 // The types in this file are the results contract (DESIGN.md): field names are
 // an interface read by scripts, `simbench gate`, `simbench report` and CI.
 // Add fields; never rename or remove one.
@@ -48,6 +53,13 @@ type StrategyResult struct {
 	// OKTurnLatencyMs summarises the latency of the turns whose every call
 	// succeeded, in milliseconds.
 	OKTurnLatencyMs Summary `json:"ok_turn_latency_ms"`
+	// AnswerLatencyMs gives the time to a full answer: turn-latency
+	// percentiles over every turn begun, with failed, cancelled and
+	// unfinished turns counted as never answered. A percentile that falls
+	// among those is Unanswered (null in JSON). Compare strategies that fail
+	// different shares of turns by it: a turn that fails fast is not a fast
+	// answer.
+	AnswerLatencyMs AnswerSummary `json:"answer_latency_ms"`
 	// CallLatencyMs summarises one call's latency (queueing included) in milliseconds.
 	CallLatencyMs Summary `json:"call_latency_ms"`
 	// GoodputPerS is successful calls per second of (virtual) time.
@@ -86,6 +98,49 @@ type Summary struct {
 	P95  float64 `json:"p95"`
 	P99  float64 `json:"p99"`
 	Max  float64 `json:"max"`
+}
+
+// AnswerSummary gives time-to-answer percentiles in milliseconds, with the
+// share of turns that got an answer.
+type AnswerSummary struct {
+	P50 AnswerMs `json:"p50"`
+	P95 AnswerMs `json:"p95"`
+	P99 AnswerMs `json:"p99"`
+	// AnsweredShare is the share of the turns begun whose every call
+	// succeeded, in [0, 1].
+	AnsweredShare float64 `json:"answered_share"`
+}
+
+// AnswerMs is a time to answer in milliseconds, or Unanswered.
+type AnswerMs float64
+
+// Unanswered is the AnswerMs of a percentile that falls among turns that got
+// no answer: +Inf in Go, null in JSON.
+var Unanswered = AnswerMs(math.Inf(1))
+
+// Answered reports whether a is a time rather than Unanswered.
+func (a AnswerMs) Answered() bool { return !math.IsInf(float64(a), 1) }
+
+// MarshalJSON writes Unanswered as null and any other value as a number.
+func (a AnswerMs) MarshalJSON() ([]byte, error) {
+	if !a.Answered() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(a))
+}
+
+// UnmarshalJSON reads null as Unanswered and a number as itself.
+func (a *AnswerMs) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*a = Unanswered
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*a = AnswerMs(f)
+	return nil
 }
 
 // CDFPoint is one point of a cumulative distribution: a fraction P of turns
