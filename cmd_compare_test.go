@@ -24,10 +24,10 @@ func TestCompareDirsAndFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, want := range []string{
-				"unbounded   429s       13,730  15,210  +1,480   +10.8%  worse",
-				"            p95 ms      1,540   1,390    -150    -9.7%  better",
+				"unbounded   429s        13,730  15,210  +1,480   +10.8%  worse",
+				"            p95 ms       1,540   1,390    -150    -9.7%  better",
 				"only in new: bounded-16",
-				"7 better, 1 worse",
+				"8 better, 1 worse",
 			} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("output lacks %q:\n%s", want, out.String())

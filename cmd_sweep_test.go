@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
 )
 
 func TestSweepMarksChosenCapAndWritesPlots(t *testing.T) {
@@ -97,5 +102,51 @@ func TestRecommendJSON(t *testing.T) {
 	}
 	if got.Sweep != nil || len(got.Arithmetic["sources"]) == 0 {
 		t.Errorf("--no-verify: sweep %+v, arithmetic %v", got.Sweep, got.Arithmetic)
+	}
+}
+
+// The sweep's chosen cap for tier3 has no 429s and a p95 time to answer
+// below the unbounded strategy's. Unbounded fails most of its turns at
+// tier3's load, and fast: counted as unanswered, those turns put its p95
+// beyond any answer, where p95 turn latency alone would call it fastest.
+func TestTier3ChosenCapBeatsUnbounded(t *testing.T) {
+	const d = 3 * time.Minute
+	var out bytes.Buffer
+	cmd := &RecommendCmd{Scenario: "tier3", Headroom: 0.7, MaxShare: 0.001, Duration: d, JSON: true, Stdout: &out}
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var rec recommendOut
+	if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Sweep == nil || rec.Sweep.Chosen == 0 {
+		t.Fatalf("the sweep chose no cap: %s", out.String())
+	}
+	var chosen *reports.SweepPoint
+	for i := range rec.Sweep.Points {
+		if p := &rec.Sweep.Points[i]; p.Cap == rec.Sweep.Chosen {
+			chosen = p
+		}
+	}
+
+	sc, err := scenarios.Builtin("tier3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(context.Background(), sc, sim.Options{Strategies: []string{"unbounded"}, Duration: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unbounded := res.Strategies[0]
+	if chosen.RateLimitedShare != 0 {
+		t.Errorf("cap %d: 429 share %v, want none", chosen.Cap, chosen.RateLimitedShare)
+	}
+	if !(chosen.P95Ms < unbounded.AnswerLatencyMs.P95) {
+		t.Errorf("cap %d: p95 time to answer %v ms, not below unbounded's %v ms (%d of %d turns failed)",
+			chosen.Cap, chosen.P95Ms, unbounded.AnswerLatencyMs.P95, unbounded.FailedTurns, unbounded.Turns)
+	}
+	if rec.Load == nil || rec.Load.Fits() {
+		t.Errorf("tier3's overload not reported: %+v", rec.Load)
 	}
 }

@@ -23,7 +23,9 @@ type Change struct {
 	Strategy, Metric string
 	// Old and New are the metric's values; Delta is New − Old.
 	Old, New, Delta float64
-	// Percent is Delta as a percentage of Old; NaN when Old is 0 and New is not.
+	// Percent is Delta as a percentage of Old; NaN when Old is 0 and New is
+	// not, or when one of them is infinite (a time to answer that none came:
+	// sim.Unanswered). Two infinities are no change.
 	Percent float64
 	// Verdict is Better, Worse or "" (unchanged, or a metric with no direction
 	// such as attempts or peak in flight). Lower is better for latency,
@@ -53,6 +55,10 @@ func Changes(a, b *sim.Results) []Change {
 			}
 			c := Change{Strategy: nw.Name, Metric: m.header, Old: ov, New: nv, Delta: nv - ov}
 			switch {
+			case ov == nv:
+				c.Delta = 0
+			case math.IsInf(ov, 0) || math.IsInf(nv, 0):
+				c.Percent = math.NaN()
 			case ov != 0:
 				c.Percent = 100 * c.Delta / math.Abs(ov)
 			case nv != 0:
@@ -132,6 +138,8 @@ func Compare(w io.Writer, a, b *sim.Results) error {
 		f := format[c.Metric]
 		delta := f(math.Abs(c.Delta))
 		switch {
+		case math.IsInf(c.Delta, 0):
+			delta = "n/a"
 		case c.Delta > 0:
 			delta = "+" + delta
 		case c.Delta < 0:

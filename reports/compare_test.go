@@ -86,7 +86,7 @@ func TestCompareGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "compare.txt", b.Bytes())
-	for _, want := range []string{"only in old: bounded-32-nojitter", "only in new: bounded-16", "7 better, 1 worse", "sequential  no change"} {
+	for _, want := range []string{"only in old: bounded-32-nojitter", "only in new: bounded-16", "8 better, 1 worse", "sequential  no change"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("compare lacks %q:\n%s", want, b.String())
 		}
@@ -106,5 +106,51 @@ func TestCompareSameRun(t *testing.T) {
 func TestCompareNil(t *testing.T) {
 	if err := Compare(&bytes.Buffer{}, nil, tier3Results()); err == nil {
 		t.Error("no error for a missing run")
+	}
+}
+
+// A p95 time to answer that none came (more than 5% of turns failed) is
+// infinite: becoming answered is better, losing the answer worse, and
+// staying unanswered no change.
+func TestChangesOfUnansweredP95(t *testing.T) {
+	run := func(p95 sim.AnswerMs) *sim.Results {
+		share := 1.0
+		if !p95.Answered() {
+			share = 0.8
+		}
+		return &sim.Results{Strategies: []sim.StrategyResult{{Name: "s", Turns: 10,
+			AnswerLatencyMs: sim.AnswerSummary{P50: 100, P95: p95, P99: p95, AnsweredShare: share}}}}
+	}
+	verdict := func(a, b *sim.Results) (Change, bool) {
+		for _, c := range Changes(a, b) {
+			if c.Metric == "answer p95" {
+				return c, true
+			}
+		}
+		return Change{}, false
+	}
+	tests := []struct {
+		old, new    sim.AnswerMs
+		wantVerdict string
+	}{
+		{sim.Unanswered, 900, Better},
+		{900, sim.Unanswered, Worse},
+		{sim.Unanswered, sim.Unanswered, ""},
+	}
+	for _, tt := range tests {
+		c, ok := verdict(run(tt.old), run(tt.new))
+		if !ok {
+			t.Fatalf("%v → %v: no answer p95 change", tt.old, tt.new)
+		}
+		if c.Verdict != tt.wantVerdict || (tt.wantVerdict != "" && !math.IsNaN(c.Percent)) || (tt.wantVerdict == "" && c.Delta != 0) {
+			t.Errorf("%v → %v: %+v, want verdict %q", tt.old, tt.new, c, tt.wantVerdict)
+		}
+	}
+	var b bytes.Buffer
+	if err := Compare(&b, run(900), run(sim.Unanswered)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "answer p95") || !strings.Contains(b.String(), "—") || strings.Contains(b.String(), "Inf") {
+		t.Errorf("an answer lost is not shown as —, n/a:\n%s", b.String())
 	}
 }

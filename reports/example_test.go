@@ -66,15 +66,17 @@ func ExampleWriteTable() {
 		Scenario: "tier3", Seed: 42, SimbenchVersion: "v0.3.0", DurationS: 600, Mode: "virtual",
 		Strategies: []sim.StrategyResult{
 			{
-				Name: "unbounded", Turns: 3010, Calls: 24080, Attempts: 30920,
-				TurnLatencyMs: sim.Summary{P50: 1210, P95: 9870, P99: 21400},
-				GoodputPerS:   40.1, RateLimited: 6840, EarlyRetries: 1070, WastedWorkS: 206.3,
+				Name: "unbounded", Turns: 3010, FailedTurns: 211, Calls: 24080, Attempts: 30920,
+				TurnLatencyMs:   sim.Summary{P50: 1210, P95: 9870, P99: 21400},
+				AnswerLatencyMs: sim.AnswerSummary{P50: 1250, P95: sim.Unanswered, P99: sim.Unanswered, AnsweredShare: 0.93},
+				GoodputPerS:     40.1, RateLimited: 6840, EarlyRetries: 1070, WastedWorkS: 206.3,
 				PeakInFlight: map[string]int{"llm": 400},
 			},
 			{
 				Name: "bounded-8", MaxInFlight: 8, Turns: 3340, Calls: 26720, Attempts: 26720,
-				TurnLatencyMs: sim.Summary{P50: 980, P95: 1540, P99: 1890},
-				GoodputPerS:   44.5, WastedWorkS: 1.6,
+				TurnLatencyMs:   sim.Summary{P50: 980, P95: 1540, P99: 1890},
+				AnswerLatencyMs: sim.AnswerSummary{P50: 980, P95: 1540, P99: 1890, AnsweredShare: 1},
+				GoodputPerS:     44.5, WastedWorkS: 1.6,
 				PeakInFlight: map[string]int{"llm": 8},
 			},
 		},
@@ -85,11 +87,12 @@ func ExampleWriteTable() {
 	// Output:
 	// scenario tier3 · seed 42 · virtual · 600 s · simbench v0.3.0
 	//
-	// strategy   turns   failed turns    calls   attempts   p50 ms   p95 ms   p99 ms   goodput/s    429s   failed   early   wasted s   races   peak
-	// unbounded  3,010              0   24,080     30,920    1,210    9,870   21,400       40.10   6,840        0   1,070      206.3       0    400
-	// bounded-8  3,340*             0   26,720*    26,720      980*   1,540*   1,890*      44.50*      0*       0       0*       1.6*      0      8
+	// strategy   turns   failed turns    calls   attempts   p50 ms   p95 ms   p99 ms   answer p95   goodput/s    429s   failed   early   wasted s   races   peak
+	// unbounded  3,010            211   24,080     30,920    1,210    9,870   21,400            —       40.10   6,840        0   1,070      206.3       0    400
+	// bounded-8  3,340              0*  26,720     26,720      980    1,540    1,890        1,540*      44.50*      0*       0       0*       1.6*      0      8
 	//
 	// * best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns
+	// answer p95: turn latency with every failed turn counted as never answered (—: the 95th-percentile turn got no answer)
 	// early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read
 	// races: overlapping writes to one resource; peak: most attempts in flight at llm
 }

@@ -60,6 +60,13 @@ func latency(f func(l sim.Summary) float64) func(*sim.StrategyResult) (float64, 
 	return func(s *sim.StrategyResult) (float64, bool) { return f(s.TurnLatencyMs), s.Turns > 0 }
 }
 
+// answerP95 reads the p95 time to answer: +Inf when that turn got no
+// answer, and absent from results written before the field existed.
+func answerP95(s *sim.StrategyResult) (float64, bool) {
+	a := s.AnswerLatencyMs
+	return float64(a.P95), s.Turns > 0 && (a.AnsweredShare > 0 || !a.P95.Answered())
+}
+
 // metrics returns the columns for the given results: DESIGN.md's metrics,
 // then peak in flight for each service any of them mentions (one column
 // titled "peak in flight" when there is a single service).
@@ -72,6 +79,7 @@ func metrics(rs ...*sim.Results) []metric {
 		{"p50 ms", "turn latency p50 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P50 }), millis, true},
 		{"p95 ms", "turn latency p95 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P95 }), millis, true},
 		{"p99 ms", "turn latency p99 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P99 }), millis, true},
+		{"answer p95", "time to answer p95 (ms; a failed turn is never answered)", lowerBetter, answerP95, func(v float64) string { return answerMillis(sim.AnswerMs(v)) }, false},
 		{"goodput/s", "goodput (successful calls/s)", higherBetter, always(func(s *sim.StrategyResult) float64 { return s.GoodputPerS }), dec2, false},
 		{"429s", "rate limited (429s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.RateLimited) }), count, false},
 		{"failed", "failed calls", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Failed) }), count, false},

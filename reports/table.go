@@ -121,6 +121,7 @@ func comparisonTable(r *sim.Results, color bool) []string {
 func tableKey(r *sim.Results) []string {
 	key := []string{
 		"* best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns",
+		"answer p95: turn latency with every failed turn counted as never answered (—: the 95th-percentile turn got no answer)",
 		"early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read",
 	}
 	var services []string

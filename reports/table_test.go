@@ -74,8 +74,8 @@ func TestWriteTableAlignedAndMarked(t *testing.T) {
 		f := columns(l)
 		row[f[0]] = f[1:]
 	}
-	// Columns: turns, failed turns, calls, attempts, p50, p95, p99, goodput,
-	// 429s, failed, early, wasted, races, peak.
+	// Columns: turns, failed turns, calls, attempts, p50, p95, p99, answer
+	// p95, goodput, 429s, failed, early, wasted, races, peak.
 	if got := row["bounded-8"][5]; got != "1,540*" {
 		t.Errorf("bounded-8 p95 %q, want the best, 1,540*", got)
 	}
@@ -85,7 +85,7 @@ func TestWriteTableAlignedAndMarked(t *testing.T) {
 	if got := row["unbounded"][3]; strings.HasSuffix(got, "*") {
 		t.Errorf("attempts has no direction but %q is marked", got)
 	}
-	if got := row["sequential"][8]; got != "0*" {
+	if got := row["sequential"][9]; got != "0*" {
 		t.Errorf("sequential 429s %q, want 0* (lowest, shared)", got)
 	}
 	if !strings.Contains(b.String(), "llm: max in flight 64 (binding limit: rpm)") {
