@@ -85,6 +85,15 @@ func (c *RunCmd) Run() error {
 		}
 		res.Recommendation[p.Service.Name] = p.Recommendation()
 	}
+	if runErr == nil {
+		// What the workload offers, against what the limits sustain: a run
+		// whose load does not fit says so under its recommendation.
+		if demand, err := sim.Demand(ctx, sc, opts); err == nil {
+			if l, ok := reports.CheckLoad(demand, sc.Workload.Sessions, plans); ok {
+				l.Annotate(res.Recommendation)
+			}
+		}
+	}
 
 	dir := c.Out
 	if dir == "" {

@@ -3,6 +3,9 @@ package reports
 import (
 	"fmt"
 	"math"
+	"strings"
+
+	"github.com/simbench/simbench/sim"
 )
 
 // LoadCheck sets the turn rate a workload offers against the rate its
@@ -78,4 +81,17 @@ func (l LoadCheck) Lines() []string {
 	return append(lines,
 		fmt.Sprintf("the load does not fit — %s", over),
 		fmt.Sprintf("to fit, raise the limit or serve %s", fit))
+}
+
+// Annotate adds the check to the recommendation of the service that binds
+// the turn rate: the offered rate, and the check's lines after its
+// arithmetic.
+func (l LoadCheck) Annotate(recs map[string]sim.Recommendation) {
+	rec, ok := recs[l.LimitedBy]
+	if !ok {
+		return
+	}
+	rec.OfferedTurnsPerMinute = l.OfferedPerMinute
+	rec.Reason += "\n" + strings.Join(l.Lines(), "\n")
+	recs[l.LimitedBy] = rec
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/sim"
 )
 
 func TestCheckLoad(t *testing.T) {
@@ -58,5 +60,26 @@ func TestCheckLoad(t *testing.T) {
 	}
 	if _, ok := CheckLoad(1, 10, nil); ok {
 		t.Error("no plans gave a check")
+	}
+}
+
+func TestAnnotatePutsTheCheckUnderTheBindingService(t *testing.T) {
+	p, _ := Recommend(Service{Name: "openai", RPM: 10_000, MeanLatency: 400 * time.Millisecond, CallsPerTurn: 8})
+	q, _ := Recommend(Service{Name: "search", RPM: 60_000, MeanLatency: 400 * time.Millisecond, CallsPerTurn: 1})
+	recs := map[string]sim.Recommendation{"openai": p.Recommendation(), "search": q.Recommendation()}
+	l, _ := CheckLoad(37, 80, []Plan{p, q})
+	l.Annotate(recs)
+	if got := recs["openai"]; got.OfferedTurnsPerMinute != 2220 || !strings.HasSuffix(got.Reason, strings.Join(l.Lines(), "\n")) {
+		t.Errorf("openai: %+v", got)
+	}
+	if got := recs["search"]; got != q.Recommendation() {
+		t.Errorf("search changed: %+v", got)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, &sim.Results{Recommendation: recs}, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "875 turns/min sustainable (the workload offers 2,220: it does not fit)") {
+		t.Errorf("table:\n%s", b.String())
 	}
 }

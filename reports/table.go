@@ -152,6 +152,9 @@ func recommendationLines(r *sim.Results) []string {
 		}
 		if rec.TurnsPerMinute > 0 {
 			line += fmt.Sprintf(", %s turns/min sustainable", num(rec.TurnsPerMinute))
+			if offered := rec.OfferedTurnsPerMinute; offered > rec.TurnsPerMinute {
+				line += fmt.Sprintf(" (the workload offers %s: it does not fit)", num(offered))
+			}
 		}
 		if rec.VerifiedCap > 0 {
 			line += fmt.Sprintf("; verified by sweep: %d", rec.VerifiedCap)

@@ -173,7 +173,13 @@ type Recommendation struct {
 	TokensPerMinute   float64 `json:"tokens_per_minute,omitempty"`
 	// TurnsPerMinute is the sustainable turn rate.
 	TurnsPerMinute float64 `json:"turns_per_minute,omitempty"`
+	// OfferedTurnsPerMinute is the turn rate the workload offers with no
+	// limit holding it back (Demand × 60), set on the service whose limits
+	// bind the turn rate; 0 when not measured.
+	OfferedTurnsPerMinute float64 `json:"offered_turns_per_minute,omitempty"`
 	// VerifiedCap is the cap a simulated sweep chose (0: not verified).
-	VerifiedCap int    `json:"verified_cap,omitempty"`
-	Reason      string `json:"reason"`
+	VerifiedCap int `json:"verified_cap,omitempty"`
+	// Reason is the conclusion in one line, then the arithmetic, a step a
+	// line.
+	Reason string `json:"reason"`
 }
