@@ -96,3 +96,20 @@ func ExampleWriteTable() {
 	// early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read
 	// races: overlapping writes to one resource; peak: most attempts in flight at llm
 }
+
+// Set a workload's demand against what a limit sustains: 600 requests/min
+// at 8 calls a turn and headroom 0.7 carries 52.5 turns/min, so 20 sessions
+// offering 2 turns/min each fit, and 40 do not.
+func ExampleCheckLoad() {
+	plan, err := reports.Recommend(reports.Service{Name: "sources", RPM: 600, MeanLatency: 400 * time.Millisecond, CallsPerTurn: 8})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, sessions := range []int{20, 40} {
+		check, _ := reports.CheckLoad(float64(sessions)*2/60, sessions, []reports.Plan{plan})
+		fmt.Printf("%d sessions: fits %v, ×%.2f, %d fit\n", sessions, check.Fits(), check.Ratio, check.FitSessions)
+	}
+	// Output:
+	// 20 sessions: fits true, ×0.76, 26 fit
+	// 40 sessions: fits false, ×1.52, 26 fit
+}

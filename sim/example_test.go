@@ -52,3 +52,22 @@ func ExampleSweep() {
 	// cap 4: 5.13 calls/s
 	// cap 8: 7.21 calls/s
 }
+
+// Measure what a workload offers with every limit lifted, to set against
+// what the limits sustain: tier3's 80 agents want far more turns than
+// 10,000 requests/min at 8 calls a turn (1,250 turns/min) carries.
+func ExampleDemand() {
+	sc, err := scenarios.Builtin("tier3")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	perS, err := sim.Demand(context.Background(), sc, sim.Options{Duration: 2 * time.Minute})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("tier3 offers %.0f turns/min\n", perS*60)
+	// Output:
+	// tier3 offers 2242 turns/min
+}
