@@ -49,6 +49,8 @@ func reportFigures(b *testing.B, s *sim.StrategyResult) {
 	b.ReportMetric(float64(s.EarlyRetries), "early-retries")
 	b.ReportMetric(float64(s.WriteRaces), "write-races")
 	b.ReportMetric(float64(s.Failed), "failed-calls")
+	b.ReportMetric(float64(s.FailedTurns), "failed-turns")
+	b.ReportMetric(float64(s.UnfinishedTurns), "unfinished-turns")
 	var apc float64
 	if s.Calls > 0 {
 		apc = float64(s.Attempts) / float64(s.Calls)

@@ -43,6 +43,8 @@ var deterministic = []Tolerance{
 	{Unit: "write-races", Better: LowerIsBetter, MaxWorse: 0},      // may not rise
 	{Unit: "early-retries", Better: LowerIsBetter, MaxWorse: 0},    // may not rise
 	{Unit: "failed-calls", Better: LowerIsBetter, MaxWorse: 0},     // may not rise
+	{Unit: "failed-turns", Better: LowerIsBetter, MaxWorse: 0},     // may not rise
+	{Unit: "unfinished-turns", Better: LowerIsBetter, MaxWorse: 0}, // may not rise
 	{Unit: "goodput/s", Better: HigherIsBetter, MaxWorse: 0.01},    // may fall 1%
 	{Unit: "wasted-s", Better: LowerIsBetter, MaxWorse: 0.01},      // may rise 1%
 	{Unit: "attempts/call", Better: LowerIsBetter, MaxWorse: 0.01}, // may rise 1%
