@@ -255,6 +255,12 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 	if think, ok := dist(t, "think", durations); ok {
 		w.Think = think
 	}
+	if ramp, ok := t.duration("ramp"); ok {
+		w.Ramp = ramp
+		if sc.Duration > 0 && ramp >= sc.Duration {
+			t.add("ramp", "is %v, not shorter than the run (duration %v), so some sessions would never start; shorten it", ramp, sc.Duration)
+		}
+	}
 	w.Arrival = enum(t, "arrival", "", ArrivalPoisson, ArrivalConstant)
 	w.ArrivalRate, _ = t.rate("arrival_rate", time.Second)
 	switch open, closed := t.has("arrival_rate"), t.has("sessions"); {
@@ -263,7 +269,7 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 	case !open && !closed:
 		d.add(t.path, "no load; set sessions = N (closed model) or arrival_rate = \"2/s\" (open model)")
 	case open:
-		for _, k := range []string{"turns", "think"} {
+		for _, k := range []string{"turns", "think", "ramp"} {
 			if t.has(k) {
 				t.add(k, "only applies to the closed model (sessions); in the open model each arrival is one turn, so remove it")
 			}

@@ -69,6 +69,13 @@ func TestProblems(t *testing.T) {
 			`testdata/conflicting.toml:20:1: strategy[0].headroom: only applies with token_bucket = true; add that or remove headroom`,
 			`testdata/conflicting.toml:21:1: strategy[0].fan_out_mode: only applies with fan_out > 0; add fan_out = N or remove fan_out_mode`,
 		}},
+		{"ramp.toml", []string{
+			`testdata/ramp.toml:7:1: workload.ramp: is 1m0s, not shorter than the run (duration 1m0s), so some sessions would never start; shorten it`,
+		}},
+		{"open-ramp.toml", []string{
+			`testdata/open-ramp.toml:6:1: workload.ramp: "-5s" is negative; durations must be 0 or more`,
+			`testdata/open-ramp.toml:6:1: workload.ramp: only applies to the closed model (sessions); in the open model each arrival is one turn, so remove it`,
+		}},
 		{"empirical.toml", []string{
 			`testdata/empirical.toml:14:33: services.broken.latency.file: bad-latencies.txt:2: "slow" is not a duration; write a number with a unit, like "400ms" or "10m"; put one value per line`,
 			`testdata/empirical.toml:17:1: services.gone.latency: dist = "exponential" needs mean; add mean = …`,
@@ -134,6 +141,7 @@ func TestFullFile(t *testing.T) {
 		Workload: Workload{
 			Sessions: 12, Turns: 3,
 			Think: Dist[time.Duration]{Kind: DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},
+			Ramp:  6 * time.Second,
 			LLM:   &LLMCall{Service: "llm", Tokens: Dist[float64]{Kind: DistLognormal, P50: 1500, P95: 4000}},
 			Calls: []CallGroup{
 				{Tool: "search", Count: Constant(4.0), Probability: 1},

@@ -86,6 +86,10 @@ type Workload struct {
 	// Think is the pause between a session's turns (closed model; zero
 	// distribution when unset).
 	Think Dist[time.Duration]
+	// Ramp spreads the closed model's session starts evenly over the run's
+	// first Ramp: session i of n starts at i × Ramp ÷ n. Zero starts every
+	// session at once.
+	Ramp time.Duration
 
 	// Arrival is the open model's arrival process ("" in the closed model).
 	// Each arrival is one turn; latency counts from the intended arrival time.

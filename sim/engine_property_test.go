@@ -64,6 +64,7 @@ func randomScenario(t *rapid.T) *scenarios.Scenario {
 	if rapid.Bool().Draw(t, "closed") {
 		w.Sessions = rapid.IntRange(1, 6).Draw(t, "sessions")
 		w.Think = scenarios.Constant(ms("think", 0, 500))
+		w.Ramp = ms("ramp", 0, 5000)
 	} else {
 		w.Arrival = scenarios.ArrivalPoisson
 		w.ArrivalRate = float64(rapid.IntRange(1, 10).Draw(t, "arrivals/s"))

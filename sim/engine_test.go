@@ -203,3 +203,37 @@ func TestUnknownStrategy(t *testing.T) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }
+
+// A ramp spreads the sessions' starts: four one-call, one-second turns
+// started two seconds apart never overlap, where started at once they all do.
+func TestRampSpreadsSessionStarts(t *testing.T) {
+	for _, tt := range []struct {
+		ramp     string
+		wantPeak int
+	}{{"0s", 4}, {"8s", 1}} {
+		sc := mustParse(t, `
+name = "ramp"
+duration = "1m"
+[workload]
+sessions = 4
+turns = 1
+ramp = "`+tt.ramp+`"
+calls = [ { tool = "t", count = 1 } ]
+[services.s]
+rps = 100
+latency = { dist = "constant", value = "1s" }
+[tools.t]
+service = "s"
+[[strategy]]
+name = "all"
+`)
+		res, err := Run(context.Background(), sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Strategies[0]
+		if s.Turns != 4 || s.PeakInFlight["s"] != tt.wantPeak || s.TurnLatencyMs.Max != 1000 {
+			t.Errorf("ramp %s: %d turns, peak %d, slowest %v ms; want 4 turns, peak %d, 1000 ms", tt.ramp, s.Turns, s.PeakInFlight["s"], s.TurnLatencyMs.Max, tt.wantPeak)
+		}
+	}
+}

@@ -16,6 +16,7 @@ func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 	c.Duration = scaleD(sc.Duration, f)
 	w := &c.Workload
 	w.Think = scaleDist(w.Think, f)
+	w.Ramp = scaleD(w.Ramp, f)
 	w.ArrivalRate /= f
 	w.Cancel.After = scaleDist(w.Cancel.After, f)
 	w.Cancel.ParentTimeout = scaleD(w.Cancel.ParentTimeout, f)
