@@ -134,6 +134,7 @@ func tier3Results() *sim.Results {
 			QuotaUsed:         map[string]float64{"llm": math.Round(float64(attempts)/duration/limit*1000) / 1000},
 			AttemptsPerCall:   sp.hist,
 			LatencyCDF:        cdf(sp.latency),
+			AnswerCDF:         answerCDF(cdf(sp.latency), sp.turns, sp.failed),
 		}
 		for t := range duration {
 			started, limited, inFlight := sp.rate(float64(t), &n)
@@ -166,6 +167,19 @@ func tier3Service() Service {
 
 // cdf samples a turn-latency distribution whose median and 95th percentile
 // match s: log-latency is logistic between them, capped at s.Max.
+// answerCDF makes up an answer CDF from a latency CDF, taking the failed
+// turns to be the slowest: it levels off at the answered share.
+func answerCDF(c []sim.CDFPoint, turns, failed int64) []sim.CDFPoint {
+	share := 1 - float64(failed)/float64(turns)
+	var out []sim.CDFPoint
+	for _, p := range c {
+		if p.P <= share {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func cdf(s sim.Summary) []sim.CDFPoint {
 	spread := math.Log(s.P95/s.P50) / math.Log(19) // 19 = 0.95/0.05
 	var out []sim.CDFPoint

@@ -294,17 +294,35 @@ func vline(x, y0, y1 float64, c color.Color, dashes []vg.Length) (*plotter.Line,
 	return line(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}}, c, dashes)
 }
 
+// latencyCDF draws, per strategy, the share of turns answered within a
+// time: the answer CDF, which levels off below 1 for a strategy that failed
+// turns. Results written before the answer CDF existed fall back to the
+// turn-latency CDF of every finished turn.
 func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
+	answered := slices.ContainsFunc(r.Strategies, func(s sim.StrategyResult) bool { return len(s.AnswerCDF) > 0 })
+	points := func(s *sim.StrategyResult) []sim.CDFPoint { return s.LatencyCDF }
 	p := newPlot("Turn latency, cumulative", "turn latency (ms, log scale)", "share of turns finished")
+	fig := &Figure{
+		Name: "latency-cdf", Title: "Turn latency CDF",
+		Caption: "Share of turns finished within a latency, one line per strategy; further left and steeper is better.",
+	}
+	if answered {
+		points = func(s *sim.StrategyResult) []sim.CDFPoint { return s.AnswerCDF }
+		p = newPlot("Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered")
+		fig.Title = "Turn latency CDF: turns answered within a time"
+		fig.Caption = "Share of the turns begun that got a full answer within a time, one line per strategy. " +
+			"A failed turn is never answered, so a strategy that fails turns levels off below 1; further left, steeper and higher is better."
+	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
 	p.Legend.Left = true
 	p.Y.Min, p.Y.Max = 0, 1
 	drawn := false
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, s := range r.Strategies {
+	for i := range r.Strategies {
+		s := &r.Strategies[i]
 		var xys plotter.XYs
-		for _, c := range s.LatencyCDF {
+		for _, c := range points(s) {
 			if c.Ms > 0 { // a log axis has no place for 0
 				xys = append(xys, plotter.XY{X: c.Ms, Y: c.P})
 				lo, hi = min(lo, c.Ms), max(hi, c.Ms)
@@ -325,11 +343,8 @@ func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
 		return nil, nil
 	}
 	logRange(&p.X, lo, hi)
-	return &Figure{
-		Name: "latency-cdf", Title: "Turn latency CDF",
-		Caption: "Share of turns finished within a latency, one line per strategy; further left and steeper is better.",
-		w:       figureWidth, h: figureHeight, plots: [][]*plot.Plot{{p}},
-	}, nil
+	fig.w, fig.h, fig.plots = figureWidth, figureHeight, [][]*plot.Plot{{p}}
+	return fig, nil
 }
 
 // timelineSpan returns the time range covered by all strategies' timelines, in s.

@@ -272,3 +272,25 @@ func TestRenderTurnsPanicsIntoErrors(t *testing.T) {
 		t.Errorf("error %v, want one naming the figure", err)
 	}
 }
+
+// With answer CDFs the figure shows turns answered; results written before
+// them still get the turn-latency CDF.
+func TestLatencyCDFFallsBackWithoutAnswerCDF(t *testing.T) {
+	r := tier3Results()
+	figs, err := Figures(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(figs[0].Title, "turns answered") {
+		t.Errorf("with answer CDFs: %q", figs[0].Title)
+	}
+	for i := range r.Strategies {
+		r.Strategies[i].AnswerCDF = nil
+	}
+	if figs, err = Figures(r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if figs[0].Name != "latency-cdf" || figs[0].Title != "Turn latency CDF" {
+		t.Errorf("without answer CDFs: %q %q", figs[0].Name, figs[0].Title)
+	}
+}

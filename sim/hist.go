@@ -127,8 +127,13 @@ func (h *histogram) summary() Summary {
 }
 
 // cdf samples the distribution at up to n points for plots.
-func (h *histogram) cdf(n int) []CDFPoint {
-	if h.n == 0 {
+func (h *histogram) cdf(n int) []CDFPoint { return h.cdfAmong(n, h.n) }
+
+// cdfAmong samples, at up to n points, the distribution of a population of
+// total values of which the histogram holds the smallest h.n, the rest
+// never arriving: its P ends at h.n ÷ total.
+func (h *histogram) cdfAmong(n int, total uint64) []CDFPoint {
+	if h.n == 0 || total < h.n {
 		return nil
 	}
 	var out []CDFPoint
@@ -141,7 +146,7 @@ func (h *histogram) cdf(n int) []CDFPoint {
 		}
 		seen += c
 		if seen >= next || seen == h.n {
-			out = append(out, CDFPoint{Ms: ms(min(bucketValue(i), h.max)), P: math.Round(float64(seen)/float64(h.n)*1e6) / 1e6})
+			out = append(out, CDFPoint{Ms: ms(min(bucketValue(i), h.max)), P: math.Round(float64(seen)/float64(total)*1e6) / 1e6})
 			for next <= seen {
 				next += step
 			}

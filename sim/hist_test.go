@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -99,5 +100,24 @@ func TestAnswerMsJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"p50":"soon"}`), &out); err == nil {
 		t.Error("a string p50 was accepted")
+	}
+}
+
+// The answer CDF levels off at the answered share: 90 answered of 100
+// begun ends at P = 0.9, and with every turn answered it is the CDF.
+func TestCDFAmongLevelsOffAtTheAnsweredShare(t *testing.T) {
+	h := newHistogram()
+	for i := 1; i <= 90; i++ {
+		h.add(time.Duration(i) * time.Millisecond)
+	}
+	cdf := h.cdfAmong(100, 100)
+	if last := cdf[len(cdf)-1]; last.P != 0.9 || math.Abs(last.Ms-90) > 90*0.008 {
+		t.Errorf("last point %+v, want 90 ms (within the histogram's precision) at 0.9", last)
+	}
+	if got, want := h.cdfAmong(100, 90), h.cdf(100); !slices.Equal(got, want) {
+		t.Errorf("all answered: %v, want the CDF %v", got, want)
+	}
+	if got := newHistogram().cdfAmong(100, 10); got != nil {
+		t.Errorf("none answered: %v, want no points", got)
 	}
 }

@@ -201,6 +201,7 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		QuotaUsed:       map[string]float64{},
 		AttemptsPerCall: c.attemptsPerCall,
 		LatencyCDF:      c.turnLat.cdf(100),
+		AnswerCDF:       c.okTurnLat.cdfAmong(100, uint64(c.turns+c.unfinished)),
 		Timeline:        c.timeline,
 	}
 	minutes := c.window.Minutes()

@@ -87,6 +87,10 @@ type StrategyResult struct {
 	AttemptsPerCall []int64 `json:"attempts_per_call,omitempty"`
 	// LatencyCDF samples the turn-latency distribution for plots.
 	LatencyCDF []CDFPoint `json:"latency_cdf,omitempty"`
+	// AnswerCDF samples the time to answer for plots: P is the share of
+	// the turns begun answered in full within Ms, so it levels off at
+	// AnswerLatencyMs.AnsweredShare.
+	AnswerCDF []CDFPoint `json:"answer_cdf,omitempty"`
 	// Timeline is per-second (downsampled when long) activity for plots.
 	Timeline []TimelinePoint `json:"timeline,omitempty"`
 }
