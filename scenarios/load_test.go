@@ -129,8 +129,9 @@ func TestProblemFields(t *testing.T) {
 	}
 }
 
-// TestFullFile decodes a file that sets every key and checks each value,
-// including the defaults filled into the strategy that sets none.
+// TestFullFile decodes the files that set every key (full.toml, and
+// full-open.toml for the open model) and checks each value, including the
+// defaults filled into the strategy that sets none.
 func TestFullFile(t *testing.T) {
 	sc, err := Load("testdata/full.toml")
 	if err != nil {
@@ -165,8 +166,11 @@ func TestFullFile(t *testing.T) {
 			{
 				Name: "llm", RequestsPerSecond: 500.5, RequestsPerMinute: 36000, TokensPerMinute: 2e6,
 				MaxConcurrent: 64, Limiter: LimiterTokenBucket, Burst: 50, CountRejected: true,
-				Latency: Dist[time.Duration]{Kind: DistLognormal, P50: 800 * time.Millisecond, P95: 3 * time.Second},
-				Load:    LoadSensitivity{Knee: 32, Factor: 0.02},
+				Latency: Dist[time.Duration]{
+					Kind: DistEmpirical, File: "latencies.txt",
+					Samples: []time.Duration{412 * time.Millisecond, 380 * time.Millisecond, 1200 * time.Millisecond, 950 * time.Millisecond},
+				},
+				Load: LoadSensitivity{Knee: 32, Factor: 0.02},
 				Faults: Faults{
 					ErrorRate: 0.01, HangRate: 0.002, ResetRate: 0.003,
 					SlowFirstByte: SlowFirstByte{Rate: 0.05, Delay: 2 * time.Second},
@@ -213,6 +217,19 @@ func TestFullFile(t *testing.T) {
 	}
 	if sc.Service("nope") != nil || sc.Strategy("everything") == nil {
 		t.Error("lookups by name disagree with the file")
+	}
+
+	// The open model's keys cannot share a workload with sessions.
+	open, err := Load("testdata/full-open.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWorkload := Workload{
+		Arrival: ArrivalConstant, ArrivalRate: 0.5, Think: Constant(time.Duration(0)),
+		Calls: []CallGroup{{Tool: "t", Count: Constant(1.0), Probability: 1}},
+	}
+	if !reflect.DeepEqual(open.Workload, wantWorkload) {
+		t.Errorf("full-open workload:\n%#v\nwant:\n%#v", open.Workload, wantWorkload)
 	}
 }
 

@@ -18,6 +18,11 @@ type decoder struct {
 	pos      positions
 	files    fs.FS // where empirical distribution files are read from; nil: nowhere
 	problems []Problem
+	// accepts, when set, is told every key the decoder accepts: each
+	// table's keys as the table finishes, whether the file sets them or not,
+	// and each enum key with its allowed values. TestReference uses it to
+	// check that README.md documents the whole format.
+	accepts func(key string, set bool, values []string)
 }
 
 // add records a problem at key's position.
@@ -67,6 +72,11 @@ func (t *table) add(k, format string, args ...any) { t.d.add(t.key(k), format, a
 
 // finish reports every key of the table that no decoder asked for.
 func (t *table) finish() {
+	if t.d.accepts != nil {
+		for _, k := range t.known {
+			t.d.accepts(t.key(k), t.has(k), nil)
+		}
+	}
 	for _, k := range t.keys() {
 		if slices.Contains(t.known, k) {
 			continue
@@ -273,16 +283,19 @@ func (t *table) rate(k string, per time.Duration) (float64, bool) {
 // enum returns the value of k, which must be one of allowed, or def when k
 // is absent or wrong.
 func enum[E ~string](t *table, k string, def E, allowed ...E) E {
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	if t.d.accepts != nil {
+		t.d.accepts(t.key(k), t.has(k), names)
+	}
 	s, ok := t.str(k)
 	if !ok {
 		return def
 	}
 	if slices.Contains(allowed, E(s)) {
 		return E(s)
-	}
-	names := make([]string, len(allowed))
-	for i, a := range allowed {
-		names[i] = string(a)
 	}
 	if near := closest(s, names); near != "" {
 		t.add(k, "unknown value %q; did you mean %s? (one of %s)", s, near, quoteList(names))

@@ -1,0 +1,131 @@
+package scenarios
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+// referenceInputs between them set every key the decoder accepts: the open
+// model's keys cannot share a workload with sessions.
+var referenceInputs = []string{"testdata/full.toml", "testdata/full-open.toml"}
+
+// TestReference keeps README.md, the reference for scenario files, complete.
+// The decoder itself lists what it accepts: decoding the reference inputs, it
+// reports each table's keys as the table finishes (the list unknown keys are
+// checked against) and each enum key's values. Every key must appear in the
+// README in backticks, as `key`, and every enum value quoted, as `"value"`.
+// Tables keyed by names the file chooses (services, tools, mix,
+// max_in_flight_per_service) have no fixed keys and never finish, so their
+// names are not listed.
+func TestReference(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+
+	type key struct {
+		paths []string // every path the key was accepted at, first seen first
+		set   bool     // some reference input sets it
+	}
+	keys := map[string]*key{} // by last segment
+	var names []string        // keys in the order the decoder asks for them
+	values := map[string][]string{}
+	var enums []string
+	for _, file := range referenceInputs {
+		accepts := func(path string, set bool, vals []string) {
+			name := lastSegment(path)
+			k := keys[name]
+			if k == nil {
+				k = &key{}
+				keys[name] = k
+				names = append(names, name)
+			}
+			if !slices.Contains(k.paths, path) {
+				k.paths = append(k.paths, path)
+			}
+			k.set = k.set || set
+			if vals != nil && !slices.Contains(enums, name) {
+				enums = append(enums, name)
+				values[name] = vals
+			}
+		}
+		if problems := decodeReporting(t, file, accepts); len(problems) > 0 {
+			t.Fatalf("%s does not load:\n%s", file, (&Error{Problems: problems}).Error())
+		}
+	}
+	if len(names) < 50 {
+		t.Fatalf("the decoder reported %d keys; the hook in table.finish is not being called", len(names))
+	}
+
+	for _, name := range names {
+		k := keys[name]
+		where := k.paths[0]
+		if n := len(k.paths) - 1; n > 0 {
+			where += fmt.Sprintf(" and %d more", n)
+		}
+		if !strings.Contains(readme, "`"+name+"`") {
+			t.Errorf("README.md does not document `%s` (accepted at %s); add it to its section's table", name, where)
+		}
+		if !k.set {
+			t.Errorf("no reference input sets %s (accepted at %s); add it to testdata/full.toml and TestFullFile", name, where)
+		}
+	}
+	for _, name := range enums {
+		for _, v := range values[name] {
+			if !strings.Contains(readme, "`\""+v+"\"`") {
+				t.Errorf("README.md does not list `\"%s\"`, a value of %s", v, name)
+			}
+		}
+	}
+}
+
+// TestReferenceExample checks that the README's first TOML block, the
+// minimal scenario it opens with, loads.
+func TestReferenceExample(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "```toml\n")
+	block, _, closed := strings.Cut(rest, "```")
+	if !ok || !closed {
+		t.Fatal("README.md has no ```toml block")
+	}
+	if _, err := Parse("README.md", []byte(block)); err != nil {
+		t.Errorf("the README's minimal example does not load:\n%v", err)
+	}
+}
+
+// decodeReporting decodes file as Load does, with accepts told every key
+// the decoder accepts, and returns the problems found.
+func decodeReporting(t *testing.T, file string, accepts func(key string, set bool, values []string)) []Problem {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root map[string]any
+	if _, err := toml.Decode(string(data), &root); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	d := &decoder{file: file, pos: indexPositions(data), files: os.DirFS(filepath.Dir(file)), accepts: accepts}
+	d.decodeScenario(root, strings.TrimSuffix(filepath.Base(file), ".toml"))
+	return d.problems
+}
+
+// lastSegment returns a dotted key path's last key, without array indices:
+// "strategy[1].retry.base" gives "base", "workload.calls" gives "calls".
+func lastSegment(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		path = path[i+1:]
+	}
+	name, _, _ := strings.Cut(path, "[")
+	return name
+}
