@@ -39,6 +39,9 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 		t.add("duration", "missing; set the virtual time a run covers, like duration = \"10m\"")
 	}
 
+	// A missing or empty table is reported here; one of the wrong type was
+	// reported when it was read, so it gets no second problem.
+	reported := len(d.problems)
 	if st := t.sub("services"); st != nil {
 		for _, name := range st.keys() {
 			if svc := st.sub(name); svc != nil {
@@ -46,7 +49,7 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 			}
 		}
 	}
-	if len(sc.Services) == 0 && !t.has("services") {
+	if len(sc.Services) == 0 && len(d.problems) == reported {
 		t.add("services", "no services; add a [services.NAME] table with its limits")
 	}
 	if tt := t.sub("tools"); tt != nil {
@@ -61,8 +64,9 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	} else if !t.has("workload") {
 		t.add("workload", "missing; add a [workload] table saying what the agents do")
 	}
+	reported = len(d.problems)
 	strategies := t.tables("strategy")
-	if len(strategies) == 0 && !t.has("strategy") {
+	if len(strategies) == 0 && len(d.problems) == reported {
 		t.add("strategy", "no strategies; add at least one [[strategy]] table with a name")
 	}
 	for _, st := range strategies {

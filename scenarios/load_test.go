@@ -506,3 +506,33 @@ func TestOpen(t *testing.T) {
 		t.Error("Builtin accepted a path")
 	}
 }
+
+// Empty tables and arrays are as good as missing, and a rate must be a
+// finite number.
+func TestEmptySectionsAndNonFiniteRates(t *testing.T) {
+	const base = `
+name = "x"
+duration = "1m"
+[workload]
+sessions = 1
+calls = [ { tool = "t", count = 1 } ]
+[tools.t]
+service = "s"
+`
+	tests := []struct {
+		name, toml, want string
+	}{
+		{"no strategies", "strategy = []\n" + base + "[services.s]\nrps = 1\n", "strategy: no strategies"},
+		{"no services", "services = {}\n" + base + "[[strategy]]\nname = \"a\"\n", "services: no services"},
+		{"infinite rate", base + "[services.s]\nrps = \"inf/s\"\n[[strategy]]\nname = \"a\"\n", `services.s.rps: "inf/s" is not a finite number`},
+		{"NaN rate", base + "[services.s]\nrpm = \"NaN/m\"\n[[strategy]]\nname = \"a\"\n", `services.s.rpm: "NaN/m" is not a finite number`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("x.toml", []byte(tt.toml))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}

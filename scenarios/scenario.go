@@ -217,8 +217,10 @@ type Service struct {
 	// Limiter is the algorithm enforcing the rates (token bucket by default).
 	Limiter Limiter
 	// Burst is the token bucket's capacity in requests, for the rps bucket
-	// (or the rpm bucket when there is no rps); 0 means fakeapi's default,
-	// one window's worth. Only set with LimiterTokenBucket.
+	// (or the rpm bucket when there is no rps); 0 means one second's worth
+	// of the tighter of rps and rpm, at least 1 (the simulator's rule, for
+	// the fake service and the clients' own buckets alike). Only set with
+	// LimiterTokenBucket.
 	Burst float64
 	// CountRejected makes 429ed requests count against the limits.
 	CountRejected bool
@@ -233,7 +235,9 @@ type Service struct {
 	// Lying makes the server mislead clients about Retry-After.
 	Lying Lying
 	// Keys are API keys; when set, each key gets its own quota of every limit
-	// above and requests without a known key get 401. Empty: no keys.
+	// above and requests without a known key get 401. The simulated agents
+	// (virtual and live) send the first key; the others are for clients of
+	// `simbench serve`. Empty: no keys.
 	Keys []string
 }
 
@@ -407,7 +411,8 @@ type Retry struct {
 	// Base and Cap bound the backoff delays (Cap 0: no cap).
 	Base, Cap time.Duration
 	// Attempts counts attempts including the first (0: sched's default —
-	// 1 without a backoff, sched.DefaultMaxAttempts with one).
+	// 1 when there is neither a backoff nor a base, else
+	// sched.DefaultMaxAttempts).
 	Attempts int
 	// Budget bounds the time from a call's first attempt to the start of its
 	// last (0: none).

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,9 @@ func ParseRate(s string) (float64, error) {
 	}
 	if n < 0 {
 		return 0, fmt.Errorf("%q is negative; a rate must be greater than 0", s)
+	}
+	if math.IsInf(n, 0) || math.IsNaN(n) {
+		return 0, fmt.Errorf("%q is not a finite number; write a count per unit, like \"10/s\"", s)
 	}
 	return n / per.Seconds(), nil
 }

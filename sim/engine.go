@@ -434,6 +434,9 @@ func (e *engine) start(a *sched.Action) {
 	si := meta.svc
 	m := e.models[si]
 	req := fakeapi.Request{Client: meta.client, Method: "POST", Tokens: a.Call.Tokens, Write: meta.write}
+	if keys := e.sc.Services[si].Keys; len(keys) > 0 {
+		req.Key = keys[0] // the agent process uses the first key, as live runs do
+	}
 	if meta.write {
 		req.Resource = a.Call.Resource
 		if req.Resource == "" {

@@ -237,3 +237,37 @@ name = "all"
 		}
 	}
 }
+
+// A service with API keys is called with its first key: every call of a
+// virtual run succeeds, and the key's own quota is what limits it.
+func TestEngineSendsTheFirstKey(t *testing.T) {
+	sc := mustParse(t, `
+name = "keys"
+duration = "1m"
+[workload]
+sessions = 2
+calls = [ { tool = "t", count = 2 } ]
+[services.s]
+rpm = 60
+keys = ["sk-one", "sk-two"]
+latency = { dist = "constant", value = "100ms" }
+[tools.t]
+service = "s"
+[[strategy]]
+name = "paced"
+token_bucket = true
+headroom = 1
+`)
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Strategies[0]
+	if s.Calls == 0 || s.Failed != 0 || s.RateLimited != 0 {
+		t.Errorf("%d calls, %d failed, %d 429s; want calls and no failures", s.Calls, s.Failed, s.RateLimited)
+	}
+	// One key's 60 requests/min, not two keys' 120: about 60 calls a minute.
+	if s.Calls > 70 {
+		t.Errorf("%d calls in a minute on one key's 60 requests/min", s.Calls)
+	}
+}
