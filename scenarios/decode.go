@@ -118,7 +118,10 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		s.Faults = d.decodeFaults(ft)
 	}
 	s.Headers = enum(t, "headers", HeadersNone, HeadersNone, HeadersOpenAI, HeadersAnthropic, HeadersStandard)
-	s.Lying = enum(t, "lying", LyingNone, LyingNone, LyingShort, LyingMissing)
+	// "none" reads as headers does; "" is the same truth-telling default.
+	if s.Lying = enum(t, "lying", LyingNone, LyingNone, "none", LyingShort, LyingMissing); s.Lying == "none" {
+		s.Lying = LyingNone
+	}
 	if s.Lying != LyingNone && s.Headers == HeadersNone {
 		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\", \"anthropic\" or \"standard\"")
 	}
@@ -157,6 +160,9 @@ func (d *decoder) decodeFaults(t *table) Faults {
 		f.Overload.Length, _ = ot.duration("length")
 		f.Overload.Rate = 1
 		if r, ok := ot.fraction("rate"); ok {
+			if r == 0 {
+				ot.add("rate", "is 0, so an episode would reject nothing; set the share of requests it rejects (1 when omitted), or remove overload")
+			}
 			f.Overload.Rate = r
 		}
 		switch {

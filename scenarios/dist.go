@@ -195,6 +195,10 @@ func empirical[T time.Duration | float64](st *table, file string, u unit[T]) ([]
 		st.d.add(key, "cannot read %q: this scenario was not loaded from a directory", file)
 		return nil, false
 	}
+	if !fs.ValidPath(path.Clean(file)) {
+		st.d.add(key, "cannot read %q: give a path relative to the scenario file's directory, without a leading / or ..", file)
+		return nil, false
+	}
 	data, err := fs.ReadFile(st.d.files, path.Clean(file))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

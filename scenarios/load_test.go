@@ -82,6 +82,7 @@ func TestProblems(t *testing.T) {
 			`testdata/empirical.toml:17:35: services.gone.latency.p50: does not apply to dist = "exponential"; it takes mean, max`,
 			`testdata/empirical.toml:17:47: services.gone.latency.file: does not apply to dist = "exponential"; it takes mean, max`,
 			`testdata/empirical.toml:26:33: services.lost.latency.file: cannot read "missing.txt": no such file (paths are relative to the scenario file)`,
+			`testdata/empirical.toml:29:33: services.outside.latency.file: cannot read "../latencies.txt": give a path relative to the scenario file's directory, without a leading / or ..`,
 		}},
 		// Every class at once: one error lists them all, in file order.
 		{"everything-wrong.toml", []string{
@@ -526,6 +527,7 @@ service = "s"
 		{"no services", "services = {}\n" + base + "[[strategy]]\nname = \"a\"\n", "services: no services"},
 		{"infinite rate", base + "[services.s]\nrps = \"inf/s\"\n[[strategy]]\nname = \"a\"\n", `services.s.rps: "inf/s" is not a finite number`},
 		{"NaN rate", base + "[services.s]\nrpm = \"NaN/m\"\n[[strategy]]\nname = \"a\"\n", `services.s.rpm: "NaN/m" is not a finite number`},
+		{"overload rejecting nothing", base + "[services.s]\nrps = 1\nfaults = { overload = { every = \"1m\", length = \"5s\", rate = 0 } }\n[[strategy]]\nname = \"a\"\n", `services.s.faults.overload.rate: is 0, so an episode would reject nothing`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -534,5 +536,29 @@ service = "s"
 				t.Errorf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestLyingNoneIsTheTruth(t *testing.T) {
+	sc, err := Parse("x.toml", []byte(`
+name = "x"
+duration = "1m"
+[workload]
+sessions = 1
+calls = [ { tool = "t", count = 1 } ]
+[services.s]
+rps = 1
+headers = "openai"
+lying = "none"
+[tools.t]
+service = "s"
+[[strategy]]
+name = "a"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Services[0].Lying; got != LyingNone {
+		t.Errorf("lying = %q, want LyingNone", got)
 	}
 }

@@ -322,7 +322,7 @@ func (e *engine) partDone(p *part, res *sched.TurnResult) {
 				tr.failed = true
 			}
 			if sg := e.wl.sub; sg != nil && ok {
-				n := max(1, sg.count.count(tr.rng))
+				n := sg.count.count(tr.rng) // a draw of 0 runs no subagent
 				for range n {
 					e.iterate(tr, &subagent{})
 				}

@@ -271,3 +271,34 @@ headroom = 1
 		t.Errorf("%d calls in a minute on one key's 60 requests/min", s.Calls)
 	}
 }
+
+// A subagent count that draws 0 starts no subagent: the orchestrator's own
+// call is the whole turn.
+func TestZeroSubagentsEndTheTurnAfterItsOwnCalls(t *testing.T) {
+	sc := mustParse(t, `
+name = "no-subagents"
+duration = "1m"
+[workload]
+sessions = 1
+turns = 3
+calls = [ { tool = "t", count = 1 } ]
+[workload.subagents]
+count = 0
+max_iterations = 2
+calls = [ { tool = "t", count = 5 } ]
+[services.s]
+rps = 100
+latency = { dist = "constant", value = "100ms" }
+[tools.t]
+service = "s"
+[[strategy]]
+name = "all"
+`)
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Strategies[0]; s.Turns != 3 || s.Calls != 3 || s.TurnLatencyMs.Max != 100 {
+		t.Errorf("%d turns, %d calls, slowest %v ms; want 3 turns of one 100 ms call each", s.Turns, s.Calls, s.TurnLatencyMs.Max)
+	}
+}

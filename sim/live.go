@@ -334,7 +334,7 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) 
 		ok = l.part(tctx, calls, false, 0)
 		if sg := l.wl.sub; sg != nil && ok {
 			var wg sync.WaitGroup
-			for range max(1, sg.count.count(rng)) {
+			for range sg.count.count(rng) { // a draw of 0 runs no subagent
 				srng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 				wg.Add(1)
 				go func() {
