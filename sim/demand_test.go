@@ -58,3 +58,13 @@ func mustParse(t *testing.T, toml string) *scenarios.Scenario {
 	}
 	return sc
 }
+
+// runOnly runs a scenario in virtual time, failing the test on an error.
+func runOnly(t *testing.T, sc *scenarios.Scenario) *Results {
+	t.Helper()
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

@@ -227,10 +227,7 @@ service = "s"
 [[strategy]]
 name = "all"
 `)
-		res, err := Run(context.Background(), sc, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := runOnly(t, sc)
 		s := res.Strategies[0]
 		if s.Turns != 4 || s.PeakInFlight["s"] != tt.wantPeak || s.TurnLatencyMs.Max != 1000 {
 			t.Errorf("ramp %s: %d turns, peak %d, slowest %v ms; want 4 turns, peak %d, 1000 ms", tt.ramp, s.Turns, s.PeakInFlight["s"], s.TurnLatencyMs.Max, tt.wantPeak)
@@ -258,10 +255,7 @@ name = "paced"
 token_bucket = true
 headroom = 1
 `)
-	res, err := Run(context.Background(), sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runOnly(t, sc)
 	s := res.Strategies[0]
 	if s.Calls == 0 || s.Failed != 0 || s.RateLimited != 0 {
 		t.Errorf("%d calls, %d failed, %d 429s; want calls and no failures", s.Calls, s.Failed, s.RateLimited)
@@ -294,10 +288,7 @@ service = "s"
 [[strategy]]
 name = "all"
 `)
-	res, err := Run(context.Background(), sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runOnly(t, sc)
 	if s := res.Strategies[0]; s.Turns != 3 || s.Calls != 3 || s.TurnLatencyMs.Max != 100 {
 		t.Errorf("%d turns, %d calls, slowest %v ms; want 3 turns of one 100 ms call each", s.Turns, s.Calls, s.TurnLatencyMs.Max)
 	}
