@@ -35,10 +35,10 @@ func (o Overall) Lines(plans []Plan) []string {
 		if i > 0 {
 			caps += " + "
 		}
-		caps += fmt.Sprintf("%d (%s)", p.MaxInFlight, p.Service.Name)
+		caps += fmt.Sprintf("%s (%s)", num(float64(p.MaxInFlight)), p.Service.Name)
 	}
 	return []string{
-		fmt.Sprintf("overall max in flight: %s = %d", caps, o.MaxInFlight),
-		fmt.Sprintf("overall turns/min sustainable: %d, limited by %s (a turn needs every service it calls)", o.TurnsPerMinute, o.LimitedBy),
+		fmt.Sprintf("overall max in flight: %s = %s", caps, num(float64(o.MaxInFlight))),
+		fmt.Sprintf("overall turns/min sustainable: %s, limited by %s (a turn needs every service it calls)", num(float64(o.TurnsPerMinute)), o.LimitedBy),
 	}
 }

@@ -172,15 +172,15 @@ func (p Plan) Lines() []string {
 		fmt.Sprintf("reserved for retries: %s − %s = %s requests/min",
 			num(p.BindingRPM), num(p.UsableRPM), num(p.ReservedRPM)),
 	)
-	capLine := fmt.Sprintf("Little's-law cap: floor(%s requests/s × %s × %s s) = floor(%s) = %d in flight",
-		num(p.BindingRPM/60), num(s.Headroom), seconds(s.MeanLatency), floorArg(p.LittleCap), p.MaxInFlight)
+	capLine := fmt.Sprintf("Little's-law cap: floor(%s requests/s × %s × %s s) = floor(%s) = %s in flight",
+		num(p.BindingRPM/60), num(s.Headroom), seconds(s.MeanLatency), floorArg(p.LittleCap), num(float64(p.MaxInFlight)))
 	if math.Floor(p.LittleCap+floorSlack) < 1 {
 		capLine = fmt.Sprintf("Little's-law cap: %s requests/s × %s × %s s = %s, raised to 1 in flight",
 			num(p.BindingRPM/60), num(s.Headroom), seconds(s.MeanLatency), num(p.LittleCap))
 	}
 	lines = append(lines, capLine,
-		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s calls/turn) = floor(%s) = %d",
-			num(p.UsableRPM), num(s.CallsPerTurn), floorArg(p.Turns), p.TurnsPerMinute))
+		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s calls/turn) = floor(%s) = %s",
+			num(p.UsableRPM), num(s.CallsPerTurn), floorArg(p.Turns), num(float64(p.TurnsPerMinute))))
 	bucket := fmt.Sprintf("token bucket: %s requests/min", num(p.UsableRPM))
 	if p.UsableTPM > 0 {
 		bucket += fmt.Sprintf(", %s tokens/min", num(p.UsableTPM))
@@ -222,8 +222,8 @@ func (p Plan) limitsText() string {
 // Reason is the conclusion in one line, then the arithmetic of Lines, one
 // step per line, so reports re-rendered from results.json can show it.
 func (p Plan) Recommendation() sim.Recommendation {
-	reason := fmt.Sprintf("%s binds at %s requests/min; with headroom %s, Little's law gives %d in flight and %d turns/min",
-		p.BindingLimit, num(p.BindingRPM), num(p.Service.Headroom), p.MaxInFlight, p.TurnsPerMinute)
+	reason := fmt.Sprintf("%s binds at %s requests/min; with headroom %s, Little's law gives %s in flight and %s turns/min",
+		p.BindingLimit, num(p.BindingRPM), num(p.Service.Headroom), num(float64(p.MaxInFlight)), num(float64(p.TurnsPerMinute)))
 	return sim.Recommendation{
 		MaxInFlight:       p.MaxInFlight,
 		BindingLimit:      p.BindingLimit,

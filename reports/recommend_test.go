@@ -285,3 +285,18 @@ func TestSweepPointOf(t *testing.T) {
 		t.Errorf("no attempts gives share %v, want 0", got.RateLimitedShare)
 	}
 }
+
+// Counts of a thousand or more carry separators in every line, the
+// conclusion's included.
+func TestPlanLinesSeparateThousands(t *testing.T) {
+	p, err := Recommend(Service{Name: "api", RPM: 6000, MeanLatency: 100 * time.Millisecond, CallsPerTurn: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := p.Recommendation().Reason
+	for _, want := range []string{"gives 7 in flight and 2,100 turns/min", "= floor(2,100) = 2,100"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lacks %q:\n%s", want, text)
+		}
+	}
+}
