@@ -28,7 +28,7 @@ func Demand(ctx context.Context, sc *scenarios.Scenario, opts Options) (turnsPer
 	}
 	c.Strategies = []scenarios.Strategy{{Name: "no limits"}}
 	o := opts
-	o.Strategies = nil
+	o.Strategies, o.Progress = nil, nil // the caller's progress bars know no such strategy
 	res, err := Run(ctx, &c, o)
 	if err != nil {
 		return 0, err
