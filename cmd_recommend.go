@@ -75,10 +75,15 @@ func (c *RecommendCmd) Run() error {
 	}
 	ctx, stop := interruptible(nil)
 	defer stop()
-	if len(plans) > 0 {
-		if err := c.checkLoad(ctx, sc, plans, &res); err != nil {
-			return err
+	load, err := checkLoad(ctx, sc, sim.Options{Duration: c.Duration}, plans)
+	if err != nil {
+		if ctx.Err() != nil {
+			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
 		}
+		return codedError{err, exitInvalid}
+	}
+	if load != nil {
+		res.Load, res.LoadLines = load, load.Lines()
 	}
 	if top != nil && !c.NoVerify {
 		if err := c.verify(ctx, sc, top, &res); err != nil {
@@ -114,22 +119,6 @@ func (c *RecommendCmd) Run() error {
 			return err
 		}
 		fmt.Fprintf(out, "\n%s\n", res.Verdict)
-	}
-	return nil
-}
-
-// checkLoad measures what the workload offers with no limits and sets it
-// against what the plans sustain.
-func (c *RecommendCmd) checkLoad(ctx context.Context, sc *scenarios.Scenario, plans []reports.Plan, res *recommendOut) error {
-	demand, err := sim.Demand(ctx, sc, sim.Options{Duration: c.Duration})
-	if err != nil {
-		if ctx.Err() != nil {
-			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
-		}
-		return codedError{err, exitInvalid}
-	}
-	if l, ok := reports.CheckLoad(demand, sc.Workload.Sessions, plans); ok {
-		res.Load, res.LoadLines = &l, l.Lines()
 	}
 	return nil
 }

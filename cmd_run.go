@@ -87,11 +87,14 @@ func (c *RunCmd) Run() error {
 	}
 	if runErr == nil {
 		// What the workload offers, against what the limits sustain: a run
-		// whose load does not fit says so under its recommendation.
-		if demand, err := sim.Demand(ctx, sc, opts); err == nil {
-			if l, ok := reports.CheckLoad(demand, sc.Workload.Sessions, plans); ok {
-				l.Annotate(res.Recommendation)
-			}
+		// whose load does not fit says so under its recommendation. An
+		// interrupt here leaves the check out and still writes the results.
+		load, err := checkLoad(ctx, sc, opts, plans)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			return err
+		case load != nil:
+			load.Annotate(res.Recommendation)
 		}
 	}
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -37,4 +39,22 @@ func dominant(plans []reports.Plan) *reports.Plan {
 		}
 	}
 	return d
+}
+
+// checkLoad measures what the scenario's workload offers with no limit
+// holding it back (sim.Demand, with opts' seed and duration) and sets it
+// against what the plans sustain; nil without plans.
+func checkLoad(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, plans []reports.Plan) (*reports.LoadCheck, error) {
+	if len(plans) == 0 {
+		return nil, nil
+	}
+	demand, err := sim.Demand(ctx, sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := reports.CheckLoad(demand, sc.Workload.Sessions, plans)
+	if !ok {
+		return nil, nil
+	}
+	return &l, nil
 }
