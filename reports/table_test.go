@@ -116,10 +116,7 @@ func TestBest(t *testing.T) {
 		// No turn finished: its latency of 0 is not a best.
 		{Name: "d", Turns: 0, GoodputPerS: 0, RateLimited: 3},
 	}
-	byHeader := map[string]metric{}
-	for _, m := range metrics() {
-		byHeader[m.header] = m
-	}
+	byHeader := metricsByHeader()
 	tests := []struct {
 		metric string
 		want   []bool
@@ -147,10 +144,7 @@ func TestBestIgnoresStrategiesThatFailFast(t *testing.T) {
 		{Name: "paced", Turns: 80, FailedTurns: 0, GoodputPerS: 8, RateLimited: 0, TurnLatencyMs: sim.Summary{P95: 900}},
 		{Name: "capped", Turns: 70, FailedTurns: 0, GoodputPerS: 7, RateLimited: 10, TurnLatencyMs: sim.Summary{P95: 1200}},
 	}
-	byHeader := map[string]metric{}
-	for _, m := range metrics() {
-		byHeader[m.header] = m
-	}
+	byHeader := metricsByHeader()
 	tests := []struct {
 		metric string
 		want   []bool
@@ -203,4 +197,13 @@ func TestNum(t *testing.T) {
 			t.Errorf("num(%v) = %q, want %q", tt.give, got, tt.want)
 		}
 	}
+}
+
+// metricsByHeader returns the table's metrics keyed by column header.
+func metricsByHeader() map[string]metric {
+	by := map[string]metric{}
+	for _, m := range metrics() {
+		by[m.header] = m
+	}
+	return by
 }

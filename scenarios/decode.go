@@ -180,16 +180,8 @@ func (d *decoder) decodeFaults(t *table) Faults {
 
 func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
 	defer t.finish()
-	tool := Tool{Name: name, Kind: KindRead, Tokens: Constant(0.0)}
-	if svc, ok := t.str("service"); ok {
-		tool.Service = svc
-		d.checkService(sc, t.key("service"), svc)
-	} else if !t.has("service") {
-		d.add(t.path, "missing service; set service = %s", serviceHint(sc))
-	}
-	if tok, ok := dist(t, "tokens", amounts); ok {
-		tool.Tokens = tok
-	}
+	tool := Tool{Name: name, Kind: KindRead}
+	tool.Service, tool.Tokens = d.serviceAndTokens(sc, t)
 	tool.Kind = enum(t, "kind", KindRead, KindRead, KindWrite)
 	if r, ok := t.str("resource"); ok {
 		tool.Resource = r
@@ -319,18 +311,26 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 	return w
 }
 
-func (d *decoder) decodeLLM(sc *Scenario, t *table) *LLMCall {
-	defer t.finish()
-	c := &LLMCall{Tokens: Constant(0.0)}
+// serviceAndTokens reads the service a tool or model call goes to, which
+// must exist, and its tokens per call (0 when unset).
+func (d *decoder) serviceAndTokens(sc *Scenario, t *table) (service string, tokens Dist[float64]) {
+	tokens = Constant(0.0)
 	if svc, ok := t.str("service"); ok {
-		c.Service = svc
+		service = svc
 		d.checkService(sc, t.key("service"), svc)
 	} else if !t.has("service") {
 		d.add(t.path, "missing service; set service = %s", serviceHint(sc))
 	}
 	if tok, ok := dist(t, "tokens", amounts); ok {
-		c.Tokens = tok
+		tokens = tok
 	}
+	return service, tokens
+}
+
+func (d *decoder) decodeLLM(sc *Scenario, t *table) *LLMCall {
+	defer t.finish()
+	c := &LLMCall{}
+	c.Service, c.Tokens = d.serviceAndTokens(sc, t)
 	return c
 }
 
