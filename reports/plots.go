@@ -299,20 +299,20 @@ func vline(x, y0, y1 float64, c color.Color, dashes []vg.Length) (*plotter.Line,
 // turns. Results written before the answer CDF existed fall back to the
 // turn-latency CDF of every finished turn.
 func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
-	answered := slices.ContainsFunc(r.Strategies, func(s sim.StrategyResult) bool { return len(s.AnswerCDF) > 0 })
-	points := func(s *sim.StrategyResult) []sim.CDFPoint { return s.LatencyCDF }
-	p := newPlot("Turn latency, cumulative", "turn latency (ms, log scale)", "share of turns finished")
 	fig := &Figure{
 		Name: "latency-cdf", Title: "Turn latency CDF",
 		Caption: "Share of turns finished within a latency, one line per strategy; further left and steeper is better.",
 	}
-	if answered {
-		points = func(s *sim.StrategyResult) []sim.CDFPoint { return s.AnswerCDF }
-		p = newPlot("Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered")
+	points := func(s *sim.StrategyResult) []sim.CDFPoint { return s.LatencyCDF }
+	title, xLabel, yLabel := "Turn latency, cumulative", "turn latency (ms, log scale)", "share of turns finished"
+	if slices.ContainsFunc(r.Strategies, func(s sim.StrategyResult) bool { return len(s.AnswerCDF) > 0 }) {
 		fig.Title = "Turn latency CDF: turns answered within a time"
 		fig.Caption = "Share of the turns begun that got a full answer within a time, one line per strategy. " +
 			"A failed turn is never answered, so a strategy that fails turns levels off below 1; further left, steeper and higher is better."
+		points = func(s *sim.StrategyResult) []sim.CDFPoint { return s.AnswerCDF }
+		title, xLabel, yLabel = "Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered"
 	}
+	p := newPlot(title, xLabel, yLabel)
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
 	p.Legend.Left = true
