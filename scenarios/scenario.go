@@ -241,6 +241,15 @@ type Service struct {
 	Keys []string
 }
 
+// ClientKey is the API key the simulated agents send to the service: the
+// first of Keys, or "" when the service takes none.
+func (s *Service) ClientKey() string {
+	if len(s.Keys) == 0 {
+		return ""
+	}
+	return s.Keys[0]
+}
+
 // Limiter is a rate-limiting algorithm.
 type Limiter string
 

@@ -433,10 +433,7 @@ func (e *engine) start(a *sched.Action) {
 	meta := a.Call.Payload.(*callMeta)
 	si := meta.svc
 	m := e.models[si]
-	req := fakeapi.Request{Client: meta.client, Method: "POST", Tokens: a.Call.Tokens, Write: meta.write}
-	if keys := e.sc.Services[si].Keys; len(keys) > 0 {
-		req.Key = keys[0] // the agent process uses the first key, as live runs do
-	}
+	req := fakeapi.Request{Client: meta.client, Key: e.sc.Services[si].ClientKey(), Method: "POST", Tokens: a.Call.Tokens, Write: meta.write}
 	if meta.write {
 		req.Resource = a.Call.Resource
 		if req.Resource == "" {

@@ -445,8 +445,8 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 	}
 	req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens, 10))
 	req.Header.Set(fakeapi.ClientHeader, meta.client)
-	if keys := l.sc.Services[meta.svc].Keys; len(keys) > 0 {
-		req.Header.Set("Authorization", "Bearer "+keys[0])
+	if key := l.sc.Services[meta.svc].ClientKey(); key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	return req, nil
 }
