@@ -110,6 +110,15 @@ type Workload struct {
 	Cancel Cancel
 }
 
+// SessionStart is when closed-model session i (0 ≤ i < Sessions) begins:
+// i × Ramp ÷ Sessions into the run.
+func (w *Workload) SessionStart(i int) time.Duration {
+	if w.Sessions == 0 {
+		return 0
+	}
+	return time.Duration(i) * w.Ramp / time.Duration(w.Sessions)
+}
+
 // Arrival is an open-model arrival process.
 type Arrival string
 

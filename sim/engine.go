@@ -178,7 +178,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 	w := &e.sc.Workload
 	if w.Sessions > 0 {
 		for s := range w.Sessions {
-			e.schedule(event{at: time.Duration(s) * w.Ramp / time.Duration(w.Sessions), kind: evSession, ref: int32(s)})
+			e.schedule(event{at: w.SessionStart(s), kind: evSession, ref: int32(s)})
 		}
 	} else {
 		e.schedule(event{at: 0, kind: evArrival})

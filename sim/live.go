@@ -240,10 +240,8 @@ func liveBuckets(cfg *sched.Config, sc *scenarios.Scenario, f float64) {
 // session loops one agent's turns until the scenario's duration ends.
 func (l *liveRun) session(ctx context.Context, s int) {
 	end := l.start.Add(l.sc.Duration)
-	if w := &l.sc.Workload; w.Ramp > 0 {
-		if !sleepUntil(ctx, l.start.Add(time.Duration(s)*w.Ramp/time.Duration(w.Sessions))) {
-			return
-		}
+	if !sleepUntil(ctx, l.start.Add(l.sc.Workload.SessionStart(s))) {
+		return
 	}
 	for n := 1; l.sc.Workload.Turns == 0 || n <= l.sc.Workload.Turns; n++ {
 		if ctx.Err() != nil || time.Now().After(end) {
