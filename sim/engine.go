@@ -241,6 +241,7 @@ func (e *engine) startTurn(session int) {
 	}
 	tr.rng = rand.New(&tr.pcg)
 	e.live++
+	e.m.turnBegun(e.now)
 	c := &e.sc.Workload.Cancel
 	if c.Probability > 0 && tr.rng.Float64() < c.Probability {
 		e.scheduleCancel(e.now+e.wl.cancelAt.duration(tr.rng), tr)
@@ -387,7 +388,7 @@ func (e *engine) afterIteration(tr *turnRun, s *subagent) {
 // schedules the session's next one after its think time.
 func (e *engine) finishTurn(tr *turnRun) {
 	e.live--
-	e.m.turn(e.now-tr.start, tr.failed || tr.cancelled)
+	e.m.turn(e.now, e.now-tr.start, tr.failed || tr.cancelled)
 	if tr.session >= 0 {
 		next := e.now + e.wl.think.duration(tr.rng)
 		if next == tr.start {

@@ -293,3 +293,20 @@ name = "all"
 		t.Errorf("%d turns, %d calls, slowest %v ms; want 3 turns of one 100 ms call each", s.Turns, s.Calls, s.TurnLatencyMs.Max)
 	}
 }
+
+func TestTurnsInSystemOneSession(t *testing.T) {
+	// One session: a turn of one 100 ms call, then 100 ms of thought, for
+	// 10 s. A turn is in the system half the time: L = 0.5 turns; an
+	// attempt is in service the same half: 0.5 attempts.
+	sc := queue(1, scenarios.Constant(100*time.Millisecond), 0, 10)
+	sc.Workload.Arrival, sc.Workload.ArrivalRate, sc.Workload.Sessions = "", 0, 1
+	sc.Workload.Think = scenarios.Constant(100 * time.Millisecond)
+	e := runOne(t, sc)
+	r := e.m.strategyResultFrom("cap", 0, nil, 0)
+	if r.TurnsInSystem != 0.5 || r.AttemptsInService != 0.5 {
+		t.Errorf("L turns %v, attempts %v: want 0.5 and 0.5", r.TurnsInSystem, r.AttemptsInService)
+	}
+	if r.TurnLatencyMs.Mean != 100 || r.AnswerLatencyMs.Mean != 100 {
+		t.Errorf("mean turn %v ms, answer %v ms: want 100", r.TurnLatencyMs.Mean, r.AnswerLatencyMs.Mean)
+	}
+}

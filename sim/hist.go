@@ -8,12 +8,14 @@ import (
 // histogram is a streaming histogram of durations with log-linear buckets:
 // 128 sub-buckets per power of two of microseconds, so any quantile is
 // within 0.8% of the true value, in fixed memory (a few thousand counters)
-// however many samples it holds. Mean and max are exact.
+// however many samples it holds. Mean, min and max are exact, and every
+// quantile lies between min and max: a bucket's midpoint is clamped to
+// what was observed.
 type histogram struct {
-	counts []uint64
-	n      uint64
-	sum    float64 // seconds
-	max    time.Duration
+	counts   []uint64
+	n        uint64
+	sum      float64 // seconds
+	min, max time.Duration
 }
 
 const (
@@ -55,6 +57,9 @@ func (h *histogram) add(d time.Duration) {
 		d = 0
 	}
 	h.counts[bucketOf(d)]++
+	if h.n == 0 || d < h.min {
+		h.min = d
+	}
 	h.n++
 	h.sum += d.Seconds()
 	h.max = max(h.max, d)
@@ -68,18 +73,21 @@ func (h *histogram) quantile(q float64) time.Duration {
 	return h.ranked(max(uint64(math.Ceil(q*float64(h.n))), 1))
 }
 
-// ranked returns the rank-th smallest value (1 ≤ rank ≤ h.n), never above
-// the exact max.
+// ranked returns the rank-th smallest value (1 ≤ rank ≤ h.n), never
+// outside the exact min and max.
 func (h *histogram) ranked(rank uint64) time.Duration {
 	var seen uint64
 	for i, c := range h.counts {
 		seen += c
 		if seen >= rank {
-			return min(bucketValue(i), h.max)
+			return h.clamp(bucketValue(i))
 		}
 	}
 	return h.max
 }
+
+// clamp keeps a bucket's value within what was observed.
+func (h *histogram) clamp(d time.Duration) time.Duration { return min(max(d, h.min), h.max) }
 
 // quantileAmong returns the q-quantile (0 ≤ q ≤ 1) of a population of total
 // values of which the histogram holds the smallest h.n, the rest being
@@ -111,7 +119,7 @@ func (h *histogram) answerSummary(total uint64) AnswerSummary {
 		}
 		return Unanswered
 	}
-	s := AnswerSummary{P50: at(0.5), P95: at(0.95), P99: at(0.99)}
+	s := AnswerSummary{Mean: ms(h.mean()), P50: at(0.5), P95: at(0.95), P99: at(0.99)}
 	if total > 0 {
 		s.AnsweredShare = round6(float64(h.n) / float64(total))
 	}
@@ -146,7 +154,7 @@ func (h *histogram) cdfAmong(n int, total uint64) []CDFPoint {
 		}
 		seen += c
 		if seen >= next || seen == h.n {
-			out = append(out, CDFPoint{Ms: ms(min(bucketValue(i), h.max)), P: math.Round(float64(seen)/float64(total)*1e6) / 1e6})
+			out = append(out, CDFPoint{Ms: ms(h.clamp(bucketValue(i))), P: math.Round(float64(seen)/float64(total)*1e6) / 1e6})
 			for next <= seen {
 				next += step
 			}

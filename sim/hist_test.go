@@ -83,12 +83,12 @@ func TestAnswerSummaryCountsUnansweredTurnsAsSlowest(t *testing.T) {
 }
 
 func TestAnswerMsJSON(t *testing.T) {
-	in := AnswerSummary{P50: 12.5, P95: Unanswered, P99: Unanswered, AnsweredShare: 0.9}
+	in := AnswerSummary{Mean: 11, P50: 12.5, P95: Unanswered, P99: Unanswered, AnsweredShare: 0.9}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"p50":12.5,"p95":null,"p99":null,"answered_share":0.9}`; string(b) != want {
+	if want := `{"mean":11,"p50":12.5,"p95":null,"p99":null,"answered_share":0.9}`; string(b) != want {
 		t.Errorf("marshal = %s, want %s", b, want)
 	}
 	var out AnswerSummary
@@ -119,5 +119,44 @@ func TestCDFAmongLevelsOffAtTheAnsweredShare(t *testing.T) {
 	}
 	if got := newHistogram().cdfAmong(100, 10); got != nil {
 		t.Errorf("none answered: %v, want no points", got)
+	}
+}
+
+func TestQuantilesStayWithinObserved(t *testing.T) {
+	// One turn of 9,501 ms: its bucket's midpoint is 9,470 ms, below the only
+	// value observed; every percentile must be that value.
+	h := newHistogram()
+	h.add(9501 * time.Millisecond)
+	s := h.summary()
+	for _, v := range []float64{s.P50, s.P95, s.P99, s.Max, s.Mean} {
+		if v != 9501 {
+			t.Errorf("summary %+v: want every figure 9501", s)
+			break
+		}
+	}
+	if a := h.answerSummary(1); a.P50 != 9501 || a.Mean != 9501 {
+		t.Errorf("answer summary %+v: want p50 and mean 9501", a)
+	}
+	// Two values in one bucket: the quantiles stay between them.
+	h = newHistogram()
+	h.add(1000 * time.Millisecond)
+	h.add(1003 * time.Millisecond)
+	if lo, hi := h.quantile(0.01), h.quantile(1); lo < 1000*time.Millisecond || hi > 1003*time.Millisecond {
+		t.Errorf("quantiles %v, %v outside [1s, 1.003s]", lo, hi)
+	}
+	if cdf := h.cdf(10); cdf[0].Ms < 1000 || cdf[len(cdf)-1].Ms > 1003 {
+		t.Errorf("cdf %v outside [1000, 1003] ms", cdf)
+	}
+}
+
+func TestLevelTimeAverage(t *testing.T) {
+	l := level{end: 10 * time.Second}
+	l.add(0, 2)               // 2 from 0 s
+	l.add(4*time.Second, -1)  // 1 from 4 s
+	l.add(6*time.Second, 3)   // 4 from 6 s
+	l.add(12*time.Second, -4) // past the end: not counted
+	// (2×4 + 1×2 + 4×4) ÷ 10 = 2.6
+	if got := l.mean(); math.Abs(got-2.6) > 1e-12 {
+		t.Errorf("mean = %v, want 2.6", got)
 	}
 }

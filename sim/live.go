@@ -311,6 +311,9 @@ func (l *liveRun) noteLate(d time.Duration) {
 // Latency counts from the intended start, so a slow scheduler cannot hide
 // its queueing.
 func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) {
+	l.mu.Lock()
+	l.m.turnBegun(l.vnow())
+	l.mu.Unlock()
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := &l.sc.Workload.Cancel
@@ -345,7 +348,7 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) 
 	}
 	failed := !ok || tctx.Err() != nil
 	l.mu.Lock()
-	l.m.turn(time.Duration(float64(time.Since(intended))/l.f), failed)
+	l.m.turn(l.vnow(), time.Duration(float64(time.Since(intended))/l.f), failed)
 	l.mu.Unlock()
 }
 

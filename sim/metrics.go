@@ -43,6 +43,37 @@ type collector struct {
 	area      float64 // call-seconds
 	areaSince time.Duration
 	callSum   float64 // seconds of call latency
+
+	// Turns begun and not finished, and attempts in flight, integrated over
+	// the scenario's duration: L for turns and for attempts.
+	turnsIn, attemptsIn level
+}
+
+// level integrates a count over time up to its end, for time averages.
+type level struct {
+	n     int
+	area  float64 // count × seconds
+	since time.Duration
+	end   time.Duration
+}
+
+// add changes the count by d at now, integrating the old count up to now
+// (or up to the end, when now is past it).
+func (l *level) add(now time.Duration, d int) {
+	if t := min(now, l.end); t > l.since {
+		l.area += float64(l.n) * (t - l.since).Seconds()
+		l.since = t
+	}
+	l.n += d
+}
+
+// mean returns the time-averaged count from 0 to the end.
+func (l *level) mean() float64 {
+	l.add(l.end, 0)
+	if l.end <= 0 {
+		return 0
+	}
+	return l.area / l.end.Seconds()
 }
 
 // enter and leave track tool calls in the system.
@@ -74,7 +105,7 @@ func newCollector(services []string, window time.Duration) *collector {
 	c := &collector{
 		services: services, window: window, turnLat: newHistogram(), callLat: newHistogram(), okTurnLat: newHistogram(),
 		inFlight: make([]int, len(services)), peak: make([]int, len(services)),
-		bucket: time.Second,
+		bucket: time.Second, turnsIn: level{end: window}, attemptsIn: level{end: window},
 	}
 	if n := window / time.Second; n > maxTimelinePoints {
 		c.bucket = time.Duration(math.Ceil(float64(window)/maxTimelinePoints/float64(time.Second))) * time.Second
@@ -116,6 +147,7 @@ func (c *collector) started(svc int, now time.Duration, llm bool) {
 	c.inFlight[svc]++
 	c.peak[svc] = max(c.peak[svc], c.inFlight[svc])
 	c.total++
+	c.attemptsIn.add(now, 1)
 	p := c.point(now)
 	p.Started++
 	p.InFlight = max(p.InFlight, c.total)
@@ -124,6 +156,7 @@ func (c *collector) started(svc int, now time.Duration, llm bool) {
 func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
 	c.inFlight[svc]--
 	c.total--
+	c.attemptsIn.add(now, -1)
 	if rateLimited {
 		c.rateLimited++
 		c.point(now).RateLimited++
@@ -156,8 +189,12 @@ func (c *collector) result(r *sched.Result, llm bool) {
 	}
 }
 
-// turn records a finished turn and its latency.
-func (c *collector) turn(latency time.Duration, failed bool) {
+// turnBegun counts a turn into the system at now.
+func (c *collector) turnBegun(now time.Duration) { c.turnsIn.add(now, 1) }
+
+// turn records a turn that finished at now, and its latency.
+func (c *collector) turn(now, latency time.Duration, failed bool) {
+	c.turnsIn.add(now, -1)
 	c.turns++
 	if failed {
 		c.failedTurns++
@@ -196,6 +233,8 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		GoodputPerS:       round6(float64(c.goodCalls) / c.window.Seconds()),
 		OfferedTurnsPerS:  round6(offered),
 		AchievedTurnsPerS: round6(float64(c.turns) / c.window.Seconds()),
+		TurnsInSystem:     round6(c.turnsIn.mean()),
+		AttemptsInService: round6(c.attemptsIn.mean()),
 		RateLimited:       c.rateLimited, Failed: c.failed,
 		PeakInFlight:    map[string]int{},
 		QuotaUsed:       map[string]float64{},

@@ -60,6 +60,12 @@ type StrategyResult struct {
 	// different shares of turns by it: a turn that fails fast is not a fast
 	// answer.
 	AnswerLatencyMs AnswerSummary `json:"answer_latency_ms"`
+	// TurnsInSystem is L of Little's law for turns: the time-averaged
+	// number of agent turns begun and not yet finished over the scenario's
+	// duration. AttemptsInService is the time-averaged number of attempts
+	// in flight at the services (all services together).
+	TurnsInSystem     float64 `json:"turns_in_system"`
+	AttemptsInService float64 `json:"attempts_in_service"`
 	// CallLatencyMs summarises one call's latency (queueing included) in milliseconds.
 	CallLatencyMs Summary `json:"call_latency_ms"`
 	// GoodputPerS is successful calls per second of (virtual) time.
@@ -107,9 +113,12 @@ type Summary struct {
 // AnswerSummary gives time-to-answer percentiles in milliseconds, with the
 // share of turns that got an answer.
 type AnswerSummary struct {
-	P50 AnswerMs `json:"p50"`
-	P95 AnswerMs `json:"p95"`
-	P99 AnswerMs `json:"p99"`
+	// Mean is the mean time to answer of the turns answered in full, in
+	// milliseconds (0 when none was).
+	Mean float64  `json:"mean"`
+	P50  AnswerMs `json:"p50"`
+	P95  AnswerMs `json:"p95"`
+	P99  AnswerMs `json:"p99"`
 	// AnsweredShare is the share of the turns begun whose every call
 	// succeeded, in [0, 1].
 	AnsweredShare float64 `json:"answered_share"`
