@@ -50,10 +50,10 @@ func ExampleRecommend_littlesLaw() {
 
 func ExampleChooseCap() {
 	sweep := []reports.SweepPoint{
-		{Cap: 8, P95Ms: 1540, GoodputPerS: 89},
-		{Cap: 16, P95Ms: 1310, GoodputPerS: 121},
-		{Cap: 32, P95Ms: 1220, GoodputPerS: 142, RateLimitedShare: 0.0004},
-		{Cap: 64, P95Ms: 1170, GoodputPerS: 147, RateLimitedShare: 0.0061}, // too many 429s
+		{Cap: 8, P95Ms: 1540, AnsweredShare: 1, GoodputPerS: 89},
+		{Cap: 16, P95Ms: 1310, AnsweredShare: 1, GoodputPerS: 121},
+		{Cap: 32, P95Ms: 1220, AnsweredShare: 1, GoodputPerS: 142, RateLimitedShare: 0.0004},
+		{Cap: 64, P95Ms: 1170, AnsweredShare: 1, GoodputPerS: 147, RateLimitedShare: 0.0061}, // too many 429s
 	}
 	chosen, ok := reports.ChooseCap(sweep, reports.DefaultMaxRateLimitedShare)
 	fmt.Println(chosen, ok)

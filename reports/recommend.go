@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -246,6 +245,14 @@ type SweepPoint struct {
 	// does not look fast.
 	P50Ms sim.AnswerMs `json:"p50_ms"`
 	P95Ms sim.AnswerMs `json:"p95_ms"`
+	// P95LoMs and P95HiMs bound P95Ms's 95% confidence interval when the
+	// point is the mean of several seeds (zero with one seed; P95HiMs is
+	// sim.Unanswered when some seed's p95 turn got no answer).
+	P95LoMs sim.AnswerMs `json:"p95_lo_ms,omitempty"`
+	P95HiMs sim.AnswerMs `json:"p95_hi_ms,omitempty"`
+	// Seeds is the number of seeds the point's figures are the mean of (0
+	// or 1: one run).
+	Seeds int `json:"seeds,omitempty"`
 	// AnsweredShare is the share of turns begun that were answered in full.
 	AnsweredShare float64 `json:"answered_share"`
 	// GoodputPerS is successful calls per second.
@@ -263,54 +270,4 @@ func SweepPointOf(maxInFlight int, s sim.StrategyResult) SweepPoint {
 		p.RateLimitedShare = float64(s.RateLimited) / float64(s.Attempts)
 	}
 	return p
-}
-
-// ChooseCap returns the cap with the lowest p95 time to answer among the
-// points whose rate-limited share is at most maxRateLimitedShare (pass
-// DefaultMaxRateLimitedShare for the default; 0 accepts no 429 at all) and
-// whose p95 turn was answered (more than 5% of turns failing disqualifies a
-// cap). Ties go to the smaller cap. Points with a cap below 1 are ignored;
-// ok is false when no point qualifies.
-func ChooseCap(points []SweepPoint, maxRateLimitedShare float64) (chosen int, ok bool) {
-	var best SweepPoint
-	for _, p := range points {
-		if p.Cap < 1 || p.RateLimitedShare > maxRateLimitedShare || !p.P95Ms.Answered() {
-			continue
-		}
-		if !ok || p.P95Ms < best.P95Ms || (p.P95Ms == best.P95Ms && p.Cap < best.Cap) {
-			best, ok = p, true
-		}
-	}
-	return best.Cap, ok
-}
-
-// Knee returns the cap past which more concurrency buys little goodput: the
-// point of the goodput-versus-cap curve farthest above the chord from the
-// smallest to the largest cap, both axes scaled to [0, 1] (the Kneedle
-// method). ok is false with fewer than three distinct caps, a flat goodput,
-// or a curve with no point above its chord (no diminishing returns).
-func Knee(points []SweepPoint) (knee int, ok bool) {
-	pts := slices.Clone(points)
-	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return a.Cap - b.Cap })
-	pts = slices.CompactFunc(pts, func(a, b SweepPoint) bool { return a.Cap == b.Cap })
-	if len(pts) < 3 {
-		return 0, false
-	}
-	lo, hi := pts[0].GoodputPerS, pts[0].GoodputPerS
-	for _, p := range pts {
-		lo, hi = min(lo, p.GoodputPerS), max(hi, p.GoodputPerS)
-	}
-	if hi <= lo {
-		return 0, false
-	}
-	c0, cn := float64(pts[0].Cap), float64(pts[len(pts)-1].Cap)
-	bestD := 0.0
-	for _, p := range pts {
-		x := (float64(p.Cap) - c0) / (cn - c0)
-		y := (p.GoodputPerS - lo) / (hi - lo)
-		if d := y - x; d > bestD+floorSlack {
-			bestD, knee, ok = d, p.Cap, true
-		}
-	}
-	return knee, ok
 }

@@ -17,11 +17,11 @@ type SweepRow struct {
 	Knee   int          `json:"knee,omitempty"`
 }
 
-// NewSweepRow chooses the cap and finds the knee of a load's points;
-// maxShare is ChooseCap's threshold.
-func NewSweepRow(load string, points []SweepPoint, maxShare float64) SweepRow {
+// NewSweepRow chooses the cap by the rule and finds the knee of a load's
+// points.
+func NewSweepRow(load string, points []SweepPoint, rule Rule) SweepRow {
 	r := SweepRow{Load: load, Points: points}
-	if c, ok := ChooseCap(points, maxShare); ok {
+	if c, _, ok := rule.Choose(points); ok {
 		r.Chosen = c
 	}
 	if k, ok := Knee(points); ok {
@@ -31,9 +31,11 @@ func NewSweepRow(load string, points []SweepPoint, maxShare float64) SweepRow {
 }
 
 // WriteSweep writes a sweep as one aligned table per load, the chosen cap
-// and the knee marked; title names the scenario and the strategy.
-func WriteSweep(w io.Writer, title string, rows []SweepRow, maxShare float64) error {
-	fmt.Fprintf(w, "%s · chosen: lowest p95 with 429 share ≤ %.2f%%\n", title, maxShare*100)
+// (by rule) and the knee marked; title names the scenario and the strategy.
+// Points that are means over seeds show the p95's 95% interval.
+func WriteSweep(w io.Writer, title string, rows []SweepRow, rule Rule) error {
+	maxShare := rule.MaxShare
+	fmt.Fprintf(w, "%s\nchosen: %s\n", title, rule)
 	fmt.Fprintln(w, "p50, p95: time to a full answer; a failed turn counts as never answered (—: that share of turns got none)")
 	for _, row := range rows {
 		fmt.Fprintf(w, "\nload: %s\n", row.Load)
@@ -47,7 +49,7 @@ func WriteSweep(w io.Writer, title string, rows []SweepRow, maxShare float64) er
 			if p.Cap == row.Knee {
 				marks = append(marks, "← knee")
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s%%\t%s\t%.3f%%\t%s\t\n", p.Cap, answerMillis(p.P50Ms), answerMillis(p.P95Ms), dec1(100*p.AnsweredShare), dec2(p.GoodputPerS), p.RateLimitedShare*100, strings.Join(marks, " "))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s%%\t%s\t%.3f%%\t%s\t\n", p.Cap, answerMillis(p.P50Ms), p95Text(p), dec1(100*p.AnsweredShare), dec2(p.GoodputPerS), p.RateLimitedShare*100, strings.Join(marks, " "))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -120,4 +122,13 @@ func Verdict(plan *Plan, points []SweepPoint, chosen int, maxShare float64, load
 		why = append(why, "the p95 time to answer is lowest there")
 	}
 	return fmt.Sprintf("arithmetic says %d, the simulation %d for %s: %s", computed, chosen, name, strings.Join(why, "; "))
+}
+
+// p95Text shows a point's p95 time to answer, with its interval's half
+// width when the point is a mean over seeds ("3,449 ±21").
+func p95Text(p SweepPoint) string {
+	if p.Seeds < 2 || !p.P95Ms.Answered() || !p.P95HiMs.Answered() {
+		return answerMillis(p.P95Ms)
+	}
+	return answerMillis(p.P95Ms) + " ±" + millis(float64(p.P95HiMs-p.P95LoMs)/2)
 }

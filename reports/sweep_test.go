@@ -70,10 +70,10 @@ func TestVerdict(t *testing.T) {
 
 func TestWriteSweepMarksChosenAndKnee(t *testing.T) {
 	points := []SweepPoint{
-		{Cap: 1, P50Ms: 5000, P95Ms: 6000, GoodputPerS: 2},
-		{Cap: 2, P50Ms: 2500, P95Ms: 3000, GoodputPerS: 4},
-		{Cap: 4, P50Ms: 1300, P95Ms: 1600, GoodputPerS: 7.5},
-		{Cap: 8, P50Ms: 1200, P95Ms: 1500, GoodputPerS: 7.9, RateLimitedShare: 0.004},
+		{Cap: 1, P50Ms: 5000, P95Ms: 6000, AnsweredShare: 1, GoodputPerS: 2},
+		{Cap: 2, P50Ms: 2500, P95Ms: 3000, AnsweredShare: 1, GoodputPerS: 4},
+		{Cap: 4, P50Ms: 1300, P95Ms: 1600, AnsweredShare: 1, GoodputPerS: 7.5},
+		{Cap: 8, P50Ms: 1200, P95Ms: 1500, AnsweredShare: 1, GoodputPerS: 7.9, RateLimitedShare: 0.004},
 	}
 	row := NewSweepRow("sessions=4", points, 0.001)
 	if row.Chosen != 4 || row.Knee != 4 {

@@ -518,6 +518,12 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	}
 	s.KeepSlotDuringBackoff, _ = t.boolean("keep_slot_during_backoff")
 	s.PauseOnRetryAfter, _ = t.boolean("pause_on_retry_after")
+	if b, _ := t.boolean("recommend"); b {
+		s.Recommend = true
+		if i := slices.IndexFunc(sc.Strategies, func(o Strategy) bool { return o.Recommend }); i >= 0 {
+			t.add("recommend", "strategy %q (line %d) is already the one recommend tunes; mark only one strategy", sc.Strategies[i].Name, d.strategyLine(sc, sc.Strategies[i].Name))
+		}
+	}
 	if n, ok := t.integer("fan_out", 0); ok {
 		s.FanOut = int(n)
 	}

@@ -203,7 +203,7 @@ func TestFullFile(t *testing.T) {
 					Attempts: 7, Budget: 2 * time.Minute, HonorRetryAfter: true, RetryAfterJitter: 500 * time.Millisecond,
 					MaxRetryAfter: time.Minute, OverMaxRetryAfter: OverMaxFail,
 				},
-				SerializeWrites: false, KeepSlotDuringBackoff: true, PauseOnRetryAfter: true,
+				SerializeWrites: false, KeepSlotDuringBackoff: true, PauseOnRetryAfter: true, Recommend: true,
 				FanOut: 6, FanOutMode: FanOutTruncate, Join: JoinAllOrNothing,
 				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute,
 				TokenBudget: 50000, AttemptBudget: 40, MaxQueued: 1000, CancelAt: CancelAtReader,
@@ -560,5 +560,37 @@ name = "a"
 	}
 	if got := sc.Services[0].Lying; got != LyingNone {
 		t.Errorf("lying = %q, want LyingNone", got)
+	}
+}
+
+func TestOneStrategyMarkedForRecommend(t *testing.T) {
+	src := `
+duration = "1m"
+[workload]
+sessions = 1
+calls = [ { tool = "t" } ]
+[services.s]
+rpm = 60
+[tools.t]
+service = "s"
+[[strategy]]
+name = "a"
+recommend = true
+[[strategy]]
+name = "b"
+max_in_flight = 2
+recommend = true
+`
+	_, err := Parse("mark.toml", []byte(src))
+	want := `mark.toml:16:1: strategy[1].recommend: strategy "a" (line 11) is already the one recommend tunes; mark only one strategy`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want it to contain %q", err, want)
+	}
+	sc, err := Parse("mark.toml", []byte(strings.Replace(src, "recommend = true\n[[strategy]]", "[[strategy]]", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Strategies[0].Recommend || !sc.Strategies[1].Recommend {
+		t.Errorf("marks = %v, %v; want b marked", sc.Strategies[0].Recommend, sc.Strategies[1].Recommend)
 	}
 }

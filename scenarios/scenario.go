@@ -397,6 +397,9 @@ type Strategy struct {
 	SerializeWrites bool
 	// KeepSlotDuringBackoff holds the concurrency slot while waiting to retry.
 	KeepSlotDuringBackoff bool
+	// Recommend marks the strategy whose cap `recommend`, `run` and
+	// `sweep` tune when they decide what to set (at most one per file).
+	Recommend bool
 	// PauseOnRetryAfter holds every call to a service until a 429's delay has
 	// passed (sched.ServiceConfig.PauseOnRetryAfter, for every service).
 	PauseOnRetryAfter bool

@@ -26,6 +26,10 @@ type Results struct {
 	// (a live run the machine could not keep up with, say).
 	Invalid    string           `json:"invalid,omitempty"`
 	Strategies []StrategyResult `json:"strategies"`
+	// Seeds lists the seeds of a run over several (run --seeds N): Seed
+	// and the ones after it. Each strategy's figures are the first seed's;
+	// its SeedRuns hold every seed's. Empty for a run of one seed.
+	Seeds []uint64 `json:"seeds,omitempty"`
 	// Recommendation is keyed by service name.
 	Recommendation map[string]Recommendation `json:"recommendation,omitempty"`
 }
@@ -99,6 +103,11 @@ type StrategyResult struct {
 	AnswerCDF []CDFPoint `json:"answer_cdf,omitempty"`
 	// Timeline is per-second (downsampled when long) activity for plots.
 	Timeline []TimelinePoint `json:"timeline,omitempty"`
+	// SeedRuns holds the strategy's figures under each of Results.Seeds,
+	// in that order, without the plot series (latency_cdf, answer_cdf,
+	// timeline): what means and 95% intervals over seeds are computed
+	// from. Empty for a run of one seed.
+	SeedRuns []StrategyResult `json:"seed_runs,omitempty"`
 }
 
 // Summary is a latency distribution's summary, in milliseconds.

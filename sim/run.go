@@ -32,6 +32,9 @@ type Options struct {
 	Duration time.Duration
 	// Parallel caps strategies simulated at once (0: the number of CPUs).
 	Parallel int
+	// Seeds is the number of seeds RunSeeds and Sweep run each strategy
+	// with (0 or 1: the scenario's seed alone).
+	Seeds int
 	// Progress, when set, is called from the strategies' goroutines with the
 	// virtual time simulated so far out of total. It must be safe for
 	// concurrent use.
