@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/simbench/simbench/reports"
@@ -13,22 +15,28 @@ import (
 	"github.com/simbench/simbench/sim"
 )
 
-// RecommendCmd computes the concurrency cap each service's limits allow and
-// verifies it by simulation.
+// RecommendCmd says what to set: the concurrency cap and pace each
+// service's limits allow, shown line by line, verified by simulation over
+// several seeds.
 type RecommendCmd struct {
-	Scenario string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
-	Headroom float64       `default:"0.7" help:"Fraction of the binding limit to plan for; the rest is kept for retries."`
-	Strategy string        `short:"s" placeholder:"NAME" help:"The strategy whose cap the sweep varies (default: the scenario's first bounded strategy)."`
-	MaxShare float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the verified cap may have."`
-	Duration time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
-	NoVerify bool          `help:"Print the arithmetic only; skip the verifying sweep."`
-	JSON     bool          `help:"Print the recommendation as JSON."`
-	Stdout   io.Writer     `kong:"-"`
+	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
+	Headroom  float64       `placeholder:"F" help:"Fraction of the limits to pace at; the rest is kept for retries (default: the tuned strategy's own headroom when it paces, else 0.7)."`
+	Strategy  string        `short:"s" placeholder:"NAME" help:"The strategy to tune (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
+	MaxShare  float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Tolerance float64       `default:"0.05" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
+	Seeds     int           `default:"3" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	Seed      *uint64       `help:"Replace the scenario's seed (the first of --seeds)."`
+	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
+	NoVerify  bool          `help:"Print the arithmetic only; skip the verifying sweep."`
+	JSON      bool          `help:"Print the recommendation as JSON."`
+	Emit      string        `enum:",toml,go" default:"" placeholder:"toml|go" help:"Print only the decided settings: toml, a [[strategy]] block to paste into a scenario; go, the sched.Config literal."`
+	Stdout    io.Writer     `kong:"-"`
 }
 
 // recommendOut is what `recommend --json` prints.
 type recommendOut struct {
 	Scenario       string                        `json:"scenario"`
+	Decision       *sim.Decision                 `json:"decision,omitempty"`
 	Recommendation map[string]sim.Recommendation `json:"recommendation"`
 	Arithmetic     map[string][]string           `json:"arithmetic"`
 	Overall        *reports.Overall              `json:"overall,omitempty"`
@@ -40,60 +48,112 @@ type recommendOut struct {
 	Verdict        string                        `json:"verdict,omitempty"`
 }
 
-// Run prints each service's arithmetic line by line, then sweeps caps
-// around the computed one and reports the cap the simulation supports,
-// explaining any disagreement.
+// checkDecisionFlags rejects flag values no decision can use, as invalid
+// input.
+func checkDecisionFlags(seeds int, duration time.Duration, headroom, maxShare, tolerance float64) error {
+	switch {
+	case seeds < 1:
+		return codedError{fmt.Errorf("--seeds %d: want at least 1", seeds), exitInvalid}
+	case duration < 0:
+		return codedError{fmt.Errorf("--duration %v: want a positive duration", duration), exitInvalid}
+	case headroom < 0 || headroom > 1:
+		return codedError{fmt.Errorf("--headroom %g: want a fraction in (0, 1]", headroom), exitInvalid}
+	case maxShare < 0 || maxShare > 1:
+		return codedError{fmt.Errorf("--max-share %g: want a fraction in [0, 1]", maxShare), exitInvalid}
+	case tolerance < 0:
+		return codedError{fmt.Errorf("--tolerance %g: want a fraction ≥ 0", tolerance), exitInvalid}
+	}
+	return nil
+}
+
+// rule is the choice rule the flags ask for: a tolerance of 0 on the
+// command line means none at all.
+func rule(maxShare, tolerance float64) reports.Rule {
+	if tolerance == 0 {
+		tolerance = -1
+	}
+	return reports.Rule{MaxShare: maxShare, Tolerance: tolerance}
+}
+
+// Run prints the decision first, then each service's arithmetic line by
+// line, the workload's demand, and the verifying sweep with its verdict.
 func (c *RecommendCmd) Run() error {
 	sc, err := openScenario(c.Scenario)
 	if err != nil {
+		return err
+	}
+	if c.Seeds == 0 {
+		c.Seeds = DefaultDecisionSeeds // callers that build the struct
+	}
+	if err := checkDecisionFlags(c.Seeds, c.Duration, c.Headroom, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
 	out := c.Stdout
 	if out == nil {
 		out = os.Stdout
 	}
-	headroom := c.Headroom
-	if headroom == 0 {
-		headroom = reports.DefaultHeadroom
-	}
-	if headroom < 0 || headroom > 1 {
-		return codedError{fmt.Errorf("--headroom %g: want a fraction in (0, 1]", c.Headroom), exitInvalid}
-	}
-	res := recommendOut{Scenario: sc.Name, Recommendation: map[string]sim.Recommendation{}, Arithmetic: map[string][]string{}}
-	plans, unplanned := planServices(sc, headroom)
-	for name, err := range unplanned {
-		res.Arithmetic[name] = []string{fmt.Sprintf("no recommendation: %v", err)}
-	}
-	for _, p := range plans {
-		res.Recommendation[p.Service.Name] = p.Recommendation()
-		res.Arithmetic[p.Service.Name] = p.Lines()
-	}
-	top := dominant(plans)
-	if len(plans) > 1 {
-		o, _ := reports.OverallOf(plans)
-		res.Overall, res.OverallLines = &o, o.Lines(plans)
-	}
 	ctx, stop := interruptible(nil)
 	defer stop()
-	load, err := checkLoad(ctx, sc, sim.Options{Duration: c.Duration}, plans)
+	res := recommendOut{Scenario: sc.Name, Recommendation: map[string]sim.Recommendation{}, Arithmetic: map[string][]string{}}
+	o := decideOptions{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration}
+	var d *decided
+	if c.NoVerify {
+		d, err = arithmeticOnly(ctx, sc, o)
+	} else {
+		d, err = decide(ctx, sc, o)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
 		}
-		return codedError{err, exitInvalid}
+		return asInvalid(err)
 	}
-	if load != nil {
-		res.Load, res.LoadLines = load, load.Lines()
+	for name, err := range d.Unplanned {
+		res.Arithmetic[name] = []string{fmt.Sprintf("no recommendation: %v", err)}
 	}
-	if top != nil && !c.NoVerify {
-		if err := c.verify(ctx, sc, top, &res); err != nil {
-			return err
+	for _, p := range d.Plans {
+		res.Recommendation[p.Service.Name] = p.Recommendation()
+		res.Arithmetic[p.Service.Name] = p.Lines()
+	}
+	if len(d.Plans) > 1 {
+		ov, _ := reports.OverallOf(d.Plans)
+		res.Overall, res.OverallLines = &ov, ov.Lines(d.Plans)
+	}
+	if d.Load != nil {
+		res.Load, res.LoadLines = d.Load, d.Load.Lines()
+	}
+	if !c.NoVerify {
+		res.Decision, res.Sweep, res.Strategy = &d.Decision, &d.Row, d.Decision.Strategy
+		res.Verdict = d.Decision.Evidence.Verdict
+		if d.Plan != nil {
+			rec := res.Recommendation[d.Plan.Service.Name]
+			rec.VerifiedCap = d.Row.Chosen
+			res.Recommendation[d.Plan.Service.Name] = rec
 		}
 	}
-	if c.JSON {
+	switch {
+	case c.Emit != "" && c.NoVerify:
+		return codedError{fmt.Errorf("--emit prints the verified settings; drop --no-verify"), exitInvalid}
+	case c.Emit == "toml":
+		_, err := io.WriteString(out, emitTOML(&d.Tuned))
+		return err
+	case c.Emit == "go":
+		text, err := emitGo(sc, &d.Tuned)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(out, text)
+		return err
+	case c.JSON:
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
+	}
+	if res.Decision != nil {
+		for _, line := range reports.DecisionLines(res.Decision) {
+			fmt.Fprintln(out, line)
+		}
+		fmt.Fprintln(out)
 	}
 	for _, name := range sortedKeys(res.Arithmetic) {
 		fmt.Fprintf(out, "%s\n", name)
@@ -114,41 +174,53 @@ func (c *RecommendCmd) Run() error {
 		}
 	}
 	if res.Sweep != nil {
-		fmt.Fprintf(out, "\nverified by simulation (strategy %s, %s):\n", res.Strategy, res.Sweep.Load)
-		if err := reports.WriteSweep(out, "sweep of "+sc.Name+" · strategy "+res.Strategy, []reports.SweepRow{*res.Sweep}, c.MaxShare); err != nil {
+		fmt.Fprintf(out, "\nverified by simulation (strategy %s paced at headroom %s, %s):\n", res.Strategy, fmtFloat(d.Decision.Headroom), seedsText(len(d.Decision.Evidence.Seeds)))
+		if err := reports.WriteSweep(out, "sweep of "+sc.Name+" · strategy "+res.Strategy+" · "+d.Decision.Knob, []reports.SweepRow{*res.Sweep}, o.Rule); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\n%s\n", res.Verdict)
+		if res.Verdict != "" {
+			fmt.Fprintf(out, "\n%s\n", res.Verdict)
+		}
 	}
 	return nil
 }
 
-// verify sweeps caps around the computed one for the service most calls go
-// to, and says whether the simulation agrees.
-func (c *RecommendCmd) verify(ctx context.Context, sc *scenarios.Scenario, plan *reports.Plan, res *recommendOut) error {
-	strategy := c.Strategy
-	if strategy == "" {
-		strategy = sim.SweepStrategy(sc)
-	}
-	computed := plan.MaxInFlight
-	caps := reports.CapsAround(computed)
-	rows, err := sim.Sweep(ctx, sc, strategy, caps, nil, sim.Options{Duration: c.Duration})
-	if err != nil {
-		if ctx.Err() != nil {
-			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
+// arithmeticOnly is decide without the simulation: the plans at the
+// headroom and the workload's demand.
+func arithmeticOnly(ctx context.Context, sc *scenarios.Scenario, o decideOptions) (*decided, error) {
+	headroom := o.Headroom
+	if headroom == 0 {
+		headroom = reports.DefaultHeadroom
+		name := o.Strategy
+		if name == "" {
+			name = sim.SweepStrategy(sc)
 		}
-		return codedError{err, exitInvalid}
+		if st := sc.Strategy(name); st != nil && st.TokenBucket && st.Headroom > 0 {
+			headroom = st.Headroom
+		}
 	}
-	var points []reports.SweepPoint
-	for i, s := range rows[0].Results {
-		points = append(points, reports.SweepPointOf(caps[i], s))
+	d := &decided{}
+	d.Plans, d.Unplanned = planServices(sc, headroom)
+	d.Plan = dominant(d.Plans)
+	var err error
+	d.Load, err = checkLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, d.Plans)
+	return d, err
+}
+
+// asInvalid marks an error without an exit code as invalid input.
+func asInvalid(err error) error {
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return err
 	}
-	row := reports.NewSweepRow("as written", points, c.MaxShare)
-	res.Sweep, res.Strategy = &row, strategy
-	res.Verdict = reports.Verdict(plan, points, row.Chosen, c.MaxShare, res.Load)
-	name := plan.Service.Name
-	rec := res.Recommendation[name]
-	rec.VerifiedCap = row.Chosen
-	res.Recommendation[name] = rec
-	return nil
+	return codedError{err, exitInvalid}
+}
+
+func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func seedsText(n int) string {
+	if n == 1 {
+		return "1 seed"
+	}
+	return fmt.Sprintf("%d seeds", n)
 }

@@ -49,7 +49,7 @@ func TestReportRendersFromResults(t *testing.T) {
 	if !strings.Contains(string(html), "<td>32</td><td>860</td>") {
 		t.Error("report.html lacks the sweep given with --sweep")
 	}
-	for _, want := range []string{"bounded-8", "1,540*", "llm: max in flight 64", "wrote 14 files in " + dir} {
+	for _, want := range []string{"bounded-8", "1,540*", "llm: Little's-law cap 64", "wrote 14 files in " + dir} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -21,17 +21,19 @@ import (
 
 // RunCmd runs a scenario's strategies and compares them.
 type RunCmd struct {
-	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
-	Strategy  []string      `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
-	Seed      *uint64       `help:"Replace the scenario's seed."`
-	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out       string        `short:"o" placeholder:"DIR" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
-	JSON      bool          `help:"Print results.json to standard output instead of the table."`
-	NoReports bool          `help:"Write results.json only: no plots, report.html or report.md."`
-	Parallel  int           `help:"Strategies simulated at once (default: the number of CPUs)."`
-	Live      bool          `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
-	TimeScale float64       `default:"1" placeholder:"F" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
-	Stdout    io.Writer     `kong:"-"` // nil: os.Stdout
+	Scenario    string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
+	Strategy    []string      `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
+	Seed        *uint64       `help:"Replace the scenario's seed."`
+	Duration    time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
+	Out         string        `short:"o" placeholder:"DIR" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
+	JSON        bool          `help:"Print results.json to standard output instead of the table."`
+	NoReports   bool          `help:"Write results.json only: no plots, report.html or report.md."`
+	Parallel    int           `help:"Strategies simulated at once (default: the number of CPUs)."`
+	Live        bool          `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
+	TimeScale   float64       `default:"1" placeholder:"F" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
+	Seeds       int           `placeholder:"N" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
+	NoRecommend bool          `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
+	Stdout      io.Writer     `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
 	parent     context.Context // tests: a context to cancel in place of Ctrl-C
@@ -49,7 +51,13 @@ func (c *RunCmd) Run() error {
 	ctx, stop := interruptible(c.parent)
 	defer stop()
 
-	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration, Parallel: c.Parallel}
+	if c.Seeds < 0 || (c.Seeds > 1 && c.Live) {
+		return codedError{fmt.Errorf("--seeds %d: want at least 1, and one seed with --live", c.Seeds), exitInvalid}
+	}
+	if c.Duration < 0 {
+		return codedError{fmt.Errorf("--duration %v: want a positive duration", c.Duration), exitInvalid}
+	}
+	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration, Parallel: c.Parallel, Seeds: c.Seeds}
 	if _, err := opts.Apply(sc); err != nil {
 		return codedError{err, exitInvalid}
 	}
@@ -70,7 +78,7 @@ func (c *RunCmd) Run() error {
 	if c.Live {
 		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: scale})
 	} else {
-		res, runErr = sim.Run(ctx, sc, opts)
+		res, runErr = sim.RunSeeds(ctx, sc, opts)
 	}
 	if bars != nil {
 		bars.wait(runErr != nil)
@@ -78,23 +86,41 @@ func (c *RunCmd) Run() error {
 	if res == nil {
 		return runErr
 	}
-	plans, _ := planServices(sc, 0)
-	for _, p := range plans {
-		if res.Recommendation == nil {
-			res.Recommendation = map[string]sim.Recommendation{}
-		}
-		res.Recommendation[p.Service.Name] = p.Recommendation()
-	}
+	// The decision (what to set, verified by a sweep over seeds) and the
+	// arithmetic it starts from, as recommend computes them. An interrupt
+	// here leaves them out and still writes the results.
+	var plans []reports.Plan
 	if runErr == nil {
-		// What the workload offers, against what the limits sustain: a run
-		// whose load does not fit says so under its recommendation. An
-		// interrupt here leaves the check out and still writes the results.
-		load, err := checkLoad(ctx, sc, opts, plans)
+		o := decideOptions{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration}
+		var d *decided
+		var err error
+		if c.NoRecommend {
+			d, err = arithmeticOnly(ctx, sc, o)
+		} else {
+			d, err = decide(ctx, sc, o)
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			return err
-		case load != nil:
-			load.Annotate(res.Recommendation)
+		case err == nil:
+			plans = d.Plans
+			for _, p := range plans {
+				if res.Recommendation == nil {
+					res.Recommendation = map[string]sim.Recommendation{}
+				}
+				res.Recommendation[p.Service.Name] = p.Recommendation()
+			}
+			if d.Load != nil {
+				d.Load.Annotate(res.Recommendation)
+			}
+			if !c.NoRecommend {
+				res.Decision = &d.Decision
+				if d.Plan != nil && d.Row.Chosen > 0 {
+					rec := res.Recommendation[d.Plan.Service.Name]
+					rec.VerifiedCap = d.Row.Chosen
+					res.Recommendation[d.Plan.Service.Name] = rec
+				}
+			}
 		}
 	}
 

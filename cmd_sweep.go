@@ -20,12 +20,15 @@ import (
 // SweepCmd runs one strategy over a range of caps and shows where more
 // concurrency stops paying.
 type SweepCmd struct {
-	Scenario string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
-	Cap      string        `default:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C."`
-	Strategy string        `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the scenario's first bounded strategy)."`
-	By       string        `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
-	MaxShare float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Duration time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
+	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
+	Cap       string        `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
+	Strategy  string        `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
+	By        string        `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
+	MaxShare  float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Tolerance float64       `default:"0.05" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
+	Seeds     int           `default:"3" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	Seed      *uint64       `help:"Replace the scenario's seed (the first of --seeds)."`
+	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
 	Out      string        `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
 	JSON     bool          `help:"Print the sweep as JSON instead of the table."`
 	Stdout   io.Writer     `kong:"-"`
@@ -35,6 +38,8 @@ type SweepCmd struct {
 type sweepOut struct {
 	Scenario string             `json:"scenario"`
 	Strategy string             `json:"strategy"`
+	Decision *sim.Decision      `json:"decision,omitempty"`
+	Seeds    []uint64           `json:"seeds,omitempty"`
 	Rows     []reports.SweepRow `json:"rows"`
 	Chosen   map[string]int     `json:"chosen_cap"` // by load
 	Knee     map[string]int     `json:"knee"`       // by load
@@ -47,9 +52,17 @@ func (c *SweepCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	caps, err := sim.ParseCaps(c.Cap)
-	if err != nil {
-		return codedError{err, exitInvalid}
+	if c.Seeds == 0 {
+		c.Seeds = DefaultDecisionSeeds // callers that build the struct
+	}
+	if err := checkDecisionFlags(c.Seeds, c.Duration, 0, c.MaxShare, c.Tolerance); err != nil {
+		return err
+	}
+	var caps []int
+	if c.Cap != "" {
+		if caps, err = sim.ParseCaps(c.Cap); err != nil {
+			return codedError{err, exitInvalid}
+		}
 	}
 	var loads []sim.Load
 	if c.By != "" {
@@ -68,44 +81,64 @@ func (c *SweepCmd) Run() error {
 	out, tty := console(c.Stdout, nil)
 	ctx, stop := interruptible(nil)
 	defer stop()
-
-	opts := sim.Options{Duration: c.Duration}
-	var bar *sweepBar
-	if tty && !c.JSON {
-		applied, _ := opts.Apply(sc)
-		bar = newSweepBar(out, len(caps)*max(1, len(loads)), applied.Duration)
-		opts.Progress = bar.update
-	}
-	rows, err := sim.Sweep(ctx, sc, strategy, caps, loads, opts)
-	if bar != nil {
-		bar.finish(err != nil)
-	}
-	if err != nil {
+	interrupted := func(err error) error {
 		if ctx.Err() != nil {
 			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
 		}
 		return err
 	}
+	r := rule(c.MaxShare, c.Tolerance)
 	res := sweepOut{Scenario: sc.Name, Strategy: strategy, Chosen: map[string]int{}, Knee: map[string]int{}}
-	for _, row := range rows {
-		var points []reports.SweepPoint
-		for i, s := range row.Results {
-			points = append(points, reports.SweepPointOf(caps[i], s))
+	opts := sim.Options{Duration: c.Duration, Seed: c.Seed, Seeds: c.Seeds}
+	var rows []sim.SweepRow
+	if caps == nil {
+		// recommend's range: decide, and show the decision's own sweep.
+		d, err := decide(ctx, sc, decideOptions{Strategy: c.Strategy, Rule: r, Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration})
+		if err != nil {
+			return interrupted(err)
 		}
-		r := reports.NewSweepRow(row.Load.String(), points, c.MaxShare)
-		if r.Chosen > 0 {
-			res.Chosen[r.Load] = r.Chosen
+		res.Decision, res.Strategy = &d.Decision, d.Decision.Strategy
+		res.Rows = append(res.Rows, d.Row)
+		caps = d.Decision.Evidence.Caps
+	}
+	if len(loads) > 0 || res.Decision == nil {
+		var bar *sweepBar
+		if tty && !c.JSON {
+			applied, _ := opts.Apply(sc)
+			bar = newSweepBar(out, len(caps)*max(1, len(loads))*c.Seeds, applied.Duration)
+			opts.Progress = bar.update
 		}
-		if r.Knee > 0 {
-			res.Knee[r.Load] = r.Knee
+		rows, err = sim.Sweep(ctx, sc, strategy, caps, loads, opts)
+		if bar != nil {
+			bar.finish(err != nil)
 		}
-		res.Rows = append(res.Rows, r)
+		if err != nil {
+			return interrupted(err)
+		}
+		res.Rows = nil
+		for _, row := range rows {
+			var points []reports.SweepPoint
+			for i, s := range row.Results {
+				points = append(points, reports.SweepPointOf(caps[i], s))
+			}
+			res.Rows = append(res.Rows, reports.NewSweepRow(row.Load.String(), points, r))
+		}
+	}
+	applied, _ := opts.Apply(sc)
+	res.Seeds = sim.Seeds(applied.Seed, c.Seeds)
+	for _, row := range res.Rows {
+		if row.Chosen > 0 {
+			res.Chosen[row.Load] = row.Chosen
+		}
+		if row.Knee > 0 {
+			res.Knee[row.Load] = row.Knee
+		}
 	}
 	dir := c.Out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name+"-sweep")
 	}
-	if err := writeSweep(dir, sc, strategy, rows, &res); err != nil {
+	if err := writeSweep(dir, sc, res.Strategy, &res); err != nil {
 		return err
 	}
 	if c.JSON {
@@ -113,15 +146,28 @@ func (c *SweepCmd) Run() error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	if err := reports.WriteSweep(out, fmt.Sprintf("sweep of %s · strategy %s", sc.Name, strategy), res.Rows, c.MaxShare); err != nil {
+	if res.Decision != nil {
+		for _, line := range reports.DecisionLines(res.Decision) {
+			fmt.Fprintln(out, line)
+		}
+		fmt.Fprintln(out)
+	}
+	title := fmt.Sprintf("sweep of %s · strategy %s as written · %s", sc.Name, strategy, seedsText(c.Seeds))
+	if res.Decision != nil && len(loads) == 0 {
+		title = fmt.Sprintf("sweep of %s · strategy %s paced at headroom %s · %s · %s", sc.Name, res.Strategy, fmtFloat(res.Decision.Headroom), res.Decision.Knob, seedsText(c.Seeds))
+	}
+	if err := reports.WriteSweep(out, title, res.Rows, r); err != nil {
 		return err
+	}
+	if res.Decision == nil {
+		fmt.Fprintln(out, "\nthe caps and strategy are as given; `simbench recommend` decides what to set over its own range")
 	}
 	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)
 	return nil
 }
 
-// writeSweep writes sweep.json and the plots of the first load's sweep.
-func writeSweep(dir string, sc *scenarios.Scenario, strategy string, rows []sim.SweepRow, res *sweepOut) error {
+// writeSweep writes sweep.json and the sweep's plots.
+func writeSweep(dir string, sc *scenarios.Scenario, strategy string, res *sweepOut) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -133,7 +179,7 @@ func writeSweep(dir string, sc *scenarios.Scenario, strategy string, rows []sim.
 		return err
 	}
 	r := &sim.Results{Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: sim.Version,
-		DurationS: sc.Duration.Seconds(), Mode: "virtual", Strategies: rows[0].Results}
+		DurationS: sc.Duration.Seconds(), Mode: "virtual"}
 	_, err = reports.WritePlots(dir, r, reports.Options{Sweep: res.Rows[0].Points, SweepStrategy: strategy})
 	return err
 }

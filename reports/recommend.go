@@ -262,8 +262,30 @@ type SweepPoint struct {
 }
 
 // SweepPointOf reads a sweep point from one strategy's results, run with
-// the given max in flight.
+// the given max in flight. A strategy run over several seeds (SeedRuns)
+// gives the means over them, with the p95's 95% interval; a percentile
+// that some seed never answered makes the mean Unanswered.
 func SweepPointOf(maxInFlight int, s sim.StrategyResult) SweepPoint {
+	if len(s.SeedRuns) < 2 {
+		return onePoint(maxInFlight, s)
+	}
+	var p50, p95, answered, goodput, share []float64
+	for _, r := range s.SeedRuns {
+		q := onePoint(maxInFlight, r)
+		p50, p95 = append(p50, float64(q.P50Ms)), append(p95, float64(q.P95Ms))
+		answered, goodput, share = append(answered, q.AnsweredShare), append(goodput, q.GoodputPerS), append(share, q.RateLimitedShare)
+	}
+	iv := sim.IntervalOf(p95)
+	return SweepPoint{
+		Cap: maxInFlight, P50Ms: sim.AnswerMs(sim.IntervalOf(p50).Mean), P95Ms: sim.AnswerMs(iv.Mean),
+		P95LoMs: sim.AnswerMs(iv.Lo), P95HiMs: sim.AnswerMs(iv.Hi), Seeds: len(s.SeedRuns),
+		AnsweredShare: sim.IntervalOf(answered).Mean, GoodputPerS: sim.IntervalOf(goodput).Mean,
+		RateLimitedShare: sim.IntervalOf(share).Mean,
+	}
+}
+
+// onePoint reads a sweep point from one run.
+func onePoint(maxInFlight int, s sim.StrategyResult) SweepPoint {
 	a := s.AnswerLatencyMs
 	p := SweepPoint{Cap: maxInFlight, P50Ms: a.P50, P95Ms: a.P95, AnsweredShare: a.AnsweredShare, GoodputPerS: s.GoodputPerS}
 	if s.Attempts > 0 {

@@ -75,12 +75,12 @@ func TestWriteSweepMarksChosenAndKnee(t *testing.T) {
 		{Cap: 4, P50Ms: 1300, P95Ms: 1600, AnsweredShare: 1, GoodputPerS: 7.5},
 		{Cap: 8, P50Ms: 1200, P95Ms: 1500, AnsweredShare: 1, GoodputPerS: 7.9, RateLimitedShare: 0.004},
 	}
-	row := NewSweepRow("sessions=4", points, 0.001)
+	row := NewSweepRow("sessions=4", points, Rule{MaxShare: 0.001})
 	if row.Chosen != 4 || row.Knee != 4 {
 		t.Fatalf("chosen %d knee %d, want 4 and 4", row.Chosen, row.Knee)
 	}
 	var b bytes.Buffer
-	if err := WriteSweep(&b, "sweep of x · strategy y", []SweepRow{row, {Load: "as written", Points: points[3:]}}, 0.001); err != nil {
+	if err := WriteSweep(&b, "sweep of x · strategy y", []SweepRow{row, {Load: "as written", Points: points[3:]}}, Rule{MaxShare: 0.001}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

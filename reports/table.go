@@ -23,7 +23,8 @@ const (
 // and one column per metric (latencies in ms, goodput in successful
 // calls/s, wasted work in server seconds), aligned. The best value of each
 // column is marked with "*" and, when color is true, in bold green. Then the
-// recommendation per service, if the results carry one. Callers pass
+// decision (what to set), and the arithmetic per service, if the results
+// carry them. Callers pass
 // color=false when the output is not a terminal.
 func WriteTable(w io.Writer, r *sim.Results, color bool) error {
 	if r == nil {
@@ -49,8 +50,14 @@ func WriteTable(w io.Writer, r *sim.Results, color bool) error {
 			fmt.Fprintln(&b, l)
 		}
 	}
+	if r.Decision != nil {
+		b.WriteString("\ndecision\n")
+		for _, l := range DecisionLines(r.Decision) {
+			fmt.Fprintln(&b, "  "+strings.TrimPrefix(l, "  "))
+		}
+	}
 	if lines := recommendationLines(r); len(lines) > 0 {
-		b.WriteString("\nrecommendation\n")
+		b.WriteString("\narithmetic per service (where the sweep starts)\n")
 		for _, l := range lines {
 			fmt.Fprintln(&b, "  "+l)
 		}
@@ -143,7 +150,7 @@ func recommendationLines(r *sim.Results) []string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
 		rec := r.Recommendation[name]
-		line := fmt.Sprintf("%s: max in flight %d (binding limit: %s)", name, rec.MaxInFlight, rec.BindingLimit)
+		line := fmt.Sprintf("%s: Little's-law cap %d (binding limit: %s)", name, rec.MaxInFlight, rec.BindingLimit)
 		if rec.RequestsPerMinute > 0 {
 			line += fmt.Sprintf(", %s requests/min", num(rec.RequestsPerMinute))
 		}

@@ -88,7 +88,7 @@ func TestWriteTableAlignedAndMarked(t *testing.T) {
 	if got := row["sequential"][9]; got != "0*" {
 		t.Errorf("sequential 429s %q, want 0* (lowest, shared)", got)
 	}
-	if !strings.Contains(b.String(), "llm: max in flight 64 (binding limit: rpm)") {
+	if !strings.Contains(b.String(), "llm: Little's-law cap 64 (binding limit: rpm)") {
 		t.Errorf("no recommendation:\n%s", b.String())
 	}
 }

@@ -38,19 +38,21 @@ func ExampleSweep() {
 		fmt.Println(err)
 		return
 	}
-	rows, err := sim.Sweep(context.Background(), sc, "semaphore-4", []int{1, 2, 4, 8}, nil, sim.Options{Duration: 2 * time.Minute})
+	// semaphore-4 caps one service, sources: the sweep varies that cap.
+	caps := []int{1, 2, 4, 8}
+	rows, err := sim.Sweep(context.Background(), sc, "semaphore-4", caps, nil, sim.Options{Duration: 2 * time.Minute})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, r := range rows[0].Results {
-		fmt.Printf("cap %d: %.2f calls/s\n", r.MaxInFlight, r.GoodputPerS)
+	for i, r := range rows[0].Results {
+		fmt.Printf("sources cap %d: %.2f calls/s\n", caps[i], r.GoodputPerS)
 	}
 	// Output:
-	// cap 1: 1.17 calls/s
-	// cap 2: 2.48 calls/s
-	// cap 4: 5.13 calls/s
-	// cap 8: 7.21 calls/s
+	// sources cap 1: 1.78 calls/s
+	// sources cap 2: 3.55 calls/s
+	// sources cap 4: 7.21 calls/s
+	// sources cap 8: 10.00 calls/s
 }
 
 // Measure what a workload offers with every limit lifted, to set against

@@ -32,6 +32,9 @@ type Results struct {
 	Seeds []uint64 `json:"seeds,omitempty"`
 	// Recommendation is keyed by service name.
 	Recommendation map[string]Recommendation `json:"recommendation,omitempty"`
+	// Decision is what to set, verified by simulation (nil when the run
+	// made none: --no-recommend, or a scenario without limits).
+	Decision *Decision `json:"decision,omitempty"`
 }
 
 // StrategyResult holds one strategy's metrics, defined once in DESIGN.md.

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,9 +109,11 @@ type SweepRow struct {
 	Results []StrategyResult // in the order of the caps
 }
 
-// Sweep runs one strategy of the scenario at every cap (its MaxInFlight),
-// under each load (nil: the workload as written), in parallel on the
-// available cores. The runs are the deterministic virtual-time runs of Run.
+// Sweep runs one strategy of the scenario at every cap, under each load
+// (nil: the workload as written), in parallel on the available cores. The
+// cap varied is the one SweepService names: the strategy's global
+// MaxInFlight, or its one per-service cap. The runs are the deterministic
+// virtual-time runs of RunSeeds, over opts.Seeds seeds.
 func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []int, loads []Load, opts Options) ([]SweepRow, error) {
 	base := sc.Strategy(strategy)
 	if base == nil {
@@ -135,15 +139,21 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []
 			c.Workload.Sessions, c.Workload.ArrivalRate = 0, load.ArrivalRate
 		}
 		c.Strategies = nil
+		svc := SweepService(base)
 		for _, cp := range caps {
 			st := *base
 			st.Name = fmt.Sprintf("%s@%d", base.Name, cp)
-			st.MaxInFlight = cp
+			if svc == "" {
+				st.MaxInFlight = cp
+			} else {
+				st.MaxInFlightPerService = maps.Clone(base.MaxInFlightPerService)
+				st.MaxInFlightPerService[svc] = cp
+			}
 			c.Strategies = append(c.Strategies, st)
 		}
 		o := opts
 		o.Strategies = nil
-		res, err := Run(ctx, &c, o)
+		res, err := RunSeeds(ctx, &c, o)
 		if err != nil {
 			return rows, err
 		}
@@ -153,12 +163,31 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []
 }
 
 // SweepStrategy is the strategy a sweep or a recommendation varies when the
-// user names none: the scenario's first with a cap above 1, else its first.
+// user names none: the one the scenario marks (recommend = true), else its
+// first with a cap above 1 (global or per service), else its first.
 func SweepStrategy(sc *scenarios.Scenario) string {
 	for _, st := range sc.Strategies {
-		if st.MaxInFlight > 1 {
+		if st.Recommend {
+			return st.Name
+		}
+	}
+	for _, st := range sc.Strategies {
+		if st.MaxInFlight > 1 || slices.ContainsFunc(slices.Collect(maps.Values(st.MaxInFlightPerService)), func(n int) bool { return n > 1 }) {
 			return st.Name
 		}
 	}
 	return sc.Strategies[0].Name
+}
+
+// SweepService names the service whose cap a sweep of st varies: its one
+// per-service cap when it has exactly one and no global cap above 1; ""
+// (the global cap, MaxInFlight) otherwise.
+func SweepService(st *scenarios.Strategy) string {
+	if st.MaxInFlight > 1 || len(st.MaxInFlightPerService) != 1 {
+		return ""
+	}
+	for name := range st.MaxInFlightPerService {
+		return name
+	}
+	return ""
 }

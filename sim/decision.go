@@ -1,0 +1,94 @@
+package sim
+
+// Decision is the one answer to "what do I set?": the settings of the
+// strategy a recommendation tuned, what they are expected to give, and the
+// evidence. `run`, `sweep`, `recommend` and report.html show it, and
+// results.json carries it as "decision". It is part of the results
+// contract: add fields, never rename or remove one.
+type Decision struct {
+	// Sentence is the decision in one line, the one a user acts on.
+	Sentence string `json:"sentence"`
+	// Strategy names the scenario's strategy whose settings were tuned;
+	// Service names the service whose cap was swept, or whose limits bind
+	// the turn rate when the global cap was; Knob names the setting varied:
+	// "max_in_flight" or "max_in_flight_per_service.<service>".
+	Strategy string `json:"strategy"`
+	Service  string `json:"service"`
+	Knob     string `json:"knob"`
+	// MaxInFlight is the global cap to set (0: none; see
+	// MaxInFlightPerService). MaxInFlightPerService holds the per-service
+	// caps to set, by service name.
+	MaxInFlight           int            `json:"max_in_flight"`
+	MaxInFlightPerService map[string]int `json:"max_in_flight_per_service,omitempty"`
+	// Headroom is the fraction of every service's published limits the
+	// client's token buckets pace at; Pace gives the resulting rates by
+	// service.
+	Headroom float64         `json:"headroom"`
+	Pace     map[string]Pace `json:"pace,omitempty"`
+	// Retry is the retry policy, in words ("full-jitter from 1s to 60s, 5
+	// attempts, honouring Retry-After").
+	Retry string `json:"retry"`
+	// Expected is what the settings gave over the seeds; Baseline is what
+	// the scenario's unbounded strategy gave under the same seeds (nil when
+	// the scenario has none).
+	Expected Outcome  `json:"expected"`
+	Baseline *Outcome `json:"baseline,omitempty"`
+	// Evidence says how the decision was reached.
+	Evidence Evidence `json:"evidence"`
+}
+
+// Pace is a client-side token bucket's rates for one service.
+type Pace struct {
+	// RequestsPerMinute and TokensPerMinute are the bucket rates (0: the
+	// service has no such limit).
+	RequestsPerMinute float64 `json:"requests_per_minute,omitempty"`
+	TokensPerMinute   float64 `json:"tokens_per_minute,omitempty"`
+}
+
+// Outcome is a setting's figures, means over the seeds.
+type Outcome struct {
+	// Strategy names what was run (the tuned strategy at the chosen cap, or
+	// the baseline).
+	Strategy string `json:"strategy"`
+	// P50Ms and P95Ms are times to answer in milliseconds (a failed turn
+	// counts as never answered: Unanswered, null in JSON, when the
+	// percentile falls among those); P95LoMs and P95HiMs bound the p95's
+	// 95% interval over the seeds (equal to P95Ms with one seed).
+	P50Ms   AnswerMs `json:"p50_ms"`
+	P95Ms   AnswerMs `json:"p95_ms"`
+	P95LoMs AnswerMs `json:"p95_lo_ms"`
+	P95HiMs AnswerMs `json:"p95_hi_ms"`
+	// AnsweredShare is the share of turns begun answered in full;
+	// RateLimitedShare is 429 responses ÷ attempts.
+	AnsweredShare    float64 `json:"answered_share"`
+	RateLimitedShare float64 `json:"rate_limited_share"`
+}
+
+// Evidence is how a Decision was reached.
+type Evidence struct {
+	// ArithmeticCap is the Little's-law cap of the binding service at the
+	// headroom: where the sweep started.
+	ArithmeticCap int `json:"arithmetic_cap"`
+	// Caps lists every cap simulated, ascending; Chosen is the cap the rule
+	// picked (0: none qualified), Best the one with the lowest p95, Knee
+	// where goodput stops paying (0: none found).
+	Caps   []int `json:"caps"`
+	Chosen int   `json:"chosen_cap"`
+	Best   int   `json:"best_cap,omitempty"`
+	Knee   int   `json:"knee,omitempty"`
+	// Extended says, a line per round, why the swept range was extended.
+	Extended []string `json:"extended,omitempty"`
+	// Rule is the choice rule in words; MaxShare and Tolerance its settings.
+	Rule      string  `json:"rule"`
+	MaxShare  float64 `json:"max_share"`
+	Tolerance float64 `json:"tolerance"`
+	// Seeds lists the seeds each cap ran with; DurationS the virtual
+	// seconds of each run.
+	Seeds     []uint64 `json:"seeds"`
+	DurationS float64  `json:"duration_s"`
+	// Verdict compares the arithmetic with the simulation in a sentence.
+	Verdict string `json:"verdict,omitempty"`
+	// Load is the workload's demand against what the limits sustain, a
+	// step a line (empty when not measured).
+	Load []string `json:"load,omitempty"`
+}

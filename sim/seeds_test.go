@@ -1,0 +1,66 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+)
+
+func TestIntervalOf(t *testing.T) {
+	// Mean 3, sample sd √2.5; t(0.975, 4) = 2.776445: half width 1.963243.
+	iv := IntervalOf([]float64{1, 2, 3, 4, 5})
+	if iv.Mean != 3 || iv.N != 5 || math.Abs(iv.HalfWidth()-1.963243) > 1e-5 {
+		t.Errorf("interval %+v (half %v), want mean 3 ± 1.963243", iv, iv.HalfWidth())
+	}
+	if one := IntervalOf([]float64{7}); one.Lo != 7 || one.Hi != 7 {
+		t.Errorf("one value: %+v, want [7, 7]", one)
+	}
+	if inf := IntervalOf([]float64{1, math.Inf(1)}); !math.IsInf(inf.Mean, 1) {
+		t.Errorf("an unanswered seed: %+v, want an infinite mean", inf)
+	}
+	b, err := IntervalOf([]float64{1, math.Inf(1)}).MarshalJSON()
+	if err != nil || string(b) != `{"mean":null,"lo":null,"hi":null,"n":2}` {
+		t.Errorf("json %s, %v", b, err)
+	}
+}
+
+func TestRunSeeds(t *testing.T) {
+	sc, err := scenarios.Builtin("tier3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Duration: 20 * time.Second, Strategies: []string{"bounded-64"}, Seeds: 3}
+	res, err := RunSeeds(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint64{42, 43, 44}; len(res.Seeds) != 3 || res.Seeds[0] != want[0] || res.Seeds[2] != want[2] {
+		t.Fatalf("seeds %v, want %v", res.Seeds, want)
+	}
+	runs := res.Strategies[0].SeedRuns
+	if len(runs) != 3 {
+		t.Fatalf("%d seed runs, want 3", len(runs))
+	}
+	// Each seed's figures are what a run with that seed alone gives.
+	for i, seed := range res.Seeds {
+		one, err := Run(context.Background(), sc, Options{Duration: opts.Duration, Strategies: opts.Strategies, Seed: &seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := runs[i].Calls, one.Strategies[0].Calls; got != want {
+			t.Errorf("seed %d: %d calls, want %d", seed, got, want)
+		}
+		if runs[i].Timeline != nil || runs[i].AnswerCDF != nil {
+			t.Errorf("seed %d keeps its plot series", seed)
+		}
+	}
+	if res.Strategies[0].Calls != runs[0].Calls || res.Strategies[0].Timeline == nil {
+		t.Error("the strategy's own figures are not the first seed's full ones")
+	}
+	if runs[0].Calls == runs[1].Calls && runs[1].Calls == runs[2].Calls {
+		t.Error("three seeds gave the same call count: the seed is not applied")
+	}
+}
