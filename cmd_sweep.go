@@ -29,9 +29,9 @@ type SweepCmd struct {
 	Seeds     int           `default:"3" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
 	Seed      *uint64       `help:"Replace the scenario's seed (the first of --seeds)."`
 	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out      string        `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
-	JSON     bool          `help:"Print the sweep as JSON instead of the table."`
-	Stdout   io.Writer     `kong:"-"`
+	Out       string        `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
+	JSON      bool          `help:"Print the sweep as JSON instead of the table."`
+	Stdout    io.Writer     `kong:"-"`
 }
 
 // sweepOut is what `sweep --json` prints and sweep.json holds.

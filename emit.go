@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sim"
 )
 
