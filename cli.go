@@ -5,12 +5,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"slices"
 	"syscall"
+	"time"
 
+	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
 	"github.com/simbench/simbench/scenarios"
@@ -81,3 +84,28 @@ func interruptible(parent context.Context) (context.Context, context.CancelFunc)
 	}
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
+
+// positiveDuration is a duration flag that must be above zero when given:
+// --duration 0s is refused as invalid input rather than read as "not set".
+type positiveDuration time.Duration
+
+// Decode reads the flag's value (a Go duration such as 90s or 10m) and
+// refuses zero and negative durations.
+func (p *positiveDuration) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("duration", &s); err != nil {
+		return err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (write it as 90s, 10m or 1h30m)", s)
+	}
+	if d <= 0 {
+		return fmt.Errorf("%s: want a duration above 0", s)
+	}
+	*p = positiveDuration(d)
+	return nil
+}
+
+// D returns the flag as a time.Duration (0: not given).
+func (p positiveDuration) D() time.Duration { return time.Duration(p) }

@@ -21,19 +21,19 @@ import (
 
 // RunCmd runs a scenario's strategies and compares them.
 type RunCmd struct {
-	Scenario    string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
-	Strategy    []string      `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
-	Seed        *uint64       `help:"Replace the scenario's seed."`
-	Duration    time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out         string        `short:"o" placeholder:"DIR" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
-	JSON        bool          `help:"Print results.json to standard output instead of the table."`
-	NoReports   bool          `help:"Write results.json only: no plots, report.html or report.md."`
-	Parallel    int           `help:"Strategies simulated at once (default: the number of CPUs)."`
-	Live        bool          `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
-	TimeScale   float64       `default:"1" placeholder:"F" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
-	Seeds       int           `placeholder:"N" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
-	NoRecommend bool          `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
-	Stdout      io.Writer     `kong:"-"` // nil: os.Stdout
+	Scenario    string           `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
+	Strategy    []string         `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
+	Seed        *uint64          `help:"Replace the scenario's seed."`
+	Duration    positiveDuration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
+	Out         string           `short:"o" placeholder:"DIR" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
+	JSON        bool             `help:"Print results.json to standard output instead of the table."`
+	NoReports   bool             `help:"Write results.json only: no plots, report.html or report.md."`
+	Parallel    int              `help:"Strategies simulated at once (default: the number of CPUs)."`
+	Live        bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
+	TimeScale   float64          `default:"1" placeholder:"F" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
+	Seeds       int              `placeholder:"N" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
+	NoRecommend bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
+	Stdout      io.Writer        `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
 	parent     context.Context // tests: a context to cancel in place of Ctrl-C
@@ -54,10 +54,7 @@ func (c *RunCmd) Run() error {
 	if c.Seeds < 0 || (c.Seeds > 1 && c.Live) {
 		return codedError{fmt.Errorf("--seeds %d: want at least 1, and one seed with --live", c.Seeds), exitInvalid}
 	}
-	if c.Duration < 0 {
-		return codedError{fmt.Errorf("--duration %v: want a positive duration", c.Duration), exitInvalid}
-	}
-	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration, Parallel: c.Parallel, Seeds: c.Seeds}
+	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: c.Seeds}
 	if _, err := opts.Apply(sc); err != nil {
 		return codedError{err, exitInvalid}
 	}
@@ -91,7 +88,7 @@ func (c *RunCmd) Run() error {
 	// here leaves them out and still writes the results.
 	var plans []reports.Plan
 	if runErr == nil {
-		o := decideOptions{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration}
+		o := decideOptions{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
 		var d *decided
 		var err error
 		if c.NoRecommend {

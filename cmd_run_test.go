@@ -16,7 +16,7 @@ import (
 func TestRunWritesResultsAndTable(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	cmd := &RunCmd{Scenario: "burst-8", Duration: 30 * time.Second, Out: dir, Stdout: &out}
+	cmd := &RunCmd{Scenario: "burst-8", Duration: positiveDuration(30 * time.Second), Out: dir, Stdout: &out}
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 
 func TestRunJSON(t *testing.T) {
 	var out bytes.Buffer
-	cmd := &RunCmd{Scenario: "burst-8", Duration: 10 * time.Second, Out: t.TempDir(), Stdout: &out, JSON: true, NoReports: true}
+	cmd := &RunCmd{Scenario: "burst-8", Duration: positiveDuration(10 * time.Second), Out: t.TempDir(), Stdout: &out, JSON: true, NoReports: true}
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}

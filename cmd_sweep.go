@@ -20,18 +20,18 @@ import (
 // SweepCmd runs one strategy over a range of caps and shows where more
 // concurrency stops paying.
 type SweepCmd struct {
-	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
-	Cap       string        `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
-	Strategy  string        `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
-	By        string        `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
-	MaxShare  float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Tolerance float64       `default:"0.05" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
-	Seeds     int           `default:"3" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
-	Seed      *uint64       `help:"Replace the scenario's seed (the first of --seeds)."`
-	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out       string        `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
-	JSON      bool          `help:"Print the sweep as JSON instead of the table."`
-	Stdout    io.Writer     `kong:"-"`
+	Scenario  string           `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
+	Cap       string           `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
+	Strategy  string           `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
+	By        string           `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
+	MaxShare  float64          `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Tolerance float64          `default:"0.05" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
+	Seeds     int              `default:"3" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	Seed      *uint64          `help:"Replace the scenario's seed (the first of --seeds)."`
+	Duration  positiveDuration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
+	Out       string           `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
+	JSON      bool             `help:"Print the sweep as JSON instead of the table."`
+	Stdout    io.Writer        `kong:"-"`
 }
 
 // sweepOut is what `sweep --json` prints and sweep.json holds.
@@ -52,10 +52,7 @@ func (c *SweepCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	if c.Seeds == 0 {
-		c.Seeds = DefaultDecisionSeeds // callers that build the struct
-	}
-	if err := checkDecisionFlags(c.Seeds, c.Duration, 0, c.MaxShare, c.Tolerance); err != nil {
+	if err := checkDecisionFlags(c.Seeds, c.Duration.D(), 0, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
 	var caps []int
@@ -89,11 +86,11 @@ func (c *SweepCmd) Run() error {
 	}
 	r := rule(c.MaxShare, c.Tolerance)
 	res := sweepOut{Scenario: sc.Name, Strategy: strategy, Chosen: map[string]int{}, Knee: map[string]int{}}
-	opts := sim.Options{Duration: c.Duration, Seed: c.Seed, Seeds: c.Seeds}
+	opts := sim.Options{Duration: c.Duration.D(), Seed: c.Seed, Seeds: c.Seeds}
 	var rows []sim.SweepRow
 	if caps == nil {
 		// recommend's range: decide, and show the decision's own sweep.
-		d, err := decide(ctx, sc, decideOptions{Strategy: c.Strategy, Rule: r, Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration})
+		d, err := decide(ctx, sc, decideOptions{Strategy: c.Strategy, Rule: r, Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()})
 		if err != nil {
 			return interrupted(err)
 		}

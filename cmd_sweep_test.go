@@ -19,7 +19,7 @@ import (
 func TestSweepMarksChosenCapAndWritesPlots(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	cmd := &SweepCmd{Scenario: "research-agent", Cap: "1..8", Strategy: "semaphore-4", MaxShare: 0.001, Duration: 2 * time.Minute, Out: dir, Stdout: &out}
+	cmd := &SweepCmd{Scenario: "research-agent", Seeds: 1, Cap: "1..8", Strategy: "semaphore-4", MaxShare: 0.001, Duration: positiveDuration(2 * time.Minute), Out: dir, Stdout: &out}
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -47,9 +47,12 @@ func TestSweepMarksChosenCapAndWritesPlots(t *testing.T) {
 
 func TestSweepRejectsBadFlags(t *testing.T) {
 	for _, cmd := range []*SweepCmd{
-		{Scenario: "tier3", Cap: "8..2"},
-		{Scenario: "tier3", Cap: "1..4", By: "users=3"},
-		{Scenario: "tier3", Cap: "1..4", Strategy: "nope"},
+		{Scenario: "tier3", Cap: "8..2", Seeds: 1},
+		{Scenario: "tier3", Cap: "1..4", By: "users=3", Seeds: 1},
+		{Scenario: "tier3", Cap: "1..4", Strategy: "nope", Seeds: 1},
+		{Scenario: "tier3", Cap: "1..4", Seeds: 0},
+		{Scenario: "tier3", Cap: "1..4", Seeds: 1, MaxShare: -0.1},
+		{Scenario: "tier3", Cap: "1..4", Seeds: 1, Tolerance: -1},
 	} {
 		cmd.Stdout = &bytes.Buffer{}
 		err := cmd.Run()
@@ -62,7 +65,7 @@ func TestSweepRejectsBadFlags(t *testing.T) {
 
 func TestRecommendShowsArithmeticAndVerdict(t *testing.T) {
 	var out bytes.Buffer
-	cmd := &RecommendCmd{Scenario: "tier3", Headroom: 0.7, MaxShare: 0.001, Duration: 3 * time.Minute, Stdout: &out}
+	cmd := &RecommendCmd{Seeds: 1, Scenario: "tier3", Headroom: 0.7, MaxShare: 0.001, Duration: positiveDuration(3 * time.Minute), Stdout: &out}
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +84,7 @@ func TestRecommendShowsArithmeticAndVerdict(t *testing.T) {
 
 func TestRecommendJSON(t *testing.T) {
 	var out bytes.Buffer
-	cmd := &RecommendCmd{Scenario: "research-agent", Headroom: 0.7, NoVerify: true, JSON: true, Stdout: &out}
+	cmd := &RecommendCmd{Seeds: 1, Scenario: "research-agent", Headroom: 0.7, NoVerify: true, JSON: true, Stdout: &out}
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +115,7 @@ func TestRecommendJSON(t *testing.T) {
 func TestTier3ChosenCapBeatsUnbounded(t *testing.T) {
 	const d = 3 * time.Minute
 	var out bytes.Buffer
-	cmd := &RecommendCmd{Scenario: "tier3", Headroom: 0.7, MaxShare: 0.001, Duration: d, JSON: true, Stdout: &out}
+	cmd := &RecommendCmd{Seeds: 1, Scenario: "tier3", Headroom: 0.7, MaxShare: 0.001, Duration: positiveDuration(d), JSON: true, Stdout: &out}
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"go/parser"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
+)
+
+// The issue's check: run, sweep and recommend print the same decision for
+// tier3 (here over 2 virtual minutes and 2 seeds, to stay quick), and
+// results.json carries it as one object.
+func TestRunSweepRecommendAgree(t *testing.T) {
+	d := positiveDuration(2 * time.Minute)
+	var runOut, sweepOut, recOut bytes.Buffer
+	run := &RunCmd{Scenario: "tier3", Duration: d, Seeds: 2, Out: t.TempDir(), NoReports: true, JSON: true, Stdout: &runOut}
+	if err := run.Run(); err != nil {
+		t.Fatal(err)
+	}
+	sweep := &SweepCmd{Scenario: "tier3", Duration: d, Seeds: 2, MaxShare: 0.001, Tolerance: 0.05, Out: t.TempDir(), JSON: true, Stdout: &sweepOut}
+	if err := sweep.Run(); err != nil {
+		t.Fatal(err)
+	}
+	rec := &RecommendCmd{Scenario: "tier3", Duration: d, Seeds: 2, MaxShare: 0.001, Tolerance: 0.05, JSON: true, Stdout: &recOut}
+	if err := rec.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var r sim.Results
+	var s sweepOut_
+	var c recommendOut
+	for _, x := range []struct {
+		b *bytes.Buffer
+		v any
+	}{{&runOut, &r}, {&sweepOut, &s}, {&recOut, &c}} {
+		if err := json.Unmarshal(x.b.Bytes(), x.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.Decision == nil || s.Decision == nil || c.Decision == nil {
+		t.Fatalf("a decision is missing: run %v, sweep %v, recommend %v", r.Decision != nil, s.Decision != nil, c.Decision != nil)
+	}
+	want := c.Decision
+	for name, got := range map[string]*sim.Decision{"run": r.Decision, "sweep": s.Decision} {
+		if got.Sentence != want.Sentence || got.MaxInFlight != want.MaxInFlight || got.Pace["openai"] != want.Pace["openai"] {
+			t.Errorf("%s decided %q, recommend %q", name, got.Sentence, want.Sentence)
+		}
+	}
+	if want.MaxInFlight < 1 || want.Pace["openai"].RequestsPerMinute != 9000 || !strings.HasPrefix(want.Sentence, "set max_in_flight = ") {
+		t.Errorf("decision %+v: want a cap, openai paced at 9,000 requests/min, a sentence that says set", want)
+	}
+	if len(want.Evidence.Seeds) != 2 || want.Expected.P95LoMs > want.Expected.P95Ms || want.Expected.P95HiMs < want.Expected.P95Ms {
+		t.Errorf("evidence %+v, expected %+v: want 2 seeds and an interval around the p95", want.Evidence, want.Expected)
+	}
+	if r.Recommendation["openai"].VerifiedCap != want.MaxInFlight {
+		t.Errorf("results.json's recommendation verified %d, the decision %d", r.Recommendation["openai"].VerifiedCap, want.MaxInFlight)
+	}
+}
+
+// sweepOut_ reads what `sweep --json` prints.
+type sweepOut_ = sweepOut
+
+// A decision whose choice sits at the top of the range extends it and says
+// so; the final choice lies strictly inside.
+func TestDecisionExtendsRangeAtEdge(t *testing.T) {
+	sc, err := scenarios.Builtin("mixed-read-write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decide(context.Background(), sc, decideOptions{Rule: reports.Rule{MaxShare: 0.001}, Seeds: 1, Duration: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := d.Decision.Evidence
+	if len(ev.Extended) == 0 || !strings.Contains(ev.Extended[0], "is the largest swept") {
+		t.Fatalf("evidence %+v: want the range extended from its top edge", ev)
+	}
+	if ev.Chosen <= ev.Caps[0] || ev.Chosen >= ev.Caps[len(ev.Caps)-1] {
+		t.Errorf("chose %d from caps %v: want a cap strictly inside the final range", ev.Chosen, ev.Caps)
+	}
+	var out bytes.Buffer
+	rec := &RecommendCmd{Scenario: "mixed-read-write", Duration: positiveDuration(2 * time.Minute), Seeds: 1, MaxShare: 0.001, Tolerance: 0.05, Stdout: &out}
+	if err := rec.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "range extended: the chosen cap") {
+		t.Errorf("recommend does not say it extended the range:\n%s", out.String())
+	}
+}
+
+// recommend --emit toml prints a strategy block that, pasted into the
+// scenario, loads as the strategy the decision verified.
+func TestEmitTOMLRoundTrip(t *testing.T) {
+	sc, err := scenarios.Builtin("tier3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decide(context.Background(), sc, decideOptions{Rule: reports.Rule{MaxShare: 0.001}, Seeds: 1, Duration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("scenarios/tier3.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := emitTOML(&d.Tuned)
+	got, err := scenarios.Parse("tier3.toml", append(append(src, '\n'), block...))
+	if err != nil {
+		t.Fatalf("the emitted block does not load:\n%s\n%v", block, err)
+	}
+	st := got.Strategy("bounded-64-tuned")
+	if st == nil {
+		t.Fatalf("no strategy bounded-64-tuned after pasting:\n%s", block)
+	}
+	want := d.Tuned
+	want.Name = st.Name
+	if !strategiesEqual(*st, want) {
+		t.Errorf("pasted strategy %+v, want %+v", *st, want)
+	}
+	if st.MaxInFlight != d.Decision.MaxInFlight {
+		t.Errorf("emitted cap %d, decided %d", st.MaxInFlight, d.Decision.MaxInFlight)
+	}
+	text, err := emitGo(sc, &d.Tuned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parser.ParseExpr(text); err != nil {
+		t.Errorf("the emitted Go does not parse: %v\n%s", err, text)
+	}
+	for _, want := range []string{"MaxInFlight: " + strconv.Itoa(d.Decision.MaxInFlight) + ",", "Backoff: sched.BackoffFullJitter,", "Cap: time.Minute,", `"openai": {`, "Headroom: 0.9,"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("emitted Go lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func strategiesEqual(a, b scenarios.Strategy) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+
+// Flags no run can use are invalid input, exit 2, with a message.
+func TestDecisionFlagsRejected(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "tier3", "--duration", "0s"},
+		{"sweep", "tier3", "--duration", "0s"},
+		{"recommend", "tier3", "--seeds", "0"},
+		{"sweep", "tier3", "--seeds", "0"},
+		{"run", "tier3", "--seeds", "-1"},
+		{"sweep", "tier3", "--cap", "8..1"},
+		{"recommend", "tier3", "--emit", "yaml"},
+	} {
+		var cli CLI
+		parser, err := kong.New(&cli, kong.Name("simbench"), kong.Exit(func(int) {}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kctx, err := parser.Parse(args)
+		if err == nil {
+			err = kctx.Run()
+		}
+		if err == nil {
+			t.Errorf("%v: accepted", args)
+			continue
+		}
+		var pe *kong.ParseError
+		var ec interface{ ExitCode() int }
+		if !errors.As(err, &pe) && !(errors.As(err, &ec) && ec.ExitCode() == exitInvalid) {
+			t.Errorf("%v: %v, want a parse error or exit %d", args, err, exitInvalid)
+		}
+	}
+}
