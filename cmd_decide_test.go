@@ -151,7 +151,6 @@ func strategiesEqual(a, b scenarios.Strategy) bool {
 	return bytes.Equal(ja, jb)
 }
 
-
 // Flags no run can use are invalid input, exit 2, with a message.
 func TestDecisionFlagsRejected(t *testing.T) {
 	for _, args := range [][]string{
