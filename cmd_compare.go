@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 
@@ -16,7 +17,9 @@ type CompareCmd struct {
 
 // Run prints, per strategy in both runs and per metric that changed, the
 // old and new values, the delta and the change in percent, marked better or
-// worse. A missing or unreadable results file is invalid input (exit code 2).
+// worse when the change counts (see reports.Change). A missing or
+// unreadable results file, or two runs with no strategy in common, is
+// invalid input (exit code 2).
 func (c *CompareCmd) Run() error {
 	a, err := reports.ReadResults(c.Old)
 	if err != nil {
@@ -30,5 +33,9 @@ func (c *CompareCmd) Run() error {
 	if out == nil {
 		out = os.Stdout
 	}
-	return reports.Compare(out, a, b)
+	err = reports.Compare(out, a, b)
+	if errors.Is(err, reports.ErrNothingInCommon) {
+		return codedError{err, exitInvalid}
+	}
+	return err
 }

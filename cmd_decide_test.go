@@ -182,3 +182,52 @@ func TestDecisionFlagsRejected(t *testing.T) {
 		}
 	}
 }
+
+// The check on compare: two seed ranges of tier3, five seeds each,
+// show no significant change; halving the cap is worse, significantly.
+func TestCompareSeedsOfTier3(t *testing.T) {
+	d := positiveDuration(time.Minute)
+	run := func(file string, seed uint64) string {
+		t.Helper()
+		dir := t.TempDir()
+		cmd := &RunCmd{Scenario: file, Strategy: []string{"bounded-64"}, Seed: &seed, Seeds: 5, Duration: d, Out: dir, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}}
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a, b := run("tier3", 42), run("tier3", 7)
+	var out bytes.Buffer
+	if err := (&CompareCmd{Old: a, New: b, Stdout: &out}).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "0 better, 0 worse") {
+		t.Errorf("seeds 42–46 against 7–11: want no significant change:\n%s", out.String())
+	}
+
+	src, err := os.ReadFile("scenarios/tier3.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	halved := strings.Replace(string(src), "max_in_flight = 64", "max_in_flight = 32", 1)
+	file := t.TempDir() + "/tier3.toml"
+	if err := os.WriteFile(file, []byte(halved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := run(file, 7)
+	out.Reset()
+	if err := (&CompareCmd{Old: a, New: c, Stdout: &out}).Run(); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	var p95 string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "  p95 ms") {
+			p95 = line
+		}
+	}
+	// Only a strategy changed: the scenario's conditions are the same.
+	if !strings.HasSuffix(strings.TrimSpace(p95), "worse") || strings.Contains(text, "scenario file differs") {
+		t.Errorf("halved cap: want p95 worse, significantly, and no warning about the conditions:\n%s", text)
+	}
+}

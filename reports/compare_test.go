@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -152,5 +153,88 @@ func TestChangesOfUnansweredP95(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "answer p95") || !strings.Contains(b.String(), "—") || strings.Contains(b.String(), "Inf") {
 		t.Errorf("an answer lost is not shown as —, n/a:\n%s", b.String())
+	}
+}
+
+// seeded builds a run of one strategy over seeds whose p95 turn latencies
+// are given, and whose turns are 100 each.
+func seeded(seed uint64, p95s ...float64) *sim.Results {
+	r := &sim.Results{Scenario: "x", Seed: seed, DurationS: 60}
+	s := sim.StrategyResult{Name: "s"}
+	for i, v := range p95s {
+		r.Seeds = append(r.Seeds, seed+uint64(i))
+		s.SeedRuns = append(s.SeedRuns, sim.StrategyResult{Name: "s", Turns: 100, TurnLatencyMs: sim.Summary{P95: v}})
+	}
+	s.Turns, s.TurnLatencyMs = 100, s.SeedRuns[0].TurnLatencyMs
+	r.Strategies = []sim.StrategyResult{s}
+	return r
+}
+
+func changeOf(t *testing.T, a, b *sim.Results, metric string) Change {
+	t.Helper()
+	for _, c := range Changes(a, b) {
+		if c.Metric == metric {
+			return c
+		}
+	}
+	t.Fatalf("no change of %s", metric)
+	return Change{}
+}
+
+func TestChangesOverSeeds(t *testing.T) {
+	// Overlapping samples: within noise, with the test's p-value.
+	c := changeOf(t, seeded(42, 1000, 1010, 990, 1005, 995), seeded(7, 1004, 996, 1012, 988, 1001), "p95 ms")
+	if c.Verdict != WithinNoise || math.IsNaN(c.P) || c.P < Alpha {
+		t.Errorf("overlapping seeds: %+v, want within noise with p ≥ %v", c, Alpha)
+	}
+	// Every new seed slower than every old one, intervals apart: worse.
+	c = changeOf(t, seeded(42, 1000, 1010, 990, 1005, 995), seeded(7, 1200, 1210, 1190, 1205, 1195), "p95 ms")
+	if c.Verdict != Worse || c.P >= Alpha || math.Abs(c.Delta-200) > 1e-9 {
+		t.Errorf("separated seeds: %+v, want worse by 200 with p < %v", c, Alpha)
+	}
+	// One seed a side, different seeds: no verdict.
+	c = changeOf(t, seeded(42, 1000), seeded(7, 1010), "p95 ms")
+	if c.Verdict != Unjudged {
+		t.Errorf("one seed each: %+v, want unjudged", c)
+	}
+	// The same seed: deterministic, so any change counts.
+	c = changeOf(t, seeded(42, 1000), seeded(42, 1010), "p95 ms")
+	if c.Verdict != Worse {
+		t.Errorf("same seed: %+v, want worse", c)
+	}
+}
+
+func TestCompareAcrossDurationsUsesRates(t *testing.T) {
+	a, b := seeded(42, 1000), seeded(42, 1000)
+	b.DurationS = 600
+	b.Strategies[0].Turns = 1000 // ten times the turns in ten times the time
+	c := changeOf(t, a, b, "turns/min")
+	if c.Old != 100 || c.New != 100 || c.Verdict != "" {
+		t.Errorf("turns across durations: %+v, want 100/min both, unchanged", c)
+	}
+	var out bytes.Buffer
+	if err := Compare(&out, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "different durations (60 s, 600 s): counts are compared as rates per minute") {
+		t.Errorf("no duration warning:\n%s", out.String())
+	}
+}
+
+func TestCompareWarnsAndRefuses(t *testing.T) {
+	a, b := seeded(42, 1000), seeded(7, 1000)
+	a.ScenarioDigest, b.ScenarioDigest = "aa", "bb"
+	var out bytes.Buffer
+	if err := Compare(&out, a, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"scenario file differs", "different seeds (seed 42, seed 7)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	b.Strategies[0].Name = "other"
+	if err := Compare(&bytes.Buffer{}, a, b); !errors.Is(err, ErrNothingInCommon) {
+		t.Errorf("no strategy in common: err = %v, want ErrNothingInCommon", err)
 	}
 }

@@ -50,7 +50,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 	scaled := Scale(sc, f)
 	res := &Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
-		DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f,
+		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f,
 	}
 	var invalid []string
 	for _, svc := range sc.Services {

@@ -11,8 +11,12 @@ import (
 
 // Results is what `simbench run` writes to results.json.
 type Results struct {
-	Scenario        string `json:"scenario"`
-	Description     string `json:"description,omitempty"`
+	Scenario    string `json:"scenario"`
+	Description string `json:"description,omitempty"`
+	// ScenarioDigest identifies the scenario's conditions (its workload,
+	// services and tools, not its seed, duration or strategies) so that
+	// compare can warn when two runs' files differ: a SHA-256, in hex.
+	ScenarioDigest  string `json:"scenario_digest,omitempty"`
 	Seed            uint64 `json:"seed"`
 	SimbenchVersion string `json:"simbench_version"`
 	// DurationS is the scenario's length in (virtual) seconds.

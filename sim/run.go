@@ -84,7 +84,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 	}
 	res := &Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
-		DurationS: sc.Duration.Seconds(), Mode: "virtual",
+		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual",
 		Strategies: make([]StrategyResult, len(sc.Strategies)),
 	}
 	engines := make([]*engine, len(sc.Strategies))

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"time"
@@ -121,4 +123,20 @@ func (iv Interval) MarshalJSON() ([]byte, error) {
 		N    int      `json:"n"`
 	}
 	return json.Marshal(out{AnswerMs(iv.Mean), AnswerMs(iv.Lo), AnswerMs(iv.Hi), iv.N})
+}
+
+// ScenarioDigest returns the SHA-256, in hex, of the scenario's workload,
+// services and tools: what a run measures under, leaving out the seed, the
+// duration and the strategies, which runs vary on purpose.
+func ScenarioDigest(sc *scenarios.Scenario) string {
+	b, err := json.Marshal(struct {
+		W scenarios.Workload
+		S []scenarios.Service
+		T []scenarios.Tool
+	}{sc.Workload, sc.Services, sc.Tools})
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
