@@ -32,6 +32,7 @@ type RunCmd struct {
 	Live        bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
 	TimeScale   float64          `default:"1" placeholder:"F" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
 	Seeds       int              `placeholder:"N" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
+	Columns     []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
 	NoRecommend bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
 	Stdout      io.Writer        `kong:"-"` // nil: os.Stdout
 
@@ -51,6 +52,9 @@ func (c *RunCmd) Run() error {
 	ctx, stop := interruptible(c.parent)
 	defer stop()
 
+	if err := reports.CheckColumns(c.Columns); err != nil {
+		return codedError{fmt.Errorf("--columns: %w", err), exitInvalid}
+	}
 	if c.Seeds < 0 || (c.Seeds > 1 && c.Live) {
 		return codedError{fmt.Errorf("--seeds %d: want at least 1, and one seed with --live", c.Seeds), exitInvalid}
 	}
@@ -135,7 +139,7 @@ func (c *RunCmd) Run() error {
 			return err
 		}
 	} else {
-		if err := reports.WriteTable(out, res, colour(tty)); err != nil {
+		if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns}); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, reports.ResultsFile))

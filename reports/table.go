@@ -27,9 +27,29 @@ const (
 // carry them. Callers pass
 // color=false when the output is not a terminal.
 func WriteTable(w io.Writer, r *sim.Results, color bool) error {
+	return WriteTableWith(w, r, TableOptions{Color: color})
+}
+
+// TableOptions adjust WriteTableWith.
+type TableOptions struct {
+	// Color marks the best values in bold green (terminals only).
+	Color bool
+	// Columns names the columns to show, in order (see Columns; "all" and
+	// "default" stand for sets); nil shows the default ones.
+	Columns []string
+}
+
+// WriteTableWith is WriteTable with the columns chosen; an unknown column
+// is an error naming the ones that exist.
+func WriteTableWith(w io.Writer, r *sim.Results, o TableOptions) error {
 	if r == nil {
 		return errors.New("reports: no results")
 	}
+	ms, err := selectMetrics(o.Columns, r)
+	if err != nil {
+		return err
+	}
+	color := o.Color
 	var b strings.Builder
 	fmt.Fprintln(&b, runLine(r))
 	for _, warn := range warnings(r) {
@@ -42,7 +62,7 @@ func WriteTable(w io.Writer, r *sim.Results, color bool) error {
 	if len(r.Strategies) == 0 {
 		b.WriteString("no strategies in the results\n")
 	} else {
-		for _, line := range comparisonTable(r, color) {
+		for _, line := range comparisonTable(r, ms, color) {
 			fmt.Fprintln(&b, line)
 		}
 		b.WriteByte('\n')
@@ -62,7 +82,7 @@ func WriteTable(w io.Writer, r *sim.Results, color bool) error {
 			fmt.Fprintln(&b, "  "+l)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 
@@ -92,8 +112,7 @@ func warnings(r *sim.Results) []string {
 }
 
 // comparisonTable lays out the strategies × metrics table.
-func comparisonTable(r *sim.Results, color bool) []string {
-	ms := metrics(r)
+func comparisonTable(r *sim.Results, ms []metric, color bool) []string {
 	t := &textTable{aligns: []align{alignLeft}}
 	head := []cell{{text: "strategy"}}
 	for _, m := range ms {

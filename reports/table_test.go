@@ -207,3 +207,26 @@ func metricsByHeader() map[string]metric {
 	}
 	return by
 }
+
+func TestTableColumnsAndSeedIntervals(t *testing.T) {
+	r := &sim.Results{Scenario: "x", Seed: 1, Seeds: []uint64{1, 2}, DurationS: 60, Strategies: []sim.StrategyResult{{
+		Name: "s", Turns: 10, TurnsInSystem: 2.5,
+		SeedRuns: []sim.StrategyResult{{Name: "s", Turns: 10, TurnsInSystem: 2.5}, {Name: "s", Turns: 14, TurnsInSystem: 3.5}},
+	}}}
+	var b bytes.Buffer
+	if err := WriteTableWith(&b, r, TableOptions{Columns: []string{"turns", "L turns"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Mean 12, sd 2.83, t(0.975, 1) = 12.71: ±25.4 → "±25"; L: 3 ±6.35.
+	for _, want := range []string{"turns", "L turns", "12 ±25", "3.00 ±6.35"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "goodput/s") {
+		t.Errorf("a column not asked for is shown:\n%s", b.String())
+	}
+	if err := WriteTableWith(&b, r, TableOptions{Columns: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "L attempts") {
+		t.Errorf("unknown column: %v, want an error listing the columns", err)
+	}
+}
