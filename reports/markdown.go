@@ -75,6 +75,14 @@ func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
 		b.WriteString("\n\n")
 	}
 
+	if d := r.Decision; d != nil {
+		b.WriteString("## Decision\n\n")
+		fmt.Fprintf(&b, "**%s**\n\n", mdEscape(d.Sentence))
+		for _, l := range DecisionLines(d)[1:] {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(strings.TrimSpace(l)))
+		}
+		b.WriteByte('\n')
+	}
 	if len(r.Recommendation) > 0 {
 		b.WriteString("## Recommendation\n\n")
 		b.WriteString("| service | max in flight | binding limit | requests/min | tokens/min | turns/min | verified by sweep |\n")
