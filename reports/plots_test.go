@@ -16,7 +16,9 @@ import (
 	"github.com/simbench/simbench/sim"
 )
 
-var allFigures = []string{"latency-cdf", "in-flight", "requests", "attempts", "backoff", "sweep"}
+// allFigures are the figures of tier3Results with tier3Options: no backoff
+// figure, since no two of its strategies share a cap.
+var allFigures = []string{"latency-cdf", "in-flight", "requests", "attempts", "sweep"}
 
 // TestWriteAll renders everything once (PNG is slow under -race) and checks
 // the plots: each PNG decodes, is 800 px wide and is not blank.
@@ -194,7 +196,7 @@ func TestFiguresLeaveOutWhatIsMissing(t *testing.T) {
 	for _, f := range figs {
 		names = append(names, f.Name)
 	}
-	if want := []string{"latency-cdf", "backoff"}; !slices.Equal(names, want) {
+	if want := []string{"latency-cdf"}; !slices.Equal(names, want) {
 		t.Errorf("figures %v, want %v", names, want)
 	}
 	none, err := Figures(&sim.Results{Scenario: "empty"}, Options{})
@@ -221,7 +223,7 @@ func TestFiguresPanelPerStrategy(t *testing.T) {
 }
 
 func TestSweepRejectsCapZero(t *testing.T) {
-	_, err := Figures(tier3Results(), Options{Sweep: []SweepPoint{{Cap: 0}, {Cap: 4}}})
+	_, err := Figures(tier3Results(), Options{Sweep: []SweepRow{{Points: []SweepPoint{{Cap: 0}, {Cap: 4}}}}})
 	if err == nil {
 		t.Error("no error for a sweep point with cap 0")
 	}
@@ -248,7 +250,7 @@ func TestFiguresDrawDegenerateData(t *testing.T) {
 		Name: "nothing", Turns: 0,
 		LatencyCDF: []sim.CDFPoint{{Ms: 0, P: 0}},
 	}}}
-	figs, err := Figures(r, Options{Sweep: []SweepPoint{{Cap: 4, P50Ms: 100, P95Ms: 200}}})
+	figs, err := Figures(r, Options{Sweep: []SweepRow{{Points: []SweepPoint{{Cap: 4, P50Ms: 100, P95Ms: 200}}, Chosen: 4}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +269,7 @@ func TestRenderTurnsPanicsIntoErrors(t *testing.T) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{}
 	p.X.Min, p.X.Max = 0, 0
-	f := Figure{Name: "broken", w: figureWidth, h: figureHeight, plots: [][]*plot.Plot{{p}}}
+	f := newFigure("broken", "", "", figureHeight, p)
 	if _, err := f.SVG(); err == nil || !strings.Contains(err.Error(), "drawing broken") {
 		t.Errorf("error %v, want one naming the figure", err)
 	}

@@ -244,8 +244,10 @@ type SweepPoint struct {
 	// answered, and a percentile that falls among such turns is
 	// sim.Unanswered (null in JSON). A cap that fails turns fast therefore
 	// does not look fast.
-	P50Ms sim.AnswerMs `json:"p50_ms"`
-	P95Ms sim.AnswerMs `json:"p95_ms"`
+	P50Ms   sim.AnswerMs `json:"p50_ms"`
+	P95Ms   sim.AnswerMs `json:"p95_ms"`
+	P95LoMs sim.AnswerMs `json:"p95_lo_ms,omitempty"` // P95Ms's 95% interval over seeds: low end (0: one seed)
+	P95HiMs sim.AnswerMs `json:"p95_hi_ms,omitempty"` // high end (0: one seed)
 	// AnsweredShare is the share of turns begun that were answered in full.
 	AnsweredShare float64 `json:"answered_share"`
 	// GoodputPerS is successful calls per second.
