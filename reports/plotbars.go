@@ -289,4 +289,3 @@ func shortRetry(desc string) string {
 	}
 	return strings.Join(parts, ", ")
 }
-

@@ -77,7 +77,6 @@ func (o Options) maxShare() float64 {
 // Limits that have one (the first such service on a tie), so a report
 // re-rendered from results.json draws what the run drew.
 type drawnLimits struct {
-	service  string  // "" when the options set the limits
 	ratePerS float64 // requests/s, 0: none
 	inFlight int     // 0: none
 }
@@ -95,13 +94,13 @@ func (o Options) limits(r *sim.Results) drawnLimits {
 		}
 	}
 	if best != nil {
-		d = drawnLimits{service: best.Service, ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent}
+		d = drawnLimits{ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent}
 	}
 	if o.RateLimitPerS > 0 {
-		d.ratePerS, d.service = o.RateLimitPerS, ""
+		d.ratePerS = o.RateLimitPerS
 	}
 	if o.ConcurrencyLimit > 0 {
-		d.inFlight, d.service = o.ConcurrencyLimit, ""
+		d.inFlight = o.ConcurrencyLimit
 	}
 	return d
 }
@@ -551,14 +550,6 @@ func panelsHeight(n int) vg.Length {
 	return max(figureHeight, vg.Length(n)*panelHeight)
 }
 
-// limitName names whose limit a line shows: "limit" or "openai's limit".
-func limitName(lim drawnLimits) string {
-	if lim.service == "" {
-		return "limit"
-	}
-	return lim.service + " limit"
-}
-
 func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 	t0, t1, ok := timelineSpan(r)
 	if !ok {
@@ -602,7 +593,7 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 				return nil, err
 			}
 			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("%s %d", limitName(lim), lim.inFlight), l)
+			p.Legend.Add(fmt.Sprintf("service limit %d", lim.inFlight), l)
 			top = max(top, float64(lim.inFlight))
 		}
 		p.Y.Min, p.Y.Max = 0, fitTop(top)
@@ -709,7 +700,7 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 				return nil, err
 			}
 			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("%s %s/s", limitName(lim), num(lim.ratePerS)), l)
+			p.Legend.Add(fmt.Sprintf("limit %s/s", num(lim.ratePerS)), l)
 		}
 		panels = append(panels, p)
 	}
