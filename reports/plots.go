@@ -288,8 +288,8 @@ func newPlot(title, x, y string) *plot.Plot {
 		a.Tick.Label.Font = sans(10)
 	}
 	p.X.Label.Text, p.Y.Label.Text = x, y
-	p.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
-	p.Y.Tick.Marker = numTicks{plot.DefaultTicks{}}
+	p.X.Tick.Marker = linTicks{}
+	p.Y.Tick.Marker = linTicks{}
 	p.Legend.TextStyle.Font = sans(10)
 	p.Legend.ThumbnailWidth = 18
 	g := plotter.NewGrid()
@@ -299,17 +299,32 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// numTicks relabels another ticker's labelled ticks the way the tables
-// write numbers: "10,000" and "25", not "1e+04" and "25.00".
-type numTicks struct{ plot.Ticker }
+// linTicks labels a linear axis at about five round values (1, 2 or 5
+// × 10ⁿ apart), written the way the tables write numbers ("10,000", not
+// "1e+04"), with an unlabelled mark between labels.
+type linTicks struct{}
 
 // Ticks implements plot.Ticker.
-func (t numTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := t.Ticker.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = fixed(ticks[i].Value, 3, true)
+func (linTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: fixed(lo, 3, true)}}
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if step = m * mag; step >= raw {
+			break
 		}
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step*2) * step / 2; v <= hi+step*1e-9; v += step / 2 {
+		v = math.Round(v/step*2) * step / 2
+		t := plot.Tick{Value: v}
+		if math.Abs(math.Remainder(v, step)) < step*1e-6 {
+			t.Label = fixed(v, 3, true)
+		}
+		ticks = append(ticks, t)
 	}
 	return ticks
 }
@@ -669,6 +684,17 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 				p.Add(b)
 				p.Legend.Add("limit saturated", b)
 			}
+		}
+		if lim.ratePerS > 0 {
+			// Under the lines, so an admitted rate at the limit shows.
+			l, err := hline(lim.ratePerS, t0, t1, color.Black, dashed)
+			if err != nil {
+				return nil, err
+			}
+			p.Add(l)
+			p.Legend.Add(fmt.Sprintf("limit %s/s", num(lim.ratePerS)), l)
+		}
+		if len(s.Timeline) > 0 {
 			series := []struct {
 				xys    plotter.XYs
 				label  string
@@ -693,14 +719,6 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 				p.Add(l)
 				p.Legend.Add(sr.label, l)
 			}
-		}
-		if lim.ratePerS > 0 {
-			l, err := hline(lim.ratePerS, t0, t1, color.Black, dashed)
-			if err != nil {
-				return nil, err
-			}
-			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("limit %s/s", num(lim.ratePerS)), l)
 		}
 		panels = append(panels, p)
 	}

@@ -113,6 +113,25 @@ func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
 		p.Title.TextStyle.Font = sans(11)
 	}
 	multi := len(rows) > 1
+	// Times spanning a factor of 10 or more (loads far apart, say) go on a
+	// log axis, so the fastest load's curve is not flattened at the bottom.
+	latLo, latHi := math.Inf(1), 0.0
+	for _, r := range rows {
+		for _, p := range r.Points {
+			for _, v := range []sim.AnswerMs{p.P50Ms, p.P95Ms, p.P95LoMs, p.P95HiMs} {
+				if v > 0 && v.Answered() {
+					latLo, latHi = min(latLo, float64(v)), max(latHi, float64(v))
+				}
+			}
+		}
+	}
+	logLat := latHi >= 10*latLo
+	ty := func(v float64) float64 { return v }
+	if logLat {
+		ty = lg
+		lat.Y.Label.Text = "time to answer (ms, log scale)"
+		lat.Y.Tick.Marker = logAxis{logTicks{maxLabels: 8}}
+	}
 	label := func(r SweepRow, what string) string {
 		if !multi {
 			return what
@@ -142,18 +161,18 @@ func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
 		for _, p := range r.Points {
 			x := at(p.Cap)
 			if p.P50Ms.Answered() {
-				p50 = append(p50, plotter.XY{X: x, Y: float64(p.P50Ms)})
+				p50 = append(p50, plotter.XY{X: x, Y: ty(float64(p.P50Ms))})
 				latTop = max(latTop, float64(p.P50Ms))
 			}
 			if p.P95Ms.Answered() {
-				p95 = append(p95, plotter.XY{X: x, Y: float64(p.P95Ms)})
+				p95 = append(p95, plotter.XY{X: x, Y: ty(float64(p.P95Ms))})
 				latTop = max(latTop, float64(p.P95Ms))
 			} else {
 				never = append(never, plotter.XY{X: x})
 			}
 			if p.P95LoMs > 0 && p.P95HiMs.Answered() && p.P95Ms.Answered() {
-				band = append(band, plotter.XY{X: x, Y: float64(p.P95LoMs)})
-				bandHi = append(bandHi, plotter.XY{X: x, Y: float64(p.P95HiMs)})
+				band = append(band, plotter.XY{X: x, Y: ty(float64(p.P95LoMs))})
+				bandHi = append(bandHi, plotter.XY{X: x, Y: ty(float64(p.P95HiMs))})
 				latTop = max(latTop, float64(p.P95HiMs))
 			}
 			gp = append(gp, plotter.XY{X: x, Y: p.GoodputPerS})
@@ -164,7 +183,7 @@ func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
 				switch pl {
 				case lat:
 					if p.P95Ms.Answered() {
-						return float64(p.P95Ms)
+						return ty(float64(p.P95Ms))
 					}
 					return math.NaN()
 				case good:
@@ -227,6 +246,9 @@ func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
 	threshold := 100 * opts.maxShare()
 	shareTop = max(shareTop, threshold)
 	lat.Y.Min, lat.Y.Max = 0, fitTop(latTop)
+	if logLat {
+		lat.Y.Min, lat.Y.Max = lg(latLo/1.15), lg(latHi*1.15)
+	}
 	good.Y.Min, good.Y.Max = 0, fitTop(goodTop)
 	share.Y.Min, share.Y.Max = 0, fitTop(shareTop)
 	l, err := hline(threshold, share.X.Min, share.X.Max, color.Black, dotted)
