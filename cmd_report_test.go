@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
 )
 
 // fixtureRun copies the reports package's tier3 results into a fresh run
@@ -49,7 +52,7 @@ func TestReportRendersFromResults(t *testing.T) {
 	if !strings.Contains(string(html), "<td>32</td><td>860</td>") {
 		t.Error("report.html lacks the sweep given with --sweep")
 	}
-	for _, want := range []string{"bounded-8", "1,540*", "llm: Little's-law cap 64", "wrote 14 files in " + dir} {
+	for _, want := range []string{"bounded-8", "1,540*", "llm: Little's-law cap 64", "wrote 12 files in " + dir} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -123,5 +126,127 @@ func TestReportBadInputIsExitCode2(t *testing.T) {
 				t.Errorf("error %v, want exit code %d", err, exitInvalid)
 			}
 		})
+	}
+}
+
+// svgs reads every SVG in dir, by name.
+func svgs(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = data
+	}
+	return out
+}
+
+// copyOnly copies the named file of dir into a fresh directory.
+func copyOnly(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cp, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
+// sameSVGs fails unless got holds exactly the SVGs of want, byte for byte.
+func sameSVGs(t *testing.T, want, got map[string][]byte) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Fatal("no SVGs written")
+	}
+	for name, w := range want {
+		g, ok := got[name]
+		switch {
+		case !ok:
+			t.Errorf("%s: not re-rendered", name)
+		case !bytes.Equal(w, g):
+			t.Errorf("%s: re-rendered from the JSON, it differs from the original", name)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: re-rendered, but the original run did not write it", name)
+		}
+	}
+}
+
+// Everything a figure draws is in results.json: `report` on a copy of it
+// redraws every built-in scenario's SVGs byte for byte, the limit lines
+// included, without flags.
+func TestReportRoundTripsEveryScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every built-in scenario")
+	}
+	for _, info := range scenarios.List() {
+		t.Run(info.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			run := &RunCmd{Scenario: info.Name, Duration: positiveDuration(20 * time.Second), Out: dir, Parallel: 1, NoRecommend: true, Stdout: &bytes.Buffer{}}
+			if err := run.Run(); err != nil {
+				t.Fatal(err)
+			}
+			cp := copyOnly(t, dir, "results.json")
+			rep := &ReportCmd{Dir: cp, MaxRateLimited: 0.001, Color: "never", Stdout: &bytes.Buffer{}}
+			if err := rep.Run(); err != nil {
+				t.Fatal(err)
+			}
+			sameSVGs(t, svgs(t, dir), svgs(t, cp))
+		})
+	}
+}
+
+// sweep.json holds everything the sweep plot draws, every load included:
+// `report` on a copy of a sweep's directory redraws it byte for byte, and
+// `report RUN --sweep sweep.json` plots it beside a run.
+func TestReportRoundTripsSweep(t *testing.T) {
+	dir := t.TempDir()
+	sw := &SweepCmd{Scenario: "tier3", Cap: "4..32", By: "sessions=10,40", MaxShare: 0.001, Duration: positiveDuration(20 * time.Second), Seeds: 1, Out: dir, Stdout: &bytes.Buffer{}}
+	if err := sw.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := svgs(t, dir)
+	if _, ok := want["sweep.svg"]; !ok || len(want) != 1 {
+		t.Fatalf("the sweep wrote %d SVGs, want sweep.svg alone", len(want))
+	}
+	for _, load := range []string{"sessions=10", "sessions=40"} {
+		if !bytes.Contains(want["sweep.svg"], []byte(load)) {
+			t.Errorf("sweep.svg does not label the load %s", load)
+		}
+	}
+	cp := copyOnly(t, dir, SweepFile)
+	var out bytes.Buffer
+	if err := (&ReportCmd{Dir: cp, MaxRateLimited: 0.5, Color: "never", Stdout: &out}).Run(); err != nil {
+		t.Fatal(err)
+	}
+	sameSVGs(t, want, svgs(t, cp))
+
+	// The sweep beside a run's results, named with --sweep.
+	run := fixtureRun(t, "tier3")
+	rep := &ReportCmd{Dir: run, Sweep: filepath.Join(dir, SweepFile), MaxRateLimited: 0.5, Color: "never", Stdout: &bytes.Buffer{}}
+	if err := rep.Run(); err != nil {
+		t.Fatal(err)
+	}
+	got := svgs(t, run)
+	if !bytes.Equal(got["sweep.svg"], want["sweep.svg"]) {
+		t.Error("report RUN --sweep sweep.json draws another sweep plot than the sweep did")
+	}
+	html, err := os.ReadFile(filepath.Join(run, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "load: sessions=40") {
+		t.Error("report.html lacks the second load's sweep table")
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -41,8 +40,11 @@ type sweepOut struct {
 	Decision *sim.Decision      `json:"decision,omitempty"`
 	Seeds    []uint64           `json:"seeds,omitempty"`
 	Rows     []reports.SweepRow `json:"rows"`
-	Chosen   map[string]int     `json:"chosen_cap"` // by load
-	Knee     map[string]int     `json:"knee"`       // by load
+	// MaxShare is the 429 share the chosen caps could have (the sweep
+	// plot's threshold line).
+	MaxShare float64        `json:"max_rate_limited_share"`
+	Chosen   map[string]int `json:"chosen_cap"` // by load
+	Knee     map[string]int `json:"knee"`       // by load
 }
 
 // Run sweeps, prints a table per load with the knee and the chosen cap
@@ -85,7 +87,7 @@ func (c *SweepCmd) Run() error {
 		return err
 	}
 	r := rule(c.MaxShare, c.Tolerance)
-	res := sweepOut{Scenario: sc.Name, Strategy: strategy, Chosen: map[string]int{}, Knee: map[string]int{}}
+	res := sweepOut{Scenario: sc.Name, Strategy: strategy, MaxShare: c.MaxShare, Chosen: map[string]int{}, Knee: map[string]int{}}
 	opts := sim.Options{Duration: c.Duration.D(), Seed: c.Seed, Seeds: c.Seeds}
 	var rows []sim.SweepRow
 	if caps == nil {
@@ -135,7 +137,7 @@ func (c *SweepCmd) Run() error {
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name+"-sweep")
 	}
-	if err := writeSweep(dir, sc, res.Strategy, &res); err != nil {
+	if err := writeSweep(dir, &res); err != nil {
 		return err
 	}
 	if c.JSON {
@@ -163,8 +165,10 @@ func (c *SweepCmd) Run() error {
 	return nil
 }
 
-// writeSweep writes sweep.json and the sweep's plots.
-func writeSweep(dir string, sc *scenarios.Scenario, strategy string, res *sweepOut) error {
+// writeSweep writes sweep.json and the sweep plot, one line per load.
+// sweep.json holds everything the plot draws, so `simbench report DIR`
+// re-renders it byte for byte.
+func writeSweep(dir string, res *sweepOut) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -172,12 +176,12 @@ func writeSweep(dir string, sc *scenarios.Scenario, strategy string, res *sweepO
 	if err != nil {
 		return err
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(dir, "sweep.json"), append(data, '\n'), 0o644); err != nil {
+	if err := reports.WriteFileAtomic(filepath.Join(dir, SweepFile), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	r := &sim.Results{Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: sim.Version,
-		DurationS: sc.Duration.Seconds(), Mode: "virtual"}
-	_, err = reports.WritePlots(dir, r, reports.Options{Sweep: res.Rows[0].Points, SweepStrategy: strategy})
+	_, err = reports.WritePlots(dir, &sim.Results{Scenario: res.Scenario}, reports.Options{
+		Sweep: res.Rows, SweepStrategy: res.Strategy, MaxRateLimitedShare: res.MaxShare,
+	})
 	return err
 }
 

@@ -22,8 +22,9 @@ import (
 const chromiumPath = "/usr/bin/chromium"
 
 // TestReportInBrowser opens report.html in headless Chromium from a file://
-// URL and checks that every plot renders with a non-zero size, that the page
-// logs no error and fetches nothing, and saves a screenshot. Set
+// URL in a 1,400 px wide window and checks that every plot renders with a
+// non-zero size, that the strategy table fits without scrolling sideways,
+// that the page logs no error and fetches nothing, and saves a screenshot. Set
 // SIMBENCH_SCREENSHOT_DIR to keep the screenshot.
 func TestReportInBrowser(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
@@ -53,7 +54,7 @@ func TestReportInBrowser(t *testing.T) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 900),
+		chromedp.WindowSize(1400, 900),
 	)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(allocCtx)
@@ -118,6 +119,26 @@ func TestReportInBrowser(t *testing.T) {
 		if b.W < 400 || b.W > 802 || b.H <= 0 || b.Paths < 10 {
 			t.Errorf("plot %s rendered %.0fx%.0f px with %d paths", b.ID, b.W, b.H, b.Paths)
 		}
+	}
+	type overflow struct {
+		Table  float64 `json:"table"`
+		Box    float64 `json:"box"`
+		Page   float64 `json:"page"`
+		Window float64 `json:"window"`
+	}
+	ov, err := chromedp.Run(runCtx, chromedp.Evaluate[overflow](`(() => {
+		const t = document.querySelector("table.comparison");
+		return {table: t.scrollWidth, box: t.parentElement.clientWidth,
+			page: document.documentElement.scrollWidth, window: document.documentElement.clientWidth};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov.Window < 1300 {
+		t.Errorf("the page is %.0f px wide; the check wants a 1,400 px window", ov.Window)
+	}
+	if ov.Table > ov.Box || ov.Page > ov.Window {
+		t.Errorf("at 1,400 px the strategy table is %.0f px in a %.0f px box (page %.0f px in a %.0f px window): it scrolls sideways", ov.Table, ov.Box, ov.Page, ov.Window)
 	}
 	shot, err := chromedp.Run(runCtx, chromedp.FullScreenshot(100))
 	if err != nil {

@@ -25,6 +25,8 @@ type strategySpec struct {
 	latency             sim.Summary // turn latency, ms
 	callLatency         sim.Summary
 	hist                []int64 // calls taking 1, 2, … attempts
+	failedHist          []int64 // of hist, the calls that gave up
+	retry               string
 	rateLimited, failed int64
 	early, races        int64
 	wasted              float64
@@ -44,6 +46,7 @@ func tier3Results() *sim.Results {
 			latency:     sim.Summary{Mean: 4480, P50: 4420, P95: 5710, P99: 6240, Max: 7380},
 			callLatency: sim.Summary{Mean: 552, P50: 548, P95: 861, P99: 893, Max: 900},
 			hist:        []int64{41680},
+			retry:       "exponential 500ms–8s, 3 attempts, honours Retry-After",
 			peak:        1,
 			rate: func(t float64, n *noise) (float64, float64, int) {
 				return 68 + 4*n.next(), 0, 1
@@ -54,6 +57,8 @@ func tier3Results() *sim.Results {
 			latency:     sim.Summary{Mean: 2650, P50: 1210, P95: 9870, P99: 21400, Max: 38200},
 			callLatency: sim.Summary{Mean: 1890, P50: 640, P95: 7420, P99: 18800, Max: 36100},
 			hist:        []int64{38000, 7400, 2100, 560, 100},
+			failedHist:  []int64{112, 0, 0, 0, 100},
+			retry:       "exponential 500ms–8s, 3 attempts, honours Retry-After",
 			rateLimited: 13730, failed: 212, early: 2140, races: 37, wasted: 412.6,
 			peak: 400,
 			rate: func(t float64, n *noise) (float64, float64, int) {
@@ -75,6 +80,7 @@ func tier3Results() *sim.Results {
 			latency:     sim.Summary{Mean: 1040, P50: 980, P95: 1540, P99: 1890, Max: 2600},
 			callLatency: sim.Summary{Mean: 571, P50: 560, P95: 872, P99: 897, Max: 930},
 			hist:        []int64{53440},
+			retry:       "full-jitter 1s–60s, 5 attempts, honours Retry-After",
 			wasted:      3.2,
 			peak:        8,
 			rate: func(t float64, n *noise) (float64, float64, int) {
@@ -86,6 +92,7 @@ func tier3Results() *sim.Results {
 			latency:     sim.Summary{Mean: 1310, P50: 1010, P95: 2480, P99: 4100, Max: 6900},
 			callLatency: sim.Summary{Mean: 690, P50: 590, P95: 1900, P99: 3400, Max: 6100},
 			hist:        []int64{50500, 640, 100, 40},
+			retry:       "exponential 1s–60s, 5 attempts, honours Retry-After",
 			rateLimited: 740, early: 0, wasted: 21.7,
 			peak: 32,
 			rate: func(t float64, n *noise) (float64, float64, int) {
@@ -104,6 +111,7 @@ func tier3Results() *sim.Results {
 		SimbenchVersion: "v0.3.0",
 		DurationS:       duration,
 		Mode:            "virtual",
+		Limits:          []sim.ServiceLimits{{Service: "llm", RequestsPerMinute: 10000, TokensPerMinute: 10_000_000, CallsPerTurn: 8}},
 	}
 	n := noise(42)
 	for _, sp := range specs {
@@ -113,28 +121,30 @@ func tier3Results() *sim.Results {
 			attempts += int64(i+1) * h
 		}
 		s := sim.StrategyResult{
-			Name:              sp.name,
-			MaxInFlight:       sp.cap,
-			Turns:             sp.turns,
-			Calls:             calls - sp.failed,
-			Attempts:          attempts,
-			FailedTurns:       sp.failed,
-			TurnLatencyMs:     sp.latency,
-			AnswerLatencyMs:   answerOf(sp.latency, sp.turns, sp.failed),
-			CallLatencyMs:     sp.callLatency,
-			GoodputPerS:       math.Round(float64(calls-sp.failed)/duration*100) / 100,
-			AchievedTurnsPerS: math.Round(float64(sp.turns)/duration*1000) / 1000,
-			RateLimited:       sp.rateLimited,
-			Failed:            sp.failed,
-			EarlyRetries:      sp.early,
-			WastedWorkS:       sp.wasted,
-			WastedTokens:      int64(sp.wasted * 1800),
-			WriteRaces:        sp.races,
-			PeakInFlight:      map[string]int{"llm": sp.peak},
-			QuotaUsed:         map[string]float64{"llm": math.Round(float64(attempts)/duration/limit*1000) / 1000},
-			AttemptsPerCall:   sp.hist,
-			LatencyCDF:        cdf(sp.latency),
-			AnswerCDF:         answerCDF(cdf(sp.latency), sp.turns, sp.failed),
+			Name:                  sp.name,
+			MaxInFlight:           sp.cap,
+			Turns:                 sp.turns,
+			Calls:                 calls - sp.failed,
+			Attempts:              attempts,
+			FailedTurns:           sp.failed,
+			TurnLatencyMs:         sp.latency,
+			AnswerLatencyMs:       answerOf(sp.latency, sp.turns, sp.failed),
+			CallLatencyMs:         sp.callLatency,
+			GoodputPerS:           math.Round(float64(calls-sp.failed)/duration*100) / 100,
+			AchievedTurnsPerS:     math.Round(float64(sp.turns)/duration*1000) / 1000,
+			RateLimited:           sp.rateLimited,
+			Failed:                sp.failed,
+			EarlyRetries:          sp.early,
+			WastedWorkS:           sp.wasted,
+			WastedTokens:          int64(sp.wasted * 1800),
+			WriteRaces:            sp.races,
+			PeakInFlight:          map[string]int{"llm": sp.peak},
+			QuotaUsed:             map[string]float64{"llm": math.Round(float64(attempts)/duration/limit*1000) / 1000},
+			AttemptsPerCall:       sp.hist,
+			AttemptsPerFailedCall: sp.failedHist,
+			Retry:                 sp.retry,
+			LatencyCDF:            cdf(sp.latency),
+			AnswerCDF:             answerCDF(cdf(sp.latency), sp.turns, sp.failed),
 		}
 		for t := range duration {
 			started, limited, inFlight := sp.rate(float64(t), &n)
@@ -209,13 +219,29 @@ func tier3Sweep() []SweepPoint {
 }
 
 // tier3Options are the plot options that go with tier3Results; the
-// arithmetic is in the results' reasons, so no Plans.
+// arithmetic is in the results' reasons, so no Plans, and the limits in
+// their Limits.
 func tier3Options() Options {
 	return Options{
-		RateLimitPerS: 10000.0 / 60,
-		Sweep:         tier3Sweep(),
+		Sweep:         []SweepRow{NewSweepRow("", tier3Sweep(), Rule{MaxShare: DefaultMaxRateLimitedShare})},
 		SweepStrategy: "bounded-N",
 	}
+}
+
+// backoffResults is tier3Results with two strategies at cap 8 that differ
+// only in their retry policy, as the burst-8 scenario has them.
+func backoffResults() *sim.Results {
+	r := tier3Results()
+	b8 := r.Strategies[2]
+	nj := b8
+	nj.Name, nj.Retry = "bounded-8-nojitter", "exponential 1s–30s, 6 attempts, ignores Retry-After"
+	nj.AttemptsPerCall = []int64{48000, 3900, 1100, 300, 90, 50}
+	nj.AttemptsPerFailedCall = []int64{0, 0, 0, 0, 0, 50}
+	nj.Attempts, nj.Calls, nj.Failed, nj.FailedTurns = 61310, 53390, 50, 48
+	nj.RateLimited, nj.EarlyRetries = 7870, 0
+	nj.AnswerLatencyMs = answerOf(sim.Summary{P50: 1300, P95: 6100, P99: 12000}, nj.Turns, nj.FailedTurns)
+	r.Strategies = append(r.Strategies, nj)
+	return r
 }
 
 // answerOf makes up a time-to-answer summary to go with a turn-latency

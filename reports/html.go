@@ -60,13 +60,28 @@ type htmlSweep struct {
 	P50, P95, Goodput, Share, Note string
 }
 
+// htmlSweepRow is one load of the sweep table.
+type htmlSweepRow struct {
+	Load   string
+	Points []htmlSweep
+}
+
+// htmlDecision is the decision block at the top of the page: the sentence
+// a user acts on, then its evidence, a line each. Nil leaves the block out.
+type htmlDecision struct {
+	Sentence string
+	Evidence []string
+}
+
 type htmlFigure struct {
 	Name, Title, Caption string
 	SVG                  template.HTML
 }
 
 type htmlData struct {
-	R        *sim.Results
+	R *sim.Results
+	// Decision is the one recommendation, shown first (nil: none yet).
+	Decision *htmlDecision
 	Warnings []htmlWarning
 	Params   []htmlKV
 	Table    struct {
@@ -76,7 +91,7 @@ type htmlData struct {
 	Key     []string
 	Recs    []htmlRec
 	Plans   []htmlPlan
-	Sweep   []htmlSweep
+	Sweep   []htmlSweepRow
 	Figures []htmlFigure
 }
 
@@ -86,7 +101,8 @@ type htmlData struct {
 // the comparison table with the best value per column marked, the
 // recommendation with its arithmetic (from the reasons in the results, and
 // from opts.Plans for plans the results do not carry), the sweep of
-// opts.Sweep, and every figure of Figures(r, opts).
+// opts.Sweep (one table per load, each row's knee and chosen cap marked),
+// and every figure of Figures(r, opts) with its one-line caption.
 func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 	if r == nil {
 		return errors.New("reports: no results")
@@ -132,23 +148,29 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 	for _, p := range opts.Plans {
 		d.Plans = append(d.Plans, htmlPlan{Name: p.Service.Name, Lines: p.Lines()})
 	}
-	if len(opts.Sweep) > 0 {
-		pts := sortedByCap(opts.Sweep)
-		knee, hasKnee := Knee(pts)
-		chosen, hasChosen := ChooseCap(pts, opts.maxShare())
-		for _, p := range pts {
+	for _, row := range opts.Sweep {
+		if len(row.Points) == 0 {
+			continue
+		}
+		hr := htmlSweepRow{Load: row.Load}
+		for _, p := range sortedByCap(row.Points) {
 			var notes []string
-			if hasKnee && p.Cap == knee {
+			if p.Cap == row.Knee {
 				notes = append(notes, "knee")
 			}
-			if hasChosen && p.Cap == chosen {
+			if p.Cap == row.Chosen {
 				notes = append(notes, "chosen")
 			}
-			d.Sweep = append(d.Sweep, htmlSweep{
-				Cap: p.Cap, P50: answerMillis(p.P50Ms), P95: answerMillis(p.P95Ms), Goodput: dec2(p.GoodputPerS),
+			p95 := answerMillis(p.P95Ms)
+			if p.P95LoMs > 0 {
+				p95 += " (" + answerMillis(p.P95LoMs) + "–" + answerMillis(p.P95HiMs) + ")"
+			}
+			hr.Points = append(hr.Points, htmlSweep{
+				Cap: p.Cap, P50: answerMillis(p.P50Ms), P95: p95, Goodput: dec2(p.GoodputPerS),
 				Share: fixed(100*p.RateLimitedShare, 2, false) + "%", Note: strings.Join(notes, ", "),
 			})
 		}
+		d.Sweep = append(d.Sweep, hr)
 	}
 
 	figs, err := Figures(r, opts)

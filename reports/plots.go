@@ -26,27 +26,29 @@ const (
 	figureWidth  = 600 * vg.Inch / 72
 	figureHeight = 360 * vg.Inch / 72
 	panelHeight  = 190 * vg.Inch / 72
-	// panelData is roughly a panel's data area, without title and X axis.
-	panelData = panelHeight - 75
-	pngDPI    = 96
+	pngDPI       = 96
+	// legendGap separates a panel's frame from its legend, on the right.
+	legendGap = 10
 )
 
 // Options tune the plots and the HTML report. The zero value draws every
-// plot the results allow, with the defaults.
+// plot the results allow, with the limits the results record.
 type Options struct {
 	// RateLimitPerS is the service's request limit in requests per second,
-	// drawn on the requests-per-second plot (0: no line).
+	// drawn on the requests-per-second plot; 0 takes it from the results'
+	// Limits (the service a turn calls most), which is what a run records.
 	RateLimitPerS float64
 	// ConcurrencyLimit is the service's limit on requests in flight, drawn
-	// on the in-flight plot (0: no line).
+	// on the in-flight plot; 0 takes it from the results' Limits.
 	ConcurrencyLimit int
-	// Sweep holds one strategy's results over a range of caps; when not
-	// empty the sweep plot is drawn, with the knee and the chosen cap marked.
-	Sweep []SweepPoint
+	// Sweep holds a sweep of one strategy over a range of caps, one row per
+	// load; when a row has points the sweep plot is drawn, one line per load,
+	// with each row's knee and chosen cap marked.
+	Sweep []SweepRow
 	// SweepStrategy names the strategy the sweep varied, for titles.
 	SweepStrategy string
-	// MaxRateLimitedShare is the 429 share ChooseCap accepts for the sweep's
-	// chosen cap; 0 means DefaultMaxRateLimitedShare.
+	// MaxRateLimitedShare is the 429 share the sweep's chosen cap could
+	// have, drawn as a threshold line; 0 means DefaultMaxRateLimitedShare.
 	MaxRateLimitedShare float64
 	// MaxPoints bounds the points of each timeline line (see Downsample);
 	// 0 means DefaultMaxPoints.
@@ -70,35 +72,106 @@ func (o Options) maxShare() float64 {
 	return o.MaxRateLimitedShare
 }
 
+// drawnLimits are the limits the timeline figures draw: the options' when
+// set, else those of the service a turn calls most among the results'
+// Limits that have one (the first such service on a tie), so a report
+// re-rendered from results.json draws what the run drew.
+type drawnLimits struct {
+	ratePerS float64 // requests/s, 0: none
+	inFlight int     // 0: none
+}
+
+func (o Options) limits(r *sim.Results) drawnLimits {
+	var d drawnLimits
+	var best *sim.ServiceLimits
+	for i := range r.Limits {
+		l := &r.Limits[i]
+		if l.RequestsPerMinute <= 0 && l.TokensPerMinute <= 0 && l.MaxConcurrent <= 0 {
+			continue
+		}
+		if best == nil || l.CallsPerTurn > best.CallsPerTurn {
+			best = l
+		}
+	}
+	if best != nil {
+		d = drawnLimits{ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent}
+	}
+	if o.RateLimitPerS > 0 {
+		d.ratePerS = o.RateLimitPerS
+	}
+	if o.ConcurrencyLimit > 0 {
+		d.inFlight = o.ConcurrencyLimit
+	}
+	return d
+}
+
 // Figure is one plot, ready to render as SVG or PNG. Rendering the same
 // figure twice gives the same bytes.
 type Figure struct {
 	// Name is the file name without extension, such as "latency-cdf".
 	Name string
-	// Title is the figure's heading; Caption says what to read from it.
+	// Title is the figure's heading; Caption says, in one line, what to
+	// look at in it.
 	Title, Caption string
 	w, h           vg.Length
-	plots          [][]*plot.Plot // rows of tiles; one tile for most figures
+	plots          []*plot.Plot  // panels, top to bottom
+	legends        []plot.Legend // one per panel, drawn right of its frame
+}
+
+// newFigure lays out panels top to bottom. Each panel's legend moves out of
+// its data area into a column on the right of the frames, so that no
+// legend covers data.
+func newFigure(name, title, caption string, h vg.Length, panels ...*plot.Plot) *Figure {
+	f := &Figure{Name: name, Title: title, Caption: caption, w: figureWidth, h: h, plots: panels}
+	for _, p := range panels {
+		l := p.Legend
+		l.Top, l.Left = true, true
+		f.legends = append(f.legends, l)
+		p.Legend = plot.NewLegend()
+	}
+	return f
 }
 
 // Size returns the figure's width and height in points (1/72 inch).
 func (f Figure) Size() (w, h vg.Length) { return f.w, f.h }
 
+// layout places the panels on dc: each panel's canvas, and the canvas of
+// its legend, right of the panel's frame and level with its data area.
+func (f Figure) layout(dc draw.Canvas) (panels, legends []draw.Canvas) {
+	var legendW vg.Length
+	for i := range f.legends {
+		r := f.legends[i].Rectangle(dc)
+		legendW = max(legendW, r.Max.X-r.Min.X)
+	}
+	if legendW > 0 {
+		legendW += legendGap
+	}
+	area := draw.Crop(dc, 0, -legendW, 0, 0)
+	rows := make([][]*plot.Plot, len(f.plots))
+	for i, p := range f.plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8, PadY: 10}
+	for i, c := range plot.Align(rows, tiles, area) {
+		panels = append(panels, c[0])
+		data := f.plots[i].DataCanvas(c[0])
+		legends = append(legends, draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: c[0].Max.X + legendGap, Y: data.Min.Y},
+			Max: vg.Point{X: dc.Max.X - 4, Y: data.Max.Y},
+		}})
+	}
+	return panels, legends
+}
+
 func (f Figure) draw(c vg.CanvasSizer) {
 	dc := draw.New(c)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	rows, cols := len(f.plots), len(f.plots[0])
-	if rows == 1 && cols == 1 {
-		f.plots[0][0].Draw(dc)
-		return
-	}
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8, PadX: 16, PadY: 10}
-	canvases := plot.Align(f.plots, tiles, dc)
-	for i := range f.plots {
-		for j := range f.plots[i] {
-			f.plots[i][j].Draw(canvases[i][j])
-		}
+	panels, legends := f.layout(dc)
+	for i, p := range f.plots {
+		p.Draw(panels[i])
+		l := f.legends[i]
+		l.Draw(legends[i])
 	}
 }
 
@@ -142,9 +215,12 @@ func (f Figure) PNG() ([]byte, error) {
 }
 
 // Figures builds every plot the results and options allow, in report order:
-// latency CDF, in flight over time, requests per second over time,
-// attempts per call, backoff comparison, and the sweep. A figure whose data
-// is missing from the results (no timeline, say) is left out.
+// time-to-answer CDF, in flight over time, requests per second over time,
+// attempts per call, the backoff comparison (only when strategies that
+// share a cap differ in their retry policy), and the sweep. A figure whose
+// data is missing from the results (no timeline, say) is left out. No
+// figure ranks strategies by speed or volume without their failures beside
+// it.
 func Figures(r *sim.Results, opts Options) ([]Figure, error) {
 	if r == nil {
 		return nil, errors.New("reports: no results")
@@ -212,10 +288,9 @@ func newPlot(title, x, y string) *plot.Plot {
 		a.Tick.Label.Font = sans(10)
 	}
 	p.X.Label.Text, p.Y.Label.Text = x, y
-	p.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
-	p.Y.Tick.Marker = numTicks{plot.DefaultTicks{}}
+	p.X.Tick.Marker = linTicks{}
+	p.Y.Tick.Marker = linTicks{}
 	p.Legend.TextStyle.Font = sans(10)
-	p.Legend.Top = true
 	p.Legend.ThumbnailWidth = 18
 	g := plotter.NewGrid()
 	g.Vertical.Color = color.Gray{Y: 225}
@@ -224,54 +299,159 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// numTicks relabels another ticker's labelled ticks the way the tables
-// write numbers: "10,000" and "25", not "1e+04" and "25.00".
-type numTicks struct{ plot.Ticker }
+// linTicks labels a linear axis at about five round values (1, 2 or 5
+// × 10ⁿ apart), written the way the tables write numbers ("10,000", not
+// "1e+04"), with an unlabelled mark between labels.
+type linTicks struct{}
 
 // Ticks implements plot.Ticker.
-func (t numTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := t.Ticker.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = fixed(ticks[i].Value, 3, true)
+func (linTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: fixed(lo, 3, true)}}
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if step = m * mag; step >= raw {
+			break
 		}
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step*2) * step / 2; v <= hi+step*1e-9; v += step / 2 {
+		v = math.Round(v/step*2) * step / 2
+		t := plot.Tick{Value: v}
+		if math.Abs(math.Remainder(v, step)) < step*1e-6 {
+			t.Label = fixed(v, 3, true)
+		}
+		ticks = append(ticks, t)
 	}
 	return ticks
 }
 
-// legendEntryHeight is the vertical space one legend entry takes.
-const legendEntryHeight = 13
+// logTicks marks a log axis at every 1…9 × 10ⁿ and labels 1, 2 and 5 × 10ⁿ
+// (100, 200, 500, 1k, 2k, 5k), so that a reader can place a value within a
+// decade. An axis too short for that many labels (more than maxLabels) is
+// labelled at 1 and 3 × 10ⁿ, or 1 × 10ⁿ; one that holds fewer than two of
+// them is labelled at every mark. maxLabels 0 means 15.
+type logTicks struct{ maxLabels int }
 
-// roomForLegend raises the top of p's linear Y axis so that data reaching
-// up to top stays below a legend of the given number of entries, on a plot
-// whose data area is about dataHeight tall.
-func roomForLegend(p *plot.Plot, top float64, entries int, dataHeight vg.Length) {
-	if top <= p.Y.Min {
-		top = p.Y.Min + 1
+// Ticks implements plot.Ticker.
+func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return nil
 	}
-	frac := min(0.6, float64(vg.Length(entries)*legendEntryHeight+6)/float64(dataHeight))
-	p.Y.Max = p.Y.Min + (top-p.Y.Min)/(1-frac)
+	limit := t.maxLabels
+	if limit == 0 {
+		limit = 15
+	}
+	type mark struct {
+		v    float64
+		mult int
+	}
+	var marks []mark
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi*(1+1e-9); e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow(10, e)
+			if v >= lo*(1-1e-9) && v <= hi*(1+1e-9) {
+				marks = append(marks, mark{v, m})
+			}
+		}
+	}
+	labelled := func(mults ...int) int {
+		n := 0
+		for _, mk := range marks {
+			if slices.Contains(mults, mk.mult) {
+				n++
+			}
+		}
+		return n
+	}
+	var mults []int
+	for _, try := range [][]int{{1, 2, 5}, {1, 3}, {1}} {
+		mults = try
+		if labelled(try...) <= limit {
+			break
+		}
+	}
+	all := labelled(mults...) < 2
+	ticks := make([]plot.Tick, 0, len(marks))
+	for _, mk := range marks {
+		tk := plot.Tick{Value: mk.v}
+		if all || slices.Contains(mults, mk.mult) {
+			tk.Label = compactNum(mk.v)
+		}
+		ticks = append(ticks, tk)
+	}
+	if all && len(marks) < 2 {
+		// A range within one decade step: label its ends as well.
+		ticks = append(ticks, plot.Tick{Value: lo, Label: compactNum(lo)}, plot.Tick{Value: hi, Label: compactNum(hi)})
+	}
+	return ticks
 }
 
-// logRange sets a log axis to span lo..hi, both above zero, widening a
-// range of one value (which gonum would widen to include 0 and then refuse
-// on a log scale) to a factor of two either side.
+// logAxis marks an axis that shows log10 of the data on a linear scale:
+// the figures plot lg(v) rather than use plot.LogScale, whose axis label
+// gonum sizes at the linear midpoint of the range, which shrinks the data
+// area of a log axis spanning decades. Its ticks are logTicks, placed at
+// lg of their values.
+type logAxis struct{ logTicks }
+
+// Ticks implements plot.Ticker.
+func (t logAxis) Ticks(lo, hi float64) []plot.Tick {
+	ticks := t.logTicks.Ticks(math.Pow(10, lo), math.Pow(10, hi))
+	for i := range ticks {
+		ticks[i].Value = lg(ticks[i].Value)
+	}
+	return ticks
+}
+
+// lg is the position of v on a logAxis.
+func lg(v float64) float64 { return math.Log10(v) }
+
+// compactNum writes a tick value short: 500, 1k, 2.5k, 10k, 1M, 0.2.
+func compactNum(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return fixed(v/1e6, 1, true) + "M"
+	case a >= 1e3:
+		return fixed(v/1e3, 1, true) + "k"
+	case a >= 1:
+		return fixed(v, 0, false)
+	}
+	return fixed(v, 3, true)
+}
+
+// logRange sets a logAxis to span lo..hi, both above zero, widening a
+// range of one value to a factor of two either side.
 func logRange(a *plot.Axis, lo, hi float64) {
 	if lo >= hi {
 		lo, hi = lo/2, hi*2
 	}
-	a.Min, a.Max = lo, hi
+	a.Min, a.Max = lg(lo), lg(hi)
+}
+
+// fitTop returns the top of a linear axis from 0 for data up to top: a
+// little above it, so the highest point does not sit on the frame.
+func fitTop(top float64) float64 {
+	if top <= 0 {
+		return 1
+	}
+	return top * 1.06
 }
 
 // strategyColor is strategy i's colour, the same in every figure.
 func strategyColor(i int) color.Color { return plotutil.Color(i) }
 
 var (
-	limitColor = color.RGBA{R: 200, G: 30, B: 30, A: 255}
-	kneeColor  = color.Gray{Y: 90}
-	chosenCol  = color.RGBA{G: 140, B: 60, A: 255}
-	dashed     = []vg.Length{vg.Points(6), vg.Points(3)}
-	dotted     = []vg.Length{vg.Points(2), vg.Points(2)}
+	limitColor  = color.RGBA{R: 200, G: 30, B: 30, A: 255}
+	failColor   = color.RGBA{R: 205, G: 60, B: 50, A: 255}
+	kneeColor   = color.Gray{Y: 90}
+	chosenCol   = color.RGBA{G: 140, B: 60, A: 255}
+	shadeColor  = color.RGBA{R: 250, G: 215, B: 210, A: 255}
+	neutralGray = color.Gray{Y: 150}
+	dashed      = []vg.Length{vg.Points(6), vg.Points(3)}
+	dotted      = []vg.Length{vg.Points(2), vg.Points(2)}
 )
 
 // line returns a line through xys in the given colour, width 1.5 pt.
@@ -297,34 +477,35 @@ func vline(x, y0, y1 float64, c color.Color, dashes []vg.Length) (*plotter.Line,
 // latencyCDF draws, per strategy, the share of turns answered within a
 // time: the answer CDF, which levels off below 1 for a strategy that failed
 // turns. Results written before the answer CDF existed fall back to the
-// turn-latency CDF of every finished turn.
+// turn-latency CDF of every finished turn. Dotted lines at 0.5 and 0.95
+// let a reader take p50 and p95 off the curves.
 func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
-	fig := &Figure{
-		Name: "latency-cdf", Title: "Turn latency CDF",
-		Caption: "Share of turns finished within a latency, one line per strategy; further left and steeper is better.",
-	}
+	name, figTitle := "latency-cdf", "Turn latency CDF"
+	caption := "Read each strategy's p50 and p95 where its line crosses the dotted 0.5 and 0.95 lines; further left is faster."
 	points := func(s *sim.StrategyResult) []sim.CDFPoint { return s.LatencyCDF }
 	title, xLabel, yLabel := "Turn latency, cumulative", "turn latency (ms, log scale)", "share of turns finished"
 	if slices.ContainsFunc(r.Strategies, func(s sim.StrategyResult) bool { return len(s.AnswerCDF) > 0 }) {
-		fig.Title = "Turn latency CDF: turns answered within a time"
-		fig.Caption = "Share of the turns begun that got a full answer within a time, one line per strategy. " +
-			"A failed turn is never answered, so a strategy that fails turns levels off below 1; further left, steeper and higher is better."
+		figTitle = "Turn latency CDF: turns answered within a time"
+		caption = "Read p50 and p95 where each line crosses the dotted 0.5 and 0.95 lines; a line that levels off below 1 failed that share of its turns, which count as never answered."
 		points = func(s *sim.StrategyResult) []sim.CDFPoint { return s.AnswerCDF }
 		title, xLabel, yLabel = "Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered"
 	}
 	p := newPlot(title, xLabel, yLabel)
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
-	p.Legend.Left = true
+	p.X.Tick.Marker = logAxis{}
 	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Tick.Marker = plot.ConstantTicks{
+		{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
+		{Value: 0.75, Label: "0.75"}, {Value: 0.95, Label: "0.95"}, {Value: 1, Label: "1"},
+	}
 	drawn := false
 	lo, hi := math.Inf(1), math.Inf(-1)
+	var lines []*plotter.Line
 	for i := range r.Strategies {
 		s := &r.Strategies[i]
 		var xys plotter.XYs
 		for _, c := range points(s) {
 			if c.Ms > 0 { // a log axis has no place for 0
-				xys = append(xys, plotter.XY{X: c.Ms, Y: c.P})
+				xys = append(xys, plotter.XY{X: lg(c.Ms), Y: c.P})
 				lo, hi = min(lo, c.Ms), max(hi, c.Ms)
 			}
 		}
@@ -335,7 +516,7 @@ func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reports: latency CDF of %s: %w", s.Name, err)
 		}
-		p.Add(l)
+		lines = append(lines, l)
 		p.Legend.Add(s.Name, l)
 		drawn = true
 	}
@@ -343,8 +524,28 @@ func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
 		return nil, nil
 	}
 	logRange(&p.X, lo, hi)
-	fig.w, fig.h, fig.plots = figureWidth, figureHeight, [][]*plot.Plot{{p}}
-	return fig, nil
+	for _, q := range []float64{0.5, 0.95} {
+		l, err := hline(q, p.X.Min, p.X.Max, color.Gray{Y: 110}, dotted)
+		if err != nil {
+			return nil, err
+		}
+		l.Width = vg.Points(1)
+		p.Add(l)
+	}
+	for _, l := range lines {
+		p.Add(l)
+	}
+	p.Legend.Add("p50, p95", guide{})
+	return newFigure(name, figTitle, caption, figureHeight, p), nil
+}
+
+// guide is the legend thumbnail of the CDF's dotted percentile lines.
+type guide struct{}
+
+// Thumbnail implements plot.Thumbnailer.
+func (guide) Thumbnail(c *draw.Canvas) {
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: dotted}, c.Min.X, y, c.Max.X, y)
 }
 
 // timelineSpan returns the time range covered by all strategies' timelines, in s.
@@ -369,7 +570,8 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 	if !ok {
 		return nil, nil
 	}
-	var rows [][]*plot.Plot
+	lim := opts.limits(r)
+	var panels []*plot.Plot
 	for i, s := range r.Strategies {
 		title := s.Name + " (no cap)"
 		if s.MaxInFlight > 0 {
@@ -377,11 +579,11 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 		}
 		p := newPlot(title, "time (s)", "attempts in flight")
 		p.X.Min, p.X.Max = t0, t1
-		p.Y.Min = 0
-		entries := 0
+		top := 0.0
 		xys := make(plotter.XYs, len(s.Timeline))
 		for k, pt := range s.Timeline {
 			xys[k] = plotter.XY{X: pt.T, Y: float64(pt.InFlight)}
+			top = max(top, float64(pt.InFlight))
 		}
 		if len(xys) > 0 {
 			l, err := line(Downsample(xys, opts.maxPoints()), strategyColor(i), nil)
@@ -390,7 +592,6 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 			}
 			p.Add(l)
 			p.Legend.Add("in flight (peak per bucket)", l)
-			entries++
 		}
 		if s.MaxInFlight > 0 {
 			l, err := hline(float64(s.MaxInFlight), t0, t1, color.Black, dashed)
@@ -399,25 +600,52 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 			}
 			p.Add(l)
 			p.Legend.Add(fmt.Sprintf("cap %d", s.MaxInFlight), l)
-			entries++
+			top = max(top, float64(s.MaxInFlight))
 		}
-		if opts.ConcurrencyLimit > 0 {
-			l, err := hline(float64(opts.ConcurrencyLimit), t0, t1, limitColor, dotted)
+		if lim.inFlight > 0 {
+			l, err := hline(float64(lim.inFlight), t0, t1, limitColor, dotted)
 			if err != nil {
 				return nil, err
 			}
 			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("service limit %d", opts.ConcurrencyLimit), l)
-			entries++
+			p.Legend.Add(fmt.Sprintf("service limit %d", lim.inFlight), l)
+			top = max(top, float64(lim.inFlight))
 		}
-		roomForLegend(p, p.Y.Max, entries, panelData)
-		rows = append(rows, []*plot.Plot{p})
+		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		panels = append(panels, p)
 	}
-	return &Figure{
-		Name: "in-flight", Title: "In flight over time",
-		Caption: "Largest number of attempts in flight per time bucket, one panel per strategy, with the strategy's cap and the service's limit.",
-		w:       figureWidth, h: panelsHeight(len(rows)), plots: rows,
-	}, nil
+	return newFigure("in-flight", "In flight over time",
+		"Does each strategy's line stay under its cap and the service's limit, or pile up in bursts?",
+		panelsHeight(len(panels)), panels...), nil
+}
+
+// saturated reports the timeline buckets where the limit is saturated:
+// the service answered 429, or it admitted at least 95% of its rate limit.
+func saturated(tl []sim.TimelinePoint, ratePerS float64) []bool {
+	out := make([]bool, len(tl))
+	for i, pt := range tl {
+		admitted := pt.Started - pt.RateLimited
+		out[i] = pt.RateLimited > 0 || (ratePerS > 0 && admitted >= 0.95*ratePerS)
+	}
+	return out
+}
+
+// spans merges the flagged buckets into time spans, joining spans less
+// than gap apart, so a noisy run draws a handful of shaded bands.
+func spans(tl []sim.TimelinePoint, flags []bool, gap float64) [][2]float64 {
+	var out [][2]float64
+	for i, pt := range tl {
+		if !flags[i] {
+			continue
+		}
+		a, b := pt.T, pt.T+pt.BucketS
+		if n := len(out); n > 0 && a-out[n-1][1] <= gap {
+			out[n-1][1] = b
+			continue
+		}
+		out = append(out, [2]float64{a, b})
+	}
+	return out
 }
 
 func requestRate(r *sim.Results, opts Options) (*Figure, error) {
@@ -425,306 +653,76 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 	if !ok {
 		return nil, nil
 	}
-	var rows [][]*plot.Plot
+	lim := opts.limits(r)
+	var panels []*plot.Plot
 	for i, s := range r.Strategies {
 		p := newPlot(s.Name, "time (s)", "requests/s")
 		p.X.Min, p.X.Max = t0, t1
-		p.Y.Min = 0
-		entries := 0
+		top := 0.0
 		started := make(plotter.XYs, len(s.Timeline))
-		var limited plotter.XYs
+		admitted := make(plotter.XYs, len(s.Timeline))
+		limited := make(plotter.XYs, len(s.Timeline))
+		any429 := false
 		for k, pt := range s.Timeline {
 			started[k] = plotter.XY{X: pt.T, Y: pt.Started}
-			if pt.RateLimited > 0 {
-				limited = append(limited, plotter.XY{X: pt.T, Y: pt.RateLimited})
+			admitted[k] = plotter.XY{X: pt.T, Y: max(0, pt.Started-pt.RateLimited)}
+			limited[k] = plotter.XY{X: pt.T, Y: pt.RateLimited}
+			any429 = any429 || pt.RateLimited > 0
+			top = max(top, pt.Started)
+		}
+		if lim.ratePerS > 0 {
+			top = max(top, lim.ratePerS)
+		}
+		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		if len(s.Timeline) > 0 {
+			shade := spans(s.Timeline, saturated(s.Timeline, lim.ratePerS), (t1-t0)/300)
+			if len(shade) > 0 {
+				b := &rects{fill: shadeColor}
+				for _, sp := range shade {
+					b.add(sp[0], sp[1], p.Y.Min, p.Y.Max)
+				}
+				p.Add(b)
+				p.Legend.Add("limit saturated", b)
 			}
 		}
-		if len(started) > 0 {
-			l, err := line(Downsample(started, opts.maxPoints()), strategyColor(i), nil)
-			if err != nil {
-				return nil, fmt.Errorf("reports: requests/s of %s: %w", s.Name, err)
-			}
-			p.Add(l)
-			p.Legend.Add("attempts started/s", l)
-			entries++
-		}
-		if len(limited) > 0 {
-			sc, err := plotter.NewScatter(Downsample(limited, opts.maxPoints()))
-			if err != nil {
-				return nil, fmt.Errorf("reports: 429s of %s: %w", s.Name, err)
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: limitColor, Radius: vg.Points(2), Shape: draw.CrossGlyph{}}
-			p.Add(sc)
-			p.Legend.Add("429s/s", sc)
-			entries++
-		}
-		if opts.RateLimitPerS > 0 {
-			l, err := hline(opts.RateLimitPerS, t0, t1, color.Black, dashed)
+		if lim.ratePerS > 0 {
+			// Under the lines, so an admitted rate at the limit shows.
+			l, err := hline(lim.ratePerS, t0, t1, color.Black, dashed)
 			if err != nil {
 				return nil, err
 			}
 			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("limit %s/s", num(opts.RateLimitPerS)), l)
-			entries++
+			p.Legend.Add(fmt.Sprintf("limit %s/s", num(lim.ratePerS)), l)
 		}
-		roomForLegend(p, p.Y.Max, entries, panelData)
-		rows = append(rows, []*plot.Plot{p})
-	}
-	return &Figure{
-		Name: "requests", Title: "Requests per second against the limit",
-		Caption: "Attempts started per second, one panel per strategy, against the rate limit; crosses mark 429 responses per second.",
-		w:       figureWidth, h: panelsHeight(len(rows)), plots: rows,
-	}, nil
-}
-
-func attemptsHistogram(r *sim.Results, _ Options) (*Figure, error) {
-	p := newPlot("Attempts per call", "attempts a call took", "calls (log scale)")
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
-	most := 0
-	drawn := false
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, s := range r.Strategies {
-		var xys plotter.XYs
-		for k, n := range s.AttemptsPerCall {
-			if n > 0 { // a log axis has no place for 0
-				xys = append(xys, plotter.XY{X: float64(k + 1), Y: float64(n)})
-				lo, hi = min(lo, float64(n)), max(hi, float64(n))
+		if len(s.Timeline) > 0 {
+			series := []struct {
+				xys    plotter.XYs
+				label  string
+				col    color.Color
+				dashes []vg.Length
+				width  vg.Length
+				skip   bool
+			}{
+				{admitted, "admitted/s", color.Gray{Y: 40}, nil, 1, !any429},
+				{limited, "429s/s", limitColor, nil, 1, !any429},
+				{started, "started/s", strategyColor(i), nil, 1.5, false},
+			}
+			for _, sr := range series {
+				if sr.skip {
+					continue
+				}
+				l, err := line(Downsample(sr.xys, opts.maxPoints()), sr.col, sr.dashes)
+				if err != nil {
+					return nil, fmt.Errorf("reports: requests/s of %s: %w", s.Name, err)
+				}
+				l.Width = vg.Points(float64(sr.width))
+				p.Add(l)
+				p.Legend.Add(sr.label, l)
 			}
 		}
-		if len(xys) == 0 {
-			continue
-		}
-		most = max(most, len(s.AttemptsPerCall))
-		l, sc, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, fmt.Errorf("reports: attempts of %s: %w", s.Name, err)
-		}
-		l.Color, l.Width = strategyColor(i), vg.Points(1.5)
-		sc.Color, sc.Shape, sc.Radius = strategyColor(i), plotutil.Shape(i), vg.Points(3)
-		p.Add(l, sc)
-		p.Legend.Add(s.Name, l, sc)
-		drawn = true
+		panels = append(panels, p)
 	}
-	if !drawn {
-		return nil, nil
-	}
-	var ticks plot.ConstantTicks
-	for k := 1; k <= most; k++ {
-		ticks = append(ticks, plot.Tick{Value: float64(k), Label: fmt.Sprint(k)})
-	}
-	p.X.Tick.Marker = ticks
-	p.X.Min, p.X.Max = 0.5, float64(most)+0.5
-	logRange(&p.Y, lo, hi)
-	return &Figure{
-		Name: "attempts", Title: "Attempts per call",
-		Caption: "How many calls needed 1, 2, 3, … attempts (a histogram, log scale); every attempt past the first is a retry.",
-		w:       figureWidth, h: figureHeight, plots: [][]*plot.Plot{{p}},
-	}, nil
-}
-
-// groupedBars adds one horizontal bar series per entry of series to p,
-// grouped around each strategy's row; the first strategy is the top row,
-// the first series the top bar of each group.
-func groupedBars(p *plot.Plot, names []string, series []plotter.Values, labels []string, colors []color.Color) error {
-	const barW = 12
-	n := len(series)
-	rows := len(names)
-	top := 0.0
-	for k, vs := range series {
-		rev := make(plotter.Values, rows)
-		for i, v := range vs {
-			rev[rows-1-i] = v
-			top = max(top, v)
-		}
-		bc, err := plotter.NewBarChart(rev, vg.Points(barW))
-		if err != nil {
-			return err
-		}
-		bc.Color = colors[k]
-		bc.LineStyle.Width = 0
-		bc.Horizontal = true
-		bc.Offset = vg.Points(barW * (float64(n-1)/2 - float64(k)))
-		p.Add(bc)
-		p.Legend.Add(labels[k], bc)
-	}
-	rev := make([]string, rows)
-	for i, name := range names {
-		rev[rows-1-i] = name
-	}
-	p.NominalY(rev...)
-	p.Y.Label.Text = ""
-	p.X.Min = 0
-	// Leave the right quarter to the legend.
-	p.X.Max = max(top, 1) / 0.72
-	return nil
-}
-
-func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
-	if len(r.Strategies) == 0 {
-		return nil, nil
-	}
-	names := make([]string, len(r.Strategies))
-	calls := make(plotter.Values, len(r.Strategies))
-	attempts := make(plotter.Values, len(r.Strategies))
-	p50 := make(plotter.Values, len(r.Strategies))
-	p95 := make(plotter.Values, len(r.Strategies))
-	for i, s := range r.Strategies {
-		names[i] = s.Name
-		calls[i], attempts[i] = float64(s.Calls), float64(s.Attempts)
-		p50[i], p95[i] = s.TurnLatencyMs.P50/1000, s.TurnLatencyMs.P95/1000
-	}
-	callsPlot := newPlot("Calls made", "calls", "")
-	if err := groupedBars(callsPlot, names, []plotter.Values{calls, attempts},
-		[]string{"calls completed", "attempts sent"},
-		[]color.Color{color.RGBA{R: 70, G: 110, B: 180, A: 255}, color.RGBA{R: 230, G: 140, B: 40, A: 255}}); err != nil {
-		return nil, fmt.Errorf("reports: calls bars: %w", err)
-	}
-	timePlot := newPlot("Completion time", "turn latency (s)", "")
-	if err := groupedBars(timePlot, names, []plotter.Values{p50, p95},
-		[]string{"p50", "p95"},
-		[]color.Color{color.RGBA{R: 120, G: 170, B: 120, A: 255}, color.RGBA{R: 40, G: 100, B: 50, A: 255}}); err != nil {
-		return nil, fmt.Errorf("reports: latency bars: %w", err)
-	}
-	panel := 75 + vg.Length(len(names))*36
-	return &Figure{
-		Name: "backoff", Title: "Backoff comparison",
-		Caption: "Calls completed against attempts sent (the gap is retries), and how long turns took, per strategy.",
-		w:       figureWidth, h: max(figureHeight, 2*panel), plots: [][]*plot.Plot{{callsPlot}, {timePlot}},
-	}, nil
-}
-
-// capAxis sets p's X axis for caps c0..c1: logarithmic when they span a
-// factor of 8 or more, with a tick at each cap when there are few.
-func capAxis(p *plot.Plot, pts []SweepPoint, c0, c1 float64) {
-	p.X.Min, p.X.Max = c0, c1
-	logScale := c0 > 0 && c1/c0 >= 8
-	if logScale {
-		p.X.Scale = plot.LogScale{}
-		p.X.Min, p.X.Max = c0/1.15, c1*1.15
-	}
-	var ticks plot.ConstantTicks
-	var last int
-	for _, pt := range pts {
-		if pt.Cap != last && len(pts) <= 12 {
-			ticks = append(ticks, plot.Tick{Value: float64(pt.Cap), Label: fmt.Sprint(pt.Cap)})
-		}
-		last = pt.Cap
-	}
-	switch {
-	case ticks != nil:
-		p.X.Tick.Marker = ticks
-	case logScale:
-		p.X.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
-	}
-}
-
-func sweepFigure(r *sim.Results, opts Options) (*Figure, error) {
-	if len(opts.Sweep) == 0 {
-		return nil, nil
-	}
-	pts := sortedByCap(opts.Sweep)
-	if pts[0].Cap < 1 {
-		return nil, fmt.Errorf("reports: sweep point with cap %d; caps start at 1", pts[0].Cap)
-	}
-	c0, c1 := float64(pts[0].Cap), float64(pts[len(pts)-1].Cap)
-	if c0 == c1 {
-		c0, c1 = c0/2, c1*2
-	}
-	// A cap whose percentile fell among unanswered turns has no point on
-	// the latency curves.
-	series := func(f func(SweepPoint) float64) plotter.XYs {
-		xys := make(plotter.XYs, 0, len(pts))
-		for _, p := range pts {
-			if y := f(p); !math.IsInf(y, 0) {
-				xys = append(xys, plotter.XY{X: float64(p.Cap), Y: y})
-			}
-		}
-		return xys
-	}
-	who := opts.SweepStrategy
-	if who == "" {
-		who = "sweep"
-	}
-	lat := newPlot(who+": time to answer against cap", "max in flight", "time to answer (ms; failed turns unanswered)")
-	good := newPlot("Goodput against cap", "max in flight", "successful calls/s")
-	share := newPlot("Rate-limited share against cap", "max in flight", "429s per attempt (%)")
-	curves := []struct {
-		p     *plot.Plot
-		label string
-		xys   plotter.XYs
-		col   color.Color
-	}{
-		{lat, "p50", series(func(p SweepPoint) float64 { return float64(p.P50Ms) }), strategyColor(2)},
-		{lat, "p95", series(func(p SweepPoint) float64 { return float64(p.P95Ms) }), strategyColor(3)},
-		{good, "goodput", series(func(p SweepPoint) float64 { return p.GoodputPerS }), strategyColor(1)},
-		{share, "429 share", series(func(p SweepPoint) float64 { return 100 * p.RateLimitedShare }), limitColor},
-	}
-	top := map[*plot.Plot]float64{}
-	entries := map[*plot.Plot]int{}
-	for _, c := range curves {
-		for _, xy := range c.xys {
-			top[c.p] = max(top[c.p], xy.Y)
-		}
-		l, sc, err := plotter.NewLinePoints(c.xys)
-		if err != nil {
-			return nil, fmt.Errorf("reports: sweep %s: %w", c.label, err)
-		}
-		l.Color, l.Width = c.col, vg.Points(1.5)
-		sc.Color, sc.Radius = c.col, vg.Points(2.5)
-		c.p.Add(l, sc)
-		c.p.Legend.Add(c.label, l, sc)
-		entries[c.p]++
-	}
-	threshold := 100 * opts.maxShare()
-	l, err := hline(threshold, c0, c1, color.Black, dotted)
-	if err != nil {
-		return nil, err
-	}
-	share.Add(l)
-	share.Legend.Add(fmt.Sprintf("threshold %s%%", num(threshold)), l)
-	entries[share]++
-	top[share] = max(top[share], threshold)
-
-	knee, hasKnee := Knee(pts)
-	chosen, hasChosen := ChooseCap(pts, opts.maxShare())
-	for _, p := range []*plot.Plot{lat, good, share} {
-		capAxis(p, pts, c0, c1)
-		p.Y.Min = 0
-		n := entries[p]
-		if hasKnee {
-			n++
-		}
-		if hasChosen {
-			n++
-		}
-		roomForLegend(p, top[p], n, panelData)
-		if hasKnee {
-			l, err := vline(float64(knee), 0, p.Y.Max, kneeColor, dotted)
-			if err != nil {
-				return nil, err
-			}
-			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("knee %d", knee), l)
-		}
-		if hasChosen {
-			l, err := vline(float64(chosen), 0, p.Y.Max, chosenCol, dashed)
-			if err != nil {
-				return nil, err
-			}
-			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("chosen %d", chosen), l)
-		}
-	}
-	return &Figure{
-		Name: "sweep", Title: "Sweep over the concurrency cap",
-		Caption: "Turn latency, goodput and the share of attempts answered 429 against the cap; the knee is where more concurrency stops buying goodput, the chosen cap has the lowest p95 within the 429 threshold.",
-		w:       figureWidth, h: panelsHeight(3), plots: [][]*plot.Plot{{lat}, {good}, {share}},
-	}, nil
-}
-
-func sortedByCap(points []SweepPoint) []SweepPoint {
-	pts := slices.Clone(points)
-	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return a.Cap - b.Cap })
-	return pts
+	return newFigure("requests", "Requests per second against the limit",
+		"Where a strategy's admitted line meets the limit the band is shaded (the limit is saturated); the gap between started and admitted is the 429s.",
+		panelsHeight(len(panels)), panels...), nil
 }

@@ -12,11 +12,15 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/simbench/simbench/sim"
 )
 
-var allFigures = []string{"latency-cdf", "in-flight", "requests", "attempts", "backoff", "sweep"}
+// allFigures are the figures of tier3Results with tier3Options: no backoff
+// figure, since no two of its strategies share a cap.
+var allFigures = []string{"latency-cdf", "in-flight", "requests", "attempts", "sweep"}
 
 // TestWriteAll renders everything once (PNG is slow under -race) and checks
 // the plots: each PNG decodes, is 800 px wide and is not blank.
@@ -194,7 +198,7 @@ func TestFiguresLeaveOutWhatIsMissing(t *testing.T) {
 	for _, f := range figs {
 		names = append(names, f.Name)
 	}
-	if want := []string{"latency-cdf", "backoff"}; !slices.Equal(names, want) {
+	if want := []string{"latency-cdf"}; !slices.Equal(names, want) {
 		t.Errorf("figures %v, want %v", names, want)
 	}
 	none, err := Figures(&sim.Results{Scenario: "empty"}, Options{})
@@ -221,7 +225,7 @@ func TestFiguresPanelPerStrategy(t *testing.T) {
 }
 
 func TestSweepRejectsCapZero(t *testing.T) {
-	_, err := Figures(tier3Results(), Options{Sweep: []SweepPoint{{Cap: 0}, {Cap: 4}}})
+	_, err := Figures(tier3Results(), Options{Sweep: []SweepRow{{Points: []SweepPoint{{Cap: 0}, {Cap: 4}}}}})
 	if err == nil {
 		t.Error("no error for a sweep point with cap 0")
 	}
@@ -248,7 +252,7 @@ func TestFiguresDrawDegenerateData(t *testing.T) {
 		Name: "nothing", Turns: 0,
 		LatencyCDF: []sim.CDFPoint{{Ms: 0, P: 0}},
 	}}}
-	figs, err := Figures(r, Options{Sweep: []SweepPoint{{Cap: 4, P50Ms: 100, P95Ms: 200}}})
+	figs, err := Figures(r, Options{Sweep: []SweepRow{{Points: []SweepPoint{{Cap: 4, P50Ms: 100, P95Ms: 200}}, Chosen: 4}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +271,7 @@ func TestRenderTurnsPanicsIntoErrors(t *testing.T) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{}
 	p.X.Min, p.X.Max = 0, 0
-	f := Figure{Name: "broken", w: figureWidth, h: figureHeight, plots: [][]*plot.Plot{{p}}}
+	f := newFigure("broken", "", "", figureHeight, p)
 	if _, err := f.SVG(); err == nil || !strings.Contains(err.Error(), "drawing broken") {
 		t.Errorf("error %v, want one naming the figure", err)
 	}
@@ -292,5 +296,197 @@ func TestLatencyCDFFallsBackWithoutAnswerCDF(t *testing.T) {
 	}
 	if figs[0].Name != "latency-cdf" || figs[0].Title != "Turn latency CDF" {
 		t.Errorf("without answer CDFs: %q %q", figs[0].Name, figs[0].Title)
+	}
+}
+
+// labels returns the labelled ticks of a ticker over lo..hi.
+func labels(t plot.Ticker, lo, hi float64) []string {
+	var out []string
+	for _, tk := range t.Ticks(lo, hi) {
+		if tk.Label != "" {
+			out = append(out, tk.Label)
+		}
+	}
+	return out
+}
+
+func TestLogTicksLabelOneTwoFive(t *testing.T) {
+	tests := []struct {
+		name   string
+		ticker logTicks
+		lo, hi float64
+		want   []string
+	}{
+		{"time to answer", logTicks{}, 80, 6000, []string{"100", "200", "500", "1k", "2k", "5k"}},
+		{"within a decade", logTicks{}, 1100, 4800, []string{"2k", "3k", "4k"}},
+		{"short axis, many decades", logTicks{maxLabels: 6}, 0.5, 80000, []string{"1", "10", "100", "1k", "10k"}},
+		// 1-2-5 would be 11 labels and 1-3 eight: one per decade.
+		{"short axis, fewer decades", logTicks{maxLabels: 6}, 1, 5000, []string{"1", "10", "100", "1k"}},
+	}
+	for _, tt := range tests {
+		if got := labels(tt.ticker, tt.lo, tt.hi); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: labels %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestLinTicksLabelAboutFive(t *testing.T) {
+	if got, want := labels(linTicks{}, 0, 1800), []string{"0", "500", "1,000", "1,500"}; !slices.Equal(got, want) {
+		t.Errorf("labels %v, want %v", got, want)
+	}
+}
+
+// No legend covers data: every panel's legend lies right of its frame.
+func TestLegendsBesideTheData(t *testing.T) {
+	figs, err := Figures(backoffResults(), tier3Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		c := vgimg.New(f.w, f.h)
+		panels, legends := f.layout(draw.New(c))
+		for i, p := range f.plots {
+			data := p.DataCanvas(panels[i])
+			box := f.legends[i].Rectangle(legends[i])
+			if box.Max.X > box.Min.X && box.Min.X < data.Max.X {
+				t.Errorf("%s panel %d: legend from x=%.0f overlaps the data area ending at x=%.0f", f.Name, i, box.Min.X, data.Max.X)
+			}
+			if box.Max.X > f.w {
+				t.Errorf("%s panel %d: legend runs off the figure", f.Name, i)
+			}
+		}
+	}
+}
+
+// The backoff figure compares retry policies, so it is drawn only when
+// strategies sharing a cap retry differently.
+func TestBackoffOnlyWhenRetryPoliciesVary(t *testing.T) {
+	has := func(r *sim.Results) bool {
+		figs, err := Figures(r, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(figs, func(f Figure) bool { return f.Name == "backoff" })
+	}
+	if has(tier3Results()) {
+		t.Error("a backoff figure for strategies that differ in cap, not in backoff alone")
+	}
+	if !has(backoffResults()) {
+		t.Error("no backoff figure for two strategies at cap 8 with different retry policies")
+	}
+}
+
+// figureSVG renders the named figure of r as SVG text.
+func figureSVG(t *testing.T, r *sim.Results, opts Options, name string) string {
+	t.Helper()
+	figs, err := Figures(r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if f.Name == name {
+			svg, err := f.SVG()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(svg)
+		}
+	}
+	t.Fatalf("no %s figure", name)
+	return ""
+}
+
+func TestAttemptsSplitsSucceededFromGaveUp(t *testing.T) {
+	svg := figureSVG(t, tier3Results(), Options{}, "attempts")
+	for _, want := range []string{"unbounded: 48,160 calls, 10,160 retried, 212 gave up", "gave up", "succeeded"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("attempts.svg lacks %q", want)
+		}
+	}
+	// Without the split, the bars say the outcome is unknown.
+	r := tier3Results()
+	r.Strategies[1].AttemptsPerFailedCall = nil
+	if svg := figureSVG(t, r, Options{}, "attempts"); !strings.Contains(svg, "unbounded: 48,160 calls, 10,160 retried, 212 failed") {
+		t.Error("results without the split are drawn as if split")
+	}
+}
+
+// The requests figure draws the limit the results record, admitted/s
+// where 429s open a gap, and shades where the limit is saturated.
+func TestRequestsDrawsRecordedLimitAndSaturation(t *testing.T) {
+	svg := figureSVG(t, tier3Results(), Options{}, "requests")
+	for _, want := range []string{"limit 166.67/s", "admitted/s", "limit saturated"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("requests.svg lacks %q", want)
+		}
+	}
+	r := tier3Results()
+	r.Limits = nil
+	if svg := figureSVG(t, r, Options{}, "requests"); strings.Contains(svg, "limit 166.67/s") {
+		t.Error("a limit line with no limit recorded or given")
+	}
+	if svg := figureSVG(t, r, Options{RateLimitPerS: 50}, "requests"); !strings.Contains(svg, "limit 50/s") {
+		t.Error("the option does not set the limit line")
+	}
+}
+
+// A sweep over several loads draws one labelled line per load, fits its
+// axes to the data, and keeps the marks at the edge caps inside the frame.
+func TestSweepDrawsEveryLoad(t *testing.T) {
+	pts := tier3Sweep()
+	var slow []SweepPoint
+	for _, p := range pts {
+		p.P50Ms, p.P95Ms = p.P50Ms*2, p.P95Ms*2
+		p.P95LoMs, p.P95HiMs = p.P95Ms*0.9, p.P95Ms*1.1
+		slow = append(slow, p)
+	}
+	rows := []SweepRow{
+		{Load: "sessions=20", Points: pts, Chosen: 128, Knee: 32},
+		{Load: "sessions=160", Points: slow, Chosen: 1, Knee: 32},
+	}
+	figs, err := Figures(&sim.Results{}, Options{Sweep: rows, SweepStrategy: "bounded-64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != 1 || figs[0].Name != "sweep" {
+		t.Fatalf("figures %v, want the sweep alone", figs)
+	}
+	f := figs[0]
+	svg, err := f.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"sessions=20 p95", "sessions=160 p95", "sessions=160 p95 95% interval", "chosen cap", "knee", "max in flight (log scale)"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("sweep.svg lacks %q", want)
+		}
+	}
+	for _, p := range f.plots {
+		// The marks at caps 1 and 128 sit inside the frame.
+		if !(p.X.Min < lg(1) && lg(128) < p.X.Max) {
+			t.Errorf("%s: x from %g to %g cuts the caps 1 and 128 at the frame", p.Title.Text, p.X.Min, p.X.Max)
+		}
+	}
+	good := f.plots[1]
+	if want := 147.0; good.Y.Max > 1.1*want || good.Y.Max < want {
+		t.Errorf("goodput axis up to %g for data up to %g", good.Y.Max, want)
+	}
+}
+
+func TestCapAxisSaysLog2WhenCapsDouble(t *testing.T) {
+	tests := []struct {
+		caps []int
+		want string
+	}{
+		{[]int{8, 16, 32, 64, 128, 256}, "max in flight (log₂ scale: each step doubles)"},
+		{[]int{1, 2, 4, 8, 16, 32, 48, 64}, "max in flight (log scale)"},
+		{[]int{4, 6, 8, 10}, "max in flight"},
+	}
+	for _, tt := range tests {
+		p := newPlot("", "", "")
+		capAxis(p, tt.caps)
+		if p.X.Label.Text != tt.want {
+			t.Errorf("caps %v: label %q, want %q", tt.caps, p.X.Label.Text, tt.want)
+		}
 	}
 }

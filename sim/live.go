@@ -50,7 +50,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 	scaled := Scale(sc, f)
 	res := &Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
-		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f,
+		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: LimitsOf(sc),
 	}
 	var invalid []string
 	for _, svc := range sc.Services {
@@ -217,6 +217,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	}
 	l.mu.Lock()
 	l.result = l.m.strategyResultFrom(st.Name, st.MaxInFlight, models, l.offered)
+	l.result.Retry = RetryText(st)
 	l.mu.Unlock()
 	if ctx.Err() != nil {
 		return l, ctx.Err()

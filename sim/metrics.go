@@ -24,6 +24,7 @@ type collector struct {
 	turnLat, callLat   *histogram
 	okTurnLat          *histogram
 	attemptsPerCall    []int64
+	failedPerAttempts  []int64 // of attemptsPerCall, the calls that gave up
 
 	inFlight, peak []int // per service, client side
 	total          int   // attempts in flight, all services
@@ -186,6 +187,12 @@ func (c *collector) result(r *sched.Result, llm bool) {
 			c.attemptsPerCall = append(c.attemptsPerCall, 0)
 		}
 		c.attemptsPerCall[i]++
+		if r.Err != nil {
+			for len(c.failedPerAttempts) <= i {
+				c.failedPerAttempts = append(c.failedPerAttempts, 0)
+			}
+			c.failedPerAttempts[i]++
+		}
 	}
 }
 
@@ -243,6 +250,7 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		AnswerCDF:       c.okTurnLat.cdfAmong(100, uint64(c.turns+c.unfinished)),
 		Timeline:        c.timeline,
 	}
+	r.AttemptsPerFailedCall = c.failedPerAttempts
 	minutes := c.window.Minutes()
 	for i, m := range models {
 		st, cfg := m.stats, m.cfg

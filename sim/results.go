@@ -2,7 +2,12 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strings"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
 )
 
 // The types in this file are the results contract (DESIGN.md): field names are
@@ -34,6 +39,12 @@ type Results struct {
 	// and the ones after it. Each strategy's figures are the first seed's;
 	// its SeedRuns hold every seed's. Empty for a run of one seed.
 	Seeds []uint64 `json:"seeds,omitempty"`
+	// Limits are the published limits of the services the workload calls,
+	// in the scenario's service order, with the calls a turn makes to each:
+	// what the reports draw as limit lines, so a report re-rendered from
+	// results.json draws what the run drew. Absent from results written
+	// before the field existed.
+	Limits []ServiceLimits `json:"limits,omitempty"`
 	// Recommendation is keyed by service name.
 	Recommendation map[string]Recommendation `json:"recommendation,omitempty"`
 	// Decision is what to set, verified by simulation (nil when the run
@@ -100,8 +111,18 @@ type StrategyResult struct {
 	// fraction of the binding limit consumed over the run (0..1).
 	PeakInFlight map[string]int     `json:"peak_in_flight"`
 	QuotaUsed    map[string]float64 `json:"quota_used,omitempty"`
-	// AttemptsPerCall is a histogram: AttemptsPerCall[i] calls took i+1 attempts.
+	// AttemptsPerCall is a histogram: AttemptsPerCall[i] calls took i+1
+	// attempts (the last bin also holds the calls that took more).
 	AttemptsPerCall []int64 `json:"attempts_per_call,omitempty"`
+	// AttemptsPerFailedCall splits AttemptsPerCall by outcome:
+	// AttemptsPerFailedCall[i] of the AttemptsPerCall[i] calls gave up (their
+	// result was an error); the rest succeeded. It is no longer than
+	// AttemptsPerCall; empty when no call failed or in results written
+	// before the field existed (then the split is unknown when Failed > 0).
+	AttemptsPerFailedCall []int64 `json:"attempts_per_failed_call,omitempty"`
+	// Retry describes the strategy's retry policy in one line (see
+	// RetryText), so reports can tell strategies that differ in backoff.
+	Retry string `json:"retry,omitempty"`
 	// LatencyCDF samples the turn-latency distribution for plots.
 	LatencyCDF []CDFPoint `json:"latency_cdf,omitempty"`
 	// AnswerCDF samples the time to answer for plots: P is the share of
@@ -115,6 +136,91 @@ type StrategyResult struct {
 	// timeline): what means and 95% intervals over seeds are computed
 	// from. Empty for a run of one seed.
 	SeedRuns []StrategyResult `json:"seed_runs,omitempty"`
+}
+
+// ServiceLimits is one service's published limits and its share of the
+// workload, as results.json records them.
+type ServiceLimits struct {
+	Service string `json:"service"`
+	// RequestsPerMinute is the tighter of the service's rps and rpm limits,
+	// per minute; TokensPerMinute its token limit; MaxConcurrent its limit on
+	// requests in flight. Zero: no such limit.
+	RequestsPerMinute float64 `json:"requests_per_minute,omitempty"`
+	TokensPerMinute   float64 `json:"tokens_per_minute,omitempty"`
+	MaxConcurrent     int     `json:"max_concurrent,omitempty"`
+	// CallsPerTurn is the mean number of calls one turn makes to the service
+	// (model calls included).
+	CallsPerTurn float64 `json:"calls_per_turn"`
+}
+
+// LimitsOf returns the limits of the services the scenario's workload
+// calls, in service order (see Results.Limits).
+func LimitsOf(sc *scenarios.Scenario) []ServiceLimits {
+	var out []ServiceLimits
+	for _, l := range Loads(sc) {
+		out = append(out, ServiceLimits{
+			Service: l.Name, RequestsPerMinute: round6(l.RequestsPerMinute), TokensPerMinute: round6(l.TokensPerMinute),
+			MaxConcurrent: l.MaxConcurrent, CallsPerTurn: round6(l.CallsPerTurn),
+		})
+	}
+	return out
+}
+
+// RetryText describes a strategy's retry policy in one line, such as
+// "full-jitter 1s–60s, 5 attempts, honours Retry-After": the backoff, its
+// base and cap, the attempts, and how the strategy treats the server's
+// Retry-After. A strategy without retries reads "no retries".
+func RetryText(st *scenarios.Strategy) string {
+	r := &st.Retry
+	if r.Backoff == "" && r.Base == 0 && r.Attempts <= 1 {
+		return "no retries"
+	}
+	var parts []string
+	b := string(r.Backoff)
+	if b == "" {
+		b = "default backoff"
+	}
+	if r.Base > 0 {
+		b += " " + shortDuration(r.Base)
+		if r.Cap > 0 {
+			b += "–" + shortDuration(r.Cap)
+		}
+	}
+	parts = append(parts, b)
+	if r.Attempts > 0 {
+		parts = append(parts, fmt.Sprintf("%d attempts", r.Attempts))
+	}
+	if r.Budget > 0 {
+		parts = append(parts, "budget "+shortDuration(r.Budget))
+	}
+	if r.HonorRetryAfter {
+		ra := "honours Retry-After"
+		if r.RetryAfterJitter > 0 {
+			ra += " +" + shortDuration(r.RetryAfterJitter) + " jitter"
+		}
+		parts = append(parts, ra)
+	} else {
+		parts = append(parts, "ignores Retry-After")
+	}
+	if st.PauseOnRetryAfter {
+		parts = append(parts, "pauses the service on Retry-After")
+	}
+	if st.KeepSlotDuringBackoff {
+		parts = append(parts, "keeps its slot while waiting")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortDuration writes d without trailing zero units: 1s, 500ms, 1m30s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // Summary is a latency distribution's summary, in milliseconds.

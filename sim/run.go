@@ -84,7 +84,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 	}
 	res := &Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
-		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual",
+		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
 		Strategies: make([]StrategyResult, len(sc.Strategies)),
 	}
 	engines := make([]*engine, len(sc.Strategies))
@@ -139,5 +139,7 @@ func (e *engine) result() StrategyResult {
 	if w := &e.sc.Workload; w.Sessions == 0 {
 		offered = w.ArrivalRate
 	}
-	return e.m.strategyResult(e.st.Name, e.st.MaxInFlight, e.models, offered)
+	r := e.m.strategyResult(e.st.Name, e.st.MaxInFlight, e.models, offered)
+	r.Retry = RetryText(e.st)
+	return r
 }
