@@ -221,9 +221,9 @@ func retryText(r scenarios.Retry) string {
 	case r.Backoff == scenarios.BackoffNone:
 		parts = append(parts, "at once")
 	case r.Cap > 0:
-		parts = append(parts, fmt.Sprintf("%s from %s to %s", r.Backoff, r.Base, r.Cap))
+		parts = append(parts, fmt.Sprintf("%s from %s to %s", r.Backoff, shortDuration(r.Base), shortDuration(r.Cap)))
 	default:
-		parts = append(parts, fmt.Sprintf("%s from %s", r.Backoff, r.Base))
+		parts = append(parts, fmt.Sprintf("%s from %s", r.Backoff, shortDuration(r.Base)))
 	}
 	if r.Attempts > 0 {
 		parts = append(parts, fmt.Sprintf("%d attempts", r.Attempts))
@@ -242,4 +242,17 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// shortDuration writes a duration without trailing zero units: 1m, not
+// 1m0s; 1h30m, not 1h30m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -22,8 +22,9 @@ import (
 const chromiumPath = "/usr/bin/chromium"
 
 // TestReportInBrowser opens report.html in headless Chromium from a file://
-// URL in a 1,400 px wide window and checks that every plot renders with a
-// non-zero size, that the strategy table fits without scrolling sideways,
+// URL in a 1,400 px wide window and checks that the decision is the first
+// block, that every plot renders with a non-zero size, that the strategy
+// table fits without scrolling sideways,
 // that the page logs no error and fetches nothing, and saves a screenshot. Set
 // SIMBENCH_SCREENSHOT_DIR to keep the screenshot.
 func TestReportInBrowser(t *testing.T) {
@@ -35,7 +36,10 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var html bytes.Buffer
-	if err := WriteHTML(&html, tier3Results(), tier3Options()); err != nil {
+	res := tier3Results()
+	decision := tier3Decision(t)
+	res.Decision = &decision
+	if err := WriteHTML(&html, res, tier3Options()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, HTMLFile), html.Bytes(), 0o644); err != nil {
@@ -119,6 +123,23 @@ func TestReportInBrowser(t *testing.T) {
 		if b.W < 400 || b.W > 802 || b.H <= 0 || b.Paths < 10 {
 			t.Errorf("plot %s rendered %.0fx%.0f px with %d paths", b.ID, b.W, b.H, b.Paths)
 		}
+	}
+	type block struct {
+		First    string  `json:"first"`
+		Sentence string  `json:"sentence"`
+		H        float64 `json:"h"`
+	}
+	db, err := chromedp.Run(runCtx, chromedp.Evaluate[block](`(() => {
+		const d = document.querySelector("section.decision");
+		const first = Array.from(document.body.children).find(e => !["H1", "P"].includes(e.tagName));
+		return {first: first ? first.className : "", sentence: d ? d.querySelector(".sentence").textContent : "",
+			h: d ? d.getBoundingClientRect().height : 0};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.First != "decision" || db.Sentence != decision.Sentence || db.H <= 0 {
+		t.Errorf("decision block: first block %q, sentence %q, %.0f px high; want the decision first, showing %q", db.First, db.Sentence, db.H, decision.Sentence)
 	}
 	type overflow struct {
 		Table  float64 `json:"table"`

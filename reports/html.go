@@ -108,6 +108,13 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 		return errors.New("reports: no results")
 	}
 	d := htmlData{R: r}
+	if r.Decision != nil {
+		hd := &htmlDecision{Sentence: r.Decision.Sentence}
+		for _, l := range DecisionLines(r.Decision)[1:] {
+			hd.Evidence = append(hd.Evidence, strings.TrimSpace(l))
+		}
+		d.Decision = hd
+	}
 	for _, warn := range warnings(r) {
 		head, text, _ := strings.Cut(warn, ": ")
 		d.Warnings = append(d.Warnings, htmlWarning{head, text})
