@@ -90,7 +90,6 @@ func (c *RunCmd) Run() error {
 	// The decision (what to set, verified by a sweep over seeds) and the
 	// arithmetic it starts from, as recommend computes them. An interrupt
 	// here leaves them out and still writes the results.
-	var plans []reports.Plan
 	if runErr == nil {
 		o := decideOptions{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
 		var d *decided
@@ -104,8 +103,7 @@ func (c *RunCmd) Run() error {
 		case err != nil && ctx.Err() == nil:
 			return err
 		case err == nil:
-			plans = d.Plans
-			for _, p := range plans {
+			for _, p := range d.Plans {
 				if res.Recommendation == nil {
 					res.Recommendation = map[string]sim.Recommendation{}
 				}
@@ -129,7 +127,7 @@ func (c *RunCmd) Run() error {
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name)
 	}
-	if err := writeResults(dir, res, !c.NoReports, reportOptions(plans)); err != nil {
+	if err := writeResults(dir, res, !c.NoReports, reports.Options{}); err != nil {
 		return err
 	}
 	if c.JSON {
@@ -156,17 +154,6 @@ func (c *RunCmd) Run() error {
 	return nil
 }
 
-// reportOptions draws the limits of the service most calls go to on the
-// timeline plots. (The plans' arithmetic reaches the reports through the
-// recommendation in the results, so `simbench report` can redraw it.)
-func reportOptions(plans []reports.Plan) reports.Options {
-	var opts reports.Options
-	if p := dominant(plans); p != nil {
-		opts.RateLimitPerS = p.Service.RPM / 60
-		opts.ConcurrencyLimit = p.Service.MaxConcurrent
-	}
-	return opts
-}
 
 // writeResults writes results.json atomically, then the reports.
 func writeResults(dir string, res *sim.Results, withReports bool, opts reports.Options) error {
