@@ -20,10 +20,10 @@ import (
 )
 
 // The check: run, sweep and recommend print the same decision for
-// tier3 (here over 2 virtual minutes and 2 seeds, to stay quick), and
+// tier3 (here over 40 virtual seconds and 2 seeds, to stay quick), and
 // results.json carries it as one object.
 func TestRunSweepRecommendAgree(t *testing.T) {
-	d := positiveDuration(2 * time.Minute)
+	d := positiveDuration(40 * time.Second)
 	var runOut, sweepOut, recOut bytes.Buffer
 	run := &RunCmd{Scenario: "tier3", Duration: d, Seeds: 2, Out: t.TempDir(), NoReports: true, JSON: true, Stdout: &runOut}
 	if err := run.Run(); err != nil {
