@@ -396,7 +396,11 @@ j = 2
 	}
 	idx := indexPositions([]byte(src))
 	for key, at := range want {
-		got, ok := idx[key]
+		n, ok := idx.find(key)
+		var got pos
+		if ok {
+			got = idx.lines.at(n.off)
+		}
 		switch {
 		case key == "fake":
 			if ok {

@@ -115,7 +115,8 @@ func decodeReporting(t *testing.T, file string, accepts func(key string, set boo
 	if _, err := toml.Decode(string(data), &root); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	d := &decoder{file: file, pos: indexPositions(data), files: os.DirFS(filepath.Dir(file)), accepts: accepts}
+	d := newDecoder(file, indexPositions(data), dirSource{filepath.Dir(file)})
+	d.accepts = accepts
 	d.decodeScenario(root, strings.TrimSuffix(filepath.Base(file), ".toml"))
 	return d.problems
 }
