@@ -193,11 +193,11 @@ func checkUpper[T time.Duration | float64](st *table, d Dist[T], u unit[T], b bo
 	case d.Kind == DistUniform || st.has("max") && float64(d.Max) == up:
 		st.add("max", "is %s; it must be at most %s (%s)", u.show(d.Max), limit, b.why)
 	default:
-		draws := u.showUpper(up) + " or more once in 10^12 draws"
+		draws := "can draw " + u.showUpper(up) + " once in 10^12 draws"
 		if math.IsInf(up, 1) {
-			draws = "without bound"
+			draws = "draws without bound"
 		}
-		st.d.add(st.path, "draws %s; it must stay at most %s (%s): set max = %s or less, or narrow the distribution",
+		st.d.add(st.path, "%s; it must stay at most %s (%s): set max = %s or less, or narrow the distribution",
 			draws, limit, b.why, u.showUpper(b.hi))
 	}
 	return false

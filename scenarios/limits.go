@@ -15,16 +15,18 @@ import (
 // size, with these caps on the size and on how deep its keys nest.
 const (
 	// MaxFileBytes is the largest scenario or empirical file, in bytes. The
-	// built-in scenarios are about 3 KB, so this leaves a hundredfold room;
-	// the TOML parser allocates up to a few hundred bytes per byte of input,
-	// so a file at the cap loads in well under 100 MiB.
+	// built-in scenarios are about 3 KB, so this leaves eighty times the
+	// room. The TOML parser allocates up to about 300 bytes per byte of the
+	// worst-shaped input (thousands of keys at the deepest level), so a
+	// file at the cap loads in about 100 MiB at most, and most in far less.
 	MaxFileBytes = 256 << 10
 	// MaxNesting is the deepest a key may sit: tables, dotted keys, arrays
 	// and inline tables each count one level. The deepest key the format
 	// has, workload.subagents.calls[0].count.max, sits at 6. The TOML
-	// parser's cost per key grows with the square of its depth, so depth
-	// must be bounded before it runs.
-	MaxNesting = 16
+	// parser's cost per key grows with the square of its depth (12 KB of
+	// nested inline tables took it 1 GiB), so depth is checked before it
+	// runs.
+	MaxNesting = 8
 )
 
 // Time: virtual time is a time.Duration, int64 nanoseconds, about 292
@@ -123,7 +125,7 @@ const tailZ = 7.034
 
 // Why the bounds are what they are, for problems.
 const (
-	whyRPS         = "the most the fake service can count once expressed per minute, in nanoseconds"
+	whyRPS         = "so that rps × 60 fits what the fake service can count over a minute in nanoseconds"
 	whyCredit      = "the most the fake service can count over a minute in nanoseconds"
 	whyCap         = "caps must fit an int on every platform"
 	whyTokenBudget = "token sums must not overflow"

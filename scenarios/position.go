@@ -36,21 +36,50 @@ type positions struct {
 
 // A node is a key or an array element in the index.
 type node struct {
-	off      int // where it first appears, in bytes from the start
-	children map[string]*node
-	elems    []*node
-	aot      bool // an array of tables: headers below it extend its last entry
+	off   int              // where it first appears, in bytes from the start
+	kids  []kid            // children by key, in the order they appear
+	index map[string]*node // kids by key, once there are more than smallNode
+	elems []*node
+	aot   bool // an array of tables: headers below it extend its last entry
+}
+
+type kid struct {
+	seg string
+	n   *node
+}
+
+// smallNode is how many children a node searches in order before it
+// indexes them in a map: most tables have a handful of keys.
+const smallNode = 8
+
+func (n *node) get(seg string) (*node, bool) {
+	if n.index != nil {
+		c, ok := n.index[seg]
+		return c, ok
+	}
+	for _, k := range n.kids {
+		if k.seg == seg {
+			return k.n, true
+		}
+	}
+	return nil, false
 }
 
 func (n *node) child(seg string, off int) *node {
-	if c, ok := n.children[seg]; ok {
+	if c, ok := n.get(seg); ok {
 		return c
 	}
-	if n.children == nil {
-		n.children = map[string]*node{}
-	}
 	c := &node{off: off}
-	n.children[seg] = c
+	n.kids = append(n.kids, kid{seg, c})
+	switch {
+	case n.index != nil:
+		n.index[seg] = c
+	case len(n.kids) > smallNode:
+		n.index = make(map[string]*node, len(n.kids))
+		for _, k := range n.kids {
+			n.index[k.seg] = k.n
+		}
+	}
 	return c
 }
 
@@ -95,7 +124,7 @@ func (p *positions) find(key string) (n *node, exact bool) {
 			}
 			seg, i = key[i:j], j
 		}
-		next, ok := cur.children[seg]
+		next, ok := cur.get(seg)
 		if !ok {
 			return found, false
 		}
@@ -149,8 +178,8 @@ func (p *positions) walk(f func(at pos)) {
 		if n != p.root {
 			f(p.lines.at(n.off))
 		}
-		for _, c := range n.children {
-			stack = append(stack, c)
+		for _, k := range n.kids {
+			stack = append(stack, k.n)
 		}
 		stack = append(stack, n.elems...)
 	}

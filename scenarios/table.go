@@ -310,7 +310,7 @@ func (t *table) rate(k string, per time.Duration, hi float64, why string) (float
 		t.add(k, "is %s%s; a rate must be greater than 0 (leave the key out for no limit)", showAmount(r), unit)
 		return 0, false
 	case r < lo:
-		t.add(k, "is %s%s; a rate must be at least %s%s (%d an hour): slower is no limit over a run, and the wait for the next request would overflow", showAmount(r), unit, showAmount(lo), unit, MinRatePerHour)
+		t.add(k, "is %s%s; a rate must be at least %d an hour (%s%s): slower is no limit over a run, and the wait for the next request would overflow", showAmount(r), unit, MinRatePerHour, strconv.FormatFloat(lo, 'g', 3, 64), unit)
 		return 0, false
 	case r > hi:
 		t.add(k, "is %s%s; it must be at most %s%s (%s)", showAmount(r), unit, showAmount(hi), unit, why)
