@@ -45,8 +45,9 @@ type table struct {
 	path  string
 	m     map[string]any
 	known []string // keys asked for, in the order the decoder asks
-	// asked holds the keys of known, for tables keyed by names the file
-	// chooses (services, tools, mix), which can have thousands.
+	// asked holds the keys of known once there are more than smallTable,
+	// for tables keyed by names the file chooses (services, tools, mix),
+	// which can have thousands.
 	asked map[string]bool
 }
 
@@ -66,14 +67,31 @@ func (t *table) has(k string) bool {
 	return ok
 }
 
+// smallTable is how many known keys a table searches in order before it
+// indexes them in a map.
+const smallTable = 16
+
+// isKnown says whether the decoder asked for k.
+func (t *table) isKnown(k string) bool {
+	if t.asked != nil {
+		return t.asked[k]
+	}
+	return slices.Contains(t.known, k)
+}
+
 // get returns the raw value of k and marks k as a known key.
 func (t *table) get(k string) (any, bool) {
-	if !t.asked[k] {
-		if t.asked == nil {
-			t.asked = map[string]bool{}
-		}
-		t.asked[k] = true
+	if !t.isKnown(k) {
 		t.known = append(t.known, k)
+		switch {
+		case t.asked != nil:
+			t.asked[k] = true
+		case len(t.known) > smallTable:
+			t.asked = make(map[string]bool, len(t.known))
+			for _, k := range t.known {
+				t.asked[k] = true
+			}
+		}
 	}
 	v, ok := t.m[k]
 	return v, ok
@@ -89,7 +107,7 @@ func (t *table) finish() {
 		}
 	}
 	for _, k := range t.keys() {
-		if t.asked[k] {
+		if t.isKnown(k) {
 			continue
 		}
 		if near := t.d.suggest.closest(k, t.known); near != "" {
