@@ -277,6 +277,7 @@ func TestParseRate(t *testing.T) {
 		{give: "10/d", wantErr: `"10/d" has an unknown unit "d"; use /s, /m or /h`},
 		{give: "ten/s", wantErr: `"ten/s" does not start with a number; write a count per unit, like "10/s"`},
 		{give: "-1/s", wantErr: `"-1/s" is negative; a rate must be greater than 0`},
+		{give: "1e400/s", wantErr: `"1e400/s" is out of range: its count is too large for any rate; write a count per unit, like "10/s"`},
 	}
 	for _, tt := range tests {
 		got, err := ParseRate(tt.give)
