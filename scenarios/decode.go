@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 		}
 		sc.Description = desc
 	}
-	if seed, ok := t.integer("seed", 0); ok {
+	if seed, ok := t.integer("seed", 0, math.MaxInt64, ""); ok {
 		sc.Seed = uint64(seed)
 	}
 	if dur, ok := t.duration("duration"); ok {
@@ -45,6 +46,7 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	if st := t.sub("services"); st != nil {
 		for _, name := range st.keys() {
 			if svc := st.sub(name); svc != nil {
+				d.services[name] = len(sc.Services)
 				sc.Services = append(sc.Services, d.decodeService(svc, name))
 			}
 		}
@@ -55,6 +57,7 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	if tt := t.sub("tools"); tt != nil {
 		for _, name := range tt.keys() {
 			if tool := tt.sub(name); tool != nil {
+				d.tools[name] = len(sc.Tools)
 				sc.Tools = append(sc.Tools, d.decodeTool(sc, tool, name))
 			}
 		}
@@ -81,14 +84,14 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 func (d *decoder) decodeService(t *table, name string) Service {
 	defer t.finish()
 	s := Service{Name: name, Limiter: LimiterTokenBucket, Headers: HeadersNone}
-	s.RequestsPerSecond, _ = t.rate("rps", time.Second)
-	s.RequestsPerMinute, _ = t.rate("rpm", time.Minute)
-	s.TokensPerMinute, _ = t.rate("tpm", time.Minute)
-	if n, ok := t.integer("max_concurrent", 1); ok {
+	s.RequestsPerSecond, _ = t.rate("rps", time.Second, MaxRequestsPerSecond, whyRPS)
+	s.RequestsPerMinute, _ = t.rate("rpm", time.Minute, MaxRequestsPerMinute, whyCredit)
+	s.TokensPerMinute, _ = t.rate("tpm", time.Minute, MaxTokensPerMinute, whyCredit)
+	if n, ok := t.integer("max_concurrent", 1, MaxCap, whyCap); ok {
 		s.MaxConcurrent = int(n)
 	}
 	s.Limiter = enum(t, "limiter", LimiterTokenBucket, LimiterTokenBucket, LimiterFixedWindow, LimiterSlidingWindow)
-	if b, ok := t.positive("burst"); ok {
+	if b, ok := t.positive("burst", MaxRequestsPerMinute, whyCredit); ok {
 		s.Burst = b
 		if s.Limiter != LimiterTokenBucket {
 			t.add("burst", "only applies to limiter = %q; remove it or change the limiter", LimiterTokenBucket)
@@ -98,16 +101,16 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		}
 	}
 	s.CountRejected, _ = t.boolean("count_rejected")
-	if lat, ok := dist(t, "latency", durations); ok {
+	if lat, ok := dist(t, "latency", durations, durationBound); ok {
 		s.Latency = lat
 	} else if !t.has("latency") {
 		s.Latency = Constant(time.Duration(0))
 	}
 	if lt := t.sub("load"); lt != nil {
-		if n, ok := lt.integer("knee", 0); ok {
+		if n, ok := lt.integer("knee", 0, MaxCap, whyCap); ok {
 			s.Load.Knee = int(n)
 		}
-		if f, ok := lt.positive("factor"); ok {
+		if f, ok := lt.positive("factor", MaxLoadFactor, "at most 100 times the latency per request in flight, so that latencies stay within a year"); ok {
 			s.Load.Factor = f
 		} else if !lt.has("factor") {
 			d.add(lt.path, "missing factor; set factor = 0.01 for 1%% more latency per request in flight above knee")
@@ -126,10 +129,12 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\", \"anthropic\" or \"standard\"")
 	}
 	if keys, ok := t.strings("keys"); ok {
+		seen := make(map[string]bool, len(keys))
 		for i, k := range keys {
-			if slices.Index(keys, k) < i {
+			if seen[k] {
 				d.add(fmt.Sprintf("%s[%d]", t.key("keys"), i), "repeats key %q; each API key is one tenant", k)
 			}
+			seen[k] = true
 		}
 		s.Keys = keys
 	}
@@ -170,6 +175,8 @@ func (d *decoder) decodeFaults(t *table) Faults {
 			d.add(ot.path, "needs every and length; write overload = { every = \"5m\", length = \"20s\" }")
 		case f.Overload.Every == 0:
 			ot.add("every", "is 0; set the mean time between episodes, like every = \"5m\"")
+		case f.Overload.Every < MinOverloadEvery:
+			ot.add("every", "is %v; it must be at least %v: the service steps through episodes one gap at a time, so shorter gaps only spin", f.Overload.Every, MinOverloadEvery)
 		case f.Overload.Length == 0:
 			ot.add("length", "is 0; set how long an episode lasts, like length = \"20s\"")
 		}
@@ -200,46 +207,58 @@ func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
 
 // checkService reports a reference to a service the scenario lacks.
 func (d *decoder) checkService(sc *Scenario, key, name string) {
-	if sc.Service(name) != nil {
+	if _, ok := d.services[name]; ok {
 		return
 	}
-	names := serviceNames(sc)
-	if near := closest(name, names); near != "" {
+	names := d.serviceList(sc)
+	if near := d.suggest.closest(name, names); near != "" {
 		d.add(key, "unknown service %q; did you mean %s?", name, near)
 	} else if len(names) == 0 {
 		d.add(key, "unknown service %q; define it in a [services.%s] table", name, name)
 	} else {
-		d.add(key, "unknown service %q; define [services.%s] or use one of %s", name, name, quoteList(names))
+		d.add(key, "unknown service %q; define [services.%s] or use one of %s", name, name, quoteSome(names))
 	}
 }
 
 func (d *decoder) checkTool(sc *Scenario, key, name, what string) bool {
-	if sc.Tool(name) != nil {
+	if _, ok := d.tools[name]; ok {
 		return true
 	}
-	var names []string
-	for _, t := range sc.Tools {
-		names = append(names, t.Name)
-	}
-	if near := closest(name, names); near != "" {
+	names := d.toolList(sc)
+	if near := d.suggest.closest(name, names); near != "" {
 		d.add(key, "unknown %s %q; did you mean %s?", what, name, near)
 	} else {
-		d.add(key, "unknown %s %q; define [tools.%s] or use one of %s", what, name, name, quoteList(names))
+		d.add(key, "unknown %s %q; define [tools.%s] or use one of %s", what, name, name, quoteSome(names))
 	}
 	return false
 }
 
-func serviceNames(sc *Scenario) []string {
-	var names []string
-	for _, s := range sc.Services {
-		names = append(names, s.Name)
+// serviceList returns the names of the services decoded so far, in file
+// order; the list is built again only when a service was added since.
+func (d *decoder) serviceList(sc *Scenario) []string {
+	if len(d.serviceNames) != len(sc.Services) {
+		d.serviceNames = make([]string, len(sc.Services))
+		for i, s := range sc.Services {
+			d.serviceNames[i] = s.Name
+		}
 	}
-	return names
+	return d.serviceNames
 }
 
-func serviceHint(sc *Scenario) string {
-	if names := serviceNames(sc); len(names) > 0 {
-		return fmt.Sprintf("%q (one of %s)", names[0], quoteList(names))
+// toolList returns the names of the tools decoded so far, as serviceList.
+func (d *decoder) toolList(sc *Scenario) []string {
+	if len(d.toolNames) != len(sc.Tools) {
+		d.toolNames = make([]string, len(sc.Tools))
+		for i, t := range sc.Tools {
+			d.toolNames[i] = t.Name
+		}
+	}
+	return d.toolNames
+}
+
+func (d *decoder) serviceHint(sc *Scenario) string {
+	if names := d.serviceList(sc); len(names) > 0 {
+		return fmt.Sprintf("%q (one of %s)", names[0], quoteSome(names))
 	}
 	return `"NAME" and define [services.NAME]`
 }
@@ -247,14 +266,14 @@ func serviceHint(sc *Scenario) string {
 func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 	defer t.finish()
 	var w Workload
-	if n, ok := t.integer("sessions", 1); ok {
+	if n, ok := t.integer("sessions", 1, MaxSessions, "each session is held in memory from the start of the run"); ok {
 		w.Sessions = int(n)
 	}
-	if n, ok := t.integer("turns", 0); ok {
+	if n, ok := t.integer("turns", 0, MaxTurns, "turns are also bounded by duration; 0 runs until it ends"); ok {
 		w.Turns = int(n)
 	}
 	w.Think = Constant(time.Duration(0))
-	if think, ok := dist(t, "think", durations); ok {
+	if think, ok := dist(t, "think", durations, durationBound); ok {
 		w.Think = think
 	}
 	if ramp, ok := t.duration("ramp"); ok {
@@ -264,7 +283,7 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 		}
 	}
 	w.Arrival = enum(t, "arrival", "", ArrivalPoisson, ArrivalConstant)
-	w.ArrivalRate, _ = t.rate("arrival_rate", time.Second)
+	w.ArrivalRate, _ = t.rate("arrival_rate", time.Second, MaxArrivalRate, "at least 10µs between arrivals")
 	switch open, closed := t.has("arrival_rate"), t.has("sessions"); {
 	case open && closed:
 		t.add("arrival_rate", "set either sessions (closed model) or arrival_rate (open model), not both")
@@ -295,9 +314,10 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 	if st := t.sub("subagents"); st != nil {
 		w.Subagents = d.decodeSubagents(sc, st)
 	}
+	d.checkTurnSize(t, &w)
 	if ct := t.sub("cancel"); ct != nil {
 		w.Cancel.Probability, _ = ct.fraction("probability")
-		if after, ok := dist(ct, "after", durations); ok {
+		if after, ok := dist(ct, "after", durations, durationBound); ok {
 			w.Cancel.After = after
 		} else if w.Cancel.Probability > 0 && !ct.has("after") {
 			d.add(ct.path, "probability > 0 needs after, the time from a turn's start to the user's cancel, like after = { dist = \"uniform\", min = \"1s\", max = \"5s\" }")
@@ -311,6 +331,44 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 	return w
 }
 
+// checkTurnSize bounds the calls one turn can have in flight, and in the
+// closed model the calls every session's turn together can, by the largest
+// count each group can draw (MaxCallsPerTurn, MaxCallsAtOnce).
+func (d *decoder) checkTurnSize(t *table, w *Workload) {
+	turn := callsUpper(w.LLM, w.Calls)
+	if turn > MaxCallsPerTurn {
+		t.add("calls", "a turn can make %s calls (the largest count of each group, added up); it must make at most %d, the most calls one turn can make", showAmount(turn), MaxCallsPerTurn)
+		return
+	}
+	if s := w.Subagents; s != nil {
+		subs, iter := math.Round(s.Count.Upper()), callsUpper(s.LLM, s.Calls)
+		if iter > MaxCallsPerTurn {
+			t.add("subagents.calls", "a subagent iteration can make %s calls (the largest count of each group, added up); it must make at most %d, the most calls one turn can make", showAmount(iter), MaxCallsPerTurn)
+			return
+		}
+		if turn += subs * iter; turn > MaxCallsPerTurn {
+			t.add("subagents", "a turn can have %s calls in flight (up to %s subagents × %s calls an iteration, and the turn's own); it must have at most %d, the most calls one turn can make: start fewer subagents or make fewer calls", showAmount(turn), showAmount(subs), showAmount(iter), MaxCallsPerTurn)
+			return
+		}
+	}
+	if n := float64(w.Sessions) * turn; n > MaxCallsAtOnce {
+		t.add("sessions", "%d sessions of up to %s calls a turn can have %s calls in flight at once; keep sessions × calls per turn at most %d (about 1 KiB each in memory)", w.Sessions, showAmount(turn), showAmount(n), MaxCallsAtOnce)
+	}
+}
+
+// callsUpper is the most calls a turn (or an iteration) can make: its model
+// call and the largest count of each group.
+func callsUpper(llm *LLMCall, groups []CallGroup) float64 {
+	n := 0.0
+	if llm != nil {
+		n++
+	}
+	for _, g := range groups {
+		n += math.Round(g.Count.Upper())
+	}
+	return n
+}
+
 // serviceAndTokens reads the service a tool or model call goes to, which
 // must exist, and its tokens per call (0 when unset).
 func (d *decoder) serviceAndTokens(sc *Scenario, t *table) (service string, tokens Dist[float64]) {
@@ -319,9 +377,9 @@ func (d *decoder) serviceAndTokens(sc *Scenario, t *table) (service string, toke
 		service = svc
 		d.checkService(sc, t.key("service"), svc)
 	} else if !t.has("service") {
-		d.add(t.path, "missing service; set service = %s", serviceHint(sc))
+		d.add(t.path, "missing service; set service = %s", d.serviceHint(sc))
 	}
-	if tok, ok := dist(t, "tokens", amounts); ok {
+	if tok, ok := dist(t, "tokens", amounts, tokenBound); ok {
 		tokens = tok
 	}
 	return service, tokens
@@ -337,17 +395,17 @@ func (d *decoder) decodeLLM(sc *Scenario, t *table) *LLMCall {
 func (d *decoder) decodeSubagents(sc *Scenario, t *table) *Subagents {
 	defer t.finish()
 	s := &Subagents{}
-	if c, ok := dist(t, "count", amounts); ok {
+	if c, ok := dist(t, "count", amounts, subagentBound); ok {
 		s.Count = c
 	} else if !t.has("count") {
 		d.add(t.path, "missing count; set count = 4 (subagents per orchestrator turn)")
 	}
-	if n, ok := t.integer("max_iterations", 1); ok {
+	if n, ok := t.integer("max_iterations", 1, MaxIterations, "a subagent's iterations run one after another; the run's duration ends them anyway"); ok {
 		s.MaxIterations = int(n)
 	} else if !t.has("max_iterations") {
 		d.add(t.path, "missing max_iterations; cap each subagent's iterations, like max_iterations = 8")
 	}
-	s.TokenBudget, _ = t.integer("token_budget", 0)
+	s.TokenBudget, _ = t.integer("token_budget", 0, MaxTokenBudget, whyTokenBudget)
 	s.FinishProbability, _ = t.fraction("finish_probability")
 	if lt := t.sub("llm"); lt != nil {
 		s.LLM = d.decodeLLM(sc, lt)
@@ -392,7 +450,7 @@ func (d *decoder) decodeGroup(sc *Scenario, t *table) CallGroup {
 			d.add(t.path, "set tool or mix, not both")
 		}
 		for _, name := range mt.keys() {
-			w, ok := mt.positive(name)
+			w, ok := mt.positive(name, MaxWeight, "weights are relative, and their sum must stay exact")
 			if ok && d.checkTool(sc, mt.key(name), name, "tool") {
 				g.Mix = append(g.Mix, Weighted{Tool: name, Weight: w})
 			}
@@ -403,7 +461,7 @@ func (d *decoder) decodeGroup(sc *Scenario, t *table) CallGroup {
 	} else if !t.has("tool") && !t.has("mix") {
 		d.add(t.path, "missing tool; set tool = \"NAME\" or mix = { NAME = weight, … }")
 	}
-	if c, ok := dist(t, "count", amounts); ok {
+	if c, ok := dist(t, "count", amounts, countBound); ok {
 		g.Count = c
 	}
 	if p, ok := t.fraction("probability"); ok {
@@ -415,7 +473,8 @@ func (d *decoder) decodeGroup(sc *Scenario, t *table) CallGroup {
 
 // checkDependencies reports after entries naming tools that no group of the
 // list emits, and dependency cycles. Edges go from each tool of a group to
-// each tool in its after list.
+// each tool in its after list. It takes time linear in the groups and
+// their edges, however long the chains.
 func (d *decoder) checkDependencies(groups []CallGroup, keys []string) {
 	emitted := map[string]bool{}
 	for _, g := range groups {
@@ -426,12 +485,15 @@ func (d *decoder) checkDependencies(groups []CallGroup, keys []string) {
 	type edge struct{ to, key string }
 	edges := map[string][]edge{}
 	var nodes []string // tools in first-seen order, for a deterministic walk
+	var emittedList string
 	for i, g := range groups {
 		for j, dep := range g.After {
 			key := fmt.Sprintf("%s.after[%d]", keys[i], j)
 			if !emitted[dep] {
-				list := slices.Sorted(maps.Keys(emitted))
-				d.add(key, "unknown dependency %q: no group in this list emits that tool; depend on one of %s or add a group for it", dep, quoteList(list))
+				if emittedList == "" {
+					emittedList = quoteSome(slices.Sorted(maps.Keys(emitted)))
+				}
+				d.add(key, "unknown dependency %q: no group in this list emits that tool; depend on one of %s or add a group for it", dep, emittedList)
 				continue
 			}
 			for _, from := range g.Tools() {
@@ -442,34 +504,52 @@ func (d *decoder) checkDependencies(groups []CallGroup, keys []string) {
 			}
 		}
 	}
-	const (
-		unvisited = iota
-		active
-		done
-	)
-	state := map[string]int{}
-	var stack []string
-	var visit func(n string)
-	visit = func(n string) {
-		state[n] = active
-		stack = append(stack, n)
-		for _, e := range edges[n] {
-			switch state[e.to] {
-			case active:
-				cycle := append(slices.Clone(stack[slices.Index(stack, e.to):]), e.to)
-				d.add(e.key, "dependency cycle %s; calls in a cycle can never start, so remove one of these after entries", strings.Join(cycle, " → "))
-			case unvisited:
-				visit(e.to)
+	// A depth-first walk with an explicit stack, so that a chain of 100,000
+	// groups costs no deep recursion; onStack maps a tool on the current
+	// path to its place in it, to cut a cycle out of the path at once.
+	const done = -1
+	onStack := map[string]int{}
+	type frame struct {
+		node string
+		next int // the next edge of node to follow
+	}
+	var stack []frame
+	var path []string
+	for _, root := range nodes {
+		if _, seen := onStack[root]; seen {
+			continue
+		}
+		stack = append(stack, frame{node: root})
+		onStack[root], path = 0, append(path, root)
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.next == len(edges[f.node]) {
+				onStack[f.node] = done
+				stack, path = stack[:len(stack)-1], path[:len(path)-1]
+				continue
+			}
+			e := edges[f.node][f.next]
+			f.next++
+			switch at, seen := onStack[e.to]; {
+			case !seen:
+				onStack[e.to] = len(path)
+				stack, path = append(stack, frame{node: e.to}), append(path, e.to)
+			case at != done:
+				d.add(e.key, "dependency cycle %s; calls in a cycle can never start, so remove one of these after entries", showCycle(path[at:], e.to))
 			}
 		}
-		stack = stack[:len(stack)-1]
-		state[n] = done
 	}
-	for _, n := range nodes {
-		if state[n] == unvisited {
-			visit(n)
-		}
+}
+
+// showCycle writes a dependency cycle as a → b → a, eliding the middle of
+// a long one so that a problem stays one line.
+func showCycle(path []string, to string) string {
+	const most = 8
+	if len(path) <= most {
+		return strings.Join(append(slices.Clone(path), to), " → ")
 	}
+	head, tail := path[:most/2], path[len(path)-most/2:]
+	return fmt.Sprintf("%s → … (%d more) → %s → %s", strings.Join(head, " → "), len(path)-most, strings.Join(tail, " → "), to)
 }
 
 func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
@@ -478,34 +558,38 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport}
 	if name, ok := t.str("name"); ok {
 		s.Name = name
-		switch prev := sc.Strategy(name); {
+		switch first, dup := d.strategies[name]; {
 		case strings.TrimSpace(name) == "":
 			t.add("name", "is empty; name the strategy, like name = \"bounded-8\"")
-		case prev != nil:
-			t.add("name", "strategy %q is already defined at line %d; give each strategy a unique name", name, d.strategyLine(sc, name))
+		case dup:
+			t.add("name", "strategy %q is already defined at line %d; give each strategy a unique name", name, d.pos.lookup(first).line)
+		default:
+			d.strategies[name] = t.key("name")
 		}
 	} else if !t.has("name") {
 		d.add(t.path, "missing name; name the strategy, like name = \"bounded-8\"")
 	}
 	s.Description, _ = t.str("description")
-	if n, ok := t.integer("max_in_flight", 0); ok {
+	if n, ok := t.integer("max_in_flight", 0, MaxCap, whyCap); ok {
 		s.MaxInFlight = int(n)
 	}
 	if pt := t.sub("max_in_flight_per_service"); pt != nil {
 		s.MaxInFlightPerService = map[string]int{}
 		for _, name := range pt.keys() {
-			if n, ok := pt.integer(name, 1); ok {
+			if n, ok := pt.integer(name, 1, MaxCap, whyCap); ok {
 				s.MaxInFlightPerService[name] = int(n)
 			}
 			d.checkService(sc, pt.key(name), name)
 		}
 	}
 	s.TokenBucket, _ = t.boolean("token_bucket")
-	if h, ok := t.positive("headroom"); ok {
+	if h, ok := t.positive("headroom", math.MaxFloat64, ""); ok {
 		s.Headroom = h
 		switch {
 		case h > 1:
 			t.add("headroom", "is %s; it is the fraction of the published limits to use, so keep it in (0, 1]", showAmount(h))
+		case h < MinHeadroom:
+			t.add("headroom", "is %s; it must be at least %s: below 1%% of the published limits the buckets barely refill, and their waits overflow", showAmount(h), showAmount(MinHeadroom))
 		case !s.TokenBucket:
 			t.add("headroom", "only applies with token_bucket = true; add that or remove headroom")
 		}
@@ -521,10 +605,10 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	if b, _ := t.boolean("recommend"); b {
 		s.Recommend = true
 		if i := slices.IndexFunc(sc.Strategies, func(o Strategy) bool { return o.Recommend }); i >= 0 {
-			t.add("recommend", "strategy %q (line %d) is already the one recommend tunes; mark only one strategy", sc.Strategies[i].Name, d.strategyLine(sc, sc.Strategies[i].Name))
+			t.add("recommend", "strategy %q (line %d) is already the one recommend tunes; mark only one strategy", sc.Strategies[i].Name, d.pos.lookup(d.strategies[sc.Strategies[i].Name]).line)
 		}
 	}
-	if n, ok := t.integer("fan_out", 0); ok {
+	if n, ok := t.integer("fan_out", 0, MaxCap, whyCap); ok {
 		s.FanOut = int(n)
 	}
 	s.FanOutMode = enum(t, "fan_out_mode", FanOutBatch, FanOutBatch, FanOutTruncate)
@@ -541,21 +625,15 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	if s.CallTimeout > 0 && s.TurnTimeout > 0 && s.CallTimeout > s.TurnTimeout {
 		t.add("call_timeout", "call_timeout (%s) is longer than turn_timeout (%s); a call cannot outlive its turn", s.CallTimeout, s.TurnTimeout)
 	}
-	s.TokenBudget, _ = t.integer("token_budget", 0)
-	if n, ok := t.integer("attempt_budget", 0); ok {
+	s.TokenBudget, _ = t.integer("token_budget", 0, MaxTokenBudget, whyTokenBudget)
+	if n, ok := t.integer("attempt_budget", 0, MaxCap, whyCap); ok {
 		s.AttemptBudget = int(n)
 	}
-	if n, ok := t.integer("max_queued", 0); ok {
+	if n, ok := t.integer("max_queued", 0, MaxCap, whyCap); ok {
 		s.MaxQueued = int(n)
 	}
 	s.CancelAt = enum(t, "cancel_at", CancelAtTransport, CancelAtTransport, CancelAtReader)
 	return s
-}
-
-// strategyLine returns the line of the first strategy called name.
-func (d *decoder) strategyLine(sc *Scenario, name string) int {
-	i := slices.IndexFunc(sc.Strategies, func(s Strategy) bool { return s.Name == name })
-	return d.pos.lookup(fmt.Sprintf("strategy[%d].name", i)).line
 }
 
 // defaultRetry is the policy of a strategy without a retry table: one
@@ -570,8 +648,11 @@ func (d *decoder) decodeRetry(t *table) Retry {
 	r.Backoff = enum(t, "backoff", BackoffNone, BackoffNone, BackoffConstant, BackoffExponential,
 		BackoffFullJitter, BackoffEqualJitter, BackoffDecorrelatedJitter)
 	r.Base, _ = t.duration("base")
+	if r.Base > 0 && r.Base < MinBackoffBase {
+		t.add("base", "is %v; it must be 0 or at least %v: shorter backoff steps only spin", r.Base, MinBackoffBase)
+	}
 	r.Cap, _ = t.duration("cap")
-	if n, ok := t.integer("attempts", 1); ok {
+	if n, ok := t.integer("attempts", 1, MaxAttempts, "attempts per call, first included"); ok {
 		r.Attempts = int(n)
 	}
 	r.Budget, _ = t.duration("budget")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -17,17 +18,46 @@ type unit[T time.Duration | float64] struct {
 	value func(d *decoder, key string, v any) (T, bool) // a TOML value (≥ 0)
 	line  func(s string) (T, error)                     // a line of an empirical file
 	show  func(T) string
+	// showUpper prints a bound or a Dist.Upper, which may not fit a T.
+	showUpper func(float64) string
 }
+
+// A bound is the largest value a key's distribution may draw, and why.
+type bound struct {
+	hi  float64
+	why string
+}
+
+// The bounds of the distribution keys.
+var (
+	durationBound = bound{float64(MaxDuration), "a year, so that sums of a run's times cannot overflow"}
+	countBound    = bound{MaxCallsPerTurn, "the most calls one turn can make"}
+	subagentBound = bound{MaxSubagents, "the most subagents one turn can start"}
+	tokenBound    = bound{MaxTokensPerCall, "the most tokens one call can take, so that a turn's token sums cannot overflow"}
+)
 
 var durations = unit[time.Duration]{
 	value: (*decoder).duration,
 	line: func(s string) (time.Duration, error) {
 		if ms, err := strconv.ParseFloat(s, 64); err == nil && ms >= 0 {
+			if ms*float64(time.Millisecond) > float64(MaxDuration) {
+				return 0, fmt.Errorf("%q milliseconds is longer than %v (a year), the longest duration", s, MaxDuration)
+			}
 			return time.Duration(ms * float64(time.Millisecond)), nil
 		}
-		return parseDuration(s)
+		d, err := parseDuration(s)
+		if err == nil && d > MaxDuration {
+			err = fmt.Errorf("%q is longer than %v (a year), the longest duration", s, MaxDuration)
+		}
+		return d, err
 	},
 	show: time.Duration.String,
+	showUpper: func(f float64) string {
+		if f >= math.MaxInt64 {
+			return "more than 292 years"
+		}
+		return time.Duration(f).String()
+	},
 }
 
 var amounts = unit[float64]{
@@ -46,7 +76,8 @@ var amounts = unit[float64]{
 		}
 		return f, nil
 	},
-	show: showAmount,
+	show:      showAmount,
+	showUpper: showAmount,
 }
 
 // distParams lists each family's parameters: required ones first, then
@@ -66,8 +97,9 @@ var distKinds = []DistKind{DistConstant, DistUniform, DistNormal, DistLognormal,
 var allDistParams = []string{"value", "min", "max", "mean", "stddev", "p50", "p95", "alpha", "file"}
 
 // dist decodes the distribution under k: a plain value (a constant) or a
-// table { dist = "…", parameters… }. ok is false when k is absent or wrong.
-func dist[T time.Duration | float64](t *table, k string, u unit[T]) (Dist[T], bool) {
+// table { dist = "…", parameters… }, whose draws must stay within b. ok is
+// false when k is absent or wrong.
+func dist[T time.Duration | float64](t *table, k string, u unit[T], b bound) (Dist[T], bool) {
 	v, present := t.get(k)
 	if !present {
 		return Dist[T]{}, false
@@ -75,6 +107,10 @@ func dist[T time.Duration | float64](t *table, k string, u unit[T]) (Dist[T], bo
 	key := t.key(k)
 	if _, isTable := v.(map[string]any); !isTable {
 		x, ok := u.value(t.d, key, v)
+		if ok && float64(x) > b.hi {
+			t.add(k, "is %s; it must be at most %s (%s)", u.show(x), u.showUpper(b.hi), b.why)
+			return Dist[T]{}, false
+		}
 		return Constant(x), ok
 	}
 	st := t.d.table(key, v)
@@ -123,7 +159,7 @@ func dist[T time.Duration | float64](t *table, k string, u unit[T]) (Dist[T], bo
 	param("p50", &out.P50)
 	param("p95", &out.P95)
 	if indexOf(want, "alpha") >= 0 {
-		if a, present := st.positive("alpha"); present {
+		if a, present := st.positive("alpha", math.MaxFloat64, ""); present {
 			out.Alpha = a
 		} else if st.has("alpha") {
 			ok = false
@@ -135,10 +171,36 @@ func dist[T time.Duration | float64](t *table, k string, u unit[T]) (Dist[T], bo
 			out.Samples, ok = empirical(st, f, u)
 		}
 	}
-	if !ok {
+	if !ok || !checkDist(st, out, u) {
 		return out, false
 	}
-	return out, checkDist(st, out, u)
+	return out, checkUpper(st, out, u, b)
+}
+
+// checkUpper reports a distribution that can draw more than b allows,
+// blaming the parameter that sets its largest draw.
+func checkUpper[T time.Duration | float64](st *table, d Dist[T], u unit[T], b bound) bool {
+	up := d.Upper()
+	if up <= b.hi {
+		return true
+	}
+	limit := u.showUpper(b.hi)
+	switch {
+	case d.Kind == DistConstant:
+		st.add("value", "is %s; it must be at most %s (%s)", u.show(d.Value), limit, b.why)
+	case d.Kind == DistEmpirical:
+		st.add("file", "%q holds %s; its values must be at most %s (%s)", d.File, u.showUpper(up), limit, b.why)
+	case d.Kind == DistUniform || st.has("max") && float64(d.Max) == up:
+		st.add("max", "is %s; it must be at most %s (%s)", u.show(d.Max), limit, b.why)
+	default:
+		draws := "can draw " + u.showUpper(up) + " once in 10^12 draws"
+		if math.IsInf(up, 1) {
+			draws = "draws without bound"
+		}
+		st.d.add(st.path, "%s; it must stay at most %s (%s): set max = %s or less, or narrow the distribution",
+			draws, limit, b.why, u.showUpper(b.hi))
+	}
+	return false
 }
 
 // checkDist reports parameters that contradict each other.
@@ -199,17 +261,22 @@ func empirical[T time.Duration | float64](st *table, file string, u unit[T]) ([]
 		st.d.add(key, "cannot read %q: give a path relative to the scenario file's directory, without a leading / or ..", file)
 		return nil, false
 	}
-	data, err := fs.ReadFile(st.d.files, path.Clean(file))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			st.d.add(key, "cannot read %q: no such file (paths are relative to the scenario file)", file)
-		} else {
-			st.d.add(key, "cannot read %q: %v", file, err)
-		}
+	data, err := st.d.files.read(path.Clean(file))
+	var notRegular notRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		st.d.add(key, "cannot read %q: no such file (paths are relative to the scenario file)", file)
+		return nil, false
+	case errors.As(err, &notRegular):
+		st.d.add(key, "cannot read %q: it is %v; point file at a text file of values, one per line", file, err)
+		return nil, false
+	case err != nil:
+		st.d.add(key, "cannot read %q: %v", file, err)
 		return nil, false
 	}
 	var out []T
 	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, MaxFileBytes+1) // a line may be as long as the file
 	for n := 1; sc.Scan(); n++ {
 		line, _, _ := strings.Cut(sc.Text(), "#")
 		line = strings.TrimSpace(line)

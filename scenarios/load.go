@@ -18,22 +18,37 @@ import (
 //go:embed *.toml
 var builtin embed.FS
 
-// Load reads and validates the scenario file at path. Invalid content gives
-// an *Error listing every problem; a file that cannot be read gives the
-// read error.
+// Load reads and validates the scenario file at path. Invalid content, or a
+// file larger than MaxFileBytes, gives an *Error listing every problem; a
+// file that cannot be read, or is not a regular file (a device, a named
+// pipe, a directory), gives an error naming it. Reading never blocks on a
+// named pipe and never reads more than MaxFileBytes + 1 bytes.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := readRegular(path)
+	var notRegular notRegularError
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, &Error{Problems: []Problem{tooLarge(path)}}
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("scenarios: %s is %w; give the path of a scenario file", path, err)
+	case err != nil:
 		return nil, fmt.Errorf("scenarios: %w", err)
 	}
 	return Parse(path, data)
 }
 
-// Parse validates a scenario held in memory. name is used in problems and
-// as the default scenario name; empirical distribution files are read
-// relative to name's directory.
+// tooLarge is the problem of a scenario file above MaxFileBytes.
+func tooLarge(name string) Problem {
+	return Problem{File: name, Line: 1, Col: 1, Message: fmt.Sprintf(
+		"the file is larger than %s, the most a scenario file may hold; remove what it does not need", showBytes(MaxFileBytes))}
+}
+
+// Parse validates a scenario held in memory, at most MaxFileBytes of it.
+// name is used in problems and as the default scenario name; empirical
+// distribution files are read relative to name's directory, and must be
+// regular files there or below it.
 func Parse(name string, data []byte) (*Scenario, error) {
-	sc, err := parse(name, data, os.DirFS(filepath.Dir(name)))
+	sc, err := parse(name, data, dirSource{filepath.Dir(name)})
 	if sc != nil {
 		sc.Source = name
 	}
@@ -48,7 +63,7 @@ func Builtin(name string) (*Scenario, error) {
 		return nil, fmt.Errorf("scenarios: no built-in scenario %q; the built-ins are %s", name, strings.Join(names(), ", "))
 	}
 	source := "builtin:" + file
-	sc, err := parse(source, data, builtin)
+	sc, err := parse(source, data, fsSource{builtin})
 	if sc != nil {
 		sc.Source = source
 	}
@@ -90,7 +105,19 @@ func names() []string {
 	return entries
 }
 
-func parse(name string, data []byte, files fs.FS) (*Scenario, error) {
+// parse checks data's size and nesting before the TOML parser sees it, so
+// that loading takes time and memory linear in the input, then decodes and
+// validates it; files is where empirical files are read from (nil: nowhere).
+func parse(name string, data []byte, files source) (*Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &Error{Problems: []Problem{tooLarge(name)}}
+	}
+	idx := indexPositions(data)
+	if idx.tooDeep >= 0 {
+		at := idx.lines.at(idx.tooDeep)
+		return nil, &Error{Problems: []Problem{{File: name, Line: at.line, Col: at.col, Message: fmt.Sprintf(
+			"nests deeper than %d levels (each table, dotted key, array and inline table is one); scenario keys nest at most 6 deep, so flatten this", MaxNesting)}}}
+	}
 	var root map[string]any
 	if _, err := toml.Decode(string(data), &root); err != nil {
 		p := Problem{File: name, Line: 1, Col: 1, Message: "invalid TOML: " + err.Error()}
@@ -101,7 +128,7 @@ func parse(name string, data []byte, files fs.FS) (*Scenario, error) {
 		}
 		return nil, &Error{Problems: []Problem{p}}
 	}
-	d := &decoder{file: name, pos: indexPositions(data), files: files}
+	d := newDecoder(name, idx, files)
 	base := strings.TrimSuffix(filepath.Base(strings.TrimPrefix(name, "builtin:")), ".toml")
 	sc := d.decodeScenario(root, base)
 	if len(d.problems) > 0 {
@@ -110,4 +137,9 @@ func parse(name string, data []byte, files fs.FS) (*Scenario, error) {
 		return nil, e
 	}
 	return sc, nil
+}
+
+func newDecoder(name string, pos *positions, files source) *decoder {
+	return &decoder{file: name, pos: pos, files: files,
+		services: map[string]int{}, tools: map[string]int{}, strategies: map[string]string{}}
 }

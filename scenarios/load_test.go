@@ -277,6 +277,7 @@ func TestParseRate(t *testing.T) {
 		{give: "10/d", wantErr: `"10/d" has an unknown unit "d"; use /s, /m or /h`},
 		{give: "ten/s", wantErr: `"ten/s" does not start with a number; write a count per unit, like "10/s"`},
 		{give: "-1/s", wantErr: `"-1/s" is negative; a rate must be greater than 0`},
+		{give: "1e400/s", wantErr: `"1e400/s" is out of range: its count is too large for any rate; write a count per unit, like "10/s"`},
 	}
 	for _, tt := range tests {
 		got, err := ParseRate(tt.give)
@@ -396,7 +397,11 @@ j = 2
 	}
 	idx := indexPositions([]byte(src))
 	for key, at := range want {
-		got, ok := idx[key]
+		n, ok := idx.find(key)
+		var got pos
+		if ok {
+			got = idx.lines.at(n.off)
+		}
 		switch {
 		case key == "fake":
 			if ok {

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"errors"
 	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -9,7 +11,10 @@ import (
 
 // FuzzParse feeds arbitrary input to the loader: it must return a scenario
 // or an *Error, never panic or hang, and every problem must point inside
-// the input.
+// the input. Where the TOML parser accepts the input, the position scanner
+// (which also enforces MaxNesting before the parser runs) must see exactly
+// as deep a tree as the parser built, so that the depth cap cannot be
+// dodged.
 func FuzzParse(f *testing.F) {
 	files, _ := fs.Glob(builtin, "*.toml")
 	for _, name := range files {
@@ -17,31 +22,58 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("a = { b = [ { c = 1 }, \n { d = '''x]''' } ] }\n[[e.f]]\n\"g.h\".i = \"\"\"\n[j]\n\"\"\""))
+	f.Add([]byte("a = [[[[[[[[[[1]]]]]]]]]]\n"))
+	f.Add([]byte("[[a.b]]\n[a.b.c.d]\ne.f.g = { h = [ { i = 1 } ] }\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var root map[string]any
-		if _, err := toml.Decode(string(data), &root); err != nil {
-			return // the scanner only ever sees input the parser accepted
-		}
-		lines := 1
-		for _, b := range data {
-			if b == '\n' {
-				lines++
-			}
-		}
-		for key, at := range indexPositions(data) {
+		lines := 1 + strings.Count(string(data), "\n")
+		idx := indexPositions(data)
+		idx.walk(func(at pos) {
 			if at.line < 1 || at.line > lines || at.col < 1 {
-				t.Fatalf("%s at %v, outside the %d-line input", key, at, lines)
+				t.Fatalf("a key at %v, outside the %d-line input", at, lines)
 			}
-		}
+		})
 		sc, err := parse("fuzz.toml", data, nil)
-		if e, ok := err.(*Error); ok {
+		var e *Error
+		switch {
+		case errors.As(err, &e):
 			for _, p := range e.Problems {
 				if p.Line < 1 || p.Line > lines || p.Col < 1 {
 					t.Fatalf("problem outside the input: %v", p)
 				}
 			}
-		} else if err != nil || sc == nil {
+		case err != nil || sc == nil:
 			t.Fatalf("parse = %v, %v; want a scenario or an *Error", sc, err)
 		}
+		if idx.tooDeep >= 0 {
+			return // the TOML parser would take time quadratic in the depth
+		}
+		var root map[string]any
+		if _, err := toml.Decode(string(data), &root); err != nil {
+			return
+		}
+		if got := treeDepth(root); got != idx.depth {
+			t.Fatalf("the parser built a tree %d deep, the scanner saw %d", got, idx.depth)
+		}
 	})
+}
+
+// treeDepth returns how deep a decoded TOML tree nests: each table key and
+// array element is one level.
+func treeDepth(v any) int {
+	deepest := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, c := range v {
+			deepest = max(deepest, 1+treeDepth(c))
+		}
+	case []map[string]any:
+		for _, c := range v {
+			deepest = max(deepest, 1+treeDepth(c))
+		}
+	case []any:
+		for _, c := range v {
+			deepest = max(deepest, 1+treeDepth(c))
+		}
+	}
+	return deepest
 }

@@ -115,7 +115,8 @@ func decodeReporting(t *testing.T, file string, accepts func(key string, set boo
 	if _, err := toml.Decode(string(data), &root); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	d := &decoder{file: file, pos: indexPositions(data), files: os.DirFS(filepath.Dir(file)), accepts: accepts}
+	d := newDecoder(file, indexPositions(data), dirSource{filepath.Dir(file)})
+	d.accepts = accepts
 	d.decodeScenario(root, strings.TrimSuffix(filepath.Base(file), ".toml"))
 	return d.problems
 }
@@ -128,4 +129,47 @@ func lastSegment(path string) string {
 	}
 	name, _, _ := strings.Cut(path, "[")
 	return name
+}
+
+// TestReferenceLimits keeps the README's table of limits in step with the
+// constants: every bound appears there as written.
+func TestReferenceLimits(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "## Limits\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	bounds := []string{
+		fmt.Sprintf("%d KiB (%d bytes)", MaxFileBytes>>10, MaxFileBytes),
+		fmt.Sprintf("at most %d deep", MaxNesting),
+		fmt.Sprintf("`%s`", strings.TrimSuffix(MaxDuration.String(), "0m0s")),
+		fmt.Sprintf("at least `%s`", MinOverloadEvery),
+		fmt.Sprintf("at least `%s`", MinBackoffBase),
+		fmt.Sprintf("at least %d an hour", MinRatePerHour),
+		fmt.Sprintf("at most %d a second", MaxRequestsPerSecond),
+		fmt.Sprintf("at most %d |", MaxRequestsPerMinute),
+		fmt.Sprintf("at most %d a second", MaxArrivalRate),
+		fmt.Sprintf("`sessions` | at most %d |", MaxSessions),
+		fmt.Sprintf("at most %d |", MaxTurns),
+		fmt.Sprintf("calls per turn | at most %d |", MaxCallsPerTurn),
+		fmt.Sprintf("calls per turn | at most %d |", MaxCallsAtOnce),
+		fmt.Sprintf("`count` of `subagents` | at most %d |", MaxSubagents),
+		fmt.Sprintf("`max_iterations` | at most %d |", MaxIterations),
+		fmt.Sprintf("`attempts` | at most %d |", MaxAttempts),
+		fmt.Sprintf("at most %d a call", MaxTokensPerCall),
+		fmt.Sprintf("`token_budget` | at most %d |", MaxTokenBudget),
+		fmt.Sprintf("at most %d |", MaxCap),
+		fmt.Sprintf("at most %d |", MaxLoadFactor),
+		fmt.Sprintf("at most %d |", int64(MaxWeight)),
+		fmt.Sprintf("at least %s |", showAmount(MinHeadroom)),
+	}
+	if section == "" {
+		t.Fatal("README.md has no ## Limits section")
+	}
+	for _, b := range bounds {
+		if !strings.Contains(section, b) {
+			t.Errorf("the README's limits do not say %q", b)
+		}
+	}
 }

@@ -16,7 +16,10 @@
 // written), so iterating a Scenario is deterministic.
 package scenarios
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Scenario is one parsed and validated scenario file. Values are plain data,
 // safe to read from many goroutines; nothing in it changes after loading.
@@ -540,6 +543,50 @@ const (
 	DistPareto      DistKind = "pareto"
 	DistEmpirical   DistKind = "empirical"
 )
+
+// Upper returns the largest draw of d that the loader allows for, as a
+// float64 in d's unit (nanoseconds for durations): the value of a constant,
+// the max of a uniform, the largest sample of an empirical distribution, and
+// for the unbounded families (normal, lognormal, exponential, Pareto) the
+// draw exceeded once in 10^12 draws, or Max when that is smaller. The loader
+// keeps Upper within each key's bound (MaxDuration, MaxCallsPerTurn,
+// MaxSubagents, MaxTokensPerCall); a consumer that clamps its draws to Upper
+// never sees more than what was validated. It is 0 for the zero Dist.
+func (d Dist[T]) Upper() float64 {
+	var up float64
+	switch d.Kind {
+	case DistConstant:
+		return float64(d.Value)
+	case DistUniform:
+		return float64(d.Max)
+	case DistEmpirical:
+		for _, s := range d.Samples {
+			up = max(up, float64(s))
+		}
+		return up
+	case DistNormal:
+		up = float64(d.Mean) + tailZ*float64(d.Stddev)
+	case DistLognormal:
+		up = float64(d.P50) * math.Pow(float64(d.P95)/float64(d.P50), tailZ/lognormalZ95)
+	case DistExponential:
+		up = float64(d.Mean) * math.Log(tailOdds)
+	case DistPareto:
+		up = float64(d.Min) * math.Pow(tailOdds, 1/d.Alpha)
+	default:
+		return 0
+	}
+	if d.Max > 0 {
+		up = min(up, float64(d.Max))
+	}
+	if math.IsNaN(up) {
+		return math.Inf(1)
+	}
+	return max(up, 0)
+}
+
+// lognormalZ95 is the standard normal's 95th percentile, which relates a
+// lognormal's P95 to its P50.
+const lognormalZ95 = 1.6448536
 
 // Constant returns the distribution that always gives v.
 func Constant[T time.Duration | float64](v T) Dist[T] {

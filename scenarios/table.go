@@ -3,7 +3,6 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
-	"io/fs"
 	"math"
 	"slices"
 	"strconv"
@@ -15,9 +14,14 @@ import (
 // problem instead of stopping at the first.
 type decoder struct {
 	file     string
-	pos      positions
-	files    fs.FS // where empirical distribution files are read from; nil: nowhere
+	pos      *positions
+	files    source // where empirical distribution files are read from; nil: nowhere
 	problems []Problem
+	// Names defined so far, for references: index in the Scenario's slice.
+	services, tools         map[string]int
+	strategies              map[string]string // name → key path of its first name key
+	serviceNames, toolNames []string          // names in file order, cached
+	suggest                 suggester
 	// accepts, when set, is told every key the decoder accepts: each
 	// table's keys as the table finishes, whether the file sets them or not,
 	// and each enum key with its allowed values. TestReference uses it to
@@ -41,6 +45,10 @@ type table struct {
 	path  string
 	m     map[string]any
 	known []string // keys asked for, in the order the decoder asks
+	// asked holds the keys of known once there are more than smallTable,
+	// for tables keyed by names the file chooses (services, tools, mix),
+	// which can have thousands.
+	asked map[string]bool
 }
 
 func (d *decoder) table(path string, v any) *table {
@@ -59,10 +67,31 @@ func (t *table) has(k string) bool {
 	return ok
 }
 
+// smallTable is how many known keys a table searches in order before it
+// indexes them in a map.
+const smallTable = 16
+
+// isKnown says whether the decoder asked for k.
+func (t *table) isKnown(k string) bool {
+	if t.asked != nil {
+		return t.asked[k]
+	}
+	return slices.Contains(t.known, k)
+}
+
 // get returns the raw value of k and marks k as a known key.
 func (t *table) get(k string) (any, bool) {
-	if !slices.Contains(t.known, k) {
+	if !t.isKnown(k) {
 		t.known = append(t.known, k)
+		switch {
+		case t.asked != nil:
+			t.asked[k] = true
+		case len(t.known) > smallTable:
+			t.asked = make(map[string]bool, len(t.known))
+			for _, k := range t.known {
+				t.asked[k] = true
+			}
+		}
 	}
 	v, ok := t.m[k]
 	return v, ok
@@ -78,10 +107,10 @@ func (t *table) finish() {
 		}
 	}
 	for _, k := range t.keys() {
-		if slices.Contains(t.known, k) {
+		if t.isKnown(k) {
 			continue
 		}
-		if near := closest(k, t.known); near != "" {
+		if near := t.d.suggest.closest(k, t.known); near != "" {
 			t.add(k, "unknown key; did you mean %s?", near)
 		} else {
 			t.add(k, "unknown key; the keys here are %s", strings.Join(t.known, ", "))
@@ -91,15 +120,20 @@ func (t *table) finish() {
 
 // keys returns the table's keys in file order.
 func (t *table) keys() []string {
-	keys := make([]string, 0, len(t.m))
-	for k := range t.m {
-		keys = append(keys, k)
+	type keyAt struct {
+		k   string
+		off int
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		pa, pb := t.d.pos.lookup(t.key(a)), t.d.pos.lookup(t.key(b))
-		return cmp.Or(cmp.Compare(pa.line, pb.line), cmp.Compare(pa.col, pb.col), cmp.Compare(a, b))
-	})
-	return keys
+	keys := make([]keyAt, 0, len(t.m))
+	for k := range t.m {
+		keys = append(keys, keyAt{k, t.d.pos.offset(t.key(k))})
+	}
+	slices.SortFunc(keys, func(a, b keyAt) int { return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.k, b.k)) })
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.k
+	}
+	return out
 }
 
 // sub returns the table under k, or nil when k is absent or not a table.
@@ -159,8 +193,9 @@ func (t *table) boolean(k string) (bool, bool) {
 	return b, ok
 }
 
-// integer returns a whole number at least lo.
-func (t *table) integer(k string, lo int64) (int64, bool) {
+// integer returns a whole number from lo to hi; why says where hi comes
+// from, for the problem when it is exceeded.
+func (t *table) integer(k string, lo, hi int64, why string) (int64, bool) {
 	v, ok := t.get(k)
 	if !ok {
 		return 0, false
@@ -175,6 +210,10 @@ func (t *table) integer(k string, lo int64) (int64, bool) {
 	}
 	if n < lo {
 		t.add(k, "is %d; it must be at least %d", n, lo)
+		return 0, false
+	}
+	if n > hi {
+		t.add(k, "is %d; it must be at most %d (%s)", n, hi, why)
 		return 0, false
 	}
 	return n, true
@@ -210,15 +249,20 @@ func (t *table) fraction(k string) (float64, bool) {
 	return f, ok
 }
 
-// positive returns a number greater than 0.
-func (t *table) positive(k string) (float64, bool) {
+// positive returns a number greater than 0 and at most hi; why says where
+// hi comes from.
+func (t *table) positive(k string, hi float64, why string) (float64, bool) {
 	v, ok := t.get(k)
 	if !ok {
 		return 0, false
 	}
 	f, ok := t.d.number(t.key(k), v)
-	if ok && f <= 0 {
+	switch {
+	case ok && f <= 0:
 		t.add(k, "is %s; it must be greater than 0", showAmount(f))
+		return 0, false
+	case ok && f > hi:
+		t.add(k, "is %s; it must be at most %s (%s)", showAmount(f), showAmount(hi), why)
 		return 0, false
 	}
 	return f, ok
@@ -235,6 +279,10 @@ func (d *decoder) duration(key string, v any) (time.Duration, bool) {
 		d.add(key, "%v", err)
 		return 0, false
 	}
+	if dur > MaxDuration {
+		d.add(key, "is %v; a duration may be at most %v (a year), so that sums of a run's times cannot overflow", dur, MaxDuration)
+		return 0, false
+	}
 	return dur, true
 }
 
@@ -247,8 +295,9 @@ func (t *table) duration(k string) (time.Duration, bool) {
 }
 
 // rate returns a rate in events per `per`: a plain number is already in
-// that unit, a string such as "10/s" is converted.
-func (t *table) rate(k string, per time.Duration) (float64, bool) {
+// that unit, a string such as "10/s" is converted. It must be at least
+// MinRatePerHour and at most hi (per `per`); why says where hi comes from.
+func (t *table) rate(k string, per time.Duration, hi float64, why string) (float64, bool) {
 	v, ok := t.get(k)
 	if !ok {
 		return 0, false
@@ -273,8 +322,16 @@ func (t *table) rate(k string, per time.Duration) (float64, bool) {
 		t.add(k, "wants a rate, like %s, got %s", example, describe(v))
 		return 0, false
 	}
-	if r <= 0 {
+	lo := MinRatePerHour * per.Hours()
+	switch {
+	case r <= 0:
 		t.add(k, "is %s%s; a rate must be greater than 0 (leave the key out for no limit)", showAmount(r), unit)
+		return 0, false
+	case r < lo:
+		t.add(k, "is %s%s; a rate must be at least %d an hour (%s%s): slower is no limit over a run, and the wait for the next request would overflow", showAmount(r), unit, MinRatePerHour, strconv.FormatFloat(lo, 'g', 3, 64), unit)
+		return 0, false
+	case r > hi:
+		t.add(k, "is %s%s; it must be at most %s%s (%s)", showAmount(r), unit, showAmount(hi), unit, why)
 		return 0, false
 	}
 	return r, true
@@ -297,7 +354,7 @@ func enum[E ~string](t *table, k string, def E, allowed ...E) E {
 	if slices.Contains(allowed, E(s)) {
 		return E(s)
 	}
-	if near := closest(s, names); near != "" {
+	if near := t.d.suggest.closest(s, names); near != "" {
 		t.add(k, "unknown value %q; did you mean %s? (one of %s)", s, near, quoteList(names))
 	} else {
 		t.add(k, "unknown value %q; use one of %s", s, quoteList(names))
