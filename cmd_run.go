@@ -154,7 +154,6 @@ func (c *RunCmd) Run() error {
 	return nil
 }
 
-
 // writeResults writes results.json atomically, then the reports.
 func writeResults(dir string, res *sim.Results, withReports bool, opts reports.Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
