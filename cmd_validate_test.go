@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,5 +84,26 @@ func TestValidateExitCodeThroughKong(t *testing.T) {
 	}
 	if code := exitCode(ctx.Run()); code != 2 {
 		t.Errorf("exit code %d, want 2; output:\n%s", code, out.String())
+	}
+}
+
+// Every file of the hostile corpus is invalid input: validate exits 2 and
+// names the file, and run refuses it the same way before simulating.
+func TestHostileCorpusIsExit2(t *testing.T) {
+	files, err := filepath.Glob("scenarios/testdata/hostile/*.toml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no hostile corpus: %v", err)
+	}
+	for _, f := range files {
+		var out bytes.Buffer
+		err := (&ValidateCmd{Scenarios: []string{f}, Out: &out}).Run()
+		var ec interface{ ExitCode() int }
+		if !errors.As(err, &ec) || ec.ExitCode() != exitInvalid || !strings.Contains(out.String()+err.Error(), filepath.Base(f)) {
+			t.Errorf("validate %s: err %v, output %q; want exit %d naming the file", f, err, out.String(), exitInvalid)
+		}
+		err = (&RunCmd{Scenario: f, Out: t.TempDir(), NoReports: true, Stdout: &bytes.Buffer{}}).Run()
+		if !errors.As(err, &ec) || ec.ExitCode() != exitInvalid {
+			t.Errorf("run %s: err %v, want exit %d", f, err, exitInvalid)
+		}
 	}
 }
