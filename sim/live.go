@@ -134,7 +134,10 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		svcs = append(svcs, ModelConfig(&orig.Services[i]))
 		names[i] = orig.Services[i].Name
 	}
-	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, TimeScale: f, Warn: io.Discard})
+	// No bound on connections: an unbounded strategy may hold more than the
+	// default at once, and queueing them in the accept backlog would show up
+	// as latency the scenario does not have.
+	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, TimeScale: f, Warn: io.Discard, MaxConns: -1})
 	if err != nil {
 		return nil, err
 	}
