@@ -16,11 +16,12 @@ import (
 // RecommendCmd computes the concurrency cap each service's limits allow and
 // verifies it by simulation.
 type RecommendCmd struct {
-	Scenario string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
-	Headroom float64       `default:"0.7" help:"Fraction of the binding limit to plan for; the rest is kept for retries."`
+	Scenario string        `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
+	Headroom float64       `default:"0.7" env:"SIMBENCH_HEADROOM" help:"Fraction of the binding limit to plan for; the rest is kept for retries."`
 	Strategy string        `short:"s" placeholder:"NAME" help:"The strategy whose cap the sweep varies (default: the scenario's first bounded strategy)."`
-	MaxShare float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the verified cap may have."`
-	Duration time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
+	MaxShare float64       `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the verified cap may have."`
+	Duration time.Duration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
+	Seed     *uint64       `env:"SIMBENCH_SEED" help:"Replace the scenario's seed for the verifying sweep."`
 	NoVerify bool          `help:"Print the arithmetic only; skip the verifying sweep."`
 	JSON     bool          `help:"Print the recommendation as JSON."`
 	Stdout   io.Writer     `kong:"-"`

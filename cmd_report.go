@@ -16,7 +16,7 @@ type ReportCmd struct {
 	RateLimit        float64   `placeholder:"N" help:"The service's limit in requests/s, drawn on the requests plot (default: no line)."`
 	ConcurrencyLimit int       `placeholder:"N" help:"The service's limit on requests in flight, drawn on the in-flight plot (default: no line)."`
 	Sweep            string    `placeholder:"FILE" help:"A JSON array of sweep points ({\"cap\", \"p50_ms\", \"p95_ms\", \"goodput_per_s\", \"rate_limited_share\"}) to plot, with the knee and chosen cap marked."`
-	MaxRateLimited   float64   `name:"max-rate-limited" default:"0.001" placeholder:"SHARE" help:"Largest share of attempts answered 429 that the sweep's chosen cap may have."`
+	MaxRateLimited   float64   `name:"max-share" aliases:"max-rate-limited" default:"0.001" placeholder:"SHARE" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the sweep's chosen cap may have (--max-rate-limited is the old name)."`
 	Color            string    `enum:"auto,always,never" default:"auto" help:"Colour the table: auto (when standard output is a terminal and NO_COLOR is unset), always or never."`
 	Stdout           io.Writer `kong:"-"` // nil: os.Stdout
 

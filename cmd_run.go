@@ -21,16 +21,16 @@ import (
 
 // RunCmd runs a scenario's strategies and compares them.
 type RunCmd struct {
-	Scenario  string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
+	Scenario  string        `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
 	Strategy  []string      `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
-	Seed      *uint64       `help:"Replace the scenario's seed."`
-	Duration  time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out       string        `short:"o" placeholder:"DIR" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
+	Seed      *uint64       `env:"SIMBENCH_SEED" help:"Replace the scenario's seed."`
+	Duration  time.Duration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
+	Out       string        `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
 	JSON      bool          `help:"Print results.json to standard output instead of the table."`
 	NoReports bool          `help:"Write results.json only: no plots, report.html or report.md."`
-	Parallel  int           `help:"Strategies simulated at once (default: the number of CPUs)."`
+	Parallel  int           `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
 	Live      bool          `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
-	TimeScale float64       `default:"1" placeholder:"F" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
+	TimeScale float64       `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
 	Stdout    io.Writer     `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal

@@ -16,11 +16,11 @@ import (
 // ServeCmd runs a scenario's fake services over HTTP until interrupted, so
 // any agent, in any language, can be pointed at realistic rate limits.
 type ServeCmd struct {
-	Scenario          string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
+	Scenario          string        `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
 	Addr              string        `default:"127.0.0.1:0" env:"SIMBENCH_ADDR" help:"Listen address. Anything but loopback is refused unless --allow-non-loopback is given."`
 	AllowNonLoopback  bool          `help:"Allow a listen address other than loopback (prints a warning: the services have no real authentication)."`
 	PortPerService    bool          `help:"Give each service its own port instead of a path prefix on one port."`
-	Seed              *uint64       `help:"Replace the scenario's seed (latencies and faults)."`
+	Seed              *uint64       `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (latencies and faults)."`
 	Drain             time.Duration `default:"5s" help:"On Ctrl-C, how long in-flight requests may take to finish; then the connections still open are closed and serve exits 0."`
 	ReadHeaderTimeout time.Duration `default:"5s" help:"Close a connection whose request headers take longer than this to arrive."`
 	ReadTimeout       time.Duration `default:"30s" help:"Close a connection whose whole request (headers and body) takes longer than this to arrive."`

@@ -20,13 +20,14 @@ import (
 // SweepCmd runs one strategy over a range of caps and shows where more
 // concurrency stops paying.
 type SweepCmd struct {
-	Scenario string        `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
+	Scenario string        `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
 	Cap      string        `default:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C."`
 	Strategy string        `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the scenario's first bounded strategy)."`
 	By       string        `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
-	MaxShare float64       `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Duration time.Duration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out      string        `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
+	MaxShare float64       `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Duration time.Duration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
+	Out      string        `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
+	Seed     *uint64       `env:"SIMBENCH_SEED" help:"Replace the scenario's seed."`
 	JSON     bool          `help:"Print the sweep as JSON instead of the table."`
 	Stdout   io.Writer     `kong:"-"`
 }
