@@ -8,14 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
-
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -159,46 +154,4 @@ func writeResults(dir string, res *sim.Results, withReports bool, opts reports.O
 		}
 	}
 	return nil
-}
-
-// progress shows one bar per strategy: virtual time simulated of the total,
-// with an ETA. Only used when standard output is a terminal.
-type progress struct {
-	p    *mpb.Progress
-	mu   sync.Mutex
-	bars map[string]*mpb.Bar
-	last map[string]time.Time
-}
-
-func newProgress(w io.Writer, sc *scenarios.Scenario, opts *sim.Options) *progress {
-	applied, _ := opts.Apply(sc)
-	pr := &progress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40)), bars: map[string]*mpb.Bar{}, last: map[string]time.Time{}}
-	for _, st := range applied.Strategies {
-		pr.bars[st.Name] = pr.p.AddBar(int64(applied.Duration/time.Second),
-			mpb.PrependDecorators(decor.Name(st.Name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d s", decor.WCSyncSpace)),
-			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)),
-		)
-		pr.last[st.Name] = time.Now()
-	}
-	return pr
-}
-
-func (pr *progress) update(strategy string, done, _ time.Duration) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	b := pr.bars[strategy]
-	now := time.Now()
-	b.EwmaSetCurrent(int64(done/time.Second), now.Sub(pr.last[strategy]))
-	pr.last[strategy] = now
-}
-
-func (pr *progress) wait(aborted bool) {
-	for _, b := range pr.bars {
-		if aborted {
-			b.Abort(false)
-		} else {
-			b.SetTotal(-1, true)
-		}
-	}
-	pr.p.Wait()
 }

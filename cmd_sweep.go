@@ -6,11 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
-
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
@@ -137,45 +133,4 @@ func writeSweep(dir string, sc *scenarios.Scenario, strategy string, rows []sim.
 		DurationS: sc.Duration.Seconds(), Mode: "virtual", Strategies: rows[0].Results}
 	_, err = reports.WritePlots(dir, r, reports.Options{Sweep: res.Rows[0].Points, SweepStrategy: strategy})
 	return err
-}
-
-// sweepBar is one progress bar for the whole sweep, in simulated seconds.
-type sweepBar struct {
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	mu   sync.Mutex
-	done map[string]time.Duration
-	sum  time.Duration
-	last time.Time
-}
-
-func newSweepBar(w io.Writer, points int, each time.Duration) *sweepBar {
-	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40))
-	b := p.AddBar(int64(points)*int64(each/time.Second),
-		mpb.PrependDecorators(decor.Name("sweep", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d s", decor.WCSyncSpace)),
-		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
-	return &sweepBar{p: p, bar: b, done: map[string]time.Duration{}, last: time.Now()}
-}
-
-func (s *sweepBar) update(strategy string, done, _ time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	prev := s.done[strategy]
-	if done < prev {
-		prev = 0 // the same cap under the next load
-	}
-	s.sum += done - prev
-	s.done[strategy] = done
-	now := time.Now()
-	s.bar.EwmaSetCurrent(int64(s.sum/time.Second), now.Sub(s.last))
-	s.last = now
-}
-
-func (s *sweepBar) finish(aborted bool) {
-	if aborted {
-		s.bar.Abort(false)
-	} else {
-		s.bar.SetTotal(-1, true)
-	}
-	s.p.Wait()
 }
