@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/simbench/simbench/reports"
@@ -16,17 +17,18 @@ import (
 
 // RunCmd runs a scenario's strategies and compares them.
 type RunCmd struct {
-	Scenario  string        `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
-	Strategy  []string      `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
-	Seed      *uint64       `env:"SIMBENCH_SEED" help:"Replace the scenario's seed."`
-	Duration  time.Duration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
-	Out       string        `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
-	JSON      bool          `help:"Print results.json to standard output instead of the table."`
-	NoReports bool          `help:"Write results.json only: no plots, report.html or report.md."`
-	Parallel  int           `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
-	Live      bool          `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
-	TimeScale float64       `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
-	Stdout    io.Writer     `kong:"-"` // nil: os.Stdout
+	Scenario     string        `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
+	Strategy     []string      `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
+	Seed         *uint64       `env:"SIMBENCH_SEED" help:"Replace the scenario's seed."`
+	Duration     time.Duration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
+	Out          string        `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
+	JSON         bool          `help:"Print results.json to standard output instead of the table."`
+	NoReports    bool          `help:"Write results.json only: no plots, report.html or report.md."`
+	Parallel     int           `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
+	Live         bool          `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
+	TimeScale    float64       `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
+	AllowInvalid bool          `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
+	Stdout       io.Writer     `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
 	parent     context.Context // tests: a context to cancel in place of Ctrl-C
@@ -121,7 +123,30 @@ func (c *RunCmd) Run() error {
 		}
 		return runErr
 	}
+	if err := invalidRun(res); err != nil && !c.AllowInvalid {
+		return err
+	}
 	return nil
+}
+
+// invalidRun is the exit-3 error of a run with an invalid strategy (a live
+// run the machine could not keep the timing of), naming each; nil when
+// every strategy is valid.
+func invalidRun(res *sim.Results) error {
+	var names []string
+	for _, s := range res.Strategies {
+		if s.Invalid != "" {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 && res.Invalid == "" {
+		return nil
+	}
+	what := "the run is invalid"
+	if len(names) > 0 {
+		what = "invalid: " + strings.Join(names, ", ")
+	}
+	return codedError{fmt.Errorf("%s (%s); the results are written and marked so; --allow-invalid exits 0 anyway", what, res.Invalid), exitInvalidRun}
 }
 
 // reportOptions draws the limits of the service most calls go to on the

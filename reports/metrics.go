@@ -156,6 +156,9 @@ func best(m metric, ss []sim.StrategyResult) []bool {
 	if m.reliable {
 		in = contends(ss)
 	}
+	for i := range ss {
+		in[i] = in[i] && ss[i].Invalid == "" // an invalid run is never best
+	}
 	var vals []float64
 	for i := range ss {
 		if v, ok := m.value(&ss[i]); ok && in[i] {
