@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -217,8 +218,16 @@ type liveRun struct {
 	endOrphan context.CancelFunc
 	invalid   string
 	result    StrategyResult
-	offered   float64
-	arrived   int64
+	// abort ends the run early; crash and crashStack hold the first panic
+	// of the run's goroutines, raised again by the goroutine that waits for
+	// them (repanic), so that it reaches the caller instead of killing the
+	// process from a goroutine nobody can recover.
+	abort      context.CancelFunc
+	crashOnce  sync.Once
+	crash      any
+	crashStack []byte
+	offered    float64
+	arrived    int64
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
@@ -267,6 +276,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	l.abort = cancel
 	var wg sync.WaitGroup
 	l.start = time.Now()
 	// Turns still running well after the end are cut off, as the virtual
@@ -277,6 +287,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer l.recoverPanic()
 			t := time.NewTicker(100 * time.Millisecond)
 			defer t.Stop()
 			for {
@@ -296,6 +307,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 			sessions.Add(1)
 			go func() {
 				defer sessions.Done()
+				defer l.recoverPanic()
 				l.session(runCtx, s)
 			}()
 		}
@@ -304,6 +316,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		sessions.Add(1)
 		go func() {
 			defer sessions.Done()
+			defer l.recoverPanic()
 			l.arrivals(runCtx, &sessions)
 		}()
 	}
@@ -313,6 +326,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	l.runner.Close()
 	l.endOrphan()
 	l.readers.Wait()
+	l.repanic()
 	l.judge(ctx)
 
 	stats := srv.Stats()
@@ -328,6 +342,23 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		return l, ctx.Err()
 	}
 	return l, nil
+}
+
+// recoverPanic, deferred at the top of each of the run's goroutines, keeps
+// the first panic and ends the run.
+func (l *liveRun) recoverPanic() {
+	if r := recover(); r != nil {
+		l.crashOnce.Do(func() { l.crash, l.crashStack = r, debug.Stack() })
+		l.abort()
+	}
+}
+
+// repanic raises the kept panic, if any, in the calling goroutine, with the
+// stack of the goroutine where it happened.
+func (l *liveRun) repanic() {
+	if l.crash != nil {
+		panic(fmt.Sprintf("%v\n\nin a live run's goroutine:\n%s", l.crash, l.crashStack))
+	}
 }
 
 // liveBuckets keeps the client's token buckets at their unscaled capacity:
@@ -383,6 +414,7 @@ func (l *liveRun) arrivals(ctx context.Context, turns *sync.WaitGroup) {
 		turns.Add(1)
 		go func() {
 			defer turns.Done()
+			defer l.recoverPanic()
 			l.turn(ctx, trng, intended)
 		}()
 		l.mu.Lock()
@@ -443,6 +475,7 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) 
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					defer l.recoverPanic()
 					l.subagent(tctx, srng)
 				}()
 			}
@@ -582,6 +615,7 @@ func (l *liveRun) readerOnly(exec sched.Executor) sched.Executor {
 		l.readers.Add(1)
 		go func() {
 			defer l.readers.Done()
+			defer l.recoverPanic()
 			start := time.Now()
 			out := exec(l.orphans, call, n)
 			if o.deliver(out) {

@@ -138,3 +138,32 @@ func TestLiveInvalidPerStrategy(t *testing.T) {
 		t.Errorf("invalid: top %q, strategies %+v", res.Invalid, res.Strategies)
 	}
 }
+
+// A panic in one of a live run's goroutines reaches the goroutine that
+// waits for them, where the command's recover can report it as a bug,
+// instead of killing the process.
+func TestLivePanicReachesTheCaller(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l := &liveRun{abort: cancel}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer l.recoverPanic()
+		var calls []int
+		_ = calls[3] // index out of range
+	}()
+	<-done
+	if ctx.Err() == nil {
+		t.Error("the panic did not end the run")
+	}
+	defer func() {
+		r := recover()
+		msg, _ := r.(string)
+		if !strings.Contains(msg, "index out of range") || !strings.Contains(msg, "live_test.go") {
+			t.Errorf("repanic raised %v, want the panic and its goroutine's stack", r)
+		}
+	}()
+	l.repanic()
+	t.Error("repanic returned")
+}
