@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,10 +20,13 @@ import (
 	"github.com/simbench/simbench/scenarios"
 )
 
-// Exit codes shared by every command.
+// Exit codes shared by every command (exitCodesHelp in main.go and the
+// README say the same).
 const (
-	exitFailure     = 1   // something went wrong
+	exitFailure     = 1   // something went wrong, a regression, a threshold not met
 	exitInvalid     = 2   // invalid input: a bad scenario file, flag or results file
+	exitInvalidRun  = 3   // a live run the machine could not keep the timing of
+	exitBug         = 70  // a panic: a bug in simbench (EX_SOFTWARE of sysexits.h)
 	exitInterrupted = 130 // Ctrl-C: what was measured has been written
 )
 
@@ -38,12 +42,57 @@ func (e codedError) ExitCode() int { return e.code }
 
 // openScenario loads a scenario file or a built-in name; a scenario that
 // does not load (missing, or every problem of a bad file) is invalid input.
+// A name close to a built-in one gets a suggestion.
 func openScenario(arg string) (*scenarios.Scenario, error) {
 	sc, err := scenarios.Open(arg)
 	if err != nil {
-		return nil, codedError{err, exitInvalid}
+		return nil, codedError{suggestScenario(arg, err), exitInvalid}
 	}
 	return sc, nil
+}
+
+// suggestScenario adds "did you mean NAME?" to err when arg is neither a
+// file nor a built-in scenario but is within two edits of a built-in name.
+func suggestScenario(arg string, err error) error {
+	if _, statErr := os.Stat(arg); statErr == nil || len(arg) > 64 {
+		return err
+	}
+	name := strings.TrimSuffix(arg, ".toml")
+	best, bestD := "", 3
+	for _, info := range scenarios.List() {
+		if info.Name == name {
+			return err // a built-in that did not load: its problems say why
+		}
+		if d := editDistance(name, info.Name); d < bestD {
+			best, bestD = info.Name, d
+		}
+	}
+	if best == "" {
+		return err
+	}
+	return fmt.Errorf("%w; did you mean %s?", err, best)
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			sub := prev[j-1]
+			if ra[i-1] != rb[j-1] {
+				sub++
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // sortedKeys returns a map's keys in order, for output that does not

@@ -18,7 +18,7 @@ const exitRegression = 1
 
 // GateCmd compares a benchmark run against the committed baseline.
 type GateCmd struct {
-	Baseline  string    `default:"bench/baseline.txt" help:"The baseline: go test -bench output, refreshed on purpose with make baseline."`
+	Baseline  string    `default:"bench/baseline.txt" env:"SIMBENCH_BASELINE" help:"The baseline: go test -bench output, refreshed on purpose with make baseline."`
 	MinChange string    `default:"10%" help:"Smallest significant change of a noisy unit (ns/op, B/op, allocs/op) that counts, in percent."`
 	File      string    `arg:"" optional:"" default:"bench/new.txt" help:"The new run's go test -bench output, or - for standard input."`
 	Stdin     io.Reader `kong:"-"` // nil: os.Stdin

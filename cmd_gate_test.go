@@ -110,6 +110,8 @@ func TestGateInvalidInput(t *testing.T) {
 		{"bad line", GateCmd{Baseline: base, File: writeBench(t, "new.txt", "BenchmarkX-2 1 fast ns/op\n")}, "new.txt:1: parsing measurement"},
 		{"bad min change", GateCmd{Baseline: base, File: base, MinChange: "ten"}, `--min-change: "ten" is not a percentage`},
 		{"zero min change", GateCmd{Baseline: base, File: base, MinChange: "0%"}, "--min-change"},
+		{"negative 429s", GateCmd{Baseline: base, File: writeBench(t, "new.txt", strings.Replace(gateBaseline, " 0 429s/op", " -5 429s/op", 1))},
+			"simbench.BenchmarkScenario/tier3/bounded-64: 429s/op is -5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ type ReportCmd struct {
 	RateLimit        float64   `placeholder:"N" help:"Draw this limit in requests/s on the requests plot instead of the one results.json records."`
 	ConcurrencyLimit int       `placeholder:"N" help:"Draw this limit on requests in flight on the in-flight plot instead of the one results.json records."`
 	Sweep            string    `placeholder:"FILE" help:"A sweep to plot, with each load's knee and chosen cap marked: the sweep.json 'simbench sweep' writes (default: DIR/sweep.json when present), or a JSON array of sweep points."`
-	MaxRateLimited   float64   `name:"max-rate-limited" default:"0.001" placeholder:"SHARE" help:"The 429 share drawn as the sweep's threshold, for a sweep file that does not record its own."`
+	MaxRateLimited   float64   `name:"max-share" aliases:"max-rate-limited" default:"0.001" placeholder:"SHARE" env:"SIMBENCH_MAX_SHARE" help:"The 429 share drawn as the sweep's threshold, for a sweep file that does not record its own (--max-rate-limited is the old name)."`
 	Color            string    `enum:"auto,always,never" default:"auto" help:"Colour the table: auto (when standard output is a terminal and NO_COLOR is unset), always or never."`
 	Stdout           io.Writer `kong:"-"` // nil: os.Stdout
 

@@ -8,33 +8,29 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
-	"time"
-
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
+	"strings"
 
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
 
 // RunCmd runs a scenario's strategies and compares them.
 type RunCmd struct {
-	Scenario    string           `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
-	Strategy    []string         `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
-	Seed        *uint64          `help:"Replace the scenario's seed."`
-	Duration    positiveDuration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out         string           `short:"o" placeholder:"DIR" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
-	JSON        bool             `help:"Print results.json to standard output instead of the table."`
-	NoReports   bool             `help:"Write results.json only: no plots, report.html or report.md."`
-	Parallel    int              `help:"Strategies simulated at once (default: the number of CPUs)."`
-	Live        bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
-	TimeScale   float64          `default:"1" placeholder:"F" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
-	Seeds       int              `placeholder:"N" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
-	Columns     []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
-	NoRecommend bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
-	Stdout      io.Writer        `kong:"-"` // nil: os.Stdout
+	Scenario     string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
+	Strategy     []string         `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
+	Seed         *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed."`
+	Duration     positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
+	Out          string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
+	JSON         bool             `help:"Print results.json to standard output instead of the table."`
+	NoReports    bool             `help:"Write results.json only: no plots, report.html or report.md."`
+	Parallel     int              `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
+	Live         bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
+	TimeScale    float64          `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
+	AllowInvalid bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
+	Seeds        int              `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
+	Columns      []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
+	NoRecommend  bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
+	Stdout       io.Writer        `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
 	parent     context.Context // tests: a context to cancel in place of Ctrl-C
@@ -151,7 +147,30 @@ func (c *RunCmd) Run() error {
 		}
 		return runErr
 	}
+	if err := invalidRun(res); err != nil && !c.AllowInvalid {
+		return err
+	}
 	return nil
+}
+
+// invalidRun is the exit-3 error of a run with an invalid strategy (a live
+// run the machine could not keep the timing of), naming each; nil when
+// every strategy is valid.
+func invalidRun(res *sim.Results) error {
+	var names []string
+	for _, s := range res.Strategies {
+		if s.Invalid != "" {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 && res.Invalid == "" {
+		return nil
+	}
+	what := "the run is invalid"
+	if len(names) > 0 {
+		what = "invalid: " + strings.Join(names, ", ")
+	}
+	return codedError{fmt.Errorf("%s (%s); the results are written and marked so; --allow-invalid exits 0 anyway", what, res.Invalid), exitInvalidRun}
 }
 
 // writeResults writes results.json atomically, then the reports.
@@ -172,46 +191,4 @@ func writeResults(dir string, res *sim.Results, withReports bool, opts reports.O
 		}
 	}
 	return nil
-}
-
-// progress shows one bar per strategy: virtual time simulated of the total,
-// with an ETA. Only used when standard output is a terminal.
-type progress struct {
-	p    *mpb.Progress
-	mu   sync.Mutex
-	bars map[string]*mpb.Bar
-	last map[string]time.Time
-}
-
-func newProgress(w io.Writer, sc *scenarios.Scenario, opts *sim.Options) *progress {
-	applied, _ := opts.Apply(sc)
-	pr := &progress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40)), bars: map[string]*mpb.Bar{}, last: map[string]time.Time{}}
-	for _, st := range applied.Strategies {
-		pr.bars[st.Name] = pr.p.AddBar(int64(applied.Duration/time.Second),
-			mpb.PrependDecorators(decor.Name(st.Name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d s", decor.WCSyncSpace)),
-			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)),
-		)
-		pr.last[st.Name] = time.Now()
-	}
-	return pr
-}
-
-func (pr *progress) update(strategy string, done, _ time.Duration) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	b := pr.bars[strategy]
-	now := time.Now()
-	b.EwmaSetCurrent(int64(done/time.Second), now.Sub(pr.last[strategy]))
-	pr.last[strategy] = now
-}
-
-func (pr *progress) wait(aborted bool) {
-	for _, b := range pr.bars {
-		if aborted {
-			b.Abort(false)
-		} else {
-			b.SetTotal(-1, true)
-		}
-	}
-	pr.p.Wait()
 }

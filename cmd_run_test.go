@@ -87,3 +87,46 @@ func TestRunJSON(t *testing.T) {
 		t.Errorf("--json printed %q", out.String()[:min(200, out.Len())])
 	}
 }
+
+// liveInvalidScenario writes burst-8 with whole-second Retry-After headers,
+// which any time scale below 1 stretches: every strategy of a scaled live
+// run of it is invalid, whatever the machine.
+func liveInvalidScenario(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("scenarios", "burst-8.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), `headers = "none"`, `headers = "anthropic"`, 1)
+	p := filepath.Join(t.TempDir(), "burst-8-anthropic.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunLiveInvalidExits3(t *testing.T) {
+	file := liveInvalidScenario(t)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	cmd := &RunCmd{Scenario: file, Strategy: []string{"paced"}, Duration: positiveDuration(10 * time.Second), Live: true, TimeScale: 0.05,
+		Out: dir, NoReports: true, Stdout: &out}
+	err := cmd.Run()
+	var ec interface{ ExitCode() int }
+	if !errors.As(err, &ec) || ec.ExitCode() != exitInvalidRun || !strings.Contains(err.Error(), "paced") {
+		t.Fatalf("err = %v, want exit %d naming the strategy", err, exitInvalidRun)
+	}
+	res, rerr := reports.ReadResults(filepath.Join(dir, "results.json"))
+	if rerr != nil || res.Strategies[0].Invalid == "" {
+		t.Fatalf("results: %v, %+v", rerr, res)
+	}
+	if !strings.Contains(out.String(), "paced (INVALID)") {
+		t.Errorf("the table does not mark the row:\n%s", out.String())
+	}
+
+	cmd.AllowInvalid = true
+	cmd.Stdout = &bytes.Buffer{}
+	if err := cmd.Run(); err != nil {
+		t.Errorf("with --allow-invalid: %v, want exit 0", err)
+	}
+}

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/simbench/simbench/fakeapi"
 )
@@ -48,11 +52,47 @@ func TestServePrintsURLsAndAccounting(t *testing.T) {
 func TestServeRefusesNonLoopbackWithoutFlag(t *testing.T) {
 	cmd := &ServeCmd{Scenario: "burst-8", Addr: "0.0.0.0:0", Stdout: io.Discard, Stderr: io.Discard}
 	err := cmd.Run()
-	if err == nil || !strings.Contains(err.Error(), "loopback") {
-		t.Fatalf("err = %v", err)
+	if err == nil || !strings.Contains(err.Error(), "--allow-non-loopback") || strings.Contains(err.Error(), "AllowNonLoopback") {
+		t.Fatalf("err = %v, want the flag that allows it named", err)
 	}
 	var ec interface{ ExitCode() int }
 	if !errors.As(err, &ec) || ec.ExitCode() != exitInvalid {
 		t.Errorf("exit code for a refused address: %v", err)
+	}
+}
+
+// A client that never finishes its request body must not keep Ctrl-C from
+// ending serve, nor turn the stop into a failure: after --drain, serve
+// closes the connection and exits 0.
+func TestServeCtrlCWithSlowBodyExitsZero(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *fakeapi.Server, 1)
+	var out, errOut bytes.Buffer
+	cmd := &ServeCmd{Scenario: "burst-8", Addr: "127.0.0.1:0", Drain: 50 * time.Millisecond, ReadTimeout: time.Hour,
+		Stdout: &out, Stderr: &errOut, parent: ctx, ready: ready}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	srv := <-ready
+	host := strings.TrimPrefix(srv.URL(srv.Services()[0]), "http://")
+	host, _, _ = strings.Cut(host, "/")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// With Expect: 100-continue the server answers "100 Continue" when the
+	// handler starts reading the body: then the request is surely in flight.
+	fmt.Fprintf(conn, "PUT /%s/items/1 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n", srv.Services()[0])
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.Contains(line, "100") {
+		t.Fatalf("no 100 Continue: %q, %v", line, err)
+	}
+	fmt.Fprint(conn, "{") // one byte of the hundred promised
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Ctrl-C with a slow body open: %v, want exit 0", err)
+	}
+	if !strings.Contains(errOut.String(), "closed") {
+		t.Errorf("serve did not say it closed the connection left open: %q", errOut.String())
 	}
 }

@@ -6,11 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
-	"time"
-
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/sim"
@@ -19,16 +14,16 @@ import (
 // SweepCmd runs one strategy over a range of caps and shows where more
 // concurrency stops paying.
 type SweepCmd struct {
-	Scenario  string           `arg:"" name:"file|name" help:"A scenario file, or the name of a built-in scenario."`
+	Scenario  string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
 	Cap       string           `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
 	Strategy  string           `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
 	By        string           `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
-	MaxShare  float64          `default:"0.001" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Tolerance float64          `default:"0.05" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
-	Seeds     int              `default:"3" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
-	Seed      *uint64          `help:"Replace the scenario's seed (the first of --seeds)."`
-	Duration  positiveDuration `placeholder:"10m" help:"Replace the scenario's (virtual) duration."`
-	Out       string           `short:"o" placeholder:"DIR" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
+	MaxShare  float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Tolerance float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
+	Seeds     int              `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	Seed      *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
+	Duration  positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
+	Out       string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
 	JSON      bool             `help:"Print the sweep as JSON instead of the table."`
 	Stdout    io.Writer        `kong:"-"`
 }
@@ -183,45 +178,4 @@ func writeSweep(dir string, res *sweepOut) error {
 		Sweep: res.Rows, SweepStrategy: res.Strategy, MaxRateLimitedShare: res.MaxShare,
 	})
 	return err
-}
-
-// sweepBar is one progress bar for the whole sweep, in simulated seconds.
-type sweepBar struct {
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	mu   sync.Mutex
-	done map[string]time.Duration
-	sum  time.Duration
-	last time.Time
-}
-
-func newSweepBar(w io.Writer, points int, each time.Duration) *sweepBar {
-	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40))
-	b := p.AddBar(int64(points)*int64(each/time.Second),
-		mpb.PrependDecorators(decor.Name("sweep", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d s", decor.WCSyncSpace)),
-		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
-	return &sweepBar{p: p, bar: b, done: map[string]time.Duration{}, last: time.Now()}
-}
-
-func (s *sweepBar) update(strategy string, done, _ time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	prev := s.done[strategy]
-	if done < prev {
-		prev = 0 // the same cap under the next load
-	}
-	s.sum += done - prev
-	s.done[strategy] = done
-	now := time.Now()
-	s.bar.EwmaSetCurrent(int64(s.sum/time.Second), now.Sub(s.last))
-	s.last = now
-}
-
-func (s *sweepBar) finish(aborted bool) {
-	if aborted {
-		s.bar.Abort(false)
-	} else {
-		s.bar.SetTotal(-1, true)
-	}
-	s.p.Wait()
 }

@@ -12,7 +12,7 @@ import (
 // ValidateCmd checks scenario files and built-in scenarios without running
 // them, reporting every problem of every file.
 type ValidateCmd struct {
-	Scenarios []string `arg:"" name:"file|name" help:"Scenario files, or names of built-in scenarios."`
+	Scenarios []string `arg:"" name:"file|name" predictor:"scenario" help:"Scenario files, or names of built-in scenarios."`
 
 	Out io.Writer `kong:"-"` // where the report goes (nil: standard output)
 }
@@ -36,7 +36,7 @@ func (c *ValidateCmd) Run() error {
 		case errors.As(err, &bad):
 			fmt.Fprintln(out, bad.Error())
 		default:
-			fmt.Fprintf(out, "%s: %v\n", arg, err)
+			fmt.Fprintf(out, "%s: %v\n", arg, suggestScenario(arg, err))
 		}
 		invalid++
 	}
@@ -51,8 +51,11 @@ func (c *ValidateCmd) Run() error {
 type invalidScenariosError struct{ invalid, total int }
 
 func (e invalidScenariosError) Error() string {
+	if e.invalid == 1 {
+		return fmt.Sprintf("1 of %s is invalid", plural(e.total, "scenario"))
+	}
 	return fmt.Sprintf("%d of %d scenarios are invalid", e.invalid, e.total)
 }
 
 // ExitCode tells main to exit with 2.
-func (invalidScenariosError) ExitCode() int { return 2 }
+func (invalidScenariosError) ExitCode() int { return exitInvalid }

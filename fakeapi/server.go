@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // Paths of the accounting endpoints, on every listener.
@@ -30,6 +32,26 @@ const (
 // DefaultAddr is where Start listens when ServerConfig.Addr is empty: a free
 // port on the IPv4 loopback.
 const DefaultAddr = "127.0.0.1:0"
+
+// Defaults of the connection limits in ServerConfig, used when a field is 0.
+const (
+	// DefaultReadHeaderTimeout is how long a client may take to send a
+	// request's headers.
+	DefaultReadHeaderTimeout = 5 * time.Second
+	// DefaultReadTimeout is how long a client may take to send a whole
+	// request, headers and body.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultIdleTimeout is how long a keep-alive connection may wait for
+	// its next request before the server closes it.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxConns is how many connections each listener serves at once;
+	// further clients wait in the kernel's accept queue.
+	DefaultMaxConns = 1024
+)
+
+// ErrNonLoopback is returned (wrapped) by Start for a listen address that
+// is not loopback when ServerConfig.AllowNonLoopback is not set.
+var ErrNonLoopback = errors.New("not a loopback address")
 
 // ServerConfig configures Start.
 type ServerConfig struct {
@@ -53,6 +75,16 @@ type ServerConfig struct {
 	// instead of the monotonic time since Start. Latencies still elapse in
 	// real time. Tests use it to control rate limiting exactly.
 	Clock func() time.Duration
+	// ReadHeaderTimeout, ReadTimeout and IdleTimeout bound how long a
+	// client may take to send a request's headers, to send the whole
+	// request, and to send the next request on a kept-alive connection;
+	// the server closes the connection after that (0: the Default*
+	// constants; negative: no limit).
+	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
+	// MaxConns bounds the connections each listener serves at once;
+	// further clients wait to be accepted (0: DefaultMaxConns; negative: no
+	// bound).
+	MaxConns int
 	// TimeScale, when in (0, 1), plays the services faster than life: the
 	// models run in the scenario's own time (real time ÷ TimeScale), with
 	// the limits and latencies as configured, while latencies elapse and
@@ -119,7 +151,7 @@ func Start(cfg ServerConfig) (*Server, error) {
 	}
 	if !isLoopback(host) {
 		if !cfg.AllowNonLoopback {
-			return nil, fmt.Errorf("fakeapi: listen address %q is not loopback; set AllowNonLoopback to expose fake services", cfg.Addr)
+			return nil, fmt.Errorf("fakeapi: listen address %q: %w (fake services are refused anywhere but loopback unless AllowNonLoopback is set)", cfg.Addr, ErrNonLoopback)
 		}
 		fmt.Fprintf(cfg.Warn, "warning: fakeapi is listening on %s, reachable from other hosts\n", cfg.Addr)
 	}
@@ -159,9 +191,18 @@ func Start(cfg ServerConfig) (*Server, error) {
 		if err != nil {
 			return "", fmt.Errorf("fakeapi: %w", err)
 		}
+		url := "http://" + ln.Addr().String()
+		if n := limit(cfg.MaxConns, DefaultMaxConns); n > 0 {
+			ln = netutil.LimitListener(ln, n)
+		}
 		l := &listener{
-			srv: &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second},
-			url: "http://" + ln.Addr().String(),
+			srv: &http.Server{
+				Handler:           h,
+				ReadHeaderTimeout: limit(cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+				ReadTimeout:       limit(cfg.ReadTimeout, DefaultReadTimeout),
+				IdleTimeout:       limit(cfg.IdleTimeout, DefaultIdleTimeout),
+			},
+			url: url,
 		}
 		s.listeners = append(s.listeners, l)
 		s.wg.Go(func() { _ = l.srv.Serve(ln) }) // returns ErrServerClosed on Shutdown/Close
@@ -186,6 +227,18 @@ func Start(cfg ServerConfig) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// limit is v, def when v is 0, and 0 (no limit, as net/http reads it) when
+// v is negative.
+func limit[T int | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 func isLoopback(host string) bool {
@@ -350,6 +403,10 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, 200, append(b, '\n'))
 	case r.URL.Path == ResetPath && r.Method == http.MethodPost:
+		if status, msg := s.authorizeReset(apiKey(r)); status != 0 {
+			writeJSON(w, status, errorBody(APIGeneric, status, msg, nil))
+			return
+		}
 		s.Reset()
 		writeJSON(w, 200, []byte(`{"ok":true}`+"\n"))
 	case r.URL.Path == StatsPath || r.URL.Path == ResetPath:
@@ -357,6 +414,28 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.serveNotFound(w, r)
 	}
+}
+
+// authorizeReset decides whether a reset with key may go ahead: always when
+// no service configures keys, else only with one of the keys some service
+// accepts. It returns 0, or the status and message of the refusal.
+func (s *Server) authorizeReset(key string) (status int, msg string) {
+	keyed := false
+	for _, sv := range s.services {
+		for _, k := range sv.cfg.Keys {
+			if k.Key == key {
+				return 0, ""
+			}
+			keyed = true
+		}
+	}
+	switch {
+	case !keyed:
+		return 0, ""
+	case key == "":
+		return http.StatusUnauthorized, "resetting the accounting needs an API key of one of the services (Authorization: Bearer KEY or x-api-key: KEY)"
+	}
+	return http.StatusForbidden, "resetting the accounting needs an API key of one of the services; this key is none of them"
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
@@ -398,7 +477,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	}
 	body, n, err := readBody(r, c.MaxBodyBytes)
 	if err != nil {
-		return // the client went away before sending its request
+		// The client went away before sending its request, or sent it too
+		// slowly (ReadTimeout): the connection is closed either way.
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			w.Header().Set("Connection", "close")
+			writeJSON(w, http.StatusRequestTimeout, errorBody(c.API, http.StatusRequestTimeout, "the request body did not arrive within the read timeout", nil))
+		}
+		return
 	}
 	req := Request{Method: r.Method, Path: path, Key: apiKey(r), Bytes: n}
 	req.Client = req.Key + "|" + r.Header.Get(ClientHeader)

@@ -357,11 +357,11 @@ func (r *Report) Summary() Summary {
 }
 
 // String is the summary line the gate prints last:
-// "gate: 1 regressions, 0 improvements, 270 unchanged, 99 undecided (need ≥6 runs)",
+// "gate: 1 regression, 0 improvements, 270 unchanged, 99 undecided (need ≥6 runs)",
 // followed by the missing and new counts when there are any.
 func (s Summary) String() string {
-	line := fmt.Sprintf("gate: %d regressions, %d improvements, %d unchanged, %d undecided (need ≥%d runs)",
-		s.Regressions, s.Improvements, s.Unchanged, s.Undecided, s.MinRuns)
+	line := fmt.Sprintf("gate: %s, %s, %d unchanged, %d undecided (need ≥%d runs)",
+		plural(s.Regressions, "regression"), plural(s.Improvements, "improvement"), s.Unchanged, s.Undecided, s.MinRuns)
 	if s.Missing > 0 {
 		line += fmt.Sprintf(", %d missing", s.Missing)
 	}
@@ -378,9 +378,18 @@ func (r *Report) Err() error {
 	s := r.Summary()
 	switch {
 	case s.Missing > 0:
-		return fmt.Errorf("gate: %w: %d rows missing or unusable, %d regressions", ErrMissingData, s.Missing, s.Regressions)
+		return fmt.Errorf("gate: %w: %s missing or unusable, %s", ErrMissingData, plural(s.Missing, "row"), plural(s.Regressions, "regression"))
 	case s.Regressions > 0:
-		return fmt.Errorf("gate: %w: %d rows worse than the baseline", ErrRegression, s.Regressions)
+		return fmt.Errorf("gate: %w: %s worse than the baseline", ErrRegression, plural(s.Regressions, "row"))
 	}
 	return nil
+}
+
+// plural is n and the word, with an s unless n is 1: "1 regression",
+// "2 regressions".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -468,3 +468,33 @@ func TestFormatValue(t *testing.T) {
 func matches(pattern, s string) bool {
 	return regexp.MustCompile("(?m)" + pattern).MatchString(s)
 }
+
+// A negative count of a unit that cannot be negative is invalid data: were
+// it compared, 0 → -5 429s/op would be an improvement and pass.
+func TestNegativeCountIsInvalid(t *testing.T) {
+	tests := []struct {
+		give string
+		want string
+	}{
+		{"BenchmarkScenario/tier3/bounded-64-2 1 100 ns/op -5 429s/op", "simbench.BenchmarkScenario/tier3/bounded-64: 429s/op is -5"},
+		{"BenchmarkX-2 1 -100 ns/op", "simbench.BenchmarkX: ns/op is -100"},
+		{"BenchmarkX-2 1 100 ns/op -1 failed-turns", "failed-turns is -1"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(strings.NewReader(output(tt.give)), "new.txt")
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "new.txt") {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tt.give, err, tt.want)
+		}
+	}
+	// A unit the gate knows nothing about may be negative.
+	if _, err := Parse(strings.NewReader(output("BenchmarkX-2 1 100 ns/op -3 delta-ms")), "new.txt"); err != nil {
+		t.Errorf("a negative value of an unknown unit: %v", err)
+	}
+}
+
+func TestSummarySingular(t *testing.T) {
+	s := Summary{Regressions: 1, Improvements: 1, Unchanged: 1, Undecided: 1, MinRuns: 6}
+	if got, want := s.String(), "gate: 1 regression, 1 improvement, 1 unchanged, 1 undecided (need ≥6 runs)"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+}

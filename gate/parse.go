@@ -60,7 +60,9 @@ func (s *Set) Values(benchmark, unit string) []float64 {
 // Parse reads Go benchmark output (go test -bench, any number of packages
 // and runs) with benchfmt. file names the input in errors. A malformed
 // benchmark line is an error naming the file and line; input without any
-// result is ErrNoResults.
+// result is ErrNoResults; a negative value of a unit that cannot be
+// negative (NonNegative: 429s/op, ns/op, …) is an error naming the
+// benchmark and the unit, since judging it would call it an improvement.
 //
 // Units are kept as the benchmark wrote them (ns/op, not benchfmt's tidied
 // sec/op). The -N GOMAXPROCS suffix is stripped so that outputs from
@@ -128,8 +130,14 @@ func Parse(r io.Reader, file string) (*Set, error) {
 			if _, seen := b.values[unit]; !seen {
 				b.units = append(b.units, unit)
 			}
+			if val < 0 && NonNegative(unit) {
+				errs = append(errs, fmt.Errorf("%s: %s: %s is %s, but it counts or measures something and cannot be negative", file, b.display(), unit, formatValue(val)))
+			}
 			b.values[unit] = append(b.values[unit], val)
 		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("gate: invalid data: %w", errors.Join(errs...))
 	}
 	return s, nil
 }

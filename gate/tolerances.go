@@ -77,3 +77,18 @@ func noisyBetter(unit string) Direction {
 	}
 	return LowerIsBetter
 }
+
+// NonNegative reports whether a unit counts or measures something that
+// cannot be below zero: every deterministic unit (429s, turns, latencies,
+// goodput, …) and the testing package's ns/op, B/op, allocs/op and MB/s.
+// A negative value of such a unit is invalid data, never an improvement.
+func NonNegative(unit string) bool {
+	if _, ok := Lookup(unit); ok {
+		return true
+	}
+	switch unit {
+	case "ns/op", "B/op", "allocs/op", "MB/s":
+		return true
+	}
+	return false
+}

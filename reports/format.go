@@ -13,6 +13,15 @@ func num(x float64) string {
 	return fixed(x, 2, true)
 }
 
+// counted shows x as num does followed by one (when x shows as exactly 1)
+// or many: "1 call/turn", "1.5 calls/turn".
+func counted(x float64, one, many string) string {
+	if s := num(x); s != "1" {
+		return s + " " + many
+	}
+	return "1 " + one
+}
+
 // fixed formats x with at most prec decimals, with commas between thousands;
 // trim drops trailing zeros of the fraction.
 func fixed(x float64, prec int, trim bool) string {

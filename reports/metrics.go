@@ -159,6 +159,9 @@ func best(m metric, ss []sim.StrategyResult) []bool {
 	if m.reliable {
 		in = contends(ss)
 	}
+	for i := range ss {
+		in[i] = in[i] && ss[i].Invalid == "" // an invalid run is never best
+	}
 	var vals []float64
 	for i := range ss {
 		if v, ok := meanValue(m, &ss[i]); ok && in[i] {

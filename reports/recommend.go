@@ -178,8 +178,8 @@ func (p Plan) Lines() []string {
 			num(p.BindingRPM/60), num(s.Headroom), seconds(s.MeanLatency), num(p.LittleCap))
 	}
 	lines = append(lines, capLine,
-		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s calls/turn) = floor(%s) = %s",
-			num(p.UsableRPM), num(s.CallsPerTurn), floorArg(p.Turns), num(float64(p.TurnsPerMinute))))
+		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s) = floor(%s) = %s",
+			num(p.UsableRPM), counted(s.CallsPerTurn, "call/turn", "calls/turn"), floorArg(p.Turns), num(float64(p.TurnsPerMinute))))
 	bucket := fmt.Sprintf("token bucket: %s requests/min", num(p.UsableRPM))
 	if p.UsableTPM > 0 {
 		bucket += fmt.Sprintf(", %s tokens/min", num(p.UsableTPM))
@@ -214,7 +214,7 @@ func (p Plan) limitsText() string {
 	if s.MaxConcurrent > 0 {
 		add(fmt.Sprintf("%d in flight", s.MaxConcurrent))
 	}
-	return fmt.Sprintf("%s; %s ms mean latency, %s calls/turn", parts, num(float64(s.MeanLatency)/float64(time.Millisecond)), num(s.CallsPerTurn))
+	return fmt.Sprintf("%s; %s ms mean latency, %s", parts, num(float64(s.MeanLatency)/float64(time.Millisecond)), counted(s.CallsPerTurn, "call/turn", "calls/turn"))
 }
 
 // Recommendation converts the plan to the results contract's form. Its

@@ -375,3 +375,15 @@ func answeredAll(ps []SweepPoint) []SweepPoint {
 	}
 	return ps
 }
+
+// One call per turn reads "1 call/turn", not "1 calls/turn".
+func TestRecommendLinesSingular(t *testing.T) {
+	p, err := Recommend(Service{Name: "search", RPM: 600, MeanLatency: 800 * time.Millisecond, CallsPerTurn: 1, Headroom: 0.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.Lines(), "\n")
+	if strings.Contains(got, "1 calls/turn") || !strings.Contains(got, "800 ms mean latency, 1 call/turn") || !strings.Contains(got, "÷ 1 call/turn)") {
+		t.Errorf("lines:\n%s", got)
+	}
+}

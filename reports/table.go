@@ -127,7 +127,11 @@ func comparisonTable(r *sim.Results, ms []metric, color bool) []string {
 	}
 	for i := range r.Strategies {
 		s := &r.Strategies[i]
-		row := []cell{{text: s.Name}}
+		name := s.Name
+		if s.Invalid != "" {
+			name += " (INVALID)"
+		}
+		row := []cell{{text: name}}
 		for j, m := range ms {
 			c := cell{text: cellText(m, s) + " "}
 			if marks[j][i] {

@@ -230,3 +230,34 @@ func TestTableColumnsAndSeedIntervals(t *testing.T) {
 		t.Errorf("unknown column: %v, want an error listing the columns", err)
 	}
 }
+
+// A strategy whose live run is invalid is never marked best, and its row
+// says it is invalid; the mark goes to the best valid strategy.
+func TestWriteTableNeverStarsInvalid(t *testing.T) {
+	r := tier3Results()
+	i := slices.IndexFunc(r.Strategies, func(s sim.StrategyResult) bool { return s.Name == "bounded-8" })
+	r.Strategies[i].Invalid = "timers fired 40ms late"
+	var b bytes.Buffer
+	if err := WriteTable(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	row := map[string][]string{}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := columns(l); len(f) > 2 {
+			row[f[0]] = f[1:]
+		}
+	}
+	inv := row["bounded-8"]
+	if len(inv) == 0 || inv[0] != "(INVALID)" {
+		t.Fatalf("the invalid row is not marked:\n%s", b.String())
+	}
+	for _, cell := range inv {
+		if strings.HasSuffix(cell, "*") {
+			t.Errorf("invalid bounded-8 has a best mark (%s):\n%s", cell, b.String())
+		}
+	}
+	// p95 (column 5) now goes to the best valid strategy.
+	if got := row["bounded-32-nojitter"][5]; got != "2,480*" {
+		t.Errorf("bounded-32-nojitter p95 %q, want 2,480* once bounded-8 is out:\n%s", got, b.String())
+	}
+}

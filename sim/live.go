@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,8 +39,11 @@ const (
 // real HTTP clients against fakeapi servers on 127.0.0.1, one strategy after
 // the other, each against fresh servers. Client-side figures come from the
 // scheduler's results; early retries, wasted work and write races from the
-// servers' own accounting. A run the machine could not keep up with is
-// marked Invalid with the reason. When ctx ends first, RunLive returns what
+// servers' own accounting. Each strategy's run is then compared with the
+// same run in virtual time. A strategy whose run the machine could not keep
+// up with (late timers, too few turns started, figures off the virtual
+// run's beyond the agree* bounds) gets StrategyResult.Invalid with the
+// reason; Results.Invalid collects every reason, strategy names first. When ctx ends first, RunLive returns what
 // was measured with Partial set, and ctx.Err().
 func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Results, error) {
 	sc, err := opts.Apply(sc)
@@ -52,19 +59,23 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
 		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: LimitsOf(sc),
 	}
-	var invalid []string
+	// Reasons that apply to every strategy, then each strategy's own.
+	var common []string
 	for _, svc := range sc.Services {
 		if f < 1 && (svc.Headers == scenarios.HeadersAnthropic || svc.Headers == "standard") {
-			invalid = append(invalid, fmt.Sprintf("service %q rounds Retry-After to whole seconds, which a time scale of %g stretches %gx", svc.Name, f, 1/f))
+			common = append(common, fmt.Sprintf("service %q rounds Retry-After to whole seconds, which a time scale of %g stretches %gx", svc.Name, f, 1/f))
 		}
 	}
+	var own [][]string
 	for i := range scaled.Strategies {
 		lr, err := runLiveStrategy(ctx, sc, scaled, &scaled.Strategies[i], f, opts.Progress)
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
+			var reasons []string
 			if lr.invalid != "" {
-				invalid = append(invalid, scaled.Strategies[i].Name+": "+lr.invalid)
+				reasons = append(reasons, lr.invalid)
 			}
+			own = append(own, reasons)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -74,13 +85,106 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 			return nil, err
 		}
 	}
-	if len(invalid) > 0 {
-		res.Invalid = joinReasons(invalid)
+	if !res.Partial {
+		// The same run in virtual time: figures that should match and do
+		// not mean the machine did not play the scenario as written.
+		virtual, err := Run(ctx, sc, Options{Parallel: opts.Parallel})
+		if err != nil && ctx.Err() == nil {
+			return nil, err
+		}
+		if err == nil {
+			for i := range res.Strategies {
+				if v := virtual.strategy(res.Strategies[i].Name); v != nil {
+					if why := disagreement(&res.Strategies[i], v); why != "" {
+						own[i] = append(own[i], why)
+					}
+				}
+			}
+		}
+	}
+	var all []string
+	all = append(all, common...)
+	for i := range res.Strategies {
+		if reasons := append(slices.Clone(common), own[i]...); len(reasons) > 0 {
+			res.Strategies[i].Invalid = joinReasons(reasons)
+		}
+		for _, r := range own[i] {
+			all = append(all, res.Strategies[i].Name+": "+r)
+		}
+	}
+	if len(all) > 0 {
+		res.Invalid = joinReasons(all)
 	}
 	if res.Partial {
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// strategy returns the named strategy's result, or nil.
+func (r *Results) strategy(name string) *StrategyResult {
+	for i := range r.Strategies {
+		if r.Strategies[i].Name == name {
+			return &r.Strategies[i]
+		}
+	}
+	return nil
+}
+
+// How far a live run may drift from the same run in virtual time before it
+// is marked invalid. The live driver draws the same workload distributions
+// and runs the same scheduler code against the same service model, so
+// figures of the distribution's centre must agree up to sampling noise:
+// the share of turns answered, the median turn latency and the goodput.
+// The tails (p95, p99) and the 429 counts hinge on the exact timing of a
+// few requests and differ between any two seeds, so they are not compared.
+// A live run at a time scale the machine cannot keep (each request's
+// real-time overhead grows 1/scale in scenario time) drifts well beyond
+// these bounds: 2-3x on latency at 0.01.
+const (
+	// agreeShare bounds the difference in answered share, in share points.
+	agreeShare = 0.10
+	// agreeRelative bounds the relative difference of the median turn
+	// latency and of goodput.
+	agreeRelative = 0.25
+	// agreeMinTurns is the fewest turns each side needs before the figures
+	// are compared at all; fewer say too little to call a difference.
+	agreeMinTurns = 20
+)
+
+// disagreement says how a strategy's live figures differ from its run in
+// virtual time beyond the bounds above, or "" when they agree (or there
+// are too few turns to tell).
+func disagreement(live, virtual *StrategyResult) string {
+	if live.Turns+live.FailedTurns < agreeMinTurns || virtual.Turns+virtual.FailedTurns < agreeMinTurns {
+		return ""
+	}
+	var diffs []string
+	if l, v := live.AnswerLatencyMs.AnsweredShare, virtual.AnswerLatencyMs.AnsweredShare; math.Abs(l-v) > agreeShare {
+		diffs = append(diffs, fmt.Sprintf("answered share %.2f vs %.2f", l, v))
+	}
+	if l, v := live.TurnLatencyMs.P50, virtual.TurnLatencyMs.P50; relDiff(l, v) > agreeRelative {
+		diffs = append(diffs, fmt.Sprintf("p50 turn latency %.0f ms vs %.0f ms", l, v))
+	}
+	if l, v := live.GoodputPerS, virtual.GoodputPerS; relDiff(l, v) > agreeRelative {
+		diffs = append(diffs, fmt.Sprintf("goodput %.2f/s vs %.2f/s", l, v))
+	}
+	if len(diffs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("live figures differ from the same run in virtual time (%s; tolerance: answered share ±%.2f, p50 and goodput ±%.0f%%): try a larger --time-scale",
+		strings.Join(diffs, ", "), agreeShare, agreeRelative*100)
+}
+
+// relDiff is |a-b| relative to b; 0 when both are 0, +Inf when only b is.
+func relDiff(a, b float64) float64 {
+	switch {
+	case a == b:
+		return 0
+	case b == 0:
+		return math.Inf(1)
+	}
+	return math.Abs(a-b) / math.Abs(b)
 }
 
 func joinReasons(r []string) string {
@@ -114,8 +218,16 @@ type liveRun struct {
 	endOrphan context.CancelFunc
 	invalid   string
 	result    StrategyResult
-	offered   float64
-	arrived   int64
+	// abort ends the run early; crash and crashStack hold the first panic
+	// of the run's goroutines, raised again by the goroutine that waits for
+	// them (repanic), so that it reaches the caller instead of killing the
+	// process from a goroutine nobody can recover.
+	abort      context.CancelFunc
+	crashOnce  sync.Once
+	crash      any
+	crashStack []byte
+	offered    float64
+	arrived    int64
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
@@ -134,7 +246,10 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		svcs = append(svcs, ModelConfig(&orig.Services[i]))
 		names[i] = orig.Services[i].Name
 	}
-	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, TimeScale: f, Warn: io.Discard})
+	// No bound on connections: an unbounded strategy may hold more than the
+	// default at once, and queueing them in the accept backlog would show up
+	// as latency the scenario does not have.
+	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, TimeScale: f, Warn: io.Discard, MaxConns: -1})
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +276,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	l.abort = cancel
 	var wg sync.WaitGroup
 	l.start = time.Now()
 	// Turns still running well after the end are cut off, as the virtual
@@ -171,6 +287,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer l.recoverPanic()
 			t := time.NewTicker(100 * time.Millisecond)
 			defer t.Stop()
 			for {
@@ -190,6 +307,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 			sessions.Add(1)
 			go func() {
 				defer sessions.Done()
+				defer l.recoverPanic()
 				l.session(runCtx, s)
 			}()
 		}
@@ -198,6 +316,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		sessions.Add(1)
 		go func() {
 			defer sessions.Done()
+			defer l.recoverPanic()
 			l.arrivals(runCtx, &sessions)
 		}()
 	}
@@ -207,6 +326,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	l.runner.Close()
 	l.endOrphan()
 	l.readers.Wait()
+	l.repanic()
 	l.judge(ctx)
 
 	stats := srv.Stats()
@@ -223,6 +343,23 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		return l, ctx.Err()
 	}
 	return l, nil
+}
+
+// recoverPanic, deferred at the top of each of the run's goroutines, keeps
+// the first panic and ends the run.
+func (l *liveRun) recoverPanic() {
+	if r := recover(); r != nil {
+		l.crashOnce.Do(func() { l.crash, l.crashStack = r, debug.Stack() })
+		l.abort()
+	}
+}
+
+// repanic raises the kept panic, if any, in the calling goroutine, with the
+// stack of the goroutine where it happened.
+func (l *liveRun) repanic() {
+	if l.crash != nil {
+		panic(fmt.Sprintf("%v\n\nin a live run's goroutine:\n%s", l.crash, l.crashStack))
+	}
 }
 
 // liveBuckets keeps the client's token buckets at their unscaled capacity:
@@ -278,6 +415,7 @@ func (l *liveRun) arrivals(ctx context.Context, turns *sync.WaitGroup) {
 		turns.Add(1)
 		go func() {
 			defer turns.Done()
+			defer l.recoverPanic()
 			l.turn(ctx, trng, intended)
 		}()
 		l.mu.Lock()
@@ -341,6 +479,7 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) 
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					defer l.recoverPanic()
 					l.subagent(tctx, srng)
 				}()
 			}
@@ -480,6 +619,7 @@ func (l *liveRun) readerOnly(exec sched.Executor) sched.Executor {
 		l.readers.Add(1)
 		go func() {
 			defer l.readers.Done()
+			defer l.recoverPanic()
 			start := time.Now()
 			out := exec(l.orphans, call, n)
 			if o.deliver(out) {

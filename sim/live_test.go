@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +85,85 @@ func TestLiveAgreesWithVirtual(t *testing.T) {
 	if l.Calls == 0 || l.Attempts < l.Calls || live.Mode != "live" {
 		t.Errorf("live results: %+v", l)
 	}
+}
+
+func TestDisagreement(t *testing.T) {
+	virtual := StrategyResult{Turns: 100, GoodputPerS: 10,
+		TurnLatencyMs: Summary{P50: 1000}, AnswerLatencyMs: AnswerSummary{AnsweredShare: 0.9}}
+	with := func(f func(*StrategyResult)) StrategyResult {
+		s := virtual
+		f(&s)
+		return s
+	}
+	tests := []struct {
+		name string
+		live StrategyResult
+		want []string // substrings; none: agreement
+	}{
+		{"the same", virtual, nil},
+		{"within every bound", with(func(s *StrategyResult) {
+			s.TurnLatencyMs.P50, s.GoodputPerS, s.AnswerLatencyMs.AnsweredShare = 1240, 7.6, 0.81
+		}), nil},
+		{"p50 3x (the reproducer at 0.01)", with(func(s *StrategyResult) { s.TurnLatencyMs.P50 = 3000 }),
+			[]string{"p50 turn latency 3000 ms vs 1000 ms"}},
+		{"answered share down 0.2", with(func(s *StrategyResult) { s.AnswerLatencyMs.AnsweredShare = 0.7 }),
+			[]string{"answered share 0.70 vs 0.90"}},
+		{"goodput halved", with(func(s *StrategyResult) { s.GoodputPerS = 5 }), []string{"goodput 5.00/s vs 10.00/s"}},
+		{"too few turns to tell", with(func(s *StrategyResult) { s.Turns, s.TurnLatencyMs.P50 = 10, 3000 }), nil},
+	}
+	for _, tt := range tests {
+		got := disagreement(&tt.live, &virtual)
+		if len(tt.want) == 0 && got != "" {
+			t.Errorf("%s: %q, want agreement", tt.name, got)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) || !strings.Contains(got, "tolerance") {
+				t.Errorf("%s: %q, want %q and the tolerance", tt.name, got, w)
+			}
+		}
+	}
+}
+
+// Every strategy of a live run whose timing the scale breaks is marked
+// invalid on its own result, not only at the top.
+func TestLiveInvalidPerStrategy(t *testing.T) {
+	sc := small()
+	sc.Duration = 20 * time.Second
+	sc.Services[0].Headers = scenarios.HeadersAnthropic // whole-second Retry-After
+	res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Strategies) != 1 || !strings.Contains(res.Strategies[0].Invalid, "rounds Retry-After") || res.Invalid == "" {
+		t.Errorf("invalid: top %q, strategies %+v", res.Invalid, res.Strategies)
+	}
+}
+
+// A panic in one of a live run's goroutines reaches the goroutine that
+// waits for them, where the command's recover can report it as a bug,
+// instead of killing the process.
+func TestLivePanicReachesTheCaller(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l := &liveRun{abort: cancel}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer l.recoverPanic()
+		var calls []int
+		_ = calls[3] // index out of range
+	}()
+	<-done
+	if ctx.Err() == nil {
+		t.Error("the panic did not end the run")
+	}
+	defer func() {
+		r := recover()
+		msg, _ := r.(string)
+		if !strings.Contains(msg, "index out of range") || !strings.Contains(msg, "live_test.go") {
+			t.Errorf("repanic raised %v, want the panic and its goroutine's stack", r)
+		}
+	}()
+	l.repanic()
+	t.Error("repanic returned")
 }

@@ -32,7 +32,9 @@ type Results struct {
 	// Partial is set when the run was interrupted; the figures cover what was measured.
 	Partial bool `json:"partial,omitempty"`
 	// Invalid, when not empty, says why the figures cannot be trusted
-	// (a live run the machine could not keep up with, say).
+	// (a live run the machine could not keep up with, say): every reason
+	// of every strategy, each prefixed with its strategy's name, and the
+	// reasons that apply to all. StrategyResult.Invalid says it per strategy.
 	Invalid    string           `json:"invalid,omitempty"`
 	Strategies []StrategyResult `json:"strategies"`
 	// Seeds lists the seeds of a run over several (run --seeds N): Seed
@@ -57,6 +59,10 @@ type StrategyResult struct {
 	Name string `json:"name"`
 	// MaxInFlight is the strategy's global cap (0: unbounded).
 	MaxInFlight int `json:"max_in_flight"`
+	// Invalid, when not empty, says why this strategy's figures cannot be
+	// trusted (a live run the machine could not keep the timing of); such a
+	// strategy is never marked best.
+	Invalid string `json:"invalid,omitempty"`
 	// Turns and Calls count completed turns and their calls; Attempts counts calls plus retries.
 	Turns int64 `json:"turns"`
 	// FailedTurns counts turns with a failed or cancelled part;
