@@ -21,17 +21,20 @@ func (c *Core) finish(cs *callState, class Class, value any, err error) {
 		return
 	}
 	c.decide(cs, class, value, err)
-	c.settling = append(c.settling, settled{cs, err})
 	if c.inFinish {
+		c.settling = append(c.settling, settled{cs, err})
 		return
 	}
 	c.inFinish = true
-	for i := 0; i < len(c.settling); i++ {
-		f := c.settling[i]
-		c.settling[i] = settled{}
-		c.moveOn(f.cs, f.err)
+	c.moveOn(cs, err)
+	if len(c.settling) > 0 {
+		for i := 0; i < len(c.settling); i++ {
+			f := c.settling[i]
+			c.settling[i] = settled{}
+			c.moveOn(f.cs, f.err)
+		}
+		c.settling = c.settling[:0]
 	}
-	c.settling = c.settling[:0]
 	c.inFinish = false
 }
 

@@ -27,25 +27,30 @@ func Min[T Int64]() T { return T(math.MinInt64) }
 
 // Add returns a + b, saturated to [MinInt64, MaxInt64].
 func Add[T Int64](a, b T) T {
-	switch {
-	case b > 0 && a > Max[T]()-b:
-		return Max[T]()
-	case b < 0 && a < Min[T]()-b:
-		return Min[T]()
+	s := a + b
+	// The sum overflowed when a and b share a sign that s does not; it
+	// saturates on a's side of zero.
+	if (s^a)&(s^b) < 0 {
+		s = bound(a)
 	}
-	return a + b
+	return s
 }
 
 // Sub returns a − b, saturated to [MinInt64, MaxInt64].
 func Sub[T Int64](a, b T) T {
-	switch {
-	case b < 0 && a > Max[T]()+b:
-		return Max[T]()
-	case b > 0 && a < Min[T]()+b:
-		return Min[T]()
+	s := a - b
+	// The difference overflowed when a and b differ in sign and s does not
+	// have a's; it saturates on a's side of zero.
+	if (a^b)&(a^s) < 0 {
+		s = bound(a)
 	}
-	return a - b
+	return s
 }
+
+// bound returns the bound of T on x's side of zero: MinInt64 when x < 0,
+// else MaxInt64. (x>>63 is −1 for a negative x, else 0, and MaxInt64 ^ −1
+// is MinInt64.) Branch-free and small, so Add and Sub stay cheap to inline.
+func bound[T Int64](x T) T { return T(math.MaxInt64) ^ (x >> 63) }
 
 // Mul returns a × b, saturated to [MinInt64, MaxInt64].
 func Mul[T Int64](a, b T) T {
