@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -143,6 +144,10 @@ type subagent struct {
 }
 
 func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) {
+	if n := sc.Workload.Sessions; n > math.MaxInt32 {
+		// Session events name their session in an int32.
+		return nil, fmt.Errorf("%d sessions is more than the engine's %d: %w", n, math.MaxInt32, ErrTooLarge)
+	}
 	cfg, err := SchedConfig(sc, st)
 	if err != nil {
 		return nil, err

@@ -149,3 +149,39 @@ func TestRunRefusesAboveTheBudget(t *testing.T) {
 		t.Fatalf("no budget: %v", err)
 	}
 }
+
+// TestEstimateOnEveryBuiltin compares the estimate of every built-in
+// scenario (cut to 2 minutes) with a run: the estimate of turns and calls
+// is an upper bound (it assumes no strategy holds the workload back) within
+// a small factor of the busiest strategy, and every built-in fits the
+// default budget with room to spare.
+func TestEstimateOnEveryBuiltin(t *testing.T) {
+	for _, info := range scenarios.List() {
+		t.Run(info.Name, func(t *testing.T) {
+			sc, err := scenarios.Builtin(info.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Duration = min(sc.Duration, 2*time.Minute)
+			est, err := Estimate(sc, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(context.Background(), sc, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var turns, calls int64
+			for _, s := range res.Strategies {
+				turns = max(turns, s.Turns+s.UnfinishedTurns)
+				calls = max(calls, s.Calls)
+			}
+			if est.Turns < float64(turns) || est.Turns > 4*float64(turns) || est.Calls < float64(calls) || est.Calls > 4*float64(calls) {
+				t.Errorf("estimated %.0f turns and %.0f calls; the busiest strategy made %d and %d", est.Turns, est.Calls, turns, calls)
+			}
+			if est.PeakBytes > float64(DefaultMaxMemory)/100 {
+				t.Errorf("estimated %s", bytesString(est.PeakBytes))
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +133,32 @@ func TestHeavyTailedCallCountStopsTheEngine(t *testing.T) {
 	}
 	if e.m.calls > 6*1000 {
 		t.Errorf("%d calls made", e.m.calls)
+	}
+}
+
+// TestHugeRates: limits of 1e308 do not fit the fake service's int64
+// limits. They used to convert to MinInt64 and be reported as negative;
+// they saturate and are reported as too large.
+func TestHugeRates(t *testing.T) {
+	for _, set := range []func(*scenarios.Service){
+		func(s *scenarios.Service) { s.RequestsPerSecond = 1e308 },
+		func(s *scenarios.Service) { s.RequestsPerMinute = 1e308 },
+		func(s *scenarios.Service) { s.TokensPerMinute = 1e308 },
+		func(s *scenarios.Service) { s.RequestsPerSecond, s.Burst = 0.5, 1e308 },
+	} {
+		sc := closed(1, 1)
+		set(&sc.Services[0])
+		_, err := newEngine(sc, &sc.Strategies[0])
+		if err == nil || strings.Contains(err.Error(), "negative") || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("newEngine: %v, want a limit reported as too large", err)
+		}
+	}
+}
+
+// TestTooManySessions: session events carry their session in an int32.
+func TestTooManySessions(t *testing.T) {
+	sc := closed(math.MaxInt32+1, 1)
+	if _, err := newEngine(sc, &sc.Strategies[0]); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("newEngine: %v, want ErrTooLarge", err)
 	}
 }
