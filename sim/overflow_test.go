@@ -162,3 +162,23 @@ func TestTooManySessions(t *testing.T) {
 		t.Errorf("newEngine: %v, want ErrTooLarge", err)
 	}
 }
+
+// TestLongRampOfManySessions: 200,000 sessions over a 24 h ramp. Session
+// i's start, i × Ramp ÷ Sessions, used to overflow in the product and start
+// sessions at negative times, panicking in the collector's timeline.
+func TestLongRampOfManySessions(t *testing.T) {
+	sc := closed(200_000, 1)
+	sc.Workload.Ramp = 24 * time.Hour
+	sc.Duration = 48 * time.Hour
+	w := &sc.Workload
+	for _, i := range []int{0, 1, 106_752, 150_000, 199_999} {
+		want := time.Duration(float64(i) / 200_000 * float64(24*time.Hour))
+		if got := w.SessionStart(i); got < 0 || got-want > time.Microsecond || want-got > time.Microsecond {
+			t.Errorf("SessionStart(%d) = %v, want %v", i, got, want)
+		}
+	}
+	e := runOne(t, sc)
+	if e.m.turns != 200_000 {
+		t.Errorf("%d turns, want 200,000", e.m.turns)
+	}
+}
