@@ -7,9 +7,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -158,3 +160,41 @@ func (p *positiveDuration) Decode(ctx *kong.DecodeContext) error {
 
 // D returns the flag as a time.Duration (0: not given).
 func (p positiveDuration) D() time.Duration { return time.Duration(p) }
+
+// byteSize is a memory budget flag: a whole number of bytes with an
+// optional unit, KiB, MiB, GiB (powers of 1,024) or KB, MB, GB (of 1,000).
+type byteSize int64
+
+// Decode reads a size such as 512MiB or 4GiB and refuses zero and negative
+// sizes.
+func (b *byteSize) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("size", &s); err != nil {
+		return err
+	}
+	n, err := parseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func parseByteSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v <= 0 || v*float64(mult) > math.MaxInt64 {
+		return 0, fmt.Errorf("%q is not a size above 0: write it as 512MiB, 4GiB or a number of bytes", s)
+	}
+	return int64(v * float64(mult)), nil
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/simbench/simbench/reports"
@@ -29,6 +30,7 @@ type RunCmd struct {
 	AllowInvalid bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
 	Seeds        int              `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
 	Columns      []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
+	MaxMemory    byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
 	NoRecommend  bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
 	Stdout       io.Writer        `kong:"-"` // nil: os.Stdout
 
@@ -54,7 +56,14 @@ func (c *RunCmd) Run() error {
 	if c.Seeds < 0 || (c.Seeds > 1 && c.Live) {
 		return codedError{fmt.Errorf("--seeds %d: want at least 1, and one seed with --live", c.Seeds), exitInvalid}
 	}
-	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: c.Seeds}
+	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: c.Seeds, MaxMemory: int64(c.MaxMemory)}
+	budget := opts.MaxMemory
+	if budget == 0 {
+		budget = sim.DefaultMaxMemory
+	}
+	// The binary collects garbage lazily (sim.GCPercent); a soft limit at
+	// the budget keeps the heap within it when the live set grows.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(budget))
 	if _, err := opts.Apply(sc); err != nil {
 		return codedError{err, exitInvalid}
 	}

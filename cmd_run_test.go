@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +129,24 @@ func TestRunLiveInvalidExits3(t *testing.T) {
 	cmd.Stdout = &bytes.Buffer{}
 	if err := cmd.Run(); err != nil {
 		t.Errorf("with --allow-invalid: %v, want exit 0", err)
+	}
+}
+
+// A run past its memory budget is refused before it allocates: invalid
+// input, exit 2, saying what to change.
+func TestRunPastMemoryBudgetIsExit2(t *testing.T) {
+	err := (&RunCmd{Scenario: "tier3", MaxMemory: 1 << 20, Out: t.TempDir(), NoReports: true, Stdout: &bytes.Buffer{}}).Run()
+	if exitCode(err) != exitInvalid || !strings.Contains(fmt.Sprint(err), "above the budget of 1.0 MiB") {
+		t.Errorf("err = %v (exit %d), want exit %d naming the budget", err, exitCode(err), exitInvalid)
+	}
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "4GiB": 4 << 30, "2GB": 2e9, "1000": 1000} {
+		if got, err := parseByteSize(in); err != nil || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"0", "-1GiB", "lots", "1e30GiB"} {
+		if _, err := parseByteSize(bad); err == nil {
+			t.Errorf("parseByteSize(%q) accepted", bad)
+		}
 	}
 }

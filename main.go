@@ -202,6 +202,9 @@ func exitCode(err error) int {
 	if errors.As(err, &ec) {
 		return ec.ExitCode()
 	}
+	if errors.Is(err, sim.ErrTooLarge) {
+		return exitInvalid // a scenario too large for the memory budget
+	}
 	return exitFailure
 }
 

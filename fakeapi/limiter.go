@@ -3,6 +3,8 @@ package fakeapi
 import (
 	"sort"
 	"time"
+
+	"github.com/simbench/simbench/internal/satmath"
 )
 
 // never is the wait of a request that no amount of waiting admits.
@@ -76,7 +78,7 @@ func (l *limiter) advance(now time.Duration) {
 			l.credit += dt * l.limit
 		}
 	case FixedWindow:
-		if now >= l.winStart+l.window {
+		if now >= satmath.Add(l.winStart, l.window) {
 			l.winStart = now - mod(now, l.window)
 			l.used = 0
 		}
@@ -106,21 +108,21 @@ func (l *limiter) wait(now time.Duration, n int64) time.Duration {
 		if l.credit >= need {
 			return 0
 		}
-		return time.Duration(ceilDiv(need-l.credit, l.limit))
+		return time.Duration(ceilDiv(satmath.Sub(need, l.credit), l.limit))
 	case FixedWindow:
-		if l.used+n <= l.limit {
+		if satmath.Add(l.used, n) <= l.limit {
 			return 0
 		}
-		return l.winStart + l.window - now
+		return satmath.Sub(satmath.Add(l.winStart, l.window), now)
 	default: // SlidingWindow
-		if l.total-l.expired+n <= l.limit {
+		if satmath.Add(l.total-l.expired, n) <= l.limit {
 			return 0
 		}
 		// The first entry whose expiry brings the sum low enough.
-		target := l.total + n - l.limit
+		target := satmath.Add(l.total, n) - l.limit
 		live := l.log[l.head:]
 		i := sort.Search(len(live), func(i int) bool { return live[i].cum >= target })
-		return live[i].t + l.window - now
+		return satmath.Sub(satmath.Add(live[i].t, l.window), now)
 	}
 }
 
@@ -132,14 +134,14 @@ func (l *limiter) take(now time.Duration, n int64) {
 	}
 	switch l.alg {
 	case TokenBucket:
-		l.credit -= n * int64(l.window)
+		l.credit = satmath.Sub(l.credit, satmath.Mul(n, int64(l.window)))
 		if floor := -l.capacity * int64(l.window); l.credit < floor {
 			l.credit = floor
 		}
 	case FixedWindow:
-		l.used += n
+		l.used = satmath.Add(l.used, n)
 	case SlidingWindow:
-		l.total += n
+		l.total = satmath.Add(l.total, n)
 		l.log = append(l.log, logEntry{t: now, cum: l.total})
 	}
 }
@@ -152,23 +154,30 @@ func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.D
 		full := l.capacity * int64(l.window)
 		remaining = l.credit / int64(l.window)
 		if l.credit < full {
-			reset = time.Duration(ceilDiv(full-l.credit, l.limit))
+			reset = time.Duration(ceilDiv(satmath.Sub(full, l.credit), l.limit))
 		}
 	case FixedWindow:
-		remaining = l.limit - l.used
+		remaining = satmath.Sub(l.limit, l.used)
 		if l.used > 0 {
-			reset = l.winStart + l.window - now
+			reset = satmath.Sub(satmath.Add(l.winStart, l.window), now)
 		}
 	case SlidingWindow:
-		remaining = l.limit - (l.total - l.expired)
+		remaining = satmath.Sub(l.limit, l.total-l.expired)
 		if l.head < len(l.log) {
-			reset = l.log[len(l.log)-1].t + l.window - now
+			reset = satmath.Sub(satmath.Add(l.log[len(l.log)-1].t, l.window), now)
 		}
 	}
 	return l.limit, max(remaining, 0), reset
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// ceilDiv is a ÷ b rounded up, for b > 0, without overflow.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b > 0 {
+		q++
+	}
+	return q
+}
 
 // mod is the non-negative remainder of t / m.
 func mod(t, m time.Duration) time.Duration {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/simbench/simbench/internal/satmath"
 )
 
 // ID names one admitted request until Finish or Cancel. The zero ID is never
@@ -315,7 +317,9 @@ func (m *Model) Arrive(now time.Duration, r Request) Decision {
 	if r.Malformed || r.Tokens < 0 || r.OutputTokens < 0 {
 		return m.reject(d, KindBadRequest, 400)
 	}
-	n := r.Tokens + r.OutputTokens
+	// Saturating: two huge counts must not wrap to a small or negative sum
+	// that the token limit would then let through.
+	n := satmath.Add(r.Tokens, r.OutputTokens)
 	d.Tokens = n
 	if t.hasTPM && n > t.tpm.max() {
 		d.Limit = LimitTPM
@@ -371,7 +375,7 @@ func (m *Model) Arrive(now time.Duration, r Request) Decision {
 	}
 	m.quotas(now, t, &d)
 	m.c.accepted++
-	m.c.tokens += n
+	m.c.tokens = satmath.Add(m.c.tokens, n)
 	m.tick(now, true)
 
 	lat := m.lat.draw()
@@ -445,7 +449,7 @@ func (m *Model) limited(now time.Duration, r Request, t *tenant, d Decision, wai
 	d.Kind, d.Status = KindRateLimited, 429
 	d.RetryAfter, d.HasRetryAfter = m.advertise(wait)
 	if d.HasRetryAfter {
-		if at := now + d.RetryAfter; at > m.retryAt[r.Client] {
+		if at := satmath.Add(now, d.RetryAfter); at > m.retryAt[r.Client] {
 			m.retryAt[r.Client] = at
 			if len(m.retryAt) >= m.pruneAt {
 				m.pruneRetries(now)
@@ -480,10 +484,11 @@ func (m *Model) advertise(w time.Duration) (time.Duration, bool) {
 	return RoundUp(w, unit), true
 }
 
-// RoundUp rounds d up to a multiple of unit, as providers round retry delays.
+// RoundUp rounds d up to a multiple of unit, as providers round retry
+// delays, saturating at the largest Duration.
 func RoundUp(d, unit time.Duration) time.Duration {
 	if r := d % unit; r != 0 {
-		d += unit - r
+		d = satmath.Add(d, unit-r)
 	}
 	return d
 }
@@ -500,27 +505,63 @@ func (m *Model) quotas(now time.Duration, t *tenant, d *Decision) {
 	}
 }
 
+// maxEpisodeSteps bounds the overload episodes overloaded steps through one
+// at a time on one arrival; past it, it jumps to the phase at the arrival.
+const maxEpisodeSteps = 64
+
 // overloaded reports whether an arrival at now falls into an overload
 // episode and is rejected by it.
+//
+// Episodes alternate with exponential gaps of mean Every. Between arrivals
+// close together the model steps through them one by one, as drawn. When an
+// arrival comes more than maxEpisodeSteps episodes after the last one (a
+// tiny Every, or a long quiet spell), stepping could take as many iterations
+// as nanoseconds; instead the model draws the phase at now from the
+// process's long-run distribution, which is what the steps converge to:
+// now falls inside an episode with probability Length ÷ (Every + Length),
+// with a uniform part of it left; otherwise the gap left is exponential with
+// mean Every, since exponential gaps are memoryless. Either way the work per
+// arrival is bounded.
 func (m *Model) overloaded(now time.Duration) bool {
 	o := &m.cfg.Faults.Overload
 	if o.Every == 0 {
 		return false
 	}
-	gap := func() time.Duration { return time.Duration(m.overload.ExpFloat64() * float64(o.Every)) }
+	gap := func() time.Duration { return satmath.Scale(o.Every, m.overload.ExpFloat64()) }
 	if !m.epInit {
 		m.epInit = true
 		m.epStart = gap()
-		m.epEnd = m.epStart + o.Length
+		m.epEnd = satmath.Add(m.epStart, o.Length)
 	}
-	for now >= m.epEnd {
-		m.epStart = m.epEnd + gap()
-		m.epEnd = m.epStart + o.Length
+	for steps := 0; now >= m.epEnd; steps++ {
+		if steps == maxEpisodeSteps {
+			m.jumpEpisode(now)
+			break
+		}
+		m.epStart = satmath.Add(m.epEnd, gap())
+		m.epEnd = satmath.Add(m.epStart, o.Length)
 	}
 	if now < m.epStart {
 		return false
 	}
 	return o.Rate >= 1 || m.overload.Float64() < o.Rate
+}
+
+// jumpEpisode sets the episode at or after now by drawing the phase of the
+// episode process at now from its long-run distribution (see overloaded).
+func (m *Model) jumpEpisode(now time.Duration) {
+	o := &m.cfg.Faults.Overload
+	every, length := float64(o.Every), float64(o.Length)
+	// The time left in the phase is a real number above 0; the phase ends at
+	// the first whole nanosecond at or after it.
+	left := func(x float64) time.Duration { return satmath.FromFloat[time.Duration](math.Ceil(x)) }
+	if m.overload.Float64()*(every+length) < length {
+		m.epEnd = satmath.Add(now, max(left(length*m.overload.Float64()), 1))
+		m.epStart = satmath.Sub(m.epEnd, o.Length)
+		return
+	}
+	m.epStart = satmath.Add(now, max(left(every*m.overload.ExpFloat64()), 1))
+	m.epEnd = satmath.Add(m.epStart, o.Length)
 }
 
 // tick records one admitted or rate-limited arrival in the timeline.
@@ -578,8 +619,8 @@ func (m *Model) Finish(now time.Duration, id ID, clientGone bool) {
 	case KindOK:
 		if clientGone {
 			m.c.wasted++
-			m.c.wastedNS += int64(now - s.start)
-			m.c.wastedTokens += s.tokens
+			m.c.wastedNS = satmath.Add(m.c.wastedNS, int64(now-s.start))
+			m.c.wastedTokens = satmath.Add(m.c.wastedTokens, s.tokens)
 		} else {
 			m.c.completed++
 		}

@@ -18,6 +18,7 @@ package scenarios
 
 import (
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -114,12 +115,19 @@ type Workload struct {
 }
 
 // SessionStart is when closed-model session i (0 ≤ i < Sessions) begins:
-// i × Ramp ÷ Sessions into the run.
+// i × Ramp ÷ Sessions into the run, rounded down. The product is taken in
+// 128 bits, so it cannot overflow (200,000 sessions over a 24 h ramp pass
+// the range of a Duration).
 func (w *Workload) SessionStart(i int) time.Duration {
-	if w.Sessions == 0 {
+	if w.Sessions <= 0 || i <= 0 || w.Ramp <= 0 {
 		return 0
 	}
-	return time.Duration(i) * w.Ramp / time.Duration(w.Sessions)
+	hi, lo := bits.Mul64(uint64(i), uint64(w.Ramp))
+	if hi >= uint64(w.Sessions) { // i ≥ Sessions: past the ramp
+		return w.Ramp
+	}
+	q, _ := bits.Div64(hi, lo, uint64(w.Sessions))
+	return time.Duration(q)
 }
 
 // Arrival is an open-model arrival process.

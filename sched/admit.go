@@ -3,6 +3,8 @@ package sched
 import (
 	"container/heap"
 	"fmt"
+
+	"github.com/simbench/simbench/internal/satmath"
 )
 
 // pump admits queued calls while slots are free: among the services whose
@@ -83,7 +85,7 @@ func (c *Core) reserve(cs *callState) {
 		spent = t.exhausted
 	case t.attBudget > 0 && t.attUsed >= t.attBudget:
 		spent = fmt.Errorf("the turn's attempt budget of %d is spent: %w", t.attBudget, ErrBudgetExhausted)
-	case t.tokBudget > 0 && t.tokUsed+cs.call.Tokens > t.tokBudget:
+	case t.tokBudget > 0 && satmath.Add(t.tokUsed, cs.call.Tokens) > t.tokBudget:
 		spent = fmt.Errorf("the turn has used %d of its %d-token budget and call %q needs %d: %w", t.tokUsed, t.tokBudget, cs.call.ID, cs.call.Tokens, ErrBudgetExhausted)
 	}
 	if spent != nil {
@@ -113,7 +115,7 @@ func (c *Core) reserve(cs *callState) {
 		cs.tokMark = s.tok.take(at, tokens)
 	}
 	cs.reserved = cs.call.Tokens
-	t.tokUsed += cs.call.Tokens
+	t.tokUsed = satmath.Add(t.tokUsed, cs.call.Tokens)
 	t.attUsed++
 	cs.phase = phaseAdmitted
 	cs.gen++
@@ -151,7 +153,7 @@ func (c *Core) unreserve(cs *callState) {
 	if s.tok != nil {
 		s.tok.refund(float64(cs.reserved), cs.tokMark)
 	}
-	cs.turn.tokUsed -= cs.reserved
+	cs.turn.tokUsed = satmath.Sub(cs.turn.tokUsed, cs.reserved)
 	cs.turn.attUsed--
 	cs.reserved = 0
 }
@@ -173,7 +175,7 @@ func (c *Core) start(cs *callState) {
 	cs.runSince = c.now
 	c.attempts[cs.attempt] = cs
 	if c.cfg.AttemptTimeout > 0 {
-		c.setTimer(timer{at: c.now + c.cfg.AttemptTimeout, kind: timerAttempt, cs: cs, gen: cs.gen})
+		c.setTimer(timer{at: satmath.Add(c.now, c.cfg.AttemptTimeout), kind: timerAttempt, cs: cs, gen: cs.gen})
 	}
 	if c.cfg.Hook != nil {
 		c.emit(Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts)})
@@ -215,13 +217,13 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	c.endAttempt(cs)
 	t := cs.turn
 	if o.HasUsage && cs.svc.tok != nil {
-		diff := o.Tokens - cs.reserved
+		diff := satmath.Sub(o.Tokens, cs.reserved)
 		if diff > 0 {
 			cs.svc.tok.take(c.now, float64(diff))
 		} else {
-			cs.svc.tok.refund(float64(-diff), cs.tokMark)
+			cs.svc.tok.refund(-float64(diff), cs.tokMark)
 		}
-		t.tokUsed += diff
+		t.tokUsed = satmath.Add(t.tokUsed, diff)
 	}
 	cs.status = int32(o.Status)
 	if c.cfg.Hook != nil {
@@ -262,8 +264,10 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	}
 	delay := p.RetryDelay(&o, int(cs.attempts), cs.prevDelay, draw)
 	cs.prevDelay = delay
-	at := c.now + delay
-	if p.Budget > 0 && at-cs.firstStart > p.Budget {
+	// Saturating: a delay too long to represent means "never", not a time
+	// that wrapped around to the past and so "at once".
+	at := satmath.Add(c.now, delay)
+	if p.Budget > 0 && satmath.Sub(at, cs.firstStart) > p.Budget {
 		c.finish(cs, o.Class, nil, fmt.Errorf("a retry after %v would pass call %q's retry budget of %v: %w", delay, cs.call.ID, p.Budget, ErrRetriesExhausted))
 		return
 	}
@@ -274,7 +278,7 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	s := cs.svc
 	server := o.HasRetryAfter && !p.IgnoreRetryAfter
 	if server && o.Class == ClassRateLimited && s.cfg.PauseOnRetryAfter {
-		if until := c.now + o.RetryAfter; until > s.pausedUntil {
+		if until := satmath.Add(c.now, o.RetryAfter); until > s.pausedUntil {
 			s.pausedUntil = until
 			c.setTimer(timer{at: until, kind: timerPause, svc: s})
 			if c.cfg.Hook != nil {

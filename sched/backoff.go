@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/simbench/simbench/internal/satmath"
 )
 
 // Backoff names a policy for the delay before a retry when the server gives none.
@@ -56,14 +58,14 @@ func (p *RetryPolicy) Delay(retry int, prev time.Duration, draw float64) time.Du
 	if retry < 1 {
 		retry = 1
 	}
+	// Delays are computed in float64 and saturate at the longest Duration:
+	// float64(MaxInt64) is 2^63, one past it, so a plain conversion of a
+	// delay at the bound would wrap to a negative one.
 	capped := func(d float64) time.Duration {
 		if p.Cap > 0 && d > float64(p.Cap) {
 			return p.Cap
 		}
-		if d > math.MaxInt64 {
-			return math.MaxInt64
-		}
-		return time.Duration(d)
+		return satmath.FromFloat[time.Duration](d)
 	}
 	exp := func() float64 {
 		return float64(p.Base) * math.Pow(2, float64(retry-1))
@@ -74,10 +76,10 @@ func (p *RetryPolicy) Delay(retry int, prev time.Duration, draw float64) time.Du
 	case BackoffExponential:
 		return capped(exp())
 	case BackoffFullJitter:
-		return time.Duration(draw * float64(capped(exp())))
+		return satmath.Scale(capped(exp()), draw)
 	case BackoffEqualJitter:
 		e := float64(capped(exp()))
-		return time.Duration(e/2 + draw*e/2)
+		return satmath.FromFloat[time.Duration](e/2 + draw*e/2)
 	case BackoffDecorrelatedJitter:
 		if prev < p.Base {
 			prev = p.Base
@@ -92,13 +94,14 @@ func (p *RetryPolicy) Delay(retry int, prev time.Duration, draw float64) time.Du
 // RetryDelay returns the wait before retry number retry after an outcome,
 // honouring the server's delay as a floor: with a server delay d the result is
 // d + draw×RetryAfterJitter, never less than d; without one it is Delay.
+// The sum saturates at the longest Duration.
 func (p *RetryPolicy) RetryDelay(o *Outcome, retry int, prev time.Duration, draw float64) time.Duration {
 	if o.HasRetryAfter && !p.IgnoreRetryAfter {
 		d := o.RetryAfter
 		if d < 0 {
 			d = 0
 		}
-		return d + time.Duration(draw*float64(p.RetryAfterJitter))
+		return satmath.Add(d, satmath.Scale(p.RetryAfterJitter, draw))
 	}
 	return p.Delay(retry, prev, draw)
 }

@@ -3,6 +3,8 @@ package sched
 import (
 	"math"
 	"time"
+
+	"github.com/simbench/simbench/internal/satmath"
 )
 
 // bucket is a token bucket kept as a theoretical arrival time (GCRA): tat is
@@ -28,23 +30,25 @@ func newBucket(perMinute, burst, headroom float64) *bucket {
 	return &bucket{rate: perMinute * headroom / 60, capacity: burst * headroom, tat: math.MinInt64 / 2, maxAt: math.MinInt64 / 2}
 }
 
-// span is the time the bucket takes to refill n tokens, rounded up.
+// span is the time the bucket takes to refill n tokens, rounded up and
+// saturated: a rate too small to refill n tokens within the range of a
+// Duration takes forever, never a negative time.
 func (b *bucket) span(n float64) time.Duration {
-	return time.Duration(math.Ceil(n * 1e9 / b.rate))
+	return satmath.FromFloat[time.Duration](math.Ceil(n * 1e9 / b.rate))
 }
 
 // earliest returns the first time at or after now at which n tokens can be
 // taken, given every reservation made so far.
 func (b *bucket) earliest(now time.Duration, n float64) time.Duration {
-	return max(now, b.tat-time.Duration(math.Floor((b.capacity-n)*1e9/b.rate)))
+	return max(now, satmath.Sub(b.tat, satmath.FromFloat[time.Duration](math.Floor((b.capacity-n)*1e9/b.rate))))
 }
 
 // take reserves n tokens for time at (which earliest allowed) and returns a
 // mark to pass to refund.
 func (b *bucket) take(at time.Duration, n float64) time.Duration {
 	sp := b.span(n)
-	b.tat = max(b.tat, at) + sp
-	b.spent += sp
+	b.tat = satmath.Add(max(b.tat, at), sp)
+	b.spent = satmath.Add(b.spent, sp)
 	b.maxAt = max(b.maxAt, at)
 	return b.spent
 }
@@ -56,7 +60,7 @@ func (b *bucket) take(at time.Duration, n float64) time.Duration {
 // bucket would be in had the refunded take been smaller. Tokens the bound
 // withholds are forfeited: the limit is kept at the cost of some capacity.
 func (b *bucket) refund(n float64, mark time.Duration) {
-	b.tat = max(b.tat-b.span(n), b.maxAt+(b.spent-mark))
+	b.tat = max(satmath.Sub(b.tat, b.span(n)), satmath.Add(b.maxAt, satmath.Sub(b.spent, mark)))
 }
 
 // available returns the tokens the bucket holds at now (negative: in debt).
@@ -64,5 +68,5 @@ func (b *bucket) available(now time.Duration) float64 {
 	if b.tat <= now {
 		return b.capacity
 	}
-	return b.capacity - float64(b.tat-now)*b.rate/1e9
+	return b.capacity - float64(satmath.Sub(b.tat, now))*b.rate/1e9
 }

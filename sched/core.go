@@ -41,6 +41,11 @@ type Core struct {
 	wake     time.Duration
 	wakeSet  bool
 	maxRetry time.Duration
+
+	// settling is finish's worklist of decided calls whose consequences are
+	// pending; inFinish says an outer finish is draining it.
+	settling []settled
+	inFinish bool
 }
 
 type serviceState struct {

@@ -5,13 +5,48 @@ import (
 	"fmt"
 )
 
-// finish decides a call's one result and lets everything waiting on it move:
-// its slots, its turn's fan-out room, the next write to its resource, its
-// dependents, and in all-or-nothing mode its siblings.
+// finish decides a call's one result at once, then lets everything waiting
+// on it move: its slots, its turn's fan-out room, the next write to its
+// resource, its dependents, and in all-or-nothing mode its siblings.
+//
+// Moving on can finish other calls (a failed call's dependents, a cancelled
+// turn's siblings), which can finish more. Rather than recursing once per
+// call — a chain of a million dependents would overflow the stack — the
+// outermost finish keeps a worklist: a nested finish decides its call's
+// result and appends it, and the outermost one lets the calls on the list
+// move in the order they were decided. So when finish returns to a caller
+// outside it, every consequence has been handled.
 func (c *Core) finish(cs *callState, class Class, value any, err error) {
 	if cs.done {
 		return
 	}
+	c.decide(cs, class, value, err)
+	if c.inFinish {
+		c.settling = append(c.settling, settled{cs, err})
+		return
+	}
+	c.inFinish = true
+	c.moveOn(cs, err)
+	if len(c.settling) > 0 {
+		for i := 0; i < len(c.settling); i++ {
+			f := c.settling[i]
+			c.settling[i] = settled{}
+			c.moveOn(f.cs, f.err)
+		}
+		c.settling = c.settling[:0]
+	}
+	c.inFinish = false
+}
+
+// settled is a call whose result is decided and whose consequences are not
+// yet handled.
+type settled struct {
+	cs  *callState
+	err error
+}
+
+// decide records a call's result and emits it.
+func (c *Core) decide(cs *callState, class Class, value any, err error) {
 	cs.done = true
 	cs.gen++
 	t := cs.turn
@@ -54,7 +89,11 @@ func (c *Core) finish(cs *callState, class Class, value any, err error) {
 		c.emit(Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class})
 	}
 	c.out = append(c.out, Action{Kind: ActResult, TurnID: t.id, Tag: t.tag, Result: r})
+}
 
+// moveOn lets everything waiting on a decided call move; err is its error.
+func (c *Core) moveOn(cs *callState, err error) {
+	t := cs.turn
 	if cs.active {
 		cs.active = false
 		t.active--

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -53,8 +54,11 @@ type waiter struct {
 }
 
 // NewRunner starts a Runner for cfg that runs attempts with exec. Call Close
-// to stop it.
+// to stop it. A nil exec is refused with an error: it could run no call.
 func NewRunner(cfg Config, exec Executor) (*Runner, error) {
+	if exec == nil {
+		return nil, errors.New("sched: NewRunner needs an executor, got nil")
+	}
 	core, err := New(cfg)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/internal/satmath"
 )
 
 type callPhase uint8
@@ -115,7 +117,7 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		ts.attBudget = c.cfg.TurnAttemptBudget
 	}
 	if d := orDefault(t.Timeout, c.cfg.TurnTimeout); d > 0 {
-		ts.deadline = c.now + d
+		ts.deadline = satmath.Add(c.now, d)
 		c.setTimer(timer{at: ts.deadline, kind: timerTurn, turn: ts})
 	}
 	c.turns[ts.id] = ts
@@ -131,7 +133,7 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		*cs = callState{turn: ts, idx: int32(i), call: call, svc: c.service(call.Service), seq: c.seq, waitSince: c.now}
 		ts.results[i] = Result{ID: call.ID, Index: i}
 		if d := orDefault(call.Timeout, c.cfg.CallTimeout); d > 0 {
-			cs.deadline = c.now + d
+			cs.deadline = satmath.Add(c.now, d)
 		}
 		if ts.deadline > 0 && (cs.deadline == 0 || ts.deadline < cs.deadline) {
 			cs.deadline = ts.deadline

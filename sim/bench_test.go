@@ -28,7 +28,7 @@ func engineScenario(n int) *scenarios.Scenario {
 func BenchmarkEngine(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
 	sc := engineScenario(1_000_000)
-	var calls int64
+	var calls, events int64
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
@@ -39,10 +39,12 @@ func BenchmarkEngine(b *testing.B) {
 		}
 		e.run(context.Background(), nil)
 		calls += e.m.calls
+		events += e.processed
 	}
 	b.StopTimer()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(events)/float64(calls), "events/call")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(calls), "allocs/call")
 }
 

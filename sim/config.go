@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -86,12 +87,14 @@ func requestBurst(svc *scenarios.Service) float64 {
 }
 
 // ModelConfig returns the fake service model a scenario service describes.
+// Rates too large for an int64 saturate, so the model's validation reports
+// them as too large rather than as negative.
 func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 	cfg := fakeapi.ServiceConfig{
 		Name:          svc.Name,
-		RPS:           int64(svc.RequestsPerSecond),
-		RPM:           int64(math.Ceil(svc.RequestsPerMinute)),
-		TPM:           int64(math.Ceil(svc.TokensPerMinute)),
+		RPS:           satmath.FromFloat[int64](svc.RequestsPerSecond),
+		RPM:           satmath.FromFloat[int64](math.Ceil(svc.RequestsPerMinute)),
+		TPM:           satmath.FromFloat[int64](math.Ceil(svc.TokensPerMinute)),
 		MaxConcurrent: svc.MaxConcurrent,
 		Algorithm:     fakeapi.Algorithm(svc.Limiter),
 		CountRejected: svc.CountRejected,
@@ -115,14 +118,14 @@ func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 		// The model counts whole requests per window: a fractional rate per
 		// second becomes the equivalent (tighter) rate per minute.
 		cfg.RPS = 0
-		if rpm := int64(math.Floor(r * 60)); cfg.RPM == 0 || rpm < cfg.RPM {
+		if rpm := satmath.FromFloat[int64](math.Floor(r * 60)); cfg.RPM == 0 || rpm < cfg.RPM {
 			cfg.RPM = max(rpm, 1)
 		}
 	}
 	if cfg.Algorithm == "" || cfg.Algorithm == fakeapi.TokenBucket {
 		cfg.Algorithm = fakeapi.TokenBucket
 		if cfg.RPS > 0 || cfg.RPM > 0 {
-			cfg.Burst = int64(math.Ceil(requestBurst(svc)))
+			cfg.Burst = satmath.FromFloat[int64](math.Ceil(requestBurst(svc)))
 		}
 	}
 	for _, k := range svc.Keys {

@@ -3,10 +3,12 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -46,6 +48,14 @@ type engine struct {
 	m         *collector
 	// cutOff is set when the run stopped at the drain limit with work left.
 	cutOff bool
+	// maxTurnCalls bounds the calls (and subagents) one turn may draw: a
+	// turn past it would need more memory than the run's budget, so the run
+	// stops with err wrapping ErrTooLarge instead.
+	maxTurnCalls int
+	// err is why the run stopped early, when it did for a reason of its own.
+	err error
+	// processed counts the events processed.
+	processed int64
 	// onArrive, when set (tests), sees every decision a service makes.
 	onArrive func(now time.Duration, d *fakeapi.Decision)
 }
@@ -81,8 +91,12 @@ func (e *engine) freeAttempt(i int32) {
 	e.free = append(e.free, i)
 }
 
-// scheduleCancel schedules a cancel of tr at time at.
+// scheduleCancel schedules a cancel of tr at time at, unless at is past the
+// drain limit, where the run ends before it.
 func (e *engine) scheduleCancel(at time.Duration, tr *turnRun) {
+	if at > e.stop {
+		return
+	}
 	var i int32
 	if n := len(e.freeC); n > 0 {
 		i = e.freeC[n-1]
@@ -130,6 +144,10 @@ type subagent struct {
 }
 
 func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) {
+	if n := sc.Workload.Sessions; n > math.MaxInt32 {
+		// Session events name their session in an int32.
+		return nil, fmt.Errorf("%d sessions is more than the engine's %d: %w", n, math.MaxInt32, ErrTooLarge)
+	}
 	cfg, err := SchedConfig(sc, st)
 	if err != nil {
 		return nil, err
@@ -140,10 +158,10 @@ func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) 
 		return nil, fmt.Errorf("strategy %q: %w", st.Name, err)
 	}
 	e := &engine{
-		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: sc.Duration + max(sc.Duration/2, time.Minute),
+		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: satmath.Add(sc.Duration, max(sc.Duration/2, time.Minute)),
 		core: core, attempts: newAttemptIndex(),
 		transport: st.CancelAt != scenarios.CancelAtReader, serialize: st.SerializeWrites,
-		arrivals: stream(sc.Seed, "arrivals"),
+		arrivals: stream(sc.Seed, "arrivals"), maxTurnCalls: maxTurnCalls(DefaultMaxMemory),
 	}
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
@@ -183,7 +201,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 	} else {
 		e.schedule(event{at: 0, kind: evArrival})
 	}
-	for n := 0; len(e.events) > 0; n++ {
+	for n := 0; len(e.events) > 0 && e.err == nil; n++ {
 		if n%progressEvery == 0 {
 			if ctx.Err() != nil {
 				return false
@@ -193,6 +211,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 			}
 		}
 		ev := e.events.pop()
+		e.processed++
 		if ev.at > e.stop {
 			e.cutOff = true
 			break
@@ -206,7 +225,12 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		case evArrival:
 			if e.now < e.end {
 				e.startTurn(-1)
-				e.schedule(event{at: e.now + e.wl.interarrival(e.arrivals), kind: evArrival})
+				// Arrivals at or after the end start nothing: not scheduling
+				// them keeps a gap too long for a Duration from counting
+				// as work cut off.
+				if next := satmath.Add(e.now, e.wl.interarrival(e.arrivals)); next < e.end {
+					e.schedule(event{at: next, kind: evArrival})
+				}
 			}
 		case evSession:
 			if s := int(ev.ref); e.now < e.end && (w.Turns == 0 || e.m.sessionTurns(s) < w.Turns) {
@@ -244,10 +268,10 @@ func (e *engine) startTurn(session int) {
 	e.m.turnBegun(e.now)
 	c := &e.sc.Workload.Cancel
 	if c.Probability > 0 && tr.rng.Float64() < c.Probability {
-		e.scheduleCancel(e.now+e.wl.cancelAt.duration(tr.rng), tr)
+		e.scheduleCancel(satmath.Add(e.now, e.wl.cancelAt.duration(tr.rng)), tr)
 	}
 	if c.ParentTimeout > 0 {
-		e.scheduleCancel(e.now+c.ParentTimeout, tr)
+		e.scheduleCancel(satmath.Add(e.now, c.ParentTimeout), tr)
 	}
 	if e.wl.llm != nil {
 		e.submit(tr, &part{tr: tr, kind: partLLM}, sched.Turn{Calls: e.wl.llmCall(tr.rng, e.wl.llm, &e.serial)})
@@ -257,8 +281,19 @@ func (e *engine) startTurn(session int) {
 }
 
 func (e *engine) toolPhase(tr *turnRun) {
-	calls := e.wl.calls(tr.rng, e.wl.groups, e.serialize, &e.serial)
+	calls, err := e.wl.callsUpTo(tr.rng, e.wl.groups, e.serialize, &e.serial, e.maxTurnCalls)
+	if err != nil {
+		e.fail(err)
+		return
+	}
 	e.submit(tr, &part{tr: tr, kind: partTools}, sched.Turn{Calls: calls})
+}
+
+// fail stops the run with err (the first one wins).
+func (e *engine) fail(err error) {
+	if e.err == nil {
+		e.err = fmt.Errorf("strategy %q at %v: %w", e.st.Name, e.now, err)
+	}
 }
 
 // submit hands one part of a turn to the scheduler.
@@ -324,6 +359,10 @@ func (e *engine) partDone(p *part, res *sched.TurnResult) {
 			}
 			if sg := e.wl.sub; sg != nil && ok {
 				n := sg.count.count(tr.rng) // a draw of 0 runs no subagent
+				if n > e.maxTurnCalls {
+					e.fail(tooManyInTurn("subagents", int64(n), e.maxTurnCalls))
+					break
+				}
 				for range n {
 					e.iterate(tr, &subagent{})
 				}
@@ -341,24 +380,44 @@ func (e *engine) partDone(p *part, res *sched.TurnResult) {
 	}
 }
 
-// iterate starts a subagent's next iteration.
+// iterate starts a subagent's next iteration. Iterations that make no call
+// follow one another in a loop, not by recursion, so a subagent of many
+// empty iterations cannot exhaust the stack.
 func (e *engine) iterate(tr *turnRun, s *subagent) {
-	s.iteration++
 	sg := e.wl.sub
-	if sg.llm != nil {
-		e.submit(tr, &part{tr: tr, kind: partSubLLM, sub: s}, e.budgeted(sg, s, e.wl.llmCall(tr.rng, sg.llm, &e.serial)))
-		return
+	for {
+		s.iteration++
+		if sg.llm != nil {
+			e.submit(tr, &part{tr: tr, kind: partSubLLM, sub: s}, e.budgeted(sg, s, e.wl.llmCall(tr.rng, sg.llm, &e.serial)))
+			return
+		}
+		if e.subCalls(tr, s) || e.subDone(tr, s) {
+			return
+		}
 	}
-	e.subTools(tr, s)
 }
 
+// subTools submits a subagent iteration's tool calls after its model call,
+// or moves on when it makes none.
 func (e *engine) subTools(tr *turnRun, s *subagent) {
-	calls := e.wl.calls(tr.rng, e.wl.sub.groups, e.serialize, &e.serial)
-	if len(calls) == 0 {
+	if !e.subCalls(tr, s) {
 		e.afterIteration(tr, s)
-		return
+	}
+}
+
+// subCalls submits a subagent iteration's tool calls and reports whether it
+// made any (or the run failed).
+func (e *engine) subCalls(tr *turnRun, s *subagent) bool {
+	calls, err := e.wl.callsUpTo(tr.rng, e.wl.sub.groups, e.serialize, &e.serial, e.maxTurnCalls)
+	if err != nil {
+		e.fail(err)
+		return true
+	}
+	if len(calls) == 0 {
+		return false
 	}
 	e.submit(tr, &part{tr: tr, kind: partSubTools, sub: s}, e.budgeted(e.wl.sub, s, calls))
+	return true
 }
 
 // budgeted turns a subagent's remaining token budget into the sched turn's
@@ -369,19 +428,23 @@ func (e *engine) budgeted(sg *subGen, s *subagent, calls []sched.Call) sched.Tur
 		t.TokenBudget = max(1, sg.budget-s.spent)
 	}
 	for i := range calls {
-		s.spent += calls[i].Tokens
+		s.spent = satmath.Add(s.spent, calls[i].Tokens)
 	}
 	return t
 }
 
 // afterIteration ends a subagent or starts its next iteration.
 func (e *engine) afterIteration(tr *turnRun, s *subagent) {
-	sg := e.wl.sub
-	done := s.iteration >= sg.maxIterations || (sg.budget > 0 && s.spent >= sg.budget) ||
-		(sg.finish > 0 && tr.rng.Float64() < sg.finish)
-	if !done {
+	if !e.subDone(tr, s) {
 		e.iterate(tr, s)
 	}
+}
+
+// subDone reports whether a subagent ends after its current iteration.
+func (e *engine) subDone(tr *turnRun, s *subagent) bool {
+	sg := e.wl.sub
+	return s.iteration >= sg.maxIterations || (sg.budget > 0 && s.spent >= sg.budget) ||
+		(sg.finish > 0 && tr.rng.Float64() < sg.finish)
 }
 
 // finishTurn records a finished agent turn and, in the closed model,
@@ -390,14 +453,16 @@ func (e *engine) finishTurn(tr *turnRun) {
 	e.live--
 	e.m.turn(e.now, e.now-tr.start, tr.failed || tr.cancelled)
 	if tr.session >= 0 {
-		next := e.now + e.wl.think.duration(tr.rng)
+		next := satmath.Add(e.now, e.wl.think.duration(tr.rng))
 		if next == tr.start {
 			// A turn that failed at once with no think time would start the
 			// next at the same instant, forever: virtual time would never
 			// move. An agent needs some time between turns.
 			next += minTurnGap
 		}
-		e.schedule(event{at: next, kind: evSession, ref: int32(tr.session)})
+		if next < e.end { // later session events start nothing
+			e.schedule(event{at: next, kind: evSession, ref: int32(tr.session)})
+		}
 	}
 }
 
@@ -456,7 +521,7 @@ func (e *engine) start(a *sched.Action) {
 	case d.Kind == fakeapi.KindHang:
 		// no response: the scheduler's timeout or a cancel ends it
 	case d.Admitted():
-		e.schedule(event{at: e.now + d.Latency, kind: evResponse, ref: i})
+		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i})
 	default:
 		e.schedule(event{at: e.now, kind: evResponse, ref: i})
 	}

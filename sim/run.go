@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +38,10 @@ type Options struct {
 	// virtual time simulated so far out of total. It must be safe for
 	// concurrent use.
 	Progress func(strategy string, done, total time.Duration)
+	// MaxMemory is the run's memory budget in bytes (0: DefaultMaxMemory;
+	// below 0: none). Run refuses a run whose Estimate passes it, and stops
+	// a run in which one turn draws more calls than fit it, with ErrTooLarge.
+	MaxMemory int64
 }
 
 // Apply returns a copy of sc with the options' overrides applied, or an
@@ -77,10 +80,20 @@ func (o *Options) Apply(sc *scenarios.Scenario) (*scenarios.Scenario, error) {
 // engine, so the results do not depend on scheduling: the same scenario and
 // seed give the same results, bit for bit. When ctx ends first, Run returns
 // what was measured with Partial set, and ctx.Err().
+//
+// Before it allocates anything, Run estimates the run's memory (Estimate)
+// and returns a *TooLargeError, which wraps ErrTooLarge, when the estimate
+// passes opts.MaxMemory; a turn that draws more calls than fit the budget
+// stops the run with an error wrapping ErrTooLarge and no results.
 func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, error) {
 	sc, err := opts.Apply(sc)
 	if err != nil {
 		return nil, err
+	}
+	par := parallel(opts, len(sc.Strategies))
+	budget := opts.budget()
+	if est := estimate(sc, par); budget > 0 && !(est.PeakBytes <= float64(budget)) {
+		return nil, &TooLargeError{Estimate: est, Budget: budget}
 	}
 	res := &Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
@@ -92,10 +105,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 		if engines[i], err = newEngine(sc, &sc.Strategies[i]); err != nil {
 			return nil, err
 		}
-	}
-	par := opts.Parallel
-	if par <= 0 {
-		par = runtime.GOMAXPROCS(0)
+		engines[i].maxTurnCalls = maxTurnCalls(budget)
 	}
 	sem := make(chan struct{}, par)
 	complete := make([]bool, len(engines))
@@ -119,6 +129,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 		}()
 	}
 	wg.Wait()
+	for _, e := range engines {
+		if e.err != nil {
+			return nil, e.err
+		}
+	}
 	for i, ok := range complete {
 		if !ok {
 			res.Partial = true

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -92,11 +93,13 @@ func (s *sampler) draw(rng *rand.Rand) float64 {
 	return max(v, 0)
 }
 
-// duration draws a duration.
-func (s *sampler) duration(rng *rand.Rand) time.Duration { return time.Duration(s.draw(rng)) }
+// duration draws a duration, saturated at the longest Duration.
+func (s *sampler) duration(rng *rand.Rand) time.Duration {
+	return satmath.FromFloat[time.Duration](s.draw(rng))
+}
 
-// count draws a whole number ≥ 0.
-func (s *sampler) count(rng *rand.Rand) int { return int(math.Round(s.draw(rng))) }
+// count draws a whole number ≥ 0, saturated at the largest int.
+func (s *sampler) count(rng *rand.Rand) int { return satmath.Int(math.Round(s.draw(rng))) }
 
 // mean returns the distribution's mean (used by recommendations), ignoring caps.
 func (s *sampler) mean() float64 {

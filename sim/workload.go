@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -125,8 +128,16 @@ type callMeta struct {
 	client string
 }
 
-// calls generates one turn's (or one iteration's) tool calls.
+// calls generates one turn's (or one iteration's) tool calls, with no limit
+// on their number.
 func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64) []sched.Call {
+	calls, _ := w.callsUpTo(rng, groups, serializeWrites, serial, math.MaxInt)
+	return calls
+}
+
+// callsUpTo generates one turn's (or one iteration's) tool calls, or an
+// error wrapping ErrTooLarge when the counts drawn pass limit calls.
+func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64, limit int) ([]sched.Call, error) {
 	var calls []sched.Call
 	var tools []int
 	var groupOf []int
@@ -136,6 +147,9 @@ func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, s
 			continue
 		}
 		n := g.count.count(rng)
+		if n > limit-len(tools) {
+			return nil, tooManyInTurn("calls", satmath.Add(int64(n), int64(len(tools))), limit)
+		}
 		for range n {
 			t := g.tools[0]
 			if len(g.weights) > 0 {
@@ -159,7 +173,7 @@ func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, s
 		*serial++
 		metas[i] = callMeta{tool: t, svc: tg.svc, write: tg.write, client: strconv.FormatUint(*serial, 36)}
 		calls[i] = sched.Call{
-			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: int64(tg.tokens.draw(rng)),
+			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
 			Payload: &metas[i],
 		}
@@ -171,23 +185,30 @@ func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, s
 			}
 		}
 	}
-	return calls
+	return calls, nil
+}
+
+// tooManyInTurn is the error of a turn that drew more calls or subagents
+// than the engine's limit.
+func tooManyInTurn(what string, n int64, limit int) error {
+	return fmt.Errorf("a turn drew %d %s, more than the %d that fit the memory budget: %w", n, what, limit, ErrTooLarge)
 }
 
 // llmCall generates a model call as a one-call turn's call.
 func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64) []sched.Call {
 	*serial++
 	meta := &callMeta{tool: -1, svc: l.svc, client: strconv.FormatUint(*serial, 36)}
-	return []sched.Call{{ID: "llm", Tool: "llm", Service: l.service, Tokens: int64(l.tokens.draw(rng)), Payload: meta}}
+	return []sched.Call{{ID: "llm", Tool: "llm", Service: l.service, Tokens: satmath.FromFloat[int64](l.tokens.draw(rng)), Payload: meta}}
 }
 
-// interarrival draws the gap to the next open-model arrival.
+// interarrival draws the gap to the next open-model arrival, saturated: a
+// gap too long for a Duration is the longest one.
 func (w *workload) interarrival(rng *rand.Rand) time.Duration {
 	rate := w.sc.Workload.ArrivalRate
 	if w.sc.Workload.Arrival == scenarios.ArrivalConstant {
-		return time.Duration(float64(time.Second) / rate)
+		return satmath.FromFloat[time.Duration](float64(time.Second) / rate)
 	}
-	return time.Duration(rng.ExpFloat64() / rate * float64(time.Second))
+	return satmath.FromFloat[time.Duration](rng.ExpFloat64() / rate * float64(time.Second))
 }
 
 // serviceIndex returns the position of the named service in the scenario.

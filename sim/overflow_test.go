@@ -1,0 +1,184 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+)
+
+// These tests build scenarios in Go, past what the loader accepts, to check
+// that the engine itself never wraps a time or a count around.
+
+const forever = time.Duration(math.MaxInt64)
+
+func constLatency(d time.Duration) scenarios.Dist[time.Duration] {
+	return scenarios.Dist[time.Duration]{Kind: scenarios.DistConstant, Value: d}
+}
+
+// closed is a closed-model scenario of sessions agents making turns of one
+// call each to a service answering in 10 ms.
+func closed(sessions, turns int) *scenarios.Scenario {
+	sc := queue(1, constLatency(10*time.Millisecond), 4, 10)
+	sc.Duration = 10 * time.Second
+	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
+	sc.Workload.Sessions, sc.Workload.Turns = sessions, turns
+	return sc
+}
+
+// TestTinyArrivalRate: a gap of 1 ÷ 1e-300 s between arrivals does not fit
+// a Duration. It used to wrap negative and start the next turn before the
+// first, panicking with an index out of range in the collector's timeline.
+func TestTinyArrivalRate(t *testing.T) {
+	for _, arrival := range []scenarios.Arrival{scenarios.ArrivalPoisson, scenarios.ArrivalConstant} {
+		t.Run(string(arrival), func(t *testing.T) {
+			sc := queue(1, constLatency(10*time.Millisecond), 4, 10)
+			sc.Duration = 10 * time.Second
+			sc.Workload.Arrival, sc.Workload.ArrivalRate = arrival, 1e-300
+			e := runOne(t, sc)
+			if e.m.turns != 1 || e.m.calls != 1 || e.cutOff {
+				t.Errorf("%d turns, %d calls, cut off %v; want the one turn at 0 and nothing else", e.m.turns, e.m.calls, e.cutOff)
+			}
+		})
+	}
+}
+
+// TestParetoThinkTime: a Pareto think time with α = 0.01 draws gaps far
+// past the largest Duration. They used to wrap negative, as above.
+func TestParetoThinkTime(t *testing.T) {
+	sc := closed(50, 0)
+	sc.Workload.Think = scenarios.Dist[time.Duration]{Kind: scenarios.DistPareto, Min: time.Second, Alpha: 0.01}
+	e := runOne(t, sc)
+	var began int64
+	for _, n := range e.m.sessionCount {
+		began += int64(n)
+	}
+	if e.m.turns < 50 || e.m.turns != began || e.m.calls != e.m.turns || e.cutOff || e.m.failedTurns != 0 {
+		t.Errorf("%d turns of %d begun, %d calls, %d failed, cut off %v", e.m.turns, began, e.m.calls, e.m.failedTurns, e.cutOff)
+	}
+	if e.m.turnLat.summary().Max > 1000 {
+		t.Errorf("turn latency up to %v ms, want 10", e.m.turnLat.summary().Max)
+	}
+}
+
+// TestHugeDuration: 1,710,000 h plus the drain after it passes the largest
+// Duration. The end of the drain used to wrap negative and stop the run
+// before its first event: 0 turns.
+func TestHugeDuration(t *testing.T) {
+	sc := closed(2, 3)
+	sc.Duration = 1_710_000 * time.Hour
+	e := runOne(t, sc)
+	if e.m.turns != 6 || e.m.calls != 6 || e.cutOff {
+		t.Errorf("%d turns, %d calls, cut off %v; want 6 and 6", e.m.turns, e.m.calls, e.cutOff)
+	}
+}
+
+// TestHugeTimeouts: a parent timeout or a cancel delay that does not fit
+// after the turn's start must never fire, not fire at once.
+func TestHugeTimeouts(t *testing.T) {
+	sc := closed(2, 3)
+	sc.Workload.Cancel = scenarios.Cancel{ParentTimeout: forever, Probability: 1, After: constLatency(forever - 1)}
+	e := runOne(t, sc)
+	if e.m.turns != 6 || e.m.failedTurns != 0 || e.m.failed != 0 {
+		t.Errorf("%d turns, %d failed, %d calls failed; want 6 turns, none failed", e.m.turns, e.m.failedTurns, e.m.failed)
+	}
+}
+
+// TestHugeTokenCounts: 1e19 tokens per call does not fit an int64. It used
+// to wrap to a negative count that the service refused as malformed.
+func TestHugeTokenCounts(t *testing.T) {
+	sc := closed(2, 3)
+	sc.Tools[0].Tokens = scenarios.Constant(1e19)
+	e := runOne(t, sc)
+	if e.m.calls != 6 || e.m.failed != 0 {
+		t.Errorf("%d calls, %d failed; want 6 that succeed at a service without a token limit", e.m.calls, e.m.failed)
+	}
+	sc.Services[0].TokensPerMinute = 100_000
+	e = runOne(t, sc)
+	if e.m.calls != 6 || e.m.failed != 6 {
+		t.Errorf("with a token limit: %d calls, %d failed; want all 6 too large", e.m.calls, e.m.failed)
+	}
+}
+
+// TestHugeCallCount: count = 1e308 used to convert to a negative int and
+// give every turn 0 calls. The run must refuse it as too large instead.
+func TestHugeCallCount(t *testing.T) {
+	sc := closed(2, 3)
+	sc.Workload.Calls[0].Count = scenarios.Constant(1e308)
+	_, err := Run(context.Background(), sc, Options{})
+	var tl *TooLargeError
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &tl) {
+		t.Fatalf("Run: %v, want ErrTooLarge", err)
+	}
+}
+
+// TestHeavyTailedCallCountStopsTheEngine draws call counts from a Pareto
+// with α = 0.01: the mean says nothing and one draw is enough to exhaust
+// memory, so the engine itself refuses a turn above its limit.
+func TestHeavyTailedCallCountStopsTheEngine(t *testing.T) {
+	sc := closed(2, 3)
+	sc.Workload.Calls[0].Count = scenarios.Dist[float64]{Kind: scenarios.DistPareto, Min: 1, Alpha: 0.01}
+	e, err := newEngine(sc, &sc.Strategies[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.maxTurnCalls = 1000
+	e.run(context.Background(), nil)
+	if !errors.Is(e.err, ErrTooLarge) {
+		t.Fatalf("engine error %v, want ErrTooLarge", e.err)
+	}
+	if e.m.calls > 6*1000 {
+		t.Errorf("%d calls made", e.m.calls)
+	}
+}
+
+// TestHugeRates: limits of 1e308 do not fit the fake service's int64
+// limits. They used to convert to MinInt64 and be reported as negative;
+// they saturate and are reported as too large.
+func TestHugeRates(t *testing.T) {
+	for _, set := range []func(*scenarios.Service){
+		func(s *scenarios.Service) { s.RequestsPerSecond = 1e308 },
+		func(s *scenarios.Service) { s.RequestsPerMinute = 1e308 },
+		func(s *scenarios.Service) { s.TokensPerMinute = 1e308 },
+		func(s *scenarios.Service) { s.RequestsPerSecond, s.Burst = 0.5, 1e308 },
+	} {
+		sc := closed(1, 1)
+		set(&sc.Services[0])
+		_, err := newEngine(sc, &sc.Strategies[0])
+		if err == nil || strings.Contains(err.Error(), "negative") || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("newEngine: %v, want a limit reported as too large", err)
+		}
+	}
+}
+
+// TestTooManySessions: session events carry their session in an int32.
+func TestTooManySessions(t *testing.T) {
+	sc := closed(math.MaxInt32+1, 1)
+	if _, err := newEngine(sc, &sc.Strategies[0]); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("newEngine: %v, want ErrTooLarge", err)
+	}
+}
+
+// TestLongRampOfManySessions: 200,000 sessions over a 24 h ramp. Session
+// i's start, i × Ramp ÷ Sessions, used to overflow in the product and start
+// sessions at negative times, panicking in the collector's timeline.
+func TestLongRampOfManySessions(t *testing.T) {
+	sc := closed(200_000, 1)
+	sc.Workload.Ramp = 24 * time.Hour
+	sc.Duration = 48 * time.Hour
+	w := &sc.Workload
+	for _, i := range []int{0, 1, 106_752, 150_000, 199_999} {
+		want := time.Duration(float64(i) / 200_000 * float64(24*time.Hour))
+		if got := w.SessionStart(i); got < 0 || got-want > time.Microsecond || want-got > time.Microsecond {
+			t.Errorf("SessionStart(%d) = %v, want %v", i, got, want)
+		}
+	}
+	e := runOne(t, sc)
+	if e.m.turns != 200_000 {
+		t.Errorf("%d turns, want 200,000", e.m.turns)
+	}
+}
