@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +110,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 	}
 	sem := make(chan struct{}, par)
 	complete := make([]bool, len(engines))
+	var (
+		crashOnce  sync.Once
+		crash      any
+		crashStack []byte
+	)
 	var wg sync.WaitGroup
 	for i, e := range engines {
 		wg.Add(1)
@@ -120,6 +126,13 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 				return
 			}
 			defer func() { <-sem }()
+			defer func() {
+				// A panic in an engine would kill the process from a
+				// goroutine nobody can recover: keep it for the caller.
+				if r := recover(); r != nil {
+					crashOnce.Do(func() { crash, crashStack = r, debug.Stack() })
+				}
+			}()
 			var progress func(time.Duration)
 			if opts.Progress != nil {
 				progress = func(d time.Duration) { opts.Progress(e.st.Name, d, sc.Duration) }
@@ -129,6 +142,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 		}()
 	}
 	wg.Wait()
+	if crash != nil {
+		panic(fmt.Sprintf("%v\n\nin a strategy's simulation:\n%s", crash, crashStack))
+	}
 	for _, e := range engines {
 		if e.err != nil {
 			return nil, e.err

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +65,21 @@ func TestRunSeeds(t *testing.T) {
 	if runs[0].Calls == runs[1].Calls && runs[1].Calls == runs[2].Calls {
 		t.Error("three seeds gave the same call count: the seed is not applied")
 	}
+}
+
+// A panic in a strategy's goroutine reaches Run's caller, where it can be
+// recovered (and the CLI reports it as a bug), instead of killing the process.
+func TestRunRaisesAStrategysPanicInTheCaller(t *testing.T) {
+	sc, err := scenarios.Builtin("burst-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(fmt.Sprint(r), "boom") || !strings.Contains(fmt.Sprint(r), "in a strategy's simulation") {
+			t.Errorf("recovered %v, want the strategy's panic", r)
+		}
+	}()
+	_, _ = Run(context.Background(), sc, Options{Duration: 10 * time.Second, Progress: func(string, time.Duration, time.Duration) { panic("boom") }})
+	t.Error("Run returned after a strategy panicked")
 }
