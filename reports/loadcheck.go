@@ -78,9 +78,12 @@ func (l LoadCheck) Lines() []string {
 	if l.OfferedPerMinute > l.FullPerMinute {
 		over = "it exceeds even the full limit; turns queue under any cap, or fail without one"
 	}
-	return append(lines,
-		fmt.Sprintf("the load does not fit — %s", over),
-		fmt.Sprintf("to fit, raise the limit or serve %s", fit))
+	advice := fmt.Sprintf("to fit, raise the limit or serve %s", fit)
+	if l.Sessions > 0 && l.FitSessions == 0 {
+		// Not even one session fits: fewer sessions cannot be the answer.
+		advice = fmt.Sprintf("to fit, raise the limit or slow each session down: even one session offers %s× what the limits sustain", num(l.Ratio/float64(l.Sessions)))
+	}
+	return append(lines, fmt.Sprintf("the load does not fit — %s", over), advice)
 }
 
 // Annotate adds the check to the recommendation of the service that binds

@@ -83,3 +83,20 @@ func TestAnnotatePutsTheCheckUnderTheBindingService(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+func TestLoadCheckWhenNoSessionFits(t *testing.T) {
+	p, err := Recommend(Service{Name: "api", RPM: 60, MeanLatency: time.Second, CallsPerTurn: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 sessions offer 40 turns/min against 4.2 sustained: one session alone
+	// offers 10, 2.38× what the limits sustain.
+	l, ok := CheckLoad(40.0/60, 4, []Plan{p})
+	if !ok || l.FitSessions != 0 {
+		t.Fatalf("check %+v, %v", l, ok)
+	}
+	last := l.Lines()[len(l.Lines())-1]
+	if strings.Contains(last, "about 0 of") || !strings.Contains(last, "even one session offers 2.38×") {
+		t.Errorf("advice %q", last)
+	}
+}
