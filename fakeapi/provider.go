@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/internal/satmath"
 )
 
 // endpoint is what a path means for a service.
@@ -161,7 +163,7 @@ func okBody(ep endpoint, service, path, id, model string, created time.Time, in,
 				"index": 0, "finish_reason": "stop", "logprobs": nil,
 				"message": map[string]any{"role": "assistant", "content": "simbench: ok", "refusal": nil},
 			}},
-			"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+			"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)},
 		}
 	case epEmbeddings:
 		v = map[string]any{
