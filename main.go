@@ -31,6 +31,7 @@ type CLI struct {
 	Report    ReportCmd    `cmd:"" help:"Re-render a run's report.html, report.md and plots from its results.json, and print the comparison."`
 	Compare   CompareCmd   `cmd:"" help:"Compare two runs (results.json files or run directories) metric by metric, better or worse marked."`
 	Gate      GateCmd      `cmd:"" help:"Compare go test -bench output against the baseline; exit 1 on a regression, 2 on missing data."`
+	Calibrate CalibrateCmd `cmd:"" help:"Fit a scenario to traces of tool calls (simbench, OpenTelemetry JSON or CSV): latency, error and 429 rates, limits, fan-out, think time or arrival rate."`
 }
 
 func main() {

@@ -21,6 +21,13 @@ const DefaultKSMax = 0.05
 // sample of all values); the lognormal parameters use every value.
 const DefaultReservoir = 100_000
 
+// lilliefors is the 5% critical value of the Kolmogorov–Smirnov distance
+// to a normal (here: lognormal) distribution whose parameters were
+// estimated from the same n values, times √n (Lilliefors' test, large n).
+// A smaller sample judged against DefaultKSMax alone would be called poor
+// for its noise: the threshold is the larger of the two.
+const lilliefors = 0.886
+
 // empiricalPoints is the most values an empirical file holds: the sample's
 // quantiles at evenly spaced probabilities, which resample like the sample.
 const empiricalPoints = 2000
@@ -87,7 +94,10 @@ type LognormalFit struct {
 	// reservoir) and the fitted distribution: the largest gap between the
 	// two CDFs, from 0 to 1.
 	KS float64
-	// KSMax is the threshold KS was judged against.
+	// KSMax is the threshold KS was judged against: the larger of the
+	// one asked for and the 5% critical value of Lilliefors' test for this
+	// many values (0.886/√n), so that sampling noise alone never makes a
+	// fit poor.
 	KSMax float64
 	// Poor says the fit is poor: KS above KSMax, or too few values (fewer
 	// than 2, or Sigma of 0).
@@ -101,7 +111,8 @@ func (f LognormalFit) Dist() distuv.LogNormal { return distuv.LogNormal{Mu: f.Mu
 
 // FitLognormal fits a lognormal distribution to values by maximum
 // likelihood and measures the Kolmogorov–Smirnov distance to it; ksMax
-// (0: DefaultKSMax) decides whether the fit is poor. Values of 0 or below
+// (0: DefaultKSMax), raised to Lilliefors' 5% critical value for small
+// samples, decides whether the fit is poor. Values of 0 or below
 // are counted in Zeros and left out.
 func FitLognormal(values []float64, ksMax float64) LognormalFit {
 	s := newSample(len(values), nil)
@@ -127,8 +138,9 @@ func (s *sample) lognormal(ksMax float64) LognormalFit {
 	}
 	sorted := s.sorted()
 	f.KS = ksDistance(sorted, f.Dist())
+	f.KSMax = max(ksMax, lilliefors/math.Sqrt(float64(len(sorted))))
 	switch {
-	case f.KS > ksMax:
+	case f.KS > f.KSMax:
 		f.Poor, f.Reason = true, "poor fit: the KS distance is above the threshold"
 	case f.Zeros > 0 && float64(f.Zeros) > ksMax*float64(s.n):
 		f.Poor, f.Reason = true, "poor fit: too many values of 0 for a lognormal"

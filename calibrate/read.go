@@ -3,6 +3,7 @@ package calibrate
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -104,18 +105,25 @@ func detect(path string, r io.Reader, opts ReadOptions) (Format, error) {
 		return FormatCSV, nil
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	first, err := br.ReadSlice('\n')
+	head, err := br.Peek(64 << 10)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
+	head = bytes.TrimLeft(head, " \t\r\n")
+	first, _, _ := bytes.Cut(head, []byte{'\n'})
 	first = bytes.TrimSpace(first)
+	otel := []byte(`"resourceSpans"`)
 	switch {
-	case len(first) == 0:
-		return "", fmt.Errorf("calibrate: %s: %w (the first line is empty)", path, ErrEmpty)
-	case first[0] == '{' && bytes.Contains(first, []byte(`"resourceSpans"`)):
+	case len(head) == 0:
+		return "", fmt.Errorf("calibrate: %s: %w", path, ErrEmpty)
+	case len(first) > 0 && first[0] == '{' && bytes.Contains(first, otel):
 		return FormatOTel, nil
-	case first[0] == '{':
+	case len(first) > 0 && first[0] == '{' && json.Valid(first):
 		return FormatSimbench, nil
+	case len(first) > 0 && first[0] == '{' && bytes.Contains(head, otel):
+		return FormatOTel, nil // one document over many lines
+	case len(first) > 0 && first[0] == '{':
+		return FormatSimbench, nil // the reader says what is wrong with the line
 	case len(opts.CSVColumns) > 0:
 		return FormatCSV, nil
 	}
