@@ -14,7 +14,7 @@ import (
 // its figures. Records arrive in roughly time order (a trace writes each
 // attempt when it ends), so this bounds memory by the turns active within
 // the horizon rather than by the trace's length.
-const DefaultHorizon = 600.0
+const DefaultHorizon = 300.0
 
 // sweepEvery is how many records pass between sweeps for idle turns.
 const sweepEvery = 1 << 16
@@ -53,6 +53,8 @@ type Calibrator struct {
 	records  int64
 	sections int32
 	services map[string]*serviceAcc
+	last     *serviceAcc // the service of the previous record
+	lastTool *toolAcc    // the tool of the previous tool call
 	tools    map[string]*toolAcc
 	turns    map[key]*turnAcc
 	sessions map[key]*sessionAcc
@@ -106,10 +108,9 @@ type serviceAcc struct {
 
 type toolAcc struct {
 	name     string
-	service  map[string]int64
+	service  map[*serviceAcc]int64 // calls by service
 	calls    int64
 	tokens   *sample
-	services []string
 }
 
 type turnAcc struct {
@@ -212,7 +213,11 @@ func (c *Calibrator) Add(r *trace.Record) {
 	c.latest = max(c.latest, r.End)
 	c.busy += r.End - r.Start
 
-	s := c.service(r.Service)
+	s := c.last
+	if s == nil || s.name != r.Service {
+		s = c.service(r.Service)
+		c.last = s
+	}
 	s.attempts++
 	oc := outcomeIndex(r.Outcome)
 	s.outcomes[oc]++
@@ -264,13 +269,17 @@ func (c *Calibrator) Add(r *trace.Record) {
 	if name == "" {
 		name = r.Service
 	}
-	tl := c.tools[name]
-	if tl == nil {
-		tl = &toolAcc{name: name, service: map[string]int64{}, tokens: c.newSample()}
-		c.tools[name] = tl
+	tl := c.lastTool
+	if tl == nil || tl.name != name {
+		tl = c.tools[name]
+		if tl == nil {
+			tl = &toolAcc{name: name, service: map[*serviceAcc]int64{}, tokens: c.newSample()}
+			c.tools[name] = tl
+		}
+		c.lastTool = tl
 	}
 	tl.calls++
-	tl.service[r.Service]++
+	tl.service[s]++
 	tl.tokens.add(float64(r.Tokens))
 }
 

@@ -42,6 +42,8 @@ type sample struct {
 	ln        int64   // values above 0
 	min, max  float64
 	keep      []float64
+	sortedTo  int64 // n when keepSorted was made; -1 before
+	sortedV   []float64
 	cap       int
 	rng       *rand.Rand
 }
@@ -150,11 +152,15 @@ func (s *sample) lognormal(ksMax float64) LognormalFit {
 	return f
 }
 
-// sorted returns the reservoir in increasing order.
+// sorted returns the reservoir in increasing order, sorted once per
+// change.
 func (s *sample) sorted() []float64 {
-	v := slices.Clone(s.keep)
-	slices.Sort(v)
-	return v
+	if s.sortedV == nil || s.sortedTo != s.n {
+		s.sortedV = append(s.sortedV[:0], s.keep...)
+		slices.Sort(s.sortedV)
+		s.sortedTo = s.n
+	}
+	return s.sortedV
 }
 
 // ksDistance is the one-sample Kolmogorov–Smirnov statistic of sorted

@@ -136,7 +136,11 @@ func (c *Calibrator) Fit() (*Result, error) {
 	for _, name := range sortedKeys(c.tools) {
 		t := c.tools[name]
 		tf := ToolFit{Name: name, Calls: t.calls, Services: len(t.service), TokensMean: t.tokens.mean, TokensStd: t.tokens.stddev()}
-		tf.Service = mostCommon(t.service)
+		byName := map[string]int64{}
+		for s, n := range t.service {
+			byName[s.name] = n
+		}
+		tf.Service = mostCommon(byName)
 		r.Tools = append(r.Tools, tf)
 	}
 	r.Workload = c.fitWorkload(r.Duration)

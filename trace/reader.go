@@ -52,6 +52,7 @@ type Reader struct {
 	section int
 	err     error
 	strs    map[string]string
+	recent  [slots][4]string // the latest values of each interned field
 }
 
 // NewReader reads a trace from r; name (usually the file's path) prefixes
@@ -264,13 +265,13 @@ func (r *Reader) field(s *scanner, key []byte, seen *int) error {
 			rec.Call = string(b)
 		}
 	case "kind":
-		rec.Kind, err = r.intern(s)
+		rec.Kind, err = r.intern(s, slotKind)
 	case "service":
-		rec.Service, err = r.intern(s)
+		rec.Service, err = r.intern(s, slotService)
 	case "tool":
-		rec.Tool, err = r.intern(s)
+		rec.Tool, err = r.intern(s, slotTool)
 	case "outcome":
-		rec.Outcome, err = r.intern(s)
+		rec.Outcome, err = r.intern(s, slotOutcome)
 	case "attempt":
 		var n int64
 		n, err = s.int()
@@ -306,21 +307,40 @@ func (r *Reader) field(s *scanner, key []byte, seen *int) error {
 	return err
 }
 
-// intern reads a string value, sharing one copy of each value seen before.
-func (r *Reader) intern(s *scanner) (string, error) {
+// intern reads a string value of the field slot (one of the slot
+// constants), sharing one copy of each value seen before: the few most
+// recent values of the slot are checked first, then a table.
+func (r *Reader) intern(s *scanner, slot int) (string, error) {
 	b, err := s.str()
 	if err != nil {
 		return "", err
 	}
-	if v, ok := r.strs[string(b)]; ok {
-		return v, nil
+	recent := &r.recent[slot]
+	for _, v := range recent {
+		if v == string(b) && (v != "" || len(b) == 0) {
+			return v, nil
+		}
 	}
-	v := string(b)
-	if len(r.strs) < maxInterned {
-		r.strs[v] = v
+	v, ok := r.strs[string(b)]
+	if !ok {
+		v = string(b)
+		if len(r.strs) < maxInterned {
+			r.strs[v] = v
+		}
 	}
+	copy(recent[1:], recent[:len(recent)-1])
+	recent[0] = v
 	return v, nil
 }
+
+// Slots of Reader.recent.
+const (
+	slotKind = iota
+	slotService
+	slotTool
+	slotOutcome
+	slots
+)
 
 // scanner reads the JSON values of one line.
 type scanner struct {
@@ -399,11 +419,54 @@ func (s *scanner) float() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if x, ok := fastFloat(b); ok {
+		return x, nil
+	}
 	x, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a number", b)
 	}
 	return x, nil
+}
+
+// pow10 holds the powers of ten that a float64 represents exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastFloat parses a plain decimal ("-12.345678") of at most 15 digits, as
+// the writer writes times to the microsecond: the digits and the power of
+// ten are both exact in a float64, so one division rounds correctly, to
+// the same value strconv.ParseFloat gives. Anything else is left to
+// ParseFloat (ok false).
+func fastFloat(b []byte) (float64, bool) {
+	i, neg := 0, false
+	if len(b) > 0 && b[0] == '-' {
+		i, neg = 1, true
+	}
+	var m uint64
+	digits, frac, point := 0, 0, false
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if point {
+				frac++
+			}
+		case c == '.' && !point:
+			point = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 || (point && frac == 0) {
+		return 0, false
+	}
+	x := float64(m) / pow10[frac]
+	if neg {
+		x = -x
+	}
+	return x, true
 }
 
 // int reads a whole number; a float with nothing after the point (3.0,
@@ -412,6 +475,23 @@ func (s *scanner) int() (int64, error) {
 	b, err := s.number()
 	if err != nil {
 		return 0, err
+	}
+	if len(b) <= 18 { // the digits alone cannot overflow
+		neg := b[0] == '-'
+		var n int64
+		i := 0
+		if neg {
+			i = 1
+		}
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			n = n*10 + int64(b[i]-'0')
+		}
+		if i == len(b) && (len(b) > 1 || !neg) {
+			if neg {
+				n = -n
+			}
+			return n, nil
+		}
 	}
 	if n, err := strconv.ParseInt(string(b), 10, 64); err == nil {
 		return n, nil

@@ -33,8 +33,8 @@ const (
 
 // Record is one attempt of one call: one line of a trace. Times are seconds
 // from the start of the run (virtual time in a simulated run, wall-clock
-// time since the run began in a live one), as float64 so microseconds
-// survive over days. The zero value is not a valid record: Service,
+// time since the run began in a live one), as float64; the writer rounds
+// them to the microsecond. The zero value is not a valid record: Service,
 // Outcome and End ≥ Start are required (see [Record.Check]).
 type Record struct {
 	// Session numbers the agent session (closed model) from 1; 0 means the

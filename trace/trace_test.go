@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
+	"strconv"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -73,6 +75,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := recs
+	want[3].Start = 0 // 1e-7 s, written to the microsecond
 	want[3].Call = "quote\" back\\slash\nnew\x01line ünï\ufffd" // invalid UTF-8 is replaced
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("read back:\n%+v\nwant:\n%+v", got, want)
@@ -175,6 +178,9 @@ func TestAppendJSONIsJSON(t *testing.T) {
 		}
 		got := *r.Record()
 		want := rec
+		for _, x := range []*float64{&want.Intended, &want.Start, &want.End, &want.RetryAfter} {
+			*x = math.Round(*x*1e6) / 1e6 // written to the microsecond
+		}
 		want.Call = strings.ToValidUTF8(rec.Call, "\ufffd")
 		want.Service = strings.ToValidUTF8(rec.Service, "\ufffd")
 		want.Tool = strings.ToValidUTF8(rec.Tool, "\ufffd")
@@ -278,5 +284,30 @@ func TestConcurrentWrites(t *testing.T) {
 	}
 	if r.Err() != nil || len(seen) != n*writers {
 		t.Errorf("read %d distinct turns, err %v; want %d", len(seen), r.Err(), n*writers)
+	}
+}
+
+// TestFastFloat checks that the fast path parses what it accepts to the
+// value strconv.ParseFloat gives, and leaves the rest to it.
+func TestFastFloat(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		x := rapid.Float64Range(-1e9, 1e9).Draw(t, "x")
+		prec := rapid.IntRange(-1, 9).Draw(t, "decimals")
+		s := strconv.FormatFloat(x, 'f', prec, 64)
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := fastFloat([]byte(s)); ok && got != want {
+			t.Fatalf("fastFloat(%q) = %v, ParseFloat = %v", s, got, want)
+		}
+	})
+	for _, s := range []string{"1e3", "1.", "", "-", "1234567890123456", ".5", "0x10"} {
+		if x, ok := fastFloat([]byte(s)); ok && s != ".5" {
+			t.Errorf("fastFloat(%q) = %v, took it; want it left to ParseFloat", s, x)
+		}
+	}
+	if x, ok := fastFloat([]byte("0.000001")); !ok || x != 1e-6 {
+		t.Errorf("fastFloat(0.000001) = %v, %v", x, ok)
 	}
 }

@@ -141,7 +141,8 @@ func (w *Writer) Abort() {
 
 // AppendJSON appends r as one JSON object (no newline) to b, with the keys
 // in the order of the format reference and the optional ones left out as
-// documented on [Record].
+// documented on [Record]. Times (and the limits) are written to the
+// microsecond.
 func (r *Record) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	if r.Session != 0 {
@@ -195,13 +196,18 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// appendFloat writes x in the shortest form that reads back exactly; NaN
-// and infinities, which JSON cannot hold, are written as 0.
+// appendFloat writes seconds rounded to the microsecond, in the shortest
+// decimal form that reads back to the rounded value (a plain decimal, no
+// exponent, below 10⁹ s: what the reader parses fastest). NaN and
+// infinities, which JSON cannot hold, are written as 0.
 func appendFloat(b []byte, x float64) []byte {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		x = 0
 	}
-	return strconv.AppendFloat(b, x, 'g', -1, 64)
+	if math.Abs(x) < 1e15 {
+		x = math.Round(x*1e6) / 1e6
+	}
+	return strconv.AppendFloat(b, x, 'f', -1, 64)
 }
 
 // appendString writes s as a JSON string: quotes, backslashes and control
