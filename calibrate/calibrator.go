@@ -107,10 +107,10 @@ type serviceAcc struct {
 }
 
 type toolAcc struct {
-	name     string
-	service  map[*serviceAcc]int64 // calls by service
-	calls    int64
-	tokens   *sample
+	name    string
+	service map[*serviceAcc]int64 // calls by service
+	calls   int64
+	tokens  *sample
 }
 
 type turnAcc struct {

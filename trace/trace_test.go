@@ -6,9 +6,9 @@ import (
 	"errors"
 	"math"
 	"os"
-	"strconv"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,7 +75,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := recs
-	want[3].Start = 0 // 1e-7 s, written to the microsecond
+	want[3].Start = 0                                           // 1e-7 s, written to the microsecond
 	want[3].Call = "quote\" back\\slash\nnew\x01line ünï\ufffd" // invalid UTF-8 is replaced
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("read back:\n%+v\nwant:\n%+v", got, want)
