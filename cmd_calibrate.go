@@ -84,7 +84,7 @@ func printCalibration(w io.Writer, r *calibrate.Result) {
 	for _, s := range r.Services {
 		fit := "lognormal"
 		if s.Latency.Poor {
-			fit = "empirical (" + s.Latency.Reason + ")"
+			fit = "empirical (the lognormal fit is poor)"
 		}
 		limits := "none known"
 		if s.LimitSource != "" {

@@ -77,7 +77,7 @@ func TestCalibrateWritesScenarioThatRuns(t *testing.T) {
 	}
 	for _, want := range []string{
 		"read " + in + " (simbench): 800 attempts",
-		"empirical (poor fit: the KS distance is above the threshold)",
+		"empirical (the lognormal fit is poor)",
 		"workload: closed model, 10 sessions (10 seen, 20.0 turns each); 200 turns, 4.00 tool calls per turn (4 to 4)",
 		filepath.Join(dir, "agent-cache-latency.txt"),
 	} {

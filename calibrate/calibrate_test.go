@@ -62,7 +62,7 @@ func TestBimodalIsPoorAndEmpirical(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	xs := bimodal(rng, 20_000)
 	f := FitLognormal(xs, 0)
-	if !f.Poor || f.KS <= DefaultKSMax || !strings.Contains(f.Reason, "KS distance is above the threshold") {
+	if !f.Poor || f.KS <= DefaultKSMax || !strings.Contains(f.Reason, "Lilliefors") {
 		t.Fatalf("bimodal fit: KS %.4f, poor %v, reason %q; want a poor fit", f.KS, f.Poor, f.Reason)
 	}
 

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -143,11 +144,11 @@ func (s *sample) lognormal(ksMax float64) LognormalFit {
 	f.KSMax = max(ksMax, lilliefors/math.Sqrt(float64(len(sorted))))
 	switch {
 	case f.KS > f.KSMax:
-		f.Poor, f.Reason = true, "poor fit: the KS distance is above the threshold"
+		f.Poor, f.Reason = true, fmt.Sprintf("KS distance %.4f > %.4f, the larger of the threshold %.2f and Lilliefors' 5%% critical value for %d values", f.KS, f.KSMax, ksMax, len(sorted))
 	case f.Zeros > 0 && float64(f.Zeros) > ksMax*float64(s.n):
-		f.Poor, f.Reason = true, "poor fit: too many values of 0 for a lognormal"
+		f.Poor, f.Reason = true, fmt.Sprintf("%d of %d values are 0, which a lognormal cannot draw", f.Zeros, s.n)
 	default:
-		f.Reason = "good fit: the KS distance is within the threshold"
+		f.Reason = fmt.Sprintf("KS distance %.4f ≤ %.4f", f.KS, f.KSMax)
 	}
 	return f
 }

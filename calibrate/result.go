@@ -161,14 +161,14 @@ func (c *Calibrator) fitService(s *serviceAcc, duration float64) ServiceFit {
 	switch {
 	case s.limitReq > 0 || s.limitTok > 0:
 		f.Limits = trace.Limits{RPM: s.limitReq, TPM: s.limitTok}
-		f.LimitSource = "the x-ratelimit-limit-* values the responses carried"
+		f.LimitSource = "from the x-ratelimit-limit-* values the responses carried"
 		f.Headers = "openai"
 	case s.limits != (trace.Limits{}):
 		f.Limits = s.limits
-		f.LimitSource = "the trace header's limits"
+		f.LimitSource = "from the trace header"
 	case s.limited > 0:
 		f.Limits = trace.Limits{RPM: peakPerMinute(s.perSecond)}
-		f.LimitSource = "inferred: the most requests answered in any 60 s, as 429s show the limit was reached (no limits were recorded)"
+		f.LimitSource = "inferred: no limits were recorded, but 429s show the limit was reached, so rpm is the most requests answered in any 60 s"
 	}
 	if f.Headers == "" {
 		f.Headers = "none"

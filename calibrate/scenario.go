@@ -108,7 +108,7 @@ func (w *tomlWriter) head(r *Result) {
 	w.p("# and replace the inferred ones with what you know.\n\n")
 	w.p("name = %s\n", quote(w.name))
 	w.p("description = %s\n", quote(fmt.Sprintf("Calibrated from %s attempts over %s", count(r.Records), dur(r.Duration))))
-	w.p("seed = 1\n")
+	w.p("seed = 1%s# any seed: the traces do not give one\n", pad)
 	w.p("duration = %s%s# the time the traces cover\n\n", quote(dur(math.Ceil(r.Duration))), pad)
 }
 
@@ -180,18 +180,14 @@ func (w *tomlWriter) workload(r *Result) {
 // the recorded values in an empirical file when it is poor.
 func (w *tomlWriter) dist(k, what string, f LognormalFit, s *sample, file string) {
 	if f.Poor {
-		w.p("# %s: the lognormal fit is poor (%s", what, f.Reason)
-		if f.N >= 2 && f.Sigma > 0 {
-			w.p(": KS distance %.4f > %.2f", f.KS, f.KSMax)
-		}
-		w.p("), so the %s recorded values are resampled from %s.\n", count(s.n), file)
+		w.p("# %s: the lognormal fit is poor (%s), so the %s recorded values are resampled from %s.\n", what, f.Reason, count(s.n), file)
 		w.empirical(file, what+", in milliseconds", s, func(x float64) string { return num(x * 1000) })
 		w.p("%s = { dist = \"empirical\", file = %s }\n", k, quote(file))
 		return
 	}
 	d := f.Dist()
 	w.p("# %s: lognormal fitted by maximum likelihood to %s values, μ = %.4f, σ = %.4f (of ln seconds);\n", what, count(f.N), f.Mu, f.Sigma)
-	w.p("# KS distance %.4f ≤ %.2f: a good fit", f.KS, f.KSMax)
+	w.p("# KS distance %.4f ≤ %.4f (the larger of --ks-max and Lilliefors' 5%% critical value): a good fit", f.KS, f.KSMax)
 	if f.Zeros > 0 {
 		w.p(" (%s values of 0 left out)", count(f.Zeros))
 	}
@@ -220,7 +216,7 @@ func (w *tomlWriter) service(s *ServiceFit, duration float64) {
 	}
 	w.p("# %s attempts: %s.\n", count(s.Attempts), strings.Join(parts, ", "))
 	if s.LimitSource != "" {
-		w.p("# limits from %s.\n", s.LimitSource)
+		w.p("# limits %s.\n", s.LimitSource)
 		if s.Limits.RPS > 0 {
 			w.p("rps = %s\n", num(s.Limits.RPS))
 		}
@@ -297,7 +293,7 @@ func (w *tomlWriter) strategies(r *Result) {
 			limited = true
 			mean := s.latency.mean
 			cap += 0.9 * rate * mean
-			why = append(why, fmt.Sprintf("%s: 90%% of %s requests/s × %s mean latency", s.Name, num(rate), dur(mean)))
+			why = append(why, fmt.Sprintf("%s: 90%% of %s requests/s × %s mean latency", s.Name, num(round4(rate)), dur(mean)))
 		}
 	}
 	n := int(math.Ceil(cap))

@@ -311,3 +311,41 @@ func TestFastFloat(t *testing.T) {
 		t.Errorf("fastFloat(0.000001) = %v, %v", x, ok)
 	}
 }
+
+// endless is a trace that never ends: it makes each line when asked.
+type endless struct {
+	n    int
+	line []byte
+	rest []byte
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if len(e.rest) == 0 {
+		e.n++
+		r := Record{Session: 1, Turn: int64(e.n), Service: "s", Attempt: 1, Start: float64(e.n), End: float64(e.n) + 0.5, Outcome: OutcomeSuccess}
+		e.line = append(r.AppendJSON(e.line[:0]), '\n')
+		e.rest = e.line
+	}
+	n := copy(p, e.rest)
+	e.rest = e.rest[n:]
+	return n, nil
+}
+
+// TestReaderStreams reads records from a trace without end: a reader
+// that loaded the whole input before giving the first record would never
+// return.
+func TestReaderStreams(t *testing.T) {
+	src := &endless{}
+	r := NewReader(src, "endless")
+	for i := 1; i <= 100_000; i++ {
+		if !r.Next() {
+			t.Fatalf("record %d: %v", i, r.Err())
+		}
+		if got := r.Record().Turn; got != int64(i) {
+			t.Fatalf("record %d has turn %d", i, got)
+		}
+	}
+	if ahead := src.n - 100_000; ahead > 1000 {
+		t.Errorf("the reader read %d lines ahead of the records it gave; want a buffer's worth", ahead)
+	}
+}
