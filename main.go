@@ -28,14 +28,15 @@ type CLI struct {
 
 	// Commands are added here, one field per command, each defined in cmd_<name>.go.
 	Run       RunCmd       `cmd:"" help:"Run a scenario's strategies and compare them: in virtual time, or with --live in real time against fake servers on 127.0.0.1."`
-	Sweep     SweepCmd     `cmd:"" help:"Run one strategy over a range of concurrency caps and mark the knee and the best cap."`
-	Recommend RecommendCmd `cmd:"" help:"Compute the concurrency cap each service's limits allow, shown line by line, and verify it by simulation."`
+	Sweep     SweepCmd     `cmd:"" help:"Run one strategy over a range of concurrency caps and seeds, mark the knee and the chosen cap, and print the decision."`
+	Recommend RecommendCmd `cmd:"" help:"Say what to set: the cap and pace each service's limits allow, shown line by line, verified by simulation over seeds."`
 	Serve     ServeCmd     `cmd:"" help:"Serve a scenario's fake rate-limited services on 127.0.0.1 until Ctrl-C, then print what the clients did."`
 	Validate  ValidateCmd  `cmd:"" help:"Check scenario files or built-in names and list every problem."`
 	Scenarios ScenariosCmd `cmd:"" help:"List the built-in scenarios with their descriptions."`
 	Report    ReportCmd    `cmd:"" help:"Re-render a run's report.html, report.md and plots from its results.json, and print the comparison."`
 	Compare   CompareCmd   `cmd:"" help:"Compare two runs (results.json files or run directories) metric by metric, better or worse marked."`
 	Gate      GateCmd      `cmd:"" help:"Compare go test -bench output against the baseline; exit 1 on a regression, 2 on missing data."`
+	Calibrate CalibrateCmd `cmd:"" help:"Fit a scenario to traces of tool calls (simbench, OpenTelemetry JSON or CSV): latency, error and 429 rates, limits, fan-out, think time or arrival rate."`
 
 	InstallCompletions kongplete.InstallCompletions `cmd:"" help:"Print the line that turns on tab completion for your login shell (bash, zsh or fish); add it to the shell's startup file. Needs an installed binary (make build, or go install)."`
 }
