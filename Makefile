@@ -15,11 +15,18 @@ BENCHTIME ?= 1x
 # writes a 200 MB trace to the temporary directory; run them by hand.
 BENCHSKIP ?= Engine10M|Calibrate
 
-.PHONY: test bench gate baseline lint run build
+.PHONY: test test-long bench gate baseline lint run build
 
-## test: every test, with the race detector (the README's test command)
+## test: every test (the README's test command): the suite with the race
+## detector, then the long checks (build tag long) without it
 test:
 	$(GO) test -race ./...
+	$(MAKE) --no-print-directory test-long
+
+## test-long: the checks too slow for the race detector: full-length
+## property soaks, and the README's tier3 decision at every default
+test-long:
+	$(GO) test -tags long -run Long ./...
 
 ## bench: every benchmark (COUNT runs of BENCHTIME each) into bench/new.txt
 bench:

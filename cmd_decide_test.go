@@ -231,23 +231,3 @@ func TestCompareSeedsOfTier3(t *testing.T) {
 		t.Errorf("halved cap: want p95 worse, significantly, and no warning about the conditions:\n%s", text)
 	}
 }
-
-// README's tier3 paragraph shows the decision line exactly as `run tier3`
-// prints it with every default.
-func TestReadmeShowsTier3Decision(t *testing.T) {
-	sc, err := scenarios.Builtin("tier3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := decide(context.Background(), sc, decideOptions{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(readme), "\n"+d.Decision.Sentence+"\n") {
-		t.Errorf("README.md does not show the decision as printed:\n%s", d.Decision.Sentence)
-	}
-}

@@ -192,8 +192,9 @@ func TestReportRoundTripsEveryScenario(t *testing.T) {
 	}
 	for _, info := range scenarios.List() {
 		t.Run(info.Name, func(t *testing.T) {
+			t.Parallel() // rendering is single-threaded: use both cores
 			dir := t.TempDir()
-			run := &RunCmd{Scenario: info.Name, Duration: positiveDuration(20 * time.Second), Out: dir, Parallel: 1, NoRecommend: true, Stdout: &bytes.Buffer{}}
+			run := &RunCmd{Scenario: info.Name, Duration: positiveDuration(5 * time.Second), Out: dir, NoRecommend: true, Stdout: &bytes.Buffer{}}
 			if err := run.Run(); err != nil {
 				t.Fatal(err)
 			}

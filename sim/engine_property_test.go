@@ -16,11 +16,16 @@ import (
 // closed or open workloads, a model call, tool mixes and dependencies,
 // subagents, user cancels and parent timeouts, faults, and strategies with
 // caps, buckets, retries, fan-out, budgets and timeouts.
-func randomScenario(t *rapid.T) *scenarios.Scenario {
+func randomScenario(t *rapid.T) *scenarios.Scenario { return randomScenarioUpTo(t, 15*time.Second) }
+
+// randomScenarioUpTo is randomScenario with a duration from 2 s up to
+// longest: the regular suite keeps runs short, the long one (build tag
+// long) soaks them for a minute.
+func randomScenarioUpTo(t *rapid.T, longest time.Duration) *scenarios.Scenario {
 	ms := func(name string, lo, hi int) time.Duration {
 		return time.Duration(rapid.IntRange(lo, hi).Draw(t, name)) * time.Millisecond
 	}
-	sc := &scenarios.Scenario{Name: "random", Seed: rapid.Uint64().Draw(t, "seed"), Duration: ms("duration", 5_000, 60_000)}
+	sc := &scenarios.Scenario{Name: "random", Seed: rapid.Uint64().Draw(t, "seed"), Duration: ms("duration", 2_000, int(longest/time.Millisecond))}
 	nsvc := rapid.IntRange(1, 2).Draw(t, "services")
 	for i := range nsvc {
 		svc := scenarios.Service{
@@ -105,56 +110,59 @@ func randomScenario(t *rapid.T) *scenarios.Scenario {
 // Little's law on the calls, one result per call — and a rerun gives the
 // same figures.
 func TestEngineProperties(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		sc := randomScenario(rt)
-		run := func() (*engine, StrategyResult) {
-			e, err := newEngine(sc, &sc.Strategies[0])
-			if err != nil {
-				rt.Fatal(err)
-			}
-			if !e.run(context.Background(), nil) {
-				rt.Fatal("run did not complete")
-			}
-			return e, e.result()
+	rapid.Check(t, func(rt *rapid.T) { checkEngineProperties(rt, randomScenario(rt)) })
+}
+
+// checkEngineProperties runs sc and checks the books, Little's law and a
+// rerun (see TestEngineProperties).
+func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
+	run := func() (*engine, StrategyResult) {
+		e, err := newEngine(sc, &sc.Strategies[0])
+		if err != nil {
+			rt.Fatal(err)
 		}
-		e, r := run()
-		m := e.m
-		if m.unfinished > 0 {
-			// Only the drain limit (more work than the run can finish) or a
-			// request the service never answers, with nothing to time it
-			// out, may leave a turn running at the end.
-			hangs := false
-			for _, svc := range sc.Services {
-				hangs = hangs || svc.Faults.HangRate > 0
-			}
-			st := &sc.Strategies[0]
-			timeouts := st.AttemptTimeout > 0 || st.TurnTimeout > 0 || sc.Workload.Cancel.ParentTimeout > 0
-			if !e.cutOff && (!hangs || timeouts) {
-				rt.Fatalf("%d turns never finished", m.unfinished)
-			}
-			return
+		if !e.run(context.Background(), nil) {
+			rt.Fatal("run did not complete")
 		}
-		if m.inSystem != 0 || m.total != 0 || e.core.InFlight() != 0 || e.core.Turns() != 0 {
-			rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, core %d slots %d turns", m.inSystem, m.total, e.core.InFlight(), e.core.Turns())
+		return e, e.result()
+	}
+	e, r := run()
+	m := e.m
+	if m.unfinished > 0 {
+		// Only the drain limit (more work than the run can finish) or a
+		// request the service never answers, with nothing to time it
+		// out, may leave a turn running at the end.
+		hangs := false
+		for _, svc := range sc.Services {
+			hangs = hangs || svc.Faults.HangRate > 0
 		}
-		var apc int64
-		for _, n := range r.AttemptsPerCall {
-			apc += n
+		st := &sc.Strategies[0]
+		timeouts := st.AttemptTimeout > 0 || st.TurnTimeout > 0 || sc.Workload.Cancel.ParentTimeout > 0
+		if !e.cutOff && (!hangs || timeouts) {
+			rt.Fatalf("%d turns never finished", m.unfinished)
 		}
-		if apc > r.Calls || r.Failed > r.Calls || r.FailedTurns > r.Turns {
-			rt.Fatalf("inconsistent counts: %+v", r)
+		return
+	}
+	if m.inSystem != 0 || m.total != 0 || e.core.InFlight() != 0 || e.core.Turns() != 0 {
+		rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, core %d slots %d turns", m.inSystem, m.total, e.core.InFlight(), e.core.Turns())
+	}
+	var apc int64
+	for _, n := range r.AttemptsPerCall {
+		apc += n
+	}
+	if apc > r.Calls || r.Failed > r.Calls || r.FailedTurns > r.Turns {
+		rt.Fatalf("inconsistent counts: %+v", r)
+	}
+	if m.calls > 0 && e.now > 0 {
+		m.integrate(e.now)
+		l := m.area / e.now.Seconds()
+		lw := float64(m.calls) / e.now.Seconds() * (m.callSum / float64(m.calls))
+		if math.Abs(l-lw) > 1e-6*math.Max(1, lw) {
+			rt.Fatalf("Little's law: L = %v, λW = %v", l, lw)
 		}
-		if m.calls > 0 && e.now > 0 {
-			m.integrate(e.now)
-			l := m.area / e.now.Seconds()
-			lw := float64(m.calls) / e.now.Seconds() * (m.callSum / float64(m.calls))
-			if math.Abs(l-lw) > 1e-6*math.Max(1, lw) {
-				rt.Fatalf("Little's law: L = %v, λW = %v", l, lw)
-			}
-		}
-		_, again := run()
-		if fmt.Sprint(again) != fmt.Sprint(r) {
-			rt.Fatal("a rerun of the same scenario and seed differs")
-		}
-	})
+	}
+	_, again := run()
+	if fmt.Sprint(again) != fmt.Sprint(r) {
+		rt.Fatal("a rerun of the same scenario and seed differs")
+	}
 }

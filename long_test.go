@@ -1,0 +1,36 @@
+//go:build long
+
+// Checks too slow to run under the race detector on every change: make
+// test runs them without it (make test-long alone), and CI runs make test.
+
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/scenarios"
+)
+
+// README's tier3 paragraph shows the decision line exactly as `run tier3`
+// prints it with every default.
+func TestLongReadmeShowsTier3Decision(t *testing.T) {
+	sc, err := scenarios.Builtin("tier3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decide(context.Background(), sc, decideOptions{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "\n"+d.Decision.Sentence+"\n") {
+		t.Errorf("README.md does not show the decision as printed:\n%s", d.Decision.Sentence)
+	}
+}
