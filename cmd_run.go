@@ -36,6 +36,7 @@ type RunCmd struct {
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
 	parent     context.Context // tests: a context to cancel in place of Ctrl-C
+	afterSim   func()          // tests: called when the simulation is done, before the decision
 }
 
 // Run simulates, writes DIR/results.json (and the reports) atomically, and
@@ -91,6 +92,9 @@ func (c *RunCmd) Run() error {
 	}
 	if res == nil {
 		return runErr
+	}
+	if c.afterSim != nil {
+		c.afterSim()
 	}
 	// The decision (what to set, verified by a sweep over seeds) and the
 	// arithmetic it starts from, as recommend computes them. An interrupt
@@ -155,6 +159,11 @@ func (c *RunCmd) Run() error {
 			return codedError{fmt.Errorf("interrupted: partial results written to %s", dir), exitInterrupted}
 		}
 		return runErr
+	}
+	if ctx.Err() != nil && res.Decision == nil && !c.NoRecommend {
+		// Ctrl-C after the simulation, while the decision's sweep ran: the
+		// comparison is whole and written, the decision is left out.
+		return codedError{fmt.Errorf("interrupted while deciding what to set: the comparison is complete and written to %s, without the decision", dir), exitInterrupted}
 	}
 	if err := invalidRun(res); err != nil && !c.AllowInvalid {
 		return err

@@ -150,3 +150,21 @@ func TestRunPastMemoryBudgetIsExit2(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C after the simulation, while the decision's sweep runs: the
+// comparison is written whole, without a decision, and the exit code says
+// the run was interrupted.
+func TestRunInterruptedWhileDeciding(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := &RunCmd{Scenario: "burst-8", Duration: positiveDuration(10 * time.Second), Out: dir, Stdout: &bytes.Buffer{}, NoReports: true, parent: ctx, afterSim: cancel}
+	err := cmd.Run()
+	if exitCode(err) != exitInterrupted || !strings.Contains(fmt.Sprint(err), "without the decision") {
+		t.Fatalf("err = %v (exit %d), want exit %d saying the decision is left out", err, exitCode(err), exitInterrupted)
+	}
+	res, rerr := reports.ReadResults(filepath.Join(dir, "results.json"))
+	if rerr != nil || res.Partial || res.Decision != nil || len(res.Strategies) == 0 {
+		t.Fatalf("results: %v; want the whole comparison without a decision", rerr)
+	}
+}
