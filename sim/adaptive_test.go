@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 )
 
 // TestAdaptiveAIMDOnTier3 adds an AIMD strategy to tier3 — no token bucket
@@ -42,5 +43,28 @@ func TestAdaptiveAIMDOnTier3(t *testing.T) {
 	}
 	if a.GoodputPerS < 0.9*b.GoodputPerS {
 		t.Errorf("aimd goodput %.1f/s below 90%% of bounded-64's %.1f/s", a.GoodputPerS, b.GoodputPerS)
+	}
+}
+
+// TestSchedConfigAdaptive checks a strategy's adaptive table reaches sched for
+// the services it names, each with its own copy, and no other.
+func TestSchedConfigAdaptive(t *testing.T) {
+	sc := &scenarios.Scenario{Services: []scenarios.Service{{Name: "a"}, {Name: "b"}}}
+	st := &scenarios.Strategy{Name: "x", Adaptive: &scenarios.Adaptive{Algorithm: scenarios.AdaptiveGradient, Initial: 3, Max: 9, Decrease: 0.6, LongWindow: 50}}
+	cfg, err := SchedConfig(sc, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := cfg.Services["a"].Adaptive, cfg.Services["b"].Adaptive
+	if a == nil || b == nil || a == b {
+		t.Fatalf("every service wants its own adaptive config: %p %p", a, b)
+	}
+	if a.Algorithm != sched.AlgorithmGradient || a.Initial != 3 || a.Max != 9 || a.Backoff != 0.6 || a.LongWindow != 50 {
+		t.Fatalf("mapped %+v", *a)
+	}
+	st.Adaptive.Services = []string{"b"}
+	cfg, _ = SchedConfig(sc, st)
+	if cfg.Services["a"].Adaptive != nil || cfg.Services["b"].Adaptive == nil {
+		t.Fatal("services = [\"b\"] should give only b an adaptive limit")
 	}
 }
