@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -602,6 +603,9 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	}
 	s.KeepSlotDuringBackoff, _ = t.boolean("keep_slot_during_backoff")
 	s.PauseOnRetryAfter, _ = t.boolean("pause_on_retry_after")
+	if at := t.sub("adaptive"); at != nil {
+		s.Adaptive = d.decodeAdaptive(sc, at)
+	}
 	if b, _ := t.boolean("recommend"); b {
 		s.Recommend = true
 		if i := slices.IndexFunc(sc.Strategies, func(o Strategy) bool { return o.Recommend }); i >= 0 {
@@ -634,6 +638,58 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	}
 	s.CancelAt = enum(t, "cancel_at", CancelAtTransport, CancelAtTransport, CancelAtReader)
 	return s
+}
+
+// decodeAdaptive reads a strategy's adaptive concurrency limit.
+func (d *decoder) decodeAdaptive(sc *Scenario, t *table) *Adaptive {
+	defer t.finish()
+	a := &Adaptive{}
+	if !t.has("algorithm") {
+		t.add("algorithm", "is required; write algorithm = \"aimd\" or algorithm = \"gradient\"")
+	}
+	a.Algorithm = enum(t, "algorithm", AdaptiveAIMD, AdaptiveAIMD, AdaptiveGradient)
+	whole := func(k string, lo int64) int {
+		n, _ := t.integer(k, lo, MaxCap, whyCap)
+		return int(n)
+	}
+	a.Initial, a.Min, a.Max = whole("initial", 1), whole("min", 1), whole("max", 1)
+	if a.Min > 0 && a.Max > 0 && a.Min > a.Max {
+		t.add("min", "is %d, above max (%d); the limit must fit between them", a.Min, a.Max)
+	}
+	if f, ok := t.fraction("decrease"); ok {
+		if f == 0 || f == 1 {
+			t.add("decrease", "is %s; it multiplies the limit on a 429, so keep it strictly between 0 and 1", showAmount(f))
+		}
+		a.Decrease = f
+	}
+	if f, ok := t.fraction("smoothing"); ok {
+		if f == 0 {
+			t.add("smoothing", "is 0; it is the weight of each new estimate, so keep it in (0, 1]")
+		}
+		a.Smoothing = f
+	}
+	if f, ok := t.positive("tolerance", 100, "a latency ratio"); ok {
+		if f < 1 {
+			t.add("tolerance", "is %s; it is the latency ratio tolerated, so it must be at least 1", showAmount(f))
+		}
+		a.Tolerance = f
+	}
+	a.LongWindow = whole("long_window", 1)
+	a.QueueSize, _ = t.positive("queue_size", MaxCap, whyCap)
+	if a.Algorithm == AdaptiveAIMD {
+		for _, k := range []string{"smoothing", "tolerance", "long_window", "queue_size"} {
+			if t.has(k) {
+				t.add(k, "only applies with algorithm = \"gradient\"; remove it or change the algorithm")
+			}
+		}
+	}
+	if names, ok := t.strings("services"); ok {
+		a.Services = names
+		for i, name := range names {
+			d.checkService(sc, t.key("services")+"["+strconv.Itoa(i)+"]", name)
+		}
+	}
+	return a
 }
 
 // defaultRetry is the policy of a strategy without a retry table: one

@@ -207,6 +207,10 @@ func TestFullFile(t *testing.T) {
 				FanOut: 6, FanOutMode: FanOutTruncate, Join: JoinAllOrNothing,
 				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute,
 				TokenBudget: 50000, AttemptBudget: 40, MaxQueued: 1000, CancelAt: CancelAtReader,
+				Adaptive: &Adaptive{
+					Algorithm: AdaptiveGradient, Initial: 4, Min: 2, Max: 12, Decrease: 0.7,
+					Smoothing: 0.3, Tolerance: 2, LongWindow: 100, QueueSize: 3, Services: []string{"llm"},
+				},
 			},
 		},
 	}
@@ -597,5 +601,30 @@ recommend = true
 	}
 	if sc.Strategies[0].Recommend || !sc.Strategies[1].Recommend {
 		t.Errorf("marks = %v, %v; want b marked", sc.Strategies[0].Recommend, sc.Strategies[1].Recommend)
+	}
+}
+
+// TestAdaptiveProblems checks the adaptive table's own rules.
+func TestAdaptiveProblems(t *testing.T) {
+	const head = "name = \"a\"\nduration = \"1m\"\n[workload]\nsessions = 1\ncalls = [ { tool = \"t\", count = 1 } ]\n[services.s]\nrpm = 60\n[tools.t]\nservice = \"s\"\n[[strategy]]\nname = \"x\"\n"
+	for _, tc := range []struct{ line, want string }{
+		{`adaptive = { initial = 4 }`, "algorithm: is required"},
+		{`adaptive = { algorithm = "aimd", min = 9, max = 3 }`, "min: is 9, above max (3)"},
+		{`adaptive = { algorithm = "aimd", tolerance = 2 }`, `tolerance: only applies with algorithm = "gradient"`},
+		{`adaptive = { algorithm = "gradient", decrease = 1 }`, "decrease: is 1; it multiplies the limit"},
+		{`adaptive = { algorithm = "gradient", services = ["q"] }`, `unknown service "q"`},
+		{`adaptive = { algorithm = "vegas" }`, `unknown value "vegas"`},
+	} {
+		_, err := Parse("a.toml", []byte(head+tc.line+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to say %q", tc.line, err, tc.want)
+		}
+	}
+	sc, err := Parse("a.toml", []byte(head+`adaptive = { algorithm = "aimd", initial = 4 }`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := sc.Strategies[0].Adaptive; a == nil || a.Algorithm != AdaptiveAIMD || a.Initial != 4 || a.Services != nil {
+		t.Fatalf("decoded %+v", a)
 	}
 }

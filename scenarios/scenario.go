@@ -433,7 +433,40 @@ type Strategy struct {
 	MaxQueued int
 	// CancelAt says how far a cancellation reaches.
 	CancelAt CancelAt
+	// Adaptive, when set, makes each service's concurrency limit adapt
+	// (sched.ServiceConfig.Adaptive); nil keeps static caps.
+	Adaptive *Adaptive
 }
+
+// Adaptive is an adaptive concurrency limit per service (sched.AdaptiveConfig).
+// Zero numbers take sched's defaults.
+type Adaptive struct {
+	// Algorithm is "aimd" or "gradient".
+	Algorithm AdaptiveAlgorithm
+	// Initial, Min and Max bound the limit, in attempts in flight per
+	// service; the strategy's static caps bound it further.
+	Initial, Min, Max int
+	// Decrease multiplies the limit on a 429 or overload answer, in (0, 1).
+	Decrease float64
+	// Smoothing, Tolerance, LongWindow (in completions) and QueueSize (in
+	// attempts) tune the gradient limit (sched.AdaptiveConfig).
+	Smoothing, Tolerance float64
+	LongWindow           int
+	QueueSize            float64
+	// Services names the services the limit applies to (nil: every service).
+	Services []string
+}
+
+// AdaptiveAlgorithm names an adaptive limit's algorithm.
+type AdaptiveAlgorithm string
+
+// The adaptive algorithms, as written in scenario files.
+const (
+	// AdaptiveAIMD grows the limit by one per round trip and cuts it on a 429.
+	AdaptiveAIMD AdaptiveAlgorithm = "aimd"
+	// AdaptiveGradient follows the ratio of long- to short-term latency.
+	AdaptiveGradient AdaptiveAlgorithm = "gradient"
+)
 
 // Retry is a retry policy (sched.RetryPolicy).
 type Retry struct {

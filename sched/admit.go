@@ -15,7 +15,7 @@ func (c *Core) pump() {
 		var best *serviceState
 		var bestCall *callState
 		for _, s := range c.svcList {
-			if s.cfg.MaxInFlight > 0 && s.inFlight >= s.cfg.MaxInFlight {
+			if s.maxIn > 0 && s.inFlight >= s.maxIn {
 				continue
 			}
 			if s.pausedUntil > c.now {
@@ -228,6 +228,9 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	cs.status = int32(o.Status)
 	if c.cfg.Hook != nil {
 		c.emit(Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Class: o.Class})
+	}
+	if cs.svc.lim != nil {
+		c.adapt(cs, o.Class)
 	}
 	if o.Class == ClassSuccess {
 		c.finish(cs, ClassSuccess, o.Value, nil)

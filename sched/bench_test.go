@@ -14,12 +14,25 @@ import (
 // BenchmarkCore measures scheduling decisions for 1,000-call turns under a
 // global cap, a per-service cap and both buckets, driven in virtual time with
 // a fixed 400 ms latency. calls/s is the figure to compare (target ≥ 2 M/s).
-func BenchmarkCore(b *testing.B) {
+func BenchmarkCore(b *testing.B) { benchCore(b, nil) }
+
+// BenchmarkCoreAdaptive is BenchmarkCore with an AIMD limit on the service
+// (target ≥ 2 M calls/s as well).
+func BenchmarkCoreAdaptive(b *testing.B) {
+	benchCore(b, &AdaptiveConfig{Algorithm: AlgorithmAIMD, Initial: 8})
+}
+
+// BenchmarkCoreGradient is BenchmarkCore with a gradient limit on the service.
+func BenchmarkCoreGradient(b *testing.B) {
+	benchCore(b, &AdaptiveConfig{Algorithm: AlgorithmGradient, Initial: 8})
+}
+
+func benchCore(b *testing.B, adaptive *AdaptiveConfig) {
 	cfg := Config{
 		MaxInFlight: 64,
 		Services: map[string]ServiceConfig{"llm": {
 			MaxInFlight: 48, RequestsPerMinute: 600_000, RequestBurst: 100,
-			TokensPerMinute: 600_000_000, Headroom: 0.9,
+			TokensPerMinute: 600_000_000, Headroom: 0.9, Adaptive: adaptive,
 		}},
 		Retry: RetryPolicy{Backoff: BackoffFullJitter, Base: 100 * time.Millisecond, Cap: 5 * time.Second},
 	}

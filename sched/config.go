@@ -67,6 +67,10 @@ type ServiceConfig struct {
 	// PauseOnRetryAfter holds every call to the service until a 429's retry
 	// delay has passed, so parallel calls don't return as a herd.
 	PauseOnRetryAfter bool
+	// Adaptive, when set, makes the service's concurrency limit adapt to its
+	// answers (AIMD on rate limits or a latency gradient), never above
+	// MaxInFlight or Config.MaxInFlight. Nil keeps the static caps only.
+	Adaptive *AdaptiveConfig
 }
 
 // Config configures a Core (and a Runner). The zero value runs every call at
@@ -160,6 +164,11 @@ func (c *Config) validate() error {
 	for name, s := range c.Services {
 		if s.MaxInFlight < 0 || s.RequestsPerMinute < 0 || s.RequestBurst < 0 || s.TokensPerMinute < 0 || s.TokenBurst < 0 || s.Headroom < 0 || s.Headroom > 1 {
 			return fmt.Errorf("sched: service %q: negative limit or headroom outside (0,1]", name)
+		}
+		if s.Adaptive != nil {
+			if err := s.Adaptive.validate(); err != nil {
+				return fmt.Errorf("sched: service %q: %w", name, err)
+			}
 		}
 	}
 	return nil

@@ -52,6 +52,8 @@ type serviceState struct {
 	name        string
 	cfg         ServiceConfig
 	inFlight    int
+	maxIn       int      // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
+	lim         *limiter // nil without Adaptive
 	req, tok    *bucket
 	pausedUntil time.Duration
 	fifo        []*callState // calls in admission order; head at fifo[head]
@@ -109,7 +111,15 @@ func (c *Core) service(name string) *serviceState {
 		return s
 	}
 	sc := c.cfg.Services[name]
-	s := &serviceState{name: name, cfg: sc}
+	s := &serviceState{name: name, cfg: sc, maxIn: sc.MaxInFlight}
+	if sc.Adaptive != nil {
+		static := sc.MaxInFlight
+		if g := c.cfg.MaxInFlight; g > 0 && (static == 0 || g < static) {
+			static = g
+		}
+		s.lim = newLimiter(sc.Adaptive, static)
+		s.maxIn = s.lim.cap()
+	}
 	h := sc.headroom()
 	reqBurst := sc.RequestBurst
 	if reqBurst <= 0 {

@@ -22,9 +22,13 @@ const (
 	EventResult
 	// EventPaused: a service is paused until Event.Delay from now by a server delay.
 	EventPaused
+	// EventLimit: a service's adaptive concurrency limit changed; Event.N is
+	// the new limit in attempts in flight and Event.Class the outcome that
+	// moved it.
+	EventLimit
 )
 
-var eventNames = [...]string{"queued", "admitted", "started", "finished", "retry", "cancelled", "result", "paused"}
+var eventNames = [...]string{"queued", "admitted", "started", "finished", "retry", "cancelled", "result", "paused", "limit"}
 
 // String returns the kind's name.
 func (k EventKind) String() string {
@@ -44,7 +48,8 @@ type Event struct {
 	CallID  string
 	Service string
 	Attempt AttemptID
-	// N is the attempt number of the call (1 for the first attempt).
+	// N is the attempt number of the call (1 for the first attempt), or the
+	// new limit of an EventLimit.
 	N     int
 	Class Class
 	// Delay is the wait an EventAdmitted, EventRetry or EventPaused announces.

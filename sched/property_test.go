@@ -47,6 +47,16 @@ func TestProperties(t *testing.T) {
 				TokenBurst:        float64(rapid.IntRange(0, 5000).Draw(rt, s+" token burst")),
 				PauseOnRetryAfter: rapid.Bool().Draw(rt, s+" pause"),
 			}
+			if alg := rapid.IntRange(0, 2).Draw(rt, s+" adaptive"); alg > 0 {
+				sc := cfg.Services[s]
+				sc.Adaptive = &AdaptiveConfig{
+					Algorithm:  Algorithm(alg),
+					Initial:    rapid.IntRange(0, 6).Draw(rt, s+" initial"),
+					Max:        rapid.IntRange(0, 8).Draw(rt, s+" max"),
+					LongWindow: rapid.IntRange(0, 20).Draw(rt, s+" window"),
+				}
+				cfg.Services[s] = sc
+			}
 		}
 		n := rapid.IntRange(1, 30).Draw(rt, "calls")
 		cs := make([]Call, n)
@@ -168,6 +178,10 @@ func TestProperties(t *testing.T) {
 		for _, s := range services {
 			if c := cfg.Services[s].MaxInFlight; c > 0 && svcPeak[s] > c {
 				rt.Fatalf("service %s peak %d above cap %d", s, svcPeak[s], c)
+			}
+			// An adaptive limit stays within the static caps.
+			if l, c := d.core.Limit(s), cfg.Services[s].MaxInFlight; l < 0 || (c > 0 && l > c) || (cfg.MaxInFlight > 0 && l > cfg.MaxInFlight) {
+				rt.Fatalf("service %s limit %d outside the static caps %d and %d", s, l, c, cfg.MaxInFlight)
 			}
 		}
 		if d.overlaps != 0 {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/internal/satmath"
@@ -59,9 +60,25 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 			s.TokensPerMinute = svc.TokensPerMinute
 			s.Headroom = st.Headroom
 		}
+		if a := st.Adaptive; a != nil && (a.Services == nil || slices.Contains(a.Services, svc.Name)) {
+			s.Adaptive = adaptiveConfig(a)
+		}
 		cfg.Services[svc.Name] = s
 	}
 	return cfg, nil
+}
+
+// adaptiveConfig returns the sched form of a strategy's adaptive limit; each
+// service gets its own copy, so its own limit.
+func adaptiveConfig(a *scenarios.Adaptive) *sched.AdaptiveConfig {
+	alg := sched.AlgorithmAIMD
+	if a.Algorithm == scenarios.AdaptiveGradient {
+		alg = sched.AlgorithmGradient
+	}
+	return &sched.AdaptiveConfig{
+		Algorithm: alg, Initial: a.Initial, Min: a.Min, Max: a.Max, Backoff: a.Decrease,
+		Smoothing: a.Smoothing, Tolerance: a.Tolerance, LongWindow: a.LongWindow, QueueSize: a.QueueSize,
+	}
 }
 
 // requestsPerMinute is the tighter of a service's request limits, per minute.

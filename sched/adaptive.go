@@ -1,0 +1,249 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Algorithm picks how an adaptive concurrency limit moves.
+type Algorithm uint8
+
+const (
+	// AlgorithmAIMD is additive increase, multiplicative decrease driven by
+	// rate-limit answers, as TCP congestion control is driven by losses: the
+	// limit grows by one per round trip (per limit successful completions)
+	// and is cut by AdaptiveConfig.Backoff on a 429 or an overload answer, at
+	// most once per round trip.
+	AlgorithmAIMD Algorithm = iota + 1
+	// AlgorithmGradient follows the ratio of a long-term to a short-term
+	// round-trip time, the idea of TCP Vegas (Brakmo and Peterson, 1994) as
+	// used by Netflix's concurrency-limits library in its Gradient2 limit:
+	// when requests take longer than they used to, a queue is building at
+	// the server and the limit shrinks in proportion; when they take no
+	// longer, the limit grows by a queue allowance. Each completion computes
+	//
+	//	gradient = clamp(Tolerance × long ÷ short, 0.5, 1)
+	//	target   = limit × gradient + QueueSize
+	//	limit    = (1 − Smoothing) × limit + Smoothing × target
+	//
+	// where short is the completion's round-trip time and long an
+	// exponentially smoothed average over about LongWindow completions
+	// (plain mean while fewer have been seen). When long exceeds twice
+	// short, long decays towards short (×0.95), so the limit recovers after
+	// a long spell of high latency. The limit does not grow while fewer
+	// than half of it are in flight (the demand, not the server, is what
+	// limits). Unlike Gradient2, a 429 or overload answer is not a latency
+	// sample: it cuts the limit by Backoff at most once per round trip, as
+	// in AIMD, since a fast refusal would otherwise look like a quick server.
+	AlgorithmGradient
+)
+
+// Defaults of AdaptiveConfig's zero fields.
+const (
+	// DefaultAdaptiveInitial is the starting limit, in attempts in flight.
+	DefaultAdaptiveInitial = 8
+	// DefaultAdaptiveMin is the floor of the limit, in attempts in flight.
+	DefaultAdaptiveMin = 1
+	// DefaultAdaptiveMax is the ceiling when neither Max nor a static cap is set.
+	DefaultAdaptiveMax = 1000
+	// DefaultAdaptiveBackoff is the factor a rate-limit answer multiplies the limit by.
+	DefaultAdaptiveBackoff = 0.5
+	// DefaultGradientSmoothing is the weight of each new target in the gradient limit.
+	DefaultGradientSmoothing = 0.2
+	// DefaultGradientTolerance is the latency ratio tolerated before the gradient limit shrinks.
+	DefaultGradientTolerance = 1.5
+	// DefaultGradientLongWindow is the long-term RTT average's length, in completions.
+	DefaultGradientLongWindow = 600
+	// DefaultGradientQueueSize is the growth allowance per update, in attempts.
+	DefaultGradientQueueSize = 4
+)
+
+// AdaptiveConfig makes a service's concurrency limit follow what the service
+// answers instead of staying fixed. The limit starts at Initial and stays in
+// [Min, Max]; Max is further capped by the static caps (the service's
+// MaxInFlight and Config.MaxInFlight), so an adaptive limit never lets more
+// attempts run than a static one would. Zero fields take the defaults above.
+//
+// The limit moves only on completions the Core already sees, at the times the
+// driver gives, so it is as deterministic as the rest of the Core.
+type AdaptiveConfig struct {
+	// Algorithm is AlgorithmAIMD or AlgorithmGradient.
+	Algorithm Algorithm
+	// Initial, Min and Max bound the limit, in attempts in flight.
+	Initial, Min, Max int
+	// Backoff is the factor a 429 or overload answer multiplies the limit by,
+	// in (0, 1) (0: DefaultAdaptiveBackoff).
+	Backoff float64
+	// Smoothing is the gradient limit's weight of each new target, in (0, 1]
+	// (0: DefaultGradientSmoothing). Gradient only.
+	Smoothing float64
+	// Tolerance is the ratio of short- to long-term latency that the gradient
+	// limit accepts before it shrinks, at least 1 (0: DefaultGradientTolerance).
+	// Gradient only.
+	Tolerance float64
+	// LongWindow is the long-term latency average's length, in completions
+	// (0: DefaultGradientLongWindow). Gradient only.
+	LongWindow int
+	// QueueSize is the gradient limit's growth allowance per completion, in
+	// attempts (0: DefaultGradientQueueSize). Gradient only.
+	QueueSize float64
+}
+
+func (a *AdaptiveConfig) validate() error {
+	switch {
+	case a.Algorithm != AlgorithmAIMD && a.Algorithm != AlgorithmGradient:
+		return fmt.Errorf("unknown adaptive algorithm %d", a.Algorithm)
+	case a.Initial < 0 || a.Min < 0 || a.Max < 0 || a.LongWindow < 0 || a.QueueSize < 0:
+		return fmt.Errorf("negative adaptive setting")
+	case a.Min > 0 && a.Max > 0 && a.Min > a.Max:
+		return fmt.Errorf("adaptive min %d above max %d", a.Min, a.Max)
+	case a.Backoff < 0 || a.Backoff >= 1:
+		return fmt.Errorf("adaptive backoff %v outside (0, 1)", a.Backoff)
+	case a.Smoothing < 0 || a.Smoothing > 1:
+		return fmt.Errorf("adaptive smoothing %v outside (0, 1]", a.Smoothing)
+	case a.Tolerance != 0 && a.Tolerance < 1:
+		return fmt.Errorf("adaptive tolerance %v below 1", a.Tolerance)
+	}
+	return nil
+}
+
+// limiter is one service's adaptive limit.
+type limiter struct {
+	alg        Algorithm
+	limit      float64 // current limit; the cap in force is its floor
+	lo, hi     float64
+	backoff    float64
+	smoothing  float64
+	tolerance  float64
+	window     float64
+	queue      float64
+	successes  int           // AIMD: successes since the last increase
+	cutAt      time.Duration // attempts started before this don't cut again
+	longRTT    float64       // gradient: smoothed long-term RTT, in ns
+	samples    int           // gradient: RTT samples seen
+	lastReport int           // the cap last announced, to emit changes only
+}
+
+// newLimiter builds the limiter for a, with its ceiling lowered to static (0: none).
+func newLimiter(a *AdaptiveConfig, static int) *limiter {
+	l := &limiter{
+		alg:       a.Algorithm,
+		backoff:   orFloat(a.Backoff, DefaultAdaptiveBackoff),
+		smoothing: orFloat(a.Smoothing, DefaultGradientSmoothing),
+		tolerance: orFloat(a.Tolerance, DefaultGradientTolerance),
+		window:    float64(orInt(a.LongWindow, DefaultGradientLongWindow)),
+		queue:     orFloat(a.QueueSize, DefaultGradientQueueSize),
+		cutAt:     -1,
+	}
+	hi := orInt(a.Max, DefaultAdaptiveMax)
+	if static > 0 {
+		hi = min(hi, static)
+	}
+	lo := min(orInt(a.Min, DefaultAdaptiveMin), hi)
+	l.lo, l.hi = float64(lo), float64(hi)
+	l.limit = math.Min(math.Max(float64(orInt(a.Initial, DefaultAdaptiveInitial)), l.lo), l.hi)
+	l.lastReport = l.cap()
+	return l
+}
+
+func orFloat(v, d float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+func orInt(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+// cap returns the attempts in flight the limit allows now, at least 1.
+func (l *limiter) cap() int { return max(1, int(l.limit)) }
+
+// observe moves the limit for one completed attempt that started at started
+// and ended at now with class; inFlight counts the service's attempts in
+// flight including this one.
+func (l *limiter) observe(now, started time.Duration, class Class, inFlight int) {
+	switch class {
+	case ClassRateLimited, ClassOverloaded:
+		// Only an attempt sent after the last cut can cut again, so a burst
+		// of refusals from one round trip counts once.
+		if started < l.cutAt {
+			return
+		}
+		l.limit = math.Max(l.lo, math.Floor(l.limit*l.backoff))
+		l.cutAt = now
+		l.successes = 0
+	case ClassSuccess:
+		if l.alg == AlgorithmAIMD {
+			l.aimdSuccess(inFlight)
+		} else {
+			l.gradientSample(float64(now-started), inFlight)
+		}
+	}
+}
+
+// aimdSuccess adds one to the limit once per limit successful completions
+// while the service is using at least half of it.
+func (l *limiter) aimdSuccess(inFlight int) {
+	if 2*inFlight < l.cap() {
+		return
+	}
+	l.successes++
+	if l.successes >= l.cap() {
+		l.successes = 0
+		l.limit = math.Min(l.hi, l.limit+1)
+	}
+}
+
+// gradientSample moves the gradient limit for one round-trip time rtt, in ns.
+func (l *limiter) gradientSample(rtt float64, inFlight int) {
+	rtt = math.Max(rtt, 1)
+	l.samples++
+	alpha := math.Max(1/float64(l.samples), 2/(l.window+1))
+	l.longRTT += alpha * (rtt - l.longRTT)
+	if l.longRTT > 2*rtt {
+		l.longRTT *= 0.95
+	}
+	if 2*inFlight < l.cap() {
+		return
+	}
+	gradient := math.Max(0.5, math.Min(1, l.tolerance*l.longRTT/rtt))
+	target := l.limit*gradient + l.queue
+	next := (1-l.smoothing)*l.limit + l.smoothing*target
+	l.limit = math.Max(l.lo, math.Min(l.hi, next))
+}
+
+// Limit returns the concurrency limit in force for the named service, in
+// attempts in flight: its adaptive limit when it has one (already bounded by
+// the static caps), else the smaller of its MaxInFlight and
+// Config.MaxInFlight (0: unbounded).
+func (c *Core) Limit(service string) int {
+	if s, ok := c.services[service]; ok && s.lim != nil {
+		return s.lim.cap()
+	}
+	svc, global := c.cfg.Services[service].MaxInFlight, c.cfg.MaxInFlight
+	if svc > 0 && (global == 0 || svc < global) {
+		return svc
+	}
+	return global
+}
+
+// adapt feeds a completed attempt to its service's adaptive limit and
+// announces a change of the cap in force.
+func (c *Core) adapt(cs *callState, class Class) {
+	s := cs.svc
+	s.lim.observe(c.now, cs.runSince, class, s.inFlight)
+	s.maxIn = s.lim.cap()
+	if s.maxIn == s.lim.lastReport {
+		return
+	}
+	s.lim.lastReport = s.maxIn
+	if c.cfg.Hook != nil {
+		c.emit(Event{Kind: EventLimit, Service: s.name, N: s.maxIn, Class: class})
+	}
+}
