@@ -231,3 +231,41 @@ func TestCompareSeedsOfTier3(t *testing.T) {
 		t.Errorf("halved cap: want p95 worse, significantly, and no warning about the conditions:\n%s", text)
 	}
 }
+
+// An adaptive strategy survives --emit: the TOML loads back equal and the
+// Go literal parses and names the algorithm.
+func TestEmitAdaptive(t *testing.T) {
+	src, err := os.ReadFile("scenarios/tier3.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range []string{
+		`adaptive = { algorithm = "aimd", initial = 32, max = 256, decrease = 0.5 }`,
+		`adaptive = { algorithm = "gradient", initial = 16, min = 2, max = 128, smoothing = 0.3, tolerance = 2, long_window = 300, queue_size = 6, services = ["openai"] }`,
+	} {
+		with := string(src) + "\n[[strategy]]\nname = \"adaptive\"\n" + extra + "\n"
+		sc, err := scenarios.Parse("tier3.toml", []byte(with))
+		if err != nil {
+			t.Fatalf("%s: %v", extra, err)
+		}
+		st := sc.Strategy("adaptive")
+		block := emitTOML(st)
+		again, err := scenarios.Parse("tier3.toml", []byte(with+"\n"+block))
+		if err != nil {
+			t.Fatalf("emitted block does not load:\n%s\n%v", block, err)
+		}
+		got := *again.Strategy("adaptive-tuned")
+		want := *st
+		want.Name = got.Name
+		if !strategiesEqual(got, want) {
+			t.Errorf("pasted %+v, want %+v", got.Adaptive, want.Adaptive)
+		}
+		text, err := emitGo(sc, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parser.ParseExpr(text); err != nil || !strings.Contains(text, "Adaptive: &sched.AdaptiveConfig{") {
+			t.Errorf("emitted Go (%v):\n%s", err, text)
+		}
+	}
+}

@@ -80,7 +80,49 @@ func emitTOML(st *scenarios.Strategy) string {
 	if r := retryTOML(st.Retry); r != "" {
 		fmt.Fprintf(&b, "retry = { %s }\n", r)
 	}
+	if a := st.Adaptive; a != nil {
+		fmt.Fprintf(&b, "adaptive = { %s }\n", adaptiveTOML(a))
+	}
 	return b.String()
+}
+
+// adaptiveTOML writes an adaptive limit's inline table body: the settings
+// that are set, the gradient's own only with the gradient.
+func adaptiveTOML(a *scenarios.Adaptive) string {
+	parts := []string{fmt.Sprintf("algorithm = %q", a.Algorithm)}
+	for _, kv := range []struct {
+		key string
+		v   int
+	}{{"initial", a.Initial}, {"min", a.Min}, {"max", a.Max}} {
+		if kv.v > 0 {
+			parts = append(parts, fmt.Sprintf("%s = %d", kv.key, kv.v))
+		}
+	}
+	if a.Decrease > 0 {
+		parts = append(parts, "decrease = "+fmtFloat(a.Decrease))
+	}
+	if a.Algorithm == scenarios.AdaptiveGradient {
+		if a.Smoothing > 0 {
+			parts = append(parts, "smoothing = "+fmtFloat(a.Smoothing))
+		}
+		if a.Tolerance > 0 {
+			parts = append(parts, "tolerance = "+fmtFloat(a.Tolerance))
+		}
+		if a.LongWindow > 0 {
+			parts = append(parts, fmt.Sprintf("long_window = %d", a.LongWindow))
+		}
+		if a.QueueSize > 0 {
+			parts = append(parts, "queue_size = "+fmtFloat(a.QueueSize))
+		}
+	}
+	if a.Services != nil {
+		q := make([]string, len(a.Services))
+		for i, s := range a.Services {
+			q[i] = strconv.Quote(s)
+		}
+		parts = append(parts, "services = ["+strings.Join(q, ", ")+"]")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // retryTOML writes a retry policy's inline table body ("" for the default:
@@ -144,7 +186,7 @@ func emitGo(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
 	intField("\t", "MaxInFlight", cfg.MaxInFlight)
 	var names []string
 	for _, name := range slices.Sorted(maps.Keys(cfg.Services)) {
-		if cfg.Services[name] != (sched.ServiceConfig{}) {
+		if s := cfg.Services[name]; s.Adaptive != nil || s != (sched.ServiceConfig{}) {
 			names = append(names, name)
 		}
 	}
@@ -164,6 +206,27 @@ func emitGo(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
 			}
 			if s.PauseOnRetryAfter {
 				field("\t\t\t", "PauseOnRetryAfter", "true")
+			}
+			if a := s.Adaptive; a != nil {
+				b.WriteString("\t\t\tAdaptive: &sched.AdaptiveConfig{\n")
+				algo := "sched.AlgorithmAIMD"
+				if a.Algorithm == sched.AlgorithmGradient {
+					algo = "sched.AlgorithmGradient"
+				}
+				field("\t\t\t\t", "Algorithm", algo)
+				intField("\t\t\t\t", "Initial", a.Initial)
+				intField("\t\t\t\t", "Min", a.Min)
+				intField("\t\t\t\t", "Max", a.Max)
+				for _, f := range []struct {
+					name string
+					v    float64
+				}{{"Backoff", a.Backoff}, {"Smoothing", a.Smoothing}, {"Tolerance", a.Tolerance}, {"QueueSize", a.QueueSize}} {
+					if f.v != 0 {
+						field("\t\t\t\t", f.name, fmtFloat(f.v))
+					}
+				}
+				intField("\t\t\t\t", "LongWindow", a.LongWindow)
+				b.WriteString("\t\t\t},\n")
 			}
 			b.WriteString("\t\t},\n")
 		}
