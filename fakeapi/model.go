@@ -714,11 +714,14 @@ const (
 
 // matchRetry matches a marked retry from client at now to the earliest
 // pending deadline of that client, consumes it, and reports whether the
-// retry was early: every pending deadline was still ahead. A retry with no
+// retry was early: every pending deadline was still ahead. Deadlines more
+// than pendingHorizon past are dropped first: a client that retries that
+// late answers none of them. A retry with no
 // pending deadline (it follows a 5xx, or a 429 without a delay) is not early.
 func (m *Model) matchRetry(now time.Duration, client string) bool {
-	ds := m.pending[client]
+	ds := slices.DeleteFunc(m.pending[client], func(d time.Duration) bool { return d < now-pendingHorizon })
 	if len(ds) == 0 {
+		delete(m.pending, client)
 		return false
 	}
 	i := 0
