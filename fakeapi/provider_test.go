@@ -405,8 +405,9 @@ func TestServeEarlyRetriesParallelClients(t *testing.T) {
 	do(t, c, "POST", url, chatBody, IdempotencyHeader, "c") // limited
 	do(t, c, "POST", url, chatBody, IdempotencyHeader, "d") // limited, a new request
 	do(t, c, "POST", url, chatBody, IdempotencyHeader, "c") // repeats c at once
-	if got := s.Stats().Services["llm"].EarlyRetries; got != 2 {
-		t.Fatalf("early retries %d, want 2 after the repeated key", got)
+	st := s.Stats().Services["llm"]
+	if st.EarlyRetries != 2 || st.EarlyRetriesBy["retry_count"] != 1 || st.EarlyRetriesBy["idempotency_key"] != 1 || st.EarlyRetriesBy["client"] != 0 {
+		t.Fatalf("early retries %d by %v, want one by retry count and one by idempotency key", st.EarlyRetries, st.EarlyRetriesBy)
 	}
 }
 

@@ -123,6 +123,9 @@ type service struct {
 	ids atomic.Uint64
 	mu  sync.Mutex
 	m   *Model
+	// earlyBy counts early retries by the rule that identified them
+	// (guarded by mu).
+	earlyBy [numRetryRules]int64
 }
 
 type listener struct {
@@ -276,7 +279,12 @@ func (s *Server) Stats() ServerStats {
 	st := ServerStats{Services: make(map[string]Stats, len(s.services)), NotFound: s.notFound.Load()}
 	for _, sv := range s.services {
 		sv.mu.Lock()
-		st.Services[sv.cfg.Name] = sv.m.Stats()
+		x := sv.m.Stats()
+		x.EarlyRetriesBy = make(map[string]int64, numRetryRules)
+		for i, n := range sv.earlyBy {
+			x.EarlyRetriesBy[retryRuleNames[i]] = n
+		}
+		st.Services[sv.cfg.Name] = x
 		sv.mu.Unlock()
 	}
 	return st
@@ -287,6 +295,7 @@ func (s *Server) Reset() {
 	for _, sv := range s.services {
 		sv.mu.Lock()
 		sv.m.ResetStats()
+		sv.earlyBy = [numRetryRules]int64{}
 		sv.mu.Unlock()
 	}
 	s.notFound.Store(0)
@@ -498,24 +507,39 @@ const (
 //   - With only X-Simbench-Client, the client says it sends one request at a
 //     time: any request before its latest delay has elapsed is early.
 //   - With none of these, the request is a first attempt.
-func retryIdentity(r *http.Request, key string) (client string, mark RetryMark) {
+//
+// how names the rule, for Stats.EarlyRetriesBy.
+func retryIdentity(r *http.Request, key string) (client string, mark RetryMark, how retryRule) {
 	client = key + "|" + r.Header.Get(ClientHeader)
 	if k := r.Header.Get(IdempotencyHeader); k != "" {
-		return client + "|idempotency:" + k, RetryMarked
+		return client + "|idempotency:" + k, RetryMarked, byIdempotencyKey
 	}
 	for _, h := range []string{StainlessRetryHeader, RetryHeader} {
 		if v := r.Header.Get(h); v != "" {
 			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
-				return client, RetryMarked
+				return client, RetryMarked, byRetryCount
 			}
-			return client, RetryFresh
+			return client, RetryFresh, byRetryCount
 		}
 	}
 	if r.Header.Get(ClientHeader) != "" {
-		return client, RetryUnknown
+		return client, RetryUnknown, byClient
 	}
-	return client, RetryFresh
+	return client, RetryFresh, byRetryCount
 }
+
+// retryRule is how a request was identified as a retry or not.
+type retryRule uint8
+
+const (
+	byIdempotencyKey retryRule = iota
+	byRetryCount
+	byClient
+	numRetryRules
+)
+
+// retryRuleNames are the keys of Stats.EarlyRetriesBy.
+var retryRuleNames = [numRetryRules]string{"idempotency_key", "retry_count", "client"}
 
 // writeOf says whether a request to endpoint ep is a write and of which
 // resource (see WriteHeader).
@@ -573,7 +597,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		return
 	}
 	req := Request{Method: r.Method, Path: path, Key: apiKey(r), Bytes: n}
-	req.Client, req.Retry = retryIdentity(r, req.Key)
+	var how retryRule
+	req.Client, req.Retry, how = retryIdentity(r, req.Key)
 	var bodyErr error
 	var dec decoded
 	if n <= c.MaxBodyBytes {
@@ -599,6 +624,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	sv.mu.Lock()
 	now := s.now()
 	d := sv.m.Arrive(now, req)
+	if d.EarlyRetry {
+		sv.earlyBy[how]++
+	}
 	sv.mu.Unlock()
 
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
@@ -811,6 +839,10 @@ func WriteStats(w io.Writer, st ServerStats) {
 			x.RateLimitedBy["rps"], x.RateLimitedBy["rpm"], x.RateLimitedBy["tpm"], x.RateLimitedBy["concurrency"])
 		fmt.Fprintf(w, "  early retries %d, cancelled by client %d, wasted %d (%.3fs, %d tokens), write races %d, peak concurrency %d\n",
 			x.EarlyRetries, x.CancelledByClient, x.Wasted, x.WastedWorkS, x.WastedTokens, x.WriteRaces, x.PeakConcurrency)
+		if x.EarlyRetries > 0 && len(x.EarlyRetriesBy) > 0 {
+			fmt.Fprintf(w, "  early retries identified by idempotency key %d, retry count %d, client header %d\n",
+				x.EarlyRetriesBy["idempotency_key"], x.EarlyRetriesBy["retry_count"], x.EarlyRetriesBy["client"])
+		}
 		var errs []string
 		for _, k := range errorKinds {
 			if v := x.Errors[k.String()]; v > 0 {

@@ -126,7 +126,7 @@ func TestServerEarlyRetries(t *testing.T) {
 		t.Fatalf("on time: %d", r.status)
 	}
 	st := s.Stats().Services["llm"]
-	if st.EarlyRetries != 1 || st.RateLimitedBy["rps"] != 2 || st.Completed != 2 {
+	if st.EarlyRetries != 1 || st.EarlyRetriesBy["client"] != 1 || st.RateLimitedBy["rps"] != 2 || st.Completed != 2 {
 		t.Fatalf("stats = %+v", st)
 	}
 }
