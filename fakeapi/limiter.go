@@ -155,10 +155,11 @@ func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.D
 	case TokenBucket:
 		full := l.capacity * int64(l.window)
 		remaining = l.credit / int64(l.window)
-		if l.capacity != l.limit && full > 0 {
+		if l.capacity != l.limit && full > 0 && remaining > 0 {
 			// A bucket smaller than the limit (a burst) publishes its level
 			// as a share of the per-window budget, as providers do: full is
-			// the whole limit, empty is 0.
+			// the whole limit; less than one unit, which refuses a request,
+			// is still 0.
 			remaining = int64(float64(l.credit) / float64(full) * float64(l.limit))
 		}
 		if l.credit < full {

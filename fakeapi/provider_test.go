@@ -337,6 +337,26 @@ func TestServeUnknownProviderPaths(t *testing.T) {
 	}
 }
 
+func TestServeModelsAndCountTokensNeedAKey(t *testing.T) {
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, Keys: []KeyConfig{{Key: "sk-1"}}}}})
+	for _, path := range []string{"/v1/models", "/v1/messages/count_tokens"} {
+		method := "GET"
+		if path != "/v1/models" {
+			method = "POST"
+		}
+		body := `{"messages":[{"role":"user","content":"hi"}]}`
+		if r := do(t, c, method, s.URL("claude")+path, body); r.status != 401 {
+			t.Errorf("%s without a key: %d", path, r.status)
+		}
+		if r := do(t, c, method, s.URL("claude")+path, body, "X-Api-Key", "sk-1"); r.status != 200 {
+			t.Errorf("%s with a key: %d %v", path, r.status, r.body)
+		}
+	}
+	if st := s.Stats().Services["claude"]; st.Arrived != 0 {
+		t.Errorf("arrived %d, want none", st.Arrived)
+	}
+}
+
 // retryCall sends a chat call as a Stainless SDK marks them.
 func retryCall(t *testing.T, c *http.Client, url string, attempt int) response {
 	return do(t, c, "POST", url, chatBody, StainlessRetryHeader, strconv.Itoa(attempt))

@@ -581,9 +581,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 			r.Method, r.URL.Path, c.API, strings.Join(knownPaths(c.API)[:len(knownPaths(c.API))-1], ", "))
 		writeJSON(w, http.StatusNotFound, errorBody(c.API, 404, msg, nil))
 		return
-	case epModels:
-		writeJSON(w, 200, modelsBody(c.API, c.ModelName, s.start))
-		return
+	case epModels, epCountTokens:
+		// Answered without the model, so they spend no quota; the API key
+		// is still checked.
+		if !knownKey(c, apiKey(r)) {
+			writeJSON(w, http.StatusUnauthorized, errorBody(c.API, 401, rejectMessage(c.Name, &Decision{Kind: KindUnauthorized}, nil), nil))
+			return
+		}
+		if ep == epModels {
+			writeJSON(w, 200, modelsBody(c.API, c.ModelName, s.start))
+			return
+		}
 	}
 	body, n, err := readBody(r, c.MaxBodyBytes)
 	if err != nil {
@@ -677,6 +685,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	case KindReset:
 		panic(http.ErrAbortHandler) // closes the connection without a response
 	}
+}
+
+// knownKey reports whether key is one the service accepts (any key when it
+// configures none).
+func knownKey(c *ServiceConfig, key string) bool {
+	if len(c.Keys) == 0 {
+		return true
+	}
+	for _, k := range c.Keys {
+		if k.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // providerStatus is the status a provider style sends for a rejection: an
