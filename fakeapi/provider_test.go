@@ -464,7 +464,7 @@ func TestServeEarlyRetriesOpenAISDKParallel(t *testing.T) {
 
 func TestServeWritesDeclaredOnly(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
-		{Name: "tool", Headers: HeadersStandard, Latency: LatencyConfig{Dist: DistConstant, Value: 300 * time.Millisecond}},
+		{Name: "tool", Headers: HeadersStandard, WritePaths: []string{"/tools/commit"}, Latency: LatencyConfig{Dist: DistConstant, Value: 300 * time.Millisecond}},
 		{Name: "llm", TPM: 10_000_000, Latency: LatencyConfig{Dist: DistConstant, Value: 300 * time.Millisecond}},
 	}})
 	parallel := func(n int, f func()) {
@@ -481,10 +481,15 @@ func TestServeWritesDeclaredOnly(t *testing.T) {
 	if st["tool"].WriteRaces != 0 || st["llm"].WriteRaces != 0 || st["tool"].PeakConcurrency < 2 || st["llm"].PeakConcurrency < 2 {
 		t.Fatalf("reads: tool %+v, llm %+v", st["tool"], st["llm"])
 	}
-	// Declared writes to one resource that overlap race.
+	// Declared writes to one resource that overlap race: by header, and by
+	// a path the scenario declares a write.
 	parallel(2, func() { do(t, c, "POST", s.URL("tool")+"/save", `{}`, WriteHeader, "doc-1") })
 	if got := s.Stats().Services["tool"].WriteRaces; got != 1 {
 		t.Fatalf("write races %d, want 1 for two overlapping declared writes", got)
+	}
+	parallel(2, func() { do(t, c, "POST", s.URL("tool")+"/tools/commit", `{}`) })
+	if got := s.Stats().Services["tool"].WriteRaces; got != 2 {
+		t.Fatalf("write races %d, want 2 after two overlapping posts to a write path", got)
 	}
 }
 

@@ -480,8 +480,9 @@ func readBody(r *http.Request, limit int64) (body []byte, n int64, err error) {
 const (
 	// WriteHeader marks a request as a write: its value names the resource
 	// written ("1" or "true": the body's "resource" field, else the path).
-	// Only writes can race; PUT, PATCH and DELETE on a tool path are writes
-	// without it, provider endpoints never.
+	// Only writes can race; PUT, PATCH and DELETE on a tool path, and
+	// requests to ServiceConfig.WritePaths, are writes without it; provider
+	// endpoints never are.
 	WriteHeader = "X-Simbench-Write"
 	// RetryHeader marks a retry for early-retry accounting, as the official
 	// SDKs' x-stainless-retry-count does: a number above 0 is a retry.
@@ -542,8 +543,9 @@ const (
 var retryRuleNames = [numRetryRules]string{"idempotency_key", "retry_count", "client"}
 
 // writeOf says whether a request to endpoint ep is a write and of which
-// resource (see WriteHeader).
-func writeOf(r *http.Request, ep endpoint, path string, dec *decoded) (bool, string) {
+// resource: one with WriteHeader, a PUT, PATCH or DELETE, or any request to
+// one of writePaths (ServiceConfig.WritePaths) on a tool path.
+func writeOf(r *http.Request, ep endpoint, path string, dec *decoded, writePaths []string) (bool, string) {
 	if ep != epGeneric {
 		return false, ""
 	}
@@ -560,6 +562,9 @@ func writeOf(r *http.Request, ep endpoint, path string, dec *decoded) (bool, str
 	}
 	switch r.Method {
 	case http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true, res
+	}
+	if slices.Contains(writePaths, path) {
 		return true, res
 	}
 	return false, ""
@@ -627,7 +632,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		return
 	}
 	req.Tokens, req.OutputTokens = dec.input, dec.output
-	req.Write, req.Resource = writeOf(r, ep, path, &dec)
+	req.Write, req.Resource = writeOf(r, ep, path, &dec, c.WritePaths)
 
 	sv.mu.Lock()
 	now := s.now()
