@@ -378,7 +378,7 @@ func openAIType(status int) (typ string, code any) {
 		return "invalid_request_error", "request_too_large"
 	case 429:
 		return "requests", "rate_limit_exceeded"
-	case 503, 529:
+	case 529:
 		return "server_error", "overloaded"
 	}
 	return "server_error", nil

@@ -533,7 +533,7 @@ func TestServeProviderLimitHeaders(t *testing.T) {
 	}
 	// Overload: 503 for OpenAI, 529 overloaded_error for Anthropic.
 	r = do(t, c, "POST", s.URL("busy")+"/v1/chat/completions", chatBody)
-	if r.status != 503 {
+	if e, _ := r.body["error"].(map[string]any); r.status != 503 || e["type"] != "server_error" {
 		t.Errorf("openai overload: %d %v", r.status, r.body)
 	}
 	r = do(t, c, "POST", s.URL("busyclaude")+"/v1/messages", `{"messages":[{"role":"user","content":"x"}],"max_tokens":5}`)

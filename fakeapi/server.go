@@ -760,7 +760,9 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 				end(true, true)
 				return
 			}
+			// The service keeps generating the whole answer.
 			<-t.C
+			time.Sleep(s.real(step * time.Duration(len(groups)-1)))
 			end(true, false)
 			return
 		}
