@@ -34,8 +34,9 @@ type ServeCmd struct {
 	ready  chan<- *fakeapi.Server
 }
 
-// Run starts the services, prints their base URLs, API keys and the stats
-// URL, serves until Ctrl-C, then drains and prints what every client did.
+// Run starts the services, prints their base URLs (with the SDK base URLs
+// and environment variables of provider styles), API keys, the stats URL and
+// the headers that mark retries and writes, serves until Ctrl-C, then drains and prints what every client did.
 // Ctrl-C always ends in exit 0: after the in-flight requests finish, or at
 // the --drain deadline, when the connections still open are closed.
 func (c *ServeCmd) Run() error {
@@ -80,6 +81,9 @@ func (c *ServeCmd) Run() error {
 	}
 	fmt.Fprintf(out, "serving %d service(s) of scenario %s; Ctrl-C to stop\n", len(cfg.Services), sc.Name)
 	srv.Summary(out)
+	fmt.Fprintf(out, "early retries count retries marked by x-stainless-retry-count (the official SDKs), %s or a repeated %s; %s NAME tells callers on one key apart\n",
+		fakeapi.RetryHeader, fakeapi.IdempotencyHeader, fakeapi.ClientHeader)
+	fmt.Fprintf(out, "writes are PUT, PATCH and DELETE to tool paths, or requests with %s: RESOURCE; provider endpoints are reads\n", fakeapi.WriteHeader)
 
 	ctx, stop := interruptible(c.parent)
 	defer stop()

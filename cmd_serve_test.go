@@ -96,3 +96,44 @@ func TestServeCtrlCWithSlowBodyExitsZero(t *testing.T) {
 		t.Errorf("serve did not say it closed the connection left open: %q", errOut.String())
 	}
 }
+
+func TestServePrintsTheBaseURLsTheSDKsExpect(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *fakeapi.Server, 1)
+	var out bytes.Buffer
+	cmd := &ServeCmd{Scenario: "multi-agent", Addr: "127.0.0.1:0", Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	<-ready // the summary is printed before the server is handed over
+	printed := out.String()
+	_, rest, ok := strings.Cut(printed, "ANTHROPIC_BASE_URL=")
+	base, _, _ := strings.Cut(rest, ")")
+	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") || strings.HasSuffix(base, "/v1") {
+		t.Fatalf("no usable ANTHROPIC_BASE_URL in:\n%s", printed)
+	}
+	for _, want := range []string{"x-stainless-retry-count", fakeapi.WriteHeader} {
+		if !strings.Contains(printed, want) {
+			t.Errorf("output lacks %q:\n%s", want, printed)
+		}
+	}
+	call := func(path string) (int, string) {
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// The SDK appends /v1/messages (and /v1/messages/count_tokens) itself.
+	if status, body := call("/v1/messages/count_tokens"); status != 200 || !strings.Contains(body, "input_tokens") {
+		t.Errorf("count_tokens at the printed base URL: %d %s", status, body)
+	}
+	if status, body := call("/v1/v1/messages"); status != 404 || !strings.Contains(body, "/v1/v1/messages") {
+		t.Errorf("doubled path: %d %s", status, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -72,3 +72,43 @@ func BenchmarkHTTPServer(b *testing.B) {
 	b.ReportMetric(fakeRate, "fakeapi-req/s")
 	b.ReportMetric(fakeRate/bareRate, "ratio")
 }
+
+// BenchmarkHTTPStream measures streamed chat completions over loopback from
+// a zero-latency, unlimited OpenAI-style service: each iteration sends one
+// request with stream: true and reads the events to [DONE]. It reports the
+// completion tokens delivered per second (as the streams' usage counts
+// them: 256 each) and the streams per second.
+func BenchmarkHTTPStream(b *testing.B) {
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Name: "llm"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx) //nolint:errcheck // benchmark teardown
+	}()
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	const outTokens = 256
+	body := `{"messages":[{"role":"user","content":"hi"}],"max_tokens":256,"stream":true}`
+	url := s.URL("llm") + "/v1/chat/completions"
+	b.ResetTimer()
+	t0 := time.Now()
+	for range b.N {
+		res, err := c.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		all, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != 200 || !strings.HasSuffix(string(all), "data: [DONE]\n\n") {
+			b.Fatalf("status %d, %v: %q", res.StatusCode, err, all)
+		}
+	}
+	elapsed := time.Since(t0).Seconds()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)*outTokens/elapsed, "tokens/s")
+	b.ReportMetric(float64(b.N)/elapsed, "streams/s")
+}

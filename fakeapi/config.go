@@ -251,6 +251,11 @@ type ServiceConfig struct {
 	// ModelName is the "model" echoed in provider-shaped responses when the
 	// request names none.
 	ModelName string
+	// WritePaths are the paths within the service (such as "/tools/save")
+	// whose requests are writes, as a scenario's tools of kind write declare
+	// them; the server also takes PUT, PATCH, DELETE and the
+	// X-Simbench-Write header as writes. The model reads Request.Write.
+	WritePaths []string
 }
 
 // withDefaults returns c with zero fields replaced by their defaults.

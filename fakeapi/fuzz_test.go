@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,7 +49,12 @@ func FuzzServeRequest(f *testing.F) {
 		default:
 			t.Fatalf("%s %q: status %d", method, path, rec.Code)
 		}
-		if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+		if ct := rec.Header().Get("Content-Type"); rec.Code == 200 && strings.HasPrefix(ct, "text/event-stream") {
+			if b := rec.Body.String(); !strings.HasPrefix(b, "data: ") && !strings.HasPrefix(b, "event: ") {
+				t.Fatalf("%s %q: a stream that is not server-sent events: %q", method, path, b)
+			}
+			return
+		} else if ct != "application/json" {
 			t.Fatalf("content type %q", ct)
 		}
 		var v map[string]any

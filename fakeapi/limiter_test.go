@@ -185,3 +185,25 @@ func TestLimiterState(t *testing.T) {
 		}
 	}
 }
+
+// TestLimiterStatePublishesTheWindowBudget checks that a token bucket whose
+// burst is smaller than its limit publishes its level as a share of the
+// per-window limit, and 0 once it cannot admit one unit.
+func TestLimiterStatePublishesTheWindowBudget(t *testing.T) {
+	l := newLimiter(TokenBucket, 6000, time.Minute, 100)
+	if lim, rem, _ := l.state(0); lim != 6000 || rem != 6000 {
+		t.Fatalf("full: limit %d remaining %d, want 6000 of 6000", lim, rem)
+	}
+	l.take(0, 1)
+	if _, rem, _ := l.state(0); rem != 6000*99/100 {
+		t.Fatalf("after one: remaining %d, want %d", rem, 6000*99/100)
+	}
+	l.take(0, 99)
+	l.advance(5 * time.Millisecond) // half a unit back at 100 per second
+	if w := l.wait(5*time.Millisecond, 1); w == 0 {
+		t.Fatal("an empty bucket admits")
+	}
+	if _, rem, _ := l.state(5 * time.Millisecond); rem != 0 {
+		t.Fatalf("under one unit: remaining %d, want 0", rem)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/simbench/simbench/internal/satmath"
@@ -101,7 +102,31 @@ type Request struct {
 	Bytes int64
 	// Malformed marks a body that failed to decode (400).
 	Malformed bool
+	// Retry says what the client told about this request being a retry; the
+	// zero value, RetryUnknown, keeps the rule of a client that sends one
+	// request at a time (see Decision.EarlyRetry).
+	Retry RetryMark
 }
+
+// RetryMark is what a request says about being a retry.
+type RetryMark uint8
+
+// Retry marks.
+const (
+	// RetryUnknown: nothing is known; any request from a client that was
+	// told to wait, before its latest delay has elapsed, is an early retry.
+	// Right for a client that sends one request at a time (the simulator's).
+	RetryUnknown RetryMark = iota
+	// RetryFresh: the client says this is a first attempt (such as
+	// x-stainless-retry-count: 0); it is never an early retry.
+	RetryFresh
+	// RetryMarked: the client says this repeats an earlier request (such as
+	// x-stainless-retry-count above 0). It is early when every rate-limited
+	// request of its client still pending a retry was told to wait past now,
+	// so parallel requests on one client that each honour their own delay
+	// never count.
+	RetryMarked
+)
 
 // Quota is what a rate-limit header reports about one limit.
 type Quota struct {
@@ -144,7 +169,10 @@ type Decision struct {
 	// (RPM when set, else RPS) and TPM, after this decision.
 	Requests, TokenQuota Quota
 	// EarlyRetry says the client came back before a retry delay it was given
-	// had elapsed.
+	// had elapsed: for Request.Retry RetryUnknown, before its latest delay;
+	// for RetryMarked, before the earliest delay of its rate-limited
+	// requests not yet retried (each marked retry answers one of them);
+	// never for RetryFresh.
 	EarlyRetry bool
 	// WriteRace says this write overlaps another in-flight write to its resource.
 	WriteRace bool
@@ -211,6 +239,11 @@ type Model struct {
 	// dropped, so clients that never come back do not grow it without bound.
 	pruneAt int
 	writes  map[string]int
+	// pending holds, per client, the retry deadlines of rate-limited
+	// requests not yet matched by a marked retry.
+	pending map[string][]time.Duration
+	// pendingPruneAt is the size of pending at which it is pruned next.
+	pendingPruneAt int
 
 	epInit         bool
 	epStart, epEnd time.Duration
@@ -233,12 +266,14 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	cfg = cfg.withDefaults()
 	sub := func() *rand.Rand { return rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())) }
 	m := &Model{
-		cfg:      cfg,
-		retryAt:  map[string]time.Duration{},
-		pruneAt:  minPrune,
-		writes:   map[string]int{},
-		faults:   sub(),
-		overload: sub(),
+		cfg:            cfg,
+		retryAt:        map[string]time.Duration{},
+		pruneAt:        minPrune,
+		writes:         map[string]int{},
+		pending:        map[string][]time.Duration{},
+		pendingPruneAt: minPrune,
+		faults:         sub(),
+		overload:       sub(),
 	}
 	m.lat = newSampler(cfg.Latency, sub())
 	if len(cfg.Keys) == 0 {
@@ -295,7 +330,10 @@ func (m *Model) InFlight() int { return m.inFlight }
 func (m *Model) Arrive(now time.Duration, r Request) Decision {
 	m.c.arrived++
 	var d Decision
-	if len(m.retryAt) > 0 {
+	if r.Retry == RetryMarked {
+		d.EarlyRetry = m.matchRetry(now, r.Client)
+	}
+	if r.Retry == RetryUnknown && len(m.retryAt) > 0 {
 		if at, ok := m.retryAt[r.Client]; ok {
 			if now < at {
 				d.EarlyRetry = true
@@ -448,7 +486,9 @@ func (m *Model) limited(now time.Duration, r Request, t *tenant, d Decision, wai
 	}
 	d.Kind, d.Status = KindRateLimited, 429
 	d.RetryAfter, d.HasRetryAfter = m.advertise(wait)
-	if d.HasRetryAfter {
+	if d.HasRetryAfter && r.Retry != RetryUnknown {
+		m.addPending(now, r.Client, satmath.Add(now, d.RetryAfter))
+	} else if d.HasRetryAfter {
 		if at := satmath.Add(now, d.RetryAfter); at > m.retryAt[r.Client] {
 			m.retryAt[r.Client] = at
 			if len(m.retryAt) >= m.pruneAt {
@@ -498,7 +538,11 @@ func (m *Model) quotas(now time.Duration, t *tenant, d *Decision) {
 	case t.hasRPM:
 		d.Requests.Limit, d.Requests.Remaining, d.Requests.Reset = t.rpm.state(now)
 	case t.hasRPS:
+		// Providers publish request limits per minute: a per-second limit
+		// is published as the per-minute budget it allows.
 		d.Requests.Limit, d.Requests.Remaining, d.Requests.Reset = t.rps.state(now)
+		d.Requests.Limit = satmath.Mul(d.Requests.Limit, 60)
+		d.Requests.Remaining = satmath.Mul(d.Requests.Remaining, 60)
 	}
 	if t.hasTPM {
 		d.TokenQuota.Limit, d.TokenQuota.Remaining, d.TokenQuota.Reset = t.tpm.state(now)
@@ -642,6 +686,7 @@ func (m *Model) Cancel(now time.Duration, id ID) {
 func (m *Model) ResetStats() {
 	m.c = counters{peak: m.inFlight}
 	clear(m.retryAt)
+	clear(m.pending)
 }
 
 // minPrune is the least size of the retry-deadline map worth pruning.
@@ -658,4 +703,66 @@ func (m *Model) pruneRetries(now time.Duration) {
 		}
 	}
 	m.pruneAt = max(minPrune, 2*len(m.retryAt))
+}
+
+// maxPending bounds the deadlines kept per client; pendingHorizon is how
+// long past its deadline one is kept for a retry to match.
+const (
+	maxPending     = 4096
+	pendingHorizon = 10 * time.Minute
+)
+
+// matchRetry matches a marked retry from client at now to the earliest
+// pending deadline of that client, consumes it, and reports whether the
+// retry was early: every pending deadline was still ahead. Deadlines more
+// than pendingHorizon past are dropped first: a client that retries that
+// late answers none of them. A retry with no
+// pending deadline (it follows a 5xx, or a 429 without a delay) is not early.
+func (m *Model) matchRetry(now time.Duration, client string) bool {
+	ds := slices.DeleteFunc(m.pending[client], func(d time.Duration) bool { return d < now-pendingHorizon })
+	if len(ds) == 0 {
+		delete(m.pending, client)
+		return false
+	}
+	i := 0
+	for j, d := range ds {
+		if d < ds[i] {
+			i = j
+		}
+	}
+	early := now < ds[i]
+	if early {
+		m.c.early++
+	}
+	ds[i] = ds[len(ds)-1]
+	if ds = ds[:len(ds)-1]; len(ds) == 0 {
+		delete(m.pending, client)
+	} else {
+		m.pending[client] = ds
+	}
+	return early
+}
+
+// addPending records the retry deadline at of a rate-limited request from
+// client, dropping deadlines long past (and the oldest past maxPending), so
+// clients that never retry do not grow the map without bound.
+func (m *Model) addPending(now time.Duration, client string, at time.Duration) {
+	ds := m.pending[client]
+	if len(ds) >= maxPending {
+		ds = slices.DeleteFunc(ds, func(d time.Duration) bool { return d < now-pendingHorizon })
+		if len(ds) >= maxPending {
+			ds = ds[1:]
+		}
+	}
+	m.pending[client] = append(ds, at)
+	if len(m.pending) >= m.pendingPruneAt {
+		for c, ds := range m.pending {
+			if ds = slices.DeleteFunc(ds, func(d time.Duration) bool { return d < now-pendingHorizon }); len(ds) == 0 {
+				delete(m.pending, c)
+			} else {
+				m.pending[c] = ds
+			}
+		}
+		m.pendingPruneAt = max(minPrune, 2*len(m.pending))
+	}
 }

@@ -123,6 +123,9 @@ type service struct {
 	ids atomic.Uint64
 	mu  sync.Mutex
 	m   *Model
+	// earlyBy counts early retries by the rule that identified them
+	// (guarded by mu).
+	earlyBy [numRetryRules]int64
 }
 
 type listener struct {
@@ -250,7 +253,8 @@ func isLoopback(host string) bool {
 }
 
 // URL returns the base URL of the named service ("" if there is none). For
-// an openai-style service the SDK's base URL is URL + "/v1".
+// an openai-style service the SDK's base URL is URL + "/v1"; an
+// anthropic-style service's SDK base URL is URL itself.
 func (s *Server) URL(service string) string {
 	if sv := s.byName[service]; sv != nil {
 		return sv.url
@@ -275,7 +279,12 @@ func (s *Server) Stats() ServerStats {
 	st := ServerStats{Services: make(map[string]Stats, len(s.services)), NotFound: s.notFound.Load()}
 	for _, sv := range s.services {
 		sv.mu.Lock()
-		st.Services[sv.cfg.Name] = sv.m.Stats()
+		x := sv.m.Stats()
+		x.EarlyRetriesBy = make(map[string]int64, numRetryRules)
+		for i, n := range sv.earlyBy {
+			x.EarlyRetriesBy[retryRuleNames[i]] = n
+		}
+		st.Services[sv.cfg.Name] = x
 		sv.mu.Unlock()
 	}
 	return st
@@ -286,6 +295,7 @@ func (s *Server) Reset() {
 	for _, sv := range s.services {
 		sv.mu.Lock()
 		sv.m.ResetStats()
+		sv.earlyBy = [numRetryRules]int64{}
 		sv.mu.Unlock()
 	}
 	s.notFound.Store(0)
@@ -466,14 +476,127 @@ func readBody(r *http.Request, limit int64) (body []byte, n int64, err error) {
 	return body, int64(len(body)), err
 }
 
+// Headers that tell the server what a request is (see the README).
+const (
+	// WriteHeader marks a request as a write: its value names the resource
+	// written ("1" or "true": the body's "resource" field, else the path).
+	// Only writes can race; PUT, PATCH and DELETE on a tool path, and
+	// requests to ServiceConfig.WritePaths, are writes without it; provider
+	// endpoints never are.
+	WriteHeader = "X-Simbench-Write"
+	// RetryHeader marks a retry for early-retry accounting, as the official
+	// SDKs' x-stainless-retry-count does: a number above 0 is a retry.
+	RetryHeader = "X-Simbench-Retry"
+	// StainlessRetryHeader is the retry count the OpenAI and Anthropic SDKs
+	// send with every attempt (0 on the first).
+	StainlessRetryHeader = "X-Stainless-Retry-Count"
+	// IdempotencyHeader is the idempotency key some clients send; attempts
+	// repeating one key are one request and its retries.
+	IdempotencyHeader = "Idempotency-Key"
+)
+
+// retryIdentity returns the early-retry identity and mark of a request:
+//
+//   - With an Idempotency-Key, the identity is the API key plus that key,
+//     and the request is a marked retry: it is early only if an earlier
+//     attempt with the same key was rate limited and told to wait past now.
+//   - With x-stainless-retry-count (or X-Simbench-Retry), a count above 0 is
+//     a marked retry of the API key plus X-Simbench-Client, early only when
+//     every rate-limited request of that identity still owed a retry was
+//     told to wait past now, so parallel callers that each honour their own
+//     delay never count; 0 is a first attempt, never early.
+//   - With only X-Simbench-Client, the client says it sends one request at a
+//     time: any request before its latest delay has elapsed is early.
+//   - With none of these, the request is a first attempt.
+//
+// how names the rule, for Stats.EarlyRetriesBy.
+func retryIdentity(r *http.Request, key string) (client string, mark RetryMark, how retryRule) {
+	client = key + "|" + r.Header.Get(ClientHeader)
+	if k := r.Header.Get(IdempotencyHeader); k != "" {
+		return client + "|idempotency:" + k, RetryMarked, byIdempotencyKey
+	}
+	for _, h := range []string{StainlessRetryHeader, RetryHeader} {
+		if v := r.Header.Get(h); v != "" {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+				return client, RetryMarked, byRetryCount
+			}
+			return client, RetryFresh, byRetryCount
+		}
+	}
+	if r.Header.Get(ClientHeader) != "" {
+		return client, RetryUnknown, byClient
+	}
+	return client, RetryFresh, byRetryCount
+}
+
+// retryRule is how a request was identified as a retry or not.
+type retryRule uint8
+
+const (
+	byIdempotencyKey retryRule = iota
+	byRetryCount
+	byClient
+	numRetryRules
+)
+
+// retryRuleNames are the keys of Stats.EarlyRetriesBy.
+var retryRuleNames = [numRetryRules]string{"idempotency_key", "retry_count", "client"}
+
+// writeOf says whether a request to endpoint ep is a write and of which
+// resource: one with WriteHeader, a PUT, PATCH or DELETE, or any request to
+// one of writePaths (ServiceConfig.WritePaths) on a tool path.
+func writeOf(r *http.Request, ep endpoint, path string, dec *decoded, writePaths []string) (bool, string) {
+	if ep != epGeneric {
+		return false, ""
+	}
+	res := path
+	if dec.hasResource && dec.resource != "" {
+		res = dec.resource
+	}
+	switch v := strings.TrimSpace(r.Header.Get(WriteHeader)); strings.ToLower(v) {
+	case "", "0", "false", "no":
+	case "1", "true", "yes":
+		return true, res
+	default:
+		return true, v
+	}
+	switch r.Method {
+	case http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true, res
+	}
+	if slices.Contains(writePaths, path) {
+		return true, res
+	}
+	return false, ""
+}
+
 // serve answers one request to service sv at path (within the service).
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path string) {
 	c := &sv.cfg
 	ep, ok := route(c.API, r.Method, path)
 	if !ok {
-		w.Header().Set("Allow", http.MethodPost)
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody(c.API, 405, fmt.Sprintf("%s %s is not supported; use POST", r.Method, path), nil))
+		w.Header().Set("Allow", ep.method())
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody(c.API, 405, fmt.Sprintf("%s %s is not supported; use %s", r.Method, path, ep.method()), nil))
 		return
+	}
+	switch ep {
+	case epUnknown:
+		s.notFound.Add(1)
+		msg := fmt.Sprintf("Unknown request URL: %s %s. This fake %s service answers %s; check the base URL (the SDK appends the /v1/... path itself).",
+			r.Method, r.URL.Path, c.API, strings.Join(knownPaths(c.API)[:len(knownPaths(c.API))-1], ", "))
+		writeJSON(w, http.StatusNotFound, errorBody(c.API, 404, msg, nil))
+		return
+	case epModels, epCountTokens:
+		// Answered without the model, so they spend no quota; the API key
+		// is still checked.
+		if !knownKey(c, apiKey(r)) {
+			writeJSON(w, http.StatusUnauthorized, errorBody(c.API, 401, rejectMessage(c.Name, &Decision{Kind: KindUnauthorized}, nil), nil))
+			return
+		}
+		if ep == epModels {
+			writeJSON(w, 200, modelsBody(c.API, c.ModelName, s.start))
+			return
+		}
 	}
 	body, n, err := readBody(r, c.MaxBodyBytes)
 	if err != nil {
@@ -487,28 +610,36 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		return
 	}
 	req := Request{Method: r.Method, Path: path, Key: apiKey(r), Bytes: n}
-	req.Client = req.Key + "|" + r.Header.Get(ClientHeader)
+	var how retryRule
+	req.Client, req.Retry, how = retryIdentity(r, req.Key)
 	var bodyErr error
 	var dec decoded
 	if n <= c.MaxBodyBytes {
 		dec, bodyErr = decodeRequest(ep, body, r.Header.Get(TokensHeader), c.OutputTokens)
 		req.Malformed = bodyErr != nil
 	}
+	if ep == epCountTokens {
+		// Counting tokens spends no quota.
+		if bodyErr != nil || n > c.MaxBodyBytes {
+			msg := "Request body too large."
+			if bodyErr != nil {
+				msg = bodyErr.Error()
+			}
+			writeJSON(w, 400, errorBody(c.API, 400, msg, nil))
+			return
+		}
+		writeJSON(w, 200, []byte(fmt.Sprintf(`{"input_tokens":%d}`+"\n", dec.input)))
+		return
+	}
 	req.Tokens, req.OutputTokens = dec.input, dec.output
-	switch r.Method {
-	case http.MethodPut, http.MethodPatch, http.MethodDelete:
-		req.Write = true
-	case http.MethodPost:
-		req.Write = ep == epGeneric
-	}
-	req.Resource = dec.resource
-	if dec.hasResource && dec.resource != "" {
-		req.Write = req.Write || r.Method != http.MethodGet
-	}
+	req.Write, req.Resource = writeOf(r, ep, path, &dec, c.WritePaths)
 
 	sv.mu.Lock()
 	now := s.now()
 	d := sv.m.Arrive(now, req)
+	if d.EarlyRetry {
+		sv.earlyBy[how]++
+	}
 	sv.mu.Unlock()
 
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
@@ -516,34 +647,142 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	seen := s.realDecision(d) // what the client is told, in real time
 	h := w.Header()
 	h.Set("X-Request-Id", "req_"+id)
+	if c.API == APIAnthropic {
+		h.Set("Request-Id", "req_"+id)
+	}
 	seen.SetHeaders(h, c.Headers, wall)
 	if !d.Admitted() {
 		extra := map[string]any{"kind": d.Kind.String()}
-		if d.Kind == KindRateLimited {
+		if d.Kind == KindRateLimited || d.Kind == KindTooLarge && d.Limit == LimitTPM {
 			extra["limit"] = d.Limit.String()
 			if d.HasRetryAfter {
 				extra["retry_after_ms"] = RoundUp(seen.RetryAfter, time.Millisecond).Milliseconds()
 			}
 		}
-		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, bodyErr), extra))
+		if c.API == APIAnthropic {
+			extra["request_id"] = "req_" + id
+		}
+		status := providerStatus(c.API, &d)
+		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, &d, bodyErr), extra))
 		return
 	}
 
+	model := dec.model
+	if model == "" {
+		model = c.ModelName
+	}
+	if d.Kind == KindOK && dec.stream {
+		s.stream(w, r.Context(), sv, &d, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec.includeUsage))
+		return
+	}
 	if !s.await(r.Context(), sv, &d) {
 		return
 	}
 	switch d.Kind {
 	case KindOK:
-		model := dec.model
-		if model == "" {
-			model = c.ModelName
-		}
-		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, dec.output))
+		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, dec.output, &dec))
 	case KindServerError:
-		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), map[string]any{"kind": d.Kind.String()}))
+		extra := map[string]any{"kind": d.Kind.String()}
+		if c.API == APIAnthropic {
+			extra["request_id"] = "req_" + id
+		}
+		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), extra))
 	case KindReset:
 		panic(http.ErrAbortHandler) // closes the connection without a response
 	}
+}
+
+// knownKey reports whether key is one the service accepts (any key when it
+// configures none).
+func knownKey(c *ServiceConfig, key string) bool {
+	if len(c.Keys) == 0 {
+		return true
+	}
+	for _, k := range c.Keys {
+		if k.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// providerStatus is the status a provider style sends for a rejection: an
+// OpenAI-style service answers a request too large for its token limit with
+// 429 (type tokens) and an overload with 503, as OpenAI does; the rest is
+// the model's status.
+func providerStatus(api APIStyle, d *Decision) int {
+	if api != APIOpenAI {
+		return d.Status
+	}
+	switch {
+	case d.Kind == KindTooLarge && d.Limit == LimitTPM:
+		return http.StatusTooManyRequests
+	case d.Kind == KindOverloaded:
+		return http.StatusServiceUnavailable
+	}
+	return d.Status
+}
+
+// stream sends an admitted request's response as server-sent events: the
+// headers and first events after the time to first byte, the rest spread
+// over the remaining latency. A client gone before the first byte is
+// handled as in await; one gone mid-stream finishes the request with its
+// tokens counted as wasted.
+func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, groups [][]byte) {
+	end := func(gone, cancel bool) {
+		sv.mu.Lock()
+		defer sv.mu.Unlock()
+		if cancel {
+			sv.m.Cancel(s.now(), d.ID)
+		} else {
+			sv.m.Finish(s.now(), d.ID, gone)
+		}
+	}
+	base, first := d.Latency, time.Duration(0)
+	if d.SlowFirstByte {
+		slow := min(sv.cfg.Faults.SlowFirstByte, base)
+		base, first = base-slow, slow
+	}
+	step := base / time.Duration(len(groups))
+	first += step
+	rc := http.NewResponseController(w)
+	t := time.NewTimer(s.real(first))
+	defer t.Stop()
+	for i, g := range groups {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			if i > 0 {
+				end(true, false)
+				return
+			}
+			if !sv.cfg.KeepWorkingOnDisconnect {
+				end(true, true)
+				return
+			}
+			// The service keeps generating the whole answer.
+			<-t.C
+			time.Sleep(s.real(step * time.Duration(len(groups)-1)))
+			end(true, false)
+			return
+		}
+		if i == 0 {
+			h := w.Header()
+			h.Set("Content-Type", "text/event-stream; charset=utf-8")
+			h.Set("Cache-Control", "no-cache")
+			w.WriteHeader(200)
+		}
+		_, err := w.Write(g)
+		if err == nil {
+			err = rc.Flush()
+		}
+		if err != nil {
+			end(true, false)
+			return
+		}
+		t.Reset(s.real(step))
+	}
+	end(ctx.Err() != nil, false)
 }
 
 // await waits out an admitted request's latency and ends it in the model.
@@ -590,12 +829,17 @@ func (s *Server) await(ctx context.Context, sv *service, d *Decision) bool {
 }
 
 // Summary writes one line per service: its base URL, the SDK base URL for
-// provider styles, and its API keys; then the stats URL.
+// provider styles (OpenAI SDKs take URL+"/v1"; Anthropic SDKs take URL
+// itself, since they append /v1/messages), and its API keys; then the
+// stats URL.
 func (s *Server) Summary(w io.Writer) {
 	for _, sv := range s.services {
 		fmt.Fprintf(w, "%-12s %s", sv.cfg.Name, sv.url)
-		if sv.cfg.API != APIGeneric {
-			fmt.Fprintf(w, "  (%s SDK base URL: %s/v1)", sv.cfg.API, sv.url)
+		switch sv.cfg.API {
+		case APIOpenAI:
+			fmt.Fprintf(w, "  (openai SDK base URL: %s/v1, OPENAI_BASE_URL=%s/v1)", sv.url, sv.url)
+		case APIAnthropic:
+			fmt.Fprintf(w, "  (anthropic SDK base URL: %s, ANTHROPIC_BASE_URL=%s)", sv.url, sv.url)
 		}
 		if len(sv.cfg.Keys) > 0 {
 			keys := make([]string, len(sv.cfg.Keys))
@@ -624,6 +868,10 @@ func WriteStats(w io.Writer, st ServerStats) {
 			x.RateLimitedBy["rps"], x.RateLimitedBy["rpm"], x.RateLimitedBy["tpm"], x.RateLimitedBy["concurrency"])
 		fmt.Fprintf(w, "  early retries %d, cancelled by client %d, wasted %d (%.3fs, %d tokens), write races %d, peak concurrency %d\n",
 			x.EarlyRetries, x.CancelledByClient, x.Wasted, x.WastedWorkS, x.WastedTokens, x.WriteRaces, x.PeakConcurrency)
+		if x.EarlyRetries > 0 && len(x.EarlyRetriesBy) > 0 {
+			fmt.Fprintf(w, "  early retries identified by idempotency key %d, retry count %d, client header %d\n",
+				x.EarlyRetriesBy["idempotency_key"], x.EarlyRetriesBy["retry_count"], x.EarlyRetriesBy["client"])
+		}
 		var errs []string
 		for _, k := range errorKinds {
 			if v := x.Errors[k.String()]; v > 0 {

@@ -96,7 +96,9 @@ func TestServerEarlyRetries(t *testing.T) {
 	var clk manualClock
 	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Name: "llm", RPS: 1, TPM: 100_000}}})
 	url := s.URL("llm") + "/v1/chat/completions"
-	ok := do(t, c, "POST", url, chatBody)
+	// X-Simbench-Client says the client sends one request at a time, so any
+	// request before its delay has elapsed is an early retry.
+	ok := do(t, c, "POST", url, chatBody, ClientHeader, "agent")
 	if ok.status != 200 || ok.header.Get("X-Ratelimit-Remaining-Requests") != "0" || ok.header.Get("X-Ratelimit-Limit-Tokens") != "100000" {
 		t.Fatalf("first: %d %v", ok.status, ok.header)
 	}
@@ -107,12 +109,12 @@ func TestServerEarlyRetries(t *testing.T) {
 	}
 	// A client that ignores Retry-After: two more at once.
 	for i, wantEarly := range []int64{0, 1} {
-		r := do(t, c, "POST", url, chatBody)
+		r := do(t, c, "POST", url, chatBody, ClientHeader, "agent")
 		if r.status != 429 || r.header.Get("Retry-After") != "1" || r.header.Get("Retry-After-Ms") != "1000" {
 			t.Fatalf("retry %d: %d %v", i, r.status, r.header)
 		}
 		msg := r.body["error"].(map[string]any)["message"].(string)
-		if !strings.Contains(msg, "requests per second (RPS)") {
+		if !strings.Contains(msg, "requests per second (RPS) on service llm: Limit 1,") {
 			t.Fatalf("message %q does not name the limit", msg)
 		}
 		if got := s.Stats().Services["llm"].EarlyRetries; got != wantEarly {
@@ -120,11 +122,11 @@ func TestServerEarlyRetries(t *testing.T) {
 		}
 	}
 	clk.advance(time.Second)
-	if r := do(t, c, "POST", url, chatBody); r.status != 200 {
+	if r := do(t, c, "POST", url, chatBody, ClientHeader, "agent"); r.status != 200 {
 		t.Fatalf("on time: %d", r.status)
 	}
 	st := s.Stats().Services["llm"]
-	if st.EarlyRetries != 1 || st.RateLimitedBy["rps"] != 2 || st.Completed != 2 {
+	if st.EarlyRetries != 1 || st.EarlyRetriesBy["client"] != 1 || st.RateLimitedBy["rps"] != 2 || st.Completed != 2 {
 		t.Fatalf("stats = %+v", st)
 	}
 }
@@ -223,7 +225,7 @@ func TestServerBadRequestsAreWellFormed(t *testing.T) {
 		{"malformed", "POST", llm + "/v1/chat/completions", `{"messages": [`, auth, 400, "not valid JSON"},
 		{"not an object", "POST", llm + "/v1/chat/completions", `[1]`, auth, 400, "not a JSON object"},
 		{"no messages", "POST", llm + "/v1/chat/completions", `{"model":"m"}`, auth, 400, "messages is required"},
-		{"streaming", "POST", llm + "/v1/chat/completions", `{"messages":[],"stream":true}`, auth, 400, "stream"},
+		{"streaming embeddings", "POST", llm + "/v1/embeddings", `{"input":"x","stream":true}`, auth, 400, "stream"},
 		{"negative tokens", "POST", llm + "/v1/chat/completions", `{"messages":[1],"max_tokens":-1}`, auth, 400, "negative"},
 		{"bad tokens header", "POST", llm + "/tool", `{}`, append([]string{TokensHeader, "many"}, auth...), 400, TokensHeader},
 		{"oversized", "POST", llm + "/v1/chat/completions", `{"messages":"` + strings.Repeat("x", 300) + `"}`, auth, 413, "too large"},
@@ -404,7 +406,7 @@ func TestSummaryAndWriteStats(t *testing.T) {
 	}})
 	var sum strings.Builder
 	s.Summary(&sum)
-	for _, want := range []string{"llm          " + s.URL("llm") + "  (openai SDK base URL: " + s.URL("llm") + "/v1)  keys: sk-a, sk-b\n",
+	for _, want := range []string{"llm          " + s.URL("llm") + "  (openai SDK base URL: " + s.URL("llm") + "/v1, OPENAI_BASE_URL=" + s.URL("llm") + "/v1)  keys: sk-a, sk-b\n",
 		"tool         " + s.URL("tool") + "\n", "stats        " + s.StatsURL() + "\n"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("Summary:\n%s\nmissing %q", sum.String(), want)

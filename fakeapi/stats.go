@@ -42,6 +42,12 @@ type Stats struct {
 	// EarlyRetries counts requests that arrived from a client before a retry
 	// delay it had been given had elapsed.
 	EarlyRetries int64 `json:"early_retries"`
+	// EarlyRetriesBy splits EarlyRetries by how the server knew the request
+	// was a retry: "idempotency_key" (a repeated Idempotency-Key),
+	// "retry_count" (x-stainless-retry-count or X-Simbench-Retry above 0),
+	// "client" (X-Simbench-Client, a client sending one request at a time).
+	// Only the HTTP server fills it.
+	EarlyRetriesBy map[string]int64 `json:"early_retries_by,omitempty"`
 	// WriteRaces counts writes admitted while another write to the same
 	// resource was in flight.
 	WriteRaces int64 `json:"write_races"`
