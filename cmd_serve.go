@@ -70,7 +70,7 @@ func (c *ServeCmd) Run() error {
 		cfg.Seed = *c.Seed
 	}
 	for i := range sc.Services {
-		cfg.Services = append(cfg.Services, sim.ModelConfig(&sc.Services[i]))
+		cfg.Services = append(cfg.Services, sim.ServeConfig(sc, &sc.Services[i]))
 	}
 	srv, err := fakeapi.Start(cfg)
 	if errors.Is(err, fakeapi.ErrNonLoopback) {

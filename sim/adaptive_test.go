@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -66,5 +67,31 @@ func TestSchedConfigAdaptive(t *testing.T) {
 	cfg, _ = SchedConfig(sc, st)
 	if cfg.Services["a"].Adaptive != nil || cfg.Services["b"].Adaptive == nil {
 		t.Fatal("services = [\"b\"] should give only b an adaptive limit")
+	}
+}
+
+// A served service counts posts to its write tools' paths as writes, and
+// only those.
+func TestServeConfigListsWritePaths(t *testing.T) {
+	sc, err := scenarios.Builtin("mixed-read-write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writes, paths []string
+	for _, tl := range sc.Tools {
+		if tl.Kind == scenarios.KindWrite {
+			writes = append(writes, "/tools/"+tl.Name)
+		}
+	}
+	for i := range sc.Services {
+		paths = append(paths, ServeConfig(sc, &sc.Services[i]).WritePaths...)
+		if got := ModelConfig(&sc.Services[i]).WritePaths; got != nil {
+			t.Errorf("the pure model's config lists write paths %v", got)
+		}
+	}
+	slices.Sort(writes)
+	slices.Sort(paths)
+	if len(writes) == 0 || !slices.Equal(paths, writes) {
+		t.Errorf("write paths %v, want the write tools' %v", paths, writes)
 	}
 }

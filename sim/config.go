@@ -107,6 +107,24 @@ func requestBurst(svc *scenarios.Service) float64 {
 // Rates too large for an int64 saturate, so the model's validation reports
 // them as too large rather than as negative.
 func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
+	return modelConfig(svc)
+}
+
+// ServeConfig is ModelConfig for a service served over HTTP (serve, live
+// runs): it also lists, as the service's write paths, the /tools/NAME path
+// of every write tool the scenario sends to it, so that a client posting
+// to those paths is counted as writing without declaring it.
+func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.ServiceConfig {
+	cfg := modelConfig(svc)
+	for _, t := range sc.Tools {
+		if t.Service == svc.Name && t.Kind == scenarios.KindWrite {
+			cfg.WritePaths = append(cfg.WritePaths, "/tools/"+t.Name)
+		}
+	}
+	return cfg
+}
+
+func modelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 	cfg := fakeapi.ServiceConfig{
 		Name:          svc.Name,
 		RPS:           satmath.FromFloat[int64](svc.RequestsPerSecond),

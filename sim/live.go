@@ -243,7 +243,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	var svcs []fakeapi.ServiceConfig
 	names := make([]string, len(orig.Services))
 	for i := range orig.Services {
-		svcs = append(svcs, ModelConfig(&orig.Services[i]))
+		svcs = append(svcs, ServeConfig(orig, &orig.Services[i]))
 		names[i] = orig.Services[i].Name
 	}
 	// No bound on connections: an unbounded strategy may hold more than the
