@@ -150,3 +150,115 @@ func TestRunPastMemoryBudgetIsExit2(t *testing.T) {
 		}
 	}
 }
+
+// runThresholds runs tier3 for 20 virtual seconds with the flags and
+// returns its output and error.
+func runThresholds(t *testing.T, scenario string, flags ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := &RunCmd{Scenario: scenario, Duration: positiveDuration(20 * time.Second), Out: t.TempDir(), Stdout: &out,
+		NoReports: true, NoRecommend: true, Threshold: flags}
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func TestRunThresholdFailsNamingStrategies(t *testing.T) {
+	out, err := runThresholds(t, "tier3", "answer_p95<1s")
+	if err == nil || exitCode(err) != 1 {
+		t.Fatalf("err = %v, want exit 1\n%s", err, out)
+	}
+	for _, name := range []string{"sequential", "unbounded"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not name %s", err, name)
+		}
+	}
+	if !strings.Contains(out, "answer_p95<1s") || !strings.Contains(out, "FAIL") {
+		t.Errorf("output lacks the threshold's verdicts:\n%s", out)
+	}
+}
+
+func TestRunThresholdPasses(t *testing.T) {
+	out, err := runThresholds(t, "tier3", "answered_share>=0", "sequential:failed_turns>=0")
+	if err != nil {
+		t.Fatalf("err = %v\n%s", err, out)
+	}
+	if strings.Contains(out, "FAIL") || !strings.Contains(out, "pass") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestRunThresholdWithoutDataFails(t *testing.T) {
+	// Every call fails and none is retried: no turn is answered, so no
+	// time to answer has data.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "never.toml")
+	src := `name = "never"
+duration = "10s"
+[workload]
+sessions = 2
+think = { dist = "lognormal", p50 = "1s", p95 = "2s" }
+calls = [ { tool = "lookup", count = 1 } ]
+[services.api]
+rps = 5
+latency = { dist = "lognormal", p50 = "10ms", p95 = "20ms" }
+[services.api.faults]
+error_rate = 1.0
+[tools.lookup]
+service = "api"
+tokens = 10
+[[strategy]]
+name = "sequential"
+fan_out = 1
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runThresholds(t, path, "answer_p50<1h")
+	if err == nil || exitCode(err) != 1 || !strings.Contains(out, "no data") {
+		t.Fatalf("err = %v, want exit 1 with no data\n%s", err, out)
+	}
+}
+
+func TestRunThresholdsTableHonoured(t *testing.T) {
+	src, err := os.ReadFile("scenarios/burst-8.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "b.toml")
+	body := string(src) + "\n[thresholds]\nanswered_share = \">= 0\"\n[thresholds.no-jitter]\nanswer_p99 = \"< 1ms\"\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runThresholds(t, path)
+	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "answer_p99<0.001s failed for no-jitter") {
+		t.Fatalf("err = %v, want the table's no-jitter threshold to fail\n%s", err, out)
+	}
+	if !strings.Contains(out, "b.toml:") || strings.Count(out, "answered_share>=0") != 1 {
+		t.Errorf("output lacks the table's thresholds with their lines:\n%s", out)
+	}
+}
+
+func TestRunThresholdFlagRejected(t *testing.T) {
+	for _, f := range []string{"answer_p95", "nosuch<1", "rate_limited_share<1s", "nosuch:answer_p95<1s"} {
+		_, err := runThresholds(t, "burst-8", f)
+		if exitCode(err) != exitInvalid {
+			t.Errorf("--threshold %q: err = %v, want exit %d", f, err, exitInvalid)
+		}
+	}
+}
+
+func TestRunTraceWritesSections(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	cmd := &RunCmd{Scenario: "burst-8", Duration: positiveDuration(10 * time.Second), Out: t.TempDir(), Stdout: &bytes.Buffer{},
+		NoReports: true, NoRecommend: true, Trace: path}
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `"simbench_trace":1`); n < 2 || !strings.Contains(string(data), `"outcome":"success"`) {
+		t.Errorf("trace has %d headers:\n%.500s", n, data)
+	}
+}
