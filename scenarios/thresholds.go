@@ -134,28 +134,42 @@ func parseBound(s string) (Threshold, error) {
 func (d *decoder) decodeThresholds(sc *Scenario, t *table) []Threshold {
 	var out []Threshold
 	for _, k := range t.keys() {
-		v, _ := t.get(k)
-		if _, isTable := v.(map[string]any); isTable {
+		// A strategy's table is keyed by a name the file chooses: it is
+		// read from the map directly, so that it is not listed as a key.
+		if v, isTable := t.m[k].(map[string]any); isTable {
 			if sc.Strategy(k) == nil {
-				t.add(k, "names no strategy of the scenario")
+				t.add(k, "names no strategy of the scenario; the strategies are %s", strings.Join(strategyNames(sc), ", "))
 				continue
 			}
-			if st := t.sub(k); st != nil {
-				for _, m := range st.keys() {
-					if th, ok := d.threshold(st, m, k); ok {
-						out = append(out, th)
-					}
+			st := d.table(t.key(k), v)
+			for _, m := range st.keys() {
+				if th, ok := d.threshold(st, m, k); ok {
+					out = append(out, th)
 				}
-				st.finish()
 			}
+			st.finish()
 			continue
 		}
 		if th, ok := d.threshold(t, k, ""); ok {
 			out = append(out, th)
 		}
 	}
-	t.finish()
+	// Every key was read above, so no key is unknown: only the metrics are
+	// reported as accepted, the strategies' names being the file's own.
+	if d.accepts != nil {
+		for _, k := range t.known {
+			d.accepts(t.key(k), true, nil)
+		}
+	}
 	return out
+}
+
+func strategyNames(sc *Scenario) []string {
+	var names []string
+	for i := range sc.Strategies {
+		names = append(names, sc.Strategies[i].Name)
+	}
+	return names
 }
 
 // threshold reads one metric = "OP VALUE" key.
