@@ -97,3 +97,63 @@ func TestTraceSectionsMatchResults(t *testing.T) {
 		t.Error("the same run wrote a different trace")
 	}
 }
+
+// A live run's trace holds a "live" section per strategy whose records
+// count the same 429s as the run's results, with retries carrying the
+// delay the scheduler chose.
+func TestTraceLive(t *testing.T) {
+	sc, err := scenarios.Builtin("burst-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = 10 * time.Second
+	var buf bytes.Buffer
+	w := trace.NewWriter(&buf)
+	res, err := RunLive(context.Background(), sc, LiveOptions{Options: Options{Strategies: []string{"no-jitter", "paced"}, Trace: w}, TimeScale: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := trace.NewReader(&buf, "live.jsonl")
+	var names []string
+	limited := map[string]int64{}
+	delays := 0
+	for r.Next() {
+		h := r.Header()
+		if len(names) == 0 || names[len(names)-1] != h.Strategy {
+			names = append(names, h.Strategy)
+			if h.Mode != "live" || h.Limits["geo"].RPS != 5 {
+				t.Errorf("header %+v", *h)
+			}
+		}
+		rec := r.Record()
+		if err := rec.Check(); err != nil {
+			t.Fatalf("line %d: %v", r.Line(), err)
+		}
+		if rec.Session < 1 || rec.Turn < 1 || rec.Intended > rec.Start {
+			t.Errorf("line %d: %+v", r.Line(), *rec)
+		}
+		if rec.Outcome == trace.OutcomeRateLimited {
+			limited[h.Strategy]++
+		}
+		if rec.Attempt > 1 && rec.RetryDelay > 0 {
+			delays++
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 2 || names[0] != "no-jitter" || names[1] != "paced" {
+		t.Fatalf("sections %v", names)
+	}
+	for _, s := range res.Strategies {
+		if limited[s.Name] != s.RateLimited {
+			t.Errorf("%s: %d rate_limited records, the run counted %d", s.Name, limited[s.Name], s.RateLimited)
+		}
+	}
+	if limited["no-jitter"] == 0 || delays == 0 {
+		t.Errorf("no-jitter: %d 429s and %d retries with the delay chosen before them; want some of each", limited["no-jitter"], delays)
+	}
+}
