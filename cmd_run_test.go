@@ -375,3 +375,27 @@ func TestTraceCalibrateRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// Ctrl-C keeps the trace of what was measured, as it keeps results.json;
+// a run that fails leaves no trace.
+func TestRunTraceInterruptedAndFailed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cmd := &RunCmd{Scenario: "burst-8", Out: t.TempDir(), Stdout: &bytes.Buffer{}, NoReports: true, Trace: path, parent: ctx}
+	if err := cmd.Run(); exitCode(err) != exitInterrupted {
+		t.Fatalf("err = %v, want exit %d", err, exitInterrupted)
+	}
+	if data, err := os.ReadFile(path); err != nil || !strings.Contains(string(data), `"simbench_trace":1`) {
+		t.Errorf("trace after an interrupt: %v, %q", err, data)
+	}
+	failed := filepath.Join(t.TempDir(), "failed.jsonl")
+	cmd = &RunCmd{Scenario: "tier3", Out: t.TempDir(), Stdout: &bytes.Buffer{}, NoReports: true, Trace: failed, MaxMemory: 1 << 10}
+	if err := cmd.Run(); err == nil {
+		t.Fatal("a run over its memory budget succeeded")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(failed))
+	if len(entries) != 0 {
+		t.Errorf("a failed run left %d files beside its trace", len(entries))
+	}
+}
