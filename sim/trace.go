@@ -75,7 +75,9 @@ func (t *engineTrace) hook(ev sched.Event) {
 	}
 }
 
-// started notes an attempt sent now, in slab entry i.
+// traceStart notes an attempt sent now, in slab entry i: its turn, call,
+// attempt number, and when it was due (the sched turn's submission, or
+// the end of the retry delay the scheduler chose).
 func (e *engine) traceStart(i int32, a *sched.Action, meta *callMeta) {
 	t := e.trace
 	for int(i) >= len(t.inflight) {
