@@ -9,10 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/trace"
 )
 
 // RunCmd runs a scenario's strategies and compares them.
@@ -32,6 +35,8 @@ type RunCmd struct {
 	Columns      []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
 	MaxMemory    byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
 	NoRecommend  bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
+	Trace        string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
+	Threshold    []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
 	Stdout       io.Writer        `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
@@ -65,7 +70,12 @@ func (c *RunCmd) Run() error {
 	// The binary collects garbage lazily (sim.GCPercent); a soft limit at
 	// the budget keeps the heap within it when the live set grows.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(budget))
-	if _, err := opts.Apply(sc); err != nil {
+	applied, err := opts.Apply(sc)
+	if err != nil {
+		return codedError{err, exitInvalid}
+	}
+	thresholds, err := c.thresholds(applied)
+	if err != nil {
 		return codedError{err, exitInvalid}
 	}
 	scale := c.TimeScale
@@ -74,6 +84,16 @@ func (c *RunCmd) Run() error {
 	}
 	if scale < 0 || (scale != 1 && !c.Live) {
 		return codedError{fmt.Errorf("--time-scale must be above 0 and goes with --live (got %g)", c.TimeScale), exitInvalid}
+	}
+	if c.Trace != "" {
+		tw, err := trace.Create(c.Trace)
+		if err != nil {
+			return err
+		}
+		opts.Trace = tw
+		// Aborted unless the run measured something: a failed run leaves
+		// no trace, an interrupted one keeps what was measured.
+		defer tw.Abort()
 	}
 	var bars *progress
 	if tty && !c.JSON {
@@ -92,6 +112,11 @@ func (c *RunCmd) Run() error {
 	}
 	if res == nil {
 		return runErr
+	}
+	if opts.Trace != nil {
+		if err := opts.Trace.Close(); err != nil {
+			return err
+		}
 	}
 	if c.afterSim != nil {
 		c.afterSim()
@@ -167,6 +192,77 @@ func (c *RunCmd) Run() error {
 	}
 	if err := invalidRun(res); err != nil && !c.AllowInvalid {
 		return err
+	}
+	if len(thresholds) > 0 {
+		w := out
+		if c.JSON {
+			w = os.Stderr
+		}
+		return checkThresholds(w, res, thresholds)
+	}
+	return nil
+}
+
+// thresholds returns the scenario's [thresholds] and the --threshold flags,
+// or an error naming a flag that does not parse or names a strategy the run
+// does not have.
+func (c *RunCmd) thresholds(sc *scenarios.Scenario) ([]scenarios.Threshold, error) {
+	var out []scenarios.Threshold
+	for _, t := range sc.Thresholds {
+		if t.Strategy == "" || sc.Strategy(t.Strategy) != nil { // one left out by --strategy does not apply
+			out = append(out, t)
+		}
+	}
+	for _, f := range c.Threshold {
+		t, err := scenarios.ParseThreshold(f)
+		if err != nil {
+			return nil, fmt.Errorf("--threshold: %w", err)
+		}
+		if t.Strategy != "" && sc.Strategy(t.Strategy) == nil {
+			return nil, fmt.Errorf("--threshold %q: the run has no strategy %q", f, t.Strategy)
+		}
+		t.Source = "--threshold " + f
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// checkThresholds prints every threshold with each strategy's measured
+// value and whether it passed, and returns an error (exit 1) naming the
+// failures when any failed. A metric with no data fails.
+func checkThresholds(w io.Writer, res *sim.Results, ts []scenarios.Threshold) error {
+	fmt.Fprintln(w, "\nthresholds:")
+	var failed []string
+	for _, t := range ts {
+		fmt.Fprintf(w, "  %s  (%s)\n", t.String(), t.Source)
+		var bad []string
+		for i := range res.Strategies {
+			s := &res.Strategies[i]
+			if t.Strategy != "" && t.Strategy != s.Name {
+				continue
+			}
+			v, ok := s.Metric(t.Metric)
+			verdict, shown := "pass", strconv.FormatFloat(v, 'g', 6, 64)
+			switch {
+			case !ok:
+				verdict, shown = "FAIL", "no data"
+			case !t.Holds(v):
+				verdict = "FAIL"
+			}
+			if ok && scenarios.IsTimeMetric(t.Metric) {
+				shown += "s"
+			}
+			if verdict == "FAIL" {
+				bad = append(bad, s.Name)
+			}
+			fmt.Fprintf(w, "    %-24s %-12s %s\n", s.Name, shown, verdict)
+		}
+		if len(bad) > 0 {
+			failed = append(failed, fmt.Sprintf("%s failed for %s", t.String(), strings.Join(bad, ", ")))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("thresholds: %s", strings.Join(failed, "; "))
 	}
 	return nil
 }

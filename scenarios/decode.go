@@ -78,6 +78,9 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 			sc.Strategies = append(sc.Strategies, d.decodeStrategy(sc, st))
 		}
 	}
+	if tt := t.sub("thresholds"); tt != nil {
+		sc.Thresholds = d.decodeThresholds(sc, tt)
+	}
 	t.finish()
 	return sc
 }

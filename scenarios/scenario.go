@@ -45,6 +45,9 @@ type Scenario struct {
 	Tools []Tool
 	// Strategies in file order, names unique; there is at least one.
 	Strategies []Strategy
+	// Thresholds are the run's pass/fail bounds, from the [thresholds]
+	// table, in file order (see Threshold).
+	Thresholds []Threshold
 }
 
 // Service returns the service called name, or nil.

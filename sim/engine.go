@@ -11,6 +11,7 @@ import (
 	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/trace"
 )
 
 // engine runs one strategy of one scenario in virtual time: an event heap
@@ -58,6 +59,8 @@ type engine struct {
 	processed int64
 	// onArrive, when set (tests), sees every decision a service makes.
 	onArrive func(now time.Duration, d *fakeapi.Decision)
+	// trace, when set, writes one record per attempt.
+	trace *engineTrace
 }
 
 // attempt is one request in flight at a fake service: what the client
@@ -112,7 +115,8 @@ func (e *engine) scheduleCancel(at time.Duration, tr *turnRun) {
 // turnRun is one agent turn: an optional model call, then the tool calls,
 // then (multi-agent) the subagents; it ends when its last part ends.
 type turnRun struct {
-	session   int // -1 in the open model
+	session   int    // -1 in the open model
+	no        uint64 // the turn's number in the run, from 1
 	start     time.Duration
 	pcg       rand.PCG // the turn's own stream, kept here to save an allocation
 	rng       *rand.Rand
@@ -128,6 +132,7 @@ type part struct {
 	kind  uint8 // partLLM, partTools, partSub
 	sub   *subagent
 	turns sched.TurnID
+	at    time.Duration // when it was submitted
 }
 
 const (
@@ -144,6 +149,12 @@ type subagent struct {
 }
 
 func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) {
+	return newTracedEngine(sc, st, nil)
+}
+
+// newTracedEngine is newEngine writing one trace record per attempt to tw
+// when tw is not nil.
+func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.Writer) (*engine, error) {
 	if n := sc.Workload.Sessions; n > math.MaxInt32 {
 		// Session events name their session in an int32.
 		return nil, fmt.Errorf("%d sessions is more than the engine's %d: %w", n, math.MaxInt32, ErrTooLarge)
@@ -153,6 +164,11 @@ func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) 
 		return nil, err
 	}
 	cfg.Rand = stream(sc.Seed, "strategy/"+st.Name)
+	var et *engineTrace
+	if tw != nil {
+		et = newEngineTrace(tw)
+		cfg.Hook = et.hook
+	}
 	core, err := sched.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("strategy %q: %w", st.Name, err)
@@ -161,7 +177,7 @@ func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) 
 		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: satmath.Add(sc.Duration, max(sc.Duration/2, time.Minute)),
 		core: core, attempts: newAttemptIndex(),
 		transport: st.CancelAt != scenarios.CancelAtReader, serialize: st.SerializeWrites,
-		arrivals: stream(sc.Seed, "arrivals"), maxTurnCalls: maxTurnCalls(DefaultMaxMemory),
+		arrivals: stream(sc.Seed, "arrivals"), maxTurnCalls: maxTurnCalls(DefaultMaxMemory), trace: et,
 	}
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
@@ -256,7 +272,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 // startTurn begins an agent turn now.
 func (e *engine) startTurn(session int) {
 	e.turnNo++
-	tr := &turnRun{session: session, start: e.now}
+	tr := &turnRun{session: session, no: e.turnNo, start: e.now}
 	if session >= 0 {
 		n := e.m.beginSessionTurn(session)
 		tr.pcg.Seed(e.sc.Seed^0x5e55, uint64(session)<<32|uint64(n))
@@ -299,6 +315,7 @@ func (e *engine) fail(err error) {
 // submit hands one part of a turn to the scheduler.
 func (e *engine) submit(tr *turnRun, p *part, t sched.Turn) {
 	t.Tag = p
+	p.at = e.now
 	id, err := e.core.Submit(e.now, t)
 	if err != nil {
 		// A refused turn (queue full) fails as a whole.
@@ -517,6 +534,9 @@ func (e *engine) start(a *sched.Action) {
 	}
 	e.attempts.put(a.Attempt, i)
 	e.m.started(si, e.now, meta.tool < 0)
+	if e.trace != nil {
+		e.traceStart(i, a, meta)
+	}
 	switch {
 	case d.Kind == fakeapi.KindHang:
 		// no response: the scheduler's timeout or a cancel ends it
@@ -545,6 +565,9 @@ func (e *engine) respond(i int32) {
 	}
 	o := outcome(&at)
 	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
+	if e.trace != nil {
+		e.traceEnd(i, at.id, o)
+	}
 	e.core.Complete(e.now, at.id, o)
 }
 
@@ -558,6 +581,9 @@ func (e *engine) cancelAttempt(id sched.AttemptID) {
 	e.attempts.remove(id)
 	at := &e.slab[i]
 	e.m.ended(int(at.svc), e.now, false)
+	if e.trace != nil {
+		e.traceEnd(i, id, sched.Outcome{Class: sched.ClassCancelled})
+	}
 	if at.kind == fakeapi.KindHang {
 		// A hang has no response event: the connection closes, the slot frees.
 		e.models[at.svc].Cancel(e.now, at.req)

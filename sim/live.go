@@ -12,12 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/httptool"
+	"github.com/simbench/simbench/trace"
 )
 
 // LiveOptions adjust a live run.
@@ -68,7 +70,12 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 	}
 	var own [][]string
 	for i := range scaled.Strategies {
-		lr, err := runLiveStrategy(ctx, sc, scaled, &scaled.Strategies[i], f, opts.Progress)
+		if opts.Trace != nil {
+			if err := opts.Trace.Header(TraceHeader(sc, scaled.Strategies[i].Name, "live")); err != nil {
+				return nil, err
+			}
+		}
+		lr, err := runLiveStrategy(ctx, sc, scaled, &scaled.Strategies[i], f, opts.Progress, opts.Trace)
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
 			var reasons []string
@@ -228,6 +235,10 @@ type liveRun struct {
 	crashStack []byte
 	offered    float64
 	arrived    int64
+	// trace, when set, writes one record per attempt; traceErr holds the
+	// first error writing it, which ends the run.
+	trace    *liveTrace
+	traceErr atomic.Pointer[error]
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
@@ -239,7 +250,7 @@ func (l *liveRun) vnow() time.Duration {
 // scheduler's buckets, backoffs and timeouts) runs on the scaled scenario;
 // the fake services run the original one in the scenario's own time, which
 // the server plays at TimeScale f, so no limit is scaled up.
-func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scenarios.Strategy, f float64, progress func(string, time.Duration, time.Duration)) (*liveRun, error) {
+func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scenarios.Strategy, f float64, progress func(string, time.Duration, time.Duration), tw *trace.Writer) (*liveRun, error) {
 	var svcs []fakeapi.ServiceConfig
 	names := make([]string, len(orig.Services))
 	for i := range orig.Services {
@@ -261,6 +272,14 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	liveBuckets(&cfg, sc, f)
 	window := time.Duration(float64(sc.Duration) / f)
 	l := &liveRun{sc: sc, st: st, f: f, srv: srv, wl: newWorkload(sc), m: newCollector(names, window), late: newHistogram()}
+	if tw != nil {
+		l.trace = &liveTrace{w: tw, calls: map[*callMeta]*liveCall{}}
+		cfg.Hook = func(ev sched.Event) {
+			if ev.Kind == sched.EventRetry {
+				l.trace.retry(ev, l.vnow().Seconds(), ev.Delay.Seconds()/f)
+			}
+		}
+	}
 	l.orphans, l.endOrphan = context.WithCancel(context.Background())
 	defer l.endOrphan()
 	transport := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
@@ -339,6 +358,9 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	l.result = l.m.strategyResultFrom(st.Name, st.MaxInFlight, models, l.offered)
 	l.result.Retry = RetryText(st)
 	l.mu.Unlock()
+	if p := l.traceErr.Load(); p != nil {
+		return nil, *p
+	}
 	if ctx.Err() != nil {
 		return l, ctx.Err()
 	}
@@ -387,7 +409,7 @@ func (l *liveRun) session(ctx context.Context, s int) {
 		}
 		rng := rand.New(rand.NewPCG(l.sc.Seed^0x5e55, uint64(s)<<32|uint64(n)))
 		intended := time.Now()
-		l.turn(ctx, rng, intended)
+		l.turn(ctx, rng, intended, s)
 		think := l.wl.think.duration(rng)
 		if think == 0 && time.Since(intended) < scaleD(minTurnGap, l.f) {
 			think = scaleD(minTurnGap, l.f) // as the engine does: no spinning on instant failures
@@ -416,7 +438,7 @@ func (l *liveRun) arrivals(ctx context.Context, turns *sync.WaitGroup) {
 		go func() {
 			defer turns.Done()
 			defer l.recoverPanic()
-			l.turn(ctx, trng, intended)
+			l.turn(ctx, trng, intended, -1)
 		}()
 		l.mu.Lock()
 		l.arrived++
@@ -449,7 +471,12 @@ func (l *liveRun) noteLate(d time.Duration) {
 // turn runs one agent turn: the model call, the tool calls, the subagents.
 // Latency counts from the intended start, so a slow scheduler cannot hide
 // its queueing.
-func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) {
+// session is the turn's session, -1 in the open model.
+func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time, session int) {
+	var lt *liveTurn
+	if l.trace != nil {
+		lt = &liveTurn{session: int64(session + 1), no: l.trace.turns.Add(1)}
+	}
 	l.mu.Lock()
 	l.m.turnBegun(l.vnow())
 	l.mu.Unlock()
@@ -467,11 +494,11 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) 
 	}
 	ok := true
 	if l.wl.llm != nil {
-		ok = l.part(tctx, l.gen(func() []sched.Call { return l.wl.llmCall(rng, l.wl.llm, &l.serial) }), true, 0)
+		ok = l.part(tctx, lt, l.gen(func() []sched.Call { return l.wl.llmCall(rng, l.wl.llm, &l.serial) }), true, 0)
 	}
 	if ok {
 		calls := l.gen(func() []sched.Call { return l.wl.calls(rng, l.wl.groups, l.st.SerializeWrites, &l.serial) })
-		ok = l.part(tctx, calls, false, 0)
+		ok = l.part(tctx, lt, calls, false, 0)
 		if sg := l.wl.sub; sg != nil && ok {
 			var wg sync.WaitGroup
 			for range sg.count.count(rng) { // a draw of 0 runs no subagent
@@ -480,7 +507,7 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) 
 				go func() {
 					defer wg.Done()
 					defer l.recoverPanic()
-					l.subagent(tctx, srng)
+					l.subagent(tctx, lt, srng)
 				}()
 			}
 			wg.Wait()
@@ -492,7 +519,7 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time) 
 	l.mu.Unlock()
 }
 
-func (l *liveRun) subagent(ctx context.Context, rng *rand.Rand) {
+func (l *liveRun) subagent(ctx context.Context, lt *liveTurn, rng *rand.Rand) {
 	sg := l.wl.sub
 	var spent int64
 	for it := 1; ; it++ {
@@ -503,7 +530,7 @@ func (l *liveRun) subagent(ctx context.Context, rng *rand.Rand) {
 		if sg.llm != nil {
 			calls := l.gen(func() []sched.Call { return l.wl.llmCall(rng, sg.llm, &l.serial) })
 			spent += calls[0].Tokens
-			if !l.part(ctx, calls, true, budget) {
+			if !l.part(ctx, lt, calls, true, budget) {
 				return
 			}
 		}
@@ -512,7 +539,7 @@ func (l *liveRun) subagent(ctx context.Context, rng *rand.Rand) {
 			spent += calls[i].Tokens
 		}
 		if len(calls) > 0 {
-			l.part(ctx, calls, false, budget)
+			l.part(ctx, lt, calls, false, budget)
 		}
 		if it >= sg.maxIterations || (sg.budget > 0 && spent >= sg.budget) || (sg.finish > 0 && rng.Float64() < sg.finish) || ctx.Err() != nil {
 			return
@@ -527,16 +554,21 @@ func (l *liveRun) gen(f func() []sched.Call) []sched.Call {
 }
 
 // part runs one sched turn and records its results.
-func (l *liveRun) part(ctx context.Context, calls []sched.Call, llm bool, budget int64) bool {
+func (l *liveRun) part(ctx context.Context, lt *liveTurn, calls []sched.Call, llm bool, budget int64) bool {
 	if len(calls) == 0 {
 		return true
+	}
+	var tag any
+	if l.trace != nil {
+		tag = l.trace.begin(lt, calls, l.vnow().Seconds())
+		defer l.trace.end(calls)
 	}
 	if !llm {
 		l.mu.Lock()
 		l.m.enter(l.vnow(), len(calls))
 		l.mu.Unlock()
 	}
-	results, err := l.runner.Run(ctx, sched.Turn{Calls: calls, TokenBudget: budget})
+	results, err := l.runner.Run(ctx, sched.Turn{Calls: calls, TokenBudget: budget, Tag: tag})
 	if results == nil {
 		l.mu.Lock()
 		l.m.refused++
@@ -599,12 +631,20 @@ func (l *liveRun) counted(exec sched.Executor) sched.Executor {
 		meta := call.Payload.(*callMeta)
 		si, llm := meta.svc, meta.tool < 0
 		l.mu.Lock()
-		l.m.started(si, l.vnow(), llm)
+		start := l.vnow()
+		l.m.started(si, start, llm)
 		l.mu.Unlock()
 		o := exec(ctx, call, n)
 		l.mu.Lock()
-		l.m.ended(si, l.vnow(), o.Class == sched.ClassRateLimited)
+		end := l.vnow()
+		l.m.ended(si, end, o.Class == sched.ClassRateLimited)
 		l.mu.Unlock()
+		if l.trace != nil {
+			if err := l.trace.attempt(call, n, start.Seconds(), end.Seconds(), o, time.Duration(float64(o.RetryAfter)/l.f)); err != nil {
+				l.traceErr.CompareAndSwap(nil, &err)
+				l.abort()
+			}
+		}
 		return o
 	}
 }

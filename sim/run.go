@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/trace"
 )
 
 // Version is the simbench version written into results; main sets it.
@@ -43,6 +44,13 @@ type Options struct {
 	// below 0: none). Run refuses a run whose Estimate passes it, and stops
 	// a run in which one turn draws more calls than fit it, with ErrTooLarge.
 	MaxMemory int64
+	// Trace, when set, receives one record per attempt of every strategy
+	// (trace format version 1): a section per strategy, headed by its
+	// trace.Header and in strategy order, so the same scenario and seed
+	// give the same bytes. Run writes what was measured, also when ctx
+	// ends the run early; the caller closes the writer (or aborts it when
+	// Run fails). Live runs write one too.
+	Trace *trace.Writer
 }
 
 // Apply returns a copy of sc with the options' overrides applied, or an
@@ -101,9 +109,20 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
 		Strategies: make([]StrategyResult, len(sc.Strategies)),
 	}
+	var secs []section
+	if opts.Trace != nil {
+		if secs, err = openSections(opts.Trace, sc); err != nil {
+			return nil, err
+		}
+		defer closeSections(secs)
+	}
 	engines := make([]*engine, len(sc.Strategies))
 	for i := range sc.Strategies {
-		if engines[i], err = newEngine(sc, &sc.Strategies[i]); err != nil {
+		var tw *trace.Writer
+		if secs != nil {
+			tw = secs[i].w
+		}
+		if engines[i], err = newTracedEngine(sc, &sc.Strategies[i], tw); err != nil {
 			return nil, err
 		}
 		engines[i].maxTurnCalls = maxTurnCalls(budget)
@@ -148,6 +167,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 	for _, e := range engines {
 		if e.err != nil {
 			return nil, e.err
+		}
+	}
+	if secs != nil {
+		if err := finishSections(opts.Trace, secs); err != nil {
+			return nil, err
 		}
 	}
 	for i, ok := range complete {

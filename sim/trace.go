@@ -1,0 +1,304 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/trace"
+)
+
+// TraceHeader returns the header of a strategy's trace section: the
+// scenario, strategy, seed, mode ("virtual" or "live") and the services'
+// configured limits.
+func TraceHeader(sc *scenarios.Scenario, strategy, mode string) trace.Header {
+	h := trace.Header{Scenario: sc.Name, Strategy: strategy, Seed: sc.Seed, Mode: mode}
+	for i := range sc.Services {
+		s := &sc.Services[i]
+		l := trace.Limits{RPS: s.RequestsPerSecond, RPM: s.RequestsPerMinute, TPM: s.TokensPerMinute, MaxConcurrent: s.MaxConcurrent}
+		if l == (trace.Limits{}) {
+			continue
+		}
+		if h.Limits == nil {
+			h.Limits = map[string]trace.Limits{}
+		}
+		h.Limits[s.Name] = l
+	}
+	return h
+}
+
+// seconds converts a duration to the trace's seconds.
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+// retryKey names a call of a sched turn.
+type retryKey struct {
+	turn sched.TurnID
+	call string
+}
+
+// retryDue is when a call's next attempt is due and the delay chosen
+// before it.
+type retryDue struct {
+	at, delay time.Duration
+}
+
+// engineTrace is an engine's tracing state: the attempts in flight (by
+// slab entry) and the retries scheduled and not yet started. Nothing else
+// is kept, so its memory is bounded by the work in flight.
+type engineTrace struct {
+	w        *trace.Writer
+	inflight []trace.Record // by slab entry; Service "" when unused
+	retries  map[retryKey]retryDue
+	timeouts map[sched.AttemptID]struct{}
+}
+
+func newEngineTrace(w *trace.Writer) *engineTrace {
+	return &engineTrace{w: w, retries: map[retryKey]retryDue{}, timeouts: map[sched.AttemptID]struct{}{}}
+}
+
+// hook sees the scheduler's decisions: the delays it chooses before
+// retries and the attempts it ends by their timeout.
+func (t *engineTrace) hook(ev sched.Event) {
+	switch ev.Kind {
+	case sched.EventRetry:
+		t.retries[retryKey{ev.Turn, ev.CallID}] = retryDue{at: ev.At + ev.Delay, delay: ev.Delay}
+	case sched.EventCancelled:
+		if ev.Reason == "attempt timeout" {
+			t.timeouts[ev.Attempt] = struct{}{}
+		}
+	case sched.EventResult:
+		delete(t.retries, retryKey{ev.Turn, ev.CallID})
+	}
+}
+
+// traceStart notes an attempt sent now, in slab entry i: its turn, call,
+// attempt number, and when it was due (the sched turn's submission, or
+// the end of the retry delay the scheduler chose).
+func (e *engine) traceStart(i int32, a *sched.Action, meta *callMeta) {
+	t := e.trace
+	for int(i) >= len(t.inflight) {
+		t.inflight = append(t.inflight, trace.Record{})
+	}
+	p := a.Tag.(*part)
+	r := trace.Record{
+		Session: int64(p.tr.session + 1), Turn: int64(p.tr.no), Call: a.Call.ID, Service: a.Call.Service,
+		Tool: a.Call.Tool, Attempt: a.N, Intended: seconds(p.at), Start: seconds(e.now), Tokens: a.Call.Tokens,
+	}
+	if meta.tool < 0 {
+		r.Kind, r.Tool = trace.KindModel, ""
+	}
+	if a.N > 1 {
+		k := retryKey{a.TurnID, a.Call.ID}
+		if d, ok := t.retries[k]; ok {
+			r.Intended, r.RetryDelay = seconds(d.at), seconds(d.delay)
+			delete(t.retries, k)
+		}
+	}
+	r.Intended = min(r.Intended, r.Start)
+	t.inflight[i] = r
+}
+
+// traceEnd writes the record of the attempt in slab entry i, ended now
+// with outcome o.
+func (e *engine) traceEnd(i int32, id sched.AttemptID, o sched.Outcome) {
+	t := e.trace
+	r := t.inflight[i]
+	t.inflight[i] = trace.Record{}
+	if r.Service == "" {
+		return
+	}
+	if _, ok := t.timeouts[id]; ok {
+		delete(t.timeouts, id)
+		o = sched.Outcome{Class: sched.ClassTransient}
+	}
+	r.End = seconds(e.now)
+	r.Outcome = o.Class.String()
+	r.Status = o.Status
+	if o.HasUsage {
+		r.Tokens = o.Tokens
+	}
+	if o.HasRetryAfter {
+		r.RetryAfter, r.HasRetryAfter = seconds(o.RetryAfter), true
+	}
+	if err := t.w.Write(r); err != nil {
+		e.fail(err)
+	}
+}
+
+// section is one strategy's part of a trace: the final writer for the
+// first strategy, a temporary file for the others, copied in after the
+// run so that sections come out in strategy order whatever the order the
+// strategies finished in.
+type section struct {
+	w *trace.Writer
+	f *os.File // the temporary file, nil for the first section
+}
+
+// openSections starts one section per strategy, headers written.
+func openSections(out *trace.Writer, sc *scenarios.Scenario) ([]section, error) {
+	secs := make([]section, len(sc.Strategies))
+	for i := range sc.Strategies {
+		if i == 0 {
+			secs[i].w = out
+		} else {
+			f, err := os.CreateTemp("", "simbench-trace-*.jsonl")
+			if err != nil {
+				closeSections(secs)
+				return nil, fmt.Errorf("trace: %w", err)
+			}
+			secs[i] = section{w: trace.NewWriter(f), f: f}
+		}
+		if err := secs[i].w.Header(TraceHeader(sc, sc.Strategies[i].Name, "virtual")); err != nil {
+			closeSections(secs)
+			return nil, err
+		}
+	}
+	return secs, nil
+}
+
+// closeSections removes the temporary files.
+func closeSections(secs []section) {
+	for _, s := range secs {
+		if s.f != nil {
+			s.f.Close()
+			os.Remove(s.f.Name())
+		}
+	}
+}
+
+// finishSections copies the temporary sections into out, in order, and
+// removes them.
+func finishSections(out *trace.Writer, secs []section) error {
+	defer closeSections(secs)
+	for _, s := range secs {
+		if s.f == nil {
+			continue
+		}
+		if err := s.w.Close(); err != nil {
+			return err
+		}
+		if _, err := s.f.Seek(0, 0); err != nil {
+			return fmt.Errorf("trace: %w", err)
+		}
+		r := trace.NewReader(s.f, s.f.Name())
+		hdr := -1
+		for r.Next() {
+			if r.Section() != hdr {
+				hdr = r.Section()
+				if err := out.Header(*r.Header()); err != nil {
+					return err
+				}
+			}
+			if err := out.Write(*r.Record()); err != nil {
+				return err
+			}
+		}
+		if err := r.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// liveTrace is a live run's tracing state: the calls of the sched turns in
+// progress, by their payload, so that the executor can tell an attempt's
+// turn and when it was due. Entries leave when their sched turn ends.
+type liveTrace struct {
+	w     *trace.Writer
+	mu    sync.Mutex
+	calls map[*callMeta]*liveCall
+	turns atomic.Int64
+}
+
+// liveTurn is one agent turn of a live run.
+type liveTurn struct {
+	session, no int64
+}
+
+// livePart is one sched turn of a live run, its Tag.
+type livePart struct {
+	turn  *liveTurn
+	calls map[string]*liveCall
+}
+
+// liveCall is one call in progress: when its next attempt is due and the
+// delay chosen before it, in the scenario's seconds.
+type liveCall struct {
+	turn     *liveTurn
+	intended float64
+	delay    float64
+}
+
+// begin registers the calls of a sched turn submitted at now (scenario
+// seconds) and returns its tag.
+func (t *liveTrace) begin(lt *liveTurn, calls []sched.Call, now float64) *livePart {
+	p := &livePart{turn: lt, calls: make(map[string]*liveCall, len(calls))}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range calls {
+		c := &liveCall{turn: lt, intended: now}
+		p.calls[calls[i].ID] = c
+		t.calls[calls[i].Payload.(*callMeta)] = c
+	}
+	return p
+}
+
+// end forgets the calls of a sched turn.
+func (t *liveTrace) end(calls []sched.Call) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range calls {
+		delete(t.calls, calls[i].Payload.(*callMeta))
+	}
+}
+
+// retry notes the delay the scheduler chose before a call's next attempt
+// (in the scenario's seconds) at now.
+func (t *liveTrace) retry(ev sched.Event, now, delay float64) {
+	p, ok := ev.Tag.(*livePart)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c := p.calls[ev.CallID]; c != nil {
+		c.intended, c.delay = now+delay, delay
+	}
+}
+
+// attempt writes the record of one attempt of call, sent at start and
+// answered at end (scenario seconds) with o; retryAfter is the server's
+// delay in the scenario's time.
+func (t *liveTrace) attempt(call *sched.Call, n int, start, end float64, o sched.Outcome, retryAfter time.Duration) error {
+	meta := call.Payload.(*callMeta)
+	t.mu.Lock()
+	c := t.calls[meta]
+	var r trace.Record
+	if c != nil {
+		r = trace.Record{Session: c.turn.session, Turn: c.turn.no, Intended: min(c.intended, start)}
+		if n > 1 {
+			r.RetryDelay = c.delay
+		}
+	}
+	t.mu.Unlock()
+	r.Call, r.Service, r.Tool, r.Attempt = call.ID, call.Service, call.Tool, n
+	if meta.tool < 0 {
+		r.Kind, r.Tool = trace.KindModel, ""
+	}
+	if c == nil {
+		r.Intended = start
+	}
+	r.Start, r.End = start, max(end, start)
+	r.Outcome, r.Status, r.Tokens = o.Class.String(), o.Status, call.Tokens
+	if o.HasUsage {
+		r.Tokens = o.Tokens
+	}
+	if o.HasRetryAfter {
+		r.RetryAfter, r.HasRetryAfter = retryAfter.Seconds(), true
+	}
+	return t.w.Write(r)
+}
