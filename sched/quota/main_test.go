@@ -88,7 +88,14 @@ func testClient(tb testing.TB) *redis.Client {
 	return c
 }
 
+// quiet drops go-redis's log lines (dial failures are expected while a
+// test has killed its server).
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
 func TestMain(m *testing.M) {
+	redis.SetLogger(quiet{})
 	var err error
 	if shared, err = startServer(0); err != nil {
 		fmt.Fprintln(os.Stderr, "quota tests need a real redis-server:", err)
