@@ -141,3 +141,50 @@ func TestFailoverFailClosed(t *testing.T) {
 		t.Fatalf("events %+v", ev)
 	}
 }
+
+// TestFailoverConcurrentKill has several goroutines reserve through one
+// Failover while the server is killed under them: every reservation gets
+// exactly one answer, counted once by the bucket that granted it.
+func TestFailoverConcurrentKill(t *testing.T) {
+	srv, err := startServer(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := srv.client()
+	defer c.Close()
+	f := &Failover{Primary: NewRedis(c), Processes: 2, Timeout: 100 * time.Millisecond}
+	lim := Limit{Key: "k", Service: "s", Kind: "rpm", PerMinute: 6e6, Burst: 1e6}
+	var warm, calls sync.WaitGroup // warm: every goroutine made 50 reservations
+	var mu sync.Mutex
+	ok := int64(0)
+	for range 4 {
+		warm.Add(1)
+		calls.Go(func() {
+			for i := range 200 {
+				if i == 50 {
+					warm.Done()
+				}
+				r, err := f.Reserve(context.Background(), lim, 1, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if r.OK {
+					mu.Lock()
+					ok++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	warm.Wait()
+	srv.stop()
+	calls.Wait()
+	st := f.Stats()
+	if st.PrimaryGrants+st.FallbackGrants != ok || ok != 800 {
+		t.Fatalf("%d granted, stats %+v: want 800 = primary + fallback", ok, st)
+	}
+	if st.Switches != 1 || st.FallbackGrants == 0 {
+		t.Fatalf("stats %+v: want one switch and fallback grants", st)
+	}
+}

@@ -67,3 +67,44 @@ func TestLeaseAdaptsToRate(t *testing.T) {
 		t.Fatalf("stats %+v: want slices of about 200/s × 0.5 s = 100 and nearly all takes local", st)
 	}
 }
+
+// TestLeasesShareTheLimit runs four processes' leases on one bucket in
+// virtual time, with demand well above the limit, and checks that the units
+// they hand out never exceed burst + rate × elapsed at any step, and that
+// most of the limit is used.
+func TestLeasesShareTheLimit(t *testing.T) {
+	ctx := context.Background()
+	lim := Limit{Key: "k", Service: "s", Kind: "rpm", PerMinute: 6000, Burst: 20} // 100/s
+	clock := time.Unix(1_800_000_000, 0)
+	start := clock
+	now := func() time.Time { return clock }
+	c := testClient(t)
+	var leases []*Lease
+	for range 4 {
+		leases = append(leases, &Lease{Backend: &Redis{Client: c, now: now}, Limit: lim, TTL: 200 * time.Millisecond, Max: 10, Now: now})
+	}
+	granted := 0.0
+	for step := range 2000 {
+		clock = clock.Add(time.Millisecond)
+		l := leases[step%len(leases)]
+		ok, _, err := l.Take(ctx, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			granted++
+		}
+		if bound := lim.Burst + clock.Sub(start).Seconds()*lim.PerMinute/60; granted > bound {
+			t.Fatalf("step %d: %v units handed out, bound %v", step, granted, bound)
+		}
+	}
+	for _, l := range leases {
+		if err := l.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := 0.9 * 2 * lim.PerMinute / 60; granted < want {
+		t.Fatalf("%v units handed out in 2 s, want at least %v (90%% of the limit)", granted, want)
+	}
+	t.Logf("%v units handed out in 2 s at a limit of 100/s + burst 20", granted)
+}
