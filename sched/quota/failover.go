@@ -56,6 +56,8 @@ type Stats struct {
 // the bucket that granted the reservation (while down, without trying the
 // primary); a refund the primary cannot take
 // is forfeited (counted), an excess it cannot take is charged locally.
+// A redis-server restarted without persistence comes back with full
+// buckets: the fleet may spend one extra burst after a recovery.
 // Set the fields before first use; safe for concurrent use afterwards.
 type Failover struct {
 	Primary    Backend

@@ -71,7 +71,7 @@ func TestLeaseAdaptsToRate(t *testing.T) {
 // TestLeasesShareTheLimit runs four processes' leases on one bucket in
 // virtual time, with demand well above the limit, and checks that the units
 // they hand out never exceed burst + rate × elapsed at any step, and that
-// most of the limit is used.
+// at least 95% of the limit is used.
 func TestLeasesShareTheLimit(t *testing.T) {
 	ctx := context.Background()
 	lim := Limit{Key: "k", Service: "s", Kind: "rpm", PerMinute: 6000, Burst: 20} // 100/s
@@ -103,8 +103,8 @@ func TestLeasesShareTheLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if want := 0.9 * 2 * lim.PerMinute / 60; granted < want {
-		t.Fatalf("%v units handed out in 2 s, want at least %v (90%% of the limit)", granted, want)
+	if want := 0.95 * 2 * lim.PerMinute / 60; granted < want {
+		t.Fatalf("%v units handed out in 2 s, want at least %v (95%% of the limit)", granted, want)
 	}
 	t.Logf("%v units handed out in 2 s at a limit of 100/s + burst 20", granted)
 }

@@ -25,7 +25,7 @@ import (
 // HolderTTL; Reservation.Holders then counts the processes seen, which
 // Failover uses to split the limit when Redis is gone.
 //
-// Each method makes exactly one round trip; RoundTrips counts them. Errors
+// Each method makes at most one round trip; RoundTrips counts them. Errors
 // are those of go-redis (a context deadline bounds a slow server). Safe for
 // concurrent use.
 type Redis struct {
@@ -163,8 +163,11 @@ func (r *Redis) Reserve(ctx context.Context, l Limit, n float64, maxWait time.Du
 		Now: fromMicros(rep.now), Holders: rep.holders}, nil
 }
 
-// Settle implements Backend.
+// Settle implements Backend; it makes no round trip when actual equals reserved.
 func (r *Redis) Settle(ctx context.Context, l Limit, reserved, actual float64, m Mark) error {
+	if actual == reserved {
+		return nil
+	}
 	_, err := r.run(ctx, l, "settle", reserved, actual, m.spent)
 	return err
 }
