@@ -167,3 +167,26 @@ func (l *Lease) Rate() float64 {
 	defer l.mu.Unlock()
 	return l.rate
 }
+
+// Charge takes n more units for usage beyond what was taken (a call that
+// used more tokens than estimated): from the current slice if it holds
+// them, else from the backend at once, into debt if need be.
+func (l *Lease) Charge(ctx context.Context, n float64) error {
+	if n <= 0 {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.defaults()
+	if l.held && l.Now().Before(l.expires) && l.left >= n {
+		l.left -= n
+		l.used += n
+		l.stats.Local++
+		return nil
+	}
+	_, err := l.Backend.Reserve(ctx, l.Limit, n, Forever)
+	if err == nil {
+		l.stats.Direct++
+	}
+	return err
+}
