@@ -25,7 +25,8 @@ import (
 // HolderTTL; Reservation.Holders then counts the processes seen, which
 // Failover uses to split the limit when Redis is gone.
 //
-// Each method makes at most one round trip; RoundTrips counts them. Errors
+// Each method makes at most one script call; RoundTrips counts them (after a
+// server restart, go-redis reloads the script once: one more round trip). Errors
 // are those of go-redis (a context deadline bounds a slow server). Safe for
 // concurrent use.
 type Redis struct {
