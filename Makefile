@@ -15,11 +15,15 @@ BENCHTIME ?= 1x
 # writes a 200 MB trace to the temporary directory; run them by hand.
 BENCHSKIP ?= Engine10M|Calibrate
 
-.PHONY: test test-long bench gate baseline lint run build
+.PHONY: test test-long deps bench gate baseline lint run build
+
+## deps: what the tests need beyond Go: redis-server (installed when missing)
+deps:
+	@./scripts/need-redis
 
 ## test: every test (the README's test command): the suite with the race
 ## detector, then the long checks (build tag long) without it
-test:
+test: deps
 	$(GO) test -race ./...
 	$(MAKE) --no-print-directory test-long
 
@@ -29,7 +33,7 @@ test-long:
 	$(GO) test -tags long -run Long ./...
 
 ## bench: every benchmark (COUNT runs of BENCHTIME each) into bench/new.txt
-bench:
+bench: deps
 	@mkdir -p bench
 	$(GO) test -run '^$$' -bench . -skip '$(BENCHSKIP)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./... | tee bench/new.txt
 
