@@ -71,6 +71,7 @@ type Failover struct {
 	mu        sync.Mutex
 	local     *Memory
 	down      bool
+	epoch     int // counts switches: a round trip's answer only switches within the epoch it began in
 	lastProbe time.Time
 	holders   int
 	stats     Stats
@@ -106,13 +107,14 @@ func (f *Failover) divisor() int {
 	return max(f.holders, 1)
 }
 
-// usePrimary says whether this operation should try the primary.
-func (f *Failover) usePrimary() bool {
+// usePrimary says whether this operation should try the primary, and the
+// epoch the round trip begins in (pass it to result).
+func (f *Failover) usePrimary() (bool, int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.init()
 	if !f.down {
-		return true
+		return true, f.epoch
 	}
 	every := f.ProbeEvery
 	if every <= 0 {
@@ -120,25 +122,39 @@ func (f *Failover) usePrimary() bool {
 	}
 	if now := f.Now(); now.Sub(f.lastProbe) >= every {
 		f.lastProbe = now
-		return true
+		return true, f.epoch
 	}
-	return false
+	return false, f.epoch
 }
 
-// result records the outcome of a round trip to the primary and fires the
-// switch event, if any.
-func (f *Failover) result(err error) {
+// epochNow returns the current epoch, for round trips begun outside
+// usePrimary.
+func (f *Failover) epochNow() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.epoch
+}
+
+// result records the outcome of a round trip to the primary, begun in
+// epoch, and fires the switch event, if any. Only an answer to a round
+// trip begun in the current epoch switches: a success sent before the
+// primary went down and answered after it was marked down is not a
+// recovery (only a probe, sent while down, is), and a failure sent before
+// a recovery does not undo it.
+func (f *Failover) result(err error, epoch int) {
 	f.mu.Lock()
 	var ev *Event
 	if err != nil {
 		f.stats.PrimaryErrors++
-		if !f.down {
+		if !f.down && epoch == f.epoch {
 			f.down, f.lastProbe = true, f.Now()
+			f.epoch++
 			f.stats.Switches++
 			ev = &Event{Down: true, At: f.lastProbe, Err: err, Divisor: f.divisor()}
 		}
-	} else if f.down {
+	} else if f.down && epoch == f.epoch {
 		f.down = false
+		f.epoch++
 		f.stats.Recoveries++
 		ev = &Event{At: f.Now(), Divisor: f.divisor()}
 	}
@@ -158,12 +174,12 @@ func (f *Failover) ctx(ctx context.Context) (context.Context, context.CancelFunc
 
 // Reserve implements Backend.
 func (f *Failover) Reserve(ctx context.Context, l Limit, n float64, maxWait time.Duration) (Reservation, error) {
-	if f.usePrimary() {
+	if use, epoch := f.usePrimary(); use {
 		c, cancel := f.ctx(ctx)
 		r, err := f.Primary.Reserve(c, l, n, maxWait)
 		cancel()
 		if err == nil {
-			f.result(nil)
+			f.result(nil, epoch)
 			f.mu.Lock()
 			f.holders = max(f.holders, r.Holders)
 			if r.OK {
@@ -175,7 +191,7 @@ func (f *Failover) Reserve(ctx context.Context, l Limit, n float64, maxWait time
 		if ctx.Err() != nil {
 			return Reservation{}, ctx.Err()
 		}
-		f.result(err)
+		f.result(err, epoch)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -196,13 +212,14 @@ func (f *Failover) Settle(ctx context.Context, l Limit, reserved, actual float64
 	if !m.local {
 		err := ErrUnavailable
 		if !f.Down() {
+			epoch := f.epochNow()
 			c, cancel := f.ctx(ctx)
 			err = f.Primary.Settle(c, l, reserved, actual, m)
 			cancel()
 			if err == nil {
 				return nil
 			}
-			f.result(err)
+			f.result(err, epoch)
 		}
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -222,11 +239,12 @@ func (f *Failover) Refund(ctx context.Context, l Limit, n float64, m Mark) error
 	if !m.local {
 		err := ErrUnavailable
 		if !f.Down() {
+			epoch := f.epochNow()
 			c, cancel := f.ctx(ctx)
 			err = f.Primary.Refund(c, l, n, m)
 			cancel()
 			if err != nil {
-				f.result(err)
+				f.result(err, epoch)
 			}
 		}
 		if err != nil {
@@ -244,11 +262,11 @@ func (f *Failover) Refund(ctx context.Context, l Limit, n float64, m Mark) error
 // Available implements Backend: the primary's figure, or while down the
 // fallback bucket's.
 func (f *Failover) Available(ctx context.Context, l Limit) (float64, error) {
-	if f.usePrimary() {
+	if use, epoch := f.usePrimary(); use {
 		c, cancel := f.ctx(ctx)
 		a, err := f.Primary.Available(c, l)
 		cancel()
-		f.result(err)
+		f.result(err, epoch)
 		if err == nil {
 			return a, nil
 		}
