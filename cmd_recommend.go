@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -92,18 +90,18 @@ func (c *RecommendCmd) Run() error {
 	ctx, stop := interruptible(nil)
 	defer stop()
 	res := recommendOut{Scenario: sc.Name, Recommendation: map[string]sim.Recommendation{}, Arithmetic: map[string][]string{}}
-	o := decideOptions{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
-	var d *decided
+	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
+	var d *decision.Result
 	if c.NoVerify {
-		d, err = arithmeticOnly(ctx, sc, o)
+		d, err = decision.Arithmetic(ctx, sc, o)
 	} else {
-		d, err = decide(ctx, sc, o)
+		d, err = decision.Decide(ctx, sc, o)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
 		}
-		return asInvalid(err)
+		return err
 	}
 	for name, err := range d.Unplanned {
 		res.Arithmetic[name] = []string{fmt.Sprintf("no recommendation: %v", err)}
@@ -132,10 +130,10 @@ func (c *RecommendCmd) Run() error {
 	case c.Emit != "" && c.NoVerify:
 		return codedError{fmt.Errorf("--emit prints the verified settings; drop --no-verify"), exitInvalid}
 	case c.Emit == "toml":
-		_, err := io.WriteString(out, emitTOML(&d.Tuned))
+		_, err := io.WriteString(out, decision.TOML(&d.Tuned))
 		return err
 	case c.Emit == "go":
-		text, err := emitGo(sc, &d.Tuned)
+		text, err := decision.Go(sc, &d.Tuned)
 		if err != nil {
 			return err
 		}
@@ -180,37 +178,6 @@ func (c *RecommendCmd) Run() error {
 		}
 	}
 	return nil
-}
-
-// arithmeticOnly is decide without the simulation: the plans at the
-// headroom and the workload's demand.
-func arithmeticOnly(ctx context.Context, sc *scenarios.Scenario, o decideOptions) (*decided, error) {
-	headroom := o.Headroom
-	if headroom == 0 {
-		headroom = reports.DefaultHeadroom
-		name := o.Strategy
-		if name == "" {
-			name = sim.SweepStrategy(sc)
-		}
-		if st := sc.Strategy(name); st != nil && st.TokenBucket && st.Headroom > 0 {
-			headroom = st.Headroom
-		}
-	}
-	d := &decided{}
-	d.Plans, d.Unplanned = planServices(sc, headroom)
-	d.Plan = dominant(d.Plans)
-	var err error
-	d.Load, err = checkLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, d.Plans)
-	return d, err
-}
-
-// asInvalid marks an error without an exit code as invalid input.
-func asInvalid(err error) error {
-	var ec exitCoder
-	if errors.As(err, &ec) {
-		return err
-	}
-	return codedError{err, exitInvalid}
 }
 
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

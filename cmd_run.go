@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -125,13 +126,13 @@ func (c *RunCmd) Run() error {
 	// arithmetic it starts from, as recommend computes them. An interrupt
 	// here leaves them out and still writes the results.
 	if runErr == nil {
-		o := decideOptions{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
-		var d *decided
+		o := decision.Options{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
+		var d *decision.Result
 		var err error
 		if c.NoRecommend {
-			d, err = arithmeticOnly(ctx, sc, o)
+			d, err = decision.Arithmetic(ctx, sc, o)
 		} else {
-			d, err = decide(ctx, sc, o)
+			d, err = decision.Decide(ctx, sc, o)
 		}
 		switch {
 		case err != nil && ctx.Err() == nil:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/calibrate"
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -346,8 +347,8 @@ func roundTrip(t *testing.T, name, traced, compare string, d time.Duration) (ori
 		return &res.Strategies[0]
 	}
 	binding := func(s *scenarios.Scenario) string {
-		plans, _ := planServices(s, 0.9)
-		if p := dominant(plans); p != nil {
+		plans, _ := decision.PlanServices(s, 0.9)
+		if p := decision.Dominant(plans); p != nil {
 			return p.Recommendation().BindingLimit
 		}
 		return ""

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/sim"
 )
@@ -87,7 +88,7 @@ func (c *SweepCmd) Run() error {
 	var rows []sim.SweepRow
 	if caps == nil {
 		// recommend's range: decide, and show the decision's own sweep.
-		d, err := decide(ctx, sc, decideOptions{Strategy: c.Strategy, Rule: r, Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()})
+		d, err := decision.Decide(ctx, sc, decision.Options{Strategy: c.Strategy, Rule: r, Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()})
 		if err != nil {
 			return interrupted(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -22,7 +23,7 @@ func TestLongReadmeShowsTier3Decision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := decide(context.Background(), sc, decideOptions{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance)})
+	d, err := decision.Decide(context.Background(), sc, decision.Options{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/posener/complete"
 	"github.com/willabides/kongplete"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -205,6 +206,9 @@ func exitCode(err error) int {
 	}
 	if errors.Is(err, sim.ErrTooLarge) {
 		return exitInvalid // a scenario too large for the memory budget
+	}
+	if errors.As(err, new(decision.InputError)) {
+		return exitInvalid // a strategy or option the scenario cannot take
 	}
 	return exitFailure
 }

@@ -1,4 +1,10 @@
-package main
+// Package decision says what to set: it runs the recommendation
+// arithmetic, measures the workload's demand, sweeps the tuned strategy's
+// cap over seeds around the arithmetic's cap (extending the range while the
+// choice sits at an edge), chooses by reports.Rule and builds the
+// sim.Decision that run, sweep, recommend and the reports all show. It
+// orchestrates sim and reports; neither may import the other's way.
+package decision
 
 import (
 	"context"
@@ -13,19 +19,19 @@ import (
 	"github.com/simbench/simbench/sim"
 )
 
-// DefaultDecisionSeeds is how many seeds each cap of the deciding sweep runs
+// DefaultSeeds is how many seeds each cap of the deciding sweep runs
 // with unless --seeds says otherwise: enough for an interval, few enough
 // that `run` stays quick.
-const DefaultDecisionSeeds = 3
+const DefaultSeeds = 3
 
 // maxExtensions bounds the rounds that grow a sweep whose choice sits at an
 // edge of its range.
 const maxExtensions = 6
 
-// decideOptions are the settings of the one computation of what to set;
-// `run`, `sweep` and `recommend` fill them from the same flags with the
-// same defaults, so that all three print the same decision.
-type decideOptions struct {
+// Options are the settings of the one computation of what to set; `run`,
+// `sweep` and `recommend` fill them from the same flags with the same
+// defaults, so that all three print the same decision.
+type Options struct {
 	// Strategy names the strategy to tune ("": the one sim.SweepStrategy picks).
 	Strategy string
 	// Headroom is the fraction of the limits to pace at (0: the strategy's
@@ -33,7 +39,7 @@ type decideOptions struct {
 	Headroom float64
 	// Rule chooses the cap.
 	Rule reports.Rule
-	// Seeds (0: DefaultDecisionSeeds), Seed (nil: the scenario's) and
+	// Seeds (0: DefaultSeeds), Seed (nil: the scenario's) and
 	// Duration (0: the scenario's) shape each simulated run.
 	Seeds    int
 	Seed     *uint64
@@ -43,8 +49,8 @@ type decideOptions struct {
 	Caps []int
 }
 
-// decided is a decision with what was computed on the way.
-type decided struct {
+// Result is a decision with what was computed on the way.
+type Result struct {
 	Decision  sim.Decision
 	Row       reports.SweepRow
 	Plans     []reports.Plan
@@ -56,13 +62,13 @@ type decided struct {
 	Tuned scenarios.Strategy
 }
 
-// decide is the one function that says what to set: the arithmetic at the
+// Decide is the one function that says what to set: the arithmetic at the
 // headroom, the workload's demand, then a sweep of the tuned strategy's
 // cap over several seeds around the arithmetic's cap, extended while the
 // choice sits at an edge, the cap chosen by the rule, and the unbounded
 // strategy under the same seeds for contrast. A scenario whose services
 // have no limits to plan from gets a decision from the sweep alone.
-func decide(ctx context.Context, sc *scenarios.Scenario, o decideOptions) (*decided, error) {
+func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, error) {
 	name := o.Strategy
 	if name == "" {
 		name = sim.SweepStrategy(sc)
@@ -70,7 +76,7 @@ func decide(ctx context.Context, sc *scenarios.Scenario, o decideOptions) (*deci
 	base := sc.Strategy(name)
 	if base == nil {
 		_, err := (&sim.Options{Strategies: []string{name}}).Apply(sc)
-		return nil, codedError{err, exitInvalid}
+		return nil, InputError{err}
 	}
 	headroom := o.Headroom
 	if headroom == 0 {
@@ -81,12 +87,12 @@ func decide(ctx context.Context, sc *scenarios.Scenario, o decideOptions) (*deci
 	}
 	seeds := o.Seeds
 	if seeds == 0 {
-		seeds = DefaultDecisionSeeds
+		seeds = DefaultSeeds
 	}
 	opts := sim.Options{Seed: o.Seed, Duration: o.Duration, Seeds: seeds}
 	applied, err := opts.Apply(sc)
 	if err != nil {
-		return nil, codedError{err, exitInvalid}
+		return nil, InputError{err}
 	}
 
 	// The strategy as it will be verified: paced at the headroom.
@@ -101,9 +107,9 @@ func decide(ctx context.Context, sc *scenarios.Scenario, o decideOptions) (*deci
 	}
 	svc := sim.SweepService(&tuned)
 
-	res := &decided{Tuned: tuned}
-	res.Plans, res.Unplanned = planServices(sc, headroom)
-	res.Plan = dominant(res.Plans)
+	res := &Result{Tuned: tuned}
+	res.Plans, res.Unplanned = PlanServices(sc, headroom)
+	res.Plan = Dominant(res.Plans)
 	if svc != "" {
 		res.Plan = nil
 		for i := range res.Plans {
@@ -112,7 +118,7 @@ func decide(ctx context.Context, sc *scenarios.Scenario, o decideOptions) (*deci
 			}
 		}
 	}
-	if res.Load, err = checkLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, res.Plans); err != nil {
+	if res.Load, err = CheckLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, res.Plans); err != nil {
 		return nil, err
 	}
 
@@ -154,7 +160,7 @@ func decide(ctx context.Context, sc *scenarios.Scenario, o decideOptions) (*deci
 	in := reports.DecisionInput{
 		Strategy: name, Service: service, PerService: svc != "",
 		MaxInFlight: tuned.MaxInFlight, MaxInFlightPerService: tuned.MaxInFlightPerService,
-		Headroom: headroom, Pace: paces(sc, headroom), Retry: retryText(tuned.Retry),
+		Headroom: headroom, Pace: paces(sc, headroom), Retry: sim.RetryText(&tuned),
 		Plan: res.Plan, Row: row, Best: best, Extended: extended, Rule: o.Rule,
 		Seeds: sim.Seeds(applied.Seed, seeds), DurationS: applied.Duration.Seconds(), Load: res.Load,
 	}
@@ -211,31 +217,6 @@ func paces(sc *scenarios.Scenario, headroom float64) map[string]sim.Pace {
 	return out
 }
 
-// retryText says a retry policy in words.
-func retryText(r scenarios.Retry) string {
-	if r.Attempts <= 1 && r.Backoff == scenarios.BackoffNone && r.Base == 0 {
-		return "none (one attempt)"
-	}
-	var parts []string
-	switch {
-	case r.Backoff == scenarios.BackoffNone:
-		parts = append(parts, "at once")
-	case r.Cap > 0:
-		parts = append(parts, fmt.Sprintf("%s from %s to %s", r.Backoff, shortDuration(r.Base), shortDuration(r.Cap)))
-	default:
-		parts = append(parts, fmt.Sprintf("%s from %s", r.Backoff, shortDuration(r.Base)))
-	}
-	if r.Attempts > 0 {
-		parts = append(parts, fmt.Sprintf("%d attempts", r.Attempts))
-	}
-	if r.HonorRetryAfter {
-		parts = append(parts, "honouring Retry-After")
-	} else {
-		parts = append(parts, "ignoring Retry-After")
-	}
-	return strings.Join(parts, ", ")
-}
-
 func joinInts(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
@@ -244,15 +225,32 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ", ")
 }
 
-// shortDuration writes a duration without trailing zero units: 1m, not
-// 1m0s; 1h30m, not 1h30m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
+// InputError marks an error caused by the input (an unknown strategy, an
+// option the scenario cannot take), which the command line reports as
+// invalid input.
+type InputError struct{ Err error }
+
+func (e InputError) Error() string { return e.Err.Error() }
+func (e InputError) Unwrap() error { return e.Err }
+
+// Arithmetic is Decide without the simulation: the plans at the headroom
+// Decide would use, and the workload's demand against them.
+func Arithmetic(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, error) {
+	headroom := o.Headroom
+	if headroom == 0 {
+		headroom = reports.DefaultHeadroom
+		name := o.Strategy
+		if name == "" {
+			name = sim.SweepStrategy(sc)
+		}
+		if st := sc.Strategy(name); st != nil && st.TokenBucket && st.Headroom > 0 {
+			headroom = st.Headroom
+		}
 	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	d := &Result{}
+	d.Plans, d.Unplanned = PlanServices(sc, headroom)
+	d.Plan = Dominant(d.Plans)
+	var err error
+	d.Load, err = CheckLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, d.Plans)
+	return d, err
 }

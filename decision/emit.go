@@ -1,4 +1,4 @@
-package main
+package decision
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 	"github.com/simbench/simbench/sim"
 )
 
-// emitTOML writes a strategy as the [[strategy]] block of a scenario file:
+// TOML writes a strategy as the [[strategy]] block of a scenario file:
 // every key it sets that differs from the default, so that pasting the
 // block into the scenario (under a name of its own) reproduces the strategy.
-func emitTOML(st *scenarios.Strategy) string {
+func TOML(st *scenarios.Strategy) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[[strategy]]\nname = %s\n", strconv.Quote(st.Name+"-tuned"))
 	if st.Description != "" {
@@ -35,7 +35,7 @@ func emitTOML(st *scenarios.Strategy) string {
 	if st.TokenBucket {
 		b.WriteString("token_bucket = true\n")
 		if st.Headroom > 0 && st.Headroom != 1 {
-			fmt.Fprintf(&b, "headroom = %s\n", fmtFloat(st.Headroom))
+			fmt.Fprintf(&b, "headroom = %s\n", formatFloat(st.Headroom))
 		}
 	}
 	boolKey := func(key string, v bool) {
@@ -99,20 +99,20 @@ func adaptiveTOML(a *scenarios.Adaptive) string {
 		}
 	}
 	if a.Decrease > 0 {
-		parts = append(parts, "decrease = "+fmtFloat(a.Decrease))
+		parts = append(parts, "decrease = "+formatFloat(a.Decrease))
 	}
 	if a.Algorithm == scenarios.AdaptiveGradient {
 		if a.Smoothing > 0 {
-			parts = append(parts, "smoothing = "+fmtFloat(a.Smoothing))
+			parts = append(parts, "smoothing = "+formatFloat(a.Smoothing))
 		}
 		if a.Tolerance > 0 {
-			parts = append(parts, "tolerance = "+fmtFloat(a.Tolerance))
+			parts = append(parts, "tolerance = "+formatFloat(a.Tolerance))
 		}
 		if a.LongWindow > 0 {
 			parts = append(parts, fmt.Sprintf("long_window = %d", a.LongWindow))
 		}
 		if a.QueueSize > 0 {
-			parts = append(parts, "queue_size = "+fmtFloat(a.QueueSize))
+			parts = append(parts, "queue_size = "+formatFloat(a.QueueSize))
 		}
 	}
 	if a.Services != nil {
@@ -162,10 +162,10 @@ func tomlKey(k string) string {
 	return k
 }
 
-// emitGo writes the sched.Config the strategy runs with as a Go composite
+// Go writes the sched.Config the strategy runs with as a Go composite
 // literal, with only the fields that are set, ready to paste into an agent
 // runtime that imports sched.
-func emitGo(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
+func Go(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
 	cfg, err := sim.SchedConfig(sc, st)
 	if err != nil {
 		return "", err
@@ -201,7 +201,7 @@ func emitGo(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
 				v    float64
 			}{{"RequestsPerMinute", s.RequestsPerMinute}, {"RequestBurst", s.RequestBurst}, {"TokensPerMinute", s.TokensPerMinute}, {"TokenBurst", s.TokenBurst}, {"Headroom", s.Headroom}} {
 				if f.v != 0 {
-					field("\t\t\t", f.name, fmtFloat(f.v))
+					field("\t\t\t", f.name, formatFloat(f.v))
 				}
 			}
 			if s.PauseOnRetryAfter {
@@ -222,7 +222,7 @@ func emitGo(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
 					v    float64
 				}{{"Backoff", a.Backoff}, {"Smoothing", a.Smoothing}, {"Tolerance", a.Tolerance}, {"QueueSize", a.QueueSize}} {
 					if f.v != 0 {
-						field("\t\t\t\t", f.name, fmtFloat(f.v))
+						field("\t\t\t\t", f.name, formatFloat(f.v))
 					}
 				}
 				intField("\t\t\t\t", "LongWindow", a.LongWindow)
@@ -301,3 +301,5 @@ func goName(s string) string {
 	}
 	return b.String()
 }
+
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

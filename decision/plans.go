@@ -1,4 +1,4 @@
-package main
+package decision
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/simbench/simbench/sim"
 )
 
-// planServices computes the recommendation arithmetic for every service the
+// PlanServices computes the recommendation arithmetic for every service the
 // scenario's workload calls, in scenario order, at the given headroom (0:
 // reports.DefaultHeadroom). Services it cannot plan (no limits, say) come
 // back in unplanned with the reason.
-func planServices(sc *scenarios.Scenario, headroom float64) (plans []reports.Plan, unplanned map[string]error) {
+func PlanServices(sc *scenarios.Scenario, headroom float64) (plans []reports.Plan, unplanned map[string]error) {
 	for _, l := range sim.Loads(sc) {
 		p, err := reports.Recommend(reports.Service{
 			Name: l.Name, RPM: l.RequestsPerMinute, TPM: l.TokensPerMinute, MaxConcurrent: l.MaxConcurrent,
@@ -30,8 +30,8 @@ func planServices(sc *scenarios.Scenario, headroom float64) (plans []reports.Pla
 	return plans, unplanned
 }
 
-// dominant returns the plan of the service a turn calls most, or nil.
-func dominant(plans []reports.Plan) *reports.Plan {
+// Dominant returns the plan of the service a turn calls most, or nil.
+func Dominant(plans []reports.Plan) *reports.Plan {
 	var d *reports.Plan
 	for i := range plans {
 		if d == nil || plans[i].Service.CallsPerTurn > d.Service.CallsPerTurn {
@@ -41,10 +41,10 @@ func dominant(plans []reports.Plan) *reports.Plan {
 	return d
 }
 
-// checkLoad measures what the scenario's workload offers with no limit
+// CheckLoad measures what the scenario's workload offers with no limit
 // holding it back (sim.Demand, with opts' seed and duration) and sets it
 // against what the plans sustain; nil without plans.
-func checkLoad(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, plans []reports.Plan) (*reports.LoadCheck, error) {
+func CheckLoad(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, plans []reports.Plan) (*reports.LoadCheck, error) {
 	if len(plans) == 0 {
 		return nil, nil
 	}
