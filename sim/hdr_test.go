@@ -91,3 +91,18 @@ func TestWriteHDRLogRoundTrip(t *testing.T) {
 		t.Fatalf("read back %d intervals: %+v", len(hs), hs)
 	}
 }
+
+// BenchmarkHistogramToHDR measures the one-off conversion of a strategy's
+// histogram into an HdrHistogram when the run ends (the whole cost of
+// --hdr to a run: nothing is recorded while it simulates).
+func BenchmarkHistogramToHDR(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	h := newHistogram()
+	for range 100000 {
+		h.add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.hdr(time.Minute)
+	}
+}
