@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,9 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
@@ -38,6 +42,7 @@ type RunCmd struct {
 	NoRecommend  bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
 	Trace        string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
 	Threshold    []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
+	HDR          string           `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically. Virtual runs only."`
 	Stdout       io.Writer        `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
@@ -96,6 +101,21 @@ func (c *RunCmd) Run() error {
 		// no trace, an interrupted one keeps what was measured.
 		defer tw.Abort()
 	}
+	var hdrs []sim.HDRLatencies
+	if c.HDR != "" {
+		if c.Live {
+			return codedError{errors.New("--hdr goes with virtual runs, not --live"), exitInvalid}
+		}
+		if err := hdrDir(c.HDR); err != nil {
+			return codedError{err, exitInvalid}
+		}
+		var mu sync.Mutex
+		opts.HDR = func(l sim.HDRLatencies) {
+			mu.Lock()
+			defer mu.Unlock()
+			hdrs = append(hdrs, l)
+		}
+	}
 	var bars *progress
 	if tty && !c.JSON {
 		bars = newProgress(out, sc, &opts)
@@ -116,6 +136,11 @@ func (c *RunCmd) Run() error {
 	}
 	if opts.Trace != nil {
 		if err := opts.Trace.Close(); err != nil {
+			return err
+		}
+	}
+	if c.HDR != "" {
+		if err := writeHDR(c.HDR, hdrs); err != nil {
 			return err
 		}
 	}
@@ -306,4 +331,65 @@ func writeResults(dir string, res *sim.Results, withReports bool, opts reports.O
 		}
 	}
 	return nil
+}
+
+// hdrDir makes sure dir is a directory --hdr can write into, creating it
+// when missing; an error says why not (such as a file in its place).
+func hdrDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--hdr %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--hdr %s: not a directory", dir)
+	}
+	return nil
+}
+
+// writeHDR writes DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog for
+// every strategy in ls, one interval per seed in the order they ran, each
+// file written atomically.
+func writeHDR(dir string, ls []sim.HDRLatencies) error {
+	type kinds struct{ turn, call []*hdrhistogram.Histogram }
+	var order []string
+	by := map[string]*kinds{}
+	for _, l := range ls {
+		k := by[l.Strategy]
+		if k == nil {
+			k = &kinds{}
+			by[l.Strategy] = k
+			order = append(order, l.Strategy)
+		}
+		k.turn = append(k.turn, l.Turn)
+		k.call = append(k.call, l.Call)
+	}
+	for _, name := range order {
+		k := by[name]
+		for _, f := range []struct {
+			kind, what string
+			hs         []*hdrhistogram.Histogram
+		}{{"turn", "turn latency", k.turn}, {"call", "tool call latency", k.call}} {
+			var buf bytes.Buffer
+			what := fmt.Sprintf("%s of strategy %s", f.what, name)
+			if err := sim.WriteHDRLog(&buf, what, name+"-"+f.kind, f.hs); err != nil {
+				return err
+			}
+			path := filepath.Join(dir, fileSafe(name)+"-"+f.kind+".hlog")
+			if err := reports.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
+				return fmt.Errorf("--hdr: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// fileSafe makes a strategy's name usable in a file name: characters other
+// than letters, digits, '-', '_' and '.' become '_'.
+func fileSafe(s string) string {
+	out := []rune(s)
+	for i, r := range out {
+		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			out[i] = '_'
+		}
+	}
+	return strings.Trim(string(out), ".")
 }

@@ -51,6 +51,13 @@ type Options struct {
 	// ends the run early; the caller closes the writer (or aborts it when
 	// Run fails). Live runs write one too.
 	Trace *trace.Writer
+	// HDR, when set, is called once per strategy when the run is done, in
+	// strategy order, with its turn and call latencies as HdrHistograms
+	// (microseconds), also when ctx ends the run early; RunSeeds calls it
+	// once per seed. Virtual runs only: the histograms are converted from
+	// the simulator's own when it is asked, so a run without it pays
+	// nothing.
+	HDR func(HDRLatencies)
 }
 
 // Apply returns a copy of sc with the options' overrides applied, or an
@@ -172,6 +179,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 	if secs != nil {
 		if err := finishSections(opts.Trace, secs); err != nil {
 			return nil, err
+		}
+	}
+	if opts.HDR != nil {
+		for _, e := range engines {
+			opts.HDR(e.hdrLatencies())
 		}
 	}
 	for i, ok := range complete {
