@@ -42,7 +42,7 @@ type RunCmd struct {
 	NoRecommend  bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
 	Trace        string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
 	Threshold    []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
-	HDR          string           `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically. Virtual runs only."`
+	HDR          string           `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
 	Stdout       io.Writer        `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
@@ -103,9 +103,6 @@ func (c *RunCmd) Run() error {
 	}
 	var hdrs []sim.HDRLatencies
 	if c.HDR != "" {
-		if c.Live {
-			return codedError{errors.New("--hdr goes with virtual runs, not --live"), exitInvalid}
-		}
 		if err := hdrDir(c.HDR); err != nil {
 			return codedError{err, exitInvalid}
 		}

@@ -123,8 +123,8 @@ func TestRunHDRSeedsAreIntervals(t *testing.T) {
 	}
 }
 
-// TestRunHDRBadDirIsExit2: --hdr naming a file, or with --live, is bad
-// input, refused before anything runs.
+// TestRunHDRBadDirIsExit2: --hdr naming a file is bad input, refused
+// before anything runs.
 func TestRunHDRBadDirIsExit2(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -132,11 +132,29 @@ func TestRunHDRBadDirIsExit2(t *testing.T) {
 	}
 	for _, c := range []*RunCmd{
 		{Scenario: "burst-8", HDR: file},
-		{Scenario: "burst-8", HDR: t.TempDir(), Live: true},
 	} {
 		c.Duration, c.Out, c.Stdout, c.NoReports, c.NoRecommend = positiveDuration(5*time.Second), t.TempDir(), io.Discard, true, true
 		if err := c.Run(); exitCode(err) != exitInvalid {
 			t.Errorf("--hdr %s (live %v): err = %v, want exit %d", c.HDR, c.Live, err, exitInvalid)
 		}
+	}
+}
+
+// A live run writes its logs too: one interval per strategy, as many turns
+// as results.json counts.
+func TestRunHDRLive(t *testing.T) {
+	dir := t.TempDir()
+	c := &RunCmd{Scenario: "burst-8", Strategy: []string{"paced"}, Duration: positiveDuration(10 * time.Second), Live: true, TimeScale: 0.05,
+		AllowInvalid: true, HDR: dir, Out: t.TempDir(), Stdout: io.Discard, NoReports: true, NoRecommend: true}
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := reports.ReadResults(filepath.Join(c.Out, reports.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv, _ := readHLog(t, filepath.Join(dir, "paced-turn.hlog"))
+	if len(iv) != 1 || iv[0].TotalCount() != res.Strategies[0].Turns || res.Strategies[0].Turns == 0 {
+		t.Errorf("%d intervals, %v turns logged; results count %d", len(iv), iv, res.Strategies[0].Turns)
 	}
 }

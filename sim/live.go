@@ -78,6 +78,10 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 		lr, err := runLiveStrategy(ctx, sc, scaled, &scaled.Strategies[i], f, opts.Progress, opts.Trace)
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
+			if opts.HDR != nil {
+				opts.HDR(HDRLatencies{Strategy: scaled.Strategies[i].Name, Seed: sc.Seed,
+					Turn: lr.m.turnLat.hdr(lr.m.window), Call: lr.m.callLat.hdr(lr.m.window)})
+			}
 			var reasons []string
 			if lr.invalid != "" {
 				reasons = append(reasons, lr.invalid)
