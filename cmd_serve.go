@@ -27,6 +27,7 @@ type ServeCmd struct {
 	IdleTimeout       time.Duration `default:"60s" help:"Close a kept-alive connection that sends no request for this long."`
 	MaxConns          int           `default:"1024" help:"Serve at most this many connections at once per listener; further clients wait to be accepted."`
 	JSON              bool          `help:"On exit, print the accounting as JSON instead of text."`
+	Metrics           bool          `help:"Serve Prometheus metrics at /metrics on the same address: per service requests arrived, admitted and limited (label limit: rps, rpm, tpm, concurrency, overload), in flight, and a latency histogram."`
 
 	Stdout io.Writer       `kong:"-"` // nil: os.Stdout
 	Stderr io.Writer       `kong:"-"` // nil: os.Stderr
@@ -54,6 +55,7 @@ func (c *ServeCmd) Run() error {
 	cfg := fakeapi.ServerConfig{
 		Addr: c.Addr, AllowNonLoopback: c.AllowNonLoopback, PortPerService: c.PortPerService, Seed: sc.Seed, Warn: errOut,
 		ReadHeaderTimeout: c.ReadHeaderTimeout, ReadTimeout: c.ReadTimeout, IdleTimeout: c.IdleTimeout, MaxConns: c.MaxConns,
+		Metrics: c.Metrics,
 	}
 	for _, bad := range []struct {
 		flag string

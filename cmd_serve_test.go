@@ -4,14 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/simbench/simbench/fakeapi"
 )
@@ -135,5 +141,104 @@ func TestServePrintsTheBaseURLsTheSDKsExpect(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServeMetricsMatchStats drives serve --metrics with real requests,
+// some of them rate limited, and checks that the counters scraped from
+// /metrics equal the stats endpoint's numbers.
+func TestServeMetricsMatchStats(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *fakeapi.Server, 1)
+	var out bytes.Buffer
+	cmd := &ServeCmd{Scenario: "burst-8", Addr: "127.0.0.1:0", Metrics: true, Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	srv := <-ready
+	name := srv.Services()[0]
+	var wg sync.WaitGroup
+	for range 12 { // a burst of 12 on a bucket of 5: some are limited
+		wg.Go(func() {
+			resp, err := http.Get(srv.URL(name) + "/tools/geocode")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+	}
+	wg.Wait()
+
+	var st fakeapi.ServerStats
+	resp, err := http.Get(srv.StatsURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.Get(srv.MetricsURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	// sample finds the sample of a family with the given labels.
+	sample := func(fam string, labels ...string) *dto.Metric {
+		for _, m := range fams[fam].GetMetric() {
+			match := 0
+			for _, l := range m.GetLabel() {
+				for i := 0; i+1 < len(labels); i += 2 {
+					if l.GetName() == labels[i] && l.GetValue() == labels[i+1] {
+						match++
+					}
+				}
+			}
+			if match == len(labels)/2 {
+				return m
+			}
+		}
+		t.Fatalf("no %s%v in the scrape", fam, labels)
+		return nil
+	}
+	x := st.Services[name]
+	if got := sample("simbench_fakeapi_admitted_total", "service", name).GetCounter().GetValue(); got != float64(x.Accepted) {
+		t.Errorf("admitted_total = %v, stats accepted = %d", got, x.Accepted)
+	}
+	limited := 0.0
+	for _, l := range []string{"rps", "rpm", "tpm", "concurrency"} {
+		got := sample("simbench_fakeapi_limited_total", "service", name, "limit", l).GetCounter().GetValue()
+		if got != float64(x.RateLimitedBy[l]) {
+			t.Errorf("limited_total{limit=%q} = %v, stats say %d", l, got, x.RateLimitedBy[l])
+		}
+		limited += got
+	}
+	if got := sample("simbench_fakeapi_limited_total", "service", name, "limit", "overload").GetCounter().GetValue(); got != float64(x.Errors["overloaded"]) {
+		t.Errorf("limited_total{limit=overload} = %v, stats say %d", got, x.Errors["overloaded"])
+	}
+	if limited == 0 || limited != float64(x.RateLimited) {
+		t.Errorf("%v requests limited in the scrape, stats say %d (want some)", limited, x.RateLimited)
+	}
+	if got := sample("simbench_fakeapi_in_flight_requests", "service", name).GetGauge().GetValue(); got != float64(x.InFlight) {
+		t.Errorf("in_flight_requests = %v, stats say %d", got, x.InFlight)
+	}
+	// Every client has its answer, so every admitted request has ended.
+	if got := sample("simbench_fakeapi_latency_seconds", "service", name).GetHistogram().GetSampleCount(); got != uint64(x.Accepted) {
+		t.Errorf("latency_seconds_count = %d, stats accepted = %d", got, x.Accepted)
+	}
+	if !strings.Contains(out.String(), srv.MetricsURL()) {
+		t.Errorf("serve did not print the metrics URL:\n%s", out.String())
 	}
 }

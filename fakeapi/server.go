@@ -92,6 +92,10 @@ type ServerConfig struct {
 	// run at 0.01 thus plays ten minutes in six seconds without scaling any
 	// limit up (0 or 1: real time). Ignored when Clock is set.
 	TimeScale float64
+	// Metrics serves Prometheus metrics at MetricsPath on every listener:
+	// per service, the requests arrived, admitted and limited (by which
+	// limit), those in flight, and a latency histogram.
+	Metrics bool
 }
 
 // ServerStats is the accounting of every service on a server, as served at
@@ -115,6 +119,7 @@ type Server struct {
 	quitOnce  sync.Once
 	wg        sync.WaitGroup
 	notFound  atomic.Int64
+	metrics   *metrics // nil unless ServerConfig.Metrics
 }
 
 type service struct {
@@ -171,7 +176,7 @@ func Start(cfg ServerConfig) (*Server, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if !cfg.PortPerService && (strings.ContainsAny(sc.Name, "/?#% ") || sc.Name == "_simbench") {
+		if !cfg.PortPerService && (strings.ContainsAny(sc.Name, "/?#% ") || sc.Name == "_simbench" || cfg.Metrics && "/"+sc.Name == MetricsPath) {
 			errs = append(errs, fmt.Errorf("fakeapi: service %q: the name must be usable as a path segment", sc.Name))
 		}
 		h := fnv.New64a()
@@ -187,6 +192,9 @@ func Start(cfg ServerConfig) (*Server, error) {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if cfg.Metrics {
+		s.metrics = newMetrics(s)
 	}
 
 	listen := func(addr string, h http.Handler) (string, error) {
@@ -299,6 +307,9 @@ func (s *Server) Reset() {
 		sv.mu.Unlock()
 	}
 	s.notFound.Store(0)
+	if s.metrics != nil {
+		s.metrics.reset()
+	}
 }
 
 // Shutdown stops accepting requests, aborts hanging ones and waits for the
@@ -363,6 +374,10 @@ func (s *Server) realDecision(d Decision) Decision {
 // by path prefix, then 404 listing the known paths.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
+	if p == MetricsPath && s.metrics != nil {
+		s.metrics.handler.ServeHTTP(w, r)
+		return
+	}
 	if strings.HasPrefix(p, "/_simbench/") {
 		s.serveAdmin(w, r)
 		return
@@ -377,6 +392,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serviceHandler(sv *service) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == MetricsPath && s.metrics != nil {
+			s.metrics.handler.ServeHTTP(w, r)
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, "/_simbench/") {
 			s.serveAdmin(w, r)
 			return
@@ -398,6 +417,9 @@ func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	known = append(known, StatsPath, ResetPath)
+	if s.metrics != nil {
+		known = append(known, MetricsPath)
+	}
 	writeJSON(w, http.StatusNotFound, errorBody(APIGeneric, 404,
 		fmt.Sprintf("no service answers %s; known paths: %s", r.URL.Path, strings.Join(known, ", ")),
 		map[string]any{"known": known}))
@@ -666,6 +688,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, &d, bodyErr), extra))
 		return
 	}
+	if s.metrics != nil {
+		// Runs after the request ended in the model, also when the
+		// handler panics to abort the connection.
+		defer s.metrics.observe(sv, now)
+	}
 
 	model := dec.model
 	if model == "" {
@@ -851,6 +878,9 @@ func (s *Server) Summary(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "stats        %s\n", s.StatsURL())
+	if s.metrics != nil {
+		fmt.Fprintf(w, "metrics      %s\n", s.MetricsURL())
+	}
 }
 
 // WriteStats writes a human-readable accounting summary, one block per

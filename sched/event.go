@@ -57,4 +57,8 @@ type Event struct {
 	Reason string
 	// Server tells whether the retry delay came from the server.
 	Server bool
+	// Err is the error of an EventResult (nil for a success), so an
+	// observer can tell why a call ended, e.g. errors.Is(Err,
+	// ErrBudgetExhausted).
+	Err error
 }

@@ -86,7 +86,7 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 	r.Attempts, r.Queued, r.Running = int(cs.attempts), cs.queued, cs.running
 	r.Status, r.Finished = int(cs.status), c.now
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class})
+		c.emit(Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class, Err: err})
 	}
 	c.out = append(c.out, Action{Kind: ActResult, TurnID: t.id, Tag: t.tag, Result: r})
 }
