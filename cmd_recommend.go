@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
@@ -48,12 +47,10 @@ type recommendOut struct {
 
 // checkDecisionFlags rejects flag values no decision can use, as invalid
 // input.
-func checkDecisionFlags(seeds int, duration time.Duration, headroom, maxShare, tolerance float64) error {
+func checkDecisionFlags(seeds int, headroom, maxShare, tolerance float64) error {
 	switch {
 	case seeds < 1:
 		return codedError{fmt.Errorf("--seeds %d: want at least 1", seeds), exitInvalid}
-	case duration < 0:
-		return codedError{fmt.Errorf("--duration %v: want a positive duration", duration), exitInvalid}
 	case headroom < 0 || headroom > 1:
 		return codedError{fmt.Errorf("--headroom %g: want a fraction in (0, 1]", headroom), exitInvalid}
 	case maxShare < 0 || maxShare > 1:
@@ -80,7 +77,7 @@ func (c *RecommendCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	if err := checkDecisionFlags(c.Seeds, c.Duration.D(), c.Headroom, c.MaxShare, c.Tolerance); err != nil {
+	if err := checkDecisionFlags(c.Seeds, c.Headroom, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
 	out := c.Stdout

@@ -17,6 +17,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -370,23 +371,11 @@ func writeHDR(dir string, ls []sim.HDRLatencies) error {
 			if err := sim.WriteHDRLog(&buf, what, name+"-"+f.kind, f.hs); err != nil {
 				return err
 			}
-			path := filepath.Join(dir, fileSafe(name)+"-"+f.kind+".hlog")
+			path := filepath.Join(dir, atomicfile.SafeName(name)+"-"+f.kind+".hlog")
 			if err := reports.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
 				return fmt.Errorf("--hdr: %w", err)
 			}
 		}
 	}
 	return nil
-}
-
-// fileSafe makes a strategy's name usable in a file name: characters other
-// than letters, digits, '-', '_' and '.' become '_'.
-func fileSafe(s string) string {
-	out := []rune(s)
-	for i, r := range out {
-		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			out[i] = '_'
-		}
-	}
-	return strings.Trim(string(out), ".")
 }

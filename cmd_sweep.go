@@ -50,7 +50,7 @@ func (c *SweepCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	if err := checkDecisionFlags(c.Seeds, c.Duration.D(), 0, c.MaxShare, c.Tolerance); err != nil {
+	if err := checkDecisionFlags(c.Seeds, 0, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
 	var caps []int

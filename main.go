@@ -66,15 +66,7 @@ type exitRequest struct{ code int }
 // exit code: 0, the command's code (see exitCodesHelp), 2 for a command line
 // that does not parse, 70 for a panic.
 func runMain(args []string, stdout, stderr io.Writer) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(exitRequest); ok {
-				code = e.code
-				return
-			}
-			code = reportBug(stderr, r, debug.Stack())
-		}
-	}()
+	defer recoverExit(stderr, &code)
 	v := buildVersion(version, debug.ReadBuildInfo)
 	sim.Version = v
 	var cli CLI
@@ -99,19 +91,24 @@ func runMain(args []string, stdout, stderr io.Writer) (code int) {
 	return protect(stderr, ctx.Run)
 }
 
+// recoverExit, deferred, turns a panic into the exit code in *code: kong's
+// exit request carries its own code; any other panic is a bug, reported
+// with its stack (exitBug).
+func recoverExit(stderr io.Writer, code *int) {
+	if r := recover(); r != nil {
+		if e, ok := r.(exitRequest); ok {
+			*code = e.code
+			return
+		}
+		*code = reportBug(stderr, r, debug.Stack())
+	}
+}
+
 // protect runs a command and turns its outcome into an exit code: 0, the
 // code the error carries (1 when it carries none), or exitBug for a panic,
 // reported with its stack.
 func protect(stderr io.Writer, run func(...any) error) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(exitRequest); ok {
-				code = e.code
-				return
-			}
-			code = reportBug(stderr, r, debug.Stack())
-		}
-	}()
+	defer recoverExit(stderr, &code)
 	if err := run(); err != nil {
 		fmt.Fprintln(stderr, "simbench:", err)
 		return exitCode(err)

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
 )
@@ -63,28 +63,11 @@ func (r *Result) WriteScenario(path string) ([]string, error) {
 	return append(written, path), nil
 }
 
-func writeAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+func writeAtomic(path string, data []byte) error {
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("calibrate: writing %s: %w", path, err)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return nil
 }
 
 type tomlWriter struct {
@@ -234,7 +217,7 @@ func (w *tomlWriter) service(s *ServiceFit, duration float64) {
 	}
 	if s.latency.n > 0 {
 		w.p("# recorded latency of successful attempts: p50 %s, p95 %s.\n", dur(s.P50), dur(s.P95))
-		w.dist("latency", "latency", s.Latency, s.latency, w.name+"-"+fileSafe(s.Name)+"-latency.txt")
+		w.dist("latency", "latency", s.Latency, s.latency, w.name+"-"+atomicfile.SafeName(s.Name)+"-latency.txt")
 	} else {
 		w.p("# latency: no successful attempt to fit.\n")
 	}
@@ -402,15 +385,4 @@ func quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// fileSafe makes a name usable in a file name.
-func fileSafe(s string) string {
-	out := []rune(s)
-	for i, r := range out {
-		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			out[i] = '_'
-		}
-	}
-	return strings.Trim(string(out), ".")
 }

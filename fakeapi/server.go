@@ -750,21 +750,25 @@ func providerStatus(api APIStyle, d *Decision) int {
 	return d.Status
 }
 
+// end ends an admitted request in the model: Cancel (the service stopped
+// working on it) or Finish, clientGone saying whether anyone read it.
+func (s *Server) end(sv *service, d *Decision, clientGone, cancel bool) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if cancel {
+		sv.m.Cancel(s.now(), d.ID)
+	} else {
+		sv.m.Finish(s.now(), d.ID, clientGone)
+	}
+}
+
 // stream sends an admitted request's response as server-sent events: the
 // headers and first events after the time to first byte, the rest spread
 // over the remaining latency. A client gone before the first byte is
 // handled as in await; one gone mid-stream finishes the request with its
 // tokens counted as wasted.
 func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, groups [][]byte) {
-	end := func(gone, cancel bool) {
-		sv.mu.Lock()
-		defer sv.mu.Unlock()
-		if cancel {
-			sv.m.Cancel(s.now(), d.ID)
-		} else {
-			sv.m.Finish(s.now(), d.ID, gone)
-		}
-	}
+	end := func(gone, cancel bool) { s.end(sv, d, gone, cancel) }
 	base, first := d.Latency, time.Duration(0)
 	if d.SlowFirstByte {
 		slow := min(sv.cfg.Faults.SlowFirstByte, base)
@@ -817,15 +821,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 // (Cancel, or Finish with clientGone when the service keeps working), or a
 // hanging request was aborted by shutdown.
 func (s *Server) await(ctx context.Context, sv *service, d *Decision) bool {
-	end := func(gone, cancel bool) {
-		sv.mu.Lock()
-		defer sv.mu.Unlock()
-		if cancel {
-			sv.m.Cancel(s.now(), d.ID)
-		} else {
-			sv.m.Finish(s.now(), d.ID, gone)
-		}
-	}
+	end := func(gone, cancel bool) { s.end(sv, d, gone, cancel) }
 	if d.Kind == KindHang {
 		select {
 		case <-ctx.Done():

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -14,31 +15,11 @@ import (
 // file or the whole new one, never a part: it writes a temporary file in
 // the same directory, syncs it, sets perm and renames it over path. On
 // error the temporary file is removed and path is left as it was.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("reports: writing %s: %w", path, err)
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	if err := atomicfile.WriteFile(path, data, perm); err != nil {
+		return fmt.Errorf("reports: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("reports: writing %s: %w", path, err)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return nil
 }
 
 // ResultsFile is the name of the results file in a run's directory.
