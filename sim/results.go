@@ -52,6 +52,29 @@ type Results struct {
 	// Decision is what to set, verified by simulation (nil when the run
 	// made none: --no-recommend, or a scenario without limits).
 	Decision *Decision `json:"decision,omitempty"`
+	// Events are the scenario's timed events ([[events]]): when each
+	// changed which service's conditions, in start order. Reports shade
+	// them on every time axis and list them. Absent when the scenario
+	// has none.
+	Events []EventSpan `json:"events,omitempty"`
+}
+
+// EventSpan is one timed event of a run: from StartS to EndS (seconds
+// from the start of the run) Kind changed Service's conditions, as Label
+// says in words ("limits ×0.5", "stall", "outage 503").
+type EventSpan struct {
+	Service string  `json:"service"`
+	Kind    string  `json:"kind"`
+	StartS  float64 `json:"start_s"`
+	EndS    float64 `json:"end_s"`
+	Label   string  `json:"label"`
+}
+
+// LimitPoint is one step of an adaptive limit: from T seconds on, the
+// strategy allowed Limit attempts in flight to the service.
+type LimitPoint struct {
+	T     float64 `json:"t"`
+	Limit int     `json:"limit"`
 }
 
 // StrategyResult holds one strategy's metrics, defined once in DESIGN.md.
@@ -137,6 +160,10 @@ type StrategyResult struct {
 	AnswerCDF []CDFPoint `json:"answer_cdf,omitempty"`
 	// Timeline is per-second (downsampled when long) activity for plots.
 	Timeline []TimelinePoint `json:"timeline,omitempty"`
+	// LimitTrace is, per service, the adaptive concurrency limit over
+	// time (its steps, downsampled when long), for strategies with an
+	// adaptive limit; absent otherwise.
+	LimitTrace map[string][]LimitPoint `json:"limit_trace,omitempty"`
 	// SeedRuns holds the strategy's figures under each of Results.Seeds,
 	// in that order, without the plot series (latency_cdf, answer_cdf,
 	// timeline): what means and 95% intervals over seeds are computed
