@@ -256,6 +256,10 @@ type ServiceConfig struct {
 	// them; the server also takes PUT, PATCH, DELETE and the
 	// X-Simbench-Write header as writes. The model reads Request.Write.
 	WritePaths []string
+	// Events are timed changes of the service's conditions (limits,
+	// latency, error and overload rates, stalls, outages), in time since the
+	// model's epoch; see Event.
+	Events []Event
 }
 
 // withDefaults returns c with zero fields replaced by their defaults.
@@ -402,6 +406,7 @@ func (c ServiceConfig) Validate() error {
 	}
 	errs = append(errs, c.Latency.validate(c.Name)...)
 	errs = append(errs, c.Faults.validate(c.Name)...)
+	errs = append(errs, c.validateEvents()...)
 	return errors.Join(errs...)
 }
 

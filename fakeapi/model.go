@@ -158,7 +158,9 @@ type Decision struct {
 	RetryAfter    time.Duration
 	HasRetryAfter bool
 	// Latency is the time from arrival until the response is complete, for
-	// admissions other than Hang.
+	// admissions other than Hang (including any stall it overlaps); for a
+	// rejection it is 0, or during a stall the time until the stall ends,
+	// when the answer is sent.
 	Latency time.Duration
 	// SlowFirstByte says Latency includes the configured slow-first-byte delay
 	// before any byte of the response.
@@ -189,6 +191,8 @@ type tenant struct {
 	hasRPS, hasRPM, hasTPM bool
 	maxConc                int
 	inFlight               int
+	// base is the configured limits, which events change and restore.
+	base limitSet
 }
 
 type slot struct {
@@ -248,6 +252,10 @@ type Model struct {
 	epInit         bool
 	epStart, epEnd time.Duration
 
+	// events are the timed events; evRand draws their overload rejections.
+	events timeline
+	evRand *rand.Rand
+
 	c counters
 }
 
@@ -276,6 +284,9 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 		overload:       sub(),
 	}
 	m.lat = newSampler(cfg.Latency, sub())
+	// Drawn last, so that the other streams do not depend on it.
+	m.evRand = sub()
+	m.events = newTimeline(cfg.Events)
 	if len(cfg.Keys) == 0 {
 		m.single = m.newTenant(KeyConfig{})
 	} else {
@@ -317,6 +328,7 @@ func (m *Model) newTenant(k KeyConfig) tenant {
 		t.hasTPM = true
 		t.tpm = newLimiter(c.Algorithm, tpm, time.Minute, c.TokenBurst)
 	}
+	t.base = limitsOf(&t)
 	return t
 }
 
@@ -326,8 +338,19 @@ func (m *Model) Config() ServiceConfig { return m.cfg }
 // InFlight returns the number of admitted requests not yet finished or cancelled.
 func (m *Model) InFlight() int { return m.inFlight }
 
-// Arrive decides what happens to a request arriving at now, and accounts for it.
+// Arrive decides what happens to a request arriving at now, and accounts for
+// it, under the events (ServiceConfig.Events) in force at now. During a
+// stall, a rejection's Latency is the time until the stall ends, when its
+// answer is sent.
 func (m *Model) Arrive(now time.Duration, r Request) Decision {
+	d := m.arrive(now, r)
+	if !d.Admitted() && len(m.events.stalls) > 0 {
+		d.Latency = m.events.stalledUntil(now) - now
+	}
+	return d
+}
+
+func (m *Model) arrive(now time.Duration, r Request) Decision {
 	m.c.arrived++
 	var d Decision
 	if r.Retry == RetryMarked {
@@ -342,6 +365,15 @@ func (m *Model) Arrive(now time.Duration, r Request) Decision {
 				delete(m.retryAt, r.Client)
 			}
 		}
+	}
+	m.applyLimits(now)
+	if e := m.events.active(now, func(e *Event) bool { return e.Outage }); e != nil {
+		d.Wait = e.End() - now
+		status := 503
+		if m.cfg.API == APIAnthropic {
+			status = 529
+		}
+		return m.reject(d, KindOverloaded, status)
 	}
 	t := &m.single
 	if m.tenants != nil {
@@ -366,6 +398,12 @@ func (m *Model) Arrive(now time.Duration, r Request) Decision {
 	if m.overloaded(now) {
 		d.Wait = m.epEnd - now
 		return m.reject(d, KindOverloaded, 529)
+	}
+	if e := m.events.active(now, func(e *Event) bool { return e.OverloadRate != nil }); e != nil {
+		if r := *e.OverloadRate; r >= 1 || (r > 0 && m.evRand.Float64() < r) {
+			d.Wait = e.End() - now
+			return m.reject(d, KindOverloaded, 529)
+		}
 	}
 	if t.hasRPS {
 		t.rps.advance(now)
@@ -422,12 +460,21 @@ func (m *Model) Arrive(now time.Duration, r Request) Decision {
 			lat *= 1 + f*float64(over)
 		}
 	}
-	fc := &m.cfg.Faults
+	if e := m.events.active(now, func(e *Event) bool { return e.LatencyFactor > 0 }); e != nil {
+		lat *= e.LatencyFactor
+	}
+	fc := m.cfg.Faults
+	if e := m.events.active(now, func(e *Event) bool { return e.ErrorRate != nil }); e != nil {
+		fc.ErrorRate = *e.ErrorRate
+	}
 	if fc.SlowFirstByteRate > 0 && m.faults.Float64() < fc.SlowFirstByteRate {
 		lat += float64(fc.SlowFirstByte)
 		d.SlowFirstByte = true
 	}
 	d.Latency = time.Duration(min(lat, math.MaxInt64/2))
+	if len(m.events.stalls) > 0 {
+		d.Latency = m.events.finishAt(now, d.Latency) - now
+	}
 	d.Kind, d.Status = KindOK, 200
 	if fc.ErrorRate+fc.HangRate+fc.ResetRate > 0 {
 		switch u := m.faults.Float64(); {

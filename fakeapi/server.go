@@ -110,8 +110,10 @@ type ServerStats struct {
 // Server serves fake services over HTTP. Its methods are safe for
 // concurrent use.
 type Server struct {
-	cfg       ServerConfig
-	start     time.Time
+	cfg   ServerConfig
+	start time.Time
+	// epoch is how long after start the models' time begins (SetEpoch).
+	epoch     atomic.Int64
 	services  []*service
 	byName    map[string]*service
 	listeners []*listener
@@ -339,15 +341,25 @@ func (s *Server) Close() error {
 	return errors.Join(errs...)
 }
 
+// SetEpoch makes the models' time (and so the services' timed events)
+// count from t instead of from Start, so a driver can align it with the
+// start of its run. Call it before sending requests: a later epoch makes
+// the models' time stand still until it catches up. Ignored when
+// ServerConfig.Clock is set.
+func (s *Server) SetEpoch(t time.Time) {
+	s.epoch.Store(int64(t.Sub(s.start)))
+}
+
 // now is the models' time.
 func (s *Server) now() time.Duration {
 	if s.cfg.Clock != nil {
 		return s.cfg.Clock()
 	}
+	since := max(time.Since(s.start)-time.Duration(s.epoch.Load()), 0)
 	if s.scaled() {
-		return time.Duration(float64(time.Since(s.start)) / s.cfg.TimeScale)
+		return time.Duration(float64(since) / s.cfg.TimeScale)
 	}
-	return time.Since(s.start)
+	return since
 }
 
 // scaled reports whether the models run faster than real time.
@@ -665,7 +677,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	sv.mu.Unlock()
 
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
-	wall := s.start.Add(s.real(now))
+	wall := s.start.Add(time.Duration(s.epoch.Load()) + s.real(now))
 	seen := s.realDecision(d) // what the client is told, in real time
 	h := w.Header()
 	h.Set("X-Request-Id", "req_"+id)
@@ -674,6 +686,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	}
 	seen.SetHeaders(h, c.Headers, wall)
 	if !d.Admitted() {
+		if d.Latency > 0 && !s.hold(r.Context(), seen.Latency) {
+			return // the client left during a stall
+		}
 		extra := map[string]any{"kind": d.Kind.String()}
 		if d.Kind == KindRateLimited || d.Kind == KindTooLarge && d.Limit == LimitTPM {
 			extra["limit"] = d.Limit.String()
@@ -717,6 +732,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	case KindReset:
 		panic(http.ErrAbortHandler) // closes the connection without a response
 	}
+}
+
+// hold waits d of real time before a rejection is answered (a stall holds
+// every answer until it ends); shutting down answers at once. It returns
+// false when the client went away first.
+func (s *Server) hold(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.quit:
+	case <-ctx.Done():
+		return false
+	}
+	return true
 }
 
 // knownKey reports whether key is one the service accepts (any key when it
