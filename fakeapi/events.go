@@ -137,7 +137,7 @@ func (c ServiceConfig) validateEvents() []error {
 				bad(i, "%s %v is outside [0, 1]", r.name, *r.v)
 			}
 		}
-		if e.ErrorRate != nil && *e.ErrorRate+c.Faults.HangRate+c.Faults.ResetRate > 1 {
+		if e.ErrorRate != nil && *e.ErrorRate <= 1 && *e.ErrorRate+c.Faults.HangRate+c.Faults.ResetRate > 1 {
 			bad(i, "error_rate + the service's hang_rate + reset_rate is above 1")
 		}
 		if l := e.Limits; l != nil {
