@@ -81,6 +81,7 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	if tt := t.sub("thresholds"); tt != nil {
 		sc.Thresholds = d.decodeThresholds(sc, tt)
 	}
+	sc.Events = d.decodeEvents(sc, t)
 	t.finish()
 	return sc
 }

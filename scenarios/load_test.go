@@ -218,6 +218,14 @@ func TestFullFile(t *testing.T) {
 			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:113: thresholds.answered_share"},
 			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:116: thresholds.everything.rate_limited_share"},
 		},
+		Events: []Event{
+			{Service: "llm", At: 10 * time.Second, For: 20 * time.Second, LimitFactor: 0.5, LatencyFactor: 2,
+				ErrorRate: 0.2, HasErrorRate: true, OverloadRate: 0.1, HasOverloadRate: true},
+			{Service: "tools", At: 10 * time.Second, For: 5 * time.Second, RequestsPerSecond: 10, RequestsPerMinute: 300,
+				TokensPerMinute: 50_000, MaxConcurrent: 4},
+			{Service: "tools", At: 30 * time.Second, For: time.Second, Stall: true},
+			{Service: "tools", At: 40 * time.Second, For: 5 * time.Second, Outage: true},
+		},
 	}
 	if !reflect.DeepEqual(sc, want) {
 		t.Errorf("decoded:\n%#v\nwant:\n%#v", sc, want)

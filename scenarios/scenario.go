@@ -48,6 +48,9 @@ type Scenario struct {
 	// Thresholds are the run's pass/fail bounds, from the [thresholds]
 	// table, in file order (see Threshold).
 	Thresholds []Threshold
+	// Events are the timed changes of services' conditions, from the
+	// [[events]] tables, in file order (see Event).
+	Events []Event
 }
 
 // Service returns the service called name, or nil.
