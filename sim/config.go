@@ -114,13 +114,24 @@ func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 // runs): it also lists, as the service's write paths, the /tools/NAME path
 // of every write tool the scenario sends to it, so that a client posting
 // to those paths is counted as writing without declaring it.
+//
+// It carries the scenario's events on the service (ModelEvents), as
+// ScenarioModelConfig does for virtual runs.
 func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.ServiceConfig {
-	cfg := modelConfig(svc)
+	cfg := ScenarioModelConfig(sc, svc)
 	for _, t := range sc.Tools {
 		if t.Service == svc.Name && t.Kind == scenarios.KindWrite {
 			cfg.WritePaths = append(cfg.WritePaths, "/tools/"+t.Name)
 		}
 	}
+	return cfg
+}
+
+// ScenarioModelConfig is ModelConfig with the scenario's timed events on
+// the service (ModelEvents): the model a virtual run drives.
+func ScenarioModelConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.ServiceConfig {
+	cfg := modelConfig(svc)
+	cfg.Events = ModelEvents(sc, svc)
 	return cfg
 }
 

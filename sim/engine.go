@@ -182,7 +182,7 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
 		svc := &sc.Services[i]
-		mc := ModelConfig(svc)
+		mc := ScenarioModelConfig(sc, svc)
 		// The service's stream depends on the seed and the service only: every
 		// strategy meets the same latencies and faults in the same order of arrivals.
 		m, err := fakeapi.NewModel(mc, stream(sc.Seed, "service/"+svc.Name))
@@ -543,7 +543,8 @@ func (e *engine) start(a *sched.Action) {
 	case d.Admitted():
 		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i})
 	default:
-		e.schedule(event{at: e.now, kind: evResponse, ref: i})
+		// A rejection is answered at once, or when a stall ends.
+		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i})
 	}
 }
 

@@ -60,6 +60,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 	res := &Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
 		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: LimitsOf(sc),
+		Events: EventSpans(sc),
 	}
 	// Reasons that apply to every strategy, then each strategy's own.
 	var common []string
@@ -302,6 +303,8 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	l.abort = cancel
 	var wg sync.WaitGroup
 	l.start = time.Now()
+	// The services' events are timed from the start of the run.
+	srv.SetEpoch(l.start)
 	// Turns still running well after the end are cut off, as the virtual
 	// engine cuts them (and counts them as failed): a run always ends.
 	cutoff := time.AfterFunc(sc.Duration+max(sc.Duration/2, time.Duration(float64(time.Minute)*f)), cancel)
@@ -432,7 +435,8 @@ func (l *liveRun) arrivals(ctx context.Context, turns *sync.WaitGroup) {
 	end := l.start.Add(l.sc.Duration)
 	next := l.start
 	for n := uint64(1); ; n++ {
-		if !sleepUntil(ctx, next) || next.After(end) {
+		// As in virtual time, no turn starts at or after the end.
+		if !next.Before(end) || !sleepUntil(ctx, next) {
 			return
 		}
 		l.noteLate(time.Since(next))

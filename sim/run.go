@@ -114,6 +114,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 	res := &Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
 		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
+		Events:     EventSpans(sc),
 		Strategies: make([]StrategyResult, len(sc.Strategies)),
 	}
 	var secs []section

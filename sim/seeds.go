@@ -129,11 +129,22 @@ func (iv Interval) MarshalJSON() ([]byte, error) {
 // services and tools: what a run measures under, leaving out the seed, the
 // duration and the strategies, which runs vary on purpose.
 func ScenarioDigest(sc *scenarios.Scenario) string {
-	b, err := json.Marshal(struct {
+	v := any(struct {
 		W scenarios.Workload
 		S []scenarios.Service
 		T []scenarios.Tool
 	}{sc.Workload, sc.Services, sc.Tools})
+	if len(sc.Events) > 0 {
+		// Events are conditions too; a scenario without any keeps the
+		// digest it had before events existed.
+		v = struct {
+			W scenarios.Workload
+			S []scenarios.Service
+			T []scenarios.Tool
+			E []scenarios.Event
+		}{sc.Workload, sc.Services, sc.Tools, sc.Events}
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		return ""
 	}

@@ -1,0 +1,125 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
+)
+
+// ModelEvents returns the fakeapi form of the scenario's events on service
+// svc, in file order: limit factors as factors, absolute limits as the
+// whole set of limits the model enforces during the event (the service's
+// own, with the event's replacing them, converted by the same rules as
+// ModelConfig), the other changes as they are.
+func ModelEvents(sc *scenarios.Scenario, svc *scenarios.Service) []fakeapi.Event {
+	var out []fakeapi.Event
+	for i := range sc.Events {
+		e := &sc.Events[i]
+		if e.Service != svc.Name {
+			continue
+		}
+		me := fakeapi.Event{At: e.At, For: e.For, LatencyFactor: e.LatencyFactor, Stall: e.Stall, Outage: e.Outage}
+		if e.HasErrorRate {
+			me.ErrorRate = &e.ErrorRate
+		}
+		if e.HasOverloadRate {
+			me.OverloadRate = &e.OverloadRate
+		}
+		switch {
+		case e.LimitFactor > 0:
+			me.Limits = &fakeapi.EventLimits{Factor: e.LimitFactor}
+		case e.HasLimits():
+			during := *svc
+			if e.RequestsPerSecond > 0 {
+				during.RequestsPerSecond = e.RequestsPerSecond
+			}
+			if e.RequestsPerMinute > 0 {
+				during.RequestsPerMinute = e.RequestsPerMinute
+			}
+			if e.TokensPerMinute > 0 {
+				during.TokensPerMinute = e.TokensPerMinute
+			}
+			if e.MaxConcurrent > 0 {
+				during.MaxConcurrent = e.MaxConcurrent
+			}
+			c := modelConfig(&during)
+			me.Limits = &fakeapi.EventLimits{RPS: c.RPS, RPM: c.RPM, TPM: c.TPM, MaxConcurrent: c.MaxConcurrent,
+				Burst: c.Burst, TokenBurst: c.TokenBurst}
+		}
+		out = append(out, me)
+	}
+	return out
+}
+
+// EventSpans returns one span per scenario event that starts within the
+// run, in start order (file order among events starting together), with a
+// label in words; a span is cut at the end of the run (a duration
+// shortened from the command line can end it early).
+func EventSpans(sc *scenarios.Scenario) []EventSpan {
+	var spans []EventSpan
+	for i := range sc.Events {
+		e := &sc.Events[i]
+		if e.At >= sc.Duration {
+			continue
+		}
+		spans = append(spans, EventSpan{
+			Service: e.Service, Kind: strings.Join(e.Aspects(), "+"),
+			StartS: e.At.Seconds(), EndS: min(e.End(), sc.Duration).Seconds(), Label: EventLabel(sc, e),
+		})
+	}
+	slices.SortStableFunc(spans, func(a, b EventSpan) int {
+		switch {
+		case a.StartS < b.StartS:
+			return -1
+		case a.StartS > b.StartS:
+			return 1
+		}
+		return 0
+	})
+	return spans
+}
+
+// EventLabel says in a few words what an event changes: "limits ×0.5",
+// "rpm 300, max_concurrent 4", "latency ×2", "errors 20%", "overload
+// 10%", "stall", "outage 503"; several changes are joined by ", ".
+func EventLabel(sc *scenarios.Scenario, e *scenarios.Event) string {
+	var parts []string
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	pct := func(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/10, 'g', 6, 64) + "%" }
+	if e.LimitFactor > 0 {
+		parts = append(parts, "limits ×"+num(e.LimitFactor))
+	}
+	for _, l := range []struct {
+		name string
+		v    float64
+	}{{"rps", e.RequestsPerSecond}, {"rpm", e.RequestsPerMinute}, {"tpm", e.TokensPerMinute}, {"max_concurrent", float64(e.MaxConcurrent)}} {
+		if l.v > 0 {
+			parts = append(parts, l.name+" "+num(l.v))
+		}
+	}
+	if e.LatencyFactor > 0 {
+		parts = append(parts, "latency ×"+num(e.LatencyFactor))
+	}
+	if e.HasErrorRate {
+		parts = append(parts, "errors "+pct(e.ErrorRate))
+	}
+	if e.HasOverloadRate {
+		parts = append(parts, "overload "+pct(e.OverloadRate))
+	}
+	if e.Stall {
+		parts = append(parts, "stall")
+	}
+	if e.Outage {
+		status := 503
+		if svc := sc.Service(e.Service); svc != nil && svc.Headers == scenarios.HeadersAnthropic {
+			status = 529
+		}
+		parts = append(parts, fmt.Sprintf("outage %d", status))
+	}
+	return strings.Join(parts, ", ")
+}
