@@ -35,6 +35,14 @@ func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 		s.Faults.Overload.Every = scaleD(s.Faults.Overload.Every, f)
 		s.Faults.Overload.Length = scaleD(s.Faults.Overload.Length, f)
 	}
+	c.Events = append([]scenarios.Event(nil), sc.Events...)
+	for i := range c.Events {
+		e := &c.Events[i]
+		e.At, e.For = scaleD(e.At, f), scaleD(e.For, f)
+		e.RequestsPerSecond /= f
+		e.RequestsPerMinute /= f
+		e.TokensPerMinute /= f
+	}
 	c.Strategies = append([]scenarios.Strategy(nil), sc.Strategies...)
 	for i := range c.Strategies {
 		st := &c.Strategies[i]
