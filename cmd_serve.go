@@ -83,6 +83,10 @@ func (c *ServeCmd) Run() error {
 	}
 	fmt.Fprintf(out, "serving %d service(s) of scenario %s; Ctrl-C to stop\n", len(cfg.Services), sc.Name)
 	srv.Summary(out)
+	for _, e := range sim.EventSpans(sc) {
+		fmt.Fprintf(out, "event on %s from %v to %v after start: %s\n", e.Service,
+			time.Duration(e.StartS*float64(time.Second)), time.Duration(e.EndS*float64(time.Second)), e.Label)
+	}
 	fmt.Fprintf(out, "early retries count retries marked by x-stainless-retry-count (the official SDKs), %s or a repeated %s; %s NAME tells callers on one key apart\n",
 		fakeapi.RetryHeader, fakeapi.IdempotencyHeader, fakeapi.ClientHeader)
 	fmt.Fprintf(out, "writes are PUT, PATCH and DELETE to tool paths, or requests with %s: RESOURCE; provider endpoints are reads\n", fakeapi.WriteHeader)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -240,5 +241,56 @@ func TestServeMetricsMatchStats(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), srv.MetricsURL()) {
 		t.Errorf("serve did not print the metrics URL:\n%s", out.String())
+	}
+}
+
+// TestServeAppliesEvents: serve lists a scenario's events and its services
+// follow them, timed from the start: an outage from 0 refuses every
+// request with 503 while it lasts.
+func TestServeAppliesEvents(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/outage.toml"
+	src := `duration = "1h"
+[workload]
+sessions = 1
+calls = [ { tool = "lookup" } ]
+[services.api]
+[tools.lookup]
+service = "api"
+[[strategy]]
+name = "s"
+[[events]]
+service = "api"
+at = "0s"
+for = "1h"
+outage = true
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *fakeapi.Server, 1)
+	var out bytes.Buffer
+	cmd := &ServeCmd{Scenario: file, Addr: "127.0.0.1:0", Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	srv := <-ready
+	for range 3 {
+		resp, err := http.Post(srv.URL("api")+"/tools/lookup", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 503 {
+			t.Errorf("status %d during the outage, want 503", resp.StatusCode)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if want := "event on api from 0s to 1h0m0s after start: outage 503"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 }
