@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -125,6 +126,9 @@ func (c ServiceConfig) validateEvents() []error {
 		}
 		if len(e.Aspects()) == 0 {
 			bad(i, "changes nothing")
+		}
+		if e.Stall && e.Outage {
+			bad(i, "is both a stall and an outage; a stall holds what an outage refuses")
 		}
 		if e.LatencyFactor < 0 || math.IsNaN(e.LatencyFactor) || math.IsInf(e.LatencyFactor, 0) {
 			bad(i, "latency factor %v must be above 0", e.LatencyFactor)
@@ -319,34 +323,12 @@ func newTimeline(events []Event) timeline {
 			tl.stalls = append(tl.stalls, *e)
 		}
 	}
+	// Ends (ev < 0) sort before starts at the same instant.
 	slices.SortStableFunc(tl.bounds, func(a, b boundary) int {
-		if a.at != b.at {
-			return cmpDur(a.at, b.at)
-		}
-		return cmpBool(a.ev >= 0, b.ev >= 0)
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(min(a.ev, 0), min(b.ev, 0)))
 	})
-	slices.SortFunc(tl.stalls, func(a, b Event) int { return cmpDur(a.At, b.At) })
+	slices.SortFunc(tl.stalls, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
 	return tl
-}
-
-func cmpDur(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case !a && b:
-		return -1
-	case a && !b:
-		return 1
-	}
-	return 0
 }
 
 // active returns the event changing aspect-bearing field sel that covers

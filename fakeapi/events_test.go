@@ -83,6 +83,28 @@ func TestEventLimitsPublished(t *testing.T) {
 	}
 }
 
+// TestEventLimitsBackToBack: one limit event ending where the next starts
+// hands over at that instant, without the configured limits in between.
+func TestEventLimitsBackToBack(t *testing.T) {
+	m := newTestModel(t, ServiceConfig{Name: "api", RPS: 20, Events: []Event{
+		{At: 10 * time.Second, For: 5 * time.Second, Limits: &EventLimits{Factor: 0.25}},
+		{At: 5 * time.Second, For: 5 * time.Second, Limits: &EventLimits{Factor: 0.5}},
+	}})
+	got := admittedPerSecond(m, 20*time.Second)
+	for sec := 2; sec < 20; sec++ {
+		want := 20
+		switch {
+		case sec >= 5 && sec < 10:
+			want = 10
+		case sec >= 10 && sec < 15:
+			want = 5
+		}
+		if got[sec] != want {
+			t.Errorf("second %d admitted %d, want %d (all: %v)", sec, got[sec], want, got)
+		}
+	}
+}
+
 // TestEventConcurrency: an absolute max_concurrent during an event refuses
 // the requests past it, and requests in flight keep their slots.
 func TestEventConcurrency(t *testing.T) {
@@ -226,6 +248,7 @@ func TestEventValidation(t *testing.T) {
 		{At: 500 * ms, For: time.Second, Limits: &EventLimits{RPS: 3}},          // overlaps limits of [3]
 		{At: 20 * time.Second, For: time.Second, Limits: &EventLimits{}},        // sets no limit
 		{At: 30 * time.Second, For: time.Second, Limits: &EventLimits{RPS: -1}}, // negative
+		{At: 40 * time.Second, For: time.Second, Stall: true, Outage: true},     // both
 	}}
 	err := cfg.Validate()
 	if err == nil {
@@ -237,7 +260,7 @@ func TestEventValidation(t *testing.T) {
 		"events[3]: limits: set a factor or absolute limits, not both",
 		"events[4]: error_rate 1.5 is outside [0, 1]", "events[4]: latency factor -1 must be above 0",
 		"events[5]: overlaps events[3], which also changes limits",
-		"events[6]: limits: sets no limit", "events[7]: limits: fakeapi: service \"api\": rps is negative",
+		"events[6]: limits: sets no limit", "events[8]: is both a stall and an outage", "events[7]: limits: fakeapi: service \"api\": rps is negative",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)

@@ -176,6 +176,9 @@ func (d *decoder) decodeEvent(sc *Scenario, t *table) (e Event, ok bool) {
 		}
 	}
 
+	if e.Stall && e.Outage {
+		t.add("outage", "is set with stall = true in the same event; a stall holds what an outage refuses, so make them two events at different times")
+	}
 	absolute := []string{}
 	for _, k := range []string{"rps", "rpm", "tpm", "max_concurrent"} {
 		if t.has(k) {

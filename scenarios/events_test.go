@@ -91,6 +91,13 @@ service = "other"
 at = "8m"
 for = "1m"
 limit_factor = 2
+
+[[events]]
+service = "other"
+at = "9m"
+for = "1m"
+stall = true
+outage = true
 `
 	_, err := Parse("events.toml", []byte(src))
 	var perr *Error
@@ -111,6 +118,7 @@ limit_factor = 2
 		`events.toml:72:1: events[9].stall: is false, which changes nothing`,
 		`events.toml:73:1: events[9].bogus: unknown key`,
 		`events.toml:79:1: events[10].limit_factor: service "other" has no rps, rpm, tpm or max_concurrent to scale`,
+		`events.toml:86:1: events[11].outage: is set with stall = true in the same event`,
 	}
 	got := err.Error()
 	for _, w := range want {
