@@ -176,6 +176,7 @@ func TestFullFile(t *testing.T) {
 					ErrorRate: 0.01, HangRate: 0.002, ResetRate: 0.003,
 					SlowFirstByte: SlowFirstByte{Rate: 0.05, Delay: 2 * time.Second},
 					Overload:      Overload{Every: 5 * time.Minute, Length: 20 * time.Second, Rate: 0.5},
+					Conflict:      1,
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
 			},
@@ -214,9 +215,9 @@ func TestFullFile(t *testing.T) {
 			},
 		},
 		Thresholds: []Threshold{
-			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:112: thresholds.answer_p95", durationValue: true},
-			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:113: thresholds.answered_share"},
-			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:116: thresholds.everything.rate_limited_share"},
+			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:113: thresholds.answer_p95", durationValue: true},
+			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:114: thresholds.answered_share"},
+			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:117: thresholds.everything.rate_limited_share"},
 		},
 	}
 	if !reflect.DeepEqual(sc, want) {
