@@ -163,10 +163,11 @@ func callOutcomes(s *sim.StrategyResult) (first, afterRetry, gaveUp float64) {
 }
 
 // backoffComparison compares retry policies, drawn only when strategies
-// with the same cap differ in them (variesBackoff): what each policy's
-// calls came to (first try, after retries, gave up), the retries and 429s
-// it spent per call, and the time to answer with failed turns counted as
-// never answered.
+// with the same cap differ in them (variesBackoff): each policy's total
+// attempts beside its time to finish a finite workload (costPanel), what
+// its calls came to (first try, after retries, gave up), the retries and
+// 429s it spent per call, and the time to answer with failed turns counted
+// as never answered.
 func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 	if !variesBackoff(r) {
 		return nil, nil
@@ -258,6 +259,8 @@ func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 	}
 	answer.X.Min, answer.X.Max = 0, xMax
 
+	cost := costPanel(r, row, h)
+
 	var rowTicks, answerTicks plot.ConstantTicks
 	for k, name := range names {
 		rowTicks = append(rowTicks, plot.Tick{Value: float64(k), Label: name})
@@ -265,10 +268,13 @@ func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 		answerTicks = append(answerTicks, plot.Tick{Value: float64(k),
 			Label: fmt.Sprintf("%s\n%s%% of turns answered", s.Name, dec1(100*s.AnswerLatencyMs.AnsweredShare))})
 	}
-	for _, p := range []*plot.Plot{outcome, spent, answer} {
-		p.Y.Tick.Marker = rowTicks
-		if p == answer {
+	for _, p := range []*plot.Plot{cost, outcome, spent, answer} {
+		switch p {
+		case cost: // its own labels, with the figures
+		case answer:
 			p.Y.Tick.Marker = answerTicks
+		default:
+			p.Y.Tick.Marker = rowTicks
 		}
 		p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 		p.Y.Tick.Label.Font = sans(9)
@@ -276,8 +282,8 @@ func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 	}
 	panel := 70 + vg.Length(n)*34
 	return newFigure("backoff", "Backoff comparison",
-		"Strategies with the same cap that retry differently: compare the red share of calls that gave up, the 429s each retry drew, and the p95 answer (a red row never got one).",
-		max(figureHeight, 3*panel), outcome, spent, answer), nil
+		"Strategies with the same cap that retry differently: compare the total attempts each sent with the time it took to finish the workload (when the workload is finite), the red share of calls that gave up, the 429s each retry drew, and the p95 answer (a red row never got one). Sending fewer attempts eases the server; finishing sooner only by sending more loads it.",
+		max(figureHeight, 4*panel), cost, outcome, spent, answer), nil
 }
 
 // shortRetry keeps a retry description's backoff and the Retry-After
