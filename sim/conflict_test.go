@@ -38,7 +38,7 @@ func TestEngineConflictTimes(t *testing.T) {
 		serialize bool
 		retry     scenarios.Retry
 		// wantFinish is when the second call's last attempt ends.
-		wantFinish               time.Duration
+		wantFinish              time.Duration
 		wantAttempts, wantConfl int64
 	}{
 		{"no backoff: retried at 100 ms, done at 200 ms", scenarios.KindWrite, false, none, 200 * time.Millisecond, 3, 1},
