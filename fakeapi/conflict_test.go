@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 // TestModelConflicts walks one resource through writes that overlap and
@@ -163,4 +165,58 @@ func TestServeConflict(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConflictProperty drives random writes, reads, finishes and cancels
+// over three resources with every overlap detected, and checks each
+// decision against a reference kept here: a write conflicts exactly when
+// a write to its resource that did not conflict is in service, and never
+// races.
+func TestConflictProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m, err := NewModel(ServiceConfig{Name: "s", Latency: LatencyConfig{Dist: DistConstant, Value: time.Second}, Faults: FaultConfig{ConflictRate: 1}}, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		type live struct {
+			id     ID
+			res    string
+			holder bool // a write that did not conflict
+		}
+		var inService []live
+		var conflicts int64
+		now := time.Duration(0)
+		for range rapid.IntRange(1, 200).Draw(t, "steps") {
+			now += time.Duration(rapid.IntRange(0, 3).Draw(t, "gap")) * ms
+			if len(inService) > 0 && rapid.Bool().Draw(t, "end") {
+				i := rapid.IntRange(0, len(inService)-1).Draw(t, "which")
+				if rapid.Bool().Draw(t, "cancel") {
+					m.Cancel(now, inService[i].id)
+				} else {
+					m.Finish(now, inService[i].id, false)
+				}
+				inService = append(inService[:i], inService[i+1:]...)
+				continue
+			}
+			res := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "res")
+			write := rapid.Bool().Draw(t, "write")
+			held := false
+			for _, l := range inService {
+				held = held || (l.holder && l.res == res)
+			}
+			d := m.Arrive(now, Request{Path: "/" + res, Write: write})
+			want := KindOK
+			if write && held {
+				want = KindConflict
+				conflicts++
+			}
+			if d.Kind != want || d.WriteRace || !d.Admitted() {
+				t.Fatalf("at %v: %s of %s with a holder %v: kind %v race %v, want %v and no race", now, map[bool]string{true: "write", false: "read"}[write], res, held, d.Kind, d.WriteRace, want)
+			}
+			inService = append(inService, live{id: d.ID, res: res, holder: write && want == KindOK})
+		}
+		if got := m.Stats().Conflicts; got != conflicts {
+			t.Fatalf("stats count %d conflicts, the reference %d", got, conflicts)
+		}
+	})
 }
