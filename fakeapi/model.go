@@ -147,8 +147,7 @@ type Quota struct {
 // Decision is what the service does with one request.
 type Decision struct {
 	// ID is non-zero for admissions (Kind OK, ServerError, Hang, Reset,
-	// Conflict); the
-	// driver must later call Finish or Cancel with it.
+	// Conflict); the driver must later call Finish or Cancel with it.
 	ID ID
 	// Kind is what happens; Status the HTTP status the client sees (0 for
 	// Hang and Reset, which send none).
@@ -265,8 +264,7 @@ type Model struct {
 
 // NewModel returns a model of the service cfg describes, drawing from
 // independent streams derived from rng (latency, faults, overload episodes,
-// conflicts),
-// so that enabling one fault does not change the latencies drawn. cfg must
+// conflicts), so that enabling one fault does not change the latencies drawn. cfg must
 // pass Validate, and an empirical distribution must have its Samples loaded
 // (see LoadFiles).
 func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
