@@ -96,7 +96,7 @@ type Source struct {
 type serviceAcc struct {
 	name      string
 	attempts  int64
-	outcomes  [8]int64
+	outcomes  [9]int64
 	latency   *sample
 	limits    trace.Limits // from headers of traces
 	limitReq  float64      // the largest limit_requests seen

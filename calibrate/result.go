@@ -43,7 +43,7 @@ type ServiceFit struct {
 	// Attempts counts the attempts; Outcomes counts them by class, in the
 	// order of trace.Outcomes.
 	Attempts int64
-	Outcomes [8]int64
+	Outcomes [9]int64
 	// Latency is the lognormal fit to the durations of the successful
 	// attempts, in seconds; P50 and P95 are the sample's own percentiles.
 	Latency  LognormalFit

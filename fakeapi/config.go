@@ -181,6 +181,12 @@ type FaultConfig struct {
 	SlowFirstByte     time.Duration
 	// Overload describes 529 episodes.
 	Overload OverloadConfig
+	// ConflictRate is the probability, in [0, 1], that a write arriving
+	// while another write to the same resource is in service fails with
+	// 409 Conflict after its latency, as optimistic concurrency refuses a
+	// stale commit; the write that arrived first wins (see KindConflict).
+	// 0 detects no conflicts: overlapping writes are counted as races.
+	ConflictRate float64
 }
 
 // KeyConfig is one tenant: an API key and its own quotas. Zero limits take
@@ -482,7 +488,8 @@ func (f FaultConfig) validate(name string) []error {
 		name string
 		v    float64
 	}{{"error_rate", f.ErrorRate}, {"hang_rate", f.HangRate}, {"reset_rate", f.ResetRate},
-		{"slow_first_byte_rate", f.SlowFirstByteRate}, {"overload.rate", f.Overload.Rate}} {
+		{"slow_first_byte_rate", f.SlowFirstByteRate}, {"overload.rate", f.Overload.Rate},
+		{"conflict", f.ConflictRate}} {
 		if !(r.v >= 0 && r.v <= 1) {
 			bad("%s %v is outside [0, 1]", r.name, r.v)
 		}

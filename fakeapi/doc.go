@@ -7,11 +7,12 @@
 // [Model] is a pure model of one service: request and token limits under a
 // selectable algorithm (token bucket, fixed window, sliding window), a
 // concurrency cap, a latency distribution, injected faults (5xx, 529 overload
-// episodes, hangs, connection resets, slow first bytes), the retry delay a
-// rejected client is told, and the accounting (accepted, rate limited, wasted
-// work, early retries, write races, …), and timed [Event]s that change its
-// limits, latency, error and overload rates, freeze it (a stall) or refuse
-// everything (an outage) for a while. It does no I/O, starts no goroutines,
+// episodes, hangs, connection resets, slow first bytes, 409 write conflicts),
+// the retry delay a rejected client is told, and the accounting (accepted,
+// rate limited, wasted work, early retries, write races, conflicts, …), and
+// timed [Event]s that change its limits, latency, error and overload rates,
+// freeze it (a stall) or refuse everything (an outage) for a while. It does
+// no I/O, starts no goroutines,
 // never reads the clock and draws randomness only from the *rand.Rand it is
 // given: time enters as a [time.Duration] since an epoch the driver chooses,
 // the same convention as package sched. The simulator drives a Model in

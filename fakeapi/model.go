@@ -17,8 +17,9 @@ type ID uint64
 // Kind is what the service does with a request.
 type Kind uint8
 
-// Kinds of decision. The first four are admissions (the request holds a
-// concurrency slot until Finish or Cancel); the rest are immediate rejections.
+// Kinds of decision. The first four and KindConflict are admissions (the
+// request holds a concurrency slot until Finish or Cancel); the rest are
+// immediate rejections.
 const (
 	// KindOK: a successful response after Latency.
 	KindOK Kind = iota
@@ -38,10 +39,14 @@ const (
 	KindTooLarge
 	// KindBadRequest: 400 at once, the body is malformed.
 	KindBadRequest
+	// KindConflict: a 409 after Latency; a write that arrived while another
+	// write to its resource was in service lost the race to commit (see
+	// FaultConfig.ConflictRate).
+	KindConflict
 	numKinds
 )
 
-var kindNames = [numKinds]string{"ok", "server_error", "hang", "reset", "rate_limited", "overloaded", "unauthorized", "too_large", "bad_request"}
+var kindNames = [numKinds]string{"ok", "server_error", "hang", "reset", "rate_limited", "overloaded", "unauthorized", "too_large", "bad_request", "conflict"}
 
 // String returns the kind's snake_case name, as used in Stats.Errors.
 func (k Kind) String() string {
@@ -96,7 +101,8 @@ type Request struct {
 	// response will carry; both are charged against TPM at admission.
 	Tokens, OutputTokens int64
 	// Write marks a request that modifies Resource; overlapping writes to one
-	// resource count as write races.
+	// resource count as write races, or fail with 409 when the service
+	// detects conflicts (FaultConfig.ConflictRate).
 	Write bool
 	// Bytes is the body size in bytes (413 past ServiceConfig.MaxBodyBytes).
 	Bytes int64
@@ -140,8 +146,8 @@ type Quota struct {
 
 // Decision is what the service does with one request.
 type Decision struct {
-	// ID is non-zero for admissions (Kind OK, ServerError, Hang, Reset); the
-	// driver must later call Finish or Cancel with it.
+	// ID is non-zero for admissions (Kind OK, ServerError, Hang, Reset,
+	// Conflict); the driver must later call Finish or Cancel with it.
 	ID ID
 	// Kind is what happens; Status the HTTP status the client sees (0 for
 	// Hang and Reset, which send none).
@@ -176,7 +182,9 @@ type Decision struct {
 	// requests not yet retried (each marked retry answers one of them);
 	// never for RetryFresh.
 	EarlyRetry bool
-	// WriteRace says this write overlaps another in-flight write to its resource.
+	// WriteRace says this write overlaps another in-flight write to its
+	// resource and was let through (a conflict is not a race: it commits
+	// nothing).
 	WriteRace bool
 }
 
@@ -209,7 +217,7 @@ type slot struct {
 type counters struct {
 	arrived, accepted, completed, cancelled    int64
 	wasted, wastedTokens, early, races, tokens int64
-	wastedNS                                   int64
+	wastedNS, conflicts                        int64
 	limited                                    [numLimits]int64
 	errors                                     [numKinds]int64
 	peak                                       int
@@ -230,6 +238,9 @@ type Model struct {
 	lat      sampler
 	faults   *rand.Rand
 	overload *rand.Rand
+	// conflict draws whether an overlapping write conflicts, when
+	// FaultConfig.ConflictRate is below 1.
+	conflict *rand.Rand
 
 	single  tenant
 	tenants map[string]*tenant
@@ -260,8 +271,8 @@ type Model struct {
 }
 
 // NewModel returns a model of the service cfg describes, drawing from
-// independent streams derived from rng (latency, faults, overload episodes),
-// so that enabling one fault does not change the latencies drawn. cfg must
+// independent streams derived from rng (latency, faults, overload episodes,
+// conflicts), so that enabling one fault does not change the latencies drawn. cfg must
 // pass Validate, and an empirical distribution must have its Samples loaded
 // (see LoadFiles).
 func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
@@ -284,9 +295,10 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 		overload:       sub(),
 	}
 	m.lat = newSampler(cfg.Latency, sub())
-	// Drawn last, so that the other streams do not depend on it.
+	// Drawn last, so that the other streams do not depend on them.
 	m.evRand = sub()
 	m.events = newTimeline(cfg.Events)
+	m.conflict = sub()
 	if len(cfg.Keys) == 0 {
 		m.single = m.newTenant(KeyConfig{})
 	} else {
@@ -487,6 +499,14 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 			d.Kind, d.Status = KindReset, 0
 		}
 	}
+	var res string
+	if r.Write {
+		res = r.resource()
+		if d.Kind == KindOK && m.conflicts(res) {
+			d.Kind, d.Status = KindConflict, 409
+			m.c.conflicts++
+		}
+	}
 
 	var idx uint32
 	if k := len(m.free); k > 0 {
@@ -499,11 +519,7 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 	s := &m.slots[idx]
 	s.gen++
 	s.live, s.kind, s.tenant, s.start, s.tokens = true, d.Kind, t, now, n
-	if r.Write {
-		res := r.Resource
-		if res == "" {
-			res = r.Path
-		}
+	if r.Write && d.Kind != KindConflict {
 		if m.writes[res] > 0 {
 			d.WriteRace = true
 			m.c.races++

@@ -358,6 +358,8 @@ func anthropicType(status int) string {
 		return "not_found_error"
 	case 405:
 		return "invalid_request_error"
+	case 409:
+		return "conflict_error"
 	case 413:
 		return "request_too_large"
 	case 429:
@@ -374,6 +376,8 @@ func openAIType(status int) (typ string, code any) {
 		return "invalid_request_error", nil
 	case 401:
 		return "invalid_request_error", "invalid_api_key"
+	case 409:
+		return "invalid_request_error", "conflict"
 	case 413:
 		return "invalid_request_error", "request_too_large"
 	case 429:
@@ -418,6 +422,8 @@ func rejectMessage(service string, d *Decision, bodyErr error) string {
 			return fmt.Sprintf("Request too large for %s on service %s: Requested %d, which can never be admitted.", limitPhrases[LimitTPM], service, d.Tokens)
 		}
 		return "Request body too large."
+	case KindConflict:
+		return fmt.Sprintf("Conflict on service %s: another write to this resource was in progress and commits first; retry the write, after a backoff.", service)
 	case KindBadRequest:
 		if bodyErr != nil {
 			return bodyErr.Error()

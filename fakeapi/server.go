@@ -729,6 +729,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 			extra["request_id"] = "req_" + id
 		}
 		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), extra))
+	case KindConflict:
+		extra := map[string]any{"kind": d.Kind.String()}
+		if c.API == APIAnthropic {
+			extra["request_id"] = "req_" + id
+		}
+		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), extra))
 	case KindReset:
 		panic(http.ErrAbortHandler) // closes the connection without a response
 	}
@@ -924,6 +930,9 @@ func WriteStats(w io.Writer, st ServerStats) {
 			x.RateLimitedBy["rps"], x.RateLimitedBy["rpm"], x.RateLimitedBy["tpm"], x.RateLimitedBy["concurrency"])
 		fmt.Fprintf(w, "  early retries %d, cancelled by client %d, wasted %d (%.3fs, %d tokens), write races %d, peak concurrency %d\n",
 			x.EarlyRetries, x.CancelledByClient, x.Wasted, x.WastedWorkS, x.WastedTokens, x.WriteRaces, x.PeakConcurrency)
+		if x.Conflicts > 0 {
+			fmt.Fprintf(w, "  write conflicts (409) %d\n", x.Conflicts)
+		}
 		if x.EarlyRetries > 0 && len(x.EarlyRetriesBy) > 0 {
 			fmt.Fprintf(w, "  early retries identified by idempotency key %d, retry count %d, client header %d\n",
 				x.EarlyRetriesBy["idempotency_key"], x.EarlyRetriesBy["retry_count"], x.EarlyRetriesBy["client"])

@@ -51,6 +51,10 @@ type Stats struct {
 	// WriteRaces counts writes admitted while another write to the same
 	// resource was in flight.
 	WriteRaces int64 `json:"write_races"`
+	// Conflicts counts writes answered 409 Conflict because they arrived
+	// while another write to the same resource was in service
+	// (FaultConfig.ConflictRate); they are not in Errors.
+	Conflicts int64 `json:"conflicts"`
 	// TokensAccepted sums the tokens charged for admitted requests.
 	TokensAccepted int64 `json:"tokens_accepted"`
 	// InFlight is the requests in flight now; PeakConcurrency the most at once.
@@ -80,6 +84,7 @@ func (m *Model) Stats() Stats {
 		WastedTokens:      c.wastedTokens,
 		EarlyRetries:      c.early,
 		WriteRaces:        c.races,
+		Conflicts:         c.conflicts,
 		TokensAccepted:    c.tokens,
 		InFlight:          m.inFlight,
 		PeakConcurrency:   c.peak,

@@ -163,10 +163,11 @@ func callOutcomes(s *sim.StrategyResult) (first, afterRetry, gaveUp float64) {
 }
 
 // backoffComparison compares retry policies, drawn only when strategies
-// with the same cap differ in them (variesBackoff): what each policy's
-// calls came to (first try, after retries, gave up), the retries and 429s
-// it spent per call, and the time to answer with failed turns counted as
-// never answered.
+// with the same cap differ in them (variesBackoff): for a finite workload,
+// each policy's total attempts beside its time to finish (costPanel); what
+// its calls came to (first try, after retries, gave up), the retries and
+// 429s it spent per call, and the time to answer with failed turns counted
+// as never answered.
 func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 	if !variesBackoff(r) {
 		return nil, nil
@@ -258,6 +259,8 @@ func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 	}
 	answer.X.Min, answer.X.Max = 0, xMax
 
+	cost := costPanel(r, row, h) // nil for a workload without an end
+
 	var rowTicks, answerTicks plot.ConstantTicks
 	for k, name := range names {
 		rowTicks = append(rowTicks, plot.Tick{Value: float64(k), Label: name})
@@ -265,19 +268,29 @@ func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 		answerTicks = append(answerTicks, plot.Tick{Value: float64(k),
 			Label: fmt.Sprintf("%s\n%s%% of turns answered", s.Name, dec1(100*s.AnswerLatencyMs.AnsweredShare))})
 	}
-	for _, p := range []*plot.Plot{outcome, spent, answer} {
-		p.Y.Tick.Marker = rowTicks
-		if p == answer {
+	panels := []*plot.Plot{outcome, spent, answer}
+	if cost != nil {
+		panels = append([]*plot.Plot{cost}, panels...)
+	}
+	for _, p := range panels {
+		switch p {
+		case cost: // its own labels, with the figures
+		case answer:
 			p.Y.Tick.Marker = answerTicks
+		default:
+			p.Y.Tick.Marker = rowTicks
 		}
 		p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 		p.Y.Tick.Label.Font = sans(9)
 		p.Title.TextStyle.Font = sans(11)
 	}
 	panel := 70 + vg.Length(n)*34
+	caption := "Strategies with the same cap that retry differently: compare the red share of calls that gave up, the 429s each retry drew, and the p95 answer (a red row never got one)."
+	if cost != nil {
+		caption = "Strategies with the same cap that retry differently: compare the total attempts each sent with the time it took to finish the workload (fewer attempts ease the server; finishing sooner only by sending more loads it), the red share of calls that gave up, the 429s each retry drew, and the p95 answer (a red row never got one)."
+	}
 	return newFigure("backoff", "Backoff comparison",
-		"Strategies with the same cap that retry differently: compare the red share of calls that gave up, the 429s each retry drew, and the p95 answer (a red row never got one).",
-		max(figureHeight, 3*panel), outcome, spent, answer), nil
+		caption, max(figureHeight, vg.Length(len(panels))*panel), panels...), nil
 }
 
 // shortRetry keeps a retry description's backoff and the Retry-After

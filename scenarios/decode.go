@@ -152,6 +152,7 @@ func (d *decoder) decodeFaults(t *table) Faults {
 	f.ErrorRate, _ = t.fraction("error_rate")
 	f.HangRate, _ = t.fraction("hang_rate")
 	f.ResetRate, _ = t.fraction("reset_rate")
+	f.Conflict = decodeConflict(t)
 	if sum := f.ErrorRate + f.HangRate + f.ResetRate; sum > 1 {
 		d.add(t.path, "error_rate + hang_rate + reset_rate is %s; they are fractions of all requests, so keep the sum at most 1", showAmount(sum))
 	}
@@ -188,6 +189,27 @@ func (d *decoder) decodeFaults(t *table) Faults {
 		ot.finish()
 	}
 	return f
+}
+
+// decodeConflict reads faults.conflict: true (every overlapping write
+// conflicts), false, or a fraction, the probability that one does.
+func decodeConflict(t *table) float64 {
+	v, ok := t.get("conflict")
+	if !ok {
+		return 0
+	}
+	switch v := v.(type) {
+	case bool:
+		if v {
+			return 1
+		}
+		return 0
+	case int64, float64:
+		f, _ := t.fraction("conflict")
+		return f
+	}
+	t.add("conflict", "wants true, false or a fraction, like conflict = true or conflict = 0.5, got %s", describe(v))
+	return 0
 }
 
 func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {

@@ -176,6 +176,7 @@ func TestFullFile(t *testing.T) {
 					ErrorRate: 0.01, HangRate: 0.002, ResetRate: 0.003,
 					SlowFirstByte: SlowFirstByte{Rate: 0.05, Delay: 2 * time.Second},
 					Overload:      Overload{Every: 5 * time.Minute, Length: 20 * time.Second, Rate: 0.5},
+					Conflict:      1,
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
 			},
@@ -214,9 +215,9 @@ func TestFullFile(t *testing.T) {
 			},
 		},
 		Thresholds: []Threshold{
-			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:112: thresholds.answer_p95", durationValue: true},
-			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:113: thresholds.answered_share"},
-			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:116: thresholds.everything.rate_limited_share"},
+			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:113: thresholds.answer_p95", durationValue: true},
+			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:114: thresholds.answered_share"},
+			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:117: thresholds.everything.rate_limited_share"},
 		},
 		Events: []Event{
 			{Service: "llm", At: 10 * time.Second, For: 20 * time.Second, LimitFactor: 0.5, LatencyFactor: 2,
@@ -436,8 +437,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 8 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4: %v", len(list), list)
+	if len(list) != 9 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4 and contention (issue 13): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -521,7 +522,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, hallucinated-fanout, mixed-read-write, multi-agent, research-agent, retry-after-herd, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, mixed-read-write, multi-agent, research-agent, retry-after-herd, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}

@@ -335,6 +335,12 @@ type Faults struct {
 	SlowFirstByte SlowFirstByte
 	// Overload describes periodic episodes of 529 "overloaded" answers.
 	Overload Overload
+	// Conflict is the probability, in [0, 1], that a write arriving while
+	// another write to the same resource is in service fails with 409
+	// Conflict after its latency (the first arrival wins), as optimistic
+	// concurrency refuses a stale commit. 0: overlapping writes go through
+	// and count as write races. The key takes true (1) or false (0) too.
+	Conflict float64
 }
 
 // SlowFirstByte delays the first byte of a fraction Rate of responses by Delay.

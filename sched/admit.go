@@ -240,7 +240,9 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	if err == nil {
 		err = fmt.Errorf("call %q: attempt %d: %s (status %d)", cs.call.ID, cs.attempts, o.Class, o.Status)
 	}
-	if !o.Class.Retryable() || (cs.call.Write && !cs.call.Idempotent) {
+	// A write that is not idempotent is never repeated, except after a
+	// conflict: the server refused it, so nothing was applied.
+	if !o.Class.Retryable() || (cs.call.Write && !cs.call.Idempotent && o.Class != ClassConflict) {
 		c.finish(cs, o.Class, nil, err)
 		return
 	}
@@ -250,6 +252,10 @@ func (c *Core) complete(cs *callState, o Outcome) {
 // retry schedules the next attempt, or fails the call when the policy says no.
 func (c *Core) retry(cs *callState, o Outcome, err error) {
 	p := &c.cfg.Retry
+	if o.Class == ClassConflict {
+		// A conflict's delay is the backoff's (see ClassConflict).
+		o.RetryAfter, o.HasRetryAfter = 0, false
+	}
 	if int(cs.attempts) >= p.maxAttempts() {
 		c.finish(cs, o.Class, nil, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, cs.attempts, err))
 		return

@@ -93,10 +93,11 @@ func (p *RetryPolicy) Delay(retry int, prev time.Duration, draw float64) time.Du
 
 // RetryDelay returns the wait before retry number retry after an outcome,
 // honouring the server's delay as a floor: with a server delay d the result is
-// d + draw×RetryAfterJitter, never less than d; without one it is Delay.
+// d + draw×RetryAfterJitter, never less than d; without one, or after a
+// ClassConflict (whose delay is always the backoff's), it is Delay.
 // The sum saturates at the longest Duration.
 func (p *RetryPolicy) RetryDelay(o *Outcome, retry int, prev time.Duration, draw float64) time.Duration {
-	if o.HasRetryAfter && !p.IgnoreRetryAfter {
+	if o.HasRetryAfter && !p.IgnoreRetryAfter && o.Class != ClassConflict {
 		d := o.RetryAfter
 		if d < 0 {
 			d = 0

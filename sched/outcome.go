@@ -28,9 +28,17 @@ const (
 	// failure) or never ran for a reason of the scheduler's (budget, fan-out
 	// cap, failed dependency). Produced by the scheduler, not by executors.
 	ClassCancelled
+	// ClassConflict: HTTP 409, a write refused because another write to
+	// the same resource got there first (optimistic concurrency). Nothing
+	// was applied, so it is retried, writes that are not idempotent
+	// included, after the retry policy's backoff: a server's Retry-After
+	// is not honoured, since a conflict says nothing about the server's
+	// capacity and only spreading the retries out breaks the contention.
+	// Adaptive limits ignore it, for the same reason.
+	ClassConflict
 )
 
-var classNames = [...]string{"success", "rate_limited", "overloaded", "quota_exhausted", "too_large", "transient", "permanent", "cancelled"}
+var classNames = [...]string{"success", "rate_limited", "overloaded", "quota_exhausted", "too_large", "transient", "permanent", "cancelled", "conflict"}
 
 // String returns the class's snake_case name, as used in results files.
 func (c Class) String() string {
@@ -42,7 +50,7 @@ func (c Class) String() string {
 
 // Retryable reports whether an attempt of this class may be retried.
 func (c Class) Retryable() bool {
-	return c == ClassRateLimited || c == ClassOverloaded || c == ClassTransient
+	return c == ClassRateLimited || c == ClassOverloaded || c == ClassTransient || c == ClassConflict
 }
 
 // Outcome is what an executor reports for one attempt.

@@ -156,6 +156,7 @@ func modelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 				Length: svc.Faults.Overload.Length,
 				Rate:   svc.Faults.Overload.Rate,
 			},
+			ConflictRate: svc.Faults.Conflict,
 		},
 		Headers: fakeapi.HeaderStyle(svc.Headers),
 		Lie:     fakeapi.LieMode(svc.Lying),

@@ -617,6 +617,8 @@ func outcome(a *attempt) sched.Outcome {
 		return sched.Outcome{Class: sched.ClassTransient, Status: int(a.status)}
 	case fakeapi.KindTooLarge:
 		return sched.Outcome{Class: sched.ClassTooLarge, Status: 413}
+	case fakeapi.KindConflict:
+		return sched.Outcome{Class: sched.ClassConflict, Status: 409}
 	default:
 		return sched.Outcome{Class: sched.ClassPermanent, Status: int(a.status)}
 	}

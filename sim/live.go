@@ -364,6 +364,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	l.mu.Lock()
 	l.result = l.m.strategyResultFrom(st.Name, st.MaxInFlight, models, l.offered)
 	l.result.Retry = RetryText(st)
+	l.result.FinishS = l.m.finishS(&sc.Workload)
 	l.mu.Unlock()
 	if p := l.traceErr.Load(); p != nil {
 		return nil, *p

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
 
@@ -15,6 +16,7 @@ type collector struct {
 	window   time.Duration // the scenario's duration: goodput's denominator
 
 	turns, failedTurns int64
+	lastTurn           time.Duration // when the latest turn finished
 	unfinished         int64
 	refused            int64
 	calls, failed      int64
@@ -203,6 +205,7 @@ func (c *collector) turnBegun(now time.Duration) { c.turnsIn.add(now, 1) }
 func (c *collector) turn(now, latency time.Duration, failed bool) {
 	c.turnsIn.add(now, -1)
 	c.turns++
+	c.lastTurn = max(c.lastTurn, now)
 	if failed {
 		c.failedTurns++
 	} else {
@@ -258,6 +261,7 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		r.WastedWorkS += st.WastedWorkS
 		r.WastedTokens += st.WastedTokens
 		r.WriteRaces += st.WriteRaces
+		r.Conflicts += st.Conflicts
 		r.PeakInFlight[c.services[i]] = c.peak[i]
 		var used float64
 		if cfg.RPM > 0 {
@@ -281,6 +285,17 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		p.RateLimited = round6(p.RateLimited / p.BucketS)
 	}
 	return r
+}
+
+// finishS is the time to finish a finite workload, in seconds: when the
+// last of its sessions × turns turns ended. It is 0 for a workload without
+// a set number of turns, or one whose turns did not all finish (the
+// duration ended first, or the run was cut off).
+func (c *collector) finishS(w *scenarios.Workload) float64 {
+	if w.Sessions == 0 || w.Turns == 0 || c.unfinished > 0 || c.turns != int64(w.Sessions)*int64(w.Turns) {
+		return 0
+	}
+	return round6(c.lastTurn.Seconds())
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

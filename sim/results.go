@@ -136,6 +136,16 @@ type StrategyResult struct {
 	WastedTokens int64   `json:"wasted_tokens"`
 	// WriteRaces counts overlapping writes to one resource seen by the services.
 	WriteRaces int64 `json:"write_races"`
+	// Conflicts counts writes the services answered 409 Conflict: they
+	// arrived while another write to the same resource was in service, on
+	// a service with conflict detection (faults.conflict). Each is an
+	// attempt that committed nothing; the scheduler retries it.
+	Conflicts int64 `json:"conflicts,omitempty"`
+	// FinishS is the time to finish a finite workload (sessions that each
+	// run a set number of turns), in seconds from the start of the run:
+	// when its last turn ended. Absent (0) when the workload has no set
+	// number of turns or did not finish them all.
+	FinishS float64 `json:"finish_s,omitempty"`
 	// PeakInFlight and QuotaUsed are keyed by service; QuotaUsed is the
 	// fraction of the binding limit consumed over the run (0..1).
 	PeakInFlight map[string]int     `json:"peak_in_flight"`

@@ -209,5 +209,8 @@ func (e *engine) result() StrategyResult {
 	}
 	r := e.m.strategyResult(e.st.Name, e.st.MaxInFlight, e.models, offered)
 	r.Retry = RetryText(e.st)
+	if !e.cutOff {
+		r.FinishS = e.m.finishS(&e.sc.Workload)
+	}
 	return r
 }

@@ -17,12 +17,14 @@ const (
 	OutcomeTransient      = "transient"       // 5xx, connection reset or attempt timeout; retried
 	OutcomePermanent      = "permanent"       // another 4xx or a tool error; not retried
 	OutcomeCancelled      = "cancelled"       // the client stopped waiting (turn cancel, deadline, sibling failure)
+	OutcomeConflict       = "conflict"        // 409, a write another write beat to its resource; retried with backoff
 )
 
 // Outcomes lists every outcome class, in sched.Class order.
 var Outcomes = []string{
 	OutcomeSuccess, OutcomeRateLimited, OutcomeOverloaded, OutcomeQuotaExhausted,
 	OutcomeTooLarge, OutcomeTransient, OutcomePermanent, OutcomeCancelled,
+	OutcomeConflict,
 }
 
 // Kinds of call a record can describe.

@@ -77,6 +77,7 @@ type Tool struct {
 //   - 429: ClassRateLimited, or ClassQuotaExhausted when the body's error
 //     code or type is insufficient_quota;
 //   - 503 and 529: ClassOverloaded;
+//   - 409: ClassConflict (retried after the backoff, not Retry-After);
 //   - 413, and 400 whose body says context_length_exceeded (or Anthropic's
 //     "prompt is too long"): ClassTooLarge;
 //   - 408 and other 5xx: ClassTransient;
@@ -187,6 +188,8 @@ func classify(status int, info *bodyInfo) sched.Class {
 		return sched.ClassRateLimited
 	case status == http.StatusServiceUnavailable || status == StatusOverloaded:
 		return sched.ClassOverloaded
+	case status == http.StatusConflict:
+		return sched.ClassConflict
 	case status == http.StatusRequestEntityTooLarge,
 		status == http.StatusBadRequest && info.isContextTooLong():
 		return sched.ClassTooLarge

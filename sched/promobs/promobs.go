@@ -33,8 +33,8 @@ const (
 // bucket-wait histograms: 10 ms doubling to about 82 s.
 var DelayBuckets = prometheus.ExponentialBuckets(0.01, 2, 14)
 
-// numClasses is how many outcome classes there are (sched.ClassCancelled is the last).
-const numClasses = int(sched.ClassCancelled) + 1
+// numClasses is how many outcome classes there are (sched.ClassConflict is the last).
+const numClasses = int(sched.ClassConflict) + 1
 
 // Observer turns scheduler events into Prometheus metrics. Its Hook is safe
 // for concurrent use, so one Observer may watch many Cores or Runners.
