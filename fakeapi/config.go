@@ -195,6 +195,32 @@ type KeyConfig struct {
 	MaxConcurrent int
 }
 
+// MaxBackgroundRate bounds BackgroundConfig.Rate, in requests per second,
+// so that the work the model does per arrival stays bounded.
+const MaxBackgroundRate = 10_000
+
+// BackgroundConfig is traffic from other clients on the same key, which the
+// driver never sends and never sees answered. Its requests arrive evenly
+// spaced, one every 1/Rate seconds from the epoch, on every key (or on the
+// service's single tenant); each is admitted when every request and token
+// limit of its key would admit it, and then spends them as a client request
+// does, else it is dropped (unseen traffic is not retried). It takes no
+// concurrency slot. The model accrues it lazily, at the next Arrive, in
+// time order and before that arrival, so it needs no clock and no
+// goroutine and is deterministic. Background requests more than
+// BackgroundHorizon before an arrival are skipped: by then every limiter
+// has refilled or moved on.
+type BackgroundConfig struct {
+	// Rate is the background requests per second, at most MaxBackgroundRate (0: none).
+	Rate float64
+	// Tokens is the tokens each background request charges against TPM.
+	Tokens int64
+}
+
+// BackgroundHorizon is how far before an arrival background traffic is
+// still accrued; earlier background requests are skipped.
+const BackgroundHorizon = 10 * time.Minute
+
 // ServiceConfig configures one fake service. Zero limits mean no limit; the
 // zero value (with a Name) is an unlimited, zero-latency, fault-free service.
 type ServiceConfig struct {
@@ -251,6 +277,11 @@ type ServiceConfig struct {
 	// ModelName is the "model" echoed in provider-shaped responses when the
 	// request names none.
 	ModelName string
+	// Background is unseen traffic from other clients sharing the service's
+	// API keys (zero: none): it spends the same buckets as the clients the
+	// driver sends, so the remaining counts in the headers fall below what a
+	// client's own pacing would predict.
+	Background BackgroundConfig
 	// WritePaths are the paths within the service (such as "/tools/save")
 	// whose requests are writes, as a scenario's tools of kind write declare
 	// them; the server also takes PUT, PATCH, DELETE and the
@@ -360,6 +391,9 @@ func (c ServiceConfig) Validate() error {
 	}
 	if c.Burst > maxCredit/int64(time.Minute) || c.TokenBurst > maxCredit/int64(time.Minute) {
 		bad("burst or token_burst is too large")
+	}
+	if b := c.Background; !(b.Rate >= 0 && b.Rate <= MaxBackgroundRate) || b.Tokens < 0 {
+		bad("background rate %v must be in [0, %d] requests per second and its tokens (%d) not negative", b.Rate, MaxBackgroundRate, b.Tokens)
 	}
 	if c.ConcurrencyRetryAfter < 0 {
 		bad("concurrency_retry_after is negative (%v)", c.ConcurrencyRetryAfter)

@@ -189,6 +189,7 @@ type tenant struct {
 	hasRPS, hasRPM, hasTPM bool
 	maxConc                int
 	inFlight               int
+	bgNext                 time.Duration // next background arrival (BackgroundConfig)
 }
 
 type slot struct {
@@ -206,6 +207,7 @@ type counters struct {
 	arrived, accepted, completed, cancelled    int64
 	wasted, wastedTokens, early, races, tokens int64
 	wastedNS                                   int64
+	bgAdmitted, bgLimited                      int64
 	limited                                    [numLimits]int64
 	errors                                     [numKinds]int64
 	peak                                       int
@@ -248,6 +250,9 @@ type Model struct {
 	epInit         bool
 	epStart, epEnd time.Duration
 
+	// bgGap is the time between background requests (0: none).
+	bgGap time.Duration
+
 	c counters
 }
 
@@ -276,6 +281,9 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 		overload:       sub(),
 	}
 	m.lat = newSampler(cfg.Latency, sub())
+	if r := cfg.Background.Rate; r > 0 {
+		m.bgGap = max(time.Duration(math.Round(float64(time.Second)/r)), 1)
+	}
 	if len(cfg.Keys) == 0 {
 		m.single = m.newTenant(KeyConfig{})
 	} else {
@@ -348,6 +356,9 @@ func (m *Model) Arrive(now time.Duration, r Request) Decision {
 		if t = m.tenants[r.Key]; t == nil {
 			return m.reject(d, KindUnauthorized, 401)
 		}
+	}
+	if m.bgGap > 0 {
+		m.background(t, now)
 	}
 	if r.Bytes > m.cfg.MaxBodyBytes {
 		return m.reject(d, KindTooLarge, 413)
@@ -764,5 +775,40 @@ func (m *Model) addPending(now time.Duration, client string, at time.Duration) {
 			}
 		}
 		m.pendingPruneAt = max(minPrune, 2*len(m.pending))
+	}
+}
+
+// background accrues the background requests of tenant t that arrive at
+// or before now (see BackgroundConfig), each at its own time.
+func (m *Model) background(t *tenant, now time.Duration) {
+	if skip := satmath.Sub(now, BackgroundHorizon); t.bgNext < skip {
+		t.bgNext += (skip - t.bgNext) / m.bgGap * m.bgGap
+	}
+	n := m.cfg.Background.Tokens
+	for ; t.bgNext <= now; t.bgNext += m.bgGap {
+		at := t.bgNext
+		if t.hasRPS {
+			t.rps.advance(at)
+		}
+		if t.hasRPM {
+			t.rpm.advance(at)
+		}
+		if t.hasTPM {
+			t.tpm.advance(at)
+		}
+		if (t.hasRPS && t.rps.wait(at, 1) > 0) || (t.hasRPM && t.rpm.wait(at, 1) > 0) || (t.hasTPM && (n > t.tpm.max() || t.tpm.wait(at, n) > 0)) {
+			m.c.bgLimited++
+			continue
+		}
+		if t.hasRPS {
+			t.rps.take(at, 1)
+		}
+		if t.hasRPM {
+			t.rpm.take(at, 1)
+		}
+		if t.hasTPM {
+			t.tpm.take(at, n)
+		}
+		m.c.bgAdmitted++
 	}
 }
