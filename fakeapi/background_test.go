@@ -20,7 +20,7 @@ import (
 //     before the next background request comes and is dropped.
 func TestBackgroundSpendsTheKeysBuckets(t *testing.T) {
 	for _, tc := range []struct {
-		rate                 float64
+		rate                            float64
 		admitted, bgAdmitted, bgDropped int64
 	}{{0, 20, 0, 0}, {10, 0, 20, 0}, {5, 19, 1, 9}} {
 		cfg := ServiceConfig{Name: "s", RPS: 10, Burst: 1, Headers: HeadersOpenAI, Background: BackgroundConfig{Rate: tc.rate}}
