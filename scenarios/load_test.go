@@ -178,6 +178,7 @@ func TestFullFile(t *testing.T) {
 					Overload:      Overload{Every: 5 * time.Minute, Length: 20 * time.Second, Rate: 0.5},
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
+				Background: Background{Rate: 20, Tokens: 500},
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: LimiterSlidingWindow,
@@ -211,12 +212,14 @@ func TestFullFile(t *testing.T) {
 					Algorithm: AdaptiveGradient, Initial: 4, Min: 2, Max: 12, Decrease: 0.7,
 					Smoothing: 0.3, Tolerance: 2, LongWindow: 100, QueueSize: 3, Services: []string{"llm"},
 				},
+				RetryBudget: &RetryBudget{Ratio: 0.1, MinPerSecond: 1, Max: 20},
+				HeaderSync:  true,
 			},
 		},
 		Thresholds: []Threshold{
-			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:112: thresholds.answer_p95", durationValue: true},
-			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:113: thresholds.answered_share"},
-			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:116: thresholds.everything.rate_limited_share"},
+			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:115: thresholds.answer_p95", durationValue: true},
+			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:116: thresholds.answered_share"},
+			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:119: thresholds.everything.rate_limited_share"},
 		},
 	}
 	if !reflect.DeepEqual(sc, want) {
@@ -631,5 +634,60 @@ func TestAdaptiveProblems(t *testing.T) {
 	}
 	if a := sc.Strategies[0].Adaptive; a == nil || a.Algorithm != AdaptiveAIMD || a.Initial != 4 || a.Services != nil {
 		t.Fatalf("decoded %+v", a)
+	}
+}
+
+// TestBudgetSyncBackgroundProblems checks the rules of retry_budget,
+// header_sync and background, all reported at once with their lines.
+func TestBudgetSyncBackgroundProblems(t *testing.T) {
+	const src = `name = "a"
+duration = "1m"
+[workload]
+sessions = 1
+calls = [ { tool = "t", count = 1 } ]
+[services.s]
+rpm = 60
+background = { tokens = 5 }
+[services.u]
+background = { rate = "20000/s", tokens = -1 }
+[tools.t]
+service = "s"
+[[strategy]]
+name = "x"
+header_sync = true
+retry_budget = { max = 5 }
+[[strategy]]
+name = "y"
+token_bucket = true
+retry_budget = { ratio = -0.5, max = 0.5, every = 3 }
+`
+	_, err := Parse("b.toml", []byte(src))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`b.toml:8:`, `services.s.background: missing rate`,
+		`b.toml:10:`, `services.u.background.rate: is 20000`, `services.u.background.tokens: is -1`,
+		`b.toml:15:1: strategy[0].header_sync: lowers the token buckets, so it only applies with token_bucket = true`,
+		`strategy[0].retry_budget: needs ratio or min_per_s`,
+		`b.toml:20:`, `strategy[1].retry_budget.ratio: is -0.5`, `strategy[1].retry_budget.max: is 0.5`, `strategy[1].retry_budget.every`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	ok := strings.NewReplacer("background = { tokens = 5 }", `background = { rate = "20/s" }`,
+		`background = { rate = "20000/s", tokens = -1 }`, "",
+		"header_sync = true\nretry_budget = { max = 5 }", "retry_budget = { min_per_s = 2 }",
+		"retry_budget = { ratio = -0.5, max = 0.5, every = 3 }", "header_sync = true\nretry_budget = { ratio = 0.1 }").Replace(src)
+	sc, err := Parse("b.toml", []byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := sc.Services[0].Background; b != (Background{Rate: 20}) {
+		t.Errorf("background %+v", b)
+	}
+	if x, y := sc.Strategies[0], sc.Strategies[1]; x.HeaderSync || *x.RetryBudget != (RetryBudget{MinPerSecond: 2}) || !y.HeaderSync || *y.RetryBudget != (RetryBudget{Ratio: 0.1}) {
+		t.Errorf("strategies: x %v %+v, y %v %+v", x.HeaderSync, x.RetryBudget, y.HeaderSync, y.RetryBudget)
 	}
 }
