@@ -171,16 +171,21 @@ func TestHeaderSyncLowersBucket(t *testing.T) {
 		name      string
 		sync      bool
 		remaining int64
+		limit     int64           // the published limit reported with remaining
 		want      []time.Duration // start times of the seven calls, in ms
 	}{
 		// Without sync, or with a report above the bucket's level, the
 		// bucket holds 9 at 100 ms: all seven start.
-		{"no sync", false, 0, []time.Duration{100, 100, 100, 100, 100, 100, 100}},
-		{"sync above level", true, 50, []time.Duration{100, 100, 100, 100, 100, 100, 100}},
+		{"no sync", false, 0, 0, []time.Duration{100, 100, 100, 100, 100, 100, 100}},
+		{"sync above level", true, 50, 0, []time.Duration{100, 100, 100, 100, 100, 100, 100}},
 		// remaining 5: 5 − 1 + 1 = 5 at 100 ms.
-		{"sync 5 left", true, 5, []time.Duration{100, 100, 100, 100, 100, 200, 300}},
+		{"sync 5 left", true, 5, 0, []time.Duration{100, 100, 100, 100, 100, 200, 300}},
 		// remaining 0: −1 + 1 = 0 at 100 ms, so one per 100 ms from 200 ms.
-		{"sync none left", true, 0, []time.Duration{200, 300, 400, 500, 600, 700, 800}},
+		{"sync none left", true, 0, 0, []time.Duration{200, 300, 400, 500, 600, 700, 800}},
+		// 300 of a 600/min limit left is half of the bucket's 10: as 5 left.
+		{"sync share of the limit", true, 300, 600, []time.Duration{100, 100, 100, 100, 100, 200, 300}},
+		// 600 of 600 is a full bucket: no change.
+		{"sync full share", true, 600, 600, []time.Duration{100, 100, 100, 100, 100, 100, 100}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,7 +195,7 @@ func TestHeaderSyncLowersBucket(t *testing.T) {
 					return time.Hour, Succeeded(nil)
 				}
 				o := Succeeded(nil)
-				o.Quota.Requests = QuotaLeft{Known: true, Remaining: tc.remaining, Reset: time.Second}
+				o.Quota.Requests = QuotaLeft{Known: true, Remaining: tc.remaining, Limit: tc.limit, Reset: time.Second}
 				return 100 * time.Millisecond, o
 			})
 			d.submit(Call{ID: "c0", Service: "s"}, Call{ID: "c1", Service: "s"})

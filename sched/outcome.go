@@ -85,9 +85,15 @@ type QuotaLeft struct {
 	// Known says the response reported this limit; the other fields are
 	// zero otherwise.
 	Known bool
-	// Remaining is what the server would still admit when it decided on the
+	// Remaining is what the server had left when it decided on the
 	// request, in requests or tokens, this request already counted.
 	Remaining int64
+	// Limit is the published limit Remaining is a part of (requests or
+	// tokens per minute), 0 when not reported. Providers publish the level
+	// of a bucket smaller than a minute's worth as a share of the limit, so
+	// with Limit the scheduler reads Remaining ÷ Limit as the share of its
+	// own bucket that is left.
+	Limit int64
 	// Reset is how long after the response the limit is back to full.
 	Reset time.Duration
 }

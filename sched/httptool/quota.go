@@ -11,27 +11,29 @@ import (
 
 // quotaHeader names one limit's remaining count and reset header.
 type quotaHeader struct {
-	remaining, reset string
+	remaining, reset, limit string
 	rfc3339          bool // reset is an RFC 3339 time, else a duration
 }
 
 // Header pairs read by Quota, by limit.
 var (
 	requestQuota = [...]quotaHeader{
-		{remaining: "X-Ratelimit-Remaining-Requests", reset: "X-Ratelimit-Reset-Requests"},
-		{remaining: "Anthropic-Ratelimit-Requests-Remaining", reset: "Anthropic-Ratelimit-Requests-Reset", rfc3339: true},
+		{remaining: "X-Ratelimit-Remaining-Requests", reset: "X-Ratelimit-Reset-Requests", limit: "X-Ratelimit-Limit-Requests"},
+		{remaining: "Anthropic-Ratelimit-Requests-Remaining", reset: "Anthropic-Ratelimit-Requests-Reset", limit: "Anthropic-Ratelimit-Requests-Limit", rfc3339: true},
 	}
 	tokenQuota = [...]quotaHeader{
-		{remaining: "X-Ratelimit-Remaining-Tokens", reset: "X-Ratelimit-Reset-Tokens"},
-		{remaining: "Anthropic-Ratelimit-Tokens-Remaining", reset: "Anthropic-Ratelimit-Tokens-Reset", rfc3339: true},
-		{remaining: "Anthropic-Ratelimit-Input-Tokens-Remaining", reset: "Anthropic-Ratelimit-Input-Tokens-Reset", rfc3339: true},
-		{remaining: "Anthropic-Ratelimit-Output-Tokens-Remaining", reset: "Anthropic-Ratelimit-Output-Tokens-Reset", rfc3339: true},
+		{remaining: "X-Ratelimit-Remaining-Tokens", reset: "X-Ratelimit-Reset-Tokens", limit: "X-Ratelimit-Limit-Tokens"},
+		{remaining: "Anthropic-Ratelimit-Tokens-Remaining", reset: "Anthropic-Ratelimit-Tokens-Reset", limit: "Anthropic-Ratelimit-Tokens-Limit", rfc3339: true},
+		{remaining: "Anthropic-Ratelimit-Input-Tokens-Remaining", reset: "Anthropic-Ratelimit-Input-Tokens-Reset", limit: "Anthropic-Ratelimit-Input-Tokens-Limit", rfc3339: true},
+		{remaining: "Anthropic-Ratelimit-Output-Tokens-Remaining", reset: "Anthropic-Ratelimit-Output-Tokens-Reset", limit: "Anthropic-Ratelimit-Output-Tokens-Limit", rfc3339: true},
 	}
 )
 
 // Quota returns what the response headers h say is left of the service's
 // request and token limits, with resets measured from now (the time the
-// response arrived). It is a pure function; the scheduler lowers its
+// response arrived) and the published limits from the matching -limit
+// headers (x-ratelimit-limit-*, anthropic-ratelimit-*-limit) when they
+// parse as a positive whole number. It is a pure function; the scheduler lowers its
 // buckets to the result when sched.ServiceConfig.HeaderSync is set.
 //
 //   - OpenAI: x-ratelimit-remaining-{requests,tokens}, whole counts, with
@@ -62,6 +64,9 @@ func quotaOf(h http.Header, names []quotaHeader, now time.Time) sched.QuotaLeft 
 			continue
 		}
 		left := sched.QuotaLeft{Known: true, Remaining: max(n, 0)}
+		if l, err := strconv.ParseInt(strings.TrimSpace(h.Get(q.limit)), 10, 64); err == nil && l > 0 {
+			left.Limit = l
+		}
 		if r := h.Get(q.reset); r != "" {
 			if q.rfc3339 {
 				if t, err := time.Parse(time.RFC3339, strings.TrimSpace(r)); err == nil {

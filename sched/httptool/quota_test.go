@@ -13,6 +13,7 @@ func TestQuota(t *testing.T) {
 	left := func(n int64, reset time.Duration) sched.QuotaLeft {
 		return sched.QuotaLeft{Known: true, Remaining: n, Reset: reset}
 	}
+	of := func(q sched.QuotaLeft, limit int64) sched.QuotaLeft { q.Limit = limit; return q }
 	tests := []struct {
 		name string
 		give http.Header
@@ -22,7 +23,7 @@ func TestQuota(t *testing.T) {
 		{name: "openai", give: headers(
 			"X-Ratelimit-Limit-Requests", "500", "X-Ratelimit-Remaining-Requests", "499", "X-Ratelimit-Reset-Requests", "120ms",
 			"X-Ratelimit-Limit-Tokens", "30000", "X-Ratelimit-Remaining-Tokens", "29000", "X-Ratelimit-Reset-Tokens", "6m0s"),
-			want: sched.ServerQuota{Requests: left(499, 120*time.Millisecond), Tokens: left(29000, 6*time.Minute)}},
+			want: sched.ServerQuota{Requests: of(left(499, 120*time.Millisecond), 500), Tokens: of(left(29000, 6*time.Minute), 30000)}},
 		{name: "openai 1s and bare seconds", give: headers(
 			"x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "1s",
 			"x-ratelimit-remaining-tokens", "7", "x-ratelimit-reset-tokens", "1.5"),
@@ -30,11 +31,14 @@ func TestQuota(t *testing.T) {
 		{name: "openai 20ms", give: headers("x-ratelimit-remaining-requests", "3", "x-ratelimit-reset-requests", "20ms"),
 			want: sched.ServerQuota{Requests: left(3, 20*time.Millisecond)}},
 		{name: "anthropic, fewest tokens wins", give: headers(
-			"Anthropic-Ratelimit-Requests-Remaining", "40", "Anthropic-Ratelimit-Requests-Reset", at(2*time.Second),
+			"Anthropic-Ratelimit-Requests-Limit", "50", "Anthropic-Ratelimit-Requests-Remaining", "40", "Anthropic-Ratelimit-Requests-Reset", at(2*time.Second),
 			"Anthropic-Ratelimit-Tokens-Remaining", "9000", "Anthropic-Ratelimit-Tokens-Reset", at(5*time.Second),
 			"Anthropic-Ratelimit-Input-Tokens-Remaining", "8000", "Anthropic-Ratelimit-Input-Tokens-Reset", at(7*time.Second),
 			"Anthropic-Ratelimit-Output-Tokens-Remaining", "12000", "Anthropic-Ratelimit-Output-Tokens-Reset", at(time.Second)),
-			want: sched.ServerQuota{Requests: left(40, 2*time.Second), Tokens: left(8000, 7*time.Second)}},
+			want: sched.ServerQuota{Requests: of(left(40, 2*time.Second), 50), Tokens: left(8000, 7*time.Second)}},
+		{name: "garbage or zero limit ignored", give: headers("x-ratelimit-remaining-requests", "3", "x-ratelimit-limit-requests", "many",
+			"x-ratelimit-remaining-tokens", "4", "x-ratelimit-limit-tokens", "0"),
+			want: sched.ServerQuota{Requests: left(3, 0), Tokens: left(4, 0)}},
 		{name: "anthropic reset in the past is zero", give: headers(
 			"anthropic-ratelimit-requests-remaining", "0", "anthropic-ratelimit-requests-reset", at(-time.Minute)),
 			want: sched.ServerQuota{Requests: left(0, 0)}},
@@ -58,11 +62,11 @@ func TestQuota(t *testing.T) {
 // success and a 429 into the outcome.
 func TestExecuteQuota(t *testing.T) {
 	for _, status := range []int{200, 429} {
-		tool, _ := newTool(respond(status, `{}`, "x-ratelimit-remaining-requests", "2", "x-ratelimit-reset-requests", "6m0s",
+		tool, _ := newTool(respond(status, `{}`, "x-ratelimit-limit-requests", "60", "x-ratelimit-remaining-requests", "2", "x-ratelimit-reset-requests", "6m0s",
 			"x-ratelimit-remaining-tokens", "100", "x-ratelimit-reset-tokens", "20ms"))
 		o := tool.Execute(t.Context(), testCall, 1)
 		want := sched.ServerQuota{
-			Requests: sched.QuotaLeft{Known: true, Remaining: 2, Reset: 6 * time.Minute},
+			Requests: sched.QuotaLeft{Known: true, Remaining: 2, Limit: 60, Reset: 6 * time.Minute},
 			Tokens:   sched.QuotaLeft{Known: true, Remaining: 100, Reset: 20 * time.Millisecond},
 		}
 		if o.Quota != want {
