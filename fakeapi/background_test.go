@@ -15,15 +15,20 @@ import (
 //     just refilled, so every client request is refused and told that
 //     nothing is left;
 //   - 5/s at 0, 200, 400 ms, …: the background request at 0 takes the
-//     token, so the client's at 50 ms is refused; from then on each client
-//     request takes the token refilled 100 ms after the last one, 50 ms
-//     before the next background request comes and is dropped.
+//     token, so the client's at 50 ms is refused and the one at 150 ms
+//     admitted; the background request at 200 ms finds no room, waits, and
+//     takes the token refilled at 250 ms ahead of the client request then:
+//     the two share the key half and half;
+//   - 5/s in groups of 3 every 600 ms: each group takes the next three
+//     tokens, at the group's time or as they refill (0, 150, 250 ms; 650,
+//     750, 850 ms; …), and the client has the three after: 9 of 20
+//     admitted, the last group's third request still waiting at the end.
 func TestBackgroundSpendsTheKeysBuckets(t *testing.T) {
 	for _, tc := range []struct {
-		rate                            float64
-		admitted, bgAdmitted, bgDropped int64
-	}{{0, 20, 0, 0}, {10, 0, 20, 0}, {5, 19, 1, 9}} {
-		cfg := ServiceConfig{Name: "s", RPS: 10, Burst: 1, Headers: HeadersOpenAI, Background: BackgroundConfig{Rate: tc.rate}}
+		rate                                   float64
+		burst, admitted, bgAdmitted, bgDropped int64
+	}{{0, 0, 20, 0, 0}, {10, 0, 0, 20, 0}, {5, 0, 10, 10, 0}, {5, 3, 9, 11, 0}} {
+		cfg := ServiceConfig{Name: "s", RPS: 10, Burst: 1, Headers: HeadersOpenAI, Background: BackgroundConfig{Rate: tc.rate, Burst: tc.burst}}
 		m, err := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
@@ -46,11 +51,10 @@ func TestBackgroundSpendsTheKeysBuckets(t *testing.T) {
 }
 
 // TestBackgroundTokens checks background requests charge their tokens: 200
-// tokens every 100 ms against a bucket of 1,000 refilled at 1,000 tokens/s.
-// The level before the k-th is 1,000 − 100k while that is at least 200
-// (k = 0…8 admitted); then, 100 refilled per request, every other one fits
-// (k = 10, 12, …, 100 admitted, the odd ones dropped). The one at 10 s
-// empties the bucket, so a 100-token client request at 10.05 s finds 50.
+// tokens every 100 ms against a bucket of 1,000 refilled at 1,000 tokens/s
+// is twice what the key allows, so the background takes all of it — 1,000
+// + 10 × 1,000 tokens by 10 s, 55 requests — with 46 still waiting, and a
+// 100-token client request at 10.05 s finds 50 tokens.
 func TestBackgroundTokens(t *testing.T) {
 	cfg := ServiceConfig{Name: "s", TPM: 60_000, TokenBurst: 1000, Background: BackgroundConfig{Rate: 10, Tokens: 200}}
 	m, err := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
@@ -61,14 +65,14 @@ func TestBackgroundTokens(t *testing.T) {
 	if d.Kind != KindRateLimited || d.Limit != LimitTPM {
 		t.Fatalf("client request: %v (%v), want a TPM 429", d.Kind, d.Limit)
 	}
-	if st := m.Stats(); st.BackgroundAdmitted != 9+46 || st.BackgroundLimited != 46 {
-		t.Errorf("background %d admitted, %d dropped; want 55, 46", st.BackgroundAdmitted, st.BackgroundLimited)
+	if st := m.Stats(); st.BackgroundAdmitted != 9+46 || st.BackgroundLimited != 0 {
+		t.Errorf("background %d admitted, %d dropped; want 55, 0", st.BackgroundAdmitted, st.BackgroundLimited)
 	}
 }
 
 // TestBackgroundValidate rejects a negative or too high rate.
 func TestBackgroundValidate(t *testing.T) {
-	for _, b := range []BackgroundConfig{{Rate: -1}, {Rate: MaxBackgroundRate + 1}, {Rate: 1, Tokens: -1}} {
+	for _, b := range []BackgroundConfig{{Rate: -1}, {Rate: MaxBackgroundRate + 1}, {Rate: 1, Tokens: -1}, {Rate: 1, Burst: -1}} {
 		if err := (ServiceConfig{Name: "s", Background: b}).Validate(); err == nil {
 			t.Errorf("%+v accepted", b)
 		}

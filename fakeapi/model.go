@@ -190,6 +190,7 @@ type tenant struct {
 	maxConc                int
 	inFlight               int
 	bgNext                 time.Duration // next background arrival (BackgroundConfig)
+	bgWaiting              int64         // background requests waiting for room
 }
 
 type slot struct {
@@ -250,8 +251,11 @@ type Model struct {
 	epInit         bool
 	epStart, epEnd time.Duration
 
-	// bgGap is the time between background requests (0: none).
-	bgGap time.Duration
+	// bgGap is the time between groups of background requests (0: none);
+	// bgMaxWaiting the most that wait for room at once.
+	bgGap        time.Duration
+	bgBurst      int64 // requests per group
+	bgMaxWaiting int64
 
 	c counters
 }
@@ -282,7 +286,9 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	}
 	m.lat = newSampler(cfg.Latency, sub())
 	if r := cfg.Background.Rate; r > 0 {
-		m.bgGap = max(time.Duration(math.Round(float64(time.Second)/r)), 1)
+		m.bgBurst = max(cfg.Background.Burst, 1)
+		m.bgGap = max(time.Duration(math.Round(float64(m.bgBurst)*float64(time.Second)/r)), 1)
+		m.bgMaxWaiting = max(int64(BackgroundPatience/m.bgGap)*m.bgBurst, m.bgBurst)
 	}
 	if len(cfg.Keys) == 0 {
 		m.single = m.newTenant(KeyConfig{})
@@ -779,26 +785,48 @@ func (m *Model) addPending(now time.Duration, client string, at time.Duration) {
 }
 
 // background accrues the background requests of tenant t that arrive at
-// or before now (see BackgroundConfig), each at its own time.
+// or before now (see BackgroundConfig), each at its own time, then lets
+// those still waiting take what has freed by now, ahead of the arrival at
+// now.
 func (m *Model) background(t *tenant, now time.Duration) {
 	if skip := satmath.Sub(now, BackgroundHorizon); t.bgNext < skip {
 		t.bgNext += (skip - t.bgNext) / m.bgGap * m.bgGap
 	}
-	n := m.cfg.Background.Tokens
 	for ; t.bgNext <= now; t.bgNext += m.bgGap {
-		at := t.bgNext
-		if t.hasRPS {
-			t.rps.advance(at)
+		t.bgWaiting += m.bgBurst
+		if over := t.bgWaiting - m.bgMaxWaiting; over > 0 {
+			m.c.bgLimited += over // the oldest give up
+			t.bgWaiting = m.bgMaxWaiting
 		}
-		if t.hasRPM {
-			t.rpm.advance(at)
-		}
-		if t.hasTPM {
-			t.tpm.advance(at)
-		}
-		if (t.hasRPS && t.rps.wait(at, 1) > 0) || (t.hasRPM && t.rpm.wait(at, 1) > 0) || (t.hasTPM && (n > t.tpm.max() || t.tpm.wait(at, n) > 0)) {
-			m.c.bgLimited++
-			continue
+		m.bgDrain(t, t.bgNext)
+	}
+	m.bgDrain(t, now)
+}
+
+// bgDrain admits waiting background requests of t at time at while its
+// limits have room for them.
+func (m *Model) bgDrain(t *tenant, at time.Duration) {
+	if t.bgWaiting == 0 {
+		return
+	}
+	if t.hasRPS {
+		t.rps.advance(at)
+	}
+	if t.hasRPM {
+		t.rpm.advance(at)
+	}
+	if t.hasTPM {
+		t.tpm.advance(at)
+	}
+	n := m.cfg.Background.Tokens
+	if t.hasTPM && n > t.tpm.max() {
+		m.c.bgLimited += t.bgWaiting // can never fit
+		t.bgWaiting = 0
+		return
+	}
+	for t.bgWaiting > 0 {
+		if (t.hasRPS && t.rps.wait(at, 1) > 0) || (t.hasRPM && t.rpm.wait(at, 1) > 0) || (t.hasTPM && t.tpm.wait(at, n) > 0) {
+			return
 		}
 		if t.hasRPS {
 			t.rps.take(at, 1)
@@ -809,6 +837,7 @@ func (m *Model) background(t *tenant, now time.Duration) {
 		if t.hasTPM {
 			t.tpm.take(at, n)
 		}
+		t.bgWaiting--
 		m.c.bgAdmitted++
 	}
 }

@@ -53,9 +53,9 @@ type Stats struct {
 	WriteRaces int64 `json:"write_races"`
 	// TokensAccepted sums the tokens charged for admitted requests.
 	TokensAccepted int64 `json:"tokens_accepted"`
-	// BackgroundAdmitted and BackgroundLimited count the background
-	// requests (ServiceConfig.Background) the limits admitted and dropped;
-	// none of them is in the counts above.
+	// BackgroundAdmitted counts the background requests
+	// (ServiceConfig.Background) admitted, BackgroundLimited those that gave
+	// up waiting for room; none of them is in the counts above.
 	BackgroundAdmitted int64 `json:"background_admitted,omitempty"`
 	BackgroundLimited  int64 `json:"background_limited,omitempty"`
 	// InFlight is the requests in flight now; PeakConcurrency the most at once.

@@ -158,6 +158,7 @@ func (d *decoder) decodeBackground(t *table) Background {
 		d.add(t.path, "missing rate; write background = { rate = \"20/s\", tokens = 500 }")
 	}
 	b.Tokens, _ = t.integer("tokens", 0, MaxTokensPerCall, "tokens per request")
+	b.Burst, _ = t.integer("burst", 1, MaxBackgroundBurst, "background requests arriving together")
 	return b
 }
 

@@ -71,6 +71,9 @@ const (
 	// second: the fake service accrues background requests one by one at
 	// each arrival, so this bounds its work per virtual second.
 	MaxBackgroundRate = 10_000
+	// MaxBackgroundBurst bounds a service's background burst, in requests
+	// arriving together.
+	MaxBackgroundBurst = 1_000_000
 	// MaxRetryBudget bounds a retry budget's ratio (retries per success),
 	// floor (retries per second) and max (retries held).
 	MaxRetryBudget = 1_000_000

@@ -178,7 +178,7 @@ func TestFullFile(t *testing.T) {
 					Overload:      Overload{Every: 5 * time.Minute, Length: 20 * time.Second, Rate: 0.5},
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
-				Background: Background{Rate: 20, Tokens: 500},
+				Background: Background{Rate: 20, Tokens: 500, Burst: 4},
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: LimiterSlidingWindow,
@@ -431,8 +431,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 8 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4: %v", len(list), list)
+	if len(list) != 9 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4 and shared-headers: %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -516,7 +516,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, hallucinated-fanout, mixed-read-write, multi-agent, research-agent, retry-after-herd, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, hallucinated-fanout, mixed-read-write, multi-agent, research-agent, retry-after-herd, shared-headers, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}

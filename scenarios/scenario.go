@@ -269,13 +269,15 @@ type Service struct {
 
 // Background is traffic from other clients on the same API key, which the
 // simulated agents never see but which spends the key's limits
-// (fakeapi.BackgroundConfig): Rate requests per second, evenly spaced, each
-// charging Tokens tokens.
+// (fakeapi.BackgroundConfig): Rate requests per second, in evenly spaced
+// groups of Burst, each charging Tokens tokens.
 type Background struct {
 	// Rate is in requests per second (0: none).
 	Rate float64
 	// Tokens is the tokens each background request charges against tpm.
 	Tokens int64
+	// Burst is the requests arriving together (0: 1).
+	Burst int64
 }
 
 // ClientKey is the API key the simulated agents send to the service: the

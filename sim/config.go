@@ -153,7 +153,7 @@ func modelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 		},
 		Headers:    fakeapi.HeaderStyle(svc.Headers),
 		Lie:        fakeapi.LieMode(svc.Lying),
-		Background: fakeapi.BackgroundConfig{Rate: svc.Background.Rate, Tokens: svc.Background.Tokens},
+		Background: fakeapi.BackgroundConfig{Rate: svc.Background.Rate, Tokens: svc.Background.Tokens, Burst: svc.Background.Burst},
 	}
 	if r := svc.RequestsPerSecond; r != math.Trunc(r) {
 		// The model counts whole requests per window: a fractional rate per
