@@ -12,7 +12,7 @@ import (
 // quotaHeader names one limit's remaining count and reset header.
 type quotaHeader struct {
 	remaining, reset, limit string
-	rfc3339          bool // reset is an RFC 3339 time, else a duration
+	rfc3339                 bool // reset is an RFC 3339 time, else a duration
 }
 
 // Header pairs read by Quota, by limit.
