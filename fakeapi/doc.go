@@ -7,8 +7,9 @@
 // [Model] is a pure model of one service: request and token limits under a
 // selectable algorithm (token bucket, fixed window, sliding window), a
 // concurrency cap, a latency distribution, injected faults (5xx, 529 overload
-// episodes, hangs, connection resets, slow first bytes), the retry delay a
-// rejected client is told, and the accounting (accepted, rate limited, wasted
+// episodes, hangs, connection resets, slow first bytes), unseen background
+// traffic from other clients on the same key, the retry delay a rejected
+// client is told, and the accounting (accepted, rate limited, wasted
 // work, early retries, write races, …). It does no I/O, starts no goroutines,
 // never reads the clock and draws randomness only from the *rand.Rand it is
 // given: time enters as a [time.Duration] since an epoch the driver chooses,
