@@ -101,6 +101,8 @@ func TestEmitAdaptive(t *testing.T) {
 	for _, extra := range []string{
 		`adaptive = { algorithm = "aimd", initial = 32, max = 256, decrease = 0.5 }`,
 		`adaptive = { algorithm = "gradient", initial = 16, min = 2, max = 128, smoothing = 0.3, tolerance = 2, long_window = 300, queue_size = 6, services = ["openai"] }`,
+		"adaptive = { algorithm = \"aimd\" }\ntoken_bucket = true\nheader_sync = true\nretry_budget = { ratio = 0.1, min_per_s = 1.5, max = 20 }",
+		"adaptive = { algorithm = \"aimd\" }\nretry_budget = { min_per_s = 2 }",
 	} {
 		with := string(src) + "\n[[strategy]]\nname = \"adaptive\"\n" + extra + "\n"
 		sc, err := scenarios.Parse("tier3.toml", []byte(with))
@@ -117,7 +119,7 @@ func TestEmitAdaptive(t *testing.T) {
 		want := *st
 		want.Name = got.Name
 		if !strategiesEqual(got, want) {
-			t.Errorf("pasted %+v, want %+v", got.Adaptive, want.Adaptive)
+			t.Errorf("pasted %+v %+v %v, want %+v %+v %v", got.Adaptive, got.RetryBudget, got.HeaderSync, want.Adaptive, want.RetryBudget, want.HeaderSync)
 		}
 		text, err := Go(sc, st)
 		if err != nil {
@@ -125,6 +127,12 @@ func TestEmitAdaptive(t *testing.T) {
 		}
 		if _, err := parser.ParseExpr(text); err != nil || !strings.Contains(text, "Adaptive: &sched.AdaptiveConfig{") {
 			t.Errorf("emitted Go (%v):\n%s", err, text)
+		}
+		if r := st.RetryBudget; r != nil && !strings.Contains(text, "RetryBudget: &sched.RetryBudget{") {
+			t.Errorf("emitted Go lacks the retry budget:\n%s", text)
+		}
+		if st.HeaderSync != strings.Contains(text, "HeaderSync: true") {
+			t.Errorf("emitted Go and header_sync = %v disagree:\n%s", st.HeaderSync, text)
 		}
 	}
 }

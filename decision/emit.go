@@ -83,7 +83,26 @@ func TOML(st *scenarios.Strategy) string {
 	if a := st.Adaptive; a != nil {
 		fmt.Fprintf(&b, "adaptive = { %s }\n", adaptiveTOML(a))
 	}
+	if r := st.RetryBudget; r != nil {
+		fmt.Fprintf(&b, "retry_budget = { %s }\n", retryBudgetTOML(r))
+	}
+	if st.HeaderSync && st.TokenBucket {
+		b.WriteString("header_sync = true\n")
+	}
 	return b.String()
+}
+
+// retryBudgetTOML writes a retry budget's inline table body: the settings
+// that are set (ratio always, so the table is never empty).
+func retryBudgetTOML(r *scenarios.RetryBudget) string {
+	parts := []string{"ratio = " + formatFloat(r.Ratio)}
+	if r.MinPerSecond > 0 {
+		parts = append(parts, "min_per_s = "+formatFloat(r.MinPerSecond))
+	}
+	if r.Max > 0 {
+		parts = append(parts, "max = "+formatFloat(r.Max))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // adaptiveTOML writes an adaptive limit's inline table body: the settings
@@ -186,7 +205,7 @@ func Go(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
 	intField("\t", "MaxInFlight", cfg.MaxInFlight)
 	var names []string
 	for _, name := range slices.Sorted(maps.Keys(cfg.Services)) {
-		if s := cfg.Services[name]; s.Adaptive != nil || s != (sched.ServiceConfig{}) {
+		if s := cfg.Services[name]; s != (sched.ServiceConfig{}) {
 			names = append(names, name)
 		}
 	}
@@ -206,6 +225,22 @@ func Go(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
 			}
 			if s.PauseOnRetryAfter {
 				field("\t\t\t", "PauseOnRetryAfter", "true")
+			}
+			if s.HeaderSync {
+				field("\t\t\t", "HeaderSync", "true")
+			}
+			if r := s.RetryBudget; r != nil {
+				b.WriteString("\t\t\tRetryBudget: &sched.RetryBudget{")
+				var parts []string
+				for _, f := range []struct {
+					name string
+					v    float64
+				}{{"Ratio", r.Ratio}, {"MinPerSecond", r.MinPerSecond}, {"Max", r.Max}} {
+					if f.v != 0 {
+						parts = append(parts, f.name+": "+formatFloat(f.v))
+					}
+				}
+				b.WriteString(strings.Join(parts, ", ") + "},\n")
 			}
 			if a := s.Adaptive; a != nil {
 				b.WriteString("\t\t\tAdaptive: &sched.AdaptiveConfig{\n")

@@ -201,6 +201,45 @@ type KeyConfig struct {
 	MaxConcurrent int
 }
 
+// MaxBackgroundRate bounds BackgroundConfig.Rate, in requests per second,
+// so that the work the model does per arrival stays bounded.
+const MaxBackgroundRate = 10_000
+
+// BackgroundConfig is traffic from other clients on the same key, which the
+// driver never sends and never sees answered. Its requests arrive in
+// groups of Burst, evenly spaced, one group every Burst/Rate seconds from
+// the epoch (a steady stream when Burst is 1, a batch job when it is
+// large), on every key (or on the service's single tenant). Each spends its key's request and token limits
+// as a client request does, but the other clients pace themselves: a
+// background request that finds no room waits, and the waiting ones take
+// the room that frees, oldest first and ahead of later arrivals, the
+// driver's included. At most BackgroundPatience worth of them wait; past
+// that the oldest gives up. They take no concurrency slot. The model
+// accrues them lazily, at the next Arrive, in time order and before that
+// arrival, so it needs no clock and no goroutine and is deterministic.
+// Background requests more than BackgroundHorizon before an arrival are
+// skipped: by then every limiter has refilled or moved on.
+type BackgroundConfig struct {
+	// Rate is the background requests per second, at most MaxBackgroundRate (0: none).
+	Rate float64
+	// Tokens is the tokens each background request charges against TPM.
+	Tokens int64
+	// Burst is the requests arriving together (0: 1), at most MaxBackgroundBurst.
+	Burst int64
+}
+
+// MaxBackgroundBurst bounds BackgroundConfig.Burst.
+const MaxBackgroundBurst = 1_000_000
+
+// BackgroundHorizon is how far before an arrival background traffic is
+// still accrued; earlier background requests are skipped.
+const BackgroundHorizon = 10 * time.Minute
+
+// BackgroundPatience bounds the background requests waiting for room: at
+// most this long's worth of them at the background rate, and at least one
+// group.
+const BackgroundPatience = 10 * time.Second
+
 // ServiceConfig configures one fake service. Zero limits mean no limit; the
 // zero value (with a Name) is an unlimited, zero-latency, fault-free service.
 type ServiceConfig struct {
@@ -257,6 +296,11 @@ type ServiceConfig struct {
 	// ModelName is the "model" echoed in provider-shaped responses when the
 	// request names none.
 	ModelName string
+	// Background is unseen traffic from other clients sharing the service's
+	// API keys (zero: none): it spends the same buckets as the clients the
+	// driver sends, so the remaining counts in the headers fall below what a
+	// client's own pacing would predict.
+	Background BackgroundConfig
 	// WritePaths are the paths within the service (such as "/tools/save")
 	// whose requests are writes, as a scenario's tools of kind write declare
 	// them; the server also takes PUT, PATCH, DELETE and the
@@ -370,6 +414,9 @@ func (c ServiceConfig) Validate() error {
 	}
 	if c.Burst > maxCredit/int64(time.Minute) || c.TokenBurst > maxCredit/int64(time.Minute) {
 		bad("burst or token_burst is too large")
+	}
+	if b := c.Background; !(b.Rate >= 0 && b.Rate <= MaxBackgroundRate) || b.Tokens < 0 || b.Burst < 0 || b.Burst > MaxBackgroundBurst {
+		bad("background rate %v must be in [0, %d] requests per second, its tokens (%d) not negative and its burst (%d) in [0, %d]", b.Rate, MaxBackgroundRate, b.Tokens, b.Burst, MaxBackgroundBurst)
 	}
 	if c.ConcurrencyRetryAfter < 0 {
 		bad("concurrency_retry_after is negative (%v)", c.ConcurrencyRetryAfter)

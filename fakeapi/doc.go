@@ -8,8 +8,9 @@
 // selectable algorithm (token bucket, fixed window, sliding window), a
 // concurrency cap, a latency distribution, injected faults (5xx, 529 overload
 // episodes, hangs, connection resets, slow first bytes, 409 write conflicts),
-// the retry delay a rejected client is told, and the accounting (accepted,
-// rate limited, wasted work, early retries, write races, conflicts, …), and
+// unseen background traffic from other clients on the same key, the retry
+// delay a rejected client is told, and the accounting (accepted, rate
+// limited, wasted work, early retries, write races, conflicts, …), and
 // timed [Event]s that change its limits, latency, error and overload rates,
 // freeze it (a stall) or refuse everything (an outage) for a while. It does
 // no I/O, starts no goroutines,

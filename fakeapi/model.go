@@ -200,7 +200,9 @@ type tenant struct {
 	maxConc                int
 	inFlight               int
 	// base is the configured limits, which events change and restore.
-	base limitSet
+	base      limitSet
+	bgNext    time.Duration // next background arrival (BackgroundConfig)
+	bgWaiting int64         // background requests waiting for room
 }
 
 type slot struct {
@@ -218,6 +220,7 @@ type counters struct {
 	arrived, accepted, completed, cancelled    int64
 	wasted, wastedTokens, early, races, tokens int64
 	wastedNS, conflicts                        int64
+	bgAdmitted, bgLimited                      int64
 	limited                                    [numLimits]int64
 	errors                                     [numKinds]int64
 	peak                                       int
@@ -266,6 +269,11 @@ type Model struct {
 	// events are the timed events; evRand draws their overload rejections.
 	events timeline
 	evRand *rand.Rand
+	// bgGap is the time between groups of background requests (0: none);
+	// bgMaxWaiting the most that wait for room at once.
+	bgGap        time.Duration
+	bgBurst      int64 // requests per group
+	bgMaxWaiting int64
 
 	c counters
 }
@@ -299,6 +307,11 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	m.evRand = sub()
 	m.events = newTimeline(cfg.Events)
 	m.conflict = sub()
+	if r := cfg.Background.Rate; r > 0 {
+		m.bgBurst = max(cfg.Background.Burst, 1)
+		m.bgGap = max(time.Duration(math.Round(float64(m.bgBurst)*float64(time.Second)/r)), 1)
+		m.bgMaxWaiting = max(int64(BackgroundPatience/m.bgGap)*m.bgBurst, m.bgBurst)
+	}
 	if len(cfg.Keys) == 0 {
 		m.single = m.newTenant(KeyConfig{})
 	} else {
@@ -392,6 +405,9 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 		if t = m.tenants[r.Key]; t == nil {
 			return m.reject(d, KindUnauthorized, 401)
 		}
+	}
+	if m.bgGap > 0 {
+		m.background(t, now)
 	}
 	if r.Bytes > m.cfg.MaxBodyBytes {
 		return m.reject(d, KindTooLarge, 413)
@@ -827,5 +843,63 @@ func (m *Model) addPending(now time.Duration, client string, at time.Duration) {
 			}
 		}
 		m.pendingPruneAt = max(minPrune, 2*len(m.pending))
+	}
+}
+
+// background accrues the background requests of tenant t that arrive at
+// or before now (see BackgroundConfig), each at its own time, then lets
+// those still waiting take what has freed by now, ahead of the arrival at
+// now.
+func (m *Model) background(t *tenant, now time.Duration) {
+	if skip := satmath.Sub(now, BackgroundHorizon); t.bgNext < skip {
+		t.bgNext += (skip - t.bgNext) / m.bgGap * m.bgGap
+	}
+	for ; t.bgNext <= now; t.bgNext += m.bgGap {
+		t.bgWaiting += m.bgBurst
+		if over := t.bgWaiting - m.bgMaxWaiting; over > 0 {
+			m.c.bgLimited += over // the oldest give up
+			t.bgWaiting = m.bgMaxWaiting
+		}
+		m.bgDrain(t, t.bgNext)
+	}
+	m.bgDrain(t, now)
+}
+
+// bgDrain admits waiting background requests of t at time at while its
+// limits have room for them.
+func (m *Model) bgDrain(t *tenant, at time.Duration) {
+	if t.bgWaiting == 0 {
+		return
+	}
+	if t.hasRPS {
+		t.rps.advance(at)
+	}
+	if t.hasRPM {
+		t.rpm.advance(at)
+	}
+	if t.hasTPM {
+		t.tpm.advance(at)
+	}
+	n := m.cfg.Background.Tokens
+	if t.hasTPM && n > t.tpm.max() {
+		m.c.bgLimited += t.bgWaiting // can never fit
+		t.bgWaiting = 0
+		return
+	}
+	for t.bgWaiting > 0 {
+		if (t.hasRPS && t.rps.wait(at, 1) > 0) || (t.hasRPM && t.rpm.wait(at, 1) > 0) || (t.hasTPM && t.tpm.wait(at, n) > 0) {
+			return
+		}
+		if t.hasRPS {
+			t.rps.take(at, 1)
+		}
+		if t.hasRPM {
+			t.rpm.take(at, 1)
+		}
+		if t.hasTPM {
+			t.tpm.take(at, n)
+		}
+		t.bgWaiting--
+		m.c.bgAdmitted++
 	}
 }

@@ -57,6 +57,11 @@ type Stats struct {
 	Conflicts int64 `json:"conflicts"`
 	// TokensAccepted sums the tokens charged for admitted requests.
 	TokensAccepted int64 `json:"tokens_accepted"`
+	// BackgroundAdmitted counts the background requests
+	// (ServiceConfig.Background) admitted, BackgroundLimited those that gave
+	// up waiting for room; none of them is in the counts above.
+	BackgroundAdmitted int64 `json:"background_admitted,omitempty"`
+	BackgroundLimited  int64 `json:"background_limited,omitempty"`
 	// InFlight is the requests in flight now; PeakConcurrency the most at once.
 	InFlight        int `json:"in_flight"`
 	PeakConcurrency int `json:"peak_concurrency"`
@@ -72,23 +77,25 @@ var errorKinds = []Kind{KindOverloaded, KindServerError, KindHang, KindReset, Ki
 func (m *Model) Stats() Stats {
 	c := &m.c
 	s := Stats{
-		Service:           m.cfg.Name,
-		Arrived:           c.arrived,
-		Accepted:          c.accepted,
-		RateLimitedBy:     make(map[string]int64, numLimits-1),
-		Errors:            make(map[string]int64, len(errorKinds)),
-		Completed:         c.completed,
-		CancelledByClient: c.cancelled,
-		Wasted:            c.wasted,
-		WastedWorkS:       time.Duration(c.wastedNS).Seconds(),
-		WastedTokens:      c.wastedTokens,
-		EarlyRetries:      c.early,
-		WriteRaces:        c.races,
-		Conflicts:         c.conflicts,
-		TokensAccepted:    c.tokens,
-		InFlight:          m.inFlight,
-		PeakConcurrency:   c.peak,
-		Timeline:          append([]Second{}, c.timeline...),
+		Service:            m.cfg.Name,
+		Arrived:            c.arrived,
+		Accepted:           c.accepted,
+		RateLimitedBy:      make(map[string]int64, numLimits-1),
+		Errors:             make(map[string]int64, len(errorKinds)),
+		Completed:          c.completed,
+		CancelledByClient:  c.cancelled,
+		Wasted:             c.wasted,
+		WastedWorkS:        time.Duration(c.wastedNS).Seconds(),
+		WastedTokens:       c.wastedTokens,
+		EarlyRetries:       c.early,
+		WriteRaces:         c.races,
+		Conflicts:          c.conflicts,
+		TokensAccepted:     c.tokens,
+		BackgroundAdmitted: c.bgAdmitted,
+		BackgroundLimited:  c.bgLimited,
+		InFlight:           m.inFlight,
+		PeakConcurrency:    c.peak,
+		Timeline:           append([]Second{}, c.timeline...),
 	}
 	for l := LimitRPS; l < numLimits; l++ {
 		s.RateLimitedBy[l.String()] = c.limited[l]

@@ -143,7 +143,24 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		}
 		s.Keys = keys
 	}
+	if bt := t.sub("background"); bt != nil {
+		s.Background = d.decodeBackground(bt)
+	}
 	return s
+}
+
+// decodeBackground reads a service's unseen background traffic.
+func (d *decoder) decodeBackground(t *table) Background {
+	defer t.finish()
+	var b Background
+	if r, ok := t.rate("rate", time.Second, MaxBackgroundRate, "the fake service accrues background requests one by one"); ok {
+		b.Rate = r
+	} else if !t.has("rate") {
+		d.add(t.path, "missing rate; write background = { rate = \"20/s\", tokens = 500 }")
+	}
+	b.Tokens, _ = t.integer("tokens", 0, MaxTokensPerCall, "tokens per request")
+	b.Burst, _ = t.integer("burst", 1, MaxBackgroundBurst, "background requests arriving together")
+	return b
 }
 
 func (d *decoder) decodeFaults(t *table) Faults {
@@ -632,6 +649,15 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	if at := t.sub("adaptive"); at != nil {
 		s.Adaptive = d.decodeAdaptive(sc, at)
 	}
+	if bt := t.sub("retry_budget"); bt != nil {
+		s.RetryBudget = d.decodeRetryBudget(bt)
+	}
+	if b, ok := t.boolean("header_sync"); ok && b {
+		s.HeaderSync = true
+		if !s.TokenBucket {
+			t.add("header_sync", "lowers the token buckets, so it only applies with token_bucket = true; add that or remove header_sync")
+		}
+	}
 	if b, _ := t.boolean("recommend"); b {
 		s.Recommend = true
 		if i := slices.IndexFunc(sc.Strategies, func(o Strategy) bool { return o.Recommend }); i >= 0 {
@@ -716,6 +742,34 @@ func (d *decoder) decodeAdaptive(sc *Scenario, t *table) *Adaptive {
 		}
 	}
 	return a
+}
+
+// decodeRetryBudget reads a strategy's per-service retry budget.
+func (d *decoder) decodeRetryBudget(t *table) *RetryBudget {
+	defer t.finish()
+	nonNegative := func(k string) float64 {
+		v, ok := t.get(k)
+		if !ok {
+			return 0
+		}
+		f, ok := t.d.number(t.key(k), v)
+		switch {
+		case !ok:
+		case f < 0 || f > MaxRetryBudget:
+			t.add(k, "is %s; it must be between 0 and %s", showAmount(f), showAmount(MaxRetryBudget))
+		default:
+			return f
+		}
+		return 0
+	}
+	b := &RetryBudget{Ratio: nonNegative("ratio"), MinPerSecond: nonNegative("min_per_s"), Max: nonNegative("max")}
+	if !t.has("ratio") && !t.has("min_per_s") {
+		d.add(t.path, "needs ratio or min_per_s; write retry_budget = { ratio = 0.1, min_per_s = 1 }")
+	}
+	if t.has("max") && b.Max > 0 && b.Max < 1 {
+		t.add("max", "is %s; a budget holding less than one retry never allows one, so make it at least 1", showAmount(b.Max))
+	}
+	return b
 }
 
 // defaultRetry is the policy of a strategy without a retry table: one

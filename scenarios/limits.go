@@ -67,6 +67,16 @@ const (
 	// 10 µs between arrivals, so a second of virtual time holds at most
 	// 100,000 new turns.
 	MaxArrivalRate = 100_000
+	// MaxBackgroundRate bounds a service's background rate, in requests per
+	// second: the fake service accrues background requests one by one at
+	// each arrival, so this bounds its work per virtual second.
+	MaxBackgroundRate = 10_000
+	// MaxBackgroundBurst bounds a service's background burst, in requests
+	// arriving together.
+	MaxBackgroundBurst = 1_000_000
+	// MaxRetryBudget bounds a retry budget's ratio (retries per success),
+	// floor (retries per second) and max (retries held).
+	MaxRetryBudget = 1_000_000
 )
 
 // Work per turn and in flight. The engine and the scheduler keep about

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -179,6 +180,7 @@ func TestFullFile(t *testing.T) {
 					Conflict:      1,
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
+				Background: Background{Rate: 20, Tokens: 500, Burst: 4},
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: LimiterSlidingWindow,
@@ -212,12 +214,14 @@ func TestFullFile(t *testing.T) {
 					Algorithm: AdaptiveGradient, Initial: 4, Min: 2, Max: 12, Decrease: 0.7,
 					Smoothing: 0.3, Tolerance: 2, LongWindow: 100, QueueSize: 3, Services: []string{"llm"},
 				},
+				RetryBudget: &RetryBudget{Ratio: 0.1, MinPerSecond: 1, Max: 20},
+				HeaderSync:  true,
 			},
 		},
 		Thresholds: []Threshold{
-			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:113: thresholds.answer_p95", durationValue: true},
-			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:114: thresholds.answered_share"},
-			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:117: thresholds.everything.rate_limited_share"},
+			{Metric: "answer_p95", Op: "<", Value: 5, Source: fullLine(t, `answer_p95 =`, "thresholds.answer_p95"), durationValue: true},
+			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: fullLine(t, `answered_share =`, "thresholds.answered_share")},
+			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: fullLine(t, `rate_limited_share =`, "thresholds.everything.rate_limited_share")},
 		},
 		Events: []Event{
 			{Service: "llm", At: 10 * time.Second, For: 20 * time.Second, LimitFactor: 0.5, LatencyFactor: 2,
@@ -437,8 +441,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 9 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4 and contention (issue 13): %v", len(list), list)
+	if len(list) != 10 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention and shared-headers (issue 13): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -522,7 +526,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, mixed-read-write, multi-agent, research-agent, retry-after-herd, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, mixed-read-write, multi-agent, research-agent, retry-after-herd, shared-headers, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}
@@ -641,4 +645,77 @@ func TestAdaptiveProblems(t *testing.T) {
 	if a := sc.Strategies[0].Adaptive; a == nil || a.Algorithm != AdaptiveAIMD || a.Initial != 4 || a.Services != nil {
 		t.Fatalf("decoded %+v", a)
 	}
+}
+
+// TestBudgetSyncBackgroundProblems checks the rules of retry_budget,
+// header_sync and background, all reported at once with their lines.
+func TestBudgetSyncBackgroundProblems(t *testing.T) {
+	const src = `name = "a"
+duration = "1m"
+[workload]
+sessions = 1
+calls = [ { tool = "t", count = 1 } ]
+[services.s]
+rpm = 60
+background = { tokens = 5 }
+[services.u]
+background = { rate = "20000/s", tokens = -1 }
+[tools.t]
+service = "s"
+[[strategy]]
+name = "x"
+header_sync = true
+retry_budget = { max = 5 }
+[[strategy]]
+name = "y"
+token_bucket = true
+retry_budget = { ratio = -0.5, max = 0.5, every = 3 }
+`
+	_, err := Parse("b.toml", []byte(src))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`b.toml:8:`, `services.s.background: missing rate`,
+		`b.toml:10:`, `services.u.background.rate: is 20000`, `services.u.background.tokens: is -1`,
+		`b.toml:15:1: strategy[0].header_sync: lowers the token buckets, so it only applies with token_bucket = true`,
+		`strategy[0].retry_budget: needs ratio or min_per_s`,
+		`b.toml:20:`, `strategy[1].retry_budget.ratio: is -0.5`, `strategy[1].retry_budget.max: is 0.5`, `strategy[1].retry_budget.every`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	ok := strings.NewReplacer("background = { tokens = 5 }", `background = { rate = "20/s" }`,
+		`background = { rate = "20000/s", tokens = -1 }`, "",
+		"header_sync = true\nretry_budget = { max = 5 }", "retry_budget = { min_per_s = 2 }",
+		"retry_budget = { ratio = -0.5, max = 0.5, every = 3 }", "header_sync = true\nretry_budget = { ratio = 0.1 }").Replace(src)
+	sc, err := Parse("b.toml", []byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := sc.Services[0].Background; b != (Background{Rate: 20}) {
+		t.Errorf("background %+v", b)
+	}
+	if x, y := sc.Strategies[0], sc.Strategies[1]; x.HeaderSync || *x.RetryBudget != (RetryBudget{MinPerSecond: 2}) || !y.HeaderSync || *y.RetryBudget != (RetryBudget{Ratio: 0.1}) {
+		t.Errorf("strategies: x %v %+v, y %v %+v", x.HeaderSync, x.RetryBudget, y.HeaderSync, y.RetryBudget)
+	}
+}
+
+// fullLine returns the position "testdata/full.toml:N: key" of the first
+// line of full.toml that starts with prefix, so that the expected sources
+// follow the file as keys are added to it.
+func fullLine(t *testing.T, prefix, key string) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/full.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return fmt.Sprintf("testdata/full.toml:%d: %s", i+1, key)
+		}
+	}
+	t.Fatalf("full.toml has no line starting with %q", prefix)
+	return ""
 }

@@ -265,6 +265,22 @@ type Service struct {
 	// (virtual and live) send the first key; the others are for clients of
 	// `simbench serve`. Empty: no keys.
 	Keys []string
+	// Background is unseen traffic from other clients sharing the service's
+	// keys (key background); zero: none.
+	Background Background
+}
+
+// Background is traffic from other clients on the same API key, which the
+// simulated agents never see but which spends the key's limits
+// (fakeapi.BackgroundConfig): Rate requests per second, in evenly spaced
+// groups of Burst, each charging Tokens tokens.
+type Background struct {
+	// Rate is in requests per second (0: none).
+	Rate float64
+	// Tokens is the tokens each background request charges against tpm.
+	Tokens int64
+	// Burst is the requests arriving together (0: 1).
+	Burst int64
 }
 
 // ClientKey is the API key the simulated agents send to the service: the
@@ -448,6 +464,24 @@ type Strategy struct {
 	// Adaptive, when set, makes each service's concurrency limit adapt
 	// (sched.ServiceConfig.Adaptive); nil keeps static caps.
 	Adaptive *Adaptive
+	// RetryBudget, when set, lets each service's calls retry only as a
+	// fraction of its successes plus a floor per second
+	// (sched.ServiceConfig.RetryBudget); nil: no budget.
+	RetryBudget *RetryBudget
+	// HeaderSync lowers the token buckets to the remaining counts the
+	// services report in their rate-limit headers
+	// (sched.ServiceConfig.HeaderSync); only with TokenBucket.
+	HeaderSync bool
+}
+
+// RetryBudget is a per-service retry budget (sched.RetryBudget).
+type RetryBudget struct {
+	// Ratio is the retries each successful attempt earns.
+	Ratio float64
+	// MinPerSecond is the retries per second always allowed.
+	MinPerSecond float64
+	// Max is the most retries held, and the starting level (0: sched's default).
+	Max float64
 }
 
 // Adaptive is an adaptive concurrency limit per service (sched.AdaptiveConfig).

@@ -219,7 +219,12 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	if o.HasUsage && cs.svc.tok != nil {
 		diff := satmath.Sub(o.Tokens, cs.reserved)
 		if diff > 0 {
-			cs.svc.tok.take(c.now, float64(diff))
+			// With a synced token count the server's figure already
+			// includes the extra tokens: taking them here too would count
+			// them twice.
+			if !cs.svc.cfg.HeaderSync || !o.Quota.Tokens.Known {
+				cs.svc.tok.take(c.now, float64(diff))
+			}
 		} else {
 			cs.svc.tok.refund(-float64(diff), cs.tokMark)
 		}
@@ -232,7 +237,13 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	if cs.svc.lim != nil {
 		c.adapt(cs, o.Class)
 	}
+	if cs.svc.cfg.HeaderSync {
+		c.syncBuckets(cs, &o.Quota)
+	}
 	if o.Class == ClassSuccess {
+		if b := cs.svc.budget; b != nil {
+			b.success(c.now)
+		}
 		c.finish(cs, ClassSuccess, o.Value, nil)
 		return
 	}
@@ -282,6 +293,9 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	}
 	if cs.deadline > 0 && at > cs.deadline {
 		c.finish(cs, o.Class, nil, fmt.Errorf("a retry after %v would pass call %q's deadline: %w", delay, cs.call.ID, ErrDeadline))
+		return
+	}
+	if !c.spendRetry(cs, o.Class, err) {
 		return
 	}
 	s := cs.svc

@@ -14,25 +14,33 @@ import (
 // BenchmarkCore measures scheduling decisions for 1,000-call turns under a
 // global cap, a per-service cap and both buckets, driven in virtual time with
 // a fixed 400 ms latency. calls/s is the figure to compare (target ≥ 2 M/s).
-func BenchmarkCore(b *testing.B) { benchCore(b, nil) }
+func BenchmarkCore(b *testing.B) { benchCore(b, nil, nil, false) }
 
 // BenchmarkCoreAdaptive is BenchmarkCore with an AIMD limit on the service
 // (target ≥ 2 M calls/s as well).
 func BenchmarkCoreAdaptive(b *testing.B) {
-	benchCore(b, &AdaptiveConfig{Algorithm: AlgorithmAIMD, Initial: 8})
+	benchCore(b, &AdaptiveConfig{Algorithm: AlgorithmAIMD, Initial: 8}, nil, false)
 }
 
 // BenchmarkCoreGradient is BenchmarkCore with a gradient limit on the service.
 func BenchmarkCoreGradient(b *testing.B) {
-	benchCore(b, &AdaptiveConfig{Algorithm: AlgorithmGradient, Initial: 8})
+	benchCore(b, &AdaptiveConfig{Algorithm: AlgorithmGradient, Initial: 8}, nil, false)
 }
 
-func benchCore(b *testing.B, adaptive *AdaptiveConfig) {
+// BenchmarkCoreBudgetSync is BenchmarkCoreAdaptive with a retry budget and
+// header sync on, every answer reporting remaining counts that lower the
+// request bucket from time to time (target ≥ 2 M calls/s as well).
+func BenchmarkCoreBudgetSync(b *testing.B) {
+	benchCore(b, &AdaptiveConfig{Algorithm: AlgorithmAIMD, Initial: 8}, &RetryBudget{Ratio: 0.1, MinPerSecond: 1}, true)
+}
+
+func benchCore(b *testing.B, adaptive *AdaptiveConfig, budget *RetryBudget, sync bool) {
 	cfg := Config{
 		MaxInFlight: 64,
 		Services: map[string]ServiceConfig{"llm": {
 			MaxInFlight: 48, RequestsPerMinute: 600_000, RequestBurst: 100,
 			TokensPerMinute: 600_000_000, Headroom: 0.9, Adaptive: adaptive,
+			RetryBudget: budget, HeaderSync: sync,
 		}},
 		Retry: RetryPolicy{Backoff: BackoffFullJitter, Base: 100 * time.Millisecond, Cap: 5 * time.Second},
 	}
@@ -57,6 +65,13 @@ func benchCore(b *testing.B, adaptive *AdaptiveConfig) {
 		acts    []Action
 	)
 	const latency = 400 * time.Millisecond
+	var answer Outcome
+	if sync {
+		answer.Quota = ServerQuota{
+			Requests: QuotaLeft{Known: true, Remaining: 60, Reset: time.Second},
+			Tokens:   QuotaLeft{Known: true, Remaining: 9_000_000, Reset: time.Second},
+		}
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -82,7 +97,7 @@ func benchCore(b *testing.B, adaptive *AdaptiveConfig) {
 				d := queue[head]
 				head++
 				now = max(now, d.at)
-				c.Complete(now, d.a, Outcome{})
+				c.Complete(now, d.a, answer)
 			} else if hasWake {
 				hasWake = false
 				now = max(now, wake)

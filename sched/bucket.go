@@ -70,3 +70,19 @@ func (b *bucket) available(now time.Duration) float64 {
 	}
 	return b.capacity - float64(satmath.Sub(b.tat, now))*b.rate/1e9
 }
+
+// lower brings the bucket down to what a server reported left: level
+// tokens at time at (when the server decided), less the tokens reserved here
+// after the take that returned mark (the server had not seen those). It only
+// ever lowers the level: a report of more than the bucket holds changes
+// nothing, so a server can never raise the client above its configuration.
+func (b *bucket) lower(at time.Duration, level float64, mark time.Duration) {
+	deficit := b.capacity - level
+	if deficit <= 0 {
+		return
+	}
+	implied := satmath.Add(satmath.Add(at, b.span(deficit)), satmath.Sub(b.spent, mark))
+	if implied > b.tat {
+		b.tat = implied
+	}
+}

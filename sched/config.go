@@ -71,6 +71,18 @@ type ServiceConfig struct {
 	// answers (AIMD on rate limits or a latency gradient), never above
 	// MaxInFlight or Config.MaxInFlight. Nil keeps the static caps only.
 	Adaptive *AdaptiveConfig
+	// RetryBudget, when set, lets the service's calls retry only as a
+	// fraction of its successful attempts plus a floor per second; a retry
+	// beyond it fails the call with ErrRetryBudget. Nil: retries are bounded
+	// by the RetryPolicy only.
+	RetryBudget *RetryBudget
+	// HeaderSync makes the service's request and token buckets follow the
+	// remaining counts the server reports (Outcome.Quota): when the server
+	// says fewer are left than the bucket holds — other processes share
+	// the key — the bucket is lowered to match, never raised, so the
+	// process stops before the 429. It needs RequestsPerMinute or
+	// TokensPerMinute to have a bucket to lower.
+	HeaderSync bool
 }
 
 // Config configures a Core (and a Runner). The zero value runs every call at
@@ -167,6 +179,11 @@ func (c *Config) validate() error {
 		}
 		if s.Adaptive != nil {
 			if err := s.Adaptive.validate(); err != nil {
+				return fmt.Errorf("sched: service %q: %w", name, err)
+			}
+		}
+		if s.RetryBudget != nil {
+			if err := s.RetryBudget.validate(); err != nil {
 				return fmt.Errorf("sched: service %q: %w", name, err)
 			}
 		}

@@ -55,6 +55,7 @@ type serviceState struct {
 	maxIn       int      // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
 	lim         *limiter // nil without Adaptive
 	req, tok    *bucket
+	budget      *retryBudget // nil without RetryBudget
 	pausedUntil time.Duration
 	fifo        []*callState // calls in admission order; head at fifo[head]
 	head        int
@@ -131,6 +132,9 @@ func (c *Core) service(name string) *serviceState {
 	}
 	s.req = newBucket(sc.RequestsPerMinute, reqBurst, h)
 	s.tok = newBucket(sc.TokensPerMinute, tokBurst, h)
+	if sc.RetryBudget != nil {
+		s.budget = newRetryBudget(sc.RetryBudget, c.now)
+	}
 	c.services[name] = s
 	c.svcList = append(c.svcList, s)
 	sort.Slice(c.svcList, func(i, j int) bool { return c.svcList[i].name < c.svcList[j].name })

@@ -1,9 +1,11 @@
 // Package sched runs the tool calls that a model emitted in one turn against
 // rate-limited services: bounded concurrency (global and per service), token
 // buckets for requests and tokens per minute with reservations, retries with
-// backoff and jitter that honour the server's retry delay, timeouts,
-// cancellation, serialized writes, dependencies, and exactly one result per
-// call id in the caller's order.
+// backoff and jitter that honour the server's retry delay, per-service retry
+// budgets ([RetryBudget]), adaptive concurrency limits ([AdaptiveConfig]),
+// buckets synced to the remaining counts a server reports
+// (ServiceConfig.HeaderSync), timeouts, cancellation, serialized writes,
+// dependencies, and exactly one result per call id in the caller's order.
 //
 // The package has two layers. [Core] holds every decision and does no I/O: it
 // starts no goroutines, never reads the clock and draws randomness only from

@@ -11,6 +11,10 @@ var (
 	ErrDeadline = errors.New("sched: deadline exceeded")
 	// ErrBudgetExhausted: the turn's token or attempt budget is spent.
 	ErrBudgetExhausted = errors.New("sched: budget exhausted")
+	// ErrRetryBudget: a call's retry was refused because its service's
+	// retry budget (ServiceConfig.RetryBudget) is empty; the message names
+	// the service and the budget.
+	ErrRetryBudget = errors.New("sched: retry budget exhausted")
 	// ErrTruncated: the call was beyond the turn's fan-out cap in truncate mode.
 	ErrTruncated = errors.New("sched: truncated by fan-out cap")
 	// ErrDependencyFailed: a call named in After failed.

@@ -71,6 +71,39 @@ type Outcome struct {
 	Value any
 	// Err describes a failure; nil on success.
 	Err error
+	// Quota is what the response's rate-limit headers said is left of the
+	// service's limits (x-ratelimit-remaining-* and anthropic-ratelimit-*),
+	// for any status. A service with ServiceConfig.HeaderSync lowers its
+	// buckets to it.
+	Quota ServerQuota
+}
+
+// ServerQuota is what a server said is left of its request and token limits
+// for the caller's key, counting every client that shares the key.
+type ServerQuota struct {
+	// Requests is the request limit (per minute, as providers publish it).
+	Requests QuotaLeft
+	// Tokens is the token limit; with several (Anthropic's tokens,
+	// input-tokens and output-tokens) the one with the fewest left.
+	Tokens QuotaLeft
+}
+
+// QuotaLeft is one limit's remaining count as a server reported it.
+type QuotaLeft struct {
+	// Known says the response reported this limit; the other fields are
+	// zero otherwise.
+	Known bool
+	// Remaining is what the server had left when it decided on the
+	// request, in requests or tokens, this request already counted.
+	Remaining int64
+	// Limit is the published limit Remaining is a part of (requests or
+	// tokens per minute), 0 when not reported. Providers publish the level
+	// of a bucket smaller than a minute's worth as a share of the limit, so
+	// with Limit the scheduler reads Remaining ÷ Limit as the share of its
+	// own bucket that is left.
+	Limit int64
+	// Reset is how long after the response the limit is back to full.
+	Reset time.Duration
 }
 
 // Succeeded returns an Outcome of class success carrying v.

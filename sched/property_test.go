@@ -46,6 +46,16 @@ func TestProperties(t *testing.T) {
 				TokensPerMinute:   float64(rapid.IntRange(0, 60000).Draw(rt, s+" tpm")),
 				TokenBurst:        float64(rapid.IntRange(0, 5000).Draw(rt, s+" token burst")),
 				PauseOnRetryAfter: rapid.Bool().Draw(rt, s+" pause"),
+				HeaderSync:        rapid.Bool().Draw(rt, s+" header sync"),
+			}
+			if rapid.Bool().Draw(rt, s+" retry budget") {
+				sc := cfg.Services[s]
+				sc.RetryBudget = &RetryBudget{
+					Ratio:        float64(rapid.IntRange(0, 10).Draw(rt, s+" budget ratio ×10")) / 10,
+					MinPerSecond: float64(rapid.IntRange(0, 3).Draw(rt, s+" budget floor/s")),
+					Max:          float64(rapid.IntRange(0, 5).Draw(rt, s+" budget max")),
+				}
+				cfg.Services[s] = sc
 			}
 			if alg := rapid.IntRange(0, 2).Draw(rt, s+" adaptive"); alg > 0 {
 				sc := cfg.Services[s]
@@ -81,6 +91,9 @@ func TestProperties(t *testing.T) {
 		}
 		outcomes := rapid.SliceOfN(rapid.IntRange(0, 9), 64, 64).Draw(rt, "outcomes")
 		latencies := rapid.SliceOfN(rapid.IntRange(-1, 2000), 64, 64).Draw(rt, "latencies ms")
+		// Servers report what is left of their limits on some answers, as
+		// little as nothing, so header sync can hold calls back.
+		quotas := rapid.SliceOfN(rapid.IntRange(-1, 20), 64, 64).Draw(rt, "remaining")
 		k := 0
 		exec := func(c *Call, n int, now time.Duration) (time.Duration, Outcome) {
 			k++
@@ -88,16 +101,22 @@ func TestProperties(t *testing.T) {
 			if lat < 0 && cfg.AttemptTimeout == 0 {
 				lat = time.Second // a hang needs a timeout to end
 			}
+			var o Outcome
 			switch outcomes[k%64] {
 			case 0:
-				return lat, Outcome{Class: ClassRateLimited, Status: 429, RetryAfter: time.Duration(k%3) * time.Second, HasRetryAfter: k%2 == 0}
+				o = Outcome{Class: ClassRateLimited, Status: 429, RetryAfter: time.Duration(k%3) * time.Second, HasRetryAfter: k%2 == 0}
 			case 1:
-				return lat, Failed(ClassTransient, errors.New("reset"))
+				o = Failed(ClassTransient, errors.New("reset"))
 			case 2:
-				return lat, Failed(ClassPermanent, errors.New("bad"))
+				o = Failed(ClassPermanent, errors.New("bad"))
 			default:
-				return lat, Succeeded(nil)
+				o = Succeeded(nil)
 			}
+			if q := quotas[k%64]; q >= 0 {
+				o.Quota.Requests = QuotaLeft{Known: true, Remaining: int64(q), Reset: time.Second}
+				o.Quota.Tokens = QuotaLeft{Known: true, Remaining: int64(q) * 100, Reset: time.Second}
+			}
+			return lat, o
 		}
 		d := newDriver(rt, cfg, exec)
 		svcPeak := map[string]int{}
@@ -182,6 +201,20 @@ func TestProperties(t *testing.T) {
 			// An adaptive limit stays within the static caps.
 			if l, c := d.core.Limit(s), cfg.Services[s].MaxInFlight; l < 0 || (c > 0 && l > c) || (cfg.MaxInFlight > 0 && l > cfg.MaxInFlight) {
 				rt.Fatalf("service %s limit %d outside the static caps %d and %d", s, l, c, cfg.MaxInFlight)
+			}
+		}
+		// Only a service with a retry budget refuses retries for it.
+		for id, r := range d.results {
+			if errors.Is(r.Err, ErrRetryBudget) {
+				var svc string
+				for _, c := range cs {
+					if c.ID == id {
+						svc = c.Service
+					}
+				}
+				if cfg.Services[svc].RetryBudget == nil {
+					rt.Fatalf("%s (service %q, no budget) refused by a retry budget: %v", id, svc, r.Err)
+				}
 			}
 		}
 		if d.overlaps != 0 {

@@ -63,6 +63,11 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 		if a := st.Adaptive; a != nil && (a.Services == nil || slices.Contains(a.Services, svc.Name)) {
 			s.Adaptive = adaptiveConfig(a)
 		}
+		if b := st.RetryBudget; b != nil {
+			// Each service gets its own copy, so its own budget.
+			s.RetryBudget = &sched.RetryBudget{Ratio: b.Ratio, MinPerSecond: b.MinPerSecond, Max: b.Max}
+		}
+		s.HeaderSync = st.HeaderSync && st.TokenBucket
 		cfg.Services[svc.Name] = s
 	}
 	return cfg, nil
@@ -158,8 +163,9 @@ func modelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 			},
 			ConflictRate: svc.Faults.Conflict,
 		},
-		Headers: fakeapi.HeaderStyle(svc.Headers),
-		Lie:     fakeapi.LieMode(svc.Lying),
+		Headers:    fakeapi.HeaderStyle(svc.Headers),
+		Lie:        fakeapi.LieMode(svc.Lying),
+		Background: fakeapi.BackgroundConfig{Rate: svc.Background.Rate, Tokens: svc.Background.Tokens, Burst: svc.Background.Burst},
 	}
 	if r := svc.RequestsPerSecond; r != math.Trunc(r) {
 		// The model counts whole requests per window: a fractional rate per

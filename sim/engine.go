@@ -61,6 +61,9 @@ type engine struct {
 	onArrive func(now time.Duration, d *fakeapi.Decision)
 	// trace, when set, writes one record per attempt.
 	trace *engineTrace
+	// quotaStyle is, per service, the header style whose remaining counts
+	// responses carry ("" when its headers carry none).
+	quotaStyle []fakeapi.HeaderStyle
 }
 
 // attempt is one request in flight at a fake service: what the client
@@ -76,6 +79,7 @@ type attempt struct {
 	status     int32
 	retryAfter time.Duration
 	tokens     int64
+	quota      sched.ServerQuota // what the response's rate-limit headers carry
 }
 
 // newAttempt takes a slab entry.
@@ -191,6 +195,11 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 		}
 		e.models = append(e.models, m)
 		names[i] = svc.Name
+		var style fakeapi.HeaderStyle
+		if h := m.Config().Headers; h == fakeapi.HeadersOpenAI || h == fakeapi.HeadersAnthropic {
+			style = h
+		}
+		e.quotaStyle = append(e.quotaStyle, style)
 	}
 	e.m = newCollector(names, sc.Duration)
 	return e, nil
@@ -532,6 +541,9 @@ func (e *engine) start(a *sched.Action) {
 		id: a.Attempt, svc: int32(si), req: d.ID, kind: d.Kind, status: int32(d.Status),
 		hasRetry: d.HasRetryAfter, retryAfter: d.RetryAfter, tokens: d.Tokens,
 	}
+	if e.quotaStyle[si] != "" {
+		e.slab[i].quota = headerQuota(&d, e.quotaStyle[si])
+	}
 	e.attempts.put(a.Attempt, i)
 	e.m.started(si, e.now, meta.tool < 0)
 	if e.trace != nil {
@@ -606,6 +618,33 @@ func (e *engine) cancelAttempt(id sched.AttemptID) {
 // outcome is what the client makes of a service's decision: the same
 // classes the HTTP adapter gives real responses.
 func outcome(a *attempt) sched.Outcome {
+	o := outcomeClass(a)
+	o.Quota = a.quota
+	return o
+}
+
+// headerQuota is what a response's rate-limit headers of style tell the
+// client of decision d: the remaining counts as sent, with the resets
+// rounded as the headers round them (milliseconds for openai, whole
+// seconds for anthropic), so that a virtual run sees what httptool reads
+// from a live one. Anthropic reports the one token limit three times
+// (tokens, input and output), which httptool reads as the same count.
+func headerQuota(d *fakeapi.Decision, style fakeapi.HeaderStyle) sched.ServerQuota {
+	unit := time.Millisecond
+	if style == fakeapi.HeadersAnthropic {
+		unit = time.Second
+	}
+	left := func(q fakeapi.Quota) sched.QuotaLeft {
+		if q.Limit == 0 {
+			return sched.QuotaLeft{}
+		}
+		return sched.QuotaLeft{Known: true, Remaining: max(q.Remaining, 0), Limit: q.Limit, Reset: fakeapi.RoundUp(q.Reset, unit)}
+	}
+	return sched.ServerQuota{Requests: left(d.Requests), Tokens: left(d.TokenQuota)}
+}
+
+// outcomeClass is the outcome of a decision without its quota.
+func outcomeClass(a *attempt) sched.Outcome {
 	switch a.kind {
 	case fakeapi.KindOK:
 		return sched.Outcome{Class: sched.ClassSuccess, Status: 200, Tokens: a.tokens, HasUsage: true}

@@ -88,7 +88,8 @@ type Tool struct {
 // RetryDelay on the response headers (responses other than 2xx only),
 // measured from the time the response arrived; see MaxRetryAfter for
 // whether it is limited. Tokens and HasUsage come from the body's usage
-// object, when the body is JSON and has one.
+// object, when the body is JSON and has one. Quota, for every response with
+// a status, comes from the provider's remaining/reset headers (see Quota).
 //
 // Transport errors (connection reset, EOF, refused, a client timeout) are
 // ClassTransient, except certificate errors, which are ClassPermanent. If
@@ -138,7 +139,7 @@ func (t *Tool) Execute(ctx context.Context, call *sched.Call, attempt int) sched
 			return o
 		}
 	}
-	o := sched.Outcome{Status: resp.StatusCode}
+	o := sched.Outcome{Status: resp.StatusCode, Quota: Quota(resp.Header, arrived)}
 	info := inspect(body)
 	o.Tokens, o.HasUsage = info.tokens, info.hasUsage
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {

@@ -11,6 +11,7 @@
 //	simbench_sched_retry_delay_seconds      histogram: delay before each retry
 //	simbench_sched_bucket_wait_seconds      histogram: wait for bucket tokens at each admission
 //	simbench_sched_budget_exhausted_total   counter: calls ended because their turn's budget was spent
+//	simbench_sched_retry_budget_refused_total counter: calls failed because their service's retry budget was empty
 //	simbench_sched_adaptive_limit_attempts  gauge: the adaptive concurrency limit, where adaptive
 package promobs
 
@@ -46,6 +47,7 @@ type Observer struct {
 	retry     *prometheus.HistogramVec
 	bucket    *prometheus.HistogramVec
 	exhausted *prometheus.CounterVec
+	refused   *prometheus.CounterVec
 	limit     *prometheus.GaugeVec
 
 	mu       sync.Mutex
@@ -64,6 +66,7 @@ type service struct {
 	retry     prometheus.Observer
 	bucket    prometheus.Observer
 	exhausted prometheus.Counter
+	refused   prometheus.Counter
 	limit     prometheus.Gauge
 }
 
@@ -107,12 +110,14 @@ func New(reg prometheus.Registerer) (*Observer, error) {
 			Help: "Wait for request and token bucket capacity at each admission, in seconds.", Buckets: DelayBuckets}, svc),
 		exhausted: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Subsystem: Subsystem, Name: "budget_exhausted_total",
 			Help: "Calls ended without a further attempt because their turn's token or attempt budget was spent."}, svc),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Subsystem: Subsystem, Name: "retry_budget_refused_total",
+			Help: "Calls failed at once because their service's retry budget had no token for a retry."}, svc),
 		limit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Subsystem: Subsystem, Name: "adaptive_limit_attempts",
 			Help: "Adaptive concurrency limit in attempts in flight, per service with an adaptive limit."}, svc),
 		services: map[string]*service{},
 		pending:  map[callKey]*callState{},
 	}
-	for _, c := range []prometheus.Collector{o.inFlight, o.queued, o.attempts, o.calls, o.retry, o.bucket, o.exhausted, o.limit} {
+	for _, c := range []prometheus.Collector{o.inFlight, o.queued, o.attempts, o.calls, o.retry, o.bucket, o.exhausted, o.refused, o.limit} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -132,6 +137,7 @@ func (o *Observer) service(name string) *service {
 		retry:     o.retry.WithLabelValues(name),
 		bucket:    o.bucket.WithLabelValues(name),
 		exhausted: o.exhausted.WithLabelValues(name),
+		refused:   o.refused.WithLabelValues(name),
 	}
 	for c := range numClasses {
 		cl := sched.Class(c).String()
@@ -223,6 +229,9 @@ func (o *Observer) Hook(e sched.Event) {
 		if e.Err != nil && errors.Is(e.Err, sched.ErrBudgetExhausted) {
 			s.exhausted.Inc()
 		}
+		if e.Err != nil && errors.Is(e.Err, sched.ErrRetryBudget) {
+			s.refused.Inc()
+		}
 		delete(o.pending, k)
 		*cs = callState{}
 		o.free = append(o.free, cs)
@@ -257,6 +266,10 @@ func (o *Observer) BucketWait() *prometheus.HistogramVec { return o.bucket }
 
 // BudgetExhausted returns the budget-exhaustion counter, labelled by service.
 func (o *Observer) BudgetExhausted() *prometheus.CounterVec { return o.exhausted }
+
+// RetryBudgetRefused returns the counter of calls refused a retry by their
+// service's retry budget, labelled by service.
+func (o *Observer) RetryBudgetRefused() *prometheus.CounterVec { return o.refused }
 
 // AdaptiveLimit returns the adaptive-limit gauge (attempts), labelled by service.
 func (o *Observer) AdaptiveLimit() *prometheus.GaugeVec { return o.limit }

@@ -61,7 +61,8 @@ func TestObserverMatchesRunnerResults(t *testing.T) {
 			MaxInFlight: 5,
 			Services: map[string]sched.ServiceConfig{
 				"a": {MaxInFlight: 2, RequestsPerMinute: 1200, RequestBurst: 2},
-				"b": {MaxInFlight: 4, Adaptive: &sched.AdaptiveConfig{Algorithm: sched.AlgorithmAIMD, Initial: 4, Min: 1, Max: 4}},
+				"b": {MaxInFlight: 4, Adaptive: &sched.AdaptiveConfig{Algorithm: sched.AlgorithmAIMD, Initial: 4, Min: 1, Max: 4},
+					RetryBudget: &sched.RetryBudget{Ratio: 0.1, Max: 2}},
 			},
 			Retry: sched.RetryPolicy{Backoff: sched.BackoffExponential, Base: 10 * time.Millisecond, Cap: time.Second, MaxAttempts: 3},
 			Hook: func(e sched.Event) {
@@ -124,7 +125,7 @@ func TestObserverMatchesRunnerResults(t *testing.T) {
 
 		for _, svc := range []string{"a", "b"} {
 			calls := map[sched.Class]int{}
-			attempts, retries, exhausted := 0, 0, 0
+			attempts, retries, exhausted, refused := 0, 0, 0, 0
 			for i, res := range results {
 				for j, x := range res {
 					if turns[i].Calls[j].Service != svc {
@@ -135,6 +136,9 @@ func TestObserverMatchesRunnerResults(t *testing.T) {
 					retries += max(x.Attempts-1, 0)
 					if errors.Is(x.Err, sched.ErrBudgetExhausted) {
 						exhausted++
+					}
+					if errors.Is(x.Err, sched.ErrRetryBudget) {
+						refused++
 					}
 				}
 			}
@@ -154,6 +158,9 @@ func TestObserverMatchesRunnerResults(t *testing.T) {
 			}
 			if n := testutil.ToFloat64(obs.BudgetExhausted().WithLabelValues(svc)); n != float64(exhausted) {
 				t.Errorf("service %s: budget_exhausted_total = %v, the results have %d", svc, n, exhausted)
+			}
+			if n := testutil.ToFloat64(obs.RetryBudgetRefused().WithLabelValues(svc)); n != float64(refused) || (svc == "b") != (refused > 0) {
+				t.Errorf("service %s: retry_budget_refused_total = %v, the results have %d (only b has a budget)", svc, n, refused)
 			}
 			if n := histCount(t, obs.RetryDelay(), svc); n != uint64(retries) {
 				t.Errorf("service %s: %d retry delays observed, the results retried %d times", svc, n, retries)
