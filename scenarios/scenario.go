@@ -115,6 +115,19 @@ type Workload struct {
 	Subagents *Subagents
 	// Cancel holds user cancels and the parent's timeout (zero: none).
 	Cancel Cancel
+
+	// Processes is the number of agent processes (replicas, workers) that
+	// run the workload behind the same API keys, each with a scheduler of
+	// its own: ≥ 1, and 1 when unset (one process, one scheduler). The
+	// sessions (closed model) or arrivals (open model) are divided among
+	// them by ProcessShares; each strategy's Quota says how they divide the
+	// services' limits.
+	Processes int
+	// ProcessShares weighs the load across the processes: one weight > 0
+	// per process (nil: even). A closed model's sessions are apportioned by
+	// it exactly (ProcessSessions); an open model's arrivals go to process
+	// p with probability share_p, drawn per arrival.
+	ProcessShares []float64
 }
 
 // SessionStart is when closed-model session i (0 ≤ i < Sessions) begins:
@@ -439,6 +452,10 @@ type Strategy struct {
 	// Adaptive, when set, makes each service's concurrency limit adapt
 	// (sched.ServiceConfig.Adaptive); nil keeps static caps.
 	Adaptive *Adaptive
+	// Quota says how the workload's processes divide the services' limits
+	// (Mode QuotaFull when unset; it only matters with Processes > 1,
+	// except that QuotaShared also adds its round trips to one process).
+	Quota Quota
 }
 
 // Adaptive is an adaptive concurrency limit per service (sched.AdaptiveConfig).

@@ -143,8 +143,8 @@ func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 		}
 		return
 	}
-	if m.inSystem != 0 || m.total != 0 || e.core.InFlight() != 0 || e.core.Turns() != 0 {
-		rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, core %d slots %d turns", m.inSystem, m.total, e.core.InFlight(), e.core.Turns())
+	if m.inSystem != 0 || m.total != 0 || e.procs[0].core.InFlight() != 0 || e.procs[0].core.Turns() != 0 {
+		rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, core %d slots %d turns", m.inSystem, m.total, e.procs[0].core.InFlight(), e.procs[0].core.Turns())
 	}
 	var apc int64
 	for _, n := range r.AttemptsPerCall {
