@@ -122,12 +122,12 @@ type Workload struct {
 	// sessions (closed model) or arrivals (open model) are divided among
 	// them by ProcessShares; each strategy's Quota says how they divide the
 	// services' limits.
-	Processes int
+	Processes int `json:",omitempty"`
 	// ProcessShares weighs the load across the processes: one weight > 0
 	// per process (nil: even). A closed model's sessions are apportioned by
 	// it exactly (ProcessSessions); an open model's arrivals go to process
 	// p with probability share_p, drawn per arrival.
-	ProcessShares []float64
+	ProcessShares []float64 `json:",omitempty"`
 }
 
 // SessionStart is when closed-model session i (0 ≤ i < Sessions) begins:

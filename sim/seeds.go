@@ -129,11 +129,16 @@ func (iv Interval) MarshalJSON() ([]byte, error) {
 // services and tools: what a run measures under, leaving out the seed, the
 // duration and the strategies, which runs vary on purpose.
 func ScenarioDigest(sc *scenarios.Scenario) string {
+	w := sc.Workload
+	if w.Processes <= 1 {
+		// One process, as before the keys existed: the same digest.
+		w.Processes, w.ProcessShares = 0, nil
+	}
 	b, err := json.Marshal(struct {
 		W scenarios.Workload
 		S []scenarios.Service
 		T []scenarios.Tool
-	}{sc.Workload, sc.Services, sc.Tools})
+	}{w, sc.Services, sc.Tools})
 	if err != nil {
 		return ""
 	}
