@@ -431,8 +431,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 8 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4: %v", len(list), list)
+	if len(list) != 9 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4 and shared-key: %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
