@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -211,5 +212,33 @@ func TestSharedKey(t *testing.T) {
 			t.Logf("429 share full %.4f split %.4f shared %.4f; goodput full %.2f split %.2f shared %.2f",
 				share(full), share(split), share(shared), full.GoodputPerS, split.GoodputPerS, shared.GoodputPerS)
 		})
+	}
+}
+
+// TestProcessSplitOpen checks that an open workload's arrivals go to the
+// processes by their shares (drawn per arrival: within 1% of the total of
+// the exact share over 20,000 turns), and that the arrivals themselves are
+// those of one process: the same turns in total.
+func TestProcessSplitOpen(t *testing.T) {
+	sc := queue(100, scenarios.Constant(50*time.Millisecond), 0, 20000)
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := res.Strategies[0]
+	sc.Workload.Processes, sc.Workload.ProcessShares = 3, []float64{3, 1, 1}
+	res, err = Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Strategies[0]
+	if r.Turns != one.Turns {
+		t.Errorf("%d turns with three processes, %d with one: the arrivals should not change", r.Turns, one.Turns)
+	}
+	for p, want := range []float64{0.6, 0.2, 0.2} {
+		got := float64(r.Processes[p].Turns) / float64(r.Turns)
+		if math.Abs(got-want) > 0.01 {
+			t.Errorf("%s ran %.4f of the turns, want %.2f ± 0.01", r.Processes[p].Name, got, want)
+		}
 	}
 }
