@@ -175,7 +175,7 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 		// Session events name their session in an int32.
 		return nil, fmt.Errorf("%d sessions is more than the engine's %d: %w", n, math.MaxInt32, ErrTooLarge)
 	}
-	cfg, err := SchedConfig(sc, st)
+	cfg, err := ProcessSchedConfig(sc, st)
 	if err != nil {
 		return nil, err
 	}

@@ -70,9 +70,6 @@ func (e *engine) newProcesses(cfg sched.Config) error {
 		if p > 0 {
 			c.Rand = stream(sc.Seed, "strategy/"+st.Name+"/process/"+strconv.Itoa(p))
 		}
-		if st.Quota.Mode == scenarios.QuotaSplit {
-			c.Services = splitServices(cfg.Services, n)
-		}
 		if e.trace != nil {
 			c.Hook = e.trace.hookFor(uint16(p))
 		}
@@ -102,6 +99,68 @@ func (e *engine) newProcesses(cfg sched.Config) error {
 		}
 	}
 	return nil
+}
+
+// ProcessSchedConfig is SchedConfig for one of the workload's processes
+// under the strategy's quota mode: under QuotaSplit every service's rates
+// and capacities are divided among Workload.Processes (see splitServices);
+// otherwise it is SchedConfig. The caller sets Rand and Hook. Live runs of
+// several processes use it so that they pace as the simulator does.
+func ProcessSchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, error) {
+	cfg, err := SchedConfig(sc, st)
+	if err != nil {
+		return cfg, err
+	}
+	if st.Quota.Mode == scenarios.QuotaSplit {
+		cfg.Services = splitServices(cfg.Services, max(sc.Workload.Processes, 1))
+	}
+	return cfg, nil
+}
+
+// QuotaLimits returns the shared buckets the strategy's quota uses, by
+// service name: a request bucket (one unit per attempt) for every service
+// with a request limit and a token bucket for every service with a token
+// limit, at the service's published limits scaled by the strategy's
+// headroom, named by the service's client key ("default" without one).
+// The simulator's model of QuotaShared and a live run's quota.Gate use the
+// same buckets.
+func QuotaLimits(sc *scenarios.Scenario, st *scenarios.Strategy) (requests, tokens map[string]quota.Limit) {
+	requests, tokens = map[string]quota.Limit{}, map[string]quota.Limit{}
+	for i, l := range quotaLimits(sc, st) {
+		name := sc.Services[i].Name
+		if l.req != nil {
+			requests[name] = *l.req
+		}
+		if l.tok != nil {
+			tokens[name] = *l.tok
+		}
+	}
+	return requests, tokens
+}
+
+// quotaLimits returns the shared buckets of every service, in service order.
+func quotaLimits(sc *scenarios.Scenario, st *scenarios.Strategy) []serviceLimits {
+	h := st.Headroom
+	if !(h > 0) {
+		h = 1
+	}
+	var out []serviceLimits
+	for i := range sc.Services {
+		svc := &sc.Services[i]
+		key := svc.ClientKey()
+		if key == "" {
+			key = "default"
+		}
+		var l serviceLimits
+		if rpm := requestsPerMinute(svc); rpm > 0 {
+			l.req = &quota.Limit{Key: key, Service: svc.Name, Kind: "rpm", PerMinute: rpm * h, Burst: requestBurst(svc) * h}
+		}
+		if tpm := svc.TokensPerMinute; tpm > 0 {
+			l.tok = &quota.Limit{Key: key, Service: svc.Name, Kind: "tpm", PerMinute: tpm * h, Burst: tpm * h}
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // splitServices returns the services' configurations with every rate and
@@ -175,27 +234,7 @@ var virtualEpoch = time.UnixMicro(0)
 
 func newSharedQuota(sc *scenarios.Scenario, st *scenarios.Strategy, now func() time.Duration) *sharedQuota {
 	clock := func() time.Time { return virtualEpoch.Add(now()) }
-	q := &sharedQuota{backend: &countingBackend{Backend: quota.NewMemory(clock)}, now: clock, q: st.Quota}
-	h := st.Headroom
-	if !(h > 0) {
-		h = 1
-	}
-	for i := range sc.Services {
-		svc := &sc.Services[i]
-		key := svc.ClientKey()
-		if key == "" {
-			key = "default"
-		}
-		var l serviceLimits
-		if rpm := requestsPerMinute(svc); rpm > 0 {
-			l.req = &quota.Limit{Key: key, Service: svc.Name, Kind: "rpm", PerMinute: rpm * h, Burst: requestBurst(svc) * h}
-		}
-		if tpm := svc.TokensPerMinute; tpm > 0 {
-			l.tok = &quota.Limit{Key: key, Service: svc.Name, Kind: "tpm", PerMinute: tpm * h, Burst: tpm * h}
-		}
-		q.limits = append(q.limits, l)
-	}
-	return q
+	return &sharedQuota{backend: &countingBackend{Backend: quota.NewMemory(clock)}, now: clock, q: st.Quota, limits: quotaLimits(sc, st)}
 }
 
 // leases returns one process's leases on every shared bucket. Without a

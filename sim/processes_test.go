@@ -242,3 +242,39 @@ func TestProcessSplitOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessSchedConfig checks the per-process scheduler configuration
+// and the shared buckets live runs take from the simulator: a sixth of
+// shared-key's 20 requests/s under "split", the full limit otherwise, and
+// one shared request bucket at the full limit and burst.
+func TestProcessSchedConfig(t *testing.T) {
+	sc, err := scenarios.Builtin("shared-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		strategy   string
+		rpm, burst float64
+	}{
+		{"full", 1200, 20},
+		{"split", 200, 20.0 / 6},
+		{"shared", 1200, 20},
+	} {
+		cfg, err := ProcessSchedConfig(sc, sc.Strategy(tt.strategy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := cfg.Services["api"]
+		burst := s.RequestBurst
+		if burst == 0 {
+			burst = max(1, s.RequestsPerMinute/60) // sched's default
+		}
+		if !near(s.RequestsPerMinute, tt.rpm, 1e-9) || !near(burst, tt.burst, 1e-9) {
+			t.Errorf("%s: %v requests/min, burst %v; want %v, %v", tt.strategy, s.RequestsPerMinute, burst, tt.rpm, tt.burst)
+		}
+	}
+	req, tok := QuotaLimits(sc, sc.Strategy("shared"))
+	if l := req["api"]; l.PerMinute != 1200 || l.Burst != 20 || l.Kind != "rpm" || len(tok) != 0 {
+		t.Errorf("shared buckets %+v and %+v; want api's 1,200 requests/min with a burst of 20, no token bucket", req, tok)
+	}
+}
