@@ -394,7 +394,8 @@ const (
 // sched.Config. Zero numbers mean "no cap" as in sched.
 //
 // One scheduler serves every session of a run, as one agent runtime sharing
-// one set of API keys does: MaxInFlight, MaxInFlightPerService, MaxQueued
+// one set of API keys does (one per process when Workload.Processes > 1,
+// each with these settings): MaxInFlight, MaxInFlightPerService, MaxQueued
 // and the token buckets are process-wide, while FanOut, Join, TurnTimeout
 // and the budgets apply to each turn. "Sequential" in the usual sense (an
 // agent runs its calls one at a time) is FanOut = 1.
