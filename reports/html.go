@@ -88,7 +88,13 @@ type htmlData struct {
 		Headers []string
 		Rows    []htmlRow
 	}
-	Key     []string
+	Key []string
+	// Processes is the per-process table of a multi-process run (nil: none).
+	Processes struct {
+		Headers []string
+		Rows    [][]string
+		Key     string
+	}
 	Recs    []htmlRec
 	Plans   []htmlPlan
 	Sweep   []htmlSweepRow
@@ -138,6 +144,9 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 		d.Table.Rows = append(d.Table.Rows, row)
 	}
 	d.Key = tableKey(r)
+	if rows := processRows(r); rows != nil {
+		d.Processes.Headers, d.Processes.Rows, d.Processes.Key = processHeaders, rows, sentence(processKey)
+	}
 
 	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
 		rec := r.Recommendation[name]

@@ -73,6 +73,9 @@ func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
 			b.WriteString(" " + mdEscape(sentence(l)))
 		}
 		b.WriteString("\n\n")
+		if rows := processRows(r); rows != nil {
+			processTableMarkdown(&b, rows)
+		}
 	}
 
 	if d := r.Decision; d != nil {

@@ -69,6 +69,13 @@ func WriteTableWith(w io.Writer, r *sim.Results, o TableOptions) error {
 		for _, l := range tableKey(r) {
 			fmt.Fprintln(&b, l)
 		}
+		if rows := processRows(r); rows != nil {
+			b.WriteString("\nper process\n")
+			for _, l := range processTableText(rows) {
+				fmt.Fprintln(&b, "  "+l)
+			}
+			fmt.Fprintln(&b, "  "+processKey)
+		}
 	}
 	if r.Decision != nil {
 		b.WriteString("\ndecision\n")

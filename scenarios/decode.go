@@ -348,6 +348,7 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 	if w.Arrival != "" && w.Sessions > 0 {
 		w.Arrival = ""
 	}
+	d.decodeProcesses(t, &w)
 	if lt := t.sub("llm"); lt != nil {
 		w.LLM = d.decodeLLM(sc, lt)
 	}
@@ -599,7 +600,7 @@ func showCycle(path []string, to string) string {
 func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	defer t.finish()
 	s := Strategy{Headroom: 1, Retry: defaultRetry(), SerializeWrites: true,
-		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport}
+		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport, Quota: Quota{Mode: QuotaFull}}
 	if name, ok := t.str("name"); ok {
 		s.Name = name
 		switch first, dup := d.strategies[name]; {
@@ -640,6 +641,9 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	}
 	if rt := t.sub("retry"); rt != nil {
 		s.Retry = d.decodeRetry(rt)
+	}
+	if qt := t.sub("quota"); qt != nil {
+		d.decodeQuota(sc, &s, qt)
 	}
 	if b, ok := t.boolean("serialize_writes"); ok {
 		s.SerializeWrites = b

@@ -143,9 +143,10 @@ func TestFullFile(t *testing.T) {
 		Name: "full", Description: "every key", Source: "testdata/full.toml", Seed: 9, Duration: 90 * time.Second,
 		Workload: Workload{
 			Sessions: 12, Turns: 3,
-			Think: Dist[time.Duration]{Kind: DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},
-			Ramp:  6 * time.Second,
-			LLM:   &LLMCall{Service: "llm", Tokens: Dist[float64]{Kind: DistLognormal, P50: 1500, P95: 4000}},
+			Think:     Dist[time.Duration]{Kind: DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},
+			Ramp:      6 * time.Second,
+			Processes: 6, ProcessShares: []float64{3, 2, 1, 1, 1, 1},
+			LLM: &LLMCall{Service: "llm", Tokens: Dist[float64]{Kind: DistLognormal, P50: 1500, P95: 4000}},
 			Calls: []CallGroup{
 				{Tool: "search", Count: Constant(4.0), Probability: 1},
 				{
@@ -196,6 +197,7 @@ func TestFullFile(t *testing.T) {
 			{
 				Name: "defaults", Headroom: 1, Retry: Retry{Backoff: BackoffNone, HonorRetryAfter: true, OverMaxRetryAfter: OverMaxClamp},
 				SerializeWrites: true, FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport,
+				Quota: Quota{Mode: QuotaFull},
 			},
 			{
 				Name: "everything", Description: "every knob", MaxInFlight: 16,
@@ -210,6 +212,7 @@ func TestFullFile(t *testing.T) {
 				FanOut: 6, FanOutMode: FanOutTruncate, Join: JoinAllOrNothing,
 				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute,
 				TokenBudget: 50000, AttemptBudget: 40, MaxQueued: 1000, CancelAt: CancelAtReader,
+				Quota: Quota{Mode: QuotaShared, RTT: 2 * time.Millisecond, Lease: 250 * time.Millisecond, LeaseMax: 0.5},
 				Adaptive: &Adaptive{
 					Algorithm: AdaptiveGradient, Initial: 4, Min: 2, Max: 12, Decrease: 0.7,
 					Smoothing: 0.3, Tolerance: 2, LongWindow: 100, QueueSize: 3, Services: []string{"llm"},
@@ -248,7 +251,7 @@ func TestFullFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantWorkload := Workload{
-		Arrival: ArrivalConstant, ArrivalRate: 0.5, Think: Constant(time.Duration(0)),
+		Arrival: ArrivalConstant, ArrivalRate: 0.5, Think: Constant(time.Duration(0)), Processes: 1,
 		Calls: []CallGroup{{Tool: "t", Count: Constant(1.0), Probability: 1}},
 	}
 	if !reflect.DeepEqual(open.Workload, wantWorkload) {
@@ -441,8 +444,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 10 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention and shared-headers (issue 13): %v", len(list), list)
+	if len(list) != 11 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention and shared-headers (issue 13) and shared-key (issue 14): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -526,7 +529,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, mixed-read-write, multi-agent, research-agent, retry-after-herd, shared-headers, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, mixed-read-write, multi-agent, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}

@@ -118,6 +118,19 @@ type Workload struct {
 	Subagents *Subagents
 	// Cancel holds user cancels and the parent's timeout (zero: none).
 	Cancel Cancel
+
+	// Processes is the number of agent processes (replicas, workers) that
+	// run the workload behind the same API keys, each with a scheduler of
+	// its own: ≥ 1, and 1 when unset (one process, one scheduler). The
+	// sessions (closed model) or arrivals (open model) are divided among
+	// them by ProcessShares; each strategy's Quota says how they divide the
+	// services' limits.
+	Processes int `json:",omitempty"`
+	// ProcessShares weighs the load across the processes: one weight > 0
+	// per process (nil: even). A closed model's sessions are apportioned by
+	// it exactly (ProcessSessions); an open model's arrivals go to process
+	// p with probability share_p, drawn per arrival.
+	ProcessShares []float64 `json:",omitempty"`
 }
 
 // SessionStart is when closed-model session i (0 ≤ i < Sessions) begins:
@@ -406,7 +419,8 @@ const (
 // sched.Config. Zero numbers mean "no cap" as in sched.
 //
 // One scheduler serves every session of a run, as one agent runtime sharing
-// one set of API keys does: MaxInFlight, MaxInFlightPerService, MaxQueued
+// one set of API keys does (one per process when Workload.Processes > 1,
+// each with these settings): MaxInFlight, MaxInFlightPerService, MaxQueued
 // and the token buckets are process-wide, while FanOut, Join, TurnTimeout
 // and the budgets apply to each turn. "Sequential" in the usual sense (an
 // agent runs its calls one at a time) is FanOut = 1.
@@ -472,6 +486,10 @@ type Strategy struct {
 	// services report in their rate-limit headers
 	// (sched.ServiceConfig.HeaderSync); only with TokenBucket.
 	HeaderSync bool
+	// Quota says how the workload's processes divide the services' limits
+	// (Mode QuotaFull when unset; it only matters with Processes > 1,
+	// except that QuotaShared also adds its round trips to one process).
+	Quota Quota
 }
 
 // RetryBudget is a per-service retry budget (sched.RetryBudget).

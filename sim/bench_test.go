@@ -48,6 +48,44 @@ func BenchmarkEngine(b *testing.B) {
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(calls), "allocs/call")
 }
 
+// BenchmarkEngineProcesses is BenchmarkEngine's scenario run by six
+// processes under each quota mode: what the processes cost the engine,
+// and (shared) the round trips per call to the modelled quota store.
+func BenchmarkEngineProcesses(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
+	for _, q := range []scenarios.Quota{
+		{Mode: scenarios.QuotaFull},
+		{Mode: scenarios.QuotaSplit},
+		{Mode: scenarios.QuotaShared, RTT: time.Millisecond},
+		{Mode: scenarios.QuotaShared, RTT: time.Millisecond, Lease: 250 * time.Millisecond, LeaseMax: 1.0 / 6},
+	} {
+		name := q.Mode
+		if q.Lease > 0 {
+			name += "-lease"
+		}
+		b.Run(name, func(b *testing.B) {
+			sc := engineScenario(1_000_000)
+			sc.Workload.Processes, sc.Workload.ProcessShares = 6, []float64{3, 2, 1, 1, 1, 1}
+			sc.Strategies[0].Quota = q
+			var calls, trips int64
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				e, err := newEngine(sc, &sc.Strategies[0])
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.run(context.Background(), nil)
+				calls += e.m.calls
+				for p := range e.procs {
+					trips += e.procs[p].stats.roundTrips
+				}
+			}
+			b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+			b.ReportMetric(float64(trips)/float64(calls), "round-trips/call")
+		})
+	}
+}
+
 // BenchmarkEngine10M runs 10 million calls once and reports the peak heap
 // in use, sampled as the run goes (target: within 500 MB).
 func BenchmarkEngine10M(b *testing.B) {

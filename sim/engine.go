@@ -28,13 +28,16 @@ type engine struct {
 	// turns is cut off here and its unfinished turns are reported.
 	stop time.Duration
 
-	core     *sched.Core
+	// procs are the agent processes, each with its own scheduler (one
+	// unless the workload sets processes); p is the one the event being
+	// handled belongs to.
+	procs    []proc
+	p        int
+	multi    bool // more than one process: keep per-process figures
 	models   []*fakeapi.Model
 	events   eventHeap
 	seq      uint64
-	wakeGen  uint64
 	acts     []sched.Action
-	attempts *attemptIndex // in flight: slab entries by attempt id
 	slab     []attempt
 	free     []int32    // free slab entries
 	cancels  []*turnRun // turns with a pending cancel event, by event ref
@@ -43,6 +46,16 @@ type engine struct {
 	turnNo   uint64
 	arrivals *rand.Rand
 	live     int // turn runs not yet finished
+	// sessionProc is the process of each closed-model session, and
+	// procDraws the stream open-model arrivals draw their process from
+	// (multi-process runs only).
+	sessionProc []uint16
+	procDraws   *rand.Rand
+	shares      []float64
+	// quota is the shared quota's model (QuotaShared only).
+	quota *sharedQuota
+	gated []gatedAttempt // attempts waiting for the shared quota, by attempt.gate-1
+	freeG []int32
 
 	transport bool // cancellation reaches the transport
 	serialize bool
@@ -80,6 +93,8 @@ type attempt struct {
 	retryAfter time.Duration
 	tokens     int64
 	quota      sched.ServerQuota // what the response's rate-limit headers carry
+	proc       uint16            // the process that sent it
+	gate       int32             // waiting for the shared quota: its entry in gated, plus 1; else 0
 }
 
 // newAttempt takes a slab entry.
@@ -113,12 +128,13 @@ func (e *engine) scheduleCancel(at time.Duration, tr *turnRun) {
 		e.cancels = append(e.cancels, tr)
 		i = int32(len(e.cancels) - 1)
 	}
-	e.schedule(event{at: at, kind: evCancel, ref: i})
+	e.schedule(event{at: at, kind: evCancel, ref: i, proc: uint16(tr.proc)})
 }
 
 // turnRun is one agent turn: an optional model call, then the tool calls,
 // then (multi-agent) the subagents; it ends when its last part ends.
 type turnRun struct {
+	proc      int
 	session   int    // -1 in the open model
 	no        uint64 // the turn's number in the run, from 1
 	start     time.Duration
@@ -163,25 +179,21 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 		// Session events name their session in an int32.
 		return nil, fmt.Errorf("%d sessions is more than the engine's %d: %w", n, math.MaxInt32, ErrTooLarge)
 	}
-	cfg, err := SchedConfig(sc, st)
+	cfg, err := ProcessSchedConfig(sc, st)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Rand = stream(sc.Seed, "strategy/"+st.Name)
 	var et *engineTrace
 	if tw != nil {
 		et = newEngineTrace(tw)
-		cfg.Hook = et.hook
-	}
-	core, err := sched.New(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("strategy %q: %w", st.Name, err)
 	}
 	e := &engine{
 		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: satmath.Add(sc.Duration, max(sc.Duration/2, time.Minute)),
-		core: core, attempts: newAttemptIndex(),
 		transport: st.CancelAt != scenarios.CancelAtReader, serialize: st.SerializeWrites,
 		arrivals: stream(sc.Seed, "arrivals"), maxTurnCalls: maxTurnCalls(DefaultMaxMemory), trace: et,
+	}
+	if err := e.newProcesses(cfg); err != nil {
+		return nil, err
 	}
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
@@ -221,7 +233,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 	w := &e.sc.Workload
 	if w.Sessions > 0 {
 		for s := range w.Sessions {
-			e.schedule(event{at: w.SessionStart(s), kind: evSession, ref: int32(s)})
+			e.schedule(event{at: w.SessionStart(s), kind: evSession, ref: int32(s), proc: e.sessionProcess(s)})
 		}
 	} else {
 		e.schedule(event{at: 0, kind: evArrival})
@@ -242,13 +254,17 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 			break
 		}
 		e.now = ev.at
+		e.p = int(ev.proc)
 		switch ev.kind {
 		case evWake:
-			if ev.gen == e.wakeGen {
-				e.core.Advance(e.now)
+			if pr := &e.procs[e.p]; ev.gen == pr.wakeGen {
+				pr.core.Advance(e.now)
 			}
 		case evArrival:
 			if e.now < e.end {
+				if e.multi {
+					e.p = e.arrivalProcess()
+				}
 				e.startTurn(-1)
 				// Arrivals at or after the end start nothing: not scheduling
 				// them keeps a gap too long for a Duration from counting
@@ -268,6 +284,8 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 			e.cancels[ev.ref] = nil
 			e.freeC = append(e.freeC, ev.ref)
 			e.cancelTurn(tr)
+		case evGate:
+			e.gate(ev.ref)
 		}
 		e.carry()
 	}
@@ -275,13 +293,16 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		progress(e.end)
 	}
 	e.m.unfinished = int64(e.live)
+	for i := range e.procs {
+		e.procs[i].stats.unfinished = int64(e.procs[i].live)
+	}
 	return true
 }
 
 // startTurn begins an agent turn now.
 func (e *engine) startTurn(session int) {
 	e.turnNo++
-	tr := &turnRun{session: session, no: e.turnNo, start: e.now}
+	tr := &turnRun{proc: e.p, session: session, no: e.turnNo, start: e.now}
 	if session >= 0 {
 		n := e.m.beginSessionTurn(session)
 		tr.pcg.Seed(e.sc.Seed^0x5e55, uint64(session)<<32|uint64(n))
@@ -290,6 +311,7 @@ func (e *engine) startTurn(session int) {
 	}
 	tr.rng = rand.New(&tr.pcg)
 	e.live++
+	e.procs[e.p].live++
 	e.m.turnBegun(e.now)
 	c := &e.sc.Workload.Cancel
 	if c.Probability > 0 && tr.rng.Float64() < c.Probability {
@@ -325,7 +347,7 @@ func (e *engine) fail(err error) {
 func (e *engine) submit(tr *turnRun, p *part, t sched.Turn) {
 	t.Tag = p
 	p.at = e.now
-	id, err := e.core.Submit(e.now, t)
+	id, err := e.procs[tr.proc].core.Submit(e.now, t)
 	if err != nil {
 		// A refused turn (queue full) fails as a whole.
 		e.m.refused++
@@ -350,7 +372,7 @@ func (e *engine) cancelTurn(tr *turnRun) {
 	}
 	tr.cancelled = true
 	for _, id := range tr.active {
-		e.core.Cancel(e.now, id)
+		e.procs[tr.proc].core.Cancel(e.now, id)
 	}
 }
 
@@ -367,6 +389,9 @@ func (e *engine) partDone(p *part, res *sched.TurnResult) {
 	ok := true
 	for i := range res.Results {
 		e.m.result(&res.Results[i], p.kind == partLLM || p.kind == partSubLLM)
+		if e.multi && p.kind != partLLM && p.kind != partSubLLM {
+			e.procs[tr.proc].stats.result(&res.Results[i], e.m.window)
+		}
 		if res.Results[i].Err != nil {
 			ok = false
 		}
@@ -477,7 +502,11 @@ func (e *engine) subDone(tr *turnRun, s *subagent) bool {
 // schedules the session's next one after its think time.
 func (e *engine) finishTurn(tr *turnRun) {
 	e.live--
+	e.procs[tr.proc].live--
 	e.m.turn(e.now, e.now-tr.start, tr.failed || tr.cancelled)
+	if e.multi {
+		e.procs[tr.proc].stats.turn(e.now-tr.start, tr.failed || tr.cancelled)
+	}
 	if tr.session >= 0 {
 		next := satmath.Add(e.now, e.wl.think.duration(tr.rng))
 		if next == tr.start {
@@ -487,7 +516,7 @@ func (e *engine) finishTurn(tr *turnRun) {
 			next += minTurnGap
 		}
 		if next < e.end { // later session events start nothing
-			e.schedule(event{at: next, kind: evSession, ref: int32(tr.session)})
+			e.schedule(event{at: next, kind: evSession, ref: int32(tr.session), proc: uint16(tr.proc)})
 		}
 	}
 }
@@ -498,8 +527,9 @@ const minTurnGap = time.Millisecond
 
 // carry does what the scheduler decided.
 func (e *engine) carry() {
+	pr := &e.procs[e.p]
 	for {
-		e.acts = e.core.Actions(e.acts[:0])
+		e.acts = pr.core.Actions(e.acts[:0])
 		if len(e.acts) == 0 {
 			return
 		}
@@ -507,12 +537,16 @@ func (e *engine) carry() {
 			a := &e.acts[i]
 			switch a.Kind {
 			case sched.ActStart:
-				e.start(a)
+				if pr.leases != nil {
+					e.gateStart(a)
+				} else {
+					e.start(a)
+				}
 			case sched.ActCancel:
 				e.cancelAttempt(a.Attempt)
 			case sched.ActWake:
-				e.wakeGen++
-				e.schedule(event{at: a.At, kind: evWake, gen: e.wakeGen})
+				pr.wakeGen++
+				e.schedule(event{at: a.At, kind: evWake, gen: pr.wakeGen, proc: uint16(e.p)})
 			case sched.ActTurnDone:
 				e.partDone(a.Tag.(*part), a.Turn)
 			}
@@ -522,6 +556,11 @@ func (e *engine) carry() {
 
 // start sends an attempt to its service's model.
 func (e *engine) start(a *sched.Action) {
+	e.send(a, e.newAttempt())
+}
+
+// send sends an attempt to its service's model, in slab entry i.
+func (e *engine) send(a *sched.Action, i int32) {
 	meta := a.Call.Payload.(*callMeta)
 	si := meta.svc
 	m := e.models[si]
@@ -536,16 +575,22 @@ func (e *engine) start(a *sched.Action) {
 	if e.onArrive != nil {
 		e.onArrive(e.now, &d)
 	}
-	i := e.newAttempt()
+	pr := &e.procs[e.p]
+	gated := e.slab[i].gate != 0
 	e.slab[i] = attempt{
 		id: a.Attempt, svc: int32(si), req: d.ID, kind: d.Kind, status: int32(d.Status),
-		hasRetry: d.HasRetryAfter, retryAfter: d.RetryAfter, tokens: d.Tokens,
+		hasRetry: d.HasRetryAfter, retryAfter: d.RetryAfter, tokens: d.Tokens, proc: uint16(e.p),
+	}
+	if !gated {
+		pr.attempts.put(a.Attempt, i)
 	}
 	if e.quotaStyle[si] != "" {
 		e.slab[i].quota = headerQuota(&d, e.quotaStyle[si])
 	}
-	e.attempts.put(a.Attempt, i)
 	e.m.started(si, e.now, meta.tool < 0)
+	if e.multi && meta.tool >= 0 {
+		pr.stats.attempts++
+	}
 	if e.trace != nil {
 		e.traceStart(i, a, meta)
 	}
@@ -553,10 +598,10 @@ func (e *engine) start(a *sched.Action) {
 	case d.Kind == fakeapi.KindHang:
 		// no response: the scheduler's timeout or a cancel ends it
 	case d.Admitted():
-		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i})
+		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i, proc: uint16(e.p)})
 	default:
 		// A rejection is answered at once, or when a stall ends.
-		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i})
+		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i, proc: uint16(e.p)})
 	}
 }
 
@@ -572,30 +617,40 @@ func (e *engine) respond(i int32) {
 		}
 		return
 	}
-	e.attempts.remove(at.id)
+	pr := &e.procs[at.proc]
+	pr.attempts.remove(at.id)
 	if at.req != 0 {
 		m.Finish(e.now, at.req, false)
 	}
 	o := outcome(&at)
 	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
-	if e.trace != nil {
-		e.traceEnd(i, at.id, o)
+	if e.multi && o.Class == sched.ClassRateLimited {
+		pr.stats.rateLimited++
 	}
-	e.core.Complete(e.now, at.id, o)
+	if e.trace != nil {
+		e.traceEnd(i, at.proc, at.id, o)
+	}
+	pr.core.Complete(e.now, at.id, o)
 }
 
 // cancelAttempt stops waiting for an attempt. At the transport the service
 // sees the connection close; at the reader it works on (wasted work).
 func (e *engine) cancelAttempt(id sched.AttemptID) {
-	i, ok := e.attempts.get(id)
+	pr := &e.procs[e.p]
+	i, ok := pr.attempts.get(id)
 	if !ok {
 		return
 	}
-	e.attempts.remove(id)
+	pr.attempts.remove(id)
 	at := &e.slab[i]
+	if at.gate != 0 {
+		// Still waiting for the shared quota: nothing reached the service.
+		e.gated[at.gate-1].dead = true
+		return
+	}
 	e.m.ended(int(at.svc), e.now, false)
 	if e.trace != nil {
-		e.traceEnd(i, id, sched.Outcome{Class: sched.ClassCancelled})
+		e.traceEnd(i, at.proc, id, sched.Outcome{Class: sched.ClassCancelled})
 	}
 	if at.kind == fakeapi.KindHang {
 		// A hang has no response event: the connection closes, the slot frees.

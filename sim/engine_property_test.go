@@ -102,6 +102,26 @@ func randomScenarioUpTo(t *rapid.T, longest time.Duration) *scenarios.Scenario {
 			Attempts: rapid.IntRange(1, 4).Draw(t, "attempts"), HonorRetryAfter: rapid.Bool().Draw(t, "honor"),
 		},
 	}}
+	// Several processes sharing the services, under each quota mode.
+	if n := rapid.IntRange(1, 3).Draw(t, "processes"); n > 1 {
+		w.Processes = n
+		if rapid.Bool().Draw(t, "uneven") {
+			for range n {
+				w.ProcessShares = append(w.ProcessShares, float64(rapid.IntRange(1, 4).Draw(t, "share")))
+			}
+		}
+	}
+	st := &sc.Strategies[0]
+	st.Quota.Mode = rapid.SampledFrom([]string{scenarios.QuotaFull, scenarios.QuotaSplit, scenarios.QuotaShared}).Draw(t, "quota")
+	if st.Quota.Mode == scenarios.QuotaSplit && !st.TokenBucket {
+		st.Quota.Mode = scenarios.QuotaFull
+	}
+	if st.Quota.Mode == scenarios.QuotaShared {
+		st.Quota.RTT = ms("rtt", 0, 5)
+		if rapid.Bool().Draw(t, "lease") {
+			st.Quota.Lease, st.Quota.LeaseMax = ms("lease", 50, 500), 0.5
+		}
+	}
 	return sc
 }
 
@@ -143,8 +163,23 @@ func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 		}
 		return
 	}
-	if m.inSystem != 0 || m.total != 0 || e.core.InFlight() != 0 || e.core.Turns() != 0 {
-		rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, core %d slots %d turns", m.inSystem, m.total, e.core.InFlight(), e.core.Turns())
+	for p := range e.procs {
+		if c := e.procs[p].core; m.inSystem != 0 || m.total != 0 || c.InFlight() != 0 || c.Turns() != 0 {
+			rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, process %d's core %d slots %d turns", m.inSystem, m.total, p, c.InFlight(), c.Turns())
+		}
+	}
+	if held := len(e.gated) - len(e.freeG); held != 0 {
+		rt.Fatalf("left behind: %d attempts waiting for the shared quota", held)
+	}
+	if e.multi {
+		var turns, calls int64
+		for _, p := range r.Processes {
+			turns += p.Turns
+			calls += p.Calls
+		}
+		if turns != r.Turns || calls != r.Calls {
+			rt.Fatalf("the processes ran %d turns and %d calls, the strategy %d and %d", turns, calls, r.Turns, r.Calls)
+		}
 	}
 	var apc int64
 	for _, n := range r.AttemptsPerCall {

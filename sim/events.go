@@ -10,6 +10,7 @@ const (
 	evSession                // closed model: a session starts its next turn
 	evResponse               // an attempt's response reaches the client
 	evCancel                 // a user or a parent cancels a turn
+	evGate                   // an attempt's next step at the shared quota (a round trip ended, or a wait)
 )
 
 // event is one entry of the engine's heap. Ties in time break on seq, the
@@ -23,6 +24,7 @@ type event struct {
 	gen  uint64 // evWake: the wake request it answers
 	ref  int32
 	kind evKind
+	proc uint16 // the process the event belongs to (0 for arrivals)
 }
 
 // eventHeap is a binary min-heap of events by (at, seq), written out rather

@@ -174,6 +174,10 @@ type StrategyResult struct {
 	// time (its steps, downsampled when long), for strategies with an
 	// adaptive limit; absent otherwise.
 	LimitTrace map[string][]LimitPoint `json:"limit_trace,omitempty"`
+	// Processes holds each agent process's figures when the workload runs
+	// more than one (workload.processes); the strategy's own figures are
+	// the fleet's totals. Absent for one process.
+	Processes []ProcessResult `json:"processes,omitempty"`
 	// SeedRuns holds the strategy's figures under each of Results.Seeds,
 	// in that order, without the plot series (latency_cdf, answer_cdf,
 	// timeline): what means and 95% intervals over seeds are computed
@@ -360,4 +364,32 @@ type Recommendation struct {
 	// Reason is the conclusion in one line, then the arithmetic, a step a
 	// line.
 	Reason string `json:"reason"`
+}
+
+// ProcessResult is one agent process's figures in a multi-process run: its
+// share of the workload, what it got done, the 429s it met and its time to
+// answer. Goodput is per second of the scenario's duration, as the
+// strategy's.
+type ProcessResult struct {
+	// Name is "p1" … "pN", in the order of workload.process_shares.
+	Name string `json:"name"`
+	// Share is the process's share of the workload (its weight over the sum).
+	Share float64 `json:"share"`
+	// Turns, FailedTurns and UnfinishedTurns count its turns as the
+	// strategy's fields do; Calls its finished tool calls, Attempts their
+	// attempts (retries included).
+	Turns           int64 `json:"turns"`
+	FailedTurns     int64 `json:"failed_turns"`
+	UnfinishedTurns int64 `json:"unfinished_turns,omitempty"`
+	Calls           int64 `json:"calls"`
+	Attempts        int64 `json:"attempts"`
+	// GoodputPerS is its successful tool calls per second.
+	GoodputPerS float64 `json:"goodput_per_s"`
+	// RateLimited counts the 429 responses it saw.
+	RateLimited int64 `json:"rate_limited"`
+	// AnswerLatencyMs is its time to a full answer, as the strategy's.
+	AnswerLatencyMs AnswerSummary `json:"answer_latency_ms"`
+	// QuotaRoundTrips counts its round trips to the shared quota store
+	// (quota mode "shared"; 0 otherwise): what leases cut.
+	QuotaRoundTrips int64 `json:"quota_round_trips,omitempty"`
 }

@@ -212,5 +212,6 @@ func (e *engine) result() StrategyResult {
 	if !e.cutOff {
 		r.FinishS = e.m.finishS(&e.sc.Workload)
 	}
+	r.Processes = e.processResults()
 	return r
 }

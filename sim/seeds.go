@@ -129,11 +129,16 @@ func (iv Interval) MarshalJSON() ([]byte, error) {
 // services and tools: what a run measures under, leaving out the seed, the
 // duration and the strategies, which runs vary on purpose.
 func ScenarioDigest(sc *scenarios.Scenario) string {
+	w := sc.Workload
+	if w.Processes <= 1 {
+		// One process, as before the keys existed: the same digest.
+		w.Processes, w.ProcessShares = 0, nil
+	}
 	v := any(struct {
 		W scenarios.Workload
 		S []scenarios.Service
 		T []scenarios.Tool
-	}{sc.Workload, sc.Services, sc.Tools})
+	}{w, sc.Services, sc.Tools})
 	if len(sc.Events) > 0 {
 		// Events are conditions too; a scenario without any keeps the
 		// digest it had before events existed.
@@ -142,7 +147,7 @@ func ScenarioDigest(sc *scenarios.Scenario) string {
 			S []scenarios.Service
 			T []scenarios.Tool
 			E []scenarios.Event
-		}{sc.Workload, sc.Services, sc.Tools, sc.Events}
+		}{w, sc.Services, sc.Tools, sc.Events}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -34,8 +34,10 @@ func TraceHeader(sc *scenarios.Scenario, strategy, mode string) trace.Header {
 // seconds converts a duration to the trace's seconds.
 func seconds(d time.Duration) float64 { return d.Seconds() }
 
-// retryKey names a call of a sched turn.
+// retryKey names a call of a sched turn of one process (each process's
+// scheduler numbers its turns and attempts on its own).
 type retryKey struct {
+	proc uint16
 	turn sched.TurnID
 	call string
 }
@@ -53,25 +55,36 @@ type engineTrace struct {
 	w        *trace.Writer
 	inflight []trace.Record // by slab entry; Service "" when unused
 	retries  map[retryKey]retryDue
-	timeouts map[sched.AttemptID]struct{}
+	timeouts map[attemptKey]struct{}
+}
+
+// attemptKey names an attempt of one process.
+type attemptKey struct {
+	proc uint16
+	id   sched.AttemptID
 }
 
 func newEngineTrace(w *trace.Writer) *engineTrace {
-	return &engineTrace{w: w, retries: map[retryKey]retryDue{}, timeouts: map[sched.AttemptID]struct{}{}}
+	return &engineTrace{w: w, retries: map[retryKey]retryDue{}, timeouts: map[attemptKey]struct{}{}}
 }
 
-// hook sees the scheduler's decisions: the delays it chooses before
-// retries and the attempts it ends by their timeout.
-func (t *engineTrace) hook(ev sched.Event) {
+// hookFor returns the hook of process p's scheduler.
+func (t *engineTrace) hookFor(p uint16) func(sched.Event) {
+	return func(ev sched.Event) { t.hook(p, ev) }
+}
+
+// hook sees process p's scheduler's decisions: the delays it chooses
+// before retries and the attempts it ends by their timeout.
+func (t *engineTrace) hook(p uint16, ev sched.Event) {
 	switch ev.Kind {
 	case sched.EventRetry:
-		t.retries[retryKey{ev.Turn, ev.CallID}] = retryDue{at: ev.At + ev.Delay, delay: ev.Delay}
+		t.retries[retryKey{p, ev.Turn, ev.CallID}] = retryDue{at: ev.At + ev.Delay, delay: ev.Delay}
 	case sched.EventCancelled:
 		if ev.Reason == "attempt timeout" {
-			t.timeouts[ev.Attempt] = struct{}{}
+			t.timeouts[attemptKey{p, ev.Attempt}] = struct{}{}
 		}
 	case sched.EventResult:
-		delete(t.retries, retryKey{ev.Turn, ev.CallID})
+		delete(t.retries, retryKey{p, ev.Turn, ev.CallID})
 	}
 }
 
@@ -92,7 +105,7 @@ func (e *engine) traceStart(i int32, a *sched.Action, meta *callMeta) {
 		r.Kind, r.Tool = trace.KindModel, ""
 	}
 	if a.N > 1 {
-		k := retryKey{a.TurnID, a.Call.ID}
+		k := retryKey{uint16(e.p), a.TurnID, a.Call.ID}
 		if d, ok := t.retries[k]; ok {
 			r.Intended, r.RetryDelay = seconds(d.at), seconds(d.delay)
 			delete(t.retries, k)
@@ -102,17 +115,23 @@ func (e *engine) traceStart(i int32, a *sched.Action, meta *callMeta) {
 	t.inflight[i] = r
 }
 
-// traceEnd writes the record of the attempt in slab entry i, ended now
-// with outcome o.
-func (e *engine) traceEnd(i int32, id sched.AttemptID, o sched.Outcome) {
+// timedOut reports whether the scheduler ended attempt k by its timeout.
+func (t *engineTrace) timedOut(k attemptKey) bool {
+	_, ok := t.timeouts[k]
+	return ok
+}
+
+// traceEnd writes the record of process proc's attempt in slab entry i,
+// ended now with outcome o.
+func (e *engine) traceEnd(i int32, proc uint16, id sched.AttemptID, o sched.Outcome) {
 	t := e.trace
 	r := t.inflight[i]
 	t.inflight[i] = trace.Record{}
 	if r.Service == "" {
 		return
 	}
-	if _, ok := t.timeouts[id]; ok {
-		delete(t.timeouts, id)
+	if k := (attemptKey{proc, id}); t.timedOut(k) {
+		delete(t.timeouts, k)
 		o = sched.Outcome{Class: sched.ClassTransient}
 	}
 	r.End = seconds(e.now)

@@ -1,0 +1,221 @@
+package scenarios
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// MaxProcesses bounds workload.processes: each process is a scheduler of
+// its own, held in the simulator's memory (and, in a live run, an OS
+// process of its own).
+const MaxProcesses = 1024
+
+// The quota modes, as written in scenario files (Quota.Mode).
+const (
+	// QuotaFull gives every process the services' full published limits:
+	// N processes together may offer N times what the key allows.
+	QuotaFull = "full"
+	// QuotaSplit gives every process its even part of the limits, limit ÷ N
+	// (request bursts at least 1): the fleet stays within the key's limit,
+	// but a busy process cannot use what idle ones leave.
+	QuotaSplit = "split"
+	// QuotaShared makes every process take each attempt's requests and
+	// tokens from one bucket per service and limit that all of them share
+	// (sched/quota: a Redis-backed bucket, optionally through leases), on
+	// top of its own buckets at the full limit.
+	QuotaShared = "shared"
+)
+
+// DefaultQuotaRTT is the round trip to the shared quota store (Redis) that
+// the simulator models when a strategy's quota sets no rtt.
+const DefaultQuotaRTT = time.Millisecond
+
+// Quota says how a strategy's processes divide the services' limits when
+// Workload.Processes > 1: each process has its own scheduler, and the
+// services' limits belong to the key all of them use.
+type Quota struct {
+	// Mode is QuotaFull, QuotaSplit or QuotaShared (QuotaFull when unset).
+	Mode string
+	// RTT is the modelled round trip of one request to the shared store
+	// (QuotaShared only; DefaultQuotaRTT when unset): an attempt waits one
+	// RTT per round trip its reservation needs before it is sent.
+	RTT time.Duration
+	// Lease is how long a lease's slice of the shared bucket stays valid
+	// (QuotaShared only; 0: no leases, one round trip per reservation). A
+	// process reserves a slice sized to its recent rate × Lease and spends
+	// it locally, without round trips, returning what it did not use.
+	Lease time.Duration
+	// LeaseMax is the largest slice a lease may hold, as a fraction of the
+	// bucket's burst, in (0, 1] (with Lease > 0; 1 ÷ Processes when unset,
+	// so that slices cannot hold more than an even part of the burst).
+	LeaseMax float64
+}
+
+// Shares returns the workload's process weights normalised to sum to 1:
+// ProcessShares, or even shares when it is unset. Processes ≤ 1 gives [1].
+func (w *Workload) Shares() []float64 {
+	n := max(w.Processes, 1)
+	out := make([]float64, n)
+	if len(w.ProcessShares) != n {
+		for i := range out {
+			out[i] = 1 / float64(n)
+		}
+		return out
+	}
+	var sum float64
+	for _, s := range w.ProcessShares {
+		sum += s
+	}
+	for i, s := range w.ProcessShares {
+		out[i] = s / sum
+	}
+	return out
+}
+
+// ProcessSessions returns how many of the closed model's sessions each
+// process runs: Sessions apportioned by Shares with the largest-remainder
+// rule (ties to the lower process), so the counts add up to Sessions and
+// each is within one of its exact share.
+func (w *Workload) ProcessSessions() []int {
+	shares := w.Shares()
+	counts := make([]int, len(shares))
+	rem := make([]int, len(shares))
+	left := w.Sessions
+	frac := make([]float64, len(shares))
+	for i, s := range shares {
+		exact := s * float64(w.Sessions)
+		counts[i] = int(exact)
+		frac[i] = exact - float64(counts[i])
+		left -= counts[i]
+		rem[i] = i
+	}
+	slices.SortStableFunc(rem, func(a, b int) int { return cmp.Compare(frac[b], frac[a]) })
+	for i := 0; left > 0; i = (i + 1) % len(rem) {
+		counts[rem[i]]++
+		left--
+	}
+	return counts
+}
+
+// SessionProcesses returns, for each closed-model session in order, the
+// process that runs it: process p gets ProcessSessions()[p] sessions,
+// interleaved so that every process's sessions spread evenly over the
+// session order (and so over the ramp). Process p's k-th session sits at
+// (k + ½) ÷ count_p of the way through; ties go to the lower process.
+func (w *Workload) SessionProcesses() []int {
+	counts := w.ProcessSessions()
+	type slot struct{ p, k int }
+	slots := make([]slot, 0, w.Sessions)
+	for p, n := range counts {
+		for k := range n {
+			slots = append(slots, slot{p, k})
+		}
+	}
+	slices.SortFunc(slots, func(a, b slot) int {
+		// (2a.k+1)/count_a against (2b.k+1)/count_b, in integers.
+		l, r := int64(2*a.k+1)*int64(counts[b.p]), int64(2*b.k+1)*int64(counts[a.p])
+		return cmp.Or(cmp.Compare(l, r), cmp.Compare(a.p, b.p))
+	})
+	out := make([]int, len(slots))
+	for i, s := range slots {
+		out[i] = s.p
+	}
+	return out
+}
+
+// decodeProcesses reads workload.processes and workload.process_shares.
+func (d *decoder) decodeProcesses(t *table, w *Workload) {
+	w.Processes = 1
+	if n, ok := t.integer("processes", 1, MaxProcesses, "each process is a scheduler of its own"); ok {
+		w.Processes = int(n)
+	}
+	shares, ok := t.numbers("process_shares", MaxWeight)
+	if !ok {
+		return
+	}
+	switch {
+	case !t.has("processes"):
+		w.Processes = len(shares)
+		if len(shares) > MaxProcesses {
+			t.add("process_shares", "has %d weights; there may be at most %d processes (each process is a scheduler of its own)", len(shares), MaxProcesses)
+			return
+		}
+	case len(shares) != w.Processes:
+		t.add("process_shares", "has %d weights for %d processes; give one weight per process", len(shares), w.Processes)
+		return
+	}
+	w.ProcessShares = shares
+}
+
+// numbers returns an array of numbers above 0 and at most hi.
+func (t *table) numbers(k string, hi float64) ([]float64, bool) {
+	v, ok := t.get(k)
+	if !ok {
+		return nil, false
+	}
+	arr, ok := v.([]any)
+	if !ok || len(arr) == 0 {
+		t.add(k, "wants a non-empty array of numbers, like %s = [3, 1, 1], got %s", k, describe(v))
+		return nil, false
+	}
+	out := make([]float64, 0, len(arr))
+	for i, e := range arr {
+		key := t.key(k) + "[" + strconv.Itoa(i) + "]"
+		f, isNum := t.d.number(key, e)
+		switch {
+		case !isNum:
+			ok = false
+		case f <= 0:
+			t.d.add(key, "is %s; a weight must be greater than 0", showAmount(f))
+			ok = false
+		case f > hi:
+			t.d.add(key, "is %s; a weight may be at most %s, so that a sum of weights stays exact", showAmount(f), showAmount(hi))
+			ok = false
+		default:
+			out = append(out, f)
+		}
+	}
+	return out, ok
+}
+
+// decodeQuota reads a strategy's quota table.
+func (d *decoder) decodeQuota(sc *Scenario, s *Strategy, t *table) {
+	defer t.finish()
+	q := &s.Quota
+	q.Mode = enum(t, "mode", QuotaFull, QuotaFull, QuotaSplit, QuotaShared)
+	if !t.has("mode") {
+		t.add("mode", "is required; write mode = \"full\", \"split\" or \"shared\"")
+	}
+	q.RTT = DefaultQuotaRTT
+	if rtt, ok := t.duration("rtt"); ok {
+		q.RTT = rtt
+	}
+	q.Lease, _ = t.duration("lease")
+	if f, ok := t.fraction("lease_max"); ok {
+		if f == 0 {
+			t.add("lease_max", "is 0; it is the largest slice as a fraction of the burst, so keep it in (0, 1]")
+		}
+		q.LeaseMax = f
+	}
+	if q.Mode != QuotaShared {
+		for _, k := range []string{"rtt", "lease", "lease_max"} {
+			if t.has(k) {
+				t.add(k, "only applies with mode = \"shared\"; remove it or change the mode")
+			}
+		}
+	}
+	if t.has("lease_max") && q.Lease == 0 {
+		t.add("lease_max", "only applies with a lease; add lease = \"250ms\" or remove lease_max")
+	}
+	if q.Mode == QuotaSplit && !s.TokenBucket {
+		t.add("mode", "\"split\" divides the token buckets' limits, so it needs token_bucket = true in the strategy")
+	}
+	if q.Mode != QuotaShared {
+		q.RTT = 0
+	}
+	if q.Lease > 0 && q.LeaseMax == 0 {
+		q.LeaseMax = 1 / float64(max(sc.Workload.Processes, 1))
+	}
+}
