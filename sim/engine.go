@@ -61,6 +61,8 @@ type engine struct {
 	onArrive func(now time.Duration, d *fakeapi.Decision)
 	// trace, when set, writes one record per attempt.
 	trace *engineTrace
+	// limits, when set, records the strategy's adaptive limits as they step.
+	limits *limitRecorder
 }
 
 // attempt is one request in flight at a fake service: what the client
@@ -165,19 +167,28 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 	}
 	cfg.Rand = stream(sc.Seed, "strategy/"+st.Name)
 	var et *engineTrace
+	var traceHook, limitHook func(sched.Event)
 	if tw != nil {
 		et = newEngineTrace(tw)
-		cfg.Hook = et.hook
+		traceHook = et.hook
 	}
+	limits := newLimitRecorder(sc, &cfg)
+	if limits != nil {
+		limitHook = limits.see
+	}
+	cfg.Hook = chainHooks(limitHook, traceHook)
 	core, err := sched.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("strategy %q: %w", st.Name, err)
+	}
+	if limits != nil {
+		limits.begin(core)
 	}
 	e := &engine{
 		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: satmath.Add(sc.Duration, max(sc.Duration/2, time.Minute)),
 		core: core, attempts: newAttemptIndex(),
 		transport: st.CancelAt != scenarios.CancelAtReader, serialize: st.SerializeWrites,
-		arrivals: stream(sc.Seed, "arrivals"), maxTurnCalls: maxTurnCalls(DefaultMaxMemory), trace: et,
+		arrivals: stream(sc.Seed, "arrivals"), maxTurnCalls: maxTurnCalls(DefaultMaxMemory), trace: et, limits: limits,
 	}
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {

@@ -208,5 +208,6 @@ func (e *engine) result() StrategyResult {
 	}
 	r := e.m.strategyResult(e.st.Name, e.st.MaxInFlight, e.models, offered)
 	r.Retry = RetryText(e.st)
+	r.LimitTrace = e.limits.trace()
 	return r
 }

@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
+)
+
+// aimdQueue is one session whose single turn makes calls calls to a
+// service with no limits and a constant latency, run by an AIMD strategy
+// that starts at one attempt in flight and may grow to max.
+func aimdQueue(latency time.Duration, calls, max int) *scenarios.Scenario {
+	sc := queue(1, scenarios.Constant(latency), 0, 1)
+	sc.Duration = time.Minute
+	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
+	sc.Workload.Sessions, sc.Workload.Turns = 1, 1
+	sc.Workload.Calls[0].Count = scenarios.Constant(float64(calls))
+	sc.Strategies[0].Name = "aimd"
+	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: scenarios.AdaptiveAIMD, Initial: 1, Min: 1, Max: max}
+	return sc
+}
+
+// TestLimitTraceAIMDByHand: a turn of far more calls than the limit keeps
+// the service's queue full, and every attempt takes exactly one latency,
+// so the attempts move in waves one round trip apart. AIMD adds one to its
+// limit per limit successes, that is once per wave, and stops at its
+// ceiling: the limit is k+1 from k round trips on, up to max, and the
+// trace holds exactly these steps.
+func TestLimitTraceAIMDByHand(t *testing.T) {
+	const (
+		latency = 100 * time.Millisecond
+		ceiling = 10
+	)
+	sc := aimdQueue(latency, 500, ceiling)
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []LimitPoint
+	for k := 0; k < ceiling; k++ {
+		want = append(want, LimitPoint{T: (time.Duration(k) * latency).Seconds(), Limit: k + 1})
+	}
+	got := res.Strategies[0].LimitTrace["s"]
+	if !slices.Equal(got, want) {
+		t.Errorf("limit trace\n got %v\nwant %v", got, want)
+	}
+	if n := len(res.Strategies[0].LimitTrace); n != 1 {
+		t.Errorf("traces for %d services, want 1 (the one with an adaptive limit)", n)
+	}
+}
+
+// TestLimitTraceFollowsTheCore runs an AIMD strategy into a rate limit, so
+// the limit is cut as well as raised, and checks at every attempt the
+// service sees that the last step recorded so far is the limit the core
+// holds then: the trace misses no step. Steps come in time order, each a
+// change, and the results carry the same steps.
+func TestLimitTraceFollowsTheCore(t *testing.T) {
+	sc := aimdQueue(50*time.Millisecond, 4000, 200)
+	sc.Services[0].RequestsPerSecond = 100
+	sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
+	e, err := newEngine(sc, &sc.Strategies[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, mismatched := 0, 0
+	e.onArrive = func(now time.Duration, _ *fakeapi.Decision) {
+		steps := e.limits.steps["s"]
+		last := steps[len(steps)-1]
+		if last.T > now.Seconds() || last.Limit != e.core.Limit("s") {
+			if mismatched++; mismatched <= 3 {
+				t.Errorf("at %v the core's limit is %d; last recorded step %+v", now, e.core.Limit("s"), last)
+			}
+		}
+		checked++
+	}
+	if !e.run(context.Background(), nil) {
+		t.Fatal("run did not complete")
+	}
+	steps := e.limits.steps["s"]
+	cuts := 0
+	for i := 1; i < len(steps); i++ {
+		if steps[i].T < steps[i-1].T || steps[i].Limit == steps[i-1].Limit {
+			t.Fatalf("step %d %+v after %+v: not a change in time order", i, steps[i], steps[i-1])
+		}
+		if steps[i].Limit < steps[i-1].Limit {
+			cuts++
+		}
+	}
+	if cuts == 0 || len(steps) < 10 || checked == 0 {
+		t.Fatalf("%d steps, %d cuts, %d attempts checked: the scenario should raise and cut the limit", len(steps), cuts, checked)
+	}
+	if got := e.result().LimitTrace["s"]; !slices.Equal(got, steps) {
+		t.Errorf("the result's trace (%d points) differs from the %d recorded", len(got), len(steps))
+	}
+}
+
+// TestLimitTraceBounded: a trace longer than maxLimitPoints comes back
+// within the bound with its first and last steps and its extremes.
+func TestLimitTraceBounded(t *testing.T) {
+	r := &limitRecorder{services: []string{"s"}, steps: map[string][]LimitPoint{}}
+	n := 3*maxLimitPoints + 7
+	for i := range n {
+		r.add("s", float64(i)/10, 50+int(20*math.Sin(float64(i)/30)))
+	}
+	r.steps["s"][n/2].Limit = 1
+	got := r.trace()["s"]
+	all := r.steps["s"]
+	if len(got) > maxLimitPoints {
+		t.Fatalf("%d points, want at most %d", len(got), maxLimitPoints)
+	}
+	if got[0] != all[0] || got[len(got)-1] != all[n-1] {
+		t.Errorf("ends %+v…%+v, want %+v…%+v", got[0], got[len(got)-1], all[0], all[n-1])
+	}
+	if !slices.Contains(got, all[n/2]) {
+		t.Error("the lowest step was lost")
+	}
+}
+
+// TestLimitTraceOnlyForAdaptive: a static strategy leaves LimitTrace nil,
+// and a run over several seeds keeps it out of SeedRuns.
+func TestLimitTraceOnlyForAdaptive(t *testing.T) {
+	sc := aimdQueue(100*time.Millisecond, 50, 8)
+	static := sc.Strategies[0]
+	static.Name, static.Adaptive, static.MaxInFlight = "static", nil, 4
+	sc.Strategies = append(sc.Strategies, static)
+	res, err := RunSeeds(context.Background(), sc, Options{Seeds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Strategies[0].LimitTrace == nil {
+		t.Error("the adaptive strategy has no limit trace")
+	}
+	if res.Strategies[1].LimitTrace != nil {
+		t.Errorf("the static strategy has a limit trace: %v", res.Strategies[1].LimitTrace)
+	}
+	for _, s := range res.Strategies {
+		for i, sr := range s.SeedRuns {
+			if sr.LimitTrace != nil {
+				t.Errorf("%s: seed run %d keeps its limit trace", s.Name, i)
+			}
+		}
+	}
+}
