@@ -70,6 +70,12 @@ func WriteTableWith(w io.Writer, r *sim.Results, o TableOptions) error {
 			fmt.Fprintln(&b, l)
 		}
 	}
+	if lines := eventLines(r); len(lines) > 0 {
+		b.WriteString("\ntimed events\n")
+		for _, l := range lines {
+			fmt.Fprintln(&b, "  "+l)
+		}
+	}
 	if r.Decision != nil {
 		b.WriteString("\ndecision\n")
 		for _, l := range DecisionLines(r.Decision) {
