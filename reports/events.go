@@ -54,6 +54,9 @@ func eventLines(r *sim.Results) []string {
 // lines and the saturation shading under it still show.
 var eventFill = color.NRGBA{R: 70, G: 110, B: 210, A: 48}
 
+// labelGround is the pale ground under a band's label.
+var labelGround = color.NRGBA{R: 255, G: 255, B: 255, A: 210}
+
 // band is one timed event's span on a time axis, in seconds, with the text
 // drawn on it.
 type band struct {
@@ -93,43 +96,78 @@ func eventBands(r *sim.Results, service string, t0, t1 float64) []band {
 const minBandWidth = vg.Length(1.5)
 
 // eventShading is a plotter of timed events: each a translucent band over
-// the panel's full height, its label written at the top when labelled.
-type eventShading struct {
-	bands    []band
-	labelled bool
-}
+// the panel's full height.
+type eventShading struct{ bands []band }
 
 // shadeEvents adds the bands to p, under whatever is added after, with one
-// legend entry; labelled writes each band's label on it. It does nothing
-// when there are no bands.
-func shadeEvents(p *plot.Plot, bands []band, labelled bool) {
+// legend entry. It does nothing when there are no bands.
+func shadeEvents(p *plot.Plot, bands []band) {
 	if len(bands) == 0 {
 		return
 	}
-	s := &eventShading{bands: bands, labelled: labelled}
+	s := &eventShading{bands: bands}
 	p.Add(s)
 	p.Legend.Add("timed event", s)
+}
+
+// bandRect returns where a band is drawn on c, at least minBandWidth wide
+// and within c; ok is false when none of it is on c.
+func bandRect(c draw.Canvas, trX func(float64) vg.Length, b band) (x0, x1 vg.Length, ok bool) {
+	x0, x1 = trX(b.x0), trX(b.x1)
+	if x1-x0 < minBandWidth {
+		mid := (x0 + x1) / 2
+		x0, x1 = mid-minBandWidth/2, mid+minBandWidth/2
+	}
+	x0, x1 = max(x0, c.Min.X), min(x1, c.Max.X)
+	return x0, x1, x1 > x0
 }
 
 // Plot implements plot.Plotter.
 func (s *eventShading) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	sty := draw.TextStyle{Color: color.Gray{Y: 60}, Font: sans(9), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	c.SetColor(eventFill)
 	for _, b := range s.bands {
-		x0, x1 := trX(b.x0), trX(b.x1)
-		if x1-x0 < minBandWidth {
-			mid := (x0 + x1) / 2
-			x0, x1 = mid-minBandWidth/2, mid+minBandWidth/2
+		if x0, x1, ok := bandRect(c, trX, b); ok {
+			c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: c.Min.Y}, Max: vg.Point{X: x1, Y: c.Max.Y}}.Path())
 		}
-		x0, x1 = max(x0, c.Min.X), min(x1, c.Max.X)
-		if x1 <= x0 {
+	}
+}
+
+// eventLabels is a plotter that writes each band's label at its top left,
+// on a pale ground, in the first row of labels its start is clear of. It
+// is added last, so no line crosses a label out.
+type eventLabels struct{ bands []band }
+
+// labelEvents adds the bands' labels to p; add it after the data.
+func labelEvents(p *plot.Plot, bands []band) {
+	if len(bands) > 0 {
+		p.Add(&eventLabels{bands: bands})
+	}
+}
+
+// Plot implements plot.Plotter.
+func (s *eventLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	sty := draw.TextStyle{Color: color.Gray{Y: 50}, Font: sans(9), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	var rows []vg.Length // per row of labels, where its last label ends
+	for _, b := range s.bands {
+		x0, _, ok := bandRect(c, trX, b)
+		if !ok || b.label == "" {
 			continue
 		}
-		c.SetColor(eventFill)
-		c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: c.Min.Y}, Max: vg.Point{X: x1, Y: c.Max.Y}}.Path())
-		if s.labelled && b.label != "" {
-			c.FillText(sty, vg.Point{X: x0 + 2, Y: c.Max.Y - 2}, b.label)
+		w, h := sty.Width(b.label)+4, sty.Height(b.label)+2
+		row := 0
+		for row < len(rows) && rows[row] > x0 {
+			row++
 		}
+		if row == len(rows) {
+			rows = append(rows, 0)
+		}
+		rows[row] = x0 + w + 2
+		top := c.Max.Y - 1 - vg.Length(row)*h
+		c.SetColor(labelGround)
+		c.Fill(vg.Rectangle{Min: vg.Point{X: x0 + 1, Y: top - h}, Max: vg.Point{X: x0 + 1 + w, Y: top}}.Path())
+		c.FillText(sty, vg.Point{X: x0 + 3, Y: top - 1}, b.label)
 	}
 }
 

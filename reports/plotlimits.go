@@ -48,7 +48,8 @@ func limitsFigure(r *sim.Results, opts Options) (*Figure, error) {
 	for _, svc := range services {
 		p := newPlot("Concurrency limit: "+svc, "time (s)", "limit (attempts in flight)")
 		p.X.Min, p.X.Max = t0, t1
-		shadeEvents(p, eventBands(r, svc, t0, t1), true)
+		bands := eventBands(r, svc, t0, t1)
+		shadeEvents(p, bands)
 		top := 0.0
 		for i := range r.Strategies {
 			s := &r.Strategies[i]
@@ -94,6 +95,7 @@ func limitsFigure(r *sim.Results, opts Options) (*Figure, error) {
 			p.Legend.Add(s.Name+" (adaptive)", l)
 		}
 		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		labelEvents(p, bands)
 		panels = append(panels, p)
 	}
 	return newFigure("limits", "Adaptive concurrency limits over time",

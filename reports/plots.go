@@ -573,6 +573,7 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 		return nil, nil
 	}
 	lim := opts.limits(r)
+	bands := eventBands(r, "", t0, t1)
 	var panels []*plot.Plot
 	for i, s := range r.Strategies {
 		title := s.Name + " (no cap)"
@@ -581,7 +582,7 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 		}
 		p := newPlot(title, "time (s)", "attempts in flight")
 		p.X.Min, p.X.Max = t0, t1
-		shadeEvents(p, eventBands(r, "", t0, t1), i == 0)
+		shadeEvents(p, bands)
 		top := 0.0
 		xys := make(plotter.XYs, len(s.Timeline))
 		for k, pt := range s.Timeline {
@@ -615,6 +616,9 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 			top = max(top, float64(lim.inFlight))
 		}
 		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		if i == 0 {
+			labelEvents(p, bands)
+		}
 		panels = append(panels, p)
 	}
 	return newFigure("in-flight", "In flight over time",
@@ -657,11 +661,12 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 		return nil, nil
 	}
 	lim := opts.limits(r)
+	bands := eventBands(r, "", t0, t1)
 	var panels []*plot.Plot
 	for i, s := range r.Strategies {
 		p := newPlot(s.Name, "time (s)", "requests/s")
 		p.X.Min, p.X.Max = t0, t1
-		shadeEvents(p, eventBands(r, "", t0, t1), i == 0)
+		shadeEvents(p, bands)
 		top := 0.0
 		started := make(plotter.XYs, len(s.Timeline))
 		admitted := make(plotter.XYs, len(s.Timeline))
@@ -723,6 +728,9 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 				p.Add(l)
 				p.Legend.Add(sr.label, l)
 			}
+		}
+		if i == 0 {
+			labelEvents(p, bands)
 		}
 		panels = append(panels, p)
 	}
