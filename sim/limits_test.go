@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -172,5 +174,30 @@ func TestLiveLimitTrace(t *testing.T) {
 	}
 	if !slices.Equal(limits, want) {
 		t.Errorf("live limits %v, want %v", limits, want)
+	}
+}
+
+// TestLimitTraceDeterministic: the same scenario and seed give the same
+// limit trace, byte for byte in results.json.
+func TestLimitTraceDeterministic(t *testing.T) {
+	var out [2][]byte
+	for i := range out {
+		sc := aimdQueue(50*time.Millisecond, 2000, 100)
+		sc.Services[0].RequestsPerSecond = 100
+		sc.Services[0].Latency = scenarios.Dist[time.Duration]{Kind: scenarios.DistLognormal, P50: 50 * time.Millisecond, P95: 200 * time.Millisecond}
+		sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
+		res, err := Run(context.Background(), sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Strategies[0].LimitTrace["s"]) < 10 {
+			t.Fatalf("only %d steps: the scenario should move the limit", len(res.Strategies[0].LimitTrace["s"]))
+		}
+		if out[i], err = json.Marshal(res.Strategies[0].LimitTrace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		t.Error("two runs of one scenario and seed recorded different limit traces")
 	}
 }
