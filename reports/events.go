@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"cmp"
 	"image/color"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -196,39 +198,25 @@ func timeAxis(r *sim.Results) (t0, t1 float64, ok bool) {
 	return t0, t1, t1 > t0
 }
 
-// sortedServices returns the services the strategies' limit traces name,
-// in the order of the results' Limits, then by name.
-func sortedServices(r *sim.Results) []string {
-	seen := map[string]bool{}
+// tracedServices returns the services the strategies' limit traces hold
+// steps for, in the order of the results' Limits, then by name.
+func tracedServices(r *sim.Results) []string {
 	var names []string
 	for _, s := range r.Strategies {
-		for name := range s.LimitTrace {
-			if !seen[name] {
-				seen[name] = true
+		for name, pts := range s.LimitTrace {
+			if len(pts) > 0 && !slices.Contains(names, name) {
 				names = append(names, name)
 			}
 		}
 	}
 	order := func(name string) int {
-		return slices.IndexFunc(r.Limits, func(l sim.ServiceLimits) bool { return l.Service == name })
+		if i := slices.IndexFunc(r.Limits, func(l sim.ServiceLimits) bool { return l.Service == name }); i >= 0 {
+			return i
+		}
+		return len(r.Limits)
 	}
 	slices.SortFunc(names, func(a, b string) int {
-		ia, ib := order(a), order(b)
-		switch {
-		case ia != ib && ia >= 0 && ib >= 0:
-			return ia - ib
-		case ia != ib && ia >= 0:
-			return -1
-		case ia != ib && ib >= 0:
-			return 1
-		}
-		if a < b {
-			return -1
-		}
-		if a > b {
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(order(a), order(b)), strings.Compare(a, b))
 	})
 	return names
 }

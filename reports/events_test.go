@@ -271,3 +271,18 @@ func decodePNG(t *testing.T, data []byte) image.Image {
 	}
 	return img
 }
+
+// TestTracedServices: the limits figure's panels follow the results'
+// service order, then names, and leave out services whose traces are empty.
+func TestTracedServices(t *testing.T) {
+	r := &sim.Results{
+		Limits: []sim.ServiceLimits{{Service: "search"}, {Service: "llm"}},
+		Strategies: []sim.StrategyResult{
+			{Name: "a", LimitTrace: map[string][]sim.LimitPoint{"zeta": {{T: 0, Limit: 1}}, "llm": {{T: 0, Limit: 2}}, "empty": nil}},
+			{Name: "b", LimitTrace: map[string][]sim.LimitPoint{"alpha": {{T: 0, Limit: 1}}, "search": {{T: 0, Limit: 3}}}},
+		},
+	}
+	if got, want := tracedServices(r), []string{"search", "llm", "alpha", "zeta"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

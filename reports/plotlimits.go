@@ -36,7 +36,7 @@ func steps(pts []sim.LimitPoint, t1 float64, maxPoints int) plotter.XYs {
 // requests in flight dotted, and the service's timed events shaded. It is
 // left out when no strategy has a limit trace.
 func limitsFigure(r *sim.Results, opts Options) (*Figure, error) {
-	services := sortedServices(r)
+	services := tracedServices(r)
 	if len(services) == 0 {
 		return nil, nil
 	}
