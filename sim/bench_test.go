@@ -66,7 +66,7 @@ func BenchmarkEngineAdaptive(b *testing.B) {
 		e.run(context.Background(), nil)
 		calls += e.m.calls
 		if i == 0 {
-			b.ReportMetric(float64(len(e.limits.steps["s"])), "limit-steps")
+			b.ReportMetric(float64(len(e.limits.trace()["s"])), "trace-points")
 		}
 	}
 	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")

@@ -11,13 +11,29 @@ import (
 // step and each stretch's lowest and highest limit.
 const maxLimitPoints = 2000
 
+// limitChunk is how many steps of one service a recorder holds before it
+// reduces them: what bounds its memory (about 3 × limitChunk points per
+// service, 16 bytes each) however long the run. The points it keeps are
+// never fewer than limitChunk/2, four times what results.json keeps.
+const limitChunk = 8 * maxLimitPoints
+
 // limitRecorder collects one strategy's adaptive limits as they step, per
 // service, for StrategyResult.LimitTrace. It is fed from the scheduler's
 // Hook, so it is used from one goroutine at a time (the engine's, or the
 // Runner's in a live run).
 type limitRecorder struct {
 	services []string // the services with an adaptive limit, in scenario order
-	steps    map[string][]LimitPoint
+	series   map[string]*limitSeries
+}
+
+// limitSeries is one service's steps in bounded memory. New steps go to
+// raw; a full raw chunk is reduced by factor (downsample.MinMax) onto kept;
+// when kept outgrows limitChunk it is halved the same way and factor
+// doubles. Every stretch of the run is then kept at the same density, the
+// extremes of each stretch included.
+type limitSeries struct {
+	kept, raw []LimitPoint
+	factor    int
 }
 
 // newLimitRecorder returns a recorder for the services cfg gives an
@@ -30,9 +46,10 @@ func newLimitRecorder(sc *scenarios.Scenario, cfg *sched.Config) *limitRecorder 
 			continue
 		}
 		if r == nil {
-			r = &limitRecorder{steps: map[string][]LimitPoint{}}
+			r = &limitRecorder{series: map[string]*limitSeries{}}
 		}
 		r.services = append(r.services, svc.Name)
+		r.series[svc.Name] = &limitSeries{factor: 1}
 	}
 	return r
 }
@@ -41,13 +58,21 @@ func newLimitRecorder(sc *scenarios.Scenario, cfg *sched.Config) *limitRecorder 
 // holds it before any completion has moved it.
 func (r *limitRecorder) begin(core *sched.Core) {
 	for _, name := range r.services {
-		r.steps[name] = append(r.steps[name], LimitPoint{T: 0, Limit: core.Limit(name)})
+		r.add(name, 0, core.Limit(name))
 	}
 }
 
 // add records that the limit of service stepped to n at t seconds.
 func (r *limitRecorder) add(service string, t float64, n int) {
-	r.steps[service] = append(r.steps[service], LimitPoint{T: t, Limit: n})
+	s := r.series[service]
+	if s == nil { // a service the configuration gave no adaptive limit
+		s = &limitSeries{factor: 1}
+		r.series[service] = s
+	}
+	s.raw = append(s.raw, LimitPoint{T: t, Limit: n})
+	if len(s.raw) == limitChunk {
+		s.flush()
+	}
 }
 
 // see is a sched.Config.Hook for virtual runs: it records every
@@ -58,15 +83,46 @@ func (r *limitRecorder) see(ev sched.Event) {
 	}
 }
 
+// byLimit is the value downsampling keeps the extremes of.
+func byLimit(p *LimitPoint) float64 { return float64(p.Limit) }
+
+// flush reduces the raw steps onto kept, and halves kept when it has
+// outgrown limitChunk.
+func (s *limitSeries) flush() {
+	if len(s.raw) == 0 {
+		return
+	}
+	s.kept = append(s.kept, downsample.MinMax(s.raw, max(4, len(s.raw)/s.factor), byLimit)...)
+	s.raw = s.raw[:0]
+	if len(s.kept) > limitChunk {
+		s.kept = downsample.MinMax(s.kept, limitChunk/2, byLimit)
+		s.factor *= 2
+	}
+}
+
+// points returns the steps kept so far, in time order.
+func (s *limitSeries) points() []LimitPoint {
+	return append(append([]LimitPoint(nil), s.kept...), s.raw...)
+}
+
+// last returns the latest step recorded.
+func (s *limitSeries) last() LimitPoint {
+	if n := len(s.raw); n > 0 {
+		return s.raw[n-1]
+	}
+	return s.kept[len(s.kept)-1]
+}
+
 // trace returns the recorded steps for StrategyResult.LimitTrace, each
 // service's at most maxLimitPoints long; nil for a nil recorder.
 func (r *limitRecorder) trace() map[string][]LimitPoint {
 	if r == nil {
 		return nil
 	}
-	out := make(map[string][]LimitPoint, len(r.steps))
-	for name, pts := range r.steps {
-		out[name] = downsample.MinMax(pts, maxLimitPoints, func(p *LimitPoint) float64 { return float64(p.Limit) })
+	out := make(map[string][]LimitPoint, len(r.series))
+	for name, s := range r.series {
+		s.flush()
+		out[name] = downsample.MinMax(s.kept, maxLimitPoints, byLimit)
 	}
 	return out
 }

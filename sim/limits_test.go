@@ -71,8 +71,7 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 	}
 	checked, mismatched := 0, 0
 	e.onArrive = func(now time.Duration, _ *fakeapi.Decision) {
-		steps := e.limits.steps["s"]
-		last := steps[len(steps)-1]
+		last := e.limits.series["s"].last()
 		if last.T > now.Seconds() || last.Limit != e.core.Limit("s") {
 			if mismatched++; mismatched <= 3 {
 				t.Errorf("at %v the core's limit is %d; last recorded step %+v", now, e.core.Limit("s"), last)
@@ -83,7 +82,7 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 	if !e.run(context.Background(), nil) {
 		t.Fatal("run did not complete")
 	}
-	steps := e.limits.steps["s"]
+	steps := e.limits.series["s"].points()
 	cuts := 0
 	for i := 1; i < len(steps); i++ {
 		if steps[i].T < steps[i-1].T || steps[i].Limit == steps[i-1].Limit {
@@ -101,25 +100,46 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 	}
 }
 
-// TestLimitTraceBounded: a trace longer than maxLimitPoints comes back
-// within the bound with its first and last steps and its extremes.
+// TestLimitTraceBounded: a service whose limit steps a million times is
+// held in bounded memory as the run goes, at an even density over time,
+// and comes back within maxLimitPoints with its first and last steps and
+// its lowest one.
 func TestLimitTraceBounded(t *testing.T) {
-	r := &limitRecorder{services: []string{"s"}, steps: map[string][]LimitPoint{}}
-	n := 3*maxLimitPoints + 7
+	r := &limitRecorder{services: []string{"s"}, series: map[string]*limitSeries{"s": {factor: 1}}}
+	const n = 1_000_000
+	low := n / 3
+	most := 0
 	for i := range n {
-		r.add("s", float64(i)/10, 50+int(20*math.Sin(float64(i)/30)))
+		l := 50 + int(20*math.Sin(float64(i)/30))
+		if i == low {
+			l = 1
+		}
+		r.add("s", float64(i)/10, l)
+		s := r.series["s"]
+		most = max(most, len(s.kept)+len(s.raw))
 	}
-	r.steps["s"][n/2].Limit = 1
+	if most > 3*limitChunk {
+		t.Errorf("held %d points at once, want at most %d", most, 3*limitChunk)
+	}
 	got := r.trace()["s"]
-	all := r.steps["s"]
-	if len(got) > maxLimitPoints {
-		t.Fatalf("%d points, want at most %d", len(got), maxLimitPoints)
+	if len(got) > maxLimitPoints || len(got) < maxLimitPoints/2 {
+		t.Fatalf("%d points, want at most %d and not far fewer", len(got), maxLimitPoints)
 	}
-	if got[0] != all[0] || got[len(got)-1] != all[n-1] {
-		t.Errorf("ends %+v…%+v, want %+v…%+v", got[0], got[len(got)-1], all[0], all[n-1])
+	first, last := LimitPoint{T: 0, Limit: 50}, LimitPoint{T: float64(n-1) / 10, Limit: 50 + int(20*math.Sin(float64(n-1)/30))}
+	if got[0] != first || got[len(got)-1] != last {
+		t.Errorf("ends %+v…%+v, want %+v…%+v", got[0], got[len(got)-1], first, last)
 	}
-	if !slices.Contains(got, all[n/2]) {
+	if !slices.Contains(got, LimitPoint{T: float64(low) / 10, Limit: 1}) {
 		t.Error("the lowest step was lost")
+	}
+	half := 0
+	for _, p := range got {
+		if p.T < float64(n)/20 {
+			half++
+		}
+	}
+	if share := float64(half) / float64(len(got)); share < 0.4 || share > 0.6 {
+		t.Errorf("%.0f%% of the points fall in the first half of the run, want about half", 100*share)
 	}
 }
 
