@@ -286,3 +286,24 @@ func TestTracedServices(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// TestLimitDropGoldenSVG: the figures the events and the limit trace change
+// render as the golden files under testdata/svg/events, the same bytes
+// each time.
+func TestLimitDropGoldenSVG(t *testing.T) {
+	for _, name := range []string{"in-flight", "requests", "limits"} {
+		f := figureNamed(t, limitDropResults(), name)
+		svg, err := f.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := figureNamed(t, limitDropResults(), name).SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(svg, again) {
+			t.Errorf("%s: two renderings differ", name)
+		}
+		golden(t, filepath.Join("svg", "events", name+".svg"), svg)
+	}
+}
