@@ -1,6 +1,10 @@
 package reports
 
-import "gonum.org/v1/plot/plotter"
+import (
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/simbench/simbench/internal/downsample"
+)
 
 // DefaultMaxPoints is how many points a timeline line keeps at most when
 // Options.MaxPoints is zero: enough for 800 pixels of width.
@@ -14,35 +18,5 @@ const DefaultMaxPoints = 800
 // maximum and minimum. A series that already fits, or a maxPoints below 4,
 // comes back as a copy of xys unchanged.
 func Downsample(xys plotter.XYs, maxPoints int) plotter.XYs {
-	if len(xys) <= maxPoints || maxPoints < 4 {
-		return append(plotter.XYs(nil), xys...)
-	}
-	inner := len(xys) - 2
-	buckets := (maxPoints - 2) / 2
-	out := make(plotter.XYs, 0, maxPoints)
-	out = append(out, xys[0])
-	for b := range buckets {
-		lo, hi := 1+b*inner/buckets, 1+(b+1)*inner/buckets
-		if lo >= hi {
-			continue
-		}
-		iMin, iMax := lo, lo
-		for i := lo + 1; i < hi; i++ {
-			if xys[i].Y < xys[iMin].Y {
-				iMin = i
-			}
-			if xys[i].Y > xys[iMax].Y {
-				iMax = i
-			}
-		}
-		switch {
-		case iMin == iMax:
-			out = append(out, xys[iMin])
-		case iMin < iMax:
-			out = append(out, xys[iMin], xys[iMax])
-		default:
-			out = append(out, xys[iMax], xys[iMin])
-		}
-	}
-	return append(out, xys[len(xys)-1])
+	return downsample.MinMax(xys, maxPoints, func(p *plotter.XY) float64 { return p.Y })
 }

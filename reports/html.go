@@ -99,12 +99,15 @@ type htmlData struct {
 	Plans   []htmlPlan
 	Sweep   []htmlSweepRow
 	Figures []htmlFigure
+	// Events are the run's timed events (Results.Events), a row each.
+	Events []eventRow
 }
 
 // WriteHTML writes report.html: one self-contained page — inline SVG plots
 // and CSS, no scripts, nothing fetched — with the run's parameters (seed,
 // version, duration, mode; partial and invalid runs flagged at the top),
-// the comparison table with the best value per column marked, the
+// the run's timed events (when it had any), the comparison table with the
+// best value per column marked, the
 // recommendation with its arithmetic (from the reasons in the results, and
 // from opts.Plans for plans the results do not carry), the sweep of
 // opts.Sweep (one table per load, each row's knee and chosen cap marked),
@@ -126,6 +129,7 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 		d.Warnings = append(d.Warnings, htmlWarning{head, text})
 	}
 	d.Params = runParams(r)
+	d.Events = eventRows(r)
 
 	ms := metrics(r)
 	for _, m := range ms {

@@ -17,13 +17,14 @@ var figureTitles = map[string]string{
 	"latency-cdf": "Turn latency CDF",
 	"in-flight":   "In flight over time",
 	"requests":    "Requests per second against the limit",
+	"limits":      "Adaptive concurrency limits over time",
 	"attempts":    "Attempts per call",
 	"backoff":     "Backoff comparison",
 	"sweep":       "Sweep over the concurrency cap",
 }
 
-// WriteMarkdown writes report.md: the run's parameters and warnings, the
-// comparison table with the best value per column in bold, the
+// WriteMarkdown writes report.md: the run's parameters and warnings, its
+// timed events (when it had any), the comparison table with the best value per column in bold, the
 // recommendation with its arithmetic, and the plots as images linked by the names in pngs
 // (relative to the report, as WritePlots returns them; names not ending in
 // .png are skipped). GitHub renders it as a pull-request comment.
@@ -41,6 +42,13 @@ func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
 		fmt.Fprintf(&b, "> [!WARNING]\n> **%s:** %s\n\n", head, mdEscape(rest))
 	}
 	fmt.Fprintf(&b, "%s\n\n", mdEscape(runLine(r)))
+	if rows := eventRows(r); len(rows) > 0 {
+		b.WriteString("## Timed events\n\n| service | what | from | to |\n| :-- | :-- | --: | --: |\n")
+		for _, e := range rows {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(e.Service), mdEscape(e.What), e.From, e.To)
+		}
+		b.WriteString("\nShaded as bands on every plot over time.\n\n")
+	}
 
 	b.WriteString("## Strategies\n\n")
 	if len(r.Strategies) == 0 {

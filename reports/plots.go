@@ -216,17 +216,19 @@ func (f Figure) PNG() ([]byte, error) {
 
 // Figures builds every plot the results and options allow, in report order:
 // time-to-answer CDF, in flight over time, requests per second over time,
+// the adaptive limits over time (only when a strategy has a limit trace),
 // attempts per call, the backoff comparison (only when strategies that
 // share a cap differ in their retry policy), and the sweep. A figure whose
 // data is missing from the results (no timeline, say) is left out. No
 // figure ranks strategies by speed or volume without their failures beside
-// it.
+// it. Every figure whose x axis is run time shades the run's timed events
+// (Results.Events).
 func Figures(r *sim.Results, opts Options) ([]Figure, error) {
 	if r == nil {
 		return nil, errors.New("reports: no results")
 	}
 	builders := []func(*sim.Results, Options) (*Figure, error){
-		latencyCDF, inFlight, requestRate, attemptsHistogram, backoffComparison, sweepFigure,
+		latencyCDF, inFlight, requestRate, limitsFigure, attemptsHistogram, backoffComparison, sweepFigure,
 	}
 	var figs []Figure
 	for _, build := range builders {
@@ -571,6 +573,7 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 		return nil, nil
 	}
 	lim := opts.limits(r)
+	bands := eventBands(r, "", t0, t1)
 	var panels []*plot.Plot
 	for i, s := range r.Strategies {
 		title := s.Name + " (no cap)"
@@ -579,6 +582,7 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 		}
 		p := newPlot(title, "time (s)", "attempts in flight")
 		p.X.Min, p.X.Max = t0, t1
+		shadeEvents(p, bands)
 		top := 0.0
 		xys := make(plotter.XYs, len(s.Timeline))
 		for k, pt := range s.Timeline {
@@ -612,6 +616,9 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 			top = max(top, float64(lim.inFlight))
 		}
 		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		if i == 0 {
+			labelEvents(p, bands)
+		}
 		panels = append(panels, p)
 	}
 	return newFigure("in-flight", "In flight over time",
@@ -654,10 +661,12 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 		return nil, nil
 	}
 	lim := opts.limits(r)
+	bands := eventBands(r, "", t0, t1)
 	var panels []*plot.Plot
 	for i, s := range r.Strategies {
 		p := newPlot(s.Name, "time (s)", "requests/s")
 		p.X.Min, p.X.Max = t0, t1
+		shadeEvents(p, bands)
 		top := 0.0
 		started := make(plotter.XYs, len(s.Timeline))
 		admitted := make(plotter.XYs, len(s.Timeline))
@@ -719,6 +728,9 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 				p.Add(l)
 				p.Legend.Add(sr.label, l)
 			}
+		}
+		if i == 0 {
+			labelEvents(p, bands)
 		}
 		panels = append(panels, p)
 	}

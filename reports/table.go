@@ -23,8 +23,8 @@ const (
 // and one column per metric (latencies in ms, goodput in successful
 // calls/s, wasted work in server seconds), aligned. The best value of each
 // column is marked with "*" and, when color is true, in bold green. Then the
-// decision (what to set), and the arithmetic per service, if the results
-// carry them. Callers pass
+// run's timed events (service, what, from, to), the decision (what to set),
+// and the arithmetic per service, if the results carry them. Callers pass
 // color=false when the output is not a terminal.
 func WriteTable(w io.Writer, r *sim.Results, color bool) error {
 	return WriteTableWith(w, r, TableOptions{Color: color})
@@ -75,6 +75,12 @@ func WriteTableWith(w io.Writer, r *sim.Results, o TableOptions) error {
 				fmt.Fprintln(&b, "  "+l)
 			}
 			fmt.Fprintln(&b, "  "+processKey)
+		}
+	}
+	if lines := eventLines(r); len(lines) > 0 {
+		b.WriteString("\ntimed events\n")
+		for _, l := range lines {
+			fmt.Fprintln(&b, "  "+l)
 		}
 	}
 	if r.Decision != nil {

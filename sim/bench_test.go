@@ -86,6 +86,30 @@ func BenchmarkEngineProcesses(b *testing.B) {
 	}
 }
 
+// BenchmarkEngineAdaptive is BenchmarkEngine with an AIMD limit under the
+// cap instead of the token bucket, so the limit steps and its trace is
+// recorded: what an adaptive strategy costs the engine.
+func BenchmarkEngineAdaptive(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
+	sc := engineScenario(1_000_000)
+	sc.Strategies[0].TokenBucket = false
+	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: scenarios.AdaptiveAIMD, Initial: 64, Max: 1024}
+	var calls int64
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		e, err := newEngine(sc, &sc.Strategies[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.run(context.Background(), nil)
+		calls += e.m.calls
+		if i == 0 {
+			b.ReportMetric(float64(len(e.limits.trace()["s"])), "trace-points")
+		}
+	}
+	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+}
+
 // BenchmarkEngine10M runs 10 million calls once and reports the peak heap
 // in use, sampled as the run goes (target: within 500 MB).
 func BenchmarkEngine10M(b *testing.B) {

@@ -77,6 +77,8 @@ type engine struct {
 	// quotaStyle is, per service, the header style whose remaining counts
 	// responses carry ("" when its headers carry none).
 	quotaStyle []fakeapi.HeaderStyle
+	// limits, when set, records the strategy's adaptive limits as they step.
+	limits *limitRecorder
 }
 
 // attempt is one request in flight at a fake service: what the client
@@ -187,10 +189,13 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 	if tw != nil {
 		et = newEngineTrace(tw)
 	}
+	// Process 0's limits are the ones traced (every process of a fleet
+	// runs the same strategy).
+	limits := newLimitRecorder(sc, &cfg)
 	e := &engine{
 		sc: sc, st: st, wl: newWorkload(sc), end: sc.Duration, stop: satmath.Add(sc.Duration, max(sc.Duration/2, time.Minute)),
 		transport: st.CancelAt != scenarios.CancelAtReader, serialize: st.SerializeWrites,
-		arrivals: stream(sc.Seed, "arrivals"), maxTurnCalls: maxTurnCalls(DefaultMaxMemory), trace: et,
+		arrivals: stream(sc.Seed, "arrivals"), maxTurnCalls: maxTurnCalls(DefaultMaxMemory), trace: et, limits: limits,
 	}
 	if err := e.newProcesses(cfg); err != nil {
 		return nil, err

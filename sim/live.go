@@ -277,14 +277,33 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	liveBuckets(&cfg, sc, f)
 	window := time.Duration(float64(sc.Duration) / f)
 	l := &liveRun{sc: sc, st: st, f: f, srv: srv, wl: newWorkload(sc), m: newCollector(names, window), late: newHistogram()}
+	var traceHook, limitHook func(sched.Event)
 	if tw != nil {
 		l.trace = &liveTrace{w: tw, calls: map[*callMeta]*liveCall{}}
-		cfg.Hook = func(ev sched.Event) {
+		traceHook = func(ev sched.Event) {
 			if ev.Kind == sched.EventRetry {
 				l.trace.retry(ev, l.vnow().Seconds(), ev.Delay.Seconds()/f)
 			}
 		}
 	}
+	limits := newLimitRecorder(sc, &cfg)
+	if limits != nil {
+		// The starting limits, as a core of this configuration holds them
+		// (the Runner's own core is out of reach on its goroutine).
+		core, err := sched.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("strategy %q: %w", st.Name, err)
+		}
+		limits.begin(core)
+		// The Runner calls the hook from the goroutine that owns its core,
+		// and Close waits for it, so the steps need no lock.
+		limitHook = func(ev sched.Event) {
+			if ev.Kind == sched.EventLimit {
+				limits.add(ev.Service, l.vnow().Seconds(), ev.N)
+			}
+		}
+	}
+	cfg.Hook = chainHooks(limitHook, traceHook)
 	l.orphans, l.endOrphan = context.WithCancel(context.Background())
 	defer l.endOrphan()
 	transport := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
@@ -365,6 +384,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	l.result = l.m.strategyResultFrom(st.Name, st.MaxInFlight, models, l.offered)
 	l.result.Retry = RetryText(st)
 	l.result.FinishS = l.m.finishS(&sc.Workload)
+	l.result.LimitTrace = limits.trace()
 	l.mu.Unlock()
 	if p := l.traceErr.Load(); p != nil {
 		return nil, *p

@@ -70,12 +70,20 @@ func (e *engine) newProcesses(cfg sched.Config) error {
 		if p > 0 {
 			c.Rand = stream(sc.Seed, "strategy/"+st.Name+"/process/"+strconv.Itoa(p))
 		}
+		var traceHook, limitHook func(sched.Event)
 		if e.trace != nil {
-			c.Hook = e.trace.hookFor(uint16(p))
+			traceHook = e.trace.hookFor(uint16(p))
 		}
+		if p == 0 && e.limits != nil {
+			limitHook = e.limits.see
+		}
+		c.Hook = chainHooks(limitHook, traceHook)
 		core, err := sched.New(c)
 		if err != nil {
 			return fmt.Errorf("strategy %q: %w", st.Name, err)
+		}
+		if p == 0 && e.limits != nil {
+			e.limits.begin(core)
 		}
 		e.procs[p] = proc{core: core, attempts: newAttemptIndex()}
 		if e.multi {

@@ -180,7 +180,7 @@ type StrategyResult struct {
 	Processes []ProcessResult `json:"processes,omitempty"`
 	// SeedRuns holds the strategy's figures under each of Results.Seeds,
 	// in that order, without the plot series (latency_cdf, answer_cdf,
-	// timeline): what means and 95% intervals over seeds are computed
+	// timeline, limit_trace): what means and 95% intervals over seeds are computed
 	// from. Empty for a run of one seed.
 	SeedRuns []StrategyResult `json:"seed_runs,omitempty"`
 }

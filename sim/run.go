@@ -213,5 +213,6 @@ func (e *engine) result() StrategyResult {
 		r.FinishS = e.m.finishS(&e.sc.Workload)
 	}
 	r.Processes = e.processResults()
+	r.LimitTrace = e.limits.trace()
 	return r
 }

@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"github.com/simbench/simbench/internal/downsample"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+)
+
+// maxLimitPoints bounds each service's limit trace in results.json: a
+// longer one is downsampled (downsample.MinMax), keeping its first and last
+// step and each stretch's lowest and highest limit.
+const maxLimitPoints = 2000
+
+// limitChunk is how many steps of one service a recorder holds before it
+// reduces them: what bounds its memory (about 3 × limitChunk points per
+// service, 16 bytes each) however long the run. The points it keeps are
+// never fewer than limitChunk/2, four times what results.json keeps.
+const limitChunk = 8 * maxLimitPoints
+
+// limitRecorder collects one strategy's adaptive limits as they step, per
+// service, for StrategyResult.LimitTrace. It is fed from the scheduler's
+// Hook, so it is used from one goroutine at a time (the engine's, or the
+// Runner's in a live run).
+type limitRecorder struct {
+	services []string // the services with an adaptive limit, in scenario order
+	series   map[string]*limitSeries
+}
+
+// limitSeries is one service's steps in bounded memory. New steps go to
+// raw; a full raw chunk is reduced by factor (downsample.MinMax) onto kept;
+// when kept outgrows limitChunk it is halved the same way and factor
+// doubles. Every stretch of the run is then kept at the same density, the
+// extremes of each stretch included.
+type limitSeries struct {
+	kept, raw []LimitPoint
+	factor    int
+}
+
+// newLimitRecorder returns a recorder for the services cfg gives an
+// adaptive limit, or nil when it gives none (then nothing is recorded and
+// the scheduler needs no hook for it).
+func newLimitRecorder(sc *scenarios.Scenario, cfg *sched.Config) *limitRecorder {
+	var r *limitRecorder
+	for _, svc := range sc.Services {
+		if cfg.Services[svc.Name].Adaptive == nil {
+			continue
+		}
+		if r == nil {
+			r = &limitRecorder{series: map[string]*limitSeries{}}
+		}
+		r.services = append(r.services, svc.Name)
+		r.series[svc.Name] = &limitSeries{factor: 1}
+	}
+	return r
+}
+
+// begin records each service's starting limit at time 0, as the core
+// holds it before any completion has moved it.
+func (r *limitRecorder) begin(core *sched.Core) {
+	for _, name := range r.services {
+		r.add(name, 0, core.Limit(name))
+	}
+}
+
+// add records that the limit of service stepped to n at t seconds.
+func (r *limitRecorder) add(service string, t float64, n int) {
+	s := r.series[service]
+	if s == nil { // a service the configuration gave no adaptive limit
+		s = &limitSeries{factor: 1}
+		r.series[service] = s
+	}
+	s.raw = append(s.raw, LimitPoint{T: t, Limit: n})
+	if len(s.raw) == limitChunk {
+		s.flush()
+	}
+}
+
+// see is a sched.Config.Hook for virtual runs: it records every
+// EventLimit at the event's (virtual) time and ignores the rest.
+func (r *limitRecorder) see(ev sched.Event) {
+	if ev.Kind == sched.EventLimit {
+		r.add(ev.Service, ev.At.Seconds(), ev.N)
+	}
+}
+
+// byLimit is the value downsampling keeps the extremes of.
+func byLimit(p *LimitPoint) float64 { return float64(p.Limit) }
+
+// flush reduces the raw steps onto kept, and halves kept when it has
+// outgrown limitChunk.
+func (s *limitSeries) flush() {
+	if len(s.raw) == 0 {
+		return
+	}
+	s.kept = append(s.kept, downsample.MinMax(s.raw, max(4, len(s.raw)/s.factor), byLimit)...)
+	s.raw = s.raw[:0]
+	if len(s.kept) > limitChunk {
+		s.kept = downsample.MinMax(s.kept, limitChunk/2, byLimit)
+		s.factor *= 2
+	}
+}
+
+// points returns the steps kept so far, in time order.
+func (s *limitSeries) points() []LimitPoint {
+	return append(append([]LimitPoint(nil), s.kept...), s.raw...)
+}
+
+// last returns the latest step recorded.
+func (s *limitSeries) last() LimitPoint {
+	if n := len(s.raw); n > 0 {
+		return s.raw[n-1]
+	}
+	return s.kept[len(s.kept)-1]
+}
+
+// trace returns the recorded steps for StrategyResult.LimitTrace, each
+// service's at most maxLimitPoints long; nil for a nil recorder.
+func (r *limitRecorder) trace() map[string][]LimitPoint {
+	if r == nil {
+		return nil
+	}
+	out := make(map[string][]LimitPoint, len(r.series))
+	for name, s := range r.series {
+		s.flush()
+		out[name] = downsample.MinMax(s.kept, maxLimitPoints, byLimit)
+	}
+	return out
+}
+
+// chainHooks returns a hook that calls each non-nil hook in order, or nil
+// when there is none, so a run that wants no events costs the core nothing.
+func chainHooks(hooks ...func(sched.Event)) func(sched.Event) {
+	var hs []func(sched.Event)
+	for _, h := range hooks {
+		if h != nil {
+			hs = append(hs, h)
+		}
+	}
+	switch len(hs) {
+	case 0:
+		return nil
+	case 1:
+		return hs[0]
+	}
+	return func(ev sched.Event) {
+		for _, h := range hs {
+			h(ev)
+		}
+	}
+}
