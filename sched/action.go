@@ -17,6 +17,13 @@ const (
 	ActResult
 	// ActTurnDone: every result of a turn is final; Turn carries them in order.
 	ActTurnDone
+	// ActCredit: ask the shared quota for at least Credit.Units of
+	// Credit.Kind for Credit.Service; answer with Core.Credit or
+	// Core.CreditRefused. One is outstanding per service and kind.
+	ActCredit
+	// ActReturnCredit: give Credit.Units of grant Credit.Ticket back to the
+	// shared quota (negative Units: charge that many more).
+	ActReturnCredit
 )
 
 // Action is one decision a driver carries out. Which fields are set depends on Kind.
@@ -35,4 +42,6 @@ type Action struct {
 	Result *Result
 	// Turn holds the turn's results (ActTurnDone).
 	Turn *TurnResult
+	// Credit details an ActCredit or ActReturnCredit.
+	Credit *CreditAction
 }
