@@ -244,3 +244,67 @@ func TestFleetSharesOneLimit(t *testing.T) {
 	t.Logf("%d members: %d calls, %d ok, %d failover switches; server admitted %d in %.2f s (limit %.0f/s, burst %.0f); steady goodput %.1f/s",
 		len(tallies), calls, ok, switches, end.Accepted, elapsed, perMinute/60, burst, got)
 }
+
+// TestFleetSurvivesRedisRestart kills the fleet's redis-server in the
+// middle of a run and starts it again, empty, on the same port: the run
+// finishes, every call gets exactly one result, each member reports the
+// switch to its local share and the recovery (Failover events), and the
+// fleet's goodput after Redis returns is within 10% of before.
+func TestFleetSurvivesRedisRestart(t *testing.T) {
+	rs, err := startServer(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { rs.stop() }()
+	srv := apiServer(t)
+	const perMinute, burst, members = 6000.0, 20.0, 4
+	tallies := make([]tally, members)
+	var wg sync.WaitGroup
+	for i := range members {
+		wg.Go(func() {
+			var err error
+			j := job{Name: fmt.Sprint("m", i), Redis: rs.addr(), URL: srv.URL("api"), PerMinute: perMinute, Burst: burst,
+				Sessions: 4, For: 9 * time.Second, Timeout: 200 * time.Millisecond, Probe: 200 * time.Millisecond}
+			if tallies[i], err = member(j); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	rate := func(from, to time.Duration) float64 {
+		time.Sleep(from)
+		a, t1 := srv.Stats().Services["api"].Completed, time.Now()
+		time.Sleep(to - from)
+		t2 := time.Now()
+		b := srv.Stats().Services["api"].Completed
+		return float64(b-a) / t2.Sub(t1).Seconds()
+	}
+	before := rate(time.Second, 3*time.Second)
+	rs.stop()
+	time.Sleep(2 * time.Second)
+	if err := rs.proc.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	after := rate(1500*time.Millisecond, 3500*time.Millisecond)
+	wg.Wait()
+
+	for i, tl := range tallies {
+		if tl.Results != tl.Calls || tl.Dups != 0 {
+			t.Errorf("member %d: %d results for %d calls, %d duplicated", i, tl.Results, tl.Calls, tl.Dups)
+		}
+		var down, up int
+		for _, e := range tl.Events {
+			if e.Down {
+				down++
+			} else {
+				up++
+			}
+		}
+		if down == 0 || up == 0 {
+			t.Errorf("member %d reported %d switches to the fallback and %d recoveries, want both", i, down, up)
+		}
+	}
+	if relDiff := (after - before) / before; relDiff < -0.10 || relDiff > 0.10 {
+		t.Errorf("goodput %.1f/s after Redis returned, %.1f/s before: more than 10%% apart", after, before)
+	}
+	t.Logf("goodput before %.1f/s, after %.1f/s; events of member 0: %v", before, after, tallies[0].Events)
+}
