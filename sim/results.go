@@ -169,6 +169,10 @@ type StrategyResult struct {
 	// timeline): what means and 95% intervals over seeds are computed
 	// from. Empty for a run of one seed.
 	SeedRuns []StrategyResult `json:"seed_runs,omitempty"`
+	// Processes holds each process's figures when a live run ran the
+	// workload on several Runners behind one key (LiveOptions.Processes);
+	// the fields above are the fleet's totals. Absent for one process.
+	Processes []ProcessResult `json:"processes,omitempty"`
 }
 
 // ServiceLimits is one service's published limits and its share of the

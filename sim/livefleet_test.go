@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/scenarios"
+)
+
+// busy is small() with more demand than its 600 RPM: twelve agents that
+// barely think, so three processes each at the full limit offer about three
+// times it.
+func busy() *scenarios.Scenario {
+	sc := small()
+	sc.Duration = 60 * time.Second
+	sc.Workload.Sessions = 12
+	sc.Workload.Think = scenarios.Dist[time.Duration]{Kind: scenarios.DistUniform, Min: 50 * time.Millisecond, Max: 100 * time.Millisecond}
+	return sc
+}
+
+// TestLiveProcessesQuotaModes runs busy() live on three processes with
+// uneven shares under each quota mode, against one fake server and (shared)
+// a real redis-server started for the run: each run reports every process,
+// the processes' goodput adds up to the total, and the shared quota draws
+// fewer 429s than every process at the full limit.
+func TestLiveProcessesQuotaModes(t *testing.T) {
+	rs := redistest.Start(t)
+	limited := map[QuotaMode]int64{}
+	for _, mode := range []QuotaMode{QuotaFull, QuotaSplit, QuotaShared} {
+		res, err := RunLive(context.Background(), busy(), LiveOptions{TimeScale: 0.05, Processes: 3, Shares: []float64{3, 2, 1}, Quota: mode, Redis: rs.URL()})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		st := res.Strategies[0]
+		if len(st.Processes) != 3 {
+			t.Fatalf("%s: %d processes reported, want 3", mode, len(st.Processes))
+		}
+		var sum, share float64
+		for _, p := range st.Processes {
+			sum += p.GoodputPerS
+			share += p.Share
+		}
+		if math.Abs(sum-st.GoodputPerS) > 1e-3*max(st.GoodputPerS, 1) || math.Abs(share-1) > 1e-6 {
+			t.Errorf("%s: processes' goodput adds to %.3f/s (shares to %.3f), total %.3f/s", mode, sum, share, st.GoodputPerS)
+		}
+		if st.Processes[0].Turns <= st.Processes[2].Turns {
+			t.Errorf("%s: the process with half the load began %d turns, the one with a sixth %d", mode, st.Processes[0].Turns, st.Processes[2].Turns)
+		}
+		limited[mode] = st.RateLimited
+		t.Logf("%s: goodput %.2f/s, 429s %d, processes %+v", mode, st.GoodputPerS, st.RateLimited, st.Processes)
+	}
+	if limited[QuotaShared] >= limited[QuotaFull] {
+		t.Errorf("shared quota saw %d 429s, full limits per process %d: want fewer", limited[QuotaShared], limited[QuotaFull])
+	}
+}
+
+// TestLiveSharedQuotaSurvivesRedisLoss kills the run's redis-server a
+// third into a shared-quota live run and starts it again two thirds in:
+// the run finishes, the fallback period is reported as an event and per
+// process.
+func TestLiveSharedQuotaSurvivesRedisLoss(t *testing.T) {
+	rs := redistest.Start(t)
+	sc := busy()
+	kill := time.AfterFunc(time.Second, rs.Stop)
+	defer kill.Stop()
+	back := make(chan error, 1)
+	restart := time.AfterFunc(2*time.Second, func() { back <- rs.Restart() })
+	defer restart.Stop()
+	res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.05, Processes: 2, Quota: QuotaShared, Redis: rs.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-back; err != nil {
+		t.Fatal(err)
+	}
+	st := res.Strategies[0]
+	var spans int
+	for _, e := range res.Events {
+		if e.Kind == "quota-fallback" && e.EndS > e.StartS {
+			spans++
+		}
+	}
+	if spans == 0 {
+		t.Errorf("no quota-fallback event reported: %+v", res.Events)
+	}
+	for _, p := range st.Processes {
+		if p.QuotaFallbacks == 0 || p.QuotaFallbackS <= 0 {
+			t.Errorf("process %s reports %d fallbacks for %.2f s, want at least one", p.Name, p.QuotaFallbacks, p.QuotaFallbackS)
+		}
+	}
+	if st.Turns == 0 || st.GoodputPerS == 0 {
+		t.Errorf("run did nothing: %+v", st)
+	}
+	t.Logf("events %+v; processes %+v", res.Events, st.Processes)
+}
