@@ -248,14 +248,14 @@ type liveRun struct {
 	// fallbacks are the periods processes spent on a local share of a
 	// shared quota, for Results.Events.
 	fallbacks []EventSpan
-	wl      *workload
-	genMu   sync.Mutex // the workload generator is not safe for concurrent use
-	mu      sync.Mutex // guards m, late, serial
-	m       *collector
-	late    *histogram // timer lateness, real time
-	serial  uint64
-	sem     chan struct{}
-	readers sync.WaitGroup // requests left running after a reader-only cancel
+	wl        *workload
+	genMu     sync.Mutex // the workload generator is not safe for concurrent use
+	mu        sync.Mutex // guards m, late, serial
+	m         *collector
+	late      *histogram // timer lateness, real time
+	serial    uint64
+	sem       chan struct{}
+	readers   sync.WaitGroup // requests left running after a reader-only cancel
 	// orphans carries the requests a reader-only cancel left running; it
 	// ends with the strategy's run, so a request the server never answers
 	// (a hang) cannot outlive it.
