@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/internal/atomicfile"
@@ -129,6 +130,12 @@ func (c *RunCmd) Run() error {
 	var res *sim.Results
 	var runErr error
 	if c.Live {
+		if c.Quota == string(sim.QuotaShared) {
+			// A process that loses Redis says so in the results (events,
+			// per-process fallbacks); go-redis's own dial errors would
+			// only scroll over the progress bars.
+			redis.SetLogger(quietRedis{})
+		}
 		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: scale,
 			Processes: c.Processes, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis})
 	} else {
@@ -387,3 +394,9 @@ func writeHDR(dir string, ls []sim.HDRLatencies) error {
 	}
 	return nil
 }
+
+// quietRedis drops go-redis's log lines.
+type quietRedis struct{}
+
+// Printf implements go-redis's logger by doing nothing.
+func (quietRedis) Printf(context.Context, string, ...any) {}

@@ -242,20 +242,14 @@ type liveRun struct {
 	f       float64
 	start   time.Time
 	srv     *fakeapi.Server
-	runners []*sched.Runner // one per process
-	procs   []procTally     // one per process
-	fleet   *fleetOptions
-	// fallbacks are the periods processes spent on a local share of a
-	// shared quota, for Results.Events.
-	fallbacks []EventSpan
-	wl        *workload
-	genMu     sync.Mutex // the workload generator is not safe for concurrent use
-	mu        sync.Mutex // guards m, late, serial
-	m         *collector
-	late      *histogram // timer lateness, real time
-	serial    uint64
-	sem       chan struct{}
-	readers   sync.WaitGroup // requests left running after a reader-only cancel
+	wl      *workload
+	genMu   sync.Mutex // the workload generator is not safe for concurrent use
+	mu      sync.Mutex // guards m, late, serial
+	m       *collector
+	late    *histogram // timer lateness, real time
+	serial  uint64
+	sem     chan struct{}
+	readers sync.WaitGroup // requests left running after a reader-only cancel
 	// orphans carries the requests a reader-only cancel left running; it
 	// ends with the strategy's run, so a request the server never answers
 	// (a hang) cannot outlive it.
@@ -277,6 +271,14 @@ type liveRun struct {
 	// first error writing it, which ends the run.
 	trace    *liveTrace
 	traceErr atomic.Pointer[error]
+
+	// The processes of a run of several (one otherwise): each one's
+	// Runner and figures; fallbacks are the periods processes spent on a
+	// local share of a shared quota, for Results.Events.
+	runners   []*sched.Runner
+	procs     []procTally
+	fleet     *fleetOptions
+	fallbacks []EventSpan
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
