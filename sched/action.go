@@ -21,8 +21,9 @@ const (
 	// Credit.Kind for Credit.Service; answer with Core.Credit or
 	// Core.CreditRefused. One is outstanding per service and kind.
 	ActCredit
-	// ActReturnCredit: give Credit.Units of grant Credit.Ticket back to the
-	// shared quota (negative Units: charge that many more).
+	// ActReturnCredit: grant Credit.Ticket has ended; give its
+	// Credit.Units back to the shared quota (0: all were spent; negative:
+	// charge that many more). Each grant ends once.
 	ActReturnCredit
 )
 

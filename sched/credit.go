@@ -112,7 +112,8 @@ func (c *Core) refundCredit(cs *callState) {
 // ActReturnCredit) and its debt is carried over. Calls of a service whose
 // ServiceConfig sets CreditRequests or CreditTokens are admitted only while
 // its credit covers them; waiting for credit holds no concurrency slot.
-// Credit for a service that uses none is returned at once.
+// Credit for a service that uses none is returned at once; a grant whose
+// until has passed starts what it covers now and returns the rest.
 func (c *Core) Credit(now time.Duration, service string, kind CreditKind, units float64, until time.Duration, ticket uint64) {
 	c.advanceTo(now)
 	s := c.service(service)
@@ -120,11 +121,15 @@ func (c *Core) Credit(now time.Duration, service string, kind CreditKind, units 
 		panic("sched: Credit needs a non-zero ticket")
 	}
 	on := (kind == CreditRequests && s.cfg.CreditRequests) || (kind == CreditTokens && s.cfg.CreditTokens)
-	if !on || until <= c.now {
+	if !on {
 		c.out = append(c.out, Action{Kind: ActReturnCredit, Credit: &CreditAction{Service: service, Kind: kind, Units: units, Ticket: ticket}})
 		c.announceWake()
 		return
 	}
+	// A grant that arrives after its time (a slow driver) is still good
+	// for the calls it can start now: units reserved earlier and spent
+	// later never exceed the limit. What they leave goes back at once.
+	until = max(until, c.now+1)
 	cr := &s.credit[kind]
 	c.dropGrant(s, kind)
 	cr.units += units
@@ -134,17 +139,16 @@ func (c *Core) Credit(now time.Duration, service string, kind CreditKind, units 
 	c.announceWake()
 }
 
-// dropGrant returns the unspent units of the service's current grant of
-// kind, keeping any debt.
+// dropGrant ends the service's current grant of kind: its unspent units go
+// back (an ActReturnCredit, with Units 0 when all were spent, so the driver
+// can forget the grant); any debt stays.
 func (c *Core) dropGrant(s *serviceState, kind CreditKind) {
 	cr := &s.credit[kind]
 	if cr.ticket == 0 {
 		return
 	}
-	if cr.units > 0 {
-		c.out = append(c.out, Action{Kind: ActReturnCredit, Credit: &CreditAction{Service: s.name, Kind: kind, Units: cr.units, Ticket: cr.ticket}})
-		cr.units = 0
-	}
+	c.out = append(c.out, Action{Kind: ActReturnCredit, Credit: &CreditAction{Service: s.name, Kind: kind, Units: max(cr.units, 0), Ticket: cr.ticket}})
+	cr.units = min(cr.units, 0)
 	cr.ticket, cr.until = 0, 0
 }
 
@@ -188,7 +192,7 @@ func (c *Core) DropCredit(now time.Duration) {
 			cr := &s.credit[k]
 			if cr.units < 0 {
 				c.out = append(c.out, Action{Kind: ActReturnCredit, Credit: &CreditAction{Service: s.name, Kind: CreditKind(k), Units: cr.units, Ticket: cr.ticket}})
-				cr.units = 0
+				cr.units, cr.ticket, cr.until = 0, 0, 0
 			}
 			c.dropGrant(s, CreditKind(k))
 		}

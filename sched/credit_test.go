@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -70,11 +72,15 @@ func TestCreditAdmitsWithoutHoldingSlots(t *testing.T) {
 		t.Fatalf("credit spent: starts %v, asks %v; want one ask", starts, asks)
 	}
 	c.Credit(4*time.Second, "api", CreditRequests, 5, 10*time.Second, 8)
-	if starts, _, _ = creditActs(c.Actions(acts[:0])); len(starts) != 1 || starts[0].ID != "c2" {
+	starts, _, returns := creditActs(c.Actions(acts[:0]))
+	if len(starts) != 1 || starts[0].ID != "c2" {
 		t.Fatalf("second grant: starts %v, want c2", starts)
 	}
+	if len(returns) != 1 || returns[0] != (CreditAction{Service: "api", Kind: CreditRequests, Units: 0, Ticket: 7}) {
+		t.Fatalf("the spent grant's end: %+v, want ticket 7 ended with 0 units", returns)
+	}
 	c.Advance(10 * time.Second)
-	_, _, returns := creditActs(c.Actions(acts[:0]))
+	_, _, returns = creditActs(c.Actions(acts[:0]))
 	if len(returns) != 1 || returns[0] != (CreditAction{Service: "api", Kind: CreditRequests, Units: 4, Ticket: 8}) {
 		t.Fatalf("expiry returned %+v, want 4 units of ticket 8", returns)
 	}
@@ -138,5 +144,94 @@ func TestCreditRefusedFailsWaitingCalls(t *testing.T) {
 		if r.Class != ClassOverloaded || !errors.Is(r.Err, gone) {
 			t.Errorf("%s: %v %v, want overloaded wrapping the refusal", r.ID, r.Class, r.Err)
 		}
+	}
+}
+
+// fakeQuota grants size units per ask, valid for an hour, and keeps the
+// books: units granted, returned and charged.
+type fakeQuota struct {
+	mu                      sync.Mutex
+	size                    float64
+	granted, returned, asks float64
+	outstanding             map[any]bool
+}
+
+func (q *fakeQuota) Covers(service string) (bool, bool) { return service == "api", false }
+
+func (q *fakeQuota) Acquire(_ context.Context, service string, kind CreditKind, n float64) (Grant, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.asks++
+	units := max(q.size, n)
+	q.granted += units
+	m := new(int)
+	q.outstanding[m] = true
+	return Grant{Service: service, Kind: kind, Units: units, Until: time.Now().Add(time.Hour), Mark: m}, nil
+}
+
+func (q *fakeQuota) Return(_ context.Context, g Grant, n float64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.outstanding[g.Mark] {
+		panic("return of an unknown or ended grant")
+	}
+	delete(q.outstanding, g.Mark)
+	q.returned += n
+	return nil
+}
+
+// TestRunnerSpendsQuotaCredit runs calls through a Runner given a quota:
+// every call succeeds, the quota is asked about once per grant's worth,
+// what was granted and not spent goes back when the Runner closes, and the
+// Runner forgets every grant that ended.
+func TestRunnerSpendsQuotaCredit(t *testing.T) {
+	q := &fakeQuota{size: 3, outstanding: map[any]bool{}}
+	r, err := NewRunner(Config{MaxInFlight: 4, Services: map[string]ServiceConfig{"api": {}}},
+		func(context.Context, *Call, int) Outcome { return Succeeded(nil) }, WithQuota(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(context.Background(), Turn{Calls: calls(10, func(int) Call { return Call{Service: "api"} })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range res {
+		if x.Class != ClassSuccess {
+			t.Errorf("%s: %v %v", x.ID, x.Class, x.Err)
+		}
+	}
+	r.Close()
+	if spent := q.granted - q.returned; spent != 10 {
+		t.Errorf("granted %v, returned %v: %v spent, want 10", q.granted, q.returned, spent)
+	}
+	if q.asks != 4 || len(q.outstanding) != 0 || len(r.grants) != 0 {
+		t.Errorf("%v asks (want 4 of 3 units), %d grants never ended, the Runner remembers %d", q.asks, len(q.outstanding), len(r.grants))
+	}
+}
+
+// TestCreditArrivingLate checks that a grant whose time has passed when it
+// arrives still starts the calls it covers, returns the rest at once, and
+// leaves the next call free to ask again (a late grant once left the
+// service waiting for an answer that had come).
+func TestCreditArrivingLate(t *testing.T) {
+	c, err := New(Config{Services: map[string]ServiceConfig{"api": {CreditRequests: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Submit(0, Turn{Calls: calls(3, func(int) Call { return Call{Service: "api"} })}); err != nil {
+		t.Fatal(err)
+	}
+	c.Actions(nil)
+	c.Credit(2*time.Second, "api", CreditRequests, 2, time.Second, 1)
+	starts, asks, _ := creditActs(c.Actions(nil))
+	if len(starts) != 2 || len(asks) != 1 {
+		t.Fatalf("late grant of 2: %d starts, asks %+v; want 2 starts and an ask for the third call", len(starts), asks)
+	}
+	c.Credit(3*time.Second, "api", CreditRequests, 4, 2*time.Second, 2)
+	starts, _, _ = creditActs(c.Actions(nil))
+	c.Advance(3*time.Second + 1)
+	_, _, returns := creditActs(c.Actions(nil))
+	if len(starts) != 1 || len(returns) != 1 || returns[0].Units != 3 || returns[0].Ticket != 2 {
+		t.Fatalf("second late grant: %d starts, returns %+v; want the third call and 3 units of ticket 2 back", len(starts), returns)
 	}
 }

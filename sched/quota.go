@@ -16,9 +16,11 @@ type Quota interface {
 	// waiting until they are available or ctx ends. An error other than
 	// ctx's refuses the credit: the service's waiting calls fail.
 	Acquire(ctx context.Context, service string, kind CreditKind, n float64) (Grant, error)
-	// Return gives n unspent units of g back (negative n: charges -n more
-	// units, usage beyond what was granted). Errors are the
-	// implementation's to count; the Runner does not retry.
+	// Return ends grant g, giving its n unspent units back (0: all were
+	// spent; negative n: charges -n more units, usage beyond what was
+	// granted). The Runner calls it once per grant, and for a debt left
+	// when it closes possibly once more with a zero Grant.Mark. Errors are
+	// the implementation's to count; the Runner does not retry.
 	Return(ctx context.Context, g Grant, n float64) error
 }
 

@@ -276,11 +276,12 @@ func (r *Runner) carry(acts []Action, cancels map[AttemptID]context.CancelFunc, 
 			r.work.Add(1)
 			go r.acquire(base, *a.Credit)
 		case ActReturnCredit:
-			if g, ok := r.grants[a.Credit.Ticket]; ok || a.Credit.Units < 0 {
-				delete(r.grants, a.Credit.Ticket)
-				if !ok {
-					g = Grant{Service: a.Credit.Service, Kind: a.Credit.Kind}
-				}
+			g, ok := r.grants[a.Credit.Ticket]
+			delete(r.grants, a.Credit.Ticket)
+			if !ok {
+				g = Grant{Service: a.Credit.Service, Kind: a.Credit.Kind}
+			}
+			if ok || a.Credit.Units < 0 {
 				r.work.Add(1)
 				go r.giveBack(g, a.Credit.Units)
 			}
