@@ -17,6 +17,10 @@ import (
 // most Max× the bucket's burst), or when the bucket cannot hand out k now,
 // exactly the units asked for, waited for (without a slot: the Runner
 // waits in the background). Unspent units go back with Backend.Refund.
+// Under contention, then, each process has at most one call's worth
+// reserved ahead per limit, served in the order Redis took the
+// reservations: processes with calls waiting share the limit about evenly,
+// and what a process does not ask for goes to the others.
 //
 // Every process sharing a key must use the same limits (NewShared derives
 // them from the sched.Config, headroom included). Set the fields before
