@@ -14,6 +14,8 @@ import (
 
 // QuotaMode says how the processes of a live run with LiveOptions.Processes
 // above 1 share each service's limits (one API key behind all of them).
+// It applies to the limits a strategy's scheduler enforces (its token
+// buckets): a strategy without them paces nothing in any mode.
 type QuotaMode string
 
 const (
