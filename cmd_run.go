@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/internal/atomicfile"
@@ -36,6 +37,10 @@ type RunCmd struct {
 	Parallel     int              `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
 	Live         bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
 	TimeScale    float64          `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
+	Processes    int              `placeholder:"N" help:"With --live: run the workload on N schedulers at once (one sched.Runner each, with its own connections) behind one API key, sharing the fake servers; results show each process's figures and the totals (default: 1)."`
+	Shares       []float64        `sep:"," placeholder:"W,..." help:"With --processes: each process's share of the load, one weight per process (default: even)."`
+	Quota        string           `placeholder:"MODE" help:"With --live and several processes: full (every process at the full limits), split (limit÷N each) or shared (one quota in Redis), for every strategy (default: each strategy's quota.mode in the scenario, else full)."`
+	Redis        string           `placeholder:"URL" env:"SIMBENCH_REDIS" help:"With --quota shared: the redis:// URL of the server to share the quota through (default: start redis-server from PATH on a free 127.0.0.1 port for the run)."`
 	AllowInvalid bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
 	Seeds        int              `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
 	Columns      []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
@@ -89,6 +94,9 @@ func (c *RunCmd) Run() error {
 	if scale == 0 {
 		scale = 1 // the flag's default, for callers that build the struct
 	}
+	if (c.Processes != 0 || len(c.Shares) > 0 || c.Redis != "" || (c.Quota != "" && c.Quota != "full")) && !c.Live {
+		return codedError{fmt.Errorf("--processes, --shares, --quota and --redis go with --live"), exitInvalid}
+	}
 	if scale < 0 || (scale != 1 && !c.Live) {
 		return codedError{fmt.Errorf("--time-scale must be above 0 and goes with --live (got %g)", c.TimeScale), exitInvalid}
 	}
@@ -122,7 +130,14 @@ func (c *RunCmd) Run() error {
 	var res *sim.Results
 	var runErr error
 	if c.Live {
-		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: scale})
+		if c.Quota == string(sim.QuotaShared) || sc.Workload.Processes > 1 {
+			// A process that loses Redis says so in the results (events,
+			// per-process fallbacks); go-redis's own dial errors would
+			// only scroll over the progress bars.
+			redis.SetLogger(quietRedis{})
+		}
+		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: scale,
+			Processes: c.Processes, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis})
 	} else {
 		res, runErr = sim.RunSeeds(ctx, sc, opts)
 	}
@@ -379,3 +394,9 @@ func writeHDR(dir string, ls []sim.HDRLatencies) error {
 	}
 	return nil
 }
+
+// quietRedis drops go-redis's log lines.
+type quietRedis struct{}
+
+// Printf implements go-redis's logger by doing nothing.
+func (quietRedis) Printf(context.Context, string, ...any) {}

@@ -17,6 +17,14 @@ const (
 	ActResult
 	// ActTurnDone: every result of a turn is final; Turn carries them in order.
 	ActTurnDone
+	// ActCredit: ask the shared quota for at least Credit.Units of
+	// Credit.Kind for Credit.Service; answer with Core.Credit or
+	// Core.CreditRefused. One is outstanding per service and kind.
+	ActCredit
+	// ActReturnCredit: grant Credit.Ticket has ended; give its
+	// Credit.Units back to the shared quota (0: all were spent; negative:
+	// charge that many more). Each grant ends once.
+	ActReturnCredit
 )
 
 // Action is one decision a driver carries out. Which fields are set depends on Kind.
@@ -35,4 +43,6 @@ type Action struct {
 	Result *Result
 	// Turn holds the turn's results (ActTurnDone).
 	Turn *TurnResult
+	// Credit details an ActCredit or ActReturnCredit.
+	Credit *CreditAction
 }

@@ -22,6 +22,9 @@ func (c *Core) pump() {
 				continue
 			}
 			h := s.peek()
+			if h != nil && s.usesCredit() && !c.covered(s, h) {
+				continue
+			}
 			if h != nil && (bestCall == nil || h.seq < bestCall.seq) {
 				best, bestCall = s, h
 			}
@@ -115,6 +118,9 @@ func (c *Core) reserve(cs *callState) {
 		cs.tokMark = s.tok.take(at, tokens)
 	}
 	cs.reserved = cs.call.Tokens
+	if s.usesCredit() {
+		c.spendCredit(cs)
+	}
 	t.tokUsed = satmath.Add(t.tokUsed, cs.call.Tokens)
 	t.attUsed++
 	cs.phase = phaseAdmitted
@@ -152,6 +158,9 @@ func (c *Core) unreserve(cs *callState) {
 	}
 	if s.tok != nil {
 		s.tok.refund(float64(cs.reserved), cs.tokMark)
+	}
+	if s.usesCredit() {
+		c.refundCredit(cs)
 	}
 	cs.turn.tokUsed = satmath.Sub(cs.turn.tokUsed, cs.reserved)
 	cs.turn.attUsed--
@@ -229,6 +238,11 @@ func (c *Core) complete(cs *callState, o Outcome) {
 			cs.svc.tok.refund(-float64(diff), cs.tokMark)
 		}
 		t.tokUsed = satmath.Add(t.tokUsed, diff)
+	}
+	if o.HasUsage && cs.svc.cfg.CreditTokens {
+		// Usage beyond the estimate is debt the next grant pays; usage
+		// below it goes back to the current grant.
+		cs.svc.credit[CreditTokens].units -= float64(satmath.Sub(o.Tokens, cs.reserved))
 	}
 	cs.status = int32(o.Status)
 	if c.cfg.Hook != nil {
@@ -324,9 +338,11 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 // its bucket when it kept its slot, else to its service's queue in its
 // original place.
 func (c *Core) backoffDone(cs *callState) {
-	if cs.holdsSlot {
+	if cs.holdsSlot && (!cs.svc.usesCredit() || c.covered(cs.svc, cs)) {
 		c.reserve(cs)
 		return
 	}
+	// A call waiting for shared credit holds no slot.
+	c.releaseSlot(cs)
 	c.enqueue(cs)
 }

@@ -83,6 +83,14 @@ type ServiceConfig struct {
 	// process stops before the 429. It needs RequestsPerMinute or
 	// TokensPerMinute to have a bucket to lower.
 	HeaderSync bool
+	// CreditRequests and CreditTokens admit the service's calls only
+	// against units of a limit shared with other processes, which the
+	// driver feeds with Core.Credit when the Core asks (ActCredit); a
+	// Runner given WithQuota sets them for the services its quota covers.
+	// A call waiting for credit stays queued and holds no slot. The local
+	// buckets above still apply, as a ceiling of this process's own.
+	CreditRequests bool
+	CreditTokens   bool
 }
 
 // Config configures a Core (and a Runner). The zero value runs every call at

@@ -59,7 +59,8 @@ type serviceState struct {
 	pausedUntil time.Duration
 	fifo        []*callState // calls in admission order; head at fifo[head]
 	head        int
-	retries     seqHeap // calls back from a backoff, by their original seq
+	retries     seqHeap   // calls back from a backoff, by their original seq
+	credit      [2]credit // shared-quota units by CreditKind, with CreditRequests/CreditTokens
 }
 
 // writeQueue serializes writes to one resource: one holds it from the moment
@@ -229,6 +230,8 @@ func (c *Core) fire(t *timer) {
 		c.cancelTurn(t.turn, fmt.Errorf("turn deadline of %v passed: %w", t.turn.deadline-t.turn.submitted, ErrDeadline))
 	case timerPause:
 		// pump runs after every timer; nothing else to do.
+	case timerCredit:
+		c.creditExpired(t)
 	}
 }
 

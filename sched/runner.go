@@ -25,8 +25,13 @@ type Runner struct {
 	msgs  chan msg
 	quit  chan struct{}
 	loop  sync.WaitGroup // the owner goroutine
-	work  sync.WaitGroup // attempt goroutines
+	work  sync.WaitGroup // attempt goroutines, and credit round trips
 	once  sync.Once
+	quota Quota // nil: local buckets only
+	// grants holds the quota's grants by the ticket the Core knows them
+	// by; owned by the owner goroutine.
+	grants map[uint64]Grant
+	ticket uint64
 }
 
 type msgKind uint8
@@ -35,6 +40,7 @@ const (
 	msgSubmit msgKind = iota
 	msgComplete
 	msgCancel
+	msgCredit
 )
 
 type msg struct {
@@ -43,6 +49,9 @@ type msg struct {
 	w       *waiter
 	attempt AttemptID
 	outcome Outcome
+	credit  *CreditAction // msgCredit: what was asked
+	grant   Grant
+	err     error
 }
 
 // waiter is a caller waiting for one turn.
@@ -55,15 +64,23 @@ type waiter struct {
 
 // NewRunner starts a Runner for cfg that runs attempts with exec. Call Close
 // to stop it. A nil exec is refused with an error: it could run no call.
-func NewRunner(cfg Config, exec Executor) (*Runner, error) {
+// Options: WithQuota shares limits with other processes.
+func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error) {
 	if exec == nil {
 		return nil, errors.New("sched: NewRunner needs an executor, got nil")
+	}
+	var o runnerOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.quota != nil {
+		cfg = creditConfig(cfg, o.quota)
 	}
 	core, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{exec: exec, epoch: time.Now(), msgs: make(chan msg, 64), quit: make(chan struct{})}
+	r := &Runner{exec: exec, epoch: time.Now(), msgs: make(chan msg, 64), quit: make(chan struct{}), quota: o.quota, grants: map[uint64]Grant{}}
 	r.loop.Add(1)
 	go r.own(core)
 	return r, nil
@@ -214,6 +231,8 @@ func (r *Runner) own(core *Core) {
 				core.Complete(now, m.attempt, m.outcome)
 			case msgCancel:
 				core.Cancel(now, m.w.id)
+			case msgCredit:
+				r.credit(core, now, m)
 			}
 		case <-timer.C:
 			core.Advance(r.now())
@@ -222,6 +241,7 @@ func (r *Runner) own(core *Core) {
 			for id := range waiters {
 				core.cancelTurn(core.turns[id], fmt.Errorf("runner closed: %w", ErrClosed))
 			}
+			core.DropCredit(now)
 			core.Advance(now)
 			r.carry(core.Actions(acts[:0]), cancels, waiters, base, timer)
 			stopAll()
@@ -252,6 +272,19 @@ func (r *Runner) carry(acts []Action, cancels map[AttemptID]context.CancelFunc, 
 			if w := waiters[a.TurnID]; w != nil && w.stream != nil {
 				w.stream <- *a.Result // buffered for every call: never blocks
 			}
+		case ActCredit:
+			r.work.Add(1)
+			go r.acquire(base, *a.Credit)
+		case ActReturnCredit:
+			g, ok := r.grants[a.Credit.Ticket]
+			delete(r.grants, a.Credit.Ticket)
+			if !ok {
+				g = Grant{Service: a.Credit.Service, Kind: a.Credit.Kind}
+			}
+			if ok || a.Credit.Units < 0 {
+				r.work.Add(1)
+				go r.giveBack(g, a.Credit.Units)
+			}
 		case ActTurnDone:
 			if w := waiters[a.TurnID]; w != nil {
 				delete(waiters, a.TurnID)
@@ -281,4 +314,39 @@ func (r *Runner) safeExec(ctx context.Context, call *Call, n int) (o Outcome) {
 		}
 	}()
 	return r.exec(ctx, call, n)
+}
+
+// credit hands the Core a grant (or a refusal) the quota answered.
+func (r *Runner) credit(core *Core, now time.Duration, m msg) {
+	c := m.credit
+	if m.err != nil {
+		core.CreditRefused(now, c.Service, c.Kind, m.err)
+		return
+	}
+	r.ticket++
+	r.grants[r.ticket] = m.grant
+	core.Credit(now, c.Service, c.Kind, m.grant.Units, m.grant.Until.Sub(r.epoch), r.ticket)
+}
+
+// acquire asks the quota for credit and hands the answer to the owner. A
+// grant the owner can no longer take (the Runner closed) goes back.
+func (r *Runner) acquire(ctx context.Context, c CreditAction) {
+	defer r.work.Done()
+	g, err := r.quota.Acquire(ctx, c.Service, c.Kind, c.Units)
+	if err != nil && ctx.Err() != nil {
+		return // the Runner is closing: nobody waits for this credit
+	}
+	select {
+	case r.msgs <- msg{kind: msgCredit, credit: &c, grant: g, err: err}:
+	case <-r.quit:
+		if err == nil {
+			_ = r.quota.Return(context.Background(), g, g.Units)
+		}
+	}
+}
+
+// giveBack returns a grant's unspent units (or charges its debt).
+func (r *Runner) giveBack(g Grant, n float64) {
+	defer r.work.Done()
+	_ = r.quota.Return(context.Background(), g, n)
 }

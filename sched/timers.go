@@ -14,18 +14,20 @@ const (
 	timerCall                     // a call's deadline has passed
 	timerTurn                     // a turn's deadline has passed
 	timerPause                    // a service's pause has ended
+	timerCredit                   // a service's credit grant has expired
 )
 
 // timer is one pending wake-up. Timers are never removed early: a timer whose
 // gen no longer matches its call's is stale and ignored when it fires.
 type timer struct {
-	at   time.Duration
-	seq  uint64
-	kind timerKind
-	gen  uint32
-	cs   *callState
-	turn *turnState
-	svc  *serviceState
+	at     time.Duration
+	seq    uint64
+	kind   timerKind
+	credit CreditKind // timerCredit: which grant
+	gen    uint32
+	cs     *callState
+	turn   *turnState
+	svc    *serviceState
 }
 
 // timerHeap orders timers by time, then by the order they were set, so ties
@@ -66,6 +68,9 @@ func (t *timer) stale() bool {
 		return t.turn.done
 	case timerPause:
 		return t.svc.pausedUntil != t.at
+	case timerCredit:
+		cr := &t.svc.credit[t.credit]
+		return cr.ticket == 0 || cr.until != t.at
 	}
 	return true
 }

@@ -28,6 +28,29 @@ type LiveOptions struct {
 	// TimeScale multiplies every duration and divides every rate (0: 1).
 	// Figures are reported in the scenario's own time, divided back.
 	TimeScale float64
+	// Processes runs the workload on this many sched.Runners at once
+	// against the same fake servers (0 or 1: one), as N agent processes
+	// behind one API key. They run in this process, each with its own
+	// Runner, HTTP transport and (QuotaShared) Redis connection and quota,
+	// so they share nothing a separate process would not; the figures of
+	// each go to StrategyResult.Processes. 0 takes the scenario's
+	// workload.processes (and its process_shares when Shares is nil). With
+	// several, the comparison with the virtual run is skipped: the virtual
+	// fleet models a shared quota as a store with a fixed round trip, the
+	// live one is a real Redis, and their figures need not agree.
+	Processes int
+	// Shares weights each process's share of the workload (nil: even;
+	// otherwise one weight ≥ 0 per process, normalised to sum to 1):
+	// closed-model sessions go to processes by these bands, open-model
+	// turns by a seeded draw.
+	Shares []float64
+	// Quota is how the processes share each service's limits, for every
+	// strategy ("": each strategy's scenario quota.mode, QuotaFull when it
+	// has none). Ignored for one process.
+	Quota QuotaMode
+	// Redis is the redis:// URL of the server a QuotaShared run uses; ""
+	// starts redis-server from PATH on a free 127.0.0.1 port for the run.
+	Redis string
 }
 
 // Lateness above which a live run is marked invalid: the machine could not
@@ -52,6 +75,28 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 	if err != nil {
 		return nil, err
 	}
+	if opts.Processes == 0 && sc.Workload.Processes > 1 {
+		// The scenario's fleet, unless the caller chose one.
+		opts.Processes = sc.Workload.Processes
+		if len(opts.Shares) == 0 {
+			opts.Shares = sc.Workload.ProcessShares
+		}
+	}
+	fo, err := opts.fleet()
+	if err != nil {
+		return nil, err
+	}
+	fo.anyShared = fo.mode == QuotaShared
+	for i := range sc.Strategies {
+		if !fo.explicit && sc.Strategies[i].Quota.Mode == scenarios.QuotaShared {
+			fo.anyShared = true
+		}
+	}
+	stopRedis, err := startRedis(&fo)
+	if err != nil {
+		return nil, err
+	}
+	defer stopRedis()
 	f := opts.TimeScale
 	if f <= 0 {
 		f = 1
@@ -76,9 +121,10 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 				return nil, err
 			}
 		}
-		lr, err := runLiveStrategy(ctx, sc, scaled, &scaled.Strategies[i], f, opts.Progress, opts.Trace)
+		lr, err := runLiveStrategy(ctx, sc, scaled, &scaled.Strategies[i], f, opts.Progress, opts.Trace, fo.forStrategy(&scaled.Strategies[i]))
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
+			res.Events = append(res.Events, lr.fallbacks...)
 			if opts.HDR != nil {
 				opts.HDR(HDRLatencies{Strategy: scaled.Strategies[i].Name, Seed: sc.Seed,
 					Turn: lr.m.turnLat.hdr(lr.m.window), Call: lr.m.callLat.hdr(lr.m.window)})
@@ -97,7 +143,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 			return nil, err
 		}
 	}
-	if !res.Partial {
+	if !res.Partial && fo.n == 1 {
 		// The same run in virtual time: figures that should match and do
 		// not mean the machine did not play the scenario as written.
 		virtual, err := Run(ctx, sc, Options{Parallel: opts.Parallel})
@@ -214,7 +260,6 @@ type liveRun struct {
 	f       float64
 	start   time.Time
 	srv     *fakeapi.Server
-	runner  *sched.Runner
 	wl      *workload
 	genMu   sync.Mutex // the workload generator is not safe for concurrent use
 	mu      sync.Mutex // guards m, late, serial
@@ -244,6 +289,14 @@ type liveRun struct {
 	// first error writing it, which ends the run.
 	trace    *liveTrace
 	traceErr atomic.Pointer[error]
+
+	// The processes of a run of several (one otherwise): each one's
+	// Runner and figures; fallbacks are the periods processes spent on a
+	// local share of a shared quota, for Results.Events.
+	runners   []*sched.Runner
+	procs     []procTally
+	fleet     *fleetOptions
+	fallbacks []EventSpan
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
@@ -255,7 +308,7 @@ func (l *liveRun) vnow() time.Duration {
 // scheduler's buckets, backoffs and timeouts) runs on the scaled scenario;
 // the fake services run the original one in the scenario's own time, which
 // the server plays at TimeScale f, so no limit is scaled up.
-func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scenarios.Strategy, f float64, progress func(string, time.Duration, time.Duration), tw *trace.Writer) (*liveRun, error) {
+func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scenarios.Strategy, f float64, progress func(string, time.Duration, time.Duration), tw *trace.Writer, fo *fleetOptions) (*liveRun, error) {
 	var svcs []fakeapi.ServiceConfig
 	names := make([]string, len(orig.Services))
 	for i := range orig.Services {
@@ -276,7 +329,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	}
 	liveBuckets(&cfg, sc, f)
 	window := time.Duration(float64(sc.Duration) / f)
-	l := &liveRun{sc: sc, st: st, f: f, srv: srv, wl: newWorkload(sc), m: newCollector(names, window), late: newHistogram()}
+	l := &liveRun{sc: sc, st: st, f: f, srv: srv, wl: newWorkload(sc), m: newCollector(names, window), late: newHistogram(), fleet: fo}
 	var traceHook, limitHook func(sched.Event)
 	if tw != nil {
 		l.trace = &liveTrace{w: tw, calls: map[*callMeta]*liveCall{}}
@@ -308,13 +361,20 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	defer l.endOrphan()
 	transport := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
 	defer transport.CloseIdleConnections()
-	tool := &httptool.Tool{Client: &http.Client{Transport: transport}, Build: l.build}
-	exec := l.counted(tool.Execute)
-	if st.CancelAt == scenarios.CancelAtReader {
-		exec = l.counted(l.readerOnly(tool.Execute))
-	}
 	cfg.Rand = stream(sc.Seed, "strategy/"+st.Name)
-	if l.runner, err = sched.NewRunner(cfg, exec); err != nil {
+	execFor := func(p int) sched.Executor {
+		tr := transport
+		if p > 0 { // a process of its own has connections of its own
+			tr = &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
+		}
+		tool := &httptool.Tool{Client: &http.Client{Transport: tr}, Build: l.build}
+		if st.CancelAt == scenarios.CancelAtReader {
+			return l.counted(p, l.readerOnly(tool.Execute))
+		}
+		return l.counted(p, tool.Execute)
+	}
+	closeRunners, err := l.fleetRunners(cfg, execFor, fo)
+	if err != nil {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
@@ -353,7 +413,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 			go func() {
 				defer sessions.Done()
 				defer l.recoverPanic()
-				l.session(runCtx, s)
+				l.session(runCtx, s, fo.sessionProcess(s, w.Sessions))
 			}()
 		}
 	} else {
@@ -368,7 +428,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	sessions.Wait()
 	cancel()
 	wg.Wait()
-	l.runner.Close()
+	closeRunners()
 	l.endOrphan()
 	l.readers.Wait()
 	l.repanic()
@@ -385,6 +445,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	l.result.Retry = RetryText(st)
 	l.result.FinishS = l.m.finishS(&sc.Workload)
 	l.result.LimitTrace = limits.trace()
+	l.result.Processes = l.processResults(fo)
 	l.mu.Unlock()
 	if p := l.traceErr.Load(); p != nil {
 		return nil, *p
@@ -426,7 +487,7 @@ func liveBuckets(cfg *sched.Config, sc *scenarios.Scenario, f float64) {
 }
 
 // session loops one agent's turns until the scenario's duration ends.
-func (l *liveRun) session(ctx context.Context, s int) {
+func (l *liveRun) session(ctx context.Context, s, p int) {
 	end := l.start.Add(l.sc.Duration)
 	if !sleepUntil(ctx, l.start.Add(l.sc.Workload.SessionStart(s))) {
 		return
@@ -437,7 +498,7 @@ func (l *liveRun) session(ctx context.Context, s int) {
 		}
 		rng := rand.New(rand.NewPCG(l.sc.Seed^0x5e55, uint64(s)<<32|uint64(n)))
 		intended := time.Now()
-		l.turn(ctx, rng, intended, s)
+		l.turn(ctx, rng, intended, s, p)
 		think := l.wl.think.duration(rng)
 		if think == 0 && time.Since(intended) < scaleD(minTurnGap, l.f) {
 			think = scaleD(minTurnGap, l.f) // as the engine does: no spinning on instant failures
@@ -453,6 +514,7 @@ func (l *liveRun) session(ctx context.Context, s int) {
 // arrivals starts open-model turns at their intended times.
 func (l *liveRun) arrivals(ctx context.Context, turns *sync.WaitGroup) {
 	rng := stream(l.sc.Seed, "arrivals")
+	procs := stream(l.sc.Seed, "arrivals/processes")
 	end := l.start.Add(l.sc.Duration)
 	next := l.start
 	for n := uint64(1); ; n++ {
@@ -463,11 +525,15 @@ func (l *liveRun) arrivals(ctx context.Context, turns *sync.WaitGroup) {
 		l.noteLate(time.Since(next))
 		intended := next
 		trng := rand.New(rand.NewPCG(l.sc.Seed^0xa771, n))
+		p := 0
+		if l.fleet.n > 1 {
+			p = l.fleet.pick(procs.Float64())
+		}
 		turns.Add(1)
 		go func() {
 			defer turns.Done()
 			defer l.recoverPanic()
-			l.turn(ctx, trng, intended, -1)
+			l.turn(ctx, trng, intended, -1, p)
 		}()
 		l.mu.Lock()
 		l.arrived++
@@ -500,14 +566,15 @@ func (l *liveRun) noteLate(d time.Duration) {
 // turn runs one agent turn: the model call, the tool calls, the subagents.
 // Latency counts from the intended start, so a slow scheduler cannot hide
 // its queueing.
-// session is the turn's session, -1 in the open model.
-func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time, session int) {
+// session is the turn's session, -1 in the open model; p its process.
+func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time, session, p int) {
 	var lt *liveTurn
 	if l.trace != nil {
 		lt = &liveTurn{session: int64(session + 1), no: l.trace.turns.Add(1)}
 	}
 	l.mu.Lock()
 	l.m.turnBegun(l.vnow())
+	l.procs[p].begun++
 	l.mu.Unlock()
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -523,11 +590,11 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time, 
 	}
 	ok := true
 	if l.wl.llm != nil {
-		ok = l.part(tctx, lt, l.gen(func() []sched.Call { return l.wl.llmCall(rng, l.wl.llm, &l.serial) }), true, 0)
+		ok = l.part(tctx, lt, l.gen(func() []sched.Call { return l.wl.llmCall(rng, l.wl.llm, &l.serial) }), true, 0, p)
 	}
 	if ok {
 		calls := l.gen(func() []sched.Call { return l.wl.calls(rng, l.wl.groups, l.st.SerializeWrites, &l.serial) })
-		ok = l.part(tctx, lt, calls, false, 0)
+		ok = l.part(tctx, lt, calls, false, 0, p)
 		if sg := l.wl.sub; sg != nil && ok {
 			var wg sync.WaitGroup
 			for range sg.count.count(rng) { // a draw of 0 runs no subagent
@@ -536,19 +603,23 @@ func (l *liveRun) turn(ctx context.Context, rng *rand.Rand, intended time.Time, 
 				go func() {
 					defer wg.Done()
 					defer l.recoverPanic()
-					l.subagent(tctx, lt, srng)
+					l.subagent(tctx, lt, srng, p)
 				}()
 			}
 			wg.Wait()
 		}
 	}
 	failed := !ok || tctx.Err() != nil
+	lat := time.Duration(float64(time.Since(intended)) / l.f)
 	l.mu.Lock()
-	l.m.turn(l.vnow(), time.Duration(float64(time.Since(intended))/l.f), failed)
+	l.m.turn(l.vnow(), lat, failed)
+	if !failed {
+		l.procs[p].answered.add(lat)
+	}
 	l.mu.Unlock()
 }
 
-func (l *liveRun) subagent(ctx context.Context, lt *liveTurn, rng *rand.Rand) {
+func (l *liveRun) subagent(ctx context.Context, lt *liveTurn, rng *rand.Rand, p int) {
 	sg := l.wl.sub
 	var spent int64
 	for it := 1; ; it++ {
@@ -559,7 +630,7 @@ func (l *liveRun) subagent(ctx context.Context, lt *liveTurn, rng *rand.Rand) {
 		if sg.llm != nil {
 			calls := l.gen(func() []sched.Call { return l.wl.llmCall(rng, sg.llm, &l.serial) })
 			spent += calls[0].Tokens
-			if !l.part(ctx, lt, calls, true, budget) {
+			if !l.part(ctx, lt, calls, true, budget, p) {
 				return
 			}
 		}
@@ -568,7 +639,7 @@ func (l *liveRun) subagent(ctx context.Context, lt *liveTurn, rng *rand.Rand) {
 			spent += calls[i].Tokens
 		}
 		if len(calls) > 0 {
-			l.part(ctx, lt, calls, false, budget)
+			l.part(ctx, lt, calls, false, budget, p)
 		}
 		if it >= sg.maxIterations || (sg.budget > 0 && spent >= sg.budget) || (sg.finish > 0 && rng.Float64() < sg.finish) || ctx.Err() != nil {
 			return
@@ -582,8 +653,8 @@ func (l *liveRun) gen(f func() []sched.Call) []sched.Call {
 	return f()
 }
 
-// part runs one sched turn and records its results.
-func (l *liveRun) part(ctx context.Context, lt *liveTurn, calls []sched.Call, llm bool, budget int64) bool {
+// part runs one sched turn on process p's Runner and records its results.
+func (l *liveRun) part(ctx context.Context, lt *liveTurn, calls []sched.Call, llm bool, budget int64, p int) bool {
 	if len(calls) == 0 {
 		return true
 	}
@@ -597,7 +668,7 @@ func (l *liveRun) part(ctx context.Context, lt *liveTurn, calls []sched.Call, ll
 		l.m.enter(l.vnow(), len(calls))
 		l.mu.Unlock()
 	}
-	results, err := l.runner.Run(ctx, sched.Turn{Calls: calls, TokenBudget: budget, Tag: tag})
+	results, err := l.runners[p].Run(ctx, sched.Turn{Calls: calls, TokenBudget: budget, Tag: tag})
 	if results == nil {
 		l.mu.Lock()
 		l.m.refused++
@@ -616,6 +687,9 @@ func (l *liveRun) part(ctx context.Context, lt *liveTurn, calls []sched.Call, ll
 		r.Running = time.Duration(float64(r.Running) / l.f)
 		r.Finished = now
 		l.m.result(r, llm)
+		if !llm && r.Class == sched.ClassSuccess && now <= l.m.window {
+			l.procs[p].good++
+		}
 		if r.Err != nil {
 			ok = false
 		}
@@ -653,9 +727,9 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 	return req, nil
 }
 
-// counted wraps an executor with the client-side accounting: attempts in
-// flight per service and 429s seen.
-func (l *liveRun) counted(exec sched.Executor) sched.Executor {
+// counted wraps process p's executor with the client-side accounting:
+// attempts in flight per service and 429s seen.
+func (l *liveRun) counted(p int, exec sched.Executor) sched.Executor {
 	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
 		meta := call.Payload.(*callMeta)
 		si, llm := meta.svc, meta.tool < 0
@@ -667,6 +741,9 @@ func (l *liveRun) counted(exec sched.Executor) sched.Executor {
 		l.mu.Lock()
 		end := l.vnow()
 		l.m.ended(si, end, o.Class == sched.ClassRateLimited)
+		if o.Class == sched.ClassRateLimited {
+			l.procs[p].limited++
+		}
 		l.mu.Unlock()
 		if l.trace != nil {
 			if err := l.trace.attempt(call, n, start.Seconds(), end.Seconds(), o, time.Duration(float64(o.RetryAfter)/l.f)); err != nil {

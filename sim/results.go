@@ -175,8 +175,8 @@ type StrategyResult struct {
 	// adaptive limit; absent otherwise.
 	LimitTrace map[string][]LimitPoint `json:"limit_trace,omitempty"`
 	// Processes holds each agent process's figures when the workload runs
-	// more than one (workload.processes); the strategy's own figures are
-	// the fleet's totals. Absent for one process.
+	// more than one (workload.processes, or a live run's --processes); the
+	// strategy's own figures are the fleet's totals. Absent for one process.
 	Processes []ProcessResult `json:"processes,omitempty"`
 	// SeedRuns holds the strategy's figures under each of Results.Seeds,
 	// in that order, without the plot series (latency_cdf, answer_cdf,
@@ -392,4 +392,9 @@ type ProcessResult struct {
 	// QuotaRoundTrips counts its round trips to the shared quota store
 	// (quota mode "shared"; 0 otherwise): what leases cut.
 	QuotaRoundTrips int64 `json:"quota_round_trips,omitempty"`
+	// QuotaFallbacks counts a live process's switches to a local share
+	// while Redis was unreachable (quota mode "shared"); QuotaFallbackS is
+	// the seconds it spent so.
+	QuotaFallbacks int     `json:"quota_fallbacks,omitempty"`
+	QuotaFallbackS float64 `json:"quota_fallback_s,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/simbench/simbench/sched"
 )
 
 // A fleet of processes shares one API key's request limit through Redis:
@@ -29,4 +30,36 @@ func ExampleLease() {
 	}
 	fmt.Println(lim.Name(), "granted", granted, "in", r.RoundTrips(), "round trip")
 	// Output: simbench:{org-42}:openai:rpm granted 40 in 1 round trip
+}
+
+// A replica of a fleet shares its services' limits with every other
+// replica through one Redis: the two lines after cfg are all it takes.
+func ExampleNewShared() {
+	rdb := redis.NewClient(&redis.Options{Addr: shared.addr()})
+	defer rdb.Close()
+	rdb.FlushAll(context.Background()) // (this example's server starts empty)
+	hostname := "replica-1"
+	cfg := sched.Config{MaxInFlight: 4, Services: map[string]sched.ServiceConfig{"search": {RequestsPerMinute: 300, RequestBurst: 5}}}
+	exec := func(_ context.Context, c *sched.Call, _ int) sched.Outcome { return sched.Succeeded(c.ID) }
+
+	q := NewShared(&Failover{Primary: &Redis{Client: rdb, Holder: hostname}}, "org-42", cfg)
+	r, err := sched.NewRunner(cfg, exec, sched.WithQuota(q))
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+
+	var turn sched.Turn
+	for i := range 8 {
+		turn.Calls = append(turn.Calls, sched.Call{ID: fmt.Sprint("call-", i), Service: "search"})
+	}
+	results, _ := r.Run(context.Background(), turn)
+	ok := 0
+	for _, res := range results {
+		if res.Class == sched.ClassSuccess {
+			ok++
+		}
+	}
+	fmt.Println(ok, "of", len(results), "calls succeeded within the shared limit")
+	// Output: 8 of 8 calls succeeded within the shared limit
 }

@@ -21,6 +21,9 @@ import (
 // ends the attempt as ClassTransient. A quota backend error (Failover under
 // FailClosed while Redis is gone) ends it as ClassOverloaded, which the
 // Runner retries with backoff. Calls of services with no lease run as they are.
+//
+// Shared with sched.WithQuota does the same inside the Runner's core, where
+// waiting for the shared quota holds no slot: prefer it for a new Runner.
 type Gate struct {
 	Requests map[string]*Lease // by Call.Service: one unit per attempt
 	Tokens   map[string]*Lease // by Call.Service: Call.Tokens units per attempt, settled on usage

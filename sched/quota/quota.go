@@ -10,6 +10,8 @@
 // Lease keeps Redis off the hot path by reserving slices of the shared bucket
 // and spending them locally; Failover bounds each round trip and falls back
 // to a local bucket, or fails closed, when Redis is slow or gone.
+// Shared is the sched.Quota a Runner takes (sched.WithQuota): a fleet of
+// Runners then admits calls against one set of buckets.
 //
 // Times inside a bucket are microseconds since the Unix epoch, so that a
 // Redis script (whose numbers are doubles) computes exactly what Memory does.

@@ -1,0 +1,234 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/simbench/simbench/internal/redisproc"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/quota"
+)
+
+// QuotaMode says how the processes of a live run with LiveOptions.Processes
+// above 1 share each service's limits (one API key behind all of them).
+// It applies to the limits a strategy's scheduler enforces (its token
+// buckets): a strategy without them paces nothing in any mode.
+type QuotaMode string
+
+const (
+	// QuotaFull configures every process with the service's full limits,
+	// as if each had the key to itself: together they offer N times them.
+	QuotaFull QuotaMode = "full"
+	// QuotaSplit gives every process the limits ÷ N (rates and bursts):
+	// never above the limit, but what an idle process leaves is wasted.
+	QuotaSplit QuotaMode = "split"
+	// QuotaShared keeps every process's own limits at the full figures and
+	// shares one quota through Redis (sched/quota: leased grants, a
+	// 50 ms round-trip timeout, a local share of limit ÷ N while Redis is
+	// unreachable).
+	QuotaShared QuotaMode = "shared"
+)
+
+// forStrategy returns the fleet settings for strategy st: the mode
+// LiveOptions.Quota gave, else the strategy's own quota.mode.
+func (fo *fleetOptions) forStrategy(st *scenarios.Strategy) *fleetOptions {
+	if fo.explicit {
+		return fo
+	}
+	own := *fo
+	own.mode = QuotaMode(st.Quota.Mode)
+	if own.mode == "" {
+		own.mode = QuotaFull
+	}
+	return &own
+}
+
+// fleetOptions are LiveOptions' process settings, checked.
+type fleetOptions struct {
+	n      int
+	shares []float64 // normalized, len n
+	mode   QuotaMode
+	redis  string // URL
+	// explicit is set when LiveOptions.Quota chose the mode for every
+	// strategy; otherwise each strategy's scenario quota.mode does.
+	explicit bool
+	// anyShared is set when some strategy shares its quota through Redis.
+	anyShared bool
+}
+
+func (o *LiveOptions) fleet() (fleetOptions, error) {
+	fo := fleetOptions{n: max(o.Processes, 1), mode: o.Quota, redis: o.Redis, explicit: o.Quota != ""}
+	if o.Processes < 0 {
+		return fo, fmt.Errorf("sim: %d processes: need at least 1", o.Processes)
+	}
+	switch fo.mode {
+	case "":
+		fo.mode = QuotaFull
+	case QuotaFull, QuotaSplit, QuotaShared:
+	default:
+		return fo, fmt.Errorf("sim: quota mode %q: want %q, %q or %q", o.Quota, QuotaFull, QuotaSplit, QuotaShared)
+	}
+	if len(o.Shares) != 0 && len(o.Shares) != fo.n {
+		return fo, fmt.Errorf("sim: %d shares for %d processes", len(o.Shares), fo.n)
+	}
+	var sum float64
+	for _, s := range o.Shares {
+		if !(s >= 0) || math.IsInf(s, 0) {
+			return fo, fmt.Errorf("sim: process share %v: want a finite number ≥ 0", s)
+		}
+		sum += s
+	}
+	if len(o.Shares) > 0 && sum == 0 {
+		return fo, fmt.Errorf("sim: process shares add up to 0")
+	}
+	fo.shares = make([]float64, fo.n)
+	for i := range fo.shares {
+		if len(o.Shares) == 0 {
+			fo.shares[i] = 1 / float64(fo.n)
+		} else {
+			fo.shares[i] = o.Shares[i] / sum
+		}
+	}
+	return fo, nil
+}
+
+// pick returns the process a draw u in [0, 1) falls to by the shares.
+func (fo *fleetOptions) pick(u float64) int {
+	for p, s := range fo.shares {
+		if u < s {
+			return p
+		}
+		u -= s
+	}
+	return fo.n - 1
+}
+
+// sessionProcess spreads sessions over processes by their shares: session
+// s of total goes to the process whose band of the cumulative shares holds
+// its midpoint.
+func (fo *fleetOptions) sessionProcess(s, total int) int {
+	return fo.pick((float64(s) + 0.5) / float64(total))
+}
+
+// procTally is one process's figures as the run goes (under liveRun.mu).
+type procTally struct {
+	begun, good, limited int64
+	answered             *histogram
+	fallbacks            int
+	fallbackS            float64
+	downSince            time.Duration // scenario time of the last switch to the fallback; -1: up
+}
+
+// startRedis returns the URL of the Redis a shared-quota run uses: the one
+// given, or one started from PATH for the run (stopped by the returned func).
+func startRedis(fo *fleetOptions) (stop func(), err error) {
+	if !fo.anyShared || fo.n < 2 || fo.redis != "" {
+		return func() {}, nil
+	}
+	s, err := redisproc.Start(0)
+	if err != nil {
+		return nil, fmt.Errorf("sim: a shared quota needs a redis-server (or --redis URL): %w", err)
+	}
+	fo.redis = s.URL()
+	return s.Stop, nil
+}
+
+// fleetRunners starts one Runner per process with the quota mode's limits,
+// each shared-quota Runner with its own Redis connection, and returns a
+// func that closes them and their connections.
+func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Executor, fo *fleetOptions) (func(), error) {
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	l.procs = make([]procTally, fo.n)
+	key := fmt.Sprintf("%s/%s/%d", l.sc.Name, l.st.Name, time.Now().UnixNano())
+	for p := range fo.n {
+		l.procs[p] = procTally{answered: newHistogram(), downSince: -1}
+		pc := cfg
+		var opts []sched.RunnerOption
+		switch {
+		case fo.mode == QuotaSplit && fo.n > 1:
+			pc.Services = splitServices(cfg.Services, fo.n)
+		case fo.mode == QuotaShared && fo.n > 1:
+			ro, err := redis.ParseURL(fo.redis)
+			if err != nil {
+				closeAll()
+				return nil, fmt.Errorf("sim: --redis %q: %w", fo.redis, err)
+			}
+			ro.MaxRetries = -1
+			ro.DialTimeout = 100 * time.Millisecond
+			rdb := redis.NewClient(ro)
+			closers = append(closers, func() { rdb.Close() })
+			fail := &quota.Failover{Primary: &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
+				Policy: quota.FallbackLocal, ProbeEvery: 250 * time.Millisecond, OnSwitch: func(e quota.Event) { l.quotaSwitch(p, e) }}
+			opts = append(opts, sched.WithQuota(quota.NewShared(fail, key, cfg)))
+		}
+		pc.Rand = stream(l.sc.Seed, "strategy/"+l.st.Name+"/p"+strconv.Itoa(p))
+		if p == 0 {
+			pc.Rand = cfg.Rand // one process draws as a run of one does
+		}
+		r, err := sched.NewRunner(pc, execFor(p), opts...)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		l.runners = append(l.runners, r)
+		closers = append(closers, func() { r.Close() })
+	}
+	return closeAll, nil
+}
+
+// quotaSwitch records a process's switch to or from its local share.
+func (l *liveRun) quotaSwitch(p int, e quota.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := &l.procs[p]
+	now := l.vnow()
+	if e.Down {
+		t.fallbacks++
+		t.downSince = now
+		return
+	}
+	if t.downSince >= 0 {
+		l.endFallback(p, now)
+	}
+}
+
+// endFallback closes process p's fallback period at now.
+func (l *liveRun) endFallback(p int, now time.Duration) {
+	t := &l.procs[p]
+	t.fallbackS += (now - t.downSince).Seconds()
+	l.fallbacks = append(l.fallbacks, EventSpan{Service: "*", Kind: "quota-fallback", StartS: t.downSince.Seconds(), EndS: now.Seconds(),
+		Label: fmt.Sprintf("%s: process p%d on a local share (Redis unreachable)", l.st.Name, p+1)})
+	t.downSince = -1
+}
+
+// processResults returns the per-process figures (nil for one process).
+func (l *liveRun) processResults(fo *fleetOptions) []ProcessResult {
+	if fo.n < 2 {
+		return nil
+	}
+	end := l.vnow()
+	window := l.sc.Duration.Seconds()
+	if l.f > 0 {
+		window /= l.f
+	}
+	out := make([]ProcessResult, fo.n)
+	for p := range out {
+		t := &l.procs[p]
+		if t.downSince >= 0 {
+			l.endFallback(p, end)
+		}
+		out[p] = ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.begun,
+			GoodputPerS: round6(float64(t.good) / window), RateLimited: t.limited,
+			AnswerLatencyMs: t.answered.answerSummary(uint64(t.begun)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)}
+	}
+	return out
+}

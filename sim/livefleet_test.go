@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/scenarios"
+)
+
+// busy is small() with more demand than its 600 RPM: twelve agents that
+// barely think, so three processes each at the full limit offer about three
+// times it.
+func busy() *scenarios.Scenario {
+	sc := small()
+	sc.Duration = 60 * time.Second
+	sc.Workload.Sessions = 12
+	sc.Workload.Think = scenarios.Dist[time.Duration]{Kind: scenarios.DistUniform, Min: 50 * time.Millisecond, Max: 100 * time.Millisecond}
+	return sc
+}
+
+// TestLiveProcessesQuotaModes runs busy() live on three processes with
+// uneven shares under each quota mode, against one fake server and (shared)
+// a real redis-server started for the run: each run reports every process,
+// the processes' goodput adds up to the total, and the shared quota draws
+// fewer 429s than every process at the full limit.
+func TestLiveProcessesQuotaModes(t *testing.T) {
+	rs := redistest.Start(t)
+	limited := map[QuotaMode]int64{}
+	for _, mode := range []QuotaMode{QuotaFull, QuotaSplit, QuotaShared} {
+		res, err := RunLive(context.Background(), busy(), LiveOptions{TimeScale: 0.05, Processes: 3, Shares: []float64{3, 2, 1}, Quota: mode, Redis: rs.URL()})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		st := res.Strategies[0]
+		if len(st.Processes) != 3 {
+			t.Fatalf("%s: %d processes reported, want 3", mode, len(st.Processes))
+		}
+		var sum, share float64
+		for _, p := range st.Processes {
+			sum += p.GoodputPerS
+			share += p.Share
+		}
+		if math.Abs(sum-st.GoodputPerS) > 1e-3*max(st.GoodputPerS, 1) || math.Abs(share-1) > 1e-6 {
+			t.Errorf("%s: processes' goodput adds to %.3f/s (shares to %.3f), total %.3f/s", mode, sum, share, st.GoodputPerS)
+		}
+		// Shares divide the sessions, not the turns: how many turns a
+		// process begins depends on the limit it gets (under "full" the
+		// light process, whose own bucket never binds, begins the most).
+		// The processes' turns add up to the fleet's.
+		var turns int64
+		for _, p := range st.Processes {
+			turns += p.Turns
+		}
+		if turns != st.Turns {
+			t.Errorf("%s: processes began %d turns, the fleet %d", mode, turns, st.Turns)
+		}
+		limited[mode] = st.RateLimited
+		t.Logf("%s: goodput %.2f/s, 429s %d, processes %+v", mode, st.GoodputPerS, st.RateLimited, st.Processes)
+	}
+	if limited[QuotaShared] >= limited[QuotaFull] {
+		t.Errorf("shared quota saw %d 429s, full limits per process %d: want fewer", limited[QuotaShared], limited[QuotaFull])
+	}
+}
+
+// TestLiveSharedQuotaSurvivesRedisLoss kills the run's redis-server a
+// third into a shared-quota live run and starts it again two thirds in:
+// the run finishes, the fallback period is reported as an event and per
+// process.
+func TestLiveSharedQuotaSurvivesRedisLoss(t *testing.T) {
+	rs := redistest.Start(t)
+	sc := busy()
+	kill := time.AfterFunc(time.Second, rs.Stop)
+	defer kill.Stop()
+	back := make(chan error, 1)
+	restart := time.AfterFunc(2*time.Second, func() { back <- rs.Restart() })
+	defer restart.Stop()
+	res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.05, Processes: 2, Quota: QuotaShared, Redis: rs.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-back; err != nil {
+		t.Fatal(err)
+	}
+	st := res.Strategies[0]
+	var spans int
+	for _, e := range res.Events {
+		if e.Kind == "quota-fallback" && e.EndS > e.StartS {
+			spans++
+		}
+	}
+	if spans == 0 {
+		t.Errorf("no quota-fallback event reported: %+v", res.Events)
+	}
+	for _, p := range st.Processes {
+		if p.QuotaFallbacks == 0 || p.QuotaFallbackS <= 0 {
+			t.Errorf("process %s reports %d fallbacks for %.2f s, want at least one", p.Name, p.QuotaFallbacks, p.QuotaFallbackS)
+		}
+	}
+	if st.Turns == 0 || st.GoodputPerS == 0 {
+		t.Errorf("run did nothing: %+v", st)
+	}
+	t.Logf("events %+v; processes %+v", res.Events, st.Processes)
+}
+
+// TestLiveFleetFromScenario runs busy() live with its fleet written in the
+// scenario (workload.processes and process_shares) and each strategy's own
+// quota.mode, with nothing set in LiveOptions: every strategy runs on three
+// processes, and the split strategy, which never offers more than the
+// limit, draws fewer 429s than the one with the full limit per process.
+func TestLiveFleetFromScenario(t *testing.T) {
+	sc := busy()
+	sc.Workload.Processes, sc.Workload.ProcessShares = 3, []float64{3, 2, 1}
+	full := sc.Strategies[0]
+	full.Name, full.TokenBucket, full.Quota = "full", true, scenarios.Quota{Mode: scenarios.QuotaFull}
+	split := full
+	split.Name, split.Quota = "split", scenarios.Quota{Mode: scenarios.QuotaSplit}
+	sc.Strategies = []scenarios.Strategy{full, split}
+	res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Strategies {
+		if len(st.Processes) != 3 || st.Processes[0].Share != 0.5 {
+			t.Fatalf("%s: processes %+v, want 3 with shares 3:2:1", st.Name, st.Processes)
+		}
+	}
+	if f, s := res.Strategies[0].RateLimited, res.Strategies[1].RateLimited; s >= f {
+		t.Errorf("split drew %d 429s, full %d: want fewer (did the strategies' quota modes apply?)", s, f)
+	}
+}
