@@ -256,6 +256,10 @@ type ServiceConfig struct {
 	// them; the server also takes PUT, PATCH, DELETE and the
 	// X-Simbench-Write header as writes. The model reads Request.Write.
 	WritePaths []string
+	// Agent shapes the tool calls an openai- or anthropic-style service
+	// answers requests that carry tools with (the zero value: one call,
+	// once per conversation).
+	Agent AgentConfig
 }
 
 // withDefaults returns c with zero fields replaced by their defaults.
@@ -402,6 +406,7 @@ func (c ServiceConfig) Validate() error {
 	}
 	errs = append(errs, c.Latency.validate(c.Name)...)
 	errs = append(errs, c.Faults.validate(c.Name)...)
+	errs = append(errs, c.Agent.validate(c.Name)...)
 	return errors.Join(errs...)
 }
 

@@ -306,7 +306,7 @@ func TestServeUnknownProviderPaths(t *testing.T) {
 		{Name: "claude", Headers: HeadersAnthropic, RPM: 1, TPM: 100},
 	}})
 	for _, tc := range []struct{ service, method, path, errType string }{
-		{"llm", "POST", "/v1/responses", "invalid_request_error"},
+		{"llm", "POST", "/v1/audio/speech", "invalid_request_error"},
 		{"llm", "POST", "/v1/completions", "invalid_request_error"},
 		{"llm", "GET", "/v1/models/gpt-fake/x", "invalid_request_error"},
 		{"claude", "POST", "/v1/complete", "not_found_error"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -131,6 +132,8 @@ type service struct {
 	// earlyBy counts early retries by the rule that identified them
 	// (guarded by mu).
 	earlyBy [numRetryRules]int64
+	// agentSeed seeds the fake model's tool calls (see AgentConfig).
+	agentSeed uint64
 }
 
 type listener struct {
@@ -186,7 +189,7 @@ func Start(cfg ServerConfig) (*Server, error) {
 			errs = append(errs, err)
 			continue
 		}
-		sv := &service{cfg: m.Config(), m: m}
+		sv := &service{cfg: m.Config(), m: m, agentSeed: cfg.Seed ^ bits.RotateLeft64(h.Sum64(), 29)}
 		s.services = append(s.services, sv)
 		s.byName[sc.Name] = sv
 	}
@@ -698,8 +701,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	if model == "" {
 		model = c.ModelName
 	}
+	if d.Kind == KindOK && ep.generates() {
+		prefix := "call"
+		if ep == epMessages {
+			prefix = "toolu"
+		}
+		dec.reply = c.Agent.decide(sv.agentSeed, &dec.agent, prefix)
+	}
 	if d.Kind == KindOK && dec.stream {
-		s.stream(w, r.Context(), sv, &d, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec.includeUsage))
+		s.stream(w, r.Context(), sv, &d, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, &dec))
 		return
 	}
 	if !s.await(r.Context(), sv, &d) {
