@@ -232,7 +232,7 @@ func okBody(ep endpoint, service, path, id, model string, created time.Time, in,
 	calls := dec.reply.calls
 	switch ep {
 	case epChat:
-		msg := map[string]any{"role": "assistant", "content": answerText, "refusal": nil}
+		msg := map[string]any{"role": "assistant", "content": strings.Join(answer(out), ""), "refusal": nil}
 		finish := "stop"
 		if len(calls) > 0 {
 			tc := make([]any, len(calls))
@@ -253,7 +253,7 @@ func okBody(ep endpoint, service, path, id, model string, created time.Time, in,
 			"usage": map[string]any{"prompt_tokens": in, "total_tokens": in},
 		}
 	case epMessages:
-		content, stop := []any{map[string]any{"type": "text", "text": answerText}}, "end_turn"
+		content, stop := []any{map[string]any{"type": "text", "text": strings.Join(answer(out), "")}}, "end_turn"
 		if len(calls) > 0 {
 			content, stop = make([]any, len(calls)), "tool_use"
 			for i, c := range calls {
@@ -266,7 +266,7 @@ func okBody(ep endpoint, service, path, id, model string, created time.Time, in,
 			"usage": map[string]any{"input_tokens": in, "output_tokens": out},
 		}
 	case epResponses:
-		v = responseObject(id, model, created, "completed", responseOutput(id, dec, true), in, out, dec)
+		v = responseObject(id, model, created, "completed", responseOutput(id, out, dec, true), in, out, dec)
 	default:
 		v = struct {
 			OK      bool   `json:"ok"`
@@ -290,29 +290,64 @@ func toolUseBlock(c toolCall, withInput bool) map[string]any {
 	return map[string]any{"type": "tool_use", "id": c.id, "name": c.name, "input": input}
 }
 
-// answerText is what the fake model answers; answerPieces is the same text
-// in the pieces a stream sends.
+// answerText is how the fake model's answer begins; answerHead is the same
+// text in the pieces (tokens) a stream sends.
 const answerText = "simbench: ok"
 
-var answerPieces = []string{"simbench", ":", " ok"}
+var answerHead = []string{"simbench", ":", " ok"}
 
-// sseGroups collects a streamed response as groups of server-sent events;
-// the server sends each group at once, spreading the latency between them.
-type sseGroups [][]byte
+// maxAnswerPieces caps the tokens of a text answer, whatever the output
+// tokens a request is charged for.
+const maxAnswerPieces = 4096
 
-// event appends an event to group g ("" name: a data-only event).
-func (s sseGroups) event(g int, name string, v any) {
-	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
-	if name != "" {
-		s[g] = append(s[g], "event: "+name+"\n"...)
+// answer returns the fake model's text answer to a request of out output
+// tokens, as the pieces a stream sends (one per token): answerText, then
+// " ok" until the answer has out tokens (at most maxAnswerPieces).
+func answer(out int64) []string {
+	n := int(min(max(out, int64(len(answerHead))), maxAnswerPieces))
+	p := make([]string, n)
+	copy(p, answerHead)
+	for i := len(answerHead); i < n; i++ {
+		p[i] = " ok"
 	}
-	s[g] = append(s[g], "data: "...)
-	s[g] = append(s[g], b...)
-	s[g] = append(s[g], "\n\n"...)
+	return p
+}
+
+// maxStreamGroups caps the groups a stream is sent in: the server flushes
+// each group at once and spreads the latency between groups.
+const maxStreamGroups = 64
+
+// sseGroups collects a streamed response of n pieces (tokens or tool calls)
+// as at most maxStreamGroups groups of server-sent events.
+type sseGroups struct {
+	groups [][]byte
+	n      int
+}
+
+func newSSEGroups(n int) *sseGroups {
+	return &sseGroups{groups: make([][]byte, min(n, maxStreamGroups)), n: n}
+}
+
+// event appends an event of piece i ("" name: a data-only event) to the
+// group that piece falls in; pieces fall in groups in order, evenly.
+func (s *sseGroups) event(i int, name string, v any) {
+	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
+	g := i * len(s.groups) / s.n
+	if name != "" {
+		s.groups[g] = append(s.groups[g], "event: "+name+"\n"...)
+	}
+	s.groups[g] = append(s.groups[g], "data: "...)
+	s.groups[g] = append(s.groups[g], b...)
+	s.groups[g] = append(s.groups[g], "\n\n"...)
+}
+
+// raw appends bytes to the last group.
+func (s *sseGroups) raw(b string) {
+	s.groups[len(s.groups)-1] = append(s.groups[len(s.groups)-1], b...)
 }
 
 // streamBody renders a streamed response as groups of server-sent events,
-// one group per piece of the answer, or per tool call of dec.reply. Chat
+// one event per token of the answer, or per tool call of dec.reply. Chat
 // completions follow OpenAI's chunks (a role chunk, content or tool_calls
 // deltas, a chunk with finish_reason, a usage chunk when includeUsage, then
 // "data: [DONE]"); messages follow Anthropic's events (message_start,
@@ -321,11 +356,12 @@ func (s sseGroups) event(g int, name string, v any) {
 // API's events (see responseEvents).
 func streamBody(ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) [][]byte {
 	calls := dec.reply.calls
-	n := len(answerPieces)
+	pieces := answer(out)
+	n := len(pieces)
 	if len(calls) > 0 {
 		n = len(calls)
 	}
-	groups := make(sseGroups, n)
+	groups := newSSEGroups(n)
 	last := n - 1
 	switch ep {
 	case epChat:
@@ -343,7 +379,7 @@ func streamBody(ep endpoint, id, model string, created time.Time, in, out int64,
 		finish := "stop"
 		if len(calls) == 0 {
 			groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
-			for i, p := range answerPieces {
+			for i, p := range pieces {
 				groups.event(i, "", chunk(map[string]any{"content": p}, nil))
 			}
 		} else {
@@ -365,7 +401,7 @@ func streamBody(ep endpoint, id, model string, created time.Time, in, out int64,
 			u["usage"] = map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)}
 			groups.event(last, "", u)
 		}
-		groups[last] = append(groups[last], "data: [DONE]\n\n"...)
+		groups.raw("data: [DONE]\n\n")
 	case epMessages:
 		stop := "end_turn"
 		groups.event(0, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
@@ -377,7 +413,7 @@ func streamBody(ep endpoint, id, model string, created time.Time, in, out int64,
 			groups.event(0, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
 				"content_block": map[string]any{"type": "text", "text": ""}})
 			groups.event(0, "ping", map[string]any{"type": "ping"})
-			for i, p := range answerPieces {
+			for i, p := range pieces {
 				groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 					"delta": map[string]any{"type": "text_delta", "text": p}})
 			}
@@ -402,9 +438,9 @@ func streamBody(ep endpoint, id, model string, created time.Time, in, out int64,
 			"usage": map[string]any{"output_tokens": out}})
 		groups.event(last, "message_stop", map[string]any{"type": "message_stop"})
 	case epResponses:
-		responseEvents(groups, id, model, created, in, out, dec)
+		responseEvents(groups, pieces, id, model, created, in, out, dec)
 	}
-	return groups
+	return groups.groups
 }
 
 // argPieces splits a tool call's JSON arguments in two, as models stream

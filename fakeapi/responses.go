@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/simbench/simbench/internal/satmath"
@@ -24,22 +25,22 @@ func responseRounds(dec *decoded) int {
 // responseOutput is the output array of a response: one assistant message
 // with the answer, or one function_call item per tool call. done renders
 // the items as completed, else as they start in a stream (empty).
-func responseOutput(id string, dec *decoded, done bool) []any {
+func responseOutput(id string, out int64, dec *decoded, done bool) []any {
 	calls := dec.reply.calls
 	if len(calls) == 0 {
-		return []any{responseMessage(id, done)}
+		return []any{responseMessage(id, strings.Join(answer(out), ""), done)}
 	}
-	out := make([]any, len(calls))
+	items := make([]any, len(calls))
 	for i, c := range calls {
-		out[i] = functionCallItem(id, i, c, done)
+		items[i] = functionCallItem(id, i, c, done)
 	}
-	return out
+	return items
 }
 
-func responseMessage(id string, done bool) map[string]any {
+func responseMessage(id, text string, done bool) map[string]any {
 	status, content := "in_progress", []any{}
 	if done {
-		status, content = "completed", []any{outputText(answerText)}
+		status, content = "completed", []any{outputText(text)}
 	}
 	return map[string]any{"id": "msg_" + id, "type": "message", "status": status, "role": "assistant", "content": content}
 }
@@ -87,14 +88,15 @@ func responseObject(id, model string, created time.Time, status string, output [
 // output_item.done; for tool calls, per call output_item.added,
 // function_call_arguments.delta and .done, and output_item.done; then
 // response.completed with usage. Every event carries a sequence_number.
-func responseEvents(groups sseGroups, id, model string, created time.Time, in, out int64, dec *decoded) {
+func responseEvents(groups *sseGroups, pieces []string, id, model string, created time.Time, in, out int64, dec *decoded) {
 	seq := 0
 	event := func(g int, typ string, v map[string]any) {
 		v["type"], v["sequence_number"] = typ, seq
 		seq++
 		groups.event(g, typ, v)
 	}
-	last := len(groups) - 1
+	last := groups.n - 1
+	text := strings.Join(pieces, "")
 	event(0, "response.created", map[string]any{"response": responseObject(id, model, created, "in_progress", []any{}, in, out, dec)})
 	event(0, "response.in_progress", map[string]any{"response": responseObject(id, model, created, "in_progress", []any{}, in, out, dec)})
 	if calls := dec.reply.calls; len(calls) > 0 {
@@ -112,22 +114,22 @@ func responseEvents(groups sseGroups, id, model string, created time.Time, in, o
 		part := func() map[string]any {
 			return map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0}
 		}
-		event(0, "response.output_item.added", map[string]any{"output_index": 0, "item": responseMessage(id, false)})
+		event(0, "response.output_item.added", map[string]any{"output_index": 0, "item": responseMessage(id, "", false)})
 		p := part()
 		p["part"] = outputText("")
 		event(0, "response.content_part.added", p)
-		for i, piece := range answerPieces {
+		for i, piece := range pieces {
 			p := part()
 			p["delta"], p["logprobs"] = piece, []any{}
 			event(i, "response.output_text.delta", p)
 		}
 		p = part()
-		p["text"], p["logprobs"] = answerText, []any{}
+		p["text"], p["logprobs"] = text, []any{}
 		event(last, "response.output_text.done", p)
 		p = part()
-		p["part"] = outputText(answerText)
+		p["part"] = outputText(text)
 		event(last, "response.content_part.done", p)
-		event(last, "response.output_item.done", map[string]any{"output_index": 0, "item": responseMessage(id, true)})
+		event(last, "response.output_item.done", map[string]any{"output_index": 0, "item": responseMessage(id, text, true)})
 	}
-	event(last, "response.completed", map[string]any{"response": responseObject(id, model, created, "completed", responseOutput(id, dec, true), in, out, dec)})
+	event(last, "response.completed", map[string]any{"response": responseObject(id, model, created, "completed", responseOutput(id, out, dec, true), in, out, dec)})
 }

@@ -273,6 +273,22 @@ func (s *Server) URL(service string) string {
 	return ""
 }
 
+// SDKBaseURL returns the base URL an official SDK takes for the named
+// service, as Summary prints it: URL + "/v1" for an openai-style service
+// (the OpenAI SDKs append /chat/completions, /responses, ...), URL itself
+// for an anthropic-style one (the Anthropic SDKs append /v1/messages), and
+// URL for a generic service. It is "" if there is no such service.
+func (s *Server) SDKBaseURL(service string) string {
+	sv := s.byName[service]
+	if sv == nil {
+		return ""
+	}
+	if sv.cfg.API == APIOpenAI {
+		return sv.url + "/v1"
+	}
+	return sv.url
+}
+
 // Services returns the service names in configuration order.
 func (s *Server) Services() []string {
 	out := make([]string, len(s.services))
@@ -868,11 +884,11 @@ func (s *Server) await(ctx context.Context, sv *service, d *Decision) bool {
 func (s *Server) Summary(w io.Writer) {
 	for _, sv := range s.services {
 		fmt.Fprintf(w, "%-12s %s", sv.cfg.Name, sv.url)
-		switch sv.cfg.API {
+		switch base := s.SDKBaseURL(sv.cfg.Name); sv.cfg.API {
 		case APIOpenAI:
-			fmt.Fprintf(w, "  (openai SDK base URL: %s/v1, OPENAI_BASE_URL=%s/v1)", sv.url, sv.url)
+			fmt.Fprintf(w, "  (openai SDK base URL: %s, OPENAI_BASE_URL=%s)", base, base)
 		case APIAnthropic:
-			fmt.Fprintf(w, "  (anthropic SDK base URL: %s, ANTHROPIC_BASE_URL=%s)", sv.url, sv.url)
+			fmt.Fprintf(w, "  (anthropic SDK base URL: %s, ANTHROPIC_BASE_URL=%s)", base, base)
 		}
 		if len(sv.cfg.Keys) > 0 {
 			keys := make([]string, len(sv.cfg.Keys))

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -113,7 +114,9 @@ func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 // ServeConfig is ModelConfig for a service served over HTTP (serve, live
 // runs): it also lists, as the service's write paths, the /tools/NAME path
 // of every write tool the scenario sends to it, so that a client posting
-// to those paths is counted as writing without declaring it.
+// to those paths is counted as writing without declaring it; and, for the
+// service the workload's model calls go to, the agent loop the fake model
+// drives (AgentConfig).
 func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.ServiceConfig {
 	cfg := modelConfig(svc)
 	for _, t := range sc.Tools {
@@ -121,7 +124,50 @@ func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.Service
 			cfg.WritePaths = append(cfg.WritePaths, "/tools/"+t.Name)
 		}
 	}
+	cfg.Agent = AgentConfig(sc, svc.Name)
 	return cfg
+}
+
+// AgentConfig is the agent loop a scenario describes for the model calls
+// to service: each response to a request that carries tools makes as many
+// tool calls as one turn of the workload (its call groups' counts, each
+// group present with its probability), for as many iterations as a session
+// has turns (workload.turns; 0: fakeapi.DefaultAgentIterations). When the
+// turns' model calls go elsewhere and the subagents' go to service, it is a
+// subagent's iteration instead: its calls, its max_iterations and its
+// finish_probability. A service no model call goes to gets the zero value.
+func AgentConfig(sc *scenarios.Scenario, service string) fakeapi.AgentConfig {
+	w := &sc.Workload
+	if w.LLM != nil && w.LLM.Service == service && len(w.Calls) > 0 {
+		return fakeapi.AgentConfig{Calls: callsPerTurn(w.Calls), MaxIterations: w.Turns}
+	}
+	if s := w.Subagents; s != nil && s.LLM != nil && s.LLM.Service == service && len(s.Calls) > 0 {
+		return fakeapi.AgentConfig{Calls: callsPerTurn(s.Calls), MaxIterations: s.MaxIterations, FinishProbability: s.FinishProbability}
+	}
+	return fakeapi.AgentConfig{}
+}
+
+// callsPerTurn draws the calls of one turn as the workload does: each group
+// appears with its probability and adds its count.
+func callsPerTurn(gs []scenarios.CallGroup) func(*rand.Rand) int {
+	type g struct {
+		count *sampler
+		prob  float64
+	}
+	groups := make([]g, len(gs))
+	for i, x := range gs {
+		groups[i] = g{newSampler(x.Count), x.Probability}
+	}
+	return func(rng *rand.Rand) int {
+		var n int64
+		for _, x := range groups {
+			if x.prob < 1 && rng.Float64() >= x.prob {
+				continue
+			}
+			n = satmath.Add(n, int64(x.count.count(rng)))
+		}
+		return int(min(n, math.MaxInt32))
+	}
 }
 
 func modelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
