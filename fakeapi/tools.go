@@ -195,20 +195,28 @@ func decodeAgent(ep endpoint, b *reqBody) (agentRequest, error) {
 	if len(a.tools) == 0 && ep != epResponses {
 		return a, nil // no conversation to follow
 	}
+	// The call ids the server issued name their conversation and round:
+	// those in the request (assistant tool calls, tool results,
+	// function_call_output items, previous_response_id) say where the
+	// conversation is, so the server keeps no state. Without any, this is
+	// the conversation's first request.
 	a.conv = conversationHash(ep, b)
+	found := false
 	if m := callIDPattern.FindStringSubmatch(b.PreviousResponseID); m != nil {
+		// A response id carries the rounds done so far.
 		a.conv, _ = strconv.ParseUint(m[1], 16, 64)
-		n, _ := strconv.Atoi(m[2])
-		a.round = n
+		a.round, _ = strconv.Atoi(m[2])
+		found = true
 	}
-	// Every call id of this conversation in the request (assistant tool
-	// calls, tool results, function_call_output items) names its round.
 	for _, field := range []json.RawMessage{b.Messages, b.Input} {
 		for _, m := range callIDPattern.FindAllSubmatch(field, -1) {
 			conv, _ := strconv.ParseUint(string(m[1]), 16, 64)
 			r, _ := strconv.Atoi(string(m[2]))
-			if conv == a.conv && r+1 > a.round {
-				a.round = r + 1
+			if !found {
+				a.conv, found = conv, true
+			}
+			if conv == a.conv {
+				a.round = max(a.round, r+1)
 			}
 		}
 	}
@@ -281,28 +289,56 @@ func (a *agentRequest) setMode(typ, name string) error {
 	return nil
 }
 
-// conversationHash hashes a conversation's first message: the first element
-// of messages, or the Responses input (a string, or its first item), so that
-// every request of one conversation hashes alike.
+// conversationHash hashes the text of a conversation's first user message
+// (the Responses input when it is a string; the first message when none is
+// the user's), so that every request of one conversation hashes alike,
+// however the client spells the message.
 func conversationHash(ep endpoint, b *reqBody) uint64 {
 	field := b.Messages
 	if ep == epResponses {
 		field = b.Input
 	}
 	first := bytes.TrimSpace(field)
-	if len(first) > 0 && first[0] == '[' {
-		var items []json.RawMessage
-		if json.Unmarshal(first, &items) == nil && len(items) > 0 {
-			first = items[0]
+	var items []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if len(first) > 0 && first[0] == '[' && json.Unmarshal(first, &items) == nil && len(items) > 0 {
+		first = items[0].Content
+		for _, it := range items {
+			if it.Role == "user" {
+				first = it.Content
+				break
+			}
 		}
 	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, first) == nil {
-		first = buf.Bytes()
-	}
 	h := fnv.New64a()
-	h.Write(first)
+	h.Write([]byte(messageText(first)))
 	return h.Sum64()
+}
+
+// messageText is the text of a message's content: the string, or the text
+// of its parts joined; any other content compacted as JSON.
+func messageText(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) == nil {
+		var sb strings.Builder
+		for _, p := range parts {
+			sb.WriteString(p.Text)
+		}
+		return sb.String()
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, content) != nil {
+		return string(content)
+	}
+	return buf.String()
 }
 
 // decide is the fake model's answer to a request with tools; seed is the
