@@ -83,10 +83,11 @@ func TestServeAnthropicSDKStreamCancelledIsWasted(t *testing.T) {
 }
 
 func TestServeAnthropicSDKRetriesParallel(t *testing.T) {
-	// Eight goroutines share one key against 20 requests/s with a bucket of
-	// four: at least four are told to wait, in whole seconds as Anthropic
-	// says it, and the SDK retries each 429 after its retry-after.
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, RPS: 20, Burst: 4, TPM: 10_000_000}}})
+	// Eight goroutines share one key against 2 requests/s with a bucket of
+	// four: unless they arrive seconds apart some are told to wait, in whole
+	// seconds as Anthropic says it, and the SDK retries each 429 after its
+	// retry-after, together with the others it limited.
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, RPS: 2, Burst: 4, TPM: 10_000_000}}})
 	client := anthropicClient(s, "claude", option.WithMaxRetries(20))
 	params := anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet4_5, MaxTokens: 8,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
@@ -100,13 +101,13 @@ func TestServeAnthropicSDKRetriesParallel(t *testing.T) {
 	}
 	wg.Wait()
 	st := s.Stats().Services["claude"]
-	if st.Completed != 8 || st.RateLimited < 4 || st.EarlyRetries != 0 {
-		t.Fatalf("stats %+v: want 8 completed, at least four 429s, no early retries", st)
+	if st.Completed != 8 || st.RateLimited == 0 || st.EarlyRetries != 0 {
+		t.Fatalf("stats %+v: want 8 completed, some 429s, no early retries", st)
 	}
 	// Without retries the SDK surfaces the 429, typed as Anthropic types it.
 	s.Reset()
 	var limited *anthropic.Error
-	for i := 0; i < 3 && limited == nil; i++ {
+	for i := 0; i < 6 && limited == nil; i++ {
 		_, err := client.Messages.New(context.Background(), params, option.WithMaxRetries(0))
 		errors.As(err, &limited)
 	}

@@ -806,22 +806,30 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 	t := time.NewTimer(s.real(first))
 	defer t.Stop()
 	for i, g := range groups {
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			if i > 0 {
+		if i > 0 && step == 0 {
+			// No time between groups: send on without a timer.
+			if ctx.Err() != nil {
 				end(true, false)
 				return
 			}
-			if !sv.cfg.KeepWorkingOnDisconnect {
-				end(true, true)
+		} else {
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				if i > 0 {
+					end(true, false)
+					return
+				}
+				if !sv.cfg.KeepWorkingOnDisconnect {
+					end(true, true)
+					return
+				}
+				// The service keeps generating the whole answer.
+				<-t.C
+				time.Sleep(s.real(step * time.Duration(len(groups)-1)))
+				end(true, false)
 				return
 			}
-			// The service keeps generating the whole answer.
-			<-t.C
-			time.Sleep(s.real(step * time.Duration(len(groups)-1)))
-			end(true, false)
-			return
 		}
 		if i == 0 {
 			h := w.Header()
@@ -837,7 +845,9 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 			end(true, false)
 			return
 		}
-		t.Reset(s.real(step))
+		if step > 0 {
+			t.Reset(s.real(step))
+		}
 	}
 	end(ctx.Err() != nil, false)
 }
