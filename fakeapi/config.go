@@ -73,9 +73,11 @@ type APIStyle string
 
 // API styles.
 const (
-	// APIOpenAI answers POST /v1/chat/completions and POST /v1/embeddings.
+	// APIOpenAI answers POST /v1/chat/completions, /v1/responses and
+	// /v1/embeddings, and GET /v1/models.
 	APIOpenAI APIStyle = "openai"
-	// APIAnthropic answers POST /v1/messages.
+	// APIAnthropic answers POST /v1/messages and /v1/messages/count_tokens,
+	// and GET /v1/models.
 	APIAnthropic APIStyle = "anthropic"
 	// APIGeneric answers every path as a JSON tool endpoint.
 	APIGeneric APIStyle = "generic"

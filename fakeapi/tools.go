@@ -171,8 +171,12 @@ func decodeAgent(ep endpoint, b *reqBody) (agentRequest, error) {
 			case ep == epResponses:
 				s.schema = t.Parameters
 			}
-			if t.Type != "" && t.Type != "function" && t.Type != "custom" {
-				continue // a provider's own tool, run on its side
+			// OpenAI's tools of type function take JSON arguments (its
+			// "custom" tools take free text); Anthropic's client tools have
+			// no type or "custom". Other types are the provider's own tools,
+			// run on its side.
+			if ep == epMessages && t.Type != "" && t.Type != "custom" || ep != epMessages && t.Type != "" && t.Type != "function" {
+				continue
 			}
 			if s.name == "" {
 				return a, fmt.Errorf("tools[%d] has no name", i)
