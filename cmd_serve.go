@@ -116,10 +116,11 @@ func (c *ServeCmd) Run() error {
 	}
 	fmt.Fprintf(out, "serving %d service(s) of scenario %s; Ctrl-C to stop\n", len(cfg.Services), sc.Name)
 	srv.Summary(out)
-	writeServedAgent(out, sc, srv, cfg.Services)
 	fmt.Fprintf(out, "early retries count retries marked by x-stainless-retry-count (the official SDKs), %s or a repeated %s; %s NAME tells callers on one key apart\n",
 		fakeapi.RetryHeader, fakeapi.IdempotencyHeader, fakeapi.ClientHeader)
 	fmt.Fprintf(out, "writes are PUT, PATCH and DELETE to tool paths, or requests with %s: RESOURCE; provider endpoints are reads\n", fakeapi.WriteHeader)
+
+	writeServedAgent(out, sc, srv, cfg.Services)
 
 	ctx, stop := interruptible(c.parent)
 	defer stop()

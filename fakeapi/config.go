@@ -253,15 +253,15 @@ type ServiceConfig struct {
 	// ModelName is the "model" echoed in provider-shaped responses when the
 	// request names none.
 	ModelName string
+	// Agent shapes the tool calls an openai- or anthropic-style service
+	// answers requests that carry tools with (the zero value: one call,
+	// once per conversation).
+	Agent AgentConfig
 	// WritePaths are the paths within the service (such as "/tools/save")
 	// whose requests are writes, as a scenario's tools of kind write declare
 	// them; the server also takes PUT, PATCH, DELETE and the
 	// X-Simbench-Write header as writes. The model reads Request.Write.
 	WritePaths []string
-	// Agent shapes the tool calls an openai- or anthropic-style service
-	// answers requests that carry tools with (the zero value: one call,
-	// once per conversation).
-	Agent AgentConfig
 }
 
 // withDefaults returns c with zero fields replaced by their defaults.
@@ -391,6 +391,7 @@ func (c ServiceConfig) Validate() error {
 	if c.MaxBodyBytes < 0 || c.OutputTokens < 0 {
 		bad("max_body_bytes and output_tokens must not be negative")
 	}
+	errs = append(errs, c.Agent.validate(c.Name)...)
 	seen := map[string]bool{}
 	for i, k := range c.Keys {
 		if k.Key == "" {
@@ -408,7 +409,6 @@ func (c ServiceConfig) Validate() error {
 	}
 	errs = append(errs, c.Latency.validate(c.Name)...)
 	errs = append(errs, c.Faults.validate(c.Name)...)
-	errs = append(errs, c.Agent.validate(c.Name)...)
 	return errors.Join(errs...)
 }
 

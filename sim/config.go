@@ -114,9 +114,7 @@ func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 // ServeConfig is ModelConfig for a service served over HTTP (serve, live
 // runs): it also lists, as the service's write paths, the /tools/NAME path
 // of every write tool the scenario sends to it, so that a client posting
-// to those paths is counted as writing without declaring it; and, for the
-// service the workload's model calls go to, the agent loop the fake model
-// drives (AgentConfig).
+// to those paths is counted as writing without declaring it.
 func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.ServiceConfig {
 	cfg := modelConfig(svc)
 	for _, t := range sc.Tools {
@@ -124,6 +122,8 @@ func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.Service
 			cfg.WritePaths = append(cfg.WritePaths, "/tools/"+t.Name)
 		}
 	}
+	// The agent loop the fake model drives on the service the workload's
+	// model calls go to.
 	cfg.Agent = AgentConfig(sc, svc.Name)
 	return cfg
 }
