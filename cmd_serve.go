@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -35,9 +36,41 @@ type ServeCmd struct {
 	ready  chan<- *fakeapi.Server
 }
 
+// writeServedAgent prints where the scenario's tools are served (POST the
+// tool call's arguments to TOOL-URL; writes are marked) and, for each
+// model service that drives an agent loop, how many tool calls and
+// iterations its answers to requests with tools make.
+func writeServedAgent(out io.Writer, sc *scenarios.Scenario, srv *fakeapi.Server, services []fakeapi.ServiceConfig) {
+	if len(sc.Tools) > 0 {
+		fmt.Fprintln(out, "tools (POST a tool call's arguments as JSON to its URL):")
+	}
+	for _, t := range sc.Tools {
+		kind := t.Kind
+		if kind == "" {
+			kind = scenarios.KindRead
+		}
+		fmt.Fprintf(out, "  %-12s %s/tools/%s  (%s, on service %s)\n", t.Name, srv.URL(t.Service), t.Name, kind, t.Service)
+	}
+	for _, c := range services {
+		if c.Agent.Calls == nil {
+			continue
+		}
+		iters := c.Agent.MaxIterations
+		if iters == 0 {
+			iters = fakeapi.DefaultAgentIterations
+		}
+		how := fmt.Sprintf("%d iterations", iters)
+		if p := c.Agent.FinishProbability; p > 0 {
+			how = fmt.Sprintf("up to %d iterations (done after each with probability %g)", iters, p)
+		}
+		fmt.Fprintf(out, "agent loop on %s: a request with tools gets parallel tool calls, as many as one turn of the workload makes, for %s; then a text answer\n", c.Name, how)
+	}
+}
+
 // Run starts the services, prints their base URLs (with the SDK base URLs
-// and environment variables of provider styles), API keys, the stats URL and
-// the headers that mark retries and writes, serves until Ctrl-C, then drains and prints what every client did.
+// and environment variables of provider styles), API keys, the stats URL,
+// the tools' URLs, the agent loop the model services drive and the headers
+// that mark retries and writes, serves until Ctrl-C, then drains and prints what every client did.
 // Ctrl-C always ends in exit 0: after the in-flight requests finish, or at
 // the --drain deadline, when the connections still open are closed.
 func (c *ServeCmd) Run() error {
@@ -90,6 +123,8 @@ func (c *ServeCmd) Run() error {
 	fmt.Fprintf(out, "early retries count retries marked by x-stainless-retry-count (the official SDKs), %s or a repeated %s; %s NAME tells callers on one key apart\n",
 		fakeapi.RetryHeader, fakeapi.IdempotencyHeader, fakeapi.ClientHeader)
 	fmt.Fprintf(out, "writes are PUT, PATCH and DELETE to tool paths, or requests with %s: RESOURCE; provider endpoints are reads\n", fakeapi.WriteHeader)
+
+	writeServedAgent(out, sc, srv, cfg.Services)
 
 	ctx, stop := interruptible(c.parent)
 	defer stop()

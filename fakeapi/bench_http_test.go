@@ -1,7 +1,10 @@
 package fakeapi
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -73,13 +76,14 @@ func BenchmarkHTTPServer(b *testing.B) {
 	b.ReportMetric(fakeRate/bareRate, "ratio")
 }
 
-// BenchmarkHTTPStream measures streamed chat completions over loopback from
-// a zero-latency, unlimited OpenAI-style service: each iteration sends one
-// request with stream: true and reads the events to [DONE]. It reports the
-// completion tokens delivered per second (as the streams' usage counts
-// them: 256 each) and the streams per second.
+// BenchmarkHTTPStream measures streamed answers over loopback from a
+// zero-latency, unlimited service, for chat completions, the Responses API
+// and Anthropic messages: each iteration sends one request of 256 output
+// tokens with stream: true and reads every event. It reports the tokens
+// actually delivered in content deltas per second (each delta parsed as
+// JSON, as a client does) and the streams per second.
 func BenchmarkHTTPStream(b *testing.B) {
-	s, err := Start(ServerConfig{Services: []ServiceConfig{{Name: "llm"}}})
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Name: "llm"}, {Name: "claude", Headers: HeadersAnthropic}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,23 +96,64 @@ func BenchmarkHTTPStream(b *testing.B) {
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
 	const outTokens = 256
-	body := `{"messages":[{"role":"user","content":"hi"}],"max_tokens":256,"stream":true}`
-	url := s.URL("llm") + "/v1/chat/completions"
-	b.ResetTimer()
-	t0 := time.Now()
-	for range b.N {
-		res, err := c.Post(url, "application/json", strings.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
+	for _, bb := range []struct {
+		name, url, body string
+	}{
+		{"chat", s.SDKBaseURL("llm") + "/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":256,"stream":true}`},
+		{"responses", s.SDKBaseURL("llm") + "/responses", `{"input":"hi","max_output_tokens":256,"stream":true}`},
+		{"messages", s.SDKBaseURL("claude") + "/v1/messages", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":256,"stream":true}`},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			var tokens int64
+			t0 := time.Now()
+			for range b.N {
+				res, err := c.Post(bb.url, "application/json", strings.NewReader(bb.body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, err := countDeltas(res.Body)
+				res.Body.Close()
+				if err != nil || res.StatusCode != 200 || n != outTokens {
+					b.Fatalf("status %d, %d deltas, %v", res.StatusCode, n, err)
+				}
+				tokens += n
+			}
+			elapsed := time.Since(t0).Seconds()
+			b.ReportMetric(float64(tokens)/elapsed, "tokens/s")
+			b.ReportMetric(float64(b.N)/elapsed, "streams/s")
+		})
+	}
+}
+
+// countDeltas reads a stream's events and counts the non-empty text deltas
+// of any of the three shapes (chat chunks, output_text.delta, text_delta).
+func countDeltas(r io.Reader) (int64, error) {
+	var n int64
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: {"))
+		if !ok {
+			continue
 		}
-		all, err := io.ReadAll(res.Body)
-		res.Body.Close()
-		if err != nil || res.StatusCode != 200 || !strings.HasSuffix(string(all), "data: [DONE]\n\n") {
-			b.Fatalf("status %d, %v: %q", res.StatusCode, err, all)
+		var ev struct {
+			Type    string `json:"type"`
+			Delta   json.RawMessage
+			Choices []struct {
+				Delta struct{ Content string }
+			}
+		}
+		if err := json.Unmarshal(append([]byte("{"), data...), &ev); err != nil {
+			return n, err
+		}
+		switch {
+		case len(ev.Choices) > 0 && ev.Choices[0].Delta.Content != "":
+			n++
+		case ev.Type == "response.output_text.delta":
+			n++
+		case ev.Type == "content_block_delta" && bytes.Contains(ev.Delta, []byte(`"text_delta"`)):
+			n++
 		}
 	}
-	elapsed := time.Since(t0).Seconds()
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)*outTokens/elapsed, "tokens/s")
-	b.ReportMetric(float64(b.N)/elapsed, "streams/s")
+	return n, sc.Err()
 }

@@ -73,9 +73,11 @@ type APIStyle string
 
 // API styles.
 const (
-	// APIOpenAI answers POST /v1/chat/completions and POST /v1/embeddings.
+	// APIOpenAI answers POST /v1/chat/completions, /v1/responses and
+	// /v1/embeddings, and GET /v1/models.
 	APIOpenAI APIStyle = "openai"
-	// APIAnthropic answers POST /v1/messages.
+	// APIAnthropic answers POST /v1/messages and /v1/messages/count_tokens,
+	// and GET /v1/models.
 	APIAnthropic APIStyle = "anthropic"
 	// APIGeneric answers every path as a JSON tool endpoint.
 	APIGeneric APIStyle = "generic"
@@ -301,6 +303,10 @@ type ServiceConfig struct {
 	// driver sends, so the remaining counts in the headers fall below what a
 	// client's own pacing would predict.
 	Background BackgroundConfig
+	// Agent shapes the tool calls an openai- or anthropic-style service
+	// answers requests that carry tools with (the zero value: one call,
+	// once per conversation).
+	Agent AgentConfig
 	// WritePaths are the paths within the service (such as "/tools/save")
 	// whose requests are writes, as a scenario's tools of kind write declare
 	// them; the server also takes PUT, PATCH, DELETE and the
@@ -442,6 +448,7 @@ func (c ServiceConfig) Validate() error {
 	if c.MaxBodyBytes < 0 || c.OutputTokens < 0 {
 		bad("max_body_bytes and output_tokens must not be negative")
 	}
+	errs = append(errs, c.Agent.validate(c.Name)...)
 	seen := map[string]bool{}
 	for i, k := range c.Keys {
 		if k.Key == "" {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/simbench/simbench/internal/satmath"
 )
@@ -23,6 +24,7 @@ const (
 	epMessages
 	epCountTokens
 	epModels
+	epResponses
 	// epUnknown is a /v1/... path a provider-style service does not answer.
 	epUnknown
 )
@@ -45,6 +47,8 @@ func route(api APIStyle, method, path string) (ep endpoint, ok bool) {
 		ep = epChat
 	case api == APIOpenAI && path == "/v1/embeddings":
 		ep = epEmbeddings
+	case api == APIOpenAI && path == "/v1/responses":
+		ep = epResponses
 	case api == APIAnthropic && path == "/v1/messages":
 		ep = epMessages
 	case api == APIAnthropic && path == "/v1/messages/count_tokens":
@@ -64,7 +68,7 @@ func route(api APIStyle, method, path string) (ep endpoint, ok bool) {
 func knownPaths(api APIStyle) []string {
 	switch api {
 	case APIOpenAI:
-		return []string{"/v1/chat/completions", "/v1/embeddings", "/v1/models", "/*"}
+		return []string{"/v1/chat/completions", "/v1/responses", "/v1/embeddings", "/v1/models", "/*"}
 	case APIAnthropic:
 		return []string{"/v1/messages", "/v1/messages/count_tokens", "/v1/models", "/*"}
 	}
@@ -88,6 +92,13 @@ type reqBody struct {
 	} `json:"stream_options"`
 	EncodingFormat string `json:"encoding_format"`
 	Dimensions     *int   `json:"dimensions"`
+	// Tool use (chat completions, messages, responses).
+	Tools              json.RawMessage `json:"tools"`
+	ToolChoice         json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls  *bool           `json:"parallel_tool_calls"`
+	PreviousResponseID string          `json:"previous_response_id"`
+	Instructions       json.RawMessage `json:"instructions"`
+	MaxOutputTokens    *int64          `json:"max_output_tokens"`
 }
 
 // decoded is what the server learns from a request.
@@ -101,6 +112,17 @@ type decoded struct {
 	stream, includeUsage bool
 	// embed is what an embeddings request asks for.
 	embed embedRequest
+	// agent is what a chat, messages or responses request says about tools
+	// and its conversation; reply is the fake model's answer, set once the
+	// request is admitted.
+	agent agentRequest
+	reply reply
+}
+
+// generates reports whether the endpoint answers with generated text (or
+// tool calls), streamed on request.
+func (ep endpoint) generates() bool {
+	return ep == epChat || ep == epMessages || ep == epResponses
 }
 
 // TokensHeader overrides the input-token estimate of a request.
@@ -129,13 +151,13 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader string, defaultOutput 
 			return d, fmt.Errorf("the request body is not valid JSON: %v", err)
 		}
 	}
-	if b.Stream && ep != epChat && ep != epMessages {
-		return d, errors.New("stream is supported on chat completions and messages only; send stream: false")
+	if b.Stream && !ep.generates() {
+		return d, errors.New("stream is supported on chat completions, responses and messages only; send stream: false")
 	}
 	d.stream = b.Stream
 	d.includeUsage = b.StreamOptions != nil && b.StreamOptions.IncludeUsage
 	d.model = b.Model
-	for _, p := range []*int64{b.MaxTokens, b.MaxCompletionTokens, b.Tokens} {
+	for _, p := range []*int64{b.MaxTokens, b.MaxCompletionTokens, b.MaxOutputTokens, b.Tokens} {
 		if p != nil && *p < 0 {
 			return d, fmt.Errorf("token counts must not be negative (got %d)", *p)
 		}
@@ -161,16 +183,29 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader string, defaultOutput 
 		if b.MaxTokens == nil && ep == epMessages {
 			return d, errors.New("max_tokens is required")
 		}
+	case epResponses:
+		if len(b.Input) == 0 && b.PreviousResponseID == "" {
+			return d, errors.New("input is required")
+		}
 	}
-	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt)
+	if ep.generates() {
+		a, err := decodeAgent(ep, &b)
+		if err != nil {
+			return d, err
+		}
+		d.agent = a
+	}
+	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt) + len(b.Instructions) + len(b.Tools)
 	d.input = int64(prompt+3) / 4
 	switch ep {
-	case epChat, epMessages:
+	case epChat, epMessages, epResponses:
 		d.output = defaultOutput
 		if b.MaxCompletionTokens != nil {
 			d.output = *b.MaxCompletionTokens
 		} else if b.MaxTokens != nil {
 			d.output = *b.MaxTokens
+		} else if b.MaxOutputTokens != nil {
+			d.output = *b.MaxOutputTokens
 		}
 	case epGeneric:
 		if b.Tokens != nil {
@@ -190,18 +225,26 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader string, defaultOutput 
 	return d, nil
 }
 
-// okBody renders a successful response of the endpoint's real shape.
+// okBody renders a successful response of the endpoint's real shape: for
+// chat, messages and responses, the text answer or dec.reply's tool calls.
 func okBody(ep endpoint, service, path, id, model string, created time.Time, in, out int64, dec *decoded) []byte {
 	var v any
+	calls := dec.reply.calls
 	switch ep {
 	case epChat:
+		msg := map[string]any{"role": "assistant", "content": strings.Join(answer(out), ""), "refusal": nil}
+		finish := "stop"
+		if len(calls) > 0 {
+			tc := make([]any, len(calls))
+			for i, c := range calls {
+				tc[i] = map[string]any{"id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": string(c.args)}}
+			}
+			msg["content"], msg["tool_calls"], finish = nil, tc, "tool_calls"
+		}
 		v = map[string]any{
 			"id": "chatcmpl-" + id, "object": "chat.completion", "created": created.Unix(), "model": model,
-			"choices": []any{map[string]any{
-				"index": 0, "finish_reason": "stop", "logprobs": nil,
-				"message": map[string]any{"role": "assistant", "content": answerText, "refusal": nil},
-			}},
-			"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)},
+			"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "logprobs": nil, "message": msg}},
+			"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)},
 		}
 	case epEmbeddings:
 		v = map[string]any{
@@ -210,12 +253,20 @@ func okBody(ep endpoint, service, path, id, model string, created time.Time, in,
 			"usage": map[string]any{"prompt_tokens": in, "total_tokens": in},
 		}
 	case epMessages:
+		content, stop := []any{map[string]any{"type": "text", "text": strings.Join(answer(out), "")}}, "end_turn"
+		if len(calls) > 0 {
+			content, stop = make([]any, len(calls)), "tool_use"
+			for i, c := range calls {
+				content[i] = toolUseBlock(c, true)
+			}
+		}
 		v = map[string]any{
 			"id": "msg_" + id, "type": "message", "role": "assistant", "model": model,
-			"content":     []any{map[string]any{"type": "text", "text": answerText}},
-			"stop_reason": "end_turn", "stop_sequence": nil,
+			"content": content, "stop_reason": stop, "stop_sequence": nil,
 			"usage": map[string]any{"input_tokens": in, "output_tokens": out},
 		}
+	case epResponses:
+		v = responseObject(id, model, created, "completed", responseOutput(id, out, dec, true), in, out, dec)
 	default:
 		v = struct {
 			OK      bool   `json:"ok"`
@@ -229,31 +280,89 @@ func okBody(ep endpoint, service, path, id, model string, created time.Time, in,
 	return append(b, '\n')
 }
 
-// answerText is what the fake model answers; answerPieces is the same text
-// in the pieces a stream sends.
+// toolUseBlock is an Anthropic tool_use content block; a streamed block
+// starts with an empty input that input_json_delta events fill.
+func toolUseBlock(c toolCall, withInput bool) map[string]any {
+	input := json.RawMessage("{}")
+	if withInput {
+		input = c.args
+	}
+	return map[string]any{"type": "tool_use", "id": c.id, "name": c.name, "input": input}
+}
+
+// answerText is how the fake model's answer begins; answerHead is the same
+// text in the pieces (tokens) a stream sends.
 const answerText = "simbench: ok"
 
-var answerPieces = []string{"simbench", ":", " ok"}
+var answerHead = []string{"simbench", ":", " ok"}
+
+// maxAnswerPieces caps the tokens of a text answer, whatever the output
+// tokens a request is charged for.
+const maxAnswerPieces = 4096
+
+// answer returns the fake model's text answer to a request of out output
+// tokens, as the pieces a stream sends (one per token): answerText, then
+// " ok" until the answer has out tokens (at most maxAnswerPieces).
+func answer(out int64) []string {
+	n := int(min(max(out, int64(len(answerHead))), maxAnswerPieces))
+	p := make([]string, n)
+	copy(p, answerHead)
+	for i := len(answerHead); i < n; i++ {
+		p[i] = " ok"
+	}
+	return p
+}
+
+// maxStreamGroups caps the groups a stream is sent in: the server flushes
+// each group at once and spreads the latency between groups.
+const maxStreamGroups = 64
+
+// sseGroups collects a streamed response of n pieces (tokens or tool calls)
+// as at most maxStreamGroups groups of server-sent events.
+type sseGroups struct {
+	groups [][]byte
+	n      int
+}
+
+func newSSEGroups(n int) *sseGroups {
+	return &sseGroups{groups: make([][]byte, min(n, maxStreamGroups)), n: n}
+}
+
+// event appends an event of piece i ("" name: a data-only event) to the
+// group that piece falls in; pieces fall in groups in order, evenly.
+func (s *sseGroups) event(i int, name string, v any) {
+	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
+	g := i * len(s.groups) / s.n
+	if name != "" {
+		s.groups[g] = append(s.groups[g], "event: "+name+"\n"...)
+	}
+	s.groups[g] = append(s.groups[g], "data: "...)
+	s.groups[g] = append(s.groups[g], b...)
+	s.groups[g] = append(s.groups[g], "\n\n"...)
+}
+
+// raw appends bytes to the last group.
+func (s *sseGroups) raw(b string) {
+	s.groups[len(s.groups)-1] = append(s.groups[len(s.groups)-1], b...)
+}
 
 // streamBody renders a streamed response as groups of server-sent events,
-// one group per piece of the answer; the server sends each group at once.
-// Chat completions follow OpenAI's chunks (a role chunk, content deltas, a
-// chunk with finish_reason, a usage chunk when includeUsage, then
+// one event per token of the answer, or per tool call of dec.reply. Chat
+// completions follow OpenAI's chunks (a role chunk, content or tool_calls
+// deltas, a chunk with finish_reason, a usage chunk when includeUsage, then
 // "data: [DONE]"); messages follow Anthropic's events (message_start,
 // content_block_start, ping, content_block_delta..., content_block_stop,
-// message_delta with usage, message_stop).
-func streamBody(ep endpoint, id, model string, created time.Time, in, out int64, includeUsage bool) [][]byte {
-	groups := make([][]byte, len(answerPieces))
-	event := func(g int, name string, v any) {
-		b, _ := json.Marshal(v) // plain maps and strings: cannot fail
-		if name != "" {
-			groups[g] = append(groups[g], "event: "+name+"\n"...)
-		}
-		groups[g] = append(groups[g], "data: "...)
-		groups[g] = append(groups[g], b...)
-		groups[g] = append(groups[g], "\n\n"...)
+// message_delta with usage, message_stop); responses follow the Responses
+// API's events (see responseEvents).
+func streamBody(ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) [][]byte {
+	calls := dec.reply.calls
+	pieces := answer(out)
+	n := len(pieces)
+	if len(calls) > 0 {
+		n = len(calls)
 	}
-	last := len(groups) - 1
+	groups := newSSEGroups(n)
+	last := n - 1
 	switch ep {
 	case epChat:
 		chunk := func(delta map[string]any, finish any) map[string]any {
@@ -262,43 +371,89 @@ func streamBody(ep endpoint, id, model string, created time.Time, in, out int64,
 				"system_fingerprint": nil,
 				"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
 			}
-			if includeUsage {
+			if dec.includeUsage {
 				c["usage"] = nil
 			}
 			return c
 		}
-		event(0, "", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
-		for i, p := range answerPieces {
-			event(i, "", chunk(map[string]any{"content": p}, nil))
+		finish := "stop"
+		if len(calls) == 0 {
+			groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
+			for i, p := range pieces {
+				groups.event(i, "", chunk(map[string]any{"content": p}, nil))
+			}
+		} else {
+			finish = "tool_calls"
+			groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": nil, "refusal": nil}, nil))
+			for i, c := range calls {
+				groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
+					"index": i, "id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": ""}}}}, nil))
+				for _, p := range argPieces(c.args) {
+					groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
+						"index": i, "function": map[string]any{"arguments": p}}}}, nil))
+				}
+			}
 		}
-		event(last, "", chunk(map[string]any{}, "stop"))
-		if includeUsage {
+		groups.event(last, "", chunk(map[string]any{}, finish))
+		if dec.includeUsage {
 			u := chunk(nil, nil)
 			u["choices"] = []any{}
 			u["usage"] = map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)}
-			event(last, "", u)
+			groups.event(last, "", u)
 		}
-		groups[last] = append(groups[last], "data: [DONE]\n\n"...)
+		groups.raw("data: [DONE]\n\n")
 	case epMessages:
-		event(0, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		stop := "end_turn"
+		groups.event(0, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 			"id": "msg_" + id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 			"stop_reason": nil, "stop_sequence": nil,
 			"usage": map[string]any{"input_tokens": in, "output_tokens": 1},
 		}})
-		event(0, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		event(0, "ping", map[string]any{"type": "ping"})
-		for i, p := range answerPieces {
-			event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-				"delta": map[string]any{"type": "text_delta", "text": p}})
+		if len(calls) == 0 {
+			groups.event(0, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+				"content_block": map[string]any{"type": "text", "text": ""}})
+			groups.event(0, "ping", map[string]any{"type": "ping"})
+			for i, p := range pieces {
+				groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+					"delta": map[string]any{"type": "text_delta", "text": p}})
+			}
+			groups.event(last, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+		} else {
+			stop = "tool_use"
+			for i, c := range calls {
+				groups.event(i, "content_block_start", map[string]any{"type": "content_block_start", "index": i,
+					"content_block": toolUseBlock(c, false)})
+				if i == 0 {
+					groups.event(0, "ping", map[string]any{"type": "ping"})
+				}
+				for _, p := range append([]string{""}, argPieces(c.args)...) {
+					groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+						"delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
+				}
+				groups.event(i, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+			}
 		}
-		event(last, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-		event(last, "message_delta", map[string]any{"type": "message_delta",
-			"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
+		groups.event(last, "message_delta", map[string]any{"type": "message_delta",
+			"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 			"usage": map[string]any{"output_tokens": out}})
-		event(last, "message_stop", map[string]any{"type": "message_stop"})
+		groups.event(last, "message_stop", map[string]any{"type": "message_stop"})
+	case epResponses:
+		responseEvents(groups, pieces, id, model, created, in, out, dec)
 	}
-	return groups
+	return groups.groups
+}
+
+// argPieces splits a tool call's JSON arguments in two, as models stream
+// them in several deltas.
+func argPieces(args []byte) []string {
+	h := len(args) / 2
+	for h > 0 && !utf8.RuneStart(args[h]) {
+		h-- // split between characters
+	}
+	if h == 0 {
+		return []string{string(args)}
+	}
+	return []string{string(args[:h]), string(args[h:])}
 }
 
 // modelsBody lists the service's model as the provider's /v1/models does.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestOpenAISDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Choices[0].Message.Content != "simbench: ok" || first.Model != string(openai.ChatModelGPT4oMini) || first.Usage.CompletionTokens != DefaultOutputTokens {
+	if first.Choices[0].Message.Content != strings.Join(answer(DefaultOutputTokens), "") || first.Model != string(openai.ChatModelGPT4oMini) || first.Usage.CompletionTokens != DefaultOutputTokens {
 		t.Fatalf("completion = %+v", first)
 	}
 

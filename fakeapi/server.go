@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -133,6 +134,8 @@ type service struct {
 	// earlyBy counts early retries by the rule that identified them
 	// (guarded by mu).
 	earlyBy [numRetryRules]int64
+	// agentSeed seeds the fake model's tool calls (see AgentConfig).
+	agentSeed uint64
 }
 
 type listener struct {
@@ -188,7 +191,7 @@ func Start(cfg ServerConfig) (*Server, error) {
 			errs = append(errs, err)
 			continue
 		}
-		sv := &service{cfg: m.Config(), m: m}
+		sv := &service{cfg: m.Config(), m: m, agentSeed: cfg.Seed ^ bits.RotateLeft64(h.Sum64(), 29)}
 		s.services = append(s.services, sv)
 		s.byName[sc.Name] = sv
 	}
@@ -270,6 +273,22 @@ func (s *Server) URL(service string) string {
 		return sv.url
 	}
 	return ""
+}
+
+// SDKBaseURL returns the base URL an official SDK takes for the named
+// service, as Summary prints it: URL + "/v1" for an openai-style service
+// (the OpenAI SDKs append /chat/completions, /responses, ...), URL itself
+// for an anthropic-style one (the Anthropic SDKs append /v1/messages), and
+// URL for a generic service. It is "" if there is no such service.
+func (s *Server) SDKBaseURL(service string) string {
+	sv := s.byName[service]
+	if sv == nil {
+		return ""
+	}
+	if sv.cfg.API == APIOpenAI {
+		return sv.url + "/v1"
+	}
+	return sv.url
 }
 
 // Services returns the service names in configuration order.
@@ -713,8 +732,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	if model == "" {
 		model = c.ModelName
 	}
+	if d.Kind == KindOK && ep.generates() {
+		prefix := "call"
+		if ep == epMessages {
+			prefix = "toolu"
+		}
+		dec.reply = c.Agent.decide(sv.agentSeed, &dec.agent, prefix)
+	}
 	if d.Kind == KindOK && dec.stream {
-		s.stream(w, r.Context(), sv, &d, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec.includeUsage))
+		s.stream(w, r.Context(), sv, &d, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, &dec))
 		return
 	}
 	if !s.await(r.Context(), sv, &d) {
@@ -816,22 +842,30 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 	t := time.NewTimer(s.real(first))
 	defer t.Stop()
 	for i, g := range groups {
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			if i > 0 {
+		if i > 0 && step == 0 {
+			// No time between groups: send on without a timer.
+			if ctx.Err() != nil {
 				end(true, false)
 				return
 			}
-			if !sv.cfg.KeepWorkingOnDisconnect {
-				end(true, true)
+		} else {
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				if i > 0 {
+					end(true, false)
+					return
+				}
+				if !sv.cfg.KeepWorkingOnDisconnect {
+					end(true, true)
+					return
+				}
+				// The service keeps generating the whole answer.
+				<-t.C
+				time.Sleep(s.real(step * time.Duration(len(groups)-1)))
+				end(true, false)
 				return
 			}
-			// The service keeps generating the whole answer.
-			<-t.C
-			time.Sleep(s.real(step * time.Duration(len(groups)-1)))
-			end(true, false)
-			return
 		}
 		if i == 0 {
 			h := w.Header()
@@ -847,7 +881,9 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 			end(true, false)
 			return
 		}
-		t.Reset(s.real(step))
+		if step > 0 {
+			t.Reset(s.real(step))
+		}
 	}
 	end(ctx.Err() != nil, false)
 }
@@ -894,11 +930,11 @@ func (s *Server) await(ctx context.Context, sv *service, d *Decision) bool {
 func (s *Server) Summary(w io.Writer) {
 	for _, sv := range s.services {
 		fmt.Fprintf(w, "%-12s %s", sv.cfg.Name, sv.url)
-		switch sv.cfg.API {
+		switch base := s.SDKBaseURL(sv.cfg.Name); sv.cfg.API {
 		case APIOpenAI:
-			fmt.Fprintf(w, "  (openai SDK base URL: %s/v1, OPENAI_BASE_URL=%s/v1)", sv.url, sv.url)
+			fmt.Fprintf(w, "  (openai SDK base URL: %s, OPENAI_BASE_URL=%s)", base, base)
 		case APIAnthropic:
-			fmt.Fprintf(w, "  (anthropic SDK base URL: %s, ANTHROPIC_BASE_URL=%s)", sv.url, sv.url)
+			fmt.Fprintf(w, "  (anthropic SDK base URL: %s, ANTHROPIC_BASE_URL=%s)", base, base)
 		}
 		if len(sv.cfg.Keys) > 0 {
 			keys := make([]string, len(sv.cfg.Keys))

@@ -129,6 +129,9 @@ func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.Service
 			cfg.WritePaths = append(cfg.WritePaths, "/tools/"+t.Name)
 		}
 	}
+	// The agent loop the fake model drives on the service the workload's
+	// model calls go to.
+	cfg.Agent = AgentConfig(sc, svc.Name)
 	return cfg
 }
 

@@ -1,0 +1,135 @@
+package fakeapi
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/simbench/simbench/internal/satmath"
+)
+
+// This file renders the OpenAI Responses API (POST /v1/responses): the
+// response object, and the events of a streamed response in the order the
+// API sends them.
+
+// responseRounds is the count of responses with tool calls that the
+// conversation has had once this one is sent; the response id carries it,
+// so that previous_response_id continues the conversation.
+func responseRounds(dec *decoded) int {
+	if len(dec.reply.calls) > 0 {
+		return dec.agent.round + 1
+	}
+	return dec.agent.round
+}
+
+// responseOutput is the output array of a response: one assistant message
+// with the answer, or one function_call item per tool call. done renders
+// the items as completed, else as they start in a stream (empty).
+func responseOutput(id string, out int64, dec *decoded, done bool) []any {
+	calls := dec.reply.calls
+	if len(calls) == 0 {
+		return []any{responseMessage(id, strings.Join(answer(out), ""), done)}
+	}
+	items := make([]any, len(calls))
+	for i, c := range calls {
+		items[i] = functionCallItem(id, i, c, done)
+	}
+	return items
+}
+
+func responseMessage(id, text string, done bool) map[string]any {
+	status, content := "in_progress", []any{}
+	if done {
+		status, content = "completed", []any{outputText(text)}
+	}
+	return map[string]any{"id": "msg_" + id, "type": "message", "status": status, "role": "assistant", "content": content}
+}
+
+func outputText(text string) map[string]any {
+	return map[string]any{"type": "output_text", "text": text, "annotations": []any{}, "logprobs": []any{}}
+}
+
+func functionCallItem(id string, i int, c toolCall, done bool) map[string]any {
+	status, args := "in_progress", ""
+	if done {
+		status, args = "completed", string(c.args)
+	}
+	return map[string]any{"id": "fc_" + id + "_" + strconv.Itoa(i), "type": "function_call", "status": status,
+		"call_id": c.id, "name": c.name, "arguments": args}
+}
+
+// responseObject is the Response the API returns (and sends in
+// response.created, response.in_progress and response.completed); usage is
+// sent only once completed.
+func responseObject(id, model string, created time.Time, status string, output []any, in, out int64, dec *decoded) map[string]any {
+	r := map[string]any{
+		"id": responseID(dec.agent.conv, responseRounds(dec), id), "object": "response", "created_at": created.Unix(),
+		"status": status, "model": model, "output": output,
+		"parallel_tool_calls": dec.agent.parallel, "tool_choice": "auto", "tools": []any{},
+		"error": nil, "incomplete_details": nil, "instructions": nil, "metadata": map[string]any{},
+		"temperature": 1, "top_p": 1, "truncation": "disabled",
+		"text":  map[string]any{"format": map[string]any{"type": "text"}},
+		"usage": nil,
+	}
+	if status == "completed" {
+		r["usage"] = map[string]any{
+			"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
+			"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
+			"total_tokens": satmath.Add(in, out),
+		}
+	}
+	return r
+}
+
+// responseEvents fills groups (one per answer piece, or per tool call) with
+// a streamed response: response.created and response.in_progress; for a
+// text answer, the message's output_item.added, content_part.added,
+// output_text.delta per piece, output_text.done, content_part.done and
+// output_item.done; for tool calls, per call output_item.added,
+// function_call_arguments.delta and .done, and output_item.done; then
+// response.completed with usage. Every event carries a sequence_number.
+func responseEvents(groups *sseGroups, pieces []string, id, model string, created time.Time, in, out int64, dec *decoded) {
+	seq := 0
+	event := func(g int, typ string, v map[string]any) {
+		v["type"], v["sequence_number"] = typ, seq
+		seq++
+		groups.event(g, typ, v)
+	}
+	last := groups.n - 1
+	text := strings.Join(pieces, "")
+	event(0, "response.created", map[string]any{"response": responseObject(id, model, created, "in_progress", []any{}, in, out, dec)})
+	event(0, "response.in_progress", map[string]any{"response": responseObject(id, model, created, "in_progress", []any{}, in, out, dec)})
+	if calls := dec.reply.calls; len(calls) > 0 {
+		for i, c := range calls {
+			itemID := "fc_" + id + "_" + strconv.Itoa(i)
+			event(i, "response.output_item.added", map[string]any{"output_index": i, "item": functionCallItem(id, i, c, false)})
+			for _, p := range argPieces(c.args) {
+				event(i, "response.function_call_arguments.delta", map[string]any{"item_id": itemID, "output_index": i, "delta": p})
+			}
+			event(i, "response.function_call_arguments.done", map[string]any{"item_id": itemID, "output_index": i, "name": c.name, "arguments": string(c.args)})
+			event(i, "response.output_item.done", map[string]any{"output_index": i, "item": functionCallItem(id, i, c, true)})
+		}
+	} else {
+		itemID := "msg_" + id
+		part := func() map[string]any {
+			return map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0}
+		}
+		event(0, "response.output_item.added", map[string]any{"output_index": 0, "item": responseMessage(id, "", false)})
+		p := part()
+		p["part"] = outputText("")
+		event(0, "response.content_part.added", p)
+		for i, piece := range pieces {
+			p := part()
+			p["delta"], p["logprobs"] = piece, []any{}
+			event(i, "response.output_text.delta", p)
+		}
+		p = part()
+		p["text"], p["logprobs"] = text, []any{}
+		event(last, "response.output_text.done", p)
+		p = part()
+		p["part"] = outputText(text)
+		event(last, "response.content_part.done", p)
+		event(last, "response.output_item.done", map[string]any{"output_index": 0, "item": responseMessage(id, text, true)})
+	}
+	event(last, "response.completed", map[string]any{"response": responseObject(id, model, created, "completed", responseOutput(id, out, dec, true), in, out, dec)})
+}

@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/scenarios"
+)
+
+// AgentConfig is the agent loop a scenario describes for the model calls
+// to service: each response to a request that carries tools makes as many
+// tool calls as one turn of the workload (its call groups' counts, each
+// group present with its probability), for as many iterations as a session
+// has turns (workload.turns; 0: fakeapi.DefaultAgentIterations). When the
+// turns' model calls go elsewhere and the subagents' go to service, it is a
+// subagent's iteration instead: its calls, its max_iterations and its
+// finish_probability. A service no model call goes to gets the zero value.
+func AgentConfig(sc *scenarios.Scenario, service string) fakeapi.AgentConfig {
+	w := &sc.Workload
+	if w.LLM != nil && w.LLM.Service == service && len(w.Calls) > 0 {
+		return fakeapi.AgentConfig{Calls: callsPerTurn(w.Calls), MaxIterations: w.Turns}
+	}
+	if s := w.Subagents; s != nil && s.LLM != nil && s.LLM.Service == service && len(s.Calls) > 0 {
+		return fakeapi.AgentConfig{Calls: callsPerTurn(s.Calls), MaxIterations: s.MaxIterations, FinishProbability: s.FinishProbability}
+	}
+	return fakeapi.AgentConfig{}
+}
+
+// callsPerTurn draws the calls of one turn as the workload does: each group
+// appears with its probability and adds its count.
+func callsPerTurn(gs []scenarios.CallGroup) func(*rand.Rand) int {
+	type g struct {
+		count *sampler
+		prob  float64
+	}
+	groups := make([]g, len(gs))
+	for i, x := range gs {
+		groups[i] = g{newSampler(x.Count), x.Probability}
+	}
+	return func(rng *rand.Rand) int {
+		var n int64
+		for _, x := range groups {
+			if x.prob < 1 && rng.Float64() >= x.prob {
+				continue
+			}
+			n = satmath.Add(n, int64(x.count.count(rng)))
+		}
+		return int(min(n, math.MaxInt32))
+	}
+}
