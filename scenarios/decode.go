@@ -142,6 +142,10 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		}
 		s.Keys = keys
 	}
+	s.NetworkDelay = DefaultNetworkDelay
+	if nd, ok := dist(t, "network_delay", durations, durationBound); ok {
+		s.NetworkDelay = nd
+	}
 	return s
 }
 

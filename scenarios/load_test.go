@@ -178,10 +178,13 @@ func TestFullFile(t *testing.T) {
 					Overload:      Overload{Every: 5 * time.Minute, Length: 20 * time.Second, Rate: 0.5},
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
+				NetworkDelay: Dist[time.Duration]{Kind: DistUniform, Min: 2 * time.Millisecond, Max: 30 * time.Millisecond},
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: LimiterSlidingWindow,
 				Latency: Constant(150 * time.Millisecond), Headers: HeadersNone,
+				// Left out of the file: the default.
+				NetworkDelay: Dist[time.Duration]{Kind: DistLognormal, P50: time.Millisecond, P95: 5 * time.Millisecond},
 			},
 		},
 		Tools: []Tool{

@@ -28,8 +28,12 @@ type engine struct {
 	// turns is cut off here and its unfinished turns are reported.
 	stop time.Duration
 
-	core     *sched.Core
-	models   []*fakeapi.Model
+	core   *sched.Core
+	models []*fakeapi.Model
+	// net and netRng draw each service's one-way network delays, from a
+	// stream of the service's own.
+	net      []netDelay
+	netRng   []*rand.Rand
 	events   eventHeap
 	seq      uint64
 	wakeGen  uint64
@@ -63,20 +67,31 @@ type engine struct {
 	trace *engineTrace
 }
 
-// attempt is one request in flight at a fake service: what the client
+// attempt is one request between a client and a fake service: on its way
+// out, at the service, or its answer on its way back; what the client
 // needs of the service's decision.
 type attempt struct {
 	id         sched.AttemptID
 	svc        int32
+	phase      uint8      // phaseOut, phaseServer or phaseBack
 	req        fakeapi.ID // the service's id of an admitted request, else 0
 	kind       fakeapi.Kind
 	hasRetry   bool
-	dead       bool // the client stopped waiting; its response event is ignored
-	reader     bool // cancelled at the reader only: the server works on
+	dead       bool // the client stopped waiting; its events only settle the service's side
+	reader     bool // cancelled at the reader only: the request goes on to the server, which works on
 	status     int32
 	retryAfter time.Duration
 	tokens     int64
+	back       time.Duration // the network delay of the answer on its way back
+	out        fakeapi.Request
 }
+
+// Where an attempt is: the phases of attempt.phase.
+const (
+	phaseOut    uint8 = iota // sent, not yet at the service (network delay)
+	phaseServer              // at the service: admitted and not yet answered
+	phaseBack                // answered: the answer is on its way back
+)
 
 // newAttempt takes a slab entry.
 func (e *engine) newAttempt() int32 {
@@ -190,6 +205,8 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 			return nil, fmt.Errorf("service %q: %w", svc.Name, err)
 		}
 		e.models = append(e.models, m)
+		e.net = append(e.net, newNetDelay(svc.NetworkDelay))
+		e.netRng = append(e.netRng, stream(sc.Seed, "network/"+svc.Name))
 		names[i] = svc.Name
 	}
 	e.m = newCollector(names, sc.Duration)
@@ -252,6 +269,10 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 			if s := int(ev.ref); e.now < e.end && (w.Turns == 0 || e.m.sessionTurns(s) < w.Turns) {
 				e.startTurn(s)
 			}
+		case evArrive:
+			e.arrive(ev.ref)
+		case evServed:
+			e.served(ev.ref)
 		case evResponse:
 			e.respond(ev.ref)
 		case evCancel:
@@ -511,11 +532,12 @@ func (e *engine) carry() {
 	}
 }
 
-// start sends an attempt to its service's model.
+// start sends an attempt to its service's model. With a network delay the
+// service sees it that much later (evArrive); the client counts it in
+// flight from now until it reads the answer.
 func (e *engine) start(a *sched.Action) {
 	meta := a.Call.Payload.(*callMeta)
 	si := meta.svc
-	m := e.models[si]
 	req := fakeapi.Request{Client: meta.client, Key: e.sc.Services[si].ClientKey(), Method: "POST", Tokens: a.Call.Tokens, Write: meta.write}
 	if meta.write {
 		req.Resource = a.Call.Resource
@@ -523,46 +545,99 @@ func (e *engine) start(a *sched.Action) {
 			req.Resource = a.Call.Service
 		}
 	}
-	d := m.Arrive(e.now, req)
-	if e.onArrive != nil {
-		e.onArrive(e.now, &d)
-	}
 	i := e.newAttempt()
-	e.slab[i] = attempt{
-		id: a.Attempt, svc: int32(si), req: d.ID, kind: d.Kind, status: int32(d.Status),
-		hasRetry: d.HasRetryAfter, retryAfter: d.RetryAfter, tokens: d.Tokens,
+	at := &e.slab[i]
+	*at = attempt{id: a.Attempt, svc: int32(si), out: req}
+	var out time.Duration
+	if nd := &e.net[si]; nd.on() {
+		// Both ways are drawn as the attempt leaves, so the stream's order
+		// follows the order of attempts alone.
+		out, at.back = nd.draw(e.netRng[si]), nd.draw(e.netRng[si])
 	}
 	e.attempts.put(a.Attempt, i)
 	e.m.started(si, e.now, meta.tool < 0)
 	if e.trace != nil {
 		e.traceStart(i, a, meta)
 	}
+	if out > 0 {
+		e.schedule(event{at: satmath.Add(e.now, out), kind: evArrive, ref: i})
+		return
+	}
+	e.arrive(i)
+}
+
+// arrive hands an attempt to its service's model, now.
+func (e *engine) arrive(i int32) {
+	at := &e.slab[i]
+	if at.dead && !at.reader {
+		// Cancelled on its way out, at the transport: the connection
+		// closed before the service saw the request.
+		e.freeAttempt(i)
+		return
+	}
+	m := e.models[at.svc]
+	d := m.Arrive(e.now, at.out)
+	at.out = fakeapi.Request{}
+	if e.onArrive != nil {
+		e.onArrive(e.now, &d)
+	}
+	at.req, at.kind, at.status = d.ID, d.Kind, int32(d.Status)
+	at.hasRetry, at.retryAfter, at.tokens = d.HasRetryAfter, d.RetryAfter, d.Tokens
 	switch {
 	case d.Kind == fakeapi.KindHang:
-		// no response: the scheduler's timeout or a cancel ends it
+		// No answer: the scheduler's timeout or a cancel ends it.
+		at.phase = phaseServer
+		if at.dead {
+			// Abandoned at the reader on its way out: nobody will close
+			// the connection of a request that never ends, so the run's
+			// client lets it go here.
+			m.Cancel(e.now, at.req)
+			e.freeAttempt(i)
+		}
 	case d.Admitted():
-		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i})
+		at.phase = phaseServer
+		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evServed, ref: i})
 	default:
-		e.schedule(event{at: e.now, kind: evResponse, ref: i})
+		at.phase = phaseBack
+		if at.dead {
+			e.freeAttempt(i)
+			return
+		}
+		e.schedule(event{at: satmath.Add(e.now, at.back), kind: evResponse, ref: i})
 	}
 }
 
-// respond delivers an attempt's response to the client (or, after a
-// reader-only cancel, lets the server finish work nobody will read).
-func (e *engine) respond(i int32) {
-	at := e.slab[i]
-	e.freeAttempt(i)
+// served ends an admitted attempt's work at its service and sends the
+// answer back (or, after a reader-only cancel, lets the service finish
+// work nobody will read).
+func (e *engine) served(i int32) {
+	at := &e.slab[i]
 	m := e.models[at.svc]
 	if at.dead {
 		if at.reader {
 			m.Finish(e.now, at.req, true)
 		}
+		e.freeAttempt(i)
 		return
 	}
-	e.attempts.remove(at.id)
-	if at.req != 0 {
-		m.Finish(e.now, at.req, false)
+	m.Finish(e.now, at.req, false)
+	at.req = 0
+	at.phase = phaseBack
+	if at.back > 0 {
+		e.schedule(event{at: satmath.Add(e.now, at.back), kind: evResponse, ref: i})
+		return
 	}
+	e.respond(i)
+}
+
+// respond delivers an attempt's answer to the client.
+func (e *engine) respond(i int32) {
+	at := e.slab[i]
+	e.freeAttempt(i)
+	if at.dead {
+		return // the client stopped waiting on the way back
+	}
+	e.attempts.remove(at.id)
 	o := outcome(&at)
 	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
 	if e.trace != nil {
@@ -572,7 +647,9 @@ func (e *engine) respond(i int32) {
 }
 
 // cancelAttempt stops waiting for an attempt. At the transport the service
-// sees the connection close; at the reader it works on (wasted work).
+// sees the connection close (or, on the way out, never sees the request);
+// at the reader the request goes on and the service works on it (wasted
+// work). An answer already on its way back is dropped.
 func (e *engine) cancelAttempt(id sched.AttemptID) {
 	i, ok := e.attempts.get(id)
 	if !ok {
@@ -584,22 +661,22 @@ func (e *engine) cancelAttempt(id sched.AttemptID) {
 	if e.trace != nil {
 		e.traceEnd(i, id, sched.Outcome{Class: sched.ClassCancelled})
 	}
-	if at.kind == fakeapi.KindHang {
-		// A hang has no response event: the connection closes, the slot frees.
+	at.dead = true
+	switch {
+	case at.phase == phaseOut:
+		at.reader = !e.transport // its evArrive settles it
+	case at.phase == phaseBack:
+		// its evResponse frees it
+	case at.kind == fakeapi.KindHang:
+		// A hang has no event of its own: the connection closes, the slot frees.
 		e.models[at.svc].Cancel(e.now, at.req)
 		e.freeAttempt(i)
-		return
-	}
-	at.dead = true
-	if at.req == 0 {
-		return // a rejection already on its way: nothing runs at the service
-	}
-	if e.transport {
+	case e.transport:
 		e.models[at.svc].Cancel(e.now, at.req)
-		at.req = 0
-		return
+		at.req = 0 // its evServed frees it
+	default:
+		at.reader = true
 	}
-	at.reader = true
 }
 
 // outcome is what the client makes of a service's decision: the same

@@ -9,12 +9,14 @@ const (
 	evArrival                // open model: the next turn arrives
 	evSession                // closed model: a session starts its next turn
 	evResponse               // an attempt's response reaches the client
+	evArrive                 // an attempt reaches its service, after its network delay out
+	evServed                 // a service finishes an admitted attempt; the answer leaves
 	evCancel                 // a user or a parent cancels a turn
 )
 
 // event is one entry of the engine's heap. Ties in time break on seq, the
 // order in which events were scheduled, never on anything else. Events hold
-// no pointers — ref indexes the engine's attempt slab (evResponse), its
+// no pointers — ref indexes the engine's attempt slab (evArrive, evServed, evResponse), its
 // pending cancels (evCancel) or a session (evSession) — so moving them
 // costs no write barriers and the garbage collector never scans the heap.
 type event struct {
