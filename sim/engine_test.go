@@ -283,14 +283,16 @@ calls = [ { tool = "t", count = 5 } ]
 [services.s]
 rps = 100
 latency = { dist = "constant", value = "100ms" }
+network_delay = "2ms"
 [tools.t]
 service = "s"
 [[strategy]]
 name = "all"
 `)
 	res := runOnly(t, sc)
-	if s := res.Strategies[0]; s.Turns != 3 || s.Calls != 3 || s.TurnLatencyMs.Max != 100 {
-		t.Errorf("%d turns, %d calls, slowest %v ms; want 3 turns of one 100 ms call each", s.Turns, s.Calls, s.TurnLatencyMs.Max)
+	// One call: 100 ms at the service and 2 ms each way.
+	if s := res.Strategies[0]; s.Turns != 3 || s.Calls != 3 || s.TurnLatencyMs.Max != 104 {
+		t.Errorf("%d turns, %d calls, slowest %v ms; want 3 turns of one 104 ms call each", s.Turns, s.Calls, s.TurnLatencyMs.Max)
 	}
 }
 

@@ -243,6 +243,8 @@ type liveRun struct {
 	// first error writing it, which ends the run.
 	trace    *liveTrace
 	traceErr atomic.Pointer[error]
+	// net draws the scenario's network delays (scaled), per service.
+	net []liveNet
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
@@ -289,9 +291,10 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	transport := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
 	defer transport.CloseIdleConnections()
 	tool := &httptool.Tool{Client: &http.Client{Transport: transport}, Build: l.build}
-	exec := l.counted(tool.Execute)
+	l.net = newLiveNet(sc)
+	exec := l.counted(l.delayed(tool.Execute))
 	if st.CancelAt == scenarios.CancelAtReader {
-		exec = l.counted(l.readerOnly(tool.Execute))
+		exec = l.counted(l.readerOnly(l.delayed(tool.Execute)))
 	}
 	cfg.Rand = stream(sc.Seed, "strategy/"+st.Name)
 	if l.runner, err = sched.NewRunner(cfg, exec); err != nil {
