@@ -217,9 +217,9 @@ func TestFullFile(t *testing.T) {
 			},
 		},
 		Thresholds: []Threshold{
-			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:112: thresholds.answer_p95", durationValue: true},
-			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:113: thresholds.answered_share"},
-			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:116: thresholds.everything.rate_limited_share"},
+			{Metric: "answer_p95", Op: "<", Value: 5, Source: "testdata/full.toml:113: thresholds.answer_p95", durationValue: true},
+			{Metric: "answered_share", Op: ">=", Value: 0.99, Source: "testdata/full.toml:114: thresholds.answered_share"},
+			{Strategy: "everything", Metric: "rate_limited_share", Op: "<=", Value: 0.01, Source: "testdata/full.toml:117: thresholds.everything.rate_limited_share"},
 		},
 	}
 	if !reflect.DeepEqual(sc, want) {
