@@ -36,10 +36,13 @@ type engine struct {
 	netRng   []*rand.Rand
 	events   eventHeap
 	seq      uint64
-	wakeGen  uint64
+	wakeSeq  uint64 // the seq of the latest wake request; earlier ones are stale
 	acts     []sched.Action
 	attempts *attemptIndex // in flight: slab entries by attempt id
 	slab     []attempt
+	// outReq holds, by slab entry, the request of an attempt on its way
+	// out; apart from the slab so that the slab holds no pointers.
+	outReq   []fakeapi.Request
 	free     []int32    // free slab entries
 	cancels  []*turnRun // turns with a pending cancel event, by event ref
 	freeC    []int32
@@ -83,7 +86,6 @@ type attempt struct {
 	retryAfter time.Duration
 	tokens     int64
 	back       time.Duration // the network delay of the answer on its way back
-	out        fakeapi.Request
 }
 
 // Where an attempt is: the phases of attempt.phase.
@@ -101,6 +103,7 @@ func (e *engine) newAttempt() int32 {
 		return i
 	}
 	e.slab = append(e.slab, attempt{})
+	e.outReq = append(e.outReq, fakeapi.Request{})
 	return int32(len(e.slab) - 1)
 }
 
@@ -252,7 +255,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		e.now = ev.at
 		switch ev.kind {
 		case evWake:
-			if ev.gen == e.wakeGen {
+			if ev.seq == e.wakeSeq {
 				e.core.Advance(e.now)
 			}
 		case evArrival:
@@ -270,7 +273,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 				e.startTurn(s)
 			}
 		case evArrive:
-			e.arrive(ev.ref)
+			e.arrived(ev.ref)
 		case evServed:
 			e.served(ev.ref)
 		case evResponse:
@@ -523,8 +526,8 @@ func (e *engine) carry() {
 			case sched.ActCancel:
 				e.cancelAttempt(a.Attempt)
 			case sched.ActWake:
-				e.wakeGen++
-				e.schedule(event{at: a.At, kind: evWake, gen: e.wakeGen})
+				e.schedule(event{at: a.At, kind: evWake})
+				e.wakeSeq = e.seq
 			case sched.ActTurnDone:
 				e.partDone(a.Tag.(*part), a.Turn)
 			}
@@ -547,7 +550,7 @@ func (e *engine) start(a *sched.Action) {
 	}
 	i := e.newAttempt()
 	at := &e.slab[i]
-	*at = attempt{id: a.Attempt, svc: int32(si), out: req}
+	*at = attempt{id: a.Attempt, svc: int32(si)}
 	var out time.Duration
 	if nd := &e.net[si]; nd.on() {
 		// Both ways are drawn as the attempt leaves, so the stream's order
@@ -560,14 +563,22 @@ func (e *engine) start(a *sched.Action) {
 		e.traceStart(i, a, meta)
 	}
 	if out > 0 {
+		e.outReq[i] = req
 		e.schedule(event{at: satmath.Add(e.now, out), kind: evArrive, ref: i})
 		return
 	}
-	e.arrive(i)
+	e.arrive(i, &req)
 }
 
-// arrive hands an attempt to its service's model, now.
-func (e *engine) arrive(i int32) {
+// arrived hands an attempt whose delay out has passed to its service.
+func (e *engine) arrived(i int32) {
+	req := e.outReq[i]
+	e.outReq[i] = fakeapi.Request{}
+	e.arrive(i, &req)
+}
+
+// arrive hands an attempt's request to its service's model, now.
+func (e *engine) arrive(i int32, req *fakeapi.Request) {
 	at := &e.slab[i]
 	if at.dead && !at.reader {
 		// Cancelled on its way out, at the transport: the connection
@@ -576,8 +587,7 @@ func (e *engine) arrive(i int32) {
 		return
 	}
 	m := e.models[at.svc]
-	d := m.Arrive(e.now, at.out)
-	at.out = fakeapi.Request{}
+	d := m.Arrive(e.now, *req)
 	if e.onArrive != nil {
 		e.onArrive(e.now, &d)
 	}

@@ -236,7 +236,10 @@ name = "all"
 }
 
 // A service with API keys is called with its first key: every call of a
-// virtual run succeeds, and the key's own quota is what limits it.
+// virtual run succeeds, and the key's own quota is what limits it. The
+// strategy paces at 90% of the limit: at 100%, requests sent exactly a
+// second apart reach a bucket of one request with the jitter of their
+// network delays, and the ones that arrive early are rejected.
 func TestEngineSendsTheFirstKey(t *testing.T) {
 	sc := mustParse(t, `
 name = "keys"
@@ -253,7 +256,7 @@ service = "s"
 [[strategy]]
 name = "paced"
 token_bucket = true
-headroom = 1
+headroom = 0.9
 `)
 	res := runOnly(t, sc)
 	s := res.Strategies[0]
