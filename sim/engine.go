@@ -40,9 +40,9 @@ type engine struct {
 	acts     []sched.Action
 	attempts *attemptIndex // in flight: slab entries by attempt id
 	slab     []attempt
-	// outReq holds, by slab entry, the request of an attempt on its way
-	// out; apart from the slab so that the slab holds no pointers.
-	outReq   []fakeapi.Request
+	// outReq holds, by slab entry, what the service needs of an attempt on
+	// its way out; apart from the slab so that the slab holds no pointers.
+	outReq   []outgoing
 	free     []int32    // free slab entries
 	cancels  []*turnRun // turns with a pending cancel event, by event ref
 	freeC    []int32
@@ -103,7 +103,7 @@ func (e *engine) newAttempt() int32 {
 		return i
 	}
 	e.slab = append(e.slab, attempt{})
-	e.outReq = append(e.outReq, fakeapi.Request{})
+	e.outReq = append(e.outReq, outgoing{})
 	return int32(len(e.slab) - 1)
 }
 
@@ -535,17 +535,30 @@ func (e *engine) carry() {
 	}
 }
 
+// outgoing is what a service needs of an attempt's request, kept while the
+// attempt is on its way out.
+type outgoing struct {
+	client, resource string
+	tokens           int64
+	write            bool
+}
+
+// request is the request the service sees.
+func (o *outgoing) request(key string) fakeapi.Request {
+	return fakeapi.Request{Client: o.client, Key: key, Method: "POST", Tokens: o.tokens, Write: o.write, Resource: o.resource}
+}
+
 // start sends an attempt to its service's model. With a network delay the
 // service sees it that much later (evArrive); the client counts it in
 // flight from now until it reads the answer.
 func (e *engine) start(a *sched.Action) {
 	meta := a.Call.Payload.(*callMeta)
 	si := meta.svc
-	req := fakeapi.Request{Client: meta.client, Key: e.sc.Services[si].ClientKey(), Method: "POST", Tokens: a.Call.Tokens, Write: meta.write}
+	req := outgoing{client: meta.client, tokens: a.Call.Tokens, write: meta.write}
 	if meta.write {
-		req.Resource = a.Call.Resource
-		if req.Resource == "" {
-			req.Resource = a.Call.Service
+		req.resource = a.Call.Resource
+		if req.resource == "" {
+			req.resource = a.Call.Service
 		}
 	}
 	i := e.newAttempt()
@@ -573,12 +586,12 @@ func (e *engine) start(a *sched.Action) {
 // arrived hands an attempt whose delay out has passed to its service.
 func (e *engine) arrived(i int32) {
 	req := e.outReq[i]
-	e.outReq[i] = fakeapi.Request{}
+	e.outReq[i] = outgoing{}
 	e.arrive(i, &req)
 }
 
 // arrive hands an attempt's request to its service's model, now.
-func (e *engine) arrive(i int32, req *fakeapi.Request) {
+func (e *engine) arrive(i int32, req *outgoing) {
 	at := &e.slab[i]
 	if at.dead && !at.reader {
 		// Cancelled on its way out, at the transport: the connection
@@ -587,7 +600,7 @@ func (e *engine) arrive(i int32, req *fakeapi.Request) {
 		return
 	}
 	m := e.models[at.svc]
-	d := m.Arrive(e.now, *req)
+	d := m.Arrive(e.now, req.request(e.sc.Services[at.svc].ClientKey()))
 	if e.onArrive != nil {
 		e.onArrive(e.now, &d)
 	}
