@@ -205,7 +205,8 @@ func TestUnknownStrategy(t *testing.T) {
 }
 
 // A ramp spreads the sessions' starts: four one-call, one-second turns
-// started two seconds apart never overlap, where started at once they all do.
+// (1 s at the service, 2 ms each way) started two seconds apart never
+// overlap, where started at once they all do.
 func TestRampSpreadsSessionStarts(t *testing.T) {
 	for _, tt := range []struct {
 		ramp     string
@@ -222,6 +223,7 @@ calls = [ { tool = "t", count = 1 } ]
 [services.s]
 rps = 100
 latency = { dist = "constant", value = "1s" }
+network_delay = "2ms"
 [tools.t]
 service = "s"
 [[strategy]]
@@ -229,8 +231,8 @@ name = "all"
 `)
 		res := runOnly(t, sc)
 		s := res.Strategies[0]
-		if s.Turns != 4 || s.PeakInFlight["s"] != tt.wantPeak || s.TurnLatencyMs.Max != 1000 {
-			t.Errorf("ramp %s: %d turns, peak %d, slowest %v ms; want 4 turns, peak %d, 1000 ms", tt.ramp, s.Turns, s.PeakInFlight["s"], s.TurnLatencyMs.Max, tt.wantPeak)
+		if s.Turns != 4 || s.PeakInFlight["s"] != tt.wantPeak || s.TurnLatencyMs.Max != 1004 {
+			t.Errorf("ramp %s: %d turns, peak %d, slowest %v ms; want 4 turns, peak %d, 1004 ms", tt.ramp, s.Turns, s.PeakInFlight["s"], s.TurnLatencyMs.Max, tt.wantPeak)
 		}
 	}
 }
