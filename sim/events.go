@@ -33,46 +33,61 @@ type event struct {
 // lines, so it costs less where the engine spends its time.
 type eventHeap []event
 
-func (h eventHeap) less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
+// before reports whether a comes out of the heap before b.
+func before(a, b *event) bool {
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return h[i].seq < h[j].seq
+	return a.seq < b.seq
 }
 
+// push adds e, moving the parents it comes before down into the hole it
+// climbs through rather than swapping at every level.
 func (h *eventHeap) push(e event) {
 	*h = append(*h, e)
 	s := *h
-	for i := len(s) - 1; i > 0; {
+	i := len(s) - 1
+	for i > 0 {
 		p := (i - 1) / 4
-		if !s.less(i, p) {
+		if !before(&e, &s[p]) {
 			break
 		}
-		s[i], s[p] = s[p], s[i]
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = e
 }
 
+// pop removes and returns the first event. The last event fills the root's
+// hole: the smallest child moves up into it, level by level, until the
+// last event comes before every child of the hole.
 func (h *eventHeap) pop() event {
 	s := *h
 	top := s[0]
 	n := len(s) - 1
-	s[0] = s[n]
+	last := s[n]
 	s[n] = event{}
 	s = s[:n]
-	for i := 0; ; {
-		m := i
-		first := 4*i + 1
-		for c := first; c < first+4 && c < n; c++ {
-			if s.less(c, m) {
-				m = c
+	if n > 0 {
+		i := 0
+		for {
+			first := 4*i + 1
+			if first >= n {
+				break
 			}
+			m := first
+			for c := first + 1; c < first+4 && c < n; c++ {
+				if before(&s[c], &s[m]) {
+					m = c
+				}
+			}
+			if !before(&s[m], &last) {
+				break
+			}
+			s[i] = s[m]
+			i = m
 		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
+		s[i] = last
 	}
 	*h = s
 	return top
