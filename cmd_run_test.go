@@ -369,6 +369,10 @@ func roundTrip(t *testing.T, name, traced, compare string, d time.Duration) (ori
 // ("openai" headers) are not in a trace, so the calibrated scenario gets a
 // token bucket and whole-second delays, and its p95 over one virtual
 // minute moves by 12% from one seed to the next on the original alone.
+// The traces cover five virtual minutes: one minute of research-agent holds
+// some 60 model calls, too few to fit the tail of their latency to within
+// the 5% asked of the p95 (a reshuffle of the draws, such as the network
+// delay's, moved it by 6%).
 func TestTraceCalibrateRoundTrip(t *testing.T) {
 	for _, tc := range []struct{ scenario, traced, compare string }{
 		{"tier3", "sequential", "sequential"},
@@ -376,7 +380,7 @@ func TestTraceCalibrateRoundTrip(t *testing.T) {
 		{"research-agent", "sequential", "sequential"},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			orig, cal, ob, cb := roundTrip(t, tc.scenario, tc.traced, tc.compare, time.Minute)
+			orig, cal, ob, cb := roundTrip(t, tc.scenario, tc.traced, tc.compare, 5*time.Minute)
 			t.Logf("original p50 %v p95 %v answered %v binding %s; calibrated p50 %v p95 %v answered %v binding %s",
 				orig.AnswerLatencyMs.P50, orig.AnswerLatencyMs.P95, orig.AnswerLatencyMs.AnsweredShare, ob,
 				cal.AnswerLatencyMs.P50, cal.AnswerLatencyMs.P95, cal.AnswerLatencyMs.AnsweredShare, cb)

@@ -218,6 +218,9 @@ func (w *tomlWriter) service(s *ServiceFit, duration float64) {
 	if s.latency.n > 0 {
 		w.p("# recorded latency of successful attempts: p50 %s, p95 %s.\n", dur(s.P50), dur(s.P95))
 		w.dist("latency", "latency", s.Latency, s.latency, w.name+"-"+atomicfile.SafeName(s.Name)+"-latency.txt")
+		// A trace times attempts at the client, so the latency above holds
+		// the network both ways already; the default delay would add it twice.
+		w.p("network_delay = \"0s\"%s# the recorded latency includes the network both ways\n", pad)
 	} else {
 		w.p("# latency: no successful attempt to fit.\n")
 	}

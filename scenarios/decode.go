@@ -146,6 +146,10 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	if bt := t.sub("background"); bt != nil {
 		s.Background = d.decodeBackground(bt)
 	}
+	s.NetworkDelay = DefaultNetworkDelay
+	if nd, ok := dist(t, "network_delay", durations, durationBound); ok {
+		s.NetworkDelay = nd
+	}
 	return s
 }
 

@@ -182,10 +182,13 @@ func TestFullFile(t *testing.T) {
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
 				Background: Background{Rate: 20, Tokens: 500, Burst: 4},
+				NetworkDelay: Dist[time.Duration]{Kind: DistUniform, Min: 2 * time.Millisecond, Max: 30 * time.Millisecond},
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: LimiterSlidingWindow,
 				Latency: Constant(150 * time.Millisecond), Headers: HeadersNone,
+				// Left out of the file: the default.
+				NetworkDelay: Dist[time.Duration]{Kind: DistLognormal, P50: time.Millisecond, P95: 5 * time.Millisecond},
 			},
 		},
 		Tools: []Tool{

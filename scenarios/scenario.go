@@ -281,6 +281,12 @@ type Service struct {
 	// Background is unseen traffic from other clients sharing the service's
 	// keys (key background); zero: none.
 	Background Background
+	// NetworkDelay is the one-way time between an agent and the service:
+	// the client's dispatch plus the network, drawn afresh for each attempt
+	// on its way out (before the service sees it) and again on its way back
+	// (before the client sees the answer). DefaultNetworkDelay when the
+	// file leaves it out; a constant 0 turns it off.
+	NetworkDelay Dist[time.Duration]
 }
 
 // Background is traffic from other clients on the same API key, which the
@@ -295,6 +301,13 @@ type Background struct {
 	// Burst is the requests arriving together (0: 1).
 	Burst int64
 }
+
+// DefaultNetworkDelay is a service's one-way network delay when the
+// scenario file does not set one: a lognormal with a median of 1 ms and a
+// 95th percentile of 5 ms, from a client in the provider's region (under a
+// millisecond each way) to one in a nearby region (a few milliseconds),
+// with the tail a busy client's dispatch adds. scenarios/README.md says why.
+var DefaultNetworkDelay = Dist[time.Duration]{Kind: DistLognormal, P50: time.Millisecond, P95: 5 * time.Millisecond}
 
 // ClientKey is the API key the simulated agents send to the service: the
 // first of Keys, or "" when the service takes none.

@@ -12,11 +12,13 @@ import (
 
 // engineScenario is an open-model scenario of n calls in turns of 8,
 // arriving at 250 turns/s against a 150,000 RPM service with lognormal
-// latency, run by a bounded, token-paced strategy with jittered retries.
+// latency and the default network delay (as a scenario file gets it), run
+// by a bounded, token-paced strategy with jittered retries.
 func engineScenario(n int) *scenarios.Scenario {
 	sc := queue(250, scenarios.Dist[time.Duration]{Kind: scenarios.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond}, 1024, n/8)
 	sc.Workload.Calls[0].Count = scenarios.Constant(8.0)
 	sc.Services[0].RequestsPerMinute = 150_000
+	sc.Services[0].NetworkDelay = scenarios.DefaultNetworkDelay
 	sc.Strategies[0].TokenBucket = true
 	sc.Strategies[0].Headroom = 0.9
 	sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: time.Second, Cap: 30 * time.Second, Attempts: 5, HonorRetryAfter: true}

@@ -31,14 +31,21 @@ type engine struct {
 	// procs are the agent processes, each with its own scheduler (one
 	// unless the workload sets processes); p is the one the event being
 	// handled belongs to.
-	procs    []proc
-	p        int
-	multi    bool // more than one process: keep per-process figures
-	models   []*fakeapi.Model
-	events   eventHeap
-	seq      uint64
-	acts     []sched.Action
-	slab     []attempt
+	procs  []proc
+	p      int
+	multi  bool // more than one process: keep per-process figures
+	models []*fakeapi.Model
+	// net and netRng draw each service's one-way network delays, from a
+	// stream of the service's own.
+	net    []netDelay
+	netRng []*rand.Rand
+	events eventHeap
+	seq    uint64
+	acts   []sched.Action
+	slab   []attempt
+	// outReq holds, by slab entry, what the service needs of an attempt on
+	// its way out; apart from the slab so that the slab holds no pointers.
+	outReq   []outgoing
 	free     []int32    // free slab entries
 	cancels  []*turnRun // turns with a pending cancel event, by event ref
 	freeC    []int32
@@ -81,23 +88,33 @@ type engine struct {
 	limits *limitRecorder
 }
 
-// attempt is one request in flight at a fake service: what the client
+// attempt is one request between a client and a fake service: on its way
+// out, at the service, or its answer on its way back; what the client
 // needs of the service's decision.
 type attempt struct {
 	id         sched.AttemptID
 	svc        int32
+	phase      uint8      // phaseOut, phaseServer or phaseBack
 	req        fakeapi.ID // the service's id of an admitted request, else 0
 	kind       fakeapi.Kind
 	hasRetry   bool
-	dead       bool // the client stopped waiting; its response event is ignored
-	reader     bool // cancelled at the reader only: the server works on
+	dead       bool // the client stopped waiting; its events only settle the service's side
+	reader     bool // cancelled at the reader only: the request goes on to the server, which works on
 	status     int32
 	retryAfter time.Duration
 	tokens     int64
 	quota      sched.ServerQuota // what the response's rate-limit headers carry
 	proc       uint16            // the process that sent it
 	gate       int32             // waiting for the shared quota: its entry in gated, plus 1; else 0
+	back       time.Duration     // the network delay of the answer on its way back
 }
+
+// Where an attempt is: the phases of attempt.phase.
+const (
+	phaseOut    uint8 = iota // sent, not yet at the service (network delay)
+	phaseServer              // at the service: admitted and not yet answered
+	phaseBack                // answered: the answer is on its way back
+)
 
 // newAttempt takes a slab entry.
 func (e *engine) newAttempt() int32 {
@@ -107,6 +124,7 @@ func (e *engine) newAttempt() int32 {
 		return i
 	}
 	e.slab = append(e.slab, attempt{})
+	e.outReq = append(e.outReq, outgoing{})
 	return int32(len(e.slab) - 1)
 }
 
@@ -211,6 +229,8 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 			return nil, fmt.Errorf("service %q: %w", svc.Name, err)
 		}
 		e.models = append(e.models, m)
+		e.net = append(e.net, newNetDelay(svc.NetworkDelay))
+		e.netRng = append(e.netRng, stream(sc.Seed, "network/"+svc.Name))
 		names[i] = svc.Name
 		var style fakeapi.HeaderStyle
 		if h := m.Config().Headers; h == fakeapi.HeadersOpenAI || h == fakeapi.HeadersAnthropic {
@@ -262,7 +282,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		e.p = int(ev.proc)
 		switch ev.kind {
 		case evWake:
-			if pr := &e.procs[e.p]; ev.gen == pr.wakeGen {
+			if pr := &e.procs[e.p]; ev.seq == pr.wakeSeq {
 				pr.core.Advance(e.now)
 			}
 		case evArrival:
@@ -282,6 +302,10 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 			if s := int(ev.ref); e.now < e.end && (w.Turns == 0 || e.m.sessionTurns(s) < w.Turns) {
 				e.startTurn(s)
 			}
+		case evArrive:
+			e.arrived(ev.ref)
+		case evServed:
+			e.served(ev.ref)
 		case evResponse:
 			e.respond(ev.ref)
 		case evCancel:
@@ -550,8 +574,8 @@ func (e *engine) carry() {
 			case sched.ActCancel:
 				e.cancelAttempt(a.Attempt)
 			case sched.ActWake:
-				pr.wakeGen++
-				e.schedule(event{at: a.At, kind: evWake, gen: pr.wakeGen, proc: uint16(e.p)})
+				e.schedule(event{at: a.At, kind: evWake, proc: uint16(e.p)})
+				pr.wakeSeq = e.seq
 			case sched.ActTurnDone:
 				e.partDone(a.Tag.(*part), a.Turn)
 			}
@@ -559,7 +583,22 @@ func (e *engine) carry() {
 	}
 }
 
-// start sends an attempt to its service's model.
+// outgoing is what a service needs of an attempt's request, kept while the
+// attempt is on its way out.
+type outgoing struct {
+	client, resource string
+	tokens           int64
+	write            bool
+}
+
+// request is the request the service sees.
+func (o *outgoing) request(key string) fakeapi.Request {
+	return fakeapi.Request{Client: o.client, Key: key, Method: "POST", Tokens: o.tokens, Write: o.write, Resource: o.resource}
+}
+
+// start sends an attempt to its service's model. With a network delay the
+// service sees it that much later (evArrive); the client counts it in
+// flight from now until it reads the answer.
 func (e *engine) start(a *sched.Action) {
 	e.send(a, e.newAttempt())
 }
@@ -568,29 +607,25 @@ func (e *engine) start(a *sched.Action) {
 func (e *engine) send(a *sched.Action, i int32) {
 	meta := a.Call.Payload.(*callMeta)
 	si := meta.svc
-	m := e.models[si]
-	req := fakeapi.Request{Client: meta.client, Key: e.sc.Services[si].ClientKey(), Method: "POST", Tokens: a.Call.Tokens, Write: meta.write}
+	req := outgoing{client: meta.client, tokens: a.Call.Tokens, write: meta.write}
 	if meta.write {
-		req.Resource = a.Call.Resource
-		if req.Resource == "" {
-			req.Resource = a.Call.Service
+		req.resource = a.Call.Resource
+		if req.resource == "" {
+			req.resource = a.Call.Service
 		}
 	}
-	d := m.Arrive(e.now, req)
-	if e.onArrive != nil {
-		e.onArrive(e.now, &d)
-	}
 	pr := &e.procs[e.p]
-	gated := e.slab[i].gate != 0
-	e.slab[i] = attempt{
-		id: a.Attempt, svc: int32(si), req: d.ID, kind: d.Kind, status: int32(d.Status),
-		hasRetry: d.HasRetryAfter, retryAfter: d.RetryAfter, tokens: d.Tokens, proc: uint16(e.p),
-	}
+	at := &e.slab[i]
+	gated := at.gate != 0
+	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p)}
 	if !gated {
 		pr.attempts.put(a.Attempt, i)
 	}
-	if e.quotaStyle[si] != "" {
-		e.slab[i].quota = headerQuota(&d, e.quotaStyle[si])
+	var out time.Duration
+	if nd := &e.net[si]; nd.on() {
+		// Both ways are drawn as the attempt leaves, so the stream's order
+		// follows the order of attempts alone.
+		out, at.back = nd.draw(e.netRng[si]), nd.draw(e.netRng[si])
 	}
 	e.m.started(si, e.now, meta.tool < 0)
 	if e.multi && meta.tool >= 0 {
@@ -599,34 +634,98 @@ func (e *engine) send(a *sched.Action, i int32) {
 	if e.trace != nil {
 		e.traceStart(i, a, meta)
 	}
+	if out > 0 {
+		e.outReq[i] = req
+		e.schedule(event{at: satmath.Add(e.now, out), kind: evArrive, ref: i, proc: at.proc})
+		return
+	}
+	e.arrive(i, &req)
+}
+
+// arrived hands an attempt whose delay out has passed to its service.
+func (e *engine) arrived(i int32) {
+	req := e.outReq[i]
+	e.outReq[i] = outgoing{}
+	e.arrive(i, &req)
+}
+
+// arrive hands an attempt's request to its service's model, now.
+func (e *engine) arrive(i int32, req *outgoing) {
+	at := &e.slab[i]
+	if at.dead && !at.reader {
+		// Cancelled on its way out, at the transport: the connection
+		// closed before the service saw the request.
+		e.freeAttempt(i)
+		return
+	}
+	m := e.models[at.svc]
+	d := m.Arrive(e.now, req.request(e.sc.Services[at.svc].ClientKey()))
+	if e.onArrive != nil {
+		e.onArrive(e.now, &d)
+	}
+	at.req, at.kind, at.status = d.ID, d.Kind, int32(d.Status)
+	at.hasRetry, at.retryAfter, at.tokens = d.HasRetryAfter, d.RetryAfter, d.Tokens
+	if e.quotaStyle[at.svc] != "" {
+		at.quota = headerQuota(&d, e.quotaStyle[at.svc])
+	}
 	switch {
 	case d.Kind == fakeapi.KindHang:
-		// no response: the scheduler's timeout or a cancel ends it
+		// No answer: the scheduler's timeout or a cancel ends it.
+		at.phase = phaseServer
+		if at.dead {
+			// Abandoned at the reader on its way out: nobody will close
+			// the connection of a request that never ends, so the run's
+			// client lets it go here.
+			m.Cancel(e.now, at.req)
+			e.freeAttempt(i)
+		}
 	case d.Admitted():
-		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i, proc: uint16(e.p)})
+		at.phase = phaseServer
+		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evServed, ref: i, proc: at.proc})
 	default:
-		// A rejection is answered at once, or when a stall ends.
-		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evResponse, ref: i, proc: uint16(e.p)})
+		at.phase = phaseBack
+		if at.dead {
+			e.freeAttempt(i)
+			return
+		}
+		// A rejection is answered at once, or when a stall ends, and
+		// reaches the client a network delay later.
+		e.schedule(event{at: satmath.Add(satmath.Add(e.now, d.Latency), at.back), kind: evResponse, ref: i, proc: at.proc})
 	}
 }
 
-// respond delivers an attempt's response to the client (or, after a
-// reader-only cancel, lets the server finish work nobody will read).
-func (e *engine) respond(i int32) {
-	at := e.slab[i]
-	e.freeAttempt(i)
+// served ends an admitted attempt's work at its service and sends the
+// answer back (or, after a reader-only cancel, lets the service finish
+// work nobody will read).
+func (e *engine) served(i int32) {
+	at := &e.slab[i]
 	m := e.models[at.svc]
 	if at.dead {
 		if at.reader {
 			m.Finish(e.now, at.req, true)
 		}
+		e.freeAttempt(i)
 		return
+	}
+	m.Finish(e.now, at.req, false)
+	at.req = 0
+	at.phase = phaseBack
+	if at.back > 0 {
+		e.schedule(event{at: satmath.Add(e.now, at.back), kind: evResponse, ref: i, proc: at.proc})
+		return
+	}
+	e.respond(i)
+}
+
+// respond delivers an attempt's answer to the client.
+func (e *engine) respond(i int32) {
+	at := e.slab[i]
+	e.freeAttempt(i)
+	if at.dead {
+		return // the client stopped waiting on the way back
 	}
 	pr := &e.procs[at.proc]
 	pr.attempts.remove(at.id)
-	if at.req != 0 {
-		m.Finish(e.now, at.req, false)
-	}
 	o := outcome(&at)
 	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
 	if e.multi && o.Class == sched.ClassRateLimited {
@@ -639,7 +738,9 @@ func (e *engine) respond(i int32) {
 }
 
 // cancelAttempt stops waiting for an attempt. At the transport the service
-// sees the connection close; at the reader it works on (wasted work).
+// sees the connection close (or, on the way out, never sees the request);
+// at the reader the request goes on and the service works on it (wasted
+// work). An answer already on its way back is dropped.
 func (e *engine) cancelAttempt(id sched.AttemptID) {
 	pr := &e.procs[e.p]
 	i, ok := pr.attempts.get(id)
@@ -657,22 +758,22 @@ func (e *engine) cancelAttempt(id sched.AttemptID) {
 	if e.trace != nil {
 		e.traceEnd(i, at.proc, id, sched.Outcome{Class: sched.ClassCancelled})
 	}
-	if at.kind == fakeapi.KindHang {
-		// A hang has no response event: the connection closes, the slot frees.
+	at.dead = true
+	switch {
+	case at.phase == phaseOut:
+		at.reader = !e.transport // its evArrive settles it
+	case at.phase == phaseBack:
+		// its evResponse frees it
+	case at.kind == fakeapi.KindHang:
+		// A hang has no event of its own: the connection closes, the slot frees.
 		e.models[at.svc].Cancel(e.now, at.req)
 		e.freeAttempt(i)
-		return
-	}
-	at.dead = true
-	if at.req == 0 {
-		return // a rejection already on its way: nothing runs at the service
-	}
-	if e.transport {
+	case e.transport:
 		e.models[at.svc].Cancel(e.now, at.req)
-		at.req = 0
-		return
+		at.req = 0 // its evServed frees it
+	default:
+		at.reader = true
 	}
-	at.reader = true
 }
 
 // outcome is what the client makes of a service's decision: the same

@@ -205,7 +205,8 @@ func TestUnknownStrategy(t *testing.T) {
 }
 
 // A ramp spreads the sessions' starts: four one-call, one-second turns
-// started two seconds apart never overlap, where started at once they all do.
+// (1 s at the service, 2 ms each way) started two seconds apart never
+// overlap, where started at once they all do.
 func TestRampSpreadsSessionStarts(t *testing.T) {
 	for _, tt := range []struct {
 		ramp     string
@@ -222,6 +223,7 @@ calls = [ { tool = "t", count = 1 } ]
 [services.s]
 rps = 100
 latency = { dist = "constant", value = "1s" }
+network_delay = "2ms"
 [tools.t]
 service = "s"
 [[strategy]]
@@ -229,14 +231,17 @@ name = "all"
 `)
 		res := runOnly(t, sc)
 		s := res.Strategies[0]
-		if s.Turns != 4 || s.PeakInFlight["s"] != tt.wantPeak || s.TurnLatencyMs.Max != 1000 {
-			t.Errorf("ramp %s: %d turns, peak %d, slowest %v ms; want 4 turns, peak %d, 1000 ms", tt.ramp, s.Turns, s.PeakInFlight["s"], s.TurnLatencyMs.Max, tt.wantPeak)
+		if s.Turns != 4 || s.PeakInFlight["s"] != tt.wantPeak || s.TurnLatencyMs.Max != 1004 {
+			t.Errorf("ramp %s: %d turns, peak %d, slowest %v ms; want 4 turns, peak %d, 1004 ms", tt.ramp, s.Turns, s.PeakInFlight["s"], s.TurnLatencyMs.Max, tt.wantPeak)
 		}
 	}
 }
 
 // A service with API keys is called with its first key: every call of a
-// virtual run succeeds, and the key's own quota is what limits it.
+// virtual run succeeds, and the key's own quota is what limits it. The
+// strategy paces at 90% of the limit: at 100%, requests sent exactly a
+// second apart reach a bucket of one request with the jitter of their
+// network delays, and the ones that arrive early are rejected.
 func TestEngineSendsTheFirstKey(t *testing.T) {
 	sc := mustParse(t, `
 name = "keys"
@@ -253,7 +258,7 @@ service = "s"
 [[strategy]]
 name = "paced"
 token_bucket = true
-headroom = 1
+headroom = 0.9
 `)
 	res := runOnly(t, sc)
 	s := res.Strategies[0]
@@ -283,14 +288,16 @@ calls = [ { tool = "t", count = 5 } ]
 [services.s]
 rps = 100
 latency = { dist = "constant", value = "100ms" }
+network_delay = "2ms"
 [tools.t]
 service = "s"
 [[strategy]]
 name = "all"
 `)
 	res := runOnly(t, sc)
-	if s := res.Strategies[0]; s.Turns != 3 || s.Calls != 3 || s.TurnLatencyMs.Max != 100 {
-		t.Errorf("%d turns, %d calls, slowest %v ms; want 3 turns of one 100 ms call each", s.Turns, s.Calls, s.TurnLatencyMs.Max)
+	// One call: 100 ms at the service and 2 ms each way.
+	if s := res.Strategies[0]; s.Turns != 3 || s.Calls != 3 || s.TurnLatencyMs.Max != 104 {
+		t.Errorf("%d turns, %d calls, slowest %v ms; want 3 turns of one 104 ms call each", s.Turns, s.Calls, s.TurnLatencyMs.Max)
 	}
 }
 

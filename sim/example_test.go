@@ -26,9 +26,9 @@ func ExampleRun() {
 		fmt.Printf("%-12s 429s %4d  failed turns %2d  p95 %6.0f ms\n", s.Name, s.RateLimited, s.FailedTurns, s.TurnLatencyMs.P95)
 	}
 	// Output:
-	// no-jitter    429s  286  failed turns  1  p95  31242 ms
-	// full-jitter  429s  388  failed turns  1  p95  17105 ms
-	// paced        429s    0  failed turns  0  p95   5358 ms
+	// no-jitter    429s  224  failed turns  2  p95  31254 ms
+	// full-jitter  429s  394  failed turns  0  p95  23134 ms
+	// paced        429s    1  failed turns  0  p95   5358 ms
 }
 
 // Sweep one strategy's cap to see where more concurrency stops paying.
@@ -50,8 +50,8 @@ func ExampleSweep() {
 	}
 	// Output:
 	// sources cap 1: 1.78 calls/s
-	// sources cap 2: 3.55 calls/s
-	// sources cap 4: 7.21 calls/s
+	// sources cap 2: 3.52 calls/s
+	// sources cap 4: 7.17 calls/s
 	// sources cap 8: 10.00 calls/s
 }
 
@@ -71,5 +71,5 @@ func ExampleDemand() {
 	}
 	fmt.Printf("tier3 offers %.0f turns/min\n", perS*60)
 	// Output:
-	// tier3 offers 2242 turns/min
+	// tier3 offers 2239 turns/min
 }

@@ -297,6 +297,8 @@ type liveRun struct {
 	procs     []procTally
 	fleet     *fleetOptions
 	fallbacks []EventSpan
+	// net draws the scenario's network delays (scaled), per service.
+	net []liveNet
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
@@ -361,6 +363,7 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 	defer l.endOrphan()
 	transport := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
 	defer transport.CloseIdleConnections()
+	l.net = newLiveNet(sc)
 	cfg.Rand = stream(sc.Seed, "strategy/"+st.Name)
 	execFor := func(p int) sched.Executor {
 		tr := transport
@@ -369,9 +372,9 @@ func runLiveStrategy(ctx context.Context, orig, sc *scenarios.Scenario, st *scen
 		}
 		tool := &httptool.Tool{Client: &http.Client{Transport: tr}, Build: l.build}
 		if st.CancelAt == scenarios.CancelAtReader {
-			return l.counted(p, l.readerOnly(tool.Execute))
+			return l.counted(p, l.readerOnly(l.delayed(tool.Execute)))
 		}
-		return l.counted(p, tool.Execute)
+		return l.counted(p, l.delayed(tool.Execute))
 	}
 	closeRunners, err := l.fleetRunners(cfg, execFor, fo)
 	if err != nil {

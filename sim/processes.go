@@ -19,7 +19,7 @@ import (
 type proc struct {
 	core     *sched.Core
 	attempts *attemptIndex // in flight: slab entries by attempt id
-	wakeGen  uint64
+	wakeSeq  uint64
 	live     int             // turn runs not yet finished
 	leases   []serviceLeases // by service index (QuotaShared only)
 	stats    procStats       // multi-process runs only

@@ -31,6 +31,7 @@ func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 		s.RequestsPerMinute /= f
 		s.TokensPerMinute /= f
 		s.Latency = scaleDist(s.Latency, f)
+		s.NetworkDelay = scaleDist(s.NetworkDelay, f)
 		s.Faults.SlowFirstByte.Delay = scaleD(s.Faults.SlowFirstByte.Delay, f)
 		s.Faults.Overload.Every = scaleD(s.Faults.Overload.Every, f)
 		s.Faults.Overload.Length = scaleD(s.Faults.Overload.Length, f)

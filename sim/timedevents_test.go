@@ -87,6 +87,7 @@ arrival = "constant"
 calls = [ { tool = "t" } ]
 [services.api]
 latency = "1ms"
+network_delay = "0s"  # the arithmetic below counts the service alone
 [tools.t]
 service = "api"
 [[strategy]]
