@@ -213,5 +213,6 @@ func (e *engine) result() StrategyResult {
 		r.FinishS = e.m.finishS(&e.sc.Workload)
 	}
 	r.Processes = e.processResults()
+	r.Windows = e.m.windowResults(strategyHeadroom(e.st))
 	return r
 }
