@@ -95,10 +95,14 @@ type htmlData struct {
 		Rows    [][]string
 		Key     string
 	}
-	Recs    []htmlRec
-	Plans   []htmlPlan
-	Sweep   []htmlSweepRow
-	Figures []htmlFigure
+	// Events are the per-event tables (nil: the run had no timed events).
+	Events    []eventTable
+	EventsKey string
+	EventCols []string
+	Recs      []htmlRec
+	Plans     []htmlPlan
+	Sweep     []htmlSweepRow
+	Figures   []htmlFigure
 }
 
 // WriteHTML writes report.html: one self-contained page — inline SVG plots
@@ -146,6 +150,9 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 	d.Key = tableKey(r)
 	if rows := processRows(r); rows != nil {
 		d.Processes.Headers, d.Processes.Rows, d.Processes.Key = processHeaders, rows, sentence(processKey)
+	}
+	if ts := eventTables(r); ts != nil {
+		d.Events, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders
 	}
 
 	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
