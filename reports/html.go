@@ -101,6 +101,11 @@ type htmlData struct {
 	Figures []htmlFigure
 	// Events are the run's timed events (Results.Events), a row each.
 	Events []eventRow
+	// EventTables are the per-event tables (nil: the run had no timed
+	// events), with their key and column headers.
+	EventTables []eventTable
+	EventsKey   string
+	EventCols   []string
 }
 
 // WriteHTML writes report.html: one self-contained page — inline SVG plots
@@ -150,6 +155,9 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 	d.Key = tableKey(r)
 	if rows := processRows(r); rows != nil {
 		d.Processes.Headers, d.Processes.Rows, d.Processes.Key = processHeaders, rows, sentence(processKey)
+	}
+	if ts := eventTables(r); ts != nil {
+		d.EventTables, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders
 	}
 
 	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {

@@ -84,6 +84,9 @@ func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
 		if rows := processRows(r); rows != nil {
 			processTableMarkdown(&b, rows)
 		}
+		if ts := eventTables(r); ts != nil {
+			eventTablesMarkdown(&b, ts)
+		}
 	}
 
 	if d := r.Decision; d != nil {

@@ -76,6 +76,13 @@ func WriteTableWith(w io.Writer, r *sim.Results, o TableOptions) error {
 			}
 			fmt.Fprintln(&b, "  "+processKey)
 		}
+		if ts := eventTables(r); ts != nil {
+			b.WriteString("\naround each event\n")
+			for _, l := range eventTablesText(ts) {
+				fmt.Fprintln(&b, "  "+l)
+			}
+			fmt.Fprintln(&b, "  "+windowKey)
+		}
 	}
 	if lines := eventLines(r); len(lines) > 0 {
 		b.WriteString("\ntimed events\n")

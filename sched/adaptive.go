@@ -36,6 +36,14 @@ const (
 	// limits). Unlike Gradient2, a 429 or overload answer is not a latency
 	// sample: it cuts the limit by Backoff at most once per round trip, as
 	// in AIMD, since a fast refusal would otherwise look like a quick server.
+	// After such a cut the limit grows past the level it was cut to by at
+	// most one per round trip (one ÷ limit per completion), as AIMD's does
+	// and as TCP grows above its slow-start threshold: a rate limit refuses
+	// at once and gives no latency warning, so the growth allowance, which
+	// adds about QueueSize × Smoothing per completion and so a multiple of
+	// the limit per round trip, would bring the limit back above what the
+	// server admits within a round trip or two and meet the next 429 there.
+	// Below that level (a cut for latency) it grows back as before.
 	AlgorithmGradient
 )
 
@@ -122,6 +130,7 @@ type limiter struct {
 	cutAt      time.Duration // attempts started before this don't cut again
 	longRTT    float64       // gradient: smoothed long-term RTT, in ns
 	samples    int           // gradient: RTT samples seen
+	threshold  float64       // gradient: the limit a rate-limit answer cut it to (0: none yet); growth above it is additive
 	lastReport int           // the cap last announced, to emit changes only
 }
 
@@ -176,6 +185,7 @@ func (l *limiter) observe(now, started time.Duration, class Class, inFlight int)
 			return
 		}
 		l.limit = math.Max(l.lo, math.Floor(l.limit*l.backoff))
+		l.threshold = l.limit
 		l.cutAt = now
 		l.successes = 0
 	case ClassSuccess:
@@ -215,6 +225,10 @@ func (l *limiter) gradientSample(rtt float64, inFlight int) {
 	gradient := math.Max(0.5, math.Min(1, l.tolerance*l.longRTT/rtt))
 	target := l.limit*gradient + l.queue
 	next := (1-l.smoothing)*l.limit + l.smoothing*target
+	if l.threshold > 0 && next > l.threshold && next > l.limit {
+		// Above the level of the last rate-limit cut: one per round trip.
+		next = math.Min(next, math.Max(l.threshold, l.limit+1/l.limit))
+	}
 	l.limit = math.Max(l.lo, math.Min(l.hi, next))
 }
 

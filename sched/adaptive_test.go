@@ -230,3 +230,49 @@ func TestAdaptiveConfigValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestGradientGrowsAdditivelyAfterRateLimit feeds the gradient limit a
+// 429 and then a steady stream of successes at one latency, with the limit
+// in use, as a rate-limited server that refuses at once gives: latency
+// holds, so only the growth allowance moves the limit. After the cut to 20
+// the limit may regain at most one per round trip (20 completions), where
+// the allowance alone (Smoothing × QueueSize = 0.8 per completion) would
+// take it back to the ceiling within two round trips. A latency-driven
+// fall below the cut level still grows back at the allowance's pace.
+func TestGradientGrowsAdditivelyAfterRateLimit(t *testing.T) {
+	l := newLimiter(&AdaptiveConfig{Algorithm: AlgorithmGradient, Initial: 40, Max: 40}, 0)
+	now := time.Second
+	rtt := 100 * time.Millisecond
+	for range 50 {
+		now += time.Millisecond
+		l.observe(now, now-rtt, ClassSuccess, l.cap())
+	}
+	l.observe(now, now-rtt, ClassRateLimited, l.cap())
+	if l.cap() != 20 {
+		t.Fatalf("limit %d after the 429, want 20", l.cap())
+	}
+	for range 40 { // two round trips at about 20 in flight
+		now += time.Millisecond
+		l.observe(now, now-rtt, ClassSuccess, l.cap())
+	}
+	if got := l.cap(); got > 22 {
+		t.Fatalf("limit %d two round trips after the 429 cut it to 20, want at most 22", got)
+	}
+	// Latency triples: the limit falls below the cut level, then, when the
+	// latency is back, regrows to it at the allowance's pace.
+	for range 40 {
+		now += time.Millisecond
+		l.observe(now, now-3*rtt, ClassSuccess, l.cap())
+	}
+	low := l.cap()
+	if low >= 20 {
+		t.Fatalf("limit %d after latency tripled, want it below 20", low)
+	}
+	for range 10 {
+		now += time.Millisecond
+		l.observe(now, now-rtt, ClassSuccess, l.cap())
+	}
+	if got := l.cap(); got < min(20, low+5) {
+		t.Fatalf("limit %d ten completions after latency fell back from %d, want it regrowing fast towards 20", got, low)
+	}
+}

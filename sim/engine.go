@@ -239,6 +239,9 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 		e.quotaStyle = append(e.quotaStyle, style)
 	}
 	e.m = newCollector(names, sc.Duration)
+	for _, w := range EventWindows(sc) {
+		e.m.windows = append(e.m.windows, windowAcc{w: w})
+	}
 	return e, nil
 }
 

@@ -50,6 +50,9 @@ type collector struct {
 	// Turns begun and not finished, and attempts in flight, integrated over
 	// the scenario's duration: L for turns and for attempts.
 	turnsIn, attemptsIn level
+
+	// windows count each timed event's figures (nil without events).
+	windows []windowAcc
 }
 
 // level integrates a count over time up to its end, for time averages.
@@ -146,6 +149,11 @@ func (c *collector) sessionTurns(s int) int {
 func (c *collector) started(svc int, now time.Duration, llm bool) {
 	if !llm {
 		c.attempts++
+		for i := range c.windows {
+			if c.windows[i].in(now) {
+				c.windows[i].attempts++
+			}
+		}
 	}
 	c.inFlight[svc]++
 	c.peak[svc] = max(c.peak[svc], c.inFlight[svc])
@@ -163,6 +171,11 @@ func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
 	if rateLimited {
 		c.rateLimited++
 		c.point(now).RateLimited++
+		for i := range c.windows {
+			if c.windows[i].in(now) {
+				c.windows[i].rateLimited++
+			}
+		}
 	} else if now/c.bucket >= time.Duration(len(c.timeline)) {
 		c.point(now)
 	}
@@ -179,6 +192,15 @@ func (c *collector) result(r *sched.Result, llm bool) {
 		c.failed++
 	} else if r.Finished <= c.window {
 		c.goodCalls++
+	}
+	for i := range c.windows {
+		if a := &c.windows[i]; a.in(r.Finished) {
+			a.calls++
+			a.callAttempts += int64(r.Attempts)
+			if r.Err == nil {
+				a.good++
+			}
+		}
 	}
 	c.callLat.add(r.Queued + r.Running)
 	c.callSum += (r.Queued + r.Running).Seconds()

@@ -174,6 +174,11 @@ type StrategyResult struct {
 	// time (its steps, downsampled when long), for strategies with an
 	// adaptive limit; absent otherwise.
 	LimitTrace map[string][]LimitPoint `json:"limit_trace,omitempty"`
+	// Windows holds the strategy's figures over each timed event's
+	// window (EventWindows), in the order of Results.Events: goodput,
+	// 429 share and attempts per call while the event's conditions held.
+	// Absent when the scenario has no events (and in live runs).
+	Windows []WindowResult `json:"windows,omitempty"`
 	// Processes holds each agent process's figures when the workload runs
 	// more than one (workload.processes, or a live run's --processes); the
 	// strategy's own figures are the fleet's totals. Absent for one process.

@@ -214,5 +214,6 @@ func (e *engine) result() StrategyResult {
 	}
 	r.Processes = e.processResults()
 	r.LimitTrace = e.limits.trace()
+	r.Windows = e.m.windowResults(strategyHeadroom(e.st))
 	return r
 }

@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+)
+
+// WindowSettle is how long after an event's start its window opens: the
+// time a strategy is given to react before its figures count, so that a
+// window shows how the strategy runs under the new conditions rather than
+// the first moments of the change.
+const WindowSettle = 10 * time.Second
+
+// WindowResult is one strategy's figures over the window of one timed
+// event (see EventWindows): what it got done and how many 429s and
+// attempts it spent while the event's conditions held. The figures count
+// every service, as the strategy's own do.
+type WindowResult struct {
+	// Label says what the event changed, as EventSpan.Label; Service is
+	// the service it changed.
+	Label   string `json:"label"`
+	Service string `json:"service"`
+	// StartS and EndS bound the window, in seconds from the start of the
+	// run: from WindowSettle after the event's start to its end, or to
+	// the start of the next event, whichever comes first.
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+	// GoodputPerS is the successful tool calls finished in the window per
+	// second of it.
+	GoodputPerS float64 `json:"goodput_per_s"`
+	// Attempts counts the tool-call attempts started in the window and
+	// RateLimited the 429 responses received in it; RateLimitedShare is
+	// RateLimited ÷ Attempts (0 when no attempt started), as the
+	// strategy's rate_limited_share over the whole run.
+	Attempts         int64   `json:"attempts"`
+	RateLimited      int64   `json:"rate_limited"`
+	RateLimitedShare float64 `json:"rate_limited_share"`
+	// Calls counts the tool calls whose result was decided in the window,
+	// failed ones included; AttemptsPerCall is their mean number of
+	// attempts (0 when none finished).
+	Calls           int64   `json:"calls"`
+	AttemptsPerCall float64 `json:"attempts_per_call"`
+	// LimitPerS is the request limit in force on Service during the
+	// window, in requests per second: the tighter of its rps and rpm
+	// after the events then active (0: the service has no request limit).
+	// Headroom is the fraction of the published limits the strategy's
+	// token buckets pace at (1 without token buckets). Goodput against
+	// LimitPerS × Headroom says how much of what it could use the
+	// strategy got.
+	LimitPerS float64 `json:"limit_per_s,omitempty"`
+	Headroom  float64 `json:"headroom"`
+}
+
+// EventWindow is the stretch of a run over which one event's figures are
+// taken, with what the event changed.
+type EventWindow struct {
+	Label, Service string
+	// Start and End bound the window, from the start of the run.
+	Start, End time.Duration
+	// LimitPerS is the request limit in force on Service over the window,
+	// in requests per second (0: none).
+	LimitPerS float64
+}
+
+// EventWindows returns one window per event span of the scenario
+// (EventSpans, in start order). A window runs from WindowSettle after the
+// event's start (a third of the way in, for an event shorter than three
+// times that) to the event's end, or to the start of the next event to
+// start after it, on any service, when that comes first: so a limit cut
+// followed by an outage gives one window for the cut alone and one for the
+// outage.
+func EventWindows(sc *scenarios.Scenario) []EventWindow {
+	spans := EventSpans(sc)
+	var out []EventWindow
+	for i, sp := range spans {
+		start, end := durationOf(sp.StartS), durationOf(sp.EndS)
+		for _, next := range spans[i+1:] {
+			if n := durationOf(next.StartS); n > start && n < end {
+				end = n
+				break
+			}
+		}
+		settle := min(WindowSettle, (end-start)/3)
+		w := EventWindow{Label: sp.Label, Service: sp.Service, Start: start + settle, End: end}
+		w.LimitPerS = limitDuring(sc, sp.Service, w.Start)
+		out = append(out, w)
+	}
+	return out
+}
+
+func durationOf(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
+
+// limitDuring returns the request limit of the named service at time t, in
+// requests per second, after the limit events active then (0: none).
+func limitDuring(sc *scenarios.Scenario, service string, t time.Duration) float64 {
+	svc := sc.Service(service)
+	if svc == nil {
+		return 0
+	}
+	rps, rpm := svc.RequestsPerSecond, svc.RequestsPerMinute
+	for i := range sc.Events {
+		e := &sc.Events[i]
+		if e.Service != service || t < e.At || t >= e.End() || !e.HasLimits() {
+			continue
+		}
+		if e.LimitFactor > 0 {
+			rps, rpm = rps*e.LimitFactor, rpm*e.LimitFactor
+			continue
+		}
+		if e.RequestsPerSecond > 0 {
+			rps = e.RequestsPerSecond
+		}
+		if e.RequestsPerMinute > 0 {
+			rpm = e.RequestsPerMinute
+		}
+	}
+	var limits []float64
+	if rps > 0 {
+		limits = append(limits, rps)
+	}
+	if rpm > 0 {
+		limits = append(limits, rpm/60)
+	}
+	if len(limits) == 0 {
+		return 0
+	}
+	return slices.Min(limits)
+}
+
+// windowAcc counts one window's figures as the run goes.
+type windowAcc struct {
+	w                     EventWindow
+	good, calls, attempts int64
+	callAttempts          int64
+	rateLimited           int64
+}
+
+func (a *windowAcc) in(t time.Duration) bool { return t >= a.w.Start && t < a.w.End }
+
+// windowResults turns the collector's window counts into results for a
+// strategy pacing at headroom.
+func (c *collector) windowResults(headroom float64) []WindowResult {
+	var out []WindowResult
+	for i := range c.windows {
+		a := &c.windows[i]
+		r := WindowResult{
+			Label: a.w.Label, Service: a.w.Service, StartS: round6(a.w.Start.Seconds()), EndS: round6(a.w.End.Seconds()),
+			Attempts: a.attempts, RateLimited: a.rateLimited, Calls: a.calls,
+			LimitPerS: round6(a.w.LimitPerS), Headroom: headroom,
+		}
+		if s := (a.w.End - a.w.Start).Seconds(); s > 0 {
+			r.GoodputPerS = round6(float64(a.good) / s)
+		}
+		if a.attempts > 0 {
+			r.RateLimitedShare = round6(float64(a.rateLimited) / float64(a.attempts))
+		}
+		if a.calls > 0 {
+			r.AttemptsPerCall = round6(float64(a.callAttempts) / float64(a.calls))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// strategyHeadroom is the fraction of the published limits st paces at:
+// its headroom with token buckets, else 1.
+func strategyHeadroom(st *scenarios.Strategy) float64 {
+	if st.TokenBucket && st.Headroom > 0 {
+		return st.Headroom
+	}
+	return 1
+}
