@@ -212,10 +212,10 @@ type tenant struct {
 	rps, rpm, tpm          limiter
 	hasRPS, hasRPM, hasTPM bool
 	// itpm and otpm are the input- and output-token limits.
-	itpm, otpm        limiter
+	itpm, otpm       limiter
 	hasITPM, hasOTPM bool
-	maxConc                int
-	inFlight               int
+	maxConc          int
+	inFlight         int
 	// base is the configured limits, which events change and restore.
 	base      limitSet
 	bgNext    time.Duration // next background arrival (BackgroundConfig)
