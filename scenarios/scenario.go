@@ -281,6 +281,24 @@ type Service struct {
 	// Background is unseen traffic from other clients sharing the service's
 	// keys (key background); zero: none.
 	Background Background
+	// Generation paces answers as a language model generates them (keys
+	// ttft and tokens_per_s); zero: latency alone.
+	Generation Generation
+	// InputTokensPerMinute and OutputTokensPerMinute are separate input-
+	// and output-token limits per minute (keys input_tpm and output_tpm,
+	// Anthropic's ITPM and OTPM); 0: none.
+	InputTokensPerMinute, OutputTokensPerMinute float64
+}
+
+// Generation is the pace of a service's answers (fakeapi.GenerationConfig).
+// When either is set, an admitted request takes latency + TTFT + output
+// tokens ÷ TokensPerSecond.
+type Generation struct {
+	// TTFT is the time to first token, drawn per request (Kind "": unset).
+	TTFT Dist[time.Duration]
+	// TokensPerSecond is the output tokens per second, drawn per request
+	// (Kind "": unset).
+	TokensPerSecond Dist[float64]
 }
 
 // Background is traffic from other clients on the same API key, which the
