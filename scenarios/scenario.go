@@ -282,12 +282,15 @@ type Service struct {
 	// keys (key background); zero: none.
 	Background Background
 	// Generation paces answers as a language model generates them (keys
-	// ttft and tokens_per_s); zero: latency alone.
-	Generation Generation
+	// ttft and tokens_per_s); zero: latency alone. Left out of JSON when
+	// zero, as the next two are, so a scenario without the keys keeps its
+	// digest (sim.ScenarioDigest).
+	Generation Generation `json:",omitzero"`
 	// InputTokensPerMinute and OutputTokensPerMinute are separate input-
 	// and output-token limits per minute (keys input_tpm and output_tpm,
 	// Anthropic's ITPM and OTPM); 0: none.
-	InputTokensPerMinute, OutputTokensPerMinute float64
+	InputTokensPerMinute  float64 `json:",omitempty"`
+	OutputTokensPerMinute float64 `json:",omitempty"`
 }
 
 // Generation is the pace of a service's answers (fakeapi.GenerationConfig).
