@@ -553,7 +553,57 @@ func (g GenerationConfig) validate(name string) []error {
 				return errs
 			}
 		}
-		errs = append(errs, r.latency().validateAs(name, "tokens_per_s")...)
+		errs = append(errs, r.validate(name)...)
+	}
+	return errs
+}
+
+// validate reports the problems of a tokens-per-second distribution, in
+// its own units.
+func (r RateConfig) validate(name string) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("fakeapi: service %q: tokens_per_s: "+format, append([]any{name}, args...)...))
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"value", r.Value}, {"min", r.Min}, {"max", r.Max}, {"mean", r.Mean}, {"stddev", r.StdDev},
+		{"p50", r.P50}, {"p95", r.P95}, {"scale", r.Scale}, {"cap", r.Cap}} {
+		if f.v < 0 {
+			bad("%s is negative (%v)", f.name, f.v)
+		}
+	}
+	switch r.Dist {
+	case DistConstant, DistNormal:
+	case DistUniform:
+		if r.Max < r.Min {
+			bad("uniform max %v is below min %v", r.Max, r.Min)
+		}
+	case DistLogNormal:
+		if !(r.P50 > 0 && r.P95 > r.P50) {
+			bad("lognormal needs 0 < p50 < p95 (%v, %v)", r.P50, r.P95)
+		}
+	case DistExponential:
+		if !(r.Mean > 0) {
+			bad("exponential needs mean > 0")
+		}
+	case DistPareto:
+		if !(r.Scale > 0 && r.Alpha > 0) {
+			bad("pareto needs scale > 0 and alpha > 0")
+		}
+	case DistEmpirical:
+		if len(r.Samples) == 0 {
+			bad("empirical needs samples")
+		}
+		for i, v := range r.Samples {
+			if v < 0 {
+				bad("samples[%d] is negative (%v)", i, v)
+				break
+			}
+		}
+	default:
+		bad("dist %q is not constant, uniform, normal, lognormal, exponential, pareto or empirical", r.Dist)
 	}
 	return errs
 }

@@ -273,3 +273,20 @@ func TestStreamPace(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerationValidate checks that bad generation settings are all
+// reported, in the units they were given in.
+func TestGenerationValidate(t *testing.T) {
+	err := ServiceConfig{Name: "llm", InputTPM: -1, Generation: GenerationConfig{
+		TTFT:            LatencyConfig{Dist: DistUniform, Min: time.Second, Max: time.Millisecond},
+		TokensPerSecond: RateConfig{Dist: DistUniform, Min: 80, Max: 40},
+	}}.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"input_tpm", "ttft: uniform max 1ms is below min 1s", "tokens_per_s: uniform max 40 is below min 80"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nwant it to say %q", err, want)
+		}
+	}
+}

@@ -948,6 +948,12 @@ func WriteStats(w io.Writer, st ServerStats) {
 		fmt.Fprintf(w, "%s: %d arrived, %d accepted, %d completed, %d rate limited (rps %d, rpm %d, tpm %d, concurrency %d)\n",
 			n, x.Arrived, x.Accepted, x.Completed, x.RateLimited,
 			x.RateLimitedBy["rps"], x.RateLimitedBy["rpm"], x.RateLimitedBy["tpm"], x.RateLimitedBy["concurrency"])
+		if _, ok := x.RateLimitedBy["itpm"]; ok {
+			fmt.Fprintf(w, "  rate limited by input tokens per minute %d\n", x.RateLimitedBy["itpm"])
+		}
+		if _, ok := x.RateLimitedBy["otpm"]; ok {
+			fmt.Fprintf(w, "  rate limited by output tokens per minute %d\n", x.RateLimitedBy["otpm"])
+		}
 		fmt.Fprintf(w, "  early retries %d, cancelled by client %d, wasted %d (%.3fs, %d tokens), write races %d, peak concurrency %d\n",
 			x.EarlyRetries, x.CancelledByClient, x.Wasted, x.WastedWorkS, x.WastedTokens, x.WriteRaces, x.PeakConcurrency)
 		if x.Conflicts > 0 {
