@@ -53,3 +53,25 @@ func TestGenerationDefaultsUnchanged(t *testing.T) {
 		t.Error("a ttft of 50ms left the results as they were")
 	}
 }
+
+// TestLoadsCountTTFT checks that a service's mean latency in the load
+// estimate includes its mean time to first token.
+func TestLoadsCountTTFT(t *testing.T) {
+	sc, err := scenarios.Builtin("research-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := Loads(sc)
+	for i := range sc.Services {
+		sc.Services[i].Generation.TTFT = scenarios.Constant(time.Second)
+	}
+	after := Loads(sc)
+	if len(before) == 0 || len(after) != len(before) {
+		t.Fatalf("loads %v, then %v", before, after)
+	}
+	for i := range before {
+		if got, want := after[i].MeanLatency, before[i].MeanLatency+time.Second; got != want {
+			t.Errorf("%s: mean latency %v with a 1s ttft; want %v", after[i].Name, got, want)
+		}
+	}
+}
