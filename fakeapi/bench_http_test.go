@@ -157,3 +157,51 @@ func countDeltas(r io.Reader) (int64, error) {
 	}
 	return n, sc.Err()
 }
+
+// BenchmarkHTTPStreamPaced measures how closely a paced stream keeps to its
+// configured rate on loopback: a service generating 2000 output tokens per
+// second with no time to first token answers 200-token streamed chat
+// completions (100ms each), one at a time. It reports the tokens per second
+// delivered (the usage's completion tokens over the time from sending the
+// request to reading [DONE]), the configured rate, and their ratio (1: on
+// pace; below 1: the server or the loopback adds time).
+func BenchmarkHTTPStreamPaced(b *testing.B) {
+	const tps, outTokens = 2000.0, 200
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{
+		Name:       "llm",
+		Generation: GenerationConfig{TokensPerSecond: RateConfig{Dist: DistConstant, Value: tps}},
+	}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx) //nolint:errcheck // benchmark teardown
+	}()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	body := `{"messages":[{"role":"user","content":"hi"}],"max_tokens":200,"stream":true}`
+	url := s.URL("llm") + "/v1/chat/completions"
+	b.ResetTimer()
+	var streaming time.Duration
+	for range b.N {
+		t0 := time.Now()
+		res, err := c.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		all, err := io.ReadAll(res.Body)
+		streaming += time.Since(t0)
+		res.Body.Close()
+		if err != nil || res.StatusCode != 200 || !strings.HasSuffix(string(all), "data: [DONE]\n\n") {
+			b.Fatalf("status %d, %v: %q", res.StatusCode, err, all)
+		}
+	}
+	b.StopTimer()
+	delivered := float64(b.N) * outTokens / streaming.Seconds()
+	b.ReportMetric(delivered, "tokens/s")
+	b.ReportMetric(tps, "configured-tokens/s")
+	b.ReportMetric(delivered/tps, "pace-ratio")
+}

@@ -316,7 +316,79 @@ type ServiceConfig struct {
 	// latency, error and overload rates, stalls, outages), in time since the
 	// model's epoch; see Event.
 	Events []Event
+	// Generation paces the answer as a language model generates it: time
+	// to first token and output tokens per second (zero: Latency alone).
+	Generation GenerationConfig
+	// InputTPM and OutputTPM are separate input-token and output-token
+	// per-minute limits (Anthropic's ITPM and OTPM; 0: none), each with a
+	// bucket of its own beside TPM. Input tokens are charged at admission;
+	// output tokens are charged at admission as the request's
+	// Request.OutputTokens (its max_tokens) and settled to what the answer
+	// carries by Model.SettleOutput. The anthropic header style publishes
+	// them under input-tokens and output-tokens.
+	InputTPM, OutputTPM int64
 }
+
+// GenerationConfig describes how a service generates its answer. When TTFT
+// or TokensPerSecond is set, an admitted request's latency is
+//
+//	Latency + TTFT + output tokens ÷ tokens per second
+//
+// where Latency (ServiceConfig.Latency) stands for the overhead before
+// generation starts (network, queueing; 0 when unset), TTFT is drawn per
+// request, and the output tokens are Request.OutputTokens. The load factor
+// (LatencyConfig.LoadSlope) and a latency_factor event scale the whole. The
+// zero value (both unset) keeps the latency exactly as Latency alone draws
+// it, from the same random stream; setting either draws from a stream of its
+// own, so the latency and fault draws do not change.
+type GenerationConfig struct {
+	// TTFT is the time to first token (Dist "": unset, 0).
+	TTFT LatencyConfig
+	// TokensPerSecond is the output tokens generated per second after the
+	// first (Dist "": unset, generation takes no time). Draws below
+	// MinTokensPerSecond count as MinTokensPerSecond.
+	TokensPerSecond RateConfig
+}
+
+// enabled reports whether either distribution is set.
+func (g GenerationConfig) enabled() bool { return g.TTFT.Dist != "" || g.TokensPerSecond.Dist != "" }
+
+// MinTokensPerSecond is the slowest generation rate a draw gives, in
+// output tokens per second.
+const MinTokensPerSecond = 0.001
+
+// RateConfig is a distribution of a rate, in units (tokens) per second,
+// with the fields of LatencyConfig as plain numbers. The zero value is
+// unset.
+type RateConfig struct {
+	// Dist selects the distribution ("": unset).
+	Dist Dist
+	// Value is the constant; Min and Max bound the uniform; Mean and StdDev
+	// set the normal (Mean alone the exponential); P50 and P95 the
+	// lognormal; Scale and Alpha the Pareto; Cap, when positive, bounds
+	// every draw.
+	Value, Min, Max, Mean, StdDev, P50, P95, Scale, Alpha, Cap float64
+	// Samples are the observed rates of DistEmpirical.
+	Samples []float64
+}
+
+// rateUnit scales a rate into the integer units of LatencyConfig, so that
+// rates share its sampler: 10⁶ units per token per second.
+const rateUnit = 1e6
+
+// latency returns r as a LatencyConfig in rateUnit units per token/s.
+func (r RateConfig) latency() LatencyConfig {
+	d := func(f float64) time.Duration { return time.Duration(math.Round(f * rateUnit)) }
+	c := LatencyConfig{Dist: r.Dist, Value: d(r.Value), Min: d(r.Min), Max: d(r.Max), Mean: d(r.Mean),
+		StdDev: d(r.StdDev), P50: d(r.P50), P95: d(r.P95), Scale: d(r.Scale), Alpha: r.Alpha, Cap: d(r.Cap)}
+	for _, s := range r.Samples {
+		c.Samples = append(c.Samples, d(s))
+	}
+	return c
+}
+
+// maxRate bounds every parameter of a RateConfig, in units per second.
+const maxRate = 1e12
 
 // withDefaults returns c with zero fields replaced by their defaults.
 func (c ServiceConfig) withDefaults() ServiceConfig {
@@ -464,16 +536,92 @@ func (c ServiceConfig) Validate() error {
 			bad("keys[%d]: a limit is too large", i)
 		}
 	}
+	if c.InputTPM < 0 || c.OutputTPM < 0 {
+		bad("input_tpm and output_tpm must not be negative (%d, %d)", c.InputTPM, c.OutputTPM)
+	} else if c.InputTPM > maxCredit/int64(time.Minute) || c.OutputTPM > maxCredit/int64(time.Minute) {
+		bad("input_tpm or output_tpm is too large (at most %d)", maxCredit/int64(time.Minute))
+	}
 	errs = append(errs, c.Latency.validate(c.Name)...)
+	errs = append(errs, c.Generation.validate(c.Name)...)
 	errs = append(errs, c.Faults.validate(c.Name)...)
 	errs = append(errs, c.validateEvents()...)
 	return errors.Join(errs...)
 }
 
-func (l LatencyConfig) validate(name string) []error {
+func (g GenerationConfig) validate(name string) []error {
+	var errs []error
+	if g.TTFT.Dist != "" {
+		errs = append(errs, g.TTFT.validateAs(name, "ttft")...)
+	}
+	if r := g.TokensPerSecond; r.Dist != "" {
+		for _, v := range append([]float64{r.Value, r.Min, r.Max, r.Mean, r.StdDev, r.P50, r.P95, r.Scale, r.Cap}, r.Samples...) {
+			if !(math.Abs(v) <= maxRate) {
+				errs = append(errs, fmt.Errorf("fakeapi: service %q: tokens_per_s: %v is outside [-%g, %g]", name, v, maxRate, maxRate))
+				return errs
+			}
+		}
+		errs = append(errs, r.validate(name)...)
+	}
+	return errs
+}
+
+// validate reports the problems of a tokens-per-second distribution, in
+// its own units.
+func (r RateConfig) validate(name string) []error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("fakeapi: service %q: latency: "+format, append([]any{name}, args...)...))
+		errs = append(errs, fmt.Errorf("fakeapi: service %q: tokens_per_s: "+format, append([]any{name}, args...)...))
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"value", r.Value}, {"min", r.Min}, {"max", r.Max}, {"mean", r.Mean}, {"stddev", r.StdDev},
+		{"p50", r.P50}, {"p95", r.P95}, {"scale", r.Scale}, {"cap", r.Cap}} {
+		if f.v < 0 {
+			bad("%s is negative (%v)", f.name, f.v)
+		}
+	}
+	switch r.Dist {
+	case DistConstant, DistNormal:
+	case DistUniform:
+		if r.Max < r.Min {
+			bad("uniform max %v is below min %v", r.Max, r.Min)
+		}
+	case DistLogNormal:
+		if !(r.P50 > 0 && r.P95 > r.P50) {
+			bad("lognormal needs 0 < p50 < p95 (%v, %v)", r.P50, r.P95)
+		}
+	case DistExponential:
+		if !(r.Mean > 0) {
+			bad("exponential needs mean > 0")
+		}
+	case DistPareto:
+		if !(r.Scale > 0 && r.Alpha > 0) {
+			bad("pareto needs scale > 0 and alpha > 0")
+		}
+	case DistEmpirical:
+		if len(r.Samples) == 0 {
+			bad("empirical needs samples")
+		}
+		for i, v := range r.Samples {
+			if v < 0 {
+				bad("samples[%d] is negative (%v)", i, v)
+				break
+			}
+		}
+	default:
+		bad("dist %q is not constant, uniform, normal, lognormal, exponential, pareto or empirical", r.Dist)
+	}
+	return errs
+}
+
+func (l LatencyConfig) validate(name string) []error { return l.validateAs(name, "latency") }
+
+// validateAs reports the problems of l, naming it key.
+func (l LatencyConfig) validateAs(name, key string) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("fakeapi: service %q: %s: "+format, append([]any{name, key}, args...)...))
 	}
 	neg := func(field string, d time.Duration) {
 		if d < 0 {

@@ -5,8 +5,10 @@
 // The package has two layers that share one code path.
 //
 // [Model] is a pure model of one service: request and token limits under a
-// selectable algorithm (token bucket, fixed window, sliding window), a
-// concurrency cap, a latency distribution, injected faults (5xx, 529 overload
+// selectable algorithm (token bucket, fixed window, sliding window), with
+// separate input- and output-token limits where set, a concurrency cap, a
+// latency distribution and the pace of generation (time to first token,
+// output tokens per second; [GenerationConfig]), injected faults (5xx, 529 overload
 // episodes, hangs, connection resets, slow first bytes, 409 write conflicts),
 // unseen background traffic from other clients on the same key, the retry
 // delay a rejected client is told, and the accounting (accepted, rate

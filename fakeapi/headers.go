@@ -16,8 +16,10 @@ import (
 //     durations such as "6ms" or "1m2s".
 //   - anthropic: retry-after (whole seconds) and
 //     anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset},
-//     resets as RFC 3339 times. The single TPM limit is reported under
-//     tokens, input-tokens and output-tokens.
+//     resets as RFC 3339 times. The input-tokens and output-tokens headers
+//     report the ITPM and OTPM limits (ServiceConfig.InputTPM, OutputTPM)
+//     where set, and the single TPM limit otherwise, which the tokens
+//     headers always report.
 //   - standard: Retry-After only. none: nothing.
 func (d *Decision) SetHeaders(h http.Header, style HeaderStyle, wall time.Time) {
 	retry := d.Kind == KindRateLimited && d.HasRetryAfter
@@ -52,8 +54,15 @@ func (d *Decision) SetHeaders(h http.Header, style HeaderStyle, wall time.Time) 
 		}
 		set("Requests", d.Requests)
 		set("Tokens", d.TokenQuota)
-		set("Input-Tokens", d.TokenQuota)
-		set("Output-Tokens", d.TokenQuota)
+		in, out := d.TokenQuota, d.TokenQuota
+		if d.InputTokenQuota.Limit > 0 {
+			in = d.InputTokenQuota
+		}
+		if d.OutputTokenQuota.Limit > 0 {
+			out = d.OutputTokenQuota
+		}
+		set("Input-Tokens", in)
+		set("Output-Tokens", out)
 	case HeadersStandard:
 		if retry {
 			h.Set("Retry-After", seconds(d.RetryAfter))

@@ -146,6 +146,19 @@ func (l *limiter) take(now time.Duration, n int64) {
 	}
 }
 
+// give returns n units taken earlier (n > 0): a token bucket gains the
+// credit back up to its capacity, a fixed window counts them off its
+// current window down to 0; a sliding window keeps them, since its log
+// cannot tell which admission they belonged to.
+func (l *limiter) give(n int64) {
+	switch l.alg {
+	case TokenBucket:
+		l.credit = min(satmath.Add(l.credit, satmath.Mul(n, int64(l.window))), l.capacity*int64(l.window))
+	case FixedWindow:
+		l.used = max(l.used-n, 0)
+	}
+}
+
 // state reports the published limit, the units left now (for a token
 // bucket whose burst differs from the limit, the bucket's level scaled to
 // the limit) and how long until

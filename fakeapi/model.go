@@ -71,12 +71,17 @@ const (
 	LimitTPM
 	// LimitConcurrency: requests in flight.
 	LimitConcurrency
+	// LimitITPM: input tokens per minute (ServiceConfig.InputTPM).
+	LimitITPM
+	// LimitOTPM: output tokens per minute (ServiceConfig.OutputTPM).
+	LimitOTPM
 	numLimits
 )
 
-var limitNames = [numLimits]string{"none", "rps", "rpm", "tpm", "concurrency"}
+var limitNames = [numLimits]string{"none", "rps", "rpm", "tpm", "concurrency", "itpm", "otpm"}
 
-// String returns the limit's name: "rps", "rpm", "tpm", "concurrency" or "none".
+// String returns the limit's name: "rps", "rpm", "tpm", "concurrency",
+// "itpm", "otpm" or "none".
 func (l Limit) String() string {
 	if l < numLimits {
 		return limitNames[l]
@@ -176,6 +181,15 @@ type Decision struct {
 	// Requests and TokenQuota feed the rate-limit headers: the request limit
 	// (RPM when set, else RPS) and TPM, after this decision.
 	Requests, TokenQuota Quota
+	// InputTokenQuota and OutputTokenQuota are the input- and output-token
+	// limits (ServiceConfig.InputTPM and OutputTPM) after this decision;
+	// zero Limit when the service has none.
+	InputTokenQuota, OutputTokenQuota Quota
+	// FirstToken is the time from arrival until the first token of an
+	// admission's answer, when the service paces generation
+	// (ServiceConfig.Generation); Latency - FirstToken is then the time the
+	// output tokens take. 0 when generation is not paced.
+	FirstToken time.Duration
 	// EarlyRetry says the client came back before a retry delay it was given
 	// had elapsed: for Request.Retry RetryUnknown, before its latest delay;
 	// for RetryMarked, before the earliest delay of its rate-limited
@@ -197,8 +211,11 @@ const maxTimeline = 1 << 20
 type tenant struct {
 	rps, rpm, tpm          limiter
 	hasRPS, hasRPM, hasTPM bool
-	maxConc                int
-	inFlight               int
+	// itpm and otpm are the input- and output-token limits.
+	itpm, otpm       limiter
+	hasITPM, hasOTPM bool
+	maxConc          int
+	inFlight         int
 	// base is the configured limits, which events change and restore.
 	base      limitSet
 	bgNext    time.Duration // next background arrival (BackgroundConfig)
@@ -212,6 +229,7 @@ type slot struct {
 	tenant   *tenant
 	start    time.Duration
 	tokens   int64
+	output   int64 // output tokens charged against OTPM so far
 	resource string
 	write    bool
 }
@@ -275,7 +293,30 @@ type Model struct {
 	bgBurst      int64 // requests per group
 	bgMaxWaiting int64
 
+	// gen paces generation (ServiceConfig.Generation); nil when unset.
+	gen *generation
+
 	c counters
+}
+
+// generation draws time to first token and output tokens per second, from
+// a stream of its own.
+type generation struct {
+	ttft, tps       sampler
+	hasTTFT, hasTPS bool
+}
+
+// pace returns the time to first token and the time n output tokens take,
+// in nanoseconds.
+func (g *generation) pace(n int64) (first, gen float64) {
+	if g.hasTTFT {
+		first = g.ttft.draw()
+	}
+	if g.hasTPS && n > 0 {
+		tps := max(g.tps.draw()/rateUnit, MinTokensPerSecond)
+		gen = float64(n) * float64(time.Second) / tps
+	}
+	return first, gen
 }
 
 // NewModel returns a model of the service cfg describes, drawing from
@@ -286,6 +327,9 @@ type Model struct {
 func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if g := cfg.Generation; g.TTFT.Dist == DistEmpirical && len(g.TTFT.Samples) == 0 || g.TokensPerSecond.Dist == DistEmpirical && len(g.TokensPerSecond.Samples) == 0 {
+		return nil, fmt.Errorf("fakeapi: service %q: empirical ttft or tokens_per_s needs samples", cfg.Name)
 	}
 	if cfg.Latency.Dist == DistEmpirical && len(cfg.Latency.Samples) == 0 {
 		return nil, fmt.Errorf("fakeapi: service %q: empirical latency samples are not loaded (call LoadFiles)", cfg.Name)
@@ -307,6 +351,18 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	m.evRand = sub()
 	m.events = newTimeline(cfg.Events)
 	m.conflict = sub()
+	if g := cfg.Generation; g.enabled() {
+		// A stream of its own, drawn after the others: turning generation
+		// on changes none of their draws.
+		rng := sub()
+		m.gen = &generation{hasTTFT: g.TTFT.Dist != "", hasTPS: g.TokensPerSecond.Dist != ""}
+		if m.gen.hasTTFT {
+			m.gen.ttft = newSampler(g.TTFT, rng)
+		}
+		if m.gen.hasTPS {
+			m.gen.tps = newSampler(g.TokensPerSecond.latency(), rng)
+		}
+	}
 	if r := cfg.Background.Rate; r > 0 {
 		m.bgBurst = max(cfg.Background.Burst, 1)
 		m.bgGap = max(time.Duration(math.Round(float64(m.bgBurst)*float64(time.Second)/r)), 1)
@@ -352,6 +408,14 @@ func (m *Model) newTenant(k KeyConfig) tenant {
 	if tpm > 0 {
 		t.hasTPM = true
 		t.tpm = newLimiter(c.Algorithm, tpm, time.Minute, c.TokenBurst)
+	}
+	if c.InputTPM > 0 {
+		t.hasITPM = true
+		t.itpm = newLimiter(c.Algorithm, c.InputTPM, time.Minute, 0)
+	}
+	if c.OutputTPM > 0 {
+		t.hasOTPM = true
+		t.otpm = newLimiter(c.Algorithm, c.OutputTPM, time.Minute, 0)
 	}
 	t.base = limitsOf(&t)
 	return t
@@ -423,6 +487,14 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 		d.Limit = LimitTPM
 		return m.reject(d, KindTooLarge, 413)
 	}
+	if t.hasITPM && r.Tokens > t.itpm.max() {
+		d.Limit = LimitITPM
+		return m.reject(d, KindTooLarge, 413)
+	}
+	if t.hasOTPM && r.OutputTokens > t.otpm.max() {
+		d.Limit = LimitOTPM
+		return m.reject(d, KindTooLarge, 413)
+	}
 	if m.overloaded(now) {
 		d.Wait = m.epEnd - now
 		return m.reject(d, KindOverloaded, 529)
@@ -441,6 +513,12 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 	}
 	if t.hasTPM {
 		t.tpm.advance(now)
+	}
+	if t.hasITPM {
+		t.itpm.advance(now)
+	}
+	if t.hasOTPM {
+		t.otpm.advance(now)
 	}
 	if t.maxConc > 0 && t.inFlight >= t.maxConc {
 		d.Limit = LimitConcurrency
@@ -462,6 +540,16 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 			w, d.Limit = x, LimitTPM
 		}
 	}
+	if t.hasITPM {
+		if x := t.itpm.wait(now, r.Tokens); x > w {
+			w, d.Limit = x, LimitITPM
+		}
+	}
+	if t.hasOTPM {
+		if x := t.otpm.wait(now, r.OutputTokens); x > w {
+			w, d.Limit = x, LimitOTPM
+		}
+	}
 	if w > 0 {
 		d.Wait = w
 		return m.limited(now, r, t, d, w)
@@ -477,19 +565,33 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 	if t.hasTPM {
 		t.tpm.take(now, n)
 	}
+	if t.hasITPM {
+		t.itpm.take(now, r.Tokens)
+	}
+	if t.hasOTPM {
+		t.otpm.take(now, r.OutputTokens)
+	}
 	m.quotas(now, t, &d)
 	m.c.accepted++
 	m.c.tokens = satmath.Add(m.c.tokens, n)
 	m.tick(now, true)
 
 	lat := m.lat.draw()
+	var first float64
+	if m.gen != nil {
+		ttft, gen := m.gen.pace(r.OutputTokens)
+		first = lat + ttft
+		lat = first + gen
+	}
 	if f := m.cfg.Latency.LoadSlope; f > 0 {
 		if over := m.inFlight - m.cfg.Latency.LoadKnee; over > 0 {
 			lat *= 1 + f*float64(over)
+			first *= 1 + f*float64(over)
 		}
 	}
 	if e := m.events.active(now, func(e *Event) bool { return e.LatencyFactor > 0 }); e != nil {
 		lat *= e.LatencyFactor
+		first *= e.LatencyFactor
 	}
 	fc := m.cfg.Faults
 	if e := m.events.active(now, func(e *Event) bool { return e.ErrorRate != nil }); e != nil {
@@ -497,11 +599,18 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 	}
 	if fc.SlowFirstByteRate > 0 && m.faults.Float64() < fc.SlowFirstByteRate {
 		lat += float64(fc.SlowFirstByte)
+		first += float64(fc.SlowFirstByte)
 		d.SlowFirstByte = true
 	}
 	d.Latency = time.Duration(min(lat, math.MaxInt64/2))
+	if m.gen != nil {
+		d.FirstToken = min(time.Duration(min(first, math.MaxInt64/2)), d.Latency)
+	}
 	if len(m.events.stalls) > 0 {
 		d.Latency = m.events.finishAt(now, d.Latency) - now
+		if m.gen != nil {
+			d.FirstToken = m.events.finishAt(now, d.FirstToken) - now
+		}
 	}
 	d.Kind, d.Status = KindOK, 200
 	if fc.ErrorRate+fc.HangRate+fc.ResetRate > 0 {
@@ -509,7 +618,7 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 		case u < fc.ErrorRate:
 			d.Kind, d.Status = KindServerError, fc.ErrorStatus
 		case u < fc.ErrorRate+fc.HangRate:
-			d.Kind, d.Status, d.Latency = KindHang, 0, 0
+			d.Kind, d.Status, d.Latency, d.FirstToken = KindHang, 0, 0, 0
 			m.c.errors[KindHang]++
 		case u < fc.ErrorRate+fc.HangRate+fc.ResetRate:
 			d.Kind, d.Status = KindReset, 0
@@ -534,7 +643,7 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 	}
 	s := &m.slots[idx]
 	s.gen++
-	s.live, s.kind, s.tenant, s.start, s.tokens = true, d.Kind, t, now, n
+	s.live, s.kind, s.tenant, s.start, s.tokens, s.output = true, d.Kind, t, now, n, r.OutputTokens
 	if r.Write && d.Kind != KindConflict {
 		if m.writes[res] > 0 {
 			d.WriteRace = true
@@ -625,6 +734,43 @@ func (m *Model) quotas(now time.Duration, t *tenant, d *Decision) {
 	}
 	if t.hasTPM {
 		d.TokenQuota.Limit, d.TokenQuota.Remaining, d.TokenQuota.Reset = t.tpm.state(now)
+	}
+	if t.hasITPM {
+		d.InputTokenQuota.Limit, d.InputTokenQuota.Remaining, d.InputTokenQuota.Reset = t.itpm.state(now)
+	}
+	if t.hasOTPM {
+		d.OutputTokenQuota.Limit, d.OutputTokenQuota.Remaining, d.OutputTokenQuota.Reset = t.otpm.state(now)
+	}
+}
+
+// SettleOutput settles admitted request id's output tokens at now, when the
+// answer's size is known: the service's OutputTPM bucket was charged the
+// request's Request.OutputTokens (its max_tokens) at admission and is
+// charged the excess of actual over that, or given back the shortfall, as
+// Anthropic settles OTPM at the end of a request. A sliding window keeps
+// the shortfall (its log cannot return units). It does nothing when the
+// service has no OutputTPM; TPM stays charged as at admission. Settling an
+// id already finished or cancelled panics; actual must not be negative.
+func (m *Model) SettleOutput(now time.Duration, id ID, actual int64) {
+	idx, gen := uint32(id), uint32(id>>32)
+	if int(idx) >= len(m.slots) || !m.slots[idx].live || m.slots[idx].gen != gen {
+		panic(fmt.Sprintf("fakeapi: SettleOutput of unknown or already released request %d", id))
+	}
+	if actual < 0 {
+		panic(fmt.Sprintf("fakeapi: SettleOutput with negative output tokens %d", actual))
+	}
+	s := &m.slots[idx]
+	t := s.tenant
+	diff := actual - s.output
+	s.output = actual
+	if !t.hasOTPM || diff == 0 {
+		return
+	}
+	t.otpm.advance(now)
+	if diff > 0 {
+		t.otpm.take(now, diff)
+	} else {
+		t.otpm.give(-diff)
 	}
 }
 

@@ -488,7 +488,7 @@ func errorBody(api APIStyle, status int, message string, extra map[string]any) [
 		v = m
 	case APIOpenAI:
 		typ, code := openAIType(status)
-		if status == http.StatusTooManyRequests && extra["limit"] == LimitTPM.String() {
+		if l := extra["limit"]; status == http.StatusTooManyRequests && (l == LimitTPM.String() || l == LimitITPM.String() || l == LimitOTPM.String()) {
 			typ = "tokens"
 		}
 		v = map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": code}}
@@ -543,12 +543,30 @@ func openAIType(status int) (typ string, code any) {
 	return "server_error", nil
 }
 
-var limitPhrases = [numLimits]string{"", "requests per second (RPS)", "requests per min (RPM)", "tokens per min (TPM)", "concurrent requests"}
+var limitPhrases = [numLimits]string{"", "requests per second (RPS)", "requests per min (RPM)", "tokens per min (TPM)", "concurrent requests",
+	"input tokens per minute", "output tokens per minute"}
+
+// tokenLimitMessage words a 429 of the input- or output-token limit as
+// Anthropic does: the limit per minute that the request would exceed.
+func tokenLimitMessage(service string, d *Decision) string {
+	q := d.InputTokenQuota
+	if d.Limit == LimitOTPM {
+		q = d.OutputTokenQuota
+	}
+	msg := fmt.Sprintf("This request would exceed the rate limit of %d %s on service %s (remaining %d)", q.Limit, limitPhrases[d.Limit], service, q.Remaining)
+	if d.HasRetryAfter {
+		msg += fmt.Sprintf(". Please try again in %v", d.RetryAfter)
+	}
+	return msg + "."
+}
 
 // rejectMessage explains a rejection the way providers do, naming the limit.
 func rejectMessage(service string, d *Decision, bodyErr error) string {
 	switch d.Kind {
 	case KindRateLimited:
+		if d.Limit == LimitITPM || d.Limit == LimitOTPM {
+			return tokenLimitMessage(service, d)
+		}
 		q := d.Requests
 		if d.Limit == LimitTPM {
 			q = d.TokenQuota
@@ -573,6 +591,9 @@ func rejectMessage(service string, d *Decision, bodyErr error) string {
 	case KindUnauthorized:
 		return "Incorrect or missing API key. Send Authorization: Bearer KEY or x-api-key: KEY."
 	case KindTooLarge:
+		if d.Limit == LimitITPM || d.Limit == LimitOTPM {
+			return fmt.Sprintf("Request too large: it asks for more %s than the rate limit of service %s allows in one minute, so it can never be admitted.", limitPhrases[d.Limit], service)
+		}
 		if d.Limit == LimitTPM {
 			return fmt.Sprintf("Request too large for %s on service %s: Requested %d, which can never be admitted.", limitPhrases[LimitTPM], service, d.Tokens)
 		}

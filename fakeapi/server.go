@@ -398,6 +398,8 @@ func (s *Server) real(d time.Duration) time.Duration {
 func (s *Server) realDecision(d Decision) Decision {
 	d.RetryAfter, d.Wait, d.Latency = s.real(d.RetryAfter), s.real(d.Wait), s.real(d.Latency)
 	d.Requests.Reset, d.TokenQuota.Reset = s.real(d.Requests.Reset), s.real(d.TokenQuota.Reset)
+	d.InputTokenQuota.Reset, d.OutputTokenQuota.Reset = s.real(d.InputTokenQuota.Reset), s.real(d.OutputTokenQuota.Reset)
+	d.FirstToken = s.real(d.FirstToken)
 	return d
 }
 
@@ -826,18 +828,15 @@ func (s *Server) end(sv *service, d *Decision, clientGone, cancel bool) {
 
 // stream sends an admitted request's response as server-sent events: the
 // headers and first events after the time to first byte, the rest spread
-// over the remaining latency. A client gone before the first byte is
-// handled as in await; one gone mid-stream finishes the request with its
-// tokens counted as wasted.
+// over the remaining latency. When the service paces generation
+// (Decision.FirstToken), the first group goes at the time to first token
+// and the rest evenly over the time the output tokens take, at the drawn
+// tokens per second. A client gone before the first byte is handled as in
+// await; one gone mid-stream finishes the request with its tokens counted
+// as wasted.
 func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, groups [][]byte) {
 	end := func(gone, cancel bool) { s.end(sv, d, gone, cancel) }
-	base, first := d.Latency, time.Duration(0)
-	if d.SlowFirstByte {
-		slow := min(sv.cfg.Faults.SlowFirstByte, base)
-		base, first = base-slow, slow
-	}
-	step := base / time.Duration(len(groups))
-	first += step
+	first, step := streamPace(sv.cfg.Generation.enabled(), sv.cfg.Faults.SlowFirstByte, d, len(groups))
 	rc := http.NewResponseController(w)
 	t := time.NewTimer(s.real(first))
 	defer t.Stop()
@@ -886,6 +885,27 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 		}
 	}
 	end(ctx.Err() != nil, false)
+}
+
+// streamPace returns when the first of n groups of a streamed answer goes,
+// and the time between the groups after it, in the models' time: with
+// paced generation, the first at Decision.FirstToken and the rest spread
+// over the generation time; otherwise after the slow first byte (if any)
+// and one n-th of the rest of the latency, the rest spread the same way.
+func streamPace(paced bool, slowFirstByte time.Duration, d *Decision, n int) (first, step time.Duration) {
+	if paced {
+		if n > 1 {
+			step = (d.Latency - d.FirstToken) / time.Duration(n-1)
+		}
+		return d.FirstToken, step
+	}
+	base := d.Latency
+	if d.SlowFirstByte {
+		slow := min(slowFirstByte, base)
+		base, first = base-slow, slow
+	}
+	step = base / time.Duration(n)
+	return first + step, step
 }
 
 // await waits out an admitted request's latency and ends it in the model.
@@ -964,6 +984,12 @@ func WriteStats(w io.Writer, st ServerStats) {
 		fmt.Fprintf(w, "%s: %d arrived, %d accepted, %d completed, %d rate limited (rps %d, rpm %d, tpm %d, concurrency %d)\n",
 			n, x.Arrived, x.Accepted, x.Completed, x.RateLimited,
 			x.RateLimitedBy["rps"], x.RateLimitedBy["rpm"], x.RateLimitedBy["tpm"], x.RateLimitedBy["concurrency"])
+		if _, ok := x.RateLimitedBy["itpm"]; ok {
+			fmt.Fprintf(w, "  rate limited by input tokens per minute %d\n", x.RateLimitedBy["itpm"])
+		}
+		if _, ok := x.RateLimitedBy["otpm"]; ok {
+			fmt.Fprintf(w, "  rate limited by output tokens per minute %d\n", x.RateLimitedBy["otpm"])
+		}
 		fmt.Fprintf(w, "  early retries %d, cancelled by client %d, wasted %d (%.3fs, %d tokens), write races %d, peak concurrency %d\n",
 			x.EarlyRetries, x.CancelledByClient, x.Wasted, x.WastedWorkS, x.WastedTokens, x.WriteRaces, x.PeakConcurrency)
 		if x.Conflicts > 0 {

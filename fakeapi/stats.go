@@ -22,7 +22,8 @@ type Stats struct {
 	// Accepted counts admissions (including those that later fail, hang or reset).
 	Accepted int64 `json:"accepted"`
 	// RateLimited counts 429s; RateLimitedBy splits them by limit
-	// ("rps", "rpm", "tpm", "concurrency").
+	// ("rps", "rpm", "tpm", "concurrency", and "itpm" and "otpm" on a
+	// service with InputTPM or OutputTPM).
 	RateLimited   int64            `json:"rate_limited"`
 	RateLimitedBy map[string]int64 `json:"rate_limited_by"`
 	// Errors counts other failures by class: "overloaded" (529),
@@ -98,6 +99,9 @@ func (m *Model) Stats() Stats {
 		Timeline:           append([]Second{}, c.timeline...),
 	}
 	for l := LimitRPS; l < numLimits; l++ {
+		if (l == LimitITPM && m.cfg.InputTPM == 0) || (l == LimitOTPM && m.cfg.OutputTPM == 0) {
+			continue // listed only on services that have them
+		}
 		s.RateLimitedBy[l.String()] = c.limited[l]
 		s.RateLimited += c.limited[l]
 	}

@@ -150,7 +150,27 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	if nd, ok := dist(t, "network_delay", durations, durationBound); ok {
 		s.NetworkDelay = nd
 	}
+	s.Generation = decodeGeneration(t)
+	s.InputTokensPerMinute, _ = t.rate("input_tpm", time.Minute, MaxTokensPerMinute, whyCredit)
+	s.OutputTokensPerMinute, _ = t.rate("output_tpm", time.Minute, MaxTokensPerMinute, whyCredit)
 	return s
+}
+
+// decodeGeneration reads a service's time to first token and output
+// tokens per second.
+func decodeGeneration(t *table) Generation {
+	var g Generation
+	if ttft, ok := dist(t, "ttft", durations, durationBound); ok {
+		g.TTFT = ttft
+	}
+	if tps, ok := dist(t, "tokens_per_s", amounts, tokensPerSecondBound); ok {
+		if tps.Kind == DistConstant && tps.Value == 0 {
+			t.add("tokens_per_s", "is 0, so no answer would ever finish; set the output tokens per second, like tokens_per_s = 60, or remove it")
+		} else {
+			g.TokensPerSecond = tps
+		}
+	}
+	return g
 }
 
 // decodeBackground reads a service's unseen background traffic.

@@ -34,6 +34,8 @@ var (
 	countBound    = bound{MaxCallsPerTurn, "the most calls one turn can make"}
 	subagentBound = bound{MaxSubagents, "the most subagents one turn can start"}
 	tokenBound    = bound{MaxTokensPerCall, "the most tokens one call can take, so that a turn's token sums cannot overflow"}
+	// tokensPerSecondBound bounds tokens_per_s.
+	tokensPerSecondBound = bound{MaxTokensPerSecond, "a million output tokens a second, far past any model"}
 )
 
 var durations = unit[time.Duration]{

@@ -61,6 +61,9 @@ const (
 	MaxRequestsPerSecond = MaxRequestsPerMinute / 60
 	// MaxTokensPerMinute bounds tpm, by the same credit bound as rpm.
 	MaxTokensPerMinute = MaxRequestsPerMinute
+	// MaxTokensPerSecond bounds the draws of tokens_per_s, in output
+	// tokens per second.
+	MaxTokensPerSecond = 1e6
 	// MinRatePerHour is the slowest rate any rate key accepts, per hour.
 	MinRatePerHour = 1
 	// MaxArrivalRate bounds arrival_rate, in turns per second: at least

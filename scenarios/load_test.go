@@ -181,8 +181,13 @@ func TestFullFile(t *testing.T) {
 					Conflict:      1,
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
-				Background: Background{Rate: 20, Tokens: 500, Burst: 4},
+				Background:   Background{Rate: 20, Tokens: 500, Burst: 4},
 				NetworkDelay: Dist[time.Duration]{Kind: DistUniform, Min: 2 * time.Millisecond, Max: 30 * time.Millisecond},
+				Generation: Generation{
+					TTFT:            Dist[time.Duration]{Kind: DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond},
+					TokensPerSecond: Dist[float64]{Kind: DistUniform, Min: 40, Max: 80},
+				},
+				InputTokensPerMinute: 1_500_000, OutputTokensPerMinute: 300_000,
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: LimiterSlidingWindow,

@@ -287,6 +287,27 @@ type Service struct {
 	// (before the client sees the answer). DefaultNetworkDelay when the
 	// file leaves it out; a constant 0 turns it off.
 	NetworkDelay Dist[time.Duration]
+	// Generation paces answers as a language model generates them (keys
+	// ttft and tokens_per_s); zero: latency alone. Left out of JSON when
+	// zero, as the next two are, so a scenario without the keys keeps its
+	// digest (sim.ScenarioDigest).
+	Generation Generation `json:",omitzero"`
+	// InputTokensPerMinute and OutputTokensPerMinute are separate input-
+	// and output-token limits per minute (keys input_tpm and output_tpm,
+	// Anthropic's ITPM and OTPM); 0: none.
+	InputTokensPerMinute  float64 `json:",omitempty"`
+	OutputTokensPerMinute float64 `json:",omitempty"`
+}
+
+// Generation is the pace of a service's answers (fakeapi.GenerationConfig).
+// When either is set, an admitted request takes latency + TTFT + output
+// tokens ÷ TokensPerSecond.
+type Generation struct {
+	// TTFT is the time to first token, drawn per request (Kind "": unset).
+	TTFT Dist[time.Duration]
+	// TokensPerSecond is the output tokens per second, drawn per request
+	// (Kind "": unset).
+	TokensPerSecond Dist[float64]
 }
 
 // Background is traffic from other clients on the same API key, which the

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"time"
+
 	"fmt"
 	"math"
 	"slices"
@@ -170,6 +172,9 @@ func modelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 		Lie:        fakeapi.LieMode(svc.Lying),
 		Background: fakeapi.BackgroundConfig{Rate: svc.Background.Rate, Tokens: svc.Background.Tokens, Burst: svc.Background.Burst},
 	}
+	cfg.Generation = generationConfig(&svc.Generation)
+	cfg.InputTPM = satmath.FromFloat[int64](math.Ceil(svc.InputTokensPerMinute))
+	cfg.OutputTPM = satmath.FromFloat[int64](math.Ceil(svc.OutputTokensPerMinute))
 	if r := svc.RequestsPerSecond; r != math.Trunc(r) {
 		// The model counts whole requests per window: a fractional rate per
 		// second becomes the equivalent (tighter) rate per minute.
@@ -191,11 +196,40 @@ func modelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 }
 
 func latencyConfig(svc *scenarios.Service) fakeapi.LatencyConfig {
-	l := svc.Latency
+	c := durationDist(svc.Latency)
+	c.LoadKnee, c.LoadSlope = svc.Load.Knee, svc.Load.Factor
+	return c
+}
+
+// generationConfig maps a service's ttft and tokens_per_s onto the model's;
+// unset keys stay unset.
+func generationConfig(g *scenarios.Generation) fakeapi.GenerationConfig {
+	var c fakeapi.GenerationConfig
+	if g.TTFT.Kind != "" {
+		c.TTFT = durationDist(g.TTFT)
+	}
+	if r := g.TokensPerSecond; r.Kind != "" {
+		c.TokensPerSecond = fakeapi.RateConfig{
+			Dist: fakeapi.Dist(r.Kind), Value: r.Value, Min: r.Min, Max: r.Max,
+			Mean: r.Mean, StdDev: r.Stddev, P50: r.P50, P95: r.P95, Alpha: r.Alpha, Samples: r.Samples,
+		}
+		switch r.Kind {
+		case scenarios.DistPareto:
+			c.TokensPerSecond.Scale, c.TokensPerSecond.Max = r.Min, 0
+			c.TokensPerSecond.Cap = r.Max
+		case scenarios.DistNormal, scenarios.DistLognormal, scenarios.DistExponential:
+			c.TokensPerSecond.Cap, c.TokensPerSecond.Max = r.Max, 0
+		}
+	}
+	return c
+}
+
+// durationDist maps a scenario's duration distribution onto the model's.
+func durationDist(l scenarios.Dist[time.Duration]) fakeapi.LatencyConfig {
 	c := fakeapi.LatencyConfig{
 		Dist: fakeapi.Dist(l.Kind), Value: l.Value, Min: l.Min, Max: l.Max,
 		Mean: l.Mean, StdDev: l.Stddev, P50: l.P50, P95: l.P95, Alpha: l.Alpha,
-		Samples: l.Samples, LoadKnee: svc.Load.Knee, LoadSlope: svc.Load.Factor,
+		Samples: l.Samples,
 	}
 	switch l.Kind {
 	case scenarios.DistPareto:

@@ -174,6 +174,11 @@ func newEstimator(sc *scenarios.Scenario) *estimator {
 	for i := range sc.Services {
 		svc := &sc.Services[i]
 		lat := meanOf(svc.Latency) + svc.Faults.SlowFirstByte.Rate*float64(svc.Faults.SlowFirstByte.Delay)
+		if g := svc.Generation.TTFT; g.Kind != "" {
+			// The simulated calls ask for no output tokens: time to first
+			// token is all generation adds.
+			lat += meanOf(g)
+		}
 		x.latency[i] = max(lat/1e9, 1e-9)
 	}
 	w := &sc.Workload

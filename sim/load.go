@@ -73,10 +73,14 @@ func Loads(sc *scenarios.Scenario) []ServiceLoad {
 		if n == 0 {
 			continue
 		}
+		mean := newSampler(svc.Latency).mean()
+		if g := svc.Generation.TTFT; g.Kind != "" {
+			mean += newSampler(g).mean() // the calls ask for no output tokens
+		}
 		out = append(out, ServiceLoad{
 			Name: svc.Name, RequestsPerMinute: requestsPerMinute(svc), TokensPerMinute: svc.TokensPerMinute,
 			MaxConcurrent: svc.MaxConcurrent, TokensPerCall: tokens[svc.Name] / n,
-			MeanLatency: time.Duration(newSampler(svc.Latency).mean()), CallsPerTurn: n,
+			MeanLatency: time.Duration(mean), CallsPerTurn: n,
 		})
 	}
 	return out
