@@ -181,7 +181,7 @@ func TestFullFile(t *testing.T) {
 					Conflict:      1,
 				},
 				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
-				Background: Background{Rate: 20, Tokens: 500, Burst: 4},
+				Background:   Background{Rate: 20, Tokens: 500, Burst: 4},
 				NetworkDelay: Dist[time.Duration]{Kind: DistUniform, Min: 2 * time.Millisecond, Max: 30 * time.Millisecond},
 			},
 			{
@@ -194,7 +194,7 @@ func TestFullFile(t *testing.T) {
 		Tools: []Tool{
 			{Name: "search", Service: "tools", Tokens: Constant(0.0), Kind: KindRead},
 			{Name: "fetch", Service: "tools", Tokens: Constant(250.0), Kind: KindRead},
-			{Name: "write_note", Service: "tools", Tokens: Constant(0.0), Kind: KindWrite, Resource: "notes", Idempotent: true},
+			{Name: "write_note", Service: "tools", Tokens: Constant(0.0), Kind: KindWrite, Resource: "notes", Idempotent: true, ResourceFrom: "json:note_id"},
 		},
 		Strategies: []Strategy{
 			{
