@@ -123,6 +123,15 @@ func (c *ServeCmd) Run() error {
 	fmt.Fprintf(out, "early retries count retries marked by x-stainless-retry-count (the official SDKs), %s or a repeated %s; %s NAME tells callers on one key apart\n",
 		fakeapi.RetryHeader, fakeapi.IdempotencyHeader, fakeapi.ClientHeader)
 	fmt.Fprintf(out, "writes are PUT, PATCH and DELETE to tool paths, or requests with %s: RESOURCE; provider endpoints are reads\n", fakeapi.WriteHeader)
+	for _, svc := range cfg.Services {
+		for _, rt := range svc.WriteRoutes {
+			from := rt.ResourceFrom
+			if from == "" {
+				from = "the default"
+			}
+			fmt.Fprintf(out, "writes: %s%s and below, resource key from %s\n", srv.URL(svc.Name), rt.Path, from)
+		}
+	}
 
 	writeServedAgent(out, sc, srv, cfg.Services)
 

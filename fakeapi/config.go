@@ -311,7 +311,12 @@ type ServiceConfig struct {
 	// whose requests are writes, as a scenario's tools of kind write declare
 	// them; the server also takes PUT, PATCH, DELETE and the
 	// X-Simbench-Write header as writes. The model reads Request.Write.
+	// Each is a WriteRoute with the default resource.
 	WritePaths []string
+	// WriteRoutes are write paths that may say where each request's
+	// resource key comes from (see WriteRoute); they are matched before
+	// WritePaths.
+	WriteRoutes []WriteRoute
 	// Events are timed changes of the service's conditions (limits,
 	// latency, error and overload rates, stalls, outages), in time since the
 	// model's epoch; see Event.
@@ -545,6 +550,7 @@ func (c ServiceConfig) Validate() error {
 	errs = append(errs, c.Generation.validate(c.Name)...)
 	errs = append(errs, c.Faults.validate(c.Name)...)
 	errs = append(errs, c.validateEvents()...)
+	errs = append(errs, c.validateRoutes()...)
 	return errors.Join(errs...)
 }
 

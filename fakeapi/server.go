@@ -136,6 +136,8 @@ type service struct {
 	earlyBy [numRetryRules]int64
 	// agentSeed seeds the fake model's tool calls (see AgentConfig).
 	agentSeed uint64
+	// routes are the service's write routes (WriteRoutes, WritePaths).
+	routes []writeRoute
 }
 
 type listener struct {
@@ -192,6 +194,7 @@ func Start(cfg ServerConfig) (*Server, error) {
 			continue
 		}
 		sv := &service{cfg: m.Config(), m: m, agentSeed: cfg.Seed ^ bits.RotateLeft64(h.Sum64(), 29)}
+		sv.routes = writeRoutes(&sv.cfg)
 		s.services = append(s.services, sv)
 		s.byName[sc.Name] = sv
 	}
@@ -598,11 +601,19 @@ const (
 var retryRuleNames = [numRetryRules]string{"idempotency_key", "retry_count", "client"}
 
 // writeOf says whether a request to endpoint ep is a write and of which
-// resource: one with WriteHeader, a PUT, PATCH or DELETE, or any request to
-// one of writePaths (ServiceConfig.WritePaths) on a tool path.
-func writeOf(r *http.Request, ep endpoint, path string, dec *decoded, writePaths []string) (bool, string) {
+// resource: one with WriteHeader, a PUT, PATCH or DELETE, or any request on
+// or below one of routes (ServiceConfig.WriteRoutes and WritePaths) on a
+// tool path. A route's declared resource key (WriteRoute.ResourceFrom)
+// names the resource when the request carries it.
+func writeOf(r *http.Request, ep endpoint, path string, body []byte, dec *decoded, routes []writeRoute) (bool, string) {
 	if ep != epGeneric {
 		return false, ""
+	}
+	rt := matchRoute(routes, path)
+	if rt != nil {
+		if k := rt.key(r, path, body); k != "" {
+			return true, k
+		}
 	}
 	res := path
 	if dec.hasResource && dec.resource != "" {
@@ -619,7 +630,7 @@ func writeOf(r *http.Request, ep endpoint, path string, dec *decoded, writePaths
 	case http.MethodPut, http.MethodPatch, http.MethodDelete:
 		return true, res
 	}
-	if slices.Contains(writePaths, path) {
+	if rt != nil {
 		return true, res
 	}
 	return false, ""
@@ -687,7 +698,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		return
 	}
 	req.Tokens, req.OutputTokens = dec.input, dec.output
-	req.Write, req.Resource = writeOf(r, ep, path, &dec, c.WritePaths)
+	req.Write, req.Resource = writeOf(r, ep, path, body, &dec, sv.routes)
 
 	sv.mu.Lock()
 	now := s.now()

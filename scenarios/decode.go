@@ -270,7 +270,30 @@ func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
 			t.add("idempotent", "only applies to kind = \"write\" (reads are always safe to retry); remove it")
 		}
 	}
+	if from, ok := t.str("resource_from"); ok {
+		tool.ResourceFrom = from
+		if tool.Kind != KindWrite {
+			t.add("resource_from", "only applies to kind = \"write\" (reads never race); remove it or make the tool a write")
+		} else if msg := checkResourceFrom(from); msg != "" {
+			t.add("resource_from", "%s", msg)
+		}
+	}
 	return tool
+}
+
+// checkResourceFrom says what is wrong with a tool's resource_from, or "".
+func checkResourceFrom(s string) string {
+	kind, arg, _ := strings.Cut(s, ":")
+	switch {
+	case kind == "path":
+		if n, err := strconv.Atoi(arg); err != nil || n < 1 {
+			return fmt.Sprintf("%q: the path segment must be a whole number from 1, like \"path:1\"", s)
+		}
+		return ""
+	case (kind == "json" || kind == "header") && arg != "":
+		return ""
+	}
+	return fmt.Sprintf("%q is not \"path:N\", \"json:FIELD\" or \"header:NAME\"", s)
 }
 
 // checkService reports a reference to a service the scenario lacks.

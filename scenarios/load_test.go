@@ -199,7 +199,7 @@ func TestFullFile(t *testing.T) {
 		Tools: []Tool{
 			{Name: "search", Service: "tools", Tokens: Constant(0.0), Kind: KindRead},
 			{Name: "fetch", Service: "tools", Tokens: Constant(250.0), Kind: KindRead},
-			{Name: "write_note", Service: "tools", Tokens: Constant(0.0), Kind: KindWrite, Resource: "notes", Idempotent: true},
+			{Name: "write_note", Service: "tools", Tokens: Constant(0.0), Kind: KindWrite, Resource: "notes", Idempotent: true, ResourceFrom: "json:note_id"},
 		},
 		Strategies: []Strategy{
 			{

@@ -438,6 +438,12 @@ type Tool struct {
 	Resource string
 	// Idempotent allows a write to be retried. Only set on writes.
 	Idempotent bool
+	// ResourceFrom says where a served write request's resource key comes
+	// from: "path:N" (the Nth path segment after the tool's path),
+	// "json:FIELD" (a top-level field of the JSON body) or "header:NAME"
+	// (a request header); "" keeps the server's default. Only set on
+	// writes.
+	ResourceFrom string
 }
 
 // Kind says whether a tool reads or writes.

@@ -2,10 +2,13 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -71,27 +74,33 @@ func TestSchedConfigAdaptive(t *testing.T) {
 }
 
 // A served service counts posts to its write tools' paths as writes, and
-// only those.
+// only those, taking the resource key where each tool says.
 func TestServeConfigListsWritePaths(t *testing.T) {
 	sc, err := scenarios.Builtin("mixed-read-write")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var writes, paths []string
-	for _, tl := range sc.Tools {
+	var writes, routes []fakeapi.WriteRoute
+	for i, tl := range sc.Tools {
 		if tl.Kind == scenarios.KindWrite {
-			writes = append(writes, "/tools/"+tl.Name)
+			sc.Tools[i].ResourceFrom = fmt.Sprintf("path:%d", i+1)
+			writes = append(writes, fakeapi.WriteRoute{Path: "/tools/" + tl.Name, ResourceFrom: sc.Tools[i].ResourceFrom})
 		}
 	}
 	for i := range sc.Services {
-		paths = append(paths, ServeConfig(sc, &sc.Services[i]).WritePaths...)
-		if got := ModelConfig(&sc.Services[i]).WritePaths; got != nil {
-			t.Errorf("the pure model's config lists write paths %v", got)
+		cfg := ServeConfig(sc, &sc.Services[i])
+		routes = append(routes, cfg.WriteRoutes...)
+		if cfg.WritePaths != nil {
+			t.Errorf("write paths %v besides the routes", cfg.WritePaths)
+		}
+		if got := ModelConfig(&sc.Services[i]).WriteRoutes; got != nil {
+			t.Errorf("the pure model's config lists write routes %v", got)
 		}
 	}
-	slices.Sort(writes)
-	slices.Sort(paths)
-	if len(writes) == 0 || !slices.Equal(paths, writes) {
-		t.Errorf("write paths %v, want the write tools' %v", paths, writes)
+	byPath := func(a, b fakeapi.WriteRoute) int { return strings.Compare(a.Path, b.Path) }
+	slices.SortFunc(writes, byPath)
+	slices.SortFunc(routes, byPath)
+	if len(writes) == 0 || !slices.Equal(routes, writes) {
+		t.Errorf("write routes %v, want the write tools' %v", routes, writes)
 	}
 }

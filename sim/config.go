@@ -118,9 +118,11 @@ func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
 }
 
 // ServeConfig is ModelConfig for a service served over HTTP (serve, live
-// runs): it also lists, as the service's write paths, the /tools/NAME path
-// of every write tool the scenario sends to it, so that a client posting
-// to those paths is counted as writing without declaring it.
+// runs): it also lists, as the service's write routes, the /tools/NAME path
+// of every write tool the scenario sends to it, with the tool's
+// resource_from, so that a client posting to those paths (or below them)
+// is counted as writing the resource the scenario says without declaring
+// it.
 //
 // It carries the scenario's events on the service (ModelEvents), as
 // ScenarioModelConfig does for virtual runs.
@@ -128,7 +130,7 @@ func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.Service
 	cfg := ScenarioModelConfig(sc, svc)
 	for _, t := range sc.Tools {
 		if t.Service == svc.Name && t.Kind == scenarios.KindWrite {
-			cfg.WritePaths = append(cfg.WritePaths, "/tools/"+t.Name)
+			cfg.WriteRoutes = append(cfg.WriteRoutes, fakeapi.WriteRoute{Path: "/tools/" + t.Name, ResourceFrom: t.ResourceFrom})
 		}
 	}
 	// The agent loop the fake model drives on the service the workload's

@@ -1,0 +1,92 @@
+package fakeapi
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestServeWriteRoutesResourceFrom(t *testing.T) {
+	lat := LatencyConfig{Dist: DistConstant, Value: 300 * time.Millisecond}
+	routes := []WriteRoute{
+		{Path: "/tools/save", ResourceFrom: "path:2"},
+		{Path: "/tools/put", ResourceFrom: "json:doc_id"},
+		{Path: "/tools/tag", ResourceFrom: "header:X-Doc-Id"},
+	}
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
+		{Name: "tool", Latency: lat, WriteRoutes: routes},
+		{Name: "strict", Latency: lat, WriteRoutes: routes, Faults: FaultConfig{ConflictRate: 1}},
+		// Provider endpoints are reads even under a declared write route.
+		{Name: "llm", TPM: 10_000_000, Latency: lat, WriteRoutes: []WriteRoute{{Path: "/v1", ResourceFrom: "header:X-Doc-Id"}}},
+	}})
+	// pair sends two overlapping requests, the ith with path, body and
+	// header value i.
+	pair := func(svc string, path, body, hdr [2]string) {
+		var wg sync.WaitGroup
+		for i := range 2 {
+			wg.Go(func() { do(t, c, "POST", s.URL(svc)+path[i], body[i], "X-Doc-Id", hdr[i]) })
+		}
+		wg.Wait()
+	}
+	same := func(v string) [2]string { return [2]string{v, v} }
+	cases := []struct {
+		name            string
+		path, body, hdr [2]string
+		race            bool
+	}{
+		{"path same", same("/tools/save/x/doc-1"), same(`{}`), same(""), true},
+		{"path different", [2]string{"/tools/save/x/doc-1", "/tools/save/y/doc-2"}, same(`{}`), same(""), false},
+		// The key is the 2nd segment: differing 1st segments still race.
+		{"path same key", [2]string{"/tools/save/x/doc-1", "/tools/save/y/doc-1"}, same(`{}`), same(""), true},
+		{"json same", same("/tools/put"), same(`{"doc_id":"a","resource":"r"}`), same(""), true},
+		{"json different", same("/tools/put"), [2]string{`{"doc_id":"a","resource":"r"}`, `{"doc_id":7,"resource":"r"}`}, same(""), false},
+		{"header same", same("/tools/tag"), same(`{}`), same("d1"), true},
+		{"header different", same("/tools/tag"), same(`{"resource":"r"}`), [2]string{"d1", "d2"}, false},
+		{"not a route", same("/tools/saved"), same(`{}`), same(""), false},
+	}
+	for _, tc := range cases {
+		for _, svc := range []string{"tool", "strict"} {
+			before := s.Stats().Services[svc]
+			pair(svc, tc.path, tc.body, tc.hdr)
+			after := s.Stats().Services[svc]
+			races, conflicts := after.WriteRaces-before.WriteRaces, after.Conflicts-before.Conflicts
+			want := int64(0)
+			if tc.race {
+				want = 1
+			}
+			if svc == "tool" && (races != want || conflicts != 0) {
+				t.Errorf("%s on %s: %d races, %d conflicts; want %d races", tc.name, svc, races, conflicts, want)
+			}
+			if svc == "strict" && (conflicts != want || races != 0) {
+				t.Errorf("%s on %s: %d races, %d conflicts; want %d conflicts", tc.name, svc, races, conflicts, want)
+			}
+		}
+	}
+	pair("llm", same("/v1/chat/completions"), same(chatBody), same("d1"))
+	if st := s.Stats().Services["llm"]; st.WriteRaces != 0 || st.Conflicts != 0 || st.Completed != 2 {
+		t.Errorf("provider calls: %+v, want 2 completed reads", st)
+	}
+}
+
+func TestWriteRoutesValidate(t *testing.T) {
+	cfg := ServiceConfig{Name: "tool", WriteRoutes: []WriteRoute{
+		{Path: "/tools/a", ResourceFrom: "path:0"},
+		{Path: "tools/b", ResourceFrom: "json:id"},
+		{Path: "/tools/c", ResourceFrom: "cookie:id"},
+		{Path: "/tools/d", ResourceFrom: "header:"},
+		{Path: "/tools/e", ResourceFrom: "path:2"},
+	}}
+	err := cfg.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{`write_routes[0]: resource_from "path:0"`, `write_routes[1]: path "tools/b"`, `write_routes[2]: resource_from "cookie:id"`, `write_routes[3]: resource_from "header:"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nlacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "write_routes[4]") {
+		t.Errorf("%v\nreports the valid route", err)
+	}
+}
