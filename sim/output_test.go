@@ -181,4 +181,3 @@ func TestLiveSendsOutputTokens(t *testing.T) {
 		t.Errorf("without output_tokens, %d calls were rate limited", n)
 	}
 }
-
