@@ -85,6 +85,7 @@ type reqBody struct {
 	MaxTokens           *int64          `json:"max_tokens"`
 	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
 	Tokens              *int64          `json:"tokens"`
+	OutputTokens        *int64          `json:"output_tokens"`
 	Resource            *string         `json:"resource"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
@@ -128,6 +129,11 @@ func (ep endpoint) generates() bool {
 // TokensHeader overrides the input-token estimate of a request.
 const TokensHeader = "X-Simbench-Tokens"
 
+// OutputTokensHeader gives a generic request's output tokens (0 without
+// it or a body's "output_tokens"): the tokens the service generates at its
+// tokens per second and charges against its output-token limit.
+const OutputTokensHeader = "X-Simbench-Output-Tokens"
+
 // ClientHeader tells clients sharing one API key apart for early-retry accounting.
 const ClientHeader = "X-Simbench-Client"
 
@@ -135,8 +141,9 @@ const ClientHeader = "X-Simbench-Client"
 // are estimated as one per four bytes of the prompt fields (messages, input,
 // system, prompt) unless tokensHeader (or a generic body's "tokens") gives
 // them; output tokens are max_completion_tokens, max_tokens, or
-// defaultOutput for chat and messages, 0 for embeddings and generic tools.
-func decodeRequest(ep endpoint, body []byte, tokensHeader string, defaultOutput int64) (decoded, error) {
+// defaultOutput for chat and messages, 0 for embeddings, and for generic
+// tools outputHeader or the body's "output_tokens" (0 without them).
+func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (decoded, error) {
 	var d decoded
 	var b reqBody
 	trimmed := bytes.TrimSpace(body)
@@ -157,7 +164,7 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader string, defaultOutput 
 	d.stream = b.Stream
 	d.includeUsage = b.StreamOptions != nil && b.StreamOptions.IncludeUsage
 	d.model = b.Model
-	for _, p := range []*int64{b.MaxTokens, b.MaxCompletionTokens, b.MaxOutputTokens, b.Tokens} {
+	for _, p := range []*int64{b.MaxTokens, b.MaxCompletionTokens, b.MaxOutputTokens, b.Tokens, b.OutputTokens} {
 		if p != nil && *p < 0 {
 			return d, fmt.Errorf("token counts must not be negative (got %d)", *p)
 		}
@@ -210,6 +217,16 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader string, defaultOutput 
 	case epGeneric:
 		if b.Tokens != nil {
 			d.input = *b.Tokens
+		}
+		if b.OutputTokens != nil {
+			d.output = *b.OutputTokens
+		}
+		if outputHeader != "" {
+			n, err := strconv.ParseInt(strings.TrimSpace(outputHeader), 10, 64)
+			if err != nil || n < 0 {
+				return d, fmt.Errorf("%s %q is not a non-negative integer", OutputTokensHeader, outputHeader)
+			}
+			d.output = n
 		}
 	}
 	if tokensHeader != "" {

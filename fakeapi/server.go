@@ -681,7 +681,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	var bodyErr error
 	var dec decoded
 	if n <= c.MaxBodyBytes {
-		dec, bodyErr = decodeRequest(ep, body, r.Header.Get(TokensHeader), c.OutputTokens)
+		dec, bodyErr = decodeRequest(ep, body, r.Header.Get(TokensHeader), r.Header.Get(OutputTokensHeader), c.OutputTokens)
 		req.Malformed = bodyErr != nil
 	}
 	if ep == epCountTokens {

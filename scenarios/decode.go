@@ -481,6 +481,13 @@ func (d *decoder) decodeLLM(sc *Scenario, t *table) *LLMCall {
 	defer t.finish()
 	c := &LLMCall{}
 	c.Service, c.Tokens = d.serviceAndTokens(sc, t)
+	if out, ok := dist(t, "output_tokens", amounts, tokenBound); ok {
+		if out.Upper() > c.Tokens.Upper() {
+			t.add("output_tokens", "reaches %g, more than tokens (%g), which counts prompt and output; lower output_tokens or raise tokens", out.Upper(), c.Tokens.Upper())
+		} else {
+			c.Output = out
+		}
+	}
 	return c
 }
 

@@ -146,7 +146,7 @@ func TestFullFile(t *testing.T) {
 			Think:     Dist[time.Duration]{Kind: DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},
 			Ramp:      6 * time.Second,
 			Processes: 6, ProcessShares: []float64{3, 2, 1, 1, 1, 1},
-			LLM: &LLMCall{Service: "llm", Tokens: Dist[float64]{Kind: DistLognormal, P50: 1500, P95: 4000}},
+			LLM: &LLMCall{Service: "llm", Tokens: Dist[float64]{Kind: DistLognormal, P50: 1500, P95: 4000}, Output: Constant(300.0)},
 			Calls: []CallGroup{
 				{Tool: "search", Count: Constant(4.0), Probability: 1},
 				{
@@ -156,7 +156,7 @@ func TestFullFile(t *testing.T) {
 			},
 			Subagents: &Subagents{
 				Count: Constant(2.0), MaxIterations: 6, TokenBudget: 30000, FinishProbability: 0.2,
-				LLM:   &LLMCall{Service: "llm", Tokens: Constant(2000.0)},
+				LLM:   &LLMCall{Service: "llm", Tokens: Constant(2000.0), Output: Dist[float64]{Kind: DistUniform, Min: 100, Max: 600}},
 				Calls: []CallGroup{{Tool: "search", Count: Dist[float64]{Kind: DistExponential, Mean: 3}, Probability: 1}},
 			},
 			Cancel: Cancel{

@@ -166,6 +166,12 @@ type LLMCall struct {
 	// Tokens is the call's token cost (prompt + output), drawn per call;
 	// charged against the service's TokensPerMinute.
 	Tokens Dist[float64]
+	// Output is the output part of Tokens, in tokens, drawn per call and
+	// capped at that call's Tokens draw (key output_tokens; the zero Dist:
+	// none, every token is input). The service paces it by its
+	// tokens_per_s and charges it against output_tpm; the rest of Tokens
+	// is input.
+	Output Dist[float64] `json:",omitzero"`
 }
 
 // CallGroup is a set of tool calls a turn emits. Either Tool or Mix is set.

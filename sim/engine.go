@@ -590,13 +590,14 @@ func (e *engine) carry() {
 // attempt is on its way out.
 type outgoing struct {
 	client, resource string
-	tokens           int64
+	tokens, output   int64 // output is the part of tokens the model generates
 	write            bool
 }
 
-// request is the request the service sees.
+// request is the request the service sees: tokens less output as input,
+// output as output.
 func (o *outgoing) request(key string) fakeapi.Request {
-	return fakeapi.Request{Client: o.client, Key: key, Method: "POST", Tokens: o.tokens, Write: o.write, Resource: o.resource}
+	return fakeapi.Request{Client: o.client, Key: key, Method: "POST", Tokens: o.tokens - o.output, OutputTokens: o.output, Write: o.write, Resource: o.resource}
 }
 
 // start sends an attempt to its service's model. With a network delay the
@@ -610,7 +611,7 @@ func (e *engine) start(a *sched.Action) {
 func (e *engine) send(a *sched.Action, i int32) {
 	meta := a.Call.Payload.(*callMeta)
 	si := meta.svc
-	req := outgoing{client: meta.client, tokens: a.Call.Tokens, write: meta.write}
+	req := outgoing{client: meta.client, tokens: a.Call.Tokens, output: max(0, min(meta.output, a.Call.Tokens)), write: meta.write}
 	if meta.write {
 		req.resource = a.Call.Resource
 		if req.resource == "" {

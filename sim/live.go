@@ -704,7 +704,8 @@ func (l *liveRun) part(ctx context.Context, lt *liveTurn, calls []sched.Call, ll
 // build makes the HTTP request for one attempt on the service's generic
 // endpoint: reads are GETs of the tool's path, writes PUTs of their
 // resource (so the service sees overlapping writes), model calls GETs of
-// /llm; the tokens and the client ride in headers.
+// /llm; the tokens (a model call's input and output apart) and the client
+// ride in headers.
 func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Request, error) {
 	meta := call.Payload.(*callMeta)
 	method, path := http.MethodGet, "/tools/"+call.Tool
@@ -722,7 +723,12 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens, 10))
+	if out := max(0, min(meta.output, call.Tokens)); out > 0 {
+		req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens-out, 10))
+		req.Header.Set(fakeapi.OutputTokensHeader, strconv.FormatInt(out, 10))
+	} else {
+		req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens, 10))
+	}
 	req.Header.Set(fakeapi.ClientHeader, meta.client)
 	if key := l.sc.Services[meta.svc].ClientKey(); key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)

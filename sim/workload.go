@@ -51,6 +51,7 @@ type llmGen struct {
 	service string
 	svc     int
 	tokens  *sampler
+	output  *sampler // the zero Dist when output_tokens is unset: draws 0, touching no stream
 }
 
 type subGen struct {
@@ -89,7 +90,7 @@ func (w *workload) makeLLM(l *scenarios.LLMCall) *llmGen {
 	if l == nil {
 		return nil
 	}
-	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: newSampler(l.Tokens)}
+	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: newSampler(l.Tokens), output: newSampler(l.Output)}
 }
 
 func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
@@ -126,6 +127,9 @@ type callMeta struct {
 	svc    int  // index of the call's service in the scenario
 	write  bool // a write at the service, serialized by sched or not
 	client string
+	// output is a model call's output tokens, a part of its sched.Call.Tokens
+	// (0: all input, and for tool calls).
+	output int64
 }
 
 // calls generates one turn's (or one iteration's) tool calls, with no limit
@@ -197,8 +201,10 @@ func tooManyInTurn(what string, n int64, limit int) error {
 // llmCall generates a model call as a one-call turn's call.
 func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64) []sched.Call {
 	*serial++
+	tokens := satmath.FromFloat[int64](l.tokens.draw(rng))
 	meta := &callMeta{tool: -1, svc: l.svc, client: strconv.FormatUint(*serial, 36)}
-	return []sched.Call{{ID: "llm", Tool: "llm", Service: l.service, Tokens: satmath.FromFloat[int64](l.tokens.draw(rng)), Payload: meta}}
+	meta.output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
+	return []sched.Call{{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}}
 }
 
 // interarrival draws the gap to the next open-model arrival, saturated: a
