@@ -37,8 +37,8 @@ type RunCmd struct {
 	Parallel     int              `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
 	Live         bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
 	TimeScale    float64          `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
-	Processes    int              `placeholder:"N" help:"With --live: run the workload on N schedulers at once (one sched.Runner each, with its own connections) behind one API key, sharing the fake servers; results show each process's figures and the totals (default: 1)."`
-	Shares       []float64        `sep:"," placeholder:"W,..." help:"With --processes: each process's share of the load, one weight per process (default: even)."`
+	Processes    int              `placeholder:"N" help:"With --live: run the workload on N schedulers at once (one sched.Runner each, with its own connections) behind one API key, sharing the fake servers; results show each process's figures and the totals (default: the scenario's workload.processes, else 1)."`
+	Shares       []float64        `sep:"," placeholder:"W,..." help:"With --live and several processes: each process's share of the load, one weight per process (default: the scenario's workload.process_shares, else even)."`
 	Quota        string           `placeholder:"MODE" help:"With --live and several processes: full (every process at the full limits), split (limit÷N each) or shared (one quota in Redis), for every strategy (default: each strategy's quota.mode in the scenario, else full)."`
 	Redis        string           `placeholder:"URL" env:"SIMBENCH_REDIS" help:"With --quota shared: the redis:// URL of the server to share the quota through (default: start redis-server from PATH on a free 127.0.0.1 port for the run)."`
 	AllowInvalid bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
@@ -93,6 +93,11 @@ func (c *RunCmd) Run() error {
 	scale := c.TimeScale
 	if scale == 0 {
 		scale = 1 // the flag's default, for callers that build the struct
+	}
+	switch sim.QuotaMode(c.Quota) {
+	case "", sim.QuotaFull, sim.QuotaSplit, sim.QuotaShared:
+	default:
+		return codedError{fmt.Errorf("--quota %q: want full, split or shared", c.Quota), exitInvalid}
 	}
 	if (c.Processes != 0 || len(c.Shares) > 0 || c.Redis != "" || (c.Quota != "" && c.Quota != "full")) && !c.Live {
 		return codedError{fmt.Errorf("--processes, --shares, --quota and --redis go with --live"), exitInvalid}
