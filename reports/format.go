@@ -77,6 +77,27 @@ type cell struct {
 
 func (t *textTable) add(cells ...cell) { t.rows = append(t.rows, cells) }
 
+// alignedLines lays out a header line and rows of plain cells with a
+// textTable: the first left columns aligned left, the others right.
+func alignedLines(headers []string, rows [][]string, left int) []string {
+	t := textTable{aligns: make([]align, len(headers))}
+	for j := left; j < len(headers); j++ {
+		t.aligns[j] = alignRight
+	}
+	add := func(texts []string) {
+		cells := make([]cell, len(texts))
+		for j, c := range texts {
+			cells[j] = cell{text: c}
+		}
+		t.add(cells...)
+	}
+	add(headers)
+	for _, row := range rows {
+		add(row)
+	}
+	return t.lines()
+}
+
 func (t *textTable) lines() []string {
 	var widths []int
 	for _, row := range t.rows {

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/simbench/simbench/sim"
 )
@@ -43,35 +42,7 @@ const processKey = "each process runs its share of the sessions (or arrivals) wi
 // processTableText lays the per-process table out in aligned columns for
 // a terminal: text columns left, numbers right.
 func processTableText(rows [][]string) []string {
-	width := make([]int, len(processHeaders))
-	for j, h := range processHeaders {
-		width[j] = len(h)
-	}
-	for _, row := range rows {
-		for j, c := range row {
-			width[j] = max(width[j], utf8.RuneCountInString(c))
-		}
-	}
-	line := func(cells []string) string {
-		var b strings.Builder
-		for j, c := range cells {
-			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(c))
-			if j < 2 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString(pad + c)
-			}
-			if j < len(cells)-1 {
-				b.WriteString("  ")
-			}
-		}
-		return strings.TrimRight(b.String(), " ")
-	}
-	out := []string{line(processHeaders)}
-	for _, row := range rows {
-		out = append(out, line(row))
-	}
-	return out
+	return alignedLines(processHeaders, rows, 2)
 }
 
 // processTableMarkdown writes the per-process table as a Markdown section.

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/simbench/simbench/sim"
 )
@@ -81,33 +80,8 @@ func eventTablesText(ts []eventTable) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Title)
-		width := make([]int, len(windowHeaders))
-		for j, h := range windowHeaders {
-			width[j] = len(h)
-		}
-		for _, row := range t.Rows {
-			for j, c := range row {
-				width[j] = max(width[j], utf8.RuneCountInString(c))
-			}
-		}
-		line := func(cells []string) string {
-			var b strings.Builder
-			for j, c := range cells {
-				pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(c))
-				if j == 0 {
-					b.WriteString(c + pad)
-				} else {
-					b.WriteString(pad + c)
-				}
-				if j < len(cells)-1 {
-					b.WriteString("  ")
-				}
-			}
-			return "  " + strings.TrimRight(b.String(), " ")
-		}
-		out = append(out, line(windowHeaders))
-		for _, row := range t.Rows {
-			out = append(out, line(row))
+		for _, l := range alignedLines(windowHeaders, t.Rows, 1) {
+			out = append(out, "  "+l)
 		}
 	}
 	return out
