@@ -13,8 +13,9 @@ import (
 	"github.com/simbench/simbench/sched/quota"
 )
 
-// QuotaMode says how the processes of a live run with LiveOptions.Processes
-// above 1 share each service's limits (one API key behind all of them).
+// QuotaMode says, with the values of a scenario's quota.mode, how the
+// processes of a live run with LiveOptions.Processes above 1 share each
+// service's limits (one API key behind all of them).
 // It applies to the limits a strategy's scheduler enforces (its token
 // buckets): a strategy without them paces nothing in any mode.
 type QuotaMode string
@@ -22,15 +23,15 @@ type QuotaMode string
 const (
 	// QuotaFull configures every process with the service's full limits,
 	// as if each had the key to itself: together they offer N times them.
-	QuotaFull QuotaMode = "full"
+	QuotaFull QuotaMode = scenarios.QuotaFull
 	// QuotaSplit gives every process the limits ÷ N (rates and bursts):
 	// never above the limit, but what an idle process leaves is wasted.
-	QuotaSplit QuotaMode = "split"
+	QuotaSplit QuotaMode = scenarios.QuotaSplit
 	// QuotaShared keeps every process's own limits at the full figures and
 	// shares one quota through Redis (sched/quota: leased grants, a
 	// 50 ms round-trip timeout, a local share of limit ÷ N while Redis is
 	// unreachable).
-	QuotaShared QuotaMode = "shared"
+	QuotaShared QuotaMode = scenarios.QuotaShared
 )
 
 // forStrategy returns the fleet settings for strategy st: the mode
