@@ -16,6 +16,7 @@ import (
 
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/spec"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -89,10 +90,10 @@ func TestCalibrateWritesScenarioThatRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sc.Service("cache").Latency.Kind; got != scenarios.DistEmpirical {
+	if got := sc.Service("cache").Latency.Kind; got != spec.DistEmpirical {
 		t.Errorf("cache latency %v, want empirical", got)
 	}
-	if got := sc.Service("api"); got.Latency.Kind != scenarios.DistLognormal || got.RequestsPerMinute != 3000 {
+	if got := sc.Service("api"); got.Latency.Kind != spec.DistLognormal || got.RequestsPerMinute != 3000 {
 		t.Errorf("api: latency %v, rpm %v; want lognormal, 3000", got.Latency.Kind, got.RequestsPerMinute)
 	}
 	if len(sc.Strategies) != 3 || sc.Strategies[0].Name != "sequential" || sc.Strategies[1].Name != "unbounded" || !strings.HasPrefix(sc.Strategies[2].Name, "bounded-") {

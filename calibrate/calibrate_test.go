@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -92,7 +93,7 @@ func TestBimodalIsPoorAndEmpirical(t *testing.T) {
 		t.Fatal(err)
 	}
 	lat := sc.Services[0].Latency
-	if lat.Kind != scenarios.DistEmpirical || len(lat.Samples) != empiricalPoints {
+	if lat.Kind != spec.DistEmpirical || len(lat.Samples) != empiricalPoints {
 		t.Fatalf("latency %v with %d samples, want empirical with %d", lat.Kind, len(lat.Samples), empiricalPoints)
 	}
 	// The resampled values keep both modes, in the recorded proportions.
@@ -288,7 +289,7 @@ func TestCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if count := sc.Workload.Calls[0].Count; count.Kind != scenarios.DistEmpirical || len(count.Samples) != 100 {
+	if count := sc.Workload.Calls[0].Count; count.Kind != spec.DistEmpirical || len(count.Samples) != 100 {
 		t.Errorf("count %v with %d samples, want empirical from calls-per-turn", count.Kind, len(count.Samples))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "from-csv-calls-per-turn.txt")); err != nil {

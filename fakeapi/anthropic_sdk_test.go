@@ -11,6 +11,8 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // anthropicClient is an Anthropic SDK client at the base URL serve prints
@@ -20,8 +22,8 @@ func anthropicClient(s *Server, service string, opts ...option.RequestOption) an
 }
 
 func TestServeAnthropicSDKStreamWhole(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, RPM: 50, TPM: 100_000,
-		Latency: LatencyConfig{Dist: DistConstant, Value: 20 * time.Millisecond}}}})
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, RPM: 50, TPM: 100_000,
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 20 * time.Millisecond}}}}})
 	client := anthropicClient(s, "claude")
 	stream := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
 		Model: anthropic.ModelClaudeSonnet4_5, MaxTokens: 12,
@@ -56,8 +58,8 @@ func TestServeAnthropicSDKStreamWhole(t *testing.T) {
 func TestServeAnthropicSDKStreamCancelledIsWasted(t *testing.T) {
 	// 3 s of latency over 40 tokens: the first events come at once, the
 	// last ones seconds later; the client gives up after the first.
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, TPM: 1_000_000,
-		Latency: LatencyConfig{Dist: DistConstant, Value: 3 * time.Second}}}})
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, TPM: 1_000_000,
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 3 * time.Second}}}}})
 	client := anthropicClient(s, "claude")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -87,7 +89,7 @@ func TestServeAnthropicSDKRetriesParallel(t *testing.T) {
 	// four: unless they arrive seconds apart some are told to wait, in whole
 	// seconds as Anthropic says it, and the SDK retries each 429 after its
 	// retry-after, together with the others it limited.
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, RPS: 2, Burst: 4, TPM: 10_000_000}}})
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, RPS: 2, Burst: 4, TPM: 10_000_000}}}})
 	client := anthropicClient(s, "claude", option.WithMaxRetries(20))
 	params := anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet4_5, MaxTokens: 8,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
@@ -117,7 +119,7 @@ func TestServeAnthropicSDKRetriesParallel(t *testing.T) {
 }
 
 func TestServeAnthropicSDKToolUseStreamed(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, TPM: 1_000_000,
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, TPM: 1_000_000},
 		Agent: AgentConfig{Calls: func(*rand.Rand) int { return 4 }}}}})
 	client := anthropicClient(s, "claude")
 	tool := anthropic.ToolParam{Name: "get_weather", InputSchema: anthropic.ToolInputSchemaParam{

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // TestBackgroundSpendsTheKeysBuckets sends one client request every 100 ms
@@ -28,7 +30,7 @@ func TestBackgroundSpendsTheKeysBuckets(t *testing.T) {
 		rate                                   float64
 		burst, admitted, bgAdmitted, bgDropped int64
 	}{{0, 0, 20, 0, 0}, {10, 0, 0, 20, 0}, {5, 0, 10, 10, 0}, {5, 3, 9, 11, 0}} {
-		cfg := ServiceConfig{Name: "s", RPS: 10, Burst: 1, Headers: HeadersOpenAI, Background: BackgroundConfig{Rate: tc.rate, Burst: tc.burst}}
+		cfg := ServiceConfig{Config: spec.Config{Name: "s", RPS: 10, Burst: 1, Headers: spec.HeadersOpenAI, Background: spec.Background{Rate: tc.rate, Burst: tc.burst}}}
 		m, err := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
@@ -56,7 +58,7 @@ func TestBackgroundSpendsTheKeysBuckets(t *testing.T) {
 // + 10 × 1,000 tokens by 10 s, 55 requests — with 46 still waiting, and a
 // 100-token client request at 10.05 s finds 50 tokens.
 func TestBackgroundTokens(t *testing.T) {
-	cfg := ServiceConfig{Name: "s", TPM: 60_000, TokenBurst: 1000, Background: BackgroundConfig{Rate: 10, Tokens: 200}}
+	cfg := ServiceConfig{Config: spec.Config{Name: "s", TPM: 60_000, TokenBurst: 1000, Background: spec.Background{Rate: 10, Tokens: 200}}}
 	m, err := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +74,8 @@ func TestBackgroundTokens(t *testing.T) {
 
 // TestBackgroundValidate rejects a negative or too high rate.
 func TestBackgroundValidate(t *testing.T) {
-	for _, b := range []BackgroundConfig{{Rate: -1}, {Rate: MaxBackgroundRate + 1}, {Rate: 1, Tokens: -1}, {Rate: 1, Burst: -1}} {
-		if err := (ServiceConfig{Name: "s", Background: b}).Validate(); err == nil {
+	for _, b := range []spec.Background{{Rate: -1}, {Rate: spec.MaxBackgroundRate + 1}, {Rate: 1, Tokens: -1}, {Rate: 1, Burst: -1}} {
+		if err := (ServiceConfig{Config: spec.Config{Name: "s", Background: b}}).Validate(); err == nil {
 			t.Errorf("%+v accepted", b)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // BenchmarkHTTPServer compares, in one run, requests per second over
@@ -18,7 +20,7 @@ import (
 // service) and against a bare net/http handler answering a JSON body of the
 // same kind. It reports both rates and their ratio (target ≥ 0.7).
 func BenchmarkHTTPServer(b *testing.B) {
-	s, err := Start(ServerConfig{Services: []ServiceConfig{{Name: "tool", Headers: HeadersNone}}})
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "tool", Headers: spec.HeadersNone}}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func BenchmarkHTTPServer(b *testing.B) {
 // actually delivered in content deltas per second (each delta parsed as
 // JSON, as a client does) and the streams per second.
 func BenchmarkHTTPStream(b *testing.B) {
-	s, err := Start(ServerConfig{Services: []ServiceConfig{{Name: "llm"}, {Name: "claude", Headers: HeadersAnthropic}}})
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm"}}, {Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic}}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,8 +170,8 @@ func countDeltas(r io.Reader) (int64, error) {
 func BenchmarkHTTPStreamPaced(b *testing.B) {
 	const tps, outTokens = 2000.0, 200
 	s, err := Start(ServerConfig{Services: []ServiceConfig{{
-		Name:       "llm",
-		Generation: GenerationConfig{TokensPerSecond: RateConfig{Dist: DistConstant, Value: tps}},
+		Config: spec.Config{Name: "llm",
+			Generation: spec.Generation{TokensPerSecond: spec.Dist[float64]{Kind: spec.DistConstant, Value: tps}}},
 	}}})
 	if err != nil {
 		b.Fatal(err)

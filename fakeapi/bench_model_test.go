@@ -3,6 +3,8 @@ package fakeapi
 import (
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // BenchmarkModelAdmit measures one admission and its Finish on a service
@@ -10,11 +12,11 @@ import (
 // of virtual time (600k/min, 9M tokens/min), lognormal
 // latency and faults enabled; it reports admissions per second.
 func BenchmarkModelAdmit(b *testing.B) {
-	for _, alg := range []Algorithm{TokenBucket, FixedWindow, SlidingWindow} {
+	for _, alg := range []spec.Algorithm{spec.TokenBucket, spec.FixedWindow, spec.SlidingWindow} {
 		b.Run(string(alg), func(b *testing.B) {
-			m := newTestModel(b, ServiceConfig{Name: "llm", Algorithm: alg, RPM: 10_000_000, TPM: 50_000_000,
-				MaxConcurrent: 1000, Latency: LatencyConfig{Dist: DistLogNormal, P50: 300 * ms, P95: 900 * ms},
-				Faults: FaultConfig{ErrorRate: 0.01}})
+			m := newTestModel(b, ServiceConfig{Config: spec.Config{Name: "llm", Algorithm: alg, RPM: 10_000_000, TPM: 50_000_000,
+				MaxConcurrent: 1000, Latency: spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 300 * ms, P95: 900 * ms},
+				Faults: spec.Faults{ErrorRate: 0.01}}})
 			req := Request{Client: "session-1", Tokens: 10, OutputTokens: 5}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -35,7 +37,7 @@ func BenchmarkModelAdmit(b *testing.B) {
 // BenchmarkModelReject measures a 429 decision for a client hammering a
 // limited service.
 func BenchmarkModelReject(b *testing.B) {
-	m := newTestModel(b, ServiceConfig{Name: "llm", RPM: 60})
+	m := newTestModel(b, ServiceConfig{Config: spec.Config{Name: "llm", RPM: 60}})
 	req := Request{Client: "session-1"}
 	b.ReportAllocs()
 	now := time.Duration(0)

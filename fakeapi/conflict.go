@@ -6,7 +6,7 @@ package fakeapi
 // A write holds its resource from its arrival until Finish or Cancel. A
 // write that arrives while another write holds the same resource overlaps
 // it; without conflict detection both go through (a write race, a lost
-// update in a real system). With FaultConfig.ConflictRate above 0 the
+// update in a real system). With spec.Faults.Conflict above 0 the
 // service detects the overlap, with that probability, and the later
 // arrival loses: it is admitted, does its work for its drawn latency and
 // is then refused with 409 Conflict, as a compare-and-swap on a version
@@ -30,11 +30,11 @@ func (r *Request) resource() string {
 }
 
 // conflicts reports whether a write to res arriving now loses to a write
-// already holding res: there is one, and the draw against ConflictRate
+// already holding res: there is one, and the draw against Faults.Conflict
 // says the service detects the overlap. It draws only for a rate strictly
 // between 0 and 1, so a rate of 1 consumes no randomness.
 func (m *Model) conflicts(res string) bool {
-	rate := m.cfg.Faults.ConflictRate
+	rate := m.cfg.Faults.Conflict
 	if rate <= 0 || m.writes[res] == 0 {
 		return false
 	}

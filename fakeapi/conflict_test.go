@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // TestModelConflicts walks one resource through writes that overlap and
 // writes that do not, at exact times, with every overlap detected. Every
 // request takes 1 s.
 func TestModelConflicts(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", Latency: LatencyConfig{Dist: DistConstant, Value: time.Second}, Faults: FaultConfig{ConflictRate: 1}})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: time.Second}, Faults: spec.Faults{Conflict: 1}}})
 	write := func(at time.Duration, res string) Decision {
 		return m.Arrive(at, Request{Method: "PUT", Path: "/x", Resource: res, Write: true})
 	}
@@ -70,7 +72,7 @@ func TestModelConflicts(t *testing.T) {
 // TestModelConflictOff checks that without conflict detection the same
 // overlap is a race, as before.
 func TestModelConflictOff(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", Latency: LatencyConfig{Dist: DistConstant, Value: time.Second}})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: time.Second}}})
 	m.Arrive(0, Request{Path: "/doc-1", Write: true})
 	if d := m.Arrive(500*ms, Request{Path: "/doc-1", Write: true}); d.Kind != KindOK || !d.WriteRace {
 		t.Fatalf("overlapping write without conflict detection: %+v, want ok and a race", d)
@@ -84,9 +86,9 @@ func TestModelConflictOff(t *testing.T) {
 // share of overlaps, that the overlaps it lets through are races, and that
 // its draws leave the latencies and faults of other requests unchanged.
 func TestModelConflictRate(t *testing.T) {
-	cfg := ServiceConfig{Name: "s", Latency: LatencyConfig{Dist: DistLogNormal, P50: 50 * ms, P95: 200 * ms}, Faults: FaultConfig{ErrorRate: 0.1}}
+	cfg := ServiceConfig{Config: spec.Config{Name: "s", Latency: spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 50 * ms, P95: 200 * ms}, Faults: spec.Faults{ErrorRate: 0.1}}}
 	with := cfg
-	with.Faults.ConflictRate = 0.5
+	with.Faults.Conflict = 0.5
 	a, err := NewModel(cfg, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		t.Fatal(err)
@@ -122,8 +124,8 @@ func TestModelConflictRate(t *testing.T) {
 }
 
 func TestConflictRateValidated(t *testing.T) {
-	err := ServiceConfig{Name: "s", Faults: FaultConfig{ConflictRate: 1.5}}.Validate()
-	if err == nil || !strings.Contains(err.Error(), "conflict 1.5 is outside [0, 1]") {
+	err := ServiceConfig{Config: spec.Config{Name: "s", Faults: spec.Faults{Conflict: 1.5}}}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "faults.conflict: is 1.5; it must be a fraction in [0, 1]") {
 		t.Fatalf("Validate = %v, want conflict outside [0, 1]", err)
 	}
 }
@@ -133,18 +135,18 @@ func TestConflictRateValidated(t *testing.T) {
 // (writes go to the generic tool paths, which every style serves).
 func TestServeConflict(t *testing.T) {
 	tests := []struct {
-		api                APIStyle
+		api                spec.APIStyle
 		method, path, body string
 	}{
-		{APIGeneric, "PUT", "/resources/doc", `{}`},
-		{APIOpenAI, "PUT", "/resources/doc", `{}`},
-		{APIAnthropic, "POST", "/tools/save", `{"resource":"doc"}`},
+		{spec.APIGeneric, "PUT", "/resources/doc", `{}`},
+		{spec.APIOpenAI, "PUT", "/resources/doc", `{}`},
+		{spec.APIAnthropic, "POST", "/tools/save", `{"resource":"doc"}`},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.api), func(t *testing.T) {
 			s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{
-				Name: "tool", API: tt.api, Latency: LatencyConfig{Dist: DistConstant, Value: time.Second},
-				Faults: FaultConfig{ConflictRate: 1},
+				Config: spec.Config{Name: "tool", API: tt.api, Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: time.Second},
+					Faults: spec.Faults{Conflict: 1}},
 			}}})
 			url := s.URL("tool") + tt.path
 			var wg sync.WaitGroup
@@ -174,7 +176,7 @@ func TestServeConflict(t *testing.T) {
 // races.
 func TestConflictProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m, err := NewModel(ServiceConfig{Name: "s", Latency: LatencyConfig{Dist: DistConstant, Value: time.Second}, Faults: FaultConfig{ConflictRate: 1}}, rand.New(rand.NewPCG(1, 2)))
+		m, err := NewModel(ServiceConfig{Config: spec.Config{Name: "s", Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: time.Second}, Faults: spec.Faults{Conflict: 1}}}, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@
 // selectable algorithm (token bucket, fixed window, sliding window), with
 // separate input- and output-token limits where set, a concurrency cap, a
 // latency distribution and the pace of generation (time to first token,
-// output tokens per second; [GenerationConfig]), injected faults (5xx, 529 overload
+// output tokens per second; [spec.Generation]), injected faults (5xx, 529 overload
 // episodes, hangs, connection resets, slow first bytes, 409 write conflicts),
 // unseen background traffic from other clients on the same key, the retry
 // delay a rejected client is told, and the accounting (accepted, rate
@@ -20,6 +20,14 @@
 // given: time enters as a [time.Duration] since an epoch the driver chooses,
 // the same convention as package sched. The simulator drives a Model in
 // virtual time.
+//
+// What a service is (its limits, latency distributions, faults, header
+// styles, keys, background load and generation pace) is package spec's
+// vocabulary: [ServiceConfig] embeds a [spec.Config], whose one validator
+// (spec.Config.Problems) is what [NewModel] and [Start] refuse by, and
+// whose distributions draw through spec.Sampler, as the simulator's
+// workload does. Scenario files are checked with the same validator, so a
+// scenario that loads builds.
 //
 // [Server] wraps one Model per service in a real net/http server on loopback,
 // with provider-shaped endpoints and provider-style rate-limit headers, so

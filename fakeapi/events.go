@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/spec"
 )
 
 // Event is a timed change of a service's conditions: from At (time since
@@ -177,12 +178,12 @@ func (c ServiceConfig) validateEventLimits(i int, l *EventLimits) []error {
 			v    int64
 			win  time.Duration
 		}{{"rps", max(c.RPS, c.Burst), time.Second}, {"rpm", max(c.RPM, c.Burst), time.Minute}, {"tpm", max(c.TPM, c.TokenBurst), time.Minute}} {
-			if float64(x.v)*l.Factor > float64(maxCredit/int64(x.win)) {
+			if float64(x.v)*l.Factor > float64(spec.MaxCredit/int64(x.win)) {
 				bad("factor %v makes %s too large", l.Factor, x.name)
 			}
 		}
 		for _, k := range c.Keys {
-			if float64(max(k.RPS, k.RPM, k.TPM))*l.Factor > float64(maxCredit/int64(time.Minute)) {
+			if float64(max(k.RPS, k.RPM, k.TPM))*l.Factor > float64(spec.MaxCredit/int64(time.Minute)) {
 				bad("factor %v makes key %q's limits too large", l.Factor, k.Key)
 			}
 		}
@@ -190,8 +191,8 @@ func (c ServiceConfig) validateEventLimits(i int, l *EventLimits) []error {
 		bad("sets no limit; give a factor or absolute limits")
 	default:
 		// The absolute limits must pass the same checks as the service's.
-		probe := ServiceConfig{Name: c.Name, RPS: l.RPS, RPM: l.RPM, TPM: l.TPM, MaxConcurrent: l.MaxConcurrent,
-			Burst: l.Burst, TokenBurst: l.TokenBurst, Algorithm: c.Algorithm}
+		probe := ServiceConfig{Config: spec.Config{Name: c.Name, RPS: l.RPS, RPM: l.RPM, TPM: l.TPM, MaxConcurrent: l.MaxConcurrent,
+			Burst: l.Burst, TokenBurst: l.TokenBurst, Algorithm: c.Algorithm}}
 		if err := probe.Validate(); err != nil {
 			bad("%v", err)
 		}
@@ -263,7 +264,7 @@ func limitsOf(t *tenant) limitSet {
 // state: a token bucket's level is clamped to the new capacity.
 func (l *limiter) setLimit(limit, capacity int64) {
 	l.limit, l.capacity = limit, capacity
-	if l.alg != TokenBucket {
+	if l.alg != spec.TokenBucket {
 		l.capacity = limit
 		return
 	}
@@ -273,7 +274,7 @@ func (l *limiter) setLimit(limit, capacity int64) {
 }
 
 // apply sets tenant t's limits to s at now.
-func (t *tenant) apply(alg Algorithm, now time.Duration, s limitSet) {
+func (t *tenant) apply(alg spec.Algorithm, now time.Duration, s limitSet) {
 	one := func(l *limiter, has *bool, limit, capacity int64, window time.Duration) {
 		if limit == 0 {
 			*has = false

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -29,19 +31,19 @@ func admittedPerSecond(m *Model, end time.Duration) []int {
 // again from 15 s. Each algorithm meets the change at its instant.
 func TestEventLimitsChangeAndRevert(t *testing.T) {
 	tests := []struct {
-		alg    Algorithm
+		alg    spec.Algorithm
 		limits EventLimits
 	}{
-		{TokenBucket, EventLimits{Factor: 0.5}},
-		{FixedWindow, EventLimits{Factor: 0.5}},
-		{SlidingWindow, EventLimits{Factor: 0.5}},
-		{TokenBucket, EventLimits{RPS: 5}},
-		{SlidingWindow, EventLimits{RPS: 5}},
+		{spec.TokenBucket, EventLimits{Factor: 0.5}},
+		{spec.FixedWindow, EventLimits{Factor: 0.5}},
+		{spec.SlidingWindow, EventLimits{Factor: 0.5}},
+		{spec.TokenBucket, EventLimits{RPS: 5}},
+		{spec.SlidingWindow, EventLimits{RPS: 5}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%+v", tt.alg, tt.limits), func(t *testing.T) {
 			limits := tt.limits
-			m := newTestModel(t, ServiceConfig{Name: "api", RPS: 10, Algorithm: tt.alg,
+			m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPS: 10, Algorithm: tt.alg},
 				Events: []Event{{At: 10 * time.Second, For: 5 * time.Second, Limits: &limits}}})
 			got := admittedPerSecond(m, 20*time.Second)
 			for sec := 2; sec < 20; sec++ {
@@ -60,7 +62,7 @@ func TestEventLimitsChangeAndRevert(t *testing.T) {
 // TestEventLimitsPublished: during the event the rate-limit headers publish
 // the new limits; a token bucket's level is clamped to the new capacity.
 func TestEventLimitsPublished(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "api", RPM: 600, TPM: 10_000,
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPM: 600, TPM: 10_000},
 		Events: []Event{{At: time.Minute, For: time.Minute, Limits: &EventLimits{Factor: 0.25}}}})
 	d := m.Arrive(0, Request{Tokens: 100})
 	if d.Requests.Limit != 600 || d.TokenQuota.Limit != 10_000 {
@@ -86,7 +88,7 @@ func TestEventLimitsPublished(t *testing.T) {
 // TestEventLimitsBackToBack: one limit event ending where the next starts
 // hands over at that instant, without the configured limits in between.
 func TestEventLimitsBackToBack(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "api", RPS: 20, Events: []Event{
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPS: 20}, Events: []Event{
 		{At: 10 * time.Second, For: 5 * time.Second, Limits: &EventLimits{Factor: 0.25}},
 		{At: 5 * time.Second, For: 5 * time.Second, Limits: &EventLimits{Factor: 0.5}},
 	}})
@@ -108,7 +110,7 @@ func TestEventLimitsBackToBack(t *testing.T) {
 // TestEventConcurrency: an absolute max_concurrent during an event refuses
 // the requests past it, and requests in flight keep their slots.
 func TestEventConcurrency(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "api", MaxConcurrent: 4,
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", MaxConcurrent: 4},
 		Events: []Event{{At: time.Second, For: time.Second, Limits: &EventLimits{MaxConcurrent: 1}}}})
 	var ids []ID
 	for range 3 {
@@ -166,7 +168,7 @@ func TestEventStallFinishAt(t *testing.T) {
 // TestEventStallHoldsAnswers: admitted requests include the frozen time in
 // their latency and rejections are held until the stall ends.
 func TestEventStallHoldsAnswers(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "api", RPS: 1, Latency: LatencyConfig{Value: 100 * ms},
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPS: 1, Latency: spec.Dist[time.Duration]{Value: 100 * ms}},
 		Events: []Event{{At: time.Second, For: 2 * time.Second, Stall: true}}})
 	if d := m.Arrive(950*ms, Request{}); !d.Admitted() || d.Latency != 2100*ms {
 		t.Fatalf("in service at the stall: %+v, want admitted with latency 2.1s", d)
@@ -186,11 +188,11 @@ func TestEventStallHoldsAnswers(t *testing.T) {
 // the provider's overloaded status, and nothing outside it.
 func TestEventOutageStatus(t *testing.T) {
 	tests := []struct {
-		api  APIStyle
+		api  spec.APIStyle
 		want int
-	}{{APIOpenAI, 503}, {APIGeneric, 503}, {APIAnthropic, 529}}
+	}{{spec.APIOpenAI, 503}, {spec.APIGeneric, 503}, {spec.APIAnthropic, 529}}
 	for _, tt := range tests {
-		m := newTestModel(t, ServiceConfig{Name: "api", API: tt.api,
+		m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", API: tt.api},
 			Events: []Event{{At: time.Second, For: time.Second, Outage: true}}})
 		for _, at := range []time.Duration{0, time.Second, 1500 * ms, 2 * time.Second} {
 			d := m.Arrive(at, Request{})
@@ -211,7 +213,7 @@ func TestEventOutageStatus(t *testing.T) {
 // TestEventRatesAndLatency: error and overload rates of 1 and a latency
 // factor apply to the event's window only.
 func TestEventRatesAndLatency(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "api", Latency: LatencyConfig{Value: 100 * ms}, Events: []Event{
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", Latency: spec.Dist[time.Duration]{Value: 100 * ms}}, Events: []Event{
 		{At: time.Second, For: time.Second, ErrorRate: ptr(1.0), LatencyFactor: 3},
 		{At: 3 * time.Second, For: time.Second, OverloadRate: ptr(1.0)},
 	}})
@@ -239,7 +241,7 @@ func TestEventRatesAndLatency(t *testing.T) {
 
 // TestEventValidation reports every problem with a service's events at once.
 func TestEventValidation(t *testing.T) {
-	cfg := ServiceConfig{Name: "api", RPS: 10, Events: []Event{
+	cfg := ServiceConfig{Config: spec.Config{Name: "api", RPS: 10}, Events: []Event{
 		{At: -time.Second, For: 2 * time.Second, Stall: true},                   // negative at
 		{At: time.Second, For: -time.Second},                                    // negative for, changes nothing
 		{At: 0, For: 10 * time.Second, Outage: true},                            // overlaps the stall
@@ -260,7 +262,7 @@ func TestEventValidation(t *testing.T) {
 		"events[3]: limits: set a factor or absolute limits, not both",
 		"events[4]: error_rate 1.5 is outside [0, 1]", "events[4]: latency factor -1 must be above 0",
 		"events[5]: overlaps events[3], which also changes limits",
-		"events[6]: limits: sets no limit", "events[8]: is both a stall and an outage", "events[7]: limits: fakeapi: service \"api\": rps is negative",
+		"events[6]: limits: sets no limit", "events[8]: is both a stall and an outage", "events[7]: limits: fakeapi: service \"api\": rps: is -1; it must not be negative",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)
@@ -275,10 +277,10 @@ func TestServerAppliesEvents(t *testing.T) {
 	var clk manualClock
 	outage := []Event{{At: time.Second, For: time.Second, Outage: true}}
 	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{
-		{Name: "gpt", Headers: HeadersOpenAI, Events: outage},
-		{Name: "claude", Headers: HeadersAnthropic, Events: outage},
-		{Name: "tools", Headers: HeadersStandard, Events: outage},
-		{Name: "frozen", RPS: 1, Headers: HeadersStandard, Events: []Event{{At: 5 * time.Second, For: 20 * ms, Stall: true}}},
+		{Config: spec.Config{Name: "gpt", Headers: spec.HeadersOpenAI}, Events: outage},
+		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic}, Events: outage},
+		{Config: spec.Config{Name: "tools", Headers: spec.HeadersStandard}, Events: outage},
+		{Config: spec.Config{Name: "frozen", RPS: 1, Headers: spec.HeadersStandard}, Events: []Event{{At: 5 * time.Second, For: 20 * ms, Stall: true}}},
 	}})
 	const claudeBody = `{"model":"claude-test","max_tokens":20,"messages":[{"role":"user","content":"hello"}]}`
 	send := func(name string) response {

@@ -10,16 +10,17 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/spec"
 )
 
 // A simulator drives the model in virtual time: each arrival gets a
 // decision, and each admission is later finished (or cancelled).
 func ExampleModel() {
 	m, err := fakeapi.NewModel(fakeapi.ServiceConfig{
-		Name:    "llm",
-		RPS:     2, // a token bucket of 2 requests, refilled at 2/s
-		Headers: fakeapi.HeadersOpenAI,
-		Latency: fakeapi.LatencyConfig{Dist: fakeapi.DistConstant, Value: 300 * time.Millisecond},
+		Config: spec.Config{Name: "llm",
+			RPS:     2, // a token bucket of 2 requests, refilled at 2/s
+			Headers: spec.HeadersOpenAI,
+			Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 300 * time.Millisecond}},
 	}, rand.New(rand.NewPCG(42, 1)))
 	if err != nil {
 		panic(err)
@@ -47,7 +48,7 @@ func ExampleModel() {
 // an official SDK given URL(service)+"/v1", can use them.
 func ExampleStart() {
 	s, err := fakeapi.Start(fakeapi.ServerConfig{Services: []fakeapi.ServiceConfig{
-		{Name: "llm", RPM: 1, Headers: fakeapi.HeadersOpenAI},
+		{Config: spec.Config{Name: "llm", RPM: 1, Headers: spec.HeadersOpenAI}},
 	}})
 	if err != nil {
 		panic(err)

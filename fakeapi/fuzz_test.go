@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // FuzzServeRequest sends arbitrary requests through the server's handler
@@ -19,9 +21,9 @@ import (
 // testdata/fuzz/FuzzServeRequest.
 func FuzzServeRequest(f *testing.F) {
 	s, err := Start(ServerConfig{Services: []ServiceConfig{
-		{Name: "llm", RPM: 1000, TPM: 5000, MaxBodyBytes: 512, Keys: []KeyConfig{{Key: "sk-1"}, {Key: "sk-2", TPM: 100}}},
-		{Name: "claude", Headers: HeadersAnthropic, RPS: 50},
-		{Name: "tool", Headers: HeadersNone, MaxConcurrent: 1},
+		{Config: spec.Config{Name: "llm", RPM: 1000, TPM: 5000, MaxBodyBytes: 512, Keys: []spec.Key{{Key: "sk-1"}, {Key: "sk-2", TPM: 100}}}},
+		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, RPS: 50}},
+		{Config: spec.Config{Name: "tool", Headers: spec.HeadersNone, MaxConcurrent: 1}},
 	}})
 	if err != nil {
 		f.Fatal(err)

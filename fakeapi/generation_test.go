@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // TestGenerationLatency checks that with constant draws an admitted
@@ -15,29 +17,29 @@ func TestGenerationLatency(t *testing.T) {
 	tests := []struct {
 		name      string
 		latency   time.Duration
-		gen       GenerationConfig
+		gen       spec.Generation
 		out       int64
 		wantLat   time.Duration
 		wantFirst time.Duration
 	}{
 		// 200ms to the first token, then 100 tokens at 50/s: 2s.
-		{"ttft and tps", 0, GenerationConfig{TTFT: LatencyConfig{Dist: DistConstant, Value: 200 * time.Millisecond},
-			TokensPerSecond: RateConfig{Dist: DistConstant, Value: 50}}, 100, 2200 * time.Millisecond, 200 * time.Millisecond},
+		{"ttft and tps", 0, spec.Generation{TTFT: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 200 * time.Millisecond},
+			TokensPerSecond: spec.Dist[float64]{Kind: spec.DistConstant, Value: 50}}, 100, 2200 * time.Millisecond, 200 * time.Millisecond},
 		// The latency key comes before generation starts.
-		{"latency first", 100 * time.Millisecond, GenerationConfig{TTFT: LatencyConfig{Dist: DistConstant, Value: 200 * time.Millisecond},
-			TokensPerSecond: RateConfig{Dist: DistConstant, Value: 50}}, 100, 2300 * time.Millisecond, 300 * time.Millisecond},
+		{"latency first", 100 * time.Millisecond, spec.Generation{TTFT: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 200 * time.Millisecond},
+			TokensPerSecond: spec.Dist[float64]{Kind: spec.DistConstant, Value: 50}}, 100, 2300 * time.Millisecond, 300 * time.Millisecond},
 		// A fractional rate: 3 tokens at 0.5/s take 6s.
-		{"slow tokens", 0, GenerationConfig{TokensPerSecond: RateConfig{Dist: DistConstant, Value: 0.5}}, 3, 6 * time.Second, 0},
+		{"slow tokens", 0, spec.Generation{TokensPerSecond: spec.Dist[float64]{Kind: spec.DistConstant, Value: 0.5}}, 3, 6 * time.Second, 0},
 		// No output tokens: ttft alone.
-		{"no output", 0, GenerationConfig{TTFT: LatencyConfig{Dist: DistConstant, Value: time.Second},
-			TokensPerSecond: RateConfig{Dist: DistConstant, Value: 10}}, 0, time.Second, time.Second},
+		{"no output", 0, spec.Generation{TTFT: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: time.Second},
+			TokensPerSecond: spec.Dist[float64]{Kind: spec.DistConstant, Value: 10}}, 0, time.Second, time.Second},
 		// Without tokens_per_s the tokens take no time.
-		{"ttft only", 50 * time.Millisecond, GenerationConfig{TTFT: LatencyConfig{Dist: DistConstant, Value: 250 * time.Millisecond}},
+		{"ttft only", 50 * time.Millisecond, spec.Generation{TTFT: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 250 * time.Millisecond}},
 			1000, 300 * time.Millisecond, 300 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := NewModel(ServiceConfig{Name: "llm", Latency: LatencyConfig{Value: tt.latency}, Generation: tt.gen}, rand.New(rand.NewPCG(1, 2)))
+			m, err := NewModel(ServiceConfig{Config: spec.Config{Name: "llm", Latency: spec.Dist[time.Duration]{Value: tt.latency}, Generation: tt.gen}}, rand.New(rand.NewPCG(1, 2)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,12 +61,12 @@ func TestGenerationLatency(t *testing.T) {
 // it, and with a random one the other draws still are.
 func TestGenerationOwnStream(t *testing.T) {
 	base := ServiceConfig{
-		Name: "llm", RPS: 50,
-		Latency: LatencyConfig{Dist: DistLogNormal, P50: 200 * time.Millisecond, P95: 900 * time.Millisecond},
-		Faults: FaultConfig{ErrorRate: 0.05, ResetRate: 0.02, SlowFirstByteRate: 0.1, SlowFirstByte: time.Second,
-			Overload: OverloadConfig{Every: 10 * time.Second, Length: time.Second, Rate: 0.5}},
+		Config: spec.Config{Name: "llm", RPS: 50,
+			Latency: spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 200 * time.Millisecond, P95: 900 * time.Millisecond},
+			Faults: spec.Faults{ErrorRate: 0.05, ResetRate: 0.02, SlowFirstByte: spec.SlowFirstByte{Rate: 0.1, Delay: time.Second},
+				Overload: spec.Overload{Every: 10 * time.Second, Length: time.Second, Rate: 0.5}}},
 	}
-	run := func(g GenerationConfig) []Decision {
+	run := func(g spec.Generation) []Decision {
 		c := base
 		c.Generation = g
 		m, err := NewModel(c, rand.New(rand.NewPCG(7, 8)))
@@ -83,17 +85,17 @@ func TestGenerationOwnStream(t *testing.T) {
 		}
 		return out
 	}
-	off := run(GenerationConfig{})
-	for _, g := range []GenerationConfig{
-		{TTFT: LatencyConfig{Dist: DistConstant}},
+	off := run(spec.Generation{})
+	for _, g := range []spec.Generation{
+		{TTFT: spec.Dist[time.Duration]{Kind: spec.DistConstant}},
 		// No output tokens are asked for, so only the time to first token
 		// adds to the latency; take it off to compare.
-		{TTFT: LatencyConfig{Dist: DistUniform, Min: time.Millisecond, Max: 2 * time.Millisecond}, TokensPerSecond: RateConfig{Dist: DistExponential, Mean: 40}},
+		{TTFT: spec.Dist[time.Duration]{Kind: spec.DistUniform, Min: time.Millisecond, Max: 2 * time.Millisecond}, TokensPerSecond: spec.Dist[float64]{Kind: spec.DistExponential, Mean: 40}},
 	} {
 		on := run(g)
 		for i := range off {
 			a, b := off[i], on[i]
-			if g.TTFT.Dist == DistUniform && b.Admitted() {
+			if g.TTFT.Kind == spec.DistUniform && b.Admitted() {
 				if extra := b.Latency - a.Latency; extra < time.Millisecond || extra > 2*time.Millisecond {
 					t.Fatalf("%+v arrival %d: latency %v, without generation %v: want 1–2ms more", g, i, b.Latency, a.Latency)
 				}
@@ -110,7 +112,7 @@ func TestGenerationOwnStream(t *testing.T) {
 // bind on their own, with exact counts, and that settling the output
 // tokens gives back what the answer did not use.
 func TestInputOutputTPM(t *testing.T) {
-	m, err := NewModel(ServiceConfig{Name: "claude", Headers: HeadersAnthropic, InputTPM: 1000, OutputTPM: 100}, rand.New(rand.NewPCG(1, 1)))
+	m, err := NewModel(ServiceConfig{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, InputTPM: 1000, OutputTPM: 100}}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func TestInputOutputTPM(t *testing.T) {
 func TestITPMOTPMHTTP(t *testing.T) {
 	var clock manualClock
 	s, c := startServer(t, ServerConfig{Clock: clock.now, Services: []ServiceConfig{{
-		Name: "claude", Headers: HeadersAnthropic, TPM: 100_000, InputTPM: 40, OutputTPM: 30,
+		Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, TPM: 100_000, InputTPM: 40, OutputTPM: 30},
 	}}})
 	url := s.URL("claude") + "/v1/messages"
 	// 44 bytes of messages: 11 input tokens; max_tokens 10 output tokens.
@@ -205,14 +207,14 @@ func TestITPMOTPMHTTP(t *testing.T) {
 func TestStreamFirstDeltaAfterTTFT(t *testing.T) {
 	const ttft, slow = 120 * time.Millisecond, 60 * time.Millisecond
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{
-		Name: "llm",
-		Generation: GenerationConfig{TTFT: LatencyConfig{Dist: DistConstant, Value: ttft},
-			TokensPerSecond: RateConfig{Dist: DistConstant, Value: 100}},
+		Config: spec.Config{Name: "llm",
+			Generation: spec.Generation{TTFT: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: ttft},
+				TokensPerSecond: spec.Dist[float64]{Kind: spec.DistConstant, Value: 100}}},
 	}, {
-		Name:   "slow",
-		Faults: FaultConfig{SlowFirstByteRate: 1, SlowFirstByte: slow},
-		Generation: GenerationConfig{TTFT: LatencyConfig{Dist: DistConstant, Value: ttft},
-			TokensPerSecond: RateConfig{Dist: DistConstant, Value: 100}},
+		Config: spec.Config{Name: "slow",
+			Faults: spec.Faults{SlowFirstByte: spec.SlowFirstByte{Rate: 1, Delay: slow}},
+			Generation: spec.Generation{TTFT: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: ttft},
+				TokensPerSecond: spec.Dist[float64]{Kind: spec.DistConstant, Value: 100}}},
 	}}})
 	for _, tt := range []struct {
 		service    string
@@ -277,14 +279,14 @@ func TestStreamPace(t *testing.T) {
 // TestGenerationValidate checks that bad generation settings are all
 // reported, in the units they were given in.
 func TestGenerationValidate(t *testing.T) {
-	err := ServiceConfig{Name: "llm", InputTPM: -1, Generation: GenerationConfig{
-		TTFT:            LatencyConfig{Dist: DistUniform, Min: time.Second, Max: time.Millisecond},
-		TokensPerSecond: RateConfig{Dist: DistUniform, Min: 80, Max: 40},
-	}}.Validate()
+	err := ServiceConfig{Config: spec.Config{Name: "llm", InputTPM: -1, Generation: spec.Generation{
+		TTFT:            spec.Dist[time.Duration]{Kind: spec.DistUniform, Min: time.Second, Max: time.Millisecond},
+		TokensPerSecond: spec.Dist[float64]{Kind: spec.DistUniform, Min: 80, Max: 40},
+	}}}.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"input_tpm", "ttft: uniform max 1ms is below min 1s", "tokens_per_s: uniform max 40 is below min 80"} {
+	for _, want := range []string{"input_tpm", "ttft.max: max (1ms) is below min (1s)", "tokens_per_s.max: max (40) is below min (80)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v\nwant it to say %q", err, want)
 		}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // SetHeaders adds the rate-limit headers of style to h for decision d; wall
@@ -21,10 +23,10 @@ import (
 //     where set, and the single TPM limit otherwise, which the tokens
 //     headers always report.
 //   - standard: Retry-After only. none: nothing.
-func (d *Decision) SetHeaders(h http.Header, style HeaderStyle, wall time.Time) {
+func (d *Decision) SetHeaders(h http.Header, style spec.HeaderStyle, wall time.Time) {
 	retry := d.Kind == KindRateLimited && d.HasRetryAfter
 	switch style {
-	case HeadersOpenAI:
+	case spec.HeadersOpenAI:
 		if retry {
 			h.Set("Retry-After", seconds(d.RetryAfter))
 			h.Set("Retry-After-Ms", strconv.FormatInt(RoundUp(d.RetryAfter, time.Millisecond).Milliseconds(), 10))
@@ -40,7 +42,7 @@ func (d *Decision) SetHeaders(h http.Header, style HeaderStyle, wall time.Time) 
 			h.Set("X-Ratelimit-Remaining-"+q.name, strconv.FormatInt(q.q.Remaining, 10))
 			h.Set("X-Ratelimit-Reset-"+q.name, RoundUp(q.q.Reset, time.Millisecond).String())
 		}
-	case HeadersAnthropic:
+	case spec.HeadersAnthropic:
 		if retry {
 			h.Set("Retry-After", seconds(d.RetryAfter))
 		}
@@ -63,7 +65,7 @@ func (d *Decision) SetHeaders(h http.Header, style HeaderStyle, wall time.Time) 
 		}
 		set("Input-Tokens", in)
 		set("Output-Tokens", out)
-	case HeadersStandard:
+	case spec.HeadersStandard:
 		if retry {
 			h.Set("Retry-After", seconds(d.RetryAfter))
 		}

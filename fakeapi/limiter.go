@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/spec"
 )
 
 // never is the wait of a request that no amount of waiting admits.
@@ -15,7 +16,7 @@ const never time.Duration = -1
 // next admission to the nanosecond. Time must not go backwards; a smaller now
 // is treated as the last one seen.
 type limiter struct {
-	alg    Algorithm
+	alg    spec.Algorithm
 	limit  int64 // units per window
 	window time.Duration
 
@@ -42,7 +43,7 @@ type logEntry struct {
 	cum int64
 }
 
-func newLimiter(alg Algorithm, limit int64, window time.Duration, burst int64) limiter {
+func newLimiter(alg spec.Algorithm, limit int64, window time.Duration, burst int64) limiter {
 	l := limiter{alg: alg, limit: limit, window: window, capacity: limit}
 	if burst > 0 {
 		l.capacity = burst
@@ -53,7 +54,7 @@ func newLimiter(alg Algorithm, limit int64, window time.Duration, burst int64) l
 
 // max is the most units a single request may need.
 func (l *limiter) max() int64 {
-	if l.alg == TokenBucket {
+	if l.alg == spec.TokenBucket {
 		return l.capacity
 	}
 	return l.limit
@@ -62,7 +63,7 @@ func (l *limiter) max() int64 {
 // advance brings the limiter's state to now.
 func (l *limiter) advance(now time.Duration) {
 	switch l.alg {
-	case TokenBucket:
+	case spec.TokenBucket:
 		if now <= l.last {
 			return
 		}
@@ -77,12 +78,12 @@ func (l *limiter) advance(now time.Duration) {
 		} else {
 			l.credit += dt * l.limit
 		}
-	case FixedWindow:
+	case spec.FixedWindow:
 		if now >= satmath.Add(l.winStart, l.window) {
 			l.winStart = now - mod(now, l.window)
 			l.used = 0
 		}
-	case SlidingWindow:
+	case spec.SlidingWindow:
 		cut := now - l.window
 		for l.head < len(l.log) && l.log[l.head].t <= cut {
 			l.expired = l.log[l.head].cum
@@ -103,13 +104,13 @@ func (l *limiter) wait(now time.Duration, n int64) time.Duration {
 		return never
 	}
 	switch l.alg {
-	case TokenBucket:
+	case spec.TokenBucket:
 		need := n * int64(l.window)
 		if l.credit >= need {
 			return 0
 		}
 		return time.Duration(ceilDiv(satmath.Sub(need, l.credit), l.limit))
-	case FixedWindow:
+	case spec.FixedWindow:
 		if satmath.Add(l.used, n) <= l.limit {
 			return 0
 		}
@@ -133,14 +134,14 @@ func (l *limiter) take(now time.Duration, n int64) {
 		return
 	}
 	switch l.alg {
-	case TokenBucket:
+	case spec.TokenBucket:
 		l.credit = satmath.Sub(l.credit, satmath.Mul(n, int64(l.window)))
 		if floor := -l.capacity * int64(l.window); l.credit < floor {
 			l.credit = floor
 		}
-	case FixedWindow:
+	case spec.FixedWindow:
 		l.used = satmath.Add(l.used, n)
-	case SlidingWindow:
+	case spec.SlidingWindow:
 		l.total = satmath.Add(l.total, n)
 		l.log = append(l.log, logEntry{t: now, cum: l.total})
 	}
@@ -152,9 +153,9 @@ func (l *limiter) take(now time.Duration, n int64) {
 // cannot tell which admission they belonged to.
 func (l *limiter) give(n int64) {
 	switch l.alg {
-	case TokenBucket:
+	case spec.TokenBucket:
 		l.credit = min(satmath.Add(l.credit, satmath.Mul(n, int64(l.window))), l.capacity*int64(l.window))
-	case FixedWindow:
+	case spec.FixedWindow:
 		l.used = max(l.used-n, 0)
 	}
 }
@@ -165,7 +166,7 @@ func (l *limiter) give(n int64) {
 // the limiter is back to its initial state (full bucket, empty window).
 func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.Duration) {
 	switch l.alg {
-	case TokenBucket:
+	case spec.TokenBucket:
 		full := l.capacity * int64(l.window)
 		remaining = l.credit / int64(l.window)
 		if l.capacity != l.limit && full > 0 && remaining > 0 {
@@ -178,12 +179,12 @@ func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.D
 		if l.credit < full {
 			reset = time.Duration(ceilDiv(satmath.Sub(full, l.credit), l.limit))
 		}
-	case FixedWindow:
+	case spec.FixedWindow:
 		remaining = satmath.Sub(l.limit, l.used)
 		if l.used > 0 {
 			reset = satmath.Sub(satmath.Add(l.winStart, l.window), now)
 		}
-	case SlidingWindow:
+	case spec.SlidingWindow:
 		remaining = satmath.Sub(l.limit, l.total-l.expired)
 		if l.head < len(l.log) {
 			reset = satmath.Sub(satmath.Add(l.log[len(l.log)-1].t, l.window), now)

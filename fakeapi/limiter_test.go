@@ -5,15 +5,17 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 const ms = time.Millisecond
 
 // admitted runs arrivals every step in [from, to) through a 10 requests/s
 // service under alg and returns the admission times.
-func admitted(t *testing.T, alg Algorithm, from, to, step time.Duration) []time.Duration {
+func admitted(t *testing.T, alg spec.Algorithm, from, to, step time.Duration) []time.Duration {
 	t.Helper()
-	m := newTestModel(t, ServiceConfig{Name: "s", RPS: 10, Algorithm: alg})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", RPS: 10, Algorithm: alg}})
 	var out []time.Duration
 	for now := from; now < to; now += step {
 		d := m.Arrive(now, Request{})
@@ -57,13 +59,13 @@ func TestLimiterWindows(t *testing.T) {
 	// Sliding window: 10 at 0..90 ms, then each admission frees a slot
 	// exactly 1 s later.
 	tests := []struct {
-		alg     Algorithm
+		alg     spec.Algorithm
 		want    []int // admissions per second over [0, 3 s)
 		wantMax int   // most admissions in any 1 s window (t-1s, t]
 	}{
-		{TokenBucket, []int{19, 10, 10}, 19},
-		{FixedWindow, []int{10, 10, 10}, 10},
-		{SlidingWindow, []int{10, 10, 10}, 10},
+		{spec.TokenBucket, []int{19, 10, 10}, 19},
+		{spec.FixedWindow, []int{10, 10, 10}, 10},
+		{spec.SlidingWindow, []int{10, 10, 10}, 10},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.alg), func(t *testing.T) {
@@ -82,17 +84,17 @@ func TestLimiterWindowEdge(t *testing.T) {
 	// Arrivals every 10 ms from 900 ms to 1090 ms straddle the edge of the
 	// first one-second window.
 	tests := []struct {
-		alg  Algorithm
+		alg  spec.Algorithm
 		want []int // admissions in [0,1 s) and [1 s,2 s)
 	}{
 		// Fixed window: 10 before the edge and 10 after: 20 within 200 ms,
 		// twice the limit in the window (0.5 s, 1.5 s].
-		{FixedWindow, []int{10, 10}},
+		{spec.FixedWindow, []int{10, 10}},
 		// Sliding window: 10 before the edge, none after until 1.9 s.
-		{SlidingWindow, []int{10, 0}},
+		{spec.SlidingWindow, []int{10, 0}},
 		// Token bucket (full at 900 ms): 900..1000 ms admitted (11), then
 		// the bucket holds 0.9 at 1090 ms.
-		{TokenBucket, []int{10, 1}},
+		{spec.TokenBucket, []int{10, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.alg), func(t *testing.T) {
@@ -114,7 +116,7 @@ func (l *limiter) clone() limiter {
 // rejection's wait is exactly the wait until the limiter would admit: a
 // request at now+wait is admitted, one a nanosecond earlier is not.
 func TestRetryDelayIsNextAdmission(t *testing.T) {
-	for _, alg := range []Algorithm{TokenBucket, FixedWindow, SlidingWindow} {
+	for _, alg := range []spec.Algorithm{spec.TokenBucket, spec.FixedWindow, spec.SlidingWindow} {
 		t.Run(string(alg), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			l := newLimiter(alg, 1000, time.Minute, 0)
@@ -151,7 +153,7 @@ func TestRetryDelayIsNextAdmission(t *testing.T) {
 }
 
 func TestLimiterNeverAdmitsMoreThanCapacity(t *testing.T) {
-	for _, alg := range []Algorithm{TokenBucket, FixedWindow, SlidingWindow} {
+	for _, alg := range []spec.Algorithm{spec.TokenBucket, spec.FixedWindow, spec.SlidingWindow} {
 		l := newLimiter(alg, 100, time.Minute, 0)
 		l.advance(0)
 		if got := l.wait(0, 101); got != never {
@@ -162,17 +164,17 @@ func TestLimiterNeverAdmitsMoreThanCapacity(t *testing.T) {
 
 func TestLimiterState(t *testing.T) {
 	tests := []struct {
-		alg           Algorithm
+		alg           spec.Algorithm
 		wantRemaining int64
 		wantReset     time.Duration
 	}{
 		// 3 taken at 0 from a 10/s bucket: 7 left at 100 ms (plus 1 refilled),
 		// full again 200 ms later.
-		{TokenBucket, 8, 200 * ms},
+		{spec.TokenBucket, 8, 200 * ms},
 		// Fixed: 7 left, the window resets at 1 s.
-		{FixedWindow, 7, 900 * ms},
+		{spec.FixedWindow, 7, 900 * ms},
 		// Sliding: 7 left, all three expire at 1 s.
-		{SlidingWindow, 7, 900 * ms},
+		{spec.SlidingWindow, 7, 900 * ms},
 	}
 	for _, tt := range tests {
 		l := newLimiter(tt.alg, 10, time.Second, 0)
@@ -190,7 +192,7 @@ func TestLimiterState(t *testing.T) {
 // burst is smaller than its limit publishes its level as a share of the
 // per-window limit, and 0 once it cannot admit one unit.
 func TestLimiterStatePublishesTheWindowBudget(t *testing.T) {
-	l := newLimiter(TokenBucket, 6000, time.Minute, 100)
+	l := newLimiter(spec.TokenBucket, 6000, time.Minute, 100)
 	if lim, rem, _ := l.state(0); lim != 6000 || rem != 6000 {
 		t.Fatalf("full: limit %d remaining %d, want 6000 of 6000", lim, rem)
 	}

@@ -9,6 +9,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // scrape GETs url and parses the Prometheus text exposition.
@@ -68,8 +70,8 @@ next:
 func TestMetricsMatchStats(t *testing.T) {
 	var clk manualClock
 	s, c := startServer(t, ServerConfig{Clock: clk.now, Metrics: true, Services: []ServiceConfig{
-		{Name: "llm", RPS: 2, TPM: 100_000},
-		{Name: "tool", RPM: 3},
+		{Config: spec.Config{Name: "llm", RPS: 2, TPM: 100_000}},
+		{Config: spec.Config{Name: "tool", RPM: 3}},
 	}})
 	for range 5 {
 		do(t, c, "POST", s.URL("llm")+"/v1/chat/completions", chatBody)
@@ -135,21 +137,21 @@ func TestMetricsMatchStats(t *testing.T) {
 // TestMetricsOffByDefault checks that /metrics is no endpoint unless asked
 // for, and that a service may then be called metrics.
 func TestMetricsOffByDefault(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "api"}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "api"}}}})
 	if s.MetricsURL() != "" || s.MetricsHandler() != nil {
 		t.Fatal("metrics served without ServerConfig.Metrics")
 	}
 	if r := do(t, c, "GET", strings.TrimSuffix(s.StatsURL(), StatsPath)+MetricsPath, ""); r.status != 404 {
 		t.Fatalf("GET /metrics: %d, want 404", r.status)
 	}
-	if _, err := Start(ServerConfig{Metrics: true, Services: []ServiceConfig{{Name: "metrics"}}}); err == nil {
+	if _, err := Start(ServerConfig{Metrics: true, Services: []ServiceConfig{{Config: spec.Config{Name: "metrics"}}}}); err == nil {
 		t.Fatal("a service named metrics was accepted on the shared listener beside /metrics")
 	}
 }
 
 // TestMetricsPerServicePort checks /metrics on a service's own listener.
 func TestMetricsPerServicePort(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Metrics: true, PortPerService: true, Services: []ServiceConfig{{Name: "a"}, {Name: "b"}}})
+	s, c := startServer(t, ServerConfig{Metrics: true, PortPerService: true, Services: []ServiceConfig{{Config: spec.Config{Name: "a"}}, {Config: spec.Config{Name: "b"}}}})
 	do(t, c, "GET", s.URL("b")+"/x", "")
 	fams := scrape(t, c, s.URL("a")+MetricsPath)
 	if got, _ := value(fams, "simbench_fakeapi_admitted_total", map[string]string{"service": "b"}); got != 1 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/spec"
 )
 
 // ID names one admitted request until Finish or Cancel. The zero ID is never
@@ -41,7 +42,7 @@ const (
 	KindBadRequest
 	// KindConflict: a 409 after Latency; a write that arrived while another
 	// write to its resource was in service lost the race to commit (see
-	// FaultConfig.ConflictRate).
+	// spec.Faults.Conflict).
 	KindConflict
 	numKinds
 )
@@ -107,7 +108,7 @@ type Request struct {
 	Tokens, OutputTokens int64
 	// Write marks a request that modifies Resource; overlapping writes to one
 	// resource count as write races, or fail with 409 when the service
-	// detects conflicts (FaultConfig.ConflictRate).
+	// detects conflicts (spec.Faults.Conflict).
 	Write bool
 	// Bytes is the body size in bytes (413 past ServiceConfig.MaxBodyBytes).
 	Bytes int64
@@ -218,7 +219,7 @@ type tenant struct {
 	inFlight         int
 	// base is the configured limits, which events change and restore.
 	base      limitSet
-	bgNext    time.Duration // next background arrival (BackgroundConfig)
+	bgNext    time.Duration // next background arrival (spec.Background)
 	bgWaiting int64         // background requests waiting for room
 }
 
@@ -260,7 +261,7 @@ type Model struct {
 	faults   *rand.Rand
 	overload *rand.Rand
 	// conflict draws whether an overlapping write conflicts, when
-	// FaultConfig.ConflictRate is below 1.
+	// spec.Faults.Conflict is below 1.
 	conflict *rand.Rand
 
 	single  tenant
@@ -313,7 +314,7 @@ func (g *generation) pace(n int64) (first, gen float64) {
 		first = g.ttft.draw()
 	}
 	if g.hasTPS && n > 0 {
-		tps := max(g.tps.draw()/rateUnit, MinTokensPerSecond)
+		tps := max(g.tps.draw(), spec.MinTokensPerSecond)
 		gen = float64(n) * float64(time.Second) / tps
 	}
 	return first, gen
@@ -327,12 +328,6 @@ func (g *generation) pace(n int64) (first, gen float64) {
 func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if g := cfg.Generation; g.TTFT.Dist == DistEmpirical && len(g.TTFT.Samples) == 0 || g.TokensPerSecond.Dist == DistEmpirical && len(g.TokensPerSecond.Samples) == 0 {
-		return nil, fmt.Errorf("fakeapi: service %q: empirical ttft or tokens_per_s needs samples", cfg.Name)
-	}
-	if cfg.Latency.Dist == DistEmpirical && len(cfg.Latency.Samples) == 0 {
-		return nil, fmt.Errorf("fakeapi: service %q: empirical latency samples are not loaded (call LoadFiles)", cfg.Name)
 	}
 	cfg = cfg.withDefaults()
 	sub := func() *rand.Rand { return rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())) }
@@ -351,25 +346,25 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	m.evRand = sub()
 	m.events = newTimeline(cfg.Events)
 	m.conflict = sub()
-	if g := cfg.Generation; g.enabled() {
+	if g := cfg.Generation; g.Enabled() {
 		// A stream of its own, drawn after the others: turning generation
 		// on changes none of their draws.
 		rng := sub()
-		m.gen = &generation{hasTTFT: g.TTFT.Dist != "", hasTPS: g.TokensPerSecond.Dist != ""}
+		m.gen = &generation{hasTTFT: g.TTFT.Kind != "", hasTPS: g.TokensPerSecond.Kind != ""}
 		if m.gen.hasTTFT {
 			m.gen.ttft = newSampler(g.TTFT, rng)
 		}
 		if m.gen.hasTPS {
-			m.gen.tps = newSampler(g.TokensPerSecond.latency(), rng)
+			m.gen.tps = newSampler(g.TokensPerSecond, rng)
 		}
 	}
 	if r := cfg.Background.Rate; r > 0 {
 		m.bgBurst = max(cfg.Background.Burst, 1)
 		m.bgGap = max(time.Duration(math.Round(float64(m.bgBurst)*float64(time.Second)/r)), 1)
-		m.bgMaxWaiting = max(int64(BackgroundPatience/m.bgGap)*m.bgBurst, m.bgBurst)
+		m.bgMaxWaiting = max(int64(spec.BackgroundPatience/m.bgGap)*m.bgBurst, m.bgBurst)
 	}
 	if len(cfg.Keys) == 0 {
-		m.single = m.newTenant(KeyConfig{})
+		m.single = m.newTenant(spec.Key{})
 	} else {
 		m.tenants = make(map[string]*tenant, len(cfg.Keys))
 		for _, k := range cfg.Keys {
@@ -380,7 +375,7 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) newTenant(k KeyConfig) tenant {
+func (m *Model) newTenant(k spec.Key) tenant {
 	c := m.cfg
 	or := func(a, b int64) int64 {
 		if a != 0 {
@@ -459,7 +454,7 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 	if e := m.events.active(now, func(e *Event) bool { return e.Outage }); e != nil {
 		d.Wait = e.End() - now
 		status := 503
-		if m.cfg.API == APIAnthropic {
+		if m.cfg.API == spec.APIAnthropic {
 			status = 529
 		}
 		return m.reject(d, KindOverloaded, status)
@@ -583,8 +578,8 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 		first = lat + ttft
 		lat = first + gen
 	}
-	if f := m.cfg.Latency.LoadSlope; f > 0 {
-		if over := m.inFlight - m.cfg.Latency.LoadKnee; over > 0 {
+	if f := m.cfg.Load.Factor; f > 0 {
+		if over := m.inFlight - m.cfg.Load.Knee; over > 0 {
 			lat *= 1 + f*float64(over)
 			first *= 1 + f*float64(over)
 		}
@@ -597,9 +592,9 @@ func (m *Model) arrive(now time.Duration, r Request) Decision {
 	if e := m.events.active(now, func(e *Event) bool { return e.ErrorRate != nil }); e != nil {
 		fc.ErrorRate = *e.ErrorRate
 	}
-	if fc.SlowFirstByteRate > 0 && m.faults.Float64() < fc.SlowFirstByteRate {
-		lat += float64(fc.SlowFirstByte)
-		first += float64(fc.SlowFirstByte)
+	if fc.SlowFirstByte.Rate > 0 && m.faults.Float64() < fc.SlowFirstByte.Rate {
+		lat += float64(fc.SlowFirstByte.Delay)
+		first += float64(fc.SlowFirstByte.Delay)
 		d.SlowFirstByte = true
 	}
 	d.Latency = time.Duration(min(lat, math.MaxInt64/2))
@@ -698,14 +693,14 @@ func (m *Model) reject(d Decision, k Kind, status int) Decision {
 
 // advertise turns a true wait into the delay the client is told.
 func (m *Model) advertise(w time.Duration) (time.Duration, bool) {
-	if m.cfg.Lie == LieMissing || m.cfg.Headers == HeadersNone {
+	if m.cfg.Lie == spec.LieMissing || m.cfg.Headers == spec.HeadersNone {
 		return 0, false
 	}
 	unit := time.Second
-	if m.cfg.Headers == HeadersOpenAI {
+	if m.cfg.Headers == spec.HeadersOpenAI {
 		unit = time.Millisecond
 	}
-	if m.cfg.Lie == LieShort {
+	if m.cfg.Lie == spec.LieShort {
 		w = time.Duration(float64(w) * m.cfg.LieFactor)
 		return w - w%unit, true // a liar rounds down
 	}
@@ -993,11 +988,11 @@ func (m *Model) addPending(now time.Duration, client string, at time.Duration) {
 }
 
 // background accrues the background requests of tenant t that arrive at
-// or before now (see BackgroundConfig), each at its own time, then lets
+// or before now (see spec.Background), each at its own time, then lets
 // those still waiting take what has freed by now, ahead of the arrival at
 // now.
 func (m *Model) background(t *tenant, now time.Duration) {
-	if skip := satmath.Sub(now, BackgroundHorizon); t.bgNext < skip {
+	if skip := satmath.Sub(now, spec.BackgroundHorizon); t.bgNext < skip {
 		t.bgNext += (skip - t.bgNext) / m.bgGap * m.bgGap
 	}
 	for ; t.bgNext <= now; t.bgNext += m.bgGap {

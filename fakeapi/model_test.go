@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 func newTestModel(t testing.TB, cfg ServiceConfig) *Model {
@@ -18,7 +20,7 @@ func newTestModel(t testing.TB, cfg ServiceConfig) *Model {
 }
 
 func TestModelRetryAfterAndEarlyRetry(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "llm", RPS: 10, Headers: HeadersOpenAI})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "llm", RPS: 10, Headers: spec.HeadersOpenAI}})
 	for i := range 10 {
 		if d := m.Arrive(0, Request{Client: "a"}); !d.Admitted() {
 			t.Fatalf("request %d at 0 rejected: %+v", i, d)
@@ -57,13 +59,13 @@ func TestModelRetryAfterRounding(t *testing.T) {
 		wantAfter time.Duration
 		wantHas   bool
 	}{
-		{ServiceConfig{Headers: HeadersOpenAI}, 100 * ms, true},
-		{ServiceConfig{Headers: HeadersAnthropic}, time.Second, true},
-		{ServiceConfig{Headers: HeadersStandard}, time.Second, true},
-		{ServiceConfig{Headers: HeadersNone}, 0, false},
-		{ServiceConfig{Headers: HeadersOpenAI, Lie: LieShort, LieFactor: 0.5}, 50 * ms, true},
-		{ServiceConfig{Headers: HeadersAnthropic, Lie: LieShort}, 0, true},
-		{ServiceConfig{Headers: HeadersOpenAI, Lie: LieMissing}, 0, false},
+		{ServiceConfig{Config: spec.Config{Headers: spec.HeadersOpenAI}}, 100 * ms, true},
+		{ServiceConfig{Config: spec.Config{Headers: spec.HeadersAnthropic}}, time.Second, true},
+		{ServiceConfig{Config: spec.Config{Headers: spec.HeadersStandard}}, time.Second, true},
+		{ServiceConfig{Config: spec.Config{Headers: spec.HeadersNone}}, 0, false},
+		{ServiceConfig{Config: spec.Config{Headers: spec.HeadersOpenAI, Lie: spec.LieShort, LieFactor: 0.5}}, 50 * ms, true},
+		{ServiceConfig{Config: spec.Config{Headers: spec.HeadersAnthropic, Lie: spec.LieShort}}, 0, true},
+		{ServiceConfig{Config: spec.Config{Headers: spec.HeadersOpenAI, Lie: spec.LieMissing}}, 0, false},
 	}
 	for _, tt := range tests {
 		cfg := tt.give
@@ -79,7 +81,7 @@ func TestModelRetryAfterRounding(t *testing.T) {
 }
 
 func TestModelTokensAndTooLarge(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", TPM: 1000})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", TPM: 1000}})
 	if d := m.Arrive(0, Request{Tokens: 600, OutputTokens: 300}); !d.Admitted() || d.Tokens != 900 {
 		t.Fatalf("900 tokens = %+v, want admitted", d)
 	}
@@ -100,7 +102,7 @@ func TestModelCountRejected(t *testing.T) {
 	// Fixed window of 2/s. Counting rejected requests, a client hammering
 	// the window still gets the next window (fixed windows reset), but a
 	// token bucket stays empty while it hammers.
-	cfg := ServiceConfig{Name: "s", RPS: 2, CountRejected: true}
+	cfg := ServiceConfig{Config: spec.Config{Name: "s", RPS: 2, CountRejected: true}}
 	m := newTestModel(t, cfg)
 	admittedAt := 0
 	for now := time.Duration(0); now < time.Second; now += 100 * ms {
@@ -128,8 +130,8 @@ func TestModelCountRejected(t *testing.T) {
 }
 
 func TestModelConcurrencyAndWaste(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", MaxConcurrent: 2,
-		Latency: LatencyConfig{Dist: DistConstant, Value: 2 * time.Second}})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", MaxConcurrent: 2,
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 2 * time.Second}}})
 	a := m.Arrive(0, Request{Tokens: 10})
 	b := m.Arrive(0, Request{Tokens: 20})
 	c := m.Arrive(0, Request{})
@@ -151,7 +153,7 @@ func TestModelConcurrencyAndWaste(t *testing.T) {
 }
 
 func TestModelMisusePanics(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s"})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s"}})
 	d := m.Arrive(0, Request{})
 	m.Finish(0, d.ID, false)
 	defer func() {
@@ -163,7 +165,7 @@ func TestModelMisusePanics(t *testing.T) {
 }
 
 func TestModelWriteRaces(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", Latency: LatencyConfig{Value: time.Second}})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", Latency: spec.Dist[time.Duration]{Value: time.Second}}})
 	a := m.Arrive(0, Request{Method: "PUT", Path: "/doc/1", Write: true})
 	b := m.Arrive(0, Request{Method: "GET", Path: "/doc/1"})
 	c := m.Arrive(0, Request{Method: "POST", Path: "/x", Resource: "/doc/1", Write: true})
@@ -182,7 +184,7 @@ func TestModelWriteRaces(t *testing.T) {
 }
 
 func TestModelTenants(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", RPM: 2, Keys: []KeyConfig{{Key: "k1"}, {Key: "k2", RPM: 1}}})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", RPM: 2, Keys: []spec.Key{{Key: "k1"}, {Key: "k2", RPM: 1}}}})
 	if d := m.Arrive(0, Request{Key: "nope"}); d.Status != 401 {
 		t.Fatalf("unknown key = %+v, want 401", d)
 	}
@@ -206,9 +208,9 @@ func TestModelTenants(t *testing.T) {
 }
 
 func TestModelFaultsAreDeterministic(t *testing.T) {
-	cfg := ServiceConfig{Name: "s", Faults: FaultConfig{ErrorRate: 0.1, HangRate: 0.1, ResetRate: 0.1,
-		Overload: OverloadConfig{Every: 10 * time.Second, Length: 2 * time.Second}},
-		Latency: LatencyConfig{Dist: DistExponential, Mean: 100 * ms}}
+	cfg := ServiceConfig{Config: spec.Config{Name: "s", Faults: spec.Faults{ErrorRate: 0.1, HangRate: 0.1, ResetRate: 0.1,
+		Overload: spec.Overload{Every: 10 * time.Second, Length: 2 * time.Second}},
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: 100 * ms}}}
 	run := func() Stats {
 		m := newTestModel(t, cfg)
 		for now := time.Duration(0); now < 100*time.Second; now += 10 * ms {
@@ -240,7 +242,7 @@ func TestModelFaultsAreDeterministic(t *testing.T) {
 }
 
 func TestModelTimeline(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", RPS: 1, Burst: 1})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", RPS: 1, Burst: 1}})
 	for now := time.Duration(0); now < 3*time.Second; now += 500 * ms {
 		m.Arrive(now, Request{})
 	}
@@ -252,25 +254,25 @@ func TestModelTimeline(t *testing.T) {
 }
 
 func TestValidateListsEveryProblem(t *testing.T) {
-	err := ServiceConfig{RPS: -1, Algorithm: "leaky", Headers: "aws",
-		Latency: LatencyConfig{Dist: DistLogNormal, P50: time.Second, P95: 500 * ms},
-		Faults:  FaultConfig{ErrorRate: 2}}.Validate()
+	err := ServiceConfig{Config: spec.Config{RPS: -1, Algorithm: "leaky", Headers: "aws",
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: time.Second, P95: 500 * ms},
+		Faults:  spec.Faults{ErrorRate: 2}}}.Validate()
 	if err == nil {
 		t.Fatal("Validate() = nil")
 	}
-	for _, want := range []string{"name is empty", "rps is negative", `algorithm "leaky"`, `headers "aws"`, "p95 500ms must be above p50 1s", "error_rate 2"} {
+	for _, want := range []string{"has no name", "rps: is -1", `limiter: unknown value "leaky"`, `headers: unknown value "aws"`, "latency.p95: p95 (500ms) is below p50 (1s)", "faults.error_rate: is 2"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v\nmissing %q", err, want)
 		}
 	}
-	if err := (ServiceConfig{Name: "ok", RPM: 60}).Validate(); err != nil {
+	if err := (ServiceConfig{Config: spec.Config{Name: "ok", RPM: 60}}).Validate(); err != nil {
 		t.Fatalf("valid config: %v", err)
 	}
 }
 
 func TestRetryDeadlinesDoNotGrowWithoutBound(t *testing.T) {
 	// 10 requests/s; 100,000 clients each get one 429 and never return.
-	m, err := NewModel(ServiceConfig{Name: "s", RPS: 10, Headers: HeadersOpenAI}, rand.New(rand.NewPCG(1, 2)))
+	m, err := NewModel(ServiceConfig{Config: spec.Config{Name: "s", RPS: 10, Headers: spec.HeadersOpenAI}}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 const forever = time.Duration(math.MaxInt64)
@@ -28,7 +30,7 @@ func TestTokenSumCannotWrap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newTestModel(t, ServiceConfig{Name: "llm", TPM: 100_000})
+			m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "llm", TPM: 100_000}})
 			d := m.Arrive(0, Request{Tokens: tt.in, OutputTokens: tt.out})
 			if d.Kind != tt.wantKind || d.Tokens != tt.wantTokens {
 				t.Fatalf("decision %v (status %d) charging %d tokens, want %v charging %d", d.Kind, d.Status, d.Tokens, tt.wantKind, tt.wantTokens)
@@ -44,7 +46,7 @@ func TestTokenSumCannotWrap(t *testing.T) {
 // token limit: the accepted and wasted token counts saturate, never turn
 // negative.
 func TestTokenAccountingSaturates(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "tools"})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "tools"}})
 	for range 3 {
 		d := m.Arrive(0, Request{Tokens: 1 << 62, OutputTokens: 1 << 62})
 		if !d.Admitted() {
@@ -62,9 +64,9 @@ func TestTokenAccountingSaturates(t *testing.T) {
 // delay: the advertised delay, the headers and the client's retry deadline
 // saturate instead of wrapping negative.
 func TestHugeRetryAfterSaturates(t *testing.T) {
-	for _, style := range []HeaderStyle{HeadersOpenAI, HeadersStandard, HeadersAnthropic} {
+	for _, style := range []spec.HeaderStyle{spec.HeadersOpenAI, spec.HeadersStandard, spec.HeadersAnthropic} {
 		t.Run(string(style), func(t *testing.T) {
-			m := newTestModel(t, ServiceConfig{Name: "s", MaxConcurrent: 1, ConcurrencyRetryAfter: forever - 5, Headers: style})
+			m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", MaxConcurrent: 1, ConcurrencyRetryAfter: forever - 5, Headers: style}})
 			m.Arrive(0, Request{Client: "a"})
 			d := m.Arrive(time.Second, Request{Client: "b"})
 			if d.Kind != KindRateLimited || d.RetryAfter != forever {
@@ -78,7 +80,7 @@ func TestHugeRetryAfterSaturates(t *testing.T) {
 			if v := h.Get("Retry-After"); v == "" || v[0] == '-' {
 				t.Errorf("Retry-After %q", v)
 			}
-			if v := h.Get("Retry-After-Ms"); style == HeadersOpenAI {
+			if v := h.Get("Retry-After-Ms"); style == spec.HeadersOpenAI {
 				if ms, err := strconv.ParseInt(v, 10, 64); err != nil || ms <= 0 {
 					t.Errorf("Retry-After-Ms %q", v)
 				}
@@ -111,7 +113,7 @@ func TestRoundUpSaturates(t *testing.T) {
 // steps per arrival), and about half of the arrivals must land in an
 // episode, as Length ÷ (Every + Length) says.
 func TestOverloadTinyEvery(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", Faults: FaultConfig{Overload: OverloadConfig{Every: 1, Length: 1}}})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", Faults: spec.Faults{Overload: spec.Overload{Every: 1, Length: 1}}}})
 	const n = 20_000
 	var over int
 	for i := 1; i <= n; i++ {
@@ -137,7 +139,7 @@ func TestOverloadTinyEvery(t *testing.T) {
 // meet an episode when the model steps through episodes (arrivals often)
 // and when it jumps (arrivals rare): both must match Length ÷ (Every + Length).
 func TestOverloadJumpMatchesSteps(t *testing.T) {
-	cfg := ServiceConfig{Name: "s", Faults: FaultConfig{Overload: OverloadConfig{Every: 3 * time.Second, Length: time.Second}}}
+	cfg := ServiceConfig{Config: spec.Config{Name: "s", Faults: spec.Faults{Overload: spec.Overload{Every: 3 * time.Second, Length: time.Second}}}}
 	share := func(gap time.Duration, n int) float64 {
 		m := newTestModel(t, cfg)
 		var over int
@@ -163,13 +165,13 @@ func TestOverloadJumpMatchesSteps(t *testing.T) {
 // TestOverloadExtremeDurations sets episode durations at the largest
 // Duration: sums saturate, so an endless episode stays endless.
 func TestOverloadExtremeDurations(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Name: "s", Faults: FaultConfig{Overload: OverloadConfig{Every: 1, Length: forever}}})
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", Faults: spec.Faults{Overload: spec.Overload{Every: 1, Length: forever}}}})
 	for _, now := range []time.Duration{time.Second, time.Hour, forever / 2, forever - 1} {
 		if d := m.Arrive(now, Request{}); d.Kind != KindOverloaded || d.Wait <= 0 {
 			t.Errorf("at %v: %v with wait %v, want overloaded for the rest of time", now, d.Kind, d.Wait)
 		}
 	}
-	m = newTestModel(t, ServiceConfig{Name: "s", Faults: FaultConfig{Overload: OverloadConfig{Every: forever, Length: forever}}})
+	m = newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", Faults: spec.Faults{Overload: spec.Overload{Every: forever, Length: forever}}}})
 	for _, now := range []time.Duration{0, time.Hour, forever - 1} {
 		d := m.Arrive(now, Request{})
 		if d.Kind == KindOverloaded && d.Wait <= 0 {

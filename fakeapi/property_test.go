@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // TestLimiterWindowBound checks, for random arrivals and token counts, that
@@ -13,16 +15,16 @@ import (
 // windows (a window straddles two), capacity + limit for a token bucket.
 func TestLimiterWindowBound(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		alg := rapid.SampledFrom([]Algorithm{TokenBucket, FixedWindow, SlidingWindow}).Draw(t, "alg")
+		alg := rapid.SampledFrom([]spec.Algorithm{spec.TokenBucket, spec.FixedWindow, spec.SlidingWindow}).Draw(t, "alg")
 		limit := rapid.Int64Range(1, 50).Draw(t, "limit")
 		burst := rapid.Int64Range(0, 100).Draw(t, "burst")
 		const window = time.Second
 		l := newLimiter(alg, limit, window, burst)
 		bound := limit
 		switch alg {
-		case FixedWindow:
+		case spec.FixedWindow:
 			bound = 2 * limit
-		case TokenBucket:
+		case spec.TokenBucket:
 			bound = l.capacity + limit
 		}
 		type adm struct {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/spec"
 )
 
 // endpoint is what a path means for a service.
@@ -41,21 +42,21 @@ func (ep endpoint) method() string {
 // provider endpoint called with another method than its own. On a
 // provider-style service, paths under /v1 that are not its endpoints are
 // epUnknown (404); other paths are generic tool paths.
-func route(api APIStyle, method, path string) (ep endpoint, ok bool) {
+func route(api spec.APIStyle, method, path string) (ep endpoint, ok bool) {
 	switch {
-	case api == APIOpenAI && path == "/v1/chat/completions":
+	case api == spec.APIOpenAI && path == "/v1/chat/completions":
 		ep = epChat
-	case api == APIOpenAI && path == "/v1/embeddings":
+	case api == spec.APIOpenAI && path == "/v1/embeddings":
 		ep = epEmbeddings
-	case api == APIOpenAI && path == "/v1/responses":
+	case api == spec.APIOpenAI && path == "/v1/responses":
 		ep = epResponses
-	case api == APIAnthropic && path == "/v1/messages":
+	case api == spec.APIAnthropic && path == "/v1/messages":
 		ep = epMessages
-	case api == APIAnthropic && path == "/v1/messages/count_tokens":
+	case api == spec.APIAnthropic && path == "/v1/messages/count_tokens":
 		ep = epCountTokens
-	case api != APIGeneric && path == "/v1/models":
+	case api != spec.APIGeneric && path == "/v1/models":
 		ep = epModels
-	case api != APIGeneric && (path == "/v1" || strings.HasPrefix(path, "/v1/")):
+	case api != spec.APIGeneric && (path == "/v1" || strings.HasPrefix(path, "/v1/")):
 		return epUnknown, true
 	default:
 		return epGeneric, true
@@ -65,11 +66,11 @@ func route(api APIStyle, method, path string) (ep endpoint, ok bool) {
 
 // knownPaths lists a service's provider endpoints, for 404 messages; the
 // last entry is always "/*", the generic tool paths.
-func knownPaths(api APIStyle) []string {
+func knownPaths(api spec.APIStyle) []string {
 	switch api {
-	case APIOpenAI:
+	case spec.APIOpenAI:
 		return []string{"/v1/chat/completions", "/v1/responses", "/v1/embeddings", "/v1/models", "/*"}
-	case APIAnthropic:
+	case spec.APIAnthropic:
 		return []string{"/v1/messages", "/v1/messages/count_tokens", "/v1/models", "/*"}
 	}
 	return []string{"/*"}
@@ -474,9 +475,9 @@ func argPieces(args []byte) []string {
 }
 
 // modelsBody lists the service's model as the provider's /v1/models does.
-func modelsBody(api APIStyle, model string, created time.Time) []byte {
+func modelsBody(api spec.APIStyle, model string, created time.Time) []byte {
 	var v any
-	if api == APIAnthropic {
+	if api == spec.APIAnthropic {
 		v = map[string]any{
 			"data": []any{map[string]any{"type": "model", "id": model, "display_name": model,
 				"created_at": created.UTC().Format(time.RFC3339)}},
@@ -494,16 +495,16 @@ func modelsBody(api APIStyle, model string, created time.Time) []byte {
 // added to the error object (generic style only), except "request_id",
 // which Anthropic style sends beside the error, and "limit", which makes an
 // OpenAI-style 429 of the token limit type "tokens".
-func errorBody(api APIStyle, status int, message string, extra map[string]any) []byte {
+func errorBody(api spec.APIStyle, status int, message string, extra map[string]any) []byte {
 	var v any
 	switch api {
-	case APIAnthropic:
+	case spec.APIAnthropic:
 		m := map[string]any{"type": "error", "error": map[string]any{"type": anthropicType(status), "message": message}}
 		if id, ok := extra["request_id"]; ok {
 			m["request_id"] = id
 		}
 		v = m
-	case APIOpenAI:
+	case spec.APIOpenAI:
 		typ, code := openAIType(status)
 		if l := extra["limit"]; status == http.StatusTooManyRequests && (l == LimitTPM.String() || l == LimitITPM.String() || l == LimitOTPM.String()) {
 			typ = "tokens"

@@ -18,6 +18,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // sseEvent is one server-sent event: its event name ("" when the stream
@@ -89,8 +91,8 @@ func post(t *testing.T, c *http.Client, url, body string, header ...string) *htt
 }
 
 func TestServeStreamChatCompletion(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", RPM: 600, TPM: 1_000_000,
-		Latency: LatencyConfig{Dist: DistConstant, Value: 20 * time.Millisecond}}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm", RPM: 600, TPM: 1_000_000,
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 20 * time.Millisecond}}}}})
 	body := `{"model":"gpt-x","messages":[{"role":"user","content":"hi"}],"max_tokens":7,"stream":true,"stream_options":{"include_usage":true}}`
 	res := post(t, c, s.URL("llm")+"/v1/chat/completions", body)
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") || res.Header.Get("X-Ratelimit-Limit-Requests") != "600" {
@@ -158,7 +160,7 @@ func events0ID(t *testing.T, events []sseEvent) string {
 }
 
 func TestServeStreamOpenAISDK(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", TPM: 1_000_000}}})
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm", TPM: 1_000_000}}}})
 	client := openai.NewClient(option.WithBaseURL(s.URL("llm")+"/v1"), option.WithAPIKey("sk-test"))
 	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
 		Model:         openai.ChatModelGPT4oMini,
@@ -172,14 +174,14 @@ func TestServeStreamOpenAISDK(t *testing.T) {
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(acc.Choices) != 1 || acc.Choices[0].Message.Content != strings.Join(answer(DefaultOutputTokens), "") || acc.Choices[0].FinishReason != "stop" || acc.Usage.CompletionTokens != DefaultOutputTokens {
+	if len(acc.Choices) != 1 || acc.Choices[0].Message.Content != strings.Join(answer(spec.DefaultOutputTokens), "") || acc.Choices[0].FinishReason != "stop" || acc.Usage.CompletionTokens != spec.DefaultOutputTokens {
 		t.Fatalf("accumulated %+v", acc.ChatCompletion)
 	}
 }
 
 func TestServeStreamAnthropicMessages(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, RPM: 50, TPM: 100_000,
-		Latency: LatencyConfig{Dist: DistConstant, Value: 20 * time.Millisecond}}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, RPM: 50, TPM: 100_000,
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 20 * time.Millisecond}}}}})
 	res := post(t, c, s.URL("claude")+"/v1/messages", `{"model":"claude-x","max_tokens":9,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") || res.Header.Get("Request-Id") == "" {
 		t.Fatalf("status %d, header %v", res.StatusCode, res.Header)
@@ -234,10 +236,10 @@ func TestServeStreamAnthropicMessages(t *testing.T) {
 
 func TestServeStreamLimitedBeforeItStarts(t *testing.T) {
 	var clk manualClock
-	for _, api := range []HeaderStyle{HeadersOpenAI, HeadersAnthropic} {
-		s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Name: "llm", Headers: api, RPS: 1, Burst: 1}}})
+	for _, api := range []spec.HeaderStyle{spec.HeadersOpenAI, spec.HeadersAnthropic} {
+		s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Config: spec.Config{Name: "llm", Headers: api, RPS: 1, Burst: 1}}}})
 		path, body := "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"stream":true}`
-		if api == HeadersAnthropic {
+		if api == spec.HeadersAnthropic {
 			path, body = "/v1/messages", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"stream":true}`
 		}
 		if res := post(t, c, s.URL("llm")+path, body); res.StatusCode != 200 {
@@ -254,8 +256,8 @@ func TestServeStreamLimitedBeforeItStarts(t *testing.T) {
 func TestServeStreamCancelledMidStreamIsWasted(t *testing.T) {
 	// 1.5 s of latency over three pieces: the first events arrive after
 	// 0.5 s, the next ones 0.5 s later; the client cancels in between.
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", TPM: 1_000_000,
-		Latency: LatencyConfig{Dist: DistConstant, Value: 1500 * time.Millisecond}}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm", TPM: 1_000_000,
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 1500 * time.Millisecond}}}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL("llm")+"/v1/chat/completions",
@@ -278,7 +280,7 @@ func TestServeStreamCancelledMidStreamIsWasted(t *testing.T) {
 }
 
 func TestServeAnthropicBaseURL(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, RPM: 50}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, RPM: 50}}}})
 	var sum strings.Builder
 	s.Summary(&sum)
 	base := s.URL("claude")
@@ -303,8 +305,8 @@ func TestServeAnthropicBaseURL(t *testing.T) {
 
 func TestServeUnknownProviderPaths(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
-		{Name: "llm", RPM: 1, TPM: 100, ModelName: "gpt-fake"},
-		{Name: "claude", Headers: HeadersAnthropic, RPM: 1, TPM: 100},
+		{Config: spec.Config{Name: "llm", RPM: 1, TPM: 100, ModelName: "gpt-fake"}},
+		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, RPM: 1, TPM: 100}},
 	}})
 	for _, tc := range []struct{ service, method, path, errType string }{
 		{"llm", "POST", "/v1/audio/speech", "invalid_request_error"},
@@ -339,7 +341,7 @@ func TestServeUnknownProviderPaths(t *testing.T) {
 }
 
 func TestServeModelsAndCountTokensNeedAKey(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, Keys: []KeyConfig{{Key: "sk-1"}}}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, Keys: []spec.Key{{Key: "sk-1"}}}}}})
 	for _, path := range []string{"/v1/models", "/v1/messages/count_tokens"} {
 		method := "GET"
 		if path != "/v1/models" {
@@ -365,7 +367,7 @@ func retryCall(t *testing.T, c *http.Client, url string, attempt int) response {
 
 func TestServeEarlyRetriesParallelClients(t *testing.T) {
 	var clk manualClock
-	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Name: "llm", RPS: 2, Burst: 2, TPM: 1_000_000}}})
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Config: spec.Config{Name: "llm", RPS: 2, Burst: 2, TPM: 1_000_000}}}})
 	url := s.URL("llm") + "/v1/chat/completions"
 	// Eight callers on one key send at once, as hey or parallel SDK calls
 	// do: two are admitted, six are told to wait. None of them is a retry.
@@ -443,7 +445,7 @@ func slicesMax(ds []time.Duration) time.Duration {
 func TestServeEarlyRetriesOpenAISDKParallel(t *testing.T) {
 	// Eight goroutines share one key against 20 requests/s with a bucket of
 	// one; the SDK retries every 429 after its retry-after-ms.
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", RPS: 20, Burst: 1, TPM: 10_000_000}}})
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm", RPS: 20, Burst: 1, TPM: 10_000_000}}}})
 	client := openai.NewClient(option.WithBaseURL(s.URL("llm")+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(20))
 	params := openai.ChatCompletionNewParams{Model: openai.ChatModelGPT4oMini, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}}
 	var wg sync.WaitGroup
@@ -465,8 +467,8 @@ func TestServeEarlyRetriesOpenAISDKParallel(t *testing.T) {
 
 func TestServeWritesDeclaredOnly(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
-		{Name: "tool", Headers: HeadersStandard, WritePaths: []string{"/tools/commit"}, Latency: LatencyConfig{Dist: DistConstant, Value: 300 * time.Millisecond}},
-		{Name: "llm", TPM: 10_000_000, Latency: LatencyConfig{Dist: DistConstant, Value: 300 * time.Millisecond}},
+		{Config: spec.Config{Name: "tool", Headers: spec.HeadersStandard, Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 300 * time.Millisecond}}, WritePaths: []string{"/tools/commit"}},
+		{Config: spec.Config{Name: "llm", TPM: 10_000_000, Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 300 * time.Millisecond}}},
 	}})
 	parallel := func(n int, f func()) {
 		var wg sync.WaitGroup
@@ -497,12 +499,12 @@ func TestServeWritesDeclaredOnly(t *testing.T) {
 func TestServeProviderLimitHeaders(t *testing.T) {
 	var clk manualClock
 	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{
-		{Name: "rpm", RPM: 6000, Burst: 100},
-		{Name: "rps", RPS: 20},
-		{Name: "tpm", RPM: 1000, TPM: 1000},
-		{Name: "claude", Headers: HeadersAnthropic, TPM: 1000},
-		{Name: "busy", Faults: FaultConfig{Overload: OverloadConfig{Every: time.Nanosecond, Length: time.Hour}}},
-		{Name: "busyclaude", Headers: HeadersAnthropic, Faults: FaultConfig{Overload: OverloadConfig{Every: time.Nanosecond, Length: time.Hour}}},
+		{Config: spec.Config{Name: "rpm", RPM: 6000, Burst: 100}},
+		{Config: spec.Config{Name: "rps", RPS: 20}},
+		{Config: spec.Config{Name: "tpm", RPM: 1000, TPM: 1000}},
+		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, TPM: 1000}},
+		{Config: spec.Config{Name: "busy", Faults: spec.Faults{Overload: spec.Overload{Every: time.Nanosecond, Length: time.Hour}}}},
+		{Config: spec.Config{Name: "busyclaude", Headers: spec.HeadersAnthropic, Faults: spec.Faults{Overload: spec.Overload{Every: time.Nanosecond, Length: time.Hour}}}},
 	}})
 	clk.advance(time.Second)
 	// A burst of 100 under 6000 per minute: after one request the bucket
@@ -544,7 +546,7 @@ func TestServeProviderLimitHeaders(t *testing.T) {
 }
 
 func TestServeEmbeddings(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm"}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm"}}}})
 	url := s.URL("llm") + "/v1/embeddings"
 	vectors := func(body string) [][]float32 {
 		t.Helper()

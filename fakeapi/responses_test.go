@@ -10,6 +10,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // searchTool is a function tool for the Responses API whose schema needs a
@@ -32,7 +34,7 @@ func searchTool() responses.ToolUnionParam {
 const searchArgs = `{"query":"","limit":1,"mode":"fast"}`
 
 func TestServeResponsesStreamedWhole(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", RPM: 60, TPM: 100_000}}})
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm", RPM: 60, TPM: 100_000}}}})
 	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"))
 	stream := client.Responses.NewStreaming(context.Background(), responses.ResponseNewParams{
 		Model:           openai.ChatModelGPT4oMini,
@@ -81,7 +83,7 @@ func TestServeResponsesStreamedWhole(t *testing.T) {
 }
 
 func TestServeResponsesNotStreamed(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", RPM: 1, TPM: 100_000}}})
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm", RPM: 1, TPM: 100_000}}}})
 	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
 	params := responses.ResponseNewParams{
 		Model: openai.ChatModelGPT4oMini,
@@ -91,7 +93,7 @@ func TestServeResponsesNotStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OutputText() != strings.Join(answer(DefaultOutputTokens), "") || r.Usage.OutputTokens != DefaultOutputTokens || r.Model != string(openai.ChatModelGPT4oMini) {
+	if r.OutputText() != strings.Join(answer(spec.DefaultOutputTokens), "") || r.Usage.OutputTokens != spec.DefaultOutputTokens || r.Model != string(openai.ChatModelGPT4oMini) {
 		t.Fatalf("response %+v", r)
 	}
 	// Limits apply as to chat completions: the second call in the minute is
@@ -108,7 +110,7 @@ func TestServeResponsesNotStreamed(t *testing.T) {
 
 func TestServeResponsesToolCalls(t *testing.T) {
 	calls := func(*rand.Rand) int { return 3 }
-	s, _ := startServer(t, ServerConfig{Seed: 5, Services: []ServiceConfig{{Name: "llm", TPM: 1_000_000,
+	s, _ := startServer(t, ServerConfig{Seed: 5, Services: []ServiceConfig{{Config: spec.Config{Name: "llm", TPM: 1_000_000},
 		Agent: AgentConfig{Calls: calls, MaxIterations: 2}}}})
 	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"))
 	ctx := context.Background()

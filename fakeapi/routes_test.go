@@ -5,20 +5,22 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 func TestServeWriteRoutesResourceFrom(t *testing.T) {
-	lat := LatencyConfig{Dist: DistConstant, Value: 300 * time.Millisecond}
+	lat := spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 300 * time.Millisecond}
 	routes := []WriteRoute{
 		{Path: "/tools/save", ResourceFrom: "path:2"},
 		{Path: "/tools/put", ResourceFrom: "json:doc_id"},
 		{Path: "/tools/tag", ResourceFrom: "header:X-Doc-Id"},
 	}
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
-		{Name: "tool", Latency: lat, WriteRoutes: routes},
-		{Name: "strict", Latency: lat, WriteRoutes: routes, Faults: FaultConfig{ConflictRate: 1}},
+		{Config: spec.Config{Name: "tool", Latency: lat}, WriteRoutes: routes},
+		{Config: spec.Config{Name: "strict", Latency: lat, Faults: spec.Faults{Conflict: 1}}, WriteRoutes: routes},
 		// Provider endpoints are reads even under a declared write route.
-		{Name: "llm", TPM: 10_000_000, Latency: lat, WriteRoutes: []WriteRoute{{Path: "/v1", ResourceFrom: "header:X-Doc-Id"}}},
+		{Config: spec.Config{Name: "llm", TPM: 10_000_000, Latency: lat}, WriteRoutes: []WriteRoute{{Path: "/v1", ResourceFrom: "header:X-Doc-Id"}}},
 	}})
 	// pair sends two overlapping requests, the ith with path, body and
 	// header value i.
@@ -70,7 +72,7 @@ func TestServeWriteRoutesResourceFrom(t *testing.T) {
 }
 
 func TestWriteRoutesValidate(t *testing.T) {
-	cfg := ServiceConfig{Name: "tool", WriteRoutes: []WriteRoute{
+	cfg := ServiceConfig{Config: spec.Config{Name: "tool"}, WriteRoutes: []WriteRoute{
 		{Path: "/tools/a", ResourceFrom: "path:0"},
 		{Path: "tools/b", ResourceFrom: "json:id"},
 		{Path: "/tools/c", ResourceFrom: "cookie:id"},

@@ -11,6 +11,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // retryClock is a transport that moves the server's model clock forward,
@@ -45,7 +47,7 @@ func (rc *retryClock) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestOpenAISDK(t *testing.T) {
 	var clk manualClock
 	// 10 requests/s with a bucket of one: a second request at once waits 100 ms.
-	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Name: "llm", RPS: 10, Burst: 1, TPM: 1_000_000}}})
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Config: spec.Config{Name: "llm", RPS: 10, Burst: 1, TPM: 1_000_000}}}})
 	rc := &retryClock{base: c.Transport, clk: &clk}
 	client := openai.NewClient(
 		option.WithBaseURL(s.URL("llm")+"/v1/"),
@@ -63,7 +65,7 @@ func TestOpenAISDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Choices[0].Message.Content != strings.Join(answer(DefaultOutputTokens), "") || first.Model != string(openai.ChatModelGPT4oMini) || first.Usage.CompletionTokens != DefaultOutputTokens {
+	if first.Choices[0].Message.Content != strings.Join(answer(spec.DefaultOutputTokens), "") || first.Model != string(openai.ChatModelGPT4oMini) || first.Usage.CompletionTokens != spec.DefaultOutputTokens {
 		t.Fatalf("completion = %+v", first)
 	}
 

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"golang.org/x/net/netutil"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // Paths of the accounting endpoints, on every listener.
@@ -183,7 +185,7 @@ func Start(cfg ServerConfig) (*Server, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if !cfg.PortPerService && (strings.ContainsAny(sc.Name, "/?#% ") || sc.Name == "_simbench" || cfg.Metrics && "/"+sc.Name == MetricsPath) {
+		if !cfg.PortPerService && cfg.Metrics && "/"+sc.Name == MetricsPath { // the rest of the name's rules are spec.NameProblem's
 			errs = append(errs, fmt.Errorf("fakeapi: service %q: the name must be usable as a path segment", sc.Name))
 		}
 		h := fnv.New64a()
@@ -288,7 +290,7 @@ func (s *Server) SDKBaseURL(service string) string {
 	if sv == nil {
 		return ""
 	}
-	if sv.cfg.API == APIOpenAI {
+	if sv.cfg.API == spec.APIOpenAI {
 		return sv.url + "/v1"
 	}
 	return sv.url
@@ -456,7 +458,7 @@ func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 	if s.metrics != nil {
 		known = append(known, MetricsPath)
 	}
-	writeJSON(w, http.StatusNotFound, errorBody(APIGeneric, 404,
+	writeJSON(w, http.StatusNotFound, errorBody(spec.APIGeneric, 404,
 		fmt.Sprintf("no service answers %s; known paths: %s", r.URL.Path, strings.Join(known, ", ")),
 		map[string]any{"known": known}))
 }
@@ -466,19 +468,19 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == StatsPath && r.Method == http.MethodGet:
 		b, err := json.MarshalIndent(s.Stats(), "", "  ")
 		if err != nil {
-			writeJSON(w, 500, errorBody(APIGeneric, 500, err.Error(), nil))
+			writeJSON(w, 500, errorBody(spec.APIGeneric, 500, err.Error(), nil))
 			return
 		}
 		writeJSON(w, 200, append(b, '\n'))
 	case r.URL.Path == ResetPath && r.Method == http.MethodPost:
 		if status, msg := s.authorizeReset(apiKey(r)); status != 0 {
-			writeJSON(w, status, errorBody(APIGeneric, status, msg, nil))
+			writeJSON(w, status, errorBody(spec.APIGeneric, status, msg, nil))
 			return
 		}
 		s.Reset()
 		writeJSON(w, 200, []byte(`{"ok":true}`+"\n"))
 	case r.URL.Path == StatsPath || r.URL.Path == ResetPath:
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody(APIGeneric, 405, "use GET "+StatsPath+" or POST "+ResetPath, nil))
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody(spec.APIGeneric, 405, "use GET "+StatsPath+" or POST "+ResetPath, nil))
 	default:
 		s.serveNotFound(w, r)
 	}
@@ -713,7 +715,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	seen := s.realDecision(d) // what the client is told, in real time
 	h := w.Header()
 	h.Set("X-Request-Id", "req_"+id)
-	if c.API == APIAnthropic {
+	if c.API == spec.APIAnthropic {
 		h.Set("Request-Id", "req_"+id)
 	}
 	seen.SetHeaders(h, c.Headers, wall)
@@ -728,7 +730,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 				extra["retry_after_ms"] = RoundUp(seen.RetryAfter, time.Millisecond).Milliseconds()
 			}
 		}
-		if c.API == APIAnthropic {
+		if c.API == spec.APIAnthropic {
 			extra["request_id"] = "req_" + id
 		}
 		status := providerStatus(c.API, &d)
@@ -764,13 +766,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, dec.output, &dec))
 	case KindServerError:
 		extra := map[string]any{"kind": d.Kind.String()}
-		if c.API == APIAnthropic {
+		if c.API == spec.APIAnthropic {
 			extra["request_id"] = "req_" + id
 		}
 		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), extra))
 	case KindConflict:
 		extra := map[string]any{"kind": d.Kind.String()}
-		if c.API == APIAnthropic {
+		if c.API == spec.APIAnthropic {
 			extra["request_id"] = "req_" + id
 		}
 		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), extra))
@@ -812,8 +814,8 @@ func knownKey(c *ServiceConfig, key string) bool {
 // OpenAI-style service answers a request too large for its token limit with
 // 429 (type tokens) and an overload with 503, as OpenAI does; the rest is
 // the model's status.
-func providerStatus(api APIStyle, d *Decision) int {
-	if api != APIOpenAI {
+func providerStatus(api spec.APIStyle, d *Decision) int {
+	if api != spec.APIOpenAI {
 		return d.Status
 	}
 	switch {
@@ -847,7 +849,7 @@ func (s *Server) end(sv *service, d *Decision, clientGone, cancel bool) {
 // as wasted.
 func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, groups [][]byte) {
 	end := func(gone, cancel bool) { s.end(sv, d, gone, cancel) }
-	first, step := streamPace(sv.cfg.Generation.enabled(), sv.cfg.Faults.SlowFirstByte, d, len(groups))
+	first, step := streamPace(sv.cfg.Generation.Enabled(), sv.cfg.Faults.SlowFirstByte.Delay, d, len(groups))
 	rc := http.NewResponseController(w)
 	t := time.NewTimer(s.real(first))
 	defer t.Stop()
@@ -962,9 +964,9 @@ func (s *Server) Summary(w io.Writer) {
 	for _, sv := range s.services {
 		fmt.Fprintf(w, "%-12s %s", sv.cfg.Name, sv.url)
 		switch base := s.SDKBaseURL(sv.cfg.Name); sv.cfg.API {
-		case APIOpenAI:
+		case spec.APIOpenAI:
 			fmt.Fprintf(w, "  (openai SDK base URL: %s, OPENAI_BASE_URL=%s)", base, base)
-		case APIAnthropic:
+		case spec.APIAnthropic:
 			fmt.Fprintf(w, "  (anthropic SDK base URL: %s, ANTHROPIC_BASE_URL=%s)", base, base)
 		}
 		if len(sv.cfg.Keys) > 0 {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // guard is how long a test waits on a socket before calling the server
@@ -45,7 +47,7 @@ func closedByServer(t *testing.T, conn net.Conn) string {
 }
 
 func TestServerClosesSlowBody(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{ReadTimeout: 100 * time.Millisecond, Services: []ServiceConfig{{Name: "api"}}})
+	s, _ := startServer(t, ServerConfig{ReadTimeout: 100 * time.Millisecond, Services: []ServiceConfig{{Config: spec.Config{Name: "api"}}}})
 	conn := dial(t, s.URL("api"))
 	// Headers promising 100 bytes of body, then only one byte.
 	fmt.Fprintf(conn, "POST /api/items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
@@ -56,14 +58,14 @@ func TestServerClosesSlowBody(t *testing.T) {
 }
 
 func TestServerClosesSlowHeaders(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{ReadHeaderTimeout: 100 * time.Millisecond, Services: []ServiceConfig{{Name: "api"}}})
+	s, _ := startServer(t, ServerConfig{ReadHeaderTimeout: 100 * time.Millisecond, Services: []ServiceConfig{{Config: spec.Config{Name: "api"}}}})
 	conn := dial(t, s.URL("api"))
 	fmt.Fprintf(conn, "GET /api/items HTTP/1.1\r\nHost: x\r\n") // the blank line never comes
 	closedByServer(t, conn)
 }
 
 func TestServerClosesIdleKeepAlive(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{IdleTimeout: 100 * time.Millisecond, Services: []ServiceConfig{{Name: "api"}}})
+	s, _ := startServer(t, ServerConfig{IdleTimeout: 100 * time.Millisecond, Services: []ServiceConfig{{Config: spec.Config{Name: "api"}}}})
 	conn := dial(t, s.URL("api"))
 	fmt.Fprintf(conn, "GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(conn)
@@ -88,7 +90,7 @@ func TestServerClosesIdleKeepAlive(t *testing.T) {
 }
 
 func TestServerBoundsConnections(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{MaxConns: 1, Services: []ServiceConfig{{Name: "api"}}})
+	s, _ := startServer(t, ServerConfig{MaxConns: 1, Services: []ServiceConfig{{Config: spec.Config{Name: "api"}}}})
 	first := dial(t, s.URL("api"))
 	fmt.Fprintf(first, "GET /api/items HTTP/1.1\r\nHost: x\r\n\r\n")
 	if res, err := http.ReadResponse(bufio.NewReader(first), nil); err != nil || res.StatusCode != 200 {
@@ -114,8 +116,8 @@ func TestServerBoundsConnections(t *testing.T) {
 
 func TestServerResetNeedsKey(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
-		{Name: "open"},
-		{Name: "llm", Keys: []KeyConfig{{Key: "sk-1"}}},
+		{Config: spec.Config{Name: "open"}},
+		{Config: spec.Config{Name: "llm", Keys: []spec.Key{{Key: "sk-1"}}}},
 	}})
 	do(t, c, "GET", s.URL("open")+"/items/1", "")
 	reset := strings.TrimSuffix(s.StatsURL(), StatsPath) + ResetPath
@@ -149,7 +151,7 @@ func TestServerResetNeedsKey(t *testing.T) {
 }
 
 func TestServerNonLoopbackIsErrNonLoopback(t *testing.T) {
-	_, err := Start(ServerConfig{Addr: "0.0.0.0:0", Services: []ServiceConfig{{Name: "a"}}})
+	_, err := Start(ServerConfig{Addr: "0.0.0.0:0", Services: []ServiceConfig{{Config: spec.Config{Name: "a"}}}})
 	if !errors.Is(err, ErrNonLoopback) {
 		t.Fatalf("Start(0.0.0.0) = %v, want ErrNonLoopback", err)
 	}

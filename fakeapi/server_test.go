@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/simbench/simbench/spec"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -94,7 +96,7 @@ const chatBody = `{"model":"gpt-test","messages":[{"role":"user","content":"hell
 
 func TestServerEarlyRetries(t *testing.T) {
 	var clk manualClock
-	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Name: "llm", RPS: 1, TPM: 100_000}}})
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Config: spec.Config{Name: "llm", RPS: 1, TPM: 100_000}}}})
 	url := s.URL("llm") + "/v1/chat/completions"
 	// X-Simbench-Client says the client sends one request at a time, so any
 	// request before its delay has elapsed is an early retry.
@@ -133,7 +135,7 @@ func TestServerEarlyRetries(t *testing.T) {
 
 func TestServerTwiceTheLimitHalfRejected(t *testing.T) {
 	var clk manualClock
-	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Name: "tool", RPS: 10, Headers: HeadersStandard}}})
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Config: spec.Config{Name: "tool", RPS: 10, Headers: spec.HeadersStandard}}}})
 	const n = 2000
 	limited := 0
 	for i := range n {
@@ -178,8 +180,8 @@ func inFlightRequest(t *testing.T, s *Server, c *http.Client, service, path, bod
 }
 
 func TestServerClientCancelIsNotWaste(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "slow", Headers: HeadersNone,
-		Latency: LatencyConfig{Value: time.Hour}}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "slow", Headers: spec.HeadersNone,
+		Latency: spec.Dist[time.Duration]{Value: time.Hour}}}}})
 	cancel, done := inFlightRequest(t, s, c, "slow", "/job", `{"tokens":40}`)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -193,8 +195,8 @@ func TestServerClientCancelIsNotWaste(t *testing.T) {
 }
 
 func TestServerAbandonedResultIsWaste(t *testing.T) {
-	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "slow", Headers: HeadersNone,
-		KeepWorkingOnDisconnect: true, Latency: LatencyConfig{Value: 100 * time.Millisecond}}}})
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "slow", Headers: spec.HeadersNone,
+		KeepWorkingOnDisconnect: true, Latency: spec.Dist[time.Duration]{Value: 100 * time.Millisecond}}}}})
 	cancel, done := inFlightRequest(t, s, c, "slow", "/job", `{"tokens":40}`)
 	cancel()
 	<-done
@@ -208,8 +210,8 @@ func TestServerAbandonedResultIsWaste(t *testing.T) {
 
 func TestServerBadRequestsAreWellFormed(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
-		{Name: "llm", MaxBodyBytes: 256, Keys: []KeyConfig{{Key: "sk-1"}}},
-		{Name: "claude", Headers: HeadersAnthropic},
+		{Config: spec.Config{Name: "llm", MaxBodyBytes: 256, Keys: []spec.Key{{Key: "sk-1"}}}},
+		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic}},
 	}})
 	llm, claude := s.URL("llm"), s.URL("claude")
 	auth := []string{"Authorization", "Bearer sk-1"}
@@ -261,7 +263,7 @@ func TestServerBadRequestsAreWellFormed(t *testing.T) {
 
 func TestServerAnthropicHeadersAndShape(t *testing.T) {
 	var clk manualClock
-	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, RPM: 1, TPM: 1000}}})
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, RPM: 1, TPM: 1000}}}})
 	url := s.URL("claude") + "/v1/messages"
 	body := `{"model":"claude-test","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
 	ok := do(t, c, "POST", url, body)
@@ -286,7 +288,7 @@ func TestServerAnthropicHeadersAndShape(t *testing.T) {
 
 func TestServerLyingMissingRetryAfter(t *testing.T) {
 	var clk manualClock
-	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Name: "llm", RPS: 1, Lie: LieMissing}}})
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Config: spec.Config{Name: "llm", RPS: 1, Lie: spec.LieMissing}}}})
 	do(t, c, "POST", s.URL("llm")+"/x", "")
 	r := do(t, c, "POST", s.URL("llm")+"/x", "")
 	if r.status != 429 || r.header.Get("Retry-After") != "" || r.header.Get("Retry-After-Ms") != "" {
@@ -295,7 +297,7 @@ func TestServerLyingMissingRetryAfter(t *testing.T) {
 }
 
 func TestServerPortPerServiceStatsAndReset(t *testing.T) {
-	s, c := startServer(t, ServerConfig{PortPerService: true, Services: []ServiceConfig{{Name: "a"}, {Name: "b"}}})
+	s, c := startServer(t, ServerConfig{PortPerService: true, Services: []ServiceConfig{{Config: spec.Config{Name: "a"}}, {Config: spec.Config{Name: "b"}}}})
 	if s.URL("a") == s.URL("b") || !strings.HasPrefix(s.URL("a"), "http://127.0.0.1:") {
 		t.Fatalf("URLs %q %q", s.URL("a"), s.URL("b"))
 	}
@@ -318,15 +320,15 @@ func TestServerPortPerServiceStatsAndReset(t *testing.T) {
 }
 
 func TestServerRefusesNonLoopback(t *testing.T) {
-	_, err := Start(ServerConfig{Addr: "0.0.0.0:0", Services: []ServiceConfig{{Name: "a"}}})
+	_, err := Start(ServerConfig{Addr: "0.0.0.0:0", Services: []ServiceConfig{{Config: spec.Config{Name: "a"}}}})
 	if err == nil || !strings.Contains(err.Error(), "AllowNonLoopback") {
 		t.Fatalf("Start(0.0.0.0) = %v", err)
 	}
 }
 
 func TestStartReportsEveryProblem(t *testing.T) {
-	_, err := Start(ServerConfig{Services: []ServiceConfig{{Name: "a", RPS: -1}, {Name: "a"}, {Name: "b/c"}}})
-	for _, want := range []string{"rps is negative", `"a" appears twice`, "path segment"} {
+	_, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "a", RPS: -1}}, {Config: spec.Config{Name: "a"}}, {Config: spec.Config{Name: "b/c"}}}})
+	for _, want := range []string{"rps: is -1; it must not be negative", `"a" appears twice`, "path segment"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Start = %v, missing %q", err, want)
 		}
@@ -335,9 +337,9 @@ func TestStartReportsEveryProblem(t *testing.T) {
 
 func TestServerHangResetAndShutdownDrain(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
-		{Name: "hang", Faults: FaultConfig{HangRate: 1}},
-		{Name: "reset", Faults: FaultConfig{ResetRate: 1}},
-		{Name: "err", Faults: FaultConfig{ErrorRate: 1, ErrorStatus: 503}, Headers: HeadersAnthropic},
+		{Config: spec.Config{Name: "hang", Faults: spec.Faults{HangRate: 1}}},
+		{Config: spec.Config{Name: "reset", Faults: spec.Faults{ResetRate: 1}}},
+		{Config: spec.Config{Name: "err", Faults: spec.Faults{ErrorRate: 1, ErrorStatus: 503}, Headers: spec.HeadersAnthropic}},
 	}})
 	cancel, done := inFlightRequest(t, s, c, "hang", "/x", "")
 	cancel()
@@ -359,8 +361,8 @@ func TestServerHangResetAndShutdownDrain(t *testing.T) {
 }
 
 func TestShutdownDrainsInFlight(t *testing.T) {
-	s, err := Start(ServerConfig{Services: []ServiceConfig{{Name: "slow", Latency: LatencyConfig{Value: 200 * time.Millisecond}},
-		{Name: "hang", Faults: FaultConfig{HangRate: 1}}}})
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "slow", Latency: spec.Dist[time.Duration]{Value: 200 * time.Millisecond}}},
+		{Config: spec.Config{Name: "hang", Faults: spec.Faults{HangRate: 1}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,8 +403,8 @@ func TestShutdownDrainsInFlight(t *testing.T) {
 func TestSummaryAndWriteStats(t *testing.T) {
 	var clk manualClock
 	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{
-		{Name: "llm", RPS: 1, Keys: []KeyConfig{{Key: "sk-a"}, {Key: "sk-b"}}},
-		{Name: "tool", Headers: HeadersNone},
+		{Config: spec.Config{Name: "llm", RPS: 1, Keys: []spec.Key{{Key: "sk-a"}, {Key: "sk-b"}}}},
+		{Config: spec.Config{Name: "tool", Headers: spec.HeadersNone}},
 	}})
 	var sum strings.Builder
 	s.Summary(&sum)
@@ -434,7 +436,7 @@ func TestServerTimeScale(t *testing.T) {
 	// of real time (a minute of the scenario's), not a minute.
 	s, c := startServer(t, ServerConfig{
 		TimeScale: 0.01,
-		Services:  []ServiceConfig{{Name: "api", RPM: 1, Headers: HeadersOpenAI}},
+		Services:  []ServiceConfig{{Config: spec.Config{Name: "api", RPM: 1, Headers: spec.HeadersOpenAI}}},
 	})
 	url := s.URL("api") + "/tools/x"
 	if r := do(t, c, "GET", url, ""); r.status != 200 {
@@ -451,7 +453,7 @@ func TestServerTimeScale(t *testing.T) {
 	if st := s.Stats().Services["api"]; st.RateLimited != 1 || st.Completed != 1 {
 		t.Errorf("stats %+v", st)
 	}
-	if _, err := Start(ServerConfig{TimeScale: 2, Services: []ServiceConfig{{Name: "x"}}}); err == nil || !strings.Contains(err.Error(), "time scale 2") {
+	if _, err := Start(ServerConfig{TimeScale: 2, Services: []ServiceConfig{{Config: spec.Config{Name: "x"}}}}); err == nil || !strings.Contains(err.Error(), "time scale 2") {
 		t.Errorf("a time scale above 1 was accepted: %v", err)
 	}
 }

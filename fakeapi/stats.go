@@ -54,7 +54,7 @@ type Stats struct {
 	WriteRaces int64 `json:"write_races"`
 	// Conflicts counts writes answered 409 Conflict because they arrived
 	// while another write to the same resource was in service
-	// (FaultConfig.ConflictRate); they are not in Errors.
+	// (spec.Faults.Conflict); they are not in Errors.
 	Conflicts int64 `json:"conflicts"`
 	// TokensAccepted sums the tokens charged for admitted requests.
 	TokensAccepted int64 `json:"tokens_accepted"`

@@ -10,6 +10,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/simbench/simbench/spec"
 )
 
 func TestMinimalArgs(t *testing.T) {
@@ -75,9 +77,9 @@ func TestServeToolChoice(t *testing.T) {
 	five := func(*rand.Rand) int { return 5 }
 	zero := func(*rand.Rand) int { return 0 }
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
-		{Name: "five", TPM: 10_000_000, Agent: AgentConfig{Calls: five, MaxIterations: 4}},
-		{Name: "zero", TPM: 10_000_000, Agent: AgentConfig{Calls: zero, MaxIterations: 4}},
-		{Name: "claude", Headers: HeadersAnthropic, TPM: 10_000_000, Agent: AgentConfig{Calls: five, MaxIterations: 4}},
+		{Config: spec.Config{Name: "five", TPM: 10_000_000}, Agent: AgentConfig{Calls: five, MaxIterations: 4}},
+		{Config: spec.Config{Name: "zero", TPM: 10_000_000}, Agent: AgentConfig{Calls: zero, MaxIterations: 4}},
+		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, TPM: 10_000_000}, Agent: AgentConfig{Calls: five, MaxIterations: 4}},
 	}})
 	chat := func(service, extra string) response {
 		return do(t, c, "POST", s.SDKBaseURL(service)+"/chat/completions", toolBody("q", extra))
@@ -178,7 +180,7 @@ func TestServeAgentIterationsDeterministic(t *testing.T) {
 	// iterations, ending by chance after each with probability 0.3.
 	agent := AgentConfig{Calls: func(r *rand.Rand) int { return 1 + r.IntN(6) }, MaxIterations: 8, FinishProbability: 0.3}
 	run := func(seed uint64, first string) [][]string {
-		s, c := startServer(t, ServerConfig{Seed: seed, Services: []ServiceConfig{{Name: "llm", TPM: 50_000_000, Agent: agent}}})
+		s, c := startServer(t, ServerConfig{Seed: seed, Services: []ServiceConfig{{Config: spec.Config{Name: "llm", TPM: 50_000_000}, Agent: agent}}})
 		var rounds [][]string
 		for {
 			r := do(t, c, "POST", s.SDKBaseURL("llm")+"/chat/completions", chatHistory(first, rounds))
@@ -226,7 +228,7 @@ func equalRounds(a, b [][]string) bool {
 }
 
 func TestServeChatToolCallsStreamedOpenAISDK(t *testing.T) {
-	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", TPM: 1_000_000,
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm", TPM: 1_000_000},
 		Agent: AgentConfig{Calls: func(*rand.Rand) int { return 4 }}}}})
 	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"))
 	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
@@ -250,7 +252,7 @@ func TestServeChatToolCallsStreamedOpenAISDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := acc.Choices[0].Message
-	if len(msg.ToolCalls) != 4 || acc.Choices[0].FinishReason != "tool_calls" || acc.Usage.CompletionTokens != DefaultOutputTokens || finished < 3 {
+	if len(msg.ToolCalls) != 4 || acc.Choices[0].FinishReason != "tool_calls" || acc.Usage.CompletionTokens != spec.DefaultOutputTokens || finished < 3 {
 		t.Fatalf("accumulated %+v, %d finished calls", acc.ChatCompletion, finished)
 	}
 	seen := map[string]bool{}

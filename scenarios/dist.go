@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // unit says how the values of one kind of distribution are written.
@@ -66,7 +68,7 @@ var amounts = unit[float64]{
 	value: func(d *decoder, key string, v any) (float64, bool) {
 		f, ok := d.number(key, v)
 		if ok && f < 0 {
-			d.add(key, "is %s; it must be 0 or more", showAmount(f))
+			d.add(key, "is %s; it must be 0 or more", spec.ShowAmount(f))
 			return 0, false
 		}
 		return f, ok
@@ -78,46 +80,44 @@ var amounts = unit[float64]{
 		}
 		return f, nil
 	},
-	show:      showAmount,
-	showUpper: showAmount,
+	show:      spec.ShowAmount,
+	showUpper: spec.ShowAmount,
 }
 
 // distParams lists each family's parameters: required ones first, then
 // optional ones after a "|".
-var distParams = map[DistKind][]string{
-	DistConstant:    {"value"},
-	DistUniform:     {"min", "max"},
-	DistNormal:      {"mean", "stddev", "|", "max"},
-	DistLognormal:   {"p50", "p95", "|", "max"},
-	DistExponential: {"mean", "|", "max"},
-	DistPareto:      {"min", "alpha", "|", "max"},
-	DistEmpirical:   {"file"},
+var distParams = map[spec.DistKind][]string{
+	spec.DistConstant:    {"value"},
+	spec.DistUniform:     {"min", "max"},
+	spec.DistNormal:      {"mean", "stddev", "|", "max"},
+	spec.DistLognormal:   {"p50", "p95", "|", "max"},
+	spec.DistExponential: {"mean", "|", "max"},
+	spec.DistPareto:      {"min", "alpha", "|", "max"},
+	spec.DistEmpirical:   {"file"},
 }
-
-var distKinds = []DistKind{DistConstant, DistUniform, DistNormal, DistLognormal, DistExponential, DistPareto, DistEmpirical}
 
 var allDistParams = []string{"value", "min", "max", "mean", "stddev", "p50", "p95", "alpha", "file"}
 
 // dist decodes the distribution under k: a plain value (a constant) or a
 // table { dist = "…", parameters… }, whose draws must stay within b. ok is
 // false when k is absent or wrong.
-func dist[T time.Duration | float64](t *table, k string, u unit[T], b bound) (Dist[T], bool) {
+func dist[T time.Duration | float64](t *table, k string, u unit[T], b bound) (spec.Dist[T], bool) {
 	v, present := t.get(k)
 	if !present {
-		return Dist[T]{}, false
+		return spec.Dist[T]{}, false
 	}
 	key := t.key(k)
 	if _, isTable := v.(map[string]any); !isTable {
 		x, ok := u.value(t.d, key, v)
 		if ok && float64(x) > b.hi {
 			t.add(k, "is %s; it must be at most %s (%s)", u.show(x), u.showUpper(b.hi), b.why)
-			return Dist[T]{}, false
+			return spec.Dist[T]{}, false
 		}
-		return Constant(x), ok
+		return spec.Constant(x), ok
 	}
 	st := t.d.table(key, v)
 	defer st.finish()
-	kind := enum(st, "dist", "", distKinds...)
+	kind := enum(st, "dist", "", spec.DistKinds...)
 	if !st.has("dist") {
 		st.d.add(key, "missing dist; set dist = one of %s", quoteList(kindNames()))
 	}
@@ -125,7 +125,7 @@ func dist[T time.Duration | float64](t *table, k string, u unit[T], b bound) (Di
 		for _, p := range allDistParams {
 			st.get(p) // don't also call the parameters unknown
 		}
-		return Dist[T]{}, false
+		return spec.Dist[T]{}, false
 	}
 	want := distParams[kind]
 	required := want
@@ -146,7 +146,7 @@ func dist[T time.Duration | float64](t *table, k string, u unit[T], b bound) (Di
 			ok = false
 		}
 	}
-	out := Dist[T]{Kind: kind}
+	out := spec.Dist[T]{Kind: kind}
 	param := func(p string, dst *T) {
 		if raw, present := st.get(p); present && indexOf(want, p) >= 0 {
 			x, good := u.value(st.d, st.key(p), raw)
@@ -173,7 +173,7 @@ func dist[T time.Duration | float64](t *table, k string, u unit[T], b bound) (Di
 			out.Samples, ok = empirical(st, f, u)
 		}
 	}
-	if !ok || !checkDist(st, out, u) {
+	if !ok || !checkDist(st, out) {
 		return out, false
 	}
 	return out, checkUpper(st, out, u, b)
@@ -181,18 +181,18 @@ func dist[T time.Duration | float64](t *table, k string, u unit[T], b bound) (Di
 
 // checkUpper reports a distribution that can draw more than b allows,
 // blaming the parameter that sets its largest draw.
-func checkUpper[T time.Duration | float64](st *table, d Dist[T], u unit[T], b bound) bool {
+func checkUpper[T time.Duration | float64](st *table, d spec.Dist[T], u unit[T], b bound) bool {
 	up := d.Upper()
 	if up <= b.hi {
 		return true
 	}
 	limit := u.showUpper(b.hi)
 	switch {
-	case d.Kind == DistConstant:
+	case d.Kind == spec.DistConstant:
 		st.add("value", "is %s; it must be at most %s (%s)", u.show(d.Value), limit, b.why)
-	case d.Kind == DistEmpirical:
+	case d.Kind == spec.DistEmpirical:
 		st.add("file", "%q holds %s; its values must be at most %s (%s)", d.File, u.showUpper(up), limit, b.why)
-	case d.Kind == DistUniform || st.has("max") && float64(d.Max) == up:
+	case d.Kind == spec.DistUniform || st.has("max") && float64(d.Max) == up:
 		st.add("max", "is %s; it must be at most %s (%s)", u.show(d.Max), limit, b.why)
 	default:
 		draws := "can draw " + u.showUpper(up) + " once in 10^12 draws"
@@ -205,49 +205,14 @@ func checkUpper[T time.Duration | float64](st *table, d Dist[T], u unit[T], b bo
 	return false
 }
 
-// checkDist reports parameters that contradict each other.
-func checkDist[T time.Duration | float64](st *table, d Dist[T], u unit[T]) bool {
-	ok := true
-	bad := func(p, format string, args ...any) {
-		st.add(p, format, args...)
-		ok = false
+// checkDist reports the parameters that contradict each other, as the one
+// validator of distributions (spec.Dist.Problems) finds them.
+func checkDist[T spec.Unit](st *table, d spec.Dist[T]) bool {
+	problems := d.Problems()
+	for _, p := range problems {
+		st.d.add(keyBelow(st.path, p.Key), "%s", p.Msg)
 	}
-	// A cap (optional max) must not be below the distribution's typical value.
-	capBelow := func(p string, v T) {
-		if st.has("max") && d.Max < v {
-			bad("max", "max (%s) is below %s (%s); a cap must be above the typical value", u.show(d.Max), p, u.show(v))
-		}
-	}
-	switch d.Kind {
-	case DistUniform:
-		if d.Max < d.Min {
-			bad("max", "max (%s) is below min (%s); swap them", u.show(d.Max), u.show(d.Min))
-		}
-	case DistNormal:
-		capBelow("mean", d.Mean)
-	case DistLognormal:
-		switch {
-		case d.P50 <= 0:
-			bad("p50", "is 0; a lognormal needs p50 greater than 0")
-		case d.P95 < d.P50:
-			bad("p95", "p95 (%s) is below p50 (%s); p95 must be at least p50", u.show(d.P95), u.show(d.P50))
-		default:
-			capBelow("p50", d.P50)
-		}
-	case DistExponential:
-		if d.Mean <= 0 {
-			bad("mean", "is 0; an exponential needs mean greater than 0")
-		} else {
-			capBelow("mean", d.Mean)
-		}
-	case DistPareto:
-		if d.Min <= 0 {
-			bad("min", "is 0; a Pareto needs its scale min greater than 0")
-		} else {
-			capBelow("min", d.Min)
-		}
-	}
-	return ok
+	return len(problems) == 0
 }
 
 // empirical reads an empirical distribution's file: one value per line,
@@ -300,8 +265,8 @@ func empirical[T time.Duration | float64](st *table, file string, u unit[T]) ([]
 }
 
 func kindNames() []string {
-	names := make([]string, len(distKinds))
-	for i, k := range distKinds {
+	names := make([]string, len(spec.DistKinds))
+	for i, k := range spec.DistKinds {
 		names[i] = string(k)
 	}
 	return names

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // Event is a timed change of one service's conditions, from an [[events]]
@@ -211,13 +213,13 @@ func (d *decoder) checkEventOnService(t *table, e *Event, svc *Service) {
 			{"tpm", svc.TokensPerMinute, MaxTokensPerMinute}, {"burst", svc.Burst, MaxRequestsPerMinute},
 			{"max_concurrent", float64(svc.MaxConcurrent), MaxCap}} {
 			if x.v*f > x.max {
-				t.add("limit_factor", "is %s; it makes the service's %s %s, above the most allowed (%s)", showAmount(f), x.name, showAmount(x.v*f), showAmount(x.max))
+				t.add("limit_factor", "is %s; it makes the service's %s %s, above the most allowed (%s)", spec.ShowAmount(f), x.name, spec.ShowAmount(x.v*f), spec.ShowAmount(x.max))
 			}
 		}
 	}
 	if e.HasErrorRate {
 		if sum := e.ErrorRate + svc.Faults.HangRate + svc.Faults.ResetRate; sum > 1 {
-			t.add("error_rate", "with the service's hang_rate and reset_rate makes %s; keep the sum at most 1", showAmount(sum))
+			t.add("error_rate", "with the service's hang_rate and reset_rate makes %s; keep the sum at most 1", spec.ShowAmount(sum))
 		}
 	}
 }

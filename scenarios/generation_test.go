@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // TestGenerationKeys checks what ttft, tokens_per_s, input_tpm and
@@ -16,7 +18,7 @@ func TestGenerationKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sc.Services[0]
-	if s.Generation.TTFT.Kind != DistConstant || s.Generation.TTFT.Value != 250*time.Millisecond || s.Generation.TokensPerSecond.Kind != DistLognormal ||
+	if s.Generation.TTFT.Kind != spec.DistConstant || s.Generation.TTFT.Value != 250*time.Millisecond || s.Generation.TokensPerSecond.Kind != spec.DistLognormal ||
 		s.Generation.TokensPerSecond.P95 != 90 || s.InputTokensPerMinute != 6000 || s.OutputTokensPerMinute != 8000 {
 		t.Errorf("service %+v", s)
 	}

@@ -128,14 +128,6 @@ const (
 	MinHeadroom = 0.01
 )
 
-// tailOdds is how rare a draw the bounds on unbounded distributions
-// (normal, lognormal, exponential and Pareto without max) allow for: their
-// largest value counted is the one exceeded once in 10^12 draws.
-const tailOdds = 1e12
-
-// tailZ is the standard normal quantile exceeded once in tailOdds draws.
-const tailZ = 7.034
-
 // Why the bounds are what they are, for problems.
 const (
 	whyRPS         = "so that rps × 60 fits what the fake service can count over a minute in nanoseconds"

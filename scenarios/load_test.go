@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // TestProblems loads one bad file per class of mistake and checks every
@@ -33,7 +35,10 @@ func TestProblems(t *testing.T) {
 			`testdata/negative-rate.toml:11:1: services.s.tpm: is -1000/m; a rate must be greater than 0 (leave the key out for no limit)`,
 		}},
 		{"p95-below-p50.toml", []string{
-			`testdata/p95-below-p50.toml:11:47: services.s.latency.p95: p95 (800ms) is below p50 (1.2s); p95 must be at least p50`,
+			`testdata/p95-below-p50.toml:11:47: services.s.latency.p95: p95 (800ms) is below p50 (1.2s); p95 must be above p50`,
+		}},
+		{"p95-equals-p50.toml", []string{
+			`testdata/p95-equals-p50.toml:11:48: services.api.latency.p95: p95 (100ms) equals p50; a lognormal needs p95 above p50 (for a fixed value, use a constant)`,
 		}},
 		{"min-above-max.toml", []string{
 			`testdata/min-above-max.toml:7:64: workload.calls[0].count.max: max (30) is below min (100); swap them`,
@@ -88,7 +93,7 @@ func TestProblems(t *testing.T) {
 		// Every class at once: one error lists them all, in file order.
 		{"everything-wrong.toml", []string{
 			`testdata/everything-wrong.toml:4:1: sede: unknown key; did you mean "seed"?`,
-			`testdata/everything-wrong.toml:8:43: workload.think.p95: p95 (1s) is below p50 (2s); p95 must be at least p50`,
+			`testdata/everything-wrong.toml:8:43: workload.think.p95: p95 (1s) is below p50 (2s); p95 must be above p50`,
 			`testdata/everything-wrong.toml:11:51: workload.calls[1].after[1]: unknown dependency "rank": no group in this list emits that tool; depend on one of "fetch", "search" or add a group for it`,
 			`testdata/everything-wrong.toml:15:1: services.llm.rpm: is -5/m; a rate must be greater than 0 (leave the key out for no limit)`,
 			`testdata/everything-wrong.toml:16:1: services.llm.tpm: "lots" is not a rate; write a count per unit, like "10/s" or "600/m"`,
@@ -124,7 +129,7 @@ func TestProblemFields(t *testing.T) {
 	}
 	want := Problem{
 		File: "testdata/p95-below-p50.toml", Line: 11, Col: 47, Key: "services.s.latency.p95",
-		Message: "p95 (800ms) is below p50 (1.2s); p95 must be at least p50",
+		Message: "p95 (800ms) is below p50 (1.2s); p95 must be above p50",
 	}
 	if e.Problems[0] != want {
 		t.Errorf("problem = %+v, want %+v", e.Problems[0], want)
@@ -143,63 +148,63 @@ func TestFullFile(t *testing.T) {
 		Name: "full", Description: "every key", Source: "testdata/full.toml", Seed: 9, Duration: 90 * time.Second,
 		Workload: Workload{
 			Sessions: 12, Turns: 3,
-			Think:     Dist[time.Duration]{Kind: DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},
+			Think:     spec.Dist[time.Duration]{Kind: spec.DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},
 			Ramp:      6 * time.Second,
 			Processes: 6, ProcessShares: []float64{3, 2, 1, 1, 1, 1},
-			LLM: &LLMCall{Service: "llm", Tokens: Dist[float64]{Kind: DistLognormal, P50: 1500, P95: 4000}, Output: Constant(300.0)},
+			LLM: &LLMCall{Service: "llm", Tokens: spec.Dist[float64]{Kind: spec.DistLognormal, P50: 1500, P95: 4000}, Output: spec.Constant(300.0)},
 			Calls: []CallGroup{
-				{Tool: "search", Count: Constant(4.0), Probability: 1},
+				{Tool: "search", Count: spec.Constant(4.0), Probability: 1},
 				{
 					Mix:   []Weighted{{"fetch", 3}, {"write_note", 1}},
-					Count: Dist[float64]{Kind: DistUniform, Min: 1, Max: 5}, Probability: 0.5, After: []string{"search"},
+					Count: spec.Dist[float64]{Kind: spec.DistUniform, Min: 1, Max: 5}, Probability: 0.5, After: []string{"search"},
 				},
 			},
 			Subagents: &Subagents{
-				Count: Constant(2.0), MaxIterations: 6, TokenBudget: 30000, FinishProbability: 0.2,
-				LLM:   &LLMCall{Service: "llm", Tokens: Constant(2000.0), Output: Dist[float64]{Kind: DistUniform, Min: 100, Max: 600}},
-				Calls: []CallGroup{{Tool: "search", Count: Dist[float64]{Kind: DistExponential, Mean: 3}, Probability: 1}},
+				Count: spec.Constant(2.0), MaxIterations: 6, TokenBudget: 30000, FinishProbability: 0.2,
+				LLM:   &LLMCall{Service: "llm", Tokens: spec.Constant(2000.0), Output: spec.Dist[float64]{Kind: spec.DistUniform, Min: 100, Max: 600}},
+				Calls: []CallGroup{{Tool: "search", Count: spec.Dist[float64]{Kind: spec.DistExponential, Mean: 3}, Probability: 1}},
 			},
 			Cancel: Cancel{
 				Probability:   0.1,
-				After:         Dist[time.Duration]{Kind: DistPareto, Min: time.Second, Alpha: 1.5, Max: 20 * time.Second},
+				After:         spec.Dist[time.Duration]{Kind: spec.DistPareto, Min: time.Second, Alpha: 1.5, Max: 20 * time.Second},
 				ParentTimeout: 30 * time.Second,
 			},
 		},
 		Services: []Service{
 			{
 				Name: "llm", RequestsPerSecond: 500.5, RequestsPerMinute: 36000, TokensPerMinute: 2e6,
-				MaxConcurrent: 64, Limiter: LimiterTokenBucket, Burst: 50, CountRejected: true,
-				Latency: Dist[time.Duration]{
-					Kind: DistEmpirical, File: "latencies.txt",
+				MaxConcurrent: 64, Limiter: spec.TokenBucket, Burst: 50, CountRejected: true,
+				Latency: spec.Dist[time.Duration]{
+					Kind: spec.DistEmpirical, File: "latencies.txt",
 					Samples: []time.Duration{412 * time.Millisecond, 380 * time.Millisecond, 1200 * time.Millisecond, 950 * time.Millisecond},
 				},
-				Load: LoadSensitivity{Knee: 32, Factor: 0.02},
-				Faults: Faults{
+				Load: spec.Load{Knee: 32, Factor: 0.02},
+				Faults: spec.Faults{
 					ErrorRate: 0.01, HangRate: 0.002, ResetRate: 0.003,
-					SlowFirstByte: SlowFirstByte{Rate: 0.05, Delay: 2 * time.Second},
-					Overload:      Overload{Every: 5 * time.Minute, Length: 20 * time.Second, Rate: 0.5},
+					SlowFirstByte: spec.SlowFirstByte{Rate: 0.05, Delay: 2 * time.Second},
+					Overload:      spec.Overload{Every: 5 * time.Minute, Length: 20 * time.Second, Rate: 0.5},
 					Conflict:      1,
 				},
-				Headers: HeadersAnthropic, Lying: LyingShort, Keys: []string{"team-a", "team-b"},
-				Background:   Background{Rate: 20, Tokens: 500, Burst: 4},
-				NetworkDelay: Dist[time.Duration]{Kind: DistUniform, Min: 2 * time.Millisecond, Max: 30 * time.Millisecond},
-				Generation: Generation{
-					TTFT:            Dist[time.Duration]{Kind: DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond},
-					TokensPerSecond: Dist[float64]{Kind: DistUniform, Min: 40, Max: 80},
+				Headers: spec.HeadersAnthropic, Lying: spec.LieShort, Keys: []string{"team-a", "team-b"},
+				Background:   spec.Background{Rate: 20, Tokens: 500, Burst: 4},
+				NetworkDelay: spec.Dist[time.Duration]{Kind: spec.DistUniform, Min: 2 * time.Millisecond, Max: 30 * time.Millisecond},
+				Generation: spec.Generation{
+					TTFT:            spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond},
+					TokensPerSecond: spec.Dist[float64]{Kind: spec.DistUniform, Min: 40, Max: 80},
 				},
 				InputTokensPerMinute: 1_500_000, OutputTokensPerMinute: 300_000,
 			},
 			{
-				Name: "tools", RequestsPerSecond: 20, Limiter: LimiterSlidingWindow,
-				Latency: Constant(150 * time.Millisecond), Headers: HeadersNone,
+				Name: "tools", RequestsPerSecond: 20, Limiter: spec.SlidingWindow,
+				Latency: spec.Constant(150 * time.Millisecond), Headers: spec.HeadersNone,
 				// Left out of the file: the default.
-				NetworkDelay: Dist[time.Duration]{Kind: DistLognormal, P50: time.Millisecond, P95: 5 * time.Millisecond},
+				NetworkDelay: spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: time.Millisecond, P95: 5 * time.Millisecond},
 			},
 		},
 		Tools: []Tool{
-			{Name: "search", Service: "tools", Tokens: Constant(0.0), Kind: KindRead},
-			{Name: "fetch", Service: "tools", Tokens: Constant(250.0), Kind: KindRead},
-			{Name: "write_note", Service: "tools", Tokens: Constant(0.0), Kind: KindWrite, Resource: "notes", Idempotent: true, ResourceFrom: "json:note_id"},
+			{Name: "search", Service: "tools", Tokens: spec.Constant(0.0), Kind: KindRead},
+			{Name: "fetch", Service: "tools", Tokens: spec.Constant(250.0), Kind: KindRead},
+			{Name: "write_note", Service: "tools", Tokens: spec.Constant(0.0), Kind: KindWrite, Resource: "notes", Idempotent: true, ResourceFrom: "json:note_id"},
 		},
 		Strategies: []Strategy{
 			{
@@ -259,8 +264,8 @@ func TestFullFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantWorkload := Workload{
-		Arrival: ArrivalConstant, ArrivalRate: 0.5, Think: Constant(time.Duration(0)), Processes: 1,
-		Calls: []CallGroup{{Tool: "t", Count: Constant(1.0), Probability: 1}},
+		Arrival: ArrivalConstant, ArrivalRate: 0.5, Think: spec.Constant(time.Duration(0)), Processes: 1,
+		Calls: []CallGroup{{Tool: "t", Count: spec.Constant(1.0), Probability: 1}},
 	}
 	if !reflect.DeepEqual(open.Workload, wantWorkload) {
 		t.Errorf("full-open workload:\n%#v\nwant:\n%#v", open.Workload, wantWorkload)
@@ -596,7 +601,7 @@ name = "a"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sc.Services[0].Lying; got != LyingNone {
+	if got := sc.Services[0].Lying; got != spec.LieNone {
 		t.Errorf("lying = %q, want LyingNone", got)
 	}
 }
@@ -705,7 +710,7 @@ retry_budget = { ratio = -0.5, max = 0.5, every = 3 }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := sc.Services[0].Background; b != (Background{Rate: 20}) {
+	if b := sc.Services[0].Background; b != (spec.Background{Rate: 20}) {
 		t.Errorf("background %+v", b)
 	}
 	if x, y := sc.Strategies[0], sc.Strategies[1]; x.HeaderSync || *x.RetryBudget != (RetryBudget{MinPerSecond: 2}) || !y.HeaderSync || *y.RetryBudget != (RetryBudget{Ratio: 0.1}) {

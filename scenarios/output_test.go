@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // TestOutputTokens checks what workload.llm.output_tokens and
@@ -16,10 +18,10 @@ func TestOutputTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := sc.Workload.LLM; l.Output.Kind != DistConstant || l.Output.Value != 200 || l.Tokens.Value != 1000 {
+	if l := sc.Workload.LLM; l.Output.Kind != spec.DistConstant || l.Output.Value != 200 || l.Tokens.Value != 1000 {
 		t.Errorf("workload.llm = %+v", l)
 	}
-	if l := sc.Workload.Subagents.LLM; l.Output.Kind != DistUniform || l.Output.Min != 10 || l.Output.Max != 90 {
+	if l := sc.Workload.Subagents.LLM; l.Output.Kind != spec.DistUniform || l.Output.Min != 10 || l.Output.Max != 90 {
 		t.Errorf("workload.subagents.llm = %+v", l)
 	}
 	sc, err = Parse("a.toml", []byte(head+"llm = { service = \"s\", tokens = 1000 }\n"))

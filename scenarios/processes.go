@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // MaxProcesses bounds workload.processes: each process is a scheduler of
@@ -168,10 +170,10 @@ func (t *table) numbers(k string, hi float64) ([]float64, bool) {
 		case !isNum:
 			ok = false
 		case f <= 0:
-			t.d.add(key, "is %s; a weight must be greater than 0", showAmount(f))
+			t.d.add(key, "is %s; a weight must be greater than 0", spec.ShowAmount(f))
 			ok = false
 		case f > hi:
-			t.d.add(key, "is %s; a weight may be at most %s, so that a sum of weights stays exact", showAmount(f), showAmount(hi))
+			t.d.add(key, "is %s; a weight may be at most %s, so that a sum of weights stays exact", spec.ShowAmount(f), spec.ShowAmount(hi))
 			ok = false
 		default:
 			out = append(out, f)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // referenceInputs between them set every key the decoder accepts: the open
@@ -162,7 +164,7 @@ func TestReferenceLimits(t *testing.T) {
 		fmt.Sprintf("at most %d |", MaxCap),
 		fmt.Sprintf("at most %d |", MaxLoadFactor),
 		fmt.Sprintf("at most %d |", int64(MaxWeight)),
-		fmt.Sprintf("at least %s |", showAmount(MinHeadroom)),
+		fmt.Sprintf("at least %s |", spec.ShowAmount(MinHeadroom)),
 	}
 	if section == "" {
 		t.Fatal("README.md has no ## Limits section")

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // decoder turns the generic TOML tree into a Scenario, collecting every
@@ -243,7 +245,7 @@ func (t *table) fraction(k string) (float64, bool) {
 	}
 	f, ok := t.d.number(t.key(k), v)
 	if ok && (f < 0 || f > 1) {
-		t.add(k, "is %s; it is a fraction and must be between 0 and 1", showAmount(f))
+		t.add(k, "is %s; it is a fraction and must be between 0 and 1", spec.ShowAmount(f))
 		return 0, false
 	}
 	return f, ok
@@ -259,10 +261,10 @@ func (t *table) positive(k string, hi float64, why string) (float64, bool) {
 	f, ok := t.d.number(t.key(k), v)
 	switch {
 	case ok && f <= 0:
-		t.add(k, "is %s; it must be greater than 0", showAmount(f))
+		t.add(k, "is %s; it must be greater than 0", spec.ShowAmount(f))
 		return 0, false
 	case ok && f > hi:
-		t.add(k, "is %s; it must be at most %s (%s)", showAmount(f), showAmount(hi), why)
+		t.add(k, "is %s; it must be at most %s (%s)", spec.ShowAmount(f), spec.ShowAmount(hi), why)
 		return 0, false
 	}
 	return f, ok
@@ -325,13 +327,13 @@ func (t *table) rate(k string, per time.Duration, hi float64, why string) (float
 	lo := MinRatePerHour * per.Hours()
 	switch {
 	case r <= 0:
-		t.add(k, "is %s%s; a rate must be greater than 0 (leave the key out for no limit)", showAmount(r), unit)
+		t.add(k, "is %s%s; a rate must be greater than 0 (leave the key out for no limit)", spec.ShowAmount(r), unit)
 		return 0, false
 	case r < lo:
-		t.add(k, "is %s%s; a rate must be at least %d an hour (%s%s): slower is no limit over a run, and the wait for the next request would overflow", showAmount(r), unit, MinRatePerHour, strconv.FormatFloat(lo, 'g', 3, 64), unit)
+		t.add(k, "is %s%s; a rate must be at least %d an hour (%s%s): slower is no limit over a run, and the wait for the next request would overflow", spec.ShowAmount(r), unit, MinRatePerHour, strconv.FormatFloat(lo, 'g', 3, 64), unit)
 		return 0, false
 	case r > hi:
-		t.add(k, "is %s%s; it must be at most %s%s (%s)", showAmount(r), unit, showAmount(hi), unit, why)
+		t.add(k, "is %s%s; it must be at most %s%s (%s)", spec.ShowAmount(r), unit, spec.ShowAmount(hi), unit, why)
 		return 0, false
 	}
 	return r, true

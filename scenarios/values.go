@@ -79,15 +79,6 @@ func describe(v any) string {
 	}
 }
 
-// showAmount prints a count or token amount without a trailing .0, and
-// whole numbers below 10^15 in full.
-func showAmount(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
 // quoteList renders names as "a", "b", "c" for messages.
 func quoteList(names []string) string {
 	q := make([]string, len(names))

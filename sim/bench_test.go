@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // engineScenario is an open-model scenario of n calls in turns of 8,
@@ -15,8 +16,8 @@ import (
 // latency and the default network delay (as a scenario file gets it), run
 // by a bounded, token-paced strategy with jittered retries.
 func engineScenario(n int) *scenarios.Scenario {
-	sc := queue(250, scenarios.Dist[time.Duration]{Kind: scenarios.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond}, 1024, n/8)
-	sc.Workload.Calls[0].Count = scenarios.Constant(8.0)
+	sc := queue(250, spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond}, 1024, n/8)
+	sc.Workload.Calls[0].Count = spec.Constant(8.0)
 	sc.Services[0].RequestsPerMinute = 150_000
 	sc.Services[0].NetworkDelay = scenarios.DefaultNetworkDelay
 	sc.Strategies[0].TokenBucket = true

@@ -1,14 +1,10 @@
 package sim
 
 import (
-	"time"
-
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/simbench/simbench/fakeapi"
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -57,8 +53,8 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 			PauseOnRetryAfter: st.PauseOnRetryAfter,
 		}
 		if st.TokenBucket {
-			s.RequestsPerMinute = requestsPerMinute(&svc)
-			s.RequestBurst = requestBurst(&svc)
+			s.RequestsPerMinute = svc.RequestsPerMinuteLimit()
+			s.RequestBurst = svc.RequestBurst()
 			s.TokensPerMinute = svc.TokensPerMinute
 			s.Headroom = st.Headroom
 		}
@@ -88,33 +84,10 @@ func adaptiveConfig(a *scenarios.Adaptive) *sched.AdaptiveConfig {
 	}
 }
 
-// requestsPerMinute is the tighter of a service's request limits, per minute.
-func requestsPerMinute(svc *scenarios.Service) float64 {
-	switch {
-	case svc.RequestsPerSecond > 0 && svc.RequestsPerMinute > 0:
-		return math.Min(svc.RequestsPerSecond*60, svc.RequestsPerMinute)
-	case svc.RequestsPerSecond > 0:
-		return svc.RequestsPerSecond * 60
-	default:
-		return svc.RequestsPerMinute
-	}
-}
-
-// requestBurst is the request bucket's capacity: the service's burst, or one
-// second's worth of its tightest request rate, at least 1 — the same rule for
-// the fake service and for the client's own buckets.
-func requestBurst(svc *scenarios.Service) float64 {
-	if svc.Burst > 0 {
-		return svc.Burst
-	}
-	return math.Max(1, requestsPerMinute(svc)/60)
-}
-
-// ModelConfig returns the fake service model a scenario service describes.
-// Rates too large for an int64 saturate, so the model's validation reports
-// them as too large rather than as negative.
+// ModelConfig returns the fake service model a scenario service describes
+// (scenarios.Service.Model), without the scenario's events.
 func ModelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
-	return modelConfig(svc)
+	return fakeapi.ServiceConfig{Config: svc.Model()}
 }
 
 // ServeConfig is ModelConfig for a service served over HTTP (serve, live
@@ -142,105 +115,7 @@ func ServeConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.Service
 // ScenarioModelConfig is ModelConfig with the scenario's timed events on
 // the service (ModelEvents): the model a virtual run drives.
 func ScenarioModelConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi.ServiceConfig {
-	cfg := modelConfig(svc)
+	cfg := ModelConfig(svc)
 	cfg.Events = ModelEvents(sc, svc)
 	return cfg
-}
-
-func modelConfig(svc *scenarios.Service) fakeapi.ServiceConfig {
-	cfg := fakeapi.ServiceConfig{
-		Name:          svc.Name,
-		RPS:           satmath.FromFloat[int64](svc.RequestsPerSecond),
-		RPM:           satmath.FromFloat[int64](math.Ceil(svc.RequestsPerMinute)),
-		TPM:           satmath.FromFloat[int64](math.Ceil(svc.TokensPerMinute)),
-		MaxConcurrent: svc.MaxConcurrent,
-		Algorithm:     fakeapi.Algorithm(svc.Limiter),
-		CountRejected: svc.CountRejected,
-		Latency:       latencyConfig(svc),
-		Faults: fakeapi.FaultConfig{
-			ErrorRate:         svc.Faults.ErrorRate,
-			HangRate:          svc.Faults.HangRate,
-			ResetRate:         svc.Faults.ResetRate,
-			SlowFirstByteRate: svc.Faults.SlowFirstByte.Rate,
-			SlowFirstByte:     svc.Faults.SlowFirstByte.Delay,
-			Overload: fakeapi.OverloadConfig{
-				Every:  svc.Faults.Overload.Every,
-				Length: svc.Faults.Overload.Length,
-				Rate:   svc.Faults.Overload.Rate,
-			},
-			ConflictRate: svc.Faults.Conflict,
-		},
-		Headers:    fakeapi.HeaderStyle(svc.Headers),
-		Lie:        fakeapi.LieMode(svc.Lying),
-		Background: fakeapi.BackgroundConfig{Rate: svc.Background.Rate, Tokens: svc.Background.Tokens, Burst: svc.Background.Burst},
-	}
-	cfg.Generation = generationConfig(&svc.Generation)
-	cfg.InputTPM = satmath.FromFloat[int64](math.Ceil(svc.InputTokensPerMinute))
-	cfg.OutputTPM = satmath.FromFloat[int64](math.Ceil(svc.OutputTokensPerMinute))
-	if r := svc.RequestsPerSecond; r != math.Trunc(r) {
-		// The model counts whole requests per window: a fractional rate per
-		// second becomes the equivalent (tighter) rate per minute.
-		cfg.RPS = 0
-		if rpm := satmath.FromFloat[int64](math.Floor(r * 60)); cfg.RPM == 0 || rpm < cfg.RPM {
-			cfg.RPM = max(rpm, 1)
-		}
-	}
-	if cfg.Algorithm == "" || cfg.Algorithm == fakeapi.TokenBucket {
-		cfg.Algorithm = fakeapi.TokenBucket
-		if cfg.RPS > 0 || cfg.RPM > 0 {
-			cfg.Burst = satmath.FromFloat[int64](math.Ceil(requestBurst(svc)))
-		}
-	}
-	for _, k := range svc.Keys {
-		cfg.Keys = append(cfg.Keys, fakeapi.KeyConfig{Key: k})
-	}
-	return cfg
-}
-
-func latencyConfig(svc *scenarios.Service) fakeapi.LatencyConfig {
-	c := durationDist(svc.Latency)
-	c.LoadKnee, c.LoadSlope = svc.Load.Knee, svc.Load.Factor
-	return c
-}
-
-// generationConfig maps a service's ttft and tokens_per_s onto the model's;
-// unset keys stay unset.
-func generationConfig(g *scenarios.Generation) fakeapi.GenerationConfig {
-	var c fakeapi.GenerationConfig
-	if g.TTFT.Kind != "" {
-		c.TTFT = durationDist(g.TTFT)
-	}
-	if r := g.TokensPerSecond; r.Kind != "" {
-		c.TokensPerSecond = fakeapi.RateConfig{
-			Dist: fakeapi.Dist(r.Kind), Value: r.Value, Min: r.Min, Max: r.Max,
-			Mean: r.Mean, StdDev: r.Stddev, P50: r.P50, P95: r.P95, Alpha: r.Alpha, Samples: r.Samples,
-		}
-		switch r.Kind {
-		case scenarios.DistPareto:
-			c.TokensPerSecond.Scale, c.TokensPerSecond.Max = r.Min, 0
-			c.TokensPerSecond.Cap = r.Max
-		case scenarios.DistNormal, scenarios.DistLognormal, scenarios.DistExponential:
-			c.TokensPerSecond.Cap, c.TokensPerSecond.Max = r.Max, 0
-		}
-	}
-	return c
-}
-
-// durationDist maps a scenario's duration distribution onto the model's.
-func durationDist(l scenarios.Dist[time.Duration]) fakeapi.LatencyConfig {
-	c := fakeapi.LatencyConfig{
-		Dist: fakeapi.Dist(l.Kind), Value: l.Value, Min: l.Min, Max: l.Max,
-		Mean: l.Mean, StdDev: l.Stddev, P50: l.P50, P95: l.P95, Alpha: l.Alpha,
-		Samples: l.Samples,
-	}
-	switch l.Kind {
-	case scenarios.DistPareto:
-		c.Scale, c.Max = l.Min, 0
-		c.Cap = l.Max
-	case scenarios.DistNormal, scenarios.DistLognormal, scenarios.DistExponential:
-		c.Cap, c.Max = l.Max, 0
-	case "":
-		c.Dist = fakeapi.DistConstant
-	}
-	return c
 }

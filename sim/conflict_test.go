@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // pair is two sessions of one turn each, both calling tool t at time 0,
@@ -15,12 +16,12 @@ func pair(kind scenarios.Kind, serialize bool, retry scenarios.Retry) *scenarios
 	return &scenarios.Scenario{
 		Name: "pair", Seed: 1, Duration: time.Minute,
 		Workload: scenarios.Workload{
-			Sessions: 2, Turns: 1, Think: scenarios.Constant(time.Duration(0)),
-			Calls: []scenarios.CallGroup{{Tool: "t", Count: scenarios.Constant(1.0), Probability: 1}},
+			Sessions: 2, Turns: 1, Think: spec.Constant(time.Duration(0)),
+			Calls: []scenarios.CallGroup{{Tool: "t", Count: spec.Constant(1.0), Probability: 1}},
 		},
-		Services: []scenarios.Service{{Name: "s", Latency: scenarios.Constant(100 * time.Millisecond), Headers: scenarios.HeadersNone,
-			Faults: scenarios.Faults{Conflict: 1}}},
-		Tools:      []scenarios.Tool{{Name: "t", Service: "s", Tokens: scenarios.Constant(0.0), Kind: kind, Resource: "r"}},
+		Services: []scenarios.Service{{Name: "s", Latency: spec.Constant(100 * time.Millisecond), Headers: spec.HeadersNone,
+			Faults: spec.Faults{Conflict: 1}}},
+		Tools:      []scenarios.Tool{{Name: "t", Service: "s", Tokens: spec.Constant(0.0), Kind: kind, Resource: "r"}},
 		Strategies: []scenarios.Strategy{{Name: "x", SerializeWrites: serialize, Retry: retry}},
 	}
 }
@@ -67,7 +68,7 @@ func TestEngineConflictTimes(t *testing.T) {
 func TestFinishSOnlyForAFiniteWorkload(t *testing.T) {
 	sc := pair(scenarios.KindRead, true, scenarios.Retry{})
 	sc.Workload.Turns = 0
-	sc.Workload.Think = scenarios.Constant(time.Second)
+	sc.Workload.Think = spec.Constant(time.Second)
 	if r := runOne(t, sc).result(); r.FinishS != 0 || r.Turns < 100 {
 		t.Fatalf("finish_s %v after %d turns of an endless workload, want 0", r.FinishS, r.Turns)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // Demand measures the turns per second the scenario's workload offers when
@@ -22,8 +23,8 @@ func Demand(ctx context.Context, sc *scenarios.Scenario, opts Options) (turnsPer
 	c := *sc
 	c.Services = make([]scenarios.Service, len(sc.Services))
 	for i, svc := range sc.Services {
-		svc.RequestsPerSecond, svc.RequestsPerMinute, svc.TokensPerMinute, svc.MaxConcurrent = 0, 0, 0, 0
-		svc.Faults = scenarios.Faults{SlowFirstByte: svc.Faults.SlowFirstByte} // a latency, not a failure
+		svc.RequestsPerSecond, svc.RequestsPerMinute, svc.TokensPerMinute, svc.MaxConcurrent, svc.Burst = 0, 0, 0, 0, 0
+		svc.Faults = spec.Faults{SlowFirstByte: svc.Faults.SlowFirstByte} // a latency, not a failure
 		c.Services[i] = svc
 	}
 	c.Strategies = []scenarios.Strategy{{Name: "no limits"}}

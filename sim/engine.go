@@ -11,6 +11,7 @@ import (
 	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/spec"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -83,7 +84,7 @@ type engine struct {
 	trace *engineTrace
 	// quotaStyle is, per service, the header style whose remaining counts
 	// responses carry ("" when its headers carry none).
-	quotaStyle []fakeapi.HeaderStyle
+	quotaStyle []spec.HeaderStyle
 	// limits, when set, records the strategy's adaptive limits as they step.
 	limits *limitRecorder
 }
@@ -232,8 +233,8 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 		e.net = append(e.net, newNetDelay(svc.NetworkDelay))
 		e.netRng = append(e.netRng, stream(sc.Seed, "network/"+svc.Name))
 		names[i] = svc.Name
-		var style fakeapi.HeaderStyle
-		if h := m.Config().Headers; h == fakeapi.HeadersOpenAI || h == fakeapi.HeadersAnthropic {
+		var style spec.HeaderStyle
+		if h := m.Config().Headers; h == spec.HeadersOpenAI || h == spec.HeadersAnthropic {
 			style = h
 		}
 		e.quotaStyle = append(e.quotaStyle, style)
@@ -794,9 +795,9 @@ func outcome(a *attempt) sched.Outcome {
 // seconds for anthropic), so that a virtual run sees what httptool reads
 // from a live one. Anthropic reports the one token limit three times
 // (tokens, input and output), which httptool reads as the same count.
-func headerQuota(d *fakeapi.Decision, style fakeapi.HeaderStyle) sched.ServerQuota {
+func headerQuota(d *fakeapi.Decision, style spec.HeaderStyle) sched.ServerQuota {
 	unit := time.Millisecond
-	if style == fakeapi.HeadersAnthropic {
+	if style == spec.HeadersAnthropic {
 		unit = time.Second
 	}
 	left := func(q fakeapi.Quota) sched.QuotaLeft {

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // randomScenario draws a small scenario touching every part of the engine:
@@ -33,16 +34,16 @@ func randomScenarioUpTo(t *rapid.T, longest time.Duration) *scenarios.Scenario {
 			RequestsPerSecond: float64(rapid.IntRange(0, 20).Draw(t, "rps")),
 			TokensPerMinute:   float64(rapid.IntRange(0, 1).Draw(t, "has tpm") * 200_000),
 			MaxConcurrent:     rapid.IntRange(0, 8).Draw(t, "max concurrent"),
-			Latency:           scenarios.Dist[time.Duration]{Kind: scenarios.DistUniform, Min: ms("lat min", 10, 100), Max: ms("lat max", 100, 800)},
-			Headers:           rapid.SampledFrom([]scenarios.Headers{scenarios.HeadersOpenAI, scenarios.HeadersAnthropic, scenarios.HeadersNone}).Draw(t, "headers"),
-			Limiter:           rapid.SampledFrom([]scenarios.Limiter{scenarios.LimiterTokenBucket, scenarios.LimiterFixedWindow, scenarios.LimiterSlidingWindow}).Draw(t, "limiter"),
-			Faults: scenarios.Faults{
+			Latency:           spec.Dist[time.Duration]{Kind: spec.DistUniform, Min: ms("lat min", 10, 100), Max: ms("lat max", 100, 800)},
+			Headers:           rapid.SampledFrom([]spec.HeaderStyle{spec.HeadersOpenAI, spec.HeadersAnthropic, spec.HeadersNone}).Draw(t, "headers"),
+			Limiter:           rapid.SampledFrom([]spec.Algorithm{spec.TokenBucket, spec.FixedWindow, spec.SlidingWindow}).Draw(t, "limiter"),
+			Faults: spec.Faults{
 				ErrorRate: float64(rapid.IntRange(0, 10).Draw(t, "error %")) / 100,
 				HangRate:  float64(rapid.IntRange(0, 5).Draw(t, "hang %")) / 100,
 				ResetRate: float64(rapid.IntRange(0, 5).Draw(t, "reset %")) / 100,
 			},
 		}
-		if svc.Limiter != scenarios.LimiterTokenBucket {
+		if svc.Limiter != spec.TokenBucket {
 			svc.Burst = 0
 		}
 		sc.Services = append(sc.Services, svc)
@@ -50,13 +51,13 @@ func randomScenarioUpTo(t *rapid.T, longest time.Duration) *scenarios.Scenario {
 	for i := range 3 {
 		sc.Tools = append(sc.Tools, scenarios.Tool{
 			Name: fmt.Sprint("t", i), Service: fmt.Sprint("s", rapid.IntRange(0, nsvc-1).Draw(t, "tool service")),
-			Tokens: scenarios.Constant(float64(rapid.IntRange(0, 2000).Draw(t, "tokens"))),
+			Tokens: spec.Constant(float64(rapid.IntRange(0, 2000).Draw(t, "tokens"))),
 			Kind:   rapid.SampledFrom([]scenarios.Kind{scenarios.KindRead, scenarios.KindWrite}).Draw(t, "kind"),
 		})
 		sc.Tools[i].Idempotent = sc.Tools[i].Kind == scenarios.KindWrite && rapid.Bool().Draw(t, "idempotent")
 	}
 	group := func(i int) scenarios.CallGroup {
-		g := scenarios.CallGroup{Tool: fmt.Sprint("t", i), Count: scenarios.Constant(float64(rapid.IntRange(0, 6).Draw(t, "count"))), Probability: 1}
+		g := scenarios.CallGroup{Tool: fmt.Sprint("t", i), Count: spec.Constant(float64(rapid.IntRange(0, 6).Draw(t, "count"))), Probability: 1}
 		if i > 0 && rapid.Bool().Draw(t, "after") {
 			g.After = []string{fmt.Sprint("t", rapid.IntRange(0, i-1).Draw(t, "after tool"))}
 		}
@@ -68,24 +69,24 @@ func randomScenarioUpTo(t *rapid.T, longest time.Duration) *scenarios.Scenario {
 	}
 	if rapid.Bool().Draw(t, "closed") {
 		w.Sessions = rapid.IntRange(1, 6).Draw(t, "sessions")
-		w.Think = scenarios.Constant(ms("think", 0, 500))
+		w.Think = spec.Constant(ms("think", 0, 500))
 		w.Ramp = ms("ramp", 0, 5000)
 	} else {
 		w.Arrival = scenarios.ArrivalPoisson
 		w.ArrivalRate = float64(rapid.IntRange(1, 10).Draw(t, "arrivals/s"))
 	}
 	if rapid.Bool().Draw(t, "llm") {
-		w.LLM = &scenarios.LLMCall{Service: "s0", Tokens: scenarios.Constant(500.0)}
+		w.LLM = &scenarios.LLMCall{Service: "s0", Tokens: spec.Constant(500.0)}
 	}
 	if rapid.IntRange(0, 3).Draw(t, "subagents") == 0 {
 		w.Subagents = &scenarios.Subagents{
-			Count: scenarios.Constant(float64(rapid.IntRange(1, 3).Draw(t, "subagent count"))), MaxIterations: rapid.IntRange(1, 3).Draw(t, "iterations"),
+			Count: spec.Constant(float64(rapid.IntRange(1, 3).Draw(t, "subagent count"))), MaxIterations: rapid.IntRange(1, 3).Draw(t, "iterations"),
 			TokenBudget: int64(rapid.IntRange(0, 5000).Draw(t, "subagent budget")), FinishProbability: 0.3,
 			Calls: []scenarios.CallGroup{group(0)},
 		}
 	}
 	if rapid.Bool().Draw(t, "cancels") {
-		w.Cancel = scenarios.Cancel{Probability: 0.2, After: scenarios.Constant(ms("cancel after", 50, 2000)), ParentTimeout: ms("parent timeout", 0, 5000)}
+		w.Cancel = scenarios.Cancel{Probability: 0.2, After: spec.Constant(ms("cancel after", 50, 2000)), ParentTimeout: ms("parent timeout", 0, 5000)}
 	}
 	backoffs := []scenarios.Backoff{scenarios.BackoffNone, scenarios.BackoffConstant, scenarios.BackoffExponential, scenarios.BackoffFullJitter, scenarios.BackoffEqualJitter, scenarios.BackoffDecorrelatedJitter}
 	sc.Strategies = []scenarios.Strategy{{

@@ -10,20 +10,21 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // queue builds an open-model scenario of single-call turns: Poisson arrivals
 // at rate per second, one service with the given latency, and one strategy
 // with cap c and no rate limits.
-func queue(rate float64, latency scenarios.Dist[time.Duration], c int, calls int) *scenarios.Scenario {
+func queue(rate float64, latency spec.Dist[time.Duration], c int, calls int) *scenarios.Scenario {
 	return &scenarios.Scenario{
 		Name: "queue", Seed: 1, Duration: time.Duration(float64(calls) / rate * float64(time.Second)),
 		Workload: scenarios.Workload{
 			Arrival: scenarios.ArrivalPoisson, ArrivalRate: rate,
-			Calls: []scenarios.CallGroup{{Tool: "t", Count: scenarios.Constant(1.0), Probability: 1}},
+			Calls: []scenarios.CallGroup{{Tool: "t", Count: spec.Constant(1.0), Probability: 1}},
 		},
-		Services:   []scenarios.Service{{Name: "s", Latency: latency, Headers: scenarios.HeadersOpenAI}},
-		Tools:      []scenarios.Tool{{Name: "t", Service: "s", Tokens: scenarios.Constant(0.0), Kind: scenarios.KindRead}},
+		Services:   []scenarios.Service{{Name: "s", Latency: latency, Headers: spec.HeadersOpenAI}},
+		Tools:      []scenarios.Tool{{Name: "t", Service: "s", Tokens: spec.Constant(0.0), Kind: scenarios.KindRead}},
 		Strategies: []scenarios.Strategy{{Name: "cap", MaxInFlight: c, SerializeWrites: true, Retry: scenarios.Retry{HonorRetryAfter: true}}},
 	}
 }
@@ -59,7 +60,7 @@ func erlangC(lambda, mu float64, c int) float64 {
 
 func TestEngineMatchesMMc(t *testing.T) {
 	// λ = 3/s, exponential service with mean 1 s, 4 servers: ρ = 0.75.
-	sc := queue(3, scenarios.Dist[time.Duration]{Kind: scenarios.DistExponential, Mean: time.Second}, 4, 200_000)
+	sc := queue(3, spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: time.Second}, 4, 200_000)
 	e := runOne(t, sc)
 	want := erlangC(3, 1, 4)
 	got := e.m.turnLat.mean().Seconds()
@@ -71,7 +72,7 @@ func TestEngineMatchesMMc(t *testing.T) {
 
 func TestEngineMatchesMD1(t *testing.T) {
 	// λ = 0.7/s, constant 1 s service, one server: W = D + ρD / (2(1−ρ)).
-	sc := queue(0.7, scenarios.Constant(time.Second), 1, 200_000)
+	sc := queue(0.7, spec.Constant(time.Second), 1, 200_000)
 	e := runOne(t, sc)
 	want := 1 + 0.7/(2*0.3)
 	got := e.m.turnLat.mean().Seconds()
@@ -118,7 +119,7 @@ func TestLittlesLawOnEveryBuiltin(t *testing.T) {
 func TestTokenBucketServiceWindow(t *testing.T) {
 	// 10 requests/s, burst 10, hammered by an unbounded strategy that retries
 	// at once: no window of admissions may exceed 10 + 10 × its length.
-	sc := queue(40, scenarios.Constant(50*time.Millisecond), 0, 4000)
+	sc := queue(40, spec.Constant(50*time.Millisecond), 0, 4000)
 	sc.Services[0].RequestsPerSecond = 10
 	sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffNone, Attempts: 3, HonorRetryAfter: false}
 	e, err := newEngine(sc, &sc.Strategies[0])
@@ -305,9 +306,9 @@ func TestTurnsInSystemOneSession(t *testing.T) {
 	// One session: a turn of one 100 ms call, then 100 ms of thought, for
 	// 10 s. A turn is in the system half the time: L = 0.5 turns; an
 	// attempt is in service the same half: 0.5 attempts.
-	sc := queue(1, scenarios.Constant(100*time.Millisecond), 0, 10)
+	sc := queue(1, spec.Constant(100*time.Millisecond), 0, 10)
 	sc.Workload.Arrival, sc.Workload.ArrivalRate, sc.Workload.Sessions = "", 0, 1
-	sc.Workload.Think = scenarios.Constant(100 * time.Millisecond)
+	sc.Workload.Think = spec.Constant(100 * time.Millisecond)
 	e := runOne(t, sc)
 	r := e.m.strategyResultFrom("cap", 0, nil, 0)
 	if r.TurnsInSystem != 0.5 || r.AttemptsInService != 0.5 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // DefaultMaxMemory is the memory budget of a run, in bytes, when
@@ -320,9 +321,9 @@ func (x *estimator) capacity(st *scenarios.Strategy) float64 {
 
 // meanOf returns a distribution's mean, no more than its cap when it has
 // one (in the distribution's unit: nanoseconds for durations).
-func meanOf[T time.Duration | float64](d scenarios.Dist[T]) float64 {
+func meanOf[T time.Duration | float64](d spec.Dist[T]) float64 {
 	m := newSampler(d).mean()
-	if d.Max > 0 && d.Kind != scenarios.DistUniform {
+	if d.Max > 0 && d.Kind != spec.DistUniform {
 		m = min(m, float64(d.Max))
 	}
 	if math.IsNaN(m) || m < 0 {

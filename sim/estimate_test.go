@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // inFlight is a closed-model scenario of sessions agents, each making one
@@ -19,7 +20,7 @@ func inFlight(sessions, calls int, latency time.Duration) *scenarios.Scenario {
 	sc := closed(sessions, 1)
 	sc.Duration = time.Second
 	sc.Services[0].Latency = constLatency(latency)
-	sc.Workload.Calls[0].Count = scenarios.Constant(float64(calls))
+	sc.Workload.Calls[0].Count = spec.Constant(float64(calls))
 	return sc
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // TestGenerationDefaultsUnchanged checks that the generation keys draw
@@ -24,7 +25,7 @@ func TestGenerationDefaultsUnchanged(t *testing.T) {
 		}
 		if ttft != nil {
 			for i := range sc.Services {
-				sc.Services[i].Generation.TTFT = scenarios.Constant(*ttft)
+				sc.Services[i].Generation.TTFT = spec.Constant(*ttft)
 			}
 		}
 		res, err := Run(context.Background(), sc, Options{Duration: 2 * time.Minute, Parallel: 1})
@@ -63,7 +64,7 @@ func TestLoadsCountTTFT(t *testing.T) {
 	}
 	before := Loads(sc)
 	for i := range sc.Services {
-		sc.Services[i].Generation.TTFT = scenarios.Constant(time.Second)
+		sc.Services[i].Generation.TTFT = spec.Constant(time.Second)
 	}
 	after := Loads(sc)
 	if len(before) == 0 || len(after) != len(before) {

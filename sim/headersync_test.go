@@ -6,6 +6,7 @@ import (
 
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/spec"
 )
 
 // TestSharedHeadersSyncAvoids429s runs the shared-headers built-in in
@@ -68,7 +69,7 @@ func TestSchedConfigBudgetAndSync(t *testing.T) {
 	if cfg.Services["a"].HeaderSync || cfg.Services["a"].RetryBudget != nil {
 		t.Fatal("header sync without token buckets, or a budget nobody asked for")
 	}
-	if m := ModelConfig(&scenarios.Service{Name: "s", Background: scenarios.Background{Rate: 6, Tokens: 9, Burst: 30}}); m.Background.Rate != 6 || m.Background.Tokens != 9 || m.Background.Burst != 30 {
+	if m := ModelConfig(&scenarios.Service{Name: "s", Background: spec.Background{Rate: 6, Tokens: 9, Burst: 30}}); m.Background.Rate != 6 || m.Background.Tokens != 9 || m.Background.Burst != 30 {
 		t.Fatalf("background %+v", m.Background)
 	}
 }

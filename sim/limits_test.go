@@ -11,17 +11,18 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // aimdQueue is one session whose single turn makes calls calls to a
 // service with no limits and a constant latency, run by an AIMD strategy
 // that starts at one attempt in flight and may grow to max.
 func aimdQueue(latency time.Duration, calls, max int) *scenarios.Scenario {
-	sc := queue(1, scenarios.Constant(latency), 0, 1)
+	sc := queue(1, spec.Constant(latency), 0, 1)
 	sc.Duration = time.Minute
 	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
 	sc.Workload.Sessions, sc.Workload.Turns = 1, 1
-	sc.Workload.Calls[0].Count = scenarios.Constant(float64(calls))
+	sc.Workload.Calls[0].Count = spec.Constant(float64(calls))
 	sc.Strategies[0].Name = "aimd"
 	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: scenarios.AdaptiveAIMD, Initial: 1, Min: 1, Max: max}
 	return sc
@@ -204,7 +205,7 @@ func TestLimitTraceDeterministic(t *testing.T) {
 	for i := range out {
 		sc := aimdQueue(50*time.Millisecond, 2000, 100)
 		sc.Services[0].RequestsPerSecond = 100
-		sc.Services[0].Latency = scenarios.Dist[time.Duration]{Kind: scenarios.DistLognormal, P50: 50 * time.Millisecond, P95: 200 * time.Millisecond}
+		sc.Services[0].Latency = spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 50 * time.Millisecond, P95: 200 * time.Millisecond}
 		sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
 		res, err := Run(context.Background(), sc, Options{})
 		if err != nil {

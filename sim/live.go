@@ -19,6 +19,7 @@ import (
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/httptool"
+	"github.com/simbench/simbench/spec"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -110,7 +111,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 	// Reasons that apply to every strategy, then each strategy's own.
 	var common []string
 	for _, svc := range sc.Services {
-		if f < 1 && (svc.Headers == scenarios.HeadersAnthropic || svc.Headers == "standard") {
+		if f < 1 && (svc.Headers == spec.HeadersAnthropic || svc.Headers == "standard") {
 			common = append(common, fmt.Sprintf("service %q rounds Retry-After to whole seconds, which a time scale of %g stretches %gx", svc.Name, f, 1/f))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -21,14 +22,14 @@ func small() *scenarios.Scenario {
 		Name: "small", Seed: 3, Duration: 300 * time.Second,
 		Workload: scenarios.Workload{
 			Sessions: 6,
-			Think:    scenarios.Dist[time.Duration]{Kind: scenarios.DistUniform, Min: 500 * time.Millisecond, Max: 1500 * time.Millisecond},
-			Calls:    []scenarios.CallGroup{{Tool: "lookup", Count: scenarios.Constant(4.0), Probability: 1}},
+			Think:    spec.Dist[time.Duration]{Kind: spec.DistUniform, Min: 500 * time.Millisecond, Max: 1500 * time.Millisecond},
+			Calls:    []scenarios.CallGroup{{Tool: "lookup", Count: spec.Constant(4.0), Probability: 1}},
 		},
 		Services: []scenarios.Service{{
-			Name: "api", RequestsPerMinute: 600, Headers: scenarios.HeadersOpenAI,
-			Latency: scenarios.Dist[time.Duration]{Kind: scenarios.DistUniform, Min: 200 * time.Millisecond, Max: 400 * time.Millisecond},
+			Name: "api", RequestsPerMinute: 600, Headers: spec.HeadersOpenAI,
+			Latency: spec.Dist[time.Duration]{Kind: spec.DistUniform, Min: 200 * time.Millisecond, Max: 400 * time.Millisecond},
 		}},
-		Tools: []scenarios.Tool{{Name: "lookup", Service: "api", Tokens: scenarios.Constant(100.0), Kind: scenarios.KindRead}},
+		Tools: []scenarios.Tool{{Name: "lookup", Service: "api", Tokens: spec.Constant(100.0), Kind: scenarios.KindRead}},
 		Strategies: []scenarios.Strategy{{
 			Name: "bounded-4", MaxInFlight: 4, TokenBucket: true, Headroom: 0.9, SerializeWrites: true,
 			Retry: scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: time.Second, Cap: 10 * time.Second, Attempts: 4, HonorRetryAfter: true},
@@ -129,7 +130,7 @@ func TestDisagreement(t *testing.T) {
 func TestLiveInvalidPerStrategy(t *testing.T) {
 	sc := small()
 	sc.Duration = 20 * time.Second
-	sc.Services[0].Headers = scenarios.HeadersAnthropic // whole-second Retry-After
+	sc.Services[0].Headers = spec.HeadersAnthropic // whole-second Retry-After
 	res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.05})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simbench/simbench/internal/redistest"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // busy is small() with more demand than its 600 RPM: twelve agents that
@@ -17,7 +18,7 @@ func busy() *scenarios.Scenario {
 	sc := small()
 	sc.Duration = 60 * time.Second
 	sc.Workload.Sessions = 12
-	sc.Workload.Think = scenarios.Dist[time.Duration]{Kind: scenarios.DistUniform, Min: 50 * time.Millisecond, Max: 100 * time.Millisecond}
+	sc.Workload.Think = spec.Dist[time.Duration]{Kind: spec.DistUniform, Min: 50 * time.Millisecond, Max: 100 * time.Millisecond}
 	return sc
 }
 

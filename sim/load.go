@@ -78,7 +78,7 @@ func Loads(sc *scenarios.Scenario) []ServiceLoad {
 			mean += newSampler(g).mean() // the calls ask for no output tokens
 		}
 		out = append(out, ServiceLoad{
-			Name: svc.Name, RequestsPerMinute: requestsPerMinute(svc), TokensPerMinute: svc.TokensPerMinute,
+			Name: svc.Name, RequestsPerMinute: svc.RequestsPerMinuteLimit(), TokensPerMinute: svc.TokensPerMinute,
 			MaxConcurrent: svc.MaxConcurrent, TokensPerCall: tokens[svc.Name] / n,
 			MeanLatency: time.Duration(mean), CallsPerTurn: n,
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/spec"
 )
 
 // netDelay draws a service's one-way network delays (the scenario's
@@ -20,7 +21,7 @@ type netDelay struct {
 	upper time.Duration // the largest draw the loader validated
 }
 
-func newNetDelay(d scenarios.Dist[time.Duration]) netDelay {
+func newNetDelay(d spec.Dist[time.Duration]) netDelay {
 	if d.Upper() <= 0 {
 		return netDelay{} // a constant 0 or no distribution: no delay
 	}

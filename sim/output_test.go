@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -141,10 +142,10 @@ func TestOutputTokensDefaultUnchanged(t *testing.T) {
 			t.Fatal("research-agent makes no model calls")
 		}
 		for i := range sc.Services {
-			sc.Services[i].Generation.TokensPerSecond = scenarios.Constant(50.0)
+			sc.Services[i].Generation.TokensPerSecond = spec.Constant(50.0)
 		}
 		if output != nil {
-			sc.Workload.LLM.Output = scenarios.Constant(*output)
+			sc.Workload.LLM.Output = spec.Constant(*output)
 		}
 		res, err := Run(context.Background(), sc, Options{Duration: 2 * time.Minute, Parallel: 1})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // These tests build scenarios in Go, past what the loader accepts, to check
@@ -16,8 +17,8 @@ import (
 
 const forever = time.Duration(math.MaxInt64)
 
-func constLatency(d time.Duration) scenarios.Dist[time.Duration] {
-	return scenarios.Dist[time.Duration]{Kind: scenarios.DistConstant, Value: d}
+func constLatency(d time.Duration) spec.Dist[time.Duration] {
+	return spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: d}
 }
 
 // closed is a closed-model scenario of sessions agents making turns of one
@@ -51,7 +52,7 @@ func TestTinyArrivalRate(t *testing.T) {
 // past the largest Duration. They used to wrap negative, as above.
 func TestParetoThinkTime(t *testing.T) {
 	sc := closed(50, 0)
-	sc.Workload.Think = scenarios.Dist[time.Duration]{Kind: scenarios.DistPareto, Min: time.Second, Alpha: 0.01}
+	sc.Workload.Think = spec.Dist[time.Duration]{Kind: spec.DistPareto, Min: time.Second, Alpha: 0.01}
 	e := runOne(t, sc)
 	var began int64
 	for _, n := range e.m.sessionCount {
@@ -92,7 +93,7 @@ func TestHugeTimeouts(t *testing.T) {
 // to wrap to a negative count that the service refused as malformed.
 func TestHugeTokenCounts(t *testing.T) {
 	sc := closed(2, 3)
-	sc.Tools[0].Tokens = scenarios.Constant(1e19)
+	sc.Tools[0].Tokens = spec.Constant(1e19)
 	e := runOne(t, sc)
 	if e.m.calls != 6 || e.m.failed != 0 {
 		t.Errorf("%d calls, %d failed; want 6 that succeed at a service without a token limit", e.m.calls, e.m.failed)
@@ -108,7 +109,7 @@ func TestHugeTokenCounts(t *testing.T) {
 // give every turn 0 calls. The run must refuse it as too large instead.
 func TestHugeCallCount(t *testing.T) {
 	sc := closed(2, 3)
-	sc.Workload.Calls[0].Count = scenarios.Constant(1e308)
+	sc.Workload.Calls[0].Count = spec.Constant(1e308)
 	_, err := Run(context.Background(), sc, Options{})
 	var tl *TooLargeError
 	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &tl) {
@@ -121,7 +122,7 @@ func TestHugeCallCount(t *testing.T) {
 // memory, so the engine itself refuses a turn above its limit.
 func TestHeavyTailedCallCountStopsTheEngine(t *testing.T) {
 	sc := closed(2, 3)
-	sc.Workload.Calls[0].Count = scenarios.Dist[float64]{Kind: scenarios.DistPareto, Min: 1, Alpha: 0.01}
+	sc.Workload.Calls[0].Count = spec.Dist[float64]{Kind: spec.DistPareto, Min: 1, Alpha: 0.01}
 	e, err := newEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)

@@ -160,8 +160,8 @@ func quotaLimits(sc *scenarios.Scenario, st *scenarios.Strategy) []serviceLimits
 			key = "default"
 		}
 		var l serviceLimits
-		if rpm := requestsPerMinute(svc); rpm > 0 {
-			l.req = &quota.Limit{Key: key, Service: svc.Name, Kind: "rpm", PerMinute: rpm * h, Burst: requestBurst(svc) * h}
+		if rpm := svc.RequestsPerMinuteLimit(); rpm > 0 {
+			l.req = &quota.Limit{Key: key, Service: svc.Name, Kind: "rpm", PerMinute: rpm * h, Burst: svc.RequestBurst() * h}
 		}
 		if tpm := svc.TokensPerMinute; tpm > 0 {
 			l.tok = &quota.Limit{Key: key, Service: svc.Name, Kind: "tpm", PerMinute: tpm * h, Burst: tpm * h}

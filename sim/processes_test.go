@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // closedProcesses is a closed workload of sessions × turns turns of
@@ -18,12 +19,12 @@ func closedProcesses(sessions, turns, calls int, shares []float64) *scenarios.Sc
 	return &scenarios.Scenario{
 		Name: "procs", Seed: 3, Duration: time.Hour,
 		Workload: scenarios.Workload{
-			Sessions: sessions, Turns: turns, Think: scenarios.Constant(time.Second), Ramp: 5 * time.Second,
-			Calls:     []scenarios.CallGroup{{Tool: "t", Count: scenarios.Constant(float64(calls)), Probability: 1}},
+			Sessions: sessions, Turns: turns, Think: spec.Constant(time.Second), Ramp: 5 * time.Second,
+			Calls:     []scenarios.CallGroup{{Tool: "t", Count: spec.Constant(float64(calls)), Probability: 1}},
 			Processes: len(shares), ProcessShares: shares,
 		},
-		Services: []scenarios.Service{{Name: "s", Latency: scenarios.Constant(100 * time.Millisecond), Headers: scenarios.HeadersOpenAI}},
-		Tools:    []scenarios.Tool{{Name: "t", Service: "s", Tokens: scenarios.Constant(0.0), Kind: scenarios.KindRead}},
+		Services: []scenarios.Service{{Name: "s", Latency: spec.Constant(100 * time.Millisecond), Headers: spec.HeadersOpenAI}},
+		Tools:    []scenarios.Tool{{Name: "t", Service: "s", Tokens: spec.Constant(0.0), Kind: scenarios.KindRead}},
 		Strategies: []scenarios.Strategy{{Name: "s", SerializeWrites: true, Retry: scenarios.Retry{HonorRetryAfter: true},
 			Quota: scenarios.Quota{Mode: scenarios.QuotaFull}}},
 	}
@@ -125,7 +126,7 @@ func TestOneProcessUnchanged(t *testing.T) {
 // between two processes that share its quota with round trips of rtt and
 // leases of lease (0: none).
 func quotaScenario(rtt, lease time.Duration) *scenarios.Scenario {
-	sc := queue(100, scenarios.Constant(100*time.Millisecond), 0, 30000)
+	sc := queue(100, spec.Constant(100*time.Millisecond), 0, 30000)
 	sc.Services[0].RequestsPerMinute = 12000
 	sc.Workload.Processes = 2
 	st := &sc.Strategies[0]
@@ -220,7 +221,7 @@ func TestSharedKey(t *testing.T) {
 // the exact share over 20,000 turns), and that the arrivals themselves are
 // those of one process: the same turns in total.
 func TestProcessSplitOpen(t *testing.T) {
-	sc := queue(100, scenarios.Constant(50*time.Millisecond), 0, 20000)
+	sc := queue(100, spec.Constant(50*time.Millisecond), 0, 20000)
 	res, err := Run(context.Background(), sc, Options{})
 	if err != nil {
 		t.Fatal(err)

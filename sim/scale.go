@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // Scale returns a copy of sc in which every duration is multiplied by f and
@@ -24,8 +25,8 @@ func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 	for i := range c.Services {
 		s := &c.Services[i]
 		// A burst is a number of requests, not a rate: it keeps its size.
-		if s.Burst == 0 && requestsPerMinute(s) > 0 {
-			s.Burst = requestBurst(s)
+		if s.Burst == 0 && s.RequestsPerMinuteLimit() > 0 {
+			s.Burst = s.RequestBurst()
 		}
 		s.RequestsPerSecond /= f
 		s.RequestsPerMinute /= f
@@ -57,7 +58,7 @@ func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 
 func scaleD(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
 
-func scaleDist(d scenarios.Dist[time.Duration], f float64) scenarios.Dist[time.Duration] {
+func scaleDist(d spec.Dist[time.Duration], f float64) spec.Dist[time.Duration] {
 	d.Value, d.Min, d.Max = scaleD(d.Value, f), scaleD(d.Min, f), scaleD(d.Max, f)
 	d.Mean, d.Stddev = scaleD(d.Mean, f), scaleD(d.Stddev, f)
 	d.P50, d.P95 = scaleD(d.P50, f), scaleD(d.P95, f)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 func TestAgentConfigFollowsTheWorkload(t *testing.T) {
@@ -63,8 +64,8 @@ func TestAgentConfigFollowsTheWorkload(t *testing.T) {
 func TestAgentConfigGroupProbability(t *testing.T) {
 	// Two groups: 3 calls always, 10 more one turn in four.
 	calls := callsPerTurn([]scenarios.CallGroup{
-		{Tool: "a", Count: scenarios.Constant(3.0), Probability: 1},
-		{Tool: "b", Count: scenarios.Constant(10.0), Probability: 0.25},
+		{Tool: "a", Count: spec.Constant(3.0), Probability: 1},
+		{Tool: "b", Count: spec.Constant(10.0), Probability: 0.25},
 	})
 	rng := rand.New(rand.NewPCG(3, 4))
 	counts := map[int]int{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
 )
 
 // ModelEvents returns the fakeapi form of the scenario's events on service
@@ -47,7 +48,7 @@ func ModelEvents(sc *scenarios.Scenario, svc *scenarios.Service) []fakeapi.Event
 			if e.MaxConcurrent > 0 {
 				during.MaxConcurrent = e.MaxConcurrent
 			}
-			c := modelConfig(&during)
+			c := during.Model()
 			me.Limits = &fakeapi.EventLimits{RPS: c.RPS, RPM: c.RPM, TPM: c.TPM, MaxConcurrent: c.MaxConcurrent,
 				Burst: c.Burst, TokenBurst: c.TokenBurst}
 		}
@@ -116,7 +117,7 @@ func EventLabel(sc *scenarios.Scenario, e *scenarios.Event) string {
 	}
 	if e.Outage {
 		status := 503
-		if svc := sc.Service(e.Service); svc != nil && svc.Headers == scenarios.HeadersAnthropic {
+		if svc := sc.Service(e.Service); svc != nil && svc.Headers == spec.HeadersAnthropic {
 			status = 529
 		}
 		parts = append(parts, fmt.Sprintf("outage %d", status))

@@ -1,0 +1,219 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/simbench/simbench/spec"
+)
+
+// decodeService reads one [services.NAME] table. It checks what the file
+// spells (types, unknown and missing keys, the bounds of the format);
+// whether the service it describes can run is the one validator's call
+// (spec.Config.Problems on Service.Model), whose problems it reports at
+// their keys.
+func (d *decoder) decodeService(t *table, name string) Service {
+	defer t.finish()
+	s := Service{Name: name, Limiter: spec.TokenBucket, Headers: spec.HeadersNone}
+	s.RequestsPerSecond, _ = t.rate("rps", time.Second, MaxRequestsPerSecond, whyRPS)
+	s.RequestsPerMinute, _ = t.rate("rpm", time.Minute, MaxRequestsPerMinute, whyCredit)
+	s.TokensPerMinute, _ = t.rate("tpm", time.Minute, MaxTokensPerMinute, whyCredit)
+	if n, ok := t.integer("max_concurrent", 1, MaxCap, whyCap); ok {
+		s.MaxConcurrent = int(n)
+	}
+	s.Limiter = enum(t, "limiter", spec.TokenBucket, spec.Algorithms...)
+	s.Burst, _ = t.positive("burst", MaxRequestsPerMinute, whyCredit)
+	s.CountRejected, _ = t.boolean("count_rejected")
+	if lat, ok := dist(t, "latency", durations, durationBound); ok {
+		s.Latency = lat
+	} else if !t.has("latency") {
+		s.Latency = spec.Constant(time.Duration(0))
+	}
+	if lt := t.sub("load"); lt != nil {
+		if n, ok := lt.integer("knee", 0, MaxCap, whyCap); ok {
+			s.Load.Knee = int(n)
+		}
+		if f, ok := lt.positive("factor", MaxLoadFactor, "at most 100 times the latency per request in flight, so that latencies stay within a year"); ok {
+			s.Load.Factor = f
+		} else if !lt.has("factor") {
+			d.add(lt.path, "missing factor; set factor = 0.01 for 1%% more latency per request in flight above knee")
+		}
+		lt.finish()
+	}
+	if ft := t.sub("faults"); ft != nil {
+		s.Faults = d.decodeFaults(ft)
+	}
+	s.Headers = enum(t, "headers", spec.HeadersNone, spec.HeaderStyles...)
+	// "none" reads as headers does; "" is the same truth-telling default.
+	if s.Lying = enum(t, "lying", spec.LieNone, spec.LieNone, "none", spec.LieShort, spec.LieMissing); s.Lying == "none" {
+		s.Lying = spec.LieNone
+	}
+	s.Keys, _ = t.strings("keys")
+	if bt := t.sub("background"); bt != nil {
+		s.Background = d.decodeBackground(bt)
+	}
+	s.NetworkDelay = DefaultNetworkDelay
+	if nd, ok := dist(t, "network_delay", durations, durationBound); ok {
+		s.NetworkDelay = nd
+	}
+	s.Generation = decodeGeneration(t)
+	s.InputTokensPerMinute, _ = t.rate("input_tpm", time.Minute, MaxTokensPerMinute, whyCredit)
+	s.OutputTokensPerMinute, _ = t.rate("output_tpm", time.Minute, MaxTokensPerMinute, whyCredit)
+	for _, p := range s.Model().Problems() {
+		d.add(keyBelow(t.path, p.Key), "%s", p.Msg)
+	}
+	return s
+}
+
+// decodeGeneration reads a service's time to first token and output
+// tokens per second.
+func decodeGeneration(t *table) spec.Generation {
+	var g spec.Generation
+	if ttft, ok := dist(t, "ttft", durations, durationBound); ok {
+		g.TTFT = ttft
+	}
+	if tps, ok := dist(t, "tokens_per_s", amounts, tokensPerSecondBound); ok {
+		if tps.Kind == spec.DistConstant && tps.Value == 0 {
+			t.add("tokens_per_s", "is 0, so no answer would ever finish; set the output tokens per second, like tokens_per_s = 60, or remove it")
+		} else {
+			g.TokensPerSecond = tps
+		}
+	}
+	return g
+}
+
+// decodeBackground reads a service's unseen background traffic.
+func (d *decoder) decodeBackground(t *table) spec.Background {
+	defer t.finish()
+	var b spec.Background
+	if r, ok := t.rate("rate", time.Second, MaxBackgroundRate, "the fake service accrues background requests one by one"); ok {
+		b.Rate = r
+	} else if !t.has("rate") {
+		d.add(t.path, "missing rate; write background = { rate = \"20/s\", tokens = 500 }")
+	}
+	b.Tokens, _ = t.integer("tokens", 0, MaxTokensPerCall, "tokens per request")
+	b.Burst, _ = t.integer("burst", 1, MaxBackgroundBurst, "background requests arriving together")
+	return b
+}
+
+func (d *decoder) decodeFaults(t *table) spec.Faults {
+	defer t.finish()
+	var f spec.Faults
+	f.ErrorRate, _ = t.fraction("error_rate")
+	f.HangRate, _ = t.fraction("hang_rate")
+	f.ResetRate, _ = t.fraction("reset_rate")
+	f.Conflict = decodeConflict(t)
+	if st := t.sub("slow_first_byte"); st != nil {
+		f.SlowFirstByte.Rate, _ = st.fraction("rate")
+		f.SlowFirstByte.Delay, _ = st.duration("delay")
+		for _, k := range []string{"rate", "delay"} {
+			if !st.has(k) {
+				d.add(st.path, "missing %s; write slow_first_byte = { rate = 0.05, delay = \"2s\" }", k)
+			}
+		}
+		st.finish()
+	}
+	if ot := t.sub("overload"); ot != nil {
+		f.Overload.Every, _ = ot.duration("every")
+		f.Overload.Length, _ = ot.duration("length")
+		f.Overload.Rate = 1
+		if r, ok := ot.fraction("rate"); ok {
+			if r == 0 {
+				ot.add("rate", "is 0, so an episode would reject nothing; set the share of requests it rejects (1 when omitted), or remove overload")
+			}
+			f.Overload.Rate = r
+		}
+		switch {
+		case !ot.has("every") || !ot.has("length"):
+			d.add(ot.path, "needs every and length; write overload = { every = \"5m\", length = \"20s\" }")
+		case f.Overload.Every == 0:
+			ot.add("every", "is 0; set the mean time between episodes, like every = \"5m\"")
+		case f.Overload.Every < MinOverloadEvery:
+			ot.add("every", "is %v; it must be at least %v: the service steps through episodes one gap at a time, so shorter gaps only spin", f.Overload.Every, MinOverloadEvery)
+		}
+		ot.finish()
+	}
+	return f
+}
+
+// decodeConflict reads faults.conflict: true (every overlapping write
+// conflicts), false, or a fraction, the probability that one does.
+func decodeConflict(t *table) float64 {
+	v, ok := t.get("conflict")
+	if !ok {
+		return 0
+	}
+	switch v := v.(type) {
+	case bool:
+		if v {
+			return 1
+		}
+		return 0
+	case int64, float64:
+		f, _ := t.fraction("conflict")
+		return f
+	}
+	t.add("conflict", "wants true, false or a fraction, like conflict = true or conflict = 0.5, got %s", describe(v))
+	return 0
+}
+
+func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
+	defer t.finish()
+	tool := Tool{Name: name, Kind: KindRead}
+	tool.Service, tool.Tokens = d.serviceAndTokens(sc, t)
+	tool.Kind = enum(t, "kind", KindRead, KindRead, KindWrite)
+	if r, ok := t.str("resource"); ok {
+		tool.Resource = r
+		if tool.Kind != KindWrite {
+			t.add("resource", "only applies to kind = \"write\" (reads are never serialized); remove it or make the tool a write")
+		}
+	}
+	if idem, ok := t.boolean("idempotent"); ok {
+		tool.Idempotent = idem
+		if tool.Kind != KindWrite {
+			t.add("idempotent", "only applies to kind = \"write\" (reads are always safe to retry); remove it")
+		}
+	}
+	if from, ok := t.str("resource_from"); ok {
+		tool.ResourceFrom = from
+		if tool.Kind != KindWrite {
+			t.add("resource_from", "only applies to kind = \"write\" (reads never race); remove it or make the tool a write")
+		} else if msg := checkResourceFrom(from); msg != "" {
+			t.add("resource_from", "%s", msg)
+		}
+	}
+	return tool
+}
+
+// checkResourceFrom says what is wrong with a tool's resource_from, or "".
+func checkResourceFrom(s string) string {
+	kind, arg, _ := strings.Cut(s, ":")
+	switch {
+	case kind == "path":
+		if n, err := strconv.Atoi(arg); err != nil || n < 1 {
+			return fmt.Sprintf("%q: the path segment must be a whole number from 1, like \"path:1\"", s)
+		}
+		return ""
+	case (kind == "json" || kind == "header") && arg != "":
+		return ""
+	}
+	return fmt.Sprintf("%q is not \"path:N\", \"json:FIELD\" or \"header:NAME\"", s)
+}
+
+// keyBelow appends rel, a dotted path of bare segments each with an
+// optional [i] (as a spec.Problem's Key), to the key path path.
+func keyBelow(path, rel string) string {
+	if rel == "" {
+		return path
+	}
+	for seg := range strings.SplitSeq(rel, ".") {
+		name, index, _ := strings.Cut(seg, "[")
+		path = joinKey(path, name)
+		if index != "" {
+			path += "[" + index
+		}
+	}
+	return path
+}

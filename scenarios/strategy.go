@@ -1,0 +1,198 @@
+package scenarios
+
+import "time"
+
+// Strategy is one way of scheduling the workload's calls: the knobs of
+// sched.Config. Zero numbers mean "no cap" as in sched.
+//
+// One scheduler serves every session of a run, as one agent runtime sharing
+// one set of API keys does (one per process when Workload.Processes > 1,
+// each with these settings): MaxInFlight, MaxInFlightPerService, MaxQueued
+// and the token buckets are process-wide, while FanOut, Join, TurnTimeout
+// and the budgets apply to each turn. "Sequential" in the usual sense (an
+// agent runs its calls one at a time) is FanOut = 1.
+type Strategy struct {
+	Name string
+	// Description is an optional line for reports.
+	Description string
+	// MaxInFlight caps attempts in flight across all services: 0 unbounded,
+	// 1 sequential (sched.Config.MaxInFlight).
+	MaxInFlight int
+	// MaxInFlightPerService caps attempts in flight per service, by service
+	// name (sched.ServiceConfig.MaxInFlight); nil when unset.
+	MaxInFlightPerService map[string]int
+	// TokenBucket makes the client pace itself with token buckets built from
+	// each service's published limits (rps, rpm, tpm) scaled by Headroom.
+	TokenBucket bool
+	// Headroom is the fraction of published limits the buckets use, in (0, 1]
+	// (1 when unset; only set with TokenBucket).
+	Headroom float64
+	// Retry is the retry policy; without a retry table it is Backoff none,
+	// Attempts 0, which sched runs as one attempt and no retries.
+	Retry Retry
+	// SerializeWrites runs writes to one resource one at a time (true unless
+	// the file says false). When false the simulator submits writes as plain
+	// calls (sched.Call.Write unset), so they overlap and the fake service
+	// counts write races.
+	SerializeWrites bool
+	// KeepSlotDuringBackoff holds the concurrency slot while waiting to retry.
+	KeepSlotDuringBackoff bool
+	// Recommend marks the strategy whose cap `recommend`, `run` and
+	// `sweep` tune when they decide what to set (at most one per file).
+	Recommend bool
+	// PauseOnRetryAfter holds every call to a service until a 429's delay has
+	// passed (sched.ServiceConfig.PauseOnRetryAfter, for every service).
+	PauseOnRetryAfter bool
+	// FanOut caps the calls of one turn active at once (0: no cap);
+	// FanOutMode says what happens to the rest.
+	FanOut     int
+	FanOutMode FanOutMode
+	// Join says how one failure affects the rest of a turn.
+	Join Join
+	// AttemptTimeout bounds one attempt; CallTimeout one call over all its
+	// attempts; TurnTimeout a whole turn (0: none).
+	AttemptTimeout time.Duration
+	CallTimeout    time.Duration
+	TurnTimeout    time.Duration
+	// TokenBudget caps the tokens a turn's attempts may reserve, in tokens;
+	// AttemptBudget caps the attempts a turn may start (0: none).
+	TokenBudget   int64
+	AttemptBudget int
+	// MaxQueued bounds calls waiting to start (0: unbounded).
+	MaxQueued int
+	// CancelAt says how far a cancellation reaches.
+	CancelAt CancelAt
+	// Adaptive, when set, makes each service's concurrency limit adapt
+	// (sched.ServiceConfig.Adaptive); nil keeps static caps.
+	Adaptive *Adaptive
+	// RetryBudget, when set, lets each service's calls retry only as a
+	// fraction of its successes plus a floor per second
+	// (sched.ServiceConfig.RetryBudget); nil: no budget.
+	RetryBudget *RetryBudget
+	// HeaderSync lowers the token buckets to the remaining counts the
+	// services report in their rate-limit headers
+	// (sched.ServiceConfig.HeaderSync); only with TokenBucket.
+	HeaderSync bool
+	// Quota says how the workload's processes divide the services' limits
+	// (Mode QuotaFull when unset; it only matters with Processes > 1,
+	// except that QuotaShared also adds its round trips to one process).
+	Quota Quota
+}
+
+// RetryBudget is a per-service retry budget (sched.RetryBudget).
+type RetryBudget struct {
+	// Ratio is the retries each successful attempt earns.
+	Ratio float64
+	// MinPerSecond is the retries per second always allowed.
+	MinPerSecond float64
+	// Max is the most retries held, and the starting level (0: sched's default).
+	Max float64
+}
+
+// Adaptive is an adaptive concurrency limit per service (sched.AdaptiveConfig).
+// Zero numbers take sched's defaults.
+type Adaptive struct {
+	// Algorithm is "aimd" or "gradient".
+	Algorithm AdaptiveAlgorithm
+	// Initial, Min and Max bound the limit, in attempts in flight per
+	// service; the strategy's static caps bound it further.
+	Initial, Min, Max int
+	// Decrease multiplies the limit on a 429 or overload answer, in (0, 1).
+	Decrease float64
+	// Smoothing, Tolerance, LongWindow (in completions) and QueueSize (in
+	// attempts) tune the gradient limit (sched.AdaptiveConfig).
+	Smoothing, Tolerance float64
+	LongWindow           int
+	QueueSize            float64
+	// Services names the services the limit applies to (nil: every service).
+	Services []string
+}
+
+// AdaptiveAlgorithm names an adaptive limit's algorithm.
+type AdaptiveAlgorithm string
+
+// The adaptive algorithms, as written in scenario files.
+const (
+	// AdaptiveAIMD grows the limit by one per round trip and cuts it on a 429.
+	AdaptiveAIMD AdaptiveAlgorithm = "aimd"
+	// AdaptiveGradient follows the ratio of long- to short-term latency.
+	AdaptiveGradient AdaptiveAlgorithm = "gradient"
+)
+
+// Retry is a retry policy (sched.RetryPolicy).
+type Retry struct {
+	// Backoff is the delay policy when the server gives no delay. Its values
+	// are the names sched.ParseBackoff accepts.
+	Backoff Backoff
+	// Base and Cap bound the backoff delays (Cap 0: no cap).
+	Base, Cap time.Duration
+	// Attempts counts attempts including the first (0: sched's default —
+	// 1 when there is neither a backoff nor a base, else
+	// sched.DefaultMaxAttempts).
+	Attempts int
+	// Budget bounds the time from a call's first attempt to the start of its
+	// last (0: none).
+	Budget time.Duration
+	// HonorRetryAfter waits the server's delay when it gives one (true unless
+	// the file says false; sched.RetryPolicy.IgnoreRetryAfter is its negation).
+	HonorRetryAfter bool
+	// RetryAfterJitter is the most random delay added on top of the server's.
+	RetryAfterJitter time.Duration
+	// MaxRetryAfter is the longest server delay honoured (0: sched's default);
+	// OverMaxRetryAfter says whether longer ones are clamped or fail the call.
+	MaxRetryAfter     time.Duration
+	OverMaxRetryAfter OverMaxRetryAfter
+}
+
+// Backoff names a backoff policy, spelled as sched.Backoff.String.
+type Backoff string
+
+// The backoff policies, as written in scenario files (sched.ParseBackoff reads them).
+const (
+	BackoffNone               Backoff = "none"
+	BackoffConstant           Backoff = "constant"
+	BackoffExponential        Backoff = "exponential"
+	BackoffFullJitter         Backoff = "full-jitter"
+	BackoffEqualJitter        Backoff = "equal-jitter"
+	BackoffDecorrelatedJitter Backoff = "decorrelated-jitter"
+)
+
+// OverMaxRetryAfter says what happens to a server delay above MaxRetryAfter.
+type OverMaxRetryAfter string
+
+// What to do with a server delay above max_retry_after, as written in scenario files.
+const (
+	OverMaxClamp OverMaxRetryAfter = "clamp"
+	OverMaxFail  OverMaxRetryAfter = "fail"
+)
+
+// FanOutMode says what happens to a turn's calls beyond Strategy.FanOut.
+type FanOutMode string
+
+const (
+	// FanOutBatch makes them wait for earlier calls of the turn.
+	FanOutBatch FanOutMode = "batch"
+	// FanOutTruncate fails them at once.
+	FanOutTruncate FanOutMode = "truncate"
+)
+
+// Join says how one failed call affects the rest of its turn.
+type Join string
+
+const (
+	// JoinPartial returns every result, failures included.
+	JoinPartial Join = "partial"
+	// JoinAllOrNothing cancels the siblings at the first failure.
+	JoinAllOrNothing Join = "all-or-nothing"
+)
+
+// CancelAt says where a cancelled call is stopped.
+type CancelAt string
+
+const (
+	// CancelAtTransport closes the request, so the server stops the work.
+	CancelAtTransport CancelAt = "transport"
+	// CancelAtReader only stops reading the result: the request runs on at
+	// the server and spends quota that nobody uses (wasted work).
+	CancelAtReader CancelAt = "reader"
+)

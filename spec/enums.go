@@ -1,0 +1,78 @@
+package spec
+
+// Algorithm selects how a rate limit is enforced.
+type Algorithm string
+
+// Limiter algorithms, as written in scenario files.
+const (
+	// TokenBucket refills continuously at limit/window and holds at most
+	// the burst. A full bucket admits a burst.
+	TokenBucket Algorithm = "token_bucket"
+	// FixedWindow counts units in windows aligned to multiples of the
+	// window since the epoch; two full windows back to back admit twice the
+	// limit around the edge.
+	FixedWindow Algorithm = "fixed_window"
+	// SlidingWindow keeps an exact log: any window of the given length,
+	// (t-window, t], holds at most the limit.
+	SlidingWindow Algorithm = "sliding_window"
+)
+
+// Algorithms lists the limiter algorithms.
+var Algorithms = []Algorithm{TokenBucket, FixedWindow, SlidingWindow}
+
+// HeaderStyle selects which provider's rate-limit headers (and 429 bodies)
+// a service sends.
+type HeaderStyle string
+
+// Header styles, as written in scenario files.
+const (
+	// HeadersNone sends no rate-limit headers at all (and no Retry-After).
+	HeadersNone HeaderStyle = "none"
+	// HeadersOpenAI sends retry-after (whole seconds), retry-after-ms and
+	// x-ratelimit-{limit,remaining,reset}-{requests,tokens}, resets as
+	// durations such as "6ms" or "1m2s".
+	HeadersOpenAI HeaderStyle = "openai"
+	// HeadersAnthropic sends retry-after (whole seconds) and
+	// anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset},
+	// resets as RFC 3339 times.
+	HeadersAnthropic HeaderStyle = "anthropic"
+	// HeadersStandard sends only Retry-After, in whole seconds.
+	HeadersStandard HeaderStyle = "standard"
+)
+
+// HeaderStyles lists the header styles.
+var HeaderStyles = []HeaderStyle{HeadersNone, HeadersOpenAI, HeadersAnthropic, HeadersStandard}
+
+// APIStyle selects the endpoints and body shapes of a served service.
+type APIStyle string
+
+// API styles.
+const (
+	// APIOpenAI answers POST /v1/chat/completions, /v1/responses and
+	// /v1/embeddings, and GET /v1/models.
+	APIOpenAI APIStyle = "openai"
+	// APIAnthropic answers POST /v1/messages and /v1/messages/count_tokens,
+	// and GET /v1/models.
+	APIAnthropic APIStyle = "anthropic"
+	// APIGeneric answers every path as a JSON tool endpoint.
+	APIGeneric APIStyle = "generic"
+)
+
+// APIStyles lists the API styles.
+var APIStyles = []APIStyle{APIOpenAI, APIAnthropic, APIGeneric}
+
+// LieMode makes a service mislead clients about when to retry.
+type LieMode string
+
+// Lie modes, as written in scenario files (key lying).
+const (
+	// LieNone tells the truth (the zero value).
+	LieNone LieMode = ""
+	// LieShort advertises the true wait times Config.LieFactor.
+	LieShort LieMode = "short"
+	// LieMissing sends 429s without any retry delay.
+	LieMissing LieMode = "missing"
+)
+
+// LieModes lists the lie modes that lie.
+var LieModes = []LieMode{LieShort, LieMissing}

@@ -1,0 +1,96 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDistProblems(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		give    Dist[time.Duration]
+		wantKey string // "" when the distribution is valid
+		wantMsg string
+	}{
+		{Constant(100 * ms), "", ""},
+		{Dist[time.Duration]{}, "", ""},
+		{Dist[time.Duration]{Kind: DistLognormal, P50: 100 * ms, P95: 300 * ms}, "", ""},
+		{Dist[time.Duration]{Kind: DistLognormal, P50: 100 * ms, P95: 100 * ms}, "p95", "equals p50"},
+		{Dist[time.Duration]{Kind: DistLognormal, P50: 100 * ms, P95: 50 * ms}, "p95", "is below p50"},
+		{Dist[time.Duration]{Kind: DistLognormal, P95: 50 * ms}, "p50", "greater than 0"},
+		{Dist[time.Duration]{Kind: DistLognormal, P50: 100 * ms, P95: 300 * ms, Max: 50 * ms}, "max", "below p50"},
+		{Dist[time.Duration]{Kind: DistUniform, Min: 2 * ms, Max: ms}, "max", "swap them"},
+		{Dist[time.Duration]{Kind: DistUniform, Min: ms, Max: ms}, "", ""},
+		{Dist[time.Duration]{Kind: DistNormal, Mean: -ms}, "mean", "0 or more"},
+		{Dist[time.Duration]{Kind: DistExponential}, "mean", "greater than 0"},
+		{Dist[time.Duration]{Kind: DistPareto, Min: ms}, "alpha", "greater than 0"},
+		{Dist[time.Duration]{Kind: DistPareto, Alpha: 1}, "min", "greater than 0"},
+		{Dist[time.Duration]{Kind: DistEmpirical, File: "lat.txt"}, "file", "no values are loaded"},
+		{Dist[time.Duration]{Kind: DistEmpirical, Samples: []time.Duration{ms, -ms}}, "file", "value 2 is -1ms"},
+		{Dist[time.Duration]{Kind: "weibull"}, "dist", `unknown value "weibull"`},
+	}
+	for _, tt := range tests {
+		ps := tt.give.Problems()
+		if tt.wantMsg == "" {
+			if len(ps) > 0 {
+				t.Errorf("%+v: problems %v, want none", tt.give, ps)
+			}
+			continue
+		}
+		if len(ps) != 1 || ps[0].Key != tt.wantKey || !strings.Contains(ps[0].Msg, tt.wantMsg) {
+			t.Errorf("%+v: problems %v, want one at %q saying %q", tt.give, ps, tt.wantKey, tt.wantMsg)
+		}
+	}
+}
+
+// TestConfigProblems covers the rules each of the two validators this one
+// replaced had alone, and the keys the problems name.
+func TestConfigProblems(t *testing.T) {
+	base := Config{Name: "api", RPS: 5}
+	tests := []struct {
+		name    string
+		give    func(*Config)
+		wantKey string // "" for a valid configuration
+		wantMsg string
+	}{
+		{"valid", func(*Config) {}, "", ""},
+		{"lying needs headers", func(c *Config) { c.Lie, c.Headers = LieShort, HeadersNone }, "lying", "needs a Retry-After"},
+		{"lying with default headers", func(c *Config) { c.Lie = LieShort }, "", ""},
+		{"burst with fixed window", func(c *Config) { c.Burst, c.Algorithm = 5, FixedWindow }, "burst", "only applies"},
+		{"burst without a request limit", func(c *Config) { c.Burst, c.RPS = 5, 0 }, "burst", "no rps or rpm"},
+		{"name with a slash", func(c *Config) { c.Name = "a/b" }, "", "path segment"},
+		{"reserved name", func(c *Config) { c.Name = "_simbench" }, "", "server's own"},
+		{"faults add up past 1", func(c *Config) { c.Faults.ErrorRate, c.Faults.HangRate = 0.6, 0.5 }, "faults", "at most 1"},
+		{"overload without length", func(c *Config) { c.Faults.Overload.Every = time.Minute }, "faults.overload.length", "is 0"},
+		{"duplicate key", func(c *Config) { c.Keys = []Key{{Key: "k"}, {Key: "k"}} }, "keys[1]", `repeats key "k"`},
+		{"latency", func(c *Config) {
+			c.Latency = Dist[time.Duration]{Kind: DistLognormal, P50: time.Second, P95: time.Second}
+		}, "latency.p95", "equals p50"},
+		{"ttft", func(c *Config) { c.Generation.TTFT = Dist[time.Duration]{Kind: DistExponential} }, "ttft.mean", "greater than 0"},
+		{"tokens per second", func(c *Config) { c.Generation.TokensPerSecond = Constant(2e12) }, "tokens_per_s", "at most"},
+		{"rpm too large", func(c *Config) { c.RPM = MaxCredit }, "rpm", "too large"},
+		{"error status", func(c *Config) { c.Faults.ErrorStatus = 404 }, "faults.error_status", "5xx"},
+	}
+	for _, tt := range tests {
+		c := base
+		tt.give(&c)
+		ps := c.Problems()
+		if tt.wantMsg == "" {
+			if len(ps) > 0 {
+				t.Errorf("%s: problems %v, want none", tt.name, ps)
+			}
+			continue
+		}
+		if len(ps) != 1 || ps[0].Key != tt.wantKey || !strings.Contains(ps[0].Msg, tt.wantMsg) {
+			t.Errorf("%s: problems %v, want one at %q saying %q", tt.name, ps, tt.wantKey, tt.wantMsg)
+		}
+	}
+}
+
+func TestValidateNamesTheService(t *testing.T) {
+	err := Config{Name: "api", RPS: -1}.Validate()
+	if err == nil || err.Error() != `service "api": rps: is -1; it must not be negative` {
+		t.Fatalf("Validate = %v", err)
+	}
+}
