@@ -246,17 +246,77 @@ func Compare(w io.Writer, a, b *sim.Results) error {
 	for _, warn := range compareWarnings(a, b) {
 		fmt.Fprintln(&sb, warn)
 	}
-	ms := metrics(a, b)
+	all := Changes(a, b)
+	t, n := changeTable(all, changeFormats(a, b))
+	sb.WriteByte('\n')
+	switch {
+	case len(all) == 0:
+		sb.WriteString("no strategy is in both runs\n")
+	case !slices.ContainsFunc(all, func(c Change) bool { return c.Delta != 0 }):
+		sb.WriteString("no metric changed\n")
+	default:
+		for _, l := range t.lines() {
+			fmt.Fprintln(&sb, l)
+		}
+	}
+	writeOnlyIn(&sb, a, b)
+	n.write(&sb)
+	if _, err := io.WriteString(w, sb.String()); err != nil {
+		return err
+	}
+	if len(all) == 0 {
+		return ErrNothingInCommon
+	}
+	return nil
+}
+
+// changeFormats maps each metric's header, and its rate per minute's, to
+// how its values are written.
+func changeFormats(a, b *sim.Results) map[string]func(float64) string {
 	format := map[string]func(float64) string{}
-	for _, m := range ms {
+	for _, m := range metrics(a, b) {
 		format[m.header] = m.format
 		format[m.header+"/min"] = dec1
 	}
+	return format
+}
+
+// verdicts counts the changes by verdict.
+type verdicts struct{ better, worse, noise, unjudged int }
+
+func (v *verdicts) count(verdict string) {
+	switch verdict {
+	case Better:
+		v.better++
+	case Worse:
+		v.worse++
+	case WithinNoise:
+		v.noise++
+	case Unjudged:
+		v.unjudged++
+	}
+}
+
+// write ends a comparison with the counts.
+func (v verdicts) write(sb *strings.Builder) {
+	fmt.Fprintf(sb, "\n%d better, %d worse", v.better, v.worse)
+	if v.noise > 0 {
+		fmt.Fprintf(sb, ", %d within noise", v.noise)
+	}
+	if v.unjudged > 0 {
+		fmt.Fprintf(sb, ", %d unjudged (?: one seed a side)", v.unjudged)
+	}
+	sb.WriteString("\n")
+}
+
+// changeTable lays out the changes that are not zero, a row each, the
+// strategy named on its first; a strategy with no change gets one row
+// saying so. It counts the verdicts of the rows.
+func changeTable(all []Change, format map[string]func(float64) string) (*textTable, verdicts) {
 	t := &textTable{aligns: []align{alignLeft, alignLeft, alignRight, alignRight, alignRight, alignRight, alignLeft}}
 	t.add(cell{text: "strategy"}, cell{text: "metric"}, cell{text: "old"}, cell{text: "new"}, cell{text: "delta"}, cell{text: "%"}, cell{text: ""})
-	var better, worse, noise, unjudged int
+	var n verdicts
 	changed := map[string]bool{}
-	all := Changes(a, b)
 	for _, c := range all {
 		changed[c.Strategy] = changed[c.Strategy] || c.Delta != 0
 	}
@@ -275,49 +335,39 @@ func Compare(w io.Writer, a, b *sim.Results) error {
 		}
 		shown[c.Strategy] = true
 		f := format[c.Metric]
-		delta := f(math.Abs(c.Delta))
-		switch {
-		case math.IsInf(c.Delta, 0):
-			delta = "n/a"
-		case c.Delta > 0:
-			delta = "+" + delta
-		case c.Delta < 0:
-			delta = "-" + delta
-		}
-		pct := "n/a"
-		if !math.IsNaN(c.Percent) {
-			pct = fmt.Sprintf("%+.1f%%", c.Percent)
-			if c.Percent == 0 {
-				pct = "0%"
-			}
-		}
-		t.add(cell{text: name}, cell{text: c.Metric}, cell{text: f(c.Old)}, cell{text: f(c.New)}, cell{text: delta}, cell{text: pct}, cell{text: c.Verdict})
-		switch c.Verdict {
-		case Better:
-			better++
-		case Worse:
-			worse++
-		case WithinNoise:
-			noise++
-		case Unjudged:
-			unjudged++
-		}
+		t.add(cell{text: name}, cell{text: c.Metric}, cell{text: f(c.Old)}, cell{text: f(c.New)},
+			cell{text: deltaText(c.Delta, f)}, cell{text: percentText(c.Percent)}, cell{text: c.Verdict})
+		n.count(c.Verdict)
 	}
-	sb.WriteByte('\n')
-	anyChange := false
-	for _, c := range changed {
-		anyChange = anyChange || c
-	}
+	return t, n
+}
+
+// deltaText writes a change with its sign, "n/a" when infinite.
+func deltaText(delta float64, f func(float64) string) string {
 	switch {
-	case len(t.rows) == 1 && len(all) == 0:
-		sb.WriteString("no strategy is in both runs\n")
-	case !anyChange:
-		sb.WriteString("no metric changed\n")
-	default:
-		for _, l := range t.lines() {
-			fmt.Fprintln(&sb, l)
-		}
+	case math.IsInf(delta, 0):
+		return "n/a"
+	case delta > 0:
+		return "+" + f(math.Abs(delta))
+	case delta < 0:
+		return "-" + f(math.Abs(delta))
 	}
+	return f(math.Abs(delta))
+}
+
+// percentText writes a change in percent with its sign, "n/a" for NaN.
+func percentText(pct float64) string {
+	switch {
+	case math.IsNaN(pct):
+		return "n/a"
+	case pct == 0:
+		return "0%"
+	}
+	return fmt.Sprintf("%+.1f%%", pct)
+}
+
+// writeOnlyIn names the strategies found in only one of the runs.
+func writeOnlyIn(sb *strings.Builder, a, b *sim.Results) {
 	var onlyOld, onlyNew []string
 	for _, s := range a.Strategies {
 		if findStrategy(b, s.Name) == nil {
@@ -333,24 +383,9 @@ func Compare(w io.Writer, a, b *sim.Results) error {
 		sb.WriteByte('\n')
 	}
 	if len(onlyOld) > 0 {
-		fmt.Fprintf(&sb, "only in old: %s\n", strings.Join(onlyOld, ", "))
+		fmt.Fprintf(sb, "only in old: %s\n", strings.Join(onlyOld, ", "))
 	}
 	if len(onlyNew) > 0 {
-		fmt.Fprintf(&sb, "only in new: %s\n", strings.Join(onlyNew, ", "))
+		fmt.Fprintf(sb, "only in new: %s\n", strings.Join(onlyNew, ", "))
 	}
-	fmt.Fprintf(&sb, "\n%d better, %d worse", better, worse)
-	if noise > 0 {
-		fmt.Fprintf(&sb, ", %d within noise", noise)
-	}
-	if unjudged > 0 {
-		fmt.Fprintf(&sb, ", %d unjudged (?: one seed a side)", unjudged)
-	}
-	sb.WriteString("\n")
-	if _, err := io.WriteString(w, sb.String()); err != nil {
-		return err
-	}
-	if len(all) == 0 {
-		return ErrNothingInCommon
-	}
-	return nil
 }
