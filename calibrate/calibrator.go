@@ -302,7 +302,7 @@ func (c *Calibrator) addToolCall(r *trace.Record, s *serviceAcc) {
 }
 
 // sweep closes the turns last seen before t, in order of their starts,
-// and forgets sessions idle since before t.
+// and then the sessions idle since before t, in order of theirs.
 func (c *Calibrator) sweep(t float64) {
 	c.closed = c.closed[:0]
 	for k, tr := range c.turns {
@@ -317,11 +317,20 @@ func (c *Calibrator) sweep(t float64) {
 	for _, tr := range c.closed {
 		c.closeTurn(tr)
 	}
+	// The idle sessions close in order of their starts, not in map order:
+	// the figures they enter (running means, reservoirs) depend on it.
+	var idle []key
 	for k, s := range c.sessions {
 		if s.open == 0 && s.lastSeen < t {
-			c.closeSession(s)
-			delete(c.sessions, k)
+			idle = append(idle, k)
 		}
+	}
+	slices.SortFunc(idle, func(a, b key) int {
+		return cmp.Or(cmp.Compare(c.sessions[a].start, c.sessions[b].start), cmp.Compare(a.section, b.section), cmp.Compare(a.id, b.id))
+	})
+	for _, k := range idle {
+		c.closeSession(c.sessions[k])
+		delete(c.sessions, k)
 	}
 }
 
