@@ -53,7 +53,7 @@ func ParseCSVColumns(spec string) (map[string]string, error) {
 			return nil, fmt.Errorf("%q: write FIELD=COLUMN", part)
 		}
 		if _, known := CSVFields[field]; !known {
-			return nil, fmt.Errorf("unknown field %q; the fields are %s", field, strings.Join(sortedFields(), ", "))
+			return nil, fmt.Errorf("unknown field %q; the fields are %s", field, strings.Join(sortedKeys(CSVFields), ", "))
 		}
 		if _, dup := m[field]; dup {
 			return nil, fmt.Errorf("field %q is mapped twice", field)
@@ -61,15 +61,6 @@ func ParseCSVColumns(spec string) (map[string]string, error) {
 		m[field] = col
 	}
 	return m, checkCSVFields(m)
-}
-
-func sortedFields() []string {
-	f := make([]string, 0, len(CSVFields))
-	for k := range CSVFields {
-		f = append(f, k)
-	}
-	slices.Sort(f)
-	return f
 }
 
 // checkCSVFields checks that a mapping has the required fields.
@@ -115,7 +106,7 @@ func (c *Calibrator) readCSV(r io.Reader, path string, cols map[string]string) e
 		return csvError(path, cr, err)
 	}
 	idx := map[string]int{}
-	for _, field := range sortedFields() {
+	for _, field := range sortedKeys(CSVFields) {
 		col, ok := cols[field]
 		if !ok {
 			continue

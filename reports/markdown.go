@@ -188,6 +188,21 @@ func verifiedText(rec sim.Recommendation) string {
 	return "not verified"
 }
 
+// mdTable writes a Markdown table: the headers, the first left columns
+// aligned left and the others right, then the rows with every cell
+// escaped.
+func mdTable(b *strings.Builder, headers []string, left int, rows [][]string) {
+	b.WriteString("| " + strings.Join(headers, " | ") + " |\n")
+	b.WriteString("|" + strings.Repeat(" :-- |", left) + strings.Repeat(" --: |", len(headers)-left) + "\n")
+	for _, row := range rows {
+		cells := make([]string, len(row))
+		for j, c := range row {
+			cells[j] = mdEscape(c)
+		}
+		fmt.Fprintf(b, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
 // orDash formats v, or "–" when it is zero (not set).
 func orDash(v float64) string {
 	if v == 0 {

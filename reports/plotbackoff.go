@@ -34,10 +34,7 @@ func variesBackoff(r *sim.Results) bool {
 func callOutcomes(s *sim.StrategyResult) (first, afterRetry, gaveUp float64) {
 	var histFailed int64
 	for k, n := range s.AttemptsPerCall {
-		var f int64
-		if k < len(s.AttemptsPerFailedCall) {
-			f = s.AttemptsPerFailedCall[k]
-		}
+		f := failedAt(s, k)
 		histFailed += f
 		if k == 0 {
 			first += float64(n - f)

@@ -69,6 +69,15 @@ func attemptsHistogram(r *sim.Results, _ Options) (*Figure, error) {
 		panelsHeight(len(panels)), panels...), nil
 }
 
+// failedAt is how many of s's calls gave up after k+1 attempts (0 when the
+// results do not record it).
+func failedAt(s *sim.StrategyResult, k int) int64 {
+	if k < len(s.AttemptsPerFailedCall) {
+		return s.AttemptsPerFailedCall[k]
+	}
+	return 0
+}
+
 // attemptsBase is where the attempts histogram's bars start, below 1 so
 // that a single call shows.
 const attemptsBase = 0.5
@@ -95,10 +104,7 @@ func attemptsPanel(i int, s *sim.StrategyResult, most int, hi int64) *plot.Plot 
 			}
 			continue
 		}
-		var f int64
-		if k < len(s.AttemptsPerFailedCall) {
-			f = s.AttemptsPerFailedCall[k]
-		}
+		f := failedAt(s, k)
 		gaveUp += f
 		if n-f > 0 {
 			ok.add(x-0.38, x, lg(attemptsBase), lg(float64(n-f)))
