@@ -34,6 +34,7 @@ type Options struct {
 	Plans []Plan
 }
 
+// maxPoints is MaxPoints, or DefaultMaxPoints when it is 0.
 func (o Options) maxPoints() int {
 	if o.MaxPoints == 0 {
 		return DefaultMaxPoints
@@ -41,6 +42,8 @@ func (o Options) maxPoints() int {
 	return o.MaxPoints
 }
 
+// maxShare is MaxRateLimitedShare, or DefaultMaxRateLimitedShare when it
+// is 0.
 func (o Options) maxShare() float64 {
 	if o.MaxRateLimitedShare == 0 {
 		return DefaultMaxRateLimitedShare
@@ -57,6 +60,7 @@ type drawnLimits struct {
 	inFlight int     // 0: none
 }
 
+// limits are the limits the timeline figures of r draw (see drawnLimits).
 func (o Options) limits(r *sim.Results) drawnLimits {
 	var d drawnLimits
 	var best *sim.ServiceLimits
