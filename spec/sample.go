@@ -30,30 +30,16 @@ var z95 = distuv.UnitNormal.Quantile(0.95)
 // uniform. The zero Dist draws 0 and touches no stream.
 type Sampler struct {
 	d Dist[float64]
-	// one of these is used, per d.Kind
-	uni  distuv.Uniform
-	norm distuv.Normal
-	logn distuv.LogNormal
-	exp  distuv.Exponential
-	par  distuv.Pareto
+	// mu and sigma are a lognormal's, of the log of the unit.
+	mu, sigma float64
 }
 
 // NewSampler returns a sampler of d; d should pass Problems.
 func NewSampler[T Unit](d Dist[T]) *Sampler {
-	f := d.Float()
-	s := &Sampler{d: f}
-	switch f.Kind {
-	case DistUniform:
-		s.uni = distuv.Uniform{Min: f.Min, Max: f.Max}
-	case DistNormal:
-		s.norm = distuv.Normal{Mu: f.Mean, Sigma: f.Stddev}
-	case DistLognormal:
-		mu := math.Log(f.P50)
-		s.logn = distuv.LogNormal{Mu: mu, Sigma: (math.Log(f.P95) - mu) / z95}
-	case DistExponential:
-		s.exp = distuv.Exponential{Rate: 1 / f.Mean}
-	case DistPareto:
-		s.par = distuv.Pareto{Xm: f.Min, Alpha: f.Alpha}
+	s := &Sampler{d: d.Float()}
+	if s.d.Kind == DistLognormal {
+		s.mu = math.Log(s.d.P50)
+		s.sigma = (math.Log(s.d.P95) - s.mu) / z95
 	}
 	return s
 }
@@ -61,41 +47,32 @@ func NewSampler[T Unit](d Dist[T]) *Sampler {
 // Draw returns the next value (≥ 0) from rng, in the distribution's unit
 // (nanoseconds for durations).
 func (s *Sampler) Draw(rng *rand.Rand) float64 {
+	d := &s.d
 	var v float64
-	switch s.d.Kind {
+	switch d.Kind {
 	case "", DistConstant:
-		return s.d.Value
+		return d.Value
 	case DistUniform:
-		if s.d.Min == s.d.Max {
-			return s.d.Min
+		if d.Min == d.Max {
+			return d.Min
 		}
-		d := s.uni
-		d.Src = rng
-		return max(d.Rand(), 0)
-	case DistNormal:
-		d := s.norm
-		d.Src = rng
-		v = d.Rand()
-	case DistLognormal:
-		d := s.logn
-		d.Src = rng
-		v = d.Rand()
-	case DistExponential:
-		d := s.exp
-		d.Src = rng
-		v = d.Rand()
-	case DistPareto:
-		d := s.par
-		d.Src = rng
-		v = d.Rand()
+		return max(distuv.Uniform{Min: d.Min, Max: d.Max, Src: rng}.Rand(), 0)
 	case DistEmpirical:
-		if len(s.d.Samples) == 0 {
+		if len(d.Samples) == 0 {
 			return 0
 		}
-		return s.d.Samples[rng.IntN(len(s.d.Samples))]
+		return d.Samples[rng.IntN(len(d.Samples))]
+	case DistNormal:
+		v = distuv.Normal{Mu: d.Mean, Sigma: d.Stddev, Src: rng}.Rand()
+	case DistLognormal:
+		v = distuv.LogNormal{Mu: s.mu, Sigma: s.sigma, Src: rng}.Rand()
+	case DistExponential:
+		v = distuv.Exponential{Rate: 1 / d.Mean, Src: rng}.Rand()
+	case DistPareto:
+		v = distuv.Pareto{Xm: d.Min, Alpha: d.Alpha, Src: rng}.Rand()
 	}
-	if s.d.Max > 0 && v > s.d.Max {
-		v = s.d.Max
+	if d.Max > 0 && v > d.Max {
+		v = d.Max
 	}
 	if !(v > 0) { // negative or NaN
 		return 0
@@ -120,9 +97,9 @@ func (s *Sampler) Mean() float64 {
 	case DistNormal, DistExponential:
 		return d.Mean
 	case DistLognormal:
-		return s.logn.Mean()
+		return distuv.LogNormal{Mu: s.mu, Sigma: s.sigma}.Mean()
 	case DistPareto:
-		return s.par.Mean()
+		return distuv.Pareto{Xm: d.Min, Alpha: d.Alpha}.Mean()
 	case DistEmpirical:
 		var sum float64
 		for _, v := range d.Samples {
