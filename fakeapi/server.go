@@ -185,7 +185,7 @@ func Start(cfg ServerConfig) (*Server, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if !cfg.PortPerService && cfg.Metrics && "/"+sc.Name == MetricsPath { // the rest of the name's rules are spec.NameProblem's
+		if !cfg.PortPerService && cfg.Metrics && "/"+sc.Name == MetricsPath { // the name's other rules are spec.Config.Problems's
 			errs = append(errs, fmt.Errorf("fakeapi: service %q: the name must be usable as a path segment", sc.Name))
 		}
 		h := fnv.New64a()

@@ -72,7 +72,7 @@ func (c Config) Validate() error {
 // reads no files: an empirical distribution must have its Samples loaded.
 func (c Config) Problems() []Problem {
 	ps := &problems{}
-	if msg := NameProblem(c.Name); msg != "" {
+	if msg := nameProblem(c.Name); msg != "" {
 		ps.add("", "%s", msg)
 	}
 	c.limitProblems(ps)
@@ -94,20 +94,22 @@ func (c Config) Problems() []Problem {
 	c.keyProblems(ps)
 	if b := c.Background; !(b.Rate >= 0 && b.Rate <= MaxBackgroundRate) {
 		ps.add("background.rate", "is %v; it must be in [0, %d] requests per second", b.Rate, MaxBackgroundRate)
-	} else if b.Tokens < 0 {
+	}
+	if b := c.Background; b.Tokens < 0 {
 		ps.add("background.tokens", "is %d; it must not be negative", b.Tokens)
-	} else if b.Burst < 0 || b.Burst > MaxBackgroundBurst {
+	}
+	if b := c.Background; b.Burst < 0 || b.Burst > MaxBackgroundBurst {
 		ps.add("background.burst", "is %d; it must be in [0, %d]", b.Burst, MaxBackgroundBurst)
 	}
 	ps.under("", c.Generation.Problems())
 	return ps.list
 }
 
-// NameProblem says what is wrong with a service name, or "": it must not
+// nameProblem says what is wrong with a service name, or "": it must not
 // be empty, and it must be usable as a URL path segment, since a served
 // service answers below /NAME/ (no /, ?, #, %, space or control character),
 // and must not be _simbench, the server's own prefix.
-func NameProblem(name string) string {
+func nameProblem(name string) string {
 	switch {
 	case name == "":
 		return "the service has no name"
