@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -39,10 +40,16 @@ var serviceLines = [][]string{
 	{"", "input_tpm = 1000", "output_tpm = 500"},
 }
 
+// eventLines are what a generated event changes.
+var eventLines = []string{
+	"limit_factor = 0.5", "limit_factor = 1000", "rps = 3", "rpm = \"0.5/s\"", "tpm = 10", "max_concurrent = 2",
+	"latency_factor = 2", "error_rate = 0.9", "overload_rate = 0.5", "stall = true", "outage = true",
+}
+
 // TestLoadedServicesBuild checks, over generated service tables, the
-// promise `validate` makes: a scenario that loads has services that the
-// fake model and the fake server both build from, in a virtual run and
-// when served.
+// promise `validate` makes: a scenario that loads has services (with their
+// timed events) that the fake model and the fake server both build from, in
+// a virtual run and when served.
 func TestLoadedServicesBuild(t *testing.T) {
 	loaded := 0
 	rapid.Check(t, func(t *rapid.T) {
@@ -54,11 +61,17 @@ func TestLoadedServicesBuild(t *testing.T) {
 			}
 		}
 		b.WriteString("\n[tools.t]\nservice = \"api\"\n\n[[strategy]]\nname = \"s\"\n")
+		for i := range rapid.IntRange(0, 2).Draw(t, "events") {
+			fmt.Fprintf(&b, "\n[[events]]\nservice = \"api\"\nat = %q\nfor = \"15s\"\n", rapid.SampledFrom([]string{"10s", "20s"}).Draw(t, "at"))
+			for _, line := range rapid.SliceOfNDistinct(rapid.SampledFrom(eventLines), 1, 2, eventKey).Draw(t, fmt.Sprintf("event%d", i)) {
+				b.WriteString(line + "\n")
+			}
+		}
 		sc, err := scenarios.Parse("gen.toml", []byte(b.String()))
 		var bad *scenarios.Error
 		if errors.As(err, &bad) {
 			for _, p := range bad.Problems {
-				if p.Line == 0 || !strings.HasPrefix(p.Key, "services.api") {
+				if p.Line == 0 || !strings.HasPrefix(p.Key, "services.api") && !strings.HasPrefix(p.Key, "events") {
 					t.Fatalf("problem %v has no line or is not the service's:\n%s", p, b.String())
 				}
 			}
@@ -81,4 +94,10 @@ func TestLoadedServicesBuild(t *testing.T) {
 	if loaded == 0 {
 		t.Error("no generated scenario loaded; the test checks nothing")
 	}
+}
+
+// eventKey is the key an event line sets.
+func eventKey(line string) string {
+	k, _, _ := strings.Cut(line, " ")
+	return k
 }
