@@ -10,7 +10,10 @@ import (
 )
 
 // ValidateCmd checks scenario files and built-in scenarios without running
-// them, reporting every problem of every file.
+// them, reporting every problem of every file. It loads them as run and
+// serve do, and loading checks every service with the one validator the
+// fake services are built by (spec.Config.Problems), so a scenario it
+// accepts is one that run and serve accept.
 type ValidateCmd struct {
 	Scenarios []string `arg:"" name:"file|name" predictor:"scenario" help:"Scenario files, or names of built-in scenarios."`
 
