@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // endpoint is what a path means for a service.

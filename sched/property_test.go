@@ -6,94 +6,93 @@ import (
 	"sort"
 	"testing"
 	"time"
-
-	"pgregory.net/rapid"
 )
 
 // TestProperties checks the scheduler's invariants over random call sets,
-// caps, buckets and outcomes.
+// caps, buckets and outcomes: one subtest per seed (rerun one with
+// -run 'TestProperties/seed=N'), its draws logged when it fails.
 func TestProperties(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
+	forSeeds(t, propertyChecks, func(rt *testing.T, g *draws) {
 		services := []string{"a", "b"}
 		cfg := Config{
-			MaxInFlight:           rapid.IntRange(0, 6).Draw(rt, "global cap"),
-			KeepSlotDuringBackoff: rapid.Bool().Draw(rt, "keep slot"),
-			FanOut:                rapid.IntRange(0, 5).Draw(rt, "fan-out"),
+			MaxInFlight:           g.intRange("global cap", 0, 6),
+			KeepSlotDuringBackoff: g.bool("keep slot"),
+			FanOut:                g.intRange("fan-out", 0, 5),
 			Retry: RetryPolicy{
-				Backoff:          Backoff(rapid.IntRange(0, 5).Draw(rt, "backoff")),
-				Base:             time.Duration(rapid.IntRange(0, 500).Draw(rt, "base ms")) * time.Millisecond,
+				Backoff:          Backoff(g.intRange("backoff", 0, 5)),
+				Base:             time.Duration(g.intRange("base ms", 0, 500)) * time.Millisecond,
 				Cap:              2 * time.Second,
-				MaxAttempts:      rapid.IntRange(1, 4).Draw(rt, "attempts"),
-				RetryAfterJitter: time.Duration(rapid.IntRange(0, 300).Draw(rt, "ra jitter ms")) * time.Millisecond,
+				MaxAttempts:      g.intRange("attempts", 1, 4),
+				RetryAfterJitter: time.Duration(g.intRange("ra jitter ms", 0, 300)) * time.Millisecond,
 			},
-			AttemptTimeout:    time.Duration(rapid.IntRange(0, 3).Draw(rt, "attempt timeout s")) * time.Second,
-			TurnAttemptBudget: rapid.IntRange(0, 12).Draw(rt, "attempt budget"),
-			TurnTokenBudget:   int64(rapid.IntRange(0, 20000).Draw(rt, "token budget")),
-			Join:              JoinMode(rapid.IntRange(0, 2).Draw(rt, "join")),
-			FanOutMode:        FanOutMode(rapid.IntRange(0, 1).Draw(rt, "fan-out mode")),
+			AttemptTimeout:    time.Duration(g.intRange("attempt timeout s", 0, 3)) * time.Second,
+			TurnAttemptBudget: g.intRange("attempt budget", 0, 12),
+			TurnTokenBudget:   int64(g.intRange("token budget", 0, 20000)),
+			Join:              JoinMode(g.intRange("join", 0, 2)),
+			FanOutMode:        FanOutMode(g.intRange("fan-out mode", 0, 1)),
 			// Deadlines and cancels end stuck calls, which would hide a
 			// deadlock from the "every turn finishes" check: half the runs
 			// have none.
-			CallTimeout: time.Duration(rapid.OneOf(rapid.Just(0), rapid.IntRange(1, 20)).Draw(rt, "call timeout s")) * time.Second,
-			TurnTimeout: time.Duration(rapid.OneOf(rapid.Just(0), rapid.IntRange(1, 60)).Draw(rt, "turn timeout s")) * time.Second,
+			CallTimeout: time.Duration(g.zeroOr("call timeout s", 1, 20)) * time.Second,
+			TurnTimeout: time.Duration(g.zeroOr("turn timeout s", 1, 60)) * time.Second,
 			Services:    map[string]ServiceConfig{},
 		}
 		for _, s := range services {
 			cfg.Services[s] = ServiceConfig{
-				MaxInFlight:       rapid.IntRange(0, 4).Draw(rt, s+" cap"),
-				RequestsPerMinute: float64(rapid.IntRange(0, 600).Draw(rt, s+" rpm")),
-				RequestBurst:      float64(rapid.IntRange(0, 5).Draw(rt, s+" burst")),
-				TokensPerMinute:   float64(rapid.IntRange(0, 60000).Draw(rt, s+" tpm")),
-				TokenBurst:        float64(rapid.IntRange(0, 5000).Draw(rt, s+" token burst")),
-				PauseOnRetryAfter: rapid.Bool().Draw(rt, s+" pause"),
-				HeaderSync:        rapid.Bool().Draw(rt, s+" header sync"),
+				MaxInFlight:       g.intRange(s+" cap", 0, 4),
+				RequestsPerMinute: float64(g.intRange(s+" rpm", 0, 600)),
+				RequestBurst:      float64(g.intRange(s+" burst", 0, 5)),
+				TokensPerMinute:   float64(g.intRange(s+" tpm", 0, 60000)),
+				TokenBurst:        float64(g.intRange(s+" token burst", 0, 5000)),
+				PauseOnRetryAfter: g.bool(s + " pause"),
+				HeaderSync:        g.bool(s + " header sync"),
 			}
-			if rapid.Bool().Draw(rt, s+" retry budget") {
+			if g.bool(s + " retry budget") {
 				sc := cfg.Services[s]
 				sc.RetryBudget = &RetryBudget{
-					Ratio:        float64(rapid.IntRange(0, 10).Draw(rt, s+" budget ratio ×10")) / 10,
-					MinPerSecond: float64(rapid.IntRange(0, 3).Draw(rt, s+" budget floor/s")),
-					Max:          float64(rapid.IntRange(0, 5).Draw(rt, s+" budget max")),
+					Ratio:        float64(g.intRange(s+" budget ratio ×10", 0, 10)) / 10,
+					MinPerSecond: float64(g.intRange(s+" budget floor/s", 0, 3)),
+					Max:          float64(g.intRange(s+" budget max", 0, 5)),
 				}
 				cfg.Services[s] = sc
 			}
-			if alg := rapid.IntRange(0, 2).Draw(rt, s+" adaptive"); alg > 0 {
+			if alg := g.intRange(s+" adaptive", 0, 2); alg > 0 {
 				sc := cfg.Services[s]
 				sc.Adaptive = &AdaptiveConfig{
 					Algorithm:  Algorithm(alg),
-					Initial:    rapid.IntRange(0, 6).Draw(rt, s+" initial"),
-					Max:        rapid.IntRange(0, 8).Draw(rt, s+" max"),
-					LongWindow: rapid.IntRange(0, 20).Draw(rt, s+" window"),
+					Initial:    g.intRange(s+" initial", 0, 6),
+					Max:        g.intRange(s+" max", 0, 8),
+					LongWindow: g.intRange(s+" window", 0, 20),
 				}
 				cfg.Services[s] = sc
 			}
 		}
-		n := rapid.IntRange(1, 30).Draw(rt, "calls")
+		n := g.intRange("calls", 1, 30)
 		cs := make([]Call, n)
 		for i := range cs {
 			cs[i] = Call{
 				ID:         fmt.Sprint("c", i),
-				Service:    rapid.SampledFrom(append(services, "")).Draw(rt, "service"),
-				Tokens:     int64(rapid.IntRange(0, 3000).Draw(rt, "tokens")),
-				Write:      rapid.IntRange(0, 4).Draw(rt, "write") == 0,
-				Idempotent: rapid.Bool().Draw(rt, "idempotent"),
+				Service:    sampledFrom(g, "service", append(services, "")),
+				Tokens:     int64(g.intRange("tokens", 0, 3000)),
+				Write:      g.intRange("write", 0, 4) == 0,
+				Idempotent: g.bool("idempotent"),
 			}
 		}
 		// Dependencies follow a random order of the calls, so a call may
 		// depend on one listed after it (a write on a later write), never
 		// in a cycle.
-		order := rapid.Permutation(seq(n)).Draw(rt, "dependency order")
+		order := g.permutation("dependency order", n)
 		for k := 1; k < n; k++ {
-			if rapid.IntRange(0, 2).Draw(rt, "has dep") == 0 {
-				dep := order[rapid.IntRange(0, k-1).Draw(rt, "dep")]
+			if g.intRange("has dep", 0, 2) == 0 {
+				dep := order[g.intRange("dep", 0, k-1)]
 				cs[order[k]].After = append(cs[order[k]].After, fmt.Sprint("c", dep))
 			}
 		}
-		outcomes := rapid.SliceOfN(rapid.IntRange(0, 9), 64, 64).Draw(rt, "outcomes")
-		latencies := rapid.SliceOfN(rapid.IntRange(-1, 2000), 64, 64).Draw(rt, "latencies ms")
+		outcomes := g.ints("outcomes", 64, 0, 9)
+		latencies := g.ints("latencies ms", 64, -1, 2000)
 		// Servers report what is left of their limits on some answers, as
 		// little as nothing, so header sync can hold calls back.
-		quotas := rapid.SliceOfN(rapid.IntRange(-1, 20), 64, 64).Draw(rt, "remaining")
+		quotas := g.ints("remaining", 64, -1, 20)
 		k := 0
 		exec := func(c *Call, n int, now time.Duration) (time.Duration, Outcome) {
 			k++
@@ -135,10 +134,10 @@ func TestProperties(t *testing.T) {
 		// so turns share caps, buckets and resources; one may be cancelled.
 		cuts := []int{0, n}
 		if n > 2 {
-			a := rapid.IntRange(1, n-1).Draw(rt, "first cut")
+			a := g.intRange("first cut", 1, n-1)
 			cuts = []int{0, a, n}
-			if a < n-1 && rapid.Bool().Draw(rt, "second cut") {
-				cuts = []int{0, a, rapid.IntRange(a+1, n-1).Draw(rt, "cut"), n}
+			if a < n-1 && g.bool("second cut") {
+				cuts = []int{0, a, g.intRange("cut", a+1, n-1), n}
 			}
 		}
 		turnOf := make([]int, n)
@@ -158,13 +157,13 @@ func TestProperties(t *testing.T) {
 			}
 			cs[i].After = kept
 		}
-		cancelTurn := rapid.IntRange(-1, len(cuts)-2).Draw(rt, "cancelled turn")
-		cancelAt := time.Duration(rapid.IntRange(0, 5000).Draw(rt, "cancel at ms")) * time.Millisecond
+		cancelTurn := g.intRange("cancelled turn", -1, len(cuts)-2)
+		cancelAt := time.Duration(g.intRange("cancel at ms", 0, 5000)) * time.Millisecond
 		var ids []TurnID
 		for t := 0; t+1 < len(cuts); t++ {
 			at := time.Duration(0)
 			if t > 0 {
-				at = time.Duration(rapid.IntRange(0, 2000).Draw(rt, "submit at ms")) * time.Millisecond
+				at = time.Duration(g.intRange("submit at ms", 0, 2000)) * time.Millisecond
 			}
 			d.run(at)
 			d.now = max(d.now, at)
@@ -267,13 +266,4 @@ func TestProperties(t *testing.T) {
 			rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), len(d.core.attempts))
 		}
 	})
-}
-
-// seq returns 0, 1, …, n-1.
-func seq(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
 }

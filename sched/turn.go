@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 type callPhase uint8

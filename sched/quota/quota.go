@@ -64,6 +64,10 @@ type Mark struct {
 	local bool    // set by Failover: the reservation came from its local bucket
 }
 
+// Local reports whether Failover granted the reservation from its local
+// fallback bucket (Redis was down) rather than from its primary backend.
+func (m Mark) Local() bool { return m.local }
+
 // Reservation is the answer to Reserve.
 type Reservation struct {
 	OK      bool          // the units are reserved
