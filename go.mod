@@ -31,6 +31,13 @@ require (
 )
 
 require (
+	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
+	golang.org/x/mod v0.41.0 // indirect
+	golang.org/x/tools v0.51.0 // indirect
+	honnef.co/go/tools v0.8.2 // indirect
+)
+
+require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
@@ -76,8 +83,12 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/simbench/simbench/sched => ./sched
+// The sched modules build from the copies in this repository (README:
+// "Modules"); the placeholder versions above are never fetched.
+replace (
+	github.com/simbench/simbench/sched => ./sched
+	github.com/simbench/simbench/sched/promobs => ./sched/promobs
+	github.com/simbench/simbench/sched/quota => ./sched/quota
+)
 
-replace github.com/simbench/simbench/sched/quota => ./sched/quota
-
-replace github.com/simbench/simbench/sched/promobs => ./sched/promobs
+tool honnef.co/go/tools/cmd/staticcheck
