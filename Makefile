@@ -54,11 +54,13 @@ gate: bench
 baseline: bench
 	cp bench/new.txt bench/baseline.txt
 
-## lint: gofmt, then go vet and staticcheck in every module, with and
-## without the long tag; staticcheck is the version the root go.mod's tool
-## directive pins (honnef.co/go/tools), built once and run in each module
+## lint: gofmt, every module's go.mod and go.sum tidy, then go vet and
+## staticcheck in every module, with and without the long tag; staticcheck
+## is the version the root go.mod's tool directive pins (honnef.co/go/tools),
+## built once and run in each module
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	for m in $(MODULES); do $(GO) -C $$m mod tidy -diff || exit 1; done
 	$(call each,vet)
 	$(call each,vet -tags long)
 	@sc=$$($(GO) tool -n staticcheck) && for m in $(MODULES); do echo "staticcheck $$m"; (cd $$m && $$sc ./... && $$sc -tags long ./...) || exit 1; done
