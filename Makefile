@@ -23,6 +23,10 @@ BENCHTIME ?= 1x
 # BenchmarkEngine10M takes tens of seconds and gigabytes, BenchmarkCalibrate
 # writes a 200 MB trace to the temporary directory; run them by hand.
 BENCHSKIP ?= Engine10M|Calibrate
+# Per-package test time limits: generous for a busy 2-core machine, short
+# enough that a hang fails the run instead of stalling CI.
+TESTTIMEOUT ?= 20m
+BENCHTIMEOUT ?= 30m
 
 .PHONY: test test-long deps bench gate baseline lint run build
 
@@ -33,18 +37,18 @@ deps:
 ## test: every test (the README's test command): the suite with the race
 ## detector, then the long checks (build tag long) without it
 test: deps
-	$(call each,test -race)
+	$(call each,test -race -timeout $(TESTTIMEOUT))
 	$(MAKE) --no-print-directory test-long
 
 ## test-long: the checks too slow for the race detector: full-length
 ## property soaks, and the README's tier3 decision at every default
 test-long:
-	$(call each,test -tags long -run Long)
+	$(call each,test -timeout $(TESTTIMEOUT) -tags long -run Long)
 
 ## bench: every benchmark (COUNT runs of BENCHTIME each) into bench/new.txt
 bench: deps
 	@mkdir -p bench
-	{ $(call each,test -run '^$$' -bench . -skip '$(BENCHSKIP)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT)); } | tee bench/new.txt
+	{ $(call each,test -run '^$$' -timeout $(BENCHTIMEOUT) -bench . -skip '$(BENCHSKIP)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT)); } | tee bench/new.txt
 
 ## gate: bench, then compare bench/new.txt with bench/baseline.txt (exit 1: regression, 2: missing data)
 gate: bench
