@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/spec"
 )
 

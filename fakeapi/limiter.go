@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/spec"
 )
 

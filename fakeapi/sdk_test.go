@@ -56,7 +56,7 @@ func TestOpenAISDK(t *testing.T) {
 		option.WithMaxRetries(2),
 	)
 	params := openai.ChatCompletionNewParams{
-		Model:    openai.ChatModelGPT4oMini,
+		Model:    openai.ChatModel("gpt-4o-mini"),
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the capital of France?")},
 	}
 	ctx := context.Background()
@@ -65,7 +65,7 @@ func TestOpenAISDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Choices[0].Message.Content != strings.Join(answer(spec.DefaultOutputTokens), "") || first.Model != string(openai.ChatModelGPT4oMini) || first.Usage.CompletionTokens != spec.DefaultOutputTokens {
+	if first.Choices[0].Message.Content != strings.Join(answer(spec.DefaultOutputTokens), "") || first.Model != string(openai.ChatModel("gpt-4o-mini")) || first.Usage.CompletionTokens != spec.DefaultOutputTokens {
 		t.Fatalf("completion = %+v", first)
 	}
 

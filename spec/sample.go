@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // z95 is the standard normal's 95th percentile.
