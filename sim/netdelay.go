@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/spec"
 )
 
