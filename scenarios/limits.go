@@ -3,6 +3,8 @@ package scenarios
 import (
 	"math"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // The bounds below make loading and validation refuse what a run cannot
@@ -48,14 +50,14 @@ const (
 )
 
 // Rates. The fake service keeps limit × window in nanoseconds within 2^62
-// (fakeapi's credit bound), and the simulator turns requests per second
+// (spec.MaxCredit), and the simulator turns requests per second
 // into requests per minute, so every request rate must fit that bound once
 // expressed per minute. Rates below one an hour are indistinguishable from
 // none over a run and make the time to the next token overflow.
 const (
 	// MaxRequestsPerMinute bounds rpm, tpm and burst: 2^62 ÷ the
 	// nanoseconds of a minute (6 × 10^10), rounded down.
-	MaxRequestsPerMinute = (1 << 62) / 60_000_000_000
+	MaxRequestsPerMinute = spec.MaxCredit / 60_000_000_000
 	// MaxRequestsPerSecond bounds rps, so that rps × 60 stays within
 	// MaxRequestsPerMinute.
 	MaxRequestsPerSecond = MaxRequestsPerMinute / 60
@@ -71,12 +73,13 @@ const (
 	// 100,000 new turns.
 	MaxArrivalRate = 100_000
 	// MaxBackgroundRate bounds a service's background rate, in requests per
-	// second: the fake service accrues background requests one by one at
-	// each arrival, so this bounds its work per virtual second.
-	MaxBackgroundRate = 10_000
+	// second (spec.MaxBackgroundRate): the fake service accrues background
+	// requests one by one at each arrival, so this bounds its work per
+	// virtual second.
+	MaxBackgroundRate = spec.MaxBackgroundRate
 	// MaxBackgroundBurst bounds a service's background burst, in requests
-	// arriving together.
-	MaxBackgroundBurst = 1_000_000
+	// arriving together (spec.MaxBackgroundBurst).
+	MaxBackgroundBurst = spec.MaxBackgroundBurst
 	// MaxRetryBudget bounds a retry budget's ratio (retries per success),
 	// floor (retries per second) and max (retries held).
 	MaxRetryBudget = 1_000_000
