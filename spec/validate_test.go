@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -31,16 +32,19 @@ func TestDistProblems(t *testing.T) {
 		{Dist[time.Duration]{Kind: "weibull"}, "dist", `unknown value "weibull"`},
 	}
 	for _, tt := range tests {
-		ps := tt.give.Problems()
-		if tt.wantMsg == "" {
-			if len(ps) > 0 {
-				t.Errorf("%+v: problems %v, want none", tt.give, ps)
-			}
-			continue
-		}
-		if len(ps) != 1 || ps[0].Key != tt.wantKey || !strings.Contains(ps[0].Msg, tt.wantMsg) {
-			t.Errorf("%+v: problems %v, want one at %q saying %q", tt.give, ps, tt.wantKey, tt.wantMsg)
-		}
+		checkProblems(t, fmt.Sprintf("%+v", tt.give), tt.give.Problems(), tt.wantKey, tt.wantMsg)
+	}
+}
+
+// checkProblems fails unless ps is empty (wantMsg "") or holds exactly one
+// problem, at wantKey, saying wantMsg.
+func checkProblems(t *testing.T, name string, ps []Problem, wantKey, wantMsg string) {
+	t.Helper()
+	switch {
+	case wantMsg == "" && len(ps) > 0:
+		t.Errorf("%s: problems %v, want none", name, ps)
+	case wantMsg != "" && (len(ps) != 1 || ps[0].Key != wantKey || !strings.Contains(ps[0].Msg, wantMsg)):
+		t.Errorf("%s: problems %v, want one at %q saying %q", name, ps, wantKey, wantMsg)
 	}
 }
 
@@ -75,16 +79,7 @@ func TestConfigProblems(t *testing.T) {
 	for _, tt := range tests {
 		c := base
 		tt.give(&c)
-		ps := c.Problems()
-		if tt.wantMsg == "" {
-			if len(ps) > 0 {
-				t.Errorf("%s: problems %v, want none", tt.name, ps)
-			}
-			continue
-		}
-		if len(ps) != 1 || ps[0].Key != tt.wantKey || !strings.Contains(ps[0].Msg, tt.wantMsg) {
-			t.Errorf("%s: problems %v, want one at %q saying %q", tt.name, ps, tt.wantKey, tt.wantMsg)
-		}
+		checkProblems(t, tt.name, c.Problems(), tt.wantKey, tt.wantMsg)
 	}
 }
 
