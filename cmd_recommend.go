@@ -9,7 +9,8 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/sim"
+
+	"github.com/simbench/simbench/results"
 )
 
 // RecommendCmd says what to set: the concurrency cap and pace each
@@ -32,17 +33,17 @@ type RecommendCmd struct {
 
 // recommendOut is what `recommend --json` prints.
 type recommendOut struct {
-	Scenario       string                        `json:"scenario"`
-	Decision       *sim.Decision                 `json:"decision,omitempty"`
-	Recommendation map[string]sim.Recommendation `json:"recommendation"`
-	Arithmetic     map[string][]string           `json:"arithmetic"`
-	Overall        *reports.Overall              `json:"overall,omitempty"`
-	OverallLines   []string                      `json:"overall_arithmetic,omitempty"`
-	Load           *reports.LoadCheck            `json:"load,omitempty"`
-	LoadLines      []string                      `json:"load_arithmetic,omitempty"`
-	Sweep          *reports.SweepRow             `json:"sweep,omitempty"`
-	Strategy       string                        `json:"strategy,omitempty"`
-	Verdict        string                        `json:"verdict,omitempty"`
+	Scenario       string                            `json:"scenario"`
+	Decision       *results.Decision                 `json:"decision,omitempty"`
+	Recommendation map[string]results.Recommendation `json:"recommendation"`
+	Arithmetic     map[string][]string               `json:"arithmetic"`
+	Overall        *decision.Overall                 `json:"overall,omitempty"`
+	OverallLines   []string                          `json:"overall_arithmetic,omitempty"`
+	Load           *decision.LoadCheck               `json:"load,omitempty"`
+	LoadLines      []string                          `json:"load_arithmetic,omitempty"`
+	Sweep          *results.SweepRow                 `json:"sweep,omitempty"`
+	Strategy       string                            `json:"strategy,omitempty"`
+	Verdict        string                            `json:"verdict,omitempty"`
 }
 
 // checkDecisionFlags rejects flag values no decision can use, as invalid
@@ -63,11 +64,11 @@ func checkDecisionFlags(seeds int, headroom, maxShare, tolerance float64) error 
 
 // rule is the choice rule the flags ask for: a tolerance of 0 on the
 // command line means none at all.
-func rule(maxShare, tolerance float64) reports.Rule {
+func rule(maxShare, tolerance float64) decision.Rule {
 	if tolerance == 0 {
 		tolerance = -1
 	}
-	return reports.Rule{MaxShare: maxShare, Tolerance: tolerance}
+	return decision.Rule{MaxShare: maxShare, Tolerance: tolerance}
 }
 
 // Run prints the decision first, then each service's arithmetic line by
@@ -80,67 +81,78 @@ func (c *RecommendCmd) Run() error {
 	if err := checkDecisionFlags(c.Seeds, c.Headroom, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
+	if c.Emit != "" && c.NoVerify {
+		return codedError{fmt.Errorf("--emit prints the verified settings; drop --no-verify"), exitInvalid}
+	}
 	out := c.Stdout
 	if out == nil {
 		out = os.Stdout
 	}
 	ctx, stop := interruptible(nil)
 	defer stop()
-	res := recommendOut{Scenario: sc.Name, Recommendation: map[string]sim.Recommendation{}, Arithmetic: map[string][]string{}}
 	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
-	var d *decision.Result
+	decide := decision.Decide
 	if c.NoVerify {
-		d, err = decision.Arithmetic(ctx, sc, o)
-	} else {
-		d, err = decision.Decide(ctx, sc, o)
+		decide = decision.Arithmetic
 	}
+	d, err := decide(ctx, sc, o)
 	if err != nil {
 		if ctx.Err() != nil {
 			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
 		}
 		return err
 	}
-	for name, err := range d.Unplanned {
-		res.Arithmetic[name] = []string{fmt.Sprintf("no recommendation: %v", err)}
-	}
-	for _, p := range d.Plans {
-		res.Recommendation[p.Service.Name] = p.Recommendation()
-		res.Arithmetic[p.Service.Name] = p.Lines()
-	}
-	if len(d.Plans) > 1 {
-		ov, _ := reports.OverallOf(d.Plans)
-		res.Overall, res.OverallLines = &ov, ov.Lines(d.Plans)
-	}
-	if d.Load != nil {
-		res.Load, res.LoadLines = d.Load, d.Load.Lines()
-	}
-	if !c.NoVerify {
-		res.Decision, res.Sweep, res.Strategy = &d.Decision, &d.Row, d.Decision.Strategy
-		res.Verdict = d.Decision.Evidence.Verdict
-		if d.Plan != nil {
-			rec := res.Recommendation[d.Plan.Service.Name]
-			rec.VerifiedCap = d.Row.Chosen
-			res.Recommendation[d.Plan.Service.Name] = rec
-		}
-	}
-	switch {
-	case c.Emit != "" && c.NoVerify:
-		return codedError{fmt.Errorf("--emit prints the verified settings; drop --no-verify"), exitInvalid}
-	case c.Emit == "toml":
+	switch c.Emit {
+	case "toml":
 		_, err := io.WriteString(out, decision.TOML(&d.Tuned))
 		return err
-	case c.Emit == "go":
+	case "go":
 		text, err := decision.Go(sc, &d.Tuned)
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(out, text)
 		return err
-	case c.JSON:
+	}
+	res := recommendation(sc.Name, d)
+	if c.JSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
+	return res.print(out, sc.Name, d, o.Rule)
+}
+
+// recommendation gathers what `recommend --json` prints from a decision.
+func recommendation(scenario string, d *decision.Result) recommendOut {
+	res := recommendOut{Scenario: scenario, Recommendation: d.Recommendations(), Arithmetic: map[string][]string{}}
+	if res.Recommendation == nil {
+		res.Recommendation = map[string]results.Recommendation{}
+	}
+	for name, err := range d.Unplanned {
+		res.Arithmetic[name] = []string{fmt.Sprintf("no recommendation: %v", err)}
+	}
+	for _, p := range d.Plans {
+		res.Arithmetic[p.Service.Name] = p.Lines()
+	}
+	if len(d.Plans) > 1 {
+		ov, _ := decision.OverallOf(d.Plans)
+		res.Overall, res.OverallLines = &ov, ov.Lines(d.Plans)
+	}
+	if d.Load != nil {
+		res.Load, res.LoadLines = d.Load, d.Load.Lines()
+	}
+	if d.Decision != nil {
+		res.Decision, res.Sweep, res.Strategy = d.Decision, &d.Row, d.Decision.Strategy
+		res.Verdict = d.Decision.Evidence.Verdict
+	}
+	return res
+}
+
+// print shows the recommendation for a terminal: the decision, each
+// service's arithmetic, the overall and demand lines, and the verifying
+// sweep with its verdict.
+func (res *recommendOut) print(out io.Writer, scenario string, d *decision.Result, r decision.Rule) error {
 	if res.Decision != nil {
 		for _, line := range reports.DecisionLines(res.Decision) {
 			fmt.Fprintln(out, line)
@@ -153,21 +165,20 @@ func (c *RecommendCmd) Run() error {
 			fmt.Fprintf(out, "  %s\n", line)
 		}
 	}
-	if len(res.OverallLines) > 0 {
-		fmt.Fprintln(out, "overall")
-		for _, line := range res.OverallLines {
-			fmt.Fprintf(out, "  %s\n", line)
-		}
-	}
-	if len(res.LoadLines) > 0 {
-		fmt.Fprintln(out, "demand")
-		for _, line := range res.LoadLines {
-			fmt.Fprintf(out, "  %s\n", line)
+	for _, sec := range []struct {
+		title string
+		lines []string
+	}{{"overall", res.OverallLines}, {"demand", res.LoadLines}} {
+		if len(sec.lines) > 0 {
+			fmt.Fprintln(out, sec.title)
+			for _, line := range sec.lines {
+				fmt.Fprintf(out, "  %s\n", line)
+			}
 		}
 	}
 	if res.Sweep != nil {
 		fmt.Fprintf(out, "\nverified by simulation (strategy %s paced at headroom %s, %s):\n", res.Strategy, fmtFloat(d.Decision.Headroom), seedsText(len(d.Decision.Evidence.Seeds)))
-		if err := reports.WriteSweep(out, "sweep of "+sc.Name+" · strategy "+res.Strategy+" · "+d.Decision.Knob, []reports.SweepRow{*res.Sweep}, o.Rule); err != nil {
+		if err := reports.WriteSweep(out, "sweep of "+scenario+" · strategy "+res.Strategy+" · "+d.Decision.Knob, []results.SweepRow{*res.Sweep}, r.String(), r.MaxShare); err != nil {
 			return err
 		}
 		if res.Verdict != "" {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -29,7 +29,7 @@ func TestSweepMarksChosenCapAndWritesPlots(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
-	var saved sweepOut
+	var saved results.Sweep
 	data, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestTier3ChosenCapBeatsUnbounded(t *testing.T) {
 	if rec.Sweep == nil || rec.Sweep.Chosen == 0 {
 		t.Fatalf("the sweep chose no cap: %s", out.String())
 	}
-	var chosen *reports.SweepPoint
+	var chosen *results.SweepPoint
 	for i := range rec.Sweep.Points {
 		if p := &rec.Sweep.Points[i]; p.Cap == rec.Sweep.Chosen {
 			chosen = p

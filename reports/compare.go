@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // Verdicts of a metric's change, as Compare prints them.
@@ -45,7 +45,7 @@ type Change struct {
 	Old, New, Delta float64
 	// Percent is Delta as a percentage of Old; NaN when Old is 0 and New is
 	// not, or when one of them is infinite (a time to answer that none came:
-	// sim.Unanswered). Two infinities are no change.
+	// results.Unanswered). Two infinities are no change.
 	Percent float64
 	// P is the Mann-Whitney U test's p-value over the seeds (NaN when a run
 	// has fewer than two seeds).
@@ -68,7 +68,7 @@ var ErrNothingInCommon = errors.New("reports: the two runs have no strategy in c
 // every metric's change, strategies in b's order and metrics in table
 // order. Metrics that do not apply to either run (the latency of a strategy
 // that finished no turn) are left out.
-func Changes(a, b *sim.Results) []Change {
+func Changes(a, b *results.Results) []Change {
 	ms := metrics(a, b)
 	rates := a.DurationS != b.DurationS && a.DurationS > 0 && b.DurationS > 0
 	sameSeeds := slices.Equal(seedsOf(a), seedsOf(b))
@@ -133,7 +133,7 @@ func Changes(a, b *sim.Results) []Change {
 }
 
 // seedsOf lists the seeds a run's figures come from.
-func seedsOf(r *sim.Results) []uint64 {
+func seedsOf(r *results.Results) []uint64 {
 	if len(r.Seeds) > 0 {
 		return r.Seeds
 	}
@@ -142,7 +142,7 @@ func seedsOf(r *sim.Results) []uint64 {
 
 // seedValues reads a metric under each of a strategy's seeds, scaled; nil
 // when the run has one seed or the metric does not apply to some seed.
-func seedValues(m metric, s *sim.StrategyResult, scale float64) []float64 {
+func seedValues(m metric, s *results.StrategyResult, scale float64) []float64 {
 	if len(s.SeedRuns) < 2 {
 		return nil
 	}
@@ -159,9 +159,9 @@ func seedValues(m metric, s *sim.StrategyResult, scale float64) []float64 {
 
 // meanValue reads a metric: its mean over the seeds when the run carries
 // several, else the run's own value.
-func meanValue(m metric, s *sim.StrategyResult) (float64, bool) {
+func meanValue(m metric, s *results.StrategyResult) (float64, bool) {
 	if xs := seedValues(m, s, 1); xs != nil {
-		return sim.IntervalOf(xs).Mean, true
+		return results.IntervalOf(xs).Mean, true
 	}
 	return m.value(s)
 }
@@ -179,14 +179,14 @@ func significant(xs, ys []float64) (p float64, sig bool) {
 	thr := benchmath.DefaultThresholds
 	thr.CompareAlpha = Alpha
 	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(xs), &thr), benchmath.NewSample(slices.Clone(ys), &thr))
-	a, b := sim.IntervalOf(xs), sim.IntervalOf(ys)
+	a, b := results.IntervalOf(xs), results.IntervalOf(ys)
 	apart := a.Hi < b.Lo || b.Hi < a.Lo
 	return c.P, c.P < c.Alpha && apart
 }
 
 // compareWarnings says what differs between the runs beyond the code under
 // test: the scenario's conditions, the seeds, the duration.
-func compareWarnings(a, b *sim.Results) []string {
+func compareWarnings(a, b *results.Results) []string {
 	var out []string
 	if a.Scenario != b.Scenario {
 		out = append(out, fmt.Sprintf("warning: different scenarios (%s, %s): the figures measure different workloads", a.Scenario, b.Scenario))
@@ -215,7 +215,7 @@ func seedsText(seeds []uint64) string {
 	return fmt.Sprintf("seeds %d–%d", seeds[0], seeds[len(seeds)-1])
 }
 
-func findStrategy(r *sim.Results, name string) *sim.StrategyResult {
+func findStrategy(r *results.Results, name string) *results.StrategyResult {
 	for i := range r.Strategies {
 		if r.Strategies[i].Name == name {
 			return &r.Strategies[i]
@@ -231,7 +231,7 @@ func findStrategy(r *sim.Results, name string) *sim.StrategyResult {
 // saying so. Then the strategies found in only one run, and a count of
 // changes for the better and the worse. Changes returns the same figures,
 // unchanged metrics included, for programs.
-func Compare(w io.Writer, a, b *sim.Results) error {
+func Compare(w io.Writer, a, b *results.Results) error {
 	if a == nil || b == nil {
 		return errors.New("reports: compare needs two results")
 	}

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 //go:embed report.html.tmpl
@@ -79,7 +79,7 @@ type htmlFigure struct {
 }
 
 type htmlData struct {
-	R *sim.Results
+	R *results.Results
 	// Decision is the one recommendation, shown first (nil: none yet).
 	Decision *htmlDecision
 	Warnings []htmlWarning
@@ -117,7 +117,7 @@ type htmlData struct {
 // from opts.Plans for plans the results do not carry), the sweep of
 // opts.Sweep (one table per load, each row's knee and chosen cap marked),
 // and every figure of Figures(r, opts) with its one-line caption.
-func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
+func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 	if r == nil {
 		return errors.New("reports: no results")
 	}
@@ -174,7 +174,7 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 		})
 	}
 	for _, p := range opts.Plans {
-		d.Plans = append(d.Plans, htmlPlan{Name: p.Service.Name, Lines: p.Lines()})
+		d.Plans = append(d.Plans, htmlPlan{Name: p.Service, Lines: p.Lines})
 	}
 	for _, row := range opts.Sweep {
 		if len(row.Points) == 0 {
@@ -234,7 +234,7 @@ func splitReason(reason string) (first string, rest []string) {
 }
 
 // runParams lists the run's parameters for the report's summary.
-func runParams(r *sim.Results) []htmlKV {
+func runParams(r *results.Results) []htmlKV {
 	mode := r.Mode
 	if mode == "" {
 		mode = "virtual"
@@ -280,7 +280,7 @@ func inlineSVG(svg []byte, title string) template.HTML {
 // WriteAll writes a run's reports into dir: every plot as PNG and SVG
 // (WritePlots), report.html (WriteHTML) and report.md (WriteMarkdown), each
 // file atomically. It returns the names written, relative to dir.
-func WriteAll(dir string, r *sim.Results, opts Options) ([]string, error) {
+func WriteAll(dir string, r *results.Results, opts Options) ([]string, error) {
 	names, err := WritePlots(dir, r, opts)
 	if err != nil {
 		return names, err

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // figureTitles names the figures Figures draws, for links and alt text.
@@ -28,7 +28,7 @@ var figureTitles = map[string]string{
 // recommendation with its arithmetic, and the plots as images linked by the names in pngs
 // (relative to the report, as WritePlots returns them; names not ending in
 // .png are skipped). GitHub renders it as a pull-request comment.
-func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
+func WriteMarkdown(w io.Writer, r *results.Results, pngs []string) error {
 	if r == nil {
 		return errors.New("reports: no results")
 	}

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // rects is a plotter of filled rectangles given in data coordinates: bars
@@ -47,7 +47,7 @@ func (b *rects) Thumbnail(c *draw.Canvas) {
 
 // attemptsHistogram draws, per strategy, how many calls took 1, 2, 3, …
 // attempts, split into the calls that succeeded and those that gave up.
-func attemptsHistogram(r *sim.Results, _ Options) (*Figure, error) {
+func attemptsHistogram(r *results.Results, _ Options) (*Figure, error) {
 	most := 0
 	var hi int64
 	for _, s := range r.Strategies {
@@ -128,7 +128,7 @@ func attemptsHistogram(r *sim.Results, _ Options) (*Figure, error) {
 // variesBackoff reports whether the results hold two strategies with the
 // same cap but different retry policies: only then does comparing them
 // say something about backoff rather than about concurrency.
-func variesBackoff(r *sim.Results) bool {
+func variesBackoff(r *results.Results) bool {
 	byCap := map[int]string{}
 	for _, s := range r.Strategies {
 		if s.Retry == "" {
@@ -145,7 +145,7 @@ func variesBackoff(r *sim.Results) bool {
 // callOutcomes splits a strategy's calls into those that succeeded at the
 // first attempt, those that succeeded after retries, and those that gave
 // up (failed calls that never got an attempt included).
-func callOutcomes(s *sim.StrategyResult) (first, afterRetry, gaveUp float64) {
+func callOutcomes(s *results.StrategyResult) (first, afterRetry, gaveUp float64) {
 	var histFailed int64
 	for k, n := range s.AttemptsPerCall {
 		var f int64
@@ -168,7 +168,7 @@ func callOutcomes(s *sim.StrategyResult) (first, afterRetry, gaveUp float64) {
 // its calls came to (first try, after retries, gave up), the retries and
 // 429s it spent per call, and the time to answer with failed turns counted
 // as never answered.
-func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
+func backoffComparison(r *results.Results, _ Options) (*Figure, error) {
 	if !variesBackoff(r) {
 		return nil, nil
 	}
@@ -227,7 +227,7 @@ func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 	p50, p95, never := &rects{fill: color.RGBA{R: 120, G: 170, B: 120, A: 255}}, &rects{fill: color.RGBA{R: 40, G: 100, B: 50, A: 255}}, &rects{fill: shadeColor}
 	top = 0
 	for _, s := range r.Strategies {
-		for _, v := range []sim.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
+		for _, v := range []results.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
 			if v.Answered() {
 				top = max(top, float64(v))
 			}
@@ -237,7 +237,7 @@ func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 	anyNever := false
 	for i, s := range r.Strategies {
 		y := row(i)
-		for k, v := range []sim.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
+		for k, v := range []results.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
 			y1 := y + h - float64(k)*h
 			switch {
 			case s.Turns == 0 && s.UnfinishedTurns == 0:

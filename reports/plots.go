@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // Figure sizes: 600 pt is 800 px at the PNG's 96 dpi.
@@ -44,18 +44,18 @@ type Options struct {
 	// Sweep holds a sweep of one strategy over a range of caps, one row per
 	// load; when a row has points the sweep plot is drawn, one line per load,
 	// with each row's knee and chosen cap marked.
-	Sweep []SweepRow
+	Sweep []results.SweepRow
 	// SweepStrategy names the strategy the sweep varied, for titles.
 	SweepStrategy string
 	// MaxRateLimitedShare is the 429 share the sweep's chosen cap could
-	// have, drawn as a threshold line; 0 means DefaultMaxRateLimitedShare.
+	// have, drawn as a threshold line; 0 means results.DefaultMaxRateLimitedShare.
 	MaxRateLimitedShare float64
 	// MaxPoints bounds the points of each timeline line (see Downsample);
 	// 0 means DefaultMaxPoints.
 	MaxPoints int
 	// Plans are the recommendation arithmetic to show in the HTML report,
 	// one per service.
-	Plans []Plan
+	Plans []PlanLines
 }
 
 func (o Options) maxPoints() int {
@@ -67,7 +67,7 @@ func (o Options) maxPoints() int {
 
 func (o Options) maxShare() float64 {
 	if o.MaxRateLimitedShare == 0 {
-		return DefaultMaxRateLimitedShare
+		return results.DefaultMaxRateLimitedShare
 	}
 	return o.MaxRateLimitedShare
 }
@@ -81,9 +81,9 @@ type drawnLimits struct {
 	inFlight int     // 0: none
 }
 
-func (o Options) limits(r *sim.Results) drawnLimits {
+func (o Options) limits(r *results.Results) drawnLimits {
 	var d drawnLimits
-	var best *sim.ServiceLimits
+	var best *results.ServiceLimits
 	for i := range r.Limits {
 		l := &r.Limits[i]
 		if l.RequestsPerMinute <= 0 && l.TokensPerMinute <= 0 && l.MaxConcurrent <= 0 {
@@ -223,11 +223,11 @@ func (f Figure) PNG() ([]byte, error) {
 // figure ranks strategies by speed or volume without their failures beside
 // it. Every figure whose x axis is run time shades the run's timed events
 // (Results.Events).
-func Figures(r *sim.Results, opts Options) ([]Figure, error) {
+func Figures(r *results.Results, opts Options) ([]Figure, error) {
 	if r == nil {
 		return nil, errors.New("reports: no results")
 	}
-	builders := []func(*sim.Results, Options) (*Figure, error){
+	builders := []func(*results.Results, Options) (*Figure, error){
 		latencyCDF, inFlight, requestRate, limitsFigure, attemptsHistogram, backoffComparison, sweepFigure,
 	}
 	var figs []Figure
@@ -246,7 +246,7 @@ func Figures(r *sim.Results, opts Options) ([]Figure, error) {
 // WritePlots writes every figure of Figures into dir as NAME.png and
 // NAME.svg, each file atomically, and returns the file names written,
 // relative to dir, PNG before SVG for each figure.
-func WritePlots(dir string, r *sim.Results, opts Options) ([]string, error) {
+func WritePlots(dir string, r *results.Results, opts Options) ([]string, error) {
 	figs, err := Figures(r, opts)
 	if err != nil {
 		return nil, err
@@ -481,15 +481,15 @@ func vline(x, y0, y1 float64, c color.Color, dashes []vg.Length) (*plotter.Line,
 // turns. Results written before the answer CDF existed fall back to the
 // turn-latency CDF of every finished turn. Dotted lines at 0.5 and 0.95
 // let a reader take p50 and p95 off the curves.
-func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
+func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 	name, figTitle := "latency-cdf", "Turn latency CDF"
 	caption := "Read each strategy's p50 and p95 where its line crosses the dotted 0.5 and 0.95 lines; further left is faster."
-	points := func(s *sim.StrategyResult) []sim.CDFPoint { return s.LatencyCDF }
+	points := func(s *results.StrategyResult) []results.CDFPoint { return s.LatencyCDF }
 	title, xLabel, yLabel := "Turn latency, cumulative", "turn latency (ms, log scale)", "share of turns finished"
-	if slices.ContainsFunc(r.Strategies, func(s sim.StrategyResult) bool { return len(s.AnswerCDF) > 0 }) {
+	if slices.ContainsFunc(r.Strategies, func(s results.StrategyResult) bool { return len(s.AnswerCDF) > 0 }) {
 		figTitle = "Turn latency CDF: turns answered within a time"
 		caption = "Read p50 and p95 where each line crosses the dotted 0.5 and 0.95 lines; a line that levels off below 1 failed that share of its turns, which count as never answered."
-		points = func(s *sim.StrategyResult) []sim.CDFPoint { return s.AnswerCDF }
+		points = func(s *results.StrategyResult) []results.CDFPoint { return s.AnswerCDF }
 		title, xLabel, yLabel = "Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered"
 	}
 	p := newPlot(title, xLabel, yLabel)
@@ -551,7 +551,7 @@ func (guide) Thumbnail(c *draw.Canvas) {
 }
 
 // timelineSpan returns the time range covered by all strategies' timelines, in s.
-func timelineSpan(r *sim.Results) (t0, t1 float64, ok bool) {
+func timelineSpan(r *results.Results) (t0, t1 float64, ok bool) {
 	t0, t1 = math.Inf(1), math.Inf(-1)
 	for _, s := range r.Strategies {
 		for _, p := range s.Timeline {
@@ -567,7 +567,7 @@ func panelsHeight(n int) vg.Length {
 	return max(figureHeight, vg.Length(n)*panelHeight)
 }
 
-func inFlight(r *sim.Results, opts Options) (*Figure, error) {
+func inFlight(r *results.Results, opts Options) (*Figure, error) {
 	t0, t1, ok := timelineSpan(r)
 	if !ok {
 		return nil, nil
@@ -628,7 +628,7 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 
 // saturated reports the timeline buckets where the limit is saturated:
 // the service answered 429, or it admitted at least 95% of its rate limit.
-func saturated(tl []sim.TimelinePoint, ratePerS float64) []bool {
+func saturated(tl []results.TimelinePoint, ratePerS float64) []bool {
 	out := make([]bool, len(tl))
 	for i, pt := range tl {
 		admitted := pt.Started - pt.RateLimited
@@ -639,7 +639,7 @@ func saturated(tl []sim.TimelinePoint, ratePerS float64) []bool {
 
 // spans merges the flagged buckets into time spans, joining spans less
 // than gap apart, so a noisy run draws a handful of shaded bands.
-func spans(tl []sim.TimelinePoint, flags []bool, gap float64) [][2]float64 {
+func spans(tl []results.TimelinePoint, flags []bool, gap float64) [][2]float64 {
 	var out [][2]float64
 	for i, pt := range tl {
 		if !flags[i] {
@@ -655,7 +655,7 @@ func spans(tl []sim.TimelinePoint, flags []bool, gap float64) [][2]float64 {
 	return out
 }
 
-func requestRate(r *sim.Results, opts Options) (*Figure, error) {
+func requestRate(r *results.Results, opts Options) (*Figure, error) {
 	t0, t1, ok := timelineSpan(r)
 	if !ok {
 		return nil, nil

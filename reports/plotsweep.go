@@ -12,17 +12,17 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
-func sortedByCap(points []SweepPoint) []SweepPoint {
+func sortedByCap(points []results.SweepPoint) []results.SweepPoint {
 	pts := slices.Clone(points)
-	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return a.Cap - b.Cap })
+	slices.SortStableFunc(pts, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
 	return pts
 }
 
 // sweepCaps returns the distinct caps of every row, ascending.
-func sweepCaps(rows []SweepRow) []int {
+func sweepCaps(rows []results.SweepRow) []int {
 	var caps []int
 	for _, r := range rows {
 		for _, p := range r.Points {
@@ -84,8 +84,8 @@ func capAxis(p *plot.Plot, caps []int) (at func(int) float64) {
 // the p95 interval over seeds as a band when the points carry one, each
 // row's chosen cap (a ring) and knee (a diamond), and with a single load
 // both as labelled vertical lines inside the frame.
-func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
-	var rows []SweepRow
+func sweepFigure(_ *results.Results, opts Options) (*Figure, error) {
+	var rows []results.SweepRow
 	for _, r := range opts.Sweep {
 		if len(r.Points) > 0 {
 			r.Points = sortedByCap(r.Points)
@@ -118,7 +118,7 @@ func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
 	latLo, latHi := math.Inf(1), 0.0
 	for _, r := range rows {
 		for _, p := range r.Points {
-			for _, v := range []sim.AnswerMs{p.P50Ms, p.P95Ms, p.P95LoMs, p.P95HiMs} {
+			for _, v := range []results.AnswerMs{p.P50Ms, p.P95Ms, p.P95LoMs, p.P95HiMs} {
 				if v > 0 && v.Answered() {
 					latLo, latHi = min(latLo, float64(v)), max(latHi, float64(v))
 				}
@@ -132,7 +132,7 @@ func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
 		lat.Y.Label.Text = "time to answer (ms, log scale)"
 		lat.Y.Tick.Marker = logAxis{logTicks{maxLabels: 8}}
 	}
-	label := func(r SweepRow, what string) string {
+	label := func(r results.SweepRow, what string) string {
 		if !multi {
 			return what
 		}
