@@ -32,8 +32,9 @@ func WriteSweep(dir string, sw *Sweep) error {
 	return writeJSON(dir, SweepFile, sw)
 }
 
-// Encode writes v (a Results or a Sweep) to path's file format: indented
-// JSON ending in a newline, the bytes Write and WriteSweep put in the files.
+// Encode returns v (a *Results or a *Sweep) as its file holds it:
+// indented JSON ending in a newline, the bytes Write and WriteSweep write
+// and `run --json` and `sweep --json` print.
 func Encode(v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
