@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/results"
 )
 
@@ -34,7 +35,7 @@ func TestRunSweepRecommendAgree(t *testing.T) {
 	}
 	var r results.Results
 	var s sweepOut_
-	var c recommendOut
+	var c decision.Report
 	for _, x := range []struct {
 		b *bytes.Buffer
 		v any

@@ -9,7 +9,6 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
-
 	"github.com/simbench/simbench/results"
 )
 
@@ -29,21 +28,6 @@ type RecommendCmd struct {
 	JSON      bool             `help:"Print the recommendation as JSON."`
 	Emit      string           `enum:",toml,go" default:"" placeholder:"toml|go" help:"Print only the decided settings: toml, a [[strategy]] block to paste into a scenario; go, the sched.Config literal."`
 	Stdout    io.Writer        `kong:"-"`
-}
-
-// recommendOut is what `recommend --json` prints.
-type recommendOut struct {
-	Scenario       string                            `json:"scenario"`
-	Decision       *results.Decision                 `json:"decision,omitempty"`
-	Recommendation map[string]results.Recommendation `json:"recommendation"`
-	Arithmetic     map[string][]string               `json:"arithmetic"`
-	Overall        *decision.Overall                 `json:"overall,omitempty"`
-	OverallLines   []string                          `json:"overall_arithmetic,omitempty"`
-	Load           *decision.LoadCheck               `json:"load,omitempty"`
-	LoadLines      []string                          `json:"load_arithmetic,omitempty"`
-	Sweep          *results.SweepRow                 `json:"sweep,omitempty"`
-	Strategy       string                            `json:"strategy,omitempty"`
-	Verdict        string                            `json:"verdict,omitempty"`
 }
 
 // checkDecisionFlags rejects flag values no decision can use, as invalid
@@ -114,45 +98,19 @@ func (c *RecommendCmd) Run() error {
 		_, err = io.WriteString(out, text)
 		return err
 	}
-	res := recommendation(sc.Name, d)
+	res := d.Report(sc.Name)
 	if c.JSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	return res.print(out, sc.Name, d, o.Rule)
+	return printRecommendation(out, &res, d, o.Rule)
 }
 
-// recommendation gathers what `recommend --json` prints from a decision.
-func recommendation(scenario string, d *decision.Result) recommendOut {
-	res := recommendOut{Scenario: scenario, Recommendation: d.Recommendations(), Arithmetic: map[string][]string{}}
-	if res.Recommendation == nil {
-		res.Recommendation = map[string]results.Recommendation{}
-	}
-	for name, err := range d.Unplanned {
-		res.Arithmetic[name] = []string{fmt.Sprintf("no recommendation: %v", err)}
-	}
-	for _, p := range d.Plans {
-		res.Arithmetic[p.Service.Name] = p.Lines()
-	}
-	if len(d.Plans) > 1 {
-		ov, _ := decision.OverallOf(d.Plans)
-		res.Overall, res.OverallLines = &ov, ov.Lines(d.Plans)
-	}
-	if d.Load != nil {
-		res.Load, res.LoadLines = d.Load, d.Load.Lines()
-	}
-	if d.Decision != nil {
-		res.Decision, res.Sweep, res.Strategy = d.Decision, &d.Row, d.Decision.Strategy
-		res.Verdict = d.Decision.Evidence.Verdict
-	}
-	return res
-}
-
-// print shows the recommendation for a terminal: the decision, each
-// service's arithmetic, the overall and demand lines, and the verifying
-// sweep with its verdict.
-func (res *recommendOut) print(out io.Writer, scenario string, d *decision.Result, r decision.Rule) error {
+// printRecommendation shows the recommendation for a terminal: the
+// decision, each service's arithmetic, the overall and demand lines, and
+// the verifying sweep with its verdict.
+func printRecommendation(out io.Writer, res *decision.Report, d *decision.Result, r decision.Rule) error {
 	if res.Decision != nil {
 		for _, line := range reports.DecisionLines(res.Decision) {
 			fmt.Fprintln(out, line)
@@ -178,7 +136,7 @@ func (res *recommendOut) print(out io.Writer, scenario string, d *decision.Resul
 	}
 	if res.Sweep != nil {
 		fmt.Fprintf(out, "\nverified by simulation (strategy %s paced at headroom %s, %s):\n", res.Strategy, fmtFloat(d.Decision.Headroom), seedsText(len(d.Decision.Evidence.Seeds)))
-		if err := reports.WriteSweep(out, "sweep of "+scenario+" · strategy "+res.Strategy+" · "+d.Decision.Knob, []results.SweepRow{*res.Sweep}, r.String(), r.MaxShare); err != nil {
+		if err := reports.WriteSweep(out, "sweep of "+res.Scenario+" · strategy "+res.Strategy+" · "+d.Decision.Knob, []results.SweepRow{*res.Sweep}, r.String(), r.MaxShare); err != nil {
 			return err
 		}
 		if res.Verdict != "" {

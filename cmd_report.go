@@ -10,7 +10,6 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
-
 	"github.com/simbench/simbench/results"
 )
 

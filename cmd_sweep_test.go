@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -88,7 +89,7 @@ func TestRecommendJSON(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	var got recommendOut
+	var got decision.Report
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestTier3ChosenCapBeatsUnbounded(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	var rec recommendOut
+	var rec decision.Report
 	if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
 		t.Fatal(err)
 	}

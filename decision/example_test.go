@@ -5,9 +5,8 @@ import (
 	"log"
 	"time"
 
-	"github.com/simbench/simbench/results"
-
 	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/results"
 )
 
 // The worked numbers: 600 requests/min, 8 calls per turn, 70% headroom.

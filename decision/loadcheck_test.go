@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/reports"
-
 	"github.com/simbench/simbench/results"
 )
 

@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/simbench/simbench/reports"
-
 	"github.com/simbench/simbench/results"
 )
 

@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/simbench/simbench/internal/downsample"
-
 	"github.com/simbench/simbench/results"
 )
 
