@@ -6,7 +6,10 @@
 // sweeps the tuned strategy's cap over seeds around the arithmetic's cap,
 // extending the range while the choice sits at an edge, and builds the
 // results.Decision that run, sweep, recommend and the reports all show.
-// Result.Merge puts a decision into results, once, for every command.
+// Result.Merge puts a decision into results, once, for every command;
+// Result.Report gathers it as `recommend --json` prints it; Sweep is the
+// computation behind `simbench sweep` and sweep.json. TOML and Go write
+// the tuned strategy as a scenario block or a sched.Config literal.
 //
 // It runs simulations through sim and writes its answers as results types;
 // it draws nothing (reports does, from results).
