@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,7 +59,7 @@ func (c *SweepCmd) Run() error {
 			return bar.update, bar.finish
 		}
 	}
-	ctx, stop := interruptible(nil)
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	sw, err := decision.Sweep(ctx, sc, o)
 	switch {
