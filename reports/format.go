@@ -7,10 +7,9 @@ import (
 	"github.com/simbench/simbench/internal/numfmt"
 )
 
-// num, counted and fixed are numfmt's Num, Counted and Fixed: the one way
-// simbench formats a number for people.
+// num and fixed are numfmt's Num and Fixed: the one way simbench formats
+// a number for people.
 func num(x float64) string                        { return numfmt.Num(x) }
-func counted(x float64, one, many string) string  { return numfmt.Counted(x, one, many) }
 func fixed(x float64, prec int, trim bool) string { return numfmt.Fixed(x, prec, trim) }
 
 // align is one column's alignment in a text table.
