@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/httptool"
@@ -71,7 +72,7 @@ const (
 // run's beyond the agree* bounds) gets StrategyResult.Invalid with the
 // reason; Results.Invalid collects every reason, strategy names first. When ctx ends first, RunLive returns what
 // was measured with Partial set, and ctx.Err().
-func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Results, error) {
+func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*results.Results, error) {
 	sc, err := opts.Apply(sc)
 	if err != nil {
 		return nil, err
@@ -103,8 +104,8 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 		f = 1
 	}
 	scaled := Scale(sc, f)
-	res := &Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
+	res := &results.Results{
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.version(),
 		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: LimitsOf(sc),
 		Events: EventSpans(sc),
 	}
@@ -153,7 +154,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 		}
 		if err == nil {
 			for i := range res.Strategies {
-				if v := virtual.strategy(res.Strategies[i].Name); v != nil {
+				if v := virtual.Strategy(res.Strategies[i].Name); v != nil {
 					if why := disagreement(&res.Strategies[i], v); why != "" {
 						own[i] = append(own[i], why)
 					}
@@ -180,16 +181,6 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 	return res, nil
 }
 
-// strategy returns the named strategy's result, or nil.
-func (r *Results) strategy(name string) *StrategyResult {
-	for i := range r.Strategies {
-		if r.Strategies[i].Name == name {
-			return &r.Strategies[i]
-		}
-	}
-	return nil
-}
-
 // How far a live run may drift from the same run in virtual time before it
 // is marked invalid. The live driver draws the same workload distributions
 // and runs the same scheduler code against the same service model, so
@@ -214,7 +205,7 @@ const (
 // disagreement says how a strategy's live figures differ from its run in
 // virtual time beyond the bounds above, or "" when they agree (or there
 // are too few turns to tell).
-func disagreement(live, virtual *StrategyResult) string {
+func disagreement(live, virtual *results.StrategyResult) string {
 	if live.Turns+live.FailedTurns < agreeMinTurns || virtual.Turns+virtual.FailedTurns < agreeMinTurns {
 		return ""
 	}
@@ -274,7 +265,7 @@ type liveRun struct {
 	orphans   context.Context
 	endOrphan context.CancelFunc
 	invalid   string
-	result    StrategyResult
+	result    results.StrategyResult
 	// abort ends the run early; crash and crashStack hold the first panic
 	// of the run's goroutines, raised again by the goroutine that waits for
 	// them (repanic), so that it reaches the caller instead of killing the
@@ -296,7 +287,7 @@ type liveRun struct {
 	runners   []*sched.Runner
 	procs     []procTally
 	fleet     *fleetOptions
-	fallbacks []EventSpan
+	fallbacks []results.EventSpan
 	// net draws the scenario's network delays (scaled), per service.
 	net []liveNet
 }
