@@ -24,7 +24,13 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		s.MaxConcurrent = int(n)
 	}
 	s.Limiter = enum(t, "limiter", spec.TokenBucket, spec.Algorithms...)
-	s.Burst, _ = t.positive("burst", MaxRequestsPerMinute, whyCredit)
+	if b, ok := t.positive("burst", MaxRequestsPerMinute, whyCredit); ok {
+		s.Burst = b
+		if s.Limiter != spec.TokenBucket {
+			// The file's own rule: Model drops the burst of another limiter.
+			t.add("burst", "only applies to limiter = %q; remove it or change the limiter", spec.TokenBucket)
+		}
+	}
 	s.CountRejected, _ = t.boolean("count_rejected")
 	if lat, ok := dist(t, "latency", durations, durationBound); ok {
 		s.Latency = lat

@@ -140,15 +140,14 @@ func (s *Service) Model() spec.Config {
 			c.RPM = max(rpm, 1)
 		}
 	}
-	switch {
-	case c.Algorithm == "" || c.Algorithm == spec.TokenBucket:
+	// Only a token bucket has a burst. Another limiter's Burst sizes only the
+	// clients' buckets (Scale keeps it when it scales the rates); the
+	// loader refuses one written in the file.
+	if c.Algorithm == "" || c.Algorithm == spec.TokenBucket {
 		c.Algorithm = spec.TokenBucket
 		if c.RPS > 0 || c.RPM > 0 || s.Burst > 0 {
 			c.Burst = satmath.FromFloat[int64](math.Ceil(s.RequestBurst()))
 		}
-	case s.Burst > 0:
-		// No other limiter takes a burst; the validator says so.
-		c.Burst = satmath.FromFloat[int64](math.Ceil(s.Burst))
 	}
 	for _, k := range s.Keys {
 		c.Keys = append(c.Keys, spec.Key{Key: k})
