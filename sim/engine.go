@@ -81,9 +81,8 @@ type engine struct {
 	onArrive func(now time.Duration, d *fakeapi.Decision)
 	// trace, when set, writes one record per attempt.
 	trace *engineTrace
-	// quotaStyle is, per service, the header style whose remaining counts
-	// responses carry ("" when its headers carry none).
-	quotaStyle []fakeapi.HeaderStyle
+	// readers read each service's answers, by service index.
+	readers []*answerReader
 	// limits, when set, records the strategy's adaptive limits as they step.
 	limits *limitRecorder
 }
@@ -92,21 +91,17 @@ type engine struct {
 // out, at the service, or its answer on its way back; what the client
 // needs of the service's decision.
 type attempt struct {
-	id         sched.AttemptID
-	svc        int32
-	phase      uint8      // phaseOut, phaseServer or phaseBack
-	req        fakeapi.ID // the service's id of an admitted request, else 0
-	kind       fakeapi.Kind
-	hasRetry   bool
-	dead       bool // the client stopped waiting; its events only settle the service's side
-	reader     bool // cancelled at the reader only: the request goes on to the server, which works on
-	status     int32
-	retryAfter time.Duration
-	tokens     int64
-	quota      sched.ServerQuota // what the response's rate-limit headers carry
-	proc       uint16            // the process that sent it
-	gate       int32             // waiting for the shared quota: its entry in gated, plus 1; else 0
-	back       time.Duration     // the network delay of the answer on its way back
+	id     sched.AttemptID
+	svc    int32
+	phase  uint8      // phaseOut, phaseServer or phaseBack
+	req    fakeapi.ID // the service's id of an admitted request, else 0
+	kind   fakeapi.Kind
+	dead   bool          // the client stopped waiting; its events only settle the service's side
+	reader bool          // cancelled at the reader only: the request goes on to the server, which works on
+	proc   uint16        // the process that sent it
+	gate   int32         // waiting for the shared quota: its entry in gated, plus 1; else 0
+	back   time.Duration // the network delay of the answer on its way back
+	answer answer        // what the client reads of the service's answer (not for a hang)
 }
 
 // Where an attempt is: the phases of attempt.phase.
@@ -232,11 +227,7 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 		e.net = append(e.net, newNetDelay(svc.NetworkDelay))
 		e.netRng = append(e.netRng, stream(sc.Seed, "network/"+svc.Name))
 		names[i] = svc.Name
-		var style fakeapi.HeaderStyle
-		if h := m.Config().Headers; h == fakeapi.HeadersOpenAI || h == fakeapi.HeadersAnthropic {
-			style = h
-		}
-		e.quotaStyle = append(e.quotaStyle, style)
+		e.readers = append(e.readers, newAnswerReader(m.Config()))
 	}
 	e.m = newCollector(names, sc.Duration)
 	for _, w := range EventWindows(sc) {
@@ -667,10 +658,9 @@ func (e *engine) arrive(i int32, req *outgoing) {
 	if e.onArrive != nil {
 		e.onArrive(e.now, &d)
 	}
-	at.req, at.kind, at.status = d.ID, d.Kind, int32(d.Status)
-	at.hasRetry, at.retryAfter, at.tokens = d.HasRetryAfter, d.RetryAfter, d.Tokens
-	if e.quotaStyle[at.svc] != "" {
-		at.quota = headerQuota(&d, e.quotaStyle[at.svc])
+	at.req, at.kind = d.ID, d.Kind
+	if d.Kind != fakeapi.KindHang {
+		at.answer = e.readers[at.svc].read(&d, e.now, answerAt(&d, e.now, at.back))
 	}
 	switch {
 	case d.Kind == fakeapi.KindHang:
@@ -694,7 +684,7 @@ func (e *engine) arrive(i int32, req *outgoing) {
 		}
 		// A rejection is answered at once, or when a stall ends, and
 		// reaches the client a network delay later.
-		e.schedule(event{at: satmath.Add(satmath.Add(e.now, d.Latency), at.back), kind: evResponse, ref: i, proc: at.proc})
+		e.schedule(event{at: answerAt(&d, e.now, at.back), kind: evResponse, ref: i, proc: at.proc})
 	}
 }
 
@@ -730,7 +720,7 @@ func (e *engine) respond(i int32) {
 	}
 	pr := &e.procs[at.proc]
 	pr.attempts.remove(at.id)
-	o := outcome(&at)
+	o := at.answer.outcome()
 	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
 	if e.multi && o.Class == sched.ClassRateLimited {
 		pr.stats.rateLimited++
@@ -777,53 +767,5 @@ func (e *engine) cancelAttempt(id sched.AttemptID) {
 		at.req = 0 // its evServed frees it
 	default:
 		at.reader = true
-	}
-}
-
-// outcome is what the client makes of a service's decision: the same
-// classes the HTTP adapter gives real responses.
-func outcome(a *attempt) sched.Outcome {
-	o := outcomeClass(a)
-	o.Quota = a.quota
-	return o
-}
-
-// headerQuota is what a response's rate-limit headers of style tell the
-// client of decision d: the remaining counts as sent, with the resets
-// rounded as the headers round them (milliseconds for openai, whole
-// seconds for anthropic), so that a virtual run sees what httptool reads
-// from a live one. Anthropic reports the one token limit three times
-// (tokens, input and output), which httptool reads as the same count.
-func headerQuota(d *fakeapi.Decision, style fakeapi.HeaderStyle) sched.ServerQuota {
-	unit := time.Millisecond
-	if style == fakeapi.HeadersAnthropic {
-		unit = time.Second
-	}
-	left := func(q fakeapi.Quota) sched.QuotaLeft {
-		if q.Limit == 0 {
-			return sched.QuotaLeft{}
-		}
-		return sched.QuotaLeft{Known: true, Remaining: max(q.Remaining, 0), Limit: q.Limit, Reset: fakeapi.RoundUp(q.Reset, unit)}
-	}
-	return sched.ServerQuota{Requests: left(d.Requests), Tokens: left(d.TokenQuota)}
-}
-
-// outcomeClass is the outcome of a decision without its quota.
-func outcomeClass(a *attempt) sched.Outcome {
-	switch a.kind {
-	case fakeapi.KindOK:
-		return sched.Outcome{Class: sched.ClassSuccess, Status: 200, Tokens: a.tokens, HasUsage: true}
-	case fakeapi.KindRateLimited:
-		return sched.Outcome{Class: sched.ClassRateLimited, Status: 429, RetryAfter: a.retryAfter, HasRetryAfter: a.hasRetry}
-	case fakeapi.KindOverloaded:
-		return sched.Outcome{Class: sched.ClassOverloaded, Status: int(a.status)}
-	case fakeapi.KindServerError, fakeapi.KindReset:
-		return sched.Outcome{Class: sched.ClassTransient, Status: int(a.status)}
-	case fakeapi.KindTooLarge:
-		return sched.Outcome{Class: sched.ClassTooLarge, Status: 413}
-	case fakeapi.KindConflict:
-		return sched.Outcome{Class: sched.ClassConflict, Status: 409}
-	default:
-		return sched.Outcome{Class: sched.ClassPermanent, Status: int(a.status)}
 	}
 }
