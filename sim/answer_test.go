@@ -210,7 +210,10 @@ func TestAnswerFastPath(t *testing.T) {
 		func(c *fakeapi.ServiceConfig) { c.RPM, c.TPM = 600, 100_000 },
 		func(c *fakeapi.ServiceConfig) { c.RPS, c.TPM = 5, 50_000 },
 		func(c *fakeapi.ServiceConfig) { c.RPM, c.InputTPM, c.OutputTPM = 120, 20_000, 8_000 },
-		func(c *fakeapi.ServiceConfig) { c.TPM, c.InputTPM = 30_000, 20_000; c.Algorithm = fakeapi.SlidingWindow },
+		func(c *fakeapi.ServiceConfig) {
+			c.TPM, c.InputTPM = 30_000, 20_000
+			c.Algorithm = fakeapi.SlidingWindow
+		},
 		func(c *fakeapi.ServiceConfig) { c.RPM = 60; c.Algorithm = fakeapi.FixedWindow },
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
