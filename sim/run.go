@@ -133,7 +133,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 		if engines[i], err = newTracedEngine(sc, &sc.Strategies[i], tw); err != nil {
 			return nil, err
 		}
-		engines[i].maxTurnCalls = maxTurnCalls(budget)
+		engines[i].agents.maxTurnCalls = maxTurnCalls(budget)
 	}
 	sem := make(chan struct{}, par)
 	complete := make([]bool, len(engines))
