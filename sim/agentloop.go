@@ -137,6 +137,9 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
 		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
 	}
+	if n := sc.Workload.Sessions; n > 0 {
+		a.sessionTurns = make([]int, n)
+	}
 	if len(shares) > 1 {
 		w := sc.Workload
 		w.Processes, w.ProcessShares = len(shares), shares
@@ -156,9 +159,19 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 // take appends the ops since the last take to dst and returns it.
 func (a *agentLoop) take(dst []agentOp) []agentOp {
 	dst = append(dst, a.out...)
-	clear(a.out)
-	a.out = a.out[:0]
+	a.out = reuseOps(a.out)
 	return dst
+}
+
+// reuseOps empties a list of ops for reuse, or drops it when it is large
+// (begin hands out one op per session), so that it holds no memory a run
+// does not need all along.
+func reuseOps(ops []agentOp) []agentOp {
+	if cap(ops) > 64 {
+		return nil
+	}
+	clear(ops)
+	return ops[:0]
 }
 
 // done reports whether the loop will do nothing more: every session or
@@ -214,9 +227,6 @@ func (a *agentLoop) sessionProcess(s int) int {
 // the run is past its duration or the session has had its turns.
 func (a *agentLoop) wake(now time.Duration, s int) {
 	a.pending--
-	for len(a.sessionTurns) <= s {
-		a.sessionTurns = append(a.sessionTurns, 0)
-	}
 	if w := &a.sc.Workload; now < a.end && (w.Turns == 0 || a.sessionTurns[s] < w.Turns) {
 		a.startTurn(now, s, a.sessionProcess(s))
 	}

@@ -25,7 +25,7 @@ func (e *engine) drive() {
 		for i := range e.ops {
 			e.do(&e.ops[i])
 		}
-		clear(e.ops)
+		e.ops = reuseOps(e.ops)
 	}
 	if err := e.agents.err; err != nil {
 		e.fail(err)
