@@ -29,8 +29,12 @@ func newAnswerReader(cfg fakeapi.ServiceConfig) *answerReader {
 
 // read returns what a client makes of decision d, made at decided and
 // answered to the client at arrived (virtual times). The body is not
-// built: the fake's answers carry no error code that changes a class, and
-// the usage of a success is the decision's token count.
+// built: the fake's answers carry no error code that changes a class. A
+// success reports the decision's token count as its usage, which a live
+// run's answers on the generic endpoint (/tools/…, /llm, /resources/…) do
+// not carry: the estimate is exact, so the settlement changes nothing but
+// the token bucket's refund floor (sched's bucket.refund of 0 tokens),
+// and dropping it would move multi-agent's figures.
 //
 // A success, most answers by far, takes the fast path: its status and
 // class come from fakeapi and httptool, and its quota from quota, which
