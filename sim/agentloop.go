@@ -19,8 +19,9 @@ import (
 // It is a sans-IO state machine: it reads no clock, starts no goroutines
 // and does no I/O. Every method takes the time (the scenario's own, since
 // the run began) and appends what the driver must do to a list of ops that
-// take returns: begin a turn, submit a part of it to a process's scheduler,
-// cancel a part, call cancel, wake or arrive at a given time, end a turn.
+// take returns: begin a turn, submit a part of it to a process's scheduler
+// now, cancel a part, call cancel, wake (a session thinks until then) or
+// arrive at a given time, end a turn, a session is done.
 // The driver answers each submitted part with finished (its results) or
 // refused. Every draw comes from a stream derived from the seed: each
 // turn's own (by session and turn number, or by arrival), the arrivals'
@@ -116,6 +117,9 @@ const (
 	opArrive
 	// opEnd: turn ended now, failed (or cancelled) or not.
 	opEnd
+	// opSessionDone: session starts no more turns (the run passed its
+	// duration, or the session had its workload.turns).
+	opSessionDone
 )
 
 // agentOp is one thing the driver must do.
@@ -123,7 +127,7 @@ type agentOp struct {
 	kind    agentOpKind
 	failed  bool          // opEnd
 	at      time.Duration // opCancelAt, opWake, opArrive
-	session int           // opWake
+	session int           // opWake, opSessionDone
 	proc    int           // opWake
 	turn    *agentTurn    // opBegin, opCancelAt, opEnd
 	part    *agentPart    // opSubmit, opCancel
@@ -229,7 +233,9 @@ func (a *agentLoop) wake(now time.Duration, s int) {
 	a.pending--
 	if w := &a.sc.Workload; now < a.end && (w.Turns == 0 || a.sessionTurns[s] < w.Turns) {
 		a.startTurn(now, s, a.sessionProcess(s))
+		return
 	}
+	a.emit(agentOp{kind: opSessionDone, session: s})
 }
 
 // arrive starts an open-model turn at now (an opArrive falling due) on a
@@ -473,10 +479,12 @@ func (a *agentLoop) finishTurn(now time.Duration, t *agentTurn) {
 		// agent needs some time between turns.
 		next += minTurnGap
 	}
-	if next < a.end { // later wakes start nothing
-		a.pending++
-		a.emit(agentOp{kind: opWake, at: next, session: t.session, proc: t.proc})
+	if next >= a.end { // later wakes start nothing
+		a.emit(agentOp{kind: opSessionDone, session: t.session})
+		return
 	}
+	a.pending++
+	a.emit(agentOp{kind: opWake, at: next, session: t.session, proc: t.proc})
 }
 
 // minTurnGap is the least time between a session's turns when a turn took

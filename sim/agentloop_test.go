@@ -90,6 +90,8 @@ func describeOp(op *agentOp) string {
 		return fmt.Sprintf("arrive at %v", op.at)
 	case opEnd:
 		return fmt.Sprintf("end turn %d, failed %v", op.turn.no, op.failed)
+	case opSessionDone:
+		return fmt.Sprintf("session %d done", op.session)
 	}
 	return "?"
 }
@@ -127,6 +129,7 @@ func TestAgentLoopSessionExactly(t *testing.T) {
 		"submit llm: 1 calls, 500 tokens, budget 0, at 3.7s",
 		"end turn 2, failed true",
 		"wake session 0 at 5.9s",
+		"session 0 done",
 	}
 	if got := strings.Join(d.log, "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("ops:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))

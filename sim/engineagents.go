@@ -54,6 +54,8 @@ func (e *engine) do(op *agentOp) {
 		if e.multi {
 			e.procs[t.proc].stats.turn(e.now-t.start, op.failed)
 		}
+	case opSessionDone:
+		// Nothing to do: the session handed out no wake.
 	}
 }
 

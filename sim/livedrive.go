@@ -173,6 +173,8 @@ func (l *liveRun) do(ctx context.Context, op *agentOp) {
 			l.procs[t.proc].answered.add(lat)
 		}
 		l.mu.Unlock()
+	case opSessionDone:
+		// Nothing to do: the session handed out no wake.
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
@@ -230,7 +229,6 @@ type liveTrace struct {
 	w     *trace.Writer
 	mu    sync.Mutex
 	calls map[*callMeta]*liveCall
-	turns atomic.Int64
 }
 
 // liveTurn is one agent turn of a live run.
