@@ -14,9 +14,11 @@ import (
 )
 
 // engine runs one strategy of one scenario in virtual time: an event heap
-// drives the sched core (the production decision code) and one fakeapi model
-// per service. It reads no clock and starts no goroutines; all randomness
-// comes from streams derived from the scenario seed.
+// drives the agent loop (agentLoop), the sched core (the production
+// decision code) and one fakeapi model per service, whose decisions it
+// reads as httptool reads the server's answers (answerReader). It reads
+// no clock and starts no goroutines; all randomness comes from streams
+// derived from the scenario seed.
 type engine struct {
 	sc *scenarios.Scenario
 	st *scenarios.Strategy
