@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // ID names one admitted request until Finish or Cancel. The zero ID is never

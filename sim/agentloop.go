@@ -4,9 +4,9 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // agentLoop is the agent side of a run, written once for virtual and live

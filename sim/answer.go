@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/httptool"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // answerReader reads one service's decisions as a live run's client reads

@@ -3,8 +3,8 @@ package sim
 import (
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // drainLimit is how long a run of duration d goes on after d to let its

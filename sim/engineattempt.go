@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // attempt is one request between a client and a fake service: on its way
