@@ -6,6 +6,7 @@
 // per service whose decisions it reads with httptool's code (answer.go); the
 // live driver is a thin real-time shell around the same agent loop that
 // runs each part on a sched.Runner with real HTTP against fakeapi servers
-// on 127.0.0.1. The package also holds the metrics both produce
-// (results.go holds the results contract).
+// on 127.0.0.1. The package also holds the metrics both produce, written as
+// the results package's types (the results contract). It draws nothing and
+// decides nothing: reports and decision do.
 package sim

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -53,7 +54,7 @@ type LiveOptions struct {
 // opts.MaxMemory stops the run with an error wrapping ErrTooLarge, as in a
 // virtual run. When ctx ends first, RunLive returns what was measured with
 // Partial set, and ctx.Err().
-func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Results, error) {
+func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*results.Results, error) {
 	sc, err := opts.Apply(sc)
 	if err != nil {
 		return nil, err
@@ -72,8 +73,8 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*Re
 		f = 1
 	}
 	ls := &liveSetup{orig: sc, sc: Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: maxTurnCalls(opts.budget())}
-	res := &Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
+	res := &results.Results{
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.version(),
 		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: LimitsOf(sc),
 		Events: EventSpans(sc),
 	}
@@ -155,7 +156,7 @@ func commonReasons(sc *scenarios.Scenario, f float64) []string {
 // compareVirtual runs sc in virtual time and adds to each strategy's
 // reasons the figures that should match and do not: the machine did not
 // play the scenario as written.
-func compareVirtual(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions, res *Results, own [][]string) error {
+func compareVirtual(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions, res *results.Results, own [][]string) error {
 	virtual, err := Run(ctx, sc, Options{Parallel: opts.Parallel})
 	if err != nil {
 		if ctx.Err() == nil {
@@ -164,7 +165,7 @@ func compareVirtual(ctx context.Context, sc *scenarios.Scenario, opts LiveOption
 		return nil
 	}
 	for i := range res.Strategies {
-		if v := virtual.strategy(res.Strategies[i].Name); v != nil {
+		if v := virtual.Strategy(res.Strategies[i].Name); v != nil {
 			if why := disagreement(&res.Strategies[i], v); why != "" {
 				own[i] = append(own[i], why)
 			}
@@ -175,7 +176,7 @@ func compareVirtual(ctx context.Context, sc *scenarios.Scenario, opts LiveOption
 
 // markInvalid sets each strategy's Invalid to the common reasons and its
 // own, and Results.Invalid to all of them, strategy names first.
-func markInvalid(res *Results, common []string, own [][]string) {
+func markInvalid(res *results.Results, common []string, own [][]string) {
 	var all []string
 	all = append(all, common...)
 	for i := range res.Strategies {
@@ -189,14 +190,4 @@ func markInvalid(res *Results, common []string, own [][]string) {
 	if len(all) > 0 {
 		res.Invalid = joinReasons(all)
 	}
-}
-
-// strategy returns the named strategy's result, or nil.
-func (r *Results) strategy(name string) *StrategyResult {
-	for i := range r.Strategies {
-		if r.Strategies[i].Name == name {
-			return &r.Strategies[i]
-		}
-	}
-	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/results"
 )
 
 // Lateness above which a live run is marked invalid: the machine could not
@@ -39,7 +41,7 @@ const (
 // disagreement says how a strategy's live figures differ from its run in
 // virtual time beyond the bounds above, or "" when they agree (or there
 // are too few turns to tell).
-func disagreement(live, virtual *StrategyResult) string {
+func disagreement(live, virtual *results.StrategyResult) string {
 	if live.Turns+live.FailedTurns < agreeMinTurns || virtual.Turns+virtual.FailedTurns < agreeMinTurns {
 		return ""
 	}

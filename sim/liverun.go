@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/httptool"
@@ -49,7 +50,7 @@ type liveRun struct {
 	orphans   context.Context
 	endOrphan context.CancelFunc
 	invalid   string
-	result    StrategyResult
+	result    results.StrategyResult
 	// abort ends the run early; crash and crashStack hold the first panic
 	// of the run's goroutines, raised again by the goroutine that waits for
 	// them (repanic), so that it reaches the caller instead of killing the
@@ -71,7 +72,7 @@ type liveRun struct {
 	runners   []*sched.Runner
 	procs     []procTally
 	fleet     *fleetOptions
-	fallbacks []EventSpan
+	fallbacks []results.EventSpan
 	// net draws the scenario's network delays (scaled), per service.
 	net []liveNet
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/quota"
@@ -345,15 +346,15 @@ func (e *engine) freeGate(g int32) {
 }
 
 // processResults returns each process's figures (multi-process runs).
-func (e *engine) processResults() []ProcessResult {
+func (e *engine) processResults() []results.ProcessResult {
 	if !e.multi {
 		return nil
 	}
-	out := make([]ProcessResult, len(e.procs))
+	out := make([]results.ProcessResult, len(e.procs))
 	secs := e.m.window.Seconds()
 	for p := range e.procs {
 		s := &e.procs[p].stats
-		out[p] = ProcessResult{
+		out[p] = results.ProcessResult{
 			Name: "p" + strconv.Itoa(p+1), Share: round6(e.agents.shares[p]),
 			Turns: s.turns, FailedTurns: s.failedTurns, UnfinishedTurns: s.unfinished,
 			Calls: s.calls, Attempts: s.attempts,
