@@ -718,7 +718,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	if c.API == spec.APIAnthropic {
 		h.Set("Request-Id", "req_"+id)
 	}
-	seen.SetHeaders(h, c.Headers, wall)
+	status := seen.Answer(c.API, c.Headers, wall, h)
 	if !d.Admitted() {
 		if d.Latency > 0 && !s.hold(r.Context(), seen.Latency) {
 			return // the client left during a stall
@@ -733,7 +733,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		if c.API == spec.APIAnthropic {
 			extra["request_id"] = "req_" + id
 		}
-		status := providerStatus(c.API, &d)
 		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, &d, bodyErr), extra))
 		return
 	}
@@ -769,13 +768,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		if c.API == spec.APIAnthropic {
 			extra["request_id"] = "req_" + id
 		}
-		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), extra))
+		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, &d, nil), extra))
 	case KindConflict:
 		extra := map[string]any{"kind": d.Kind.String()}
 		if c.API == spec.APIAnthropic {
 			extra["request_id"] = "req_" + id
 		}
-		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, &d, nil), extra))
+		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, &d, nil), extra))
 	case KindReset:
 		panic(http.ErrAbortHandler) // closes the connection without a response
 	}

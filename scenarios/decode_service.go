@@ -56,6 +56,11 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	if s.Lying = enum(t, "lying", spec.LieNone, spec.LieNone, "none", spec.LieShort, spec.LieMissing); s.Lying == "none" {
 		s.Lying = spec.LieNone
 	}
+	if s.Lying != spec.LieNone && s.Headers == spec.HeadersNone {
+		// Without effect, so refused as the file's own rule: a service
+		// without headers sends no retry delay to lie about.
+		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\", \"anthropic\" or \"standard\"")
+	}
 	s.Keys, _ = t.strings("keys")
 	if bt := t.sub("background"); bt != nil {
 		s.Background = d.decodeBackground(bt)

@@ -7,9 +7,11 @@ import (
 	"github.com/simbench/simbench/scenarios"
 )
 
-// TestServiceRulesFromTheValidator: rules that the fake service alone had
-// are reported by the loader, at the key they concern.
-func TestServiceRulesFromTheValidator(t *testing.T) {
+// TestServiceRulesAtTheirKeys: the loader reports a service's problems at
+// the key they concern, those the one validator finds (a name the server
+// cannot route, a lognormal without spread: refused only by the fake
+// service before) and the file's own (a setting without effect).
+func TestServiceRulesAtTheirKeys(t *testing.T) {
 	const head = "duration = \"1m\"\n[workload]\nsessions = 1\ncalls = [ { tool = \"t\" } ]\n[[strategy]]\nname = \"s\"\n"
 	tests := []struct {
 		name, service, want string

@@ -99,24 +99,6 @@ func (o *LiveOptions) fleet() (fleetOptions, error) {
 	return fo, nil
 }
 
-// pick returns the process a draw u in [0, 1) falls to by the shares.
-func (fo *fleetOptions) pick(u float64) int {
-	for p, s := range fo.shares {
-		if u < s {
-			return p
-		}
-		u -= s
-	}
-	return fo.n - 1
-}
-
-// sessionProcess spreads sessions over processes by their shares: session
-// s of total goes to the process whose band of the cumulative shares holds
-// its midpoint.
-func (fo *fleetOptions) sessionProcess(s, total int) int {
-	return fo.pick((float64(s) + 0.5) / float64(total))
-}
-
 // procTally is one process's figures as the run goes (under liveRun.mu).
 type procTally struct {
 	begun, good, limited int64

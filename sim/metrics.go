@@ -31,7 +31,6 @@ type collector struct {
 
 	inFlight, peak []int // per service, client side
 	total          int   // attempts in flight, all services
-	sessionCount   []int
 
 	bucket   time.Duration
 	timeline []results.TimelinePoint
@@ -128,21 +127,6 @@ func (c *collector) point(t time.Duration) *results.TimelinePoint {
 		c.timeline = append(c.timeline, results.TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: c.total})
 	}
 	return &c.timeline[i]
-}
-
-func (c *collector) beginSessionTurn(s int) int {
-	for len(c.sessionCount) <= s {
-		c.sessionCount = append(c.sessionCount, 0)
-	}
-	c.sessionCount[s]++
-	return c.sessionCount[s]
-}
-
-func (c *collector) sessionTurns(s int) int {
-	if s < len(c.sessionCount) {
-		return c.sessionCount[s]
-	}
-	return 0
 }
 
 // started records an attempt; llm marks a model call, not counted among

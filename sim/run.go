@@ -146,7 +146,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 		if engines[i], err = newTracedEngine(sc, &sc.Strategies[i], tw); err != nil {
 			return nil, err
 		}
-		engines[i].maxTurnCalls = maxTurnCalls(budget)
+		engines[i].agents.maxTurnCalls = maxTurnCalls(budget)
 	}
 	sem := make(chan struct{}, par)
 	complete := make([]bool, len(engines))

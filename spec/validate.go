@@ -165,9 +165,6 @@ func (c Config) headerProblems(ps *problems) {
 	}
 	switch c.Lie {
 	case LieNone, LieShort, LieMissing:
-		if c.Lie != LieNone && c.Headers == HeadersNone {
-			ps.add("lying", "needs a Retry-After to lie about; set headers = \"openai\", \"anthropic\" or \"standard\"")
-		}
 	default:
 		ps.add("lying", "unknown value %q; use one of %s", c.Lie, quote(LieModes))
 	}

@@ -59,7 +59,9 @@ func TestConfigProblems(t *testing.T) {
 		wantMsg string
 	}{
 		{"valid", func(*Config) {}, "", ""},
-		{"lying needs headers", func(c *Config) { c.Lie, c.Headers = LieShort, HeadersNone }, "lying", "needs a Retry-After"},
+		// A lie without headers has no effect; scenario files refuse it as
+		// they do other settings without effect, the model sends no delay.
+		{"lying without headers", func(c *Config) { c.Lie, c.Headers = LieShort, HeadersNone }, "", ""},
 		{"lying with default headers", func(c *Config) { c.Lie = LieShort }, "", ""},
 		{"burst with fixed window", func(c *Config) { c.Burst, c.Algorithm = 5, FixedWindow }, "burst", "only applies"},
 		{"burst without a request limit", func(c *Config) { c.Burst, c.RPS = 5, 0 }, "burst", "no rps or rpm"},
