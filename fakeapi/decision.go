@@ -199,3 +199,9 @@ type Decision struct {
 
 // Admitted reports whether the request holds a slot until Finish or Cancel.
 func (d Decision) Admitted() bool { return d.ID != 0 }
+
+// quotas are d's quotas: Requests, TokenQuota, InputTokenQuota and
+// OutputTokenQuota.
+func (d *Decision) quotas() [4]*Quota {
+	return [4]*Quota{&d.Requests, &d.TokenQuota, &d.InputTokenQuota, &d.OutputTokenQuota}
+}
