@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/simbench/simbench/internal/satmath"
 )
@@ -145,18 +144,9 @@ const ClientHeader = "X-Simbench-Client"
 // tools outputHeader or the body's "output_tokens" (0 without them).
 func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (decoded, error) {
 	var d decoded
-	var b reqBody
-	trimmed := bytes.TrimSpace(body)
-	switch {
-	case len(trimmed) == 0 && ep == epGeneric:
-	case len(trimmed) == 0:
-		return d, errors.New("the request body is empty; send a JSON object")
-	case trimmed[0] != '{':
-		return d, errors.New("the request body is not a JSON object")
-	default:
-		if err := json.Unmarshal(trimmed, &b); err != nil {
-			return d, fmt.Errorf("the request body is not valid JSON: %v", err)
-		}
+	b, err := parseBody(ep, body)
+	if err != nil {
+		return d, err
 	}
 	if b.Stream && !ep.generates() {
 		return d, errors.New("stream is supported on chat completions, responses and messages only; send stream: false")
@@ -169,77 +159,115 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, 
 			return d, fmt.Errorf("token counts must not be negative (got %d)", *p)
 		}
 	}
-	switch ep {
-	case epChat:
-		if len(b.Messages) == 0 {
-			return d, errors.New("messages is required")
-		}
-	case epEmbeddings:
-		if len(b.Input) == 0 {
-			return d, errors.New("input is required")
-		}
-		e, err := decodeEmbed(b.Input, b.EncodingFormat, b.Dimensions)
-		if err != nil {
-			return d, err
-		}
-		d.embed = e
-	case epMessages, epCountTokens:
-		if len(b.Messages) == 0 {
-			return d, errors.New("messages is required")
-		}
-		if b.MaxTokens == nil && ep == epMessages {
-			return d, errors.New("max_tokens is required")
-		}
-	case epResponses:
-		if len(b.Input) == 0 && b.PreviousResponseID == "" {
-			return d, errors.New("input is required")
-		}
+	if err := decodeFields(ep, &b, &d); err != nil {
+		return d, err
 	}
-	if ep.generates() {
-		a, err := decodeAgent(ep, &b)
-		if err != nil {
-			return d, err
-		}
-		d.agent = a
-	}
-	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt) + len(b.Instructions) + len(b.Tools)
-	d.input = int64(prompt+3) / 4
-	switch ep {
-	case epChat, epMessages, epResponses:
-		d.output = defaultOutput
-		if b.MaxCompletionTokens != nil {
-			d.output = *b.MaxCompletionTokens
-		} else if b.MaxTokens != nil {
-			d.output = *b.MaxTokens
-		} else if b.MaxOutputTokens != nil {
-			d.output = *b.MaxOutputTokens
-		}
-	case epGeneric:
-		if b.Tokens != nil {
-			d.input = *b.Tokens
-		}
-		if b.OutputTokens != nil {
-			d.output = *b.OutputTokens
-		}
-		if outputHeader != "" {
-			n, err := strconv.ParseInt(strings.TrimSpace(outputHeader), 10, 64)
-			if err != nil || n < 0 {
-				return d, fmt.Errorf("%s %q is not a non-negative integer", OutputTokensHeader, outputHeader)
-			}
-			d.output = n
-		}
-	}
-	if tokensHeader != "" {
-		n, err := strconv.ParseInt(strings.TrimSpace(tokensHeader), 10, 64)
-		if err != nil || n < 0 {
-			return d, fmt.Errorf("%s %q is not a non-negative integer", TokensHeader, tokensHeader)
-		}
-		d.input = n
+	if d.input, d.output, err = tokenCounts(ep, &b, tokensHeader, outputHeader, defaultOutput); err != nil {
+		return d, err
 	}
 	if b.Resource != nil {
 		d.resource, d.hasResource = *b.Resource, true
 	}
 	return d, nil
+}
+
+// parseBody parses a request body, which must be a JSON object (or empty,
+// for a generic tool).
+func parseBody(ep endpoint, body []byte) (reqBody, error) {
+	var b reqBody
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0 && ep == epGeneric:
+	case len(trimmed) == 0:
+		return b, errors.New("the request body is empty; send a JSON object")
+	case trimmed[0] != '{':
+		return b, errors.New("the request body is not a JSON object")
+	default:
+		if err := json.Unmarshal(trimmed, &b); err != nil {
+			return b, fmt.Errorf("the request body is not valid JSON: %v", err)
+		}
+	}
+	return b, nil
+}
+
+// decodeFields checks the fields endpoint ep requires of body b and
+// decodes into d what an embeddings request asks for and what a generating
+// request says about tools.
+func decodeFields(ep endpoint, b *reqBody, d *decoded) error {
+	switch ep {
+	case epChat:
+		if len(b.Messages) == 0 {
+			return errors.New("messages is required")
+		}
+	case epEmbeddings:
+		if len(b.Input) == 0 {
+			return errors.New("input is required")
+		}
+		e, err := decodeEmbed(b.Input, b.EncodingFormat, b.Dimensions)
+		if err != nil {
+			return err
+		}
+		d.embed = e
+	case epMessages, epCountTokens:
+		if len(b.Messages) == 0 {
+			return errors.New("messages is required")
+		}
+		if b.MaxTokens == nil && ep == epMessages {
+			return errors.New("max_tokens is required")
+		}
+	case epResponses:
+		if len(b.Input) == 0 && b.PreviousResponseID == "" {
+			return errors.New("input is required")
+		}
+	}
+	if ep.generates() {
+		a, err := decodeAgent(ep, b)
+		if err != nil {
+			return err
+		}
+		d.agent = a
+	}
+	return nil
+}
+
+// tokenCounts returns the input and output tokens of a request to ep with
+// body b (see decodeRequest); on an error, the counts found so far.
+func tokenCounts(ep endpoint, b *reqBody, tokensHeader, outputHeader string, defaultOutput int64) (in, out int64, err error) {
+	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt) + len(b.Instructions) + len(b.Tools)
+	in = int64(prompt+3) / 4
+	switch ep {
+	case epChat, epMessages, epResponses:
+		out = defaultOutput
+		if b.MaxCompletionTokens != nil {
+			out = *b.MaxCompletionTokens
+		} else if b.MaxTokens != nil {
+			out = *b.MaxTokens
+		} else if b.MaxOutputTokens != nil {
+			out = *b.MaxOutputTokens
+		}
+	case epGeneric:
+		if b.Tokens != nil {
+			in = *b.Tokens
+		}
+		if b.OutputTokens != nil {
+			out = *b.OutputTokens
+		}
+		if outputHeader != "" {
+			n, err := strconv.ParseInt(strings.TrimSpace(outputHeader), 10, 64)
+			if err != nil || n < 0 {
+				return in, out, fmt.Errorf("%s %q is not a non-negative integer", OutputTokensHeader, outputHeader)
+			}
+			out = n
+		}
+	}
+	if tokensHeader != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(tokensHeader), 10, 64)
+		if err != nil || n < 0 {
+			return in, out, fmt.Errorf("%s %q is not a non-negative integer", TokensHeader, tokensHeader)
+		}
+		in = n
+	}
+	return in, out, nil
 }
 
 // okBody renders a successful response of the endpoint's real shape: for
@@ -328,149 +356,6 @@ func answer(out int64) []string {
 		p[i] = " ok"
 	}
 	return p
-}
-
-// maxStreamGroups caps the groups a stream is sent in: the server flushes
-// each group at once and spreads the latency between groups.
-const maxStreamGroups = 64
-
-// sseGroups collects a streamed response of n pieces (tokens or tool calls)
-// as at most maxStreamGroups groups of server-sent events.
-type sseGroups struct {
-	groups [][]byte
-	n      int
-}
-
-func newSSEGroups(n int) *sseGroups {
-	return &sseGroups{groups: make([][]byte, min(n, maxStreamGroups)), n: n}
-}
-
-// event appends an event of piece i ("" name: a data-only event) to the
-// group that piece falls in; pieces fall in groups in order, evenly.
-func (s *sseGroups) event(i int, name string, v any) {
-	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
-	g := i * len(s.groups) / s.n
-	if name != "" {
-		s.groups[g] = append(s.groups[g], "event: "+name+"\n"...)
-	}
-	s.groups[g] = append(s.groups[g], "data: "...)
-	s.groups[g] = append(s.groups[g], b...)
-	s.groups[g] = append(s.groups[g], "\n\n"...)
-}
-
-// raw appends bytes to the last group.
-func (s *sseGroups) raw(b string) {
-	s.groups[len(s.groups)-1] = append(s.groups[len(s.groups)-1], b...)
-}
-
-// streamBody renders a streamed response as groups of server-sent events,
-// one event per token of the answer, or per tool call of dec.reply. Chat
-// completions follow OpenAI's chunks (a role chunk, content or tool_calls
-// deltas, a chunk with finish_reason, a usage chunk when includeUsage, then
-// "data: [DONE]"); messages follow Anthropic's events (message_start,
-// content_block_start, ping, content_block_delta..., content_block_stop,
-// message_delta with usage, message_stop); responses follow the Responses
-// API's events (see responseEvents).
-func streamBody(ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) [][]byte {
-	calls := dec.reply.calls
-	pieces := answer(out)
-	n := len(pieces)
-	if len(calls) > 0 {
-		n = len(calls)
-	}
-	groups := newSSEGroups(n)
-	last := n - 1
-	switch ep {
-	case epChat:
-		chunk := func(delta map[string]any, finish any) map[string]any {
-			c := map[string]any{
-				"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": created.Unix(), "model": model,
-				"system_fingerprint": nil,
-				"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
-			}
-			if dec.includeUsage {
-				c["usage"] = nil
-			}
-			return c
-		}
-		finish := "stop"
-		if len(calls) == 0 {
-			groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
-			for i, p := range pieces {
-				groups.event(i, "", chunk(map[string]any{"content": p}, nil))
-			}
-		} else {
-			finish = "tool_calls"
-			groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": nil, "refusal": nil}, nil))
-			for i, c := range calls {
-				groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
-					"index": i, "id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": ""}}}}, nil))
-				for _, p := range argPieces(c.args) {
-					groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
-						"index": i, "function": map[string]any{"arguments": p}}}}, nil))
-				}
-			}
-		}
-		groups.event(last, "", chunk(map[string]any{}, finish))
-		if dec.includeUsage {
-			u := chunk(nil, nil)
-			u["choices"] = []any{}
-			u["usage"] = map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)}
-			groups.event(last, "", u)
-		}
-		groups.raw("data: [DONE]\n\n")
-	case epMessages:
-		stop := "end_turn"
-		groups.event(0, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
-			"id": "msg_" + id, "type": "message", "role": "assistant", "model": model, "content": []any{},
-			"stop_reason": nil, "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": in, "output_tokens": 1},
-		}})
-		if len(calls) == 0 {
-			groups.event(0, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-				"content_block": map[string]any{"type": "text", "text": ""}})
-			groups.event(0, "ping", map[string]any{"type": "ping"})
-			for i, p := range pieces {
-				groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-					"delta": map[string]any{"type": "text_delta", "text": p}})
-			}
-			groups.event(last, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-		} else {
-			stop = "tool_use"
-			for i, c := range calls {
-				groups.event(i, "content_block_start", map[string]any{"type": "content_block_start", "index": i,
-					"content_block": toolUseBlock(c, false)})
-				if i == 0 {
-					groups.event(0, "ping", map[string]any{"type": "ping"})
-				}
-				for _, p := range append([]string{""}, argPieces(c.args)...) {
-					groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-						"delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
-				}
-				groups.event(i, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
-			}
-		}
-		groups.event(last, "message_delta", map[string]any{"type": "message_delta",
-			"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-			"usage": map[string]any{"output_tokens": out}})
-		groups.event(last, "message_stop", map[string]any{"type": "message_stop"})
-	case epResponses:
-		responseEvents(groups, pieces, id, model, created, in, out, dec)
-	}
-	return groups.groups
-}
-
-// argPieces splits a tool call's JSON arguments in two, as models stream
-// them in several deltas.
-func argPieces(args []byte) []string {
-	h := len(args) / 2
-	for h > 0 && !utf8.RuneStart(args[h]) {
-		h-- // split between characters
-	}
-	if h == 0 {
-		return []string{string(args)}
-	}
-	return []string{string(args[:h]), string(args[h:])}
 }
 
 // modelsBody lists the service's model as the provider's /v1/models does.
