@@ -247,10 +247,9 @@ func absoluteLimits(l *EventLimits) limitSet {
 // limitsOf is the limit set tenant t enforces now.
 func limitsOf(t *tenant) limitSet {
 	s := limitSet{conc: t.maxConc}
-	for r := range numRates {
-		if (t.has&sharedRates)&r.bit() != 0 {
-			s.limit[r], s.capacity[r] = t.lim[r].limit, t.lim[r].capacity
-		}
+	for k := t.has & sharedRates; k != 0; k &= k - 1 {
+		r := k.first()
+		s.limit[r], s.capacity[r] = t.lim[r].limit, t.lim[r].capacity
 	}
 	return s
 }
@@ -272,10 +271,8 @@ func (l *limiter) setLimit(limit, capacity int64) {
 // apply sets tenant t's shared limits to s at now. A limit s does not set
 // is no longer enforced; a limiter enforced before keeps its state.
 func (t *tenant) apply(alg Algorithm, now time.Duration, s limitSet) {
-	for r := range numRates {
-		if sharedRates&r.bit() == 0 {
-			continue
-		}
+	for k := sharedRates; k != 0; k &= k - 1 {
+		r := k.first()
 		l := &t.lim[r]
 		switch {
 		case s.limit[r] == 0:

@@ -65,16 +65,16 @@ const (
 	// allRates holds every kind.
 	allRates rateSet = 1<<numRates - 1
 	// tokenRates count tokens, as many as a request needs of each.
-	tokenRates = allRates &^ requestRates
+	tokenRates rateSet = allRates &^ requestRates
 	// requestRates count requests, one unit each: a rejected request spends
 	// them too under ServiceConfig.CountRejected, and they are published as
 	// Decision.Requests (the per-minute one when both are enforced).
-	requestRates = 1<<rateRPS | 1<<rateRPM
+	requestRates rateSet = 1<<rateRPS | 1<<rateRPM
 	// sharedRates are the kinds an API key overrides (KeyConfig), an event
 	// changes (EventLimits) and background traffic spends
-	// (BackgroundConfig); the input- and output-token limits are the
-	// service's alone.
-	sharedRates = 1<<rateRPS | 1<<rateRPM | 1<<rateTPM
+	// (BackgroundConfig); every tenant's input- and output-token limits
+	// keep the service's values and only the driver's requests spend them.
+	sharedRates rateSet = 1<<rateRPS | 1<<rateRPM | 1<<rateTPM
 )
 
 // units is what one request needs of each kind of rate limit.
