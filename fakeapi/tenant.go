@@ -196,10 +196,10 @@ func (t *tenant) quotas(now time.Duration, d *Decision) {
 	}
 	for ; s != 0; s &= s - 1 {
 		r := s.first()
-		q := d.quota(r)
-		q.Limit, q.Remaining, q.Reset = t.lim[r].state(now)
+		limit, remaining, reset := t.lim[r].state(now)
 		if per := rates[r].perMinute; per != 1 {
-			q.Limit, q.Remaining = satmath.Mul(q.Limit, per), satmath.Mul(q.Remaining, per)
+			limit, remaining = satmath.Mul(limit, per), satmath.Mul(remaining, per)
 		}
+		*d.quota(r) = Quota{Limit: limit, Remaining: remaining, Reset: reset}
 	}
 }
