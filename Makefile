@@ -5,6 +5,15 @@ GO ?= go
 SHELL := bash
 .SHELLFLAGS := -o pipefail -c
 
+# The repository's modules (README: "Modules"). `./...` stops at a nested
+# go.mod, so every target runs once per module, in the module's directory:
+# each module's go.mod must then be complete on its own. GOWORK=off keeps a
+# developer's go.work from hiding a missing requirement.
+MODULES := . sched sched/quota sched/promobs
+export GOWORK := off
+# each ARGS: run `go ARGS ./...` in every module, stopping at the first failure
+each = for m in $(MODULES); do $(GO) -C $$m $(1) ./... || exit 1; done
+
 # Benchmark runs and length. The scenario figures are deterministic, so one
 # run of one iteration decides them; the noisy units (ns/op, B/op,
 # allocs/op) need at least 6 runs per side before the gate judges them:
@@ -14,6 +23,10 @@ BENCHTIME ?= 1x
 # BenchmarkEngine10M takes tens of seconds and gigabytes, BenchmarkCalibrate
 # writes a 200 MB trace to the temporary directory; run them by hand.
 BENCHSKIP ?= Engine10M|Calibrate
+# Per-package test time limits: generous for a busy 2-core machine, short
+# enough that a hang fails the run instead of stalling CI.
+TESTTIMEOUT ?= 20m
+BENCHTIMEOUT ?= 30m
 
 .PHONY: test test-long deps bench gate baseline lint run build
 
@@ -24,18 +37,18 @@ deps:
 ## test: every test (the README's test command): the suite with the race
 ## detector, then the long checks (build tag long) without it
 test: deps
-	$(GO) test -race ./...
+	$(call each,test -race -timeout $(TESTTIMEOUT))
 	$(MAKE) --no-print-directory test-long
 
 ## test-long: the checks too slow for the race detector: full-length
 ## property soaks, and the README's tier3 decision at every default
 test-long:
-	$(GO) test -tags long -run Long ./...
+	$(call each,test -timeout $(TESTTIMEOUT) -tags long -run Long)
 
 ## bench: every benchmark (COUNT runs of BENCHTIME each) into bench/new.txt
 bench: deps
 	@mkdir -p bench
-	$(GO) test -run '^$$' -bench . -skip '$(BENCHSKIP)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./... | tee bench/new.txt
+	{ $(call each,test -run '^$$' -timeout $(BENCHTIMEOUT) -bench . -skip '$(BENCHSKIP)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT)); } | tee bench/new.txt
 
 ## gate: bench, then compare bench/new.txt with bench/baseline.txt (exit 1: regression, 2: missing data)
 gate: bench
@@ -45,10 +58,16 @@ gate: bench
 baseline: bench
 	cp bench/new.txt bench/baseline.txt
 
-## lint: formatting and vet
+## lint: gofmt, every module's go.mod and go.sum tidy, then go vet and
+## staticcheck in every module, with and without the long tag; staticcheck
+## is the version the root go.mod's tool directive pins (honnef.co/go/tools),
+## built once and run in each module
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
+	for m in $(MODULES); do $(GO) -C $$m mod tidy -diff || exit 1; done
+	$(call each,vet)
+	$(call each,vet -tags long)
+	@sc=$$($(GO) tool -n staticcheck) && for m in $(MODULES); do echo "staticcheck $$m"; (cd $$m && $$sc ./... && $$sc -tags long ./...) || exit 1; done
 
 ## run: the main job on the embedded tier3 scenario
 run:

@@ -156,7 +156,7 @@ func TestServeAgentLoopOpenAISDK(t *testing.T) {
 	client := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey("sk-test"))
 	ctx := context.Background()
 	params := openai.ChatCompletionNewParams{
-		Model:    openai.ChatModelGPT4oMini,
+		Model:    openai.ChatModel("gpt-4o-mini"),
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Compare the three largest cities of Japan.")},
 		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name: "search", Description: openai.String("Search the web"), Parameters: searchSchema,
@@ -210,7 +210,7 @@ func TestServeAgentLoopAnthropicSDK(t *testing.T) {
 	var answer string
 	for turn := 0; turn < 10; turn++ {
 		stream := client.Messages.NewStreaming(ctx, anthropic.MessageNewParams{
-			Model: anthropic.ModelClaudeSonnet4_5, MaxTokens: 1024, Messages: messages,
+			Model: anthropic.Model("claude-sonnet-4-5"), MaxTokens: 1024, Messages: messages,
 			Tools: []anthropic.ToolUnionParam{{OfTool: &search}},
 		})
 		var msg anthropic.Message

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -74,7 +75,7 @@ func (c *SweepCmd) Run() error {
 		return codedError{err, exitInvalid}
 	}
 	out, tty := console(c.Stdout, nil)
-	ctx, stop := interruptible(nil)
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	interrupted := func(err error) error {
 		if ctx.Err() != nil {

@@ -340,3 +340,38 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsCloseInOrder calibrates the same records ten times: the
+// sessions, closed together at the end, must enter the figures in the same
+// order every time (not Go's map order), so the running mean of turns per
+// session, whose rounding depends on that order, comes out the same.
+func TestSessionsCloseInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	turnsOf := make([]int, 300)
+	for i := range turnsOf {
+		turnsOf[i] = 1 + rng.IntN(97)
+	}
+	fit := func() float64 {
+		c := New(Options{})
+		c.Section(nil)
+		turn := int64(0)
+		for s, n := range turnsOf {
+			for k := range n {
+				turn++
+				at := float64(k)
+				c.Add(&trace.Record{Session: int64(s + 1), Turn: turn, Service: "api", Attempt: 1, Intended: at, Start: at, End: at + 0.5, Outcome: trace.OutcomeSuccess})
+			}
+		}
+		res, err := c.Fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Workload.MeanTurnsPerSession
+	}
+	want := fit()
+	for range 9 {
+		if got := fit(); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("mean turns per session %v, then %v: the order sessions close in changed", want, got)
+		}
+	}
+}

@@ -212,7 +212,31 @@ func (c *Calibrator) Add(r *trace.Record) {
 	c.first = min(c.first, r.Intended)
 	c.latest = max(c.latest, r.End)
 	c.busy += r.End - r.Start
+	s := c.addAttempt(r)
+	c.maxAttempt = max(c.maxAttempt, r.Attempt)
+	if r.Attempt > 1 {
+		c.retries++
+	}
+	t := c.turn(r)
+	t.start, t.end = min(t.start, r.Intended), max(t.end, r.End)
+	t.lastSeen = max(t.lastSeen, r.End)
+	if r.Attempt > 1 {
+		return
+	}
+	if r.Kind == trace.KindModel {
+		t.models++
+		c.modelCalls++
+		c.modelService[r.Service]++
+		c.modelTokens.add(float64(r.Tokens))
+		return
+	}
+	t.tools++
+	c.addToolCall(r, s)
+}
 
+// addAttempt takes the attempt into its service's figures, and returns
+// the service.
+func (c *Calibrator) addAttempt(r *trace.Record) *serviceAcc {
 	s := c.last
 	if s == nil || s.name != r.Service {
 		s = c.service(r.Service)
@@ -232,39 +256,33 @@ func (c *Calibrator) Add(r *trace.Record) {
 	s.limitReq = max(s.limitReq, r.LimitRequests)
 	s.limitTok = max(s.limitTok, r.LimitTokens)
 	s.retryHdr = s.retryHdr || r.HasRetryAfter
-	c.maxAttempt = max(c.maxAttempt, r.Attempt)
-	if r.Attempt > 1 {
-		c.retries++
-	}
+	return s
+}
 
+// turn returns the open turn of the record, begun (and counted in its
+// session) when this is its first record.
+func (c *Calibrator) turn(r *trace.Record) *turnAcc {
 	k := key{c.sections, r.Turn}
-	t := c.turns[k]
-	if t == nil {
-		t = &turnAcc{k: k, start: r.Intended, end: r.End}
-		if r.Session != 0 {
-			t.session, t.hasSession = key{c.sections, r.Session}, true
-			sa := c.sessions[t.session]
-			if sa == nil {
-				sa = &sessionAcc{}
-				c.sessions[t.session] = sa
-			}
-			sa.open++
+	if t := c.turns[k]; t != nil {
+		return t
+	}
+	t := &turnAcc{k: k, start: r.Intended, end: r.End}
+	if r.Session != 0 {
+		t.session, t.hasSession = key{c.sections, r.Session}, true
+		sa := c.sessions[t.session]
+		if sa == nil {
+			sa = &sessionAcc{}
+			c.sessions[t.session] = sa
 		}
-		c.turns[k] = t
+		sa.open++
 	}
-	t.start, t.end = min(t.start, r.Intended), max(t.end, r.End)
-	t.lastSeen = max(t.lastSeen, r.End)
-	if r.Attempt > 1 {
-		return
-	}
-	if r.Kind == trace.KindModel {
-		t.models++
-		c.modelCalls++
-		c.modelService[r.Service]++
-		c.modelTokens.add(float64(r.Tokens))
-		return
-	}
-	t.tools++
+	c.turns[k] = t
+	return t
+}
+
+// addToolCall counts a tool call's first attempt, made on service s, in
+// its tool's figures.
+func (c *Calibrator) addToolCall(r *trace.Record, s *serviceAcc) {
 	name := r.Tool
 	if name == "" {
 		name = r.Service
@@ -284,7 +302,7 @@ func (c *Calibrator) Add(r *trace.Record) {
 }
 
 // sweep closes the turns last seen before t, in order of their starts,
-// and forgets sessions idle since before t.
+// and then the sessions idle since before t, in order of theirs.
 func (c *Calibrator) sweep(t float64) {
 	c.closed = c.closed[:0]
 	for k, tr := range c.turns {
@@ -299,11 +317,20 @@ func (c *Calibrator) sweep(t float64) {
 	for _, tr := range c.closed {
 		c.closeTurn(tr)
 	}
+	// The idle sessions close in order of their starts, not in map order:
+	// the figures they enter (running means, reservoirs) depend on it.
+	var idle []key
 	for k, s := range c.sessions {
 		if s.open == 0 && s.lastSeen < t {
-			c.closeSession(s)
-			delete(c.sessions, k)
+			idle = append(idle, k)
 		}
+	}
+	slices.SortFunc(idle, func(a, b key) int {
+		return cmp.Or(cmp.Compare(c.sessions[a].start, c.sessions[b].start), cmp.Compare(a.section, b.section), cmp.Compare(a.id, b.id))
+	})
+	for _, k := range idle {
+		c.closeSession(c.sessions[k])
+		delete(c.sessions, k)
 	}
 }
 

@@ -53,7 +53,7 @@ func ParseCSVColumns(spec string) (map[string]string, error) {
 			return nil, fmt.Errorf("%q: write FIELD=COLUMN", part)
 		}
 		if _, known := CSVFields[field]; !known {
-			return nil, fmt.Errorf("unknown field %q; the fields are %s", field, strings.Join(sortedFields(), ", "))
+			return nil, fmt.Errorf("unknown field %q; the fields are %s", field, strings.Join(sortedKeys(CSVFields), ", "))
 		}
 		if _, dup := m[field]; dup {
 			return nil, fmt.Errorf("field %q is mapped twice", field)
@@ -61,15 +61,6 @@ func ParseCSVColumns(spec string) (map[string]string, error) {
 		m[field] = col
 	}
 	return m, checkCSVFields(m)
-}
-
-func sortedFields() []string {
-	f := make([]string, 0, len(CSVFields))
-	for k := range CSVFields {
-		f = append(f, k)
-	}
-	slices.Sort(f)
-	return f
 }
 
 // checkCSVFields checks that a mapping has the required fields.
@@ -115,7 +106,7 @@ func (c *Calibrator) readCSV(r io.Reader, path string, cols map[string]string) e
 		return csvError(path, cr, err)
 	}
 	idx := map[string]int{}
-	for _, field := range sortedFields() {
+	for _, field := range sortedKeys(CSVFields) {
 		col, ok := cols[field]
 		if !ok {
 			continue
@@ -153,74 +144,108 @@ func csvError(path string, cr *csv.Reader, err error) error {
 	return &trace.Error{Name: path, Line: line, Err: err}
 }
 
-// csvRecord fills rec from one row.
+// csvRow is one CSV row with the column of each mapped field.
+type csvRow struct {
+	fields []string
+	idx    map[string]int
+}
+
+// get returns field f's text, trimmed; ok is false when f is not mapped,
+// and a mapped column the row is too short for reads as empty.
+func (r csvRow) get(f string) (s string, ok bool) {
+	i, ok := r.idx[f]
+	if !ok {
+		return "", false
+	}
+	if i >= len(r.fields) {
+		return "", true
+	}
+	return strings.TrimSpace(r.fields[i]), true
+}
+
+// num reads field f as a number; ok is false when it is unmapped or empty.
+func (r csvRow) num(f string) (x float64, ok bool, err error) {
+	s, ok := r.get(f)
+	if !ok || s == "" {
+		return 0, false, nil
+	}
+	x, err = strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s %q is not a number", f, s)
+	}
+	return x, true, nil
+}
+
+// csvRecord fills rec from one row, the row-th after the header.
 func csvRecord(rec *trace.Record, fields []string, idx map[string]int, row int64) error {
 	*rec = trace.Record{Attempt: 1, Turn: row}
-	get := func(f string) (string, bool) {
-		i, ok := idx[f]
-		if !ok {
-			return "", false
-		}
-		if i >= len(fields) {
-			return "", true
-		}
-		return strings.TrimSpace(fields[i]), true
+	r := csvRow{fields: fields, idx: idx}
+	if err := csvIDs(rec, r); err != nil {
+		return err
 	}
-	num := func(f string) (float64, bool, error) {
-		s, ok := get(f)
-		if !ok || s == "" {
-			return 0, false, nil
-		}
-		x, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return 0, false, fmt.Errorf("%s %q is not a number", f, s)
-		}
-		return x, true, nil
+	if err := csvCounts(rec, r); err != nil {
+		return err
 	}
-	var err error
-	if s, ok := get("service"); ok {
+	if err := csvTimes(rec, r); err != nil {
+		return err
+	}
+	return csvOutcome(rec, r)
+}
+
+// csvIDs reads who made the attempt: service, tool, call, session, turn
+// and kind.
+func csvIDs(rec *trace.Record, r csvRow) error {
+	if s, ok := r.get("service"); ok {
 		if s == "" {
 			return errors.New("empty service")
 		}
 		rec.Service = s
 	}
-	if s, ok := get("tool"); ok {
+	if s, ok := r.get("tool"); ok {
 		rec.Tool = s
 	}
-	if s, ok := get("call"); ok {
+	if s, ok := r.get("call"); ok {
 		rec.Call = s
 	}
-	if s, ok := get("session"); ok && s != "" {
+	if s, ok := r.get("session"); ok && s != "" {
 		rec.Session = max(idOf(s), 1)
 	}
-	if s, ok := get("turn"); ok && s != "" {
+	if s, ok := r.get("turn"); ok && s != "" {
 		rec.Turn = idOf(s)
 	}
-	if s, ok := get("kind"); ok {
+	if s, ok := r.get("kind"); ok {
 		switch strings.ToLower(s) {
 		case "model", "chat", "llm":
 			rec.Kind = trace.KindModel
 		}
 	}
-	var x float64
-	var ok bool
-	if x, ok, err = num("attempt"); err != nil {
+	return nil
+}
+
+// csvCounts reads the attempt number, the tokens and the retry delay.
+func csvCounts(rec *trace.Record, r csvRow) error {
+	if x, ok, err := r.num("attempt"); err != nil {
 		return err
 	} else if ok {
 		rec.Attempt = max(int(x), 1)
 	}
-	if x, ok, err = num("tokens"); err != nil {
+	if x, ok, err := r.num("tokens"); err != nil {
 		return err
 	} else if ok {
 		rec.Tokens = int64(x)
 	}
-	if x, ok, err = num("retry_after"); err != nil {
+	if x, ok, err := r.num("retry_after"); err != nil {
 		return err
 	} else if ok {
 		rec.RetryAfter, rec.HasRetryAfter = x, true
 	}
-	// Times.
-	start, ok, err := csvTime(get, "start", "start_ms")
+	return nil
+}
+
+// csvTimes reads when the attempt was due, sent and answered: the end
+// from its own column, else from the latency.
+func csvTimes(rec *trace.Record, r csvRow) error {
+	start, ok, err := csvTime(r.get, "start", "start_ms")
 	if err != nil {
 		return err
 	}
@@ -228,21 +253,22 @@ func csvRecord(rec *trace.Record, fields []string, idx map[string]int, row int64
 		return errors.New("empty start")
 	}
 	rec.Start, rec.Intended = start, start
-	if t, ok, err := csvTime(get, "intended", ""); err != nil {
+	if t, ok, err := csvTime(r.get, "intended", ""); err != nil {
 		return err
 	} else if ok {
 		rec.Intended = min(t, start)
 	}
-	end, ok, err := csvTime(get, "end", "end_ms")
+	end, ok, err := csvTime(r.get, "end", "end_ms")
 	if err != nil {
 		return err
 	}
 	if !ok {
-		if x, ok, err = num("latency_s"); err != nil {
+		x, ok, err := r.num("latency_s")
+		if err != nil {
 			return err
 		}
 		if !ok {
-			if x, ok, err = num("latency_ms"); err != nil {
+			if x, ok, err = r.num("latency_ms"); err != nil {
 				return err
 			}
 			x /= 1000
@@ -256,13 +282,18 @@ func csvRecord(rec *trace.Record, fields []string, idx map[string]int, row int64
 		return fmt.Errorf("the attempt ends (%v) before it starts (%v)", end, start)
 	}
 	rec.End = end
-	// Outcome.
-	status, hasStatus, err := num("status")
+	return nil
+}
+
+// csvOutcome reads the status and the outcome, which the status gives
+// when the outcome column is empty or unmapped.
+func csvOutcome(rec *trace.Record, r csvRow) error {
+	status, hasStatus, err := r.num("status")
 	if err != nil {
 		return err
 	}
 	rec.Status = int(status)
-	if s, ok := get("outcome"); ok && s != "" {
+	if s, ok := r.get("outcome"); ok && s != "" {
 		o, known := outcomeAliases[strings.ToLower(s)]
 		if !known {
 			return fmt.Errorf("outcome %q is not one of %s", s, strings.Join(trace.Outcomes, ", "))

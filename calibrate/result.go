@@ -8,10 +8,6 @@ import (
 	"github.com/simbench/simbench/trace"
 )
 
-// z95 is the standard normal's 95th percentile: a lognormal's p95 is
-// exp(μ + z95·σ).
-const z95 = 1.6448536269514722
-
 // Result is what a calibration found: the figures a scenario is written
 // from, each with where it came from.
 type Result struct {

@@ -24,7 +24,7 @@ func TestServeAnthropicSDKStreamWhole(t *testing.T) {
 		Latency: LatencyConfig{Dist: DistConstant, Value: 20 * time.Millisecond}}}})
 	client := anthropicClient(s, "claude")
 	stream := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
-		Model: anthropic.ModelClaudeSonnet4_5, MaxTokens: 12,
+		Model: anthropic.Model("claude-sonnet-4-5"), MaxTokens: 12,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the capital of France?"))},
 	})
 	var msg anthropic.Message
@@ -62,7 +62,7 @@ func TestServeAnthropicSDKStreamCancelledIsWasted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stream := client.Messages.NewStreaming(ctx, anthropic.MessageNewParams{
-		Model: anthropic.ModelClaudeSonnet4_5, MaxTokens: 40,
+		Model: anthropic.Model("claude-sonnet-4-5"), MaxTokens: 40,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("write a long essay"))},
 	})
 	if !stream.Next() || stream.Current().Type != "message_start" {
@@ -89,7 +89,7 @@ func TestServeAnthropicSDKRetriesParallel(t *testing.T) {
 	// retry-after, together with the others it limited.
 	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "claude", Headers: HeadersAnthropic, RPS: 2, Burst: 4, TPM: 10_000_000}}})
 	client := anthropicClient(s, "claude", option.WithMaxRetries(20))
-	params := anthropic.MessageNewParams{Model: anthropic.ModelClaudeSonnet4_5, MaxTokens: 8,
+	params := anthropic.MessageNewParams{Model: anthropic.Model("claude-sonnet-4-5"), MaxTokens: 8,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
 	var wg sync.WaitGroup
 	for range 8 {
@@ -125,7 +125,7 @@ func TestServeAnthropicSDKToolUseStreamed(t *testing.T) {
 		Required:   []string{"city", "unit"},
 	}}
 	stream := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{
-		Model: anthropic.ModelClaudeSonnet4_5, MaxTokens: 100,
+		Model: anthropic.Model("claude-sonnet-4-5"), MaxTokens: 100,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("weather in four cities?"))},
 		Tools:    []anthropic.ToolUnionParam{{OfTool: &tool}},
 	})

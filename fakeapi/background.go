@@ -3,7 +3,7 @@ package fakeapi
 import (
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // background accrues the background requests of tenant t that arrive at

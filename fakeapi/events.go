@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // Event is a timed change of a service's conditions: from At (time since

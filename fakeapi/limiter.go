@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // never is the wait of a request that no amount of waiting admits.

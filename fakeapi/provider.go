@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // endpoint is what a path means for a service.
@@ -335,10 +335,8 @@ func toolUseBlock(c toolCall, withInput bool) map[string]any {
 	return map[string]any{"type": "tool_use", "id": c.id, "name": c.name, "input": input}
 }
 
-// answerText is how the fake model's answer begins; answerHead is the same
-// text in the pieces (tokens) a stream sends.
-const answerText = "simbench: ok"
-
+// answerHead is how the fake model's answer begins ("simbench: ok"), in the
+// pieces (tokens) a stream sends.
 var answerHead = []string{"simbench", ":", " ok"}
 
 // maxAnswerPieces caps the tokens of a text answer, whatever the output
@@ -346,7 +344,7 @@ var answerHead = []string{"simbench", ":", " ok"}
 const maxAnswerPieces = 4096
 
 // answer returns the fake model's text answer to a request of out output
-// tokens, as the pieces a stream sends (one per token): answerText, then
+// tokens, as the pieces a stream sends (one per token): answerHead, then
 // " ok" until the answer has out tokens (at most maxAnswerPieces).
 func answer(out int64) []string {
 	n := int(min(max(out, int64(len(answerHead))), maxAnswerPieces))

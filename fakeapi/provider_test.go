@@ -161,7 +161,7 @@ func TestServeStreamOpenAISDK(t *testing.T) {
 	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", TPM: 1_000_000}}})
 	client := openai.NewClient(option.WithBaseURL(s.URL("llm")+"/v1"), option.WithAPIKey("sk-test"))
 	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
-		Model:         openai.ChatModelGPT4oMini,
+		Model:         openai.ChatModel("gpt-4o-mini"),
 		Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hello")},
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	})
@@ -445,7 +445,7 @@ func TestServeEarlyRetriesOpenAISDKParallel(t *testing.T) {
 	// one; the SDK retries every 429 after its retry-after-ms.
 	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", RPS: 20, Burst: 1, TPM: 10_000_000}}})
 	client := openai.NewClient(option.WithBaseURL(s.URL("llm")+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(20))
-	params := openai.ChatCompletionNewParams{Model: openai.ChatModelGPT4oMini, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}}
+	params := openai.ChatCompletionNewParams{Model: openai.ChatModel("gpt-4o-mini"), Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // This file renders the OpenAI Responses API (POST /v1/responses): the

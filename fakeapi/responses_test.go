@@ -35,7 +35,7 @@ func TestServeResponsesStreamedWhole(t *testing.T) {
 	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", RPM: 60, TPM: 100_000}}})
 	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"))
 	stream := client.Responses.NewStreaming(context.Background(), responses.ResponseNewParams{
-		Model:           openai.ChatModelGPT4oMini,
+		Model:           openai.ChatModel("gpt-4o-mini"),
 		Input:           responses.ResponseNewParamsInputUnion{OfString: openai.String("What is the capital of France?")},
 		MaxOutputTokens: openai.Int(9),
 	})
@@ -84,14 +84,14 @@ func TestServeResponsesNotStreamed(t *testing.T) {
 	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Name: "llm", RPM: 1, TPM: 100_000}}})
 	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
 	params := responses.ResponseNewParams{
-		Model: openai.ChatModelGPT4oMini,
+		Model: openai.ChatModel("gpt-4o-mini"),
 		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("hi")},
 	}
 	r, err := client.Responses.New(context.Background(), params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OutputText() != strings.Join(answer(DefaultOutputTokens), "") || r.Usage.OutputTokens != DefaultOutputTokens || r.Model != string(openai.ChatModelGPT4oMini) {
+	if r.OutputText() != strings.Join(answer(DefaultOutputTokens), "") || r.Usage.OutputTokens != DefaultOutputTokens || r.Model != string(openai.ChatModel("gpt-4o-mini")) {
 		t.Fatalf("response %+v", r)
 	}
 	// Limits apply as to chat completions: the second call in the minute is
@@ -113,7 +113,7 @@ func TestServeResponsesToolCalls(t *testing.T) {
 	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"))
 	ctx := context.Background()
 	params := responses.ResponseNewParams{
-		Model: openai.ChatModelGPT4oMini,
+		Model: openai.ChatModel("gpt-4o-mini"),
 		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("find things")},
 		Tools: []responses.ToolUnionParam{searchTool()},
 	}
@@ -155,7 +155,7 @@ func TestServeResponsesToolCalls(t *testing.T) {
 	// The results sent back with previous_response_id: the second of two
 	// iterations calls tools again, not streamed this time.
 	second, err := client.Responses.New(ctx, responses.ResponseNewParams{
-		Model: openai.ChatModelGPT4oMini, PreviousResponseID: openai.String(first.ID),
+		Model: openai.ChatModel("gpt-4o-mini"), PreviousResponseID: openai.String(first.ID),
 		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: outputs},
 		Tools: []responses.ToolUnionParam{searchTool()},
 	})
@@ -172,7 +172,7 @@ func TestServeResponsesToolCalls(t *testing.T) {
 		outputs = append(outputs, out)
 	}
 	third, err := client.Responses.New(ctx, responses.ResponseNewParams{
-		Model: openai.ChatModelGPT4oMini, PreviousResponseID: openai.String(second.ID),
+		Model: openai.ChatModel("gpt-4o-mini"), PreviousResponseID: openai.String(second.ID),
 		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: outputs},
 		Tools: []responses.ToolUnionParam{searchTool()},
 	})
@@ -194,7 +194,7 @@ func TestServeResponsesToolCalls(t *testing.T) {
 		history = append(history, out)
 	}
 	again, err := client.Responses.New(ctx, responses.ResponseNewParams{
-		Model: openai.ChatModelGPT4oMini, Input: responses.ResponseNewParamsInputUnion{OfInputItemList: history},
+		Model: openai.ChatModel("gpt-4o-mini"), Input: responses.ResponseNewParamsInputUnion{OfInputItemList: history},
 		Tools: []responses.ToolUnionParam{searchTool()},
 	})
 	if err != nil {

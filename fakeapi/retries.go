@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // Early-retry accounting and the retry delay a rejected client is told.

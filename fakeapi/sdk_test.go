@@ -54,7 +54,7 @@ func TestOpenAISDK(t *testing.T) {
 		option.WithMaxRetries(2),
 	)
 	params := openai.ChatCompletionNewParams{
-		Model:    openai.ChatModelGPT4oMini,
+		Model:    openai.ChatModel("gpt-4o-mini"),
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the capital of France?")},
 	}
 	ctx := context.Background()
@@ -63,7 +63,7 @@ func TestOpenAISDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Choices[0].Message.Content != strings.Join(answer(DefaultOutputTokens), "") || first.Model != string(openai.ChatModelGPT4oMini) || first.Usage.CompletionTokens != DefaultOutputTokens {
+	if first.Choices[0].Message.Content != strings.Join(answer(DefaultOutputTokens), "") || first.Model != string(openai.ChatModel("gpt-4o-mini")) || first.Usage.CompletionTokens != DefaultOutputTokens {
 		t.Fatalf("completion = %+v", first)
 	}
 

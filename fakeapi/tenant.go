@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // A tenant's limits: its rate limiters, one per kind of rate, and its

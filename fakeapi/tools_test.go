@@ -230,7 +230,7 @@ func TestServeChatToolCallsStreamedOpenAISDK(t *testing.T) {
 		Agent: AgentConfig{Calls: func(*rand.Rand) int { return 4 }}}}})
 	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"))
 	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
-		Model:    openai.ChatModelGPT4oMini,
+		Model:    openai.ChatModel("gpt-4o-mini"),
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("look it up")},
 		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name:       "lookup",

@@ -2,11 +2,8 @@ package reports
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"math"
 	"slices"
-	"strings"
 
 	"golang.org/x/perf/benchmath"
 
@@ -80,56 +77,68 @@ func Changes(a, b *sim.Results) []Change {
 			continue
 		}
 		for _, m := range ms {
-			ov, ok1 := meanValue(m, old)
-			nv, ok2 := meanValue(m, nw)
-			if !ok1 || !ok2 {
-				continue
-			}
-			header := m.header
+			perMinute := rates && countHeaders[m.header]
 			scaleOld, scaleNew := 1.0, 1.0
-			if rates && countHeaders[m.header] {
-				header += "/min"
+			if perMinute {
 				scaleOld, scaleNew = 60/a.DurationS, 60/b.DurationS
-				ov, nv = ov*scaleOld, nv*scaleNew
 			}
-			c := Change{Strategy: nw.Name, Metric: header, Old: ov, New: nv, Delta: nv - ov, P: math.NaN()}
-			switch {
-			case ov == nv:
-				c.Delta = 0
-			case math.IsInf(ov, 0) || math.IsInf(nv, 0):
-				c.Percent = math.NaN()
-			case ov != 0:
-				c.Percent = 100 * c.Delta / math.Abs(ov)
-			case nv != 0:
-				c.Percent = math.NaN()
-			}
-			if c.Delta == 0 || m.dir == neutral {
+			if c, ok := change(m, old, nw, perMinute, scaleOld, scaleNew, sameSeeds); ok {
 				out = append(out, c)
-				continue
 			}
-			improved := (m.dir == lowerBetter && c.Delta < 0) || (m.dir == higherBetter && c.Delta > 0)
-			direction := Worse
-			if improved {
-				direction = Better
-			}
-			xs, ys := seedValues(m, old, scaleOld), seedValues(m, nw, scaleNew)
-			switch {
-			case len(xs) >= 2 && len(ys) >= 2:
-				var sig bool
-				c.P, sig = significant(xs, ys)
-				c.Verdict = WithinNoise
-				if sig {
-					c.Verdict = direction
-				}
-			case sameSeeds:
-				c.Verdict = direction // deterministic: same seeds, same figures unless something changed
-			default:
-				c.Verdict = Unjudged
-			}
-			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// change is metric m's change from strategy old to nw; with perMinute a
+// count compared as a rate per minute, each run's values multiplied by its
+// scale (60 over its duration in s). sameSeeds says the runs' seeds are
+// the same. ok is false when the metric does not apply to one of them.
+func change(m metric, old, nw *sim.StrategyResult, perMinute bool, scaleOld, scaleNew float64, sameSeeds bool) (c Change, ok bool) {
+	ov, ok1 := meanValue(m, old)
+	nv, ok2 := meanValue(m, nw)
+	if !ok1 || !ok2 {
+		return Change{}, false
+	}
+	header := m.header
+	if perMinute {
+		header += "/min"
+		ov, nv = ov*scaleOld, nv*scaleNew
+	}
+	c = Change{Strategy: nw.Name, Metric: header, Old: ov, New: nv, Delta: nv - ov, P: math.NaN()}
+	switch {
+	case ov == nv:
+		c.Delta = 0
+	case math.IsInf(ov, 0) || math.IsInf(nv, 0):
+		c.Percent = math.NaN()
+	case ov != 0:
+		c.Percent = 100 * c.Delta / math.Abs(ov)
+	case nv != 0:
+		c.Percent = math.NaN()
+	}
+	if c.Delta == 0 || m.dir == neutral {
+		return c, true
+	}
+	improved := (m.dir == lowerBetter && c.Delta < 0) || (m.dir == higherBetter && c.Delta > 0)
+	direction := Worse
+	if improved {
+		direction = Better
+	}
+	xs, ys := seedValues(m, old, scaleOld), seedValues(m, nw, scaleNew)
+	switch {
+	case len(xs) >= 2 && len(ys) >= 2:
+		var sig bool
+		c.P, sig = significant(xs, ys)
+		c.Verdict = WithinNoise
+		if sig {
+			c.Verdict = direction
+		}
+	case sameSeeds:
+		c.Verdict = direction // deterministic: same seeds, same figures unless something changed
+	default:
+		c.Verdict = Unjudged
+	}
+	return c, true
 }
 
 // seedsOf lists the seeds a run's figures come from.
@@ -184,173 +193,12 @@ func significant(xs, ys []float64) (p float64, sig bool) {
 	return c.P, c.P < c.Alpha && apart
 }
 
-// compareWarnings says what differs between the runs beyond the code under
-// test: the scenario's conditions, the seeds, the duration.
-func compareWarnings(a, b *sim.Results) []string {
-	var out []string
-	if a.Scenario != b.Scenario {
-		out = append(out, fmt.Sprintf("warning: different scenarios (%s, %s): the figures measure different workloads", a.Scenario, b.Scenario))
-	} else if a.ScenarioDigest != "" && b.ScenarioDigest != "" && a.ScenarioDigest != b.ScenarioDigest {
-		out = append(out, "warning: the scenario file differs between the runs (workload, services or tools changed): a change may come from the file, not the code")
-	}
-	if !slices.Equal(seedsOf(a), seedsOf(b)) {
-		w := fmt.Sprintf("warning: different seeds (%s, %s)", seedsText(seedsOf(a)), seedsText(seedsOf(b)))
-		if len(seedsOf(a)) < 2 || len(seedsOf(b)) < 2 {
-			w += ": with one seed a side, nothing tells a change from noise (\"?\"); run both with --seeds 5"
-		} else {
-			w += ": a change counts when significant over the seeds, else it is within noise"
-		}
-		out = append(out, w)
-	}
-	if a.DurationS != b.DurationS {
-		out = append(out, fmt.Sprintf("warning: different durations (%s s, %s s): counts are compared as rates per minute", num(a.DurationS), num(b.DurationS)))
-	}
-	return out
-}
-
-func seedsText(seeds []uint64) string {
-	if len(seeds) == 1 {
-		return fmt.Sprintf("seed %d", seeds[0])
-	}
-	return fmt.Sprintf("seeds %d–%d", seeds[0], seeds[len(seeds)-1])
-}
-
+// findStrategy returns the strategy of r named name, nil when r has none.
 func findStrategy(r *sim.Results, name string) *sim.StrategyResult {
 	for i := range r.Strategies {
 		if r.Strategies[i].Name == name {
 			return &r.Strategies[i]
 		}
-	}
-	return nil
-}
-
-// Compare writes, per strategy present in both runs and per metric that
-// changed, the old value (from a), the new one (from b), the difference and
-// the difference in percent of the old value, with "better" or "worse"
-// marked (see Change.Verdict); a strategy with no change gets one line
-// saying so. Then the strategies found in only one run, and a count of
-// changes for the better and the worse. Changes returns the same figures,
-// unchanged metrics included, for programs.
-func Compare(w io.Writer, a, b *sim.Results) error {
-	if a == nil || b == nil {
-		return errors.New("reports: compare needs two results")
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "old: %s\nnew: %s\n", runLine(a), runLine(b))
-	for _, warn := range warnings(a) {
-		fmt.Fprintln(&sb, "old "+warn)
-	}
-	for _, warn := range warnings(b) {
-		fmt.Fprintln(&sb, "new "+warn)
-	}
-	for _, warn := range compareWarnings(a, b) {
-		fmt.Fprintln(&sb, warn)
-	}
-	ms := metrics(a, b)
-	format := map[string]func(float64) string{}
-	for _, m := range ms {
-		format[m.header] = m.format
-		format[m.header+"/min"] = dec1
-	}
-	t := &textTable{aligns: []align{alignLeft, alignLeft, alignRight, alignRight, alignRight, alignRight, alignLeft}}
-	t.add(cell{text: "strategy"}, cell{text: "metric"}, cell{text: "old"}, cell{text: "new"}, cell{text: "delta"}, cell{text: "%"}, cell{text: ""})
-	var better, worse, noise, unjudged int
-	changed := map[string]bool{}
-	all := Changes(a, b)
-	for _, c := range all {
-		changed[c.Strategy] = changed[c.Strategy] || c.Delta != 0
-	}
-	shown := map[string]bool{}
-	for _, c := range all {
-		if !changed[c.Strategy] && !shown[c.Strategy] {
-			t.add(cell{text: c.Strategy}, cell{text: "no change"})
-			shown[c.Strategy] = true
-		}
-		if c.Delta == 0 {
-			continue
-		}
-		name := ""
-		if !shown[c.Strategy] {
-			name = c.Strategy
-		}
-		shown[c.Strategy] = true
-		f := format[c.Metric]
-		delta := f(math.Abs(c.Delta))
-		switch {
-		case math.IsInf(c.Delta, 0):
-			delta = "n/a"
-		case c.Delta > 0:
-			delta = "+" + delta
-		case c.Delta < 0:
-			delta = "-" + delta
-		}
-		pct := "n/a"
-		if !math.IsNaN(c.Percent) {
-			pct = fmt.Sprintf("%+.1f%%", c.Percent)
-			if c.Percent == 0 {
-				pct = "0%"
-			}
-		}
-		t.add(cell{text: name}, cell{text: c.Metric}, cell{text: f(c.Old)}, cell{text: f(c.New)}, cell{text: delta}, cell{text: pct}, cell{text: c.Verdict})
-		switch c.Verdict {
-		case Better:
-			better++
-		case Worse:
-			worse++
-		case WithinNoise:
-			noise++
-		case Unjudged:
-			unjudged++
-		}
-	}
-	sb.WriteByte('\n')
-	anyChange := false
-	for _, c := range changed {
-		anyChange = anyChange || c
-	}
-	switch {
-	case len(t.rows) == 1 && len(all) == 0:
-		sb.WriteString("no strategy is in both runs\n")
-	case !anyChange:
-		sb.WriteString("no metric changed\n")
-	default:
-		for _, l := range t.lines() {
-			fmt.Fprintln(&sb, l)
-		}
-	}
-	var onlyOld, onlyNew []string
-	for _, s := range a.Strategies {
-		if findStrategy(b, s.Name) == nil {
-			onlyOld = append(onlyOld, s.Name)
-		}
-	}
-	for _, s := range b.Strategies {
-		if findStrategy(a, s.Name) == nil {
-			onlyNew = append(onlyNew, s.Name)
-		}
-	}
-	if len(onlyOld) > 0 || len(onlyNew) > 0 {
-		sb.WriteByte('\n')
-	}
-	if len(onlyOld) > 0 {
-		fmt.Fprintf(&sb, "only in old: %s\n", strings.Join(onlyOld, ", "))
-	}
-	if len(onlyNew) > 0 {
-		fmt.Fprintf(&sb, "only in new: %s\n", strings.Join(onlyNew, ", "))
-	}
-	fmt.Fprintf(&sb, "\n%d better, %d worse", better, worse)
-	if noise > 0 {
-		fmt.Fprintf(&sb, ", %d within noise", noise)
-	}
-	if unjudged > 0 {
-		fmt.Fprintf(&sb, ", %d unjudged (?: one seed a side)", unjudged)
-	}
-	sb.WriteString("\n")
-	if _, err := io.WriteString(w, sb.String()); err != nil {
-		return err
-	}
-	if len(all) == 0 {
-		return ErrNothingInCommon
 	}
 	return nil
 }

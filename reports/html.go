@@ -43,6 +43,20 @@ type htmlRow struct {
 	Cells []htmlCell
 }
 
+// htmlTable is the comparison table: the metrics' headers and a row per
+// strategy.
+type htmlTable struct {
+	Headers []string
+	Rows    []htmlRow
+}
+
+// htmlProcesses is the per-process table with its key.
+type htmlProcesses struct {
+	Headers []string
+	Rows    [][]string
+	Key     string
+}
+
 type htmlRec struct {
 	Service, Binding, RPM, TPM, Turns, Verified, Reason string
 	MaxInFlight                                         int
@@ -84,21 +98,15 @@ type htmlData struct {
 	Decision *htmlDecision
 	Warnings []htmlWarning
 	Params   []htmlKV
-	Table    struct {
-		Headers []string
-		Rows    []htmlRow
-	}
-	Key []string
-	// Processes is the per-process table of a multi-process run (nil: none).
-	Processes struct {
-		Headers []string
-		Rows    [][]string
-		Key     string
-	}
-	Recs    []htmlRec
-	Plans   []htmlPlan
-	Sweep   []htmlSweepRow
-	Figures []htmlFigure
+	Table    htmlTable
+	Key      []string
+	// Processes is the per-process table of a multi-process run (no rows:
+	// none).
+	Processes htmlProcesses
+	Recs      []htmlRec
+	Plans     []htmlPlan
+	Sweep     []htmlSweepRow
+	Figures   []htmlFigure
 	// Events are the run's timed events (Results.Events), a row each.
 	Events []eventRow
 	// EventTables are the per-event tables (nil: the run had no timed
@@ -121,62 +129,84 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 	if r == nil {
 		return errors.New("reports: no results")
 	}
-	d := htmlData{R: r}
+	d := htmlData{R: r, Params: runParams(r), Events: eventRows(r), Table: htmlTableOf(r), Key: tableKey(r),
+		Recs: htmlRecs(r), Sweep: htmlSweepRows(opts.Sweep)}
 	if r.Decision != nil {
-		hd := &htmlDecision{Sentence: r.Decision.Sentence}
-		for _, l := range DecisionLines(r.Decision)[1:] {
-			hd.Evidence = append(hd.Evidence, strings.TrimSpace(l))
-		}
-		d.Decision = hd
+		d.Decision = &htmlDecision{Sentence: r.Decision.Sentence, Evidence: decisionEvidence(r.Decision)}
 	}
 	for _, warn := range warnings(r) {
 		head, text, _ := strings.Cut(warn, ": ")
 		d.Warnings = append(d.Warnings, htmlWarning{head, text})
 	}
-	d.Params = runParams(r)
-	d.Events = eventRows(r)
+	if rows := processRows(r); rows != nil {
+		d.Processes = htmlProcesses{Headers: processHeaders, Rows: rows, Key: sentence(processKey)}
+	}
+	if ts := eventTables(r); ts != nil {
+		d.EventTables, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders
+	}
+	for _, p := range opts.Plans {
+		d.Plans = append(d.Plans, htmlPlan{Name: p.Service.Name, Lines: p.Lines()})
+	}
+	figs, err := Figures(r, opts)
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		svg, err := f.SVG()
+		if err != nil {
+			return err
+		}
+		d.Figures = append(d.Figures, htmlFigure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: inlineSVG(svg, f.Title)})
+	}
+	var b bytes.Buffer
+	if err := reportTemplate.Execute(&b, d); err != nil {
+		return fmt.Errorf("reports: rendering HTML: %w", err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
 
+// htmlTableOf is the comparison table of r's strategies, the best value
+// per column marked.
+func htmlTableOf(r *sim.Results) htmlTable {
+	var t htmlTable
 	ms := metrics(r)
 	for _, m := range ms {
-		d.Table.Headers = append(d.Table.Headers, m.header)
+		t.Headers = append(t.Headers, m.header)
 	}
-	marks := make([][]bool, len(ms))
-	for j, m := range ms {
-		marks[j] = best(m, r.Strategies)
-	}
+	marks := bestMarks(ms, r.Strategies)
 	for i := range r.Strategies {
 		s := &r.Strategies[i]
 		row := htmlRow{Name: s.Name}
 		for j, m := range ms {
 			row.Cells = append(row.Cells, htmlCell{Text: cellText(m, s), Best: marks[j][i]})
 		}
-		d.Table.Rows = append(d.Table.Rows, row)
+		t.Rows = append(t.Rows, row)
 	}
-	d.Key = tableKey(r)
-	if rows := processRows(r); rows != nil {
-		d.Processes.Headers, d.Processes.Rows, d.Processes.Key = processHeaders, rows, sentence(processKey)
-	}
-	if ts := eventTables(r); ts != nil {
-		d.EventTables, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders
-	}
+	return t
+}
 
+// htmlRecs lists r's recommendations, services in name order, each with
+// its reason split from the arithmetic.
+func htmlRecs(r *sim.Results) []htmlRec {
+	var out []htmlRec
 	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
 		rec := r.Recommendation[name]
-		verified := "not verified"
-		if rec.VerifiedCap > 0 {
-			verified = fmt.Sprint(rec.VerifiedCap)
-		}
 		reason, steps := splitReason(rec.Reason)
-		d.Recs = append(d.Recs, htmlRec{
+		out = append(out, htmlRec{
 			Service: name, MaxInFlight: rec.MaxInFlight, Binding: rec.BindingLimit,
 			RPM: orDash(rec.RequestsPerMinute), TPM: orDash(rec.TokensPerMinute), Turns: orDash(rec.TurnsPerMinute),
-			Verified: verified, Reason: reason, Steps: steps,
+			Verified: verifiedText(rec), Reason: reason, Steps: steps,
 		})
 	}
-	for _, p := range opts.Plans {
-		d.Plans = append(d.Plans, htmlPlan{Name: p.Service.Name, Lines: p.Lines()})
-	}
-	for _, row := range opts.Sweep {
+	return out
+}
+
+// htmlSweepRows is the sweep's table, one per load with points, the caps
+// ascending and each row's knee and chosen cap noted.
+func htmlSweepRows(sweep []SweepRow) []htmlSweepRow {
+	var out []htmlSweepRow
+	for _, row := range sweep {
 		if len(row.Points) == 0 {
 			continue
 		}
@@ -198,27 +228,9 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 				Share: fixed(100*p.RateLimitedShare, 2, false) + "%", Note: strings.Join(notes, ", "),
 			})
 		}
-		d.Sweep = append(d.Sweep, hr)
+		out = append(out, hr)
 	}
-
-	figs, err := Figures(r, opts)
-	if err != nil {
-		return err
-	}
-	for _, f := range figs {
-		svg, err := f.SVG()
-		if err != nil {
-			return err
-		}
-		d.Figures = append(d.Figures, htmlFigure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: inlineSVG(svg, f.Title)})
-	}
-
-	var b bytes.Buffer
-	if err := reportTemplate.Execute(&b, d); err != nil {
-		return fmt.Errorf("reports: rendering HTML: %w", err)
-	}
-	_, err = w.Write(b.Bytes())
-	return err
+	return out
 }
 
 // splitReason splits a recommendation's reason into its first line, the

@@ -56,25 +56,20 @@ func limitsFigure(r *sim.Results, opts Options) (*Figure, error) {
 			if s.MaxInFlight <= 0 {
 				continue
 			}
-			l, err := hline(float64(s.MaxInFlight), t0, t1, strategyColor(i), dashed)
+			l, err := levelLine(p, fmt.Sprintf("%s: cap %d", s.Name, s.MaxInFlight), float64(s.MaxInFlight), t0, t1, strategyColor(i), dashed)
 			if err != nil {
 				return nil, err
 			}
 			l.Width = vg.Points(1)
-			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("%s: cap %d", s.Name, s.MaxInFlight), l)
 			top = max(top, float64(s.MaxInFlight))
 		}
 		for _, lim := range r.Limits {
 			if lim.Service != svc || lim.MaxConcurrent <= 0 {
 				continue
 			}
-			l, err := hline(float64(lim.MaxConcurrent), t0, t1, limitColor, dotted)
-			if err != nil {
+			if err := serviceLimitLine(p, lim.MaxConcurrent, t0, t1); err != nil {
 				return nil, err
 			}
-			p.Add(l)
-			p.Legend.Add(fmt.Sprintf("service limit %d", lim.MaxConcurrent), l)
 			top = max(top, float64(lim.MaxConcurrent))
 		}
 		for i := range r.Strategies {

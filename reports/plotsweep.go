@@ -99,259 +99,322 @@ func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
 	if caps[0] < 1 {
 		return nil, fmt.Errorf("reports: sweep point with cap %d; caps start at 1", caps[0])
 	}
-	who := opts.SweepStrategy
-	if who == "" {
-		who = "sweep"
-	}
-	lat := newPlot(who+": time to answer against cap", "", "time to answer (ms)")
-	good := newPlot("Goodput against cap", "", "successful calls/s")
-	share := newPlot("Rate-limited share against cap", "", "429s per attempt (%)")
-	panels := []*plot.Plot{lat, good, share}
-	var at func(int) float64
-	for _, p := range panels {
-		at = capAxis(p, caps)
-		p.Title.TextStyle.Font = sans(11)
-	}
-	multi := len(rows) > 1
-	// Times spanning a factor of 10 or more (loads far apart, say) go on a
-	// log axis, so the fastest load's curve is not flattened at the bottom.
-	latLo, latHi := math.Inf(1), 0.0
-	for _, r := range rows {
-		for _, p := range r.Points {
-			for _, v := range []sim.AnswerMs{p.P50Ms, p.P95Ms, p.P95LoMs, p.P95HiMs} {
-				if v > 0 && v.Answered() {
-					latLo, latHi = min(latLo, float64(v)), max(latHi, float64(v))
-				}
-			}
-		}
-	}
-	logLat := latHi >= 10*latLo
-	ty := func(v float64) float64 { return v }
-	if logLat {
-		ty = lg
-		lat.Y.Label.Text = "time to answer (ms, log scale)"
-		lat.Y.Tick.Marker = logAxis{logTicks{maxLabels: 8}}
-	}
-	label := func(r SweepRow, what string) string {
-		if !multi {
-			return what
-		}
-		l := r.Load
-		if l == "" {
-			l = "as in the scenario"
-		}
-		if what == "" {
-			return l
-		}
-		return l + " " + what
-	}
-	type pt struct {
-		x, y float64
-	}
-	var latTop, goodTop, shareTop float64
-	var never plotter.XYs // caps whose p95 turn got no answer, drawn at the top
-	type marks struct{ chosen, knee []pt }
-	markAt := map[*plot.Plot]*marks{lat: {}, good: {}, share: {}}
-	curvePts := map[*plot.Plot][]plotter.XYs{}
+	sp := newSweepPlot(rows, caps, opts.SweepStrategy)
 	for j, r := range rows {
-		col := strategyColor(j)
-		var p50, p95, gp, sh plotter.XYs
-		var band []plotter.XY
-		var bandHi []plotter.XY
-		for _, p := range r.Points {
-			x := at(p.Cap)
-			if p.P50Ms.Answered() {
-				p50 = append(p50, plotter.XY{X: x, Y: ty(float64(p.P50Ms))})
-				latTop = max(latTop, float64(p.P50Ms))
-			}
-			if p.P95Ms.Answered() {
-				p95 = append(p95, plotter.XY{X: x, Y: ty(float64(p.P95Ms))})
-				latTop = max(latTop, float64(p.P95Ms))
-			} else {
-				never = append(never, plotter.XY{X: x})
-			}
-			if p.P95LoMs > 0 && p.P95HiMs.Answered() && p.P95Ms.Answered() {
-				band = append(band, plotter.XY{X: x, Y: ty(float64(p.P95LoMs))})
-				bandHi = append(bandHi, plotter.XY{X: x, Y: ty(float64(p.P95HiMs))})
-				latTop = max(latTop, float64(p.P95HiMs))
-			}
-			gp = append(gp, plotter.XY{X: x, Y: p.GoodputPerS})
-			goodTop = max(goodTop, p.GoodputPerS)
-			sh = append(sh, plotter.XY{X: x, Y: 100 * p.RateLimitedShare})
-			shareTop = max(shareTop, 100*p.RateLimitedShare)
-			y := func(pl *plot.Plot) float64 {
-				switch pl {
-				case lat:
-					if p.P95Ms.Answered() {
-						return ty(float64(p.P95Ms))
-					}
-					return math.NaN()
-				case good:
-					return p.GoodputPerS
-				}
-				return 100 * p.RateLimitedShare
-			}
-			for _, pl := range panels {
-				if v := y(pl); !math.IsNaN(v) {
-					if p.Cap == r.Chosen {
-						markAt[pl].chosen = append(markAt[pl].chosen, pt{x, v})
-					}
-					if p.Cap == r.Knee {
-						markAt[pl].knee = append(markAt[pl].knee, pt{x, v})
-					}
-				}
-			}
-		}
-		if len(band) > 1 {
-			slices.Reverse(bandHi)
-			poly, err := plotter.NewPolygon(plotter.XYs(append(band, bandHi...)))
-			if err != nil {
-				return nil, fmt.Errorf("reports: sweep band: %w", err)
-			}
-			c := color.RGBAModel.Convert(col).(color.RGBA)
-			poly.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 60}
-			poly.LineStyle.Width = 0
-			lat.Add(poly)
-			lat.Legend.Add(label(r, "p95 95% interval"), poly)
-		}
-		curves := []struct {
-			p      *plot.Plot
-			what   string
-			xys    plotter.XYs
-			dashes []vg.Length
-		}{
-			{lat, "p95", p95, nil},
-			{lat, "p50", p50, dashed},
-			{good, "", gp, nil},
-			{share, "", sh, nil},
-		}
-		if !multi {
-			curves[2].what, curves[3].what = "goodput", "429 share"
-		}
-		for _, c := range curves {
-			if len(c.xys) == 0 {
-				continue
-			}
-			l, sc, err := plotter.NewLinePoints(c.xys)
-			if err != nil {
-				return nil, fmt.Errorf("reports: sweep %s: %w", c.what, err)
-			}
-			l.Color, l.Width, l.Dashes = col, vg.Points(1.5), c.dashes
-			sc.Color, sc.Radius = col, vg.Points(2.5)
-			c.p.Add(l, sc)
-			c.p.Legend.Add(label(r, c.what), l, sc)
-			curvePts[c.p] = append(curvePts[c.p], c.xys)
-		}
-	}
-	threshold := 100 * opts.maxShare()
-	shareTop = max(shareTop, threshold)
-	lat.Y.Min, lat.Y.Max = 0, fitTop(latTop)
-	if logLat {
-		lat.Y.Min, lat.Y.Max = lg(latLo/1.15), lg(latHi*1.15)
-	}
-	good.Y.Min, good.Y.Max = 0, fitTop(goodTop)
-	share.Y.Min, share.Y.Max = 0, fitTop(shareTop)
-	l, err := hline(threshold, share.X.Min, share.X.Max, color.Black, dotted)
-	if err != nil {
-		return nil, err
-	}
-	share.Add(l)
-	share.Legend.Add(fmt.Sprintf("threshold %s%%", num(threshold)), l)
-	if len(never) > 0 {
-		for i := range never {
-			never[i].Y = lat.Y.Max
-		}
-		sc, err := plotter.NewScatter(never)
-		if err != nil {
+		if err := sp.addRow(j, r); err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: limitColor, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
-		lat.Add(sc)
-		lat.Legend.Add("p95 never answered", sc)
 	}
-
-	// curveAt is the highest point a panel's curves have at x.
-	curveAt := func(p *plot.Plot, x float64) float64 {
-		top := math.Inf(-1)
-		for _, c := range curvePts[p] {
-			for _, xy := range c {
-				if xy.X == x {
-					top = max(top, xy.Y)
-				}
-			}
-		}
-		return top
+	if err := sp.finishAxes(100 * opts.maxShare()); err != nil {
+		return nil, err
 	}
 	// With one load, the knee and the chosen cap are vertical lines
 	// labelled inside the frame; with several, marks on each load's curves.
-	var kneeLegend, chosenLegend bool
-	for _, p := range panels {
-		m := markAt[p]
-		if !multi {
-			r := rows[0]
-			for _, v := range []struct {
-				cp     int
-				what   string
-				col    color.Color
-				dashes []vg.Length
-				right  bool
-			}{{r.Knee, "knee", kneeColor, dotted, false}, {r.Chosen, "chosen", chosenCol, dashed, true}} {
-				if v.cp == 0 {
-					continue
-				}
-				x := at(v.cp)
-				l, err := vline(x, p.Y.Min, p.Y.Max, v.col, v.dashes)
-				if err != nil {
-					return nil, err
-				}
-				p.Add(l)
-				p.Legend.Add(fmt.Sprintf("%s %d", v.what, v.cp), l)
-				// The label goes at the top of the frame, or at the bottom
-				// when the curve is high there.
-				y, yAlign, dy := p.Y.Max, draw.YTop, vg.Length(-3)
-				if curveAt(p, x) > p.Y.Min+0.6*(p.Y.Max-p.Y.Min) {
-					y, yAlign, dy = p.Y.Min, draw.YBottom, 3
-				}
-				lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{fmt.Sprintf("%s %d", v.what, v.cp)}})
-				if err != nil {
-					return nil, err
-				}
-				sty := text.Style{Color: v.col, Font: sans(9), Handler: lb.TextStyle[0].Handler, XAlign: draw.XLeft, YAlign: yAlign}
-				lb.Offset = vg.Point{X: 3, Y: dy}
-				if !v.right {
-					sty.XAlign = draw.XRight
-					lb.Offset.X = -3
-				}
-				lb.TextStyle[0] = sty
-				p.Add(lb)
-			}
-			continue
+	for _, p := range sp.panels {
+		var err error
+		if sp.multi {
+			err = sp.markPoints(p)
+		} else {
+			err = sp.markLines(p, rows[0])
 		}
-		for _, mk := range []struct {
-			at    []pt
-			shape draw.GlyphDrawer
-			what  string
-			seen  *bool
-		}{{m.chosen, draw.RingGlyph{}, "chosen cap", &chosenLegend}, {m.knee, draw.PyramidGlyph{}, "knee", &kneeLegend}} {
-			if len(mk.at) == 0 {
-				continue
-			}
-			var xys plotter.XYs
-			for _, a := range mk.at {
-				xys = append(xys, plotter.XY{X: a.x, Y: a.y})
-			}
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, err
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(6), Shape: mk.shape}
-			p.Add(sc)
-			p.Legend.Add(mk.what, sc)
+		if err != nil {
+			return nil, err
 		}
 	}
 	caption := "Pick the cap where the p95 time to answer stops falling while the 429 share stays under the threshold; the knee is where more concurrency stops buying goodput."
-	if multi {
+	if sp.multi {
 		caption = "One line per load: see whether the chosen cap (ring) moves with the load, and where each load's goodput levels off (knee, triangle)."
 	}
-	return newFigure("sweep", "Sweep over the concurrency cap", caption, panelsHeight(3), panels...), nil
+	return newFigure("sweep", "Sweep over the concurrency cap", caption, panelsHeight(3), sp.panels...), nil
+}
+
+// sweepPlot is the sweep figure while it is drawn: its three panels, where
+// a cap and a time go on them, and what the rows have drawn so far.
+type sweepPlot struct {
+	rows             []SweepRow
+	multi            bool // several loads: a line each, labelled with its load
+	lat, good, share *plot.Plot
+	panels           []*plot.Plot          // lat, good, share
+	at               func(int) float64     // a cap's place on the x axes
+	ty               func(float64) float64 // a time's place on lat's y axis, in ms
+	// logLat puts the times on a log axis spanning latLo to latHi ms.
+	logLat                    bool
+	latLo, latHi              float64
+	latTop, goodTop, shareTop float64     // the highest values drawn on each panel
+	never                     plotter.XYs // caps whose p95 turn got no answer, drawn at the top
+	// chosen and knee are, per panel, where the rows' chosen caps and
+	// knees sit on their curves.
+	chosen, knee map[*plot.Plot]plotter.XYs
+	// curves are, per panel, the points of every curve drawn on it.
+	curves map[*plot.Plot][]plotter.XYs
+}
+
+// newSweepPlot sets up the sweep's three panels for the rows, on x axes
+// for caps, titled for the strategy who (sweepPlot.latencyScale).
+func newSweepPlot(rows []SweepRow, caps []int, who string) *sweepPlot {
+	if who == "" {
+		who = "sweep"
+	}
+	sp := &sweepPlot{
+		rows:   rows,
+		multi:  len(rows) > 1,
+		lat:    newPlot(who+": time to answer against cap", "", "time to answer (ms)"),
+		good:   newPlot("Goodput against cap", "", "successful calls/s"),
+		share:  newPlot("Rate-limited share against cap", "", "429s per attempt (%)"),
+		ty:     func(v float64) float64 { return v },
+		chosen: map[*plot.Plot]plotter.XYs{}, knee: map[*plot.Plot]plotter.XYs{},
+		curves: map[*plot.Plot][]plotter.XYs{},
+	}
+	sp.panels = []*plot.Plot{sp.lat, sp.good, sp.share}
+	for _, p := range sp.panels {
+		sp.at = capAxis(p, caps)
+		p.Title.TextStyle.Font = sans(11)
+	}
+	sp.latencyScale()
+	return sp
+}
+
+// latencyScale puts times spanning a factor of 10 or more (loads far
+// apart, say) on a log axis, so the fastest load's curve is not flattened
+// at the bottom.
+func (sp *sweepPlot) latencyScale() {
+	sp.latLo, sp.latHi = math.Inf(1), 0.0
+	for _, r := range sp.rows {
+		for _, p := range r.Points {
+			for _, v := range []sim.AnswerMs{p.P50Ms, p.P95Ms, p.P95LoMs, p.P95HiMs} {
+				if v > 0 && v.Answered() {
+					sp.latLo, sp.latHi = min(sp.latLo, float64(v)), max(sp.latHi, float64(v))
+				}
+			}
+		}
+	}
+	sp.logLat = sp.latHi >= 10*sp.latLo
+	if sp.logLat {
+		sp.ty = lg
+		sp.lat.Y.Label.Text = "time to answer (ms, log scale)"
+		sp.lat.Y.Tick.Marker = logAxis{logTicks{maxLabels: 8}}
+	}
+}
+
+// label is the legend entry of row r's curve of what: what alone with one
+// load, else the load first.
+func (sp *sweepPlot) label(r SweepRow, what string) string {
+	if !sp.multi {
+		return what
+	}
+	l := r.Load
+	if l == "" {
+		l = "as in the scenario"
+	}
+	if what == "" {
+		return l
+	}
+	return l + " " + what
+}
+
+// sweepSeries are one row's curves: p50 and p95 time to answer, goodput
+// and 429 share against the cap, and the p95 interval's low and high
+// edges.
+type sweepSeries struct {
+	p50, p95, goodput, share plotter.XYs
+	bandLo, bandHi           []plotter.XY
+}
+
+// series reads row r's points into its curves, and notes its chosen cap
+// and knee, the caps it never answered at, and the panels' tops.
+func (sp *sweepPlot) series(r SweepRow) sweepSeries {
+	var c sweepSeries
+	for _, p := range r.Points {
+		x := sp.at(p.Cap)
+		if p.P50Ms.Answered() {
+			c.p50 = append(c.p50, plotter.XY{X: x, Y: sp.ty(float64(p.P50Ms))})
+			sp.latTop = max(sp.latTop, float64(p.P50Ms))
+		}
+		p95 := math.NaN() // where the point sits on lat, for the marks
+		if p.P95Ms.Answered() {
+			p95 = sp.ty(float64(p.P95Ms))
+			c.p95 = append(c.p95, plotter.XY{X: x, Y: p95})
+			sp.latTop = max(sp.latTop, float64(p.P95Ms))
+		} else {
+			sp.never = append(sp.never, plotter.XY{X: x})
+		}
+		if p.P95LoMs > 0 && p.P95HiMs.Answered() && p.P95Ms.Answered() {
+			c.bandLo = append(c.bandLo, plotter.XY{X: x, Y: sp.ty(float64(p.P95LoMs))})
+			c.bandHi = append(c.bandHi, plotter.XY{X: x, Y: sp.ty(float64(p.P95HiMs))})
+			sp.latTop = max(sp.latTop, float64(p.P95HiMs))
+		}
+		c.goodput = append(c.goodput, plotter.XY{X: x, Y: p.GoodputPerS})
+		sp.goodTop = max(sp.goodTop, p.GoodputPerS)
+		c.share = append(c.share, plotter.XY{X: x, Y: 100 * p.RateLimitedShare})
+		sp.shareTop = max(sp.shareTop, 100*p.RateLimitedShare)
+		for k, y := range []float64{p95, p.GoodputPerS, 100 * p.RateLimitedShare} {
+			if math.IsNaN(y) {
+				continue
+			}
+			pl := sp.panels[k]
+			if p.Cap == r.Chosen {
+				sp.chosen[pl] = append(sp.chosen[pl], plotter.XY{X: x, Y: y})
+			}
+			if p.Cap == r.Knee {
+				sp.knee[pl] = append(sp.knee[pl], plotter.XY{X: x, Y: y})
+			}
+		}
+	}
+	return c
+}
+
+// addRow draws row j's curves in its colour: the p95 interval as a band,
+// p95 and p50 time to answer, goodput and 429 share.
+func (sp *sweepPlot) addRow(j int, r SweepRow) error {
+	col := strategyColor(j)
+	c := sp.series(r)
+	if len(c.bandLo) > 1 {
+		slices.Reverse(c.bandHi)
+		poly, err := plotter.NewPolygon(plotter.XYs(append(c.bandLo, c.bandHi...)))
+		if err != nil {
+			return fmt.Errorf("reports: sweep band: %w", err)
+		}
+		rgba := color.RGBAModel.Convert(col).(color.RGBA)
+		poly.Color = color.NRGBA{R: rgba.R, G: rgba.G, B: rgba.B, A: 60}
+		poly.LineStyle.Width = 0
+		sp.lat.Add(poly)
+		sp.lat.Legend.Add(sp.label(r, "p95 95% interval"), poly)
+	}
+	curves := []struct {
+		p      *plot.Plot
+		what   string
+		xys    plotter.XYs
+		dashes []vg.Length
+	}{
+		{sp.lat, "p95", c.p95, nil},
+		{sp.lat, "p50", c.p50, dashed},
+		{sp.good, "", c.goodput, nil},
+		{sp.share, "", c.share, nil},
+	}
+	if !sp.multi {
+		curves[2].what, curves[3].what = "goodput", "429 share"
+	}
+	for _, c := range curves {
+		if len(c.xys) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(c.xys)
+		if err != nil {
+			return fmt.Errorf("reports: sweep %s: %w", c.what, err)
+		}
+		l.Color, l.Width, l.Dashes = col, vg.Points(1.5), c.dashes
+		sc.Color, sc.Radius = col, vg.Points(2.5)
+		c.p.Add(l, sc)
+		c.p.Legend.Add(sp.label(r, c.what), l, sc)
+		sp.curves[c.p] = append(sp.curves[c.p], c.xys)
+	}
+	return nil
+}
+
+// finishAxes fits the panels' y axes to what the rows drew, draws the
+// threshold of 429 share (in %) and crosses at the top of lat for the caps
+// whose p95 turn was never answered.
+func (sp *sweepPlot) finishAxes(threshold float64) error {
+	sp.shareTop = max(sp.shareTop, threshold)
+	sp.lat.Y.Min, sp.lat.Y.Max = 0, fitTop(sp.latTop)
+	if sp.logLat {
+		sp.lat.Y.Min, sp.lat.Y.Max = lg(sp.latLo/1.15), lg(sp.latHi*1.15)
+	}
+	sp.good.Y.Min, sp.good.Y.Max = 0, fitTop(sp.goodTop)
+	sp.share.Y.Min, sp.share.Y.Max = 0, fitTop(sp.shareTop)
+	if _, err := levelLine(sp.share, fmt.Sprintf("threshold %s%%", num(threshold)), threshold, sp.share.X.Min, sp.share.X.Max, color.Black, dotted); err != nil {
+		return err
+	}
+	if len(sp.never) == 0 {
+		return nil
+	}
+	for i := range sp.never {
+		sp.never[i].Y = sp.lat.Y.Max
+	}
+	sc, err := plotter.NewScatter(sp.never)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: limitColor, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+	sp.lat.Add(sc)
+	sp.lat.Legend.Add("p95 never answered", sc)
+	return nil
+}
+
+// curveAt is the highest point p's curves have at x.
+func (sp *sweepPlot) curveAt(p *plot.Plot, x float64) float64 {
+	top := math.Inf(-1)
+	for _, c := range sp.curves[p] {
+		for _, xy := range c {
+			if xy.X == x {
+				top = max(top, xy.Y)
+			}
+		}
+	}
+	return top
+}
+
+// markLines draws the single load r's knee (dotted, labelled left of the
+// line) and chosen cap (dashed, labelled right of it) on p as vertical
+// lines, each labelled at the top of the frame, or at the bottom when the
+// curve is high there.
+func (sp *sweepPlot) markLines(p *plot.Plot, r SweepRow) error {
+	for _, v := range []struct {
+		cp     int
+		what   string
+		col    color.Color
+		dashes []vg.Length
+		right  bool
+	}{{r.Knee, "knee", kneeColor, dotted, false}, {r.Chosen, "chosen", chosenCol, dashed, true}} {
+		if v.cp == 0 {
+			continue
+		}
+		x := sp.at(v.cp)
+		l, err := vline(x, p.Y.Min, p.Y.Max, v.col, v.dashes)
+		if err != nil {
+			return err
+		}
+		mark := fmt.Sprintf("%s %d", v.what, v.cp)
+		p.Add(l)
+		p.Legend.Add(mark, l)
+		y, yAlign, dy := p.Y.Max, draw.YTop, vg.Length(-3)
+		if sp.curveAt(p, x) > p.Y.Min+0.6*(p.Y.Max-p.Y.Min) {
+			y, yAlign, dy = p.Y.Min, draw.YBottom, 3
+		}
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{mark}})
+		if err != nil {
+			return err
+		}
+		sty := text.Style{Color: v.col, Font: sans(9), Handler: lb.TextStyle[0].Handler, XAlign: draw.XLeft, YAlign: yAlign}
+		lb.Offset = vg.Point{X: 3, Y: dy}
+		if !v.right {
+			sty.XAlign = draw.XRight
+			lb.Offset.X = -3
+		}
+		lb.TextStyle[0] = sty
+		p.Add(lb)
+	}
+	return nil
+}
+
+// markPoints marks on p, over several loads' curves, each row's chosen
+// cap with a ring and its knee with a triangle.
+func (sp *sweepPlot) markPoints(p *plot.Plot) error {
+	for _, mk := range []struct {
+		at    plotter.XYs
+		shape draw.GlyphDrawer
+		what  string
+	}{{sp.chosen[p], draw.RingGlyph{}, "chosen cap"}, {sp.knee[p], draw.PyramidGlyph{}, "knee"}} {
+		if len(mk.at) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(mk.at)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(6), Shape: mk.shape}
+		p.Add(sc)
+		p.Legend.Add(mk.what, sc)
+	}
+	return nil
 }

@@ -48,14 +48,6 @@ func processTableText(rows [][]string) []string {
 // processTableMarkdown writes the per-process table as a Markdown section.
 func processTableMarkdown(b *strings.Builder, rows [][]string) {
 	b.WriteString("## Per process\n\n")
-	b.WriteString("| " + strings.Join(processHeaders, " | ") + " |\n")
-	b.WriteString("| :-- | :-- |" + strings.Repeat(" --: |", len(processHeaders)-2) + "\n")
-	for _, row := range rows {
-		cells := make([]string, len(row))
-		for j, c := range row {
-			cells[j] = mdEscape(c)
-		}
-		fmt.Fprintf(b, "| %s |\n", strings.Join(cells, " | "))
-	}
+	mdTable(b, processHeaders, 2, rows)
 	fmt.Fprintf(b, "\n%s\n\n", mdEscape(sentence(processKey)))
 }

@@ -92,15 +92,7 @@ func eventTablesMarkdown(b *strings.Builder, ts []eventTable) {
 	b.WriteString("## Around each event\n\n")
 	for _, t := range ts {
 		fmt.Fprintf(b, "**%s**\n\n", mdEscape(t.Title))
-		b.WriteString("| " + strings.Join(windowHeaders, " | ") + " |\n")
-		b.WriteString("| :-- |" + strings.Repeat(" --: |", len(windowHeaders)-1) + "\n")
-		for _, row := range t.Rows {
-			cells := make([]string, len(row))
-			for j, c := range row {
-				cells[j] = mdEscape(c)
-			}
-			fmt.Fprintf(b, "| %s |\n", strings.Join(cells, " | "))
-		}
+		mdTable(b, windowHeaders, 1, t.Rows)
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(b, "%s\n\n", mdEscape(sentence(windowKey)))

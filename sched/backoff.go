@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // Backoff names a policy for the delay before a retry when the server gives none.

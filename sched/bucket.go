@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // bucket is a token bucket kept as a theoretical arrival time (GCRA): tat is

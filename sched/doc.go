@@ -15,4 +15,10 @@
 // with goroutines, one timer and contexts, and is what an agent runtime
 // imports. The sibling package sched/httptool turns an HTTP request into an
 // [Outcome].
+//
+// sched, sched/httptool and sched/satmath form the module
+// github.com/simbench/simbench/sched, which requires nothing beyond the
+// standard library. The Redis-shared quota (sched/quota) and the Prometheus
+// observer (sched/promobs) are modules of their own, so an importer of sched
+// alone does not get go-redis or Prometheus.
 package sched

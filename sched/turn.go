@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 type callPhase uint8
@@ -93,6 +93,27 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 	if c.cfg.MaxQueued > 0 && c.waiting+len(t.Calls) > c.cfg.MaxQueued {
 		return 0, fmt.Errorf("%w: %d calls waiting, the turn adds %d, the bound is %d", ErrQueueFull, c.waiting, len(t.Calls), c.cfg.MaxQueued)
 	}
+	ts := c.newTurn(t)
+	c.turns[ts.id] = ts
+	if len(t.Calls) == 0 {
+		c.turnDone(ts)
+		return ts.id, nil
+	}
+	for i := range ts.states {
+		c.initCall(ts, i)
+	}
+	if hasDeps(ts.calls) {
+		linkDependencies(ts)
+	}
+	c.queueTurn(ts)
+	c.pump()
+	return ts.id, nil
+}
+
+// newTurn returns the state of turn t, submitted now: its budgets, join
+// mode and fan-out cap with the Config's defaults filled in, and its
+// deadline timer set.
+func (c *Core) newTurn(t Turn) *turnState {
 	c.lastTurn++
 	ts := &turnState{
 		id:        c.lastTurn,
@@ -120,53 +141,62 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		ts.deadline = satmath.Add(c.now, d)
 		c.setTimer(timer{at: ts.deadline, kind: timerTurn, turn: ts})
 	}
-	c.turns[ts.id] = ts
-	if len(t.Calls) == 0 {
-		c.turnDone(ts)
-		return ts.id, nil
-	}
+	return ts
+}
 
+// initCall sets up the state of the turn's call i: its placeholder result,
+// its deadline (the earlier of its own and the turn's) and timer, and for a
+// write its place in the resource's write queue. The call counts as waiting.
+func (c *Core) initCall(ts *turnState, i int) {
+	cs := &ts.states[i]
+	call := &ts.calls[i]
+	c.seq++
+	*cs = callState{turn: ts, idx: int32(i), call: call, svc: c.service(call.Service), seq: c.seq, waitSince: c.now}
+	ts.results[i] = Result{ID: call.ID, Index: i}
+	if d := orDefault(call.Timeout, c.cfg.CallTimeout); d > 0 {
+		cs.deadline = satmath.Add(c.now, d)
+	}
+	if ts.deadline > 0 && (cs.deadline == 0 || ts.deadline < cs.deadline) {
+		cs.deadline = ts.deadline
+	}
+	if cs.deadline > 0 && cs.deadline != ts.deadline {
+		c.setTimer(timer{at: cs.deadline, kind: timerCall, cs: cs})
+	}
+	c.waiting++
+	if call.Write {
+		key := call.resource()
+		q := c.writes[key]
+		if q == nil {
+			q = &writeQueue{key: key}
+			c.writes[key] = q
+		}
+		cs.write = q
+		q.pending++
+	}
+}
+
+// linkDependencies records, for each call of the turn, the calls that wait
+// for it and how many it waits for (validateTurn checked that every After
+// names a call of the turn and that there is no cycle).
+func linkDependencies(ts *turnState) {
+	index := make(map[string]int, len(ts.calls))
+	for i := range ts.calls {
+		index[ts.calls[i].ID] = i
+	}
 	for i := range ts.states {
 		cs := &ts.states[i]
-		call := &ts.calls[i]
-		c.seq++
-		*cs = callState{turn: ts, idx: int32(i), call: call, svc: c.service(call.Service), seq: c.seq, waitSince: c.now}
-		ts.results[i] = Result{ID: call.ID, Index: i}
-		if d := orDefault(call.Timeout, c.cfg.CallTimeout); d > 0 {
-			cs.deadline = satmath.Add(c.now, d)
-		}
-		if ts.deadline > 0 && (cs.deadline == 0 || ts.deadline < cs.deadline) {
-			cs.deadline = ts.deadline
-		}
-		if cs.deadline > 0 && cs.deadline != ts.deadline {
-			c.setTimer(timer{at: cs.deadline, kind: timerCall, cs: cs})
-		}
-		c.waiting++
-		if call.Write {
-			key := call.resource()
-			q := c.writes[key]
-			if q == nil {
-				q = &writeQueue{key: key}
-				c.writes[key] = q
-			}
-			cs.write = q
-			q.pending++
+		for _, dep := range cs.call.After {
+			d := &ts.states[index[dep]]
+			d.dependents = append(d.dependents, cs)
+			cs.depsLeft++
 		}
 	}
-	if hasDeps(ts.calls) {
-		index := make(map[string]int, len(ts.calls))
-		for i := range ts.calls {
-			index[ts.calls[i].ID] = i
-		}
-		for i := range ts.states {
-			cs := &ts.states[i]
-			for _, dep := range cs.call.After {
-				d := &ts.states[index[dep]]
-				d.dependents = append(d.dependents, cs)
-				cs.depsLeft++
-			}
-		}
-	}
+}
+
+// queueTurn announces the turn's calls as queued, fails at once those that
+// can never fit a bucket or lie beyond a truncating fan-out cap, and moves
+// the rest toward the queues as their dependencies allow.
+func (c *Core) queueTurn(ts *turnState) {
 	if c.cfg.Hook != nil {
 		for i := range ts.states {
 			c.emit(Event{Kind: EventQueued, Turn: ts.id, Tag: ts.tag, CallID: ts.calls[i].ID, Service: ts.calls[i].Service})
@@ -188,8 +218,6 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 	for i := range ts.states {
 		c.tryReady(&ts.states[i])
 	}
-	c.pump()
-	return ts.id, nil
 }
 
 func orDefault(d, def time.Duration) time.Duration {

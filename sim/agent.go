@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/simbench/simbench/fakeapi"
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // AgentConfig is the agent loop a scenario describes for the model calls

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/trace"
 )
 

@@ -266,7 +266,6 @@ type liveRun struct {
 	m       *collector
 	late    *histogram // timer lateness, real time
 	serial  uint64
-	sem     chan struct{}
 	readers sync.WaitGroup // requests left running after a reader-only cancel
 	// orphans carries the requests a reader-only cancel left running; it
 	// ends with the strategy's run, so a request the server never answers

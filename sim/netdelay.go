@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // netDelay draws a service's one-way network delays (the scenario's

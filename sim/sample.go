@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // z95 is the standard normal's 95th percentile.

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/simbench/simbench/internal/satmath"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
 )
 
 // workload generates turns from a scenario's [workload]. Every draw for a

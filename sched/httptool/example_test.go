@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"time"
-
-	"github.com/jarcoal/httpmock"
 
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/httptool"
@@ -14,19 +13,24 @@ import (
 
 // A tool call against an OpenAI-style endpoint: the first attempt is rate
 // limited with a retry-after-ms header, the second succeeds and reports its
-// token usage. A MockTransport stands in for the network; in production the
-// client is a real one and the scheduler's Runner calls Execute.
+// token usage. A loopback server stands in for the provider; in production
+// the scheduler's Runner calls Execute.
 func ExampleTool() {
-	const url = "https://api.example.com/v1/search"
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodPost, url,
-		httpmock.NewStringResponder(429, `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`).
-			HeaderSet(http.Header{"Retry-After-Ms": {"1500"}}).
-			Then(httpmock.NewStringResponder(200, `{"results":["a","b"],"usage":{"total_tokens":812}}`)))
+	attempts := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if attempts++; attempts == 1 {
+			w.Header().Set("Retry-After-Ms", "1500")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`)
+			return
+		}
+		fmt.Fprint(w, `{"results":["a","b"],"usage":{"total_tokens":812}}`)
+	}))
+	defer srv.Close()
 
 	tool := &httptool.Tool{
-		Client: &http.Client{Transport: mt},
-		Build:  httptool.PostJSON(url, http.Header{"Authorization": {"Bearer sk-test"}}),
+		Client: srv.Client(),
+		Build:  httptool.PostJSON(srv.URL+"/v1/search", http.Header{"Authorization": {"Bearer sk-test"}}),
 	}
 	call := &sched.Call{ID: "call_1", Tool: "search", Payload: map[string]string{"q": "rate limits"}}
 	for attempt := 1; attempt <= 2; attempt++ {

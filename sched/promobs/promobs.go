@@ -1,6 +1,8 @@
 // Package promobs exports a scheduler's decisions as Prometheus metrics. An
 // [Observer] consumes the [sched.Event]s a Core hands to [sched.Config.Hook];
-// the sched package itself does not depend on Prometheus.
+// the sched package itself does not depend on Prometheus. The package is the
+// module github.com/simbench/simbench/sched/promobs: it requires sched and
+// the Prometheus client.
 //
 // Metrics, all labelled by service:
 //

@@ -210,17 +210,18 @@ func (f *Failover) Reserve(ctx context.Context, l Limit, n float64, maxWait time
 // Settle implements Backend.
 func (f *Failover) Settle(ctx context.Context, l Limit, reserved, actual float64, m Mark) error {
 	if !m.local {
-		err := ErrUnavailable
 		if !f.Down() {
 			epoch := f.epochNow()
 			c, cancel := f.ctx(ctx)
-			err = f.Primary.Settle(c, l, reserved, actual, m)
+			err := f.Primary.Settle(c, l, reserved, actual, m)
 			cancel()
 			if err == nil {
 				return nil
 			}
 			f.result(err, epoch)
 		}
+		// The primary is down or failed: charge an excess locally, forfeit
+		// a refund.
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if actual > reserved {

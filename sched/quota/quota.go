@@ -13,6 +13,10 @@
 // Shared is the sched.Quota a Runner takes (sched.WithQuota): a fleet of
 // Runners then admits calls against one set of buckets.
 //
+// The package is the module github.com/simbench/simbench/sched/quota: it
+// requires sched and go-redis, and an importer of sched alone pays for
+// neither.
+//
 // Times inside a bucket are microseconds since the Unix epoch, so that a
 // Redis script (whose numbers are doubles) computes exactly what Memory does.
 package quota
@@ -63,6 +67,10 @@ type Mark struct {
 	spent float64 // the bucket's total span (µs) after the reservation
 	local bool    // set by Failover: the reservation came from its local bucket
 }
+
+// Local reports whether Failover granted the reservation from its local
+// fallback bucket (Redis was down) rather than from its primary backend.
+func (m Mark) Local() bool { return m.local }
 
 // Reservation is the answer to Reserve.
 type Reservation struct {

@@ -33,8 +33,11 @@ type Redis struct {
 	Client    redis.Scripter // a *redis.Client, *redis.ClusterClient or similar
 	Holder    string         // this process's id among the bucket's holders; "" registers nothing
 	HolderTTL time.Duration  // how long a registration lasts; DefaultHolderTTL if 0
+	// Now, when set, is the clock buckets are computed at, instead of the
+	// Redis server's TIME: for tests that pin time. Every process sharing a
+	// bucket must then agree on it.
+	Now func() time.Time
 
-	now        func() time.Time // tests only: pin the clock instead of the server's TIME
 	roundTrips atomic.Int64
 }
 
@@ -119,8 +122,8 @@ type reply struct {
 func (r *Redis) run(ctx context.Context, l Limit, op string, n, a, b float64) (reply, error) {
 	l.check()
 	var now, holder, ttl string
-	if r.now != nil {
-		now = strconv.FormatInt(r.now().UnixMicro(), 10)
+	if r.Now != nil {
+		now = strconv.FormatInt(r.Now().UnixMicro(), 10)
 	}
 	if r.Holder != "" {
 		holder = r.Holder

@@ -1,8 +1,9 @@
-package quota
+package quota_test
 
 import (
 	"context"
 	"errors"
+	. "github.com/simbench/simbench/sched/quota"
 	"sync"
 	"testing"
 	"time"
@@ -64,12 +65,12 @@ func TestFailoverFallbackAndRecovery(t *testing.T) {
 		return r
 	}
 	first := reserve()
-	if !first.OK || first.Mark.local || first.Holders != 3 {
+	if !first.OK || first.Mark.Local() || first.Holders != 3 {
 		t.Fatalf("before the kill: %+v, want a Redis grant seeing 3 holders", first)
 	}
 	srv.stop()
 	r := reserve()
-	if !r.OK || !r.Mark.local {
+	if !r.OK || !r.Mark.Local() {
 		t.Fatalf("after the kill: %+v, want a local grant", r)
 	}
 	if ev := log.all(); len(ev) != 1 || !ev[0].Down || ev[0].Err == nil || ev[0].Divisor != 3 {
@@ -100,7 +101,7 @@ func TestFailoverFallbackAndRecovery(t *testing.T) {
 	if len(ev) != 2 || ev[1].Down {
 		t.Fatalf("events after the restart: %+v, want Down then recovered", ev)
 	}
-	if r := reserve(); !r.OK || r.Mark.local {
+	if r := reserve(); !r.OK || r.Mark.Local() {
 		t.Fatalf("after recovery: %+v, want a Redis grant", r)
 	}
 	st := f.Stats()

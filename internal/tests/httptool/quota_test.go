@@ -1,6 +1,7 @@
-package httptool
+package httptool_test
 
 import (
+	. "github.com/simbench/simbench/sched/httptool"
 	"net/http"
 	"testing"
 	"time"

@@ -1,7 +1,8 @@
-package quota
+package quota_test
 
 import (
 	"context"
+	. "github.com/simbench/simbench/sched/quota"
 	"math"
 	"slices"
 	"strconv"

@@ -1,8 +1,9 @@
-package httptool
+package httptool_test
 
 import (
 	"context"
 	"errors"
+	. "github.com/simbench/simbench/sched/httptool"
 	"io"
 	"net"
 	"net/http"

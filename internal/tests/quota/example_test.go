@@ -1,8 +1,9 @@
-package quota
+package quota_test
 
 import (
 	"context"
 	"fmt"
+	. "github.com/simbench/simbench/sched/quota"
 	"time"
 
 	"github.com/redis/go-redis/v9"

@@ -1,4 +1,4 @@
-package quota
+package quota_test
 
 import (
 	"context"

@@ -1,10 +1,11 @@
-package httptool
+package httptool_test
 
 import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	. "github.com/simbench/simbench/sched/httptool"
 	"io"
 	"math"
 	"net/http"

@@ -2,7 +2,8 @@
 // token counts: every operation saturates at the bounds of int64 instead of
 // wrapping, so a huge delay stays huge ("never") and can never turn into a
 // negative one ("at once"). The scheduler, the fake services and the
-// simulator share it.
+// simulator share it: it lives in the sched module, which the harness
+// requires, so that there is one copy.
 //
 // Functions are generic over integer types whose underlying type is int64,
 // so the same call serves time.Duration (nanoseconds) and token counts.

@@ -1,8 +1,9 @@
-package quota
+package quota_test
 
 import (
 	"context"
 	"fmt"
+	. "github.com/simbench/simbench/sched/quota"
 	"slices"
 	"sync"
 	"testing"

@@ -2,11 +2,8 @@ package satmath
 
 import (
 	"math"
-	"math/big"
 	"testing"
 	"time"
-
-	"pgregory.net/rapid"
 )
 
 const (
@@ -153,35 +150,4 @@ func TestInt(t *testing.T) {
 			t.Errorf("Int(%v) = %d, want %d", tt.give, got, tt.want)
 		}
 	}
-}
-
-// TestAgainstBig checks Add, Sub and Mul against exact arithmetic clamped to
-// the int64 range, for random operands biased toward the bounds.
-func TestAgainstBig(t *testing.T) {
-	clamp := func(z *big.Int) int64 {
-		switch {
-		case z.Cmp(big.NewInt(maxI)) > 0:
-			return maxI
-		case z.Cmp(big.NewInt(minI)) < 0:
-			return minI
-		}
-		return z.Int64()
-	}
-	operand := rapid.OneOf(
-		rapid.Int64(),
-		rapid.SampledFrom([]int64{maxI, minI, maxI - 1, minI + 1, 0, 1, -1, 3037000499, -3037000500}),
-	)
-	rapid.Check(t, func(t *rapid.T) {
-		a, b := operand.Draw(t, "a"), operand.Draw(t, "b")
-		x, y := big.NewInt(a), big.NewInt(b)
-		if got, want := Add(a, b), clamp(new(big.Int).Add(x, y)); got != want {
-			t.Fatalf("Add(%d, %d) = %d, want %d", a, b, got, want)
-		}
-		if got, want := Sub(a, b), clamp(new(big.Int).Sub(x, y)); got != want {
-			t.Fatalf("Sub(%d, %d) = %d, want %d", a, b, got, want)
-		}
-		if got, want := Mul(a, b), clamp(new(big.Int).Mul(x, y)); got != want {
-			t.Fatalf("Mul(%d, %d) = %d, want %d", a, b, got, want)
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package httptool
+package httptool_test
 
 import (
 	"testing"

@@ -1,9 +1,10 @@
-package sched
+package sched_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	. "github.com/simbench/simbench/sched"
 	"sync"
 	"sync/atomic"
 	"testing"

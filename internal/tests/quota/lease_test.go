@@ -1,7 +1,8 @@
-package quota
+package quota_test
 
 import (
 	"context"
+	. "github.com/simbench/simbench/sched/quota"
 	"testing"
 	"time"
 )
@@ -10,7 +11,7 @@ import (
 func pinned(t *testing.T, lim Limit, ttl time.Duration, lo, hi float64) (*Redis, *Lease, *time.Time) {
 	clock := time.Unix(1_800_000_000, 0)
 	now := func() time.Time { return clock }
-	r := &Redis{Client: testClient(t), now: now}
+	r := &Redis{Client: testClient(t), Now: now}
 	return r, &Lease{Backend: r, Limit: lim, TTL: ttl, Min: lo, Max: hi, Now: now}, &clock
 }
 
@@ -81,7 +82,7 @@ func TestLeasesShareTheLimit(t *testing.T) {
 	c := testClient(t)
 	var leases []*Lease
 	for range 4 {
-		leases = append(leases, &Lease{Backend: &Redis{Client: c, now: now}, Limit: lim, TTL: 200 * time.Millisecond, Max: 10, Now: now})
+		leases = append(leases, &Lease{Backend: &Redis{Client: c, Now: now}, Limit: lim, TTL: 200 * time.Millisecond, Max: 10, Now: now})
 	}
 	granted := 0.0
 	for step := range 2000 {

@@ -1,9 +1,10 @@
-package quota
+package quota_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	. "github.com/simbench/simbench/sched/quota"
 	"net/http"
 	"net/http/httptest"
 	"os"

@@ -1,7 +1,8 @@
-package quota
+package quota_test
 
 import (
 	"context"
+	. "github.com/simbench/simbench/sched/quota"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -17,7 +18,7 @@ func TestRedisMatchesMemory(t *testing.T) {
 	clock := time.Unix(1_800_000_000, 0)
 	now := func() time.Time { return clock }
 	mem := NewMemory(now)
-	red := &Redis{Client: testClient(t), now: now}
+	red := &Redis{Client: testClient(t), Now: now}
 	lims := []Limit{
 		{Key: "k", Service: "s", Kind: "rpm", PerMinute: 60, Burst: 5},
 		{Key: "k", Service: "s", Kind: "tpm", PerMinute: 90_000, Burst: 30_000},

@@ -1,0 +1,137 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure sizes: 600 pt is 800 px at the PNG's 96 dpi.
+const (
+	figureWidth  = 600 * vg.Inch / 72
+	figureHeight = 360 * vg.Inch / 72
+	panelHeight  = 190 * vg.Inch / 72
+	pngDPI       = 96
+	// legendGap separates a panel's frame from its legend, on the right.
+	legendGap = 10
+)
+
+// Figure is one plot, ready to render as SVG or PNG. Rendering the same
+// figure twice gives the same bytes.
+type Figure struct {
+	// Name is the file name without extension, such as "latency-cdf".
+	Name string
+	// Title is the figure's heading; Caption says, in one line, what to
+	// look at in it.
+	Title, Caption string
+	w, h           vg.Length
+	plots          []*plot.Plot  // panels, top to bottom
+	legends        []plot.Legend // one per panel, drawn right of its frame
+}
+
+// newFigure lays out panels top to bottom. Each panel's legend moves out of
+// its data area into a column on the right of the frames, so that no
+// legend covers data.
+func newFigure(name, title, caption string, h vg.Length, panels ...*plot.Plot) *Figure {
+	f := &Figure{Name: name, Title: title, Caption: caption, w: figureWidth, h: h, plots: panels}
+	for _, p := range panels {
+		l := p.Legend
+		l.Top, l.Left = true, true
+		f.legends = append(f.legends, l)
+		p.Legend = plot.NewLegend()
+	}
+	return f
+}
+
+// Size returns the figure's width and height in points (1/72 inch).
+func (f Figure) Size() (w, h vg.Length) { return f.w, f.h }
+
+// layout places the panels on dc: each panel's canvas, and the canvas of
+// its legend, right of the panel's frame and level with its data area.
+func (f Figure) layout(dc draw.Canvas) (panels, legends []draw.Canvas) {
+	var legendW vg.Length
+	for i := range f.legends {
+		r := f.legends[i].Rectangle(dc)
+		legendW = max(legendW, r.Max.X-r.Min.X)
+	}
+	if legendW > 0 {
+		legendW += legendGap
+	}
+	area := draw.Crop(dc, 0, -legendW, 0, 0)
+	rows := make([][]*plot.Plot, len(f.plots))
+	for i, p := range f.plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8, PadY: 10}
+	for i, c := range plot.Align(rows, tiles, area) {
+		panels = append(panels, c[0])
+		data := f.plots[i].DataCanvas(c[0])
+		legends = append(legends, draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: c[0].Max.X + legendGap, Y: data.Min.Y},
+			Max: vg.Point{X: dc.Max.X - 4, Y: data.Max.Y},
+		}})
+	}
+	return panels, legends
+}
+
+func (f Figure) draw(c vg.CanvasSizer) {
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	panels, legends := f.layout(dc)
+	for i, p := range f.plots {
+		p.Draw(panels[i])
+		l := f.legends[i]
+		l.Draw(legends[i])
+	}
+}
+
+// render draws the figure on c. gonum/plot panics on data it cannot draw
+// (a log axis with nothing above zero, say); render turns that into an
+// error, so a strange run costs a plot, not the report.
+func (f Figure) render(c vg.CanvasSizer) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("reports: drawing %s: %v", f.Name, p)
+		}
+	}()
+	f.draw(c)
+	return nil
+}
+
+// SVG renders the figure as an SVG document.
+func (f Figure) SVG() ([]byte, error) {
+	c := vgsvg.New(f.w, f.h)
+	if err := f.render(c); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("reports: rendering %s as SVG: %w", f.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// PNG renders the figure as a PNG image at 96 dpi (800 pixels wide).
+func (f Figure) PNG() ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(f.w, f.h), vgimg.UseDPI(pngDPI))
+	if err := f.render(c); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("reports: rendering %s as PNG: %w", f.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// panelsHeight is the height of a figure with n stacked panels.
+func panelsHeight(n int) vg.Length {
+	return max(figureHeight, vg.Length(n)*panelHeight)
+}

@@ -1,0 +1,74 @@
+package reports
+
+import (
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// sans is the font of every plot text: Liberation Sans, which gonum embeds
+// for PNGs; SVG viewers fall back to their own sans-serif.
+func sans(size vg.Length) font.Font {
+	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
+}
+
+// newPlot returns a plot with the report's fonts, a grid and the given
+// title and axis labels (units included in the labels).
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = sans(13)
+	p.Title.Padding = 6
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = sans(11)
+		a.Tick.Label.Font = sans(10)
+	}
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	p.X.Tick.Marker = linTicks{}
+	p.Y.Tick.Marker = linTicks{}
+	p.Legend.TextStyle.Font = sans(10)
+	p.Legend.ThumbnailWidth = 18
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{Y: 225}
+	g.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(g)
+	return p
+}
+
+// strategyColor is strategy i's colour, the same in every figure.
+func strategyColor(i int) color.Color { return plotutil.Color(i) }
+
+var (
+	limitColor  = color.RGBA{R: 200, G: 30, B: 30, A: 255}
+	failColor   = color.RGBA{R: 205, G: 60, B: 50, A: 255}
+	kneeColor   = color.Gray{Y: 90}
+	chosenCol   = color.RGBA{G: 140, B: 60, A: 255}
+	shadeColor  = color.RGBA{R: 250, G: 215, B: 210, A: 255}
+	neutralGray = color.Gray{Y: 150}
+	dashed      = []vg.Length{vg.Points(6), vg.Points(3)}
+	dotted      = []vg.Length{vg.Points(2), vg.Points(2)}
+)
+
+// line returns a line through xys in the given colour, width 1.5 pt.
+func line(xys plotter.XYs, c color.Color, dashes []vg.Length) (*plotter.Line, error) {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Width, l.Dashes = c, vg.Points(1.5), dashes
+	return l, nil
+}
+
+// hline returns a horizontal line at y from x0 to x1.
+func hline(y, x0, x1 float64, c color.Color, dashes []vg.Length) (*plotter.Line, error) {
+	return line(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}}, c, dashes)
+}
+
+// vline returns a vertical line at x from y0 to y1.
+func vline(x, y0, y1 float64, c color.Color, dashes []vg.Length) (*plotter.Line, error) {
+	return line(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}}, c, dashes)
+}

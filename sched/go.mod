@@ -1,0 +1,3 @@
+module github.com/simbench/simbench/sched
+
+go 1.26.0
