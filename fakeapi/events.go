@@ -331,6 +331,14 @@ func newTimeline(events []Event) timeline {
 // now, or nil. Events of one service changing one aspect never overlap, so
 // at most one matches.
 func (tl *timeline) active(now time.Duration, sel func(*Event) bool) *Event {
+	if len(tl.events) == 0 {
+		return nil // the common case, inlined into the hot path
+	}
+	return tl.find(now, sel)
+}
+
+// find is active for a service with events.
+func (tl *timeline) find(now time.Duration, sel func(*Event) bool) *Event {
 	for i := range tl.events {
 		e := &tl.events[i]
 		if e.At <= now && now < e.End() && sel(e) {

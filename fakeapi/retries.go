@@ -12,10 +12,13 @@ import (
 // earlyRetry reports whether r comes back before a retry delay its client
 // was given had elapsed (see Decision.EarlyRetry), and counts it.
 func (m *Model) earlyRetry(now time.Duration, r *Request) bool {
-	if r.Retry == RetryMarked {
+	switch {
+	case r.Retry == RetryMarked:
 		return m.matchRetry(now, r.Client)
+	case r.Retry == RetryUnknown && len(m.retryAt) > 0:
+		return m.beforeDeadline(now, r.Client)
 	}
-	return r.Retry == RetryUnknown && len(m.retryAt) > 0 && m.beforeDeadline(now, r.Client)
+	return false
 }
 
 // beforeDeadline reports whether now is before the latest retry deadline
