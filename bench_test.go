@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -23,7 +24,7 @@ func BenchmarkScenario(b *testing.B) {
 			for _, st := range sc.Strategies {
 				b.Run(st.Name, func(b *testing.B) {
 					b.ReportAllocs()
-					var res *sim.Results
+					var res *results.Results
 					for i := 0; i < b.N; i++ {
 						res, err = sim.Run(context.Background(), sc, sim.Options{Strategies: []string{st.Name}, Parallel: 1})
 						if err != nil {
@@ -39,7 +40,7 @@ func BenchmarkScenario(b *testing.B) {
 
 // reportFigures reports one strategy's deterministic figures; the units are
 // the names the gate's tolerances are set for.
-func reportFigures(b *testing.B, s *sim.StrategyResult) {
+func reportFigures(b *testing.B, s *results.StrategyResult) {
 	b.ReportMetric(s.TurnLatencyMs.P50, "p50-turn-ms")
 	b.ReportMetric(s.TurnLatencyMs.P95, "p95-turn-ms")
 	b.ReportMetric(s.TurnLatencyMs.P99, "p99-turn-ms")

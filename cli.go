@@ -7,18 +7,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
+	"github.com/simbench/simbench/internal/bytesize"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -48,53 +46,9 @@ func (e codedError) ExitCode() int { return e.code }
 func openScenario(arg string) (*scenarios.Scenario, error) {
 	sc, err := scenarios.Open(arg)
 	if err != nil {
-		return nil, codedError{suggestScenario(arg, err), exitInvalid}
+		return nil, codedError{scenarios.Suggest(arg, err), exitInvalid}
 	}
 	return sc, nil
-}
-
-// suggestScenario adds "did you mean NAME?" to err when arg is neither a
-// file nor a built-in scenario but is within two edits of a built-in name.
-func suggestScenario(arg string, err error) error {
-	if _, statErr := os.Stat(arg); statErr == nil || len(arg) > 64 {
-		return err
-	}
-	name := strings.TrimSuffix(arg, ".toml")
-	best, bestD := "", 3
-	for _, info := range scenarios.List() {
-		if info.Name == name {
-			return err // a built-in that did not load: its problems say why
-		}
-		if d := editDistance(name, info.Name); d < bestD {
-			best, bestD = info.Name, d
-		}
-	}
-	if best == "" {
-		return err
-	}
-	return fmt.Errorf("%w; did you mean %s?", err, best)
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			sub := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				sub++
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // sortedKeys returns a map's keys in order, for output that does not
@@ -172,29 +126,10 @@ func (b *byteSize) Decode(ctx *kong.DecodeContext) error {
 	if err := ctx.Scan.PopValueInto("size", &s); err != nil {
 		return err
 	}
-	n, err := parseByteSize(s)
+	n, err := bytesize.Parse(s)
 	if err != nil {
 		return err
 	}
 	*b = byteSize(n)
 	return nil
-}
-
-func parseByteSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	num, mult := strings.TrimSpace(s), int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(num, u.suffix) {
-			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v <= 0 || v*float64(mult) > math.MaxInt64 {
-		return 0, fmt.Errorf("%q is not a size above 0: write it as 512MiB, 4GiB or a number of bytes", s)
-	}
-	return int64(v * float64(mult)), nil
 }

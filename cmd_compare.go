@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 )
 
 // CompareCmd compares two runs metric by metric.
@@ -21,11 +22,11 @@ type CompareCmd struct {
 // unreadable results file, or two runs with no strategy in common, is
 // invalid input (exit code 2).
 func (c *CompareCmd) Run() error {
-	a, err := reports.ReadResults(c.Old)
+	a, err := results.Read(c.Old)
 	if err != nil {
 		return codedError{err, exitInvalid}
 	}
-	b, err := reports.ReadResults(c.New)
+	b, err := results.Read(c.New)
 	if err != nil {
 		return codedError{err, exitInvalid}
 	}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/results"
 )
 
 // The issue's check: run, sweep and recommend print the same decision for
@@ -32,9 +33,9 @@ func TestRunSweepRecommendAgree(t *testing.T) {
 	if err := rec.Run(); err != nil {
 		t.Fatal(err)
 	}
-	var r sim.Results
+	var r results.Results
 	var s sweepOut_
-	var c recommendOut
+	var c decision.Report
 	for _, x := range []struct {
 		b *bytes.Buffer
 		v any
@@ -47,7 +48,7 @@ func TestRunSweepRecommendAgree(t *testing.T) {
 		t.Fatalf("a decision is missing: run %v, sweep %v, recommend %v", r.Decision != nil, s.Decision != nil, c.Decision != nil)
 	}
 	want := c.Decision
-	for name, got := range map[string]*sim.Decision{"run": r.Decision, "sweep": s.Decision} {
+	for name, got := range map[string]*results.Decision{"run": r.Decision, "sweep": s.Decision} {
 		if got.Sentence != want.Sentence || got.MaxInFlight != want.MaxInFlight || got.Pace["openai"] != want.Pace["openai"] {
 			t.Errorf("%s decided %q, recommend %q", name, got.Sentence, want.Sentence)
 		}
@@ -64,7 +65,7 @@ func TestRunSweepRecommendAgree(t *testing.T) {
 }
 
 // sweepOut_ reads what `sweep --json` prints.
-type sweepOut_ = sweepOut
+type sweepOut_ = results.Sweep
 
 // Flags no run can use are invalid input, exit 2, with a message.
 func TestDecisionFlagsRejected(t *testing.T) {

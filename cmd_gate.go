@@ -4,10 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/simbench/simbench/gate"
 )
@@ -30,11 +27,11 @@ type GateCmd struct {
 // benchmark or deterministic unit of the baseline that the new run lacks,
 // an empty file), 0 when the gate passes.
 func (c *GateCmd) Run() error {
-	minChange, err := parsePercent(c.MinChange)
+	minChange, err := gate.ParsePercent(c.MinChange)
 	if err != nil {
 		return codedError{fmt.Errorf("--min-change: %w", err), exitInvalid}
 	}
-	base, err := parseBenchFile(c.Baseline, nil)
+	base, err := gate.ParseFile(c.Baseline, nil)
 	if err != nil {
 		return codedError{err, exitInvalid}
 	}
@@ -46,7 +43,7 @@ func (c *GateCmd) Run() error {
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	cur, err := parseBenchFile(file, stdin)
+	cur, err := gate.ParseFile(file, stdin)
 	if err != nil {
 		return codedError{err, exitInvalid}
 	}
@@ -66,26 +63,4 @@ func (c *GateCmd) Run() error {
 		return codedError{err, exitRegression}
 	}
 	return nil
-}
-
-// parseBenchFile parses a benchmark output file, or stdin for "-".
-func parseBenchFile(name string, stdin io.Reader) (*gate.Set, error) {
-	if name == "-" {
-		return gate.Parse(stdin, "stdin")
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
-	}
-	defer f.Close()
-	return gate.Parse(f, name)
-}
-
-// parsePercent reads "10%" or "10" as 0.10; the value must be above 0.
-func parsePercent(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 1) {
-		return 0, fmt.Errorf("%q is not a percentage above 0 (10%% or 10)", s)
-	}
-	return v / 100, nil
 }

@@ -145,29 +145,6 @@ func TestGateReadsStdin(t *testing.T) {
 	}
 }
 
-func TestParsePercent(t *testing.T) {
-	tests := []struct {
-		give string
-		want float64
-		ok   bool
-	}{
-		{"10%", 0.10, true},
-		{"10", 0.10, true},
-		{" 2.5 % ", 0.025, true},
-		{"0", 0, false},
-		{"-5%", 0, false},
-		{"NaN", 0, false},
-		{"Inf", 0, false},
-		{"", 0, false},
-	}
-	for _, tt := range tests {
-		got, err := parsePercent(tt.give)
-		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("parsePercent(%q) = %g, %v; want %g, ok %v", tt.give, got, err, tt.want, tt.ok)
-		}
-	}
-}
-
 // codeOf is the exit code main would use for err; 0 for nil.
 func codeOf(err error) int {
 	if err == nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // RecommendCmd says what to set: the concurrency cap and pace each
@@ -31,21 +31,6 @@ type RecommendCmd struct {
 	Stdout    io.Writer        `kong:"-"`
 }
 
-// recommendOut is what `recommend --json` prints.
-type recommendOut struct {
-	Scenario       string                        `json:"scenario"`
-	Decision       *sim.Decision                 `json:"decision,omitempty"`
-	Recommendation map[string]sim.Recommendation `json:"recommendation"`
-	Arithmetic     map[string][]string           `json:"arithmetic"`
-	Overall        *reports.Overall              `json:"overall,omitempty"`
-	OverallLines   []string                      `json:"overall_arithmetic,omitempty"`
-	Load           *reports.LoadCheck            `json:"load,omitempty"`
-	LoadLines      []string                      `json:"load_arithmetic,omitempty"`
-	Sweep          *reports.SweepRow             `json:"sweep,omitempty"`
-	Strategy       string                        `json:"strategy,omitempty"`
-	Verdict        string                        `json:"verdict,omitempty"`
-}
-
 // checkDecisionFlags rejects flag values no decision can use, as invalid
 // input.
 func checkDecisionFlags(seeds int, headroom, maxShare, tolerance float64) error {
@@ -64,11 +49,11 @@ func checkDecisionFlags(seeds int, headroom, maxShare, tolerance float64) error 
 
 // rule is the choice rule the flags ask for: a tolerance of 0 on the
 // command line means none at all.
-func rule(maxShare, tolerance float64) reports.Rule {
+func rule(maxShare, tolerance float64) decision.Rule {
 	if tolerance == 0 {
 		tolerance = -1
 	}
-	return reports.Rule{MaxShare: maxShare, Tolerance: tolerance}
+	return decision.Rule{MaxShare: maxShare, Tolerance: tolerance}
 }
 
 // Run prints the decision first, then each service's arithmetic line by
@@ -81,67 +66,52 @@ func (c *RecommendCmd) Run() error {
 	if err := checkDecisionFlags(c.Seeds, c.Headroom, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
+	if c.Emit != "" && c.NoVerify {
+		return codedError{fmt.Errorf("--emit prints the verified settings; drop --no-verify"), exitInvalid}
+	}
 	out := c.Stdout
 	if out == nil {
 		out = os.Stdout
 	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()
-	res := recommendOut{Scenario: sc.Name, Recommendation: map[string]sim.Recommendation{}, Arithmetic: map[string][]string{}}
 	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
-	var d *decision.Result
+	decide := decision.Decide
 	if c.NoVerify {
-		d, err = decision.Arithmetic(ctx, sc, o)
-	} else {
-		d, err = decision.Decide(ctx, sc, o)
+		decide = decision.Arithmetic
 	}
+	d, err := decide(ctx, sc, o)
 	if err != nil {
 		if ctx.Err() != nil {
 			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
 		}
 		return err
 	}
-	for name, err := range d.Unplanned {
-		res.Arithmetic[name] = []string{fmt.Sprintf("no recommendation: %v", err)}
-	}
-	for _, p := range d.Plans {
-		res.Recommendation[p.Service.Name] = p.Recommendation()
-		res.Arithmetic[p.Service.Name] = p.Lines()
-	}
-	if len(d.Plans) > 1 {
-		ov, _ := reports.OverallOf(d.Plans)
-		res.Overall, res.OverallLines = &ov, ov.Lines(d.Plans)
-	}
-	if d.Load != nil {
-		res.Load, res.LoadLines = d.Load, d.Load.Lines()
-	}
-	if !c.NoVerify {
-		res.Decision, res.Sweep, res.Strategy = &d.Decision, &d.Row, d.Decision.Strategy
-		res.Verdict = d.Decision.Evidence.Verdict
-		if d.Plan != nil {
-			rec := res.Recommendation[d.Plan.Service.Name]
-			rec.VerifiedCap = d.Row.Chosen
-			res.Recommendation[d.Plan.Service.Name] = rec
-		}
-	}
-	switch {
-	case c.Emit != "" && c.NoVerify:
-		return codedError{fmt.Errorf("--emit prints the verified settings; drop --no-verify"), exitInvalid}
-	case c.Emit == "toml":
+	switch c.Emit {
+	case "toml":
 		_, err := io.WriteString(out, decision.TOML(&d.Tuned))
 		return err
-	case c.Emit == "go":
+	case "go":
 		text, err := decision.Go(sc, &d.Tuned)
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(out, text)
 		return err
-	case c.JSON:
+	}
+	res := d.Report(sc.Name)
+	if c.JSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
+	return printRecommendation(out, &res, d, o.Rule)
+}
+
+// printRecommendation shows the recommendation for a terminal: the
+// decision, each service's arithmetic, the overall and demand lines, and
+// the verifying sweep with its verdict.
+func printRecommendation(out io.Writer, res *decision.Report, d *decision.Result, r decision.Rule) error {
 	if res.Decision != nil {
 		for _, line := range reports.DecisionLines(res.Decision) {
 			fmt.Fprintln(out, line)
@@ -154,21 +124,20 @@ func (c *RecommendCmd) Run() error {
 			fmt.Fprintf(out, "  %s\n", line)
 		}
 	}
-	if len(res.OverallLines) > 0 {
-		fmt.Fprintln(out, "overall")
-		for _, line := range res.OverallLines {
-			fmt.Fprintf(out, "  %s\n", line)
-		}
-	}
-	if len(res.LoadLines) > 0 {
-		fmt.Fprintln(out, "demand")
-		for _, line := range res.LoadLines {
-			fmt.Fprintf(out, "  %s\n", line)
+	for _, sec := range []struct {
+		title string
+		lines []string
+	}{{"overall", res.OverallLines}, {"demand", res.LoadLines}} {
+		if len(sec.lines) > 0 {
+			fmt.Fprintln(out, sec.title)
+			for _, line := range sec.lines {
+				fmt.Fprintf(out, "  %s\n", line)
+			}
 		}
 	}
 	if res.Sweep != nil {
 		fmt.Fprintf(out, "\nverified by simulation (strategy %s paced at headroom %s, %s):\n", res.Strategy, fmtFloat(d.Decision.Headroom), seedsText(len(d.Decision.Evidence.Seeds)))
-		if err := reports.WriteSweep(out, "sweep of "+sc.Name+" · strategy "+res.Strategy+" · "+d.Decision.Knob, []reports.SweepRow{*res.Sweep}, o.Rule); err != nil {
+		if err := reports.WriteSweep(out, "sweep of "+res.Scenario+" · strategy "+res.Strategy+" · "+d.Decision.Knob, []results.SweepRow{*res.Sweep}, r.String(), r.MaxShare); err != nil {
 			return err
 		}
 		if res.Verdict != "" {

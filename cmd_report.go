@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,13 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
-
-// SweepFile is the name `simbench sweep` gives its JSON in its output
-// directory; `simbench report DIR` plots it when present.
-const SweepFile = "sweep.json"
 
 // ReportCmd re-renders a run's reports from its results.json.
 type ReportCmd struct {
@@ -44,8 +39,8 @@ func (c *ReportCmd) Run() error {
 	}
 	sweepPath := c.Sweep
 	if sweepPath == "" {
-		if fi, err := os.Stat(filepath.Join(dir, SweepFile)); err == nil && !fi.IsDir() && dir == c.Dir {
-			sweepPath = filepath.Join(dir, SweepFile)
+		if fi, err := os.Stat(filepath.Join(dir, results.SweepFile)); err == nil && !fi.IsDir() && dir == c.Dir {
+			sweepPath = filepath.Join(dir, results.SweepFile)
 		}
 	}
 	opts := reports.Options{
@@ -53,24 +48,23 @@ func (c *ReportCmd) Run() error {
 		ConcurrencyLimit:    c.ConcurrencyLimit,
 		MaxRateLimitedShare: c.MaxRateLimited,
 	}
-	var sweepScenario string
+	var sw *results.Sweep
 	if sweepPath != "" {
-		sw, err := readSweep(sweepPath, c.MaxRateLimited)
-		if err != nil {
+		var err error
+		if sw, err = decision.ReadSweep(sweepPath, c.MaxRateLimited); err != nil {
 			return codedError{err, exitInvalid}
 		}
 		opts.Sweep, opts.SweepStrategy, opts.MaxRateLimitedShare = sw.Rows, sw.Strategy, sw.MaxShare
-		sweepScenario = sw.Scenario
 	}
 	out := c.Stdout
 	if out == nil {
 		out = os.Stdout
 	}
-	res, err := reports.ReadResults(c.Dir)
+	res, err := results.Read(c.Dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && sweepPath != "" && c.Sweep == "" {
 			// A sweep's directory: the sweep plot is all it has.
-			names, err := reports.WritePlots(dir, &sim.Results{Scenario: sweepScenario}, opts)
+			names, err := reports.WriteSweepPlots(dir, sw)
 			if err != nil {
 				return err
 			}
@@ -100,43 +94,4 @@ func (c *ReportCmd) colored() bool {
 	}
 	_, tty := console(c.Stdout, c.isTerminal)
 	return colour(tty)
-}
-
-// sweepFile holds what the sweep plot needs from sweep.json (see sweepOut).
-type sweepFile struct {
-	Scenario string             `json:"scenario"`
-	Strategy string             `json:"strategy"`
-	MaxShare float64            `json:"max_rate_limited_share"`
-	Rows     []reports.SweepRow `json:"rows"`
-}
-
-// readSweep reads a sweep: the object `simbench sweep` writes, or a bare
-// array of points, taken as one load whose knee and chosen cap are found
-// with maxShare (which also stands in for a file that records no share).
-func readSweep(path string, maxShare float64) (*sweepFile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var sw sweepFile
-	if b := bytes.TrimSpace(data); len(b) > 0 && b[0] == '[' {
-		var pts []reports.SweepPoint
-		if err := json.Unmarshal(b, &pts); err != nil {
-			return nil, fmt.Errorf("reading sweep %s: %w", path, err)
-		}
-		sw.Rows = []reports.SweepRow{reports.NewSweepRow("", pts, reports.Rule{MaxShare: maxShare})}
-	} else if err := json.Unmarshal(data, &sw); err != nil {
-		return nil, fmt.Errorf("reading sweep %s: %w", path, err)
-	}
-	if sw.MaxShare == 0 {
-		sw.MaxShare = maxShare
-	}
-	n := 0
-	for _, r := range sw.Rows {
-		n += len(r.Points)
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("reading sweep %s: no sweep points", path)
-	}
-	return &sw, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -226,7 +227,7 @@ func TestReportRoundTripsSweep(t *testing.T) {
 			t.Errorf("sweep.svg does not label the load %s", load)
 		}
 	}
-	cp := copyOnly(t, dir, SweepFile)
+	cp := copyOnly(t, dir, results.SweepFile)
 	var out bytes.Buffer
 	if err := (&ReportCmd{Dir: cp, MaxRateLimited: 0.5, Color: "never", Stdout: &out}).Run(); err != nil {
 		t.Fatal(err)
@@ -235,7 +236,7 @@ func TestReportRoundTripsSweep(t *testing.T) {
 
 	// The sweep beside a run's results, named with --sweep.
 	run := fixtureRun(t, "tier3")
-	rep := &ReportCmd{Dir: run, Sweep: filepath.Join(dir, SweepFile), MaxRateLimited: 0.5, Color: "never", Stdout: &bytes.Buffer{}}
+	rep := &ReportCmd{Dir: run, Sweep: filepath.Join(dir, results.SweepFile), MaxRateLimited: 0.5, Color: "never", Stdout: &bytes.Buffer{}}
 	if err := rep.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,25 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
-	"strings"
-	"sync"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/simbench/simbench/decision"
-	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/gate"
 	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 	"github.com/simbench/simbench/trace"
@@ -67,341 +60,202 @@ func (c *RunCmd) Run() error {
 	out, tty := console(c.Stdout, c.isTerminal)
 	ctx, stop := interruptible(c.parent)
 	defer stop()
-
-	if err := reports.CheckColumns(c.Columns); err != nil {
-		return codedError{fmt.Errorf("--columns: %w", err), exitInvalid}
-	}
-	if c.Seeds < 0 || (c.Seeds > 1 && c.Live) {
-		return codedError{fmt.Errorf("--seeds %d: want at least 1, and one seed with --live", c.Seeds), exitInvalid}
-	}
-	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: c.Seeds, MaxMemory: int64(c.MaxMemory)}
-	budget := opts.MaxMemory
-	if budget == 0 {
-		budget = sim.DefaultMaxMemory
+	opts, thresholds, err := c.options(sc)
+	if err != nil {
+		return err
 	}
 	// The binary collects garbage lazily (sim.GCPercent); a soft limit at
 	// the budget keeps the heap within it when the live set grows.
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(budget))
-	applied, err := opts.Apply(sc)
-	if err != nil {
-		return codedError{err, exitInvalid}
-	}
-	thresholds, err := c.thresholds(applied)
-	if err != nil {
-		return codedError{err, exitInvalid}
-	}
-	scale := c.TimeScale
-	if scale == 0 {
-		scale = 1 // the flag's default, for callers that build the struct
-	}
-	switch sim.QuotaMode(c.Quota) {
-	case "", sim.QuotaFull, sim.QuotaSplit, sim.QuotaShared:
-	default:
-		return codedError{fmt.Errorf("--quota %q: want full, split or shared", c.Quota), exitInvalid}
-	}
-	if (c.Processes != 0 || len(c.Shares) > 0 || c.Redis != "" || (c.Quota != "" && c.Quota != "full")) && !c.Live {
-		return codedError{fmt.Errorf("--processes, --shares, --quota and --redis go with --live"), exitInvalid}
-	}
-	if scale < 0 || (scale != 1 && !c.Live) {
-		return codedError{fmt.Errorf("--time-scale must be above 0 and goes with --live (got %g)", c.TimeScale), exitInvalid}
-	}
-	if c.Trace != "" {
-		tw, err := trace.Create(c.Trace)
-		if err != nil {
-			return err
-		}
-		opts.Trace = tw
-		// Aborted unless the run measured something: a failed run leaves
-		// no trace, an interrupted one keeps what was measured.
-		defer tw.Abort()
-	}
-	var hdrs []sim.HDRLatencies
-	if c.HDR != "" {
-		if err := hdrDir(c.HDR); err != nil {
-			return codedError{err, exitInvalid}
-		}
-		var mu sync.Mutex
-		opts.HDR = func(l sim.HDRLatencies) {
-			mu.Lock()
-			defer mu.Unlock()
-			hdrs = append(hdrs, l)
-		}
-	}
-	var bars *progress
-	if tty && !c.JSON {
-		bars = newProgress(out, sc, &opts)
-		opts.Progress = bars.update
-	}
-	var res *sim.Results
-	var runErr error
-	if c.Live {
-		if c.Quota == string(sim.QuotaShared) || sc.Workload.Processes > 1 {
-			// A process that loses Redis says so in the results (events,
-			// per-process fallbacks); go-redis's own dial errors would
-			// only scroll over the progress bars.
-			redis.SetLogger(quietRedis{})
-		}
-		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: scale,
-			Processes: c.Processes, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis})
-	} else {
-		res, runErr = sim.RunSeeds(ctx, sc, opts)
-	}
-	if bars != nil {
-		bars.wait(runErr != nil)
-	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(opts.MaxMemory))
+	res, runErr := c.simulate(ctx, sc, opts, out, tty && !c.JSON)
 	if res == nil {
 		return runErr
-	}
-	if opts.Trace != nil {
-		if err := opts.Trace.Close(); err != nil {
-			return err
-		}
-	}
-	if c.HDR != "" {
-		if err := writeHDR(c.HDR, hdrs); err != nil {
-			return err
-		}
 	}
 	if c.afterSim != nil {
 		c.afterSim()
 	}
-	// The decision (what to set, verified by a sweep over seeds) and the
-	// arithmetic it starts from, as recommend computes them. An interrupt
-	// here leaves them out and still writes the results.
 	if runErr == nil {
-		o := decision.Options{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
-		var d *decision.Result
-		var err error
-		if c.NoRecommend {
-			d, err = decision.Arithmetic(ctx, sc, o)
-		} else {
-			d, err = decision.Decide(ctx, sc, o)
-		}
-		switch {
-		case err != nil && ctx.Err() == nil:
+		if err := c.decide(ctx, sc, res); err != nil {
 			return err
-		case err == nil:
-			for _, p := range d.Plans {
-				if res.Recommendation == nil {
-					res.Recommendation = map[string]sim.Recommendation{}
-				}
-				res.Recommendation[p.Service.Name] = p.Recommendation()
-			}
-			if d.Load != nil {
-				d.Load.Annotate(res.Recommendation)
-			}
-			if !c.NoRecommend {
-				res.Decision = &d.Decision
-				if d.Plan != nil && d.Row.Chosen > 0 {
-					rec := res.Recommendation[d.Plan.Service.Name]
-					rec.VerifiedCap = d.Row.Chosen
-					res.Recommendation[d.Plan.Service.Name] = rec
-				}
-			}
 		}
 	}
-
 	dir := c.Out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name)
 	}
-	if err := writeResults(dir, res, !c.NoReports, reports.Options{}); err != nil {
+	if err := c.write(out, tty, dir, res); err != nil {
 		return err
 	}
-	if c.JSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else {
-		if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns}); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, reports.ResultsFile))
-		if !c.NoReports {
-			fmt.Fprintf(out, "report:  %s\n", filepath.Join(dir, reports.HTMLFile))
-		}
-	}
-	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) {
-			return codedError{fmt.Errorf("interrupted: partial results written to %s", dir), exitInterrupted}
-		}
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		return codedError{fmt.Errorf("interrupted: partial results written to %s", dir), exitInterrupted}
+	case runErr != nil:
 		return runErr
-	}
-	if ctx.Err() != nil && res.Decision == nil && !c.NoRecommend {
+	case ctx.Err() != nil && res.Decision == nil && !c.NoRecommend:
 		// Ctrl-C after the simulation, while the decision's sweep ran: the
 		// comparison is whole and written, the decision is left out.
 		return codedError{fmt.Errorf("interrupted while deciding what to set: the comparison is complete and written to %s, without the decision", dir), exitInterrupted}
 	}
-	if err := invalidRun(res); err != nil && !c.AllowInvalid {
-		return err
+	if err := gate.CheckValid(res); err != nil && !c.AllowInvalid {
+		return codedError{err, exitInvalidRun}
 	}
 	if len(thresholds) > 0 {
 		w := out
 		if c.JSON {
 			w = os.Stderr
 		}
-		return checkThresholds(w, res, thresholds)
+		return gate.CheckThresholds(w, res, thresholds)
 	}
 	return nil
 }
 
-// thresholds returns the scenario's [thresholds] and the --threshold flags,
-// or an error naming a flag that does not parse or names a strategy the run
-// does not have.
-func (c *RunCmd) thresholds(sc *scenarios.Scenario) ([]scenarios.Threshold, error) {
-	var out []scenarios.Threshold
-	for _, t := range sc.Thresholds {
-		if t.Strategy == "" || sc.Strategy(t.Strategy) != nil { // one left out by --strategy does not apply
-			out = append(out, t)
-		}
+// decide puts the decision (what to set, verified by a sweep over seeds)
+// and the arithmetic it starts from into res, as recommend computes them;
+// --no-recommend keeps the arithmetic only. An interrupt leaves them out
+// and returns nil: the results are still written.
+func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *results.Results) error {
+	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
+	decide := decision.Decide
+	if c.NoRecommend {
+		decide = decision.Arithmetic
 	}
-	for _, f := range c.Threshold {
-		t, err := scenarios.ParseThreshold(f)
-		if err != nil {
-			return nil, fmt.Errorf("--threshold: %w", err)
-		}
-		if t.Strategy != "" && sc.Strategy(t.Strategy) == nil {
-			return nil, fmt.Errorf("--threshold %q: the run has no strategy %q", f, t.Strategy)
-		}
-		t.Source = "--threshold " + f
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-// checkThresholds prints every threshold with each strategy's measured
-// value and whether it passed, and returns an error (exit 1) naming the
-// failures when any failed. A metric with no data fails.
-func checkThresholds(w io.Writer, res *sim.Results, ts []scenarios.Threshold) error {
-	fmt.Fprintln(w, "\nthresholds:")
-	var failed []string
-	for _, t := range ts {
-		fmt.Fprintf(w, "  %s  (%s)\n", t.String(), t.Source)
-		var bad []string
-		for i := range res.Strategies {
-			s := &res.Strategies[i]
-			if t.Strategy != "" && t.Strategy != s.Name {
-				continue
-			}
-			v, ok := s.Metric(t.Metric)
-			verdict, shown := "pass", strconv.FormatFloat(v, 'g', 6, 64)
-			switch {
-			case !ok:
-				verdict, shown = "FAIL", "no data"
-			case !t.Holds(v):
-				verdict = "FAIL"
-			}
-			if ok && scenarios.IsTimeMetric(t.Metric) {
-				shown += "s"
-			}
-			if verdict == "FAIL" {
-				bad = append(bad, s.Name)
-			}
-			fmt.Fprintf(w, "    %-24s %-12s %s\n", s.Name, shown, verdict)
-		}
-		if len(bad) > 0 {
-			failed = append(failed, fmt.Sprintf("%s failed for %s", t.String(), strings.Join(bad, ", ")))
-		}
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("thresholds: %s", strings.Join(failed, "; "))
-	}
-	return nil
-}
-
-// invalidRun is the exit-3 error of a run with an invalid strategy (a live
-// run the machine could not keep the timing of), naming each; nil when
-// every strategy is valid.
-func invalidRun(res *sim.Results) error {
-	var names []string
-	for _, s := range res.Strategies {
-		if s.Invalid != "" {
-			names = append(names, s.Name)
-		}
-	}
-	if len(names) == 0 && res.Invalid == "" {
-		return nil
-	}
-	what := "the run is invalid"
-	if len(names) > 0 {
-		what = "invalid: " + strings.Join(names, ", ")
-	}
-	return codedError{fmt.Errorf("%s (%s); the results are written and marked so; --allow-invalid exits 0 anyway", what, res.Invalid), exitInvalidRun}
-}
-
-// writeResults writes results.json atomically, then the reports.
-func writeResults(dir string, res *sim.Results, withReports bool, opts reports.Options) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	switch d, err := decide(ctx, sc, o); {
+	case err != nil && ctx.Err() == nil:
 		return err
+	case err == nil:
+		d.Merge(res)
 	}
-	data, err := json.MarshalIndent(res, "", "  ")
+	return nil
+}
+
+// options checks the flags against the scenario and returns the
+// simulation's options (MaxMemory set to the budget) and the thresholds
+// the run is held to; a flag the run cannot take is invalid input.
+func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Threshold, error) {
+	invalid := func(err error) (sim.Options, []scenarios.Threshold, error) {
+		return sim.Options{}, nil, codedError{err, exitInvalid}
+	}
+	if err := reports.CheckColumns(c.Columns); err != nil {
+		return invalid(fmt.Errorf("--columns: %w", err))
+	}
+	if c.Seeds < 0 || (c.Seeds > 1 && c.Live) {
+		return invalid(fmt.Errorf("--seeds %d: want at least 1, and one seed with --live", c.Seeds))
+	}
+	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: c.Seeds,
+		MaxMemory: int64(c.MaxMemory), Version: simbenchVersion()}
+	if opts.MaxMemory == 0 {
+		opts.MaxMemory = sim.DefaultMaxMemory
+	}
+	applied, err := opts.Apply(sc)
 	if err != nil {
+		return invalid(err)
+	}
+	thresholds, err := gate.Thresholds(applied, c.Threshold)
+	if err != nil {
+		return invalid(err)
+	}
+	switch sim.QuotaMode(c.Quota) {
+	case "", sim.QuotaFull, sim.QuotaSplit, sim.QuotaShared:
+	default:
+		return invalid(fmt.Errorf("--quota %q: want full, split or shared", c.Quota))
+	}
+	if (c.Processes != 0 || len(c.Shares) > 0 || c.Redis != "" || (c.Quota != "" && c.Quota != "full")) && !c.Live {
+		return invalid(fmt.Errorf("--processes, --shares, --quota and --redis go with --live"))
+	}
+	if scale := c.timeScale(); scale < 0 || (scale != 1 && !c.Live) {
+		return invalid(fmt.Errorf("--time-scale must be above 0 and goes with --live (got %g)", c.TimeScale))
+	}
+	return opts, thresholds, nil
+}
+
+// timeScale is --time-scale, 1 when unset (callers that build the struct
+// without kong's defaults).
+func (c *RunCmd) timeScale() float64 {
+	if c.TimeScale == 0 {
+		return 1
+	}
+	return c.TimeScale
+}
+
+// simulate runs the scenario, in virtual time or live, with the trace, the
+// HDR logs and the progress bars the flags ask for, and returns what was
+// measured (nil when nothing was) and the run's error.
+func (c *RunCmd) simulate(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, out io.Writer, bars bool) (*results.Results, error) {
+	if c.Trace != "" {
+		tw, err := trace.Create(c.Trace)
+		if err != nil {
+			return nil, err
+		}
+		opts.Trace = tw
+		// Aborted unless the run measured something: a failed run leaves
+		// no trace, an interrupted one keeps what was measured.
+		defer tw.Abort()
+	}
+	var hdrs sim.HDRSet
+	if c.HDR != "" {
+		if err := sim.MakeHDRDir(c.HDR); err != nil {
+			return nil, codedError{fmt.Errorf("--hdr %s: %w", c.HDR, err), exitInvalid}
+		}
+		opts.HDR = hdrs.Add
+	}
+	var pr *progress
+	if bars {
+		pr = newProgress(out, sc, &opts)
+		opts.Progress = pr.update
+	}
+	var res *results.Results
+	var runErr error
+	if c.Live {
+		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: c.timeScale(),
+			Processes: c.Processes, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis})
+	} else {
+		res, runErr = sim.RunSeeds(ctx, sc, opts)
+	}
+	if pr != nil {
+		pr.wait(runErr != nil)
+	}
+	if res == nil {
+		return nil, runErr
+	}
+	if opts.Trace != nil {
+		if err := opts.Trace.Close(); err != nil {
+			return nil, err
+		}
+	}
+	if c.HDR != "" {
+		if err := hdrs.WriteFiles(c.HDR); err != nil {
+			return nil, fmt.Errorf("--hdr: %w", err)
+		}
+	}
+	return res, runErr
+}
+
+// write writes DIR/results.json and, unless --no-reports, the reports
+// beside it, then prints the results: as JSON with --json, else the
+// comparison table and where the files are.
+func (c *RunCmd) write(out io.Writer, tty bool, dir string, res *results.Results) error {
+	if err := results.Write(dir, res); err != nil {
 		return err
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(dir, reports.ResultsFile), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	if withReports {
-		if _, err := reports.WriteAll(dir, res, opts); err != nil {
+	if !c.NoReports {
+		if _, err := reports.WriteAll(dir, res, reports.Options{}); err != nil {
 			return fmt.Errorf("writing reports: %w", err)
 		}
 	}
-	return nil
-}
-
-// hdrDir makes sure dir is a directory --hdr can write into, creating it
-// when missing; an error says why not (such as a file in its place).
-func hdrDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--hdr %s: %w", dir, err)
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--hdr %s: not a directory", dir)
-	}
-	return nil
-}
-
-// writeHDR writes DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog for
-// every strategy in ls, one interval per seed in the order they ran, each
-// file written atomically.
-func writeHDR(dir string, ls []sim.HDRLatencies) error {
-	type kinds struct{ turn, call []*hdrhistogram.Histogram }
-	var order []string
-	by := map[string]*kinds{}
-	for _, l := range ls {
-		k := by[l.Strategy]
-		if k == nil {
-			k = &kinds{}
-			by[l.Strategy] = k
-			order = append(order, l.Strategy)
+	if c.JSON {
+		data, err := results.Encode(res)
+		if err != nil {
+			return err
 		}
-		k.turn = append(k.turn, l.Turn)
-		k.call = append(k.call, l.Call)
+		_, err = out.Write(data)
+		return err
 	}
-	for _, name := range order {
-		k := by[name]
-		for _, f := range []struct {
-			kind, what string
-			hs         []*hdrhistogram.Histogram
-		}{{"turn", "turn latency", k.turn}, {"call", "tool call latency", k.call}} {
-			var buf bytes.Buffer
-			what := fmt.Sprintf("%s of strategy %s", f.what, name)
-			if err := sim.WriteHDRLog(&buf, what, name+"-"+f.kind, f.hs); err != nil {
-				return err
-			}
-			path := filepath.Join(dir, atomicfile.SafeName(name)+"-"+f.kind+".hlog")
-			if err := reports.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
-				return fmt.Errorf("--hdr: %w", err)
-			}
-		}
+	if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns}); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, results.ResultsFile))
+	if !c.NoReports {
+		fmt.Fprintf(out, "report:  %s\n", filepath.Join(dir, reports.HTMLFile))
 	}
 	return nil
 }
-
-// quietRedis drops go-redis's log lines.
-type quietRedis struct{}
-
-// Printf implements go-redis's logger by doing nothing.
-func (quietRedis) Printf(context.Context, string, ...any) {}

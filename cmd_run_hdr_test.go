@@ -13,7 +13,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -61,11 +61,11 @@ func TestRunHDRLogsMatchResults(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(out, reports.ResultsFile))
+	data, err := os.ReadFile(filepath.Join(out, results.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res sim.Results
+	var res results.Results
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestRunHDRLogsMatchResults(t *testing.T) {
 		for _, k := range []struct {
 			kind  string
 			count int64
-			sum   sim.Summary
+			sum   results.Summary
 		}{{"turn", s.Turns, s.TurnLatencyMs}, {"call", s.Calls, s.CallLatencyMs}} {
 			path := filepath.Join(dir, s.Name+"-"+k.kind+".hlog")
 			text, err := os.ReadFile(path)
@@ -149,7 +149,7 @@ func TestRunHDRLive(t *testing.T) {
 	if err := c.Run(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := reports.ReadResults(filepath.Join(c.Out, reports.ResultsFile))
+	res, err := results.Read(filepath.Join(c.Out, results.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

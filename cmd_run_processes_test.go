@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/internal/redistest"
-	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 )
 
 // The process flags describe a live run: without --live they are invalid
@@ -33,7 +33,7 @@ func TestRunLiveProcessesShared(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := reports.ReadResults(filepath.Join(dir, "results.json"))
+	res, err := results.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/simbench/simbench/calibrate"
 	"github.com/simbench/simbench/decision"
-	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 	"github.com/simbench/simbench/trace"
@@ -27,7 +27,7 @@ func TestRunWritesResultsAndTable(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := reports.ReadResults(filepath.Join(dir, "results.json"))
+	res, err := results.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestRunInterruptedWritesPartial(t *testing.T) {
 	if !errors.As(err, &ec) || ec.ExitCode() != exitInterrupted {
 		t.Fatalf("err = %v, want exit code %d", err, exitInterrupted)
 	}
-	res, rerr := reports.ReadResults(filepath.Join(dir, "results.json"))
+	res, rerr := results.Read(filepath.Join(dir, "results.json"))
 	if rerr != nil || !res.Partial {
 		t.Fatalf("results after interrupt: %v, partial %v", rerr, res != nil && res.Partial)
 	}
@@ -123,7 +123,7 @@ func TestRunLiveInvalidExits3(t *testing.T) {
 	if !errors.As(err, &ec) || ec.ExitCode() != exitInvalidRun || !strings.Contains(err.Error(), "paced") {
 		t.Fatalf("err = %v, want exit %d naming the strategy", err, exitInvalidRun)
 	}
-	res, rerr := reports.ReadResults(filepath.Join(dir, "results.json"))
+	res, rerr := results.Read(filepath.Join(dir, "results.json"))
 	if rerr != nil || res.Strategies[0].Invalid == "" {
 		t.Fatalf("results: %v, %+v", rerr, res)
 	}
@@ -145,16 +145,6 @@ func TestRunPastMemoryBudgetIsExit2(t *testing.T) {
 	if exitCode(err) != exitInvalid || !strings.Contains(fmt.Sprint(err), "above the budget of 1.0 MiB") {
 		t.Errorf("err = %v (exit %d), want exit %d naming the budget", err, exitCode(err), exitInvalid)
 	}
-	for in, want := range map[string]int64{"512MiB": 512 << 20, "4GiB": 4 << 30, "2GB": 2e9, "1000": 1000} {
-		if got, err := parseByteSize(in); err != nil || got != want {
-			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"0", "-1GiB", "lots", "1e30GiB"} {
-		if _, err := parseByteSize(bad); err == nil {
-			t.Errorf("parseByteSize(%q) accepted", bad)
-		}
-	}
 }
 
 // Ctrl-C after the simulation, while the decision's sweep runs: the
@@ -169,7 +159,7 @@ func TestRunInterruptedWhileDeciding(t *testing.T) {
 	if exitCode(err) != exitInterrupted || !strings.Contains(fmt.Sprint(err), "without the decision") {
 		t.Fatalf("err = %v (exit %d), want exit %d saying the decision is left out", err, exitCode(err), exitInterrupted)
 	}
-	res, rerr := reports.ReadResults(filepath.Join(dir, "results.json"))
+	res, rerr := results.Read(filepath.Join(dir, "results.json"))
 	if rerr != nil || res.Partial || res.Decision != nil || len(res.Strategies) == 0 {
 		t.Fatalf("results: %v; want the whole comparison without a decision", rerr)
 	}
@@ -292,7 +282,7 @@ func TestRunTraceWritesSections(t *testing.T) {
 // scenario's strategy compare and the original scenario with that same
 // strategy, with the same seed and duration. It returns both results and
 // both scenarios' binding limits.
-func roundTrip(t *testing.T, name, traced, compare string, d time.Duration) (orig, cal *sim.StrategyResult, origBinding, calBinding string) {
+func roundTrip(t *testing.T, name, traced, compare string, d time.Duration) (orig, cal *results.StrategyResult, origBinding, calBinding string) {
 	t.Helper()
 	dir := t.TempDir()
 	sc, err := scenarios.Builtin(name)
@@ -339,7 +329,7 @@ func roundTrip(t *testing.T, name, traced, compare string, d time.Duration) (ori
 	csc.Seed, csc.Duration = sc.Seed, d
 	osc := *sc
 	osc.Strategies = []scenarios.Strategy{*st}
-	run := func(s *scenarios.Scenario) *sim.StrategyResult {
+	run := func(s *scenarios.Scenario) *results.StrategyResult {
 		res, err := sim.Run(context.Background(), s, sim.Options{Strategies: []string{compare}})
 		if err != nil {
 			t.Fatal(err)
@@ -386,7 +376,7 @@ func TestTraceCalibrateRoundTrip(t *testing.T) {
 				cal.AnswerLatencyMs.P50, cal.AnswerLatencyMs.P95, cal.AnswerLatencyMs.AnsweredShare, cb)
 			for _, p := range []struct {
 				what     string
-				got, was sim.AnswerMs
+				got, was results.AnswerMs
 			}{{"p50", cal.AnswerLatencyMs.P50, orig.AnswerLatencyMs.P50}, {"p95", cal.AnswerLatencyMs.P95, orig.AnswerLatencyMs.P95}} {
 				if !p.was.Answered() || !p.got.Answered() || math.Abs(float64(p.got-p.was)) > 0.05*float64(p.was) {
 					t.Errorf("time to answer %s: calibrated %v ms, original %v ms: more than 5%% apart", p.what, p.got, p.was)

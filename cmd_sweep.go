@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -30,22 +31,8 @@ type SweepCmd struct {
 	Stdout    io.Writer        `kong:"-"`
 }
 
-// sweepOut is what `sweep --json` prints and sweep.json holds.
-type sweepOut struct {
-	Scenario string             `json:"scenario"`
-	Strategy string             `json:"strategy"`
-	Decision *sim.Decision      `json:"decision,omitempty"`
-	Seeds    []uint64           `json:"seeds,omitempty"`
-	Rows     []reports.SweepRow `json:"rows"`
-	// MaxShare is the 429 share the chosen caps could have (the sweep
-	// plot's threshold line).
-	MaxShare float64        `json:"max_rate_limited_share"`
-	Chosen   map[string]int `json:"chosen_cap"` // by load
-	Knee     map[string]int `json:"knee"`       // by load
-}
-
 // Run sweeps, prints a table per load with the knee and the chosen cap
-// marked, and writes the sweep plots.
+// marked, and writes sweep.json and the sweep plots.
 func (c *SweepCmd) Run() error {
 	sc, err := openScenario(c.Scenario)
 	if err != nil {
@@ -54,130 +41,74 @@ func (c *SweepCmd) Run() error {
 	if err := checkDecisionFlags(c.Seeds, 0, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
-	var caps []int
+	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
 	if c.Cap != "" {
-		if caps, err = sim.ParseCaps(c.Cap); err != nil {
+		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
 			return codedError{err, exitInvalid}
 		}
 	}
-	var loads []sim.Load
 	if c.By != "" {
-		if loads, err = sim.ParseLoads(c.By); err != nil {
+		if o.Loads, err = sim.ParseLoads(c.By); err != nil {
 			return codedError{err, exitInvalid}
 		}
-	}
-	strategy := c.Strategy
-	if strategy == "" {
-		strategy = sim.SweepStrategy(sc)
-	}
-	if sc.Strategy(strategy) == nil {
-		_, err := (&sim.Options{Strategies: []string{strategy}}).Apply(sc)
-		return codedError{err, exitInvalid}
 	}
 	out, tty := console(c.Stdout, nil)
+	if tty && !c.JSON {
+		o.Progress = func(runs int, each time.Duration) (func(string, time.Duration, time.Duration), func(bool)) {
+			bar := newSweepBar(out, runs, each)
+			return bar.update, bar.finish
+		}
+	}
 	ctx, stop := interruptible(context.Background())
 	defer stop()
-	interrupted := func(err error) error {
-		if ctx.Err() != nil {
-			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
-		}
+	sw, err := decision.Sweep(ctx, sc, o)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return codedError{fmt.Errorf("interrupted"), exitInterrupted}
+	case errors.As(err, new(decision.InputError)):
+		return codedError{err, exitInvalid}
+	case err != nil:
 		return err
-	}
-	r := rule(c.MaxShare, c.Tolerance)
-	res := sweepOut{Scenario: sc.Name, Strategy: strategy, MaxShare: c.MaxShare, Chosen: map[string]int{}, Knee: map[string]int{}}
-	opts := sim.Options{Duration: c.Duration.D(), Seed: c.Seed, Seeds: c.Seeds}
-	var rows []sim.SweepRow
-	if caps == nil {
-		// recommend's range: decide, and show the decision's own sweep.
-		d, err := decision.Decide(ctx, sc, decision.Options{Strategy: c.Strategy, Rule: r, Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()})
-		if err != nil {
-			return interrupted(err)
-		}
-		res.Decision, res.Strategy = &d.Decision, d.Decision.Strategy
-		res.Rows = append(res.Rows, d.Row)
-		caps = d.Decision.Evidence.Caps
-	}
-	if len(loads) > 0 || res.Decision == nil {
-		var bar *sweepBar
-		if tty && !c.JSON {
-			applied, _ := opts.Apply(sc)
-			bar = newSweepBar(out, len(caps)*max(1, len(loads))*c.Seeds, applied.Duration)
-			opts.Progress = bar.update
-		}
-		rows, err = sim.Sweep(ctx, sc, strategy, caps, loads, opts)
-		if bar != nil {
-			bar.finish(err != nil)
-		}
-		if err != nil {
-			return interrupted(err)
-		}
-		res.Rows = nil
-		for _, row := range rows {
-			var points []reports.SweepPoint
-			for i, s := range row.Results {
-				points = append(points, reports.SweepPointOf(caps[i], s))
-			}
-			res.Rows = append(res.Rows, reports.NewSweepRow(row.Load.String(), points, r))
-		}
-	}
-	applied, _ := opts.Apply(sc)
-	res.Seeds = sim.Seeds(applied.Seed, c.Seeds)
-	for _, row := range res.Rows {
-		if row.Chosen > 0 {
-			res.Chosen[row.Load] = row.Chosen
-		}
-		if row.Knee > 0 {
-			res.Knee[row.Load] = row.Knee
-		}
 	}
 	dir := c.Out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name+"-sweep")
 	}
-	if err := writeSweep(dir, &res); err != nil {
+	if err := results.WriteSweep(dir, sw); err != nil {
+		return err
+	}
+	if _, err := reports.WriteSweepPlots(dir, sw); err != nil {
 		return err
 	}
 	if c.JSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		data, err := results.Encode(sw)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(data)
+		return err
 	}
-	if res.Decision != nil {
-		for _, line := range reports.DecisionLines(res.Decision) {
+	return c.print(out, sc.Name, dir, sw, o)
+}
+
+// print shows the decision (when the sweep made one) and the sweep's table.
+func (c *SweepCmd) print(out io.Writer, scenario, dir string, sw *results.Sweep, o decision.SweepOptions) error {
+	if sw.Decision != nil {
+		for _, line := range reports.DecisionLines(sw.Decision) {
 			fmt.Fprintln(out, line)
 		}
 		fmt.Fprintln(out)
 	}
-	title := fmt.Sprintf("sweep of %s · strategy %s as written · %s", sc.Name, strategy, seedsText(c.Seeds))
-	if res.Decision != nil && len(loads) == 0 {
-		title = fmt.Sprintf("sweep of %s · strategy %s paced at headroom %s · %s · %s", sc.Name, res.Strategy, fmtFloat(res.Decision.Headroom), res.Decision.Knob, seedsText(c.Seeds))
+	title := fmt.Sprintf("sweep of %s · strategy %s as written · %s", scenario, sw.Strategy, seedsText(c.Seeds))
+	if sw.Decision != nil && len(o.Loads) == 0 {
+		title = fmt.Sprintf("sweep of %s · strategy %s paced at headroom %s · %s · %s", scenario, sw.Strategy, fmtFloat(sw.Decision.Headroom), sw.Decision.Knob, seedsText(c.Seeds))
 	}
-	if err := reports.WriteSweep(out, title, res.Rows, r); err != nil {
+	if err := reports.WriteSweep(out, title, sw.Rows, o.Rule.String(), o.Rule.MaxShare); err != nil {
 		return err
 	}
-	if res.Decision == nil {
+	if sw.Decision == nil {
 		fmt.Fprintln(out, "\nthe caps and strategy are as given; `simbench recommend` decides what to set over its own range")
 	}
 	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)
 	return nil
-}
-
-// writeSweep writes sweep.json and the sweep plot, one line per load.
-// sweep.json holds everything the plot draws, so `simbench report DIR`
-// re-renders it byte for byte.
-func writeSweep(dir string, res *sweepOut) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := reports.WriteFileAtomic(filepath.Join(dir, SweepFile), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	_, err = reports.WritePlots(dir, &sim.Results{Scenario: res.Scenario}, reports.Options{
-		Sweep: res.Rows, SweepStrategy: res.Strategy, MaxRateLimitedShare: res.MaxShare,
-	})
-	return err
 }

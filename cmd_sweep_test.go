@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -29,7 +30,7 @@ func TestSweepMarksChosenCapAndWritesPlots(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
-	var saved sweepOut
+	var saved results.Sweep
 	data, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestRecommendJSON(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	var got recommendOut
+	var got decision.Report
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -119,14 +120,14 @@ func TestTier3ChosenCapBeatsUnbounded(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	var rec recommendOut
+	var rec decision.Report
 	if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Sweep == nil || rec.Sweep.Chosen == 0 {
 		t.Fatalf("the sweep chose no cap: %s", out.String())
 	}
-	var chosen *reports.SweepPoint
+	var chosen *results.SweepPoint
 	for i := range rec.Sweep.Points {
 		if p := &rec.Sweep.Points[i]; p.Cap == rec.Sweep.Chosen {
 			chosen = p

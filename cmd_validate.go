@@ -36,7 +36,7 @@ func (c *ValidateCmd) Run() error {
 		case errors.As(err, &bad):
 			fmt.Fprintln(out, bad.Error())
 		default:
-			fmt.Fprintf(out, "%s: %v\n", arg, suggestScenario(arg, err))
+			fmt.Fprintf(out, "%s: %v\n", arg, scenarios.Suggest(arg, err))
 		}
 		invalid++
 	}

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/simbench/simbench/decision"
-	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -23,7 +22,7 @@ func TestLongReadmeShowsTier3Decision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := decision.Decide(context.Background(), sc, decision.Options{Rule: rule(reports.DefaultMaxRateLimitedShare, reports.DefaultTolerance)})
+	d, err := decision.Decide(context.Background(), sc, decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,8 +67,7 @@ type exitRequest struct{ code int }
 // that does not parse, 70 for a panic.
 func runMain(args []string, stdout, stderr io.Writer) (code int) {
 	defer recoverExit(stderr, &code)
-	v := buildVersion(version, debug.ReadBuildInfo)
-	sim.Version = v
+	v := simbenchVersion()
 	var cli CLI
 	parser, err := kong.New(&cli,
 		kong.Name("simbench"),
@@ -154,6 +153,9 @@ func scenarioPredictor() complete.Predictor {
 	}
 	return complete.PredictOr(complete.PredictSet(names...), complete.PredictFiles("*.toml"))
 }
+
+// simbenchVersion is the version this binary reports (see buildVersion).
+func simbenchVersion() string { return buildVersion(version, debug.ReadBuildInfo) }
 
 // buildVersion is the version simbench reports (--version, results.json):
 // stamped when the build set one with -ldflags, else the main module's

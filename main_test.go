@@ -12,7 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 	"go.uber.org/goleak"
 
-	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 )
 
 // The commands start servers, simulations and progress bars: every goroutine
@@ -177,7 +177,7 @@ func TestEnvironmentSetsFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	res, err := reports.ReadResults(filepath.Join(dir, reports.ResultsFile))
+	res, err := results.Read(filepath.Join(dir, results.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

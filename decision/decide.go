@@ -1,9 +1,3 @@
-// Package decision says what to set: it runs the recommendation
-// arithmetic, measures the workload's demand, sweeps the tuned strategy's
-// cap over seeds around the arithmetic's cap (extending the range while the
-// choice sits at an edge), chooses by reports.Rule and builds the
-// sim.Decision that run, sweep, recommend and the reports all show. It
-// orchestrates sim and reports; neither may import the other's way.
 package decision
 
 import (
@@ -14,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -35,10 +29,10 @@ type Options struct {
 	// Strategy names the strategy to tune ("": the one sim.SweepStrategy picks).
 	Strategy string
 	// Headroom is the fraction of the limits to pace at (0: the strategy's
-	// own when it paces, else reports.DefaultHeadroom).
+	// own when it paces, else DefaultHeadroom).
 	Headroom float64
 	// Rule chooses the cap.
-	Rule reports.Rule
+	Rule Rule
 	// Seeds (0: DefaultSeeds), Seed (nil: the scenario's) and
 	// Duration (0: the scenario's) shape each simulated run.
 	Seeds    int
@@ -51,12 +45,13 @@ type Options struct {
 
 // Result is a decision with what was computed on the way.
 type Result struct {
-	Decision  sim.Decision
-	Row       reports.SweepRow
-	Plans     []reports.Plan
+	// Decision is what to set (nil from Arithmetic).
+	Decision  *results.Decision
+	Row       results.SweepRow
+	Plans     []Plan
 	Unplanned map[string]error
-	Plan      *reports.Plan // the plan of the decision's service (nil: none)
-	Load      *reports.LoadCheck
+	Plan      *Plan // the plan of the decision's service (nil: none)
+	Load      *LoadCheck
 	// Tuned is the strategy as verified: the scenario's, paced at the
 	// headroom, with the chosen cap.
 	Tuned scenarios.Strategy
@@ -78,13 +73,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		_, err := (&sim.Options{Strategies: []string{name}}).Apply(sc)
 		return nil, InputError{err}
 	}
-	headroom := o.Headroom
-	if headroom == 0 {
-		headroom = reports.DefaultHeadroom
-		if base.TokenBucket && base.Headroom > 0 {
-			headroom = base.Headroom
-		}
-	}
+	headroom := headroomFor(o.Headroom, base)
 	seeds := o.Seeds
 	if seeds == 0 {
 		seeds = DefaultSeeds
@@ -98,83 +87,42 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	// The strategy as it will be verified: paced at the headroom.
 	tuned := *base
 	tuned.TokenBucket, tuned.Headroom = true, headroom
-	vsc := *sc
-	vsc.Strategies = slices.Clone(sc.Strategies)
-	for i := range vsc.Strategies {
-		if vsc.Strategies[i].Name == name {
-			vsc.Strategies[i] = tuned
-		}
-	}
 	svc := sim.SweepService(&tuned)
-
 	res := &Result{Tuned: tuned}
 	res.Plans, res.Unplanned = PlanServices(sc, headroom)
-	res.Plan = Dominant(res.Plans)
-	if svc != "" {
-		res.Plan = nil
-		for i := range res.Plans {
-			if res.Plans[i].Service.Name == svc {
-				res.Plan = &res.Plans[i]
-			}
-		}
-	}
-	if res.Load, err = CheckLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, res.Plans); err != nil {
+	res.Plan = planOf(res.Plans, svc)
+	if res.Load, err = measureLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, res.Plans); err != nil {
 		return nil, err
 	}
-
 	caps := o.Caps
 	if len(caps) == 0 {
 		caps = []int{1, 2, 4, 8, 16, 32, 64}
 		if res.Plan != nil {
-			caps = reports.CapsAround(res.Plan.MaxInFlight)
+			caps = CapsAround(res.Plan.MaxInFlight)
 		}
 	}
-	var points []reports.SweepPoint
-	var extended []string
-	var row reports.SweepRow
-	best := 0
-	for round := 0; ; round++ {
-		rows, err := sim.Sweep(ctx, &vsc, name, caps, nil, opts)
-		if err != nil {
-			return nil, err
-		}
-		for i, s := range rows[0].Results {
-			points = append(points, reports.SweepPointOf(caps[i], s))
-		}
-		slices.SortFunc(points, func(a, b reports.SweepPoint) int { return a.Cap - b.Cap })
-		row = reports.NewSweepRow("as written", points, o.Rule)
-		_, best, _ = o.Rule.Choose(points)
-		more, why := reports.Extend(points, row.Chosen)
-		if len(more) == 0 || round == maxExtensions {
-			break
-		}
-		extended = append(extended, fmt.Sprintf("%s, so caps %s were added", why, joinInts(more)))
-		caps = more
+	sw, err := sweepExtending(ctx, withStrategy(sc, tuned), name, caps, o.Rule, opts)
+	if err != nil {
+		return nil, err
 	}
-	res.Row = row
+	res.Row = sw.row
 
 	service := svc
 	if service == "" && res.Plan != nil {
 		service = res.Plan.Service.Name
 	}
-	in := reports.DecisionInput{
+	in := input{
 		Strategy: name, Service: service, PerService: svc != "",
 		MaxInFlight: tuned.MaxInFlight, MaxInFlightPerService: tuned.MaxInFlightPerService,
 		Headroom: headroom, Pace: paces(sc, headroom), Retry: sim.RetryText(&tuned),
-		Plan: res.Plan, Row: row, Best: best, Extended: extended, Rule: o.Rule,
+		Plan: res.Plan, Row: sw.row, Best: sw.best, Extended: sw.extended, Rule: o.Rule,
 		Seeds: sim.Seeds(applied.Seed, seeds), DurationS: applied.Duration.Seconds(), Load: res.Load,
 	}
-	if ub := unboundedStrategy(sc); ub != "" && ub != name {
-		o := opts
-		o.Strategies = []string{ub}
-		r, err := sim.RunSeeds(ctx, sc, o)
-		if err != nil {
-			return nil, err
-		}
-		b := reports.OutcomeOf(ub, reports.SweepPointOf(0, r.Strategies[0]))
-		in.Baseline = &b
+	if in.Baseline, err = baseline(ctx, sc, name, opts); err != nil {
+		return nil, err
 	}
-	res.Decision = reports.Decide(in)
+	d := build(in)
+	res.Decision = &d
 	if res.Row.Chosen > 0 {
 		if svc != "" {
 			res.Tuned.MaxInFlightPerService = maps.Clone(tuned.MaxInFlightPerService)
@@ -184,6 +132,95 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		}
 	}
 	return res, nil
+}
+
+// headroomFor is the headroom a decision paces at: the one asked for, else
+// the strategy's own when it paces, else DefaultHeadroom.
+func headroomFor(asked float64, st *scenarios.Strategy) float64 {
+	switch {
+	case asked != 0:
+		return asked
+	case st != nil && st.TokenBucket && st.Headroom > 0:
+		return st.Headroom
+	}
+	return DefaultHeadroom
+}
+
+// planOf returns the plan whose cap a decision sweeps: the plan of svc
+// when the strategy's one per-service cap is swept (nil when svc has
+// none), else that of the service a turn calls most.
+func planOf(plans []Plan, svc string) *Plan {
+	if svc == "" {
+		return Dominant(plans)
+	}
+	for i := range plans {
+		if plans[i].Service.Name == svc {
+			return &plans[i]
+		}
+	}
+	return nil
+}
+
+// withStrategy returns a copy of sc with its strategy of st's name
+// replaced by st.
+func withStrategy(sc *scenarios.Scenario, st scenarios.Strategy) *scenarios.Scenario {
+	out := *sc
+	out.Strategies = slices.Clone(sc.Strategies)
+	for i := range out.Strategies {
+		if out.Strategies[i].Name == st.Name {
+			out.Strategies[i] = st
+		}
+	}
+	return &out
+}
+
+// extendedSweep is a sweep grown while its choice sat at an edge.
+type extendedSweep struct {
+	row      results.SweepRow
+	best     int      // the cap with the lowest p95 (0: none qualified)
+	extended []string // why the range grew, a round a line
+}
+
+// sweepExtending sweeps strategy name of sc over caps, then over the caps
+// Extend adds while the rule's choice sits at an edge of the range, for at
+// most maxExtensions rounds.
+func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name string, caps []int, rule Rule, opts sim.Options) (extendedSweep, error) {
+	var out extendedSweep
+	var points []results.SweepPoint
+	for round := 0; ; round++ {
+		rows, err := sim.Sweep(ctx, sc, name, caps, nil, opts)
+		if err != nil {
+			return out, err
+		}
+		for i, s := range rows[0].Results {
+			points = append(points, SweepPointOf(caps[i], s))
+		}
+		slices.SortFunc(points, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
+		out.row = NewSweepRow("as written", points, rule)
+		_, out.best, _ = rule.Choose(points)
+		more, why := Extend(points, out.row.Chosen)
+		if len(more) == 0 || round == maxExtensions {
+			return out, nil
+		}
+		out.extended = append(out.extended, fmt.Sprintf("%s, so caps %s were added", why, joinInts(more)))
+		caps = more
+	}
+}
+
+// baseline runs the scenario's unbounded strategy under opts' seeds for
+// contrast with the tuned one (nil when it has none, or tunes it).
+func baseline(ctx context.Context, sc *scenarios.Scenario, tuned string, opts sim.Options) (*results.Outcome, error) {
+	ub := unboundedStrategy(sc)
+	if ub == "" || ub == tuned {
+		return nil, nil
+	}
+	opts.Strategies = []string{ub}
+	r, err := sim.RunSeeds(ctx, sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	b := outcomeOf(ub, SweepPointOf(0, r.Strategies[0]))
+	return &b, nil
 }
 
 // unboundedStrategy names the scenario's first strategy with no cap, no
@@ -200,17 +237,17 @@ func unboundedStrategy(sc *scenarios.Scenario) string {
 // paces returns, per service with a request or token limit, the rates a
 // client-side token bucket at the headroom uses: the tighter of rps and rpm
 // for requests, tpm for tokens, both scaled.
-func paces(sc *scenarios.Scenario, headroom float64) map[string]sim.Pace {
-	out := map[string]sim.Pace{}
+func paces(sc *scenarios.Scenario, headroom float64) map[string]results.Pace {
+	out := map[string]results.Pace{}
 	for _, s := range sc.Services {
-		var p sim.Pace
+		var p results.Pace
 		rpm := s.RequestsPerMinute
 		if s.RequestsPerSecond > 0 && (rpm == 0 || s.RequestsPerSecond*60 < rpm) {
 			rpm = s.RequestsPerSecond * 60
 		}
 		p.RequestsPerMinute = rpm * headroom
 		p.TokensPerMinute = s.TokensPerMinute * headroom
-		if p != (sim.Pace{}) {
+		if p != (results.Pace{}) {
 			out[s.Name] = p
 		}
 	}
@@ -234,23 +271,17 @@ func (e InputError) Error() string { return e.Err.Error() }
 func (e InputError) Unwrap() error { return e.Err }
 
 // Arithmetic is Decide without the simulation: the plans at the headroom
-// Decide would use, and the workload's demand against them.
+// Decide would use, and the workload's demand against them. Its Decision
+// is nil.
 func Arithmetic(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, error) {
-	headroom := o.Headroom
-	if headroom == 0 {
-		headroom = reports.DefaultHeadroom
-		name := o.Strategy
-		if name == "" {
-			name = sim.SweepStrategy(sc)
-		}
-		if st := sc.Strategy(name); st != nil && st.TokenBucket && st.Headroom > 0 {
-			headroom = st.Headroom
-		}
+	name := o.Strategy
+	if name == "" {
+		name = sim.SweepStrategy(sc)
 	}
 	d := &Result{}
-	d.Plans, d.Unplanned = PlanServices(sc, headroom)
+	d.Plans, d.Unplanned = PlanServices(sc, headroomFor(o.Headroom, sc.Strategy(name)))
 	d.Plan = Dominant(d.Plans)
 	var err error
-	d.Load, err = CheckLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, d.Plans)
+	d.Load, err = measureLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, d.Plans)
 	return d, err
 }

@@ -13,7 +13,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -26,7 +25,7 @@ func TestDecisionExtendsRangeAtEdge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Decide(context.Background(), sc, Options{Rule: reports.Rule{MaxShare: 0.001}, Seeds: 1, Duration: 2 * time.Minute})
+	d, err := Decide(context.Background(), sc, Options{Rule: Rule{MaxShare: 0.001}, Seeds: 1, Duration: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +45,7 @@ func TestEmitTOMLRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Decide(context.Background(), sc, Options{Rule: reports.Rule{MaxShare: 0.001}, Seeds: 1, Duration: time.Minute})
+	d, err := Decide(context.Background(), sc, Options{Rule: Rule{MaxShare: 0.001}, Seeds: 1, Duration: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

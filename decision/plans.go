@@ -3,18 +3,17 @@ package decision
 import (
 	"context"
 
-	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
 
 // PlanServices computes the recommendation arithmetic for every service the
 // scenario's workload calls, in scenario order, at the given headroom (0:
-// reports.DefaultHeadroom). Services it cannot plan (no limits, say) come
+// DefaultHeadroom). Services it cannot plan (no limits, say) come
 // back in unplanned with the reason.
-func PlanServices(sc *scenarios.Scenario, headroom float64) (plans []reports.Plan, unplanned map[string]error) {
+func PlanServices(sc *scenarios.Scenario, headroom float64) (plans []Plan, unplanned map[string]error) {
 	for _, l := range sim.Loads(sc) {
-		p, err := reports.Recommend(reports.Service{
+		p, err := Recommend(Service{
 			Name: l.Name, RPM: l.RequestsPerMinute, TPM: l.TokensPerMinute, MaxConcurrent: l.MaxConcurrent,
 			TokensPerCall: l.TokensPerCall, MeanLatency: l.MeanLatency, CallsPerTurn: l.CallsPerTurn, Headroom: headroom,
 		})
@@ -31,8 +30,8 @@ func PlanServices(sc *scenarios.Scenario, headroom float64) (plans []reports.Pla
 }
 
 // Dominant returns the plan of the service a turn calls most, or nil.
-func Dominant(plans []reports.Plan) *reports.Plan {
-	var d *reports.Plan
+func Dominant(plans []Plan) *Plan {
+	var d *Plan
 	for i := range plans {
 		if d == nil || plans[i].Service.CallsPerTurn > d.Service.CallsPerTurn {
 			d = &plans[i]
@@ -41,10 +40,10 @@ func Dominant(plans []reports.Plan) *reports.Plan {
 	return d
 }
 
-// CheckLoad measures what the scenario's workload offers with no limit
+// measureLoad measures what the scenario's workload offers with no limit
 // holding it back (sim.Demand, with opts' seed and duration) and sets it
 // against what the plans sustain; nil without plans.
-func CheckLoad(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, plans []reports.Plan) (*reports.LoadCheck, error) {
+func measureLoad(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, plans []Plan) (*LoadCheck, error) {
 	if len(plans) == 0 {
 		return nil, nil
 	}
@@ -52,7 +51,7 @@ func CheckLoad(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, pl
 	if err != nil {
 		return nil, err
 	}
-	l, ok := reports.CheckLoad(demand, sc.Workload.Sessions, plans)
+	l, ok := CheckLoad(demand, sc.Workload.Sessions, plans)
 	if !ok {
 		return nil, nil
 	}

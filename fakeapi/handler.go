@@ -74,12 +74,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
 	wall := s.start.Add(time.Duration(s.epoch.Load()) + s.real(now))
 	seen := s.realDecision(d) // what the client is told, in real time
-	writeDecisionHeaders(w.Header(), c, "req_"+id, &seen, wall)
+	status := writeDecisionHeaders(w.Header(), c, "req_"+id, &seen, wall)
 	if !d.Admitted() {
-		s.answerRejection(w, r, c, id, &d, &seen, in.bodyErr)
+		s.answerRejection(w, r, c, id, status, &d, &seen, in.bodyErr)
 		return
 	}
-	s.answerAdmission(w, r, sv, ep, path, id, now, wall, &d, &in.dec)
+	s.answerAdmission(w, r, sv, ep, path, id, status, now, wall, &d, &in.dec)
 }
 
 // serveAside answers, without the model, what spends no quota: an unknown
@@ -184,14 +184,14 @@ func (s *Server) decide(sv *service, in *incoming) (now time.Duration, d Decisio
 // writeDecisionHeaders adds to h the headers every answer to a decision
 // carries: the request id (requestID, as x-request-id and, for the
 // Anthropic style, request-id) and the service's rate-limit headers for
-// seen, the decision with its delays in real time; wall is the time of
-// the decision.
-func writeDecisionHeaders(h http.Header, c *ServiceConfig, requestID string, seen *Decision, wall time.Time) {
+// seen, the decision with its delays in real time (Decision.Answer); wall
+// is the time of the decision. It returns the answer's HTTP status.
+func writeDecisionHeaders(h http.Header, c *ServiceConfig, requestID string, seen *Decision, wall time.Time) int {
 	h.Set("X-Request-Id", requestID)
 	if c.API == APIAnthropic {
 		h.Set("Request-Id", requestID)
 	}
-	seen.SetHeaders(h, c.Headers, wall)
+	return seen.Answer(c.API, c.Headers, wall, h)
 }
 
 // errorExtra is the extra fields of the error body answering a decision of
@@ -206,10 +206,10 @@ func errorExtra(api APIStyle, k Kind, requestID string) map[string]any {
 }
 
 // answerRejection answers request id, which the model rejected at once,
-// after the stall it arrived in, if any (nothing, when the client leaves
-// first); seen is d with its delays in real time, bodyErr why the body did
-// not decode.
-func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *ServiceConfig, id string, d, seen *Decision, bodyErr error) {
+// with status, after the stall it arrived in, if any (nothing, when the
+// client leaves first); seen is d with its delays in real time, bodyErr
+// why the body did not decode.
+func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *ServiceConfig, id string, status int, d, seen *Decision, bodyErr error) {
 	if d.Latency > 0 && !s.hold(r.Context(), seen.Latency) {
 		return // the client left during a stall
 	}
@@ -220,14 +220,13 @@ func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *Serv
 			extra["retry_after_ms"] = RoundUp(seen.RetryAfter, time.Millisecond).Milliseconds()
 		}
 	}
-	status := providerStatus(c.API, d)
 	writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, d, bodyErr), extra))
 }
 
 // answerAdmission answers admitted request id after its latency: the fake
-// model's answer (streamed on request), a server error or a conflict, or
-// a connection reset; it ends the request in the model.
-func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *service, ep endpoint, path, id string, now time.Duration, wall time.Time, d *Decision, dec *decoded) {
+// model's answer (streamed on request), a server error or a conflict with
+// status, or a connection reset; it ends the request in the model.
+func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *service, ep endpoint, path, id string, status int, now time.Duration, wall time.Time, d *Decision, dec *decoded) {
 	c := &sv.cfg
 	if s.metrics != nil {
 		// Runs after the request ended in the model, also when the
@@ -256,7 +255,7 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	case KindOK:
 		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, dec.output, dec))
 	case KindServerError, KindConflict:
-		writeJSON(w, d.Status, errorBody(c.API, d.Status, rejectMessage(c.Name, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
+		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
 	case KindReset:
 		panic(http.ErrAbortHandler) // closes the connection without a response
 	}

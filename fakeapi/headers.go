@@ -74,3 +74,19 @@ func (d *Decision) SetHeaders(h http.Header, style HeaderStyle, wall time.Time) 
 func seconds(d time.Duration) string {
 	return strconv.FormatInt(int64(RoundUp(d, time.Second)/time.Second), 10)
 }
+
+// Answer adds to h the rate-limit headers of style that the server sends
+// with decision d's response (SetHeaders; wall is the wall-clock time of
+// the decision) and returns the response's HTTP status in API style api,
+// or 0 for a decision answered with no response at all (a hang, a reset).
+// The server answers every decision through it, and a simulator that
+// reads decisions as a client reads the server's answers calls it too.
+func (d *Decision) Answer(api APIStyle, style HeaderStyle, wall time.Time, h http.Header) int {
+	d.SetHeaders(h, style, wall)
+	return d.HTTPStatus(api)
+}
+
+// HTTPStatus is the HTTP status of the server's response to decision d in
+// API style api, or 0 for a decision answered with no response (a hang, a
+// reset); Answer returns it too.
+func (d *Decision) HTTPStatus(api APIStyle) int { return providerStatus(api, d) }

@@ -19,6 +19,11 @@
 // A benchmark or deterministic unit in the baseline that the new run lacks
 // is missing data and fails the gate. Most callers want Parse, Compare,
 // Report.WriteTable and Report.Err, in that order.
+//
+// The gate also holds a run to its thresholds: Thresholds gathers a
+// scenario's [thresholds] and the --threshold flags, CheckThresholds
+// checks results against them, and CheckValid refuses a run whose figures
+// are marked invalid.
 package gate
 
 import (

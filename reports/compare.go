@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // Verdicts of a metric's change, as Compare prints them.
@@ -42,7 +42,7 @@ type Change struct {
 	Old, New, Delta float64
 	// Percent is Delta as a percentage of Old; NaN when Old is 0 and New is
 	// not, or when one of them is infinite (a time to answer that none came:
-	// sim.Unanswered). Two infinities are no change.
+	// results.Unanswered). Two infinities are no change.
 	Percent float64
 	// P is the Mann-Whitney U test's p-value over the seeds (NaN when a run
 	// has fewer than two seeds).
@@ -65,7 +65,7 @@ var ErrNothingInCommon = errors.New("reports: the two runs have no strategy in c
 // every metric's change, strategies in b's order and metrics in table
 // order. Metrics that do not apply to either run (the latency of a strategy
 // that finished no turn) are left out.
-func Changes(a, b *sim.Results) []Change {
+func Changes(a, b *results.Results) []Change {
 	ms := metrics(a, b)
 	rates := a.DurationS != b.DurationS && a.DurationS > 0 && b.DurationS > 0
 	sameSeeds := slices.Equal(seedsOf(a), seedsOf(b))
@@ -94,7 +94,7 @@ func Changes(a, b *sim.Results) []Change {
 // count compared as a rate per minute, each run's values multiplied by its
 // scale (60 over its duration in s). sameSeeds says the runs' seeds are
 // the same. ok is false when the metric does not apply to one of them.
-func change(m metric, old, nw *sim.StrategyResult, perMinute bool, scaleOld, scaleNew float64, sameSeeds bool) (c Change, ok bool) {
+func change(m metric, old, nw *results.StrategyResult, perMinute bool, scaleOld, scaleNew float64, sameSeeds bool) (c Change, ok bool) {
 	ov, ok1 := meanValue(m, old)
 	nv, ok2 := meanValue(m, nw)
 	if !ok1 || !ok2 {
@@ -142,7 +142,7 @@ func change(m metric, old, nw *sim.StrategyResult, perMinute bool, scaleOld, sca
 }
 
 // seedsOf lists the seeds a run's figures come from.
-func seedsOf(r *sim.Results) []uint64 {
+func seedsOf(r *results.Results) []uint64 {
 	if len(r.Seeds) > 0 {
 		return r.Seeds
 	}
@@ -151,7 +151,7 @@ func seedsOf(r *sim.Results) []uint64 {
 
 // seedValues reads a metric under each of a strategy's seeds, scaled; nil
 // when the run has one seed or the metric does not apply to some seed.
-func seedValues(m metric, s *sim.StrategyResult, scale float64) []float64 {
+func seedValues(m metric, s *results.StrategyResult, scale float64) []float64 {
 	if len(s.SeedRuns) < 2 {
 		return nil
 	}
@@ -168,9 +168,9 @@ func seedValues(m metric, s *sim.StrategyResult, scale float64) []float64 {
 
 // meanValue reads a metric: its mean over the seeds when the run carries
 // several, else the run's own value.
-func meanValue(m metric, s *sim.StrategyResult) (float64, bool) {
+func meanValue(m metric, s *results.StrategyResult) (float64, bool) {
 	if xs := seedValues(m, s, 1); xs != nil {
-		return sim.IntervalOf(xs).Mean, true
+		return results.IntervalOf(xs).Mean, true
 	}
 	return m.value(s)
 }
@@ -188,13 +188,13 @@ func significant(xs, ys []float64) (p float64, sig bool) {
 	thr := benchmath.DefaultThresholds
 	thr.CompareAlpha = Alpha
 	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(xs), &thr), benchmath.NewSample(slices.Clone(ys), &thr))
-	a, b := sim.IntervalOf(xs), sim.IntervalOf(ys)
+	a, b := results.IntervalOf(xs), results.IntervalOf(ys)
 	apart := a.Hi < b.Lo || b.Hi < a.Lo
 	return c.P, c.P < c.Alpha && apart
 }
 
 // findStrategy returns the strategy of r named name, nil when r has none.
-func findStrategy(r *sim.Results, name string) *sim.StrategyResult {
+func findStrategy(r *results.Results, name string) *results.StrategyResult {
 	for i := range r.Strategies {
 		if r.Strategies[i].Name == name {
 			return &r.Strategies[i]

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 func TestChangesVerdicts(t *testing.T) {
@@ -50,9 +50,9 @@ func TestChangesVerdicts(t *testing.T) {
 }
 
 func TestChangesDirections(t *testing.T) {
-	old := &sim.Results{Strategies: []sim.StrategyResult{{Name: "s", Turns: 10, Attempts: 100, Failed: 2, WriteRaces: 1,
+	old := &results.Results{Strategies: []results.StrategyResult{{Name: "s", Turns: 10, Attempts: 100, Failed: 2, WriteRaces: 1,
 		PeakInFlight: map[string]int{"llm": 8}}}}
-	nw := &sim.Results{Strategies: []sim.StrategyResult{{Name: "s", Turns: 9, Attempts: 140, Failed: 0, WriteRaces: 3,
+	nw := &results.Results{Strategies: []results.StrategyResult{{Name: "s", Turns: 9, Attempts: 140, Failed: 0, WriteRaces: 3,
 		PeakInFlight: map[string]int{"llm": 16}}}}
 	want := map[string]string{
 		"turns": Worse, "attempts": "", "failed": Better, "races": Worse, "peak": "",
@@ -65,8 +65,8 @@ func TestChangesDirections(t *testing.T) {
 }
 
 func TestChangesFromZero(t *testing.T) {
-	old := &sim.Results{Strategies: []sim.StrategyResult{{Name: "s", Turns: 1}}}
-	nw := &sim.Results{Strategies: []sim.StrategyResult{{Name: "s", Turns: 1, RateLimited: 5}}}
+	old := &results.Results{Strategies: []results.StrategyResult{{Name: "s", Turns: 1}}}
+	nw := &results.Results{Strategies: []results.StrategyResult{{Name: "s", Turns: 1, RateLimited: 5}}}
 	for _, c := range Changes(old, nw) {
 		if c.Metric == "429s" && (!math.IsNaN(c.Percent) || c.Verdict != Worse) {
 			t.Errorf("0 → 5 429s: %v%% %q, want NaN and worse", c.Percent, c.Verdict)
@@ -114,15 +114,15 @@ func TestCompareNil(t *testing.T) {
 // infinite: becoming answered is better, losing the answer worse, and
 // staying unanswered no change.
 func TestChangesOfUnansweredP95(t *testing.T) {
-	run := func(p95 sim.AnswerMs) *sim.Results {
+	run := func(p95 results.AnswerMs) *results.Results {
 		share := 1.0
 		if !p95.Answered() {
 			share = 0.8
 		}
-		return &sim.Results{Strategies: []sim.StrategyResult{{Name: "s", Turns: 10,
-			AnswerLatencyMs: sim.AnswerSummary{P50: 100, P95: p95, P99: p95, AnsweredShare: share}}}}
+		return &results.Results{Strategies: []results.StrategyResult{{Name: "s", Turns: 10,
+			AnswerLatencyMs: results.AnswerSummary{P50: 100, P95: p95, P99: p95, AnsweredShare: share}}}}
 	}
-	verdict := func(a, b *sim.Results) (Change, bool) {
+	verdict := func(a, b *results.Results) (Change, bool) {
 		for _, c := range Changes(a, b) {
 			if c.Metric == "answer p95" {
 				return c, true
@@ -131,12 +131,12 @@ func TestChangesOfUnansweredP95(t *testing.T) {
 		return Change{}, false
 	}
 	tests := []struct {
-		old, new    sim.AnswerMs
+		old, new    results.AnswerMs
 		wantVerdict string
 	}{
-		{sim.Unanswered, 900, Better},
-		{900, sim.Unanswered, Worse},
-		{sim.Unanswered, sim.Unanswered, ""},
+		{results.Unanswered, 900, Better},
+		{900, results.Unanswered, Worse},
+		{results.Unanswered, results.Unanswered, ""},
 	}
 	for _, tt := range tests {
 		c, ok := verdict(run(tt.old), run(tt.new))
@@ -148,7 +148,7 @@ func TestChangesOfUnansweredP95(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := Compare(&b, run(900), run(sim.Unanswered)); err != nil {
+	if err := Compare(&b, run(900), run(results.Unanswered)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "answer p95") || !strings.Contains(b.String(), "—") || strings.Contains(b.String(), "Inf") {
@@ -158,19 +158,19 @@ func TestChangesOfUnansweredP95(t *testing.T) {
 
 // seeded builds a run of one strategy over seeds whose p95 turn latencies
 // are given, and whose turns are 100 each.
-func seeded(seed uint64, p95s ...float64) *sim.Results {
-	r := &sim.Results{Scenario: "x", Seed: seed, DurationS: 60}
-	s := sim.StrategyResult{Name: "s"}
+func seeded(seed uint64, p95s ...float64) *results.Results {
+	r := &results.Results{Scenario: "x", Seed: seed, DurationS: 60}
+	s := results.StrategyResult{Name: "s"}
 	for i, v := range p95s {
 		r.Seeds = append(r.Seeds, seed+uint64(i))
-		s.SeedRuns = append(s.SeedRuns, sim.StrategyResult{Name: "s", Turns: 100, TurnLatencyMs: sim.Summary{P95: v}})
+		s.SeedRuns = append(s.SeedRuns, results.StrategyResult{Name: "s", Turns: 100, TurnLatencyMs: results.Summary{P95: v}})
 	}
 	s.Turns, s.TurnLatencyMs = 100, s.SeedRuns[0].TurnLatencyMs
-	r.Strategies = []sim.StrategyResult{s}
+	r.Strategies = []results.StrategyResult{s}
 	return r
 }
 
-func changeOf(t *testing.T, a, b *sim.Results, metric string) Change {
+func changeOf(t *testing.T, a, b *results.Results, metric string) Change {
 	t.Helper()
 	for _, c := range Changes(a, b) {
 		if c.Metric == metric {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // Compare writes, per strategy present in both runs and per metric that
@@ -18,7 +18,7 @@ import (
 // saying so. Then the strategies found in only one run, and a count of
 // changes for the better and the worse. Changes returns the same figures,
 // unchanged metrics included, for programs.
-func Compare(w io.Writer, a, b *sim.Results) error {
+func Compare(w io.Writer, a, b *results.Results) error {
 	if a == nil || b == nil {
 		return errors.New("reports: compare needs two results")
 	}
@@ -59,7 +59,7 @@ func Compare(w io.Writer, a, b *sim.Results) error {
 
 // changeFormats maps each metric's header, and its rate per minute's, to
 // how its values are written.
-func changeFormats(a, b *sim.Results) map[string]func(float64) string {
+func changeFormats(a, b *results.Results) map[string]func(float64) string {
 	format := map[string]func(float64) string{}
 	for _, m := range metrics(a, b) {
 		format[m.header] = m.format
@@ -154,7 +154,7 @@ func percentText(pct float64) string {
 }
 
 // writeOnlyIn names the strategies found in only one of the runs.
-func writeOnlyIn(sb *strings.Builder, a, b *sim.Results) {
+func writeOnlyIn(sb *strings.Builder, a, b *results.Results) {
 	var onlyOld, onlyNew []string
 	for _, s := range a.Strategies {
 		if findStrategy(b, s.Name) == nil {
@@ -179,7 +179,7 @@ func writeOnlyIn(sb *strings.Builder, a, b *sim.Results) {
 
 // compareWarnings says what differs between the runs beyond the code under
 // test: the scenario's conditions, the seeds, the duration.
-func compareWarnings(a, b *sim.Results) []string {
+func compareWarnings(a, b *results.Results) []string {
 	var out []string
 	if a.Scenario != b.Scenario {
 		out = append(out, fmt.Sprintf("warning: different scenarios (%s, %s): the figures measure different workloads", a.Scenario, b.Scenario))

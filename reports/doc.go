@@ -1,9 +1,11 @@
-// Package reports turns a simulator's results (sim.Results, read from
-// results.json) into things a person reads: an aligned terminal table, plots
-// (PNG and SVG, drawn with gonum.org/v1/plot), a self-contained report.html, a
-// report.md for pull-request comments, and a comparison of two runs. It also
-// holds the recommendation arithmetic — which limit binds, the Little's-law
-// concurrency cap, the sustainable turn rate — as pure functions.
+// Package reports turns results (results.Results, read from results.json,
+// and results.Sweep, from sweep.json) into things a person reads: an
+// aligned terminal table, plots (PNG and SVG, drawn with
+// gonum.org/v1/plot), a self-contained report.html, a report.md for
+// pull-request comments, and a comparison of two runs. It draws and
+// formats only: what to set is computed by the decision package, the
+// figures by the simulator, and neither is imported here (a test holds
+// the package's dependencies to that).
 //
 // The package runs no simulation and reads no clock: every output is a
 // function of its input, so the same results give the same bytes, and the

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // eventRow is one timed event as the report tables list it.
@@ -21,7 +21,7 @@ type eventRow struct {
 // eventRows lists the run's timed events (Results.Events) in their order:
 // the service, what changed (the event's label, else its kind) and when, in
 // seconds from the start of the run. Empty when the run had none.
-func eventRows(r *sim.Results) []eventRow {
+func eventRows(r *results.Results) []eventRow {
 	var out []eventRow
 	for _, e := range r.Events {
 		out = append(out, eventRow{Service: e.Service, What: eventWhat(e), From: num(e.StartS) + " s", To: num(e.EndS) + " s"})
@@ -30,7 +30,7 @@ func eventRows(r *sim.Results) []eventRow {
 }
 
 // eventWhat says what an event changed: its label, else its kind.
-func eventWhat(e sim.EventSpan) string {
+func eventWhat(e results.EventSpan) string {
 	if e.Label != "" {
 		return e.Label
 	}
@@ -39,7 +39,7 @@ func eventWhat(e sim.EventSpan) string {
 
 // eventLines are the events as the terminal table prints them, after a
 // heading; nil when the run had none.
-func eventLines(r *sim.Results) []string {
+func eventLines(r *results.Results) []string {
 	rows := eventRows(r)
 	if len(rows) == 0 {
 		return nil
@@ -70,7 +70,7 @@ type band struct {
 // of service, or of every service when service is "", clipped to [t0, t1]
 // and left out when they fall outside it. A label names the service when
 // the run's events touch more than one, and when service is "".
-func eventBands(r *sim.Results, service string, t0, t1 float64) []band {
+func eventBands(r *results.Results, service string, t0, t1 float64) []band {
 	services := map[string]bool{}
 	for _, e := range r.Events {
 		services[e.Service] = true
@@ -183,7 +183,7 @@ func (s *eventShading) Thumbnail(c *draw.Canvas) {
 // seconds: the timelines' when the results have them, else the run's
 // duration; widened to cover the limit traces and the events that start
 // inside the run. ok is false when there is nothing on a time axis.
-func timeAxis(r *sim.Results) (t0, t1 float64, ok bool) {
+func timeAxis(r *results.Results) (t0, t1 float64, ok bool) {
 	t0, t1, ok = timelineSpan(r)
 	if !ok {
 		t0, t1 = 0, r.DurationS
@@ -200,7 +200,7 @@ func timeAxis(r *sim.Results) (t0, t1 float64, ok bool) {
 
 // tracedServices returns the services the strategies' limit traces hold
 // steps for, in the order of the results' Limits, then by name.
-func tracedServices(r *sim.Results) []string {
+func tracedServices(r *results.Results) []string {
 	var names []string
 	for _, s := range r.Strategies {
 		for name, pts := range s.LimitTrace {
@@ -210,7 +210,7 @@ func tracedServices(r *sim.Results) []string {
 		}
 	}
 	order := func(name string) int {
-		if i := slices.IndexFunc(r.Limits, func(l sim.ServiceLimits) bool { return l.Service == name }); i >= 0 {
+		if i := slices.IndexFunc(r.Limits, func(l results.ServiceLimits) bool { return l.Service == name }); i >= 0 {
 			return i
 		}
 		return len(r.Limits)

@@ -12,22 +12,22 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // limitDropResults is the tier3 fixture with timed events filled in by hand
 // (the limit halves at minute 3, a 30 s outage at minute 6) and an AIMD
 // sawtooth limit trace on the unbounded strategy.
-func limitDropResults() *sim.Results {
+func limitDropResults() *results.Results {
 	r := tier3Results()
-	r.Events = []sim.EventSpan{
+	r.Events = []results.EventSpan{
 		{Service: "llm", Kind: "limits", StartS: 180, EndS: 1200, Label: "limits ×0.5"},
 		{Service: "llm", Kind: "outage", StartS: 360, EndS: 390, Label: "outage 503"},
 	}
-	var trace []sim.LimitPoint
+	var trace []results.LimitPoint
 	limit, t := 8, 0.0
 	for t < 1150 {
-		trace = append(trace, sim.LimitPoint{T: t, Limit: limit})
+		trace = append(trace, results.LimitPoint{T: t, Limit: limit})
 		ceiling := 40
 		if t >= 180 {
 			ceiling = 20
@@ -39,7 +39,7 @@ func limitDropResults() *sim.Results {
 		}
 		t += 2.5
 	}
-	r.Strategies[1].LimitTrace = map[string][]sim.LimitPoint{"llm": trace}
+	r.Strategies[1].LimitTrace = map[string][]results.LimitPoint{"llm": trace}
 	return r
 }
 
@@ -47,7 +47,7 @@ func limitDropResults() *sim.Results {
 // axis; events outside the axis or of another service are left out; labels
 // name the service only when several services have events.
 func TestEventBands(t *testing.T) {
-	r := &sim.Results{Events: []sim.EventSpan{
+	r := &results.Results{Events: []results.EventSpan{
 		{Service: "llm", Kind: "limits", StartS: 180, EndS: 1500, Label: "limits ×0.5"},
 		{Service: "search", Kind: "stall", StartS: 50, EndS: 51},
 		{Service: "llm", Kind: "outage", StartS: 2000, EndS: 2030, Label: "outage"},
@@ -113,7 +113,7 @@ func TestTimeFiguresShadeEvents(t *testing.T) {
 func TestBandsInPNG(t *testing.T) {
 	with, without := limitDropResults(), limitDropResults()
 	without.Events = nil
-	count := func(r *sim.Results) int {
+	count := func(r *results.Results) int {
 		f := figureNamed(t, r, "limits")
 		png, err := f.PNG()
 		if err != nil {
@@ -140,14 +140,14 @@ func TestBandsInPNG(t *testing.T) {
 // TestSteps: a trace becomes a step line that holds each limit until the
 // next step and the last until the end of the axis.
 func TestSteps(t *testing.T) {
-	got := steps([]sim.LimitPoint{{T: 0, Limit: 8}, {T: 1.5, Limit: 9}, {T: 3, Limit: 4}}, 10, 800)
+	got := steps([]results.LimitPoint{{T: 0, Limit: 8}, {T: 1.5, Limit: 9}, {T: 3, Limit: 4}}, 10, 800)
 	want := plotter.XYs{{X: 0, Y: 8}, {X: 1.5, Y: 8}, {X: 1.5, Y: 9}, {X: 3, Y: 9}, {X: 3, Y: 4}, {X: 10, Y: 4}}
 	if !slices.Equal(got, want) {
 		t.Errorf("steps\n got %v\nwant %v", got, want)
 	}
-	long := make([]sim.LimitPoint, 5000)
+	long := make([]results.LimitPoint, 5000)
 	for i := range long {
-		long[i] = sim.LimitPoint{T: float64(i), Limit: 10 + i%7}
+		long[i] = results.LimitPoint{T: float64(i), Limit: 10 + i%7}
 	}
 	long[2500].Limit = 99
 	got = steps(long, 5000, 800)
@@ -230,7 +230,7 @@ func TestReportsListEvents(t *testing.T) {
 // traces and events existed reads and renders every report, without a
 // limits figure or an events section.
 func TestResultsBeforeLimitTraceRender(t *testing.T) {
-	r, err := ReadResults(filepath.Join("testdata", "tier3", "results.json"))
+	r, err := results.Read(filepath.Join("testdata", "tier3", "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestResultsBeforeLimitTraceRender(t *testing.T) {
 }
 
 // figureNamed returns the named figure of r.
-func figureNamed(t *testing.T, r *sim.Results, name string) Figure {
+func figureNamed(t *testing.T, r *results.Results, name string) Figure {
 	t.Helper()
 	figs, err := Figures(r, Options{})
 	if err != nil {
@@ -275,11 +275,11 @@ func decodePNG(t *testing.T, data []byte) image.Image {
 // TestTracedServices: the limits figure's panels follow the results'
 // service order, then names, and leave out services whose traces are empty.
 func TestTracedServices(t *testing.T) {
-	r := &sim.Results{
-		Limits: []sim.ServiceLimits{{Service: "search"}, {Service: "llm"}},
-		Strategies: []sim.StrategyResult{
-			{Name: "a", LimitTrace: map[string][]sim.LimitPoint{"zeta": {{T: 0, Limit: 1}}, "llm": {{T: 0, Limit: 2}}, "empty": nil}},
-			{Name: "b", LimitTrace: map[string][]sim.LimitPoint{"alpha": {{T: 0, Limit: 1}}, "search": {{T: 0, Limit: 3}}}},
+	r := &results.Results{
+		Limits: []results.ServiceLimits{{Service: "search"}, {Service: "llm"}},
+		Strategies: []results.StrategyResult{
+			{Name: "a", LimitTrace: map[string][]results.LimitPoint{"zeta": {{T: 0, Limit: 1}}, "llm": {{T: 0, Limit: 2}}, "empty": nil}},
+			{Name: "b", LimitTrace: map[string][]results.LimitPoint{"alpha": {{T: 0, Limit: 1}}, "search": {{T: 0, Limit: 3}}}},
 		},
 	}
 	if got, want := tracedServices(r), []string{"search", "llm", "alpha", "zeta"}; !slices.Equal(got, want) {

@@ -4,7 +4,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/results"
 )
 
 // noise is a tiny deterministic generator (a 64-bit LCG), so fixtures do
@@ -22,8 +23,8 @@ type strategySpec struct {
 	name                string
 	cap                 int
 	turns               int64
-	latency             sim.Summary // turn latency, ms
-	callLatency         sim.Summary
+	latency             results.Summary // turn latency, ms
+	callLatency         results.Summary
 	hist                []int64 // calls taking 1, 2, … attempts
 	failedHist          []int64 // of hist, the calls that gave up
 	retry               string
@@ -37,14 +38,14 @@ type strategySpec struct {
 // tier3Results is a hand-built results file shaped like a 20-minute run of
 // the tier3 scenario: 10,000 requests/min (166.7/s) at 200–900 ms, eight
 // calls per turn, four strategies.
-func tier3Results() *sim.Results {
+func tier3Results() *results.Results {
 	const duration = 1200
 	const limit = 10000.0 / 60
 	specs := []strategySpec{
 		{
 			name: "sequential", cap: 1, turns: 5210,
-			latency:     sim.Summary{Mean: 4480, P50: 4420, P95: 5710, P99: 6240, Max: 7380},
-			callLatency: sim.Summary{Mean: 552, P50: 548, P95: 861, P99: 893, Max: 900},
+			latency:     results.Summary{Mean: 4480, P50: 4420, P95: 5710, P99: 6240, Max: 7380},
+			callLatency: results.Summary{Mean: 552, P50: 548, P95: 861, P99: 893, Max: 900},
 			hist:        []int64{41680},
 			retry:       "exponential 500ms–8s, 3 attempts, honours Retry-After",
 			peak:        1,
@@ -54,8 +55,8 @@ func tier3Results() *sim.Results {
 		},
 		{
 			name: "unbounded", cap: 0, turns: 6020,
-			latency:     sim.Summary{Mean: 2650, P50: 1210, P95: 9870, P99: 21400, Max: 38200},
-			callLatency: sim.Summary{Mean: 1890, P50: 640, P95: 7420, P99: 18800, Max: 36100},
+			latency:     results.Summary{Mean: 2650, P50: 1210, P95: 9870, P99: 21400, Max: 38200},
+			callLatency: results.Summary{Mean: 1890, P50: 640, P95: 7420, P99: 18800, Max: 36100},
 			hist:        []int64{38000, 7400, 2100, 560, 100},
 			failedHist:  []int64{112, 0, 0, 0, 100},
 			retry:       "exponential 500ms–8s, 3 attempts, honours Retry-After",
@@ -77,8 +78,8 @@ func tier3Results() *sim.Results {
 		},
 		{
 			name: "bounded-8", cap: 8, turns: 6680,
-			latency:     sim.Summary{Mean: 1040, P50: 980, P95: 1540, P99: 1890, Max: 2600},
-			callLatency: sim.Summary{Mean: 571, P50: 560, P95: 872, P99: 897, Max: 930},
+			latency:     results.Summary{Mean: 1040, P50: 980, P95: 1540, P99: 1890, Max: 2600},
+			callLatency: results.Summary{Mean: 571, P50: 560, P95: 872, P99: 897, Max: 930},
 			hist:        []int64{53440},
 			retry:       "full-jitter 1s–60s, 5 attempts, honours Retry-After",
 			wasted:      3.2,
@@ -89,8 +90,8 @@ func tier3Results() *sim.Results {
 		},
 		{
 			name: "bounded-32-nojitter", cap: 32, turns: 6410,
-			latency:     sim.Summary{Mean: 1310, P50: 1010, P95: 2480, P99: 4100, Max: 6900},
-			callLatency: sim.Summary{Mean: 690, P50: 590, P95: 1900, P99: 3400, Max: 6100},
+			latency:     results.Summary{Mean: 1310, P50: 1010, P95: 2480, P99: 4100, Max: 6900},
+			callLatency: results.Summary{Mean: 690, P50: 590, P95: 1900, P99: 3400, Max: 6100},
 			hist:        []int64{50500, 640, 100, 40},
 			retry:       "exponential 1s–60s, 5 attempts, honours Retry-After",
 			rateLimited: 740, early: 0, wasted: 21.7,
@@ -104,14 +105,14 @@ func tier3Results() *sim.Results {
 			},
 		},
 	}
-	r := &sim.Results{
+	r := &results.Results{
 		Scenario:        "tier3",
 		Description:     "Research agent on OpenAI tier-3 limits: 8 lookups per turn",
 		Seed:            42,
 		SimbenchVersion: "v0.3.0",
 		DurationS:       duration,
 		Mode:            "virtual",
-		Limits:          []sim.ServiceLimits{{Service: "llm", RequestsPerMinute: 10000, TokensPerMinute: 10_000_000, CallsPerTurn: 8}},
+		Limits:          []results.ServiceLimits{{Service: "llm", RequestsPerMinute: 10000, TokensPerMinute: 10_000_000, CallsPerTurn: 8}},
 	}
 	n := noise(42)
 	for _, sp := range specs {
@@ -120,7 +121,7 @@ func tier3Results() *sim.Results {
 			calls += h
 			attempts += int64(i+1) * h
 		}
-		s := sim.StrategyResult{
+		s := results.StrategyResult{
 			Name:                  sp.name,
 			MaxInFlight:           sp.cap,
 			Turns:                 sp.turns,
@@ -148,7 +149,7 @@ func tier3Results() *sim.Results {
 		}
 		for t := range duration {
 			started, limited, inFlight := sp.rate(float64(t), &n)
-			s.Timeline = append(s.Timeline, sim.TimelinePoint{
+			s.Timeline = append(s.Timeline, results.TimelinePoint{
 				T: float64(t), BucketS: 1,
 				Started:     math.Round(started*10) / 10,
 				RateLimited: math.Round(limited*10) / 10,
@@ -157,31 +158,26 @@ func tier3Results() *sim.Results {
 		}
 		r.Strategies = append(r.Strategies, s)
 	}
-	plan, err := Recommend(tier3Service())
+	plan, err := decision.Recommend(decision.Service{
+		Name: "llm", RPM: 10000, TPM: 10_000_000, TokensPerCall: 1000,
+		MeanLatency: 550 * time.Millisecond, CallsPerTurn: 8, Headroom: 0.7,
+	})
 	if err != nil {
 		panic(err)
 	}
 	rec := plan.Recommendation()
 	rec.VerifiedCap = 48
-	r.Recommendation = map[string]sim.Recommendation{"llm": rec}
+	r.Recommendation = map[string]results.Recommendation{"llm": rec}
 	return r
-}
-
-// tier3Service is the tier3 scenario's one service, as Recommend's input.
-func tier3Service() Service {
-	return Service{
-		Name: "llm", RPM: 10000, TPM: 10_000_000, TokensPerCall: 1000,
-		MeanLatency: 550 * time.Millisecond, CallsPerTurn: 8, Headroom: 0.7,
-	}
 }
 
 // cdf samples a turn-latency distribution whose median and 95th percentile
 // match s: log-latency is logistic between them, capped at s.Max.
 // answerCDF makes up an answer CDF from a latency CDF, taking the failed
 // turns to be the slowest: it levels off at the answered share.
-func answerCDF(c []sim.CDFPoint, turns, failed int64) []sim.CDFPoint {
+func answerCDF(c []results.CDFPoint, turns, failed int64) []results.CDFPoint {
 	share := 1 - float64(failed)/float64(turns)
-	var out []sim.CDFPoint
+	var out []results.CDFPoint
 	for _, p := range c {
 		if p.P <= share {
 			out = append(out, p)
@@ -190,21 +186,21 @@ func answerCDF(c []sim.CDFPoint, turns, failed int64) []sim.CDFPoint {
 	return out
 }
 
-func cdf(s sim.Summary) []sim.CDFPoint {
+func cdf(s results.Summary) []results.CDFPoint {
 	spread := math.Log(s.P95/s.P50) / math.Log(19) // 19 = 0.95/0.05
-	var out []sim.CDFPoint
+	var out []results.CDFPoint
 	for i := 1; i < 40; i++ {
 		p := float64(i) / 40
 		ms := min(s.Max, s.P50*math.Exp(spread*math.Log(p/(1-p))))
-		out = append(out, sim.CDFPoint{Ms: math.Round(ms), P: p})
+		out = append(out, results.CDFPoint{Ms: math.Round(ms), P: p})
 	}
-	return append(out, sim.CDFPoint{Ms: s.Max, P: 1})
+	return append(out, results.CDFPoint{Ms: s.Max, P: 1})
 }
 
 // tier3Sweep is bounded-N over a range of caps: goodput saturates near
 // 48–64, 429s start past 64.
-func tier3Sweep() []SweepPoint {
-	return []SweepPoint{
+func tier3Sweep() []results.SweepPoint {
+	return []results.SweepPoint{
 		{Cap: 1, P50Ms: 4420, P95Ms: 5710, AnsweredShare: 1, GoodputPerS: 12.1},
 		{Cap: 2, P50Ms: 2250, P95Ms: 3010, AnsweredShare: 1, GoodputPerS: 24.0},
 		{Cap: 4, P50Ms: 1320, P95Ms: 1980, AnsweredShare: 1, GoodputPerS: 47.5},
@@ -214,7 +210,7 @@ func tier3Sweep() []SweepPoint {
 		{Cap: 48, P50Ms: 850, P95Ms: 1190, AnsweredShare: 1, GoodputPerS: 146.2, RateLimitedShare: 0.0004},
 		{Cap: 64, P50Ms: 845, P95Ms: 1170, AnsweredShare: 1, GoodputPerS: 147.0, RateLimitedShare: 0.0061},
 		{Cap: 96, P50Ms: 990, P95Ms: 3900, AnsweredShare: 0.97, GoodputPerS: 139.8, RateLimitedShare: 0.071},
-		{Cap: 128, P50Ms: 1150, P95Ms: sim.Unanswered, AnsweredShare: 0.91, GoodputPerS: 128.3, RateLimitedShare: 0.164},
+		{Cap: 128, P50Ms: 1150, P95Ms: results.Unanswered, AnsweredShare: 0.91, GoodputPerS: 128.3, RateLimitedShare: 0.164},
 	}
 }
 
@@ -223,14 +219,14 @@ func tier3Sweep() []SweepPoint {
 // their Limits.
 func tier3Options() Options {
 	return Options{
-		Sweep:         []SweepRow{NewSweepRow("", tier3Sweep(), Rule{MaxShare: DefaultMaxRateLimitedShare})},
+		Sweep:         []results.SweepRow{decision.NewSweepRow("", tier3Sweep(), decision.Rule{MaxShare: decision.DefaultMaxRateLimitedShare})},
 		SweepStrategy: "bounded-N",
 	}
 }
 
 // backoffResults is tier3Results with two strategies at cap 8 that differ
 // only in their retry policy, as the burst-8 scenario has them.
-func backoffResults() *sim.Results {
+func backoffResults() *results.Results {
 	r := tier3Results()
 	b8 := r.Strategies[2]
 	nj := b8
@@ -239,7 +235,7 @@ func backoffResults() *sim.Results {
 	nj.AttemptsPerFailedCall = []int64{0, 0, 0, 0, 0, 50}
 	nj.Attempts, nj.Calls, nj.Failed, nj.FailedTurns = 61310, 53390, 50, 48
 	nj.RateLimited, nj.EarlyRetries = 7870, 0
-	nj.AnswerLatencyMs = answerOf(sim.Summary{P50: 1300, P95: 6100, P99: 12000}, nj.Turns, nj.FailedTurns)
+	nj.AnswerLatencyMs = answerOf(results.Summary{P50: 1300, P95: 6100, P99: 12000}, nj.Turns, nj.FailedTurns)
 	r.Strategies = append(r.Strategies, nj)
 	return r
 }
@@ -247,20 +243,20 @@ func backoffResults() *sim.Results {
 // answerOf makes up a time-to-answer summary to go with a turn-latency
 // one: failed turns are taken to be the slowest, so a percentile past the
 // answered share is unanswered and the others keep their turn latency.
-func answerOf(l sim.Summary, turns, failed int64) sim.AnswerSummary {
+func answerOf(l results.Summary, turns, failed int64) results.AnswerSummary {
 	share := 1 - float64(failed)/float64(turns)
-	at := func(q, v float64) sim.AnswerMs {
+	at := func(q, v float64) results.AnswerMs {
 		if q > share {
-			return sim.Unanswered
+			return results.Unanswered
 		}
-		return sim.AnswerMs(v)
+		return results.AnswerMs(v)
 	}
-	return sim.AnswerSummary{P50: at(0.5, l.P50), P95: at(0.95, l.P95), P99: at(0.99, l.P99), AnsweredShare: math.Round(share*1e6) / 1e6}
+	return results.AnswerSummary{P50: at(0.5, l.P50), P95: at(0.95, l.P95), P99: at(0.99, l.P99), AnsweredShare: math.Round(share*1e6) / 1e6}
 }
 
 // tier3Later is tier3Results after a change: bounded-8 got faster,
 // unbounded drew more 429s, bounded-32-nojitter is gone and bounded-16 is new.
-func tier3Later() *sim.Results {
+func tier3Later() *results.Results {
 	r := tier3Results()
 	r.SimbenchVersion = "v0.4.0"
 	keep := r.Strategies[:0]

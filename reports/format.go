@@ -1,58 +1,16 @@
 package reports
 
 import (
-	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/simbench/simbench/internal/numfmt"
 )
 
-// num formats x for people: thousands separated by commas, at most two
-// decimals, trailing zeros dropped (10000000 → "10,000,000", 46.666 → "46.67").
-func num(x float64) string {
-	return fixed(x, 2, true)
-}
-
-// counted shows x as num does followed by one (when x shows as exactly 1)
-// or many: "1 call/turn", "1.5 calls/turn".
-func counted(x float64, one, many string) string {
-	if s := num(x); s != "1" {
-		return s + " " + many
-	}
-	return "1 " + one
-}
-
-// fixed formats x with at most prec decimals, with commas between thousands;
-// trim drops trailing zeros of the fraction.
-func fixed(x float64, prec int, trim bool) string {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(x, 'f', prec, 64)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, _ := strings.Cut(s, ".")
-	if trim {
-		frac = strings.TrimRight(frac, "0")
-	}
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String()
-	if frac != "" {
-		out += "." + frac
-	}
-	if out == "0" {
-		sign = "" // no "-0"
-	}
-	return sign + out
-}
+// num and fixed are numfmt's Num and Fixed: the one way simbench formats
+// a number for people.
+func num(x float64) string                        { return numfmt.Num(x) }
+func fixed(x float64, prec int, trim bool) string { return numfmt.Fixed(x, prec, trim) }
 
 // align is one column's alignment in a text table.
 type align int

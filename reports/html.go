@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 //go:embed report.html.tmpl
@@ -93,7 +93,7 @@ type htmlFigure struct {
 }
 
 type htmlData struct {
-	R *sim.Results
+	R *results.Results
 	// Decision is the one recommendation, shown first (nil: none yet).
 	Decision *htmlDecision
 	Warnings []htmlWarning
@@ -125,7 +125,7 @@ type htmlData struct {
 // from opts.Plans for plans the results do not carry), the sweep of
 // opts.Sweep (one table per load, each row's knee and chosen cap marked),
 // and every figure of Figures(r, opts) with its one-line caption.
-func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
+func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 	if r == nil {
 		return errors.New("reports: no results")
 	}
@@ -145,7 +145,7 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 		d.EventTables, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders
 	}
 	for _, p := range opts.Plans {
-		d.Plans = append(d.Plans, htmlPlan{Name: p.Service.Name, Lines: p.Lines()})
+		d.Plans = append(d.Plans, htmlPlan{Name: p.Service, Lines: p.Lines})
 	}
 	figs, err := Figures(r, opts)
 	if err != nil {
@@ -168,7 +168,7 @@ func WriteHTML(w io.Writer, r *sim.Results, opts Options) error {
 
 // htmlTableOf is the comparison table of r's strategies, the best value
 // per column marked.
-func htmlTableOf(r *sim.Results) htmlTable {
+func htmlTableOf(r *results.Results) htmlTable {
 	var t htmlTable
 	ms := metrics(r)
 	for _, m := range ms {
@@ -188,7 +188,7 @@ func htmlTableOf(r *sim.Results) htmlTable {
 
 // htmlRecs lists r's recommendations, services in name order, each with
 // its reason split from the arithmetic.
-func htmlRecs(r *sim.Results) []htmlRec {
+func htmlRecs(r *results.Results) []htmlRec {
 	var out []htmlRec
 	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
 		rec := r.Recommendation[name]
@@ -204,7 +204,7 @@ func htmlRecs(r *sim.Results) []htmlRec {
 
 // htmlSweepRows is the sweep's table, one per load with points, the caps
 // ascending and each row's knee and chosen cap noted.
-func htmlSweepRows(sweep []SweepRow) []htmlSweepRow {
+func htmlSweepRows(sweep []results.SweepRow) []htmlSweepRow {
 	var out []htmlSweepRow
 	for _, row := range sweep {
 		if len(row.Points) == 0 {
@@ -246,7 +246,7 @@ func splitReason(reason string) (first string, rest []string) {
 }
 
 // runParams lists the run's parameters for the report's summary.
-func runParams(r *sim.Results) []htmlKV {
+func runParams(r *results.Results) []htmlKV {
 	mode := r.Mode
 	if mode == "" {
 		mode = "virtual"
@@ -292,7 +292,7 @@ func inlineSVG(svg []byte, title string) template.HTML {
 // WriteAll writes a run's reports into dir: every plot as PNG and SVG
 // (WritePlots), report.html (WriteHTML) and report.md (WriteMarkdown), each
 // file atomically. It returns the names written, relative to dir.
-func WriteAll(dir string, r *sim.Results, opts Options) ([]string, error) {
+func WriteAll(dir string, r *results.Results, opts Options) ([]string, error) {
 	names, err := WritePlots(dir, r, opts)
 	if err != nil {
 		return names, err

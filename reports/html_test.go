@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/results"
 )
 
 func TestWriteHTMLGolden(t *testing.T) {
@@ -55,12 +56,12 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 func TestWriteHTMLShowsPlans(t *testing.T) {
 	r := tier3Results()
 	r.Recommendation = nil
-	plan, err := Recommend(Service{Name: "search", RPM: 600, MeanLatency: 800 * time.Millisecond, CallsPerTurn: 8})
+	plan, err := decision.Recommend(decision.Service{Name: "search", RPM: 600, MeanLatency: 800 * time.Millisecond, CallsPerTurn: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, r, Options{Plans: []Plan{plan}}); err != nil {
+	if err := WriteHTML(&b, r, Options{Plans: []PlanLines{{Service: plan.Service.Name, Lines: plan.Lines()}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -159,7 +160,7 @@ func TestWriteMarkdownEscapes(t *testing.T) {
 // command tests at the repository root read them. They are compared by
 // value, not by bytes, so a field added to the contract does not break them.
 func TestFixtureFiles(t *testing.T) {
-	for name, want := range map[string]*sim.Results{
+	for name, want := range map[string]*results.Results{
 		"tier3/results.json":       tier3Results(),
 		"tier3-later/results.json": tier3Later(),
 	} {
@@ -173,7 +174,7 @@ func TestFixtureFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := ReadResults(path)
+		got, err := results.Read(path)
 		if err != nil {
 			t.Fatal(err)
 		}

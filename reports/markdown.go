@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // figureTitles names the figures Figures draws, for links and alt text.
@@ -28,7 +28,7 @@ var figureTitles = map[string]string{
 // recommendation with its arithmetic, and the plots as images linked by the names in pngs
 // (relative to the report, as WritePlots returns them; names not ending in
 // .png are skipped). GitHub renders it as a pull-request comment.
-func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
+func WriteMarkdown(w io.Writer, r *results.Results, pngs []string) error {
 	if r == nil {
 		return errors.New("reports: no results")
 	}
@@ -51,7 +51,7 @@ func WriteMarkdown(w io.Writer, r *sim.Results, pngs []string) error {
 
 // mdHeader writes the report's title, the scenario's description, the
 // run's warnings and parameters, and its timed events.
-func mdHeader(b *strings.Builder, r *sim.Results) {
+func mdHeader(b *strings.Builder, r *results.Results) {
 	fmt.Fprintf(b, "# simbench: %s\n\n", mdEscape(r.Scenario))
 	if r.Description != "" {
 		fmt.Fprintf(b, "%s\n\n", mdEscape(r.Description))
@@ -72,7 +72,7 @@ func mdHeader(b *strings.Builder, r *sim.Results) {
 
 // mdStrategies writes the comparison table, the best value per column in
 // bold, with its key, and the per-process and per-event tables.
-func mdStrategies(b *strings.Builder, r *sim.Results) {
+func mdStrategies(b *strings.Builder, r *results.Results) {
 	b.WriteString("## Strategies\n\n")
 	if len(r.Strategies) == 0 {
 		b.WriteString("No strategies in the results.\n\n")
@@ -112,7 +112,7 @@ func mdStrategies(b *strings.Builder, r *sim.Results) {
 
 // mdRecommendation writes each service's recommendation as a table row,
 // then its reason and arithmetic; nothing when the results carry none.
-func mdRecommendation(b *strings.Builder, r *sim.Results) {
+func mdRecommendation(b *strings.Builder, r *results.Results) {
 	if len(r.Recommendation) == 0 {
 		return
 	}
@@ -162,7 +162,7 @@ func mdPlots(b *strings.Builder, names []string) {
 
 // bestMarks says, per metric of ms and per strategy of ss, whether the
 // strategy's value is the best in the metric's column (see best).
-func bestMarks(ms []metric, ss []sim.StrategyResult) [][]bool {
+func bestMarks(ms []metric, ss []results.StrategyResult) [][]bool {
 	marks := make([][]bool, len(ms))
 	for j, m := range ms {
 		marks[j] = best(m, ss)
@@ -172,7 +172,7 @@ func bestMarks(ms []metric, ss []sim.StrategyResult) [][]bool {
 
 // decisionEvidence is the decision's evidence, a line each, after the
 // sentence DecisionLines starts with.
-func decisionEvidence(d *sim.Decision) []string {
+func decisionEvidence(d *results.Decision) []string {
 	var out []string
 	for _, l := range DecisionLines(d)[1:] {
 		out = append(out, strings.TrimSpace(l))
@@ -181,7 +181,7 @@ func decisionEvidence(d *sim.Decision) []string {
 }
 
 // verifiedText is the cap a sweep verified for rec, or "not verified".
-func verifiedText(rec sim.Recommendation) string {
+func verifiedText(rec results.Recommendation) string {
 	if rec.VerifiedCap > 0 {
 		return fmt.Sprint(rec.VerifiedCap)
 	}

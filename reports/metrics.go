@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/internal/numfmt"
+	"github.com/simbench/simbench/results"
 )
 
 // direction says which way a metric improves.
@@ -27,7 +28,7 @@ type metric struct {
 	dir    direction
 	// value reads the metric; ok is false when it does not apply (the
 	// latency of a strategy that completed no turn).
-	value  func(s *sim.StrategyResult) (v float64, ok bool)
+	value  func(s *results.StrategyResult) (v float64, ok bool)
 	format func(float64) string
 	// reliable marks a metric that a strategy can improve by failing: fast
 	// failures shorten turns and free sessions for more of them. Only the
@@ -37,35 +38,25 @@ type metric struct {
 
 func count(v float64) string { return fixed(v, 0, false) }
 
-func millis(v float64) string {
-	if v >= 100 {
-		return fixed(v, 0, false)
-	}
-	return fixed(v, 1, false)
-}
+func millis(v float64) string { return numfmt.Millis(v) }
 
 // answerMillis formats a time to answer like millis, and Unanswered as "—".
-func answerMillis(v sim.AnswerMs) string {
-	if !v.Answered() {
-		return "—"
-	}
-	return millis(float64(v))
-}
+func answerMillis(v results.AnswerMs) string { return numfmt.AnswerMillis(float64(v)) }
 
 func dec1(v float64) string { return fixed(v, 1, false) }
 func dec2(v float64) string { return fixed(v, 2, false) }
 
-func always(f func(s *sim.StrategyResult) float64) func(*sim.StrategyResult) (float64, bool) {
-	return func(s *sim.StrategyResult) (float64, bool) { return f(s), true }
+func always(f func(s *results.StrategyResult) float64) func(*results.StrategyResult) (float64, bool) {
+	return func(s *results.StrategyResult) (float64, bool) { return f(s), true }
 }
 
-func latency(f func(l sim.Summary) float64) func(*sim.StrategyResult) (float64, bool) {
-	return func(s *sim.StrategyResult) (float64, bool) { return f(s.TurnLatencyMs), s.Turns > 0 }
+func latency(f func(l results.Summary) float64) func(*results.StrategyResult) (float64, bool) {
+	return func(s *results.StrategyResult) (float64, bool) { return f(s.TurnLatencyMs), s.Turns > 0 }
 }
 
 // answerP95 reads the p95 time to answer: +Inf when that turn got no
 // answer, and absent from results written before the field existed.
-func answerP95(s *sim.StrategyResult) (float64, bool) {
+func answerP95(s *results.StrategyResult) (float64, bool) {
 	a := s.AnswerLatencyMs
 	return float64(a.P95), s.Turns > 0 && (a.AnsweredShare > 0 || !a.P95.Answered())
 }
@@ -73,22 +64,22 @@ func answerP95(s *sim.StrategyResult) (float64, bool) {
 // metrics returns the columns for the given results: DESIGN.md's metrics,
 // then peak in flight for each service any of them mentions (one column
 // titled "peak in flight" when there is a single service).
-func metrics(rs ...*sim.Results) []metric {
+func metrics(rs ...*results.Results) []metric {
 	ms := []metric{
-		{"turns", "turns completed", higherBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Turns) }), count, true},
-		{"failed turns", "turns with a failed call", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.FailedTurns) }), count, false},
-		{"calls", "calls completed", higherBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Calls) }), count, true},
-		{"attempts", "attempts (calls + retries)", neutral, always(func(s *sim.StrategyResult) float64 { return float64(s.Attempts) }), count, false},
-		{"p50 ms", "turn latency p50 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P50 }), millis, true},
-		{"p95 ms", "turn latency p95 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P95 }), millis, true},
-		{"p99 ms", "turn latency p99 (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.P99 }), millis, true},
-		{"answer p95", "time to answer p95 (ms; a failed turn is never answered)", lowerBetter, answerP95, func(v float64) string { return answerMillis(sim.AnswerMs(v)) }, false},
-		{"goodput/s", "goodput (successful calls/s)", higherBetter, always(func(s *sim.StrategyResult) float64 { return s.GoodputPerS }), dec2, false},
-		{"429s", "rate limited (429s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.RateLimited) }), count, false},
-		{"failed", "failed calls", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.Failed) }), count, false},
-		{"early", "early retries", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.EarlyRetries) }), count, false},
-		{"wasted s", "wasted work (s)", lowerBetter, always(func(s *sim.StrategyResult) float64 { return s.WastedWorkS }), dec1, false},
-		{"races", "write races", lowerBetter, always(func(s *sim.StrategyResult) float64 { return float64(s.WriteRaces) }), count, false},
+		{"turns", "turns completed", higherBetter, always(func(s *results.StrategyResult) float64 { return float64(s.Turns) }), count, true},
+		{"failed turns", "turns with a failed call", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.FailedTurns) }), count, false},
+		{"calls", "calls completed", higherBetter, always(func(s *results.StrategyResult) float64 { return float64(s.Calls) }), count, true},
+		{"attempts", "attempts (calls + retries)", neutral, always(func(s *results.StrategyResult) float64 { return float64(s.Attempts) }), count, false},
+		{"p50 ms", "turn latency p50 (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.P50 }), millis, true},
+		{"p95 ms", "turn latency p95 (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.P95 }), millis, true},
+		{"p99 ms", "turn latency p99 (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.P99 }), millis, true},
+		{"answer p95", "time to answer p95 (ms; a failed turn is never answered)", lowerBetter, answerP95, func(v float64) string { return answerMillis(results.AnswerMs(v)) }, false},
+		{"goodput/s", "goodput (successful calls/s)", higherBetter, always(func(s *results.StrategyResult) float64 { return s.GoodputPerS }), dec2, false},
+		{"429s", "rate limited (429s)", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.RateLimited) }), count, false},
+		{"failed", "failed calls", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.Failed) }), count, false},
+		{"early", "early retries", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.EarlyRetries) }), count, false},
+		{"wasted s", "wasted work (s)", lowerBetter, always(func(s *results.StrategyResult) float64 { return s.WastedWorkS }), dec1, false},
+		{"races", "write races", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.WriteRaces) }), count, false},
 	}
 	services := map[string]bool{}
 	for _, r := range rs {
@@ -107,7 +98,7 @@ func metrics(rs ...*sim.Results) []metric {
 		if len(names) == 1 {
 			header, long = "peak", "peak in flight at "+name
 		}
-		ms = append(ms, metric{header, long, neutral, func(s *sim.StrategyResult) (float64, bool) {
+		ms = append(ms, metric{header, long, neutral, func(s *results.StrategyResult) (float64, bool) {
 			v, ok := s.PeakInFlight[name]
 			return float64(v), ok
 		}, count, false})
@@ -116,7 +107,7 @@ func metrics(rs ...*sim.Results) []metric {
 }
 
 // failedShare is the fraction of a strategy's turns that failed.
-func failedShare(s *sim.StrategyResult) float64 {
+func failedShare(s *results.StrategyResult) float64 {
 	if s.Turns == 0 {
 		return 0
 	}
@@ -130,7 +121,7 @@ const reliableSlack = 0.01
 // contends reports, for each strategy, whether it competes for a reliable
 // metric's best mark: its failed-turn share is within reliableSlack of the
 // lowest.
-func contends(ss []sim.StrategyResult) []bool {
+func contends(ss []results.StrategyResult) []bool {
 	out := make([]bool, len(ss))
 	least := 1.0
 	for i := range ss {
@@ -147,7 +138,7 @@ func contends(ss []sim.StrategyResult) []bool {
 // when all of them are equal (a mark would say nothing). For a reliable
 // metric only the strategies that fail the fewest turns compete, so a
 // strategy cannot win on latency by failing fast.
-func best(m metric, ss []sim.StrategyResult) []bool {
+func best(m metric, ss []results.StrategyResult) []bool {
 	marked := make([]bool, len(ss))
 	if m.dir == neutral {
 		return marked
@@ -190,9 +181,9 @@ func best(m metric, ss []sim.StrategyResult) []bool {
 // cellText formats strategy s's value of m, "–" when it does not apply:
 // the mean over the seeds with its 95% interval's half width ("3,449 ±21")
 // when the run carries several seeds.
-func cellText(m metric, s *sim.StrategyResult) string {
+func cellText(m metric, s *results.StrategyResult) string {
 	if xs := seedValues(m, s, 1); xs != nil {
-		iv := sim.IntervalOf(xs)
+		iv := results.IntervalOf(xs)
 		if math.IsInf(iv.Mean, 0) {
 			return m.format(iv.Mean)
 		}
@@ -212,15 +203,15 @@ func cellText(m metric, s *sim.StrategyResult) string {
 // and Little's L.
 func extraMetrics() []metric {
 	return []metric{
-		{"mean ms", "turn latency mean (ms)", lowerBetter, latency(func(l sim.Summary) float64 { return l.Mean }), millis, true},
-		{"answer mean", "mean time to answer of the answered turns (ms)", lowerBetter, func(s *sim.StrategyResult) (float64, bool) {
+		{"mean ms", "turn latency mean (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.Mean }), millis, true},
+		{"answer mean", "mean time to answer of the answered turns (ms)", lowerBetter, func(s *results.StrategyResult) (float64, bool) {
 			return s.AnswerLatencyMs.Mean, s.AnswerLatencyMs.AnsweredShare > 0
 		}, millis, true},
-		{"answered", "share of turns answered in full (%)", higherBetter, func(s *sim.StrategyResult) (float64, bool) {
+		{"answered", "share of turns answered in full (%)", higherBetter, func(s *results.StrategyResult) (float64, bool) {
 			return 100 * s.AnswerLatencyMs.AnsweredShare, s.Turns > 0
 		}, dec1, false},
-		{"L turns", "turns in the system, time-averaged (Little's L)", neutral, always(func(s *sim.StrategyResult) float64 { return s.TurnsInSystem }), dec2, false},
-		{"L attempts", "attempts in service, time-averaged (Little's L)", neutral, always(func(s *sim.StrategyResult) float64 { return s.AttemptsInService }), dec2, false},
+		{"L turns", "turns in the system, time-averaged (Little's L)", neutral, always(func(s *results.StrategyResult) float64 { return s.TurnsInSystem }), dec2, false},
+		{"L attempts", "attempts in service, time-averaged (Little's L)", neutral, always(func(s *results.StrategyResult) float64 { return s.AttemptsInService }), dec2, false},
 	}
 }
 
@@ -244,7 +235,7 @@ func CheckColumns(names []string) error {
 // selectMetrics returns the columns named, in the order named ("all": the
 // default ones then the extra ones; "default": the default ones), or an
 // error listing the names that exist.
-func selectMetrics(names []string, rs ...*sim.Results) ([]metric, error) {
+func selectMetrics(names []string, rs ...*results.Results) ([]metric, error) {
 	if len(names) == 0 {
 		return metrics(rs...), nil
 	}

@@ -8,13 +8,13 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // variesBackoff reports whether the results hold two strategies with the
 // same cap but different retry policies: only then does comparing them
 // say something about backoff rather than about concurrency.
-func variesBackoff(r *sim.Results) bool {
+func variesBackoff(r *results.Results) bool {
 	byCap := map[int]string{}
 	for _, s := range r.Strategies {
 		if s.Retry == "" {
@@ -31,7 +31,7 @@ func variesBackoff(r *sim.Results) bool {
 // callOutcomes splits a strategy's calls into those that succeeded at the
 // first attempt, those that succeeded after retries, and those that gave
 // up (failed calls that never got an attempt included).
-func callOutcomes(s *sim.StrategyResult) (first, afterRetry, gaveUp float64) {
+func callOutcomes(s *results.StrategyResult) (first, afterRetry, gaveUp float64) {
 	var histFailed int64
 	for k, n := range s.AttemptsPerCall {
 		f := failedAt(s, k)
@@ -51,7 +51,7 @@ func callOutcomes(s *sim.StrategyResult) (first, afterRetry, gaveUp float64) {
 // its calls came to (first try, after retries, gave up), the retries and
 // 429s it spent per call, and the time to answer with failed turns counted
 // as never answered.
-func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
+func backoffComparison(r *results.Results, _ Options) (*Figure, error) {
 	if !variesBackoff(r) {
 		return nil, nil
 	}
@@ -96,7 +96,7 @@ func backoffComparison(r *sim.Results, _ Options) (*Figure, error) {
 // outcomePanel draws, for each strategy on the rows of the backoff figure
 // (row(i) is strategy i's, h half a row's bar height), the shares of its
 // calls that succeeded at the first try, after retries, and that gave up.
-func outcomePanel(r *sim.Results, row func(int) float64, h float64) *plot.Plot {
+func outcomePanel(r *results.Results, row func(int) float64, h float64) *plot.Plot {
 	p := newPlot("What the calls came to", "share of calls (%)", "")
 	first, retried, gave := &rects{fill: color.RGBA{R: 80, G: 150, B: 90, A: 255}}, &rects{fill: color.RGBA{R: 170, G: 210, B: 150, A: 255}}, &rects{fill: failColor}
 	for i := range r.Strategies {
@@ -121,7 +121,7 @@ func outcomePanel(r *sim.Results, row func(int) float64, h float64) *plot.Plot {
 
 // spentPanel draws, for each strategy on the rows of the backoff figure,
 // the retries, 429s and early retries it spent per call.
-func spentPanel(r *sim.Results, row func(int) float64, h float64) *plot.Plot {
+func spentPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot {
 	p := newPlot("What the retries cost", "per call", "")
 	retryBars, limitedBars, earlyBars := &rects{fill: color.RGBA{R: 230, G: 140, B: 40, A: 255}}, &rects{fill: limitColor}, &rects{fill: color.RGBA{R: 120, G: 90, B: 170, A: 255}}
 	top := 0.0
@@ -150,12 +150,12 @@ func spentPanel(r *sim.Results, row func(int) float64, h float64) *plot.Plot {
 // answerPanel draws, for each strategy on the rows of the backoff figure,
 // its p50 and p95 time to answer, failed turns counted as never answered:
 // a time that never came fills its row.
-func answerPanel(r *sim.Results, row func(int) float64, h float64) *plot.Plot {
+func answerPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot {
 	p := newPlot("Time to answer (failed turns never answered)", "time to answer (ms)", "")
 	p50, p95, never := &rects{fill: color.RGBA{R: 120, G: 170, B: 120, A: 255}}, &rects{fill: color.RGBA{R: 40, G: 100, B: 50, A: 255}}, &rects{fill: shadeColor}
 	top := 0.0
 	for _, s := range r.Strategies {
-		for _, v := range []sim.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
+		for _, v := range []results.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
 			if v.Answered() {
 				top = max(top, float64(v))
 			}
@@ -165,7 +165,7 @@ func answerPanel(r *sim.Results, row func(int) float64, h float64) *plot.Plot {
 	anyNever := false
 	for i, s := range r.Strategies {
 		y := row(i)
-		for k, v := range []sim.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
+		for k, v := range []results.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
 			y1 := y + h - float64(k)*h
 			switch {
 			case s.Turns == 0 && s.UnfinishedTurns == 0:

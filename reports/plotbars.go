@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // rects is a plotter of filled rectangles given in data coordinates: bars
@@ -46,7 +46,7 @@ func (b *rects) Thumbnail(c *draw.Canvas) {
 
 // attemptsHistogram draws, per strategy, how many calls took 1, 2, 3, …
 // attempts, split into the calls that succeeded and those that gave up.
-func attemptsHistogram(r *sim.Results, _ Options) (*Figure, error) {
+func attemptsHistogram(r *results.Results, _ Options) (*Figure, error) {
 	most := 0
 	var hi int64
 	for _, s := range r.Strategies {
@@ -71,7 +71,7 @@ func attemptsHistogram(r *sim.Results, _ Options) (*Figure, error) {
 
 // failedAt is how many of s's calls gave up after k+1 attempts (0 when the
 // results do not record it).
-func failedAt(s *sim.StrategyResult, k int) int64 {
+func failedAt(s *results.StrategyResult, k int) int64 {
 	if k < len(s.AttemptsPerFailedCall) {
 		return s.AttemptsPerFailedCall[k]
 	}
@@ -86,7 +86,7 @@ const attemptsBase = 0.5
 // attempts and hi calls: bars of the calls that succeeded and of those
 // that gave up, after each number of attempts, or of all calls when the
 // results do not record which failed.
-func attemptsPanel(i int, s *sim.StrategyResult, most int, hi int64) *plot.Plot {
+func attemptsPanel(i int, s *results.StrategyResult, most int, hi int64) *plot.Plot {
 	known := len(s.AttemptsPerFailedCall) > 0 || s.Failed == 0
 	var calls, retried, gaveUp int64
 	ok := &rects{fill: strategyColor(i)}

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // latencyCDF draws, per strategy, the share of turns answered within a
@@ -20,15 +20,15 @@ import (
 // turns. Results written before the answer CDF existed fall back to the
 // turn-latency CDF of every finished turn. Dotted lines at 0.5 and 0.95
 // let a reader take p50 and p95 off the curves.
-func latencyCDF(r *sim.Results, _ Options) (*Figure, error) {
+func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 	name, figTitle := "latency-cdf", "Turn latency CDF"
 	caption := "Read each strategy's p50 and p95 where its line crosses the dotted 0.5 and 0.95 lines; further left is faster."
-	points := func(s *sim.StrategyResult) []sim.CDFPoint { return s.LatencyCDF }
+	points := func(s *results.StrategyResult) []results.CDFPoint { return s.LatencyCDF }
 	title, xLabel, yLabel := "Turn latency, cumulative", "turn latency (ms, log scale)", "share of turns finished"
-	if slices.ContainsFunc(r.Strategies, func(s sim.StrategyResult) bool { return len(s.AnswerCDF) > 0 }) {
+	if slices.ContainsFunc(r.Strategies, func(s results.StrategyResult) bool { return len(s.AnswerCDF) > 0 }) {
 		figTitle = "Turn latency CDF: turns answered within a time"
 		caption = "Read p50 and p95 where each line crosses the dotted 0.5 and 0.95 lines; a line that levels off below 1 failed that share of its turns, which count as never answered."
-		points = func(s *sim.StrategyResult) []sim.CDFPoint { return s.AnswerCDF }
+		points = func(s *results.StrategyResult) []results.CDFPoint { return s.AnswerCDF }
 		title, xLabel, yLabel = "Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered"
 	}
 	p := newPlot(title, xLabel, yLabel)

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // costPanel draws, for each strategy on the rows of the backoff figure
@@ -18,7 +18,7 @@ import (
 // (the workload runs until the duration ends): then total attempts only
 // say how much work each strategy got through, which the other panels
 // already show per call. h is half a row's bar height.
-func costPanel(r *sim.Results, row func(int) float64, h float64) *plot.Plot {
+func costPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot {
 	var mostAttempts, mostTime float64
 	for _, s := range r.Strategies {
 		mostAttempts = max(mostAttempts, float64(s.Attempts))

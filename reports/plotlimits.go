@@ -8,15 +8,15 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/simbench/simbench/internal/downsample"
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // steps turns a limit trace into the corners of its step line on a time
 // axis ending at t1: each limit holds until the next step, the last until
 // t1. A trace longer than maxPoints/2 steps is first downsampled, keeping
 // its extremes, so the line has at most about maxPoints corners.
-func steps(pts []sim.LimitPoint, t1 float64, maxPoints int) plotter.XYs {
-	pts = downsample.MinMax(pts, max(4, maxPoints/2), func(p *sim.LimitPoint) float64 { return float64(p.Limit) })
+func steps(pts []results.LimitPoint, t1 float64, maxPoints int) plotter.XYs {
+	pts = downsample.MinMax(pts, max(4, maxPoints/2), func(p *results.LimitPoint) float64 { return float64(p.Limit) })
 	xys := make(plotter.XYs, 0, 2*len(pts)+1)
 	for i, p := range pts {
 		if i > 0 {
@@ -35,7 +35,7 @@ func steps(pts []sim.LimitPoint, t1 float64, maxPoints int) plotter.XYs {
 // as a dashed line in the strategy's colour, the service's own limit on
 // requests in flight dotted, and the service's timed events shaded. It is
 // left out when no strategy has a limit trace.
-func limitsFigure(r *sim.Results, opts Options) (*Figure, error) {
+func limitsFigure(r *results.Results, opts Options) (*Figure, error) {
 	services := tracedServices(r)
 	if len(services) == 0 {
 		return nil, nil

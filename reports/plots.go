@@ -4,7 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // Options tune the plots and the HTML report. The zero value draws every
@@ -20,18 +20,18 @@ type Options struct {
 	// Sweep holds a sweep of one strategy over a range of caps, one row per
 	// load; when a row has points the sweep plot is drawn, one line per load,
 	// with each row's knee and chosen cap marked.
-	Sweep []SweepRow
+	Sweep []results.SweepRow
 	// SweepStrategy names the strategy the sweep varied, for titles.
 	SweepStrategy string
 	// MaxRateLimitedShare is the 429 share the sweep's chosen cap could
-	// have, drawn as a threshold line; 0 means DefaultMaxRateLimitedShare.
+	// have, drawn as a threshold line; 0 means results.DefaultMaxRateLimitedShare.
 	MaxRateLimitedShare float64
 	// MaxPoints bounds the points of each timeline line (see Downsample);
 	// 0 means DefaultMaxPoints.
 	MaxPoints int
 	// Plans are the recommendation arithmetic to show in the HTML report,
 	// one per service.
-	Plans []Plan
+	Plans []PlanLines
 }
 
 // maxPoints is MaxPoints, or DefaultMaxPoints when it is 0.
@@ -42,11 +42,11 @@ func (o Options) maxPoints() int {
 	return o.MaxPoints
 }
 
-// maxShare is MaxRateLimitedShare, or DefaultMaxRateLimitedShare when it
+// maxShare is MaxRateLimitedShare, or results.DefaultMaxRateLimitedShare when it
 // is 0.
 func (o Options) maxShare() float64 {
 	if o.MaxRateLimitedShare == 0 {
-		return DefaultMaxRateLimitedShare
+		return results.DefaultMaxRateLimitedShare
 	}
 	return o.MaxRateLimitedShare
 }
@@ -61,9 +61,9 @@ type drawnLimits struct {
 }
 
 // limits are the limits the timeline figures of r draw (see drawnLimits).
-func (o Options) limits(r *sim.Results) drawnLimits {
+func (o Options) limits(r *results.Results) drawnLimits {
 	var d drawnLimits
-	var best *sim.ServiceLimits
+	var best *results.ServiceLimits
 	for i := range r.Limits {
 		l := &r.Limits[i]
 		if l.RequestsPerMinute <= 0 && l.TokensPerMinute <= 0 && l.MaxConcurrent <= 0 {
@@ -94,11 +94,11 @@ func (o Options) limits(r *sim.Results) drawnLimits {
 // figure ranks strategies by speed or volume without their failures beside
 // it. Every figure whose x axis is run time shades the run's timed events
 // (Results.Events).
-func Figures(r *sim.Results, opts Options) ([]Figure, error) {
+func Figures(r *results.Results, opts Options) ([]Figure, error) {
 	if r == nil {
 		return nil, errors.New("reports: no results")
 	}
-	builders := []func(*sim.Results, Options) (*Figure, error){
+	builders := []func(*results.Results, Options) (*Figure, error){
 		latencyCDF, inFlight, requestRate, limitsFigure, attemptsHistogram, backoffComparison, sweepFigure,
 	}
 	var figs []Figure
@@ -117,7 +117,7 @@ func Figures(r *sim.Results, opts Options) ([]Figure, error) {
 // WritePlots writes every figure of Figures into dir as NAME.png and
 // NAME.svg, each file atomically, and returns the file names written,
 // relative to dir, PNG before SVG for each figure.
-func WritePlots(dir string, r *sim.Results, opts Options) ([]string, error) {
+func WritePlots(dir string, r *results.Results, opts Options) ([]string, error) {
 	figs, err := Figures(r, opts)
 	if err != nil {
 		return nil, err

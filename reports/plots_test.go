@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // allFigures are the figures of tier3Results with tier3Options: no backoff
@@ -201,7 +201,7 @@ func TestFiguresLeaveOutWhatIsMissing(t *testing.T) {
 	if want := []string{"latency-cdf"}; !slices.Equal(names, want) {
 		t.Errorf("figures %v, want %v", names, want)
 	}
-	none, err := Figures(&sim.Results{Scenario: "empty"}, Options{})
+	none, err := Figures(&results.Results{Scenario: "empty"}, Options{})
 	if err != nil || len(none) != 0 {
 		t.Errorf("empty results: %d figures, %v; want none", len(none), err)
 	}
@@ -225,7 +225,7 @@ func TestFiguresPanelPerStrategy(t *testing.T) {
 }
 
 func TestSweepRejectsCapZero(t *testing.T) {
-	_, err := Figures(tier3Results(), Options{Sweep: []SweepRow{{Points: []SweepPoint{{Cap: 0}, {Cap: 4}}}}})
+	_, err := Figures(tier3Results(), Options{Sweep: []results.SweepRow{{Points: []results.SweepPoint{{Cap: 0}, {Cap: 4}}}}})
 	if err == nil {
 		t.Error("no error for a sweep point with cap 0")
 	}
@@ -241,18 +241,18 @@ func TestWritePlotsIntoMissingDir(t *testing.T) {
 // Edge cases a real run can produce: one turn, one latency for every turn,
 // one attempt per call, an empty timeline bucket, a single sweep point.
 func TestFiguresDrawDegenerateData(t *testing.T) {
-	r := &sim.Results{Scenario: "tiny", DurationS: 1, Strategies: []sim.StrategyResult{{
+	r := &results.Results{Scenario: "tiny", DurationS: 1, Strategies: []results.StrategyResult{{
 		Name: "only", MaxInFlight: 1, Turns: 1, Calls: 1, Attempts: 1,
-		TurnLatencyMs:   sim.Summary{Mean: 500, P50: 500, P95: 500, P99: 500, Max: 500},
-		LatencyCDF:      []sim.CDFPoint{{Ms: 500, P: 1}},
+		TurnLatencyMs:   results.Summary{Mean: 500, P50: 500, P95: 500, P99: 500, Max: 500},
+		LatencyCDF:      []results.CDFPoint{{Ms: 500, P: 1}},
 		AttemptsPerCall: []int64{1},
-		Timeline:        []sim.TimelinePoint{{T: 0, BucketS: 1}},
+		Timeline:        []results.TimelinePoint{{T: 0, BucketS: 1}},
 		PeakInFlight:    map[string]int{"llm": 1},
 	}, {
 		Name: "nothing", Turns: 0,
-		LatencyCDF: []sim.CDFPoint{{Ms: 0, P: 0}},
+		LatencyCDF: []results.CDFPoint{{Ms: 0, P: 0}},
 	}}}
-	figs, err := Figures(r, Options{Sweep: []SweepRow{{Points: []SweepPoint{{Cap: 4, P50Ms: 100, P95Ms: 200}}, Chosen: 4}}})
+	figs, err := Figures(r, Options{Sweep: []results.SweepRow{{Points: []results.SweepPoint{{Cap: 4, P50Ms: 100, P95Ms: 200}}, Chosen: 4}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func TestLegendsBesideTheData(t *testing.T) {
 // The backoff figure compares retry policies, so it is drawn only when
 // strategies sharing a cap retry differently.
 func TestBackoffOnlyWhenRetryPoliciesVary(t *testing.T) {
-	has := func(r *sim.Results) bool {
+	has := func(r *results.Results) bool {
 		figs, err := Figures(r, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -377,7 +377,7 @@ func TestBackoffOnlyWhenRetryPoliciesVary(t *testing.T) {
 }
 
 // figureSVG renders the named figure of r as SVG text.
-func figureSVG(t *testing.T, r *sim.Results, opts Options, name string) string {
+func figureSVG(t *testing.T, r *results.Results, opts Options, name string) string {
 	t.Helper()
 	figs, err := Figures(r, opts)
 	if err != nil {
@@ -434,17 +434,17 @@ func TestRequestsDrawsRecordedLimitAndSaturation(t *testing.T) {
 // axes to the data, and keeps the marks at the edge caps inside the frame.
 func TestSweepDrawsEveryLoad(t *testing.T) {
 	pts := tier3Sweep()
-	var slow []SweepPoint
+	var slow []results.SweepPoint
 	for _, p := range pts {
 		p.P50Ms, p.P95Ms = p.P50Ms*2, p.P95Ms*2
 		p.P95LoMs, p.P95HiMs = p.P95Ms*0.9, p.P95Ms*1.1
 		slow = append(slow, p)
 	}
-	rows := []SweepRow{
+	rows := []results.SweepRow{
 		{Load: "sessions=20", Points: pts, Chosen: 128, Knee: 32},
 		{Load: "sessions=160", Points: slow, Chosen: 1, Knee: 32},
 	}
-	figs, err := Figures(&sim.Results{}, Options{Sweep: rows, SweepStrategy: "bounded-64"})
+	figs, err := Figures(&results.Results{}, Options{Sweep: rows, SweepStrategy: "bounded-64"})
 	if err != nil {
 		t.Fatal(err)
 	}

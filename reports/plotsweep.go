@@ -12,17 +12,17 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
-func sortedByCap(points []SweepPoint) []SweepPoint {
+func sortedByCap(points []results.SweepPoint) []results.SweepPoint {
 	pts := slices.Clone(points)
-	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return a.Cap - b.Cap })
+	slices.SortStableFunc(pts, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
 	return pts
 }
 
 // sweepCaps returns the distinct caps of every row, ascending.
-func sweepCaps(rows []SweepRow) []int {
+func sweepCaps(rows []results.SweepRow) []int {
 	var caps []int
 	for _, r := range rows {
 		for _, p := range r.Points {
@@ -84,8 +84,8 @@ func capAxis(p *plot.Plot, caps []int) (at func(int) float64) {
 // the p95 interval over seeds as a band when the points carry one, each
 // row's chosen cap (a ring) and knee (a diamond), and with a single load
 // both as labelled vertical lines inside the frame.
-func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
-	var rows []SweepRow
+func sweepFigure(_ *results.Results, opts Options) (*Figure, error) {
+	var rows []results.SweepRow
 	for _, r := range opts.Sweep {
 		if len(r.Points) > 0 {
 			r.Points = sortedByCap(r.Points)
@@ -131,7 +131,7 @@ func sweepFigure(_ *sim.Results, opts Options) (*Figure, error) {
 // sweepPlot is the sweep figure while it is drawn: its three panels, where
 // a cap and a time go on them, and what the rows have drawn so far.
 type sweepPlot struct {
-	rows             []SweepRow
+	rows             []results.SweepRow
 	multi            bool // several loads: a line each, labelled with its load
 	lat, good, share *plot.Plot
 	panels           []*plot.Plot          // lat, good, share
@@ -151,7 +151,7 @@ type sweepPlot struct {
 
 // newSweepPlot sets up the sweep's three panels for the rows, on x axes
 // for caps, titled for the strategy who (sweepPlot.latencyScale).
-func newSweepPlot(rows []SweepRow, caps []int, who string) *sweepPlot {
+func newSweepPlot(rows []results.SweepRow, caps []int, who string) *sweepPlot {
 	if who == "" {
 		who = "sweep"
 	}
@@ -181,7 +181,7 @@ func (sp *sweepPlot) latencyScale() {
 	sp.latLo, sp.latHi = math.Inf(1), 0.0
 	for _, r := range sp.rows {
 		for _, p := range r.Points {
-			for _, v := range []sim.AnswerMs{p.P50Ms, p.P95Ms, p.P95LoMs, p.P95HiMs} {
+			for _, v := range []results.AnswerMs{p.P50Ms, p.P95Ms, p.P95LoMs, p.P95HiMs} {
 				if v > 0 && v.Answered() {
 					sp.latLo, sp.latHi = min(sp.latLo, float64(v)), max(sp.latHi, float64(v))
 				}
@@ -198,7 +198,7 @@ func (sp *sweepPlot) latencyScale() {
 
 // label is the legend entry of row r's curve of what: what alone with one
 // load, else the load first.
-func (sp *sweepPlot) label(r SweepRow, what string) string {
+func (sp *sweepPlot) label(r results.SweepRow, what string) string {
 	if !sp.multi {
 		return what
 	}
@@ -222,7 +222,7 @@ type sweepSeries struct {
 
 // series reads row r's points into its curves, and notes its chosen cap
 // and knee, the caps it never answered at, and the panels' tops.
-func (sp *sweepPlot) series(r SweepRow) sweepSeries {
+func (sp *sweepPlot) series(r results.SweepRow) sweepSeries {
 	var c sweepSeries
 	for _, p := range r.Points {
 		x := sp.at(p.Cap)
@@ -265,7 +265,7 @@ func (sp *sweepPlot) series(r SweepRow) sweepSeries {
 
 // addRow draws row j's curves in its colour: the p95 interval as a band,
 // p95 and p50 time to answer, goodput and 429 share.
-func (sp *sweepPlot) addRow(j int, r SweepRow) error {
+func (sp *sweepPlot) addRow(j int, r results.SweepRow) error {
 	col := strategyColor(j)
 	c := sp.series(r)
 	if len(c.bandLo) > 1 {
@@ -358,7 +358,7 @@ func (sp *sweepPlot) curveAt(p *plot.Plot, x float64) float64 {
 // line) and chosen cap (dashed, labelled right of it) on p as vertical
 // lines, each labelled at the top of the frame, or at the bottom when the
 // curve is high there.
-func (sp *sweepPlot) markLines(p *plot.Plot, r SweepRow) error {
+func (sp *sweepPlot) markLines(p *plot.Plot, r results.SweepRow) error {
 	for _, v := range []struct {
 		cp     int
 		what   string

@@ -9,11 +9,11 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // timelineSpan returns the time range covered by all strategies' timelines, in s.
-func timelineSpan(r *sim.Results) (t0, t1 float64, ok bool) {
+func timelineSpan(r *results.Results) (t0, t1 float64, ok bool) {
 	t0, t1 = math.Inf(1), math.Inf(-1)
 	for _, s := range r.Strategies {
 		for _, p := range s.Timeline {
@@ -29,8 +29,8 @@ func timelineSpan(r *sim.Results) (t0, t1 float64, ok bool) {
 // events shaded under the data and labelled over it on the first panel;
 // fill draws strategy i's data, t0 to t1 seconds. It returns nil when the
 // results have no timeline.
-func timelinePanels(r *sim.Results, yLabel string, title func(s *sim.StrategyResult) string,
-	fill func(p *plot.Plot, i int, s *sim.StrategyResult, t0, t1 float64) error) ([]*plot.Plot, error) {
+func timelinePanels(r *results.Results, yLabel string, title func(s *results.StrategyResult) string,
+	fill func(p *plot.Plot, i int, s *results.StrategyResult, t0, t1 float64) error) ([]*plot.Plot, error) {
 	t0, t1, ok := timelineSpan(r)
 	if !ok {
 		return nil, nil
@@ -74,15 +74,15 @@ func serviceLimitLine(p *plot.Plot, limit int, t0, t1 float64) error {
 
 // inFlight draws, per strategy, its attempts in flight over time against
 // its cap and the service's limit on requests in flight.
-func inFlight(r *sim.Results, opts Options) (*Figure, error) {
+func inFlight(r *results.Results, opts Options) (*Figure, error) {
 	lim := opts.limits(r)
-	title := func(s *sim.StrategyResult) string {
+	title := func(s *results.StrategyResult) string {
 		if s.MaxInFlight > 0 {
 			return fmt.Sprintf("%s (cap %d)", s.Name, s.MaxInFlight)
 		}
 		return s.Name + " (no cap)"
 	}
-	panels, err := timelinePanels(r, "attempts in flight", title, func(p *plot.Plot, i int, s *sim.StrategyResult, t0, t1 float64) error {
+	panels, err := timelinePanels(r, "attempts in flight", title, func(p *plot.Plot, i int, s *results.StrategyResult, t0, t1 float64) error {
 		top := 0.0
 		xys := make(plotter.XYs, len(s.Timeline))
 		for k, pt := range s.Timeline {
@@ -122,7 +122,7 @@ func inFlight(r *sim.Results, opts Options) (*Figure, error) {
 
 // saturated reports the timeline buckets where the limit is saturated:
 // the service answered 429, or it admitted at least 95% of its rate limit.
-func saturated(tl []sim.TimelinePoint, ratePerS float64) []bool {
+func saturated(tl []results.TimelinePoint, ratePerS float64) []bool {
 	out := make([]bool, len(tl))
 	for i, pt := range tl {
 		admitted := pt.Started - pt.RateLimited
@@ -133,7 +133,7 @@ func saturated(tl []sim.TimelinePoint, ratePerS float64) []bool {
 
 // spans merges the flagged buckets into time spans, joining spans less
 // than gap apart, so a noisy run draws a handful of shaded bands.
-func spans(tl []sim.TimelinePoint, flags []bool, gap float64) [][2]float64 {
+func spans(tl []results.TimelinePoint, flags []bool, gap float64) [][2]float64 {
 	var out [][2]float64
 	for i, pt := range tl {
 		if !flags[i] {
@@ -153,10 +153,10 @@ func spans(tl []sim.TimelinePoint, flags []bool, gap float64) [][2]float64 {
 // those the service admitted and those it refused with 429, against the
 // service's rate limit, with the buckets where the limit was saturated
 // shaded.
-func requestRate(r *sim.Results, opts Options) (*Figure, error) {
+func requestRate(r *results.Results, opts Options) (*Figure, error) {
 	lim := opts.limits(r)
-	title := func(s *sim.StrategyResult) string { return s.Name }
-	panels, err := timelinePanels(r, "requests/s", title, func(p *plot.Plot, i int, s *sim.StrategyResult, t0, t1 float64) error {
+	title := func(s *results.StrategyResult) string { return s.Name }
+	panels, err := timelinePanels(r, "requests/s", title, func(p *plot.Plot, i int, s *results.StrategyResult, t0, t1 float64) error {
 		return requestPanel(p, i, s, t0, t1, lim.ratePerS, opts.maxPoints())
 	})
 	if panels == nil {
@@ -171,7 +171,7 @@ func requestRate(r *sim.Results, opts Options) (*Figure, error) {
 // seconds: the saturated buckets shaded, the limit of ratePerS requests/s
 // (0: none) dashed under the lines, and the started, admitted and 429
 // rates, each line downsampled to about maxPoints.
-func requestPanel(p *plot.Plot, i int, s *sim.StrategyResult, t0, t1, ratePerS float64, maxPoints int) error {
+func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, t0, t1, ratePerS float64, maxPoints int) error {
 	top := 0.0
 	started := make(plotter.XYs, len(s.Timeline))
 	admitted := make(plotter.XYs, len(s.Timeline))

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // processHeaders are the columns of the per-process table.
@@ -14,7 +14,7 @@ var processHeaders = []string{"strategy", "process", "share", "turns", "goodput/
 // per strategy and process (nil when no strategy has processes): what each
 // process of the fleet got done, the 429s it met, its time to answer and
 // its round trips to the shared quota.
-func processRows(r *sim.Results) [][]string {
+func processRows(r *results.Results) [][]string {
 	var rows [][]string
 	for i := range r.Strategies {
 		s := &r.Strategies[i]

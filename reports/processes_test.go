@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // TestProcessTable checks that a multi-process run's figures per process
@@ -14,9 +14,9 @@ import (
 func TestProcessTable(t *testing.T) {
 	r := tier3Results()
 	s := &r.Strategies[0]
-	s.Processes = []sim.ProcessResult{
-		{Name: "p1", Share: 0.75, Turns: 30, Attempts: 200, GoodputPerS: 12.5, RateLimited: 20, AnswerLatencyMs: sim.AnswerSummary{P95: 1234}, QuotaRoundTrips: 4321},
-		{Name: "p2", Share: 0.25, Turns: 10, Attempts: 50, GoodputPerS: 4, AnswerLatencyMs: sim.AnswerSummary{P95: sim.Unanswered}},
+	s.Processes = []results.ProcessResult{
+		{Name: "p1", Share: 0.75, Turns: 30, Attempts: 200, GoodputPerS: 12.5, RateLimited: 20, AnswerLatencyMs: results.AnswerSummary{P95: 1234}, QuotaRoundTrips: 4321},
+		{Name: "p2", Share: 0.25, Turns: 10, Attempts: 50, GoodputPerS: 4, AnswerLatencyMs: results.AnswerSummary{P95: results.Unanswered}},
 	}
 	wantRows := []string{
 		s.Name + "  p1", "75.0%", "12.50", "10.0%", "1,234", "4,321",

@@ -3,38 +3,27 @@ package reports
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/simbench/simbench/results"
 )
 
-// SweepRow is one load of a sweep: the strategy's points at every cap, with
-// the chosen cap (0: none qualified) and the knee (0: none found).
-type SweepRow struct {
-	Load   string       `json:"load"`
-	Points []SweepPoint `json:"points"`
-	Chosen int          `json:"chosen_cap,omitempty"`
-	Knee   int          `json:"knee,omitempty"`
-}
-
-// NewSweepRow chooses the cap by the rule and finds the knee of a load's
-// points.
-func NewSweepRow(load string, points []SweepPoint, rule Rule) SweepRow {
-	r := SweepRow{Load: load, Points: points}
-	if c, _, ok := rule.Choose(points); ok {
-		r.Chosen = c
-	}
-	if k, ok := Knee(points); ok {
-		r.Knee = k
-	}
-	return r
+// WriteSweepPlots writes the sweep plot of sw into dir (PNG and SVG), one
+// line per load, each row's knee and chosen cap marked and sw.MaxShare
+// drawn as the threshold, and returns the names of the files written.
+func WriteSweepPlots(dir string, sw *results.Sweep) ([]string, error) {
+	return WritePlots(dir, &results.Results{Scenario: sw.Scenario}, Options{
+		Sweep: sw.Rows, SweepStrategy: sw.Strategy, MaxRateLimitedShare: sw.MaxShare,
+	})
 }
 
 // WriteSweep writes a sweep as one aligned table per load, the chosen cap
-// (by rule) and the knee marked; title names the scenario and the strategy.
-// Points that are means over seeds show the p95's 95% interval.
-func WriteSweep(w io.Writer, title string, rows []SweepRow, rule Rule) error {
-	maxShare := rule.MaxShare
+// and the knee marked; title names the scenario and the strategy, rule
+// says in words how the cap was chosen, and maxShare is the largest 429
+// share the rule accepted (named when no cap qualified). Points that are
+// means over seeds show the p95's 95% interval.
+func WriteSweep(w io.Writer, title string, rows []results.SweepRow, rule string, maxShare float64) error {
 	fmt.Fprintf(w, "%s\nchosen: %s\n", title, rule)
 	fmt.Fprintln(w, "p50, p95: time to a full answer; a failed turn counts as never answered (—: that share of turns got none)")
 	for _, row := range rows {
@@ -61,72 +50,9 @@ func WriteSweep(w io.Writer, title string, rows []SweepRow, rule Rule) error {
 	return nil
 }
 
-// CapsAround returns the caps a verifying sweep tries: from a quarter to
-// twice the computed cap c, at least 1, without repeats.
-func CapsAround(c int) []int {
-	var caps []int
-	for _, f := range []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5, 2} {
-		n := max(1, int(float64(c)*f+0.5))
-		if !slices.Contains(caps, n) {
-			caps = append(caps, n)
-		}
-	}
-	return caps
-}
-
-// Verdict compares the plan's cap with the one a sweep chose and says, in
-// a sentence, whether they agree and why not when they do not: a workload
-// that offers more than the limits sustain, the token limit binding, 429s
-// the mean hides (bursts, retries), a workload that never fills the limit,
-// or the latency tail. chosen is 0 when no cap of the sweep qualified; load
-// is the workload's check against the limits, nil when not measured.
-func Verdict(plan *Plan, points []SweepPoint, chosen int, maxShare float64, load *LoadCheck) string {
-	computed, name := plan.MaxInFlight, plan.Service.Name
-	overloaded := load != nil && !load.Fits()
-	switch chosen {
-	case 0:
-		if overloaded {
-			return fmt.Sprintf("the sweep found no cap with 429s at or below %.2f%% that answered 95%% of turns: the workload offers %s× what the limits sustain, so turns queue until they time out or fail under every cap — lighten the load or raise the limit", maxShare*100, num(load.Ratio))
-		}
-		return fmt.Sprintf("the sweep found no cap with 429s at or below %.2f%% that answered 95%% of turns: the arithmetic's %d is not enough on its own — pace with a token bucket at headroom %.2f", maxShare*100, computed, plan.Service.Headroom)
-	case computed:
-		return fmt.Sprintf("arithmetic and simulation agree: %d in flight for %s", chosen, name)
-	}
-	at := func(cp int) *SweepPoint {
-		for i := range points {
-			if points[i].Cap == cp {
-				return &points[i]
-			}
-		}
-		return nil
-	}
-	var why []string
-	if plan.BindingLimit == LimitTPM {
-		why = append(why, "the token limit binds, so the request arithmetic overstates what fits")
-	}
-	if p := at(computed); p != nil && p.RateLimitedShare > 0 {
-		why = append(why, fmt.Sprintf("at %d the service still answered %.2f%% of attempts with 429 (bursts and retries the mean hides)", computed, p.RateLimitedShare*100))
-	}
-	switch {
-	case chosen > computed && overloaded:
-		why = append(why, fmt.Sprintf("the workload offers %s turns/min, %s× the %s the computed cap's headroom sustains, so turns queue at any cap and a larger one queues them less by spending the headroom kept for retries (the strategy's own pacing keeps the 429s away)",
-			num(load.OfferedPerMinute), num(load.Ratio), num(load.SustainedPerMinute)))
-	case chosen > computed:
-		why = append(why, "the workload's bursts queue at the computed cap while the limit has room, so a larger cap only cuts queueing (and the headroom the arithmetic keeps for retries goes unused)")
-	default:
-		if p, q := at(chosen), at(computed); p != nil && q != nil && q.P95Ms > p.P95Ms {
-			why = append(why, fmt.Sprintf("the latency tail: p95 rises from %s ms at %d to %s ms at %d", answerMillis(p.P95Ms), chosen, answerMillis(q.P95Ms), computed))
-		}
-	}
-	if len(why) == 0 {
-		why = append(why, "the p95 time to answer is lowest there")
-	}
-	return fmt.Sprintf("arithmetic says %d, the simulation %d for %s: %s", computed, chosen, name, strings.Join(why, "; "))
-}
-
 // p95Text shows a point's p95 time to answer, with its interval's half
 // width when the point is a mean over seeds ("3,449 ±21").
-func p95Text(p SweepPoint) string {
+func p95Text(p results.SweepPoint) string {
 	if p.Seeds < 2 || !p.P95Ms.Answered() || !p.P95HiMs.Answered() {
 		return answerMillis(p.P95Ms)
 	}

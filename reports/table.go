@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // ANSI escapes for the best value of a column in colour mode.
@@ -26,7 +26,7 @@ const (
 // run's timed events (service, what, from, to), the decision (what to set),
 // and the arithmetic per service, if the results carry them. Callers pass
 // color=false when the output is not a terminal.
-func WriteTable(w io.Writer, r *sim.Results, color bool) error {
+func WriteTable(w io.Writer, r *results.Results, color bool) error {
 	return WriteTableWith(w, r, TableOptions{Color: color})
 }
 
@@ -41,7 +41,7 @@ type TableOptions struct {
 
 // WriteTableWith is WriteTable with the columns chosen; an unknown column
 // is an error naming the ones that exist.
-func WriteTableWith(w io.Writer, r *sim.Results, o TableOptions) error {
+func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 	if r == nil {
 		return errors.New("reports: no results")
 	}
@@ -107,7 +107,7 @@ func WriteTableWith(w io.Writer, r *sim.Results, o TableOptions) error {
 }
 
 // runLine names the run: scenario, seed, mode, duration and version.
-func runLine(r *sim.Results) string {
+func runLine(r *results.Results) string {
 	mode := r.Mode
 	if mode == "" {
 		mode = "virtual"
@@ -120,7 +120,7 @@ func runLine(r *sim.Results) string {
 }
 
 // warnings says why the figures may not be trusted, one sentence each.
-func warnings(r *sim.Results) []string {
+func warnings(r *results.Results) []string {
 	var out []string
 	if r.Partial {
 		out = append(out, "PARTIAL: the run was interrupted; the figures cover only what was measured.")
@@ -132,7 +132,7 @@ func warnings(r *sim.Results) []string {
 }
 
 // comparisonTable lays out the strategies × metrics table.
-func comparisonTable(r *sim.Results, ms []metric, color bool) []string {
+func comparisonTable(r *results.Results, ms []metric, color bool) []string {
 	t := &textTable{aligns: []align{alignLeft}}
 	head := []cell{{text: "strategy"}}
 	for _, m := range ms {
@@ -168,7 +168,7 @@ func comparisonTable(r *sim.Results, ms []metric, color bool) []string {
 }
 
 // tableKey explains the mark and the abbreviated headers.
-func tableKey(r *sim.Results) []string {
+func tableKey(r *results.Results) []string {
 	key := []string{
 		"* best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns",
 		"answer p95: turn latency with every failed turn counted as never answered (—: the 95th-percentile turn got no answer)",
@@ -189,7 +189,7 @@ func tableKey(r *sim.Results) []string {
 
 // recommendationLines describes each service's recommendation, services
 // in name order.
-func recommendationLines(r *sim.Results) []string {
+func recommendationLines(r *results.Results) []string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
 		rec := r.Recommendation[name]

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 func TestWriteTableGolden(t *testing.T) {
@@ -109,10 +109,10 @@ func TestWriteTableFlagsPartialAndInvalid(t *testing.T) {
 }
 
 func TestBest(t *testing.T) {
-	ss := []sim.StrategyResult{
-		{Name: "a", Turns: 10, GoodputPerS: 5, RateLimited: 3, TurnLatencyMs: sim.Summary{P95: 900}},
-		{Name: "b", Turns: 12, GoodputPerS: 7, RateLimited: 3, TurnLatencyMs: sim.Summary{P95: 700}},
-		{Name: "c", Turns: 12, GoodputPerS: 6, RateLimited: 9, TurnLatencyMs: sim.Summary{P95: 800}},
+	ss := []results.StrategyResult{
+		{Name: "a", Turns: 10, GoodputPerS: 5, RateLimited: 3, TurnLatencyMs: results.Summary{P95: 900}},
+		{Name: "b", Turns: 12, GoodputPerS: 7, RateLimited: 3, TurnLatencyMs: results.Summary{P95: 700}},
+		{Name: "c", Turns: 12, GoodputPerS: 6, RateLimited: 9, TurnLatencyMs: results.Summary{P95: 800}},
 		// No turn finished: its latency of 0 is not a best.
 		{Name: "d", Turns: 0, GoodputPerS: 0, RateLimited: 3},
 	}
@@ -139,10 +139,10 @@ func TestBestIgnoresStrategiesThatFailFast(t *testing.T) {
 	// "herd" fails 40% of its turns, which makes them short and lets it
 	// finish more: it must not take the latency or turns marks, though it
 	// still competes for what failing cannot buy (goodput, 429s).
-	ss := []sim.StrategyResult{
-		{Name: "herd", Turns: 100, FailedTurns: 40, GoodputPerS: 9, RateLimited: 500, TurnLatencyMs: sim.Summary{P95: 300}},
-		{Name: "paced", Turns: 80, FailedTurns: 0, GoodputPerS: 8, RateLimited: 0, TurnLatencyMs: sim.Summary{P95: 900}},
-		{Name: "capped", Turns: 70, FailedTurns: 0, GoodputPerS: 7, RateLimited: 10, TurnLatencyMs: sim.Summary{P95: 1200}},
+	ss := []results.StrategyResult{
+		{Name: "herd", Turns: 100, FailedTurns: 40, GoodputPerS: 9, RateLimited: 500, TurnLatencyMs: results.Summary{P95: 300}},
+		{Name: "paced", Turns: 80, FailedTurns: 0, GoodputPerS: 8, RateLimited: 0, TurnLatencyMs: results.Summary{P95: 900}},
+		{Name: "capped", Turns: 70, FailedTurns: 0, GoodputPerS: 7, RateLimited: 10, TurnLatencyMs: results.Summary{P95: 1200}},
 	}
 	byHeader := metricsByHeader()
 	tests := []struct {
@@ -163,7 +163,7 @@ func TestBestIgnoresStrategiesThatFailFast(t *testing.T) {
 }
 
 func TestMetricsOneColumnPerService(t *testing.T) {
-	r := &sim.Results{Strategies: []sim.StrategyResult{
+	r := &results.Results{Strategies: []results.StrategyResult{
 		{Name: "a", PeakInFlight: map[string]int{"llm": 8, "db": 2}},
 		{Name: "b", PeakInFlight: map[string]int{"llm": 16}},
 	}}
@@ -184,21 +184,6 @@ func TestMetricsOneColumnPerService(t *testing.T) {
 	}
 }
 
-func TestNum(t *testing.T) {
-	tests := []struct {
-		give float64
-		want string
-	}{
-		{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {10_000_000, "10,000,000"},
-		{46.666666, "46.67"}, {0.7, "0.7"}, {-1234.5, "-1,234.5"}, {-0.001, "0"}, {166.6666, "166.67"},
-	}
-	for _, tt := range tests {
-		if got := num(tt.give); got != tt.want {
-			t.Errorf("num(%v) = %q, want %q", tt.give, got, tt.want)
-		}
-	}
-}
-
 // metricsByHeader returns the table's metrics keyed by column header.
 func metricsByHeader() map[string]metric {
 	by := map[string]metric{}
@@ -209,9 +194,9 @@ func metricsByHeader() map[string]metric {
 }
 
 func TestTableColumnsAndSeedIntervals(t *testing.T) {
-	r := &sim.Results{Scenario: "x", Seed: 1, Seeds: []uint64{1, 2}, DurationS: 60, Strategies: []sim.StrategyResult{{
+	r := &results.Results{Scenario: "x", Seed: 1, Seeds: []uint64{1, 2}, DurationS: 60, Strategies: []results.StrategyResult{{
 		Name: "s", Turns: 10, TurnsInSystem: 2.5,
-		SeedRuns: []sim.StrategyResult{{Name: "s", Turns: 10, TurnsInSystem: 2.5}, {Name: "s", Turns: 14, TurnsInSystem: 3.5}},
+		SeedRuns: []results.StrategyResult{{Name: "s", Turns: 10, TurnsInSystem: 2.5}, {Name: "s", Turns: 14, TurnsInSystem: 3.5}},
 	}}}
 	var b bytes.Buffer
 	if err := WriteTableWith(&b, r, TableOptions{Columns: []string{"turns", "L turns"}}); err != nil {
@@ -235,7 +220,7 @@ func TestTableColumnsAndSeedIntervals(t *testing.T) {
 // says it is invalid; the mark goes to the best valid strategy.
 func TestWriteTableNeverStarsInvalid(t *testing.T) {
 	r := tier3Results()
-	i := slices.IndexFunc(r.Strategies, func(s sim.StrategyResult) bool { return s.Name == "bounded-8" })
+	i := slices.IndexFunc(r.Strategies, func(s results.StrategyResult) bool { return s.Name == "bounded-8" })
 	r.Strategies[i].Invalid = "timers fired 40ms late"
 	var b bytes.Buffer
 	if err := WriteTable(&b, r, false); err != nil {

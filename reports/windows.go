@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // windowHeaders are the columns of a per-event table.
@@ -20,7 +20,7 @@ type eventTable struct {
 // eventTables returns a table per timed event of the run, in the order of
 // r.Events, from the strategies' windows (nil when no strategy has any):
 // how each strategy fared while the event's conditions held.
-func eventTables(r *sim.Results) []eventTable {
+func eventTables(r *results.Results) []eventTable {
 	n := 0
 	for i := range r.Strategies {
 		n = max(n, len(r.Strategies[i].Windows))
@@ -58,7 +58,7 @@ func eventTables(r *sim.Results) []eventTable {
 
 // windowTitle says what the k-th event changed, when, and over which
 // stretch its window's figures are taken.
-func windowTitle(r *sim.Results, k int, w *sim.WindowResult) string {
+func windowTitle(r *results.Results, k int, w *results.WindowResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s on %s", w.Label, w.Service)
 	if k < len(r.Events) {

@@ -5,21 +5,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 // windowResults is a run with one timed event and two strategies'
 // figures over its window.
-func windowResults() *sim.Results {
-	w := func(good, share, apc float64, calls int64) []sim.WindowResult {
-		return []sim.WindowResult{{Label: "limits ×0.5", Service: "llm", StartS: 190, EndS: 360, GoodputPerS: good,
+func windowResults() *results.Results {
+	w := func(good, share, apc float64, calls int64) []results.WindowResult {
+		return []results.WindowResult{{Label: "limits ×0.5", Service: "llm", StartS: 190, EndS: 360, GoodputPerS: good,
 			Attempts: 100, RateLimited: int64(share * 100), RateLimitedShare: share, Calls: calls, AttemptsPerCall: apc,
 			LimitPerS: 25, Headroom: 0.9}}
 	}
-	return &sim.Results{
+	return &results.Results{
 		Scenario: "x", Seed: 1, Mode: "virtual", DurationS: 480,
-		Events: []sim.EventSpan{{Service: "llm", Kind: "limits", StartS: 180, EndS: 480, Label: "limits ×0.5"}},
-		Strategies: []sim.StrategyResult{
+		Events: []results.EventSpan{{Service: "llm", Kind: "limits", StartS: 180, EndS: 480, Label: "limits ×0.5"}},
+		Strategies: []results.StrategyResult{
 			{Name: "static", Turns: 1, Calls: 1, Windows: w(24.98, 0.4444, 1.78, 4284)},
 			{Name: "aimd", Turns: 1, Calls: 1, Windows: w(22.5, 0.0025, 1.0, 3912)},
 		},

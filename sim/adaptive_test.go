@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -31,13 +32,13 @@ func TestAdaptiveAIMDOnTier3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]*StrategyResult{}
+	by := map[string]*results.StrategyResult{}
 	for i := range res.Strategies {
 		s := &res.Strategies[i]
 		by[s.Name] = s
 		t.Logf("%-10s goodput %.1f/s, %d attempts, %d 429s (%.2f%%), %d failed", s.Name, s.GoodputPerS, s.Attempts, s.RateLimited, 100*float64(s.RateLimited)/float64(max(s.Attempts, 1)), s.Failed)
 	}
-	share := func(s *StrategyResult) float64 { return float64(s.RateLimited) / float64(max(s.Attempts, 1)) }
+	share := func(s *results.StrategyResult) float64 { return float64(s.RateLimited) / float64(max(s.Attempts, 1)) }
 	a, b, u := by["aimd"], by["bounded-64"], by["unbounded"]
 	if share(a) > 0.05 {
 		t.Errorf("aimd: 429s are %.1f%% of attempts, want under 5%%", 100*share(a))

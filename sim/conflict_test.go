@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -88,7 +89,7 @@ func TestContentionOrdering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]StrategyResult{}
+	by := map[string]results.StrategyResult{}
 	for _, s := range res.Strategies {
 		by[s.Name] = s
 		if s.FinishS == 0 || s.Conflicts == 0 || s.WriteRaces != 0 {

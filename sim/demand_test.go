@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -63,7 +64,7 @@ func mustParse(t *testing.T, toml string) *scenarios.Scenario {
 }
 
 // runOnly runs a scenario in virtual time, failing the test on an error.
-func runOnly(t *testing.T, sc *scenarios.Scenario) *Results {
+func runOnly(t *testing.T, sc *scenarios.Scenario) *results.Results {
 	t.Helper()
 	res, err := Run(context.Background(), sc, Options{})
 	if err != nil {

@@ -1,5 +1,12 @@
-// Package sim runs scenarios: a virtual-time engine that drives the sched core
-// and the fakeapi model deterministically, a live driver that runs the same
-// scenario in real time against fakeapi servers on 127.0.0.1, and the metrics
-// both produce (results.go holds the results contract).
+// Package sim runs scenarios. Both of its drivers drive the same two pure
+// parts: the agent loop (agentLoop: sessions, turns, subagents, think
+// times, budgets, the stop rules and the cap on calls per turn, a sans-IO
+// state machine written once) and the sched core. The virtual-time engine
+// drives them deterministically from an event heap, with a fakeapi model
+// per service whose decisions it reads with httptool's code (answer.go); the
+// live driver is a thin real-time shell around the same agent loop that
+// runs each part on a sched.Runner with real HTTP against fakeapi servers
+// on 127.0.0.1. The package also holds the metrics both produce, written as
+// the results package's types (the results contract). It draws nothing and
+// decides nothing: reports and decision do.
 package sim

@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -136,7 +137,7 @@ func TestEngineProperties(t *testing.T) {
 // checkEngineProperties runs sc and checks the books, Little's law and a
 // rerun (see TestEngineProperties).
 func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
-	run := func() (*engine, StrategyResult) {
+	run := func() (*engine, results.StrategyResult) {
 		e, err := newEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			rt.Fatal(err)

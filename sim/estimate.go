@@ -17,11 +17,12 @@ const DefaultMaxMemory int64 = 4 << 30
 
 // Bytes of live engine state, measured by BenchmarkLiveMemory (amd64,
 // Go 1.26) as the heap a run holds with every call in flight at the fake
-// service, after a full garbage collection: about 517 B per call in flight
+// service, after a full garbage collection: about 523 B per call in flight
 // (the sched core's call state and result, the call and its payload, the
-// fake service's slot, the engine's attempt and response event), 442 B per
-// turn in progress beyond its calls, 82 B per closed-model session and
-// 170 KB per strategy. The constants round those up by about a tenth.
+// fake service's slot, the engine's attempt and response event), 496 B per
+// turn in progress beyond its calls (the agent loop's turn and part), 77 B
+// per closed-model session and 171 KB per strategy. The constants round
+// those up.
 const (
 	// bytesPerCall is one call in progress.
 	bytesPerCall = 576

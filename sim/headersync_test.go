@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -23,7 +24,7 @@ func TestSharedHeadersSyncAvoids429s(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]*StrategyResult{}
+	by := map[string]*results.StrategyResult{}
 	for i := range res.Strategies {
 		s := &res.Strategies[i]
 		by[s.Name] = s

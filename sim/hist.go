@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/simbench/simbench/results"
 	"math"
 	"time"
 )
@@ -112,14 +113,14 @@ func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
 // answerSummary summarises the time to answer of total turns begun, of
 // which the histogram holds the answered ones.
-func (h *histogram) answerSummary(total uint64) AnswerSummary {
-	at := func(q float64) AnswerMs {
+func (h *histogram) answerSummary(total uint64) results.AnswerSummary {
+	at := func(q float64) results.AnswerMs {
 		if d, ok := h.quantileAmong(q, total); ok {
-			return AnswerMs(ms(d))
+			return results.AnswerMs(ms(d))
 		}
-		return Unanswered
+		return results.Unanswered
 	}
-	s := AnswerSummary{Mean: ms(h.mean()), P50: at(0.5), P95: at(0.95), P99: at(0.99)}
+	s := results.AnswerSummary{Mean: ms(h.mean()), P50: at(0.5), P95: at(0.95), P99: at(0.99)}
 	if total > 0 {
 		s.AnsweredShare = round6(float64(h.n) / float64(total))
 	}
@@ -127,24 +128,24 @@ func (h *histogram) answerSummary(total uint64) AnswerSummary {
 }
 
 // summary returns the histogram's summary in milliseconds (microsecond precision).
-func (h *histogram) summary() Summary {
-	return Summary{
+func (h *histogram) summary() results.Summary {
+	return results.Summary{
 		Mean: ms(h.mean()), P50: ms(h.quantile(0.5)), P95: ms(h.quantile(0.95)),
 		P99: ms(h.quantile(0.99)), Max: ms(h.max),
 	}
 }
 
 // cdf samples the distribution at up to n points for plots.
-func (h *histogram) cdf(n int) []CDFPoint { return h.cdfAmong(n, h.n) }
+func (h *histogram) cdf(n int) []results.CDFPoint { return h.cdfAmong(n, h.n) }
 
 // cdfAmong samples, at up to n points, the distribution of a population of
 // total values of which the histogram holds the smallest h.n, the rest
 // never arriving: its P ends at h.n ÷ total.
-func (h *histogram) cdfAmong(n int, total uint64) []CDFPoint {
+func (h *histogram) cdfAmong(n int, total uint64) []results.CDFPoint {
 	if h.n == 0 || total < h.n {
 		return nil
 	}
-	var out []CDFPoint
+	var out []results.CDFPoint
 	var seen uint64
 	step := max(h.n/uint64(n), 1)
 	next := step
@@ -154,7 +155,7 @@ func (h *histogram) cdfAmong(n int, total uint64) []CDFPoint {
 		}
 		seen += c
 		if seen >= next || seen == h.n {
-			out = append(out, CDFPoint{Ms: ms(h.clamp(bucketValue(i))), P: math.Round(float64(seen)/float64(total)*1e6) / 1e6})
+			out = append(out, results.CDFPoint{Ms: ms(h.clamp(bucketValue(i))), P: math.Round(float64(seen)/float64(total)*1e6) / 1e6})
 			for next <= seen {
 				next += step
 			}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"github.com/simbench/simbench/results"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -83,7 +84,7 @@ func TestAnswerSummaryCountsUnansweredTurnsAsSlowest(t *testing.T) {
 }
 
 func TestAnswerMsJSON(t *testing.T) {
-	in := AnswerSummary{Mean: 11, P50: 12.5, P95: Unanswered, P99: Unanswered, AnsweredShare: 0.9}
+	in := results.AnswerSummary{Mean: 11, P50: 12.5, P95: results.Unanswered, P99: results.Unanswered, AnsweredShare: 0.9}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestAnswerMsJSON(t *testing.T) {
 	if want := `{"mean":11,"p50":12.5,"p95":null,"p99":null,"answered_share":0.9}`; string(b) != want {
 		t.Errorf("marshal = %s, want %s", b, want)
 	}
-	var out AnswerSummary
+	var out results.AnswerSummary
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}

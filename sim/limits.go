@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/simbench/simbench/internal/downsample"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -32,7 +33,7 @@ type limitRecorder struct {
 // doubles. Every stretch of the run is then kept at the same density, the
 // extremes of each stretch included.
 type limitSeries struct {
-	kept, raw []LimitPoint
+	kept, raw []results.LimitPoint
 	factor    int
 }
 
@@ -69,7 +70,7 @@ func (r *limitRecorder) add(service string, t float64, n int) {
 		s = &limitSeries{factor: 1}
 		r.series[service] = s
 	}
-	s.raw = append(s.raw, LimitPoint{T: t, Limit: n})
+	s.raw = append(s.raw, results.LimitPoint{T: t, Limit: n})
 	if len(s.raw) == limitChunk {
 		s.flush()
 	}
@@ -84,7 +85,7 @@ func (r *limitRecorder) see(ev sched.Event) {
 }
 
 // byLimit is the value downsampling keeps the extremes of.
-func byLimit(p *LimitPoint) float64 { return float64(p.Limit) }
+func byLimit(p *results.LimitPoint) float64 { return float64(p.Limit) }
 
 // flush reduces the raw steps onto kept, and halves kept when it has
 // outgrown limitChunk.
@@ -101,12 +102,12 @@ func (s *limitSeries) flush() {
 }
 
 // points returns the steps kept so far, in time order.
-func (s *limitSeries) points() []LimitPoint {
-	return append(append([]LimitPoint(nil), s.kept...), s.raw...)
+func (s *limitSeries) points() []results.LimitPoint {
+	return append(append([]results.LimitPoint(nil), s.kept...), s.raw...)
 }
 
 // last returns the latest step recorded.
-func (s *limitSeries) last() LimitPoint {
+func (s *limitSeries) last() results.LimitPoint {
 	if n := len(s.raw); n > 0 {
 		return s.raw[n-1]
 	}
@@ -115,11 +116,11 @@ func (s *limitSeries) last() LimitPoint {
 
 // trace returns the recorded steps for StrategyResult.LimitTrace, each
 // service's at most maxLimitPoints long; nil for a nil recorder.
-func (r *limitRecorder) trace() map[string][]LimitPoint {
+func (r *limitRecorder) trace() map[string][]results.LimitPoint {
 	if r == nil {
 		return nil
 	}
-	out := make(map[string][]LimitPoint, len(r.series))
+	out := make(map[string][]results.LimitPoint, len(r.series))
 	for name, s := range r.series {
 		s.flush()
 		out[name] = downsample.MinMax(s.kept, maxLimitPoints, byLimit)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -43,9 +44,9 @@ func TestLimitTraceAIMDByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []LimitPoint
+	var want []results.LimitPoint
 	for k := 0; k < ceiling; k++ {
-		want = append(want, LimitPoint{T: (time.Duration(k) * latency).Seconds(), Limit: k + 1})
+		want = append(want, results.LimitPoint{T: (time.Duration(k) * latency).Seconds(), Limit: k + 1})
 	}
 	got := res.Strategies[0].LimitTrace["s"]
 	if !slices.Equal(got, want) {
@@ -125,11 +126,11 @@ func TestLimitTraceBounded(t *testing.T) {
 	if len(got) > maxLimitPoints || len(got) < maxLimitPoints/2 {
 		t.Fatalf("%d points, want at most %d and not far fewer", len(got), maxLimitPoints)
 	}
-	first, last := LimitPoint{T: 0, Limit: 50}, LimitPoint{T: float64(n-1) / 10, Limit: 50 + int(20*math.Sin(float64(n-1)/30))}
+	first, last := results.LimitPoint{T: 0, Limit: 50}, results.LimitPoint{T: float64(n-1) / 10, Limit: 50 + int(20*math.Sin(float64(n-1)/30))}
 	if got[0] != first || got[len(got)-1] != last {
 		t.Errorf("ends %+v…%+v, want %+v…%+v", got[0], got[len(got)-1], first, last)
 	}
-	if !slices.Contains(got, LimitPoint{T: float64(low) / 10, Limit: 1}) {
+	if !slices.Contains(got, results.LimitPoint{T: float64(low) / 10, Limit: 1}) {
 		t.Error("the lowest step was lost")
 	}
 	half := 0

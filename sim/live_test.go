@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -60,7 +61,7 @@ func TestLiveAgreesWithVirtual(t *testing.T) {
 	}
 	// A machine busy with other tests may fire timers late; the remedy the
 	// invalid mark suggests is a slower time scale, so try one before failing.
-	var live *Results
+	var live *results.Results
 	for _, scale := range []float64{0.05, 0.1} {
 		live, err = RunLive(context.Background(), sc, LiveOptions{TimeScale: scale})
 		if err != nil {
@@ -88,28 +89,28 @@ func TestLiveAgreesWithVirtual(t *testing.T) {
 }
 
 func TestDisagreement(t *testing.T) {
-	virtual := StrategyResult{Turns: 100, GoodputPerS: 10,
-		TurnLatencyMs: Summary{P50: 1000}, AnswerLatencyMs: AnswerSummary{AnsweredShare: 0.9}}
-	with := func(f func(*StrategyResult)) StrategyResult {
+	virtual := results.StrategyResult{Turns: 100, GoodputPerS: 10,
+		TurnLatencyMs: results.Summary{P50: 1000}, AnswerLatencyMs: results.AnswerSummary{AnsweredShare: 0.9}}
+	with := func(f func(*results.StrategyResult)) results.StrategyResult {
 		s := virtual
 		f(&s)
 		return s
 	}
 	tests := []struct {
 		name string
-		live StrategyResult
+		live results.StrategyResult
 		want []string // substrings; none: agreement
 	}{
 		{"the same", virtual, nil},
-		{"within every bound", with(func(s *StrategyResult) {
+		{"within every bound", with(func(s *results.StrategyResult) {
 			s.TurnLatencyMs.P50, s.GoodputPerS, s.AnswerLatencyMs.AnsweredShare = 1240, 7.6, 0.81
 		}), nil},
-		{"p50 3x (the reproducer at 0.01)", with(func(s *StrategyResult) { s.TurnLatencyMs.P50 = 3000 }),
+		{"p50 3x (the reproducer at 0.01)", with(func(s *results.StrategyResult) { s.TurnLatencyMs.P50 = 3000 }),
 			[]string{"p50 turn latency 3000 ms vs 1000 ms"}},
-		{"answered share down 0.2", with(func(s *StrategyResult) { s.AnswerLatencyMs.AnsweredShare = 0.7 }),
+		{"answered share down 0.2", with(func(s *results.StrategyResult) { s.AnswerLatencyMs.AnsweredShare = 0.7 }),
 			[]string{"answered share 0.70 vs 0.90"}},
-		{"goodput halved", with(func(s *StrategyResult) { s.GoodputPerS = 5 }), []string{"goodput 5.00/s vs 10.00/s"}},
-		{"too few turns to tell", with(func(s *StrategyResult) { s.Turns, s.TurnLatencyMs.P50 = 10, 3000 }), nil},
+		{"goodput halved", with(func(s *results.StrategyResult) { s.GoodputPerS = 5 }), []string{"goodput 5.00/s vs 10.00/s"}},
+		{"too few turns to tell", with(func(s *results.StrategyResult) { s.Turns, s.TurnLatencyMs.P50 = 10, 3000 }), nil},
 	}
 	for _, tt := range tests {
 		got := disagreement(&tt.live, &virtual)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/simbench/simbench/internal/redisproc"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/quota"
@@ -97,24 +99,6 @@ func (o *LiveOptions) fleet() (fleetOptions, error) {
 	return fo, nil
 }
 
-// pick returns the process a draw u in [0, 1) falls to by the shares.
-func (fo *fleetOptions) pick(u float64) int {
-	for p, s := range fo.shares {
-		if u < s {
-			return p
-		}
-		u -= s
-	}
-	return fo.n - 1
-}
-
-// sessionProcess spreads sessions over processes by their shares: session
-// s of total goes to the process whose band of the cumulative shares holds
-// its midpoint.
-func (fo *fleetOptions) sessionProcess(s, total int) int {
-	return fo.pick((float64(s) + 0.5) / float64(total))
-}
-
 // procTally is one process's figures as the run goes (under liveRun.mu).
 type procTally struct {
 	begun, good, limited int64
@@ -163,6 +147,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 				closeAll()
 				return nil, fmt.Errorf("sim: --redis %q: %w", fo.redis, err)
 			}
+			quietRedis()
 			ro.MaxRetries = -1
 			ro.DialTimeout = 100 * time.Millisecond
 			rdb := redis.NewClient(ro)
@@ -206,13 +191,13 @@ func (l *liveRun) quotaSwitch(p int, e quota.Event) {
 func (l *liveRun) endFallback(p int, now time.Duration) {
 	t := &l.procs[p]
 	t.fallbackS += (now - t.downSince).Seconds()
-	l.fallbacks = append(l.fallbacks, EventSpan{Service: "*", Kind: "quota-fallback", StartS: t.downSince.Seconds(), EndS: now.Seconds(),
+	l.fallbacks = append(l.fallbacks, results.EventSpan{Service: "*", Kind: "quota-fallback", StartS: t.downSince.Seconds(), EndS: now.Seconds(),
 		Label: fmt.Sprintf("%s: process p%d on a local share (Redis unreachable)", l.st.Name, p+1)})
 	t.downSince = -1
 }
 
 // processResults returns the per-process figures (nil for one process).
-func (l *liveRun) processResults(fo *fleetOptions) []ProcessResult {
+func (l *liveRun) processResults(fo *fleetOptions) []results.ProcessResult {
 	if fo.n < 2 {
 		return nil
 	}
@@ -221,15 +206,27 @@ func (l *liveRun) processResults(fo *fleetOptions) []ProcessResult {
 	if l.f > 0 {
 		window /= l.f
 	}
-	out := make([]ProcessResult, fo.n)
+	out := make([]results.ProcessResult, fo.n)
 	for p := range out {
 		t := &l.procs[p]
 		if t.downSince >= 0 {
 			l.endFallback(p, end)
 		}
-		out[p] = ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.begun,
+		out[p] = results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.begun,
 			GoodputPerS: round6(float64(t.good) / window), RateLimited: t.limited,
 			AnswerLatencyMs: t.answered.answerSummary(uint64(t.begun)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)}
 	}
 	return out
 }
+
+// quietRedis silences go-redis's own log (a process-wide setting of
+// go-redis): a process that loses Redis says so in the results (events,
+// per-process fallbacks), and go-redis's dial errors would only scroll over
+// a terminal's progress bars.
+func quietRedis() { redis.SetLogger(silentLogger{}) }
+
+// silentLogger drops go-redis's log lines.
+type silentLogger struct{}
+
+// Printf implements go-redis's logger by doing nothing.
+func (silentLogger) Printf(context.Context, string, ...any) {}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -30,10 +31,9 @@ type collector struct {
 
 	inFlight, peak []int // per service, client side
 	total          int   // attempts in flight, all services
-	sessionCount   []int
 
 	bucket   time.Duration
-	timeline []TimelinePoint
+	timeline []results.TimelinePoint
 
 	// Work wasted on results nobody read that only the client can see (a
 	// live run's reader-only cancels), in the scenario's seconds and tokens.
@@ -120,28 +120,13 @@ func newCollector(services []string, window time.Duration) *collector {
 }
 
 // point returns the timeline bucket holding t, growing the timeline as needed.
-func (c *collector) point(t time.Duration) *TimelinePoint {
+func (c *collector) point(t time.Duration) *results.TimelinePoint {
 	i := int(t / c.bucket)
 	for len(c.timeline) <= i {
 		n := len(c.timeline)
-		c.timeline = append(c.timeline, TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: c.total})
+		c.timeline = append(c.timeline, results.TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: c.total})
 	}
 	return &c.timeline[i]
-}
-
-func (c *collector) beginSessionTurn(s int) int {
-	for len(c.sessionCount) <= s {
-		c.sessionCount = append(c.sessionCount, 0)
-	}
-	c.sessionCount[s]++
-	return c.sessionCount[s]
-}
-
-func (c *collector) sessionTurns(s int) int {
-	if s < len(c.sessionCount) {
-		return c.sessionCount[s]
-	}
-	return 0
 }
 
 // started records an attempt; llm marks a model call, not counted among
@@ -245,7 +230,7 @@ type modelStats struct {
 
 // strategyResult builds the strategy's entry of results.json from the
 // collector and the services' models.
-func (c *collector) strategyResult(name string, maxInFlight int, models []*fakeapi.Model, offered float64) StrategyResult {
+func (c *collector) strategyResult(name string, maxInFlight int, models []*fakeapi.Model, offered float64) results.StrategyResult {
 	ms := make([]modelStats, len(models))
 	for i, m := range models {
 		ms[i] = modelStats{m.Stats(), m.Config()}
@@ -255,8 +240,8 @@ func (c *collector) strategyResult(name string, maxInFlight int, models []*fakea
 
 // strategyResultFrom builds the strategy's entry of results.json from the
 // collector and the services' own accounting.
-func (c *collector) strategyResultFrom(name string, maxInFlight int, models []modelStats, offered float64) StrategyResult {
-	r := StrategyResult{
+func (c *collector) strategyResultFrom(name string, maxInFlight int, models []modelStats, offered float64) results.StrategyResult {
+	r := results.StrategyResult{
 		Name: name, MaxInFlight: maxInFlight,
 		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.unfinished, RefusedTurns: c.refused,
 		Calls: c.calls, Attempts: c.attempts,
@@ -321,42 +306,3 @@ func (c *collector) finishS(w *scenarios.Workload) float64 {
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
-
-// Metric returns the strategy's value of a threshold metric (one of
-// scenarios.ThresholdMetrics), and false when the metric has no data: a
-// time-to-answer percentile that falls among unanswered turns, a share
-// with nothing to divide by, a turn percentile with no turn finished.
-// Times are in seconds.
-func (r *StrategyResult) Metric(name string) (float64, bool) {
-	answer := func(a AnswerMs) (float64, bool) {
-		if !a.Answered() || r.Turns == 0 {
-			return 0, false
-		}
-		return float64(a) / 1000, true
-	}
-	switch name {
-	case "answer_p50":
-		return answer(r.AnswerLatencyMs.P50)
-	case "answer_p95":
-		return answer(r.AnswerLatencyMs.P95)
-	case "answer_p99":
-		return answer(r.AnswerLatencyMs.P99)
-	case "turn_p95":
-		return r.TurnLatencyMs.P95 / 1000, r.Turns > 0
-	case "answered_share":
-		begun := r.Turns + r.UnfinishedTurns + r.RefusedTurns
-		return r.AnswerLatencyMs.AnsweredShare, begun > 0
-	case "rate_limited_share":
-		if r.Attempts == 0 {
-			return 0, false
-		}
-		return float64(r.RateLimited) / float64(r.Attempts), true
-	case "goodput_per_s":
-		return r.GoodputPerS, true
-	case "failed_turns":
-		return float64(r.FailedTurns), true
-	case "early_retries":
-		return float64(r.EarlyRetries), true
-	}
-	return 0, false
-}

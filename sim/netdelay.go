@@ -88,3 +88,19 @@ func (l *liveRun) delayed(exec sched.Executor) sched.Executor {
 		return o
 	}
 }
+
+// sleepUntil waits until t or until ctx ends, and reports whether t came.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -71,7 +72,7 @@ type pooled struct {
 	peaks, runs         int
 }
 
-func (p *pooled) add(s *StrategyResult) {
+func (p *pooled) add(s *results.StrategyResult) {
 	p.failed += s.Failed
 	p.failedTurns += s.FailedTurns
 	p.peaks += s.PeakInFlight["sources"]

@@ -54,7 +54,7 @@ func TestParetoThinkTime(t *testing.T) {
 	sc.Workload.Think = scenarios.Dist[time.Duration]{Kind: scenarios.DistPareto, Min: time.Second, Alpha: 0.01}
 	e := runOne(t, sc)
 	var began int64
-	for _, n := range e.m.sessionCount {
+	for _, n := range e.agents.sessionTurns {
 		began += int64(n)
 	}
 	if e.m.turns < 50 || e.m.turns != began || e.m.calls != e.m.turns || e.cutOff || e.m.failedTurns != 0 {
@@ -126,7 +126,7 @@ func TestHeavyTailedCallCountStopsTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.maxTurnCalls = 1000
+	e.agents.maxTurnCalls = 1000
 	e.run(context.Background(), nil)
 	if !errors.Is(e.err, ErrTooLarge) {
 		t.Fatalf("engine error %v, want ErrTooLarge", e.err)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/quota"
@@ -20,7 +21,6 @@ type proc struct {
 	core     *sched.Core
 	attempts *attemptIndex // in flight: slab entries by attempt id
 	wakeSeq  uint64
-	live     int             // turn runs not yet finished
 	leases   []serviceLeases // by service index (QuotaShared only)
 	stats    procStats       // multi-process runs only
 }
@@ -91,19 +91,6 @@ func (e *engine) newProcesses(cfg sched.Config) error {
 		}
 		if e.quota != nil {
 			e.procs[p].leases = e.quota.leases()
-		}
-	}
-	if e.multi {
-		w := &sc.Workload
-		e.shares = w.Shares()
-		if w.Sessions > 0 {
-			sp := w.SessionProcesses()
-			e.sessionProc = make([]uint16, len(sp))
-			for s, p := range sp {
-				e.sessionProc[s] = uint16(p)
-			}
-		} else {
-			e.procDraws = stream(sc.Seed, "arrivals/process")
 		}
 	}
 	return nil
@@ -196,26 +183,6 @@ func splitServices(svcs map[string]sched.ServiceConfig, n int) map[string]sched.
 		out[name] = s
 	}
 	return out
-}
-
-// sessionProcess is the process that runs closed-model session s.
-func (e *engine) sessionProcess(s int) uint16 {
-	if e.sessionProc == nil {
-		return 0
-	}
-	return e.sessionProc[s]
-}
-
-// arrivalProcess draws the process an open-model arrival goes to, by share.
-func (e *engine) arrivalProcess() int {
-	x := e.procDraws.Float64()
-	for p, s := range e.shares {
-		if x < s {
-			return p
-		}
-		x -= s
-	}
-	return len(e.shares) - 1
 }
 
 // sharedQuota models, in virtual time, the quota every process of a run
@@ -379,16 +346,16 @@ func (e *engine) freeGate(g int32) {
 }
 
 // processResults returns each process's figures (multi-process runs).
-func (e *engine) processResults() []ProcessResult {
+func (e *engine) processResults() []results.ProcessResult {
 	if !e.multi {
 		return nil
 	}
-	out := make([]ProcessResult, len(e.procs))
+	out := make([]results.ProcessResult, len(e.procs))
 	secs := e.m.window.Seconds()
 	for p := range e.procs {
 		s := &e.procs[p].stats
-		out[p] = ProcessResult{
-			Name: "p" + strconv.Itoa(p+1), Share: round6(e.shares[p]),
+		out[p] = results.ProcessResult{
+			Name: "p" + strconv.Itoa(p+1), Share: round6(e.agents.shares[p]),
 			Turns: s.turns, FailedTurns: s.failedTurns, UnfinishedTurns: s.unfinished,
 			Calls: s.calls, Attempts: s.attempts,
 			GoodputPerS:     round6(float64(s.goodCalls) / secs),

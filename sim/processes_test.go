@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -139,7 +140,7 @@ func quotaScenario(rtt, lease time.Duration) *scenarios.Scenario {
 // with them the delay.
 func TestSharedQuotaRoundTrips(t *testing.T) {
 	const rtt = 20 * time.Millisecond
-	run := func(lease time.Duration) (trips int64, r StrategyResult) {
+	run := func(lease time.Duration) (trips int64, r results.StrategyResult) {
 		t.Helper()
 		res, err := Run(context.Background(), quotaScenario(rtt, lease), Options{})
 		if err != nil {
@@ -189,7 +190,7 @@ func TestSharedKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			by := map[string]*StrategyResult{}
+			by := map[string]*results.StrategyResult{}
 			for i := range res.Strategies {
 				by[res.Strategies[i].Name] = &res.Strategies[i]
 			}
@@ -197,14 +198,14 @@ func TestSharedKey(t *testing.T) {
 			if full == nil || split == nil || shared == nil {
 				t.Fatalf("strategies %v, want full, split and shared", res.Strategies)
 			}
-			share := func(r *StrategyResult) float64 { v, _ := r.Metric("rate_limited_share"); return v }
+			share := func(r *results.StrategyResult) float64 { v, _ := r.Metric("rate_limited_share"); return v }
 			if !(share(shared) < share(full) && share(shared) < share(split)) {
 				t.Errorf("429 share: shared %.4f, full %.4f, split %.4f; want shared below both", share(shared), share(full), share(split))
 			}
 			if shared.GoodputPerS < split.GoodputPerS {
 				t.Errorf("goodput: shared %.3f/s below split %.3f/s", shared.GoodputPerS, split.GoodputPerS)
 			}
-			for _, r := range []*StrategyResult{full, split, shared} {
+			for _, r := range []*results.StrategyResult{full, split, shared} {
 				if len(r.Processes) != 6 {
 					t.Errorf("%s: %d processes in the results, want 6", r.Name, len(r.Processes))
 				}

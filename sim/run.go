@@ -8,12 +8,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
 )
 
-// Version is the simbench version written into results; main sets it.
-var Version = "dev"
+// DefaultVersion is the simbench version written into results when
+// Options.Version is empty.
+const DefaultVersion = "dev"
 
 // GCPercent is the garbage collector setting the simbench binary runs
 // simulations with. The engine allocates briefly-lived turn state at a high
@@ -58,6 +60,17 @@ type Options struct {
 	// the simulator's own when it is asked, so a run without it pays
 	// nothing.
 	HDR func(HDRLatencies)
+	// Version is the simbench version the results record as
+	// simbench_version ("": DefaultVersion).
+	Version string
+}
+
+// version is the simbench version the results record.
+func (o *Options) version() string {
+	if o.Version == "" {
+		return DefaultVersion
+	}
+	return o.Version
 }
 
 // Apply returns a copy of sc with the options' overrides applied, or an
@@ -101,7 +114,7 @@ func (o *Options) Apply(sc *scenarios.Scenario) (*scenarios.Scenario, error) {
 // and returns a *TooLargeError, which wraps ErrTooLarge, when the estimate
 // passes opts.MaxMemory; a turn that draws more calls than fit the budget
 // stops the run with an error wrapping ErrTooLarge and no results.
-func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, error) {
+func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Results, error) {
 	sc, err := opts.Apply(sc)
 	if err != nil {
 		return nil, err
@@ -111,11 +124,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 	if est := estimate(sc, par); budget > 0 && !(est.PeakBytes <= float64(budget)) {
 		return nil, &TooLargeError{Estimate: est, Budget: budget}
 	}
-	res := &Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: Version,
+	res := &results.Results{
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.version(),
 		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
 		Events:     EventSpans(sc),
-		Strategies: make([]StrategyResult, len(sc.Strategies)),
+		Strategies: make([]results.StrategyResult, len(sc.Strategies)),
 	}
 	var secs []section
 	if opts.Trace != nil {
@@ -133,7 +146,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 		if engines[i], err = newTracedEngine(sc, &sc.Strategies[i], tw); err != nil {
 			return nil, err
 		}
-		engines[i].maxTurnCalls = maxTurnCalls(budget)
+		engines[i].agents.maxTurnCalls = maxTurnCalls(budget)
 	}
 	sem := make(chan struct{}, par)
 	complete := make([]bool, len(engines))
@@ -202,7 +215,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, e
 }
 
 // result summarises the engine's run.
-func (e *engine) result() StrategyResult {
+func (e *engine) result() results.StrategyResult {
 	var offered float64
 	if w := &e.sc.Workload; w.Sessions == 0 {
 		offered = w.ArrivalRate

@@ -5,12 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"math"
 	"time"
 
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
-
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -31,7 +28,7 @@ func Seeds(base uint64, n int) []uint64 {
 // seed it is Run. Progress reports each strategy's time over all the seeds
 // as a share of one run's duration. When ctx ends first, RunSeeds returns
 // what the completed seeds measured with Partial set, and ctx.Err().
-func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Results, error) {
+func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Results, error) {
 	if opts.Seeds <= 1 {
 		return Run(ctx, sc, opts)
 	}
@@ -40,7 +37,7 @@ func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Resul
 		return nil, err
 	}
 	seeds := Seeds(applied.Seed, opts.Seeds)
-	var first *Results
+	var first *results.Results
 	for i, seed := range seeds {
 		o := opts
 		o.Seed = &seed
@@ -73,56 +70,6 @@ func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Resul
 		}
 	}
 	return first, nil
-}
-
-// Interval is a mean over seeds with its 95% confidence interval (Student's
-// t, n−1 degrees of freedom), in the unit of the figure it summarises. A
-// figure that is +Inf for some seed (a p95 turn never answered) has a +Inf
-// mean and bounds: the mean of such a figure is not a number anyone can use.
-type Interval struct {
-	Mean float64 `json:"mean"`
-	Lo   float64 `json:"lo"`
-	Hi   float64 `json:"hi"`
-	// N is the number of seeds.
-	N int `json:"n"`
-}
-
-// IntervalOf returns the mean of xs with its 95% interval; with fewer than
-// two values the interval is the value itself.
-func IntervalOf(xs []float64) Interval {
-	iv := Interval{N: len(xs)}
-	if len(xs) == 0 {
-		return iv
-	}
-	for _, x := range xs {
-		if math.IsInf(x, 1) {
-			inf := math.Inf(1)
-			return Interval{Mean: inf, Lo: inf, Hi: inf, N: len(xs)}
-		}
-	}
-	mean, sd := stat.MeanStdDev(xs, nil)
-	iv.Mean, iv.Lo, iv.Hi = mean, mean, mean
-	if len(xs) < 2 {
-		return iv
-	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(xs) - 1)}.Quantile(0.975)
-	half := t * sd / math.Sqrt(float64(len(xs)))
-	iv.Lo, iv.Hi = mean-half, mean+half
-	return iv
-}
-
-// HalfWidth is half the interval's width: the "±" of "3,449 ±21".
-func (iv Interval) HalfWidth() float64 { return (iv.Hi - iv.Lo) / 2 }
-
-// MarshalJSON writes infinite bounds as null.
-func (iv Interval) MarshalJSON() ([]byte, error) {
-	type out struct {
-		Mean AnswerMs `json:"mean"`
-		Lo   AnswerMs `json:"lo"`
-		Hi   AnswerMs `json:"hi"`
-		N    int      `json:"n"`
-	}
-	return json.Marshal(out{AnswerMs(iv.Mean), AnswerMs(iv.Lo), AnswerMs(iv.Hi), iv.N})
 }
 
 // ScenarioDigest returns the SHA-256, in hex, of the scenario's workload,

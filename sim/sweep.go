@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -106,7 +107,7 @@ func ParseCaps(s string) ([]int, error) {
 // SweepRow is one load of a sweep: the strategy's results at every cap.
 type SweepRow struct {
 	Load    Load
-	Results []StrategyResult // in the order of the caps
+	Results []results.StrategyResult // in the order of the caps
 }
 
 // Sweep runs one strategy of the scenario at every cap, under each load

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -60,19 +61,19 @@ func ModelEvents(sc *scenarios.Scenario, svc *scenarios.Service) []fakeapi.Event
 // run, in start order (file order among events starting together), with a
 // label in words; a span is cut at the end of the run (a duration
 // shortened from the command line can end it early).
-func EventSpans(sc *scenarios.Scenario) []EventSpan {
-	var spans []EventSpan
+func EventSpans(sc *scenarios.Scenario) []results.EventSpan {
+	var spans []results.EventSpan
 	for i := range sc.Events {
 		e := &sc.Events[i]
 		if e.At >= sc.Duration {
 			continue
 		}
-		spans = append(spans, EventSpan{
+		spans = append(spans, results.EventSpan{
 			Service: e.Service, Kind: strings.Join(e.Aspects(), "+"),
 			StartS: e.At.Seconds(), EndS: min(e.End(), sc.Duration).Seconds(), Label: EventLabel(sc, e),
 		})
 	}
-	slices.SortStableFunc(spans, func(a, b EventSpan) int {
+	slices.SortStableFunc(spans, func(a, b results.EventSpan) int {
 		switch {
 		case a.StartS < b.StartS:
 			return -1

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
 )
 
 // TestEventLimitsInVirtualRun: a 10/s service offered 100 calls a second
@@ -139,7 +140,7 @@ stall = true
 	if want := ms(bucketValue(bucketOf(wantP99))); got.P99 != want {
 		t.Errorf("p99 %v ms, want %v (the histogram bucket of %v)", got.P99, want, wantP99)
 	}
-	if len(res.Events) != 1 || res.Events[0] != (EventSpan{Service: "api", Kind: "stall", StartS: 50, EndS: 51, Label: "stall"}) {
+	if len(res.Events) != 1 || res.Events[0] != (results.EventSpan{Service: "api", Kind: "stall", StartS: 50, EndS: 51, Label: "stall"}) {
 		t.Errorf("events = %+v", res.Events)
 	}
 }
@@ -174,7 +175,7 @@ outage = true
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, res := range []*Results{virtual, live} {
+	for _, res := range []*results.Results{virtual, live} {
 		st := res.Strategies[0]
 		if st.Turns != 4 || st.FailedTurns != 1 || st.Failed != 1 || st.RateLimited != 0 {
 			t.Errorf("%s: turns %d, failed turns %d, failed calls %d, 429s %d; want 4, 1, 1, 0",
@@ -231,7 +232,7 @@ at = "4m"
 for = "1s"
 outage = true
 `)
-	want := []EventSpan{
+	want := []results.EventSpan{
 		{Service: "api", Kind: "limits+latency+error_rate+overload_rate", StartS: 60, EndS: 120, Label: "limits ×0.5, latency ×2, errors 20%, overload 12.5%"},
 		{Service: "other", Kind: "limits", StartS: 120, EndS: 150, Label: "rpm 300, max_concurrent 4"},
 		{Service: "other", Kind: "stall", StartS: 180, EndS: 181, Label: "stall"},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
@@ -96,9 +95,9 @@ func (e *engine) traceStart(i int32, a *sched.Action, meta *callMeta) {
 	for int(i) >= len(t.inflight) {
 		t.inflight = append(t.inflight, trace.Record{})
 	}
-	p := a.Tag.(*part)
+	p := a.Tag.(*agentPart)
 	r := trace.Record{
-		Session: int64(p.tr.session + 1), Turn: int64(p.tr.no), Call: a.Call.ID, Service: a.Call.Service,
+		Session: int64(p.turn.session + 1), Turn: int64(p.turn.no), Call: a.Call.ID, Service: a.Call.Service,
 		Tool: a.Call.Tool, Attempt: a.N, Intended: seconds(p.at), Start: seconds(e.now), Tokens: a.Call.Tokens,
 	}
 	if meta.tool < 0 {
@@ -230,7 +229,6 @@ type liveTrace struct {
 	w     *trace.Writer
 	mu    sync.Mutex
 	calls map[*callMeta]*liveCall
-	turns atomic.Int64
 }
 
 // liveTurn is one agent turn of a live run.

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
 )
 
 // traceRun runs the built-in scenario name for d with a trace and returns
 // the results and the trace's bytes.
-func traceRun(t *testing.T, name string, d time.Duration) (*Results, []byte) {
+func traceRun(t *testing.T, name string, d time.Duration) (*results.Results, []byte) {
 	t.Helper()
 	sc, err := scenarios.Builtin(name)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -13,46 +14,6 @@ import (
 // window shows how the strategy runs under the new conditions rather than
 // the first moments of the change.
 const WindowSettle = 10 * time.Second
-
-// WindowResult is one strategy's figures over the window of one timed
-// event (see EventWindows): what it got done and how many 429s and
-// attempts it spent while the event's conditions held. The figures count
-// every service, as the strategy's own do.
-type WindowResult struct {
-	// Label says what the event changed, as EventSpan.Label; Service is
-	// the service it changed.
-	Label   string `json:"label"`
-	Service string `json:"service"`
-	// StartS and EndS bound the window, in seconds from the start of the
-	// run: from WindowSettle after the event's start to its end, or to
-	// the start of the next event, whichever comes first.
-	StartS float64 `json:"start_s"`
-	EndS   float64 `json:"end_s"`
-	// GoodputPerS is the successful tool calls finished in the window per
-	// second of it.
-	GoodputPerS float64 `json:"goodput_per_s"`
-	// Attempts counts the tool-call attempts started in the window and
-	// RateLimited the 429 responses received in it; RateLimitedShare is
-	// RateLimited ÷ Attempts (0 when no attempt started), as the
-	// strategy's rate_limited_share over the whole run.
-	Attempts         int64   `json:"attempts"`
-	RateLimited      int64   `json:"rate_limited"`
-	RateLimitedShare float64 `json:"rate_limited_share"`
-	// Calls counts the tool calls whose result was decided in the window,
-	// failed ones included; AttemptsPerCall is their mean number of
-	// attempts (0 when none finished).
-	Calls           int64   `json:"calls"`
-	AttemptsPerCall float64 `json:"attempts_per_call"`
-	// LimitPerS is the request limit in force on Service during the
-	// window, in requests per second: the tighter of its rps and rpm
-	// after the events then active (0: the service has no request limit).
-	// Headroom is the fraction of the published limits the strategy's
-	// token buckets pace at (1 without token buckets). Goodput against
-	// LimitPerS × Headroom says how much of what it could use the
-	// strategy got.
-	LimitPerS float64 `json:"limit_per_s,omitempty"`
-	Headroom  float64 `json:"headroom"`
-}
 
 // EventWindow is the stretch of a run over which one event's figures are
 // taken, with what the event changed.
@@ -142,11 +103,11 @@ func (a *windowAcc) in(t time.Duration) bool { return t >= a.w.Start && t < a.w.
 
 // windowResults turns the collector's window counts into results for a
 // strategy pacing at headroom.
-func (c *collector) windowResults(headroom float64) []WindowResult {
-	var out []WindowResult
+func (c *collector) windowResults(headroom float64) []results.WindowResult {
+	var out []results.WindowResult
 	for i := range c.windows {
 		a := &c.windows[i]
-		r := WindowResult{
+		r := results.WindowResult{
 			Label: a.w.Label, Service: a.w.Service, StartS: round6(a.w.Start.Seconds()), EndS: round6(a.w.End.Seconds()),
 			Attempts: a.attempts, RateLimited: a.rateLimited, Calls: a.calls,
 			LimitPerS: round6(a.w.LimitPerS), Headroom: headroom,

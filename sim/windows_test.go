@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -66,7 +67,7 @@ func TestWindowFigures(t *testing.T) {
 		t.Fatalf("%d windows, want 2: %+v", len(ws), ws)
 	}
 	first := 10.0 + 10.0/3
-	want := []WindowResult{
+	want := []results.WindowResult{
 		{Label: "latency ×2", Service: "s", StartS: round6(first), EndS: 20, GoodputPerS: round6(66 / (20 - first)),
 			Attempts: 66, Calls: 66, AttemptsPerCall: 1, Headroom: 1},
 		{Label: "outage 503", Service: "s", StartS: round6(20 + 5.0/3), EndS: 25,
@@ -119,7 +120,7 @@ func TestLimitDrop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		by := map[string]*StrategyResult{}
+		by := map[string]*results.StrategyResult{}
 		for i := range res.Strategies {
 			s := &res.Strategies[i]
 			by[s.Name] = s

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -130,13 +129,6 @@ type callMeta struct {
 	// output is a model call's output tokens, a part of its sched.Call.Tokens
 	// (0: all input, and for tool calls).
 	output int64
-}
-
-// calls generates one turn's (or one iteration's) tool calls, with no limit
-// on their number.
-func (w *workload) calls(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64) []sched.Call {
-	calls, _ := w.callsUpTo(rng, groups, serializeWrites, serial, math.MaxInt)
-	return calls
 }
 
 // callsUpTo generates one turn's (or one iteration's) tool calls, or an

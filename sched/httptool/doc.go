@@ -9,6 +9,8 @@
 //	tool := &httptool.Tool{Client: client, Build: httptool.PostJSON(url, nil)}
 //	outcome := tool.Execute(ctx, call, attempt) // what the Runner calls
 //
-// [RetryDelay] is the header parsing on its own, a pure function of the
-// headers and the time the response arrived.
+// [Read] is the reading of an answer's status and headers on its own (its
+// class, [RetryDelay] and [Quota]), pure functions of the headers and the
+// time the response arrived; a simulator that knows what a server would
+// send reads it there, the same code as a live run.
 package httptool

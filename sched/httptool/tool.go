@@ -139,16 +139,15 @@ func (t *Tool) Execute(ctx context.Context, call *sched.Call, attempt int) sched
 			return o
 		}
 	}
-	o := sched.Outcome{Status: resp.StatusCode, Quota: Quota(resp.Header, arrived)}
+	o := Read(resp.StatusCode, resp.Header, arrived)
 	info := inspect(body)
 	o.Tokens, o.HasUsage = info.tokens, info.hasUsage
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+	if o.Class == sched.ClassSuccess {
 		return t.success(o, body, tooLong, readErr)
 	}
 	o.Class = classify(resp.StatusCode, &info)
 	o.Err = &StatusError{Status: resp.StatusCode, Code: info.codeOrType(), Message: info.message}
-	if d, ok := RetryDelay(resp.Header, arrived); ok {
-		o.RetryAfter, o.HasRetryAfter = d, true
+	if o.HasRetryAfter {
 		t.limitRetryAfter(&o)
 	}
 	return o
@@ -178,27 +177,6 @@ func (t *Tool) success(o sched.Outcome, body []byte, tooLong bool, readErr error
 		o.Value = nil
 	}
 	return o
-}
-
-// classify maps a status other than 2xx, and its body, to an outcome class.
-func classify(status int, info *bodyInfo) sched.Class {
-	switch {
-	case status == http.StatusTooManyRequests && info.isQuotaExhausted():
-		return sched.ClassQuotaExhausted
-	case status == http.StatusTooManyRequests:
-		return sched.ClassRateLimited
-	case status == http.StatusServiceUnavailable || status == StatusOverloaded:
-		return sched.ClassOverloaded
-	case status == http.StatusConflict:
-		return sched.ClassConflict
-	case status == http.StatusRequestEntityTooLarge,
-		status == http.StatusBadRequest && info.isContextTooLong():
-		return sched.ClassTooLarge
-	case status == http.StatusRequestTimeout || status >= 500 && status < 600:
-		return sched.ClassTransient
-	default:
-		return sched.ClassPermanent
-	}
 }
 
 // limitRetryAfter applies MaxRetryAfter and OverMax to a retryable outcome.
@@ -237,7 +215,7 @@ func transportOutcome(err error) sched.Outcome {
 	if errors.As(err, &verify) || errors.As(err, &authority) || errors.As(err, &hostname) || errors.As(err, &invalid) {
 		return sched.Failed(sched.ClassPermanent, fmt.Errorf("httptool: %w", err))
 	}
-	return sched.Failed(sched.ClassTransient, fmt.Errorf("httptool: %w", err))
+	return sched.Failed(StatusClass(0), fmt.Errorf("httptool: %w", err))
 }
 
 func (t *Tool) client() *http.Client {

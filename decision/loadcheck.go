@@ -1,11 +1,12 @@
-package reports
+package decision
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/internal/numfmt"
+	"github.com/simbench/simbench/results"
 )
 
 // LoadCheck sets the turn rate a workload offers against the rate its
@@ -63,14 +64,14 @@ func (l LoadCheck) Fits() bool { return l.Ratio <= 1 }
 // Lines shows the check line by line, like Plan.Lines.
 func (l LoadCheck) Lines() []string {
 	lines := []string{
-		fmt.Sprintf("the workload offers %s turns/min (measured with every limit lifted and each turn's calls issued at once)", num(l.OfferedPerMinute)),
+		fmt.Sprintf("the workload offers %s turns/min (measured with every limit lifted and each turn's calls issued at once)", numfmt.Num(l.OfferedPerMinute)),
 		fmt.Sprintf("the limits sustain %s turns/min at the headroom (%s at the full limit of %s): offered ÷ sustained = %s",
-			num(l.SustainedPerMinute), num(l.FullPerMinute), l.LimitedBy, num(l.Ratio)),
+			numfmt.Num(l.SustainedPerMinute), numfmt.Num(l.FullPerMinute), l.LimitedBy, numfmt.Num(l.Ratio)),
 	}
 	if l.Fits() {
 		return append(lines, "the load fits: a cap shapes bursts; it does not have to hold turns back")
 	}
-	fit := fmt.Sprintf("about %s turns/s", num(l.FitArrivalPerS))
+	fit := fmt.Sprintf("about %s turns/s", numfmt.Num(l.FitArrivalPerS))
 	if l.Sessions > 0 {
 		fit = fmt.Sprintf("about %d of the %d sessions", l.FitSessions, l.Sessions)
 	}
@@ -81,7 +82,7 @@ func (l LoadCheck) Lines() []string {
 	advice := fmt.Sprintf("to fit, raise the limit or serve %s", fit)
 	if l.Sessions > 0 && l.FitSessions == 0 {
 		// Not even one session fits: fewer sessions cannot be the answer.
-		advice = fmt.Sprintf("to fit, raise the limit or slow each session down: even one session offers %s× what the limits sustain", num(l.Ratio/float64(l.Sessions)))
+		advice = fmt.Sprintf("to fit, raise the limit or slow each session down: even one session offers %s× what the limits sustain", numfmt.Num(l.Ratio/float64(l.Sessions)))
 	}
 	return append(lines, fmt.Sprintf("the load does not fit — %s", over), advice)
 }
@@ -89,7 +90,7 @@ func (l LoadCheck) Lines() []string {
 // Annotate adds the check to the recommendation of the service that binds
 // the turn rate: the offered rate, and the check's lines after its
 // arithmetic.
-func (l LoadCheck) Annotate(recs map[string]sim.Recommendation) {
+func (l LoadCheck) Annotate(recs map[string]results.Recommendation) {
 	rec, ok := recs[l.LimitedBy]
 	if !ok {
 		return

@@ -1,4 +1,4 @@
-package sim
+package results
 
 // Decision is the one answer to "what do I set?": the settings of the
 // strategy a recommendation tuned, what they are expected to give, and the
@@ -91,4 +91,26 @@ type Evidence struct {
 	// Load is the workload's demand against what the limits sustain, a
 	// step a line (empty when not measured).
 	Load []string `json:"load,omitempty"`
+}
+
+// Recommendation is the cap advised for one service, with its reasoning.
+type Recommendation struct {
+	MaxInFlight int `json:"max_in_flight"`
+	// BindingLimit names the limit that binds: "rpm", "tpm" or "concurrency".
+	BindingLimit string `json:"binding_limit"`
+	// RequestsPerMinute and TokensPerMinute are the bucket settings advised
+	// (the service's limits times the headroom).
+	RequestsPerMinute float64 `json:"requests_per_minute,omitempty"`
+	TokensPerMinute   float64 `json:"tokens_per_minute,omitempty"`
+	// TurnsPerMinute is the sustainable turn rate.
+	TurnsPerMinute float64 `json:"turns_per_minute,omitempty"`
+	// OfferedTurnsPerMinute is the turn rate the workload offers with no
+	// limit holding it back (Demand × 60), set on the service whose limits
+	// bind the turn rate; 0 when not measured.
+	OfferedTurnsPerMinute float64 `json:"offered_turns_per_minute,omitempty"`
+	// VerifiedCap is the cap a simulated sweep chose (0: not verified).
+	VerifiedCap int `json:"verified_cap,omitempty"`
+	// Reason is the conclusion in one line, then the arithmetic, a step a
+	// line.
+	Reason string `json:"reason"`
 }

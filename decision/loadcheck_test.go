@@ -1,4 +1,4 @@
-package reports
+package decision
 
 import (
 	"math"
@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/reports"
+	"github.com/simbench/simbench/results"
 )
 
 func TestCheckLoad(t *testing.T) {
@@ -66,7 +67,7 @@ func TestCheckLoad(t *testing.T) {
 func TestAnnotatePutsTheCheckUnderTheBindingService(t *testing.T) {
 	p, _ := Recommend(Service{Name: "openai", RPM: 10_000, MeanLatency: 400 * time.Millisecond, CallsPerTurn: 8})
 	q, _ := Recommend(Service{Name: "search", RPM: 60_000, MeanLatency: 400 * time.Millisecond, CallsPerTurn: 1})
-	recs := map[string]sim.Recommendation{"openai": p.Recommendation(), "search": q.Recommendation()}
+	recs := map[string]results.Recommendation{"openai": p.Recommendation(), "search": q.Recommendation()}
 	l, _ := CheckLoad(37, 80, []Plan{p, q})
 	l.Annotate(recs)
 	if got := recs["openai"]; got.OfferedTurnsPerMinute != 2220 || !strings.HasSuffix(got.Reason, strings.Join(l.Lines(), "\n")) {
@@ -76,7 +77,7 @@ func TestAnnotatePutsTheCheckUnderTheBindingService(t *testing.T) {
 		t.Errorf("search changed: %+v", got)
 	}
 	var b strings.Builder
-	if err := WriteTable(&b, &sim.Results{Recommendation: recs}, false); err != nil {
+	if err := reports.WriteTable(&b, &results.Results{Recommendation: recs}, false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "875 turns/min sustainable (the workload offers 2,220: it does not fit)") {

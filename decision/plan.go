@@ -1,4 +1,4 @@
-package reports
+package decision
 
 import (
 	"errors"
@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/internal/numfmt"
+	"github.com/simbench/simbench/results"
 )
 
 // DefaultHeadroom is the fraction of the binding limit a plan uses when
@@ -16,10 +17,10 @@ const DefaultHeadroom = 0.7
 
 // DefaultMaxRateLimitedShare is the largest share of attempts answered with
 // 429 (0.001 = 0.1%) that ChooseCap accepts for a cap, when callers want the
-// default.
-const DefaultMaxRateLimitedShare = 0.001
+// default (results.DefaultMaxRateLimitedShare, which reports draw).
+const DefaultMaxRateLimitedShare = results.DefaultMaxRateLimitedShare
 
-// Names of the limit that binds, as in sim.Recommendation.BindingLimit.
+// Names of the limit that binds, as in results.Recommendation.BindingLimit.
 const (
 	LimitRPM         = "rpm"
 	LimitTPM         = "tpm"
@@ -93,22 +94,22 @@ func Recommend(s Service) (Plan, error) {
 	}
 	var errs []error
 	if s.RPM < 0 || s.TPM < 0 || s.MaxConcurrent < 0 {
-		errs = append(errs, fmt.Errorf("reports: limits must not be negative (rpm %g, tpm %g, max concurrent %d)", s.RPM, s.TPM, s.MaxConcurrent))
+		errs = append(errs, fmt.Errorf("decision: limits must not be negative (rpm %g, tpm %g, max concurrent %d)", s.RPM, s.TPM, s.MaxConcurrent))
 	}
 	if s.RPM <= 0 && s.TPM <= 0 && s.MaxConcurrent <= 0 {
-		errs = append(errs, errors.New("reports: service has no rpm, tpm or concurrency limit"))
+		errs = append(errs, errors.New("decision: service has no rpm, tpm or concurrency limit"))
 	}
 	if s.TPM > 0 && s.TokensPerCall <= 0 {
-		errs = append(errs, fmt.Errorf("reports: a tpm limit (%g) needs tokens per call > 0, have %g", s.TPM, s.TokensPerCall))
+		errs = append(errs, fmt.Errorf("decision: a tpm limit (%g) needs tokens per call > 0, have %g", s.TPM, s.TokensPerCall))
 	}
 	if s.MeanLatency <= 0 {
-		errs = append(errs, fmt.Errorf("reports: mean latency must be > 0, have %v", s.MeanLatency))
+		errs = append(errs, fmt.Errorf("decision: mean latency must be > 0, have %v", s.MeanLatency))
 	}
 	if s.CallsPerTurn <= 0 {
-		errs = append(errs, fmt.Errorf("reports: calls per turn must be > 0, have %g", s.CallsPerTurn))
+		errs = append(errs, fmt.Errorf("decision: calls per turn must be > 0, have %g", s.CallsPerTurn))
 	}
 	if s.Headroom < 0 || s.Headroom > 1 {
-		errs = append(errs, fmt.Errorf("reports: headroom must be in (0, 1], have %g", s.Headroom))
+		errs = append(errs, fmt.Errorf("decision: headroom must be in (0, 1], have %g", s.Headroom))
 	}
 	if len(errs) > 0 {
 		return Plan{}, errors.Join(errs...)
@@ -154,35 +155,35 @@ func (p Plan) Lines() []string {
 	}
 	lines = append(lines, fmt.Sprintf("%s: limits %s", name, p.limitsText()))
 	if p.ByRPM > 0 {
-		lines = append(lines, fmt.Sprintf("requests/min allowed by rpm: %s", num(p.ByRPM)))
+		lines = append(lines, fmt.Sprintf("requests/min allowed by rpm: %s", numfmt.Num(p.ByRPM)))
 	}
 	if p.ByTPM > 0 {
 		lines = append(lines, fmt.Sprintf("requests/min allowed by tpm: %s tokens/min ÷ %s tokens/call = %s",
-			num(s.TPM), num(s.TokensPerCall), num(p.ByTPM)))
+			numfmt.Num(s.TPM), numfmt.Num(s.TokensPerCall), numfmt.Num(p.ByTPM)))
 	}
 	if p.ByConcurrency > 0 {
 		lines = append(lines, fmt.Sprintf("requests/min allowed by concurrency: %d in flight ÷ %s s × 60 = %s",
-			s.MaxConcurrent, num(s.MeanLatency.Seconds()), num(p.ByConcurrency)))
+			s.MaxConcurrent, numfmt.Num(s.MeanLatency.Seconds()), numfmt.Num(p.ByConcurrency)))
 	}
 	lines = append(lines,
-		fmt.Sprintf("binding limit: %s at %s requests/min", p.BindingLimit, num(p.BindingRPM)),
+		fmt.Sprintf("binding limit: %s at %s requests/min", p.BindingLimit, numfmt.Num(p.BindingRPM)),
 		fmt.Sprintf("usable with headroom %s: %s × %s = %s requests/min",
-			num(s.Headroom), num(p.BindingRPM), num(s.Headroom), num(p.UsableRPM)),
+			numfmt.Num(s.Headroom), numfmt.Num(p.BindingRPM), numfmt.Num(s.Headroom), numfmt.Num(p.UsableRPM)),
 		fmt.Sprintf("reserved for retries: %s − %s = %s requests/min",
-			num(p.BindingRPM), num(p.UsableRPM), num(p.ReservedRPM)),
+			numfmt.Num(p.BindingRPM), numfmt.Num(p.UsableRPM), numfmt.Num(p.ReservedRPM)),
 	)
 	capLine := fmt.Sprintf("Little's-law cap: floor(%s requests/s × %s × %s s) = floor(%s) = %s in flight",
-		num(p.BindingRPM/60), num(s.Headroom), seconds(s.MeanLatency), floorArg(p.LittleCap), num(float64(p.MaxInFlight)))
+		numfmt.Num(p.BindingRPM/60), numfmt.Num(s.Headroom), seconds(s.MeanLatency), floorArg(p.LittleCap), numfmt.Num(float64(p.MaxInFlight)))
 	if math.Floor(p.LittleCap+floorSlack) < 1 {
 		capLine = fmt.Sprintf("Little's-law cap: %s requests/s × %s × %s s = %s, raised to 1 in flight",
-			num(p.BindingRPM/60), num(s.Headroom), seconds(s.MeanLatency), num(p.LittleCap))
+			numfmt.Num(p.BindingRPM/60), numfmt.Num(s.Headroom), seconds(s.MeanLatency), numfmt.Num(p.LittleCap))
 	}
 	lines = append(lines, capLine,
 		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s) = floor(%s) = %s",
-			num(p.UsableRPM), counted(s.CallsPerTurn, "call/turn", "calls/turn"), floorArg(p.Turns), num(float64(p.TurnsPerMinute))))
-	bucket := fmt.Sprintf("token bucket: %s requests/min", num(p.UsableRPM))
+			numfmt.Num(p.UsableRPM), numfmt.Counted(s.CallsPerTurn, "call/turn", "calls/turn"), floorArg(p.Turns), numfmt.Num(float64(p.TurnsPerMinute))))
+	bucket := fmt.Sprintf("token bucket: %s requests/min", numfmt.Num(p.UsableRPM))
 	if p.UsableTPM > 0 {
-		bucket += fmt.Sprintf(", %s tokens/min", num(p.UsableTPM))
+		bucket += fmt.Sprintf(", %s tokens/min", numfmt.Num(p.UsableTPM))
 	}
 	return append(lines, bucket)
 }
@@ -190,11 +191,11 @@ func (p Plan) Lines() []string {
 // floorArg shows the argument of a floor to two decimals, cut rather than
 // rounded, so that 50.999 reads 50.99 next to its floor of 50 rather than 51.
 func floorArg(x float64) string {
-	return num(math.Floor((x+floorSlack)*100) / 100)
+	return numfmt.Num(math.Floor((x+floorSlack)*100) / 100)
 }
 
 // seconds shows a latency in seconds to the millisecond.
-func seconds(d time.Duration) string { return fixed(d.Seconds(), 3, true) }
+func seconds(d time.Duration) string { return numfmt.Fixed(d.Seconds(), 3, true) }
 
 func (p Plan) limitsText() string {
 	s := p.Service
@@ -206,24 +207,24 @@ func (p Plan) limitsText() string {
 		parts += t
 	}
 	if s.RPM > 0 {
-		add(num(s.RPM) + " requests/min")
+		add(numfmt.Num(s.RPM) + " requests/min")
 	}
 	if s.TPM > 0 {
-		add(num(s.TPM) + " tokens/min")
+		add(numfmt.Num(s.TPM) + " tokens/min")
 	}
 	if s.MaxConcurrent > 0 {
 		add(fmt.Sprintf("%d in flight", s.MaxConcurrent))
 	}
-	return fmt.Sprintf("%s; %s ms mean latency, %s", parts, num(float64(s.MeanLatency)/float64(time.Millisecond)), counted(s.CallsPerTurn, "call/turn", "calls/turn"))
+	return fmt.Sprintf("%s; %s ms mean latency, %s", parts, numfmt.Num(float64(s.MeanLatency)/float64(time.Millisecond)), numfmt.Counted(s.CallsPerTurn, "call/turn", "calls/turn"))
 }
 
 // Recommendation converts the plan to the results contract's form. Its
 // Reason is the conclusion in one line, then the arithmetic of Lines, one
 // step per line, so reports re-rendered from results.json can show it.
-func (p Plan) Recommendation() sim.Recommendation {
+func (p Plan) Recommendation() results.Recommendation {
 	reason := fmt.Sprintf("%s binds at %s requests/min; with headroom %s, Little's law gives %s in flight and %s turns/min",
-		p.BindingLimit, num(p.BindingRPM), num(p.Service.Headroom), num(float64(p.MaxInFlight)), num(float64(p.TurnsPerMinute)))
-	return sim.Recommendation{
+		p.BindingLimit, numfmt.Num(p.BindingRPM), numfmt.Num(p.Service.Headroom), numfmt.Num(float64(p.MaxInFlight)), numfmt.Num(float64(p.TurnsPerMinute)))
+	return results.Recommendation{
 		MaxInFlight:       p.MaxInFlight,
 		BindingLimit:      p.BindingLimit,
 		RequestsPerMinute: p.UsableRPM,
@@ -231,65 +232,4 @@ func (p Plan) Recommendation() sim.Recommendation {
 		TurnsPerMinute:    float64(p.TurnsPerMinute),
 		Reason:            reason + "\n" + strings.Join(p.Lines(), "\n"),
 	}
-}
-
-// SweepPoint is one strategy run at one concurrency cap: the input of
-// ChooseCap, Knee and the sweep plot.
-type SweepPoint struct {
-	// Cap is the max in flight the point ran with (≥ 1).
-	Cap int `json:"cap"`
-	// P50Ms and P95Ms are time-to-answer percentiles in milliseconds (the
-	// strategy's AnswerLatencyMs): a turn that failed counts as never
-	// answered, and a percentile that falls among such turns is
-	// sim.Unanswered (null in JSON). A cap that fails turns fast therefore
-	// does not look fast.
-	P50Ms sim.AnswerMs `json:"p50_ms"`
-	P95Ms sim.AnswerMs `json:"p95_ms"`
-	// P95LoMs and P95HiMs bound P95Ms's 95% confidence interval when the
-	// point is the mean of several seeds (zero with one seed; P95HiMs is
-	// sim.Unanswered when some seed's p95 turn got no answer).
-	P95LoMs sim.AnswerMs `json:"p95_lo_ms,omitempty"`
-	P95HiMs sim.AnswerMs `json:"p95_hi_ms,omitempty"`
-	// Seeds is the number of seeds the point's figures are the mean of (0
-	// or 1: one run).
-	Seeds int `json:"seeds,omitempty"`
-	// AnsweredShare is the share of turns begun that were answered in full.
-	AnsweredShare float64 `json:"answered_share"`
-	// GoodputPerS is successful calls per second.
-	GoodputPerS float64 `json:"goodput_per_s"`
-	// RateLimitedShare is 429 responses ÷ attempts, in [0, 1].
-	RateLimitedShare float64 `json:"rate_limited_share"`
-}
-
-// SweepPointOf reads a sweep point from one strategy's results, run with
-// the given max in flight. A strategy run over several seeds (SeedRuns)
-// gives the means over them, with the p95's 95% interval; a percentile
-// that some seed never answered makes the mean Unanswered.
-func SweepPointOf(maxInFlight int, s sim.StrategyResult) SweepPoint {
-	if len(s.SeedRuns) < 2 {
-		return onePoint(maxInFlight, s)
-	}
-	var p50, p95, answered, goodput, share []float64
-	for _, r := range s.SeedRuns {
-		q := onePoint(maxInFlight, r)
-		p50, p95 = append(p50, float64(q.P50Ms)), append(p95, float64(q.P95Ms))
-		answered, goodput, share = append(answered, q.AnsweredShare), append(goodput, q.GoodputPerS), append(share, q.RateLimitedShare)
-	}
-	iv := sim.IntervalOf(p95)
-	return SweepPoint{
-		Cap: maxInFlight, P50Ms: sim.AnswerMs(sim.IntervalOf(p50).Mean), P95Ms: sim.AnswerMs(iv.Mean),
-		P95LoMs: sim.AnswerMs(iv.Lo), P95HiMs: sim.AnswerMs(iv.Hi), Seeds: len(s.SeedRuns),
-		AnsweredShare: sim.IntervalOf(answered).Mean, GoodputPerS: sim.IntervalOf(goodput).Mean,
-		RateLimitedShare: sim.IntervalOf(share).Mean,
-	}
-}
-
-// onePoint reads a sweep point from one run.
-func onePoint(maxInFlight int, s sim.StrategyResult) SweepPoint {
-	a := s.AnswerLatencyMs
-	p := SweepPoint{Cap: maxInFlight, P50Ms: a.P50, P95Ms: a.P95, AnsweredShare: a.AnsweredShare, GoodputPerS: s.GoodputPerS}
-	if s.Attempts > 0 {
-		p.RateLimitedShare = float64(s.RateLimited) / float64(s.Attempts)
-	}
-	return p
 }

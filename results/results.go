@@ -1,18 +1,4 @@
-package sim
-
-import (
-	"encoding/json"
-	"fmt"
-	"math"
-	"strings"
-	"time"
-
-	"github.com/simbench/simbench/scenarios"
-)
-
-// The types in this file are the results contract (DESIGN.md): field names are
-// an interface read by scripts, `simbench gate`, `simbench report` and CI.
-// Add fields; never rename or remove one.
+package results
 
 // Results is what `simbench run` writes to results.json.
 type Results struct {
@@ -160,7 +146,7 @@ type StrategyResult struct {
 	// before the field existed (then the split is unknown when Failed > 0).
 	AttemptsPerFailedCall []int64 `json:"attempts_per_failed_call,omitempty"`
 	// Retry describes the strategy's retry policy in one line (see
-	// RetryText), so reports can tell strategies that differ in backoff.
+	// sim.RetryText), so reports can tell strategies that differ in backoff.
 	Retry string `json:"retry,omitempty"`
 	// LatencyCDF samples the turn-latency distribution for plots.
 	LatencyCDF []CDFPoint `json:"latency_cdf,omitempty"`
@@ -175,7 +161,7 @@ type StrategyResult struct {
 	// adaptive limit; absent otherwise.
 	LimitTrace map[string][]LimitPoint `json:"limit_trace,omitempty"`
 	// Windows holds the strategy's figures over each timed event's
-	// window (EventWindows), in the order of Results.Events: goodput,
+	// window (sim.EventWindows), in the order of Results.Events: goodput,
 	// 429 share and attempts per call while the event's conditions held.
 	// Absent when the scenario has no events (and in live runs).
 	Windows []WindowResult `json:"windows,omitempty"`
@@ -205,201 +191,42 @@ type ServiceLimits struct {
 	CallsPerTurn float64 `json:"calls_per_turn"`
 }
 
-// LimitsOf returns the limits of the services the scenario's workload
-// calls, in service order (see Results.Limits).
-func LimitsOf(sc *scenarios.Scenario) []ServiceLimits {
-	var out []ServiceLimits
-	for _, l := range Loads(sc) {
-		out = append(out, ServiceLimits{
-			Service: l.Name, RequestsPerMinute: round6(l.RequestsPerMinute), TokensPerMinute: round6(l.TokensPerMinute),
-			MaxConcurrent: l.MaxConcurrent, CallsPerTurn: round6(l.CallsPerTurn),
-		})
-	}
-	return out
-}
-
-// RetryText describes a strategy's retry policy in one line, such as
-// "full-jitter 1s–60s, 5 attempts, honours Retry-After": the backoff, its
-// base and cap, the attempts, and how the strategy treats the server's
-// Retry-After. A strategy without retries reads "no retries".
-func RetryText(st *scenarios.Strategy) string {
-	r := &st.Retry
-	if r.Backoff == "" && r.Base == 0 && r.Attempts <= 1 {
-		return "no retries"
-	}
-	var parts []string
-	b := string(r.Backoff)
-	if b == "" {
-		b = "default backoff"
-	}
-	if r.Base > 0 {
-		b += " " + shortDuration(r.Base)
-		if r.Cap > 0 {
-			b += "–" + shortDuration(r.Cap)
-		}
-	}
-	parts = append(parts, b)
-	if r.Attempts > 0 {
-		parts = append(parts, fmt.Sprintf("%d attempts", r.Attempts))
-	}
-	if r.Budget > 0 {
-		parts = append(parts, "budget "+shortDuration(r.Budget))
-	}
-	if r.HonorRetryAfter {
-		ra := "honours Retry-After"
-		if r.RetryAfterJitter > 0 {
-			ra += " +" + shortDuration(r.RetryAfterJitter) + " jitter"
-		}
-		parts = append(parts, ra)
-	} else {
-		parts = append(parts, "ignores Retry-After")
-	}
-	if st.PauseOnRetryAfter {
-		parts = append(parts, "pauses the service on Retry-After")
-	}
-	if st.KeepSlotDuringBackoff {
-		parts = append(parts, "keeps its slot while waiting")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// shortDuration writes d without trailing zero units: 1s, 500ms, 1m30s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// Summary is a latency distribution's summary, in milliseconds.
-type Summary struct {
-	Mean float64 `json:"mean"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
-	Max  float64 `json:"max"`
-}
-
-// AnswerSummary gives time-to-answer percentiles in milliseconds, with the
-// share of turns that got an answer.
-type AnswerSummary struct {
-	// Mean is the mean time to answer of the turns answered in full, in
-	// milliseconds (0 when none was).
-	Mean float64  `json:"mean"`
-	P50  AnswerMs `json:"p50"`
-	P95  AnswerMs `json:"p95"`
-	P99  AnswerMs `json:"p99"`
-	// AnsweredShare is the share of the turns begun whose every call
-	// succeeded, in [0, 1].
-	AnsweredShare float64 `json:"answered_share"`
-}
-
-// AnswerMs is a time to answer in milliseconds, or Unanswered.
-type AnswerMs float64
-
-// Unanswered is the AnswerMs of a percentile that falls among turns that got
-// no answer: +Inf in Go, null in JSON.
-var Unanswered = AnswerMs(math.Inf(1))
-
-// Answered reports whether a is a time rather than Unanswered.
-func (a AnswerMs) Answered() bool { return !math.IsInf(float64(a), 1) }
-
-// MarshalJSON writes Unanswered as null and any other value as a number.
-func (a AnswerMs) MarshalJSON() ([]byte, error) {
-	if !a.Answered() {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(a))
-}
-
-// UnmarshalJSON reads null as Unanswered and a number as itself.
-func (a *AnswerMs) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*a = Unanswered
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
-	}
-	*a = AnswerMs(f)
-	return nil
-}
-
-// CDFPoint is one point of a cumulative distribution: a fraction P of turns
-// finished within Ms milliseconds.
-type CDFPoint struct {
-	Ms float64 `json:"ms"`
-	P  float64 `json:"p"`
-}
-
-// TimelinePoint is one bucket of the run's timeline.
-type TimelinePoint struct {
-	// T is the bucket's start in seconds; the bucket spans BucketS seconds.
-	T       float64 `json:"t"`
-	BucketS float64 `json:"bucket_s"`
-	// Started and RateLimited count attempts started and 429s per second in the bucket.
-	Started     float64 `json:"started_per_s"`
-	RateLimited float64 `json:"rate_limited_per_s"`
-	// InFlight is the largest number of attempts in flight during the bucket.
-	InFlight int `json:"in_flight"`
-}
-
-// Recommendation is the cap advised for one service, with its reasoning.
-type Recommendation struct {
-	MaxInFlight int `json:"max_in_flight"`
-	// BindingLimit names the limit that binds: "rpm", "tpm" or "concurrency".
-	BindingLimit string `json:"binding_limit"`
-	// RequestsPerMinute and TokensPerMinute are the bucket settings advised
-	// (the service's limits times the headroom).
-	RequestsPerMinute float64 `json:"requests_per_minute,omitempty"`
-	TokensPerMinute   float64 `json:"tokens_per_minute,omitempty"`
-	// TurnsPerMinute is the sustainable turn rate.
-	TurnsPerMinute float64 `json:"turns_per_minute,omitempty"`
-	// OfferedTurnsPerMinute is the turn rate the workload offers with no
-	// limit holding it back (Demand × 60), set on the service whose limits
-	// bind the turn rate; 0 when not measured.
-	OfferedTurnsPerMinute float64 `json:"offered_turns_per_minute,omitempty"`
-	// VerifiedCap is the cap a simulated sweep chose (0: not verified).
-	VerifiedCap int `json:"verified_cap,omitempty"`
-	// Reason is the conclusion in one line, then the arithmetic, a step a
-	// line.
-	Reason string `json:"reason"`
-}
-
-// ProcessResult is one agent process's figures in a multi-process run: its
-// share of the workload, what it got done, the 429s it met and its time to
-// answer. Goodput is per second of the scenario's duration, as the
-// strategy's.
-type ProcessResult struct {
-	// Name is "p1" … "pN", in the order of workload.process_shares.
-	Name string `json:"name"`
-	// Share is the process's share of the workload (its weight over the sum).
-	Share float64 `json:"share"`
-	// Turns, FailedTurns and UnfinishedTurns count its turns as the
-	// strategy's fields do; Calls its finished tool calls, Attempts their
-	// attempts (retries included).
-	Turns           int64 `json:"turns"`
-	FailedTurns     int64 `json:"failed_turns"`
-	UnfinishedTurns int64 `json:"unfinished_turns,omitempty"`
-	Calls           int64 `json:"calls"`
-	Attempts        int64 `json:"attempts"`
-	// GoodputPerS is its successful tool calls per second.
+// WindowResult is one strategy's figures over the window of one timed
+// event (see sim.EventWindows): what it got done and how many 429s and
+// attempts it spent while the event's conditions held. The figures count
+// every service, as the strategy's own do.
+type WindowResult struct {
+	// Label says what the event changed, as EventSpan.Label; Service is
+	// the service it changed.
+	Label   string `json:"label"`
+	Service string `json:"service"`
+	// StartS and EndS bound the window, in seconds from the start of the
+	// run: from sim.WindowSettle after the event's start to its end, or to
+	// the start of the next event, whichever comes first.
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+	// GoodputPerS is the successful tool calls finished in the window per
+	// second of it.
 	GoodputPerS float64 `json:"goodput_per_s"`
-	// RateLimited counts the 429 responses it saw.
-	RateLimited int64 `json:"rate_limited"`
-	// AnswerLatencyMs is its time to a full answer, as the strategy's.
-	AnswerLatencyMs AnswerSummary `json:"answer_latency_ms"`
-	// QuotaRoundTrips counts its round trips to the shared quota store
-	// (quota mode "shared"; 0 otherwise): what leases cut.
-	QuotaRoundTrips int64 `json:"quota_round_trips,omitempty"`
-	// QuotaFallbacks counts a live process's switches to a local share
-	// while Redis was unreachable (quota mode "shared"); QuotaFallbackS is
-	// the seconds it spent so.
-	QuotaFallbacks int     `json:"quota_fallbacks,omitempty"`
-	QuotaFallbackS float64 `json:"quota_fallback_s,omitempty"`
+	// Attempts counts the tool-call attempts started in the window and
+	// RateLimited the 429 responses received in it; RateLimitedShare is
+	// RateLimited ÷ Attempts (0 when no attempt started), as the
+	// strategy's rate_limited_share over the whole run.
+	Attempts         int64   `json:"attempts"`
+	RateLimited      int64   `json:"rate_limited"`
+	RateLimitedShare float64 `json:"rate_limited_share"`
+	// Calls counts the tool calls whose result was decided in the window,
+	// failed ones included; AttemptsPerCall is their mean number of
+	// attempts (0 when none finished).
+	Calls           int64   `json:"calls"`
+	AttemptsPerCall float64 `json:"attempts_per_call"`
+	// LimitPerS is the request limit in force on Service during the
+	// window, in requests per second: the tighter of its rps and rpm
+	// after the events then active (0: the service has no request limit).
+	// Headroom is the fraction of the published limits the strategy's
+	// token buckets pace at (1 without token buckets). Goodput against
+	// LimitPerS × Headroom says how much of what it could use the
+	// strategy got.
+	LimitPerS float64 `json:"limit_per_s,omitempty"`
+	Headroom  float64 `json:"headroom"`
 }

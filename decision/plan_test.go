@@ -1,4 +1,4 @@
-package reports
+package decision
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simbench/simbench/sim"
+	"github.com/simbench/simbench/results"
 )
 
 func TestRecommendWorkedNumbers(t *testing.T) {
@@ -197,7 +197,7 @@ func TestPlanRecommendation(t *testing.T) {
 	}
 	got := p.Recommendation()
 	// 10,000/60 × 0.7 × 0.55 s = 64.17 → 64; 7,000 ÷ 8 = 875 turns/min.
-	want := sim.Recommendation{MaxInFlight: 64, BindingLimit: "rpm", RequestsPerMinute: 7000, TokensPerMinute: 7_000_000, TurnsPerMinute: 875}
+	want := results.Recommendation{MaxInFlight: 64, BindingLimit: "rpm", RequestsPerMinute: 7000, TokensPerMinute: 7_000_000, TurnsPerMinute: 875}
 	reason := got.Reason
 	got.Reason = ""
 	if got != want {
@@ -213,7 +213,7 @@ func TestChooseCap(t *testing.T) {
 	sweep := tier3Sweep()
 	tests := []struct {
 		name     string
-		give     []SweepPoint
+		give     []results.SweepPoint
 		maxShare float64
 		wantCap  int
 		wantOK   bool
@@ -225,18 +225,18 @@ func TestChooseCap(t *testing.T) {
 		{"no 429s", sweep, 0, 32, true},
 		// 64 is best (1,170 ms); 32 is 4.3% slower, so the smaller cap wins.
 		{"one percent", sweep, 0.01, 32, true},
-		{"nothing qualifies", []SweepPoint{{Cap: 8, P95Ms: 100, RateLimitedShare: 0.2}}, 0.001, 0, false},
+		{"nothing qualifies", []results.SweepPoint{{Cap: 8, P95Ms: 100, RateLimitedShare: 0.2}}, 0.001, 0, false},
 		{"empty", nil, 0.001, 0, false},
-		{"tie goes to the smaller cap", []SweepPoint{{Cap: 16, P95Ms: 900, AnsweredShare: 1}, {Cap: 8, P95Ms: 900, AnsweredShare: 1}, {Cap: 32, P95Ms: 950, AnsweredShare: 1}}, 0.001, 8, true},
-		{"cap 0 (unbounded) is ignored", []SweepPoint{{Cap: 0, P95Ms: 10, AnsweredShare: 1}, {Cap: 4, P95Ms: 900, AnsweredShare: 1}}, 0.001, 4, true},
-		{"share at the threshold qualifies", []SweepPoint{{Cap: 4, P95Ms: 900, AnsweredShare: 1}, {Cap: 8, P95Ms: 800, RateLimitedShare: 0.001, AnsweredShare: 1}}, 0.001, 8, true},
+		{"tie goes to the smaller cap", []results.SweepPoint{{Cap: 16, P95Ms: 900, AnsweredShare: 1}, {Cap: 8, P95Ms: 900, AnsweredShare: 1}, {Cap: 32, P95Ms: 950, AnsweredShare: 1}}, 0.001, 8, true},
+		{"cap 0 (unbounded) is ignored", []results.SweepPoint{{Cap: 0, P95Ms: 10, AnsweredShare: 1}, {Cap: 4, P95Ms: 900, AnsweredShare: 1}}, 0.001, 4, true},
+		{"share at the threshold qualifies", []results.SweepPoint{{Cap: 4, P95Ms: 900, AnsweredShare: 1}, {Cap: 8, P95Ms: 800, RateLimitedShare: 0.001, AnsweredShare: 1}}, 0.001, 8, true},
 		// A cap failing more than 5% of its turns has no p95 answer, however
 		// fast its answered turns were.
-		{"an unanswered p95 does not qualify", []SweepPoint{{Cap: 4, P95Ms: 900, AnsweredShare: 1}, {Cap: 64, P95Ms: sim.Unanswered, AnsweredShare: 0.5}}, 0.001, 4, true},
-		{"only unanswered", []SweepPoint{{Cap: 64, P95Ms: sim.Unanswered}}, 0.001, 0, false},
+		{"an unanswered p95 does not qualify", []results.SweepPoint{{Cap: 4, P95Ms: 900, AnsweredShare: 1}, {Cap: 64, P95Ms: results.Unanswered, AnsweredShare: 0.5}}, 0.001, 4, true},
+		{"only unanswered", []results.SweepPoint{{Cap: 64, P95Ms: results.Unanswered}}, 0.001, 0, false},
 		// The case: 128 is 0.7% faster than 64, within the tolerance.
-		{"smaller cap within the tolerance", []SweepPoint{{Cap: 64, P95Ms: 1159, AnsweredShare: 1}, {Cap: 128, P95Ms: 1151, AnsweredShare: 1}}, 0.001, 64, true},
-		{"smaller cap beyond the tolerance", []SweepPoint{{Cap: 64, P95Ms: 1220, AnsweredShare: 1}, {Cap: 128, P95Ms: 1151, AnsweredShare: 1}}, 0.001, 128, true},
+		{"smaller cap within the tolerance", []results.SweepPoint{{Cap: 64, P95Ms: 1159, AnsweredShare: 1}, {Cap: 128, P95Ms: 1151, AnsweredShare: 1}}, 0.001, 64, true},
+		{"smaller cap beyond the tolerance", []results.SweepPoint{{Cap: 64, P95Ms: 1220, AnsweredShare: 1}, {Cap: 128, P95Ms: 1151, AnsweredShare: 1}}, 0.001, 128, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,7 +249,7 @@ func TestChooseCap(t *testing.T) {
 }
 
 func TestRuleTolerance(t *testing.T) {
-	pts := []SweepPoint{{Cap: 64, P95Ms: 1159, AnsweredShare: 1}, {Cap: 128, P95Ms: 1151, AnsweredShare: 1}}
+	pts := []results.SweepPoint{{Cap: 64, P95Ms: 1159, AnsweredShare: 1}, {Cap: 128, P95Ms: 1151, AnsweredShare: 1}}
 	if c, b, ok := (Rule{MaxShare: 0.001}).Choose(pts); c != 64 || b != 128 || !ok {
 		t.Errorf("default tolerance: chosen %d, best %d, %v; want 64, 128", c, b, ok)
 	}
@@ -264,7 +264,7 @@ func TestRuleTolerance(t *testing.T) {
 func TestRuleOverlappingIntervals(t *testing.T) {
 	// 32 is 10% slower than 64 on the means, beyond the tolerance, but the
 	// seeds' intervals overlap: the two are not told apart, so 32.
-	pts := []SweepPoint{
+	pts := []results.SweepPoint{
 		{Cap: 32, P95Ms: 1320, P95LoMs: 1150, P95HiMs: 1490, Seeds: 5, AnsweredShare: 1},
 		{Cap: 64, P95Ms: 1200, P95LoMs: 1100, P95HiMs: 1300, Seeds: 5, AnsweredShare: 1},
 	}
@@ -278,7 +278,7 @@ func TestRuleOverlappingIntervals(t *testing.T) {
 }
 
 func TestExtend(t *testing.T) {
-	pts := []SweepPoint{{Cap: 1}, {Cap: 2}, {Cap: 4}, {Cap: 6}}
+	pts := []results.SweepPoint{{Cap: 1}, {Cap: 2}, {Cap: 4}, {Cap: 6}}
 	tests := []struct {
 		name   string
 		chosen int
@@ -297,10 +297,10 @@ func TestExtend(t *testing.T) {
 			}
 		})
 	}
-	if got, _ := Extend([]SweepPoint{{Cap: 8}, {Cap: 16}}, 8); !slices.Equal(got, []int{4}) {
+	if got, _ := Extend([]results.SweepPoint{{Cap: 8}, {Cap: 16}}, 8); !slices.Equal(got, []int{4}) {
 		t.Errorf("bottom edge at 8: %v, want [4]", got)
 	}
-	if got, _ := Extend([]SweepPoint{{Cap: MaxSweepCap / 2}, {Cap: MaxSweepCap}}, MaxSweepCap); got != nil {
+	if got, _ := Extend([]results.SweepPoint{{Cap: MaxSweepCap / 2}, {Cap: MaxSweepCap}}, MaxSweepCap); got != nil {
 		t.Errorf("at the bound: %v, want nil", got)
 	}
 }
@@ -310,7 +310,7 @@ func TestKnee(t *testing.T) {
 	slices.Reverse(shuffled)
 	tests := []struct {
 		name    string
-		give    []SweepPoint
+		give    []results.SweepPoint
 		wantCap int
 		wantOK  bool
 	}{
@@ -319,15 +319,15 @@ func TestKnee(t *testing.T) {
 		// above the chord.
 		{"tier3 sweep", tier3Sweep(), 16, true},
 		{"order does not matter", shuffled, 16, true},
-		{"saturating", answeredAll([]SweepPoint{{Cap: 1, GoodputPerS: 10}, {Cap: 2, GoodputPerS: 20}, {Cap: 4, GoodputPerS: 40},
+		{"saturating", answeredAll([]results.SweepPoint{{Cap: 1, GoodputPerS: 10}, {Cap: 2, GoodputPerS: 20}, {Cap: 4, GoodputPerS: 40},
 			{Cap: 8, GoodputPerS: 78}, {Cap: 16, GoodputPerS: 80}, {Cap: 32, GoodputPerS: 80}, {Cap: 64, GoodputPerS: 79}}), 8, true},
-		{"straight line has no knee", answeredAll([]SweepPoint{{Cap: 1, GoodputPerS: 1}, {Cap: 2, GoodputPerS: 2}, {Cap: 3, GoodputPerS: 3}}), 0, false},
-		{"flat", answeredAll([]SweepPoint{{Cap: 1, GoodputPerS: 5}, {Cap: 2, GoodputPerS: 5}, {Cap: 4, GoodputPerS: 5}}), 0, false},
-		{"two points", answeredAll([]SweepPoint{{Cap: 1, GoodputPerS: 1}, {Cap: 8, GoodputPerS: 8}}), 0, false},
-		{"duplicate caps count once", []SweepPoint{{Cap: 1, GoodputPerS: 1, AnsweredShare: 1}, {Cap: 1, GoodputPerS: 1, AnsweredShare: 1}, {Cap: 8, GoodputPerS: 8, AnsweredShare: 1}}, 0, false},
+		{"straight line has no knee", answeredAll([]results.SweepPoint{{Cap: 1, GoodputPerS: 1}, {Cap: 2, GoodputPerS: 2}, {Cap: 3, GoodputPerS: 3}}), 0, false},
+		{"flat", answeredAll([]results.SweepPoint{{Cap: 1, GoodputPerS: 5}, {Cap: 2, GoodputPerS: 5}, {Cap: 4, GoodputPerS: 5}}), 0, false},
+		{"two points", answeredAll([]results.SweepPoint{{Cap: 1, GoodputPerS: 1}, {Cap: 8, GoodputPerS: 8}}), 0, false},
+		{"duplicate caps count once", []results.SweepPoint{{Cap: 1, GoodputPerS: 1, AnsweredShare: 1}, {Cap: 1, GoodputPerS: 1, AnsweredShare: 1}, {Cap: 8, GoodputPerS: 8, AnsweredShare: 1}}, 0, false},
 		// 64 fails a third of its turns: without it the curve 1, 2, 4 is a
 		// straight line, with no knee.
-		{"caps that fail turns are left out", []SweepPoint{{Cap: 1, GoodputPerS: 1, AnsweredShare: 1}, {Cap: 2, GoodputPerS: 2, AnsweredShare: 1}, {Cap: 4, GoodputPerS: 4, AnsweredShare: 1}, {Cap: 64, P95Ms: sim.Unanswered, GoodputPerS: 5, AnsweredShare: 0.66}}, 0, false},
+		{"caps that fail turns are left out", []results.SweepPoint{{Cap: 1, GoodputPerS: 1, AnsweredShare: 1}, {Cap: 2, GoodputPerS: 2, AnsweredShare: 1}, {Cap: 4, GoodputPerS: 4, AnsweredShare: 1}, {Cap: 64, P95Ms: results.Unanswered, GoodputPerS: 5, AnsweredShare: 0.66}}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -340,15 +340,15 @@ func TestKnee(t *testing.T) {
 }
 
 func TestSweepPointOf(t *testing.T) {
-	s := sim.StrategyResult{Attempts: 2000, RateLimited: 5, GoodputPerS: 12.5,
-		TurnLatencyMs:   sim.Summary{P50: 700, P95: 1000},
-		AnswerLatencyMs: sim.AnswerSummary{P50: 900, P95: 1400, AnsweredShare: 0.96}}
+	s := results.StrategyResult{Attempts: 2000, RateLimited: 5, GoodputPerS: 12.5,
+		TurnLatencyMs:   results.Summary{P50: 700, P95: 1000},
+		AnswerLatencyMs: results.AnswerSummary{P50: 900, P95: 1400, AnsweredShare: 0.96}}
 	got := SweepPointOf(16, s)
-	want := SweepPoint{Cap: 16, P50Ms: 900, P95Ms: 1400, AnsweredShare: 0.96, GoodputPerS: 12.5, RateLimitedShare: 0.0025}
+	want := results.SweepPoint{Cap: 16, P50Ms: 900, P95Ms: 1400, AnsweredShare: 0.96, GoodputPerS: 12.5, RateLimitedShare: 0.0025}
 	if got != want {
 		t.Errorf("SweepPointOf = %+v, want %+v", got, want)
 	}
-	if got := SweepPointOf(1, sim.StrategyResult{}); got.RateLimitedShare != 0 {
+	if got := SweepPointOf(1, results.StrategyResult{}); got.RateLimitedShare != 0 {
 		t.Errorf("no attempts gives share %v, want 0", got.RateLimitedShare)
 	}
 }
@@ -369,7 +369,7 @@ func TestPlanLinesSeparateThousands(t *testing.T) {
 }
 
 // answeredAll marks every point as answering all its turns.
-func answeredAll(ps []SweepPoint) []SweepPoint {
+func answeredAll(ps []results.SweepPoint) []results.SweepPoint {
 	for i := range ps {
 		ps[i].AnsweredShare = 1
 	}

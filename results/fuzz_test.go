@@ -1,4 +1,4 @@
-package reports
+package results
 
 import (
 	"os"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzReadResults feeds arbitrary bytes to the results reader that report
+// FuzzRead feeds arbitrary bytes to the results reader that report
 // and compare use: it never panics; it returns results or an error.
-func FuzzReadResults(f *testing.F) {
+func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"scenario":"x","seed":1,"strategies":[{"name":"s","answer_latency_ms":{"p95":null}}]}`))
 	f.Add([]byte(`{"strategies":[{"seed_runs":[{"seed_runs":[]}]}]}`))
 	f.Add([]byte(`[]`))
@@ -17,7 +17,7 @@ func FuzzReadResults(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := ReadResults(path); err == nil && r == nil {
+		if r, err := Read(path); err == nil && r == nil {
 			t.Fatal("no results and no error")
 		}
 	})

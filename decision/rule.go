@@ -1,9 +1,12 @@
-package reports
+package decision
 
 import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/simbench/simbench/internal/numfmt"
+	"github.com/simbench/simbench/results"
 )
 
 // DefaultTolerance is how much slower, as a fraction of the best p95 time
@@ -44,22 +47,24 @@ func (r Rule) tolerance() float64 {
 // String says the rule in a sentence, for the output that applies it.
 func (r Rule) String() string {
 	return fmt.Sprintf("the smallest cap whose p95 time to answer is within %s%% of the best (or whose 95%% interval overlaps the best's), among caps with 429 share ≤ %s%% that answer ≥ %s%% of turns",
-		num(100*r.tolerance()), num(100*r.MaxShare), num(100*MinAnsweredShare))
+		numfmt.Num(100*r.tolerance()), numfmt.Num(100*r.MaxShare), numfmt.Num(100*MinAnsweredShare))
 }
 
 // qualifies reports whether a point may be chosen.
-func (r Rule) qualifies(p SweepPoint) bool {
+func (r Rule) qualifies(p results.SweepPoint) bool {
 	return p.Cap >= 1 && p.RateLimitedShare <= r.MaxShare && answers(p)
 }
 
 // answers reports whether a point answered enough of its turns for its p95
 // time to answer to be a time.
-func answers(p SweepPoint) bool { return p.P95Ms.Answered() && p.AnsweredShare >= MinAnsweredShare }
+func answers(p results.SweepPoint) bool {
+	return p.P95Ms.Answered() && p.AnsweredShare >= MinAnsweredShare
+}
 
 // Choose returns the cap the rule picks from points, and the best point's
 // cap (the lowest p95); ok is false when no point qualifies.
-func (r Rule) Choose(points []SweepPoint) (chosen, best int, ok bool) {
-	var b SweepPoint
+func (r Rule) Choose(points []results.SweepPoint) (chosen, best int, ok bool) {
+	var b results.SweepPoint
 	for _, p := range points {
 		if !r.qualifies(p) {
 			continue
@@ -86,7 +91,7 @@ func (r Rule) Choose(points []SweepPoint) (chosen, best int, ok bool) {
 
 // overlaps reports whether two points' p95 intervals overlap; false when
 // either has no interval.
-func overlaps(a, b SweepPoint) bool {
+func overlaps(a, b results.SweepPoint) bool {
 	if a.Seeds < 2 || b.Seeds < 2 {
 		return false
 	}
@@ -98,7 +103,7 @@ func overlaps(a, b SweepPoint) bool {
 // that 429 share that answer 95% of their turns, the smallest whose p95
 // time to answer is within DefaultTolerance of the lowest. ok is false when
 // no point qualifies.
-func ChooseCap(points []SweepPoint, maxRateLimitedShare float64) (chosen int, ok bool) {
+func ChooseCap(points []results.SweepPoint, maxRateLimitedShare float64) (chosen int, ok bool) {
 	chosen, _, ok = Rule{MaxShare: maxRateLimitedShare}.Choose(points)
 	return chosen, ok
 }
@@ -110,10 +115,10 @@ func ChooseCap(points []SweepPoint, maxRateLimitedShare float64) (chosen int, ok
 // goodput is not a curve anyone would run on. ok is false with fewer than
 // three distinct caps, a flat goodput, or a curve with no point above its
 // chord (no diminishing returns).
-func Knee(points []SweepPoint) (knee int, ok bool) {
-	pts := slices.DeleteFunc(slices.Clone(points), func(p SweepPoint) bool { return !answers(p) })
-	slices.SortStableFunc(pts, func(a, b SweepPoint) int { return a.Cap - b.Cap })
-	pts = slices.CompactFunc(pts, func(a, b SweepPoint) bool { return a.Cap == b.Cap })
+func Knee(points []results.SweepPoint) (knee int, ok bool) {
+	pts := slices.DeleteFunc(slices.Clone(points), func(p results.SweepPoint) bool { return !answers(p) })
+	slices.SortStableFunc(pts, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
+	pts = slices.CompactFunc(pts, func(a, b results.SweepPoint) bool { return a.Cap == b.Cap })
 	if len(pts) < 3 {
 		return 0, false
 	}
@@ -145,7 +150,7 @@ const MaxSweepCap = 4096
 // bottom, half the smallest (down to 1). It returns nil when the chosen cap
 // is inside the range, no cap qualified, or the bound is reached; why says
 // in a phrase what was found ("the chosen cap 6 is the largest swept").
-func Extend(points []SweepPoint, chosen int) (caps []int, why string) {
+func Extend(points []results.SweepPoint, chosen int) (caps []int, why string) {
 	if chosen < 1 || len(points) < 2 {
 		return nil, ""
 	}
@@ -154,7 +159,7 @@ func Extend(points []SweepPoint, chosen int) (caps []int, why string) {
 		lo, hi = min(lo, p.Cap), max(hi, p.Cap)
 	}
 	add := func(c int) {
-		if c >= 1 && c <= MaxSweepCap && !slices.Contains(caps, c) && !slices.ContainsFunc(points, func(p SweepPoint) bool { return p.Cap == c }) {
+		if c >= 1 && c <= MaxSweepCap && !slices.Contains(caps, c) && !slices.ContainsFunc(points, func(p results.SweepPoint) bool { return p.Cap == c }) {
 			caps = append(caps, c)
 		}
 	}

@@ -1,6 +1,10 @@
-package reports
+package decision
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/simbench/simbench/internal/numfmt"
+)
 
 // Overall is the recommendation for a whole agent runtime that calls
 // several services: the process-wide cap and the turn rate they sustain
@@ -35,10 +39,10 @@ func (o Overall) Lines(plans []Plan) []string {
 		if i > 0 {
 			caps += " + "
 		}
-		caps += fmt.Sprintf("%s (%s)", num(float64(p.MaxInFlight)), p.Service.Name)
+		caps += fmt.Sprintf("%s (%s)", numfmt.Num(float64(p.MaxInFlight)), p.Service.Name)
 	}
 	return []string{
-		fmt.Sprintf("overall max in flight: %s = %s", caps, num(float64(o.MaxInFlight))),
-		fmt.Sprintf("overall turns/min sustainable: %s, limited by %s (a turn needs every service it calls)", num(float64(o.TurnsPerMinute)), o.LimitedBy),
+		fmt.Sprintf("overall max in flight: %s = %s", caps, numfmt.Num(float64(o.MaxInFlight))),
+		fmt.Sprintf("overall turns/min sustainable: %s, limited by %s (a turn needs every service it calls)", numfmt.Num(float64(o.TurnsPerMinute)), o.LimitedBy),
 	}
 }

@@ -1,0 +1,38 @@
+package decision
+
+import (
+	"github.com/simbench/simbench/results"
+)
+
+// SweepPointOf reads a sweep point from one strategy's results, run with
+// the given max in flight. A strategy run over several seeds (SeedRuns)
+// gives the means over them, with the p95's 95% interval; a percentile
+// that some seed never answered makes the mean Unanswered.
+func SweepPointOf(maxInFlight int, s results.StrategyResult) results.SweepPoint {
+	if len(s.SeedRuns) < 2 {
+		return onePoint(maxInFlight, s)
+	}
+	var p50, p95, answered, goodput, share []float64
+	for _, r := range s.SeedRuns {
+		q := onePoint(maxInFlight, r)
+		p50, p95 = append(p50, float64(q.P50Ms)), append(p95, float64(q.P95Ms))
+		answered, goodput, share = append(answered, q.AnsweredShare), append(goodput, q.GoodputPerS), append(share, q.RateLimitedShare)
+	}
+	iv := results.IntervalOf(p95)
+	return results.SweepPoint{
+		Cap: maxInFlight, P50Ms: results.AnswerMs(results.IntervalOf(p50).Mean), P95Ms: results.AnswerMs(iv.Mean),
+		P95LoMs: results.AnswerMs(iv.Lo), P95HiMs: results.AnswerMs(iv.Hi), Seeds: len(s.SeedRuns),
+		AnsweredShare: results.IntervalOf(answered).Mean, GoodputPerS: results.IntervalOf(goodput).Mean,
+		RateLimitedShare: results.IntervalOf(share).Mean,
+	}
+}
+
+// onePoint reads a sweep point from one run.
+func onePoint(maxInFlight int, s results.StrategyResult) results.SweepPoint {
+	a := s.AnswerLatencyMs
+	p := results.SweepPoint{Cap: maxInFlight, P50Ms: a.P50, P95Ms: a.P95, AnsweredShare: a.AnsweredShare, GoodputPerS: s.GoodputPerS}
+	if s.Attempts > 0 {
+		p.RateLimitedShare = float64(s.RateLimited) / float64(s.Attempts)
+	}
+	return p
+}

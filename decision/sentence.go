@@ -1,0 +1,68 @@
+package decision
+
+import (
+	"fmt"
+
+	"github.com/simbench/simbench/internal/numfmt"
+	"github.com/simbench/simbench/results"
+)
+
+// decisionSentence says the decision in one line: what to set, what it gives, and
+// what the unbounded strategy gives for contrast.
+func decisionSentence(d *results.Decision, in input) string {
+	if d.Evidence.Chosen == 0 {
+		why := fmt.Sprintf("no cap of %s kept 429s at or below %s%% and answered %s%% of turns", d.Strategy, numfmt.Num(100*in.Rule.MaxShare), numfmt.Num(100*MinAnsweredShare))
+		if in.Load != nil && !in.Load.Fits() {
+			return why + fmt.Sprintf(": the workload offers %s× what the limits sustain — lighten the load or raise the limit", numfmt.Num(in.Load.Ratio))
+		}
+		return why + ": pace with a token bucket at a lower headroom, or lighten the load"
+	}
+	set := fmt.Sprintf("set %s = %d", d.Knob, d.Evidence.Chosen)
+	if p, ok := d.Pace[d.Service]; ok && (p.RequestsPerMinute > 0 || p.TokensPerMinute > 0) {
+		set += " and pace " + d.Service + " at " + numfmt.Rates(p.RequestsPerMinute, p.TokensPerMinute)
+	}
+	e := d.Expected
+	p95 := secondsText(float64(e.P95Ms))
+	if len(d.Evidence.Seeds) > 1 && e.P95HiMs.Answered() {
+		p95 += " ±" + secondsText(float64(e.P95HiMs-e.P95LoMs)/2)
+	}
+	s := fmt.Sprintf("%s: p95 answer %s, %s answered, %s", set, p95, percent(e.AnsweredShare), limitedText(e.RateLimitedShare))
+	if b := d.Baseline; b != nil {
+		s += fmt.Sprintf(" (%s answers %s", b.Strategy, percent(b.AnsweredShare))
+		if b.AnsweredShare >= MinAnsweredShare && b.P95Ms.Answered() {
+			s += ", p95 " + secondsText(float64(b.P95Ms))
+		}
+		s += ")"
+	}
+	return s
+}
+
+// secondsText shows milliseconds as seconds to one decimal ("3.4 s"), or
+// as milliseconds below one second.
+func secondsText(msv float64) string {
+	if msv < 1000 {
+		return numfmt.Fixed(msv, 0, false) + " ms"
+	}
+	return numfmt.Fixed(msv/1000, 1, false) + " s"
+}
+
+// percent shows a share as a whole percentage, with one decimal below 10%
+// and above 90% where a whole number would round to 0 or 100.
+func percent(share float64) string {
+	v := 100 * share
+	switch {
+	case v == 0 || v == 100:
+		return numfmt.Fixed(v, 0, false) + "%"
+	case v < 10 || v > 90:
+		return numfmt.Fixed(v, 1, false) + "%"
+	}
+	return numfmt.Fixed(v, 0, false) + "%"
+}
+
+// limitedText shows a 429 share: "0 429s" when none, else its percentage.
+func limitedText(share float64) string {
+	if share == 0 {
+		return "0 429s"
+	}
+	return numfmt.Fixed(100*share, 2, false) + "% 429s"
+}

@@ -1,0 +1,13 @@
+// Package results holds simbench's two file formats, results.json
+// (Results: what `simbench run` measured, the recommendation and the
+// decision) and sweep.json (Sweep: one strategy over a range of caps),
+// and the one code that writes and reads each (Write, Read, WriteSweep,
+// ReadSweep). Field names are an interface read by scripts, `simbench
+// gate`, `simbench report` and CI (DESIGN.md's results contract): add
+// fields, never rename or remove one.
+//
+// The package computes nothing of its own: the simulator (sim) fills the
+// figures, the decision package the recommendation and the decision, and
+// reports draws them. Interval, the mean over seeds with its 95% interval,
+// is here because every reader of a multi-seed run needs it.
+package results

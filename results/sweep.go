@@ -1,0 +1,70 @@
+package results
+
+// DefaultMaxRateLimitedShare is the largest share of attempts answered
+// with 429 (0.001 = 0.1%) that the choice rule accepts by default: the
+// threshold a sweep plot draws for a sweep that records none (MaxShare 0).
+const DefaultMaxRateLimitedShare = 0.001
+
+// SweepPoint is one strategy run at one concurrency cap, the means over its
+// seeds: what the choice rule, the knee and the sweep plot read.
+type SweepPoint struct {
+	// Cap is the max in flight the point ran with (≥ 1).
+	Cap int `json:"cap"`
+	// P50Ms and P95Ms are time-to-answer percentiles in milliseconds (the
+	// strategy's AnswerLatencyMs): a turn that failed counts as never
+	// answered, and a percentile that falls among such turns is
+	// Unanswered (null in JSON). A cap that fails turns fast therefore
+	// does not look fast.
+	P50Ms AnswerMs `json:"p50_ms"`
+	P95Ms AnswerMs `json:"p95_ms"`
+	// P95LoMs and P95HiMs bound P95Ms's 95% confidence interval when the
+	// point is the mean of several seeds (zero with one seed; P95HiMs is
+	// Unanswered when some seed's p95 turn got no answer).
+	P95LoMs AnswerMs `json:"p95_lo_ms,omitempty"`
+	P95HiMs AnswerMs `json:"p95_hi_ms,omitempty"`
+	// Seeds is the number of seeds the point's figures are the mean of (0
+	// or 1: one run).
+	Seeds int `json:"seeds,omitempty"`
+	// AnsweredShare is the share of turns begun that were answered in full.
+	AnsweredShare float64 `json:"answered_share"`
+	// GoodputPerS is successful calls per second.
+	GoodputPerS float64 `json:"goodput_per_s"`
+	// RateLimitedShare is 429 responses ÷ attempts, in [0, 1].
+	RateLimitedShare float64 `json:"rate_limited_share"`
+}
+
+// SweepRow is one load of a sweep: the strategy's points at every cap, with
+// the chosen cap (0: none qualified) and the knee (0: none found).
+type SweepRow struct {
+	Load   string       `json:"load"`
+	Points []SweepPoint `json:"points"`
+	Chosen int          `json:"chosen_cap,omitempty"`
+	Knee   int          `json:"knee,omitempty"`
+}
+
+// Sweep is what `simbench sweep` writes to sweep.json (and prints with
+// --json): the strategy's rows, one per load, and the decision when the
+// sweep made one. It holds everything the sweep plot draws, so `simbench
+// report DIR` re-renders the plot byte for byte. Field names are an
+// interface, as Results' are: add fields, never rename or remove one.
+type Sweep struct {
+	Scenario string `json:"scenario"`
+	// Strategy names the strategy whose cap was varied.
+	Strategy string `json:"strategy"`
+	// Decision is what to set, when the sweep ran over the decision's own
+	// range (nil for caps or loads given by hand).
+	Decision *Decision `json:"decision,omitempty"`
+	// Seeds lists the seeds each cap ran with.
+	Seeds []uint64   `json:"seeds,omitempty"`
+	Rows  []SweepRow `json:"rows"`
+	// MaxShare is the 429 share the chosen caps could have (the sweep
+	// plot's threshold line).
+	MaxShare float64 `json:"max_rate_limited_share"`
+	// Chosen and Knee hold each row's chosen cap and knee by load, for the
+	// rows that have one.
+	Chosen map[string]int `json:"chosen_cap"`
+	Knee   map[string]int `json:"knee"`
+	// PointsOnly is set by ReadSweep for a file that held a bare array of
+	// points: one row with no load, chosen cap, knee or share recorded.
+	PointsOnly bool `json:"-"`
+}

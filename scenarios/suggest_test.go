@@ -1,0 +1,49 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"tier3", "tier3", 0},
+		{"tier", "tier3", 1},
+		{"tire3", "tier3", 2},
+		{"burst8", "burst-8", 1},
+		{"×1", "x1", 1}, // runes, not bytes
+		{"abc", "", 3},
+	}
+	for _, tt := range tests {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	base := errors.New("not found")
+	tests := []struct {
+		give, want string // want "" for no suggestion
+	}{
+		{"tier33", "did you mean tier3?"},
+		{"burst8.toml", "did you mean burst-8?"},
+		{"something-else-entirely", ""},
+		{"tier3", ""}, // a built-in that did not load: no suggestion
+	}
+	for _, tt := range tests {
+		err := Suggest(tt.give, base)
+		if !errors.Is(err, base) {
+			t.Errorf("Suggest(%q) lost the error: %v", tt.give, err)
+		}
+		got := strings.TrimPrefix(err.Error(), "not found")
+		if tt.want == "" && got != "" || tt.want != "" && !strings.HasSuffix(got, tt.want) {
+			t.Errorf("Suggest(%q) = %q, want suggestion %q", tt.give, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,492 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
+)
+
+// agentLoop is the agent side of a run, written once for virtual and live
+// runs: closed-model sessions (a turn, think time, the next turn) or
+// open-model arrivals, each turn's optional model call, its tool calls and
+// its subagents' iterations with their token budgets, the stop rules (no
+// turn starts at or after the scenario's duration, a session stops after
+// workload.turns) and the cap on calls per turn.
+//
+// It is a sans-IO state machine: it reads no clock, starts no goroutines
+// and does no I/O. Every method takes the time (the scenario's own, since
+// the run began) and appends what the driver must do to a list of ops that
+// take returns: begin a turn, submit a part of it to a process's scheduler
+// now, cancel a part, call cancel, wake (a session thinks until then) or
+// arrive at a given time, end a turn, a session is done.
+// The driver answers each submitted part with finished (its results) or
+// refused. Every draw comes from a stream derived from the seed: each
+// turn's own (by session and turn number, or by arrival), the arrivals'
+// and the processes', so that every strategy and both drivers face the
+// same turns. The virtual engine drives it from its event heap, the live
+// driver from real timers and sched.Runners. Not safe for concurrent use.
+type agentLoop struct {
+	sc           *scenarios.Scenario
+	wl           *workload
+	end          time.Duration // no turn starts at or after end
+	serialize    bool          // the strategy serializes writes
+	maxTurnCalls int           // calls (and subagents) one turn may draw; past it, err wraps ErrTooLarge
+	serial       uint64        // numbers calls, to tell clients apart at the services
+	turnNo       uint64
+	arrivals     *rand.Rand
+	sessionTurns []int    // turns begun, by session
+	sessionProc  []uint16 // the process of each session (nil: all on process 0)
+	procDraws    *rand.Rand
+	shares       []float64 // each process's share of the workload
+	live         []int     // turns begun and not ended, by process
+	pending      int       // wakes and arrivals handed out and not yet called
+	err          error
+	out          []agentOp
+}
+
+// agentTurn is one agent turn: an optional model call, then the tool
+// calls, then (multi-agent) the subagents; it ends when its last part ends.
+type agentTurn struct {
+	proc      int
+	session   int    // -1 in the open model
+	no        uint64 // the turn's number in the run, from 1
+	start     time.Duration
+	pcg       rand.PCG // the turn's own stream, kept here to save an allocation
+	rng       *rand.Rand
+	active    []*agentPart // submitted and not yet finished
+	parts     int
+	cancelled bool
+	failed    bool
+}
+
+// agentPart is one sched turn of an agent turn: what to submit, and the
+// driver's handle on it.
+type agentPart struct {
+	turn   *agentTurn
+	kind   uint8 // partLLM, partTools, partSubLLM, partSubTools
+	sub    *subagent
+	at     time.Duration // when it was submitted
+	calls  []sched.Call
+	budget int64 // the sched turn's token budget (0: none)
+	// id is the sched turn a virtual driver submitted it as.
+	id sched.TurnID
+}
+
+// The kinds of part.
+const (
+	partLLM uint8 = iota
+	partTools
+	partSubLLM
+	partSubTools
+)
+
+// llm reports whether the part is a model call.
+func (p *agentPart) llm() bool { return p.kind == partLLM || p.kind == partSubLLM }
+
+// schedTurn is the part as a sched.Turn tagged tag.
+func (p *agentPart) schedTurn(tag any) sched.Turn {
+	return sched.Turn{Calls: p.calls, TokenBudget: p.budget, Tag: tag}
+}
+
+// subagent is one subagent of a multi-agent turn.
+type subagent struct {
+	iteration int
+	spent     int64
+}
+
+// agentOpKind is what an op asks of the driver.
+type agentOpKind uint8
+
+const (
+	// opBegin: turn began now; count it.
+	opBegin agentOpKind = iota
+	// opSubmit: submit part to its turn's process's scheduler now, and
+	// answer with finished when its results are in, or refused.
+	opSubmit
+	// opCancel: cancel part's sched turn now.
+	opCancel
+	// opCancelAt: call cancel(turn) at at.
+	opCancelAt
+	// opWake: call wake(session) at at, on process proc (the session
+	// thinks until then, or its ramp starts it then).
+	opWake
+	// opArrive: call arrive at at (the next open-model turn).
+	opArrive
+	// opEnd: turn ended now, failed (or cancelled) or not.
+	opEnd
+	// opSessionDone: session starts no more turns (the run passed its
+	// duration, or the session had its workload.turns).
+	opSessionDone
+)
+
+// agentOp is one thing the driver must do.
+type agentOp struct {
+	kind    agentOpKind
+	failed  bool          // opEnd
+	at      time.Duration // opCancelAt, opWake, opArrive
+	session int           // opWake, opSessionDone
+	proc    int           // opWake
+	turn    *agentTurn    // opBegin, opCancelAt, opEnd
+	part    *agentPart    // opSubmit, opCancel
+}
+
+// newAgentLoop returns the agent loop of strategy st on scenario sc, whose
+// workload runs on len(shares) processes weighted by shares (normalised),
+// with at most maxTurnCalls calls in a turn.
+func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float64, maxTurnCalls int) *agentLoop {
+	a := &agentLoop{
+		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
+		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
+	}
+	if n := sc.Workload.Sessions; n > 0 {
+		a.sessionTurns = make([]int, n)
+	}
+	if len(shares) > 1 {
+		w := sc.Workload
+		w.Processes, w.ProcessShares = len(shares), shares
+		if w.Sessions > 0 {
+			sp := w.SessionProcesses()
+			a.sessionProc = make([]uint16, len(sp))
+			for s, p := range sp {
+				a.sessionProc[s] = uint16(p)
+			}
+		} else {
+			a.procDraws = stream(sc.Seed, "arrivals/process")
+		}
+	}
+	return a
+}
+
+// take appends the ops since the last take to dst and returns it.
+func (a *agentLoop) take(dst []agentOp) []agentOp {
+	dst = append(dst, a.out...)
+	a.out = reuseOps(a.out)
+	return dst
+}
+
+// reuseOps empties a list of ops for reuse, or drops it when it is large
+// (begin hands out one op per session), so that it holds no memory a run
+// does not need all along.
+func reuseOps(ops []agentOp) []agentOp {
+	if cap(ops) > 64 {
+		return nil
+	}
+	clear(ops)
+	return ops[:0]
+}
+
+// done reports whether the loop will do nothing more: every session or
+// the arrivals stopped and every turn ended.
+func (a *agentLoop) done() bool {
+	if a.pending > 0 {
+		return false
+	}
+	for _, n := range a.live {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// unfinished returns the turns of process p begun and not ended.
+func (a *agentLoop) unfinished(p int) int { return a.live[p] }
+
+func (a *agentLoop) emit(op agentOp) { a.out = append(a.out, op) }
+
+// fail keeps the first error that stops the run.
+func (a *agentLoop) fail(err error) {
+	if a.err == nil {
+		a.err = err
+	}
+}
+
+// begin starts the run at time 0: every session wakes at its ramp start,
+// or the first arrival comes at 0.
+func (a *agentLoop) begin() {
+	w := &a.sc.Workload
+	if w.Sessions <= 0 {
+		a.pending++
+		a.emit(agentOp{kind: opArrive})
+		return
+	}
+	for s := range w.Sessions {
+		a.pending++
+		a.emit(agentOp{kind: opWake, at: w.SessionStart(s), session: s, proc: a.sessionProcess(s)})
+	}
+}
+
+// sessionProcess is the process that runs closed-model session s.
+func (a *agentLoop) sessionProcess(s int) int {
+	if a.sessionProc == nil {
+		return 0
+	}
+	return int(a.sessionProc[s])
+}
+
+// wake starts session s's next turn at now (an opWake falling due), unless
+// the run is past its duration or the session has had its turns.
+func (a *agentLoop) wake(now time.Duration, s int) {
+	a.pending--
+	if w := &a.sc.Workload; now < a.end && (w.Turns == 0 || a.sessionTurns[s] < w.Turns) {
+		a.startTurn(now, s, a.sessionProcess(s))
+		return
+	}
+	a.emit(agentOp{kind: opSessionDone, session: s})
+}
+
+// arrive starts an open-model turn at now (an opArrive falling due) on a
+// process drawn by share, and hands out the next arrival.
+func (a *agentLoop) arrive(now time.Duration) {
+	a.pending--
+	if now >= a.end {
+		return
+	}
+	p := 0
+	if a.procDraws != nil {
+		p = pick(a.shares, a.procDraws.Float64())
+	}
+	a.startTurn(now, -1, p)
+	// Arrivals at or after the end start nothing: not handing them out
+	// keeps a gap too long for a Duration from counting as work cut off.
+	if next := satmath.Add(now, a.wl.interarrival(a.arrivals)); next < a.end {
+		a.pending++
+		a.emit(agentOp{kind: opArrive, at: next})
+	}
+}
+
+// pick returns the process a draw u in [0, 1) falls to by shares.
+func pick(shares []float64, u float64) int {
+	for p, s := range shares {
+		if u < s {
+			return p
+		}
+		u -= s
+	}
+	return len(shares) - 1
+}
+
+// startTurn begins a turn of session (-1: the open model) on process p.
+func (a *agentLoop) startTurn(now time.Duration, session, p int) {
+	a.turnNo++
+	t := &agentTurn{proc: p, session: session, no: a.turnNo, start: now}
+	if session >= 0 {
+		a.sessionTurns[session]++
+		t.pcg.Seed(a.sc.Seed^0x5e55, uint64(session)<<32|uint64(a.sessionTurns[session]))
+	} else {
+		t.pcg.Seed(a.sc.Seed^0xa771, a.turnNo)
+	}
+	t.rng = rand.New(&t.pcg)
+	a.live[p]++
+	a.emit(agentOp{kind: opBegin, turn: t})
+	c := &a.sc.Workload.Cancel
+	if c.Probability > 0 && t.rng.Float64() < c.Probability {
+		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, a.wl.cancelAt.duration(t.rng)), turn: t})
+	}
+	if c.ParentTimeout > 0 {
+		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, c.ParentTimeout), turn: t})
+	}
+	if a.wl.llm != nil {
+		a.submit(now, t, partLLM, nil, a.wl.llmCall(t.rng, a.wl.llm, &a.serial), 0)
+		return
+	}
+	a.toolPhase(now, t)
+}
+
+// toolPhase submits a turn's tool calls (none is a part too: it ends at
+// once).
+func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.serialize, &a.serial, a.maxTurnCalls)
+	if err != nil {
+		a.fail(err)
+		return
+	}
+	a.submit(now, t, partTools, nil, calls, 0)
+}
+
+// submit hands a part of turn t to the driver.
+func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subagent, calls []sched.Call, budget int64) {
+	p := &agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget}
+	t.parts++
+	t.active = append(t.active, p)
+	a.emit(agentOp{kind: opSubmit, part: p})
+}
+
+// detach takes a part off its turn.
+func (a *agentLoop) detach(p *agentPart) {
+	t := p.turn
+	t.parts--
+	for i, q := range t.active {
+		if q == p {
+			t.active = append(t.active[:i], t.active[i+1:]...)
+			break
+		}
+	}
+}
+
+// refused takes a part the scheduler refused at now (a full queue): the
+// turn fails.
+func (a *agentLoop) refused(now time.Duration, p *agentPart) {
+	a.detach(p)
+	p.turn.failed = true
+	if p.turn.parts == 0 {
+		a.finishTurn(now, p.turn)
+	}
+}
+
+// cancel cancels every part of turn t still running, at now (an
+// opCancelAt falling due); nothing more of it starts.
+func (a *agentLoop) cancel(now time.Duration, t *agentTurn) {
+	if t.cancelled || t.parts == 0 {
+		return
+	}
+	t.cancelled = true
+	for _, p := range t.active {
+		a.emit(agentOp{kind: opCancel, part: p})
+	}
+}
+
+// finished moves a turn on when its part p finished at now with results.
+func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Result) {
+	t := p.turn
+	a.detach(p)
+	ok := true
+	for i := range results {
+		if results[i].Err != nil {
+			ok = false
+		}
+	}
+	if !t.cancelled {
+		switch p.kind {
+		case partLLM:
+			if ok {
+				a.toolPhase(now, t)
+			} else {
+				t.failed = true
+			}
+		case partTools:
+			if !ok {
+				t.failed = true
+			}
+			if sg := a.wl.sub; sg != nil && ok {
+				n := sg.count.count(t.rng) // a draw of 0 runs no subagent
+				if n > a.maxTurnCalls {
+					a.fail(tooManyInTurn("subagents", int64(n), a.maxTurnCalls))
+					break
+				}
+				for range n {
+					a.iterate(now, t, &subagent{})
+				}
+			}
+		case partSubLLM:
+			if ok { // a subagent whose model call failed ends there
+				a.subTools(now, t, p.sub)
+			}
+		case partSubTools:
+			a.afterIteration(now, t, p.sub)
+		}
+	}
+	if t.parts == 0 {
+		a.finishTurn(now, t)
+	}
+}
+
+// iterate starts a subagent's next iteration. Iterations that make no call
+// follow one another in a loop, not by recursion, so a subagent of many
+// empty iterations cannot exhaust the stack.
+func (a *agentLoop) iterate(now time.Duration, t *agentTurn, s *subagent) {
+	sg := a.wl.sub
+	for {
+		s.iteration++
+		if sg.llm != nil {
+			calls := a.wl.llmCall(t.rng, sg.llm, &a.serial)
+			a.submit(now, t, partSubLLM, s, calls, a.budgeted(s, calls))
+			return
+		}
+		if a.subCalls(now, t, s) || a.subDone(t, s) {
+			return
+		}
+	}
+}
+
+// subTools submits a subagent iteration's tool calls after its model call,
+// or moves on when it makes none.
+func (a *agentLoop) subTools(now time.Duration, t *agentTurn, s *subagent) {
+	if !a.subCalls(now, t, s) {
+		a.afterIteration(now, t, s)
+	}
+}
+
+// subCalls submits a subagent iteration's tool calls and reports whether it
+// made any (or the run failed).
+func (a *agentLoop) subCalls(now time.Duration, t *agentTurn, s *subagent) bool {
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, a.serialize, &a.serial, a.maxTurnCalls)
+	if err != nil {
+		a.fail(err)
+		return true
+	}
+	if len(calls) == 0 {
+		return false
+	}
+	a.submit(now, t, partSubTools, s, calls, a.budgeted(s, calls))
+	return true
+}
+
+// budgeted returns a subagent's remaining token budget as the budget of
+// its next sched turn (0: none), and counts that turn's estimated tokens
+// as spent.
+func (a *agentLoop) budgeted(s *subagent, calls []sched.Call) int64 {
+	var budget int64
+	if b := a.wl.sub.budget; b > 0 {
+		budget = max(1, b-s.spent)
+	}
+	for i := range calls {
+		s.spent = satmath.Add(s.spent, calls[i].Tokens)
+	}
+	return budget
+}
+
+// afterIteration ends a subagent or starts its next iteration.
+func (a *agentLoop) afterIteration(now time.Duration, t *agentTurn, s *subagent) {
+	if !a.subDone(t, s) {
+		a.iterate(now, t, s)
+	}
+}
+
+// subDone reports whether a subagent ends after its current iteration: its
+// iterations or its budget are spent, or it draws its finish.
+func (a *agentLoop) subDone(t *agentTurn, s *subagent) bool {
+	sg := a.wl.sub
+	return s.iteration >= sg.maxIterations || (sg.budget > 0 && s.spent >= sg.budget) ||
+		(sg.finish > 0 && t.rng.Float64() < sg.finish)
+}
+
+// finishTurn ends turn t at now and, in the closed model, hands out its
+// session's wake after its think time.
+func (a *agentLoop) finishTurn(now time.Duration, t *agentTurn) {
+	a.live[t.proc]--
+	a.emit(agentOp{kind: opEnd, turn: t, failed: t.failed || t.cancelled})
+	if t.session < 0 {
+		return
+	}
+	next := satmath.Add(now, a.wl.think.duration(t.rng))
+	if next == t.start {
+		// A turn that failed at once with no think time would start the
+		// next at the same instant, forever: time would never move. An
+		// agent needs some time between turns.
+		next += minTurnGap
+	}
+	if next >= a.end { // later wakes start nothing
+		a.emit(agentOp{kind: opSessionDone, session: t.session})
+		return
+	}
+	a.pending++
+	a.emit(agentOp{kind: opWake, at: next, session: t.session, proc: t.proc})
+}
+
+// minTurnGap is the least time between a session's turns when a turn took
+// no time and the session does not think.
+const minTurnGap = time.Millisecond

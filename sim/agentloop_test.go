@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+)
+
+// agentScenario is one session of two turns on the closed model, thinking
+// 2 s between them: a model call, then three tool calls, then one subagent
+// of two iterations of one 100-token call each under a 250-token budget.
+func agentScenario() *scenarios.Scenario {
+	sc := closed(1, 2)
+	w := &sc.Workload
+	w.Think = scenarios.Constant(2 * time.Second)
+	w.LLM = &scenarios.LLMCall{Service: "s", Tokens: scenarios.Constant(500.0)}
+	w.Calls[0].Count = scenarios.Constant(3.0)
+	w.Subagents = &scenarios.Subagents{Count: scenarios.Constant(1.0), MaxIterations: 2, TokenBudget: 250,
+		Calls: []scenarios.CallGroup{{Tool: "t", Count: scenarios.Constant(1.0), Probability: 1}}}
+	sc.Tools[0].Tokens = scenarios.Constant(100.0)
+	return sc
+}
+
+// loopDriver drives an agent loop by hand: it answers each submitted part
+// when told, and writes down every op as a line.
+type loopDriver struct {
+	t       *testing.T
+	a       *agentLoop
+	ops     []agentOp
+	log     []string
+	pending []*agentPart // submitted, not yet answered, in order
+}
+
+func (d *loopDriver) take() {
+	d.ops = d.a.take(d.ops[:0])
+	for i := range d.ops {
+		op := &d.ops[i]
+		d.log = append(d.log, describeOp(op))
+		if op.kind == opSubmit {
+			d.pending = append(d.pending, op.part)
+		}
+	}
+}
+
+// answer finishes the oldest pending part at now, its calls failed or not.
+func (d *loopDriver) answer(now time.Duration, failed bool) {
+	d.t.Helper()
+	if len(d.pending) == 0 {
+		d.t.Fatalf("at %v: no part to answer", now)
+	}
+	p := d.pending[0]
+	d.pending = d.pending[1:]
+	res := make([]sched.Result, len(p.calls))
+	for i := range res {
+		res[i] = sched.Result{ID: p.calls[i].ID, Finished: now}
+		if failed {
+			res[i].Err, res[i].Class = errors.New("boom"), sched.ClassPermanent
+		}
+	}
+	d.a.finished(now, p, res)
+	d.take()
+}
+
+func describeOp(op *agentOp) string {
+	switch op.kind {
+	case opBegin:
+		return fmt.Sprintf("begin turn %d of session %d at %v", op.turn.no, op.turn.session, op.turn.start)
+	case opSubmit:
+		p := op.part
+		kinds := [...]string{"llm", "tools", "subagent llm", "subagent tools"}
+		var tokens int64
+		for _, c := range p.calls {
+			tokens += c.Tokens
+		}
+		return fmt.Sprintf("submit %s: %d calls, %d tokens, budget %d, at %v", kinds[p.kind], len(p.calls), tokens, p.budget, p.at)
+	case opCancel:
+		return fmt.Sprintf("cancel a part of turn %d", op.part.turn.no)
+	case opCancelAt:
+		return fmt.Sprintf("cancel turn %d at %v", op.turn.no, op.at)
+	case opWake:
+		return fmt.Sprintf("wake session %d at %v", op.session, op.at)
+	case opArrive:
+		return fmt.Sprintf("arrive at %v", op.at)
+	case opEnd:
+		return fmt.Sprintf("end turn %d, failed %v", op.turn.no, op.failed)
+	case opSessionDone:
+		return fmt.Sprintf("session %d done", op.session)
+	}
+	return "?"
+}
+
+// TestAgentLoopSessionExactly drives the agent loop with no scheduler and
+// no clock: each part's results are handed in at chosen times, and every
+// op it asks for, with its time, is as written below.
+func TestAgentLoopSessionExactly(t *testing.T) {
+	sc := agentScenario()
+	d := &loopDriver{t: t, a: newAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
+	ms := time.Millisecond
+	d.a.begin()
+	d.take()
+	d.a.wake(0, 0)
+	d.take()
+	d.answer(500*ms, false)  // the model call
+	d.answer(1200*ms, false) // the three tool calls: the subagent starts
+	d.answer(1500*ms, false) // its first iteration
+	d.answer(1700*ms, false) // its second: the turn ends, the session thinks 2 s
+	d.a.wake(3700*ms, 0)
+	d.take()
+	d.answer(3900*ms, true) // the second turn's model call fails: so does the turn
+	d.a.wake(5900*ms, 0)    // the session had its two turns
+	d.take()
+	want := []string{
+		"wake session 0 at 0s",
+		"begin turn 1 of session 0 at 0s",
+		"submit llm: 1 calls, 500 tokens, budget 0, at 0s",
+		"submit tools: 3 calls, 300 tokens, budget 0, at 500ms",
+		"submit subagent tools: 1 calls, 100 tokens, budget 250, at 1.2s",
+		"submit subagent tools: 1 calls, 100 tokens, budget 150, at 1.5s",
+		"end turn 1, failed false",
+		"wake session 0 at 3.7s",
+		"begin turn 2 of session 0 at 3.7s",
+		"submit llm: 1 calls, 500 tokens, budget 0, at 3.7s",
+		"end turn 2, failed true",
+		"wake session 0 at 5.9s",
+		"session 0 done",
+	}
+	if got := strings.Join(d.log, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("ops:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	if !d.a.done() || d.a.unfinished(0) != 0 || d.a.err != nil {
+		t.Errorf("done %v, unfinished %d, err %v; want done", d.a.done(), d.a.unfinished(0), d.a.err)
+	}
+}
+
+// TestAgentLoopArrivalsCancelAndCap: open-model arrivals every 400 ms stop
+// at the duration; a turn cancelled while its part runs asks for that part
+// to be cancelled and starts nothing more; a turn that draws more calls
+// than the cap stops the loop with ErrTooLarge.
+func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
+	sc := queue(2.5, constLatency(10*time.Millisecond), 4, 2)
+	sc.Workload.Arrival = scenarios.ArrivalConstant
+	sc.Workload.Cancel.ParentTimeout = 300 * time.Millisecond
+	sc.Duration = time.Second
+	d := &loopDriver{t: t, a: newAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
+	ms := time.Millisecond
+	d.a.begin()
+	d.take()
+	d.a.arrive(0)
+	d.take()
+	d.a.cancel(300*ms, d.pending[0].turn)
+	d.take()
+	d.answer(310*ms, true) // the cancelled part's results
+	d.a.arrive(400 * ms)
+	d.take()
+	d.answer(450*ms, false)
+	d.a.arrive(800 * ms) // the next would come at 1.2 s, after the end
+	d.take()
+	d.answer(900*ms, false)
+	want := []string{
+		"arrive at 0s",
+		"begin turn 1 of session -1 at 0s",
+		"cancel turn 1 at 300ms",
+		"submit tools: 1 calls, 0 tokens, budget 0, at 0s",
+		"arrive at 400ms",
+		"cancel a part of turn 1",
+		"end turn 1, failed true",
+		"begin turn 2 of session -1 at 400ms",
+		"cancel turn 2 at 700ms",
+		"submit tools: 1 calls, 0 tokens, budget 0, at 400ms",
+		"arrive at 800ms",
+		"end turn 2, failed false",
+		"begin turn 3 of session -1 at 800ms",
+		"cancel turn 3 at 1.1s",
+		"submit tools: 1 calls, 0 tokens, budget 0, at 800ms",
+		"end turn 3, failed false",
+	}
+	if got := strings.Join(d.log, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("ops:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	if !d.a.done() {
+		t.Error("the loop is not done after the last arrival's turn")
+	}
+
+	sc.Workload.Calls[0].Count = scenarios.Constant(3.0)
+	capped := newAgentLoop(sc, &sc.Strategies[0], []float64{1}, 2)
+	capped.begin()
+	capped.arrive(0)
+	if !errors.Is(capped.err, ErrTooLarge) {
+		t.Errorf("a turn of 3 calls under a cap of 2: err %v, want ErrTooLarge", capped.err)
+	}
+}
+
+// TestLiveCapsCallsPerTurn: call counts from a Pareto with α = 0.01 draw
+// turns of astronomically many calls. A virtual run stops with ErrTooLarge
+// at the first such turn; a live run, driven by the same agent loop, stops
+// the same way instead of trying to make them.
+func TestLiveCapsCallsPerTurn(t *testing.T) {
+	sc := small()
+	sc.Duration = 20 * time.Second
+	sc.Workload.Calls[0].Count = scenarios.Dist[float64]{Kind: scenarios.DistPareto, Min: 1, Alpha: 0.01}
+	budget := int64(1000 * bytesPerCall) // room for 1000 calls in a turn
+	e, err := newEngine(sc, &sc.Strategies[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.agents.maxTurnCalls = maxTurnCalls(budget)
+	e.run(context.Background(), nil)
+	if !errors.Is(e.err, ErrTooLarge) {
+		t.Fatalf("virtual: %v, want ErrTooLarge", e.err)
+	}
+	res, err := RunLive(context.Background(), sc, LiveOptions{Options: Options{MaxMemory: budget}, TimeScale: 0.05})
+	if !errors.Is(err, ErrTooLarge) || res != nil {
+		t.Fatalf("live: %v (results %v), want ErrTooLarge and no results", err, res != nil)
+	}
+	if !strings.Contains(err.Error(), "more than the 1000 that fit") {
+		t.Errorf("live: %v, want the cap named", err)
+	}
+}

@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/httptool"
+	"github.com/simbench/simbench/sched/satmath"
+)
+
+// answerReader reads one service's decisions as a live run's client reads
+// the fake server's answers: fakeapi's Decision.Answer makes the status and
+// headers the server would send (rate-limit headers of the service's
+// style, the API style's status), and httptool.Read reads them, the code
+// httptool.Tool runs on a real answer. A virtual run's outcomes therefore
+// take their class, Retry-After and quota from production code, not from a
+// copy of it. Not safe for concurrent use (its header is scratch).
+type answerReader struct {
+	api   fakeapi.APIStyle
+	style fakeapi.HeaderStyle
+	h     http.Header // scratch: the answer being read
+}
+
+func newAnswerReader(cfg fakeapi.ServiceConfig) *answerReader {
+	return &answerReader{api: cfg.API, style: cfg.Headers, h: http.Header{}}
+}
+
+// read returns what a client makes of decision d, made at decided and
+// answered to the client at arrived (virtual times). The body is not
+// built: the fake's answers carry no error code that changes a class. A
+// success reports the decision's token count as its usage, which a live
+// run's answers on the generic endpoint (/tools/…, /llm, /resources/…) do
+// not carry: the estimate is exact, so the settlement changes nothing but
+// the token bucket's refund floor (sched's bucket.refund of 0 tokens),
+// and dropping it would move multi-agent's figures.
+//
+// A success, most answers by far, takes the fast path: its status and
+// class come from fakeapi and httptool, and its quota from quota, which
+// TestAnswerFastPath holds equal to building the headers and reading them
+// (doing that for every answer costs the engine about twelve allocations
+// and more than half its speed). Every other answer is built and read.
+func (r *answerReader) read(d *fakeapi.Decision, decided, arrived time.Duration) answer {
+	status := d.HTTPStatus(r.api)
+	if class := httptool.StatusClass(status); class == sched.ClassSuccess || status == 0 {
+		a := answer{class: class, status: int32(status)}
+		if status != 0 {
+			a.quota = r.quota(d, virtualEpoch.Add(decided), virtualEpoch.Add(arrived))
+			a.tokens, a.hasUsage = d.Tokens, true
+		}
+		return a
+	}
+	return r.slow(d, decided, arrived)
+}
+
+// slow builds the answer's headers and reads them.
+func (r *answerReader) slow(d *fakeapi.Decision, decided, arrived time.Duration) answer {
+	clear(r.h)
+	status := d.Answer(r.api, r.style, virtualEpoch.Add(decided), r.h)
+	o := httptool.Read(status, r.h, virtualEpoch.Add(arrived))
+	a := answer{class: o.Class, status: int32(status), hasRetry: o.HasRetryAfter, retryAfter: o.RetryAfter, quota: o.Quota}
+	if o.Class == sched.ClassSuccess {
+		a.tokens, a.hasUsage = d.Tokens, true
+	}
+	return a
+}
+
+// quota is what httptool.Quota reads from the rate-limit headers the
+// server sends with decision d, decided at wall time decided and read at
+// arrived: openai's resets are durations rounded up to the millisecond,
+// anthropic's RFC 3339 times in whole seconds, and of anthropic's three
+// token limits the one with the fewest tokens left counts.
+func (r *answerReader) quota(d *fakeapi.Decision, decided, arrived time.Time) sched.ServerQuota {
+	switch r.style {
+	case fakeapi.HeadersOpenAI:
+		left := func(q fakeapi.Quota) sched.QuotaLeft {
+			if q.Limit == 0 {
+				return sched.QuotaLeft{}
+			}
+			return sched.QuotaLeft{Known: true, Remaining: max(q.Remaining, 0), Limit: max(q.Limit, 0), Reset: max(fakeapi.RoundUp(q.Reset, time.Millisecond), 0)}
+		}
+		return sched.ServerQuota{Requests: left(d.Requests), Tokens: left(d.TokenQuota)}
+	case fakeapi.HeadersAnthropic:
+		left := func(q fakeapi.Quota) sched.QuotaLeft {
+			if q.Limit == 0 {
+				return sched.QuotaLeft{}
+			}
+			at := decided.Add(fakeapi.RoundUp(q.Reset, time.Second)).UTC().Truncate(time.Second)
+			return sched.QuotaLeft{Known: true, Remaining: max(q.Remaining, 0), Limit: max(q.Limit, 0), Reset: max(at.Sub(arrived), 0)}
+		}
+		tokens := left(d.TokenQuota)
+		in, out := d.TokenQuota, d.TokenQuota
+		if d.InputTokenQuota.Limit > 0 {
+			in = d.InputTokenQuota
+		}
+		if d.OutputTokenQuota.Limit > 0 {
+			out = d.OutputTokenQuota
+		}
+		for _, q := range [...]fakeapi.Quota{in, out} {
+			if l := left(q); l.Known && (!tokens.Known || l.Remaining < tokens.Remaining) {
+				tokens = l
+			}
+		}
+		return sched.ServerQuota{Requests: left(d.Requests), Tokens: tokens}
+	}
+	return sched.ServerQuota{}
+}
+
+// answerAt is when the answer to decision d, made at now, reaches a client
+// back a network delay away: after the service's latency (for a rejection,
+// the stall it waits out) and the way back.
+func answerAt(d *fakeapi.Decision, now, back time.Duration) time.Duration {
+	return satmath.Add(satmath.Add(now, d.Latency), back)
+}
+
+// answer is what a client read of an attempt's answer, kept in the slab
+// until it arrives: an outcome without pointers.
+type answer struct {
+	class      sched.Class
+	hasRetry   bool
+	hasUsage   bool
+	status     int32
+	retryAfter time.Duration
+	tokens     int64
+	quota      sched.ServerQuota
+}
+
+// outcome is the answer as the scheduler takes it.
+func (a *answer) outcome() sched.Outcome {
+	return sched.Outcome{Class: a.class, Status: int(a.status), RetryAfter: a.retryAfter, HasRetryAfter: a.hasRetry,
+		Tokens: a.tokens, HasUsage: a.hasUsage, Quota: a.quota}
+}

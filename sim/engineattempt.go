@@ -1,0 +1,243 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/satmath"
+)
+
+// attempt is one request between a client and a fake service: on its way
+// out, at the service, or its answer on its way back; what the client
+// needs of the service's decision.
+type attempt struct {
+	id     sched.AttemptID
+	svc    int32
+	phase  uint8      // phaseOut, phaseServer or phaseBack
+	req    fakeapi.ID // the service's id of an admitted request, else 0
+	kind   fakeapi.Kind
+	dead   bool          // the client stopped waiting; its events only settle the service's side
+	reader bool          // cancelled at the reader only: the request goes on to the server, which works on
+	proc   uint16        // the process that sent it
+	gate   int32         // waiting for the shared quota: its entry in gated, plus 1; else 0
+	back   time.Duration // the network delay of the answer on its way back
+	answer answer        // what the client reads of the service's answer (not for a hang)
+}
+
+// Where an attempt is: the phases of attempt.phase.
+const (
+	phaseOut    uint8 = iota // sent, not yet at the service (network delay)
+	phaseServer              // at the service: admitted and not yet answered
+	phaseBack                // answered: the answer is on its way back
+)
+
+// newAttempt takes a slab entry.
+func (e *engine) newAttempt() int32 {
+	if n := len(e.free); n > 0 {
+		i := e.free[n-1]
+		e.free = e.free[:n-1]
+		return i
+	}
+	e.slab = append(e.slab, attempt{})
+	e.outReq = append(e.outReq, outgoing{})
+	return int32(len(e.slab) - 1)
+}
+
+func (e *engine) freeAttempt(i int32) {
+	e.slab[i] = attempt{}
+	e.free = append(e.free, i)
+}
+
+// outgoing is what a service needs of an attempt's request, kept while the
+// attempt is on its way out.
+type outgoing struct {
+	client, resource string
+	tokens, output   int64 // output is the part of tokens the model generates
+	write            bool
+}
+
+// request is the request the service sees: tokens less output as input,
+// output as output.
+func (o *outgoing) request(key string) fakeapi.Request {
+	return fakeapi.Request{Client: o.client, Key: key, Method: "POST", Tokens: o.tokens - o.output, OutputTokens: o.output, Write: o.write, Resource: o.resource}
+}
+
+// start sends an attempt to its service's model. With a network delay the
+// service sees it that much later (evArrive); the client counts it in
+// flight from now until it reads the answer.
+func (e *engine) start(a *sched.Action) {
+	e.send(a, e.newAttempt())
+}
+
+// send sends an attempt to its service's model, in slab entry i.
+func (e *engine) send(a *sched.Action, i int32) {
+	meta := a.Call.Payload.(*callMeta)
+	si := meta.svc
+	req := outgoing{client: meta.client, tokens: a.Call.Tokens, output: max(0, min(meta.output, a.Call.Tokens)), write: meta.write}
+	if meta.write {
+		req.resource = a.Call.Resource
+		if req.resource == "" {
+			req.resource = a.Call.Service
+		}
+	}
+	pr := &e.procs[e.p]
+	at := &e.slab[i]
+	gated := at.gate != 0
+	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p)}
+	if !gated {
+		pr.attempts.put(a.Attempt, i)
+	}
+	var out time.Duration
+	if nd := &e.net[si]; nd.on() {
+		// Both ways are drawn as the attempt leaves, so the stream's order
+		// follows the order of attempts alone.
+		out, at.back = nd.draw(e.netRng[si]), nd.draw(e.netRng[si])
+	}
+	e.m.started(si, e.now, meta.tool < 0)
+	if e.multi && meta.tool >= 0 {
+		pr.stats.attempts++
+	}
+	if e.trace != nil {
+		e.traceStart(i, a, meta)
+	}
+	if out > 0 {
+		e.outReq[i] = req
+		e.schedule(event{at: satmath.Add(e.now, out), kind: evArrive, ref: i, proc: at.proc})
+		return
+	}
+	e.arrive(i, &req)
+}
+
+// arrived hands an attempt whose delay out has passed to its service.
+func (e *engine) arrived(i int32) {
+	req := e.outReq[i]
+	e.outReq[i] = outgoing{}
+	e.arrive(i, &req)
+}
+
+// arrive hands an attempt's request to its service's model, now.
+func (e *engine) arrive(i int32, req *outgoing) {
+	at := &e.slab[i]
+	if at.dead && !at.reader {
+		// Cancelled on its way out, at the transport: the connection
+		// closed before the service saw the request.
+		e.freeAttempt(i)
+		return
+	}
+	m := e.models[at.svc]
+	d := m.Arrive(e.now, req.request(e.sc.Services[at.svc].ClientKey()))
+	if e.onArrive != nil {
+		e.onArrive(e.now, &d)
+	}
+	at.req, at.kind = d.ID, d.Kind
+	if d.Kind != fakeapi.KindHang {
+		at.answer = e.readers[at.svc].read(&d, e.now, answerAt(&d, e.now, at.back))
+	}
+	switch {
+	case d.Kind == fakeapi.KindHang:
+		// No answer: the scheduler's timeout or a cancel ends it.
+		at.phase = phaseServer
+		if at.dead {
+			// Abandoned at the reader on its way out: nobody will close
+			// the connection of a request that never ends, so the run's
+			// client lets it go here.
+			m.Cancel(e.now, at.req)
+			e.freeAttempt(i)
+		}
+	case d.Admitted():
+		at.phase = phaseServer
+		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evServed, ref: i, proc: at.proc})
+	default:
+		at.phase = phaseBack
+		if at.dead {
+			e.freeAttempt(i)
+			return
+		}
+		// A rejection is answered at once, or when a stall ends, and
+		// reaches the client a network delay later.
+		e.schedule(event{at: answerAt(&d, e.now, at.back), kind: evResponse, ref: i, proc: at.proc})
+	}
+}
+
+// served ends an admitted attempt's work at its service and sends the
+// answer back (or, after a reader-only cancel, lets the service finish
+// work nobody will read).
+func (e *engine) served(i int32) {
+	at := &e.slab[i]
+	m := e.models[at.svc]
+	if at.dead {
+		if at.reader {
+			m.Finish(e.now, at.req, true)
+		}
+		e.freeAttempt(i)
+		return
+	}
+	m.Finish(e.now, at.req, false)
+	at.req = 0
+	at.phase = phaseBack
+	if at.back > 0 {
+		e.schedule(event{at: satmath.Add(e.now, at.back), kind: evResponse, ref: i, proc: at.proc})
+		return
+	}
+	e.respond(i)
+}
+
+// respond delivers an attempt's answer to the client.
+func (e *engine) respond(i int32) {
+	at := e.slab[i]
+	e.freeAttempt(i)
+	if at.dead {
+		return // the client stopped waiting on the way back
+	}
+	pr := &e.procs[at.proc]
+	pr.attempts.remove(at.id)
+	o := at.answer.outcome()
+	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
+	if e.multi && o.Class == sched.ClassRateLimited {
+		pr.stats.rateLimited++
+	}
+	if e.trace != nil {
+		e.traceEnd(i, at.proc, at.id, o)
+	}
+	pr.core.Complete(e.now, at.id, o)
+}
+
+// cancelAttempt stops waiting for an attempt. At the transport the service
+// sees the connection close (or, on the way out, never sees the request);
+// at the reader the request goes on and the service works on it (wasted
+// work). An answer already on its way back is dropped.
+func (e *engine) cancelAttempt(id sched.AttemptID) {
+	pr := &e.procs[e.p]
+	i, ok := pr.attempts.get(id)
+	if !ok {
+		return
+	}
+	pr.attempts.remove(id)
+	at := &e.slab[i]
+	if at.gate != 0 {
+		// Still waiting for the shared quota: nothing reached the service.
+		e.gated[at.gate-1].dead = true
+		return
+	}
+	e.m.ended(int(at.svc), e.now, false)
+	if e.trace != nil {
+		e.traceEnd(i, at.proc, id, sched.Outcome{Class: sched.ClassCancelled})
+	}
+	at.dead = true
+	switch {
+	case at.phase == phaseOut:
+		at.reader = !e.transport // its evArrive settles it
+	case at.phase == phaseBack:
+		// its evResponse frees it
+	case at.kind == fakeapi.KindHang:
+		// A hang has no event of its own: the connection closes, the slot frees.
+		e.models[at.svc].Cancel(e.now, at.req)
+		e.freeAttempt(i)
+	case e.transport:
+		e.models[at.svc].Cancel(e.now, at.req)
+		at.req = 0 // its evServed frees it
+	default:
+		at.reader = true
+	}
+}
