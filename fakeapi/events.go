@@ -200,12 +200,11 @@ func (c ServiceConfig) validateEventLimits(i int, l *EventLimits) []error {
 	return errs
 }
 
-// limitSet is one tenant's limits: per limiter its limit and capacity
-// (limit 0: none), and the concurrency cap.
+// limitSet is one tenant's shared limits (sharedRates): per kind its limit
+// and capacity (limit 0: none), and the concurrency cap.
 type limitSet struct {
-	rps, rpm, tpm          int64
-	rpsCap, rpmCap, tpmCap int64
-	conc                   int
+	limit, capacity units
+	conc            int
 }
 
 // scale multiplies every limit of s by f, rounding up, at least 1.
@@ -216,8 +215,10 @@ func (s limitSet) scale(f float64) limitSet {
 		}
 		return max(1, satmath.FromFloat[int64](math.Ceil(float64(v)*f)))
 	}
-	out := limitSet{rps: up(s.rps), rpm: up(s.rpm), tpm: up(s.tpm),
-		rpsCap: up(s.rpsCap), rpmCap: up(s.rpmCap), tpmCap: up(s.tpmCap)}
+	var out limitSet
+	for r := range numRates {
+		out.limit[r], out.capacity[r] = up(s.limit[r]), up(s.capacity[r])
+	}
 	if s.conc > 0 {
 		out.conc = int(max(1, math.Ceil(float64(s.conc)*f)))
 	}
@@ -228,34 +229,29 @@ func (s limitSet) scale(f float64) limitSet {
 // rules of ServiceConfig: Burst sizes the rps bucket (the rpm one without
 // rps), TokenBurst the tpm bucket; 0 is one window's worth.
 func absoluteLimits(l *EventLimits) limitSet {
-	s := limitSet{rps: l.RPS, rpm: l.RPM, tpm: l.TPM, conc: l.MaxConcurrent,
-		rpsCap: l.RPS, rpmCap: l.RPM, tpmCap: l.TPM}
+	s := limitSet{conc: l.MaxConcurrent}
+	s.limit[rateRPS], s.limit[rateRPM], s.limit[rateTPM] = l.RPS, l.RPM, l.TPM
+	s.capacity = s.limit
 	if l.Burst > 0 {
 		if l.RPS > 0 {
-			s.rpsCap = l.Burst
+			s.capacity[rateRPS] = l.Burst
 		} else {
-			s.rpmCap = l.Burst
+			s.capacity[rateRPM] = l.Burst
 		}
 	}
 	if l.TokenBurst > 0 {
-		s.tpmCap = l.TokenBurst
+		s.capacity[rateTPM] = l.TokenBurst
 	}
 	return s
 }
 
 // limitsOf is the limit set tenant t enforces now.
 func limitsOf(t *tenant) limitSet {
-	var s limitSet
-	if t.hasRPS {
-		s.rps, s.rpsCap = t.rps.limit, t.rps.capacity
+	s := limitSet{conc: t.maxConc}
+	for k := t.has & sharedRates; k != 0; k &= k - 1 {
+		r := k.first()
+		s.limit[r], s.capacity[r] = t.lim[r].limit, t.lim[r].capacity
 	}
-	if t.hasRPM {
-		s.rpm, s.rpmCap = t.rpm.limit, t.rpm.capacity
-	}
-	if t.hasTPM {
-		s.tpm, s.tpmCap = t.tpm.limit, t.tpm.capacity
-	}
-	s.conc = t.maxConc
 	return s
 }
 
@@ -273,25 +269,25 @@ func (l *limiter) setLimit(limit, capacity int64) {
 	l.credit = max(l.credit, -full)
 }
 
-// apply sets tenant t's limits to s at now.
+// apply sets tenant t's shared limits to s at now. A limit s does not set
+// is no longer enforced; a limiter enforced before keeps its state.
 func (t *tenant) apply(alg spec.Algorithm, now time.Duration, s limitSet) {
-	one := func(l *limiter, has *bool, limit, capacity int64, window time.Duration) {
-		if limit == 0 {
-			*has = false
-			return
-		}
-		if l.window == 0 { // never enforced before: a fresh limiter
-			*l = newLimiter(alg, limit, window, capacity)
+	for k := sharedRates; k != 0; k &= k - 1 {
+		r := k.first()
+		l := &t.lim[r]
+		switch {
+		case s.limit[r] == 0:
+			t.has &^= r.bit()
+			continue
+		case l.window == 0: // never enforced before: a fresh limiter
+			*l = newLimiter(alg, s.limit[r], rates[r].window, s.capacity[r])
 			l.last = now
-		} else {
+		default:
 			l.advance(now)
-			l.setLimit(limit, capacity)
+			l.setLimit(s.limit[r], s.capacity[r])
 		}
-		*has = true
+		t.has |= r.bit()
 	}
-	one(&t.rps, &t.hasRPS, s.rps, s.rpsCap, time.Second)
-	one(&t.rpm, &t.hasRPM, s.rpm, s.rpmCap, time.Minute)
-	one(&t.tpm, &t.hasTPM, s.tpm, s.tpmCap, time.Minute)
 	t.maxConc = s.conc
 }
 
@@ -336,6 +332,14 @@ func newTimeline(events []Event) timeline {
 // now, or nil. Events of one service changing one aspect never overlap, so
 // at most one matches.
 func (tl *timeline) active(now time.Duration, sel func(*Event) bool) *Event {
+	if len(tl.events) == 0 {
+		return nil // the common case, inlined into the hot path
+	}
+	return tl.find(now, sel)
+}
+
+// find is active for a service with events.
+func (tl *timeline) find(now time.Duration, sel func(*Event) bool) *Event {
 	for i := range tl.events {
 		e := &tl.events[i]
 		if e.At <= now && now < e.End() && sel(e) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/spec"
@@ -146,18 +145,9 @@ const ClientHeader = "X-Simbench-Client"
 // tools outputHeader or the body's "output_tokens" (0 without them).
 func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (decoded, error) {
 	var d decoded
-	var b reqBody
-	trimmed := bytes.TrimSpace(body)
-	switch {
-	case len(trimmed) == 0 && ep == epGeneric:
-	case len(trimmed) == 0:
-		return d, errors.New("the request body is empty; send a JSON object")
-	case trimmed[0] != '{':
-		return d, errors.New("the request body is not a JSON object")
-	default:
-		if err := json.Unmarshal(trimmed, &b); err != nil {
-			return d, fmt.Errorf("the request body is not valid JSON: %v", err)
-		}
+	b, err := parseBody(ep, body)
+	if err != nil {
+		return d, err
 	}
 	if b.Stream && !ep.generates() {
 		return d, errors.New("stream is supported on chat completions, responses and messages only; send stream: false")
@@ -170,77 +160,115 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, 
 			return d, fmt.Errorf("token counts must not be negative (got %d)", *p)
 		}
 	}
-	switch ep {
-	case epChat:
-		if len(b.Messages) == 0 {
-			return d, errors.New("messages is required")
-		}
-	case epEmbeddings:
-		if len(b.Input) == 0 {
-			return d, errors.New("input is required")
-		}
-		e, err := decodeEmbed(b.Input, b.EncodingFormat, b.Dimensions)
-		if err != nil {
-			return d, err
-		}
-		d.embed = e
-	case epMessages, epCountTokens:
-		if len(b.Messages) == 0 {
-			return d, errors.New("messages is required")
-		}
-		if b.MaxTokens == nil && ep == epMessages {
-			return d, errors.New("max_tokens is required")
-		}
-	case epResponses:
-		if len(b.Input) == 0 && b.PreviousResponseID == "" {
-			return d, errors.New("input is required")
-		}
+	if err := decodeFields(ep, &b, &d); err != nil {
+		return d, err
 	}
-	if ep.generates() {
-		a, err := decodeAgent(ep, &b)
-		if err != nil {
-			return d, err
-		}
-		d.agent = a
-	}
-	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt) + len(b.Instructions) + len(b.Tools)
-	d.input = int64(prompt+3) / 4
-	switch ep {
-	case epChat, epMessages, epResponses:
-		d.output = defaultOutput
-		if b.MaxCompletionTokens != nil {
-			d.output = *b.MaxCompletionTokens
-		} else if b.MaxTokens != nil {
-			d.output = *b.MaxTokens
-		} else if b.MaxOutputTokens != nil {
-			d.output = *b.MaxOutputTokens
-		}
-	case epGeneric:
-		if b.Tokens != nil {
-			d.input = *b.Tokens
-		}
-		if b.OutputTokens != nil {
-			d.output = *b.OutputTokens
-		}
-		if outputHeader != "" {
-			n, err := strconv.ParseInt(strings.TrimSpace(outputHeader), 10, 64)
-			if err != nil || n < 0 {
-				return d, fmt.Errorf("%s %q is not a non-negative integer", OutputTokensHeader, outputHeader)
-			}
-			d.output = n
-		}
-	}
-	if tokensHeader != "" {
-		n, err := strconv.ParseInt(strings.TrimSpace(tokensHeader), 10, 64)
-		if err != nil || n < 0 {
-			return d, fmt.Errorf("%s %q is not a non-negative integer", TokensHeader, tokensHeader)
-		}
-		d.input = n
+	if d.input, d.output, err = tokenCounts(ep, &b, tokensHeader, outputHeader, defaultOutput); err != nil {
+		return d, err
 	}
 	if b.Resource != nil {
 		d.resource, d.hasResource = *b.Resource, true
 	}
 	return d, nil
+}
+
+// parseBody parses a request body, which must be a JSON object (or empty,
+// for a generic tool).
+func parseBody(ep endpoint, body []byte) (reqBody, error) {
+	var b reqBody
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0 && ep == epGeneric:
+	case len(trimmed) == 0:
+		return b, errors.New("the request body is empty; send a JSON object")
+	case trimmed[0] != '{':
+		return b, errors.New("the request body is not a JSON object")
+	default:
+		if err := json.Unmarshal(trimmed, &b); err != nil {
+			return b, fmt.Errorf("the request body is not valid JSON: %v", err)
+		}
+	}
+	return b, nil
+}
+
+// decodeFields checks the fields endpoint ep requires of body b and
+// decodes into d what an embeddings request asks for and what a generating
+// request says about tools.
+func decodeFields(ep endpoint, b *reqBody, d *decoded) error {
+	switch ep {
+	case epChat:
+		if len(b.Messages) == 0 {
+			return errors.New("messages is required")
+		}
+	case epEmbeddings:
+		if len(b.Input) == 0 {
+			return errors.New("input is required")
+		}
+		e, err := decodeEmbed(b.Input, b.EncodingFormat, b.Dimensions)
+		if err != nil {
+			return err
+		}
+		d.embed = e
+	case epMessages, epCountTokens:
+		if len(b.Messages) == 0 {
+			return errors.New("messages is required")
+		}
+		if b.MaxTokens == nil && ep == epMessages {
+			return errors.New("max_tokens is required")
+		}
+	case epResponses:
+		if len(b.Input) == 0 && b.PreviousResponseID == "" {
+			return errors.New("input is required")
+		}
+	}
+	if ep.generates() {
+		a, err := decodeAgent(ep, b)
+		if err != nil {
+			return err
+		}
+		d.agent = a
+	}
+	return nil
+}
+
+// tokenCounts returns the input and output tokens of a request to ep with
+// body b (see decodeRequest); on an error, the counts found so far.
+func tokenCounts(ep endpoint, b *reqBody, tokensHeader, outputHeader string, defaultOutput int64) (in, out int64, err error) {
+	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt) + len(b.Instructions) + len(b.Tools)
+	in = int64(prompt+3) / 4
+	switch ep {
+	case epChat, epMessages, epResponses:
+		out = defaultOutput
+		if b.MaxCompletionTokens != nil {
+			out = *b.MaxCompletionTokens
+		} else if b.MaxTokens != nil {
+			out = *b.MaxTokens
+		} else if b.MaxOutputTokens != nil {
+			out = *b.MaxOutputTokens
+		}
+	case epGeneric:
+		if b.Tokens != nil {
+			in = *b.Tokens
+		}
+		if b.OutputTokens != nil {
+			out = *b.OutputTokens
+		}
+		if outputHeader != "" {
+			n, err := strconv.ParseInt(strings.TrimSpace(outputHeader), 10, 64)
+			if err != nil || n < 0 {
+				return in, out, fmt.Errorf("%s %q is not a non-negative integer", OutputTokensHeader, outputHeader)
+			}
+			out = n
+		}
+	}
+	if tokensHeader != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(tokensHeader), 10, 64)
+		if err != nil || n < 0 {
+			return in, out, fmt.Errorf("%s %q is not a non-negative integer", TokensHeader, tokensHeader)
+		}
+		in = n
+	}
+	return in, out, nil
 }
 
 // okBody renders a successful response of the endpoint's real shape: for
@@ -329,149 +357,6 @@ func answer(out int64) []string {
 	return p
 }
 
-// maxStreamGroups caps the groups a stream is sent in: the server flushes
-// each group at once and spreads the latency between groups.
-const maxStreamGroups = 64
-
-// sseGroups collects a streamed response of n pieces (tokens or tool calls)
-// as at most maxStreamGroups groups of server-sent events.
-type sseGroups struct {
-	groups [][]byte
-	n      int
-}
-
-func newSSEGroups(n int) *sseGroups {
-	return &sseGroups{groups: make([][]byte, min(n, maxStreamGroups)), n: n}
-}
-
-// event appends an event of piece i ("" name: a data-only event) to the
-// group that piece falls in; pieces fall in groups in order, evenly.
-func (s *sseGroups) event(i int, name string, v any) {
-	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
-	g := i * len(s.groups) / s.n
-	if name != "" {
-		s.groups[g] = append(s.groups[g], "event: "+name+"\n"...)
-	}
-	s.groups[g] = append(s.groups[g], "data: "...)
-	s.groups[g] = append(s.groups[g], b...)
-	s.groups[g] = append(s.groups[g], "\n\n"...)
-}
-
-// raw appends bytes to the last group.
-func (s *sseGroups) raw(b string) {
-	s.groups[len(s.groups)-1] = append(s.groups[len(s.groups)-1], b...)
-}
-
-// streamBody renders a streamed response as groups of server-sent events,
-// one event per token of the answer, or per tool call of dec.reply. Chat
-// completions follow OpenAI's chunks (a role chunk, content or tool_calls
-// deltas, a chunk with finish_reason, a usage chunk when includeUsage, then
-// "data: [DONE]"); messages follow Anthropic's events (message_start,
-// content_block_start, ping, content_block_delta..., content_block_stop,
-// message_delta with usage, message_stop); responses follow the Responses
-// API's events (see responseEvents).
-func streamBody(ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) [][]byte {
-	calls := dec.reply.calls
-	pieces := answer(out)
-	n := len(pieces)
-	if len(calls) > 0 {
-		n = len(calls)
-	}
-	groups := newSSEGroups(n)
-	last := n - 1
-	switch ep {
-	case epChat:
-		chunk := func(delta map[string]any, finish any) map[string]any {
-			c := map[string]any{
-				"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": created.Unix(), "model": model,
-				"system_fingerprint": nil,
-				"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
-			}
-			if dec.includeUsage {
-				c["usage"] = nil
-			}
-			return c
-		}
-		finish := "stop"
-		if len(calls) == 0 {
-			groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
-			for i, p := range pieces {
-				groups.event(i, "", chunk(map[string]any{"content": p}, nil))
-			}
-		} else {
-			finish = "tool_calls"
-			groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": nil, "refusal": nil}, nil))
-			for i, c := range calls {
-				groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
-					"index": i, "id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": ""}}}}, nil))
-				for _, p := range argPieces(c.args) {
-					groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
-						"index": i, "function": map[string]any{"arguments": p}}}}, nil))
-				}
-			}
-		}
-		groups.event(last, "", chunk(map[string]any{}, finish))
-		if dec.includeUsage {
-			u := chunk(nil, nil)
-			u["choices"] = []any{}
-			u["usage"] = map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)}
-			groups.event(last, "", u)
-		}
-		groups.raw("data: [DONE]\n\n")
-	case epMessages:
-		stop := "end_turn"
-		groups.event(0, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
-			"id": "msg_" + id, "type": "message", "role": "assistant", "model": model, "content": []any{},
-			"stop_reason": nil, "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": in, "output_tokens": 1},
-		}})
-		if len(calls) == 0 {
-			groups.event(0, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-				"content_block": map[string]any{"type": "text", "text": ""}})
-			groups.event(0, "ping", map[string]any{"type": "ping"})
-			for i, p := range pieces {
-				groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-					"delta": map[string]any{"type": "text_delta", "text": p}})
-			}
-			groups.event(last, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-		} else {
-			stop = "tool_use"
-			for i, c := range calls {
-				groups.event(i, "content_block_start", map[string]any{"type": "content_block_start", "index": i,
-					"content_block": toolUseBlock(c, false)})
-				if i == 0 {
-					groups.event(0, "ping", map[string]any{"type": "ping"})
-				}
-				for _, p := range append([]string{""}, argPieces(c.args)...) {
-					groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-						"delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
-				}
-				groups.event(i, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
-			}
-		}
-		groups.event(last, "message_delta", map[string]any{"type": "message_delta",
-			"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-			"usage": map[string]any{"output_tokens": out}})
-		groups.event(last, "message_stop", map[string]any{"type": "message_stop"})
-	case epResponses:
-		responseEvents(groups, pieces, id, model, created, in, out, dec)
-	}
-	return groups.groups
-}
-
-// argPieces splits a tool call's JSON arguments in two, as models stream
-// them in several deltas.
-func argPieces(args []byte) []string {
-	h := len(args) / 2
-	for h > 0 && !utf8.RuneStart(args[h]) {
-		h-- // split between characters
-	}
-	if h == 0 {
-		return []string{string(args)}
-	}
-	return []string{string(args[:h]), string(args[h:])}
-}
-
 // modelsBody lists the service's model as the provider's /v1/models does.
 func modelsBody(api spec.APIStyle, model string, created time.Time) []byte {
 	var v any
@@ -487,140 +372,4 @@ func modelsBody(api spec.APIStyle, model string, created time.Time) []byte {
 	}
 	b, _ := json.Marshal(v)
 	return append(b, '\n')
-}
-
-// errorBody renders an error in the API style's shape. extra fields are
-// added to the error object (generic style only), except "request_id",
-// which Anthropic style sends beside the error, and "limit", which makes an
-// OpenAI-style 429 of the token limit type "tokens".
-func errorBody(api spec.APIStyle, status int, message string, extra map[string]any) []byte {
-	var v any
-	switch api {
-	case spec.APIAnthropic:
-		m := map[string]any{"type": "error", "error": map[string]any{"type": anthropicType(status), "message": message}}
-		if id, ok := extra["request_id"]; ok {
-			m["request_id"] = id
-		}
-		v = m
-	case spec.APIOpenAI:
-		typ, code := openAIType(status)
-		if l := extra["limit"]; status == http.StatusTooManyRequests && (l == LimitTPM.String() || l == LimitITPM.String() || l == LimitOTPM.String()) {
-			typ = "tokens"
-		}
-		v = map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": code}}
-	default:
-		e := map[string]any{"type": anthropicType(status), "message": message, "status": status}
-		for k, x := range extra {
-			e[k] = x
-		}
-		v = map[string]any{"error": e}
-	}
-	b, _ := json.Marshal(v)
-	return append(b, '\n')
-}
-
-func anthropicType(status int) string {
-	switch status {
-	case 400:
-		return "invalid_request_error"
-	case 401:
-		return "authentication_error"
-	case 404:
-		return "not_found_error"
-	case 405:
-		return "invalid_request_error"
-	case 409:
-		return "conflict_error"
-	case 413:
-		return "request_too_large"
-	case 429:
-		return "rate_limit_error"
-	case 529:
-		return "overloaded_error"
-	}
-	return "api_error"
-}
-
-func openAIType(status int) (typ string, code any) {
-	switch status {
-	case 400, 404, 405:
-		return "invalid_request_error", nil
-	case 401:
-		return "invalid_request_error", "invalid_api_key"
-	case 409:
-		return "invalid_request_error", "conflict"
-	case 413:
-		return "invalid_request_error", "request_too_large"
-	case 429:
-		return "requests", "rate_limit_exceeded"
-	case 529:
-		return "server_error", "overloaded"
-	}
-	return "server_error", nil
-}
-
-var limitPhrases = [numLimits]string{"", "requests per second (RPS)", "requests per min (RPM)", "tokens per min (TPM)", "concurrent requests",
-	"input tokens per minute", "output tokens per minute"}
-
-// tokenLimitMessage words a 429 of the input- or output-token limit as
-// Anthropic does: the limit per minute that the request would exceed.
-func tokenLimitMessage(service string, d *Decision) string {
-	q := d.InputTokenQuota
-	if d.Limit == LimitOTPM {
-		q = d.OutputTokenQuota
-	}
-	msg := fmt.Sprintf("This request would exceed the rate limit of %d %s on service %s (remaining %d)", q.Limit, limitPhrases[d.Limit], service, q.Remaining)
-	if d.HasRetryAfter {
-		msg += fmt.Sprintf(". Please try again in %v", d.RetryAfter)
-	}
-	return msg + "."
-}
-
-// rejectMessage explains a rejection the way providers do, naming the limit.
-func rejectMessage(service string, d *Decision, bodyErr error) string {
-	switch d.Kind {
-	case KindRateLimited:
-		if d.Limit == LimitITPM || d.Limit == LimitOTPM {
-			return tokenLimitMessage(service, d)
-		}
-		q := d.Requests
-		if d.Limit == LimitTPM {
-			q = d.TokenQuota
-		}
-		if d.Limit == LimitRPS && d.Requests.Limit > 0 {
-			// The headers publish a per-second limit per minute.
-			q.Limit, q.Remaining = q.Limit/60, q.Remaining/60
-		}
-		msg := fmt.Sprintf("Rate limit reached for %s on service %s", limitPhrases[d.Limit], service)
-		if d.Limit != LimitConcurrency && q.Limit > 0 {
-			msg += fmt.Sprintf(": Limit %d, Remaining %d", q.Limit, q.Remaining)
-			if d.Limit == LimitTPM {
-				msg += fmt.Sprintf(", Requested %d", d.Tokens)
-			}
-		}
-		if d.HasRetryAfter {
-			msg += fmt.Sprintf(". Please try again in %v", d.RetryAfter)
-		}
-		return msg + "."
-	case KindOverloaded:
-		return "The server is overloaded. Please retry your request after a brief wait."
-	case KindUnauthorized:
-		return "Incorrect or missing API key. Send Authorization: Bearer KEY or x-api-key: KEY."
-	case KindTooLarge:
-		if d.Limit == LimitITPM || d.Limit == LimitOTPM {
-			return fmt.Sprintf("Request too large: it asks for more %s than the rate limit of service %s allows in one minute, so it can never be admitted.", limitPhrases[d.Limit], service)
-		}
-		if d.Limit == LimitTPM {
-			return fmt.Sprintf("Request too large for %s on service %s: Requested %d, which can never be admitted.", limitPhrases[LimitTPM], service, d.Tokens)
-		}
-		return "Request body too large."
-	case KindConflict:
-		return fmt.Sprintf("Conflict on service %s: another write to this resource was in progress and commits first; retry the write, after a backoff.", service)
-	case KindBadRequest:
-		if bodyErr != nil {
-			return bodyErr.Error()
-		}
-		return "Bad request."
-	}
-	return "The server had an error while processing your request."
 }

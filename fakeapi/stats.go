@@ -110,3 +110,39 @@ func (m *Model) Stats() Stats {
 	}
 	return s
 }
+
+// maxTimeline bounds the per-second timeline (12 days of seconds).
+const maxTimeline = 1 << 20
+
+// counters are a model's accounting, which Stats reports.
+type counters struct {
+	arrived, accepted, completed, cancelled    int64
+	wasted, wastedTokens, early, races, tokens int64
+	wastedNS, conflicts                        int64
+	bgAdmitted, bgLimited                      int64
+	limited                                    [numLimits]int64
+	errors                                     [numKinds]int64
+	peak                                       int
+	timeline                                   []Second
+}
+
+// tick records one admitted or rate-limited arrival in the timeline.
+func (m *Model) tick(now time.Duration, admitted bool) {
+	if now < 0 {
+		return
+	}
+	sec := int64(now / time.Second)
+	if sec >= maxTimeline {
+		return
+	}
+	tl := m.c.timeline
+	for int64(len(tl)) <= sec {
+		tl = append(tl, Second{T: int64(len(tl))})
+	}
+	if admitted {
+		tl[sec].Admitted++
+	} else {
+		tl[sec].Limited++
+	}
+	m.c.timeline = tl
+}

@@ -1,0 +1,323 @@
+package fakeapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/simbench/simbench/spec"
+)
+
+// Routing and answering one request: the steps of serve.
+
+// ServeHTTP serves the shared listener: accounting endpoints, then services
+// by path prefix, then 404 listing the known paths.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if p == MetricsPath && s.metrics != nil {
+		s.metrics.handler.ServeHTTP(w, r)
+		return
+	}
+	if strings.HasPrefix(p, "/_simbench/") {
+		s.serveAdmin(w, r)
+		return
+	}
+	name, rest, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	if sv := s.byName[name]; sv != nil && name != "" {
+		s.serve(w, r, sv, "/"+rest)
+		return
+	}
+	s.serveNotFound(w, r)
+}
+
+func (s *Server) serviceHandler(sv *service) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == MetricsPath && s.metrics != nil {
+			s.metrics.handler.ServeHTTP(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/_simbench/") {
+			s.serveAdmin(w, r)
+			return
+		}
+		s.serve(w, r, sv, r.URL.Path)
+	})
+}
+
+// serve answers one request to service sv at path (within the service), in
+// steps: route it, answer what needs no model, read and decode it, let
+// the model decide, then answer the rejection or the admission.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path string) {
+	c := &sv.cfg
+	ep, ok := route(c.API, r.Method, path)
+	if !ok {
+		w.Header().Set("Allow", ep.method())
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody(c.API, 405, fmt.Sprintf("%s %s is not supported; use %s", r.Method, path, ep.method()), nil))
+		return
+	}
+	if s.serveAside(w, r, c, ep) {
+		return
+	}
+	body, n, ok := readRequestBody(w, r, c)
+	if !ok {
+		return
+	}
+	in := readRequest(r, sv, ep, path, body, n)
+	if ep == epCountTokens {
+		answerCount(w, c, &in)
+		return
+	}
+	now, d := s.decide(sv, &in)
+	id := strconv.FormatUint(sv.ids.Add(1), 10)
+	wall := s.start.Add(time.Duration(s.epoch.Load()) + s.real(now))
+	seen := s.realDecision(d) // what the client is told, in real time
+	status := writeDecisionHeaders(w.Header(), c, "req_"+id, &seen, wall)
+	if !d.Admitted() {
+		s.answerRejection(w, r, c, id, status, &d, &seen, in.bodyErr)
+		return
+	}
+	s.answerAdmission(w, r, sv, ep, path, id, status, now, wall, &d, &in.dec)
+}
+
+// serveAside answers, without the model, what spends no quota: an unknown
+// path (404), the model list and, for a key the service does not accept,
+// token counting (401). It reports whether it answered.
+func (s *Server) serveAside(w http.ResponseWriter, r *http.Request, c *ServiceConfig, ep endpoint) bool {
+	switch ep {
+	case epUnknown:
+		s.notFound.Add(1)
+		msg := fmt.Sprintf("Unknown request URL: %s %s. This fake %s service answers %s; check the base URL (the SDK appends the /v1/... path itself).",
+			r.Method, r.URL.Path, c.API, strings.Join(knownPaths(c.API)[:len(knownPaths(c.API))-1], ", "))
+		writeJSON(w, http.StatusNotFound, errorBody(c.API, 404, msg, nil))
+		return true
+	case epModels, epCountTokens:
+		// The API key is still checked.
+		if !knownKey(c, apiKey(r)) {
+			writeJSON(w, http.StatusUnauthorized, errorBody(c.API, 401, rejectMessage(c.Name, &Decision{Kind: KindUnauthorized}, nil), nil))
+			return true
+		}
+		if ep == epModels {
+			writeJSON(w, 200, modelsBody(c.API, c.ModelName, s.start))
+			return true
+		}
+	}
+	return false
+}
+
+// readRequestBody reads the request's body, at most one byte past the
+// service's MaxBodyBytes (n tells how much came). It reports false when
+// there is no request to answer: the client went away before sending it,
+// or sent it too slowly (ReadTimeout, answered 408); the connection is
+// closed either way.
+func readRequestBody(w http.ResponseWriter, r *http.Request, c *ServiceConfig) (body []byte, n int64, ok bool) {
+	body, n, err := readBody(r, c.MaxBodyBytes)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			w.Header().Set("Connection", "close")
+			writeJSON(w, http.StatusRequestTimeout, errorBody(c.API, http.StatusRequestTimeout, "the request body did not arrive within the read timeout", nil))
+		}
+		return nil, 0, false
+	}
+	return body, n, true
+}
+
+// incoming is what the server read from a request.
+type incoming struct {
+	// req is what the model decides on.
+	req Request
+	// how is the rule that identified the request as a retry or not.
+	how retryRule
+	// dec is the decoded body; bodyErr says why it did not decode (the
+	// request is then Malformed).
+	dec     decoded
+	bodyErr error
+	// tooLarge says the body is past the service's MaxBodyBytes (it is not
+	// decoded).
+	tooLarge bool
+}
+
+// readRequest turns an HTTP request with body (n bytes read) to endpoint ep
+// of sv into what the model decides on.
+func readRequest(r *http.Request, sv *service, ep endpoint, path string, body []byte, n int64) incoming {
+	c := &sv.cfg
+	in := incoming{req: Request{Method: r.Method, Path: path, Key: apiKey(r), Bytes: n}, tooLarge: n > c.MaxBodyBytes}
+	in.req.Client, in.req.Retry, in.how = retryIdentity(r, in.req.Key)
+	if !in.tooLarge {
+		in.dec, in.bodyErr = decodeRequest(ep, body, r.Header.Get(TokensHeader), r.Header.Get(OutputTokensHeader), c.OutputTokens)
+		in.req.Malformed = in.bodyErr != nil
+	}
+	in.req.Tokens, in.req.OutputTokens = in.dec.input, in.dec.output
+	in.req.Write, in.req.Resource = writeOf(r, ep, path, body, &in.dec, sv.routes)
+	return in
+}
+
+// answerCount answers a token-counting request, which spends no quota.
+func answerCount(w http.ResponseWriter, c *ServiceConfig, in *incoming) {
+	if in.bodyErr != nil || in.tooLarge {
+		msg := "Request body too large."
+		if in.bodyErr != nil {
+			msg = in.bodyErr.Error()
+		}
+		writeJSON(w, 400, errorBody(c.API, 400, msg, nil))
+		return
+	}
+	writeJSON(w, 200, []byte(fmt.Sprintf(`{"input_tokens":%d}`+"\n", in.dec.input)))
+}
+
+// decide lets sv's model decide on the request at the models' time now,
+// and counts an early retry by the rule that identified it.
+func (s *Server) decide(sv *service, in *incoming) (now time.Duration, d Decision) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	now = s.now()
+	d = sv.m.Arrive(now, in.req)
+	if d.EarlyRetry {
+		sv.earlyBy[in.how]++
+	}
+	return now, d
+}
+
+// writeDecisionHeaders adds to h the headers every answer to a decision
+// carries: the request id (requestID, as x-request-id and, for the
+// Anthropic style, request-id) and the service's rate-limit headers for
+// seen, the decision with its delays in real time (Decision.Answer); wall
+// is the time of the decision. It returns the answer's HTTP status.
+func writeDecisionHeaders(h http.Header, c *ServiceConfig, requestID string, seen *Decision, wall time.Time) int {
+	h.Set("X-Request-Id", requestID)
+	if c.API == spec.APIAnthropic {
+		h.Set("Request-Id", requestID)
+	}
+	return seen.Answer(c.API, c.Headers, wall, h)
+}
+
+// errorExtra is the extra fields of the error body answering a decision of
+// kind k with request id: its kind, and the request id for the Anthropic
+// style, which sends it beside the error.
+func errorExtra(api spec.APIStyle, k Kind, requestID string) map[string]any {
+	extra := map[string]any{"kind": k.String()}
+	if api == spec.APIAnthropic {
+		extra["request_id"] = requestID
+	}
+	return extra
+}
+
+// answerRejection answers request id, which the model rejected at once,
+// with status, after the stall it arrived in, if any (nothing, when the
+// client leaves first); seen is d with its delays in real time, bodyErr
+// why the body did not decode.
+func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *ServiceConfig, id string, status int, d, seen *Decision, bodyErr error) {
+	if d.Latency > 0 && !s.hold(r.Context(), seen.Latency) {
+		return // the client left during a stall
+	}
+	extra := errorExtra(c.API, d.Kind, "req_"+id)
+	if d.Kind == KindRateLimited || d.Kind == KindTooLarge && d.Limit == LimitTPM {
+		extra["limit"] = d.Limit.String()
+		if d.HasRetryAfter {
+			extra["retry_after_ms"] = RoundUp(seen.RetryAfter, time.Millisecond).Milliseconds()
+		}
+	}
+	writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, d, bodyErr), extra))
+}
+
+// answerAdmission answers admitted request id after its latency: the fake
+// model's answer (streamed on request), a server error or a conflict with
+// status, or a connection reset; it ends the request in the model.
+func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *service, ep endpoint, path, id string, status int, now time.Duration, wall time.Time, d *Decision, dec *decoded) {
+	c := &sv.cfg
+	if s.metrics != nil {
+		// Runs after the request ended in the model, also when the
+		// handler panics to abort the connection.
+		defer s.metrics.observe(sv, now)
+	}
+	model := dec.model
+	if model == "" {
+		model = c.ModelName
+	}
+	if d.Kind == KindOK && ep.generates() {
+		prefix := "call"
+		if ep == epMessages {
+			prefix = "toolu"
+		}
+		dec.reply = c.Agent.decide(sv.agentSeed, &dec.agent, prefix)
+	}
+	if d.Kind == KindOK && dec.stream {
+		s.stream(w, r.Context(), sv, d, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec))
+		return
+	}
+	if !s.await(r.Context(), sv, d) {
+		return
+	}
+	switch d.Kind {
+	case KindOK:
+		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, dec.output, dec))
+	case KindServerError, KindConflict:
+		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
+	case KindReset:
+		panic(http.ErrAbortHandler) // closes the connection without a response
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body) //nolint:errcheck // the client may be gone; nothing to do
+}
+
+// apiKey returns the key from Authorization: Bearer KEY or x-api-key.
+func apiKey(r *http.Request) string {
+	if a := r.Header.Get("Authorization"); a != "" {
+		if k, ok := strings.CutPrefix(a, "Bearer "); ok {
+			return strings.TrimSpace(k)
+		}
+		return ""
+	}
+	return r.Header.Get("X-Api-Key")
+}
+
+// readBody reads at most limit bytes; n is limit+1 when the body is longer.
+func readBody(r *http.Request, limit int64) (body []byte, n int64, err error) {
+	if r.Body == nil {
+		return nil, 0, nil
+	}
+	body, err = io.ReadAll(io.LimitReader(r.Body, limit+1))
+	return body, int64(len(body)), err
+}
+
+// knownKey reports whether key is one the service accepts (any key when it
+// configures none).
+func knownKey(c *ServiceConfig, key string) bool {
+	if len(c.Keys) == 0 {
+		return true
+	}
+	for _, k := range c.Keys {
+		if k.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// providerStatus is the status a provider style sends for a rejection: an
+// OpenAI-style service answers a request too large for its token limit with
+// 429 (type tokens) and an overload with 503, as OpenAI does; the rest is
+// the model's status.
+func providerStatus(api spec.APIStyle, d *Decision) int {
+	if api != spec.APIOpenAI {
+		return d.Status
+	}
+	switch {
+	case d.Kind == KindTooLarge && d.Limit == LimitTPM:
+		return http.StatusTooManyRequests
+	case d.Kind == KindOverloaded:
+		return http.StatusServiceUnavailable
+	}
+	return d.Status
+}

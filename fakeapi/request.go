@@ -1,0 +1,111 @@
+package fakeapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// What a request is: a retry or not, and a write of which resource.
+
+// Headers that tell the server what a request is (see the README).
+const (
+	// WriteHeader marks a request as a write: its value names the resource
+	// written ("1" or "true": the body's "resource" field, else the path).
+	// Only writes can race; PUT, PATCH and DELETE on a tool path, and
+	// requests to ServiceConfig.WritePaths, are writes without it; provider
+	// endpoints never are.
+	WriteHeader = "X-Simbench-Write"
+	// RetryHeader marks a retry for early-retry accounting, as the official
+	// SDKs' x-stainless-retry-count does: a number above 0 is a retry.
+	RetryHeader = "X-Simbench-Retry"
+	// StainlessRetryHeader is the retry count the OpenAI and Anthropic SDKs
+	// send with every attempt (0 on the first).
+	StainlessRetryHeader = "X-Stainless-Retry-Count"
+	// IdempotencyHeader is the idempotency key some clients send; attempts
+	// repeating one key are one request and its retries.
+	IdempotencyHeader = "Idempotency-Key"
+)
+
+// retryIdentity returns the early-retry identity and mark of a request:
+//
+//   - With an Idempotency-Key, the identity is the API key plus that key,
+//     and the request is a marked retry: it is early only if an earlier
+//     attempt with the same key was rate limited and told to wait past now.
+//   - With x-stainless-retry-count (or X-Simbench-Retry), a count above 0 is
+//     a marked retry of the API key plus X-Simbench-Client, early only when
+//     every rate-limited request of that identity still owed a retry was
+//     told to wait past now, so parallel callers that each honour their own
+//     delay never count; 0 is a first attempt, never early.
+//   - With only X-Simbench-Client, the client says it sends one request at a
+//     time: any request before its latest delay has elapsed is early.
+//   - With none of these, the request is a first attempt.
+//
+// how names the rule, for Stats.EarlyRetriesBy.
+func retryIdentity(r *http.Request, key string) (client string, mark RetryMark, how retryRule) {
+	client = key + "|" + r.Header.Get(ClientHeader)
+	if k := r.Header.Get(IdempotencyHeader); k != "" {
+		return client + "|idempotency:" + k, RetryMarked, byIdempotencyKey
+	}
+	for _, h := range []string{StainlessRetryHeader, RetryHeader} {
+		if v := r.Header.Get(h); v != "" {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+				return client, RetryMarked, byRetryCount
+			}
+			return client, RetryFresh, byRetryCount
+		}
+	}
+	if r.Header.Get(ClientHeader) != "" {
+		return client, RetryUnknown, byClient
+	}
+	return client, RetryFresh, byRetryCount
+}
+
+// retryRule is how a request was identified as a retry or not.
+type retryRule uint8
+
+const (
+	byIdempotencyKey retryRule = iota
+	byRetryCount
+	byClient
+	numRetryRules
+)
+
+// retryRuleNames are the keys of Stats.EarlyRetriesBy.
+var retryRuleNames = [numRetryRules]string{"idempotency_key", "retry_count", "client"}
+
+// writeOf says whether a request to endpoint ep is a write and of which
+// resource: one with WriteHeader, a PUT, PATCH or DELETE, or any request on
+// or below one of routes (ServiceConfig.WriteRoutes and WritePaths) on a
+// tool path. A route's declared resource key (WriteRoute.ResourceFrom)
+// names the resource when the request carries it.
+func writeOf(r *http.Request, ep endpoint, path string, body []byte, dec *decoded, routes []writeRoute) (bool, string) {
+	if ep != epGeneric {
+		return false, ""
+	}
+	rt := matchRoute(routes, path)
+	if rt != nil {
+		if k := rt.key(r, path, body); k != "" {
+			return true, k
+		}
+	}
+	res := path
+	if dec.hasResource && dec.resource != "" {
+		res = dec.resource
+	}
+	switch v := strings.TrimSpace(r.Header.Get(WriteHeader)); strings.ToLower(v) {
+	case "", "0", "false", "no":
+	case "1", "true", "yes":
+		return true, res
+	default:
+		return true, v
+	}
+	switch r.Method {
+	case http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true, res
+	}
+	if rt != nil {
+		return true, res
+	}
+	return false, ""
+}
