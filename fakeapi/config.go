@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/simbench/simbench/spec"
 )
@@ -31,8 +32,9 @@ type ServiceConfig struct {
 	WriteRoutes []WriteRoute
 	// Events are timed changes of the service's conditions (limits,
 	// latency, error and overload rates, stalls, outages), in time since the
-	// model's epoch; see Event.
-	Events []Event
+	// model's epoch; see spec.Event. Their one validator is
+	// spec.Config.EventProblems.
+	Events []spec.Event
 }
 
 // withDefaults returns c with zero fields replaced by their defaults
@@ -54,7 +56,7 @@ func (c *ServiceConfig) LoadFiles() error {
 		return fmt.Errorf("fakeapi: service %q: %w", c.Name, err)
 	}
 	defer f.Close()
-	s, err := ReadSamples(f)
+	s, err := spec.ReadSamples[time.Duration](f)
 	if err != nil {
 		return fmt.Errorf("fakeapi: service %q: %s: %w", c.Name, c.Latency.File, err)
 	}
@@ -66,14 +68,15 @@ func (c *ServiceConfig) LoadFiles() error {
 // with errors.Join; nil means NewModel accepts it. The service's own
 // problems are those of spec.Config.Problems, the one validator that
 // scenario files are also checked with; the agent loop, events and write
-// routes add theirs. It reads no files.
+// routes add theirs, and the events are checked against the service by
+// spec.Config.EventProblems, the one validator of events. It reads no
+// files.
 func (c ServiceConfig) Validate() error {
 	var errs []error
-	for _, p := range c.Config.Problems() {
+	for _, p := range append(c.Config.Problems(), c.Config.EventProblems(c.Events)...) {
 		errs = append(errs, fmt.Errorf("fakeapi: service %q: %s", c.Name, p))
 	}
 	errs = append(errs, c.Agent.validate(c.Name)...)
-	errs = append(errs, c.validateEvents()...)
 	errs = append(errs, c.validateRoutes()...)
 	return errors.Join(errs...)
 }

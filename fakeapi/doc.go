@@ -13,7 +13,7 @@
 // unseen background traffic from other clients on the same key, the retry
 // delay a rejected client is told, and the accounting (accepted, rate
 // limited, wasted work, early retries, write races, conflicts, …), and
-// timed [Event]s that change its limits, latency, error and overload rates,
+// timed [spec.Event]s that change its limits, latency, error and overload rates,
 // freeze it (a stall) or refuse everything (an outage) for a while. It does
 // no I/O, starts no goroutines,
 // never reads the clock and draws randomness only from the *rand.Rand it is

@@ -32,19 +32,19 @@ func admittedPerSecond(m *Model, end time.Duration) []int {
 func TestEventLimitsChangeAndRevert(t *testing.T) {
 	tests := []struct {
 		alg    spec.Algorithm
-		limits EventLimits
+		limits spec.EventLimits
 	}{
-		{spec.TokenBucket, EventLimits{Factor: 0.5}},
-		{spec.FixedWindow, EventLimits{Factor: 0.5}},
-		{spec.SlidingWindow, EventLimits{Factor: 0.5}},
-		{spec.TokenBucket, EventLimits{RPS: 5}},
-		{spec.SlidingWindow, EventLimits{RPS: 5}},
+		{spec.TokenBucket, spec.EventLimits{Factor: 0.5}},
+		{spec.FixedWindow, spec.EventLimits{Factor: 0.5}},
+		{spec.SlidingWindow, spec.EventLimits{Factor: 0.5}},
+		{spec.TokenBucket, spec.EventLimits{RPS: 5}},
+		{spec.SlidingWindow, spec.EventLimits{RPS: 5}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%+v", tt.alg, tt.limits), func(t *testing.T) {
 			limits := tt.limits
 			m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPS: 10, Algorithm: tt.alg},
-				Events: []Event{{At: 10 * time.Second, For: 5 * time.Second, Limits: &limits}}})
+				Events: []spec.Event{{At: 10 * time.Second, For: 5 * time.Second, Limits: &limits}}})
 			got := admittedPerSecond(m, 20*time.Second)
 			for sec := 2; sec < 20; sec++ {
 				want := 10
@@ -63,7 +63,7 @@ func TestEventLimitsChangeAndRevert(t *testing.T) {
 // the new limits; a token bucket's level is clamped to the new capacity.
 func TestEventLimitsPublished(t *testing.T) {
 	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPM: 600, TPM: 10_000},
-		Events: []Event{{At: time.Minute, For: time.Minute, Limits: &EventLimits{Factor: 0.25}}}})
+		Events: []spec.Event{{At: time.Minute, For: time.Minute, Limits: &spec.EventLimits{Factor: 0.25}}}})
 	d := m.Arrive(0, Request{Tokens: 100})
 	if d.Requests.Limit != 600 || d.TokenQuota.Limit != 10_000 {
 		t.Fatalf("before: %+v %+v", d.Requests, d.TokenQuota)
@@ -88,9 +88,9 @@ func TestEventLimitsPublished(t *testing.T) {
 // TestEventLimitsBackToBack: one limit event ending where the next starts
 // hands over at that instant, without the configured limits in between.
 func TestEventLimitsBackToBack(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPS: 20}, Events: []Event{
-		{At: 10 * time.Second, For: 5 * time.Second, Limits: &EventLimits{Factor: 0.25}},
-		{At: 5 * time.Second, For: 5 * time.Second, Limits: &EventLimits{Factor: 0.5}},
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPS: 20}, Events: []spec.Event{
+		{At: 10 * time.Second, For: 5 * time.Second, Limits: &spec.EventLimits{Factor: 0.25}},
+		{At: 5 * time.Second, For: 5 * time.Second, Limits: &spec.EventLimits{Factor: 0.5}},
 	}})
 	got := admittedPerSecond(m, 20*time.Second)
 	for sec := 2; sec < 20; sec++ {
@@ -111,7 +111,7 @@ func TestEventLimitsBackToBack(t *testing.T) {
 // the requests past it, and requests in flight keep their slots.
 func TestEventConcurrency(t *testing.T) {
 	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", MaxConcurrent: 4},
-		Events: []Event{{At: time.Second, For: time.Second, Limits: &EventLimits{MaxConcurrent: 1}}}})
+		Events: []spec.Event{{At: time.Second, For: time.Second, Limits: &spec.EventLimits{MaxConcurrent: 1}}}})
 	var ids []ID
 	for range 3 {
 		d := m.Arrive(0, Request{})
@@ -143,7 +143,7 @@ func TestEventConcurrency(t *testing.T) {
 // TestEventStallFinishAt: work progresses only outside a stall.
 func TestEventStallFinishAt(t *testing.T) {
 	s := 50 * time.Second
-	tl := newTimeline([]Event{{At: s, For: time.Second, Stall: true}, {At: 60 * time.Second, For: time.Second, Stall: true}})
+	tl := newTimeline([]spec.Event{{At: s, For: time.Second, Stall: true}, {At: 60 * time.Second, For: time.Second, Stall: true}})
 	tests := []struct {
 		name     string
 		now, lat time.Duration
@@ -169,7 +169,7 @@ func TestEventStallFinishAt(t *testing.T) {
 // their latency and rejections are held until the stall ends.
 func TestEventStallHoldsAnswers(t *testing.T) {
 	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", RPS: 1, Latency: spec.Dist[time.Duration]{Value: 100 * ms}},
-		Events: []Event{{At: time.Second, For: 2 * time.Second, Stall: true}}})
+		Events: []spec.Event{{At: time.Second, For: 2 * time.Second, Stall: true}}})
 	if d := m.Arrive(950*ms, Request{}); !d.Admitted() || d.Latency != 2100*ms {
 		t.Fatalf("in service at the stall: %+v, want admitted with latency 2.1s", d)
 	}
@@ -193,7 +193,7 @@ func TestEventOutageStatus(t *testing.T) {
 	}{{spec.APIOpenAI, 503}, {spec.APIGeneric, 503}, {spec.APIAnthropic, 529}}
 	for _, tt := range tests {
 		m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", API: tt.api},
-			Events: []Event{{At: time.Second, For: time.Second, Outage: true}}})
+			Events: []spec.Event{{At: time.Second, For: time.Second, Outage: true}}})
 		for _, at := range []time.Duration{0, time.Second, 1500 * ms, 2 * time.Second} {
 			d := m.Arrive(at, Request{})
 			out := at >= time.Second && at < 2*time.Second
@@ -213,7 +213,7 @@ func TestEventOutageStatus(t *testing.T) {
 // TestEventRatesAndLatency: error and overload rates of 1 and a latency
 // factor apply to the event's window only.
 func TestEventRatesAndLatency(t *testing.T) {
-	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", Latency: spec.Dist[time.Duration]{Value: 100 * ms}}, Events: []Event{
+	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "api", Latency: spec.Dist[time.Duration]{Value: 100 * ms}}, Events: []spec.Event{
 		{At: time.Second, For: time.Second, ErrorRate: ptr(1.0), LatencyFactor: 3},
 		{At: 3 * time.Second, For: time.Second, OverloadRate: ptr(1.0)},
 	}})
@@ -241,28 +241,29 @@ func TestEventRatesAndLatency(t *testing.T) {
 
 // TestEventValidation reports every problem with a service's events at once.
 func TestEventValidation(t *testing.T) {
-	cfg := ServiceConfig{Config: spec.Config{Name: "api", RPS: 10}, Events: []Event{
-		{At: -time.Second, For: 2 * time.Second, Stall: true},                   // negative at
-		{At: time.Second, For: -time.Second},                                    // negative for, changes nothing
-		{At: 0, For: 10 * time.Second, Outage: true},                            // overlaps the stall
-		{At: 0, For: time.Second, Limits: &EventLimits{Factor: 0.5, RPS: 2}},    // both
-		{At: 0, For: time.Second, ErrorRate: ptr(1.5), LatencyFactor: -1},       // bad rate, bad factor
-		{At: 500 * ms, For: time.Second, Limits: &EventLimits{RPS: 3}},          // overlaps limits of [3]
-		{At: 20 * time.Second, For: time.Second, Limits: &EventLimits{}},        // sets no limit
-		{At: 30 * time.Second, For: time.Second, Limits: &EventLimits{RPS: -1}}, // negative
-		{At: 40 * time.Second, For: time.Second, Stall: true, Outage: true},     // both
+	cfg := ServiceConfig{Config: spec.Config{Name: "api", RPS: 10}, Events: []spec.Event{
+		{At: -time.Second, For: 2 * time.Second, Stall: true},                        // negative at
+		{At: time.Second, For: -time.Second},                                         // negative for, changes nothing
+		{At: 0, For: 10 * time.Second, Outage: true},                                 // overlaps the stall
+		{At: 0, For: time.Second, Limits: &spec.EventLimits{Factor: 0.5, RPS: 2}},    // both
+		{At: 0, For: time.Second, ErrorRate: ptr(1.5), LatencyFactor: -1},            // bad rate, bad factor
+		{At: 500 * ms, For: time.Second, Limits: &spec.EventLimits{RPS: 3}},          // overlaps limits of [3]
+		{At: 20 * time.Second, For: time.Second, Limits: &spec.EventLimits{}},        // sets no limit
+		{At: 30 * time.Second, For: time.Second, Limits: &spec.EventLimits{RPS: -1}}, // negative
+		{At: 40 * time.Second, For: time.Second, Stall: true, Outage: true},          // both
 	}}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{
-		"events[0]: at is negative", "events[1]: for must be above 0", "events[1]: changes nothing",
-		"events[2]: overlaps events[0], which also changes stall and outage",
-		"events[3]: limits: set a factor or absolute limits, not both",
-		"events[4]: error_rate 1.5 is outside [0, 1]", "events[4]: latency factor -1 must be above 0",
-		"events[5]: overlaps events[3], which also changes limits",
-		"events[6]: limits: sets no limit", "events[8]: is both a stall and an outage", "events[7]: limits: fakeapi: service \"api\": rps: is -1; it must not be negative",
+		`events[0].at: is -1s; it must not be negative`, `events[1].for: is -1s; it must be above 0`, `events[1]: changes nothing`,
+		`events[2]: overlaps the event from -1s to 1s, which also changes stall and outage`,
+		`events[3].limit_factor: scales every limit, so it cannot be set with absolute limits`,
+		`events[4].error_rate: is 1.5; it must be a fraction in [0, 1]`, `events[4].latency_factor: is -1; it must be above 0`,
+		`events[5]: overlaps the event from 0s to 1s, which also changes limits`,
+		`events[6]: changes the limits but sets none`, `events[8].outage: is set with stall = true in the same event`,
+		`events[7].rps: is -1; it must not be negative`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)
@@ -275,12 +276,12 @@ func TestEventValidation(t *testing.T) {
 // stall holds answers, admitted or not, until it ends.
 func TestServerAppliesEvents(t *testing.T) {
 	var clk manualClock
-	outage := []Event{{At: time.Second, For: time.Second, Outage: true}}
+	outage := []spec.Event{{At: time.Second, For: time.Second, Outage: true}}
 	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{
 		{Config: spec.Config{Name: "gpt", Headers: spec.HeadersOpenAI}, Events: outage},
 		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic}, Events: outage},
 		{Config: spec.Config{Name: "tools", Headers: spec.HeadersStandard}, Events: outage},
-		{Config: spec.Config{Name: "frozen", RPS: 1, Headers: spec.HeadersStandard}, Events: []Event{{At: 5 * time.Second, For: 20 * ms, Stall: true}}},
+		{Config: spec.Config{Name: "frozen", RPS: 1, Headers: spec.HeadersStandard}, Events: []spec.Event{{At: 5 * time.Second, For: 20 * ms, Stall: true}}},
 	}})
 	const claudeBody = `{"model":"claude-test","max_tokens":20,"messages":[{"role":"user","content":"hello"}]}`
 	send := func(name string) response {

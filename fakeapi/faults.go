@@ -61,7 +61,7 @@ func (m *Model) serviceTime(now time.Duration, out int64, d *Decision) {
 			first *= 1 + f*float64(over)
 		}
 	}
-	if e := m.events.active(now, func(e *Event) bool { return e.LatencyFactor > 0 }); e != nil {
+	if e := m.events.active(now, func(e *spec.Event) bool { return e.LatencyFactor > 0 }); e != nil {
 		lat *= e.LatencyFactor
 		first *= e.LatencyFactor
 	}
@@ -85,7 +85,7 @@ func (m *Model) serviceTime(now time.Duration, out int64, d *Decision) {
 // errorRate is the server-error rate in force at now: an event's covering
 // now, else FaultConfig.ErrorRate.
 func (m *Model) errorRate(now time.Duration) float64 {
-	if e := m.events.active(now, func(e *Event) bool { return e.ErrorRate != nil }); e != nil {
+	if e := m.events.active(now, func(e *spec.Event) bool { return e.ErrorRate != nil }); e != nil {
 		return *e.ErrorRate
 	}
 	return m.cfg.Faults.ErrorRate
@@ -118,7 +118,7 @@ func (m *Model) shed(now time.Duration, d *Decision) bool {
 		d.Wait = m.epEnd - now
 		return true
 	}
-	if e := m.events.active(now, func(e *Event) bool { return e.OverloadRate != nil }); e != nil {
+	if e := m.events.active(now, func(e *spec.Event) bool { return e.OverloadRate != nil }); e != nil {
 		if r := *e.OverloadRate; r >= 1 || (r > 0 && m.evRand.Float64() < r) {
 			d.Wait = e.End() - now
 			return true

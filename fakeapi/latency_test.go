@@ -114,20 +114,6 @@ func interpolate(sorted []float64, p float64) float64 {
 	return sorted[i] + f*(sorted[i+1]-sorted[i])
 }
 
-func TestReadSamplesErrors(t *testing.T) {
-	tests := []struct{ give, want string }{
-		{"10\nfast\n", `line 2: "fast"`},
-		{"-5ms\n", "line 1: latency -5ms is negative"},
-		{"# only a comment\n", "no latencies"},
-	}
-	for _, tt := range tests {
-		_, err := ReadSamples(strings.NewReader(tt.give))
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ReadSamples(%q) = %v, want %q", tt.give, err, tt.want)
-		}
-	}
-}
-
 func TestLoadSensitivity(t *testing.T) {
 	m := newTestModel(t, ServiceConfig{Config: spec.Config{Name: "s", Latency: spec.Dist[time.Duration]{Value: 100 * ms}, Load: spec.Load{Knee: 2, Factor: 0.5}}})
 	var got []time.Duration

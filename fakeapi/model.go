@@ -185,7 +185,7 @@ func (m *Model) arrive(now time.Duration, r *Request, d *Decision) {
 // body too large or malformed; it accrues the tenant's background traffic
 // first. It sets d.Tokens, and the Wait of an outage.
 func (m *Model) screen(now time.Duration, r *Request, d *Decision) (t *tenant, k Kind, status int) {
-	if e := m.events.active(now, func(e *Event) bool { return e.Outage }); e != nil {
+	if e := m.events.active(now, func(e *spec.Event) bool { return e.Outage }); e != nil {
 		d.Wait = e.End() - now
 		if m.cfg.API == spec.APIAnthropic {
 			return nil, KindOverloaded, 529

@@ -72,7 +72,7 @@ const (
 	// Decision.Requests (the per-minute one when both are enforced).
 	requestRates rateSet = 1<<rateRPS | 1<<rateRPM
 	// sharedRates are the kinds an API key overrides (spec.Key), an event
-	// changes (EventLimits) and background traffic spends
+	// changes (spec.EventLimits) and background traffic spends
 	// (spec.Background); every tenant's input- and output-token limits
 	// keep the service's values and only the driver's requests spend them.
 	sharedRates rateSet = 1<<rateRPS | 1<<rateRPM | 1<<rateTPM

@@ -1,14 +1,11 @@
 package scenarios
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
 	"math"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,7 +15,6 @@ import (
 // unit says how the values of one kind of distribution are written.
 type unit[T time.Duration | float64] struct {
 	value func(d *decoder, key string, v any) (T, bool) // a TOML value (≥ 0)
-	line  func(s string) (T, error)                     // a line of an empirical file
 	show  func(T) string
 	// showUpper prints a bound or a Dist.Upper, which may not fit a T.
 	showUpper func(float64) string
@@ -42,20 +38,7 @@ var (
 
 var durations = unit[time.Duration]{
 	value: (*decoder).duration,
-	line: func(s string) (time.Duration, error) {
-		if ms, err := strconv.ParseFloat(s, 64); err == nil && ms >= 0 {
-			if ms*float64(time.Millisecond) > float64(MaxDuration) {
-				return 0, fmt.Errorf("%q milliseconds is longer than %v (a year), the longest duration", s, MaxDuration)
-			}
-			return time.Duration(ms * float64(time.Millisecond)), nil
-		}
-		d, err := parseDuration(s)
-		if err == nil && d > MaxDuration {
-			err = fmt.Errorf("%q is longer than %v (a year), the longest duration", s, MaxDuration)
-		}
-		return d, err
-	},
-	show: time.Duration.String,
+	show:  time.Duration.String,
 	showUpper: func(f float64) string {
 		if f >= math.MaxInt64 {
 			return "more than 292 years"
@@ -72,13 +55,6 @@ var amounts = unit[float64]{
 			return 0, false
 		}
 		return f, ok
-	},
-	line: func(s string) (float64, error) {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || f < 0 {
-			return 0, fmt.Errorf("%q is not a number ≥ 0", s)
-		}
-		return f, nil
 	},
 	show:      spec.ShowAmount,
 	showUpper: spec.ShowAmount,
@@ -215,9 +191,8 @@ func checkDist[T spec.Unit](st *table, d spec.Dist[T]) bool {
 	return len(problems) == 0
 }
 
-// empirical reads an empirical distribution's file: one value per line,
-// blank lines and # comments skipped. Durations may be bare numbers in
-// milliseconds.
+// empirical reads an empirical distribution's file, in the format
+// spec.ReadSamples reads; its problems name the file and the line.
 func empirical[T time.Duration | float64](st *table, file string, u unit[T]) ([]T, bool) {
 	key := st.key("file")
 	if st.d.files == nil {
@@ -241,24 +216,14 @@ func empirical[T time.Duration | float64](st *table, file string, u unit[T]) ([]
 		st.d.add(key, "cannot read %q: %v", file, err)
 		return nil, false
 	}
-	var out []T
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, MaxFileBytes+1) // a line may be as long as the file
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		x, err := u.line(line)
-		if err != nil {
-			st.d.add(key, "%s:%d: %v; put one value per line", file, n, err)
-			return nil, false
-		}
-		out = append(out, x)
-	}
-	if len(out) == 0 {
-		st.d.add(key, "%q holds no values; put one value per line", file)
+	out, err := spec.ReadSamples[T](bytes.NewReader(data))
+	var bad *spec.LineError
+	switch {
+	case errors.As(err, &bad):
+		st.d.add(key, "%s:%d: %v; put one value per line", file, bad.Line, bad.Err)
+		return nil, false
+	case err != nil:
+		st.d.add(key, "%q %v", file, err)
 		return nil, false
 	}
 	return out, true

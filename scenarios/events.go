@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,54 +77,96 @@ func (e *Event) Aspects() []string {
 const MaxEventFactor = 1000
 
 // decodeEvents reads the [[events]] tables; services and the duration are
-// already decoded.
+// already decoded. It checks what the file spells (types, unknown and
+// missing keys, the bounds of the format, the run's length); whether a
+// service can run its events is the one validator's call
+// (spec.Config.EventProblems on each service's Model and its events'
+// Model), whose problems it reports at their keys. An event the file's own
+// checks find a problem in is left out of that call until it is fixed.
 func (d *decoder) decodeEvents(sc *Scenario, t *table) []Event {
 	var events []Event
-	var keys []string // each event's key path, for overlap problems
+	type checked struct {
+		path string
+		e    spec.Event
+	}
+	byService := map[string][]checked{}
+	var order []string // services in the order their first event appears
 	for _, et := range t.tables("events") {
 		if et == nil {
 			continue
 		}
-		e, ok := d.decodeEvent(sc, et)
-		if !ok {
-			continue
-		}
-		for i, o := range events {
-			if o.Service != e.Service || !(e.At < o.End() && o.At < e.End()) {
-				continue
-			}
-			if what := eventConflict(&e, &o); what != "" {
-				d.add(et.path, "overlaps the event at line %d on service %q, which also changes %s; one service can have one change of each kind at a time, so move one of them or merge them into one event",
-					d.pos.lookup(keys[i]).line, e.Service, what)
-			}
-		}
+		before := len(d.problems)
+		e := d.decodeEvent(sc, et)
 		events = append(events, e)
-		keys = append(keys, et.path)
+		if svc := sc.Service(e.Service); svc != nil && len(d.problems) == before {
+			if byService[svc.Name] == nil {
+				order = append(order, svc.Name)
+			}
+			byService[svc.Name] = append(byService[svc.Name], checked{et.path, e.Model(svc)})
+		}
+	}
+	for _, name := range order {
+		list := byService[name]
+		model := make([]spec.Event, len(list))
+		for i, c := range list {
+			model[i] = c.e
+		}
+		for _, p := range sc.Service(name).Model().EventProblems(model) {
+			i, rest := eventIndex(p.Key)
+			d.add(keyBelow(list[i].path, rest), "%s", p.Msg)
+		}
 	}
 	return events
 }
 
-// eventConflict is what two events both change ("" if nothing).
-func eventConflict(a, b *Event) string {
-	bs := b.Aspects()
-	for _, x := range a.Aspects() {
-		for _, y := range bs {
-			if x == y {
-				return x
-			}
-		}
-	}
-	if (a.Stall && b.Outage) || (a.Outage && b.Stall) {
-		return "stall and outage (a stall holds what an outage refuses)"
-	}
-	return ""
+// eventIndex splits a spec.Config.EventProblems key "events[I].REST" into
+// I and REST.
+func eventIndex(key string) (int, string) {
+	idx, rest, _ := strings.Cut(strings.TrimPrefix(key, "events["), "]")
+	i, _ := strconv.Atoi(idx)
+	return i, strings.TrimPrefix(rest, ".")
 }
 
-// decodeEvent reads one event; ok is false when it is too broken to check
-// against the others.
-func (d *decoder) decodeEvent(sc *Scenario, t *table) (e Event, ok bool) {
+// Model returns the event in the service vocabulary that fakeapi runs
+// events in, on service svc (the event's Service): a limit factor as a
+// factor, absolute limits as the whole set of limits the model enforces
+// during the event (svc's own, with the event's replacing them, converted
+// by Service.Model), the other changes as they are.
+func (e *Event) Model(svc *Service) spec.Event {
+	me := spec.Event{At: e.At, For: e.For, LatencyFactor: e.LatencyFactor, Stall: e.Stall, Outage: e.Outage}
+	if e.HasErrorRate {
+		me.ErrorRate = &e.ErrorRate
+	}
+	if e.HasOverloadRate {
+		me.OverloadRate = &e.OverloadRate
+	}
+	if e.HasLimits() {
+		me.Limits = &spec.EventLimits{Factor: e.LimitFactor}
+	}
+	if e.RequestsPerSecond > 0 || e.RequestsPerMinute > 0 || e.TokensPerMinute > 0 || e.MaxConcurrent > 0 {
+		during := *svc
+		if e.RequestsPerSecond > 0 {
+			during.RequestsPerSecond = e.RequestsPerSecond
+		}
+		if e.RequestsPerMinute > 0 {
+			during.RequestsPerMinute = e.RequestsPerMinute
+		}
+		if e.TokensPerMinute > 0 {
+			during.TokensPerMinute = e.TokensPerMinute
+		}
+		if e.MaxConcurrent > 0 {
+			during.MaxConcurrent = e.MaxConcurrent
+		}
+		c := during.Model()
+		me.Limits.RPS, me.Limits.RPM, me.Limits.TPM, me.Limits.MaxConcurrent = c.RPS, c.RPM, c.TPM, c.MaxConcurrent
+		me.Limits.Burst, me.Limits.TokenBurst = c.Burst, c.TokenBurst
+	}
+	return me
+}
+
+// decodeEvent reads one event.
+func (d *decoder) decodeEvent(sc *Scenario, t *table) (e Event) {
 	defer t.finish()
-	ok = true
 	var svc *Service
 	if name, has := t.str("service"); has {
 		e.Service = name
@@ -132,22 +175,15 @@ func (d *decoder) decodeEvent(sc *Scenario, t *table) (e Event, ok bool) {
 	} else if !t.has("service") {
 		d.add(t.path, "missing service; set service = %s", d.serviceHint(sc))
 	}
-	ok = svc != nil
 	var hasAt, hasFor bool
 	e.At, hasAt = t.duration("at")
 	e.For, hasFor = t.duration("for")
 	switch {
 	case !t.has("at") || !t.has("for"):
 		d.add(t.path, "needs at and for; write at = \"3m\", for = \"30s\" (from the start of the run, and how long)")
-		ok = false
 	case !hasAt || !hasFor:
-		ok = false
-	case e.For == 0:
-		t.add("for", "is 0; set how long the event lasts, like for = \"30s\"")
-		ok = false
 	case sc.Duration > 0 && e.At >= sc.Duration:
 		t.add("at", "is %v, not before the end of the run (duration %v); the event would never happen", e.At, sc.Duration)
-		ok = false
 	case sc.Duration > 0 && e.End() > sc.Duration:
 		t.add("for", "makes the event end at %v, after the end of the run (duration %v); shorten it to at most %v", e.End(), sc.Duration, sc.Duration-e.At)
 	}
@@ -172,54 +208,17 @@ func (d *decoder) decodeEvent(sc *Scenario, t *table) (e Event, ok bool) {
 	}{{"stall", &e.Stall}, {"outage", &e.Outage}} {
 		if b, has := t.boolean(k.name); has {
 			if !b {
+				// The file's own rule: a key that changes nothing.
 				t.add(k.name, "is false, which changes nothing; remove it")
 			}
 			*k.v = b
 		}
 	}
-
-	if e.Stall && e.Outage {
-		t.add("outage", "is set with stall = true in the same event; a stall holds what an outage refuses, so make them two events at different times")
+	if svc != nil && e.LimitFactor > 0 && svc.RequestsPerSecond == 0 && svc.RequestsPerMinute == 0 && svc.TokensPerMinute == 0 && svc.MaxConcurrent == 0 {
+		// The file's own rule, as for a false stall: a factor on a service
+		// whose limits are all unset (its keys have none of their own)
+		// scales nothing.
+		t.add("limit_factor", "service %q has no rps, rpm, tpm or max_concurrent to scale; give it limits or set absolute ones here", svc.Name)
 	}
-	absolute := []string{}
-	for _, k := range []string{"rps", "rpm", "tpm", "max_concurrent"} {
-		if t.has(k) {
-			absolute = append(absolute, k)
-		}
-	}
-	if t.has("limit_factor") && len(absolute) > 0 {
-		t.add("limit_factor", "scales every limit, so it cannot be set with %s; use either the factor or absolute limits", strings.Join(absolute, ", "))
-	}
-	if len(e.Aspects()) == 0 && len(absolute) == 0 && !t.has("limit_factor") && !t.has("latency_factor") &&
-		!t.has("error_rate") && !t.has("overload_rate") && !t.has("stall") && !t.has("outage") {
-		d.add(t.path, "changes nothing; set limit_factor, rps, rpm, tpm, max_concurrent, latency_factor, error_rate, overload_rate, stall = true or outage = true")
-	}
-	if svc != nil {
-		d.checkEventOnService(t, &e, svc)
-	}
-	return e, ok
-}
-
-// checkEventOnService checks what an event does against its service.
-func (d *decoder) checkEventOnService(t *table, e *Event, svc *Service) {
-	if f := e.LimitFactor; f > 0 {
-		if svc.RequestsPerSecond == 0 && svc.RequestsPerMinute == 0 && svc.TokensPerMinute == 0 && svc.MaxConcurrent == 0 {
-			t.add("limit_factor", "service %q has no rps, rpm, tpm or max_concurrent to scale; give it limits or set absolute ones here", svc.Name)
-		}
-		for _, x := range []struct {
-			name   string
-			v, max float64
-		}{{"rps", svc.RequestsPerSecond, MaxRequestsPerSecond}, {"rpm", svc.RequestsPerMinute, MaxRequestsPerMinute},
-			{"tpm", svc.TokensPerMinute, MaxTokensPerMinute}, {"burst", svc.Burst, MaxRequestsPerMinute},
-			{"max_concurrent", float64(svc.MaxConcurrent), MaxCap}} {
-			if x.v*f > x.max {
-				t.add("limit_factor", "is %s; it makes the service's %s %s, above the most allowed (%s)", spec.ShowAmount(f), x.name, spec.ShowAmount(x.v*f), spec.ShowAmount(x.max))
-			}
-		}
-	}
-	if e.HasErrorRate {
-		if sum := e.ErrorRate + svc.Faults.HangRate + svc.Faults.ResetRate; sum > 1 {
-			t.add("error_rate", "with the service's hang_rate and reset_rate makes %s; keep the sum at most 1", spec.ShowAmount(sum))
-		}
-	}
+	return e
 }

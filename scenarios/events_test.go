@@ -98,6 +98,11 @@ at = "9m"
 for = "1m"
 stall = true
 outage = true
+
+[[events]]
+service = "other"
+at = "1m"
+for = "1m"
 `
 	_, err := Parse("events.toml", []byte(src))
 	var perr *Error
@@ -109,16 +114,16 @@ outage = true
 		`events.toml:22:1: events[1].at: is 11m0s, not before the end of the run`,
 		`events.toml:29:1: events[2].for: makes the event end at 11m0s, after the end of the run (duration 10m0s); shorten it to at most 1m0s`,
 		`events.toml:35:1: events[3].for: is 0`,
-		`events.toml:42:1: events[4].limit_factor: scales every limit, so it cannot be set with rps`,
+		`events.toml:42:1: events[4].limit_factor: scales every limit, so it cannot be set with absolute limits (rps, rpm, tpm, max_concurrent)`,
 		`events.toml:44:1: events[4].error_rate: with the service's hang_rate and reset_rate makes 1.1`,
-		`events.toml:46:3: events[5]: overlaps the event at line 38 on service "api", which also changes limits`,
-		`events.toml:58:3: events[7]: overlaps the event at line 52 on service "api", which also changes stall and outage`,
+		`events.toml:46:3: events[5]: overlaps the event from 2m0s to 3m0s, which also changes limits`,
+		`events.toml:58:3: events[7]: overlaps the event from 5m0s to 6m0s, which also changes stall and outage`,
 		`events.toml:64:3: events[8]: needs at and for`,
-		`events.toml:64:3: events[8]: changes nothing`,
 		`events.toml:72:1: events[9].stall: is false, which changes nothing`,
 		`events.toml:73:1: events[9].bogus: unknown key`,
 		`events.toml:79:1: events[10].limit_factor: service "other" has no rps, rpm, tpm or max_concurrent to scale`,
 		`events.toml:86:1: events[11].outage: is set with stall = true in the same event`,
+		`events.toml:88:3: events[12]: changes nothing`,
 	}
 	got := err.Error()
 	for _, w := range want {

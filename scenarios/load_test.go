@@ -83,7 +83,7 @@ func TestProblems(t *testing.T) {
 			`testdata/open-ramp.toml:6:1: workload.ramp: only applies to the closed model (sessions); in the open model each arrival is one turn, so remove it`,
 		}},
 		{"empirical.toml", []string{
-			`testdata/empirical.toml:14:33: services.broken.latency.file: bad-latencies.txt:2: "slow" is not a duration; write a number with a unit, like "400ms" or "10m"; put one value per line`,
+			`testdata/empirical.toml:14:33: services.broken.latency.file: bad-latencies.txt:2: "slow" is neither a duration (like "120ms" or "1.5s") nor a number of milliseconds; put one value per line`,
 			`testdata/empirical.toml:17:1: services.gone.latency: dist = "exponential" needs mean; add mean = …`,
 			`testdata/empirical.toml:17:35: services.gone.latency.p50: does not apply to dist = "exponential"; it takes mean, max`,
 			`testdata/empirical.toml:17:47: services.gone.latency.file: does not apply to dist = "exponential"; it takes mean, max`,

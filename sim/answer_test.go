@@ -61,10 +61,10 @@ var answerCases = []answerCase{
 		req: answerReq{tokens: 10}},
 	{name: "reset", kind: fakeapi.KindReset, setup: func(c *fakeapi.ServiceConfig) { c.Faults.ResetRate = 1 }, req: answerReq{tokens: 10}},
 	{name: "overloaded 529", kind: fakeapi.KindOverloaded, setup: func(c *fakeapi.ServiceConfig) {
-		c.Events = []fakeapi.Event{{At: 0, For: time.Hour, OverloadRate: one()}}
+		c.Events = []spec.Event{{At: 0, For: time.Hour, OverloadRate: one()}}
 	}, req: answerReq{tokens: 10}},
 	{name: "overloaded 503 (outage)", kind: fakeapi.KindOverloaded, setup: func(c *fakeapi.ServiceConfig) {
-		c.Events = []fakeapi.Event{{At: 0, For: time.Hour, Outage: true}}
+		c.Events = []spec.Event{{At: 0, For: time.Hour, Outage: true}}
 	}, req: answerReq{tokens: 10}},
 	{name: "unauthorized", kind: fakeapi.KindUnauthorized, setup: func(c *fakeapi.ServiceConfig) {
 		c.Keys = []spec.Key{{Key: "right", RPM: 3, TPM: 10_000}}

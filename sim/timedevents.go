@@ -7,53 +7,19 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
 
-// ModelEvents returns the fakeapi form of the scenario's events on service
-// svc, in file order: limit factors as factors, absolute limits as the
-// whole set of limits the model enforces during the event (the service's
-// own, with the event's replacing them, converted by the same rules as
-// ModelConfig), the other changes as they are.
-func ModelEvents(sc *scenarios.Scenario, svc *scenarios.Service) []fakeapi.Event {
-	var out []fakeapi.Event
+// ModelEvents returns the service-vocabulary form of the scenario's
+// events on service svc, in file order (scenarios.Event.Model).
+func ModelEvents(sc *scenarios.Scenario, svc *scenarios.Service) []spec.Event {
+	var out []spec.Event
 	for i := range sc.Events {
-		e := &sc.Events[i]
-		if e.Service != svc.Name {
-			continue
+		if e := &sc.Events[i]; e.Service == svc.Name {
+			out = append(out, e.Model(svc))
 		}
-		me := fakeapi.Event{At: e.At, For: e.For, LatencyFactor: e.LatencyFactor, Stall: e.Stall, Outage: e.Outage}
-		if e.HasErrorRate {
-			me.ErrorRate = &e.ErrorRate
-		}
-		if e.HasOverloadRate {
-			me.OverloadRate = &e.OverloadRate
-		}
-		switch {
-		case e.LimitFactor > 0:
-			me.Limits = &fakeapi.EventLimits{Factor: e.LimitFactor}
-		case e.HasLimits():
-			during := *svc
-			if e.RequestsPerSecond > 0 {
-				during.RequestsPerSecond = e.RequestsPerSecond
-			}
-			if e.RequestsPerMinute > 0 {
-				during.RequestsPerMinute = e.RequestsPerMinute
-			}
-			if e.TokensPerMinute > 0 {
-				during.TokensPerMinute = e.TokensPerMinute
-			}
-			if e.MaxConcurrent > 0 {
-				during.MaxConcurrent = e.MaxConcurrent
-			}
-			c := during.Model()
-			me.Limits = &fakeapi.EventLimits{RPS: c.RPS, RPM: c.RPM, TPM: c.TPM, MaxConcurrent: c.MaxConcurrent,
-				Burst: c.Burst, TokenBurst: c.TokenBurst}
-		}
-		out = append(out, me)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/spec"
 )
 
 // TestEventLimitsInVirtualRun: a 10/s service offered 100 calls a second
@@ -255,7 +256,7 @@ outage = true
 		t.Errorf("api model events %+v", ev)
 	}
 	ev = ModelEvents(sc, sc.Service("other"))
-	if l := ev[0].Limits; l == nil || *l != (fakeapi.EventLimits{RPM: 300, MaxConcurrent: 4, Burst: 5}) {
+	if l := ev[0].Limits; l == nil || *l != (spec.EventLimits{RPM: 300, MaxConcurrent: 4, Burst: 5}) {
 		t.Errorf("other's absolute limits %+v", l)
 	}
 }
