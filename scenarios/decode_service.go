@@ -51,6 +51,7 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	if ft := t.sub("faults"); ft != nil {
 		s.Faults = d.decodeFaults(ft)
 	}
+	// The file's default, not spec.DefaultHeaderStyle (see Service.Headers).
 	s.Headers = enum(t, "headers", spec.HeadersNone, spec.HeaderStyles...)
 	// "none" reads as headers does; "" is the same truth-telling default.
 	if s.Lying = enum(t, "lying", spec.LieNone, spec.LieNone, "none", spec.LieShort, spec.LieMissing); s.Lying == "none" {

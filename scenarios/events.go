@@ -12,7 +12,9 @@ import (
 // table: from At (time since the run's start) for For, the fields that are
 // set change the service, and at At+For it reverts. Zero fields change
 // nothing. Events of one service overlap only when they change different
-// aspects (see Aspects), and a stall never overlaps an outage.
+// aspects (see Aspects), and a stall never overlaps an outage: the rules of
+// spec.Config.EventProblems, the one validator of events, which the loader
+// runs on each event's Model.
 type Event struct {
 	// Service names the service the event changes (a key of [services]).
 	Service string
@@ -58,19 +60,11 @@ func (e *Event) HasLimits() bool {
 }
 
 // Aspects names what the event changes, in a fixed order: "limits",
-// "latency", "error_rate", "overload_rate", "stall", "outage".
+// "latency", "error_rate", "overload_rate", "stall", "outage"
+// (spec.Event.Aspects).
 func (e *Event) Aspects() []string {
-	var a []string
-	for _, x := range []struct {
-		name string
-		on   bool
-	}{{"limits", e.HasLimits()}, {"latency", e.LatencyFactor > 0}, {"error_rate", e.HasErrorRate},
-		{"overload_rate", e.HasOverloadRate}, {"stall", e.Stall}, {"outage", e.Outage}} {
-		if x.on {
-			a = append(a, x.name)
-		}
-	}
-	return a
+	c := e.change()
+	return c.Aspects()
 }
 
 // MaxEventFactor bounds limit_factor and latency_factor.
@@ -133,16 +127,7 @@ func eventIndex(key string) (int, string) {
 // during the event (svc's own, with the event's replacing them, converted
 // by Service.Model), the other changes as they are.
 func (e *Event) Model(svc *Service) spec.Event {
-	me := spec.Event{At: e.At, For: e.For, LatencyFactor: e.LatencyFactor, Stall: e.Stall, Outage: e.Outage}
-	if e.HasErrorRate {
-		me.ErrorRate = &e.ErrorRate
-	}
-	if e.HasOverloadRate {
-		me.OverloadRate = &e.OverloadRate
-	}
-	if e.HasLimits() {
-		me.Limits = &spec.EventLimits{Factor: e.LimitFactor}
-	}
+	me := e.change()
 	if e.RequestsPerSecond > 0 || e.RequestsPerMinute > 0 || e.TokensPerMinute > 0 || e.MaxConcurrent > 0 {
 		during := *svc
 		if e.RequestsPerSecond > 0 {
@@ -160,6 +145,22 @@ func (e *Event) Model(svc *Service) spec.Event {
 		c := during.Model()
 		me.Limits.RPS, me.Limits.RPM, me.Limits.TPM, me.Limits.MaxConcurrent = c.RPS, c.RPM, c.TPM, c.MaxConcurrent
 		me.Limits.Burst, me.Limits.TokenBurst = c.Burst, c.TokenBurst
+	}
+	return me
+}
+
+// change is the event in the service vocabulary without its absolute
+// limits, which depend on the service: Limits holds only the factor.
+func (e *Event) change() spec.Event {
+	me := spec.Event{At: e.At, For: e.For, LatencyFactor: e.LatencyFactor, Stall: e.Stall, Outage: e.Outage}
+	if e.HasErrorRate {
+		me.ErrorRate = &e.ErrorRate
+	}
+	if e.HasOverloadRate {
+		me.OverloadRate = &e.OverloadRate
+	}
+	if e.HasLimits() {
+		me.Limits = &spec.EventLimits{Factor: e.LimitFactor}
 	}
 	return me
 }

@@ -36,7 +36,12 @@ type Service struct {
 	Load spec.Load
 	// Faults are injected failures (zero: none).
 	Faults spec.Faults
-	// Headers is the provider style of rate-limit headers and 429 bodies.
+	// Headers is the provider style of rate-limit headers and 429 bodies
+	// (key headers; spec.HeadersNone when the file leaves it out). It is
+	// never "", so spec.DefaultHeaderStyle (openai, the default of a Config
+	// written in Go) never applies to a scenario's service: a service a
+	// file describes sends no rate-limit headers unless it says which, and
+	// its API style follows (generic, every path a tool endpoint).
 	Headers spec.HeaderStyle
 	// Lying makes the server mislead clients about Retry-After.
 	Lying spec.LieMode

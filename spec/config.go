@@ -6,8 +6,17 @@ import "time"
 const (
 	// DefaultAlgorithm is the limiter algorithm when Config.Algorithm is empty.
 	DefaultAlgorithm = TokenBucket
-	// DefaultHeaderStyle is the header style when Config.Headers is empty.
-	// A scenario file that names no headers sets HeadersNone instead.
+	// DefaultHeaderStyle is the header style when Config.Headers is empty:
+	// a Config written in Go is a fake OpenAI-style provider (its API
+	// follows, see Config.API) unless it says otherwise. A scenario file
+	// that names no headers means a service that sends none, so its loader
+	// sets HeadersNone explicitly (scenarios.Service.Headers): a file's
+	// service is as often a tool API without rate-limit headers as a
+	// model provider, and the file format has documented that default
+	// from the start. The two differ on purpose: one default would change
+	// either every Go caller's endpoints and statuses or the headers,
+	// routes and 529/503 statuses of every scenario file that leaves the
+	// key out.
 	DefaultHeaderStyle = HeadersOpenAI
 	// DefaultConcurrencyRetryAfter is the retry delay given with a 429 for
 	// the concurrency cap, whose true wait depends on other requests
@@ -87,7 +96,9 @@ type Config struct {
 	Load Load
 	// Faults injects failures.
 	Faults Faults
-	// Headers selects the rate-limit header style ("": DefaultHeaderStyle).
+	// Headers selects the rate-limit header style ("": DefaultHeaderStyle,
+	// openai; a scenario's service is never "", its file's default being
+	// HeadersNone).
 	// It also sets the rounding of the advertised retry delay: milliseconds
 	// for HeadersOpenAI (retry-after-ms), whole seconds otherwise.
 	Headers HeaderStyle
