@@ -34,7 +34,7 @@ func TestRunSweepRecommendAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r results.Results
-	var s sweepOut_
+	var s results.Sweep
 	var c decision.Report
 	for _, x := range []struct {
 		b *bytes.Buffer
@@ -63,9 +63,6 @@ func TestRunSweepRecommendAgree(t *testing.T) {
 		t.Errorf("results.json's recommendation verified %d, the decision %d", r.Recommendation["openai"].VerifiedCap, want.MaxInFlight)
 	}
 }
-
-// sweepOut_ reads what `sweep --json` prints.
-type sweepOut_ = results.Sweep
 
 // Flags no run can use are invalid input, exit 2, with a message.
 func TestDecisionFlagsRejected(t *testing.T) {
