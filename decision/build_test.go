@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/fixtures"
 	"github.com/simbench/simbench/results"
 )
 
@@ -15,8 +16,8 @@ func tier3Decision(t *testing.T) results.Decision {
 		t.Fatal(err)
 	}
 	rule := Rule{MaxShare: 0.001}
-	row := NewSweepRow("as written", tier3Sweep(), rule)
-	_, best, _ := rule.Choose(tier3Sweep())
+	row := NewSweepRow("as written", fixtures.Tier3Sweep(), rule)
+	_, best, _ := rule.Choose(fixtures.Tier3Sweep())
 	return build(input{
 		Strategy: "bounded-64", Service: "openai", MaxInFlight: 64, Headroom: 0.9,
 		Pace:  map[string]results.Pace{"openai": {RequestsPerMinute: 9000, TokensPerMinute: 9_000_000}},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/fixtures"
 	"github.com/simbench/simbench/results"
 )
 
@@ -210,7 +211,7 @@ func TestPlanRecommendation(t *testing.T) {
 }
 
 func TestChooseCap(t *testing.T) {
-	sweep := tier3Sweep()
+	sweep := fixtures.Tier3Sweep()
 	tests := []struct {
 		name     string
 		give     []results.SweepPoint
@@ -306,7 +307,7 @@ func TestExtend(t *testing.T) {
 }
 
 func TestKnee(t *testing.T) {
-	shuffled := tier3Sweep()
+	shuffled := fixtures.Tier3Sweep()
 	slices.Reverse(shuffled)
 	tests := []struct {
 		name    string
@@ -317,7 +318,7 @@ func TestKnee(t *testing.T) {
 		// Goodput doubles up to 8, then creeps; 128 fails 9% of its turns and
 		// is left out, so the curve ends at 96: scaled, 16 stands farthest
 		// above the chord.
-		{"tier3 sweep", tier3Sweep(), 16, true},
+		{"tier3 sweep", fixtures.Tier3Sweep(), 16, true},
 		{"order does not matter", shuffled, 16, true},
 		{"saturating", answeredAll([]results.SweepPoint{{Cap: 1, GoodputPerS: 10}, {Cap: 2, GoodputPerS: 20}, {Cap: 4, GoodputPerS: 40},
 			{Cap: 8, GoodputPerS: 78}, {Cap: 16, GoodputPerS: 80}, {Cap: 32, GoodputPerS: 80}, {Cap: 64, GoodputPerS: 79}}), 8, true},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/internal/fixtures"
 	"github.com/simbench/simbench/results"
 )
 
@@ -197,29 +198,12 @@ func cdf(s results.Summary) []results.CDFPoint {
 	return append(out, results.CDFPoint{Ms: s.Max, P: 1})
 }
 
-// tier3Sweep is bounded-N over a range of caps: goodput saturates near
-// 48–64, 429s start past 64.
-func tier3Sweep() []results.SweepPoint {
-	return []results.SweepPoint{
-		{Cap: 1, P50Ms: 4420, P95Ms: 5710, AnsweredShare: 1, GoodputPerS: 12.1},
-		{Cap: 2, P50Ms: 2250, P95Ms: 3010, AnsweredShare: 1, GoodputPerS: 24.0},
-		{Cap: 4, P50Ms: 1320, P95Ms: 1980, AnsweredShare: 1, GoodputPerS: 47.5},
-		{Cap: 8, P50Ms: 980, P95Ms: 1540, AnsweredShare: 1, GoodputPerS: 89.1},
-		{Cap: 16, P50Ms: 890, P95Ms: 1310, AnsweredShare: 1, GoodputPerS: 121.4},
-		{Cap: 32, P50Ms: 860, P95Ms: 1220, AnsweredShare: 1, GoodputPerS: 141.9},
-		{Cap: 48, P50Ms: 850, P95Ms: 1190, AnsweredShare: 1, GoodputPerS: 146.2, RateLimitedShare: 0.0004},
-		{Cap: 64, P50Ms: 845, P95Ms: 1170, AnsweredShare: 1, GoodputPerS: 147.0, RateLimitedShare: 0.0061},
-		{Cap: 96, P50Ms: 990, P95Ms: 3900, AnsweredShare: 0.97, GoodputPerS: 139.8, RateLimitedShare: 0.071},
-		{Cap: 128, P50Ms: 1150, P95Ms: results.Unanswered, AnsweredShare: 0.91, GoodputPerS: 128.3, RateLimitedShare: 0.164},
-	}
-}
-
 // tier3Options are the plot options that go with tier3Results; the
 // arithmetic is in the results' reasons, so no Plans, and the limits in
 // their Limits.
 func tier3Options() Options {
 	return Options{
-		Sweep:         []results.SweepRow{decision.NewSweepRow("", tier3Sweep(), decision.Rule{MaxShare: decision.DefaultMaxRateLimitedShare})},
+		Sweep:         []results.SweepRow{decision.NewSweepRow("", fixtures.Tier3Sweep(), decision.Rule{MaxShare: decision.DefaultMaxRateLimitedShare})},
 		SweepStrategy: "bounded-N",
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/simbench/simbench/internal/fixtures"
 	"github.com/simbench/simbench/results"
 )
 
@@ -433,7 +434,7 @@ func TestRequestsDrawsRecordedLimitAndSaturation(t *testing.T) {
 // A sweep over several loads draws one labelled line per load, fits its
 // axes to the data, and keeps the marks at the edge caps inside the frame.
 func TestSweepDrawsEveryLoad(t *testing.T) {
-	pts := tier3Sweep()
+	pts := fixtures.Tier3Sweep()
 	var slow []results.SweepPoint
 	for _, p := range pts {
 		p.P50Ms, p.P95Ms = p.P50Ms*2, p.P95Ms*2
