@@ -17,23 +17,108 @@ import (
 // ServeCmd runs a scenario's fake services over HTTP until interrupted, so
 // any agent, in any language, can be pointed at realistic rate limits.
 type ServeCmd struct {
-	Scenario          string        `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
-	Addr              string        `default:"127.0.0.1:0" env:"SIMBENCH_ADDR" help:"Listen address. Anything but loopback is refused unless --allow-non-loopback is given."`
-	AllowNonLoopback  bool          `help:"Allow a listen address other than loopback (prints a warning: the services have no real authentication)."`
-	PortPerService    bool          `help:"Give each service its own port instead of a path prefix on one port."`
-	Seed              *uint64       `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (latencies and faults)."`
-	Drain             time.Duration `default:"5s" help:"On Ctrl-C, how long in-flight requests may take to finish; then the connections still open are closed and serve exits 0."`
-	ReadHeaderTimeout time.Duration `default:"5s" help:"Close a connection whose request headers take longer than this to arrive."`
-	ReadTimeout       time.Duration `default:"30s" help:"Close a connection whose whole request (headers and body) takes longer than this to arrive."`
-	IdleTimeout       time.Duration `default:"60s" help:"Close a kept-alive connection that sends no request for this long."`
-	MaxConns          int           `default:"1024" help:"Serve at most this many connections at once per listener; further clients wait to be accepted."`
-	JSON              bool          `help:"On exit, print the accounting as JSON instead of text."`
-	Metrics           bool          `help:"Serve Prometheus metrics at /metrics on the same address: per service requests arrived, admitted and limited (label limit: rps, rpm, tpm, concurrency, overload), in flight, and a latency histogram."`
+	Scenario string `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
+	serveFlags
+	JSON    bool `help:"On exit, print the accounting as JSON instead of text."`
+	Metrics bool `help:"Serve Prometheus metrics at /metrics on the same address: per service requests arrived, admitted and limited (label limit: rps, rpm, tpm, concurrency, overload), in flight, and a latency histogram."`
 
 	Stdout io.Writer       `kong:"-"` // nil: os.Stdout
 	Stderr io.Writer       `kong:"-"` // nil: os.Stderr
 	parent context.Context // tests: cancel in place of Ctrl-C
 	ready  chan<- *fakeapi.Server
+}
+
+// serveFlags are the flags of the commands that serve a scenario's
+// services (serve, check): where and how they listen, and how they stop.
+type serveFlags struct {
+	Addr              string        `default:"127.0.0.1:0" env:"SIMBENCH_ADDR" help:"Listen address. Anything but loopback is refused unless --allow-non-loopback is given."`
+	AllowNonLoopback  bool          `help:"Allow a listen address other than loopback (prints a warning: the services have no real authentication)."`
+	PortPerService    bool          `help:"Give each service its own port instead of a path prefix on one port."`
+	Seed              *uint64       `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (latencies and faults)."`
+	Drain             time.Duration `default:"5s" help:"On stopping, how long in-flight requests may take to finish; then the connections still open are closed."`
+	ReadHeaderTimeout time.Duration `default:"5s" help:"Close a connection whose request headers take longer than this to arrive."`
+	ReadTimeout       time.Duration `default:"30s" help:"Close a connection whose whole request (headers and body) takes longer than this to arrive."`
+	IdleTimeout       time.Duration `default:"60s" help:"Close a kept-alive connection that sends no request for this long."`
+	MaxConns          int           `default:"1024" help:"Serve at most this many connections at once per listener; further clients wait to be accepted."`
+}
+
+// start starts sc's services as the flags say (metrics and onRequest, the
+// request log, as the command asks), warnings to errOut, and returns the
+// server and the services' configurations (for writeServed). Bad flags and
+// a configuration the server refuses are invalid input.
+func (f *serveFlags) start(sc *scenarios.Scenario, errOut io.Writer, metrics bool, onRequest func(fakeapi.Record)) (*fakeapi.Server, []fakeapi.ServiceConfig, error) {
+	cfg := fakeapi.ServerConfig{
+		Addr: f.Addr, AllowNonLoopback: f.AllowNonLoopback, PortPerService: f.PortPerService, Seed: sc.Seed, Warn: errOut,
+		ReadHeaderTimeout: f.ReadHeaderTimeout, ReadTimeout: f.ReadTimeout, IdleTimeout: f.IdleTimeout, MaxConns: f.MaxConns,
+		Metrics: metrics, OnRequest: onRequest,
+	}
+	for _, bad := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--read-header-timeout", f.ReadHeaderTimeout}, {"--read-timeout", f.ReadTimeout}, {"--idle-timeout", f.IdleTimeout}, {"--drain", f.Drain}} {
+		if bad.v < 0 {
+			return nil, nil, codedError{fmt.Errorf("%s %v: want a duration above 0", bad.flag, bad.v), exitInvalid}
+		}
+	}
+	if f.MaxConns < 0 {
+		return nil, nil, codedError{fmt.Errorf("--max-conns %d: want a number above 0", f.MaxConns), exitInvalid}
+	}
+	if f.Seed != nil {
+		cfg.Seed = *f.Seed
+	}
+	for i := range sc.Services {
+		cfg.Services = append(cfg.Services, sim.ServeConfig(sc, &sc.Services[i]))
+	}
+	srv, err := fakeapi.Start(cfg)
+	if errors.Is(err, fakeapi.ErrNonLoopback) {
+		err = fmt.Errorf("--addr %s is not a loopback address: refused, since the fake services have no real authentication; add --allow-non-loopback to serve other hosts anyway", f.Addr)
+	}
+	if err != nil {
+		return nil, nil, codedError{err, exitInvalid}
+	}
+	return srv, cfg.Services, nil
+}
+
+// writeServed prints where sc's services are served and what they count:
+// base URLs, SDK base URLs and keys, the stats URL, the timed events, the
+// headers that mark retries and writes, the write routes, the tools and
+// the agent loop.
+func writeServed(out io.Writer, sc *scenarios.Scenario, srv *fakeapi.Server, services []fakeapi.ServiceConfig) {
+	srv.Summary(out)
+	for _, e := range sim.EventSpans(sc) {
+		fmt.Fprintf(out, "event on %s from %v to %v after start: %s\n", e.Service,
+			time.Duration(e.StartS*float64(time.Second)), time.Duration(e.EndS*float64(time.Second)), e.Label)
+	}
+	fmt.Fprintf(out, "early retries count retries marked by x-stainless-retry-count (the official SDKs), %s or a repeated %s; %s NAME tells callers on one key apart\n",
+		fakeapi.RetryHeader, fakeapi.IdempotencyHeader, fakeapi.ClientHeader)
+	fmt.Fprintf(out, "writes are PUT, PATCH and DELETE to tool paths, or requests with %s: RESOURCE; provider endpoints are reads\n", fakeapi.WriteHeader)
+	for _, svc := range services {
+		for _, rt := range svc.WriteRoutes {
+			from := rt.ResourceFrom
+			if from == "" {
+				from = "the default"
+			}
+			fmt.Fprintf(out, "writes: %s%s and below, resource key from %s\n", srv.URL(svc.Name), rt.Path, from)
+		}
+	}
+	writeServedAgent(out, sc, srv, services)
+}
+
+// stop drains srv for at most the --drain time, then closes what is left,
+// and says so on errOut (name is the command's); stopping as asked is a
+// success either way.
+func (f *serveFlags) stop(srv *fakeapi.Server, name string, errOut io.Writer) {
+	grace := f.Drain
+	if grace <= 0 {
+		grace = 5 * time.Second // the flag's default, for callers that build the struct
+	}
+	drain, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	// Past the deadline Shutdown closes what is left (slow bodies, long
+	// requests).
+	if srv.Shutdown(drain) != nil {
+		fmt.Fprintf(errOut, "%s: connections still open after the %v drain were closed\n", name, grace)
+	}
 }
 
 // writeServedAgent prints where the scenario's tools are served (POST the
@@ -85,55 +170,12 @@ func (c *ServeCmd) Run() error {
 	if errOut == nil {
 		errOut = os.Stderr
 	}
-	cfg := fakeapi.ServerConfig{
-		Addr: c.Addr, AllowNonLoopback: c.AllowNonLoopback, PortPerService: c.PortPerService, Seed: sc.Seed, Warn: errOut,
-		ReadHeaderTimeout: c.ReadHeaderTimeout, ReadTimeout: c.ReadTimeout, IdleTimeout: c.IdleTimeout, MaxConns: c.MaxConns,
-		Metrics: c.Metrics,
-	}
-	for _, bad := range []struct {
-		flag string
-		v    time.Duration
-	}{{"--read-header-timeout", c.ReadHeaderTimeout}, {"--read-timeout", c.ReadTimeout}, {"--idle-timeout", c.IdleTimeout}, {"--drain", c.Drain}} {
-		if bad.v < 0 {
-			return codedError{fmt.Errorf("%s %v: want a duration above 0", bad.flag, bad.v), exitInvalid}
-		}
-	}
-	if c.MaxConns < 0 {
-		return codedError{fmt.Errorf("--max-conns %d: want a number above 0", c.MaxConns), exitInvalid}
-	}
-	if c.Seed != nil {
-		cfg.Seed = *c.Seed
-	}
-	for i := range sc.Services {
-		cfg.Services = append(cfg.Services, sim.ServeConfig(sc, &sc.Services[i]))
-	}
-	srv, err := fakeapi.Start(cfg)
-	if errors.Is(err, fakeapi.ErrNonLoopback) {
-		err = fmt.Errorf("--addr %s is not a loopback address: refused, since the fake services have no real authentication; add --allow-non-loopback to serve other hosts anyway", c.Addr)
-	}
+	srv, services, err := c.start(sc, errOut, c.Metrics, nil)
 	if err != nil {
-		return codedError{err, exitInvalid}
+		return err
 	}
-	fmt.Fprintf(out, "serving %d service(s) of scenario %s; Ctrl-C to stop\n", len(cfg.Services), sc.Name)
-	srv.Summary(out)
-	for _, e := range sim.EventSpans(sc) {
-		fmt.Fprintf(out, "event on %s from %v to %v after start: %s\n", e.Service,
-			time.Duration(e.StartS*float64(time.Second)), time.Duration(e.EndS*float64(time.Second)), e.Label)
-	}
-	fmt.Fprintf(out, "early retries count retries marked by x-stainless-retry-count (the official SDKs), %s or a repeated %s; %s NAME tells callers on one key apart\n",
-		fakeapi.RetryHeader, fakeapi.IdempotencyHeader, fakeapi.ClientHeader)
-	fmt.Fprintf(out, "writes are PUT, PATCH and DELETE to tool paths, or requests with %s: RESOURCE; provider endpoints are reads\n", fakeapi.WriteHeader)
-	for _, svc := range cfg.Services {
-		for _, rt := range svc.WriteRoutes {
-			from := rt.ResourceFrom
-			if from == "" {
-				from = "the default"
-			}
-			fmt.Fprintf(out, "writes: %s%s and below, resource key from %s\n", srv.URL(svc.Name), rt.Path, from)
-		}
-	}
-
-	writeServedAgent(out, sc, srv, cfg.Services)
+	fmt.Fprintf(out, "serving %d service(s) of scenario %s; Ctrl-C to stop\n", len(services), sc.Name)
+	writeServed(out, sc, srv, services)
 
 	ctx, stop := interruptible(c.parent)
 	defer stop()
@@ -142,29 +184,15 @@ func (c *ServeCmd) Run() error {
 	}
 	<-ctx.Done()
 
-	grace := c.Drain
-	if grace <= 0 {
-		grace = 5 * time.Second // the flag's default, for callers that build the struct
-	}
-	drain, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	// Past the deadline Shutdown closes what is left (slow bodies, long
-	// requests): stopping as asked is a success, so serve says what it cut
-	// off and still exits 0.
-	cutOff := srv.Shutdown(drain) != nil
+	// Past the drain deadline serve says what it cut off and still exits 0.
+	c.stop(srv, "serve", errOut)
 	stats := srv.Stats()
 	if c.JSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(stats); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintln(out, "\nwhat the clients did:")
-		fakeapi.WriteStats(out, stats)
+		return enc.Encode(stats)
 	}
-	if cutOff {
-		fmt.Fprintf(errOut, "serve: connections still open after the %v drain were closed\n", grace)
-	}
+	fmt.Fprintln(out, "\nwhat the clients did:")
+	fakeapi.WriteStats(out, stats)
 	return nil
 }

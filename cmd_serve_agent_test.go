@@ -66,7 +66,7 @@ func servedAgent(t *testing.T, headers string) (string, *fakeapi.Server) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *fakeapi.Server, 1)
 	var out bytes.Buffer
-	cmd := &ServeCmd{Scenario: file, Addr: "127.0.0.1:0", Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
+	cmd := &ServeCmd{Scenario: file, serveFlags: serveFlags{Addr: "127.0.0.1:0"}, Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Run() }()
 	var srv *fakeapi.Server

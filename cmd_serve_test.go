@@ -27,7 +27,7 @@ func TestServePrintsURLsAndAccounting(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *fakeapi.Server, 1)
 	var out bytes.Buffer
-	cmd := &ServeCmd{Scenario: "burst-8", Addr: "127.0.0.1:0", Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
+	cmd := &ServeCmd{Scenario: "burst-8", serveFlags: serveFlags{Addr: "127.0.0.1:0"}, Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Run() }()
 	srv := <-ready
@@ -57,7 +57,7 @@ func TestServePrintsURLsAndAccounting(t *testing.T) {
 }
 
 func TestServeRefusesNonLoopbackWithoutFlag(t *testing.T) {
-	cmd := &ServeCmd{Scenario: "burst-8", Addr: "0.0.0.0:0", Stdout: io.Discard, Stderr: io.Discard}
+	cmd := &ServeCmd{Scenario: "burst-8", serveFlags: serveFlags{Addr: "0.0.0.0:0"}, Stdout: io.Discard, Stderr: io.Discard}
 	err := cmd.Run()
 	if err == nil || !strings.Contains(err.Error(), "--allow-non-loopback") || strings.Contains(err.Error(), "AllowNonLoopback") {
 		t.Fatalf("err = %v, want the flag that allows it named", err)
@@ -75,7 +75,7 @@ func TestServeCtrlCWithSlowBodyExitsZero(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *fakeapi.Server, 1)
 	var out, errOut bytes.Buffer
-	cmd := &ServeCmd{Scenario: "burst-8", Addr: "127.0.0.1:0", Drain: 50 * time.Millisecond, ReadTimeout: time.Hour,
+	cmd := &ServeCmd{Scenario: "burst-8", serveFlags: serveFlags{Addr: "127.0.0.1:0", Drain: 50 * time.Millisecond, ReadTimeout: time.Hour},
 		Stdout: &out, Stderr: &errOut, parent: ctx, ready: ready}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Run() }()
@@ -108,7 +108,7 @@ func TestServePrintsTheBaseURLsTheSDKsExpect(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *fakeapi.Server, 1)
 	var out bytes.Buffer
-	cmd := &ServeCmd{Scenario: "multi-agent", Addr: "127.0.0.1:0", Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
+	cmd := &ServeCmd{Scenario: "multi-agent", serveFlags: serveFlags{Addr: "127.0.0.1:0"}, Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Run() }()
 	<-ready // the summary is printed before the server is handed over
@@ -152,7 +152,7 @@ func TestServeMetricsMatchStats(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *fakeapi.Server, 1)
 	var out bytes.Buffer
-	cmd := &ServeCmd{Scenario: "burst-8", Addr: "127.0.0.1:0", Metrics: true, Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
+	cmd := &ServeCmd{Scenario: "burst-8", serveFlags: serveFlags{Addr: "127.0.0.1:0"}, Metrics: true, Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Run() }()
 	srv := <-ready
@@ -271,7 +271,7 @@ outage = true
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *fakeapi.Server, 1)
 	var out bytes.Buffer
-	cmd := &ServeCmd{Scenario: file, Addr: "127.0.0.1:0", Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
+	cmd := &ServeCmd{Scenario: file, serveFlags: serveFlags{Addr: "127.0.0.1:0"}, Stdout: &out, Stderr: io.Discard, parent: ctx, ready: ready}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Run() }()
 	srv := <-ready

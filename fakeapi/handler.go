@@ -72,16 +72,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		answerCount(w, c, &in)
 		return
 	}
+	rec := s.newRecord(r, sv, ep, path, body, &in)
 	now, d := s.decide(sv, &in)
+	arrived := s.sinceStart()
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
 	wall := s.start.Add(time.Duration(s.epoch.Load()) + s.real(now))
 	seen := s.realDecision(d) // what the client is told, in real time
 	status := writeDecisionHeaders(w.Header(), c, "req_"+id, &seen, wall)
+	rec.decided(arrived, &d, &seen, status)
+	defer s.emit(rec) // also when the handler aborts the connection
 	if !d.Admitted() {
 		s.answerRejection(w, r, c, id, status, &d, &seen, in.bodyErr)
+		rec.rejected(s.sinceStart())
 		return
 	}
-	s.answerAdmission(w, r, sv, ep, path, id, status, now, wall, &d, &in.dec)
+	s.answerAdmission(w, r, sv, ep, path, id, status, now, wall, &d, &in.dec, rec)
 }
 
 // serveAside answers, without the model, what spends no quota: an unknown
@@ -227,8 +232,9 @@ func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *Serv
 
 // answerAdmission answers admitted request id after its latency: the fake
 // model's answer (streamed on request), a server error or a conflict with
-// status, or a connection reset; it ends the request in the model.
-func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *service, ep endpoint, path, id string, status int, now time.Duration, wall time.Time, d *Decision, dec *decoded) {
+// status, or a connection reset; it ends the request in the model and in
+// rec (nil: the server logs no requests).
+func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *service, ep endpoint, path, id string, status int, now time.Duration, wall time.Time, d *Decision, dec *decoded, rec *Record) {
 	c := &sv.cfg
 	if s.metrics != nil {
 		// Runs after the request ended in the model, also when the
@@ -247,10 +253,10 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 		dec.reply = c.Agent.decide(sv.agentSeed, &dec.agent, prefix)
 	}
 	if d.Kind == KindOK && dec.stream {
-		s.stream(w, r.Context(), sv, d, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec))
+		s.stream(w, r.Context(), sv, d, rec, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec))
 		return
 	}
-	if !s.await(r.Context(), sv, d) {
+	if !s.await(r.Context(), sv, d, rec) {
 		return
 	}
 	switch d.Kind {

@@ -25,8 +25,10 @@ func (s *Server) hold(ctx context.Context, d time.Duration) bool {
 }
 
 // end ends an admitted request in the model: Cancel (the service stopped
-// working on it) or Finish, clientGone saying whether anyone read it.
-func (s *Server) end(sv *service, d *Decision, clientGone, cancel bool) {
+// working on it) or Finish, clientGone saying whether anyone read it; and
+// in its record rec, when the server logs requests.
+func (s *Server) end(sv *service, d *Decision, rec *Record, clientGone, cancel bool) {
+	rec.ended(s.sinceStart(), clientGone, cancel)
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	if cancel {
@@ -44,8 +46,8 @@ func (s *Server) end(sv *service, d *Decision, clientGone, cancel bool) {
 // tokens per second. A client gone before the first byte is handled as in
 // await; one gone mid-stream finishes the request with its tokens counted
 // as wasted.
-func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, groups [][]byte) {
-	end := func(gone, cancel bool) { s.end(sv, d, gone, cancel) }
+func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, rec *Record, groups [][]byte) {
+	end := func(gone, cancel bool) { s.end(sv, d, rec, gone, cancel) }
 	first, step := streamPace(sv.cfg.Generation.Enabled(), sv.cfg.Faults.SlowFirstByte.Delay, d, len(groups))
 	rc := http.NewResponseController(w)
 	t := time.NewTimer(s.real(first))
@@ -70,6 +72,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 					return
 				}
 				// The service keeps generating the whole answer.
+				rec.left(s.sinceStart())
 				<-t.C
 				time.Sleep(s.real(step * time.Duration(len(groups)-1)))
 				end(true, false)
@@ -122,8 +125,8 @@ func streamPace(paced bool, slowFirstByte time.Duration, d *Decision, n int) (fi
 // It returns false when there is no response to write: the client went away
 // (Cancel, or Finish with clientGone when the service keeps working), or a
 // hanging request was aborted by shutdown.
-func (s *Server) await(ctx context.Context, sv *service, d *Decision) bool {
-	end := func(gone, cancel bool) { s.end(sv, d, gone, cancel) }
+func (s *Server) await(ctx context.Context, sv *service, d *Decision, rec *Record) bool {
+	end := func(gone, cancel bool) { s.end(sv, d, rec, gone, cancel) }
 	if d.Kind == KindHang {
 		select {
 		case <-ctx.Done():
@@ -144,6 +147,7 @@ func (s *Server) await(ctx context.Context, sv *service, d *Decision) bool {
 				end(true, true)
 				return false
 			}
+			rec.left(s.sinceStart())
 			<-t.C
 			end(true, false)
 			return false

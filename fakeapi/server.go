@@ -86,6 +86,12 @@ type ServerConfig struct {
 	// per service, the requests arrived, admitted and limited (by which
 	// limit), those in flight, and a latency histogram.
 	Metrics bool
+	// OnRequest, when set, receives the Record of every request that
+	// reached a service's model, once the server is done with it (token
+	// counting and the model list are not recorded). It is called from
+	// the requests' goroutines, concurrently: it must be safe for
+	// concurrent use, and should return quickly.
+	OnRequest func(Record)
 }
 
 // Server serves fake services over HTTP. Its methods are safe for
@@ -392,4 +398,13 @@ func (s *Server) realDecision(d Decision) Decision {
 		q.Reset = s.real(q.Reset)
 	}
 	return d
+}
+
+// API returns the API style of the named service (spec.APIGeneric for a
+// name the server does not serve).
+func (s *Server) API(service string) spec.APIStyle {
+	if sv := s.byName[service]; sv != nil {
+		return sv.cfg.API
+	}
+	return spec.APIGeneric
 }

@@ -78,6 +78,9 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 		sc.Thresholds = d.decodeThresholds(sc, tt)
 	}
 	sc.Events = d.decodeEvents(sc, t)
+	if ct := t.sub("check"); ct != nil {
+		sc.Check = d.decodeCheck(sc, ct)
+	}
 	t.finish()
 	return sc
 }

@@ -35,6 +35,9 @@ type Scenario struct {
 	// Events are the timed changes of services' conditions, from the
 	// [[events]] tables, in file order (see Event).
 	Events []Event
+	// Check holds the rules `simbench check` grades clients by, from the
+	// [check] table (zero fields: the defaults).
+	Check Check
 }
 
 // Service returns the service called name, or nil.

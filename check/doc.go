@@ -1,0 +1,18 @@
+// Package check grades an agent runtime's concurrency hygiene from what a
+// fake provider saw of it: `simbench check` serves a scenario's services,
+// runs the client (or waits for one), and grades every client's requests
+// to every service against the rules of the scenario's [check] table.
+//
+// The grading is a pure function of the server's request log
+// ([fakeapi.Record]s) and the [Rules]: [Grade] reads no clock and starts no
+// goroutines, so a log graded twice gives the same lines. A client is what
+// the X-Simbench-Client header names, else its API key (see
+// fakeapi.Record.Client). An attempt belongs to a logical call by its
+// Idempotency-Key, else by its identity (client, method, path and body):
+// an attempt joins the call of an earlier one with the same identity when
+// that one failed, was still being served, or the attempt declares a
+// retry (x-stainless-retry-count or X-Simbench-Retry above 0).
+//
+// Each line is PASS, WARN or FAIL with the figure measured and the rule;
+// [Report.Verdict] is the worst of them.
+package check

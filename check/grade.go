@@ -1,0 +1,180 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/simbench/simbench/fakeapi"
+)
+
+// Grade grades the requests in recs by rules: for every client and
+// service, in name order, the lines in flight, rate limited, early
+// retries, jitter, attempts and cancellation, then writes (when there
+// were any) and the answer gap (when the client asked a model). A log
+// with no requests grades FAIL. Grade does not modify recs.
+func Grade(scenario string, recs []fakeapi.Record, rules Rules) *Report {
+	rep := &Report{Scenario: scenario, Verdict: Pass, Requests: len(recs)}
+	if len(recs) == 0 {
+		rep.add(Line{Check: CheckClient, Verdict: Fail, Figure: "no requests arrived",
+			Rule: "a client must call the services; point it at the base URLs check prints and puts in its environment"})
+		return rep
+	}
+	groups := map[[2]string][]*fakeapi.Record{}
+	for i := range recs {
+		k := [2]string{recs[i].Client, recs[i].Service}
+		groups[k] = append(groups[k], &recs[i])
+	}
+	keys := make([][2]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	for _, k := range keys {
+		g := groups[k]
+		sortRecords(g)
+		for _, l := range gradeOne(g, callsOf(g), rules) {
+			l.Client, l.Service = k[0], k[1]
+			rep.add(l)
+		}
+	}
+	return rep
+}
+
+// gradeOne grades one client's records to one service (in order of
+// arrival), grouped into calls.
+func gradeOne(recs []*fakeapi.Record, calls []*call, rules Rules) []Line {
+	svc := recs[0].Service
+	lines := []Line{
+		inFlight(recs, rules.MaxInFlight[svc], rules.CapSource[svc]),
+		rateLimited(recs, rules),
+		earlyRetries(calls, rules),
+		jitter(recs, calls, rules),
+		attempts(calls, rules),
+		cancellation(calls, rules),
+	}
+	if l, ok := writes(recs, calls); ok {
+		lines = append(lines, l)
+	}
+	if l, ok := answerGap(recs, rules); ok {
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// inFlight grades the most attempts in flight at once against limit (0:
+// none).
+func inFlight(recs []*fakeapi.Record, limit int, source string) Line {
+	type edge struct {
+		at    time.Duration
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(recs))
+	for _, r := range recs {
+		edges = append(edges, edge{r.Arrived, 1}, edge{r.Answered, -1})
+	}
+	// Ends before starts at one instant: an attempt sent as another's
+	// answer went out does not overlap it.
+	slices.SortFunc(edges, func(a, b edge) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta)) })
+	peak, n := 0, 0
+	for _, e := range edges {
+		n += e.delta
+		peak = max(peak, n)
+	}
+	l := Line{Check: CheckInFlight, Verdict: Pass, Value: float64(peak), Figure: fmt.Sprintf("peak %d in flight", peak)}
+	if limit <= 0 {
+		l.Rule = "no cap: the service has no limit to plan a cap from; set [check] max_in_flight"
+		return l
+	}
+	l.Rule = fmt.Sprintf("at most %d in flight (%s)", limit, source)
+	if peak > limit {
+		l.Verdict = Fail
+	}
+	return l
+}
+
+// rateLimited grades the share of attempts answered 429.
+func rateLimited(recs []*fakeapi.Record, rules Rules) Line {
+	n := 0
+	for _, r := range recs {
+		if r.Status == 429 {
+			n++
+		}
+	}
+	share := float64(n) / float64(len(recs))
+	l := Line{Check: CheckRateLimited, Verdict: Pass, Value: share,
+		Figure: fmt.Sprintf("%d of %d attempts answered 429 (%s)", n, len(recs), percent(share)),
+		Rule:   fmt.Sprintf("WARN above %s, FAIL above %s of attempts", percent(rules.RateLimitedWarn), percent(rules.RateLimitedFail))}
+	switch {
+	case share > rules.RateLimitedFail:
+		l.Verdict = Fail
+	case share > rules.RateLimitedWarn:
+		l.Verdict = Warn
+	}
+	return l
+}
+
+// earlyRetries grades the retries sent before the delay a 429 gave.
+func earlyRetries(calls []*call, rules Rules) Line {
+	n, retries := 0, 0
+	var most time.Duration
+	for _, c := range calls {
+		for i := 1; i < len(c.attempts); i++ {
+			retries++
+			if by := early(c.attempts[i-1], c.attempts[i]); by > 0 {
+				n++
+				most = max(most, by)
+			}
+		}
+	}
+	l := Line{Check: CheckEarly, Verdict: Pass, Value: float64(n),
+		Figure: fmt.Sprintf("%d of %d retries sent before the retry delay the 429 gave", n, retries),
+		Rule:   fmt.Sprintf("at most %d early retries", rules.EarlyRetries)}
+	if n > 0 {
+		l.Figure += fmt.Sprintf(", the earliest %s before it", ms(most))
+	}
+	if n > rules.EarlyRetries {
+		l.Verdict = Fail
+	}
+	return l
+}
+
+// attempts grades the attempts per logical call.
+func attempts(calls []*call, rules Rules) Line {
+	total, most := 0, 0
+	for _, c := range calls {
+		total += len(c.attempts)
+		most = max(most, len(c.attempts))
+	}
+	mean := float64(total) / float64(max(len(calls), 1))
+	l := Line{Check: CheckAttempts, Verdict: Pass, Value: float64(most),
+		Figure: fmt.Sprintf("%d calls took %d attempts: %.2f per call, at most %d", len(calls), total, mean, most),
+		Rule:   fmt.Sprintf("WARN above %d, FAIL above %d attempts of one call", rules.AttemptsWarn, rules.AttemptsFail)}
+	switch {
+	case most > rules.AttemptsFail:
+		l.Verdict = Fail
+	case most > rules.AttemptsWarn:
+		l.Verdict = Warn
+	}
+	return l
+}
+
+// percent formats a share as a percentage: "1.5%".
+func percent(f float64) string { return fmt.Sprintf("%.3g%%", 100*f) }
+
+// ms formats a duration: to a hundredth of a millisecond below 10 ms
+// ("0.42ms"), to the millisecond above ("1.234s").
+func ms(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// quantile is the p-quantile of sorted xs (empirical, as gonum defines it).
+func quantile(p float64, sorted []float64) float64 {
+	return stat.Quantile(p, stat.Empirical, sorted, nil)
+}

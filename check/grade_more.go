@@ -1,0 +1,187 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+)
+
+// minShared is the fewest retried 429s a shared 429 needs for the spread
+// of its retries to mean anything.
+const minShared = 3
+
+// jitter grades the spread of the retries after each shared 429: 429s
+// answered within rules.JitterWindow of the first of them, at least
+// minShared of them retried. A shared 429 whose retries spread over less
+// than max(JitterMinSpread, JitterMinShare × their median delay) (see
+// spreadOf) returned as a herd. FAIL when half the shared
+// 429s or more did, WARN when any did.
+func jitter(recs []*fakeapi.Record, calls []*call, rules Rules) Line {
+	retryOf := map[*fakeapi.Record]*fakeapi.Record{}
+	for _, c := range calls {
+		for i := 1; i < len(c.attempts); i++ {
+			retryOf[c.attempts[i-1]] = c.attempts[i]
+		}
+	}
+	var limited []*fakeapi.Record
+	for _, r := range recs {
+		if r.Status == 429 && retryOf[r] != nil {
+			limited = append(limited, r)
+		}
+	}
+	slices.SortStableFunc(limited, func(a, b *fakeapi.Record) int { return cmp.Compare(a.Answered, b.Answered) })
+	l := Line{Check: CheckJitter, Verdict: Pass,
+		Rule: fmt.Sprintf("the retries after a shared 429 (%d or more 429s within %v) spread, in arrival and in delay, over at least max(%v, %g × their median delay), p10 to p90; FAIL when half the shared 429s or more fall short",
+			minShared, rules.JitterWindow, rules.JitterMinSpread, rules.JitterMinShare)}
+	shared, herds := 0, 0
+	worst, worstNeed := time.Duration(-1), time.Duration(0)
+	for i := 0; i < len(limited); {
+		j := i
+		for j < len(limited) && limited[j].Answered-limited[i].Answered <= rules.JitterWindow {
+			j++
+		}
+		if j-i >= minShared {
+			shared++
+			spread, need := spreadOf(limited[i:j], retryOf, rules)
+			if spread < need {
+				herds++
+			}
+			if worst < 0 || float64(spread)/float64(need) < float64(worst)/float64(worstNeed) {
+				worst, worstNeed = spread, need
+			}
+		}
+		i = j
+	}
+	if shared == 0 {
+		l.Figure = "no shared 429s to measure"
+		return l
+	}
+	l.Value = worst.Seconds()
+	l.Figure = fmt.Sprintf("%d of %d shared 429s were followed by a herd; the tightest spread %s where %s was needed", herds, shared, ms(worst), ms(worstNeed))
+	switch {
+	case 2*herds >= shared:
+		l.Verdict = Fail
+	case herds > 0:
+		l.Verdict = Warn
+	}
+	return l
+}
+
+// spreadOf returns the spread (p10 to p90) of the retries of one shared
+// 429's answers, and the spread the rules need of them. The spread is the
+// smaller of that of their arrivals and that of their delays: retries at
+// once keep the 429s' own spread of arrivals but all wait the same, and
+// retries at the delay each was told arrive together though they waited
+// differently; only jitter spreads both.
+func spreadOf(group []*fakeapi.Record, retryOf map[*fakeapi.Record]*fakeapi.Record, rules Rules) (spread, need time.Duration) {
+	at := make([]float64, len(group))
+	delay := make([]float64, len(group))
+	for k, r := range group {
+		next := retryOf[r]
+		at[k] = float64(next.Arrived)
+		delay[k] = float64(next.Arrived - r.Answered)
+	}
+	slices.Sort(at)
+	slices.Sort(delay)
+	spread = time.Duration(min(quantile(0.9, at)-quantile(0.1, at), quantile(0.9, delay)-quantile(0.1, delay)))
+	need = max(rules.JitterMinSpread, time.Duration(rules.JitterMinShare*quantile(0.5, delay)))
+	return spread, need
+}
+
+// cancellation grades whether a client's giving up reaches the server:
+// attempts still being served, their client connected, when the retry of
+// their call arrived were abandoned without a cancel. The figure adds the
+// server-side seconds spent after the client moved on (abandoned attempts
+// from their retry's arrival; attempts finished after their client
+// closed the connection, from its closing) and the attempts the client
+// cancelled at the transport.
+func cancellation(calls []*call, rules Rules) Line {
+	aband, cancelled := 0, 0
+	var wasted time.Duration
+	for _, c := range calls {
+		for i, a := range c.attempts {
+			if a.Cancelled {
+				cancelled++
+			}
+			if a.Wasted {
+				wasted += a.Answered - a.Left
+			}
+			if i+1 < len(c.attempts) && abandoned(a, c.attempts[i+1]) {
+				aband++
+				wasted += a.Answered - c.attempts[i+1].Arrived
+			}
+		}
+	}
+	l := Line{Check: CheckCancel, Verdict: Pass, Value: float64(aband),
+		Figure: fmt.Sprintf("%d attempts abandoned while the server worked on them, %d cancelled at the transport; %.3fs of work after the client moved on", aband, cancelled, wasted.Seconds()),
+		Rule:   fmt.Sprintf("at most %d attempts abandoned without closing their connection", rules.Abandoned)}
+	if aband > rules.Abandoned {
+		l.Verdict = Fail
+	}
+	return l
+}
+
+// writes grades the client's writes: admitted while another write to the
+// same resource was in flight (overlapping), or a call's write applied by
+// more than one of its attempts. It reports false when there were no
+// writes.
+func writes(recs []*fakeapi.Record, calls []*call) (Line, bool) {
+	n, races, twice := 0, 0, 0
+	for _, r := range recs {
+		if r.Write {
+			n++
+			if r.WriteRace {
+				races++
+			}
+		}
+	}
+	if n == 0 {
+		return Line{}, false
+	}
+	for _, c := range calls {
+		if c.applied() > 1 {
+			twice++
+		}
+	}
+	l := Line{Check: CheckWrites, Verdict: Pass, Value: float64(races + twice),
+		Figure: fmt.Sprintf("%d writes: %d overlapping another to the same resource, %d calls applied twice", n, races, twice),
+		Rule:   "no write overlaps another to its resource, none is applied twice"}
+	if races+twice > 0 {
+		l.Verdict = Fail
+	}
+	return l, true
+}
+
+// answerGap grades the p95 time from one model answer to the client to the
+// next; it reports false when the client had fewer than two.
+func answerGap(recs []*fakeapi.Record, rules Rules) (Line, bool) {
+	var at []time.Duration
+	for _, r := range recs {
+		if r.Model && !failed(r) {
+			at = append(at, r.Answered)
+		}
+	}
+	if len(at) < 2 {
+		return Line{}, false
+	}
+	slices.Sort(at)
+	gaps := make([]float64, len(at)-1)
+	for i := range gaps {
+		gaps[i] = float64(at[i+1] - at[i])
+	}
+	slices.Sort(gaps)
+	p50, p95 := time.Duration(quantile(0.5, gaps)), time.Duration(quantile(0.95, gaps))
+	l := Line{Check: CheckAnswerGap, Verdict: Pass, Value: p95.Seconds(),
+		Figure: fmt.Sprintf("%d model answers, %s p50 and %s p95 from one to the next", len(at), ms(p50), ms(p95)),
+		Rule:   fmt.Sprintf("p95 WARN above %v, FAIL above %v", rules.AnswerGapWarn, rules.AnswerGapFail)}
+	switch {
+	case p95 > rules.AnswerGapFail:
+		l.Verdict = Fail
+	case p95 > rules.AnswerGapWarn:
+		l.Verdict = Warn
+	}
+	return l, true
+}

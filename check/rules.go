@@ -1,0 +1,127 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
+)
+
+// Defaults of the rules, used where the scenario's [check] table is
+// silent.
+const (
+	// DefaultRateLimitedWarn and DefaultRateLimitedFail bound the share of a
+	// client's attempts to a service answered 429: a client that paces
+	// itself meets few, one that does not meets many.
+	DefaultRateLimitedWarn = 0.01
+	DefaultRateLimitedFail = 0.10
+	// DefaultEarlyRetries is the most retries sent before the delay the
+	// server gave: none.
+	DefaultEarlyRetries = 0
+	// DefaultJitterWindow groups 429s answered to one client within it into
+	// one shared 429, whose retries should spread.
+	DefaultJitterWindow = 100 * time.Millisecond
+	// DefaultJitterMinSpread and DefaultJitterMinShare are the least spread
+	// (p10 to p90 of their arrival times) of the retries after a shared
+	// 429: the larger of 20 ms and a tenth of their median delay. Retries
+	// at once, or all at the delay the server gave, spread over less.
+	DefaultJitterMinSpread = 20 * time.Millisecond
+	DefaultJitterMinShare  = 0.1
+	// DefaultAttemptsWarn and DefaultAttemptsFail bound the attempts of one
+	// logical call: the OpenAI SDKs make 3, an agent's 5 retries of an
+	// SDK's 3 make 15.
+	DefaultAttemptsWarn = 5
+	DefaultAttemptsFail = 10
+	// DefaultAbandoned is the most attempts a client may leave running on
+	// the server while it retries them: none (cancellation should reach
+	// the transport).
+	DefaultAbandoned = 0
+	// DefaultAnswerGapWarn and DefaultAnswerGapFail bound the p95 time
+	// between one model answer to a client and the next.
+	DefaultAnswerGapWarn = 30 * time.Second
+	DefaultAnswerGapFail = 2 * time.Minute
+)
+
+// Rules are what a client is graded by. Build them with RulesFor; the
+// zero value has no caps and zero bounds, and fails everything.
+type Rules struct {
+	// MaxInFlight caps one client's attempts in flight per service; a
+	// service not in it is not capped. CapSource says where each cap came
+	// from, for the line's rule.
+	MaxInFlight map[string]int
+	CapSource   map[string]string
+	// RateLimitedWarn and RateLimitedFail bound the share of attempts
+	// answered 429.
+	RateLimitedWarn, RateLimitedFail float64
+	// EarlyRetries is the most retries sent before their delay elapsed.
+	EarlyRetries int
+	// JitterWindow, JitterMinSpread and JitterMinShare: see the defaults.
+	JitterWindow, JitterMinSpread time.Duration
+	JitterMinShare                float64
+	// AttemptsWarn and AttemptsFail bound the attempts of one call.
+	AttemptsWarn, AttemptsFail int
+	// Abandoned is the most attempts left running on the server while
+	// their call was retried.
+	Abandoned int
+	// AnswerGapWarn and AnswerGapFail bound the p95 time between model
+	// answers.
+	AnswerGapWarn, AnswerGapFail time.Duration
+}
+
+// RulesFor returns the rules of scenario sc: its [check] table over the
+// defaults; a service's in-flight cap defaults to its Little's-law cap at
+// the headroom of the strategy the scenario tunes (what `simbench
+// recommend` prints as max_in_flight).
+func RulesFor(sc *scenarios.Scenario) Rules {
+	c := sc.Check
+	r := Rules{
+		MaxInFlight: map[string]int{}, CapSource: map[string]string{},
+		RateLimitedWarn: or(c.RateLimitedWarn, DefaultRateLimitedWarn), RateLimitedFail: or(c.RateLimitedFail, DefaultRateLimitedFail),
+		EarlyRetries: DefaultEarlyRetries, Abandoned: DefaultAbandoned,
+		JitterWindow: or(c.JitterWindow, DefaultJitterWindow), JitterMinSpread: or(c.JitterMinSpread, DefaultJitterMinSpread),
+		JitterMinShare: or(c.JitterMinShare, DefaultJitterMinShare),
+		AttemptsWarn:   or(c.AttemptsWarn, DefaultAttemptsWarn), AttemptsFail: or(c.AttemptsFail, DefaultAttemptsFail),
+		AnswerGapWarn: or(c.AnswerGapWarn, DefaultAnswerGapWarn), AnswerGapFail: or(c.AnswerGapFail, DefaultAnswerGapFail),
+	}
+	if c.HasEarlyRetries {
+		r.EarlyRetries = c.EarlyRetries
+	}
+	if c.HasAbandoned {
+		r.Abandoned = c.Abandoned
+	}
+	// A bound set on one side only must not leave the other past it.
+	r.RateLimitedWarn = min(r.RateLimitedWarn, r.RateLimitedFail)
+	r.AttemptsWarn = min(r.AttemptsWarn, r.AttemptsFail)
+	r.AnswerGapWarn = min(r.AnswerGapWarn, r.AnswerGapFail)
+
+	var headroom float64
+	if st := sc.Strategy(sim.SweepStrategy(sc)); st != nil {
+		headroom = st.Headroom
+	}
+	plans, _ := decision.PlanServices(sc, headroom)
+	for _, p := range plans {
+		r.MaxInFlight[p.Service.Name] = p.MaxInFlight
+		r.CapSource[p.Service.Name] = fmt.Sprintf("the Little's-law cap at headroom %g, as simbench recommend sets it", p.Service.Headroom)
+	}
+	for _, svc := range sc.Services {
+		n, src := c.MaxInFlight[svc.Name], "[check] max_in_flight."+svc.Name
+		if n == 0 {
+			n, src = c.AllMaxInFlight, "[check] max_in_flight"
+		}
+		if n > 0 {
+			r.MaxInFlight[svc.Name], r.CapSource[svc.Name] = n, src
+		}
+	}
+	return r
+}
+
+// or is v, or def when v is zero.
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,128 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/spec"
+)
+
+// MaxRecords bounds the requests a Recorder keeps (about 1 GiB of
+// records); later ones are counted but not graded.
+const MaxRecords = 1 << 22
+
+// Recorder collects a server's request log: pass its Add as
+// fakeapi.ServerConfig.OnRequest. It is safe for concurrent use.
+type Recorder struct {
+	mu      sync.Mutex
+	recs    []fakeapi.Record
+	dropped int64
+}
+
+// Add keeps one record (past MaxRecords, counts it as dropped).
+func (r *Recorder) Add(rec fakeapi.Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.recs) >= MaxRecords {
+		r.dropped++
+		return
+	}
+	r.recs = append(r.recs, rec)
+}
+
+// Records returns a copy of the records kept and how many were dropped.
+func (r *Recorder) Records() (recs []fakeapi.Record, dropped int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]fakeapi.Record(nil), r.recs...), r.dropped
+}
+
+// Environment returns the variables a client under check is started with,
+// besides the caller's own: for every service SIMBENCH_URL_<SERVICE> (its
+// base URL) and, for provider styles, the SDK variables (OPENAI_BASE_URL
+// and OPENAI_API_KEY, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, of the
+// first service of that style); for every tool SIMBENCH_TOOL_URL_<TOOL>;
+// and SIMBENCH_STATS_URL. Names are upper case, other characters than
+// letters and digits as underscores. The API keys are the service's first
+// key, else "sk-simbench", so that no real key reaches the fake service.
+func Environment(sc *scenarios.Scenario, srv *fakeapi.Server) []string {
+	env := []string{"SIMBENCH_STATS_URL=" + srv.StatsURL(), "SIMBENCH_SCENARIO=" + sc.Name}
+	sdk := map[spec.APIStyle]bool{}
+	for _, svc := range sc.Services {
+		env = append(env, "SIMBENCH_URL_"+envName(svc.Name)+"="+srv.URL(svc.Name))
+		key := svc.ClientKey()
+		if key == "" {
+			key = "sk-simbench"
+		}
+		api := srv.API(svc.Name)
+		prefix := map[spec.APIStyle]string{spec.APIOpenAI: "OPENAI", spec.APIAnthropic: "ANTHROPIC"}[api]
+		if prefix != "" && !sdk[api] {
+			sdk[api] = true
+			env = append(env, prefix+"_BASE_URL="+srv.SDKBaseURL(svc.Name), prefix+"_API_KEY="+key)
+		}
+	}
+	for _, t := range sc.Tools {
+		env = append(env, "SIMBENCH_TOOL_URL_"+envName(t.Name)+"="+srv.URL(t.Service)+"/tools/"+t.Name)
+	}
+	return env
+}
+
+// envName turns a name into an environment variable's: upper case, other
+// characters than letters and digits as underscores.
+func envName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// ErrCommand is returned (wrapped) by RunCommand when the command could
+// not start or did not exit 0.
+var ErrCommand = errors.New("check: the client command failed")
+
+// CommandGrace is how long a client command has to exit after it is
+// interrupted (the check's duration passed, or Ctrl-C) before it is
+// killed.
+const CommandGrace = 5 * time.Second
+
+// RunCommand runs argv with the caller's environment plus env, its output
+// to stdout and stderr, until it exits or ctx is done; then it is sent
+// SIGINT, and killed CommandGrace later. It returns nil when the command
+// exited 0 or was stopped by ctx, else an error wrapping ErrCommand.
+func RunCommand(ctx context.Context, argv, env []string, stdout, stderr io.Writer) error {
+	if len(argv) == 0 {
+		return fmt.Errorf("%w: no command given", ErrCommand)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	cmd.WaitDelay = CommandGrace
+	err := cmd.Run()
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil && cmd.ProcessState != nil:
+		return nil // stopped as asked
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return fmt.Errorf("%w: %s %s", ErrCommand, argv[0], ee.ProcessState)
+	}
+	return fmt.Errorf("%w: %v", ErrCommand, err)
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/simbench/simbench/check"
+)
+
+// CheckCmd serves a scenario's services, runs a client against them (or
+// waits for one) and grades what each client did: its concurrency, 429s,
+// retries, cancellation and writes.
+type CheckCmd struct {
+	Scenario string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario; its [check] table sets the rules."`
+	Command  []string         `arg:"" optional:"" passthrough:"" help:"The client to run, after --: it gets the services' base URLs in its environment (SIMBENCH_URL_<SERVICE>, SIMBENCH_TOOL_URL_<TOOL>, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...). Without one, check waits for clients for --duration or until Ctrl-C."`
+	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted."`
+	JSON     bool             `help:"Print the grades as JSON (the client's output goes to standard error)."`
+	serveFlags
+
+	Stdout io.Writer       `kong:"-"` // nil: os.Stdout
+	Stderr io.Writer       `kong:"-"` // nil: os.Stderr
+	parent context.Context // tests: cancel in place of Ctrl-C
+}
+
+// Run serves the scenario, runs the client or waits, stops the services,
+// grades every client's requests per service and prints one line per
+// rule. It returns an error (exit 1) when a line FAILs or the client
+// command failed; Ctrl-C while a command runs stops it and exits 130 after
+// printing the grades of what was seen, while without a command it is the
+// way to end the wait and grade.
+func (c *CheckCmd) Run() error {
+	sc, err := openScenario(c.Scenario)
+	if err != nil {
+		return err
+	}
+	out, errOut := c.Stdout, c.Stderr
+	if out == nil {
+		out = os.Stdout
+	}
+	if errOut == nil {
+		errOut = os.Stderr
+	}
+	if len(c.Command) > 0 && c.Command[0] == "--" {
+		c.Command = c.Command[1:] // kong passes the separator through
+	}
+	var rec check.Recorder
+	srv, services, err := c.start(sc, errOut, false, rec.Add)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "checking clients of %d service(s) of scenario %s\n", len(services), sc.Name)
+	writeServed(errOut, sc, srv, services)
+
+	ctx, stop := interruptible(c.parent)
+	defer stop()
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if d := c.Duration.D(); d > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, d)
+	}
+	defer cancel()
+	var cmdErr error
+	if len(c.Command) > 0 {
+		clientOut := out
+		if c.JSON {
+			clientOut = errOut // keep standard output JSON
+		}
+		cmdErr = check.RunCommand(runCtx, c.Command, check.Environment(sc, srv), clientOut, errOut)
+	} else {
+		fmt.Fprintln(errOut, "waiting for clients; Ctrl-C to grade what they did")
+		<-runCtx.Done()
+	}
+	c.stop(srv, "check", errOut)
+
+	recs, dropped := rec.Records()
+	report := check.Grade(sc.Name, recs, check.RulesFor(sc))
+	if dropped > 0 {
+		report.Add(check.Line{Check: check.CheckClient, Verdict: check.Warn, Value: float64(dropped),
+			Figure: fmt.Sprintf("%d requests past the first %d were not graded", dropped, check.MaxRecords),
+			Rule:   "every request is graded"})
+	}
+	if cmdErr != nil {
+		report.Add(check.Line{Check: check.CheckClient, Verdict: check.Fail, Figure: cmdErr.Error(), Rule: "the client command exits 0"})
+	}
+	if c.JSON {
+		err = report.WriteJSON(out)
+	} else {
+		err = report.WriteText(out)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(c.Command) > 0 && ctx.Err() != nil:
+		return codedError{errors.New("interrupted; graded what the clients did until then"), exitInterrupted}
+	case report.Verdict == check.Fail:
+		return codedError{fmt.Errorf("check %s: FAIL (%s)", sc.Name, failedChecks(report)), exitFailure}
+	}
+	return nil
+}
+
+// failedChecks names the checks that failed, once each, in report order.
+func failedChecks(r *check.Report) string {
+	seen := map[string]bool{}
+	var s string
+	for _, l := range r.Lines {
+		if l.Verdict != check.Fail || seen[l.Check] {
+			continue
+		}
+		seen[l.Check] = true
+		if s != "" {
+			s += ", "
+		}
+		s += l.Check
+	}
+	return s
+}

@@ -1,0 +1,104 @@
+package scenarios
+
+import (
+	"math"
+	"time"
+)
+
+// Check holds the rules `simbench check` grades a client by, from the
+// scenario's [check] table. A zero field means the rule's default (package
+// check's DefaultRules says what each is); the loader sets only what the
+// file writes.
+type Check struct {
+	// MaxInFlight caps the attempts one client may have in flight per
+	// service, by service name; AllMaxInFlight applies to every service
+	// not named (0: the service's Little's-law cap).
+	MaxInFlight    map[string]int
+	AllMaxInFlight int
+	// RateLimitedWarn and RateLimitedFail bound the share of a client's
+	// attempts answered 429, in [0, 1].
+	RateLimitedWarn, RateLimitedFail float64
+	// EarlyRetries is the most retries a client may send before the delay
+	// it was told; HasEarlyRetries says the file set it (0 is the default).
+	EarlyRetries    int
+	HasEarlyRetries bool
+	// JitterWindow groups 429s answered within it into one shared 429;
+	// JitterMinSpread and JitterMinShare are the least spread (p10 to p90)
+	// of the retries after one, as a time and as a share of their median
+	// delay (the larger applies).
+	JitterWindow, JitterMinSpread time.Duration
+	JitterMinShare                float64
+	// AttemptsWarn and AttemptsFail bound the attempts of one call.
+	AttemptsWarn, AttemptsFail int
+	// Abandoned is the most attempts a client may leave running on the
+	// server while it retries them; HasAbandoned says the file set it.
+	Abandoned    int
+	HasAbandoned bool
+	// AnswerGapWarn and AnswerGapFail bound the p95 time between one model
+	// answer to a client and the next.
+	AnswerGapWarn, AnswerGapFail time.Duration
+}
+
+// decodeCheck reads the [check] table.
+func (d *decoder) decodeCheck(sc *Scenario, t *table) Check {
+	var c Check
+	if v, ok := t.get("max_in_flight"); ok {
+		key := t.key("max_in_flight")
+		if m, isTable := v.(map[string]any); isTable {
+			st := &table{d: d, path: key, m: m}
+			c.MaxInFlight = map[string]int{}
+			for _, name := range st.keys() {
+				d.checkService(sc, st.key(name), name)
+				if n, ok := st.integer(name, 1, math.MaxInt32, "a cap on requests in flight"); ok {
+					c.MaxInFlight[name] = int(n)
+				}
+			}
+		} else if n, ok := t.integer("max_in_flight", 1, math.MaxInt32, "a cap on requests in flight"); ok {
+			c.AllMaxInFlight = int(n)
+		}
+	}
+	if f, ok := t.fraction("rate_limited_warn"); ok {
+		c.RateLimitedWarn = f
+	}
+	if f, ok := t.fraction("rate_limited_fail"); ok {
+		c.RateLimitedFail = f
+	}
+	if c.RateLimitedWarn > 0 && c.RateLimitedFail > 0 && c.RateLimitedWarn > c.RateLimitedFail {
+		t.add("rate_limited_warn", "is above rate_limited_fail; the warning bound must not be past the failing one")
+	}
+	if n, ok := t.integer("early_retries", 0, math.MaxInt32, "a count"); ok {
+		c.EarlyRetries, c.HasEarlyRetries = int(n), true
+	}
+	if n, ok := t.integer("abandoned", 0, math.MaxInt32, "a count"); ok {
+		c.Abandoned, c.HasAbandoned = int(n), true
+	}
+	for _, k := range []struct {
+		key string
+		to  *time.Duration
+	}{{"jitter_window", &c.JitterWindow}, {"jitter_min_spread", &c.JitterMinSpread}, {"answer_gap_warn", &c.AnswerGapWarn}, {"answer_gap_fail", &c.AnswerGapFail}} {
+		if v, ok := t.duration(k.key); ok {
+			if v <= 0 {
+				t.add(k.key, "is %v; it must be above 0", v)
+				continue
+			}
+			*k.to = v
+		}
+	}
+	if c.AnswerGapWarn > 0 && c.AnswerGapFail > 0 && c.AnswerGapWarn > c.AnswerGapFail {
+		t.add("answer_gap_warn", "is above answer_gap_fail; the warning bound must not be past the failing one")
+	}
+	if f, ok := t.fraction("jitter_min_share"); ok {
+		c.JitterMinShare = f
+	}
+	if n, ok := t.integer("attempts_warn", 1, math.MaxInt32, "a count of attempts"); ok {
+		c.AttemptsWarn = int(n)
+	}
+	if n, ok := t.integer("attempts_fail", 1, math.MaxInt32, "a count of attempts"); ok {
+		c.AttemptsFail = int(n)
+	}
+	if c.AttemptsWarn > 0 && c.AttemptsFail > 0 && c.AttemptsWarn > c.AttemptsFail {
+		t.add("attempts_warn", "is above attempts_fail; the warning bound must not be past the failing one")
+	}
+	t.finish()
+	return c
+}
