@@ -96,7 +96,7 @@ func (c *CheckCmd) Run() error {
 	case len(c.Command) > 0 && ctx.Err() != nil:
 		return codedError{errors.New("interrupted; graded what the clients did until then"), exitInterrupted}
 	case report.Verdict == check.Fail:
-		return codedError{fmt.Errorf("check %s: FAIL (%s)", sc.Name, failedChecks(report)), exitFailure}
+		return codedError{errors.Join(fmt.Errorf("check %s: FAIL (%s)", sc.Name, failedChecks(report)), cmdErr), exitFailure}
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func jitter(recs []*fakeapi.Record, calls []*call, rules Rules) Line {
 	}
 	slices.SortStableFunc(limited, func(a, b *fakeapi.Record) int { return cmp.Compare(a.Answered, b.Answered) })
 	l := Line{Check: CheckJitter, Verdict: Pass,
-		Rule: fmt.Sprintf("the retries after a shared 429 (%d or more 429s within %v) spread, in arrival and in delay, over at least max(%v, %g × their median delay), p10 to p90; FAIL when half the shared 429s or more fall short",
+		Rule: fmt.Sprintf("the retries after a shared 429 (%d or more 429s within %v) spread, in arrival and in delay, over at least max(%v, %g × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short",
 			minShared, rules.JitterWindow, rules.JitterMinSpread, rules.JitterMinShare)}
 	shared, herds := 0, 0
 	worst, worstNeed := time.Duration(-1), time.Duration(0)
@@ -45,7 +45,7 @@ func jitter(recs []*fakeapi.Record, calls []*call, rules Rules) Line {
 		}
 		if j-i >= minShared {
 			shared++
-			spread, need := spreadOf(limited[i:j], retryOf, rules)
+			spread, need := spreadOf(limited[i:j], retryOf, rules, rules.RequestRate[limited[i].Service])
 			if spread < need {
 				herds++
 			}
@@ -71,12 +71,14 @@ func jitter(recs []*fakeapi.Record, calls []*call, rules Rules) Line {
 }
 
 // spreadOf returns the spread (p10 to p90) of the retries of one shared
-// 429's answers, and the spread the rules need of them. The spread is the
+// 429's answers, and the spread the rules need of them: the largest of
+// JitterMinSpread, JitterMinShare × their median delay, and the time a
+// request limit of rate per second (0: none) takes to admit them. The spread is the
 // smaller of that of their arrivals and that of their delays: retries at
 // once keep the 429s' own spread of arrivals but all wait the same, and
 // retries at the delay each was told arrive together though they waited
 // differently; only jitter spreads both.
-func spreadOf(group []*fakeapi.Record, retryOf map[*fakeapi.Record]*fakeapi.Record, rules Rules) (spread, need time.Duration) {
+func spreadOf(group []*fakeapi.Record, retryOf map[*fakeapi.Record]*fakeapi.Record, rules Rules, rate float64) (spread, need time.Duration) {
 	at := make([]float64, len(group))
 	delay := make([]float64, len(group))
 	for k, r := range group {
@@ -88,6 +90,9 @@ func spreadOf(group []*fakeapi.Record, retryOf map[*fakeapi.Record]*fakeapi.Reco
 	slices.Sort(delay)
 	spread = time.Duration(min(quantile(0.9, at)-quantile(0.1, at), quantile(0.9, delay)-quantile(0.1, delay)))
 	need = max(rules.JitterMinSpread, time.Duration(rules.JitterMinShare*quantile(0.5, delay)))
+	if rate > 0 {
+		need = max(need, time.Duration(float64(len(group))/rate*float64(time.Second)))
+	}
 	return spread, need
 }
 

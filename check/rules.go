@@ -23,10 +23,11 @@ const (
 	// DefaultJitterWindow groups 429s answered to one client within it into
 	// one shared 429, whose retries should spread.
 	DefaultJitterWindow = 100 * time.Millisecond
-	// DefaultJitterMinSpread and DefaultJitterMinShare are the least spread
-	// (p10 to p90 of their arrival times) of the retries after a shared
-	// 429: the larger of 20 ms and a tenth of their median delay. Retries
-	// at once, or all at the delay the server gave, spread over less.
+	// DefaultJitterMinSpread and DefaultJitterMinShare bound the least
+	// spread (p10 to p90) of the retries after a shared 429 from below: it
+	// is the largest of 20 ms, a tenth of their median delay and the time
+	// the service's request limit takes to admit them. Retries at once, or
+	// all at the delay the server gave, spread over less.
 	DefaultJitterMinSpread = 20 * time.Millisecond
 	DefaultJitterMinShare  = 0.1
 	// DefaultAttemptsWarn and DefaultAttemptsFail bound the attempts of one
@@ -52,6 +53,10 @@ type Rules struct {
 	// from, for the line's rule.
 	MaxInFlight map[string]int
 	CapSource   map[string]string
+	// RequestRate is each planned service's binding request limit, in
+	// requests per second: a herd of n retries needs n ÷ RequestRate to
+	// be admitted, the least spread that does not meet the limit again.
+	RequestRate map[string]float64
 	// RateLimitedWarn and RateLimitedFail bound the share of attempts
 	// answered 429.
 	RateLimitedWarn, RateLimitedFail float64
@@ -77,7 +82,7 @@ type Rules struct {
 func RulesFor(sc *scenarios.Scenario) Rules {
 	c := sc.Check
 	r := Rules{
-		MaxInFlight: map[string]int{}, CapSource: map[string]string{},
+		MaxInFlight: map[string]int{}, CapSource: map[string]string{}, RequestRate: map[string]float64{},
 		RateLimitedWarn: or(c.RateLimitedWarn, DefaultRateLimitedWarn), RateLimitedFail: or(c.RateLimitedFail, DefaultRateLimitedFail),
 		EarlyRetries: DefaultEarlyRetries, Abandoned: DefaultAbandoned,
 		JitterWindow: or(c.JitterWindow, DefaultJitterWindow), JitterMinSpread: or(c.JitterMinSpread, DefaultJitterMinSpread),
@@ -103,6 +108,7 @@ func RulesFor(sc *scenarios.Scenario) Rules {
 	plans, _ := decision.PlanServices(sc, headroom)
 	for _, p := range plans {
 		r.MaxInFlight[p.Service.Name] = p.MaxInFlight
+		r.RequestRate[p.Service.Name] = p.BindingRPM / 60
 		r.CapSource[p.Service.Name] = fmt.Sprintf("the Little's-law cap at headroom %g, as simbench recommend sets it", p.Service.Headroom)
 	}
 	for _, svc := range sc.Services {

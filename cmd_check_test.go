@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/simbench/simbench/check"
+)
+
+// buildExample builds the example client examples/name and returns the
+// binary's path.
+func buildExample(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("go", "build", "-o", bin, "./examples/"+name).CombinedOutput(); err != nil {
+		t.Fatalf("go build of examples/%s: %v\n%s", name, err, out)
+	}
+	return bin
+}
+
+// runCheck runs simbench check on scenario with the example client name
+// and its args, and returns the report and the command's error.
+func runCheck(t *testing.T, scenario, name string, args ...string) (*check.Report, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := &CheckCmd{Scenario: scenario, Command: append([]string{"--", buildExample(t, name)}, args...), JSON: true,
+		Stdout: &out, Stderr: &errOut}
+	runErr := cmd.Run()
+	var rep check.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("the report is not JSON: %v\n%s\nstderr:\n%s", err, out.String(), errOut.String())
+	}
+	return &rep, runErr
+}
+
+// verdicts maps each check of the report to its verdict.
+func verdicts(rep *check.Report) map[string]check.Verdict {
+	v := map[string]check.Verdict{}
+	for _, l := range rep.Lines {
+		v[l.Check] = l.Verdict
+	}
+	return v
+}
+
+func TestCheckFailsAClientThatFiresEveryCallAtOnceWithoutBackoff(t *testing.T) {
+	rep, err := runCheck(t, "tier3", "naive", "-sessions", "24", "-turns", "3")
+	if exitCode(err) != exitFailure {
+		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitFailure)
+	}
+	v := verdicts(rep)
+	for _, c := range []string{check.CheckInFlight, check.CheckEarly, check.CheckJitter} {
+		if v[c] != check.Fail {
+			t.Errorf("%s is %s, want FAIL; the report:\n%+v", c, v[c], rep.Lines)
+		}
+	}
+	if rep.Verdict != check.Fail {
+		t.Errorf("verdict %s, want FAIL", rep.Verdict)
+	}
+}
+
+func TestCheckPassesTheSchedRunnerAtTheRecommendedSettings(t *testing.T) {
+	rep, err := runCheck(t, "tier3", "schedrunner", "-sessions", "40", "-turns", "1")
+	if err != nil {
+		t.Fatalf("check: %v; the report:\n%+v", err, rep.Lines)
+	}
+	if len(rep.Lines) == 0 || rep.Requests != 320 {
+		t.Fatalf("%d lines, %d requests; want lines for 320 requests", len(rep.Lines), rep.Requests)
+	}
+	for _, l := range rep.Lines {
+		if l.Verdict != check.Pass {
+			t.Errorf("%s %s: %s (rule: %s)", l.Verdict, l.Check, l.Figure, l.Rule)
+		}
+	}
+}
+
+func TestCheckWithoutAClientFails(t *testing.T) {
+	var out bytes.Buffer
+	d := positiveDuration(1) // serve 1 ns: no client can come
+	cmd := &CheckCmd{Scenario: "tier3", Duration: d, Stdout: &out, Stderr: new(bytes.Buffer)}
+	err := cmd.Run()
+	if exitCode(err) != exitFailure {
+		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitFailure)
+	}
+	if !strings.Contains(out.String(), "FAIL  client        no requests arrived") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestCheckReportsAFailingCommand(t *testing.T) {
+	var out bytes.Buffer
+	cmd := &CheckCmd{Scenario: "tier3", Command: []string{"--", "false"}, Stdout: &out, Stderr: new(bytes.Buffer)}
+	err := cmd.Run()
+	if !errors.Is(err, check.ErrCommand) || exitCode(err) != exitFailure {
+		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitFailure)
+	}
+	if !strings.Contains(out.String(), "the client command exits 0") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestCheckRefusesABadScenario(t *testing.T) {
+	cmd := &CheckCmd{Scenario: "no-such-scenario", Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer)}
+	if code := exitCode(cmd.Run()); code != exitInvalid {
+		t.Fatalf("exit code %d, want %d", code, exitInvalid)
+	}
+}
