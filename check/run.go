@@ -117,8 +117,8 @@ func RunCommand(ctx context.Context, argv, env []string, stdout, stderr io.Write
 	switch {
 	case err == nil:
 		return nil
-	case ctx.Err() != nil && cmd.ProcessState != nil:
-		return nil // stopped as asked
+	case ctx.Err() != nil:
+		return nil // stopped as asked (or never started, ctx being done)
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -1,0 +1,223 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/scenarios"
+)
+
+const ms1 = time.Millisecond
+
+// ok is a successful attempt of identity id from at to end (ms).
+func ok(id uint64, at, end int) fakeapi.Record {
+	return fakeapi.Record{Client: "c", Service: "s", Identity: id, Arrived: time.Duration(at) * ms1, Answered: time.Duration(end) * ms1,
+		Status: 200, Kind: fakeapi.KindOK, Admitted: true}
+}
+
+// limited is a 429 of identity id at ms at, told to wait wait ms.
+func limited(id uint64, at, wait int) fakeapi.Record {
+	return fakeapi.Record{Client: "c", Service: "s", Identity: id, Arrived: time.Duration(at) * ms1, Answered: time.Duration(at) * ms1,
+		Status: 429, Kind: fakeapi.KindRateLimited, RetryAfter: time.Duration(wait) * ms1, HasRetryAfter: true}
+}
+
+// testRules are the defaults with a cap of 2 on service s.
+func testRules() Rules {
+	return Rules{
+		MaxInFlight: map[string]int{"s": 2}, CapSource: map[string]string{"s": "test"}, RequestRate: map[string]float64{},
+		RateLimitedWarn: DefaultRateLimitedWarn, RateLimitedFail: DefaultRateLimitedFail,
+		JitterWindow: DefaultJitterWindow, JitterMinSpread: DefaultJitterMinSpread, JitterMinShare: DefaultJitterMinShare,
+		AttemptsWarn: DefaultAttemptsWarn, AttemptsFail: DefaultAttemptsFail,
+		AnswerGapWarn: DefaultAnswerGapWarn, AnswerGapFail: DefaultAnswerGapFail,
+	}
+}
+
+// gradeOf grades recs and returns the line of the named check.
+func gradeOf(t *testing.T, recs []fakeapi.Record, name string) Line {
+	t.Helper()
+	for _, l := range Grade("test", recs, testRules()).Lines {
+		if l.Check == name {
+			return l
+		}
+	}
+	t.Fatalf("no %s line", name)
+	return Line{}
+}
+
+func TestGradeLines(t *testing.T) {
+	write := func(r fakeapi.Record) fakeapi.Record { r.Write, r.Resource = true, "doc"; return r }
+	race := write(ok(2, 5, 15))
+	race.WriteRace = true
+	model := func(r fakeapi.Record) fakeapi.Record { r.Model = true; return r }
+	tests := []struct {
+		name  string
+		give  []fakeapi.Record
+		check string
+		want  Verdict
+		value float64
+	}{
+		// Two at once meet the cap of 2; an attempt that starts as another
+		// ends does not overlap it.
+		{"two in flight", []fakeapi.Record{ok(1, 0, 10), ok(2, 5, 15), ok(3, 10, 20)}, CheckInFlight, Pass, 2},
+		{"three in flight", []fakeapi.Record{ok(1, 0, 10), ok(2, 5, 15), ok(3, 9, 20)}, CheckInFlight, Fail, 3},
+		// The retry comes 2 ms after a 429 that said 5 ms: early.
+		{"early retry", []fakeapi.Record{limited(1, 0, 5), ok(1, 2, 10)}, CheckEarly, Fail, 1},
+		{"retry on time", []fakeapi.Record{limited(1, 0, 5), ok(1, 5, 10)}, CheckEarly, Pass, 0},
+		// A 2xx ends the call: the same request again is a new call.
+		{"repeat after success", []fakeapi.Record{ok(1, 0, 10), ok(1, 20, 30)}, CheckAttempts, Pass, 1},
+		{"eleven attempts", append(repeat(limited(1, 0, 0), 10), ok(1, 50, 60)), CheckAttempts, Fail, 11},
+		{"six attempts", append(repeat(limited(1, 0, 0), 5), ok(1, 50, 60)), CheckAttempts, Warn, 6},
+		// One 429 in two attempts is a share of 0.5.
+		{"rate limited", []fakeapi.Record{limited(1, 0, 5), ok(1, 5, 10)}, CheckRateLimited, Fail, 0.5},
+		// The retry arrived while the first attempt was still served and
+		// its client still connected: abandoned.
+		{"abandoned", []fakeapi.Record{ok(1, 0, 100), ok(1, 50, 60)}, CheckCancel, Fail, 1},
+		{"cancelled then retried", []fakeapi.Record{cancelled(ok(1, 0, 40)), ok(1, 50, 60)}, CheckCancel, Pass, 0},
+		{"write applied twice", []fakeapi.Record{write(ok(1, 0, 100)), write(ok(1, 50, 60))}, CheckWrites, Fail, 1},
+		{"overlapping writes", []fakeapi.Record{write(ok(1, 0, 10)), race}, CheckWrites, Fail, 1},
+		{"writes in turn", []fakeapi.Record{write(ok(1, 0, 10)), write(ok(2, 10, 20))}, CheckWrites, Pass, 0},
+		// Answers 10 s apart meet a 30 s bound; 40 s apart pass it.
+		{"answers", []fakeapi.Record{model(ok(1, 0, 10_000)), model(ok(2, 10_000, 20_000))}, CheckAnswerGap, Pass, 10},
+		{"slow answers", []fakeapi.Record{model(ok(1, 0, 10_000)), model(ok(2, 10_000, 50_000))}, CheckAnswerGap, Warn, 40},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := gradeOf(t, tt.give, tt.check)
+			if l.Verdict != tt.want || l.Value != tt.value {
+				t.Errorf("%s %v (%s), want %s %v", l.Verdict, l.Value, l.Figure, tt.want, tt.value)
+			}
+		})
+	}
+}
+
+// repeat returns n attempts like r, 1 ms apart.
+func repeat(r fakeapi.Record, n int) []fakeapi.Record {
+	out := make([]fakeapi.Record, n)
+	for i := range out {
+		out[i] = r
+		out[i].Arrived += time.Duration(i) * ms1
+		out[i].Answered += time.Duration(i) * ms1
+	}
+	return out
+}
+
+// cancelled makes r an attempt its client cancelled at its end.
+func cancelled(r fakeapi.Record) fakeapi.Record {
+	r.Cancelled, r.Left, r.Kind, r.Status = true, r.Answered, fakeapi.KindOK, 0
+	return r
+}
+
+func TestJitterTellsAHerdFromSpreadRetries(t *testing.T) {
+	// Four calls meet 429s within 3 ms, told to wait 100 ms.
+	shared := func(retry func(i int) int) []fakeapi.Record {
+		var recs []fakeapi.Record
+		for i := range 4 {
+			recs = append(recs, limited(uint64(i), i, 100), ok(uint64(i), retry(i), retry(i)+10))
+		}
+		return recs
+	}
+	tests := []struct {
+		name  string
+		retry func(i int) int // when call i retries (ms)
+		want  Verdict
+	}{
+		{"at once", func(i int) int { return i + 1 }, Fail},
+		{"all at the delay", func(int) int { return 103 }, Fail},
+		{"full jitter", func(i int) int { return 100 + 150*i }, Pass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := gradeOf(t, shared(tt.retry), CheckJitter)
+			if l.Verdict != tt.want {
+				t.Errorf("%s (%s), want %s", l.Verdict, l.Figure, tt.want)
+			}
+		})
+	}
+}
+
+func TestGradeWithoutRequestsFails(t *testing.T) {
+	rep := Grade("x", nil, testRules())
+	if rep.Verdict != Fail || len(rep.Lines) != 1 || rep.Lines[0].Check != CheckClient {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+func TestGradeSplitsClientsAndIdempotencyKeys(t *testing.T) {
+	a, b := ok(1, 0, 10), ok(1, 0, 10)
+	b.Client = "d"
+	// Different bodies, one Idempotency-Key: one call of two attempts.
+	k1, k2 := limited(1, 20, 0), ok(2, 21, 30)
+	k1.IdempotencyKey, k2.IdempotencyKey = "k", "k"
+	rep := Grade("x", []fakeapi.Record{a, b, k1, k2}, testRules())
+	var clients []string
+	for _, l := range rep.Lines {
+		if l.Check == CheckAttempts {
+			clients = append(clients, l.Client+":"+l.Figure)
+		}
+	}
+	want := []string{"c:2 calls took 3 attempts: 1.50 per call, at most 2", "d:1 calls took 1 attempts: 1.00 per call, at most 1"}
+	if strings.Join(clients, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", clients, want)
+	}
+}
+
+func TestRulesForTakesTheCheckTable(t *testing.T) {
+	sc, err := scenarios.Builtin("tier3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := RulesFor(sc)
+	if r.MaxInFlight["openai"] != 65 || r.EarlyRetries != DefaultEarlyRetries || r.JitterWindow != DefaultJitterWindow {
+		t.Errorf("tier3's rules: %+v", r)
+	}
+	src, err := os.ReadFile("../scenarios/tier3.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append(src, "\n[check]\nmax_in_flight = { openai = 8 }\nearly_retries = 2\njitter_min_spread = \"50ms\"\nattempts_fail = 4\n"...)
+	sc, err = scenarios.Parse("tier3.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = RulesFor(sc)
+	if r.MaxInFlight["openai"] != 8 || r.EarlyRetries != 2 || r.JitterMinSpread != 50*ms1 || r.AttemptsFail != 4 || r.AttemptsWarn != 4 {
+		t.Errorf("rules with [check]: %+v", r)
+	}
+}
+
+func TestCheckTableProblemsNameTheKey(t *testing.T) {
+	src, err := os.ReadFile("../scenarios/tier3.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append(src, "\n[check]\nmax_in_flight = { nosuch = 8 }\nattempts_warn = 9\nattempts_fail = 3\njiter_window = \"1s\"\n"...)
+	_, err = scenarios.Parse("tier3.toml", src)
+	for _, want := range []string{"check.max_in_flight.nosuch", "unknown service", "check.attempts_warn", "check.jiter_window", `did you mean "jitter_window"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
+func TestReportWritesTextAndJSON(t *testing.T) {
+	rep := Grade("x", []fakeapi.Record{ok(1, 0, 10)}, testRules())
+	var text, js bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "client c · service s\n  PASS  in_flight     peak 1 in flight  (rule: at most 2 in flight (test))") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Verdict != Pass || len(back.Lines) != len(rep.Lines) {
+		t.Errorf("JSON round trip: %v %+v", err, back)
+	}
+}

@@ -1,0 +1,62 @@
+package fakeapi
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/spec"
+)
+
+// recordLog collects a server's records for a test.
+type recordLog struct {
+	mu   sync.Mutex
+	recs []Record
+}
+
+func (l *recordLog) add(r Record) { l.mu.Lock(); l.recs = append(l.recs, r); l.mu.Unlock() }
+
+func (l *recordLog) all() []Record {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Record(nil), l.recs...)
+}
+
+func TestRecordsSayWhatEachRequestWasTold(t *testing.T) {
+	var log recordLog
+	clk := &manualClock{}
+	s, c := startServer(t, ServerConfig{Clock: clk.now, OnRequest: log.add, Services: []ServiceConfig{{Config: spec.Config{
+		Name: "api", Headers: spec.HeadersOpenAI, RPS: 1, Burst: 1}}}})
+	// The first is admitted; the second, a declared retry with a key,
+	// meets the empty bucket and is told to wait a second.
+	do(t, c, "POST", s.URL("api")+"/tools/x", `{"q":1}`, "X-Simbench-Client", "a")
+	do(t, c, "POST", s.URL("api")+"/tools/x", `{"q":1}`, "X-Simbench-Client", "a", "Idempotency-Key", "k1", "X-Stainless-Retry-Count", "2")
+	eventually(t, "two records", func() bool { return len(log.all()) == 2 })
+	r := log.all()
+	if r[0].Status != 200 || !r[0].Admitted || r[0].Kind != KindOK || r[0].Client != "a" || r[0].Attempt != 0 {
+		t.Errorf("first record %+v", r[0])
+	}
+	if r[1].Status != 429 || r[1].Admitted || !r[1].HasRetryAfter || r[1].RetryAfter != time.Second ||
+		r[1].IdempotencyKey != "k1" || r[1].Attempt != 3 {
+		t.Errorf("second record %+v", r[1])
+	}
+	if r[0].Identity != r[1].Identity {
+		t.Errorf("one client's same request has identities %x and %x", r[0].Identity, r[1].Identity)
+	}
+}
+
+func TestRecordsTellCancelledFromWasted(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		var log recordLog
+		s, c := startServer(t, ServerConfig{OnRequest: log.add, Services: []ServiceConfig{{Config: spec.Config{Name: "slow", Headers: spec.HeadersNone,
+			KeepWorkingOnDisconnect: keep, Latency: spec.Dist[time.Duration]{Value: 200 * time.Millisecond}}}}})
+		cancel, done := inFlightRequest(t, s, c, "slow", "/job", `{}`)
+		cancel()
+		<-done
+		eventually(t, "the record", func() bool { return len(log.all()) == 1 })
+		r := log.all()[0]
+		if r.Cancelled == keep || r.Wasted != keep || r.Left == 0 || r.Left < r.Arrived || r.Answered < r.Left {
+			t.Errorf("keep working %v: record %+v", keep, r)
+		}
+	}
+}
