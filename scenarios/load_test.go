@@ -247,6 +247,12 @@ func TestFullFile(t *testing.T) {
 			{Service: "tools", At: 30 * time.Second, For: time.Second, Stall: true},
 			{Service: "tools", At: 40 * time.Second, For: 5 * time.Second, Outage: true},
 		},
+		Check: Check{
+			MaxInFlight: map[string]int{"tools": 8}, RateLimitedWarn: 0.02, RateLimitedFail: 0.2,
+			EarlyRetries: 1, HasEarlyRetries: true, JitterWindow: 50 * time.Millisecond, JitterMinSpread: 30 * time.Millisecond,
+			JitterMinShare: 0.2, AttemptsWarn: 4, AttemptsFail: 8, Abandoned: 2, HasAbandoned: true,
+			AnswerGapWarn: 20 * time.Second, AnswerGapFail: time.Minute,
+		},
 	}
 	if !reflect.DeepEqual(sc, want) {
 		t.Errorf("decoded:\n%#v\nwant:\n%#v", sc, want)
