@@ -12,8 +12,9 @@ import (
 
 // errorBody renders an error in the API style's shape. extra fields are
 // added to the error object (generic style only), except "request_id",
-// which Anthropic style sends beside the error, and "limit", which makes an
-// OpenAI-style 429 of the token limit type "tokens".
+// which Anthropic style sends beside the error, "limit", which makes an
+// OpenAI-style 429 of the token limit type "tokens", and "kind", which
+// gives an OpenAI-style overload (503) the code "overloaded".
 func errorBody(api spec.APIStyle, status int, message string, extra map[string]any) []byte {
 	var v any
 	switch api {
@@ -27,6 +28,9 @@ func errorBody(api spec.APIStyle, status int, message string, extra map[string]a
 		typ, code := openAIType(status)
 		if l := extra["limit"]; status == http.StatusTooManyRequests && (l == LimitTPM.String() || l == LimitITPM.String() || l == LimitOTPM.String()) {
 			typ = "tokens"
+		}
+		if extra["kind"] == KindOverloaded.String() {
+			code = "overloaded" // OpenAI answers an overload 503 with it
 		}
 		v = map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": code}}
 	default:
@@ -112,7 +116,7 @@ func rejectMessage(service string, d *Decision, bodyErr error) string {
 		}
 		if d.Limit == LimitRPS && d.Requests.Limit > 0 {
 			// The headers publish a per-second limit per minute.
-			q.Limit, q.Remaining = q.Limit/60, q.Remaining/60
+			q.Limit /= 60
 		}
 		msg := fmt.Sprintf("Rate limit reached for %s on service %s", limitPhrases[d.Limit], service)
 		if d.Limit != LimitConcurrency && q.Limit > 0 {

@@ -313,7 +313,10 @@ func TestServerAppliesEvents(t *testing.T) {
 	if r := send("claude"); r.body["error"].(map[string]any)["type"] != "overloaded_error" {
 		t.Errorf("claude outage body %v, want an overloaded_error", r.body)
 	}
-	for name, want := range map[string]int64{"gpt": 2, "claude": 3, "tools": 2} {
+	if r := send("gpt"); r.body["error"].(map[string]any)["code"] != "overloaded" {
+		t.Errorf("gpt outage body %v, want the code overloaded", r.body)
+	}
+	for name, want := range map[string]int64{"gpt": 3, "claude": 3, "tools": 2} {
 		if got := s.Stats().Services[name].Errors["overloaded"]; got != want {
 			t.Errorf("%s counted %d overloaded answers, want %d", name, got, want)
 		}

@@ -160,22 +160,16 @@ func (l *limiter) give(n int64) {
 	}
 }
 
-// state reports the published limit, the units left now (for a token
-// bucket whose burst differs from the limit, the bucket's level scaled to
-// the limit) and how long until
-// the limiter is back to its initial state (full bucket, empty window).
+// state reports the published limit, the units left now (what could be
+// admitted at once: for a token bucket, its whole units of credit, so a
+// bucket whose burst is below its limit reports its burst level, not a
+// share of the limit) and how long until the limiter is back to its
+// initial state (full bucket, empty window).
 func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.Duration) {
 	switch l.alg {
 	case spec.TokenBucket:
 		full := l.capacity * int64(l.window)
 		remaining = l.credit / int64(l.window)
-		if l.capacity != l.limit && full > 0 && remaining > 0 {
-			// A bucket smaller than the limit (a burst) publishes its level
-			// as a share of the per-window budget, as providers do: full is
-			// the whole limit; less than one unit, which refuses a request,
-			// is still 0.
-			remaining = int64(float64(l.credit) / float64(full) * float64(l.limit))
-		}
 		if l.credit < full {
 			reset = time.Duration(ceilDiv(satmath.Sub(full, l.credit), l.limit))
 		}

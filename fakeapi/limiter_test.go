@@ -188,17 +188,17 @@ func TestLimiterState(t *testing.T) {
 	}
 }
 
-// TestLimiterStatePublishesTheWindowBudget checks that a token bucket whose
-// burst is smaller than its limit publishes its level as a share of the
-// per-window limit, and 0 once it cannot admit one unit.
-func TestLimiterStatePublishesTheWindowBudget(t *testing.T) {
+// TestLimiterStatePublishesWhatIsLeft checks that a token bucket whose
+// burst is smaller than its limit publishes the units it would admit now:
+// its burst when full, one fewer after one, 0 once it cannot admit one.
+func TestLimiterStatePublishesWhatIsLeft(t *testing.T) {
 	l := newLimiter(spec.TokenBucket, 6000, time.Minute, 100)
-	if lim, rem, _ := l.state(0); lim != 6000 || rem != 6000 {
-		t.Fatalf("full: limit %d remaining %d, want 6000 of 6000", lim, rem)
+	if lim, rem, _ := l.state(0); lim != 6000 || rem != 100 {
+		t.Fatalf("full: limit %d remaining %d, want 100 left of 6000", lim, rem)
 	}
 	l.take(0, 1)
-	if _, rem, _ := l.state(0); rem != 6000*99/100 {
-		t.Fatalf("after one: remaining %d, want %d", rem, 6000*99/100)
+	if _, rem, _ := l.state(0); rem != 99 {
+		t.Fatalf("after one: remaining %d, want 99", rem)
 	}
 	l.take(0, 99)
 	l.advance(5 * time.Millisecond) // half a unit back at 100 per second

@@ -500,6 +500,7 @@ func TestServeProviderLimitHeaders(t *testing.T) {
 	var clk manualClock
 	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{
 		{Config: spec.Config{Name: "rpm", RPM: 6000, Burst: 100}},
+		{Config: spec.Config{Name: "rpm60", RPM: 60, Burst: 2}},
 		{Config: spec.Config{Name: "rps", RPS: 20}},
 		{Config: spec.Config{Name: "tpm", RPM: 1000, TPM: 1000}},
 		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic, TPM: 1000}},
@@ -508,14 +509,20 @@ func TestServeProviderLimitHeaders(t *testing.T) {
 	}})
 	clk.advance(time.Second)
 	// A burst of 100 under 6000 per minute: after one request the bucket
-	// holds 99 of 100, published as 99% of the per-minute budget.
+	// holds 99, and 99 are left.
 	r := do(t, c, "POST", s.URL("rpm")+"/v1/chat/completions", chatBody)
-	if r.header.Get("X-Ratelimit-Limit-Requests") != "6000" || r.header.Get("X-Ratelimit-Remaining-Requests") != strconv.Itoa(6000*99/100) {
+	if r.header.Get("X-Ratelimit-Limit-Requests") != "6000" || r.header.Get("X-Ratelimit-Remaining-Requests") != "99" {
 		t.Errorf("rpm headers %v", r.header)
 	}
-	// 20 per second is published as 1200 per minute.
+	// At 60 per minute with a burst of 2, the first answer leaves 1.
+	r = do(t, c, "POST", s.URL("rpm60")+"/v1/chat/completions", chatBody)
+	if r.header.Get("X-Ratelimit-Limit-Requests") != "60" || r.header.Get("X-Ratelimit-Remaining-Requests") != "1" {
+		t.Errorf("rpm60 headers %v", r.header)
+	}
+	// 20 per second is published as 1200 per minute, of which the
+	// second's bucket has 19 left.
 	r = do(t, c, "POST", s.URL("rps")+"/v1/chat/completions", chatBody)
-	if r.header.Get("X-Ratelimit-Limit-Requests") != "1200" || r.header.Get("X-Ratelimit-Remaining-Requests") != strconv.Itoa(19*60) {
+	if r.header.Get("X-Ratelimit-Limit-Requests") != "1200" || r.header.Get("X-Ratelimit-Remaining-Requests") != "19" {
 		t.Errorf("rps headers %v", r.header)
 	}
 	// A token-limit 429 is typed tokens.

@@ -188,8 +188,9 @@ func (d *Decision) quota(r rate) *Quota {
 }
 
 // quotas sets d's quotas from t's limiters at now, each limit per minute
-// as providers publish them; of the request limits, the per-minute one
-// when both are enforced.
+// as providers publish them, and what is truly left of it (a per-second
+// limit's remaining is what that second's bucket admits now, not scaled);
+// of the request limits, the per-minute one when both are enforced.
 func (t *tenant) quotas(now time.Duration, d *Decision) {
 	s := t.has
 	if s&rateRPM.bit() != 0 {
@@ -198,9 +199,7 @@ func (t *tenant) quotas(now time.Duration, d *Decision) {
 	for ; s != 0; s &= s - 1 {
 		r := s.first()
 		limit, remaining, reset := t.lim[r].state(now)
-		if per := rates[r].perMinute; per != 1 {
-			limit, remaining = satmath.Mul(limit, per), satmath.Mul(remaining, per)
-		}
+		limit = satmath.Mul(limit, rates[r].perMinute)
 		*d.quota(r) = Quota{Limit: limit, Remaining: remaining, Reset: reset}
 	}
 }
