@@ -17,7 +17,8 @@ import (
 const (
 	// StatsPath answers GET with ServerStats as JSON.
 	StatsPath = "/_simbench/stats"
-	// ResetPath clears the accounting on POST.
+	// ResetPath clears the accounting and empties the rate limiters on
+	// POST.
 	ResetPath = "/_simbench/reset"
 )
 
@@ -49,11 +50,14 @@ func (s *Server) Stats() ServerStats {
 	return st
 }
 
-// Reset clears every service's accounting (limiter state is kept).
+// Reset clears every service's accounting and empties its rate limiters
+// (Model.ResetLimiters), so a client starts afresh; requests in flight run
+// on.
 func (s *Server) Reset() {
 	for _, sv := range s.services {
 		sv.mu.Lock()
 		sv.m.ResetStats()
+		sv.m.ResetLimiters()
 		sv.earlyBy = [numRetryRules]int64{}
 		sv.mu.Unlock()
 	}

@@ -373,6 +373,20 @@ func (m *Model) Cancel(now time.Duration, id ID) {
 	m.c.cancelled++
 }
 
+// ResetLimiters empties every tenant's rate limiters: full buckets, empty
+// windows, at the limits in force now (a limiter an event turned off
+// too). Requests in flight keep their slots, so the concurrency cap still
+// counts them.
+func (m *Model) ResetLimiters() {
+	m.eachTenant(func(t *tenant) {
+		for r := range numRates {
+			if l := &t.lim[r]; l.limit > 0 {
+				*l = newLimiter(l.alg, l.limit, l.window, l.capacity)
+			}
+		}
+	})
+}
+
 // ResetStats clears the accounting; limiter state and requests in flight
 // are kept (the peak restarts at the current concurrency).
 func (m *Model) ResetStats() {

@@ -457,3 +457,24 @@ func TestServerTimeScale(t *testing.T) {
 		t.Errorf("a time scale above 1 was accepted: %v", err)
 	}
 }
+
+func TestServerResetEmptiesTheLimiters(t *testing.T) {
+	for _, alg := range []spec.Algorithm{spec.SlidingWindow, spec.FixedWindow, spec.TokenBucket} {
+		var clk manualClock
+		s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{{Config: spec.Config{
+			Name: "api", Headers: spec.HeadersStandard, RPM: 2, Algorithm: alg}}}})
+		for range 2 {
+			do(t, c, "POST", s.URL("api")+"/x", "{}")
+		}
+		if r := do(t, c, "POST", s.URL("api")+"/x", "{}"); r.status != 429 {
+			t.Fatalf("%s: the third request in the minute got %d, want 429", alg, r.status)
+		}
+		if r := do(t, c, "POST", s.StatsURL()[:len(s.StatsURL())-len(StatsPath)]+ResetPath, ""); r.status != 200 {
+			t.Fatalf("%s: reset: %d", alg, r.status)
+		}
+		// No time has passed: only the reset can let this one in.
+		if r := do(t, c, "POST", s.URL("api")+"/x", "{}"); r.status != 200 {
+			t.Errorf("%s: after the reset the service answered %d, want 200 at once", alg, r.status)
+		}
+	}
+}
