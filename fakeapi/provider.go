@@ -100,7 +100,21 @@ type reqBody struct {
 	PreviousResponseID string          `json:"previous_response_id"`
 	Instructions       json.RawMessage `json:"instructions"`
 	MaxOutputTokens    *int64          `json:"max_output_tokens"`
+	// Thread is the message-threads beta's continuation, which the fake
+	// service refuses (see errUnsupportedThread).
+	Thread json.RawMessage `json:"thread"`
 }
+
+// ThreadsBeta is the anthropic-beta value of the message-threads beta,
+// whose thread continuation the fake service does not implement.
+const ThreadsBeta = "message-threads-2026-08-12"
+
+// errUnsupportedThread refuses a messages request that continues a thread:
+// answering it as a fresh conversation would silently change the client's
+// loop (it sends only the tool results), so it gets a 400 that names the
+// beta instead.
+var errUnsupportedThread = errors.New("thread: the message-threads beta (anthropic-beta: " + ThreadsBeta +
+	") is not supported by this fake service, so a thread cannot be continued; send the whole conversation in messages without the beta")
 
 // decoded is what the server learns from a request.
 type decoded struct {
@@ -210,6 +224,9 @@ func decodeFields(ep endpoint, b *reqBody, d *decoded) error {
 		}
 		d.embed = e
 	case epMessages, epCountTokens:
+		if len(b.Thread) > 0 && string(b.Thread) != "null" {
+			return errUnsupportedThread
+		}
 		if len(b.Messages) == 0 {
 			return errors.New("messages is required")
 		}

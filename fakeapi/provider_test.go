@@ -609,3 +609,24 @@ func TestServeEmbeddings(t *testing.T) {
 		t.Fatalf("two token arrays: %d vectors", len(v))
 	}
 }
+
+// TestServeRefusesThreadContinuation sends what the Anthropic SDK's beta
+// tool runner sends under the message-threads beta after the first
+// answer: only the tool results, continuing the thread of the previous
+// message. Answering it as a new conversation would end the client's loop
+// early without an error; the service must refuse it, naming the beta.
+func TestServeRefusesThreadContinuation(t *testing.T) {
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic}}}})
+	body := `{"model":"claude-sonnet-4-5","max_tokens":1024,
+		"thread":{"type":"continue","previous_message_id":"msg_1"},
+		"tools":[{"name":"lookup","input_schema":{"type":"object"}}],
+		"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_sb1","content":"ok"}]}]}`
+	r := do(t, c, "POST", s.URL("claude")+"/v1/messages", body, "Anthropic-Beta", ThreadsBeta, "Anthropic-Version", "2023-06-01")
+	e, _ := r.body["error"].(map[string]any)
+	if r.status != 400 || e["type"] != "invalid_request_error" || !strings.Contains(e["message"].(string), ThreadsBeta) {
+		t.Fatalf("thread continuation: %d %v, want a 400 invalid_request_error naming %s", r.status, r.body, ThreadsBeta)
+	}
+	if got := s.Stats().Services["claude"].Errors["bad_request"]; got != 1 {
+		t.Errorf("bad requests counted %d, want 1", got)
+	}
+}
