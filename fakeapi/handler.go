@@ -188,6 +188,14 @@ func (s *Server) decide(sv *service, in *incoming) (now time.Duration, d Decisio
 	return now, d
 }
 
+// settle settles admitted request d's output tokens at out, once the
+// answer is known (Model.SettleOutput).
+func (s *Server) settle(sv *service, d *Decision, out int64) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.m.SettleOutput(s.now(), d.ID, out)
+}
+
 // writeDecisionHeaders adds to h the headers every answer to a decision
 // carries: the request id (requestID, as x-request-id and, for the
 // Anthropic style, request-id) and the service's rate-limit headers for
@@ -231,7 +239,9 @@ func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *Serv
 }
 
 // answerAdmission answers admitted request id after its latency: the fake
-// model's answer (streamed on request), a server error or a conflict with
+// model's answer (streamed on request; its output tokens settled on the
+// limiters at once, since the fake knows its length when it admits it),
+// a server error or a conflict with
 // status, or a connection reset; it ends the request in the model and in
 // rec (nil: the server logs no requests).
 func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *service, ep endpoint, path, id string, status int, now time.Duration, wall time.Time, d *Decision, dec *decoded, rec *Record) {
@@ -245,15 +255,18 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	if model == "" {
 		model = c.ModelName
 	}
+	out := dec.output
 	if d.Kind == KindOK && ep.generates() {
 		prefix := "call"
 		if ep == epMessages {
 			prefix = "toolu"
 		}
 		dec.reply = c.Agent.decide(sv.agentSeed, &dec.agent, prefix)
+		out = c.Agent.answerTokens(sv.agentSeed, &dec.agent, &dec.reply, dec.output)
+		s.settle(sv, d, out)
 	}
 	if d.Kind == KindOK && dec.stream {
-		s.stream(w, r.Context(), sv, d, rec, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec))
+		s.stream(w, r.Context(), sv, d, rec, streamBody(ep, id, model, wall, d.Tokens-dec.output, out, dec))
 		return
 	}
 	if !s.await(r.Context(), sv, d, rec) {
@@ -261,7 +274,7 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	}
 	switch d.Kind {
 	case KindOK:
-		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, dec.output, dec))
+		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, out, dec))
 	case KindServerError, KindConflict:
 		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
 	case KindReset:

@@ -290,13 +290,14 @@ func (m *Model) reject(d *Decision, k Kind, status int) {
 }
 
 // SettleOutput settles admitted request id's output tokens at now, when the
-// answer's size is known: the service's OutputTPM bucket was charged the
-// request's Request.OutputTokens (its max_tokens) at admission and is
-// charged the excess of actual over that, or given back the shortfall, as
-// Anthropic settles OTPM at the end of a request. A sliding window keeps
-// the shortfall (its log cannot return units). It does nothing when the
-// service has no OutputTPM; TPM stays charged as at admission. Settling an
-// id already finished or cancelled panics; actual must not be negative.
+// answer's size is known: the service's OutputTPM and TPM buckets were
+// charged the request's Request.OutputTokens (its max_tokens) at admission
+// and are charged the excess of actual over that, or given back the
+// shortfall, as providers settle output tokens at the end of a request; the
+// tokens the request is accounted with (TokensAccepted, wasted tokens)
+// follow. A sliding window keeps the shortfall (its log cannot return
+// units). Settling an id already finished or cancelled panics; actual must
+// not be negative.
 func (m *Model) SettleOutput(now time.Duration, id ID, actual int64) {
 	idx, gen := uint32(id), uint32(id>>32)
 	if int(idx) >= len(m.slots) || !m.slots[idx].live || m.slots[idx].gen != gen {
@@ -308,16 +309,23 @@ func (m *Model) SettleOutput(now time.Duration, id ID, actual int64) {
 	s := &m.slots[idx]
 	t := s.tenant
 	diff := actual - s.output
-	s.output = actual
-	if t.has&rateOTPM.bit() == 0 || diff == 0 {
+	if diff == 0 {
 		return
 	}
-	l := &t.lim[rateOTPM]
-	l.advance(now)
-	if diff > 0 {
-		l.take(now, diff)
-	} else {
-		l.give(-diff)
+	s.output = actual
+	s.tokens = max(satmath.Add(s.tokens, diff), 0)
+	m.c.tokens = max(satmath.Add(m.c.tokens, diff), 0)
+	for _, r := range []rate{rateTPM, rateOTPM} {
+		if t.has&r.bit() == 0 {
+			continue
+		}
+		l := &t.lim[r]
+		l.advance(now)
+		if diff > 0 {
+			l.take(now, diff)
+		} else {
+			l.give(-diff)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/simbench/simbench/spec"
 	"hash/fnv"
 	"math/rand/v2"
 	"regexp"
@@ -44,6 +45,10 @@ type AgentConfig struct {
 	// FinishProbability is the chance the model is done after each response
 	// with tool calls, in [0, 1] (0: it always runs MaxIterations).
 	FinishProbability float64
+	// Answer is the distribution of a text answer's output tokens, capped
+	// at the request's max_tokens (zero: DefaultAnswerTokens). A tool-call
+	// answer's tokens are its serialized calls'.
+	Answer spec.Dist[float64]
 }
 
 func (a AgentConfig) validate(name string) []error {

@@ -16,14 +16,15 @@ import (
 // has turns (workload.turns; 0: fakeapi.DefaultAgentIterations). When the
 // turns' model calls go elsewhere and the subagents' go to service, it is a
 // subagent's iteration instead: its calls, its max_iterations and its
-// finish_probability. A service no model call goes to gets the zero value.
+// finish_probability. A text answer's length is drawn from the model
+// call's output tokens. A service no model call goes to gets the zero value.
 func AgentConfig(sc *scenarios.Scenario, service string) fakeapi.AgentConfig {
 	w := &sc.Workload
 	if w.LLM != nil && w.LLM.Service == service && len(w.Calls) > 0 {
-		return fakeapi.AgentConfig{Calls: callsPerTurn(w.Calls), MaxIterations: w.Turns}
+		return fakeapi.AgentConfig{Calls: callsPerTurn(w.Calls), MaxIterations: w.Turns, Answer: w.LLM.Output}
 	}
 	if s := w.Subagents; s != nil && s.LLM != nil && s.LLM.Service == service && len(s.Calls) > 0 {
-		return fakeapi.AgentConfig{Calls: callsPerTurn(s.Calls), MaxIterations: s.MaxIterations, FinishProbability: s.FinishProbability}
+		return fakeapi.AgentConfig{Calls: callsPerTurn(s.Calls), MaxIterations: s.MaxIterations, FinishProbability: s.FinishProbability, Answer: s.LLM.Output}
 	}
 	return fakeapi.AgentConfig{}
 }

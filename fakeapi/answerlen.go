@@ -1,0 +1,59 @@
+package fakeapi
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+
+	"github.com/simbench/simbench/spec"
+)
+
+// How long the fake model's answers are: a text answer's length is drawn,
+// a tool-call answer's follows from its calls, and either is capped at the
+// request's max_tokens, as a model's answer is.
+
+// DefaultAnswerTokens is the distribution of a text answer's output tokens
+// when AgentConfig.Answer is unset: lognormal, median 200, p95 1,000,
+// before the cap of the request's max_tokens.
+var DefaultAnswerTokens = spec.Dist[float64]{Kind: spec.DistLognormal, P50: 200, P95: 1000}
+
+// defaultAnswer draws from DefaultAnswerTokens (a Sampler may be shared).
+var defaultAnswer = spec.NewSampler(DefaultAnswerTokens)
+
+// bytesPerToken is how many bytes of text make one token, as the input
+// tokens are estimated from the prompt.
+const bytesPerToken = 4
+
+// answerTokens returns the output tokens of the answer r to req, at most
+// limit (the request's max_tokens or its default; at least 1): a tool-call
+// answer's serialized calls at bytesPerToken, a text answer's drawn from
+// a.Answer with a stream of the conversation's round, so that a
+// conversation replays alike for a seed.
+func (a *AgentConfig) answerTokens(seed uint64, req *agentRequest, r *reply, limit int64) int64 {
+	if limit <= 0 {
+		return 0
+	}
+	var n float64
+	if len(r.calls) > 0 {
+		n = float64(toolCallTokens(r.calls))
+	} else {
+		s := defaultAnswer
+		if a.Answer.Kind != "" {
+			s = spec.NewSampler(a.Answer)
+		}
+		rng := rand.New(rand.NewPCG(seed^0x6a09e667f3bcc909^uint64(req.round), req.conv))
+		n = math.Round(s.Draw(rng))
+	}
+	return int64(max(1, min(n, float64(limit))))
+}
+
+// toolCallTokens is the tokens of a tool-call answer: its calls serialized
+// as tool_use blocks, at bytesPerToken.
+func toolCallTokens(calls []toolCall) int64 {
+	var size int
+	for _, c := range calls {
+		b, _ := json.Marshal(toolUseBlock(c, true)) // plain maps: cannot fail
+		size += len(b)
+	}
+	return int64((size + bytesPerToken - 1) / bytesPerToken)
+}
