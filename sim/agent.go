@@ -7,6 +7,7 @@ import (
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched/satmath"
+	"github.com/simbench/simbench/spec"
 )
 
 // AgentConfig is the agent loop a scenario describes for the model calls
@@ -17,7 +18,9 @@ import (
 // turns' model calls go elsewhere and the subagents' go to service, it is a
 // subagent's iteration instead: its calls, its max_iterations and its
 // finish_probability. A text answer's length is drawn from the model
-// call's output tokens. A service no model call goes to gets the zero value.
+// call's output tokens. When the workload has no model call at all (tier3),
+// every provider-style service drives the loop with the turns' calls; else
+// a service no model call goes to gets the zero value.
 func AgentConfig(sc *scenarios.Scenario, service string) fakeapi.AgentConfig {
 	w := &sc.Workload
 	if w.LLM != nil && w.LLM.Service == service && len(w.Calls) > 0 {
@@ -25,6 +28,13 @@ func AgentConfig(sc *scenarios.Scenario, service string) fakeapi.AgentConfig {
 	}
 	if s := w.Subagents; s != nil && s.LLM != nil && s.LLM.Service == service && len(s.Calls) > 0 {
 		return fakeapi.AgentConfig{Calls: callsPerTurn(s.Calls), MaxIterations: s.MaxIterations, FinishProbability: s.FinishProbability, Answer: s.LLM.Output}
+	}
+	if w.LLM == nil && (w.Subagents == nil || w.Subagents.LLM == nil) && len(w.Calls) > 0 {
+		// The workload models no model call: a client's own model calls
+		// to a provider-style service get one turn's tool calls.
+		if svc := sc.Service(service); svc != nil && (svc.Headers == spec.HeadersOpenAI || svc.Headers == spec.HeadersAnthropic) {
+			return fakeapi.AgentConfig{Calls: callsPerTurn(w.Calls), MaxIterations: w.Turns}
+		}
 	}
 	return fakeapi.AgentConfig{}
 }

@@ -59,6 +59,13 @@ func TestAgentConfigFollowsTheWorkload(t *testing.T) {
 	if len(seen) != 4 {
 		t.Fatalf("multi-agent draws %v over 200 turns, want each of 1 to 4", seen)
 	}
+
+	// tier3 models no model call: a client's own model calls to its
+	// OpenAI-style service get one turn's 8 lookups.
+	t3 := AgentConfig(open("tier3"), "openai")
+	if t3.Calls == nil || t3.Calls(rng) != 8 {
+		t.Fatalf("tier3 openai: %+v", t3)
+	}
 }
 
 func TestAgentConfigGroupProbability(t *testing.T) {
