@@ -43,12 +43,27 @@ func (s *Server) end(sv *service, d *Decision, rec *Record, clientGone, cancel b
 // over the remaining latency. When the service paces generation
 // (Decision.FirstToken), the first group goes at the time to first token
 // and the rest evenly over the time the output tokens take, at the drawn
-// tokens per second. A client gone before the first byte is handled as in
-// await; one gone mid-stream finishes the request with its tokens counted
-// as wasted.
+// tokens per second. A client that leaves before the last group, at any
+// point, is treated as in await (see Stats): the service stops (cancelled)
+// or, when it keeps working on a disconnect, generates the rest of the
+// answer for nobody (wasted).
 func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, rec *Record, groups [][]byte) {
 	end := func(gone, cancel bool) { s.end(sv, d, rec, gone, cancel) }
 	first, step := streamPace(sv.cfg.Generation.Enabled(), sv.cfg.Faults.SlowFirstByte.Delay, d, len(groups))
+	// leave ends the request whose client left before group i went out;
+	// wait, if not nil, delivers when group i is due.
+	leave := func(i int, wait <-chan time.Time) {
+		if !sv.cfg.KeepWorkingOnDisconnect {
+			end(true, true)
+			return
+		}
+		rec.left(s.sinceStart())
+		if wait != nil {
+			<-wait
+		}
+		time.Sleep(s.real(step * time.Duration(len(groups)-1-i)))
+		end(true, false)
+	}
 	rc := http.NewResponseController(w)
 	t := time.NewTimer(s.real(first))
 	defer t.Stop()
@@ -56,26 +71,14 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 		if i > 0 && step == 0 {
 			// No time between groups: send on without a timer.
 			if ctx.Err() != nil {
-				end(true, false)
+				leave(i, nil)
 				return
 			}
 		} else {
 			select {
 			case <-t.C:
 			case <-ctx.Done():
-				if i > 0 {
-					end(true, false)
-					return
-				}
-				if !sv.cfg.KeepWorkingOnDisconnect {
-					end(true, true)
-					return
-				}
-				// The service keeps generating the whole answer.
-				rec.left(s.sinceStart())
-				<-t.C
-				time.Sleep(s.real(step * time.Duration(len(groups)-1)))
-				end(true, false)
+				leave(i, t.C)
 				return
 			}
 		}
@@ -90,7 +93,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 			err = rc.Flush()
 		}
 		if err != nil {
-			end(true, false)
+			leave(i, nil)
 			return
 		}
 		if step > 0 {

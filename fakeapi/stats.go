@@ -32,11 +32,22 @@ type Stats struct {
 	Errors map[string]int64 `json:"errors"`
 	// Completed counts successful responses delivered to a client still there.
 	Completed int64 `json:"completed"`
-	// CancelledByClient counts admitted requests whose client closed the
-	// connection mid-request (the work stopped).
+	// CancelledByClient and Wasted follow one rule for requests streamed
+	// or not. A client leaves when it closes the connection before the
+	// answer is complete: before the first byte, mid-stream, or while a
+	// whole answer is being prepared. Then the service stops working
+	// (cancelled), unless it keeps working on a disconnect
+	// (spec.Config.KeepWorkingOnDisconnect), when it finishes the answer for
+	// nobody (wasted).
+	//
+	// CancelledByClient counts admitted requests whose client left and whose
+	// work stopped then; the work done until then is not counted as wasted.
 	CancelledByClient int64 `json:"cancelled_by_client"`
-	// Wasted counts successful requests completed after the client had gone;
-	// WastedWorkS is the server-side seconds they took and WastedTokens their tokens.
+	// Wasted counts successful requests the service finished after their
+	// client had left (and, in a driver that reads answers as a client does,
+	// answers nobody read); WastedWorkS is the server-side seconds they
+	// took, from admission, and WastedTokens their tokens, input and output
+	// as settled.
 	Wasted       int64   `json:"wasted"`
 	WastedWorkS  float64 `json:"wasted_work_s"`
 	WastedTokens int64   `json:"wasted_tokens"`
