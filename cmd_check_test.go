@@ -109,3 +109,27 @@ func TestCheckRefusesABadScenario(t *testing.T) {
 		t.Fatalf("exit code %d, want %d", code, exitInvalid)
 	}
 }
+
+func TestCheckGradesAnOpenAIGoAgentLoopPerConversation(t *testing.T) {
+	rep, err := runCheck(t, "tier3", "openaigo", "-sessions", "4")
+	if err != nil {
+		t.Fatalf("check: %v; the report:\n%+v", err, rep.Lines)
+	}
+	// Each conversation: a model call, its 8 lookups at once, a model call
+	// that gets the text answer.
+	if rep.Requests != 40 {
+		t.Errorf("%d requests graded, want 4 conversations of 10", rep.Requests)
+	}
+	gaps := map[string]bool{}
+	for _, l := range rep.Lines {
+		if l.Check == check.CheckAnswerGap {
+			gaps[l.Client] = true
+		}
+		if l.Check == check.CheckInFlight && l.Value != 8 {
+			t.Errorf("%s: peak %v in flight, want the 8 lookups of a turn", l.Client, l.Value)
+		}
+	}
+	if len(gaps) != 4 || !gaps["session-0"] {
+		t.Errorf("answer-gap lines for %v, want one per conversation (session-0 to session-3)", gaps)
+	}
+}

@@ -3,7 +3,6 @@ package check
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -19,41 +18,67 @@ type call struct {
 }
 
 // callsOf groups records (one client's, to one service, in order of
-// arrival) into logical calls: by Idempotency-Key, else by identity, an
-// attempt joining the open call of its key when the call's last attempt
-// failed, was still being served when it arrived, or it declares itself a
-// retry; otherwise it starts a new call.
+// arrival) into logical calls. Attempts with one Idempotency-Key are one
+// call. Without a key, an attempt of some identity is a retry of the
+// earliest open call of that identity whose last attempt had failed by
+// the time it arrived; failing that, when it declares itself a retry
+// (Attempt above 1), of the earliest whose last attempt was still being
+// served (an attempt given up without a cancel); otherwise it starts a new
+// call. So parallel identical calls stay apart, and each retry answers
+// one failure.
 func callsOf(recs []*fakeapi.Record) []*call {
 	var calls []*call
-	open := map[string]*call{}
+	keyed := map[string]*call{}
+	open := map[uint64][]*call{}
 	for _, r := range recs {
-		key := "id:" + strconv.FormatUint(r.Identity, 16)
-		if r.IdempotencyKey != "" {
-			key = "key:" + r.IdempotencyKey
-		}
-		if c := open[key]; c != nil && joins(c.attempts[len(c.attempts)-1], r) {
-			c.attempts = append(c.attempts, r)
+		if k := r.IdempotencyKey; k != "" {
+			if c := keyed[k]; c != nil && r.Arrived-c.last().Answered <= callHorizon {
+				c.attempts = append(c.attempts, r)
+				continue
+			}
+			c := &call{attempts: []*fakeapi.Record{r}}
+			calls, keyed[k] = append(calls, c), c
 			continue
 		}
-		c := &call{attempts: []*fakeapi.Record{r}}
-		calls = append(calls, c)
-		open[key] = c
+		cs := pruneOpen(open[r.Identity], r.Arrived)
+		if c := retried(cs, r); c != nil {
+			c.attempts = append(c.attempts, r)
+		} else {
+			c := &call{attempts: []*fakeapi.Record{r}}
+			calls, cs = append(calls, c), append(cs, c)
+		}
+		open[r.Identity] = cs
 	}
 	return calls
 }
 
-// joins reports whether r is a retry of last, an attempt with the same
-// key.
-func joins(last, r *fakeapi.Record) bool {
-	switch {
-	case r.Arrived-last.Answered > callHorizon:
-		return false
-	case r.IdempotencyKey != "", r.Attempt > 1:
-		return true
-	case r.Arrived < last.Answered: // last was still being served
-		return true
+// last is the call's latest attempt.
+func (c *call) last() *fakeapi.Record { return c.attempts[len(c.attempts)-1] }
+
+// pruneOpen drops the calls that had ended by now: answered with success,
+// or last tried longer than callHorizon ago.
+func pruneOpen(cs []*call, now time.Duration) []*call {
+	return slices.DeleteFunc(cs, func(c *call) bool {
+		l := c.last()
+		return l.Answered <= now && (!failed(l) || now-l.Answered > callHorizon)
+	})
+}
+
+// retried returns the open call (of r's identity) that r retries, or nil.
+func retried(cs []*call, r *fakeapi.Record) *call {
+	for _, c := range cs {
+		if l := c.last(); failed(l) && l.Answered <= r.Arrived {
+			return c
+		}
 	}
-	return failed(last)
+	if r.Attempt > 1 {
+		for _, c := range cs {
+			if c.last().Answered > r.Arrived {
+				return c
+			}
+		}
+	}
+	return nil
 }
 
 // failed reports whether an attempt brought its client no answer.

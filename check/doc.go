@@ -9,9 +9,11 @@
 // the X-Simbench-Client header names, else its API key (see
 // fakeapi.Record.Client). An attempt belongs to a logical call by its
 // Idempotency-Key, else by its identity (client, method, path and body):
-// an attempt joins the call of an earlier one with the same identity when
-// that one failed, was still being served, or the attempt declares a
-// retry (x-stainless-retry-count or X-Simbench-Retry above 0).
+// it retries the earliest open call of its identity whose last attempt had
+// failed, or, when it declares a retry (x-stainless-retry-count or
+// X-Simbench-Retry above 0), one whose last attempt was still being
+// served; otherwise it is a new call, so parallel identical calls stay
+// apart.
 //
 // Each line is PASS, WARN or FAIL with the figure measured and the rule;
 // [Report.Verdict] is the worst of them.

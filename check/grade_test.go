@@ -54,6 +54,7 @@ func TestGradeLines(t *testing.T) {
 	race := write(ok(2, 5, 15))
 	race.WriteRace = true
 	model := func(r fakeapi.Record) fakeapi.Record { r.Model = true; return r }
+	retry := func(r fakeapi.Record) fakeapi.Record { r.Attempt = 2; return r }
 	tests := []struct {
 		name  string
 		give  []fakeapi.Record
@@ -74,11 +75,13 @@ func TestGradeLines(t *testing.T) {
 		{"six attempts", append(repeat(limited(1, 0, 0), 5), ok(1, 50, 60)), CheckAttempts, Warn, 6},
 		// One 429 in two attempts is a share of 0.5.
 		{"rate limited", []fakeapi.Record{limited(1, 0, 5), ok(1, 5, 10)}, CheckRateLimited, Fail, 0.5},
-		// The retry arrived while the first attempt was still served and
-		// its client still connected: abandoned.
-		{"abandoned", []fakeapi.Record{ok(1, 0, 100), ok(1, 50, 60)}, CheckCancel, Fail, 1},
+		// The declared retry arrived while the first attempt was still
+		// served and its client still connected: abandoned. The same
+		// request undeclared is a call of its own, in parallel.
+		{"abandoned", []fakeapi.Record{ok(1, 0, 100), retry(ok(1, 50, 60))}, CheckCancel, Fail, 1},
+		{"parallel identical", []fakeapi.Record{ok(1, 0, 100), ok(1, 1, 100), ok(1, 2, 100)}, CheckAttempts, Pass, 1},
 		{"cancelled then retried", []fakeapi.Record{cancelled(ok(1, 0, 40)), ok(1, 50, 60)}, CheckCancel, Pass, 0},
-		{"write applied twice", []fakeapi.Record{write(ok(1, 0, 100)), write(ok(1, 50, 60))}, CheckWrites, Fail, 1},
+		{"write applied twice", []fakeapi.Record{write(ok(1, 0, 100)), retry(write(ok(1, 50, 60)))}, CheckWrites, Fail, 1},
 		{"overlapping writes", []fakeapi.Record{write(ok(1, 0, 10)), race}, CheckWrites, Fail, 1},
 		{"writes in turn", []fakeapi.Record{write(ok(1, 0, 10)), write(ok(2, 10, 20))}, CheckWrites, Pass, 0},
 		// Answers 10 s apart meet a 30 s bound; 40 s apart pass it.
