@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -131,5 +132,44 @@ func TestCheckGradesAnOpenAIGoAgentLoopPerConversation(t *testing.T) {
 	}
 	if len(gaps) != 4 || !gaps["session-0"] {
 		t.Errorf("answer-gap lines for %v, want one per conversation (session-0 to session-3)", gaps)
+	}
+}
+
+// failingScenario is a tool service that answers every request 500.
+const failingScenario = `
+name = "failing"
+description = "a tool service that fails every request"
+duration = "1m"
+
+[workload]
+sessions = 1
+calls = [ { tool = "lookup", count = 2 } ]
+
+[services.tools]
+rpm = 6000
+latency = { dist = "constant", value = "1ms" }
+faults = { error_rate = 1.0 }
+
+[tools.lookup]
+service = "tools"
+
+[[strategy]]
+name = "unbounded"
+`
+
+func TestCheckMeasuresNestedRetries(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "failing.toml")
+	if err := os.WriteFile(file, []byte(failingScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An SDK's 3 attempts inside an agent's 5 retries of the call.
+	rep, err := runCheck(t, file, "naive", "-sessions", "1", "-turns", "1", "-calls", "2", "-attempts", "3", "-outer", "5")
+	if exitCode(err) != exitFailure {
+		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitFailure)
+	}
+	for _, l := range rep.Lines {
+		if l.Check == check.CheckAttempts && (l.Verdict != check.Fail || l.Value != 15 || !strings.Contains(l.Figure, "2 calls took 30 attempts")) {
+			t.Errorf("attempts: %s %v %s, want FAIL at 15 attempts per call", l.Verdict, l.Value, l.Figure)
+		}
 	}
 }

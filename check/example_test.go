@@ -32,7 +32,7 @@ func ExampleGrade() {
 	//   FAIL  rate_limited  1 of 2 attempts answered 429 (50%)  (rule: WARN above 1%, FAIL above 10% of attempts)
 	//   FAIL  early_retries 1 of 1 retries sent before the retry delay the 429 gave, the earliest 49ms before it  (rule: at most 0 early retries)
 	//   PASS  jitter        no shared 429s to measure  (rule: the retries after a shared 429 (3 or more 429s within 100ms) spread, in arrival and in delay, over at least max(20ms, 0.1 × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short)
-	//   PASS  attempts      1 calls took 2 attempts: 2.00 per call, at most 2  (rule: WARN above 5, FAIL above 10 attempts of one call)
+	//   PASS  attempts      1 call took 2 attempts: 2.00 per call, at most 2  (rule: WARN above 5, FAIL above 10 attempts of one call)
 	//   PASS  cancellation  0 attempts abandoned while the server worked on them, 0 cancelled at the transport; 0.000s of work after the client moved on  (rule: at most 0 attempts abandoned without closing their connection)
 	// example: 2 requests graded, 4 PASS, 0 WARN, 2 FAIL
 }

@@ -151,7 +151,7 @@ func attempts(calls []*call, rules Rules) Line {
 	}
 	mean := float64(total) / float64(max(len(calls), 1))
 	l := Line{Check: CheckAttempts, Verdict: Pass, Value: float64(most),
-		Figure: fmt.Sprintf("%d calls took %d attempts: %.2f per call, at most %d", len(calls), total, mean, most),
+		Figure: fmt.Sprintf("%s took %s: %.2f per call, at most %d", plural(len(calls), "call"), plural(total, "attempt"), mean, most),
 		Rule:   fmt.Sprintf("WARN above %d, FAIL above %d attempts of one call", rules.AttemptsWarn, rules.AttemptsFail)}
 	switch {
 	case most > rules.AttemptsFail:
@@ -160,6 +160,14 @@ func attempts(calls []*call, rules Rules) Line {
 		l.Verdict = Warn
 	}
 	return l
+}
+
+// plural is n and the word, with an s unless n is 1: "1 call", "3 calls".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // percent formats a share as a percentage: "1.5%".

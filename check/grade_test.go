@@ -163,7 +163,7 @@ func TestGradeSplitsClientsAndIdempotencyKeys(t *testing.T) {
 			clients = append(clients, l.Client+":"+l.Figure)
 		}
 	}
-	want := []string{"c:2 calls took 3 attempts: 1.50 per call, at most 2", "d:1 calls took 1 attempts: 1.00 per call, at most 1"}
+	want := []string{"c:2 calls took 3 attempts: 1.50 per call, at most 2", "d:1 call took 1 attempt: 1.00 per call, at most 1"}
 	if strings.Join(clients, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", clients, want)
 	}

@@ -6,6 +6,10 @@
 //
 //	simbench check tier3 -- go run ./examples/naive -sessions 24
 //
+// With -outer N it also retries each call N times around its attempts, as
+// an agent's retries wrap an SDK's: against a failing service check's
+// attempts line measures the product (-attempts 3 -outer 5: 15 per call).
+//
 // It calls the tool whose URL is in SIMBENCH_TOOL_URL_<TOOL> (check sets
 // it), with OPENAI_API_KEY as the bearer key.
 package main
@@ -30,7 +34,8 @@ func main() {
 	turns := flag.Int("turns", 2, "turns per session")
 	calls := flag.Int("calls", 8, "tool calls per turn, all fired at once")
 	tool := flag.String("tool", "lookup", "the tool to call: its URL is SIMBENCH_TOOL_URL_<TOOL>")
-	attempts := flag.Int("attempts", 3, "attempts per call, retried at once")
+	attempts := flag.Int("attempts", 3, "attempts per call, retried at once (an SDK's retries)")
+	outer := flag.Int("outer", 1, "times the whole call is retried around those attempts (an agent's retries around its SDK's: nested, they multiply)")
 	flag.Parse()
 	url := os.Getenv("SIMBENCH_TOOL_URL_" + strings.ToUpper(*tool))
 	if url == "" {
@@ -48,11 +53,13 @@ func main() {
 				for c := range *calls {
 					turn.Go(func() {
 						body, _ := json.Marshal(map[string]int{"session": s, "turn": t, "call": c})
-						if callOnce(ctx, url, body, *attempts) {
-							ok.Add(1)
-						} else {
-							failed.Add(1)
+						for range *outer {
+							if callOnce(ctx, url, body, *attempts) {
+								ok.Add(1)
+								return
+							}
 						}
+						failed.Add(1)
 					})
 				}
 				turn.Wait()
