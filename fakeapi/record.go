@@ -61,6 +61,11 @@ type Record struct {
 	// service stopped working on it; Wasted that the work was finished (or
 	// the stream kept going) after the client had gone.
 	Cancelled, Wasted bool
+
+	// sending is when the last part of a streamed answer began to go out
+	// (0: not yet), which is its Answered unless the client left: a client
+	// may read it and send its next request before the server is done.
+	sending time.Duration
 }
 
 // clientOf names the sender of r, whose API key is key (see Record.Client).
@@ -162,5 +167,15 @@ func (rec *Record) ended(at time.Duration, clientGone, cancel bool) {
 	if clientGone {
 		rec.left(at)
 		rec.Cancelled, rec.Wasted = cancel, !cancel && rec.Kind == KindOK
+	} else if rec.sending > 0 {
+		rec.Answered = rec.sending
+	}
+}
+
+// lastPart notes that the last part of rec's streamed answer goes out at
+// real time at.
+func (rec *Record) lastPart(at time.Duration) {
+	if rec != nil {
+		rec.sending = at
 	}
 }

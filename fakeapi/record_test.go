@@ -1,6 +1,10 @@
 package fakeapi
 
 import (
+	"cmp"
+	"io"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -57,6 +61,33 @@ func TestRecordsTellCancelledFromWasted(t *testing.T) {
 		r := log.all()[0]
 		if r.Cancelled == keep || r.Wasted != keep || r.Left == 0 || r.Left < r.Arrived || r.Answered < r.Left {
 			t.Errorf("keep working %v: record %+v", keep, r)
+		}
+	}
+}
+
+// TestRecordOfAStreamEndsBeforeItsClientCanSendAgain checks that a client
+// sending streamed requests one after another never has two in flight in
+// the log: a stream's record ends when its last part goes out, before the
+// client can read it and send the next.
+func TestRecordOfAStreamEndsBeforeItsClientCanSendAgain(t *testing.T) {
+	var log recordLog
+	s, c := startServer(t, ServerConfig{OnRequest: log.add, Services: []ServiceConfig{{Config: spec.Config{Name: "llm",
+		Latency: spec.Dist[time.Duration]{Value: 20 * time.Millisecond}}}}})
+	for range 5 {
+		res, err := c.Post(s.URL("llm")+"/v1/chat/completions", "application/json",
+			strings.NewReader(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":8,"stream":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	eventually(t, "five records", func() bool { return len(log.all()) == 5 })
+	r := log.all()
+	slices.SortFunc(r, func(a, b Record) int { return cmp.Compare(a.Arrived, b.Arrived) })
+	for i := 1; i < len(r); i++ {
+		if r[i].Arrived < r[i-1].Answered {
+			t.Errorf("stream %d arrived at %v, before stream %d was answered at %v", i, r[i].Arrived, i-1, r[i-1].Answered)
 		}
 	}
 }

@@ -88,6 +88,9 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 			h.Set("Cache-Control", "no-cache")
 			w.WriteHeader(200)
 		}
+		if i == len(groups)-1 {
+			rec.lastPart(s.sinceStart())
+		}
 		_, err := w.Write(g)
 		if err == nil {
 			err = rc.Flush()
