@@ -28,8 +28,15 @@ func buildExample(t *testing.T, name string) string {
 // and its args, and returns the report and the command's error.
 func runCheck(t *testing.T, scenario, name string, args ...string) (*check.Report, error) {
 	t.Helper()
+	return runCheckArgv(t, scenario, append([]string{buildExample(t, name)}, args...))
+}
+
+// runCheckArgv runs simbench check on scenario with the client command
+// argv, and returns the report and the command's error.
+func runCheckArgv(t *testing.T, scenario string, argv []string) (*check.Report, error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	cmd := &CheckCmd{Scenario: scenario, Command: append([]string{"--", buildExample(t, name)}, args...), JSON: true,
+	cmd := &CheckCmd{Scenario: scenario, Command: append([]string{"--"}, argv...), JSON: true,
 		Stdout: &out, Stderr: &errOut}
 	runErr := cmd.Run()
 	var rep check.Report

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/simbench/simbench/check"
+)
+
+// nodeInstall is how to install what the Node examples need.
+const nodeInstall = "apt-get install nodejs npm, then npm ci --prefix examples/node"
+
+// nodeExample returns the command that runs the Node example name with 4
+// conversations. Without node the test skips, saying what to install;
+// without the packages it skips too, except in CI (CI=true), whose
+// .ci/run installs them.
+func nodeExample(t *testing.T, name string) []string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skipf("node is not installed: %s", nodeInstall)
+	}
+	for _, pkg := range []string{"@openai/agents", "ai", "@ai-sdk/openai", "zod"} {
+		if _, err := os.Stat(filepath.Join("examples", "node", "node_modules", pkg)); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("the Node examples' package %s is missing: %s", pkg, nodeInstall)
+			}
+			t.Skipf("the Node examples' package %s is missing: %s", pkg, nodeInstall)
+		}
+	}
+	return []string{node, filepath.Join("examples", "node", name+".mjs"), "4"}
+}
+
+// TestCheckGradesNodeAgents runs the OpenAI Agents SDK and Vercel AI SDK
+// examples under check: each of the 4 conversations calls the model, runs
+// its 8 lookups at once, and calls the model again for the answer.
+func TestCheckGradesNodeAgents(t *testing.T) {
+	for _, name := range []string{"agents-sdk", "vercel-ai"} {
+		t.Run(name, func(t *testing.T) {
+			rep, err := runCheckArgv(t, "tier3", nodeExample(t, name))
+			if err != nil {
+				t.Fatalf("check: %v; the report:\n%+v", err, rep.Lines)
+			}
+			if rep.Requests != 40 {
+				t.Errorf("%d requests graded, want 4 conversations of 10", rep.Requests)
+			}
+			clients := map[string]bool{}
+			for _, l := range rep.Lines {
+				clients[l.Client] = true
+				t.Logf("%s %s %s %s", l.Client, l.Verdict, l.Check, l.Figure)
+				if l.Verdict != check.Pass {
+					t.Errorf("%s: %s %s: %s", l.Client, l.Verdict, l.Check, l.Figure)
+				}
+			}
+			if len(clients) != 4 {
+				t.Errorf("graded clients %v, want session-0 to session-3", clients)
+			}
+		})
+	}
+}
