@@ -82,8 +82,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	rec.decided(arrived, &d, &seen, status)
 	defer s.emit(rec) // also when the handler aborts the connection
 	if !d.Admitted() {
-		s.answerRejection(w, r, c, id, status, &d, &seen, in.bodyErr)
-		rec.rejected(s.sinceStart())
+		s.answerRejection(w, r, c, id, status, &d, &seen, in.bodyErr, rec)
 		return
 	}
 	s.answerAdmission(w, r, sv, ep, path, id, status, now, wall, &d, &in.dec, rec)
@@ -223,11 +222,14 @@ func errorExtra(api spec.APIStyle, k Kind, requestID string) map[string]any {
 // answerRejection answers request id, which the model rejected at once,
 // with status, after the stall it arrived in, if any (nothing, when the
 // client leaves first); seen is d with its delays in real time, bodyErr
-// why the body did not decode.
-func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *ServiceConfig, id string, status int, d, seen *Decision, bodyErr error) {
+// why the body did not decode, rec its record (nil: none).
+func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *ServiceConfig, id string, status int, d, seen *Decision, bodyErr error, rec *Record) {
 	if d.Latency > 0 && !s.hold(r.Context(), seen.Latency) {
+		rec.rejected(s.sinceStart())
 		return // the client left during a stall
 	}
+	// Before the answer goes out: a client cannot act on it any earlier.
+	rec.rejected(s.sinceStart())
 	extra := errorExtra(c.API, d.Kind, "req_"+id)
 	if d.Kind == KindRateLimited || d.Kind == KindTooLarge && d.Limit == LimitTPM {
 		extra["limit"] = d.Limit.String()
