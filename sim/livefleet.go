@@ -142,15 +142,13 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 		case fo.mode == QuotaSplit && fo.n > 1:
 			pc.Services = splitServices(cfg.Services, fo.n)
 		case fo.mode == QuotaShared && fo.n > 1:
-			ro, err := redis.ParseURL(fo.redis)
+			ro, err := quota.ParseURL(fo.redis)
 			if err != nil {
 				closeAll()
-				return nil, fmt.Errorf("sim: --redis %q: %w", fo.redis, err)
+				return nil, fmt.Errorf("sim: --redis: %w", err)
 			}
 			quietRedis()
-			ro.MaxRetries = -1
-			ro.DialTimeout = 100 * time.Millisecond
-			rdb := redis.NewClient(ro)
+			rdb := quota.NewClient(ro)
 			closers = append(closers, func() { rdb.Close() })
 			fail := &quota.Failover{Primary: &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
 				Policy: quota.FallbackLocal, ProbeEvery: 250 * time.Millisecond, OnSwitch: func(e quota.Event) { l.quotaSwitch(p, e) }}

@@ -14,7 +14,7 @@ import (
 // each process wraps the server in a Failover (a bounded round trip, a local
 // bucket at limit ÷ N when Redis is gone) and spends leased slices locally.
 func ExampleLease() {
-	rdb := redis.NewClient(&redis.Options{Addr: shared.addr()})
+	rdb := NewClient(&redis.Options{Addr: shared.addr()})
 	defer rdb.Close()
 	rdb.FlushAll(context.Background()) // (this example's server starts empty)
 	r := &Redis{Client: rdb, Holder: "worker-1"}
@@ -36,7 +36,7 @@ func ExampleLease() {
 // A replica of a fleet shares its services' limits with every other
 // replica through one Redis: the two lines after cfg are all it takes.
 func ExampleNewShared() {
-	rdb := redis.NewClient(&redis.Options{Addr: shared.addr()})
+	rdb := NewClient(&redis.Options{Addr: shared.addr()})
 	defer rdb.Close()
 	rdb.FlushAll(context.Background()) // (this example's server starts empty)
 	hostname := "replica-1"
