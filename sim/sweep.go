@@ -43,14 +43,14 @@ func ParseLoads(s string) ([]Load, error) {
 		switch key {
 		case "sessions":
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return nil, fmt.Errorf("--by sessions: %q is not a whole number ≥ 1", v)
+			if err != nil || n < 1 || n > scenarios.MaxSessions {
+				return nil, fmt.Errorf("--by sessions: %q is not a whole number from 1 to %d", v, scenarios.MaxSessions)
 			}
 			loads = append(loads, Load{Sessions: n})
 		case "arrival_rate":
 			r, err := strconv.ParseFloat(v, 64)
-			if err != nil || r <= 0 {
-				return nil, fmt.Errorf("--by arrival_rate: %q is not a rate above 0 (turns per second)", v)
+			if err != nil || !(r > 0 && r <= scenarios.MaxArrivalRate) { // NaN fails both
+				return nil, fmt.Errorf("--by arrival_rate: %q is not a rate above 0 and at most %d (turns per second)", v, scenarios.MaxArrivalRate)
 			}
 			loads = append(loads, Load{ArrivalRate: r})
 		default:

@@ -43,7 +43,8 @@ func TestParseLoads(t *testing.T) {
 	if err != nil || l[0].ArrivalRate != 0.5 || l[1].ArrivalRate != 2 {
 		t.Errorf("arrival_rate: %v %v", l, err)
 	}
-	for _, bad := range []string{"sessions=0", "users=3", "sessions", "arrival_rate=-1"} {
+	for _, bad := range []string{"sessions=0", "users=3", "sessions", "arrival_rate=-1",
+		"arrival_rate=NaN", "arrival_rate=+Inf", "arrival_rate=1e9", "sessions=99999999"} {
 		if _, err := ParseLoads(bad); err == nil {
 			t.Errorf("ParseLoads(%q) accepted", bad)
 		}
