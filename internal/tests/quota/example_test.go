@@ -64,3 +64,20 @@ func ExampleNewShared() {
 	fmt.Println(ok, "of", len(results), "calls succeeded within the shared limit")
 	// Output: 8 of 8 calls succeeded within the shared limit
 }
+
+// A go-redis client for a Redis backend: NewClient sets
+// ContextTimeoutEnabled, so that each round trip ends at Failover's
+// timeout even when the server hangs.
+func ExampleNewClient() {
+	opt, err := ParseURL("redis://" + shared.addr())
+	if err != nil {
+		panic(err)
+	}
+	rdb := NewClient(opt)
+	defer rdb.Close()
+	f := &Failover{Primary: NewRedis(rdb)} // 50 ms per round trip (DefaultTimeout)
+	lim := Limit{Key: "org-7", Service: "search", Kind: "rpm", PerMinute: 600, Burst: 10}
+	r, err := f.Reserve(context.Background(), lim, 1, 0)
+	fmt.Println(rdb.Options().ContextTimeoutEnabled, r.OK, r.Mark.Local(), err)
+	// Output: true true false <nil>
+}
