@@ -167,6 +167,9 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 		return invalid(fmt.Errorf("--time-scale goes with --live (got %g)", c.TimeScale))
 	}
 	if c.Live {
+		if c.TimeScale == 0 { // kong's default is 1: a 0 was given
+			return invalid(fmt.Errorf("--time-scale 0: want a number from %g to %g", sim.MinTimeScale, sim.MaxTimeScale))
+		}
 		if err := c.liveOptions(opts).Validate(sc); err != nil {
 			return invalid(err)
 		}

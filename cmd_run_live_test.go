@@ -25,11 +25,12 @@ func TestRunLiveRejectsBadFlags(t *testing.T) {
 		{"time scale NaN", RunCmd{TimeScale: math.NaN()}, "time scale NaN"},
 		{"time scale too large", RunCmd{TimeScale: 1e12}, "time scale 1e+12"},
 		{"time scale negative", RunCmd{TimeScale: -1}, "time scale -1"},
+		{"time scale zero", RunCmd{}, "--time-scale 0: want a number from 1e-06"},
 		{"run shorter than 1 ms", RunCmd{TimeScale: 2e-6}, "want at least 1ms"},
-		{"shares for other processes", RunCmd{Processes: 3, Shares: []float64{1, 2}}, "2 shares for 3 processes"},
-		{"a NaN share", RunCmd{Processes: 2, Shares: []float64{math.NaN(), 1}}, "process share NaN"},
-		{"an http URL", RunCmd{Processes: 2, Quota: "shared", Redis: "http://127.0.0.1:6379"}, `Redis URL "http://127.0.0.1:6379": want redis://`},
-		{"processes above the key's limit", RunCmd{Processes: 20000}, "20000 processes: at most 1024"},
+		{"shares for other processes", RunCmd{TimeScale: 0.05, Processes: 3, Shares: []float64{1, 2}}, "2 shares for 3 processes"},
+		{"a NaN share", RunCmd{TimeScale: 0.05, Processes: 2, Shares: []float64{math.NaN(), 1}}, "process share NaN"},
+		{"an http URL", RunCmd{TimeScale: 0.05, Processes: 2, Quota: "shared", Redis: "http://127.0.0.1:6379"}, `Redis URL "http://127.0.0.1:6379": want redis://`},
+		{"processes above the key's limit", RunCmd{TimeScale: 0.05, Processes: 20000}, "20000 processes: at most 1024"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
