@@ -154,12 +154,16 @@ func (c *ServeCmd) Run() error {
 		c.ready <- srv
 	}
 	<-ctx.Done()
+	return c.stop(srv, out, errOut)
+}
 
+// stop drains srv after Ctrl-C, for at most --drain or until a second
+// Ctrl-C, then prints what the clients did and what was cut off.
+func (c *ServeCmd) stop(srv *fakeapi.Server, out, errOut io.Writer) error {
 	grace := c.Drain
 	if grace <= 0 {
 		grace = 5 * time.Second // the flag's default, for callers that build the struct
 	}
-	// A second Ctrl-C ends the drain at once.
 	again, stopAgain := interruptible(c.again)
 	defer stopAgain()
 	fmt.Fprintf(errOut, "serve: letting in-flight requests finish (at most %v); Ctrl-C again to stop now\n", grace)
