@@ -72,7 +72,7 @@ func (c *CheckCmd) Run() error {
 		fmt.Fprintln(errOut, "waiting for clients; Ctrl-C to grade what they did")
 		<-runCtx.Done()
 	}
-	c.stop(srv, "check", errOut)
+	c.drain(srv, "check", errOut, nil)
 
 	recs, dropped := rec.Records()
 	report := check.Grade(sc.Name, recs, check.RulesFor(sc))

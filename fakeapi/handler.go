@@ -268,7 +268,8 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 		s.settle(sv, d, out)
 	}
 	if d.Kind == KindOK && dec.stream {
-		s.stream(w, r.Context(), sv, d, rec, streamBody(ep, id, model, wall, d.Tokens-dec.output, out, dec))
+		groups, n := streamBody(ep, id, model, wall, d.Tokens-dec.output, out, dec)
+		s.stream(w, r.Context(), sv, d, rec, groups, n)
 		return
 	}
 	if !s.await(r.Context(), sv, d, rec) {

@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"time"
 )
@@ -38,18 +39,18 @@ func (s *Server) end(sv *service, d *Decision, rec *Record, clientGone, cancel b
 	}
 }
 
-// stream sends an admitted request's response as server-sent events: the
-// headers and first events after the time to first byte, the rest spread
-// over the remaining latency. When the service paces generation
-// (Decision.FirstToken), the first group goes at the time to first token
-// and the rest evenly over the time the output tokens take, at the drawn
-// tokens per second. A client that leaves before the last group, at any
-// point, is treated as in await (see Stats): the service stops (cancelled)
-// or, when it keeps working on a disconnect, generates the rest of the
-// answer for nobody (wasted).
-func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, rec *Record, groups [][]byte) {
+// stream sends an admitted request's response as server-sent events, the
+// n groups that groups yields: the headers and first events after the time
+// to first byte, the rest spread over the remaining latency. When the
+// service paces generation (Decision.FirstToken), the first group goes at
+// the time to first token and the rest evenly over the time the output
+// tokens take, at the drawn tokens per second. A client that leaves before
+// the last group, at any point, is treated as in await (see Stats): the
+// service stops (cancelled) or, when it keeps working on a disconnect,
+// generates the rest of the answer for nobody (wasted).
+func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, rec *Record, groups iter.Seq2[int, []byte], n int) {
 	end := func(gone, cancel bool) { s.end(sv, d, rec, gone, cancel) }
-	first, step := streamPace(sv.cfg.Generation.Enabled(), sv.cfg.Faults.SlowFirstByte.Delay, d, len(groups))
+	first, step := streamPace(sv.cfg.Generation.Enabled(), sv.cfg.Faults.SlowFirstByte.Delay, d, n)
 	// leave ends the request whose client left before group i went out;
 	// wait, if not nil, delivers when group i is due.
 	leave := func(i int, wait <-chan time.Time) {
@@ -61,7 +62,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 		if wait != nil {
 			<-wait
 		}
-		time.Sleep(s.real(step * time.Duration(len(groups)-1-i)))
+		time.Sleep(s.real(step * time.Duration(n-1-i)))
 		end(true, false)
 	}
 	rc := http.NewResponseController(w)
@@ -88,7 +89,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 			h.Set("Cache-Control", "no-cache")
 			w.WriteHeader(200)
 		}
-		if i == len(groups)-1 {
+		if i == n-1 {
 			rec.lastPart(s.sinceStart())
 		}
 		_, err := w.Write(g)
