@@ -1,3 +1,6 @@
+// The checks of retries after a shared 429, cancellation, writes and the
+// answer gap.
+
 package check
 
 import (
