@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/simbench/simbench/spec"
 )
@@ -72,5 +73,21 @@ func TestTextAnswerLengthsAreDrawnUnderMaxTokens(t *testing.T) {
 	}
 	if len(seen) < 25 {
 		t.Errorf("50 conversations drew %d lengths; want them drawn, not fixed", len(seen))
+	}
+}
+
+// TestGenerationPacesTheAnswerNotMaxTokens checks that a paced service
+// takes the time of the tokens the answer has (Request.Generated), while
+// its limits are charged max_tokens.
+func TestGenerationPacesTheAnswerNotMaxTokens(t *testing.T) {
+	m, err := NewModel(ServiceConfig{Config: spec.Config{Name: "llm", OutputTPM: 10_000,
+		Generation: spec.Generation{TokensPerSecond: spec.Constant(100.0)}}}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Arrive(0, Request{Tokens: 10, OutputTokens: 1000, Generated: 100})
+	// 100 tokens at 100 per second: 1 s of generation, not 10.
+	if gen := d.Latency - d.FirstToken; !d.Admitted() || gen != time.Second || d.Tokens != 1010 {
+		t.Errorf("decision %+v: generation %v, want 1s, and 1010 tokens charged", d, gen)
 	}
 }

@@ -85,7 +85,10 @@ func BenchmarkHTTPServer(b *testing.B) {
 // actually delivered in content deltas per second (each delta parsed as
 // JSON, as a client does) and the streams per second.
 func BenchmarkHTTPStream(b *testing.B) {
-	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm"}}, {Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic}}}})
+	// Answers of max_tokens each, as the benchmark counts them.
+	whole := AgentConfig{Answer: spec.Constant(256.0)}
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm"}, Agent: whole},
+		{Config: spec.Config{Name: "claude", Headers: spec.HeadersAnthropic}, Agent: whole}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -172,6 +175,7 @@ func BenchmarkHTTPStreamPaced(b *testing.B) {
 	s, err := Start(ServerConfig{Services: []ServiceConfig{{
 		Config: spec.Config{Name: "llm",
 			Generation: spec.Generation{TokensPerSecond: spec.Dist[float64]{Kind: spec.DistConstant, Value: tps}}},
+		Agent: AgentConfig{Answer: spec.Constant(float64(outTokens))}, // answers of max_tokens each
 	}}})
 	if err != nil {
 		b.Fatal(err)

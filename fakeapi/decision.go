@@ -100,6 +100,11 @@ type Request struct {
 	// Tokens are the input tokens and OutputTokens the output tokens the
 	// response will carry; both are charged against TPM at admission.
 	Tokens, OutputTokens int64
+	// Generated is the output tokens the answer will have when the driver
+	// knows it before admission (the server's fake model does), which
+	// paces generation (ServiceConfig.Generation); 0: OutputTokens. The
+	// limits are still charged OutputTokens, until SettleOutput.
+	Generated int64
 	// Write marks a request that modifies Resource; overlapping writes to one
 	// resource count as write races, or fail with 409 when the service
 	// detects conflicts (spec.Faults.Conflict).

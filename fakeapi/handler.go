@@ -73,6 +73,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		return
 	}
 	rec := s.newRecord(r, sv, ep, path, body, &in)
+	if ep.generates() && in.bodyErr == nil && !in.tooLarge {
+		// The fake model's answer, known before admission: its length
+		// paces the generation.
+		prefix := "call"
+		if ep == epMessages {
+			prefix = "toolu"
+		}
+		in.dec.reply = c.Agent.decide(sv.agentSeed, &in.dec.agent, prefix)
+		in.dec.answer = c.Agent.answerTokens(sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
+		in.req.Generated = in.dec.answer
+	}
 	now, d := s.decide(sv, &in)
 	arrived := s.sinceStart()
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
@@ -259,12 +270,7 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	}
 	out := dec.output
 	if d.Kind == KindOK && ep.generates() {
-		prefix := "call"
-		if ep == epMessages {
-			prefix = "toolu"
-		}
-		dec.reply = c.Agent.decide(sv.agentSeed, &dec.agent, prefix)
-		out = c.Agent.answerTokens(sv.agentSeed, &dec.agent, &dec.reply, dec.output)
+		out = dec.answer
 		s.settle(sv, d, out)
 	}
 	if d.Kind == KindOK && dec.stream {

@@ -222,7 +222,11 @@ func (m *Model) admit(now time.Duration, r *Request, t *tenant, u *units, d *Dec
 	m.c.accepted++
 	m.c.tokens = satmath.Add(m.c.tokens, d.Tokens)
 	m.tick(now, true)
-	m.serviceTime(now, r.OutputTokens, d)
+	gen := r.OutputTokens
+	if r.Generated > 0 {
+		gen = r.Generated
+	}
+	m.serviceTime(now, gen, d)
 	m.outcome(m.errorRate(now), d)
 	var res string
 	if r.Write {

@@ -128,10 +128,13 @@ type decoded struct {
 	// embed is what an embeddings request asks for.
 	embed embedRequest
 	// agent is what a chat, messages or responses request says about tools
-	// and its conversation; reply is the fake model's answer, set once the
-	// request is admitted.
+	// and its conversation; reply is the fake model's answer, set before
+	// the model decides on the request.
 	agent agentRequest
 	reply reply
+	// answer is the output tokens of the fake model's answer (see
+	// AgentConfig.answerTokens), set with reply.
+	answer int64
 }
 
 // generates reports whether the endpoint answers with generated text (or
