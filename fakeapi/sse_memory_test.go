@@ -25,7 +25,8 @@ const maxIdleStreamBytes = 64 << 10
 func idleStreamBytes(tb testing.TB, n, out int) float64 {
 	tb.Helper()
 	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm",
-		Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: time.Hour}}}}})
+		Latency: spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: time.Hour}},
+		Agent: AgentConfig{Answer: spec.Constant(float64(out))}}}}) // answers of all out tokens
 	if err != nil {
 		tb.Fatal(err)
 	}
