@@ -18,6 +18,8 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 		switch first, dup := d.strategies[name]; {
 		case strings.TrimSpace(name) == "":
 			t.add("name", "is empty; name the strategy, like name = \"bounded-8\"")
+		case NameProblem("strategy", name) != "":
+			t.add("name", "%s", NameProblem("strategy", name))
 		case dup:
 			t.add("name", "strategy %q is already defined at line %d; give each strategy a unique name", name, d.pos.lookup(first).line)
 		default:
@@ -26,7 +28,12 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	} else if !t.has("name") {
 		d.add(t.path, "missing name; name the strategy, like name = \"bounded-8\"")
 	}
-	s.Description, _ = t.str("description")
+	if desc, ok := t.str("description"); ok {
+		if msg := TextProblem(desc); msg != "" {
+			t.add("description", "%s", msg)
+		}
+		s.Description = desc
+	}
 	if n, ok := t.integer("max_in_flight", 0, MaxCap, whyCap); ok {
 		s.MaxInFlight = int(n)
 	}
