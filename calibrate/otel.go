@@ -148,7 +148,7 @@ func (c *Calibrator) readOTel(f *os.File, path string, src *Source) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	c.Section(nil)
+	_ = c.Section(nil) // no limits: nothing to refuse
 	var rec trace.Record
 	return walkOTel(f, path, func(s *otelSpan) error {
 		op := s.op()
@@ -157,8 +157,8 @@ func (c *Calibrator) readOTel(f *os.File, path string, src *Source) error {
 			return nil
 		}
 		otelRecord(&rec, s, op, index)
-		c.Add(&rec)
-		return nil
+		// walkOTel names the line of the span the error is about.
+		return c.Add(&rec)
 	})
 }
 

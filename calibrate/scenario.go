@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/scenarios"
@@ -39,12 +40,20 @@ func (r *Result) Scenario(name string) (toml []byte, files []File) {
 }
 
 // WriteScenario writes the scenario to path and its empirical files beside
-// it, then loads it with scenarios.Load to check it. The scenario's name
-// is path's base name without ".toml". It returns the paths written. Each
-// file is written atomically (a temporary file renamed into place).
+// it, after checking it: it must hold the tables meant and no others
+// (checkKeys), fit in a scenario file, and load (scenarios.Parse). The
+// scenario's name is path's base name without ".toml", made safe
+// (atomicfile.SafeName). It returns the paths written. Each file is
+// written atomically (a temporary file renamed into place).
 func (r *Result) WriteScenario(path string) ([]string, error) {
-	name := strings.TrimSuffix(filepath.Base(path), ".toml")
+	name := atomicfile.SafeName(strings.TrimSuffix(filepath.Base(path), ".toml"))
 	data, files := r.Scenario(name)
+	if len(data) > scenarios.MaxFileBytes {
+		return nil, fmt.Errorf("calibrate: the scenario would take %d KiB, more than the %d KiB a scenario file may hold; calibrate fewer services and tools at a time", len(data)>>10, scenarios.MaxFileBytes>>10)
+	}
+	if err := checkKeys(data, r); err != nil {
+		return nil, fmt.Errorf("calibrate: the scenario to write is not the one meant (a bug in calibrate): %w", err)
+	}
 	dir := filepath.Dir(path)
 	var written []string
 	for _, f := range files {
@@ -76,7 +85,18 @@ type tomlWriter struct {
 	files []File
 }
 
-func (w *tomlWriter) p(format string, args ...any) { fmt.Fprintf(&w.buf, format, args...) }
+// p writes a formatted piece of the scenario. Every string argument is
+// cleaned of control characters first (see clean): keys and values come
+// encoded already (quote, tomlKey), and text from a trace in a comment
+// cannot break out of it.
+func (w *tomlWriter) p(format string, args ...any) {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = clean(s)
+		}
+	}
+	fmt.Fprintf(&w.buf, format, args...)
+}
 
 func (w *tomlWriter) head(r *Result) {
 	w.p("# %s: calibrated by simbench calibrate from %s attempts in %d trace(s):\n", w.name, count(r.Records), len(r.Sources))
@@ -101,6 +121,9 @@ func (w *tomlWriter) workload(r *Result) {
 	wl := &r.Workload
 	w.p("[workload]\n")
 	w.p("# %d turns. %s.\n", wl.Turns, capital(wl.ModelReason))
+	for _, c := range wl.Clamped {
+		w.p("# %s.\n", c)
+	}
 	if wl.Closed {
 		w.p("# %s sessions seen, %.2f turns each on average; %s.\n", count(wl.SessionsSeen), wl.MeanTurnsPerSession, wl.SessionsReason)
 		w.p("sessions = %d\n", wl.Sessions)
@@ -190,7 +213,10 @@ func (w *tomlWriter) empirical(file, what string, s *sample, show func(float64) 
 }
 
 func (w *tomlWriter) service(s *ServiceFit, duration float64) {
-	w.p("[services.%s]\n", tomlKey(s.Name))
+	w.p("[%s]\n", toml.Key{"services", s.Name}.String())
+	if s.TraceName != "" {
+		w.p("# named %s in the traces; renamed to a name a scenario can hold.\n", quote(s.TraceName))
+	}
 	var parts []string
 	for i, n := range s.Outcomes {
 		if n > 0 {
@@ -243,7 +269,10 @@ func (w *tomlWriter) service(s *ServiceFit, duration float64) {
 
 func (w *tomlWriter) tools(r *Result) {
 	for _, t := range r.Tools {
-		w.p("[tools.%s]\n", tomlKey(t.Name))
+		w.p("[%s]\n", toml.Key{"tools", t.Name}.String())
+		if t.TraceName != "" {
+			w.p("# named %s in the traces; renamed to a name a scenario can hold.\n", quote(t.TraceName))
+		}
 		if t.Services > 1 {
 			w.p("# the calls went to %d services; the scenario sends them all to the most used.\n", t.Services)
 		}
@@ -359,33 +388,4 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-// tomlKey writes a TOML key, quoted unless it is bare.
-func tomlKey(s string) string {
-	if bareKey.MatchString(s) {
-		return s
-	}
-	return quote(s)
-}
-
-// quote writes a TOML basic string.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
