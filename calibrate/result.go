@@ -190,6 +190,9 @@ func (c *Calibrator) Fit() (*Result, error) {
 	if err := names.collision(); err != nil {
 		return nil, err
 	}
+	if len(r.Tools) == 0 && r.Workload.ModelCalls == 0 {
+		return nil, fmt.Errorf("calibrate: %w: every attempt is a retry (attempt 2 or later), so nothing says what a turn calls", ErrEmpty)
+	}
 	return r, nil
 }
 

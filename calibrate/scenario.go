@@ -338,6 +338,12 @@ func amount(mean, std float64) string {
 	if std < 1e-9*max(1, mean) {
 		return num(math.Round(mean))
 	}
+	// A scenario refuses a distribution that can draw more tokens than
+	// a call may take (scenarios.MaxTokensPerCall) once in 10^12 draws,
+	// about 7.1 deviations above the mean: such a tail is cut at the bound.
+	if mean+8*std > scenarios.MaxTokensPerCall {
+		return fmt.Sprintf("{ dist = \"normal\", mean = %s, stddev = %s, max = %d }", num(round4(mean)), num(round4(std)), scenarios.MaxTokensPerCall)
+	}
 	return fmt.Sprintf("{ dist = \"normal\", mean = %s, stddev = %s }", num(round4(mean)), num(round4(std)))
 }
 

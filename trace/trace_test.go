@@ -151,7 +151,7 @@ func TestAppendJSONIsJSON(t *testing.T) {
 			Attempt:  rapid.IntRange(1, 100).Draw(t, "attempt"),
 			Intended: rapid.Float64Range(0, 1e6).Draw(t, "intended"),
 			Outcome:  rapid.SampledFrom(Outcomes).Draw(t, "outcome"),
-			Status:   rapid.IntRange(0, 599).Draw(t, "status"),
+			Status:   rapid.OneOf(rapid.Just(0), rapid.IntRange(100, 599)).Draw(t, "status"),
 			Tokens:   rapid.Int64Range(0, 1<<50).Draw(t, "tokens"),
 		}
 		rec.Start = rec.Intended + rapid.Float64Range(0, 100).Draw(t, "queued")
@@ -212,6 +212,12 @@ func TestReaderErrors(t *testing.T) {
 		{"trailing text", good + " x", "t.jsonl:1: text after the object at column 64"},
 		{"header version", `{"simbench_trace":2}`, "t.jsonl:1: header: format version 2; this reader reads version 1"},
 		{"negative time", `{"service":"s","start":-1,"end":2,"outcome":"success"}`, "t.jsonl:1: time -1: times are seconds ≥ 0"},
+		{"status 42", `{"service":"s","status":42,"start":1,"end":2,"outcome":"success"}`, "t.jsonl:1: status 42 is not an HTTP status"},
+		{"status 1e4", `{"service":"s","status":10000,"start":1,"end":2,"outcome":"success"}`, "t.jsonl:1: status 10000 is not an HTTP status"},
+		{"negative tokens", `{"service":"s","tokens":-5,"start":1,"end":2,"outcome":"success"}`, "t.jsonl:1: tokens -5: a count of tokens is ≥ 0"},
+		{"negative limit", `{"service":"s","limit_requests":-1,"start":1,"end":2,"outcome":"success"}`, "t.jsonl:1: limit_requests -1, limit_tokens 0: limits are ≥ 0"},
+		{"infinite limit", `{"service":"s","limit_tokens":1e400,"start":1,"end":2,"outcome":"success"}`, `t.jsonl:1: "limit_tokens": "1e400" is not a number`},
+		{"negative header limit", `{"simbench_trace":1,"limits":{"s":{"rpm":-1}}}`, `t.jsonl:1: header: the limits of "s" (rps 0, rpm -1, tpm 0, max_concurrent 0) must not be negative`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
