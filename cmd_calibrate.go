@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -61,11 +62,16 @@ func (c *CalibrateCmd) Run() error {
 		return codedError{err, exitInvalid}
 	}
 	written, err := res.WriteScenario(c.Out)
-	if err != nil {
+	switch {
+	case errors.Is(err, calibrate.ErrTooLarge):
+		return codedError{err, exitInvalid}
+	case errors.Is(err, calibrate.ErrBug):
+		return codedError{err, exitBug}
+	case err != nil:
 		return err
 	}
 	if _, err := scenarios.Load(c.Out); err != nil {
-		return fmt.Errorf("the scenario written does not load: %w", err)
+		return codedError{fmt.Errorf("the scenario written does not load (a bug in calibrate): %w", err), exitBug}
 	}
 	if err := res.WriteSummary(out); err != nil {
 		return err

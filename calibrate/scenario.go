@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -14,6 +15,17 @@ import (
 	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
+)
+
+// Errors WriteScenario wraps, for callers that choose an exit code.
+var (
+	// ErrTooLarge: the traces hold more than a scenario file can (too
+	// many services or tools); invalid input.
+	ErrTooLarge = errors.New("the scenario is too large")
+	// ErrBug: the scenario calibrate made is not one it meant to make,
+	// or does not load. Every value is checked before it is written, so
+	// this is a bug in calibrate.
+	ErrBug = errors.New("a bug in calibrate")
 )
 
 // File is a file the scenario refers to, written beside it: an empirical
@@ -49,10 +61,10 @@ func (r *Result) WriteScenario(path string) ([]string, error) {
 	name := atomicfile.SafeName(strings.TrimSuffix(filepath.Base(path), ".toml"))
 	data, files := r.Scenario(name)
 	if len(data) > scenarios.MaxFileBytes {
-		return nil, fmt.Errorf("calibrate: the scenario would take %d KiB, more than the %d KiB a scenario file may hold; calibrate fewer services and tools at a time", len(data)>>10, scenarios.MaxFileBytes>>10)
+		return nil, fmt.Errorf("calibrate: %w: it would take %d KiB, more than the %d KiB a scenario file may hold; calibrate fewer services and tools at a time", ErrTooLarge, len(data)>>10, scenarios.MaxFileBytes>>10)
 	}
 	if err := checkKeys(data, r); err != nil {
-		return nil, fmt.Errorf("calibrate: the scenario to write is not the one meant (a bug in calibrate): %w", err)
+		return nil, fmt.Errorf("calibrate: %w: the scenario to write is not the one meant: %w", ErrBug, err)
 	}
 	dir := filepath.Dir(path)
 	var written []string
@@ -64,7 +76,7 @@ func (r *Result) WriteScenario(path string) ([]string, error) {
 		written = append(written, p)
 	}
 	if _, err := scenarios.Parse(path, data); err != nil {
-		return written, fmt.Errorf("calibrate: the scenario written does not load (a bug in calibrate): %w", err)
+		return written, fmt.Errorf("calibrate: %w: the scenario written does not load: %w", ErrBug, err)
 	}
 	if err := writeAtomic(path, data); err != nil {
 		return written, err

@@ -123,7 +123,7 @@ func checkResults(ps *problems, r *Results) {
 		ps.add("description", "%s", msg)
 	}
 	if !(r.DurationS > 0 && r.DurationS <= maxSeconds) {
-		ps.add("duration_s", "is %v; want seconds above 0 and at most %v (two years)", r.DurationS, maxSeconds)
+		ps.add("duration_s", "is %v; want seconds above 0 and at most %.0f (two years)", r.DurationS, maxSeconds)
 	}
 	switch r.Mode {
 	case "virtual", "live":
