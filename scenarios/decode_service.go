@@ -65,6 +65,13 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\", \"anthropic\" or \"standard\"")
 	}
 	s.Keys, _ = t.strings("keys")
+	for i, k := range s.Keys {
+		// A key travels in the Authorization header: CR LF in it would
+		// inject another header.
+		if TextProblem(k) != "" {
+			d.add(fmt.Sprintf("%s[%d]", t.key("keys"), i), "the API key holds a line break or another control character; an API key is one line of printable text")
+		}
+	}
 	if bt := t.sub("background"); bt != nil {
 		s.Background = d.decodeBackground(bt)
 	}
