@@ -11,10 +11,10 @@ import (
 )
 
 // MaxFileBytes is the largest results.json or sweep.json Read and
-// ReadSweep accept, in bytes. The built-in scenarios write 30 KB to 2 MB;
-// a file at the cap decodes in about four times its size, so reading one
-// stays within a few hundred MiB. A larger file is refused before it is
-// read.
+// ReadSweep accept, in bytes. The built-in scenarios write 30 KB to 2 MB.
+// Measured: `compare` of two 63.5 MiB files (1,080 strategies each) peaks
+// at 272 MiB of resident memory, the reader's share of it about twice the
+// files. A larger file is refused before it is read, in a few MiB.
 const MaxFileBytes = 64 << 20
 
 // maxProblems is the most problems an Error lists.
