@@ -98,17 +98,22 @@ func TestCalibrateRefusesHostileTraces(t *testing.T) {
 		{"1e-308/s arrivals", jsonLines(t, filepath.Join(dir, "rate.jsonl"), []map[string]any{attempt(1, "s", "t", 0), attempt(2, "s", "t", 1e308)}), nil, "rate.jsonl:2: end 1e+308 s is past"},
 		{"more than a year", jsonLines(t, filepath.Join(dir, "years.jsonl"), []map[string]any{attempt(1, "s", "t", 0), attempt(2, "s", "t", 1e9)}), nil, "years.jsonl:2: the traces now span"},
 		{"limit 1e300", jsonLines(t, filepath.Join(dir, "limit.jsonl"), []map[string]any{attempt(1, "s", "t", 0), limit}), nil, "limit.jsonl:2: limit_requests 1e+300"},
-		{"header limits NaN-like", file("header.jsonl", `{"simbench_trace":1,"strategy":"a","limits":{"s":{"rpm":-5}}}`+"\n"+`{"turn":1,"service":"s","start":0,"end":1,"outcome":"success"}`+"\n"), nil, "header.jsonl:2: header: the limits of \"s\""},
+		{"header limits NaN-like", file("header.jsonl", `{"simbench_trace":1,"strategy":"a","limits":{"s":{"rpm":-5}}}`+"\n"+`{"turn":1,"service":"s","start":0,"end":1,"outcome":"success"}`+"\n"), nil, "header.jsonl:1: header: the limits of \"s\" (rps 0, rpm -5, tpm 0, max_concurrent 0) must not be negative"},
 		{"CSV NaN", file("nan.csv", "ts,dur,svc,code\n0,100,s,200\n1,NaN,s,200\n"), csvCols, "nan.csv:3: time NaN"},
 		{"CSV huge", file("huge.csv", "ts,dur,svc,code\n0,100,s,200\n1,1e400,s,200\n"), csvCols, `huge.csv:3: latency_ms "1e400" is not a number`},
 		{"OTel 4.6e18 tokens", file("otel.json", otelSpan("4600000000000000000")), nil, "otel.json:3: tokens 4600000000000000000"},
+		{"every bad line at once", file("bad.jsonl", `{"turn":1,"service":"s","start":0,"end":1,"outcome":"success"}`+"\nnot json\n"+
+			`{"turn":2,"service":"s","start":2,"end":1,"outcome":"success"}`+"\n"+`{"turn":3,"service":"s","start":0,"end":1,"outcome":"success","tokens":1e15}`+"\n"),
+			nil, "bad.jsonl:2: not a JSON object\nbad.jsonl:3: end 1 is before start 2\nbad.jsonl:4: tokens 1000000000000000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out", tt.name+".toml")
 			code, _, stderr := simbench(append([]string{"calibrate", tt.path, "--out", out}, tt.flags...)...)
-			if code != exitInvalid || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit %d\n%.2000s\nwant exit 2 and %q", code, stderr, tt.want)
+			for _, want := range strings.Split(tt.want, "\n") { // each problem, listed at once
+				if code != exitInvalid || !strings.Contains(stderr, want) {
+					t.Errorf("exit %d\n%.2000s\nwant exit 2 and %q", code, stderr, want)
+				}
 			}
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
 				t.Errorf("a scenario was written: %v", err)

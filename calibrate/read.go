@@ -148,13 +148,16 @@ func detect(path string, r io.Reader, opts ReadOptions) (Format, error) {
 }
 
 // readSimbench streams a simbench trace, only the sections of strategy
-// when it is set. Records a scenario cannot hold are kept as problems and
-// the reading goes on (up to maxProblems); a line that is not a record
-// stops it.
+// when it is set. Bad lines and records a scenario cannot hold are kept as
+// problems and the reading goes on, up to maxProblems; an error reading
+// the file stops it.
 func (c *Calibrator) readSimbench(r io.Reader, path, strategy string) error {
 	tr := trace.NewReader(r, path)
 	section, take := -1, true
-	for tr.Next() {
+	for next := tr.Next(); next || c.skipBad(tr); next = tr.Next() {
+		if !next {
+			continue // a bad line, kept as a problem
+		}
 		if tr.Section() != section || section < 0 {
 			section = tr.Section()
 			var limits map[string]trace.Limits
@@ -181,6 +184,17 @@ func (c *Calibrator) readSimbench(r io.Reader, path, strategy string) error {
 		}
 	}
 	return tr.Err()
+}
+
+// skipBad keeps the line error that stopped tr among the problems and
+// reports whether reading can go on past it (trace.Reader.Skip).
+func (c *Calibrator) skipBad(tr *trace.Reader) bool {
+	var e *trace.Error
+	if !errors.As(tr.Err(), &e) || len(c.problems) >= maxProblems-1 || !tr.Skip() {
+		return false
+	}
+	c.problems = append(c.problems, e)
+	return true
 }
 
 // sawStrategy notes a strategy a trace header names.

@@ -54,6 +54,9 @@ type Reader struct {
 	err     error
 	strs    map[string]string
 	recent  [slots][4]string // the latest values of each interned field
+	// skippable is set when err is about the content of one whole line
+	// read, so that Skip can go on after it.
+	skippable bool
 }
 
 // NewReader reads a trace from r; name (usually the file's path) prefixes
@@ -79,16 +82,15 @@ func (r *Reader) Next() bool {
 			continue
 		}
 		isHeader, err := r.parse(line)
+		if err == nil && !isHeader {
+			err = r.rec.Check()
+		}
 		if err != nil {
-			r.err = &Error{r.name, r.line, err}
+			r.err, r.skippable = &Error{r.name, r.line, err}, true
 			return false
 		}
 		if isHeader {
 			continue
-		}
-		if err := r.rec.Check(); err != nil {
-			r.err = &Error{r.name, r.line, err}
-			return false
 		}
 		return true
 	}
@@ -109,6 +111,20 @@ func (r *Reader) Section() int { return r.section }
 
 // Line is the line number of the last line read, from 1.
 func (r *Reader) Line() int { return r.line }
+
+// Skip clears the error that stopped Next when it was about one line's
+// content (not JSON, a field of the wrong type, a record Check refuses),
+// so that the next call to Next reads on from the following line: a
+// caller can list every bad line of a trace at once. It reports whether
+// it did; an error reading the trace, or a line longer than MaxLine,
+// cannot be skipped.
+func (r *Reader) Skip() bool {
+	if r.err == nil || !r.skippable {
+		return false
+	}
+	r.err, r.skippable = nil, false
+	return true
+}
 
 // Err returns the error that stopped Next, or nil at the end of the trace.
 // A bad line gives an *Error with its line number.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -353,5 +354,35 @@ func TestReaderStreams(t *testing.T) {
 	}
 	if ahead := src.n - 100_000; ahead > 1000 {
 		t.Errorf("the reader read %d lines ahead of the records it gave; want a buffer's worth", ahead)
+	}
+}
+
+// TestSkipGoesOnPastBadLines: Skip lets a reader list every bad line of a
+// trace and read the good ones between them; an overlong line stops it.
+func TestSkipGoesOnPastBadLines(t *testing.T) {
+	good := `{"turn":1,"service":"s","start":1,"end":2,"outcome":"success"}`
+	in := good + "\nnot json\n" + good + "\n" + `{"service":"s","start":3,"end":2,"outcome":"success"}` + "\n" + good + "\n"
+	r := NewReader(strings.NewReader(in), "t.jsonl")
+	var records int
+	var lines []int
+	for {
+		for r.Next() {
+			records++
+		}
+		var e *Error
+		if !errors.As(r.Err(), &e) {
+			break
+		}
+		lines = append(lines, e.Line)
+		if !r.Skip() {
+			t.Fatalf("Skip refused %v", e)
+		}
+	}
+	if records != 3 || !slices.Equal(lines, []int{2, 4}) || r.Err() != nil {
+		t.Errorf("read %d records, bad lines %v, error %v; want 3, [2 4], nil", records, lines, r.Err())
+	}
+	long := NewReader(strings.NewReader(`{"call":"`+strings.Repeat("x", MaxLine+10)+`"}`+"\n"+good+"\n"), "t.jsonl")
+	if long.Next() || long.Err() == nil || long.Skip() {
+		t.Errorf("an overlong line: Next, Err %v, and Skip allowed", long.Err())
 	}
 }
