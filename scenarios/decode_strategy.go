@@ -9,12 +9,12 @@ import (
 	"github.com/simbench/simbench/spec"
 )
 
-func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
-	defer t.finish()
-	s := Strategy{Headroom: 1, Retry: defaultRetry(), SerializeWrites: true,
-		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport, Quota: Quota{Mode: QuotaFull}}
-	if name, ok := t.str("name"); ok {
-		s.Name = name
+// strategyName reads a strategy's name and description: a name that is
+// unique, printable and short (NameProblem), a description of printable
+// text.
+func (d *decoder) strategyName(t *table) (name, description string) {
+	if n, ok := t.str("name"); ok {
+		name = n
 		switch first, dup := d.strategies[name]; {
 		case strings.TrimSpace(name) == "":
 			t.add("name", "is empty; name the strategy, like name = \"bounded-8\"")
@@ -32,8 +32,16 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 		if msg := TextProblem(desc); msg != "" {
 			t.add("description", "%s", msg)
 		}
-		s.Description = desc
+		description = desc
 	}
+	return name, description
+}
+
+func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
+	defer t.finish()
+	s := Strategy{Headroom: 1, Retry: defaultRetry(), SerializeWrites: true,
+		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport, Quota: Quota{Mode: QuotaFull}}
+	s.Name, s.Description = d.strategyName(t)
 	if n, ok := t.integer("max_in_flight", 0, MaxCap, whyCap); ok {
 		s.MaxInFlight = int(n)
 	}
