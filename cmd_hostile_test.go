@@ -344,3 +344,23 @@ func tree(t *testing.T, root string) []string {
 	}
 	return paths
 }
+
+// TestReportRefusesHostileSweep: a sweep file that simbench could not have
+// written is refused with exit 2, naming the file and the field, before
+// anything is rendered.
+func TestReportRefusesHostileSweep(t *testing.T) {
+	dir := fixtureRun(t, "tier3")
+	sweep := filepath.Join(t.TempDir(), "sweep.json")
+	if err := os.WriteFile(sweep, []byte(`{"rows":[{"load":"","points":[{"cap":8,"p95_ms":5,"rate_limited_share":7},{"cap":-1,"p95_ms":null}],"chosen_cap":99}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := simbench("report", dir, "--sweep", sweep)
+	for _, want := range []string{"rows[0].points[0].rate_limited_share: is 7", "rows[0].points[1].cap: is -1", "rows[0].chosen_cap: is 99, not one of the row's caps"} {
+		if code != exitInvalid || !strings.Contains(stderr, sweep+": "+want) {
+			t.Errorf("exit %d\n%s\nwant exit 2 and %q", code, stderr, want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("report wrote %d files beside the results after refusing the sweep", len(entries)-1)
+	}
+}
