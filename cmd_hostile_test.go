@@ -102,6 +102,8 @@ func TestCalibrateRefusesHostileTraces(t *testing.T) {
 		{"CSV NaN", file("nan.csv", "ts,dur,svc,code\n0,100,s,200\n1,NaN,s,200\n"), csvCols, "nan.csv:3: time NaN"},
 		{"CSV huge", file("huge.csv", "ts,dur,svc,code\n0,100,s,200\n1,1e400,s,200\n"), csvCols, `huge.csv:3: latency_ms "1e400" is not a number`},
 		{"OTel 4.6e18 tokens", file("otel.json", otelSpan("4600000000000000000")), nil, "otel.json:3: tokens 4600000000000000000"},
+		{"OTel every bad span at once", file("otel2.json", strings.Replace(otelSpan("-7"), `"intValue":"10"`, `"intValue":"200000000"`, 1)), nil,
+			"otel2.json:2: tokens 200000000\notel2.json:3: tokens -7"},
 		{"every bad line at once", file("bad.jsonl", `{"turn":1,"service":"s","start":0,"end":1,"outcome":"success"}`+"\nnot json\n"+
 			`{"turn":2,"service":"s","start":2,"end":1,"outcome":"success"}`+"\n"+`{"turn":3,"service":"s","start":0,"end":1,"outcome":"success","tokens":1e15}`+"\n"),
 			nil, "bad.jsonl:2: not a JSON object\nbad.jsonl:3: end 1 is before start 2\nbad.jsonl:4: tokens 1000000000000000"},
