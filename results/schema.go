@@ -29,10 +29,12 @@ type schema struct {
 }
 
 var (
-	answerMsType   = reflect.TypeFor[AnswerMs]()
-	rawMessageType = reflect.TypeFor[json.RawMessage]()
-	errSchemaStop  = errors.New("too many problems")
-	fieldCache     sync.Map // reflect.Type → map[string]reflect.StructField
+	answerMsType    = reflect.TypeFor[AnswerMs]()
+	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	errSchemaStop   = errors.New("too many problems")
+	fieldCache      sync.Map // reflect.Type → map[string]reflect.StructField
+	marshalerType   = reflect.TypeFor[json.Marshaler]()
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 )
 
 // checkSchema checks data against t (see schema).
@@ -75,6 +77,9 @@ func (s *schema) value(path string, t reflect.Type) error {
 		return err
 	}
 	if tok == nil {
+		if ownJSON(t) {
+			return nil // its own encoding (Interval writes infinite bounds as null)
+		}
 		switch t.Kind() {
 		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
 			return nil
@@ -84,7 +89,7 @@ func (s *schema) value(path string, t reflect.Type) error {
 		}
 		return s.add(path, "is null; want %s", want(t))
 	}
-	if t == rawMessageType || t.Kind() == reflect.Interface {
+	if t == rawMessageType || t.Kind() == reflect.Interface || ownJSON(t) {
 		return s.skip(tok)
 	}
 	for t.Kind() == reflect.Pointer {
@@ -143,6 +148,16 @@ func (s *schema) value(path string, t reflect.Type) error {
 		return err
 	}
 	return s.skip(tok)
+}
+
+// ownJSON reports a type with its own JSON encoding (other than AnswerMs,
+// which the walk knows): what it accepts is its own business, so its value
+// is skipped, null included, and json.Unmarshal has the last word.
+func ownJSON(t reflect.Type) bool {
+	if t == answerMsType {
+		return false
+	}
+	return t.Implements(marshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)
 }
 
 // object reads the fields of a struct's object, its '{' read.
