@@ -54,8 +54,9 @@ func TestCheckGradesNodeAgents(t *testing.T) {
 					t.Errorf("%s: %s %s: %s", l.Client, l.Verdict, l.Check, l.Figure)
 				}
 			}
-			if len(clients) != 4 {
-				t.Errorf("graded clients %v, want session-0 to session-3", clients)
+			// The 4 conversations, and the key they share.
+			if len(clients) != 5 || !clients["key:sk-simbench (all 4 clients)"] {
+				t.Errorf("graded clients %v, want session-0 to session-3 and their key", clients)
 			}
 		})
 	}

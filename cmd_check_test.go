@@ -133,7 +133,7 @@ func TestCheckGradesAnOpenAIGoAgentLoopPerConversation(t *testing.T) {
 		if l.Check == check.CheckAnswerGap {
 			gaps[l.Client] = true
 		}
-		if l.Check == check.CheckInFlight && l.Value != 8 {
+		if l.Check == check.CheckInFlight && !strings.HasPrefix(l.Client, "key:") && l.Value != 8 {
 			t.Errorf("%s: peak %v in flight, want the 8 lookups of a turn", l.Client, l.Value)
 		}
 	}

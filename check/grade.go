@@ -14,7 +14,8 @@ import (
 // Grade grades the requests in recs by rules: for every client and
 // service, in name order, the lines in flight, rate limited, early
 // retries, jitter, attempts and cancellation, then writes (when there
-// were any) and the answer gap (when the client asked a model). A log
+// were any) and the answer gap (when the client asked a model); then, for
+// an API key several clients share, their attempts in flight together. A log
 // with no requests grades FAIL. Grade does not modify recs.
 func Grade(scenario string, recs []fakeapi.Record, rules Rules) *Report {
 	rep := &Report{Scenario: scenario, Verdict: Pass, Requests: len(recs)}
@@ -41,7 +42,46 @@ func Grade(scenario string, recs []fakeapi.Record, rules Rules) *Report {
 			rep.add(l)
 		}
 	}
+	for _, l := range sharedKeys(recs, rules) {
+		rep.add(l)
+	}
 	return rep
+}
+
+// sharedKeys grades the attempts in flight of all the clients of one API
+// key to one service together, for each key that several clients share:
+// the cap is what the key's limits sustain, however many conversations or
+// processes split it.
+func sharedKeys(recs []fakeapi.Record, rules Rules) []Line {
+	type ks struct{ key, service string }
+	groups := map[ks][]*fakeapi.Record{}
+	clients := map[ks]map[string]bool{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Key == "" {
+			continue
+		}
+		k := ks{r.Key, r.Service}
+		groups[k] = append(groups[k], r)
+		if clients[k] == nil {
+			clients[k] = map[string]bool{}
+		}
+		clients[k][r.Client] = true
+	}
+	keys := make([]ks, 0, len(groups))
+	for k := range groups {
+		if len(clients[k]) > 1 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b ks) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.service, b.service)) })
+	var lines []Line
+	for _, k := range keys {
+		l := inFlight(groups[k], rules.MaxInFlight[k.service], rules.CapSource[k.service])
+		l.Client, l.Service = fmt.Sprintf("key:%s (all %d clients)", k.key, len(clients[k])), k.service
+		lines = append(lines, l)
+	}
+	return lines
 }
 
 // gradeOne grades one client's records to one service (in order of

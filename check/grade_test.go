@@ -143,6 +143,22 @@ func TestJitterTellsAHerdFromSpreadRetries(t *testing.T) {
 	}
 }
 
+func TestGradeSharedKeyInFlight(t *testing.T) {
+	// Three clients on one key, one attempt each at once: each is within
+	// the cap of 2, the key is not.
+	var recs []fakeapi.Record
+	for i, c := range []string{"a", "b", "c"} {
+		r := ok(uint64(i), 0, 10)
+		r.Client, r.Key = c, "sk-1"
+		recs = append(recs, r)
+	}
+	rep := Grade("x", recs, testRules())
+	last := rep.Lines[len(rep.Lines)-1]
+	if last.Client != "key:sk-1 (all 3 clients)" || last.Check != CheckInFlight || last.Verdict != Fail || last.Value != 3 {
+		t.Errorf("last line %+v, want the key's 3 in flight failing the cap of 2", last)
+	}
+}
+
 func TestGradeWithoutRequestsFails(t *testing.T) {
 	rep := Grade("x", nil, testRules())
 	if rep.Verdict != Fail || len(rep.Lines) != 1 || rep.Lines[0].Check != CheckClient {

@@ -20,6 +20,8 @@ type Record struct {
 	// Client identifies the sender: the X-Simbench-Client header when the
 	// request carries one, else "key:" and the API key, else "anonymous".
 	Client string
+	// Key is the request's API key ("": none).
+	Key string
 	// Method and Path are the request's, Path within the service.
 	Method, Path string
 	// Model says the request asked a model for an answer (chat
@@ -110,7 +112,7 @@ func (s *Server) newRecord(r *http.Request, sv *service, ep endpoint, path strin
 	}
 	client := clientOf(r, in.req.Key)
 	return &Record{
-		Service: sv.cfg.Name, Client: client, Method: r.Method, Path: path, Model: ep.generates(),
+		Service: sv.cfg.Name, Client: client, Key: in.req.Key, Method: r.Method, Path: path, Model: ep.generates(),
 		IdempotencyKey: r.Header.Get(IdempotencyHeader), Attempt: declaredAttempt(r),
 		Identity: identity(client, r.Method, path, body),
 		Write:    in.req.Write, Resource: in.req.resource(),
