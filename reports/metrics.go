@@ -282,3 +282,17 @@ func selectMetrics(names []string, rs ...*results.Results) ([]metric, error) {
 	}
 	return out, nil
 }
+
+// ColumnFigure returns the figure a terminal table column shows (its key
+// in results.StrategyResult.Figure and in results.json's seed_stats) and
+// the factor the column multiplies it by (100 for a share shown in
+// percent, else 1); ok is false when no column has that header. Peak
+// columns are named after r's services, as WriteTable names them.
+func ColumnFigure(header string, r *results.Results) (key string, scale float64, ok bool) {
+	for _, m := range append(metrics(r), extraMetrics()...) {
+		if m.header == header {
+			return m.key, m.factor(), true
+		}
+	}
+	return "", 0, false
+}
