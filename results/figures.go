@@ -134,8 +134,12 @@ func SeedStatsOf(s *StrategyResult) map[string]Interval {
 	if len(s.SeedRuns) < 2 {
 		return nil
 	}
+	runs := []*StrategyResult{s}
+	for i := range s.SeedRuns {
+		runs = append(runs, &s.SeedRuns[i])
+	}
 	out := map[string]Interval{}
-	for _, key := range FigureKeys(s) {
+	for _, key := range FigureKeys(runs...) {
 		if xs := s.SeedValues(key); xs != nil {
 			out[key] = IntervalOf(xs)
 		}
