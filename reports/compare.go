@@ -115,8 +115,10 @@ func Changes(a, b *results.Results, o CompareOptions) []Change {
 			if xs == nil || ys == nil {
 				continue
 			}
-			out = append(out, Change{Strategy: nw.Name, Metric: header, Paired: paired, dir: m.dir})
-			samples = append(samples, judge.Sample{Old: xs, New: ys, Paired: paired})
+			// Seeds pair up only when both sides hold each one's figures.
+			p := paired && len(xs) == len(ys)
+			out = append(out, Change{Strategy: nw.Name, Metric: header, Paired: p, dir: m.dir})
+			samples = append(samples, judge.Sample{Old: xs, New: ys, Paired: p})
 		}
 	}
 	js := judge.Judge(samples, judge.Options{Alpha: o.Alpha, MinEffect: o.MinEffect})

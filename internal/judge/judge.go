@@ -24,6 +24,7 @@
 package judge
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -92,6 +93,23 @@ const (
 	// MinEffect from noise (Judgement.SeedsNeeded says how many would).
 	Undecided
 )
+
+// String names the outcome: "same", "up", "down", "noise", "undecided".
+func (o Outcome) String() string {
+	switch o {
+	case Same:
+		return "same"
+	case Up:
+		return "up"
+	case Down:
+		return "down"
+	case Noise:
+		return "noise"
+	case Undecided:
+		return "undecided"
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
 
 // Sample is one figure's values on both sides, one per seed.
 type Sample struct {

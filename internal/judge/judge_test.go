@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -117,4 +118,19 @@ func TestHolm(t *testing.T) {
 			t.Fatalf("holm = %v, want %v", got, want)
 		}
 	}
+}
+
+// Judge on the same seeds counts any change; on different seeds it asks
+// for enough seeds to tell a change from their spread.
+func ExampleJudge() {
+	js := Judge([]Sample{
+		{Old: []float64{3483, 3460, 3507}, New: []float64{4140, 4120, 4160}, Paired: true},
+		{Old: []float64{3488, 3400}, New: []float64{3472, 3550}},
+	}, Options{})
+	for _, j := range js {
+		fmt.Printf("%v, delta %+.0f, seeds needed %d\n", j.Outcome, j.Delta, j.SeedsNeeded)
+	}
+	// Output:
+	// up, delta +657, seeds needed 0
+	// undecided, delta +67, seeds needed 4
 }
