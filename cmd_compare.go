@@ -20,7 +20,7 @@ type CompareCmd struct {
 	Old       string    `arg:"" name:"a" help:"The old run: a results.json file or a run's directory."`
 	New       string    `arg:"" name:"b" help:"The new run: a results.json file or a run's directory."`
 	FailOn    []string  `name:"fail-on" sep:"," placeholder:"VERDICT" help:"Exit 1 when any metric's verdict is one of these (comma-separated): worse (a regression, for CI), undecided (too few seeds to tell a change from noise). Default: exit 0 whatever changed."`
-	MinEffect float64   `name:"min-effect" default:"5" placeholder:"PERCENT" help:"Runs of different seeds: the smallest change, in percent of the old value, the seeds must be able to see before a change that is not significant counts as within noise; with fewer seeds it is undecided, with the seeds a side that would do (0: the default). Runs of the same seeds count any change."`
+	MinEffect float64   `name:"min-effect" default:"5" placeholder:"PERCENT" help:"Runs of different seeds: the smallest change, in percent of the old value, the seeds must be able to see before a change that is not significant counts as within noise; with fewer seeds it is undecided, with the seeds a side that would do (default 5; 0: the default). Runs of the same seeds count any change."`
 	Stdout    io.Writer `kong:"-"` // nil: os.Stdout
 }
 
