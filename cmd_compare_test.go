@@ -60,10 +60,10 @@ func compareCLI(t *testing.T, args ...string) (code int, stdout, stderr string) 
 	return code, stdout, stderr
 }
 
-// seededRun runs tier3's bounded-64 for 2 virtual minutes over seeds
-// seed … seed+n−1, from the built-in file with its cap replaced by cap,
-// and returns the run's directory.
-func seededRun(t *testing.T, maxInFlight int, seed uint64, n int) string {
+// seededRun runs tier3's bounded-64 (and with all, every strategy) for 2
+// virtual minutes over seeds seed … seed+n−1, from the built-in file with
+// its cap replaced by maxInFlight, and returns the run's directory.
+func seededRun(t *testing.T, maxInFlight int, seed uint64, n int, all ...bool) string {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("scenarios", "tier3.toml"))
 	if err != nil {
@@ -78,6 +78,9 @@ func seededRun(t *testing.T, maxInFlight int, seed uint64, n int) string {
 	out := filepath.Join(dir, "run")
 	cmd := &RunCmd{Scenario: file, Strategy: []string{"bounded-64"}, Seed: &seed, Seeds: n, Duration: positiveDuration(2 * time.Minute),
 		Out: out, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}}
+	if len(all) > 0 && all[0] {
+		cmd.Strategy = nil
+	}
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -115,13 +118,19 @@ func TestCompareSameSeedsCountsACapChange(t *testing.T) {
 	}
 }
 
-// The same configuration on five different seeds a side: no metric is
-// worse (nor better), and --fail-on worse passes.
+// The same configuration, all three strategies, on five different seeds a
+// side: of the 40-odd metrics compared none is worse (nor better), and
+// --fail-on worse passes.
 func TestCompareDifferentSeedsSameConfigurationIsNotWorse(t *testing.T) {
-	old, nw := seededRun(t, 64, 42, 5), seededRun(t, 64, 100, 5)
+	old, nw := seededRun(t, 64, 42, 5, true), seededRun(t, 64, 100, 5, true)
 	code, stdout, stderr := compareCLI(t, old, nw, "--fail-on", "worse")
 	if code != 0 || !strings.Contains(stdout, "0 better, 0 worse") {
 		t.Errorf("exit %d (%s); want 0 and nothing worse:\n%s", code, stderr, stdout)
+	}
+	for _, name := range []string{"sequential", "unbounded", "bounded-64"} {
+		if !regexp.MustCompile(`(?m)^` + name + ` +\S`).MatchString(stdout) {
+			t.Errorf("no row of %s:\n%s", name, stdout)
+		}
 	}
 }
 
