@@ -30,6 +30,9 @@ func DecisionLines(d *results.Decision) []string {
 	for _, x := range ev.Extended {
 		lines = append(lines, "  range extended: "+x)
 	}
+	for _, x := range ev.Search {
+		lines = append(lines, "  "+x)
+	}
 	lines = append(lines, "  rule: "+ev.Rule)
 	return lines
 }

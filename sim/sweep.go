@@ -116,6 +116,16 @@ type SweepRow struct {
 // MaxInFlight, or its one per-service cap. The runs are the deterministic
 // virtual-time runs of RunSeeds, over opts.Seeds seeds.
 func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []int, loads []Load, opts Options) ([]SweepRow, error) {
+	st := sc.Strategy(strategy)
+	if st == nil {
+		return SweepCap(ctx, sc, strategy, "", caps, loads, opts)
+	}
+	return SweepCap(ctx, sc, strategy, SweepService(st), caps, loads, opts)
+}
+
+// SweepCap is Sweep with the cap varied named: service's per-service cap,
+// or the global MaxInFlight when service is "".
+func SweepCap(ctx context.Context, sc *scenarios.Scenario, strategy, service string, caps []int, loads []Load, opts Options) ([]SweepRow, error) {
 	base := sc.Strategy(strategy)
 	if base == nil {
 		var names []string
@@ -140,7 +150,7 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []
 			c.Workload.Sessions, c.Workload.ArrivalRate = 0, load.ArrivalRate
 		}
 		c.Strategies = nil
-		svc := SweepService(base)
+		svc := service
 		for _, cp := range caps {
 			st := *base
 			st.Name = fmt.Sprintf("%s@%d", base.Name, cp)
