@@ -12,9 +12,40 @@ import (
 	"github.com/simbench/simbench/sim"
 )
 
-// SearchHeadrooms are the paces, as fractions of the limits, the decision
-// tries at the chosen cap when no headroom is asked for.
-var SearchHeadrooms = []float64{0.5, 0.7, 0.8, 0.9, 1}
+// SearchHeadrooms are the paces the decision tries at the chosen cap when
+// no headroom is asked for: Unpaced (no client-side token bucket), then
+// token buckets at these fractions of the limits.
+var SearchHeadrooms = []float64{Unpaced, 0.5, 0.7, 0.8, 0.9, 1}
+
+// Unpaced is the pace of a strategy with no client-side token bucket.
+const Unpaced = 0.0
+
+// paced returns st paced at headroom h (Unpaced: no token bucket).
+func paced(st scenarios.Strategy, h float64) scenarios.Strategy {
+	if h == Unpaced {
+		st.TokenBucket = false
+		return st
+	}
+	st.TokenBucket, st.Headroom = true, h
+	return st
+}
+
+// planHeadroom is the headroom the arithmetic plans at for pace h: the
+// full limits when unpaced.
+func planHeadroom(h float64) float64 {
+	if h == Unpaced {
+		return 1
+	}
+	return h
+}
+
+// paceText names a pace: "no token bucket" or "headroom 0.9".
+func paceText(h float64) string {
+	if h == Unpaced {
+		return "no token bucket"
+	}
+	return "headroom " + numfmt.Num(h)
+}
 
 // tuning is one strategy tuned: its cap swept at one pace.
 type tuning struct {
@@ -88,33 +119,55 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 		return nil, err
 	}
 	own := pointAt(t.sw.row.Points, at)
-	bestH, best := h0, own
-	if own == nil || !o.Rule.qualifies(*own) {
-		best = nil
-	}
 	for i, h := range SearchHeadrooms {
-		p := &pts[i]
-		t.paces = append(t.paces, paceOutcome(name, p, h, o.Rule))
-		if o.Rule.qualifies(*p) && (best == nil || p.P95Ms < best.P95Ms) && (h == h0 || o.Rule.faster(p, own)) {
-			bestH, best = h, p
-		}
+		t.paces = append(t.paces, paceOutcome(name, &pts[i], h, o.Rule))
 	}
+	bestH, best := choosePace(pts, h0, own, o.Rule)
 	if bestH == h0 {
-		t.search = append(t.search, fmt.Sprintf("pace: headrooms %s tried at cap %d; %s's own %s is kept: no other answers faster beyond the tolerance", headroomsText(), at, name, numfmt.Num(h0)))
+		t.search = append(t.search, fmt.Sprintf("pace: %s tried at cap %d; %s's own %s is kept: no other answers faster beyond the tolerance", headroomsText(), at, name, paceText(h0)))
 		return t, nil
 	}
-	why := fmt.Sprintf("pace: headrooms %s tried at cap %d; %s answers at p95 %s against %s at %s's %s, so the cap was swept again at %s",
-		headroomsText(), at, numfmt.Num(bestH), secondsText(float64(best.P95Ms)), p95Text(own), name, numfmt.Num(h0), numfmt.Num(bestH))
+	why := fmt.Sprintf("pace: %s tried at cap %d; %s answers at p95 %s against %s with %s's own %s, so the cap was swept again with %s",
+		headroomsText(), at, paceText(bestH), secondsText(float64(best.P95Ms)), p95Text(own), name, paceText(h0), paceText(bestH))
 	t2, err := tuneAt(ctx, sc, base, bestH, o, opts)
 	if err != nil {
 		return nil, err
 	}
 	t2.paces, t2.search = t.paces, append(t.search, why)
 	if !t2.better(t) && t.chosen() != nil {
-		t.search = append(t.search, why+"; it answered no faster there, so "+numfmt.Num(h0)+" is kept")
+		t.search = append(t.search, why+"; it answered no faster there, so "+paceText(h0)+" is kept")
 		return t, nil
 	}
 	return t2, nil
+}
+
+// choosePace picks the pace from pts (in SearchHeadrooms' order): the
+// strategy's own h0 (point own) unless paces that meet the rule answer
+// faster than it beyond the tolerance; among those, the ones within the
+// tolerance of the fastest count as equal, and the lowest headroom of them
+// is taken (it leaves the most quota), no token bucket last.
+func choosePace(pts []results.SweepPoint, h0 float64, own *results.SweepPoint, r Rule) (float64, *results.SweepPoint) {
+	if own != nil && !r.qualifies(*own) {
+		own = nil
+	}
+	var fastest *results.SweepPoint
+	for i := range pts {
+		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && (fastest == nil || p.P95Ms < fastest.P95Ms) {
+			fastest = p
+		}
+	}
+	if fastest == nil {
+		return h0, own
+	}
+	limit := float64(fastest.P95Ms) * (1 + r.tolerance())
+	order := append(slices.Clone(SearchHeadrooms[1:]), SearchHeadrooms[0])
+	for _, h := range order {
+		i := slices.Index(SearchHeadrooms, h)
+		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && float64(p.P95Ms) <= limit {
+			return h, p
+		}
+	}
+	return h0, own
 }
 
 // paceAt runs t's strategy at cap c at every SearchHeadroom (the point
@@ -131,8 +184,7 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, opts 
 				continue
 			}
 		}
-		st := withCap(t.tuned, t.svc, c)
-		st.Headroom = h
+		st := paced(withCap(t.tuned, t.svc, c), h)
 		st.Name = fmt.Sprintf("%s@%d/%s", t.name, c, numfmt.Num(h))
 		run.Strategies = append(run.Strategies, st)
 		idx = append(idx, i)
@@ -157,9 +209,8 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, opts 
 // flat (the cap does not bind), the others are swept in turn and the
 // first that is not flat, else the fastest, is kept.
 func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strategy, h float64, o Options, opts sim.Options) (*tuning, error) {
-	tuned := *base
-	tuned.TokenBucket, tuned.Headroom = true, h
-	plans, unplanned := PlanServices(sc, h)
+	tuned := paced(*base, h)
+	plans, unplanned := PlanServices(sc, planHeadroom(h))
 	var best *tuning
 	for _, svc := range capsToSweep(base, plans) {
 		t := &tuning{name: base.Name, tuned: tuned, svc: svc, headroom: h, plans: plans, unplanned: unplanned}
@@ -277,11 +328,13 @@ func paceOutcome(name string, p *results.SweepPoint, h float64, r Rule) results.
 }
 
 func headroomsText() string {
-	s := make([]string, len(SearchHeadrooms))
-	for i, h := range SearchHeadrooms {
-		s[i] = numfmt.Num(h)
+	var s []string
+	for _, h := range SearchHeadrooms {
+		if h != Unpaced {
+			s = append(s, numfmt.Num(h))
+		}
 	}
-	return joinList(s)
+	return "no token bucket and headrooms " + joinList(s)
 }
 
 // p95Text shows a point's p95 time to answer ("no answer" for none).

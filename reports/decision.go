@@ -46,7 +46,11 @@ func settingsText(d *results.Decision) string {
 	for _, name := range slices.Sorted(maps.Keys(d.MaxInFlightPerService)) {
 		parts = append(parts, fmt.Sprintf("max_in_flight_per_service.%s = %d", name, d.MaxInFlightPerService[name]))
 	}
-	parts = append(parts, fmt.Sprintf("token buckets at headroom %s", num(d.Headroom)))
+	if d.Headroom > 0 {
+		parts = append(parts, fmt.Sprintf("token buckets at headroom %s", num(d.Headroom)))
+	} else {
+		parts = append(parts, "no token buckets")
+	}
 	for _, name := range slices.Sorted(maps.Keys(d.Pace)) {
 		if t := numfmt.Rates(d.Pace[name].RequestsPerMinute, d.Pace[name].TokensPerMinute); t != "" {
 			parts = append(parts, name+" "+t)

@@ -61,6 +61,12 @@ func answerP95(s *results.StrategyResult) (float64, bool) {
 	return float64(a.P95), s.Turns > 0 && (a.AnsweredShare > 0 || !a.P95.Answered())
 }
 
+// answeredGoodput reads the goodput of answered turns; absent from results
+// written before the field existed (successful calls but none answered).
+func answeredGoodput(s *results.StrategyResult) (float64, bool) {
+	return s.AnsweredGoodputPerS, s.AnsweredGoodputPerS > 0 || s.GoodputPerS == 0 || s.FailedTurns == s.Turns
+}
+
 // metrics returns the columns for the given results: DESIGN.md's metrics,
 // then peak in flight for each service any of them mentions (one column
 // titled "peak in flight" when there is a single service).
@@ -74,7 +80,7 @@ func metrics(rs ...*results.Results) []metric {
 		{"p95 ms", "turn latency p95 (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.P95 }), millis, true},
 		{"p99 ms", "turn latency p99 (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.P99 }), millis, true},
 		{"answer p95", "time to answer p95 (ms; a failed turn is never answered)", lowerBetter, answerP95, func(v float64) string { return answerMillis(results.AnswerMs(v)) }, false},
-		{"goodput/s", "goodput (successful calls/s)", higherBetter, always(func(s *results.StrategyResult) float64 { return s.GoodputPerS }), dec2, false},
+		{"goodput/s", "goodput (successful calls of turns answered in full, per s)", higherBetter, answeredGoodput, dec2, false},
 		{"429s", "rate limited (429s)", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.RateLimited) }), count, false},
 		{"failed", "failed calls", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.Failed) }), count, false},
 		{"early", "early retries", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.EarlyRetries) }), count, false},
@@ -82,15 +88,22 @@ func metrics(rs ...*results.Results) []metric {
 		{"races", "write races", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.WriteRaces) }), count, false},
 	}
 	services := map[string]bool{}
+	unfinished := false
 	for _, r := range rs {
 		if r == nil {
 			continue
 		}
 		for _, s := range r.Strategies {
+			unfinished = unfinished || s.UnfinishedTurns > 0
 			for name := range s.PeakInFlight {
 				services[name] = true
 			}
 		}
+	}
+	if unfinished {
+		// After "failed turns": turns still running when the run ended.
+		ms = slices.Insert(ms, 2, metric{"unfinished", "turns unfinished at the end of the run", neutral,
+			always(func(s *results.StrategyResult) float64 { return float64(s.UnfinishedTurns) }), count, false})
 	}
 	names := slices.Sorted(maps.Keys(services))
 	for _, name := range names {
@@ -210,6 +223,8 @@ func extraMetrics() []metric {
 		{"answered", "share of turns answered in full (%)", higherBetter, func(s *results.StrategyResult) (float64, bool) {
 			return 100 * s.AnswerLatencyMs.AnsweredShare, s.Turns > 0
 		}, dec1, false},
+		{"calls ok/s", "successful calls per s, those of failed turns included", neutral, always(func(s *results.StrategyResult) float64 { return s.GoodputPerS }), dec2, false},
+		{"answered/s", "turns answered in full per s", higherBetter, always(func(s *results.StrategyResult) float64 { return s.AnsweredTurnsPerS }), dec2, false},
 		{"L turns", "turns in the system, time-averaged (Little's L)", neutral, always(func(s *results.StrategyResult) float64 { return s.TurnsInSystem }), dec2, false},
 		{"L attempts", "attempts in service, time-averaged (Little's L)", neutral, always(func(s *results.StrategyResult) float64 { return s.AttemptsInService }), dec2, false},
 	}

@@ -172,10 +172,14 @@ func tableKey(r *results.Results) []string {
 	key := []string{
 		"* best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns",
 		"answer p95: turn latency with every failed turn counted as never answered (—: the 95th-percentile turn got no answer)",
+		"goodput: successful calls of turns answered in full, per second (a success inside a failed turn is not goodput; the column 'calls ok/s' counts every success)",
 		"early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read",
 	}
 	var services []string
 	for _, m := range metrics(r) {
+		if m.header == "unfinished" {
+			key = append(key, "unfinished: turns still running when the run ended at its duration, kept out of every latency and rate figure")
+		}
 		if strings.HasPrefix(m.header, "peak") {
 			services = append(services, strings.TrimPrefix(m.name, "peak in flight at "))
 		}

@@ -21,8 +21,8 @@ type Decision struct {
 	MaxInFlight           int            `json:"max_in_flight"`
 	MaxInFlightPerService map[string]int `json:"max_in_flight_per_service,omitempty"`
 	// Headroom is the fraction of every service's published limits the
-	// client's token buckets pace at; Pace gives the resulting rates by
-	// service.
+	// client's token buckets pace at (0: no token buckets); Pace gives the
+	// resulting rates by service.
 	Headroom float64         `json:"headroom"`
 	Pace     map[string]Pace `json:"pace,omitempty"`
 	// Retry is the retry policy, in words ("full-jitter from 1s to 60s, 5
