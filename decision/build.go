@@ -82,6 +82,7 @@ func build(in input) results.Decision {
 	for _, p := range in.Row.Points {
 		d.Evidence.Caps = append(d.Evidence.Caps, p.Cap)
 	}
+	d.Evidence.Points = slices.Clone(in.Row.Points)
 	slices.Sort(d.Evidence.Caps)
 	if in.Plan != nil {
 		d.Evidence.ArithmeticCap = in.Plan.MaxInFlight

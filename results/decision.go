@@ -77,6 +77,9 @@ type Evidence struct {
 	// ArithmeticCap is the Little's-law cap of the binding service at the
 	// headroom: where the sweep started.
 	ArithmeticCap int `json:"arithmetic_cap"`
+	// Points are the sweep's figures at every cap simulated, ascending: what
+	// the rule chose from and the sweep figure of report.html draws.
+	Points []SweepPoint `json:"points,omitempty"`
 	// Caps lists every cap simulated, ascending; Chosen is the cap the rule
 	// picked (0: none qualified), Best the one with the lowest p95, Knee
 	// where goodput stops paying (0: none found).
