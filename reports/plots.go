@@ -75,6 +75,7 @@ func (o Options) maxShare() float64 {
 type drawnLimits struct {
 	ratePerS float64 // requests/s, 0: none
 	inFlight int     // 0: none
+	service  string  // whose limits they are ("": the options')
 }
 
 // limits are the limits the timeline figures of r draw (see drawnLimits).
@@ -91,7 +92,7 @@ func (o Options) limits(r *results.Results) drawnLimits {
 		}
 	}
 	if best != nil {
-		d = drawnLimits{ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent}
+		d = drawnLimits{ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent, service: best.Service}
 	}
 	if o.RateLimitPerS > 0 {
 		d.ratePerS = o.RateLimitPerS

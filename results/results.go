@@ -123,6 +123,9 @@ type StrategyResult struct {
 	// only.
 	OfferedTurnsPerS  float64 `json:"offered_turns_per_s,omitempty"`
 	AchievedTurnsPerS float64 `json:"achieved_turns_per_s"`
+	// Headroom is the fraction of the published limits the strategy's
+	// token buckets pace at (0: it has none).
+	Headroom float64 `json:"headroom,omitempty"`
 	// RateLimited counts 429 responses the client saw; Failed counts calls whose result was an error.
 	RateLimited int64 `json:"rate_limited"`
 	Failed      int64 `json:"failed"`
