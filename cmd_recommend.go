@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/simbench/simbench/decision"
@@ -69,10 +68,7 @@ func (c *RecommendCmd) Run() error {
 	if c.Emit != "" && c.NoVerify {
 		return codedError{fmt.Errorf("--emit prints the verified settings; drop --no-verify"), exitInvalid}
 	}
-	out := c.Stdout
-	if out == nil {
-		out = os.Stdout
-	}
+	out, tty := console(c.Stdout, nil)
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
@@ -80,7 +76,15 @@ func (c *RecommendCmd) Run() error {
 	if c.NoVerify {
 		decide = decision.Arithmetic
 	}
+	var bars *decisionBars
+	if tty && !c.JSON && c.Emit == "" {
+		bars = newDecisionBars(out)
+		o.Progress = bars.stage
+	}
 	d, err := decide(ctx, sc, o)
+	if bars != nil {
+		bars.wait()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return codedError{fmt.Errorf("interrupted"), exitInterrupted}

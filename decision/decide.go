@@ -40,6 +40,24 @@ type Options struct {
 	// Caps, when set, are the caps to start from (default: around the
 	// arithmetic's cap).
 	Caps []int
+	// Progress, when set, is called before each step of the search (the
+	// strategies as written, each round of caps, the paces) with the step's
+	// name, its runs and each run's simulated time; it returns what receives
+	// the runs' progress (sim.Options.Progress) and what ends the step.
+	Progress func(step string, runs int, each time.Duration) (update func(strategy string, done, total time.Duration), finish func(aborted bool))
+
+	each time.Duration // each run's simulated time, set by Decide
+}
+
+// step reports a step of runs runs through o.Progress, setting
+// opts.Progress; the returned func ends it.
+func (o Options) step(name string, runs int, opts *sim.Options) func(aborted bool) {
+	if o.Progress == nil || runs == 0 {
+		return func(bool) {}
+	}
+	update, finish := o.Progress(name, runs, o.each)
+	opts.Progress = update
+	return finish
 }
 
 // Result is a decision with what was computed on the way.
@@ -85,7 +103,8 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	if err != nil {
 		return nil, InputError{err}
 	}
-	written, points, err := asWritten(ctx, sc, o.Rule, opts)
+	o.each = applied.Duration
+	written, points, err := asWritten(ctx, sc, o, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -211,11 +230,14 @@ type extendedSweep struct {
 // sweepExtending sweeps strategy name of sc over caps, then over the caps
 // Extend adds while the rule's choice sits at an edge of the range, for at
 // most maxExtensions rounds.
-func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service string, caps []int, rule Rule, opts sim.Options) (extendedSweep, error) {
+func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service string, caps []int, o Options, opts sim.Options) (extendedSweep, error) {
+	rule := o.Rule
 	var out extendedSweep
 	var points []results.SweepPoint
 	for round := 0; ; round++ {
+		done := o.step(fmt.Sprintf("%s at caps %s", name, joinInts(caps)), len(caps), &opts)
 		rows, err := sim.SweepCap(ctx, sc, name, service, caps, nil, opts)
+		done(err != nil)
 		if err != nil {
 			return out, err
 		}

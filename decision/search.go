@@ -114,7 +114,7 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 	if at == 0 {
 		at = t.sw.row.Points[len(t.sw.row.Points)/2].Cap
 	}
-	pts, err := paceAt(ctx, sc, t, at, opts)
+	pts, err := paceAt(ctx, sc, t, at, o, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func choosePace(pts []results.SweepPoint, h0 float64, own *results.SweepPoint, r
 
 // paceAt runs t's strategy at cap c at every SearchHeadroom (the point
 // already swept reused), in SearchHeadrooms' order.
-func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, opts sim.Options) ([]results.SweepPoint, error) {
+func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Options, opts sim.Options) ([]results.SweepPoint, error) {
 	out := make([]results.SweepPoint, len(SearchHeadrooms))
 	run := *sc
 	run.Strategies = nil
@@ -193,7 +193,9 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, opts 
 		return out, nil
 	}
 	opts.Strategies = nil
+	done := o.step(fmt.Sprintf("%s's paces at cap %d", t.name, c), len(idx), &opts)
 	res, err := sim.RunSeeds(ctx, &run, opts)
+	done(err != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 				caps = CapsAround(t.plan.MaxInFlight)
 			}
 		}
-		sw, err := sweepExtending(ctx, withStrategy(sc, tuned), base.Name, svc, caps, o.Rule, opts)
+		sw, err := sweepExtending(ctx, withStrategy(sc, tuned), base.Name, svc, caps, o, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -299,9 +301,12 @@ func withCap(st scenarios.Strategy, service string, c int) scenarios.Strategy {
 
 // asWritten runs every strategy of sc as written under opts' seeds: the
 // configurations a decision must be no worse than.
-func asWritten(ctx context.Context, sc *scenarios.Scenario, rule Rule, opts sim.Options) ([]results.Outcome, []results.SweepPoint, error) {
+func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, error) {
+	rule := o.Rule
 	opts.Strategies = nil
+	done := o.step("strategies as written", len(sc.Strategies), &opts)
 	res, err := sim.RunSeeds(ctx, sc, opts)
+	done(err != nil)
 	if err != nil {
 		return nil, nil, err
 	}
