@@ -257,7 +257,7 @@ func (c *RunCmd) write(out io.Writer, tty bool, dir string, res *results.Results
 		_, err = out.Write(data)
 		return err
 	}
-	if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns}); err != nil {
+	if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns, Width: terminalWidth(tty)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, results.ResultsFile))
