@@ -300,7 +300,7 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		skip  bool
 	}{
 		{admitted, "admitted/s", color.Gray{Y: 40}, 1, !any429},
-		{limited, "429s/s", refusedCol, 1, !any429}, // orange: apart from every strategy's colour
+		{limited, "429s/s", refusedCol, 1, !any429}, // teal: apart from every strategy's colour
 		{started, startedLabel(spike, clipped), strategyColor(i), 1.5, false},
 	}
 	for _, sr := range series {
