@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/results"
@@ -22,6 +23,10 @@ type CompareCmd struct {
 // unreadable results file, or two runs with no strategy in common, is
 // invalid input (exit code 2).
 func (c *CompareCmd) Run() error {
+	// Reading, not simulating: the collector's default pace (main sets
+	// sim.GCPercent, 400, for the engine) keeps compare of two results
+	// files at the size cap within 272 MiB (results.MaxFileBytes).
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	a, err := results.Read(c.Old)
 	if err != nil {
 		return codedError{err, exitInvalid}

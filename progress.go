@@ -191,7 +191,7 @@ func newDecisionBarsOn(cw mpb.ConsoleWriter) *decisionBars {
 	return &decisionBars{p: newBars(cw)}
 }
 
-// stage is decision.Options.Progress: a bar for one step of the search.
+// stage is decision.Options.Steps: a bar for one step of the search.
 func (d *decisionBars) stage(name string, runs int, each time.Duration) (func(string, time.Duration, time.Duration), func(bool)) {
 	s := barIn(d.p, "decision: "+name, runs, each)
 	return s.update, s.finish

@@ -111,7 +111,7 @@ func TestDecisionShowsItsSteps(t *testing.T) {
 	}
 	var cw zeroConsole
 	bars := newDecisionBarsOn(&cw)
-	o := decision.Options{Rule: decision.Rule{MaxShare: decision.DefaultMaxRateLimitedShare}, Seeds: 1, Duration: time.Minute, Progress: bars.stage}
+	o := decision.Options{Rule: decision.Rule{MaxShare: decision.DefaultMaxRateLimitedShare}, Seeds: 1, Duration: time.Minute, Steps: bars.stage}
 	if _, err := decision.Decide(context.Background(), sc, o); err != nil {
 		t.Fatal(err)
 	}

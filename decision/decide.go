@@ -40,22 +40,25 @@ type Options struct {
 	// Caps, when set, are the caps to start from (default: around the
 	// arithmetic's cap).
 	Caps []int
-	// Progress, when set, is called before each step of the search (the
+	// Progress, when set, follows the runs of the cap sweeps
+	// (sim.Options.Progress).
+	Progress func(strategy string, done, total time.Duration)
+	// Steps, when set, is called before each step of the search (the
 	// strategies as written, each round of caps, the paces) with the step's
 	// name, its runs and each run's simulated time; it returns what receives
 	// the runs' progress (sim.Options.Progress) and what ends the step.
-	Progress func(step string, runs int, each time.Duration) (update func(strategy string, done, total time.Duration), finish func(aborted bool))
+	Steps func(step string, runs int, each time.Duration) (update func(strategy string, done, total time.Duration), finish func(aborted bool))
 
 	each time.Duration // each run's simulated time, set by Decide
 }
 
-// step reports a step of runs runs through o.Progress, setting
+// step reports a step of runs runs through o.Steps, setting
 // opts.Progress; the returned func ends it.
 func (o Options) step(name string, runs int, opts *sim.Options) func(aborted bool) {
-	if o.Progress == nil || runs == 0 {
+	if o.Steps == nil || runs == 0 {
 		return func(bool) {}
 	}
-	update, finish := o.Progress(name, runs, o.each)
+	update, finish := o.Steps(name, runs, o.each)
 	opts.Progress = update
 	return finish
 }
@@ -84,7 +87,9 @@ type Result struct {
 // The cap is chosen by the rule; the unbounded strategy under the same
 // seeds is the contrast. A scenario whose services have no limits to plan
 // from gets a decision from the sweep alone. o.Strategy fixes the
-// strategy, o.Headroom the pace.
+// strategy, o.Headroom the pace. When ctx ends during a sweep of caps,
+// Decide returns, with ctx.Err(), a Result whose Row holds the points
+// measured and whose Decision is nil (nil when no point was).
 func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, error) {
 	name := o.Strategy
 	if name == "" {
@@ -109,13 +114,15 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		return nil, err
 	}
 	t, err := tune(ctx, sc, name, o, opts)
-	if err != nil {
-		return nil, err
+	if err == nil && o.Strategy == "" {
+		t, err = tryOthers(ctx, sc, t, written, points, o, opts)
 	}
-	if o.Strategy == "" {
-		if t, err = tryOthers(ctx, sc, t, written, points, o, opts); err != nil {
-			return nil, err
+	if err != nil {
+		if ctx.Err() != nil && t != nil && len(t.sw.row.Points) > 0 {
+			// Interrupted: the points measured, no decision.
+			return &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan}, err
 		}
+		return nil, err
 	}
 	res := &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan}
 	if res.Load, err = measureLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, res.Plans); err != nil {
@@ -170,7 +177,7 @@ func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written [
 	why := fmt.Sprintf("strategy: %s as written answers at p95 %s, faster than %s tuned (%s), so %s was tuned too", name, p95Text(other), t.name, p95Text(t.chosen()), name)
 	t2, err := tune(ctx, sc, name, o, opts)
 	if err != nil {
-		return nil, err
+		return t, err
 	}
 	if t2.better(t) {
 		t2.search = append(slices.Clone(t.search), append([]string{why + " and kept"}, t2.search...)...)
@@ -236,16 +243,22 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 	var points []results.SweepPoint
 	for round := 0; ; round++ {
 		done := o.step(fmt.Sprintf("%s at caps %s", name, joinInts(caps)), len(caps), &opts)
+		if follow := o.Progress; follow != nil {
+			opts.Progress = chainProgress(opts.Progress, follow)
+		}
 		rows, err := sim.SweepCap(ctx, sc, name, service, caps, nil, opts)
 		done(err != nil)
-		if err != nil {
-			return out, err
-		}
-		for i, s := range rows[0].Results {
-			points = append(points, SweepPointOf(caps[i], s))
+		if len(rows) > 0 {
+			for i, s := range rows[0].Results {
+				points = append(points, SweepPointOf(rows[0].Caps[i], s))
+			}
 		}
 		slices.SortFunc(points, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
 		out.row = NewSweepRow("as written", points, rule)
+		if err != nil {
+			// Interrupted: out.row holds the points measured.
+			return out, err
+		}
 		_, out.best, _ = rule.Choose(points)
 		more, why := Extend(points, out.row.Chosen)
 		if len(more) == 0 || round == maxExtensions {
@@ -253,6 +266,18 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 		}
 		out.extended = append(out.extended, fmt.Sprintf("%s, so caps %s were added", why, joinInts(more)))
 		caps = more
+	}
+}
+
+// chainProgress returns a progress func that reports to both a (nil: none)
+// and b.
+func chainProgress(a, b func(string, time.Duration, time.Duration)) func(string, time.Duration, time.Duration) {
+	if a == nil {
+		return b
+	}
+	return func(strategy string, done, total time.Duration) {
+		a(strategy, done, total)
+		b(strategy, done, total)
 	}
 }
 

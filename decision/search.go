@@ -116,7 +116,7 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 	}
 	pts, err := paceAt(ctx, sc, t, at, o, opts)
 	if err != nil {
-		return nil, err
+		return t, err
 	}
 	own := pointAt(t.sw.row.Points, at)
 	for i, h := range SearchHeadrooms {
@@ -131,7 +131,7 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 		headroomsText(), at, paceText(bestH), secondsText(float64(best.P95Ms)), p95Text(own), name, paceText(h0), paceText(bestH))
 	t2, err := tuneAt(ctx, sc, base, bestH, o, opts)
 	if err != nil {
-		return nil, err
+		return t, err
 	}
 	t2.paces, t2.search = t.paces, append(t.search, why)
 	if !t2.better(t) && t.chosen() != nil {
@@ -228,10 +228,10 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 			}
 		}
 		sw, err := sweepExtending(ctx, withStrategy(sc, tuned), base.Name, svc, caps, o, opts)
-		if err != nil {
-			return nil, err
-		}
 		t.sw = sw
+		if err != nil {
+			return t, err // the points measured, for an interrupted decision
+		}
 		if best == nil || t.better(best) {
 			best = t
 		}

@@ -18,8 +18,10 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	res := &results.Results{
-		Scenario: "tier3",
-		Seed:     42,
+		Scenario:  "tier3",
+		Seed:      42,
+		Mode:      "virtual",
+		DurationS: 600,
 		Strategies: []results.StrategyResult{
 			{Name: "bounded-8", Turns: 120, Calls: 960, Attempts: 1004, RateLimited: 44},
 		},
