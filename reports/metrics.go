@@ -90,7 +90,7 @@ func metrics(rs ...*results.Results) []metric {
 		{header: "p95 ms", name: "turn latency p95 (ms)", dir: lowerBetter, key: "turn_latency_ms.p95", format: millis, reliable: true},
 		{header: "p99 ms", name: "turn latency p99 (ms)", dir: lowerBetter, key: "turn_latency_ms.p99", format: millis, reliable: true},
 		{header: "answer p95", name: "time to answer p95 (ms; a failed turn is never answered)", dir: lowerBetter, key: "answer_latency_ms.p95", format: answerFloat},
-		{header: "goodput/s", name: "goodput (successful calls/s)", dir: higherBetter, key: "goodput_per_s", format: dec2},
+		{header: "goodput/s", name: "goodput (successful calls of turns answered in full, per s)", dir: higherBetter, key: "answered_goodput_per_s", format: dec2},
 		{header: "429s", name: "rate limited (429s)", dir: lowerBetter, key: "rate_limited", format: count},
 		{header: "failed", name: "failed calls", dir: lowerBetter, key: "failed", format: count},
 		{header: "early", name: "early retries", dir: lowerBetter, key: "early_retries", format: count},
@@ -98,15 +98,21 @@ func metrics(rs ...*results.Results) []metric {
 		{header: "races", name: "write races", dir: lowerBetter, key: "write_races", format: count},
 	}
 	services := map[string]bool{}
+	unfinished := false
 	for _, r := range rs {
 		if r == nil {
 			continue
 		}
 		for _, s := range r.Strategies {
+			unfinished = unfinished || s.UnfinishedTurns > 0
 			for name := range s.PeakInFlight {
 				services[name] = true
 			}
 		}
+	}
+	if unfinished {
+		// After "failed turns": turns still running when the run ended.
+		ms = slices.Insert(ms, 2, metric{header: "unfinished", name: "turns unfinished at the end of the run", dir: neutral, key: "unfinished_turns", format: count})
 	}
 	names := slices.Sorted(maps.Keys(services))
 	for _, name := range names {
@@ -230,6 +236,8 @@ func extraMetrics() []metric {
 		{header: "mean ms", name: "turn latency mean (ms)", dir: lowerBetter, key: "turn_latency_ms.mean", format: millis, reliable: true},
 		{header: "answer mean", name: "mean time to answer of the answered turns (ms)", dir: lowerBetter, key: "answer_latency_ms.mean", format: millis, reliable: true},
 		{header: "answered", name: "share of turns answered in full (%)", dir: higherBetter, key: "answer_latency_ms.answered_share", scale: 100, format: dec1},
+		{header: "calls ok/s", name: "successful calls per s, those of failed turns included", dir: neutral, key: "goodput_per_s", format: dec2},
+		{header: "answered/s", name: "turns answered in full per s", dir: higherBetter, key: "answered_turns_per_s", format: dec2},
 		{header: "L turns", name: "turns in the system, time-averaged (Little's L)", dir: neutral, key: "turns_in_system", format: dec2},
 		{header: "L attempts", name: "attempts in service, time-averaged (Little's L)", dir: neutral, key: "attempts_in_service", format: dec2},
 	}

@@ -59,6 +59,12 @@ var figures = []figure{
 		return s.AnswerLatencyMs.AnsweredShare, s.Turns > 0
 	}},
 	{"goodput_per_s", always(func(s *StrategyResult) float64 { return s.GoodputPerS })},
+	// answered goodput is absent from results written before the field
+	// existed: successful calls there, but none counted as answered.
+	{"answered_goodput_per_s", func(s *StrategyResult) (float64, bool) {
+		return s.AnsweredGoodputPerS, s.AnsweredGoodputPerS > 0 || s.GoodputPerS == 0 || s.FailedTurns == s.Turns
+	}},
+	{"answered_turns_per_s", always(func(s *StrategyResult) float64 { return s.AnsweredTurnsPerS })},
 	{"achieved_turns_per_s", always(func(s *StrategyResult) float64 { return s.AchievedTurnsPerS })},
 	{"rate_limited", always(func(s *StrategyResult) float64 { return float64(s.RateLimited) })},
 	{"failed", always(func(s *StrategyResult) float64 { return float64(s.Failed) })},
