@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"time"
 
@@ -74,10 +73,7 @@ func (c *RecommendCmd) Run() error {
 	if c.Emit != "" && c.NoVerify {
 		return codedError{fmt.Errorf("--emit prints the verified settings; drop --no-verify"), exitInvalid}
 	}
-	out := c.Stdout
-	if out == nil {
-		out = os.Stdout
-	}
+	out, tty := console(c.Stdout, nil)
 	ctx, stop := interruptible(c.parent)
 	defer stop()
 	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
@@ -86,7 +82,15 @@ func (c *RecommendCmd) Run() error {
 	if c.NoVerify {
 		decide = decision.Arithmetic
 	}
+	var bars *decisionBars
+	if tty && !c.JSON && c.Emit == "" {
+		bars = newDecisionBars(out)
+		o.Steps = bars.stage
+	}
 	d, err := decide(ctx, sc, o)
+	if bars != nil {
+		bars.wait()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return c.interrupted(out, sc.Name, d, o.Rule)

@@ -80,7 +80,7 @@ func (c *RunCmd) Run() error {
 		c.afterSim()
 	}
 	if runErr == nil {
-		if err := c.decide(ctx, sc, res); err != nil {
+		if err := c.decide(ctx, sc, res, out, tty && !c.JSON); err != nil {
 			return err
 		}
 	}
@@ -114,11 +114,18 @@ func (c *RunCmd) Run() error {
 // and the arithmetic it starts from into res, as recommend computes them;
 // --no-recommend keeps the arithmetic only. An interrupt leaves them out
 // and returns nil: the results are still written.
-func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *results.Results) error {
+func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *results.Results, out io.Writer, bars bool) error {
 	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
 	decide := decision.Decide
 	if c.NoRecommend {
 		decide = decision.Arithmetic
+	}
+	if bars && !c.NoRecommend {
+		// The search's steps, as they run: the first minute of a run is
+		// often the decision, not the comparison.
+		db := newDecisionBars(out)
+		o.Steps = db.stage
+		defer db.wait()
 	}
 	switch d, err := decide(ctx, sc, o); {
 	case err != nil && ctx.Err() == nil:
@@ -264,7 +271,7 @@ func (c *RunCmd) write(out io.Writer, tty bool, dir string, res *results.Results
 		_, err = out.Write(data)
 		return err
 	}
-	if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns}); err != nil {
+	if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns, Width: terminalWidth(tty)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, results.ResultsFile))

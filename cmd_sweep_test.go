@@ -79,7 +79,7 @@ func TestRecommendShowsArithmeticAndVerdict(t *testing.T) {
 		"binding limit: rpm at 10,000 requests/min",
 		"usable with headroom 0.7: 10,000 × 0.7 = 7,000 requests/min",
 		"verified by simulation (strategy bounded-64",
-		"arithmetic says 50",
+		"arithmetic says 51",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)

@@ -155,9 +155,11 @@ func (pr *progress) wait(aborted bool) {
 	pr.p.Wait()
 }
 
-// sweepBar is one progress bar for the whole sweep, in simulated seconds.
+// sweepBar is one progress bar for a batch of runs (the whole sweep, or
+// one step of the decision's search), in simulated seconds.
 type sweepBar struct {
 	p    *mpb.Progress
+	own  bool // p is the bar's own container, to wait for when it ends
 	bar  *mpb.Bar
 	eta  eta
 	mu   sync.Mutex
@@ -166,10 +168,37 @@ type sweepBar struct {
 }
 
 func newSweepBar(w io.Writer, points int, each time.Duration) *sweepBar {
-	s := &sweepBar{p: newBars(cupwriter.New(w, false)), done: map[string]time.Duration{}}
-	s.bar = addBar(s.p, "sweep", int64(points)*int64(each/time.Second), &s.eta)
+	s := barIn(newBars(cupwriter.New(w, false)), "sweep", points, each)
+	s.own = true
 	return s
 }
+
+// barIn adds to p a bar named name for runs runs of each simulated time.
+func barIn(p *mpb.Progress, name string, runs int, each time.Duration) *sweepBar {
+	s := &sweepBar{p: p, done: map[string]time.Duration{}}
+	s.bar = addBar(p, name, int64(runs)*int64(each/time.Second), &s.eta)
+	return s
+}
+
+// decisionBars shows the decision's search as it goes, a bar per step
+// (the strategies as written, each round of caps, the paces), in one
+// container. Only used when standard output is a terminal.
+type decisionBars struct{ p *mpb.Progress }
+
+func newDecisionBars(w io.Writer) *decisionBars { return newDecisionBarsOn(cupwriter.New(w, false)) }
+
+func newDecisionBarsOn(cw mpb.ConsoleWriter) *decisionBars {
+	return &decisionBars{p: newBars(cw)}
+}
+
+// stage is decision.Options.Steps: a bar for one step of the search.
+func (d *decisionBars) stage(name string, runs int, each time.Duration) (func(string, time.Duration, time.Duration), func(bool)) {
+	s := barIn(d.p, "decision: "+name, runs, each)
+	return s.update, s.finish
+}
+
+// wait waits for the last frame once the decision is made.
+func (d *decisionBars) wait() { d.p.Wait() }
 
 // update is sim.Options.Progress for the sweep's runs.
 func (s *sweepBar) update(strategy string, done, _ time.Duration) {
@@ -192,5 +221,7 @@ func (s *sweepBar) finish(aborted bool) {
 	} else {
 		s.bar.SetTotal(-1, true)
 	}
-	s.p.Wait()
+	if s.own {
+		s.p.Wait()
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -96,6 +98,28 @@ func TestProgressOnZeroColumnTerminal(t *testing.T) {
 	for _, st := range sc.Strategies {
 		if !strings.Contains(out, st.Name+" ") || !strings.Contains(out, "30/30 s") {
 			t.Errorf("no bar for %s on a 0-column terminal; output %q", st.Name, out)
+		}
+	}
+}
+
+// The decision's search shows a bar per step as it runs: the strategies as
+// written, the rounds of caps and the paces, each filled when done.
+func TestDecisionShowsItsSteps(t *testing.T) {
+	sc, err := scenarios.Open("burst-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cw zeroConsole
+	bars := newDecisionBarsOn(&cw)
+	o := decision.Options{Rule: decision.Rule{MaxShare: decision.DefaultMaxRateLimitedShare}, Seeds: 1, Duration: time.Minute, Steps: bars.stage}
+	if _, err := decision.Decide(context.Background(), sc, o); err != nil {
+		t.Fatal(err)
+	}
+	bars.wait()
+	out := cw.String()
+	for _, want := range []string{"decision: strategies as written", "decision: no-jitter at caps 1", "decision: no-jitter's paces at cap 1", "180/180 s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the bars lack %q; output %q", want, out)
 		}
 	}
 }

@@ -41,6 +41,13 @@ type input struct {
 	Baseline *results.Outcome
 	// Load is the workload's demand against the limits (nil: not measured).
 	Load *LoadCheck
+	// Strategies are the scenario's strategies as written under the same
+	// seeds; Paces the headrooms tried at the chosen cap; Search how the
+	// strategy and the pace were chosen; CapFlat whether the sweep is flat.
+	Strategies []results.Outcome
+	Paces      []results.Outcome
+	Search     []string
+	CapFlat    bool
 }
 
 // outcomeOf converts a sweep point into the decision's figures.
@@ -66,6 +73,7 @@ func build(in input) results.Decision {
 			Chosen: in.Row.Chosen, Best: in.Best, Knee: in.Row.Knee, Extended: in.Extended,
 			Rule: in.Rule.String(), MaxShare: in.Rule.MaxShare, Tolerance: in.Rule.tolerance(),
 			Seeds: in.Seeds, DurationS: in.DurationS,
+			Strategies: in.Strategies, Paces: in.Paces, Search: in.Search, CapFlat: in.CapFlat,
 		},
 	}
 	if in.PerService {
@@ -74,6 +82,7 @@ func build(in input) results.Decision {
 	for _, p := range in.Row.Points {
 		d.Evidence.Caps = append(d.Evidence.Caps, p.Cap)
 	}
+	d.Evidence.Points = slices.Clone(in.Row.Points)
 	slices.Sort(d.Evidence.Caps)
 	if in.Plan != nil {
 		d.Evidence.ArithmeticCap = in.Plan.MaxInFlight
@@ -94,6 +103,7 @@ func build(in input) results.Decision {
 		for _, p := range in.Row.Points {
 			if p.Cap == in.Row.Chosen {
 				d.Expected = outcomeOf(fmt.Sprintf("%s@%d", in.Strategy, p.Cap), p)
+				d.Expected.Cap, d.Expected.Headroom, d.Expected.MeetsRule = p.Cap, in.Headroom, true
 			}
 		}
 	}

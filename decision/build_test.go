@@ -30,7 +30,7 @@ func tier3Decision(t *testing.T) results.Decision {
 func TestDecideSentence(t *testing.T) {
 	d := tier3Decision(t)
 	// tier3Sweep: 32 is within 5% of 48's 1,190 ms, the best under 0.1% 429s.
-	want := "set max_in_flight = 32 and pace openai at 9,000 requests/min and 9,000,000 tokens/min: p95 answer 1.2 s, 100% answered, 0 429s (unbounded answers 23%)"
+	want := "with strategy bounded-64, set max_in_flight = 32 and pace openai at 9,000 requests/min and 9,000,000 tokens/min: p95 answer 1.2 s, 100% answered, 0 429s (unbounded answers 23%)"
 	if d.Sentence != want {
 		t.Errorf("sentence\n got %q\nwant %q", d.Sentence, want)
 	}
@@ -47,7 +47,7 @@ func TestDecidePerServiceAndNone(t *testing.T) {
 	pts := []results.SweepPoint{{Cap: 2, P95Ms: 900, AnsweredShare: 1}, {Cap: 4, P95Ms: 600, AnsweredShare: 1}, {Cap: 6, P95Ms: 590, AnsweredShare: 1}}
 	d := build(input{Strategy: "semaphore-4", Service: "sources", PerService: true, MaxInFlightPerService: map[string]int{"sources": 4},
 		Headroom: 0.7, Row: NewSweepRow("as written", pts, rule), Rule: rule, Seeds: []uint64{1}})
-	if d.MaxInFlightPerService["sources"] != 4 || d.MaxInFlight != 0 || !strings.HasPrefix(d.Sentence, "set max_in_flight_per_service.sources = 4:") {
+	if d.MaxInFlightPerService["sources"] != 4 || d.MaxInFlight != 0 || !strings.HasPrefix(d.Sentence, "with strategy semaphore-4, set max_in_flight_per_service.sources = 4:") {
 		t.Errorf("per-service decision %+v", d)
 	}
 	none := build(input{Strategy: "s", Row: NewSweepRow("x", []results.SweepPoint{{Cap: 8, P95Ms: results.Unanswered}}, rule), Rule: rule,

@@ -3,7 +3,6 @@ package decision
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -41,8 +40,27 @@ type Options struct {
 	// Caps, when set, are the caps to start from (default: around the
 	// arithmetic's cap).
 	Caps []int
-	// Progress, when set, follows the sweep's runs (sim.Options.Progress).
+	// Progress, when set, follows the runs of the cap sweeps
+	// (sim.Options.Progress).
 	Progress func(strategy string, done, total time.Duration)
+	// Steps, when set, is called before each step of the search (the
+	// strategies as written, each round of caps, the paces) with the step's
+	// name, its runs and each run's simulated time; it returns what receives
+	// the runs' progress (sim.Options.Progress) and what ends the step.
+	Steps func(step string, runs int, each time.Duration) (update func(strategy string, done, total time.Duration), finish func(aborted bool))
+
+	each time.Duration // each run's simulated time, set by Decide
+}
+
+// step reports a step of runs runs through o.Steps, setting
+// opts.Progress; the returned func ends it.
+func (o Options) step(name string, runs int, opts *sim.Options) func(aborted bool) {
+	if o.Steps == nil || runs == 0 {
+		return func(bool) {}
+	}
+	update, finish := o.Steps(name, runs, o.each)
+	opts.Progress = update
+	return finish
 }
 
 // Result is a decision with what was computed on the way.
@@ -59,26 +77,28 @@ type Result struct {
 	Tuned scenarios.Strategy
 }
 
-// Decide is the one function that says what to set: the arithmetic at the
-// headroom, the workload's demand, then a sweep of the tuned strategy's
-// cap over several seeds around the arithmetic's cap, extended while the
-// choice sits at an edge, the cap chosen by the rule, and the unbounded
-// strategy under the same seeds for contrast. A scenario whose services
-// have no limits to plan from gets a decision from the sweep alone. When
-// ctx ends during the sweep, Decide returns, with ctx.Err(), a Result
-// whose Row holds the points measured and whose Decision is nil (nil when
-// no point was).
+// Decide is the one function that says what to set. It searches the
+// knobs that matter over several seeds: the strategy (every strategy of
+// the scenario is run as written; when one answers faster beyond the
+// tolerance than the tuned one, it is tuned too and the faster kept), the
+// cap that binds (the global cap, or the per-service cap whose sweep is not
+// flat), swept around the arithmetic's cap and extended while the choice
+// sits at an edge, and the pace (SearchHeadrooms tried at the chosen cap).
+// The cap is chosen by the rule; the unbounded strategy under the same
+// seeds is the contrast. A scenario whose services have no limits to plan
+// from gets a decision from the sweep alone. o.Strategy fixes the
+// strategy, o.Headroom the pace. When ctx ends during a sweep of caps,
+// Decide returns, with ctx.Err(), a Result whose Row holds the points
+// measured and whose Decision is nil (nil when no point was).
 func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, error) {
 	name := o.Strategy
 	if name == "" {
 		name = sim.SweepStrategy(sc)
 	}
-	base := sc.Strategy(name)
-	if base == nil {
+	if sc.Strategy(name) == nil {
 		_, err := (&sim.Options{Strategies: []string{name}}).Apply(sc)
 		return nil, InputError{err}
 	}
-	headroom := headroomFor(o.Headroom, base)
 	seeds := o.Seeds
 	if seeds == 0 {
 		seeds = DefaultSeeds
@@ -88,63 +108,83 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	if err != nil {
 		return nil, InputError{err}
 	}
-
-	// The strategy as it will be verified: paced at the headroom.
-	tuned := *base
-	tuned.TokenBucket, tuned.Headroom = true, headroom
-	svc := sim.SweepService(&tuned)
-	res := &Result{Tuned: tuned}
-	res.Plans, res.Unplanned = PlanServices(sc, headroom)
-	res.Plan = planOf(res.Plans, svc)
+	o.each = applied.Duration
+	written, points, err := asWritten(ctx, sc, o, opts)
+	if err != nil {
+		return nil, err
+	}
+	t, err := tune(ctx, sc, name, o, opts)
+	if err == nil && o.Strategy == "" {
+		t, err = tryOthers(ctx, sc, t, written, points, o, opts)
+	}
+	if err != nil {
+		if ctx.Err() != nil && t != nil && len(t.sw.row.Points) > 0 {
+			// Interrupted: the points measured, no decision.
+			return &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan}, err
+		}
+		return nil, err
+	}
+	res := &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan}
 	if res.Load, err = measureLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, res.Plans); err != nil {
 		return nil, err
 	}
-	caps := o.Caps
-	if len(caps) == 0 {
-		caps = []int{1, 2, 4, 8, 16, 32, 64}
-		if res.Plan != nil {
-			caps = CapsAround(res.Plan.MaxInFlight)
-		}
-	}
-	swOpts := opts
-	swOpts.Progress = o.Progress
-	sw, err := sweepExtending(ctx, withStrategy(sc, tuned), name, caps, o.Rule, swOpts)
-	res.Row = sw.row
-	if err != nil {
-		if ctx.Err() != nil && len(res.Row.Points) > 0 {
-			return res, err // interrupted: the points measured, no decision
-		}
-		return nil, err
-	}
-
-	service := svc
+	service := t.svc
 	if service == "" && res.Plan != nil {
 		service = res.Plan.Service.Name
 	}
 	in := input{
-		Strategy: name, Service: service, PerService: svc != "",
-		MaxInFlight: tuned.MaxInFlight, MaxInFlightPerService: tuned.MaxInFlightPerService,
-		Headroom: headroom, Pace: paces(sc, headroom), Retry: sim.RetryText(&tuned),
-		Plan: res.Plan, Row: sw.row, Best: sw.best, Extended: sw.extended, Rule: o.Rule,
+		Strategy: t.name, Service: service, PerService: t.svc != "",
+		MaxInFlight: t.tuned.MaxInFlight, MaxInFlightPerService: t.tuned.MaxInFlightPerService,
+		Headroom: t.headroom, Pace: paces(sc, t.headroom), Retry: sim.RetryText(&t.tuned),
+		Plan: res.Plan, Row: t.sw.row, Best: t.sw.best, Extended: t.sw.extended, Rule: o.Rule,
 		Seeds: sim.Seeds(applied.Seed, seeds), DurationS: applied.Duration.Seconds(), Load: res.Load,
+		Strategies: written, Paces: t.paces, Search: t.search, CapFlat: flat(t.sw.row.Points, o.Rule),
 	}
-	if in.Baseline, err = baseline(ctx, sc, name, opts); err != nil {
-		if ctx.Err() != nil {
-			return res, err // interrupted: the sweep's points, no decision
+	if ub := unboundedStrategy(sc); ub != "" && ub != t.name {
+		for _, w := range written {
+			if w.Strategy == ub {
+				in.Baseline = &w
+			}
 		}
-		return nil, err
 	}
 	d := build(in)
 	res.Decision = &d
 	if res.Row.Chosen > 0 {
-		if svc != "" {
-			res.Tuned.MaxInFlightPerService = maps.Clone(tuned.MaxInFlightPerService)
-			res.Tuned.MaxInFlightPerService[svc] = res.Row.Chosen
-		} else {
-			res.Tuned.MaxInFlight = res.Row.Chosen
-		}
+		res.Tuned = withCap(t.tuned, t.svc, res.Row.Chosen)
 	}
 	return res, nil
+}
+
+// tryOthers tunes the strategy that, as written, answers fastest among
+// those meeting the rule, when it answers faster than t's choice, and
+// returns whichever tuning answers faster.
+func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written []results.Outcome, points []results.SweepPoint, o Options, opts sim.Options) (*tuning, error) {
+	var other *results.SweepPoint
+	name := ""
+	for i := range points {
+		p := &points[i]
+		if c := t.chosen(); written[i].Strategy == t.name || !o.Rule.meets(*p) || (c != nil && p.P95Ms >= c.P95Ms) {
+			continue
+		}
+		if other == nil || p.P95Ms < other.P95Ms {
+			other, name = p, written[i].Strategy
+		}
+	}
+	if other == nil {
+		t.search = append(t.search, fmt.Sprintf("strategy: %s; no other strategy of the scenario, as written, meets the rule and answers faster", t.name))
+		return t, nil
+	}
+	why := fmt.Sprintf("strategy: %s as written answers at p95 %s, faster than %s tuned (%s), so %s was tuned too", name, p95Text(other), t.name, p95Text(t.chosen()), name)
+	t2, err := tune(ctx, sc, name, o, opts)
+	if err != nil {
+		return t, err
+	}
+	if t2.better(t) {
+		t2.search = append(slices.Clone(t.search), append([]string{why + " and kept"}, t2.search...)...)
+		return t2, nil
+	}
+	t.search = append(t.search, why+"; tuned, it answered no faster, so "+t.name+" is kept")
+	return t, nil
 }
 
 // headroomFor is the headroom a decision paces at: the one asked for, else
@@ -197,11 +237,17 @@ type extendedSweep struct {
 // sweepExtending sweeps strategy name of sc over caps, then over the caps
 // Extend adds while the rule's choice sits at an edge of the range, for at
 // most maxExtensions rounds.
-func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name string, caps []int, rule Rule, opts sim.Options) (extendedSweep, error) {
+func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service string, caps []int, o Options, opts sim.Options) (extendedSweep, error) {
+	rule := o.Rule
 	var out extendedSweep
 	var points []results.SweepPoint
 	for round := 0; ; round++ {
-		rows, err := sim.Sweep(ctx, sc, name, caps, nil, opts)
+		done := o.step(fmt.Sprintf("%s at caps %s", name, joinInts(caps)), len(caps), &opts)
+		if follow := o.Progress; follow != nil {
+			opts.Progress = chainProgress(opts.Progress, follow)
+		}
+		rows, err := sim.SweepCap(ctx, sc, name, service, caps, nil, opts)
+		done(err != nil)
 		if len(rows) > 0 {
 			for i, s := range rows[0].Results {
 				points = append(points, SweepPointOf(rows[0].Caps[i], s))
@@ -223,20 +269,16 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name string, ca
 	}
 }
 
-// baseline runs the scenario's unbounded strategy under opts' seeds for
-// contrast with the tuned one (nil when it has none, or tunes it).
-func baseline(ctx context.Context, sc *scenarios.Scenario, tuned string, opts sim.Options) (*results.Outcome, error) {
-	ub := unboundedStrategy(sc)
-	if ub == "" || ub == tuned {
-		return nil, nil
+// chainProgress returns a progress func that reports to both a (nil: none)
+// and b.
+func chainProgress(a, b func(string, time.Duration, time.Duration)) func(string, time.Duration, time.Duration) {
+	if a == nil {
+		return b
 	}
-	opts.Strategies = []string{ub}
-	r, err := sim.RunSeeds(ctx, sc, opts)
-	if err != nil {
-		return nil, err
+	return func(strategy string, done, total time.Duration) {
+		a(strategy, done, total)
+		b(strategy, done, total)
 	}
-	b := outcomeOf(ub, SweepPointOf(0, r.Strategies[0]))
-	return &b, nil
 }
 
 // unboundedStrategy names the scenario's first strategy with no cap, no
@@ -277,6 +319,8 @@ func joinInts(xs []int) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+func joinList(s []string) string { return strings.Join(s, ", ") }
 
 // InputError marks an error caused by the input (an unknown strategy, an
 // option the scenario cannot take), which the command line reports as

@@ -3,8 +3,10 @@
 // Little's-law cap, the sustainable turn rate), the workload's demand
 // against the limits (CheckLoad), the choice rule (Rule, Knee, Extend),
 // the sweep rows (SweepPointOf, NewSweepRow, Sweep) and Decide, which
-// sweeps the tuned strategy's cap over seeds around the arithmetic's cap,
-// extending the range while the choice sits at an edge, and builds the
+// searches the knobs that matter over seeds — the strategy (every one run
+// as written, a faster one tuned too), the cap that binds (global or per
+// service) swept around the arithmetic's cap and extended while the choice
+// sits at an edge, and the pace (SearchHeadrooms) — and builds the
 // results.Decision that run, sweep, recommend and the reports all show.
 // Result.Merge puts a decision into results, once, for every command;
 // Result.Report gathers it as `recommend --json` prints it; Sweep is the

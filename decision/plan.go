@@ -48,6 +48,10 @@ type Service struct {
 	TokensPerCall float64
 	// MeanLatency is one call's mean service time.
 	MeanLatency time.Duration
+	// RoundTrip is one attempt's mean network time, there and back (0:
+	// none). An attempt is in flight at the client for MeanLatency +
+	// RoundTrip, so Little's law counts both.
+	RoundTrip time.Duration
 	// CallsPerTurn is the mean number of calls one agent turn makes to the service.
 	CallsPerTurn float64
 	// Headroom is the fraction of the binding limit to plan for, in (0, 1];
@@ -74,8 +78,8 @@ type Plan struct {
 	ReservedRPM float64
 	// UsableTPM is TPM × headroom, the token bucket's rate (0 without a TPM limit).
 	UsableTPM float64
-	// LittleCap is binding rate (requests/s) × headroom × mean latency (s),
-	// before rounding; MaxInFlight is its floor, but at least 1.
+	// LittleCap is binding rate (requests/s) × headroom × time in flight
+	// (mean latency + round trip, s), before rounding; MaxInFlight is its floor, but at least 1.
 	LittleCap   float64
 	MaxInFlight int
 	// Turns is UsableRPM ÷ calls per turn before rounding; TurnsPerMinute is
@@ -101,6 +105,9 @@ func Recommend(s Service) (Plan, error) {
 	}
 	if s.TPM > 0 && s.TokensPerCall <= 0 {
 		errs = append(errs, fmt.Errorf("decision: a tpm limit (%g) needs tokens per call > 0, have %g", s.TPM, s.TokensPerCall))
+	}
+	if s.RoundTrip < 0 {
+		errs = append(errs, fmt.Errorf("decision: network round trip must not be negative, have %v", s.RoundTrip))
 	}
 	if s.MeanLatency <= 0 {
 		errs = append(errs, fmt.Errorf("decision: mean latency must be > 0, have %v", s.MeanLatency))
@@ -138,12 +145,16 @@ func Recommend(s Service) (Plan, error) {
 	}
 	p.UsableRPM = p.BindingRPM * s.Headroom
 	p.ReservedRPM = p.BindingRPM - p.UsableRPM
-	p.LittleCap = p.BindingRPM / 60 * s.Headroom * latencyS
+	p.LittleCap = p.BindingRPM / 60 * s.Headroom * p.InFlightTime().Seconds()
 	p.MaxInFlight = max(1, int(math.Floor(p.LittleCap+floorSlack)))
 	p.Turns = p.UsableRPM / s.CallsPerTurn
 	p.TurnsPerMinute = int(math.Floor(p.Turns + floorSlack))
 	return p, nil
 }
+
+// InFlightTime is how long one attempt holds its place in the client's
+// cap: the service time plus the network round trip.
+func (p Plan) InFlightTime() time.Duration { return p.Service.MeanLatency + p.Service.RoundTrip }
 
 // Lines shows the plan's arithmetic line by line, for terminals and reports.
 func (p Plan) Lines() []string {
@@ -172,11 +183,15 @@ func (p Plan) Lines() []string {
 		fmt.Sprintf("reserved for retries: %s − %s = %s requests/min",
 			numfmt.Num(p.BindingRPM), numfmt.Num(p.UsableRPM), numfmt.Num(p.ReservedRPM)),
 	)
+	if s.RoundTrip > 0 {
+		lines = append(lines, fmt.Sprintf("time in flight: %s s service + %s s network round trip = %s s",
+			seconds(s.MeanLatency), seconds(s.RoundTrip), seconds(p.InFlightTime())))
+	}
 	capLine := fmt.Sprintf("Little's-law cap: floor(%s requests/s × %s × %s s) = floor(%s) = %s in flight",
-		numfmt.Num(p.BindingRPM/60), numfmt.Num(s.Headroom), seconds(s.MeanLatency), floorArg(p.LittleCap), numfmt.Num(float64(p.MaxInFlight)))
+		numfmt.Num(p.BindingRPM/60), numfmt.Num(s.Headroom), seconds(p.InFlightTime()), floorArg(p.LittleCap), numfmt.Num(float64(p.MaxInFlight)))
 	if math.Floor(p.LittleCap+floorSlack) < 1 {
 		capLine = fmt.Sprintf("Little's-law cap: %s requests/s × %s × %s s = %s, raised to 1 in flight",
-			numfmt.Num(p.BindingRPM/60), numfmt.Num(s.Headroom), seconds(s.MeanLatency), numfmt.Num(p.LittleCap))
+			numfmt.Num(p.BindingRPM/60), numfmt.Num(s.Headroom), seconds(p.InFlightTime()), numfmt.Num(p.LittleCap))
 	}
 	lines = append(lines, capLine,
 		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s) = floor(%s) = %s",

@@ -34,6 +34,12 @@ func TestRecommendWorkedNumbers(t *testing.T) {
 			wantBinding: LimitRPM, wantUsable: 7000, wantReserve: 3000, wantCap: 46, wantTurns: 875,
 		},
 		{
+			// The same with 3.2 ms of network round trip: 116.67/s × 0.4032 s = 47.04 → 47.
+			name:        "10,000 rpm at 400 ms plus the network",
+			give:        Service{RPM: 10000, MeanLatency: 400 * time.Millisecond, RoundTrip: 3200 * time.Microsecond, CallsPerTurn: 8, Headroom: 0.7},
+			wantBinding: LimitRPM, wantUsable: 7000, wantReserve: 3000, wantCap: 47, wantTurns: 875,
+		},
+		{
 			// 50 requests/s at 200 ms, headroom 1: 50 × 0.2 = 10 exactly, not 9.
 			name:        "50 requests/s at 200 ms",
 			give:        Service{RPM: 50 * 60, MeanLatency: 200 * time.Millisecond, CallsPerTurn: 1, Headroom: 1},

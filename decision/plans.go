@@ -15,7 +15,7 @@ func PlanServices(sc *scenarios.Scenario, headroom float64) (plans []Plan, unpla
 	for _, l := range sim.Loads(sc) {
 		p, err := Recommend(Service{
 			Name: l.Name, RPM: l.RequestsPerMinute, TPM: l.TokensPerMinute, MaxConcurrent: l.MaxConcurrent,
-			TokensPerCall: l.TokensPerCall, MeanLatency: l.MeanLatency, CallsPerTurn: l.CallsPerTurn, Headroom: headroom,
+			TokensPerCall: l.TokensPerCall, MeanLatency: l.MeanLatency, RoundTrip: l.RoundTrip, CallsPerTurn: l.CallsPerTurn, Headroom: headroom,
 		})
 		if err != nil {
 			if unplanned == nil {

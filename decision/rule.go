@@ -52,7 +52,13 @@ func (r Rule) String() string {
 
 // qualifies reports whether a point may be chosen.
 func (r Rule) qualifies(p results.SweepPoint) bool {
-	return p.Cap >= 1 && p.RateLimitedShare <= r.MaxShare && answers(p)
+	return p.Cap >= 1 && r.meets(p)
+}
+
+// meets reports whether a point's 429 share and answered share meet the
+// rule, whatever its cap.
+func (r Rule) meets(p results.SweepPoint) bool {
+	return p.RateLimitedShare <= r.MaxShare && answers(p)
 }
 
 // answers reports whether a point answered enough of its turns for its p95

@@ -2,6 +2,9 @@ package decision
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/simbench/simbench/internal/numfmt"
 	"github.com/simbench/simbench/results"
@@ -17,9 +20,20 @@ func decisionSentence(d *results.Decision, in input) string {
 		}
 		return why + ": pace with a token bucket at a lower headroom, or lighten the load"
 	}
-	set := fmt.Sprintf("set %s = %d", d.Knob, d.Evidence.Chosen)
+	pace := ""
 	if p, ok := d.Pace[d.Service]; ok && (p.RequestsPerMinute > 0 || p.TokensPerMinute > 0) {
-		set += " and pace " + d.Service + " at " + numfmt.Rates(p.RequestsPerMinute, p.TokensPerMinute)
+		pace = "pace " + d.Service + " at " + numfmt.Rates(p.RequestsPerMinute, p.TokensPerMinute)
+	}
+	set := fmt.Sprintf("with strategy %s, set %s = %d", d.Strategy, d.Knob, d.Evidence.Chosen)
+	if others := otherCaps(d); others != "" {
+		set += " (the cap that binds; " + others + ")"
+	}
+	if pace != "" {
+		set += " and " + pace
+	}
+	if d.Evidence.CapFlat && pace != "" {
+		set = fmt.Sprintf("%s, with strategy %s and %s = %d: caps %s answer within %s%% of each other, so the pace, not the cap, sets the figures",
+			pace, d.Strategy, d.Knob, d.Evidence.Chosen, capRange(d.Evidence.Caps), numfmt.Num(100*in.Rule.tolerance()))
 	}
 	e := d.Expected
 	p95 := secondsText(float64(e.P95Ms))
@@ -65,4 +79,32 @@ func limitedText(share float64) string {
 		return "0 429s"
 	}
 	return numfmt.Fixed(100*share, 2, false) + "% 429s"
+}
+
+// otherCaps names the strategy's per-service caps other than the one
+// swept, as they stay ("crm stays at 1"); "" when there are none.
+func otherCaps(d *results.Decision) string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(d.MaxInFlightPerService)) {
+		if d.Knob != "max_in_flight_per_service."+name {
+			out = append(out, fmt.Sprintf("%s stays at %d", name, d.MaxInFlightPerService[name]))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return strings.Join(out, ", ")
+}
+
+// capRange shows the caps swept, "1 and 2" or "16–130".
+func capRange(caps []int) string {
+	switch len(caps) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprint(caps[0])
+	case 2:
+		return fmt.Sprintf("%d and %d", caps[0], caps[1])
+	}
+	return fmt.Sprintf("%d–%d", caps[0], caps[len(caps)-1])
 }

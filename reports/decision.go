@@ -30,6 +30,9 @@ func DecisionLines(d *results.Decision) []string {
 	for _, x := range ev.Extended {
 		lines = append(lines, "  range extended: "+x)
 	}
+	for _, x := range ev.Search {
+		lines = append(lines, "  "+x)
+	}
 	lines = append(lines, "  rule: "+ev.Rule)
 	return lines
 }
@@ -43,7 +46,11 @@ func settingsText(d *results.Decision) string {
 	for _, name := range slices.Sorted(maps.Keys(d.MaxInFlightPerService)) {
 		parts = append(parts, fmt.Sprintf("max_in_flight_per_service.%s = %d", name, d.MaxInFlightPerService[name]))
 	}
-	parts = append(parts, fmt.Sprintf("token buckets at headroom %s", num(d.Headroom)))
+	if d.Headroom > 0 {
+		parts = append(parts, fmt.Sprintf("token buckets at headroom %s", num(d.Headroom)))
+	} else {
+		parts = append(parts, "no token buckets")
+	}
 	for _, name := range slices.Sorted(maps.Keys(d.Pace)) {
 		if t := numfmt.Rates(d.Pace[name].RequestsPerMinute, d.Pace[name].TokensPerMinute); t != "" {
 			parts = append(parts, name+" "+t)

@@ -13,7 +13,7 @@ import (
 func tier3Decision(t *testing.T) results.Decision {
 	t.Helper()
 	return results.Decision{
-		Sentence: "set max_in_flight = 32 and pace openai at 9,000 requests/min and 9,000,000 tokens/min: p95 answer 1.2 s, 100% answered, 0 429s (unbounded answers 23%)",
+		Sentence: "with strategy bounded-64, set max_in_flight = 32 and pace openai at 9,000 requests/min and 9,000,000 tokens/min: p95 answer 1.2 s, 100% answered, 0 429s (unbounded answers 23%)",
 		Strategy: "bounded-64", Service: "openai", Knob: "max_in_flight", MaxInFlight: 32, Headroom: 0.9,
 		Pace:     map[string]results.Pace{"openai": {RequestsPerMinute: 9000, TokensPerMinute: 9_000_000}},
 		Retry:    "full-jitter from 1s to 1m0s, 5 attempts, honouring Retry-After",
@@ -33,7 +33,7 @@ func TestMarkdownShowsDecision(t *testing.T) {
 	if err := WriteMarkdown(&b, r, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Decision", "**set max\\_in\\_flight = 32 and pace openai", "- settings: strategy bounded-64 with max\\_in\\_flight = 32", "- rule: the smallest cap"} {
+	for _, want := range []string{"## Decision", "**with strategy bounded-64, set max\\_in\\_flight = 32 and pace openai", "- settings: strategy bounded-64 with max\\_in\\_flight = 32", "- rule: the smallest cap"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report.md lacks %q", want)
 		}

@@ -129,6 +129,7 @@ func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 	if r == nil {
 		return errors.New("reports: no results")
 	}
+	opts = opts.withDecision(r)
 	d := htmlData{R: r, Params: runParams(r), Events: eventRows(r), Table: htmlTableOf(r), Key: tableKey(r),
 		Recs: htmlRecs(r), Sweep: htmlSweepRows(opts.Sweep)}
 	if r.Decision != nil {

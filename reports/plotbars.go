@@ -89,7 +89,7 @@ const attemptsBase = 0.5
 func attemptsPanel(i int, s *results.StrategyResult, most int, hi int64) *plot.Plot {
 	known := len(s.AttemptsPerFailedCall) > 0 || s.Failed == 0
 	var calls, retried, gaveUp int64
-	ok := &rects{fill: strategyColor(i)}
+	ok := &rects{fill: okColor} // the same in every panel: green succeeded, red gave up
 	failed := &rects{fill: failColor}
 	unknown := &rects{fill: neutralGray}
 	for k, n := range s.AttemptsPerCall {

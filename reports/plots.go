@@ -35,6 +35,23 @@ type Options struct {
 	Plans []PlanLines
 }
 
+// withDecision returns o with the decision's own sweep when o has none
+// and r carries a decision with its points: so report.html from `run`
+// draws and tabulates the sweep the decision rests on, and `report DIR`
+// re-renders it from results.json.
+func (o Options) withDecision(r *results.Results) Options {
+	if len(o.Sweep) > 0 || r == nil || r.Decision == nil || len(r.Decision.Evidence.Points) == 0 {
+		return o
+	}
+	d := r.Decision
+	o.Sweep = []results.SweepRow{{Load: "as written", Points: d.Evidence.Points, Chosen: d.Evidence.Chosen, Knee: d.Evidence.Knee}}
+	o.SweepStrategy = d.Strategy
+	if d.Evidence.MaxShare > 0 {
+		o.MaxRateLimitedShare = d.Evidence.MaxShare
+	}
+	return o
+}
+
 // maxPoints is MaxPoints, or DefaultMaxPoints when it is 0.
 func (o Options) maxPoints() int {
 	if o.MaxPoints == 0 {
@@ -59,6 +76,7 @@ func (o Options) maxShare() float64 {
 type drawnLimits struct {
 	ratePerS float64 // requests/s, 0: none
 	inFlight int     // 0: none
+	service  string  // whose limits they are ("": the options')
 }
 
 // limits are the limits the timeline figures of r draw (see drawnLimits).
@@ -75,7 +93,7 @@ func (o Options) limits(r *results.Results) drawnLimits {
 		}
 	}
 	if best != nil {
-		d = drawnLimits{ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent}
+		d = drawnLimits{ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent, service: best.Service}
 	}
 	if o.RateLimitPerS > 0 {
 		d.ratePerS = o.RateLimitPerS
@@ -99,6 +117,7 @@ func Figures(r *results.Results, opts Options) ([]Figure, error) {
 	if r == nil {
 		return nil, errors.New("reports: no results")
 	}
+	opts = opts.withDecision(r)
 	builders := []func(*results.Results, Options) (*Figure, error){
 		latencyCDF, inFlight, requestRate, limitsFigure, attemptsHistogram, backoffComparison, sweepFigure,
 	}

@@ -45,6 +45,8 @@ func strategyColor(i int) color.Color { return plotutil.Color(i) }
 var (
 	limitColor  = color.RGBA{R: 200, G: 30, B: 30, A: 255}
 	failColor   = color.RGBA{R: 205, G: 60, B: 50, A: 255}
+	okColor     = color.RGBA{R: 95, G: 160, B: 110, A: 255}
+	refusedCol  = color.RGBA{R: 0, G: 165, B: 175, A: 255} // teal: in no strategy's palette
 	kneeColor   = color.Gray{Y: 90}
 	chosenCol   = color.RGBA{G: 140, B: 60, A: 255}
 	shadeColor  = color.RGBA{R: 250, G: 215, B: 210, A: 255}

@@ -115,7 +115,7 @@ func sweepFigure(_ *results.Results, opts Options) (*Figure, error) {
 		if sp.multi {
 			err = sp.markPoints(p)
 		} else {
-			err = sp.markLines(p, rows[0])
+			err = sp.markLines(p, rows[0], p == sp.share)
 		}
 		if err != nil {
 			return nil, err
@@ -275,10 +275,10 @@ func (sp *sweepPlot) addRow(j int, r results.SweepRow) error {
 			return fmt.Errorf("reports: sweep band: %w", err)
 		}
 		rgba := color.RGBAModel.Convert(col).(color.RGBA)
-		poly.Color = color.NRGBA{R: rgba.R, G: rgba.G, B: rgba.B, A: 60}
-		poly.LineStyle.Width = 0
+		poly.Color = color.NRGBA{R: rgba.R, G: rgba.G, B: rgba.B, A: 110}
+		poly.LineStyle = draw.LineStyle{Color: color.NRGBA{R: rgba.R, G: rgba.G, B: rgba.B, A: 160}, Width: vg.Points(0.5)}
 		sp.lat.Add(poly)
-		sp.lat.Legend.Add(sp.label(r, "p95 95% interval"), poly)
+		sp.lat.Legend.Add(sp.label(r, bandLabel(r.Points)), poly)
 	}
 	curves := []struct {
 		p      *plot.Plot
@@ -356,16 +356,23 @@ func (sp *sweepPlot) curveAt(p *plot.Plot, x float64) float64 {
 
 // markLines draws the single load r's knee (dotted, labelled left of the
 // line) and chosen cap (dashed, labelled right of it) on p as vertical
-// lines, each labelled at the top of the frame, or at the bottom when the
-// curve is high there.
-func (sp *sweepPlot) markLines(p *plot.Plot, r results.SweepRow) error {
-	for _, v := range []struct {
+// lines; when they are the same cap, one dashed line labelled "knee =
+// chosen". Labels sit at the top of the frame, or at the bottom when the
+// curve is high there, or in the middle on the panel whose threshold line
+// runs along the top (mid), so that no label covers a line.
+func (sp *sweepPlot) markLines(p *plot.Plot, r results.SweepRow, mid bool) error {
+	type mark struct {
 		cp     int
 		what   string
 		col    color.Color
 		dashes []vg.Length
 		right  bool
-	}{{r.Knee, "knee", kneeColor, dotted, false}, {r.Chosen, "chosen", chosenCol, dashed, true}} {
+	}
+	marks := []mark{{r.Knee, "knee", kneeColor, dotted, false}, {r.Chosen, "chosen", chosenCol, dashed, true}}
+	if r.Knee == r.Chosen {
+		marks = []mark{{r.Chosen, "knee = chosen", chosenCol, dashed, true}}
+	}
+	for _, v := range marks {
 		if v.cp == 0 {
 			continue
 		}
@@ -374,26 +381,38 @@ func (sp *sweepPlot) markLines(p *plot.Plot, r results.SweepRow) error {
 		if err != nil {
 			return err
 		}
-		mark := fmt.Sprintf("%s %d", v.what, v.cp)
+		text := fmt.Sprintf("%s %d", v.what, v.cp)
 		p.Add(l)
-		p.Legend.Add(mark, l)
+		p.Legend.Add(text, l)
 		y, yAlign, dy := p.Y.Max, draw.YTop, vg.Length(-3)
-		if sp.curveAt(p, x) > p.Y.Min+0.6*(p.Y.Max-p.Y.Min) {
+		switch {
+		case mid:
+			y, yAlign, dy = p.Y.Min+0.5*(p.Y.Max-p.Y.Min), draw.YCenter, 0
+		case sp.curveAt(p, x) > p.Y.Min+0.6*(p.Y.Max-p.Y.Min):
 			y, yAlign, dy = p.Y.Min, draw.YBottom, 3
 		}
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{mark}})
-		if err != nil {
+		if err := addMarkLabel(p, x, y, text, v.col, v.right, yAlign, dy); err != nil {
 			return err
 		}
-		sty := text.Style{Color: v.col, Font: sans(9), Handler: lb.TextStyle[0].Handler, XAlign: draw.XLeft, YAlign: yAlign}
-		lb.Offset = vg.Point{X: 3, Y: dy}
-		if !v.right {
-			sty.XAlign = draw.XRight
-			lb.Offset.X = -3
-		}
-		lb.TextStyle[0] = sty
-		p.Add(lb)
 	}
+	return nil
+}
+
+// addMarkLabel writes text at (x, y) on p in colour c, to the right of x
+// (or to its left), aligned vertically by yAlign and offset by dy.
+func addMarkLabel(p *plot.Plot, x, y float64, s string, c color.Color, right bool, yAlign draw.YAlignment, dy vg.Length) error {
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{s}})
+	if err != nil {
+		return err
+	}
+	sty := text.Style{Color: c, Font: sans(9), Handler: lb.TextStyle[0].Handler, XAlign: draw.XLeft, YAlign: yAlign}
+	lb.Offset = vg.Point{X: 3, Y: dy}
+	if !right {
+		sty.XAlign = draw.XRight
+		lb.Offset.X = -3
+	}
+	lb.TextStyle[0] = sty
+	p.Add(lb)
 	return nil
 }
 
@@ -417,4 +436,23 @@ func (sp *sweepPlot) markPoints(p *plot.Plot) error {
 		p.Legend.Add(mk.what, sc)
 	}
 	return nil
+}
+
+// bandLabel names the p95 interval band, saying how wide it is at most
+// when that is too thin to see beside the curve (under 2% of the largest
+// p95).
+func bandLabel(points []results.SweepPoint) string {
+	hw, top := 0.0, 0.0
+	for _, p := range points {
+		if p.Seeds >= 2 && p.P95HiMs.Answered() {
+			hw = max(hw, float64(p.P95HiMs-p.P95LoMs)/2)
+		}
+		if p.P95Ms.Answered() {
+			top = max(top, float64(p.P95Ms))
+		}
+	}
+	if top > 0 && hw < 0.02*top {
+		return fmt.Sprintf("p95 95%% interval (at most ±%s ms: thinner than the line)", num(math.Round(hw)))
+	}
+	return "p95 95% interval"
 }

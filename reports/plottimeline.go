@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -12,16 +13,54 @@ import (
 	"github.com/simbench/simbench/results"
 )
 
-// timelineSpan returns the time range covered by all strategies' timelines, in s.
+// timelineSpan returns the time range covered by all strategies' timelines
+// within the run (runTimeline), in s.
 func timelineSpan(r *results.Results) (t0, t1 float64, ok bool) {
 	t0, t1 = math.Inf(1), math.Inf(-1)
-	for _, s := range r.Strategies {
-		for _, p := range s.Timeline {
+	for i := range r.Strategies {
+		for _, p := range runTimeline(r, &r.Strategies[i]) {
 			t0, t1 = min(t0, p.T), max(t1, p.T+p.BucketS)
 			ok = true
 		}
 	}
 	return t0, t1, ok
+}
+
+// runTimeline is s's timeline within the run: the buckets that end by the
+// run's duration. A bucket the end cuts short (or one past it) holds less
+// than a bucket's work, and would draw a drop to 0 that looks like a crash.
+func runTimeline(r *results.Results, s *results.StrategyResult) []results.TimelinePoint {
+	tl := s.Timeline
+	if r.DurationS <= 0 {
+		return tl
+	}
+	for len(tl) > 0 && tl[len(tl)-1].T+tl[len(tl)-1].BucketS > r.DurationS+1e-9 {
+		tl = tl[:len(tl)-1]
+	}
+	return tl
+}
+
+// scaleTop returns the top of a y axis for values vs: their maximum, unless
+// a few buckets (a start-up burst) rise far above the rest, in which case
+// the axis is set by the 99th percentile and the spike is returned (its
+// value and time) to be named instead of flattening every other line.
+func scaleTop(xys plotter.XYs) (top float64, spike plotter.XY, clipped bool) {
+	if len(xys) == 0 {
+		return 0, spike, false
+	}
+	ys := make([]float64, len(xys))
+	for i, p := range xys {
+		ys[i] = p.Y
+		if p.Y > spike.Y {
+			spike = p
+		}
+	}
+	slices.Sort(ys)
+	q := ys[min(len(ys)-1, int(math.Ceil(0.99*float64(len(ys))))-1)]
+	if len(ys) >= 20 && spike.Y > 2*q && q > 0 {
+		return q, spike, true
+	}
+	return spike.Y, spike, false
 }
 
 // timelinePanels draws one panel per strategy on the run's time axis
@@ -83,22 +122,37 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 		return s.Name + " (no cap)"
 	}
 	panels, err := timelinePanels(r, "attempts in flight", title, func(p *plot.Plot, i int, s *results.StrategyResult, t0, t1 float64) error {
-		top := 0.0
-		xys := make(plotter.XYs, len(s.Timeline))
-		for k, pt := range s.Timeline {
+		tl := runTimeline(r, s)
+		xys := make(plotter.XYs, len(tl))
+		atCap := 0
+		for k, pt := range tl {
 			xys[k] = plotter.XY{X: pt.T, Y: float64(pt.InFlight)}
-			top = max(top, float64(pt.InFlight))
+			if s.MaxInFlight > 0 && pt.InFlight >= s.MaxInFlight {
+				atCap++
+			}
 		}
+		top, spike, clipped := scaleTop(xys)
 		if len(xys) > 0 {
+			// Wide and under the cap's dashes, so a line that sits at the
+			// cap shows between them.
 			l, err := line(Downsample(xys, opts.maxPoints()), strategyColor(i), nil)
 			if err != nil {
 				return fmt.Errorf("reports: in flight of %s: %w", s.Name, err)
 			}
+			l.Width = vg.Points(2.5)
 			p.Add(l)
-			p.Legend.Add("in flight (peak per bucket)", l)
+			label := "in flight (peak per bucket)"
+			if clipped {
+				label += fmt.Sprintf("; %s at %s s, off the scale", num(spike.Y), num(spike.X))
+			}
+			p.Legend.Add(label, l)
 		}
 		if s.MaxInFlight > 0 {
-			if _, err := levelLine(p, fmt.Sprintf("cap %d", s.MaxInFlight), float64(s.MaxInFlight), t0, t1, color.Black, dashed); err != nil {
+			label := fmt.Sprintf("cap %d", s.MaxInFlight)
+			if len(tl) > 0 {
+				label += fmt.Sprintf(", reached in %s%% of buckets", num(math.Round(100*float64(atCap)/float64(len(tl)))))
+			}
+			if _, err := levelLine(p, label, float64(s.MaxInFlight), t0, t1, color.Black, dashed); err != nil {
 				return err
 			}
 			top = max(top, float64(s.MaxInFlight))
@@ -110,6 +164,9 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 			top = max(top, float64(lim.inFlight))
 		}
 		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		if clipped {
+			p.Y.Max = fitTop(top) * 1.15
+		}
 		return nil
 	})
 	if panels == nil {
@@ -120,13 +177,13 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 		panelsHeight(len(panels)), panels...), nil
 }
 
-// saturated reports the timeline buckets where the limit is saturated:
-// the service answered 429, or it admitted at least 95% of its rate limit.
-func saturated(tl []results.TimelinePoint, ratePerS float64) []bool {
+// saturated reports the timeline buckets where the limit was saturated:
+// the service answered 429. A strategy running close to the limit without
+// a 429 is not shaded: nothing was refused.
+func saturated(tl []results.TimelinePoint) []bool {
 	out := make([]bool, len(tl))
 	for i, pt := range tl {
-		admitted := pt.Started - pt.RateLimited
-		out[i] = pt.RateLimited > 0 || (ratePerS > 0 && admitted >= 0.95*ratePerS)
+		out[i] = pt.RateLimited > 0
 	}
 	return out
 }
@@ -156,53 +213,83 @@ func spans(tl []results.TimelinePoint, flags []bool, gap float64) [][2]float64 {
 func requestRate(r *results.Results, opts Options) (*Figure, error) {
 	lim := opts.limits(r)
 	title := func(s *results.StrategyResult) string { return s.Name }
-	panels, err := timelinePanels(r, "requests/s", title, func(p *plot.Plot, i int, s *results.StrategyResult, t0, t1 float64) error {
-		return requestPanel(p, i, s, t0, t1, lim.ratePerS, opts.maxPoints())
+	yLabel := "requests/s"
+	caption := "Where the service refused requests (429s) the band is shaded; the gap between started and admitted is the 429s; a dotted line is the pace a strategy's token bucket aims at."
+	if n := limitedServices(r); n > 1 {
+		yLabel = "requests/s, all services"
+		caption += fmt.Sprintf(" The lines count the requests to all %d services; the limit drawn is %s's, the service a turn calls most.", n, lim.service)
+	}
+	panels, err := timelinePanels(r, yLabel, title, func(p *plot.Plot, i int, s *results.StrategyResult, t0, t1 float64) error {
+		return requestPanel(p, i, s, runTimeline(r, s), t0, t1, lim, opts.maxPoints())
 	})
 	if panels == nil {
 		return nil, err
 	}
-	return newFigure("requests", "Requests per second against the limit",
-		"Where a strategy's admitted line meets the limit the band is shaded (the limit is saturated); the gap between started and admitted is the 429s.",
+	return newFigure("requests", "Requests per second against the limit", caption,
 		panelsHeight(len(panels)), panels...), nil
 }
 
-// requestPanel draws strategy i's requests per second on p, t0 to t1
-// seconds: the saturated buckets shaded, the limit of ratePerS requests/s
-// (0: none) dashed under the lines, and the started, admitted and 429
-// rates, each line downsampled to about maxPoints.
-func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, t0, t1, ratePerS float64, maxPoints int) error {
-	top := 0.0
-	started := make(plotter.XYs, len(s.Timeline))
-	admitted := make(plotter.XYs, len(s.Timeline))
-	limited := make(plotter.XYs, len(s.Timeline))
+// limitedServices counts the services of r with a limit of their own.
+func limitedServices(r *results.Results) int {
+	n := 0
+	for _, l := range r.Limits {
+		if l.RequestsPerMinute > 0 || l.TokensPerMinute > 0 || l.MaxConcurrent > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// requestPanel draws strategy i's requests per second (timeline tl) on
+// p, t0 to t1 seconds: the buckets with 429s shaded, the service's limit
+// (none when lim has no rate) dashed under the lines and named after its
+// service, the pace the strategy's token bucket aims at dotted, and the
+// started, admitted and 429 rates, each line downsampled to about
+// maxPoints. A start-up spike far above the rest is named, not scaled to.
+func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.TimelinePoint, t0, t1 float64, lim drawnLimits, maxPoints int) error {
+	ratePerS := lim.ratePerS
+	started := make(plotter.XYs, len(tl))
+	admitted := make(plotter.XYs, len(tl))
+	limited := make(plotter.XYs, len(tl))
 	any429 := false
-	for k, pt := range s.Timeline {
+	for k, pt := range tl {
 		started[k] = plotter.XY{X: pt.T, Y: pt.Started}
 		admitted[k] = plotter.XY{X: pt.T, Y: max(0, pt.Started-pt.RateLimited)}
 		limited[k] = plotter.XY{X: pt.T, Y: pt.RateLimited}
 		any429 = any429 || pt.RateLimited > 0
-		top = max(top, pt.Started)
 	}
+	top, spike, clipped := scaleTop(started)
 	if ratePerS > 0 {
 		top = max(top, ratePerS)
 	}
 	p.Y.Min, p.Y.Max = 0, fitTop(top)
-	if shade := spans(s.Timeline, saturated(s.Timeline, ratePerS), (t1-t0)/300); len(shade) > 0 {
+	if clipped {
+		p.Y.Max *= 1.15
+	}
+	if shade := spans(tl, saturated(tl), (t1-t0)/300); len(shade) > 0 {
 		b := &rects{fill: shadeColor}
 		for _, sp := range shade {
 			b.add(sp[0], sp[1], p.Y.Min, p.Y.Max)
 		}
 		p.Add(b)
-		p.Legend.Add("limit saturated", b)
+		p.Legend.Add("429s (limit saturated)", b)
 	}
 	if ratePerS > 0 {
 		// Under the lines, so an admitted rate at the limit shows.
-		if _, err := levelLine(p, fmt.Sprintf("limit %s/s", num(ratePerS)), ratePerS, t0, t1, color.Black, dashed); err != nil {
+		label := fmt.Sprintf("limit %s/s", num(ratePerS))
+		if lim.service != "" {
+			label = fmt.Sprintf("%s limit %s/s", lim.service, num(ratePerS))
+		}
+		if _, err := levelLine(p, label, ratePerS, t0, t1, color.Black, dashed); err != nil {
 			return err
 		}
+		if h := s.Headroom; h > 0 && h < 1 {
+			if _, err := levelLine(p, fmt.Sprintf("pace %s/s (headroom %s)", num(ratePerS*h), num(h)), ratePerS*h, t0, t1, strategyColor(i), dotted); err != nil {
+				return err
+			}
+		}
 	}
-	if len(s.Timeline) == 0 {
+	if len(tl) == 0 {
 		return nil
 	}
 	series := []struct {
@@ -213,8 +300,8 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, t0, t1, ratePe
 		skip  bool
 	}{
 		{admitted, "admitted/s", color.Gray{Y: 40}, 1, !any429},
-		{limited, "429s/s", limitColor, 1, !any429},
-		{started, "started/s", strategyColor(i), 1.5, false},
+		{limited, "429s/s", refusedCol, 1, !any429}, // teal: apart from every strategy's colour
+		{started, startedLabel(spike, clipped), strategyColor(i), 1.5, false},
 	}
 	for _, sr := range series {
 		if sr.skip {
@@ -229,4 +316,13 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, t0, t1, ratePe
 		p.Legend.Add(sr.label, l)
 	}
 	return nil
+}
+
+// startedLabel names the started line, and the spike off the scale when
+// the axis was not set by it.
+func startedLabel(spike plotter.XY, clipped bool) string {
+	if clipped {
+		return fmt.Sprintf("started/s; %s at %s s, off the scale", num(spike.Y), num(spike.X))
+	}
+	return "started/s"
 }

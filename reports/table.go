@@ -37,10 +37,20 @@ type TableOptions struct {
 	// Columns names the columns to show, in order (see Columns; "all" and
 	// "default" stand for sets); nil shows the default ones.
 	Columns []string
+	// Width is the terminal's width in columns (0: unknown, the wide
+	// layout); under NarrowWidth the narrow layout is written.
+	Width int
 }
 
+// NarrowWidth is the terminal width, in columns, under which the table is
+// written in its narrow layout.
+const NarrowWidth = 120
+
 // WriteTableWith is WriteTable with the columns chosen; an unknown column
-// is an error naming the ones that exist.
+// is an error naming the ones that exist. With o.Width under NarrowWidth,
+// or narrower than the table (and no columns chosen), it writes the narrow
+// layout: the decision first, then the columns a choice rests on, every
+// line wrapped to the width.
 func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 	if r == nil {
 		return errors.New("reports: no results")
@@ -49,14 +59,30 @@ func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 	if err != nil {
 		return err
 	}
+	narrow := o.Width > 0 && len(o.Columns) == 0 && (o.Width < NarrowWidth || tableWidth(comparisonTable(r, ms, false)) > o.Width)
+	wrapTo := 0
+	if narrow {
+		ms, wrapTo = narrowMetrics(ms), o.Width
+	}
 	color := o.Color
 	var b strings.Builder
-	fmt.Fprintln(&b, runLine(r))
+	put := func(indent, line string) {
+		for _, l := range wrap(indent+line, wrapTo) {
+			fmt.Fprintln(&b, l)
+		}
+	}
+	put("", runLine(r))
 	for _, warn := range warnings(r) {
 		if color {
 			warn = ansiWarn + warn + ansiReset
 		}
 		fmt.Fprintln(&b, warn)
+	}
+	if narrow && r.Decision != nil {
+		b.WriteString("\ndecision\n")
+		for _, l := range DecisionLines(r.Decision) {
+			put("  ", strings.TrimPrefix(l, "  "))
+		}
 	}
 	b.WriteByte('\n')
 	if len(r.Strategies) == 0 {
@@ -67,43 +93,55 @@ func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 		}
 		b.WriteByte('\n')
 		for _, l := range tableKey(r) {
-			fmt.Fprintln(&b, l)
-		}
-		if rows := processRows(r); rows != nil {
-			b.WriteString("\nper process\n")
-			for _, l := range processTableText(rows) {
-				fmt.Fprintln(&b, "  "+l)
+			if narrow && !narrowKey(l) {
+				continue
 			}
-			fmt.Fprintln(&b, "  "+processKey)
+			put("", l)
 		}
-		if ts := eventTables(r); ts != nil {
-			b.WriteString("\naround each event\n")
-			for _, l := range eventTablesText(ts) {
-				fmt.Fprintln(&b, "  "+l)
-			}
-			fmt.Fprintln(&b, "  "+windowKey)
+		if narrow {
+			put("", fmt.Sprintf("(the terminal is %d columns wide: the table shows the columns a choice rests on; --columns all, or %d columns, shows every one)", o.Width, NarrowWidth))
 		}
+		writeSections(&b, r, put)
 	}
 	if lines := eventLines(r); len(lines) > 0 {
 		b.WriteString("\ntimed events\n")
 		for _, l := range lines {
-			fmt.Fprintln(&b, "  "+l)
+			put("  ", l)
 		}
 	}
-	if r.Decision != nil {
+	if !narrow && r.Decision != nil {
 		b.WriteString("\ndecision\n")
 		for _, l := range DecisionLines(r.Decision) {
-			fmt.Fprintln(&b, "  "+strings.TrimPrefix(l, "  "))
+			put("  ", strings.TrimPrefix(l, "  "))
 		}
 	}
 	if lines := recommendationLines(r); len(lines) > 0 {
 		b.WriteString("\narithmetic per service (where the sweep starts)\n")
 		for _, l := range lines {
-			fmt.Fprintln(&b, "  "+l)
+			put("  ", l)
 		}
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// writeSections writes the per-process and per-event tables, when the
+// results have them, through put (an indent and a line).
+func writeSections(b *strings.Builder, r *results.Results, put func(indent, line string)) {
+	if rows := processRows(r); rows != nil {
+		b.WriteString("\nper process\n")
+		for _, l := range processTableText(rows) {
+			fmt.Fprintln(b, "  "+l)
+		}
+		put("  ", processKey)
+	}
+	if ts := eventTables(r); ts != nil {
+		b.WriteString("\naround each event\n")
+		for _, l := range eventTablesText(ts) {
+			fmt.Fprintln(b, "  "+l)
+		}
+		put("  ", windowKey)
+	}
 }
 
 // runLine names the run: scenario, seed, mode, duration and version.
@@ -172,10 +210,14 @@ func tableKey(r *results.Results) []string {
 	key := []string{
 		"* best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns",
 		"answer p95: turn latency with every failed turn counted as never answered (—: the 95th-percentile turn got no answer)",
+		"goodput: successful calls of turns answered in full, per second (a success inside a failed turn is not goodput; the column 'calls ok/s' counts every success)",
 		"early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read",
 	}
 	var services []string
 	for _, m := range metrics(r) {
+		if m.header == "unfinished" {
+			key = append(key, "unfinished: turns still running when the run ended at its duration, kept out of every latency and rate figure")
+		}
 		if strings.HasPrefix(m.header, "peak") {
 			services = append(services, strings.TrimPrefix(m.name, "peak in flight at "))
 		}

@@ -110,9 +110,9 @@ func TestWriteTableFlagsPartialAndInvalid(t *testing.T) {
 
 func TestBest(t *testing.T) {
 	ss := []results.StrategyResult{
-		{Name: "a", Turns: 10, GoodputPerS: 5, RateLimited: 3, TurnLatencyMs: results.Summary{P95: 900}},
-		{Name: "b", Turns: 12, GoodputPerS: 7, RateLimited: 3, TurnLatencyMs: results.Summary{P95: 700}},
-		{Name: "c", Turns: 12, GoodputPerS: 6, RateLimited: 9, TurnLatencyMs: results.Summary{P95: 800}},
+		{Name: "a", Turns: 10, GoodputPerS: 5, AnsweredGoodputPerS: 5, RateLimited: 3, TurnLatencyMs: results.Summary{P95: 900}},
+		{Name: "b", Turns: 12, GoodputPerS: 7, AnsweredGoodputPerS: 7, RateLimited: 3, TurnLatencyMs: results.Summary{P95: 700}},
+		{Name: "c", Turns: 12, GoodputPerS: 6, AnsweredGoodputPerS: 6, RateLimited: 9, TurnLatencyMs: results.Summary{P95: 800}},
 		// No turn finished: its latency of 0 is not a best.
 		{Name: "d", Turns: 0, GoodputPerS: 0, RateLimited: 3},
 	}
@@ -138,11 +138,13 @@ func TestBest(t *testing.T) {
 func TestBestIgnoresStrategiesThatFailFast(t *testing.T) {
 	// "herd" fails 40% of its turns, which makes them short and lets it
 	// finish more: it must not take the latency or turns marks, though it
-	// still competes for what failing cannot buy (goodput, 429s).
+	// still competes for what failing cannot buy (goodput, 429s). Its
+	// successful calls are the most, but those inside its failed turns
+	// answered nothing: the goodput of answered turns is paced's.
 	ss := []results.StrategyResult{
-		{Name: "herd", Turns: 100, FailedTurns: 40, GoodputPerS: 9, RateLimited: 500, TurnLatencyMs: results.Summary{P95: 300}},
-		{Name: "paced", Turns: 80, FailedTurns: 0, GoodputPerS: 8, RateLimited: 0, TurnLatencyMs: results.Summary{P95: 900}},
-		{Name: "capped", Turns: 70, FailedTurns: 0, GoodputPerS: 7, RateLimited: 10, TurnLatencyMs: results.Summary{P95: 1200}},
+		{Name: "herd", Turns: 100, FailedTurns: 40, GoodputPerS: 9, AnsweredGoodputPerS: 5.4, RateLimited: 500, TurnLatencyMs: results.Summary{P95: 300}},
+		{Name: "paced", Turns: 80, FailedTurns: 0, GoodputPerS: 8, AnsweredGoodputPerS: 8, RateLimited: 0, TurnLatencyMs: results.Summary{P95: 900}},
+		{Name: "capped", Turns: 70, FailedTurns: 0, GoodputPerS: 7, AnsweredGoodputPerS: 7, RateLimited: 10, TurnLatencyMs: results.Summary{P95: 1200}},
 	}
 	byHeader := metricsByHeader()
 	tests := []struct {
@@ -152,7 +154,8 @@ func TestBestIgnoresStrategiesThatFailFast(t *testing.T) {
 		{"p95 ms", []bool{false, true, false}},
 		{"turns", []bool{false, true, false}},
 		{"failed turns", []bool{false, true, true}},
-		{"goodput/s", []bool{true, false, false}},
+		{"goodput/s", []bool{false, true, false}},
+		{"calls ok/s", []bool{false, false, false}}, // every success: shown, never marked
 		{"429s", []bool{false, true, false}},
 	}
 	for _, tt := range tests {
@@ -244,5 +247,23 @@ func TestWriteTableNeverStarsInvalid(t *testing.T) {
 	// p95 (column 5) now goes to the best valid strategy.
 	if got := row["bounded-32-nojitter"][5]; got != "2,480*" {
 		t.Errorf("bounded-32-nojitter p95 %q, want 2,480* once bounded-8 is out:\n%s", got, b.String())
+	}
+}
+
+// A spread between seeds too small for the column's format still shows,
+// to two significant digits, rather than as "±0": a cell without "±" says
+// the seeds agree.
+func TestCellShowsATinySpread(t *testing.T) {
+	s := results.StrategyResult{Name: "s", SeedRuns: []results.StrategyResult{{AnsweredGoodputPerS: 10}, {AnsweredGoodputPerS: 10.001}, {AnsweredGoodputPerS: 10.002}}}
+	m := metrics()[8] // goodput/s, two decimals
+	if m.header != "goodput/s" {
+		t.Fatalf("metric 8 is %q", m.header)
+	}
+	if got := cellText(m, &s); got != "10.00 ±0.0025" {
+		t.Errorf("cell %q, want 10.00 ±0.0025", got)
+	}
+	same := results.StrategyResult{Name: "s", SeedRuns: []results.StrategyResult{{AnsweredGoodputPerS: 10}, {AnsweredGoodputPerS: 10}}}
+	if got := cellText(m, &same); got != "10.00" {
+		t.Errorf("equal seeds: cell %q, want 10.00", got)
 	}
 }

@@ -21,8 +21,8 @@ type Decision struct {
 	MaxInFlight           int            `json:"max_in_flight"`
 	MaxInFlightPerService map[string]int `json:"max_in_flight_per_service,omitempty"`
 	// Headroom is the fraction of every service's published limits the
-	// client's token buckets pace at; Pace gives the resulting rates by
-	// service.
+	// client's token buckets pace at (0: no token buckets); Pace gives the
+	// resulting rates by service.
 	Headroom float64         `json:"headroom"`
 	Pace     map[string]Pace `json:"pace,omitempty"`
 	// Retry is the retry policy, in words ("full-jitter from 1s to 60s, 5
@@ -62,6 +62,14 @@ type Outcome struct {
 	// RateLimitedShare is 429 responses ÷ attempts.
 	AnsweredShare    float64 `json:"answered_share"`
 	RateLimitedShare float64 `json:"rate_limited_share"`
+	// Cap is the cap the setting ran with (0: none, or as the strategy is
+	// written); Headroom the pace of its token buckets as a fraction of the
+	// limits (0: it does not pace).
+	Cap      int     `json:"cap,omitempty"`
+	Headroom float64 `json:"headroom,omitempty"`
+	// MeetsRule is set when the setting's 429 share and answered share
+	// meet the decision's rule, so that it could have been chosen.
+	MeetsRule bool `json:"meets_rule,omitempty"`
 }
 
 // Evidence is how a Decision was reached.
@@ -69,6 +77,9 @@ type Evidence struct {
 	// ArithmeticCap is the Little's-law cap of the binding service at the
 	// headroom: where the sweep started.
 	ArithmeticCap int `json:"arithmetic_cap"`
+	// Points are the sweep's figures at every cap simulated, ascending: what
+	// the rule chose from and the sweep figure of report.html draws.
+	Points []SweepPoint `json:"points,omitempty"`
 	// Caps lists every cap simulated, ascending; Chosen is the cap the rule
 	// picked (0: none qualified), Best the one with the lowest p95, Knee
 	// where goodput stops paying (0: none found).
@@ -91,6 +102,18 @@ type Evidence struct {
 	// Load is the workload's demand against what the limits sustain, a
 	// step a line (empty when not measured).
 	Load []string `json:"load,omitempty"`
+	// Strategies holds every strategy of the scenario as written, under
+	// the same seeds: the configurations the decision must not be worse
+	// than. Paces holds the headrooms tried at the chosen cap.
+	Strategies []Outcome `json:"strategies,omitempty"`
+	Paces      []Outcome `json:"paces,omitempty"`
+	// Search says, a step a line, how the strategy, the cap and the pace
+	// were chosen.
+	Search []string `json:"search,omitempty"`
+	// CapFlat is set when every cap swept that meets the rule answers
+	// within the tolerance of the best: the cap does not bind there, and
+	// the pace, not the cap, sets the figures.
+	CapFlat bool `json:"cap_flat,omitempty"`
 }
 
 // Recommendation is the cap advised for one service, with its reasoning.

@@ -25,7 +25,8 @@ type Results struct {
 	Strategies []StrategyResult `json:"strategies"`
 	// Seeds lists the seeds of a run over several (run --seeds N): Seed
 	// and the ones after it. Each strategy's figures are the first seed's;
-	// its SeedRuns hold every seed's. Empty for a run of one seed.
+	// its SeedRuns hold every seed's and its SeedStats their means and 95%
+	// intervals. Empty for a run of one seed.
 	Seeds []uint64 `json:"seeds,omitempty"`
 	// Limits are the published limits of the services the workload calls,
 	// in the scenario's service order, with the calls a turn makes to each:
@@ -78,9 +79,10 @@ type StrategyResult struct {
 	// Turns and Calls count completed turns and their calls; Attempts counts calls plus retries.
 	Turns int64 `json:"turns"`
 	// FailedTurns counts turns with a failed or cancelled part;
-	// UnfinishedTurns those still running when the run was cut off (a
-	// strategy that cannot drain its work); RefusedTurns those the
-	// scheduler refused (queue bound).
+	// UnfinishedTurns those still running when the run ended at the
+	// scenario's duration (a run does not drain: they are in no other
+	// figure, latencies included); RefusedTurns those the scheduler
+	// refused (queue bound).
 	FailedTurns     int64 `json:"failed_turns"`
 	UnfinishedTurns int64 `json:"unfinished_turns,omitempty"`
 	RefusedTurns    int64 `json:"refused_turns,omitempty"`
@@ -94,8 +96,9 @@ type StrategyResult struct {
 	// succeeded, in milliseconds.
 	OKTurnLatencyMs Summary `json:"ok_turn_latency_ms"`
 	// AnswerLatencyMs gives the time to a full answer: turn-latency
-	// percentiles over every turn begun, with failed, cancelled and
-	// unfinished turns counted as never answered. A percentile that falls
+	// percentiles over every turn finished within the duration, with
+	// failed and cancelled turns counted as never answered (unfinished
+	// ones are left out, and counted in UnfinishedTurns). A percentile that falls
 	// among those is Unanswered (null in JSON). Compare strategies that fail
 	// different shares of turns by it: a turn that fails fast is not a fast
 	// answer.
@@ -108,12 +111,25 @@ type StrategyResult struct {
 	AttemptsInService float64 `json:"attempts_in_service"`
 	// CallLatencyMs summarises one call's latency (queueing included) in milliseconds.
 	CallLatencyMs Summary `json:"call_latency_ms"`
-	// GoodputPerS is successful calls per second of (virtual) time.
-	GoodputPerS float64 `json:"goodput_per_s"`
+	// GoodputPerS is every successful call per second of (virtual) time,
+	// those of failed turns included, counted when its result reached the
+	// agent within the duration. AnsweredGoodputPerS counts only the
+	// successful calls of turns answered in full: the work that reached an
+	// answer, the goodput to compare strategies by. AnsweredTurnsPerS is
+	// turns answered in full per second.
+	GoodputPerS         float64 `json:"goodput_per_s"`
+	AnsweredGoodputPerS float64 `json:"answered_goodput_per_s"`
+	AnsweredTurnsPerS   float64 `json:"answered_turns_per_s"`
 	// OfferedTurnsPerS and AchievedTurnsPerS compare the workload's intended
-	// turn rate with the completed one (open workloads; closed ones report achieved only).
+	// turn rate with the one finished within the duration (failed turns
+	// included; a run ends at its duration, so achieved never exceeds what
+	// the system can finish). Open workloads; closed ones report achieved
+	// only.
 	OfferedTurnsPerS  float64 `json:"offered_turns_per_s,omitempty"`
 	AchievedTurnsPerS float64 `json:"achieved_turns_per_s"`
+	// Headroom is the fraction of the published limits the strategy's
+	// token buckets pace at (0: it has none).
+	Headroom float64 `json:"headroom,omitempty"`
 	// RateLimited counts 429 responses the client saw; Failed counts calls whose result was an error.
 	RateLimited int64 `json:"rate_limited"`
 	Failed      int64 `json:"failed"`
@@ -177,6 +193,15 @@ type StrategyResult struct {
 	// timeline, limit_trace): what means and 95% intervals over seeds are computed
 	// from. Empty for a run of one seed.
 	SeedRuns []StrategyResult `json:"seed_runs,omitempty"`
+	// SeedStats holds, for a run over several seeds, each figure's mean
+	// over SeedRuns with its 95% interval (Interval: Student's t, n−1
+	// degrees of freedom), keyed by the figure's JSON path in this struct
+	// (FigureKeys: "turns", "turn_latency_ms.p95", "peak_in_flight.llm",
+	// …): {"mean": …, "lo": …, "hi": …, "n": seeds}, in the figure's unit,
+	// null for a time to answer some seed never gave. The terminal table
+	// prints these means and half widths. A figure that does not apply
+	// under every seed is left out; the whole field is, for one seed.
+	SeedStats map[string]Interval `json:"seed_stats,omitempty"`
 }
 
 // ServiceLimits is one service's published limits and its share of the

@@ -60,6 +60,9 @@ type agentTurn struct {
 	parts     int
 	cancelled bool
 	failed    bool
+	// good counts the turn's tool calls that succeeded: the answered
+	// goodput when the turn is answered in full.
+	good int
 }
 
 // agentPart is one sched turn of an agent turn: what to submit, and the
@@ -357,6 +360,8 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 	for i := range results {
 		if results[i].Err != nil {
 			ok = false
+		} else if !p.llm() {
+			t.good++
 		}
 	}
 	if !t.cancelled {

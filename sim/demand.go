@@ -34,5 +34,8 @@ func Demand(ctx context.Context, sc *scenarios.Scenario, opts Options) (turnsPer
 	if err != nil {
 		return 0, err
 	}
-	return res.Strategies[0].AchievedTurnsPerS, nil
+	// Every turn begun counts, those still running at the end too: the
+	// demand is what the sessions start.
+	st := res.Strategies[0]
+	return round6(float64(st.Turns+st.UnfinishedTurns) / res.DurationS), nil
 }

@@ -27,8 +27,9 @@ type engine struct {
 	ops    []agentOp // scratch: the agent loop's ops being carried out
 	now    time.Duration
 	end    time.Duration // no turn starts at or after end
-	// stop bounds the drain after end: a strategy that cannot finish its
-	// turns is cut off here and its unfinished turns are reported.
+	// stop is when the run ends: the scenario's duration, so that work
+	// still running then is unfinished, reported as such and kept out of
+	// the figures. (Engine tests move it later to drain every turn.)
 	stop time.Duration
 
 	// procs are the agent processes, each with its own scheduler (one
@@ -59,7 +60,7 @@ type engine struct {
 
 	transport bool // cancellation reaches the transport
 	m         *collector
-	// cutOff is set when the run stopped at the drain limit with work left.
+	// cutOff is set when the run stopped at its end with work left.
 	cutOff bool
 	// err is why the run stopped early, when it did for a reason of its own.
 	err error
@@ -116,7 +117,7 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 	// runs the same strategy).
 	limits := newLimitRecorder(sc, &cfg)
 	e := &engine{
-		sc: sc, st: st, end: sc.Duration, stop: drainLimit(sc.Duration),
+		sc: sc, st: st, end: sc.Duration, stop: sc.Duration,
 		transport: st.CancelAt != scenarios.CancelAtReader, trace: et, limits: limits,
 	}
 	if err := e.newProcesses(cfg); err != nil {
@@ -156,7 +157,7 @@ func (e *engine) schedule(ev event) {
 // cancellation checks.
 const progressEvery = 1 << 14
 
-// run simulates until every turn is done or the drain limit passes. It
+// run simulates until every turn is done or the run's end passes. It
 // returns false when ctx ended the run early (the results are partial).
 func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) bool {
 	e.agents.begin()

@@ -7,9 +7,10 @@ import (
 	"github.com/simbench/simbench/sched/satmath"
 )
 
-// drainLimit is how long a run of duration d goes on after d to let its
-// turns finish: half the duration, at least a minute. Turns still running
-// then are cut off and reported unfinished.
+// drainLimit is how long a live run of duration d goes on after d to let
+// its requests settle: half the duration, at least a minute; engine tests
+// drain to it too. What finishes after d counts as unfinished, as in a
+// virtual run, which ends at d.
 func drainLimit(d time.Duration) time.Duration {
 	return satmath.Add(d, max(d/2, time.Minute))
 }
@@ -50,8 +51,8 @@ func (e *engine) do(op *agentOp) {
 		e.schedule(event{at: op.at, kind: evArrival})
 	case opEnd:
 		t := op.turn
-		e.m.turn(e.now, e.now-t.start, op.failed)
-		if e.multi {
+		e.m.turn(e.now, e.now-t.start, op.failed, t.good)
+		if e.multi && e.now <= e.m.window {
 			e.procs[t.proc].stats.turn(e.now-t.start, op.failed)
 		}
 	case opSessionDone:

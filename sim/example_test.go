@@ -28,8 +28,8 @@ func ExampleRun() {
 	}
 	// Output:
 	// no-jitter    429s  224  failed turns  2  p95  31254 ms
-	// full-jitter  429s  394  failed turns  0  p95  23134 ms
-	// paced        429s    1  failed turns  0  p95   5358 ms
+	// full-jitter  429s  388  failed turns  0  p95  23085 ms
+	// paced        429s    1  failed turns  0  p95   5612 ms
 }
 
 // Sweep one strategy's cap to see where more concurrency stops paying.
@@ -50,10 +50,10 @@ func ExampleSweep() {
 		fmt.Printf("sources cap %d: %.2f calls/s\n", caps[i], r.GoodputPerS)
 	}
 	// Output:
-	// sources cap 1: 1.78 calls/s
-	// sources cap 2: 3.52 calls/s
-	// sources cap 4: 7.17 calls/s
-	// sources cap 8: 10.00 calls/s
+	// sources cap 1: 1.73 calls/s
+	// sources cap 2: 3.47 calls/s
+	// sources cap 4: 7.13 calls/s
+	// sources cap 8: 9.96 calls/s
 }
 
 // Measure what a workload offers with every limit lifted, to set against

@@ -168,9 +168,12 @@ func (l *liveRun) do(ctx context.Context, op *agentOp) {
 		l.mu.Lock()
 		now := l.vnow()
 		lat := max(now-t.start, 0)
-		l.m.turn(now, lat, op.failed)
-		if !op.failed {
-			l.procs[t.proc].answered.add(lat)
+		l.m.turn(now, lat, op.failed, t.good)
+		if now <= l.m.window {
+			l.procs[t.proc].ended++
+			if !op.failed {
+				l.procs[t.proc].answered.add(lat)
+			}
 		}
 		l.mu.Unlock()
 	case opSessionDone:

@@ -101,11 +101,13 @@ func (o *LiveOptions) fleet() (fleetOptions, error) {
 
 // procTally is one process's figures as the run goes (under liveRun.mu).
 type procTally struct {
-	begun, good, limited int64
-	answered             *histogram
-	fallbacks            int
-	fallbackS            float64
-	downSince            time.Duration // scenario time of the last switch to the fallback; -1: up
+	// begun counts the turns begun; ended those that ended within the
+	// duration (the rest are unfinished).
+	begun, ended, good, limited int64
+	answered                    *histogram
+	fallbacks                   int
+	fallbackS                   float64
+	downSince                   time.Duration // scenario time of the last switch to the fallback; -1: up
 }
 
 // startRedis returns the URL of the Redis a shared-quota run uses: the one
@@ -250,9 +252,9 @@ func (l *liveRun) processResults(fo *fleetOptions) []results.ProcessResult {
 		if t.downSince >= 0 {
 			l.endFallback(p, end)
 		}
-		out[p] = results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.begun,
-			GoodputPerS: round6(float64(t.good) / window), RateLimited: t.limited,
-			AnswerLatencyMs: t.answered.answerSummary(uint64(t.begun)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)}
+		out[p] = results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.ended,
+			UnfinishedTurns: t.begun - t.ended, GoodputPerS: round6(float64(t.good) / window), RateLimited: t.limited,
+			AnswerLatencyMs: t.answered.answerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)}
 	}
 	return out
 }

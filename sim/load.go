@@ -19,6 +19,10 @@ type ServiceLoad struct {
 	TokensPerCall float64
 	// MeanLatency is the mean service time of one call.
 	MeanLatency time.Duration
+	// RoundTrip is the mean network time of one attempt: the service's
+	// one-way network_delay there and back. An attempt holds its place in
+	// the client's cap for MeanLatency + RoundTrip.
+	RoundTrip time.Duration
 	// CallsPerTurn is the mean calls one agent turn makes to the service
 	// (model calls included; subagents counted at their iteration cap).
 	CallsPerTurn float64
@@ -80,7 +84,7 @@ func Loads(sc *scenarios.Scenario) []ServiceLoad {
 		out = append(out, ServiceLoad{
 			Name: svc.Name, RequestsPerMinute: svc.RequestsPerMinuteLimit(), TokensPerMinute: svc.TokensPerMinute,
 			MaxConcurrent: svc.MaxConcurrent, TokensPerCall: tokens[svc.Name] / n,
-			MeanLatency: time.Duration(mean), CallsPerTurn: n,
+			MeanLatency: time.Duration(mean), RoundTrip: time.Duration(2 * newSampler(svc.NetworkDelay).mean()), CallsPerTurn: n,
 		})
 	}
 	return out

@@ -18,16 +18,23 @@ type collector struct {
 
 	turns, failedTurns int64
 	lastTurn           time.Duration // when the latest turn finished
-	unfinished         int64
-	refused            int64
-	calls, failed      int64
-	goodCalls          int64 // successful tool calls finished within the window
-	attempts           int64
-	rateLimited        int64
-	turnLat, callLat   *histogram
-	okTurnLat          *histogram
-	attemptsPerCall    []int64
-	failedPerAttempts  []int64 // of attemptsPerCall, the calls that gave up
+	// unfinished counts the turns begun and never ended; late those that
+	// ended after the window (a live run's settling, a test's drain): both
+	// are unfinished at the end of the run, and late ones stay out of
+	// every other figure.
+	unfinished, late int64
+	// answeredGood counts the successful tool calls of turns answered in
+	// full within the window; lateCalls the calls that finished after it.
+	answeredGood, lateCalls int64
+	refused                 int64
+	calls, failed           int64
+	goodCalls               int64 // successful tool calls finished within the window
+	attempts                int64
+	rateLimited             int64
+	turnLat, callLat        *histogram
+	okTurnLat               *histogram
+	attemptsPerCall         []int64
+	failedPerAttempts       []int64 // of attemptsPerCall, the calls that gave up
 
 	inFlight, peak []int // per service, client side
 	total          int   // attempts in flight, all services
@@ -172,6 +179,13 @@ func (c *collector) result(r *sched.Result, llm bool) {
 	if llm {
 		return
 	}
+	if r.Finished > c.window {
+		// Finished after the run's end: unfinished work, in no figure.
+		c.lateCalls++
+		c.callSum += (r.Queued + r.Running).Seconds()
+		c.leave(r.Finished)
+		return
+	}
 	c.calls++
 	if r.Err != nil {
 		c.failed++
@@ -208,10 +222,19 @@ func (c *collector) result(r *sched.Result, llm bool) {
 // turnBegun counts a turn into the system at now.
 func (c *collector) turnBegun(now time.Duration) { c.turnsIn.add(now, 1) }
 
-// turn records a turn that finished at now, and its latency.
-func (c *collector) turn(now, latency time.Duration, failed bool) {
+// turn records a turn that finished at now, its latency and its
+// successful tool calls; a turn that finished after the window counts as
+// unfinished and in no other figure.
+func (c *collector) turn(now, latency time.Duration, failed bool, good int) {
 	c.turnsIn.add(now, -1)
+	if now > c.window {
+		c.late++
+		return
+	}
 	c.turns++
+	if !failed {
+		c.answeredGood += int64(good)
+	}
 	c.lastTurn = max(c.lastTurn, now)
 	if failed {
 		c.failedTurns++
@@ -243,21 +266,23 @@ func (c *collector) strategyResult(name string, maxInFlight int, models []*fakea
 func (c *collector) strategyResultFrom(name string, maxInFlight int, models []modelStats, offered float64) results.StrategyResult {
 	r := results.StrategyResult{
 		Name: name, MaxInFlight: maxInFlight,
-		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.unfinished, RefusedTurns: c.refused,
+		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.unfinished + c.late, RefusedTurns: c.refused,
 		Calls: c.calls, Attempts: c.attempts,
 		TurnLatencyMs: c.turnLat.summary(), OKTurnLatencyMs: c.okTurnLat.summary(),
-		AnswerLatencyMs: c.okTurnLat.answerSummary(uint64(c.turns + c.unfinished)), CallLatencyMs: c.callLat.summary(),
-		GoodputPerS:       round6(float64(c.goodCalls) / c.window.Seconds()),
-		OfferedTurnsPerS:  round6(offered),
-		AchievedTurnsPerS: round6(float64(c.turns) / c.window.Seconds()),
-		TurnsInSystem:     round6(c.turnsIn.mean()),
-		AttemptsInService: round6(c.attemptsIn.mean()),
-		RateLimited:       c.rateLimited, Failed: c.failed,
+		AnswerLatencyMs: c.okTurnLat.answerSummary(uint64(c.turns)), CallLatencyMs: c.callLat.summary(),
+		GoodputPerS:         round6(float64(c.goodCalls) / c.window.Seconds()),
+		AnsweredGoodputPerS: round6(float64(c.answeredGood) / c.window.Seconds()),
+		AnsweredTurnsPerS:   round6(float64(c.turns-c.failedTurns) / c.window.Seconds()),
+		OfferedTurnsPerS:    round6(offered),
+		AchievedTurnsPerS:   round6(float64(c.turns) / c.window.Seconds()),
+		TurnsInSystem:       round6(c.turnsIn.mean()),
+		AttemptsInService:   round6(c.attemptsIn.mean()),
+		RateLimited:         c.rateLimited, Failed: c.failed,
 		PeakInFlight:    map[string]int{},
 		QuotaUsed:       map[string]float64{},
 		AttemptsPerCall: c.attemptsPerCall,
 		LatencyCDF:      c.turnLat.cdf(100),
-		AnswerCDF:       c.okTurnLat.cdfAmong(100, uint64(c.turns+c.unfinished)),
+		AnswerCDF:       c.okTurnLat.cdfAmong(100, uint64(c.turns)),
 		Timeline:        c.timeline,
 	}
 	r.AttemptsPerFailedCall = c.failedPerAttempts
@@ -299,7 +324,7 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 // a set number of turns, or one whose turns did not all finish (the
 // duration ended first, or the run was cut off).
 func (c *collector) finishS(w *scenarios.Workload) float64 {
-	if w.Sessions == 0 || w.Turns == 0 || c.unfinished > 0 || c.turns != int64(w.Sessions)*int64(w.Turns) {
+	if w.Sessions == 0 || w.Turns == 0 || c.unfinished+c.late > 0 || c.turns != int64(w.Sessions)*int64(w.Turns) {
 		return 0
 	}
 	return round6(c.lastTurn.Seconds())

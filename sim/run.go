@@ -223,6 +223,9 @@ func (e *engine) result() results.StrategyResult {
 	}
 	r := e.m.strategyResult(e.st.Name, e.st.MaxInFlight, e.models, offered)
 	r.Retry = RetryText(e.st)
+	if e.st.TokenBucket {
+		r.Headroom = e.st.Headroom
+	}
 	if !e.cutOff {
 		r.FinishS = e.m.finishS(&e.sc.Workload)
 	}

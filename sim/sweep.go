@@ -120,6 +120,16 @@ type SweepRow struct {
 // only the caps at least one of whose seeds finished (SeedRuns lists
 // those), and no row is returned for a load none of whose caps did.
 func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []int, loads []Load, opts Options) ([]SweepRow, error) {
+	st := sc.Strategy(strategy)
+	if st == nil {
+		return SweepCap(ctx, sc, strategy, "", caps, loads, opts)
+	}
+	return SweepCap(ctx, sc, strategy, SweepService(st), caps, loads, opts)
+}
+
+// SweepCap is Sweep with the cap varied named: service's per-service cap,
+// or the global MaxInFlight when service is "".
+func SweepCap(ctx context.Context, sc *scenarios.Scenario, strategy, service string, caps []int, loads []Load, opts Options) ([]SweepRow, error) {
 	base := sc.Strategy(strategy)
 	if base == nil {
 		var names []string
@@ -144,7 +154,7 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []
 			c.Workload.Sessions, c.Workload.ArrivalRate = 0, load.ArrivalRate
 		}
 		c.Strategies = nil
-		svc := SweepService(base)
+		svc := service
 		for _, cp := range caps {
 			st := *base
 			st.Name = fmt.Sprintf("%s@%d", base.Name, cp)

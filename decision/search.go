@@ -1,0 +1,351 @@
+package decision
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/simbench/simbench/internal/numfmt"
+	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
+)
+
+// SearchHeadrooms are the paces the decision tries at the chosen cap when
+// no headroom is asked for: Unpaced (no client-side token bucket), then
+// token buckets at these fractions of the limits.
+var SearchHeadrooms = []float64{Unpaced, 0.5, 0.7, 0.8, 0.9, 1}
+
+// Unpaced is the pace of a strategy with no client-side token bucket.
+const Unpaced = 0.0
+
+// paced returns st paced at headroom h (Unpaced: no token bucket).
+func paced(st scenarios.Strategy, h float64) scenarios.Strategy {
+	if h == Unpaced {
+		st.TokenBucket = false
+		return st
+	}
+	st.TokenBucket, st.Headroom = true, h
+	return st
+}
+
+// planHeadroom is the headroom the arithmetic plans at for pace h: the
+// full limits when unpaced.
+func planHeadroom(h float64) float64 {
+	if h == Unpaced {
+		return 1
+	}
+	return h
+}
+
+// paceText names a pace: "no token bucket" or "headroom 0.9".
+func paceText(h float64) string {
+	if h == Unpaced {
+		return "no token bucket"
+	}
+	return "headroom " + numfmt.Num(h)
+}
+
+// tuning is one strategy tuned: its cap swept at one pace.
+type tuning struct {
+	name      string
+	tuned     scenarios.Strategy // paced at headroom, caps as written
+	svc       string             // the per-service cap swept ("": the global cap)
+	headroom  float64
+	plans     []Plan
+	unplanned map[string]error
+	plan      *Plan
+	sw        extendedSweep
+	paces     []results.Outcome // the headrooms tried at the chosen cap
+	search    []string
+}
+
+// chosen returns the point of the chosen cap (nil: none qualified).
+func (t *tuning) chosen() *results.SweepPoint {
+	return pointAt(t.sw.row.Points, t.sw.row.Chosen)
+}
+
+func pointAt(points []results.SweepPoint, c int) *results.SweepPoint {
+	if c < 1 {
+		return nil
+	}
+	for i := range points {
+		if points[i].Cap == c {
+			return &points[i]
+		}
+	}
+	return nil
+}
+
+// faster reports whether point a answers faster than b beyond the rule's
+// tolerance (a nil point never answers; any answer beats it).
+func (r Rule) faster(a, b *results.SweepPoint) bool {
+	switch {
+	case a == nil:
+		return false
+	case b == nil:
+		return true
+	}
+	return float64(a.P95Ms)*(1+r.tolerance()) < float64(b.P95Ms) && !overlaps(*a, *b)
+}
+
+// better reports whether tuning a's choice answers faster than b's.
+func (t *tuning) better(b *tuning) bool {
+	a, c := t.chosen(), b.chosen()
+	return a != nil && (c == nil || a.P95Ms < c.P95Ms)
+}
+
+// tune tunes strategy name of sc: the cap swept at the strategy's pace,
+// then, unless o fixes the headroom, the other SearchHeadrooms tried at
+// the chosen cap, and the cap swept again at a pace that answers faster
+// beyond the tolerance.
+func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, opts sim.Options) (*tuning, error) {
+	base := sc.Strategy(name)
+	h0 := headroomFor(o.Headroom, base)
+	t, err := tuneAt(ctx, sc, base, h0, o, opts)
+	if err != nil || o.Headroom != 0 {
+		return t, err
+	}
+	at := t.sw.row.Chosen
+	if at == 0 && t.plan != nil {
+		at = t.plan.MaxInFlight
+	}
+	if at == 0 {
+		at = t.sw.row.Points[len(t.sw.row.Points)/2].Cap
+	}
+	pts, err := paceAt(ctx, sc, t, at, o, opts)
+	if err != nil {
+		return t, err
+	}
+	own := pointAt(t.sw.row.Points, at)
+	for i, h := range SearchHeadrooms {
+		t.paces = append(t.paces, paceOutcome(name, &pts[i], h, o.Rule))
+	}
+	bestH, best := choosePace(pts, h0, own, o.Rule)
+	if bestH == h0 {
+		t.search = append(t.search, fmt.Sprintf("pace: %s tried at cap %d; %s's own %s is kept: no other answers faster beyond the tolerance", headroomsText(), at, name, paceText(h0)))
+		return t, nil
+	}
+	why := fmt.Sprintf("pace: %s tried at cap %d; %s answers at p95 %s against %s with %s's own %s, so the cap was swept again with %s",
+		headroomsText(), at, paceText(bestH), secondsText(float64(best.P95Ms)), p95Text(own), name, paceText(h0), paceText(bestH))
+	t2, err := tuneAt(ctx, sc, base, bestH, o, opts)
+	if err != nil {
+		return t, err
+	}
+	t2.paces, t2.search = t.paces, append(t.search, why)
+	if !t2.better(t) && t.chosen() != nil {
+		t.search = append(t.search, why+"; it answered no faster there, so "+paceText(h0)+" is kept")
+		return t, nil
+	}
+	return t2, nil
+}
+
+// choosePace picks the pace from pts (in SearchHeadrooms' order): the
+// strategy's own h0 (point own) unless paces that meet the rule answer
+// faster than it beyond the tolerance; among those, the ones within the
+// tolerance of the fastest count as equal, and the lowest headroom of them
+// is taken (it leaves the most quota), no token bucket last.
+func choosePace(pts []results.SweepPoint, h0 float64, own *results.SweepPoint, r Rule) (float64, *results.SweepPoint) {
+	if own != nil && !r.qualifies(*own) {
+		own = nil
+	}
+	var fastest *results.SweepPoint
+	for i := range pts {
+		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && (fastest == nil || p.P95Ms < fastest.P95Ms) {
+			fastest = p
+		}
+	}
+	if fastest == nil {
+		return h0, own
+	}
+	limit := float64(fastest.P95Ms) * (1 + r.tolerance())
+	order := append(slices.Clone(SearchHeadrooms[1:]), SearchHeadrooms[0])
+	for _, h := range order {
+		i := slices.Index(SearchHeadrooms, h)
+		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && float64(p.P95Ms) <= limit {
+			return h, p
+		}
+	}
+	return h0, own
+}
+
+// paceAt runs t's strategy at cap c at every SearchHeadroom (the point
+// already swept reused), in SearchHeadrooms' order.
+func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Options, opts sim.Options) ([]results.SweepPoint, error) {
+	out := make([]results.SweepPoint, len(SearchHeadrooms))
+	run := *sc
+	run.Strategies = nil
+	var idx []int
+	for i, h := range SearchHeadrooms {
+		if h == t.headroom {
+			if p := pointAt(t.sw.row.Points, c); p != nil {
+				out[i] = *p
+				continue
+			}
+		}
+		st := paced(withCap(t.tuned, t.svc, c), h)
+		st.Name = fmt.Sprintf("%s@%d/%s", t.name, c, numfmt.Num(h))
+		run.Strategies = append(run.Strategies, st)
+		idx = append(idx, i)
+	}
+	if len(idx) == 0 {
+		return out, nil
+	}
+	opts.Strategies = nil
+	done := o.step(fmt.Sprintf("%s's paces at cap %d", t.name, c), len(idx), &opts)
+	res, err := sim.RunSeeds(ctx, &run, opts)
+	done(err != nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range idx {
+		out[i] = SweepPointOf(c, res.Strategies[k])
+	}
+	return out, nil
+}
+
+// tuneAt sweeps base's binding cap at headroom h, starting around the
+// arithmetic's cap at h. A strategy with several per-service caps has the
+// one of the service a turn calls most swept first; when that sweep is
+// flat (the cap does not bind), the others are swept in turn and the
+// first that is not flat, else the fastest, is kept.
+func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strategy, h float64, o Options, opts sim.Options) (*tuning, error) {
+	tuned := paced(*base, h)
+	plans, unplanned := PlanServices(sc, planHeadroom(h))
+	var best *tuning
+	for _, svc := range capsToSweep(base, plans) {
+		t := &tuning{name: base.Name, tuned: tuned, svc: svc, headroom: h, plans: plans, unplanned: unplanned}
+		t.plan = planOf(plans, svc)
+		if svc == "" {
+			t.plan = Dominant(plans)
+		}
+		caps := o.Caps
+		if len(caps) == 0 {
+			caps = []int{1, 2, 4, 8, 16, 32, 64}
+			if t.plan != nil {
+				caps = CapsAround(t.plan.MaxInFlight)
+			}
+		}
+		sw, err := sweepExtending(ctx, withStrategy(sc, tuned), base.Name, svc, caps, o, opts)
+		t.sw = sw
+		if err != nil {
+			return t, err // the points measured, for an interrupted decision
+		}
+		if best == nil || t.better(best) {
+			best = t
+		}
+		if !flat(sw.row.Points, o.Rule) {
+			return t, nil
+		}
+	}
+	return best, nil
+}
+
+// capsToSweep lists the caps of st that a decision may sweep, the first
+// tried first: the global cap ("") when st has one above 1 or no
+// per-service cap; else its per-service caps, the one of the service a turn
+// calls most first, then the rest from the smallest cap.
+func capsToSweep(st *scenarios.Strategy, plans []Plan) []string {
+	if st.MaxInFlight > 1 || len(st.MaxInFlightPerService) == 0 {
+		return []string{""}
+	}
+	names := slices.SortedFunc(maps.Keys(st.MaxInFlightPerService), func(a, b string) int {
+		if d := st.MaxInFlightPerService[a] - st.MaxInFlightPerService[b]; d != 0 {
+			return d
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	if d := Dominant(plans); d != nil {
+		if i := slices.Index(names, d.Service.Name); i > 0 {
+			names = append([]string{d.Service.Name}, slices.Delete(names, i, i+1)...)
+		}
+	}
+	return names
+}
+
+// flat reports whether every point that meets the rule answers within the
+// tolerance of the best (at least two such points): the cap does not bind
+// in the range swept.
+func flat(points []results.SweepPoint, r Rule) bool {
+	var q []results.SweepPoint
+	for _, p := range points {
+		if r.qualifies(p) {
+			q = append(q, p)
+		}
+	}
+	if len(q) < 2 {
+		return false
+	}
+	lo, hi := q[0].P95Ms, q[0].P95Ms
+	for _, p := range q {
+		lo, hi = min(lo, p.P95Ms), max(hi, p.P95Ms)
+	}
+	return float64(hi) <= float64(lo)*(1+r.tolerance())
+}
+
+// withCap returns st with the cap a sweep varies (service's, or the
+// global one when service is "") set to c.
+func withCap(st scenarios.Strategy, service string, c int) scenarios.Strategy {
+	if service == "" {
+		st.MaxInFlight = c
+		return st
+	}
+	st.MaxInFlightPerService = maps.Clone(st.MaxInFlightPerService)
+	st.MaxInFlightPerService[service] = c
+	return st
+}
+
+// asWritten runs every strategy of sc as written under opts' seeds: the
+// configurations a decision must be no worse than.
+func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, error) {
+	rule := o.Rule
+	opts.Strategies = nil
+	done := o.step("strategies as written", len(sc.Strategies), &opts)
+	res, err := sim.RunSeeds(ctx, sc, opts)
+	done(err != nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	var outs []results.Outcome
+	var pts []results.SweepPoint
+	for i, r := range res.Strategies {
+		st := &sc.Strategies[i]
+		p := SweepPointOf(max(1, st.MaxInFlight), r)
+		o := outcomeOf(st.Name, p)
+		o.Cap = st.MaxInFlight
+		if st.TokenBucket {
+			o.Headroom = st.Headroom
+		}
+		o.MeetsRule = rule.meets(p)
+		outs, pts = append(outs, o), append(pts, p)
+	}
+	return outs, pts, nil
+}
+
+func paceOutcome(name string, p *results.SweepPoint, h float64, r Rule) results.Outcome {
+	o := outcomeOf(fmt.Sprintf("%s@%d", name, p.Cap), *p)
+	o.Cap, o.Headroom, o.MeetsRule = p.Cap, h, r.qualifies(*p)
+	return o
+}
+
+func headroomsText() string {
+	var s []string
+	for _, h := range SearchHeadrooms {
+		if h != Unpaced {
+			s = append(s, numfmt.Num(h))
+		}
+	}
+	return "no token bucket and headrooms " + joinList(s)
+}
+
+// p95Text shows a point's p95 time to answer ("no answer" for none).
+func p95Text(p *results.SweepPoint) string {
+	if p == nil || !p.P95Ms.Answered() {
+		return "no answer"
+	}
+	return secondsText(float64(p.P95Ms))
+}
