@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -191,8 +192,10 @@ func TestRulesForTakesTheCheckTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := RulesFor(sc)
-	if r.MaxInFlight["openai"] != 65 || r.EarlyRetries != DefaultEarlyRetries || r.JitterWindow != DefaultJitterWindow {
-		t.Errorf("tier3's rules: %+v", r)
+	// The cap recommend sets: the Little's-law cap at bounded-64's headroom.
+	plans, _ := decision.PlanServices(sc, sc.Strategy("bounded-64").Headroom)
+	if len(plans) != 1 || r.MaxInFlight["openai"] != plans[0].MaxInFlight || r.EarlyRetries != DefaultEarlyRetries || r.JitterWindow != DefaultJitterWindow {
+		t.Errorf("tier3's rules: %+v, want the cap of %+v", r, plans)
 	}
 	src, err := os.ReadFile("../scenarios/tier3.toml")
 	if err != nil {

@@ -32,7 +32,7 @@ func main() {
 	turns := flag.Int("turns", 2, "turns per session")
 	calls := flag.Int("calls", 8, "tool calls per turn")
 	tool := flag.String("tool", "lookup", "the tool to call: its URL is SIMBENCH_TOOL_URL_<TOOL>")
-	maxInFlight := flag.Int("max-in-flight", 65, "calls in flight for the process (simbench recommend's max_in_flight)")
+	maxInFlight := flag.Int("max-in-flight", 66, "calls in flight for the process (simbench recommend's max_in_flight)")
 	rpm := flag.Float64("rpm", 10_000, "the provider's requests per minute")
 	burst := flag.Float64("burst", 167, "the provider's request burst")
 	tpm := flag.Float64("tpm", 10_000_000, "the provider's tokens per minute")
