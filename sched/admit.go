@@ -3,6 +3,7 @@ package sched
 import (
 	"container/heap"
 	"fmt"
+	"time"
 
 	"github.com/simbench/simbench/sched/satmath"
 )
@@ -37,15 +38,27 @@ func (c *Core) pump() {
 	}
 }
 
+// compactAt is the number of popped entries at the head of a service's queue
+// above which the queue is moved down once they are half of it.
+const compactAt = 64
+
 // peek returns the service's earliest queued call, dropping finished ones.
 func (s *serviceState) peek() *callState {
 	for s.head < len(s.fifo) && s.fifo[s.head].done {
 		s.fifo[s.head] = nil
 		s.head++
 	}
-	if s.head == len(s.fifo) && s.head > 0 {
-		s.fifo = s.fifo[:0]
+	if s.head > 0 && (s.head == len(s.fifo) || s.head >= compactAt && 2*s.head >= len(s.fifo)) {
+		// Keep the queue's memory in proportion to what is queued now: a
+		// queue that never drains would otherwise keep every call it ever
+		// held. Moving the live half costs at most one copy per call popped.
+		n := copy(s.fifo, s.fifo[s.head:])
+		clear(s.fifo[n:])
+		s.fifo = s.fifo[:n]
 		s.head = 0
+		if cap(s.fifo) > 4*compactAt && 4*n < cap(s.fifo) {
+			s.fifo = append([]*callState(nil), s.fifo...)
+		}
 	}
 	for len(s.retries) > 0 && s.retries[0].done {
 		heap.Pop(&s.retries)
@@ -218,7 +231,19 @@ func (c *Core) attemptTimedOut(cs *callState) {
 	if c.cfg.Hook != nil {
 		c.emit(Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: "attempt timeout"})
 	}
-	c.complete(cs, Outcome{Class: ClassTransient, Err: fmt.Errorf("attempt %d of call %q timed out after %v", cs.attempts, cs.call.ID, c.cfg.AttemptTimeout)})
+	c.complete(cs, Outcome{Class: ClassTransient, Err: &attemptTimeout{call: cs.call.ID, attempt: int(cs.attempts), after: c.cfg.AttemptTimeout}})
+}
+
+// attemptTimeout is the error of an attempt that ran past
+// Config.AttemptTimeout, formatted only when someone reads it.
+type attemptTimeout struct {
+	call    string
+	attempt int
+	after   time.Duration
+}
+
+func (e *attemptTimeout) Error() string {
+	return fmt.Sprintf("attempt %d of call %q timed out after %v", e.attempt, e.call, e.after)
 }
 
 // complete handles an attempt's outcome: settle tokens, then finish or retry.
@@ -261,33 +286,39 @@ func (c *Core) complete(cs *callState, o Outcome) {
 		c.finish(cs, ClassSuccess, o.Value, nil)
 		return
 	}
-	err := o.Err
-	if err == nil {
-		err = fmt.Errorf("call %q: attempt %d: %s (status %d)", cs.call.ID, cs.attempts, o.Class, o.Status)
-	}
 	// A write that is not idempotent is never repeated, except after a
 	// conflict: the server refused it, so nothing was applied.
 	if !o.Class.Retryable() || (cs.call.Write && !cs.call.Idempotent && o.Class != ClassConflict) {
-		c.finish(cs, o.Class, nil, err)
+		c.finish(cs, o.Class, nil, attemptErr(cs, &o))
 		return
 	}
-	c.retry(cs, o, err)
+	c.retry(cs, o)
+}
+
+// attemptErr returns the error of a failed attempt: the executor's, or an
+// *AttemptError built now. It is called only where the error is kept (a
+// result, an event), so a retried attempt formats nothing.
+func attemptErr(cs *callState, o *Outcome) error {
+	if o.Err != nil {
+		return o.Err
+	}
+	return &AttemptError{Call: cs.call.ID, Attempt: int(cs.attempts), Class: o.Class, Status: o.Status}
 }
 
 // retry schedules the next attempt, or fails the call when the policy says no.
-func (c *Core) retry(cs *callState, o Outcome, err error) {
+func (c *Core) retry(cs *callState, o Outcome) {
 	p := &c.cfg.Retry
 	if o.Class == ClassConflict {
 		// A conflict's delay is the backoff's (see ClassConflict).
 		o.RetryAfter, o.HasRetryAfter = 0, false
 	}
 	if int(cs.attempts) >= p.maxAttempts() {
-		c.finish(cs, o.Class, nil, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, cs.attempts, err))
+		c.finish(cs, o.Class, nil, &RetriesExhaustedError{Call: cs.call.ID, Attempts: int(cs.attempts), Last: attemptErr(cs, &o)})
 		return
 	}
 	if o.HasRetryAfter && o.RetryAfter > c.maxRetry {
 		if c.cfg.OverMaxRetryAfter == RetryAfterFail {
-			c.finish(cs, o.Class, nil, fmt.Errorf("server asked call %q to wait %v, above the maximum of %v: %w", cs.call.ID, o.RetryAfter, c.maxRetry, ErrRetryAfterTooLong))
+			c.finish(cs, o.Class, nil, &RetryAfterTooLongError{Call: cs.call.ID, RetryAfter: o.RetryAfter, Max: c.maxRetry})
 			return
 		}
 		o.RetryAfter = c.maxRetry
@@ -302,14 +333,14 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	// that wrapped around to the past and so "at once".
 	at := satmath.Add(c.now, delay)
 	if p.Budget > 0 && satmath.Sub(at, cs.firstStart) > p.Budget {
-		c.finish(cs, o.Class, nil, fmt.Errorf("a retry after %v would pass call %q's retry budget of %v: %w", delay, cs.call.ID, p.Budget, ErrRetriesExhausted))
+		c.finish(cs, o.Class, nil, &RetriesExhaustedError{Call: cs.call.ID, Attempts: int(cs.attempts), Delay: delay, Budget: p.Budget, Last: attemptErr(cs, &o)})
 		return
 	}
 	if cs.deadline > 0 && at > cs.deadline {
 		c.finish(cs, o.Class, nil, fmt.Errorf("a retry after %v would pass call %q's deadline: %w", delay, cs.call.ID, ErrDeadline))
 		return
 	}
-	if !c.spendRetry(cs, o.Class, err) {
+	if !c.spendRetry(cs, &o) {
 		return
 	}
 	s := cs.svc
@@ -329,7 +360,7 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	cs.phase = phaseBackoff
 	cs.gen++
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts), Class: o.Class, Delay: delay, Reason: err.Error(), Server: server})
+		c.emit(Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts), Class: o.Class, Delay: delay, Reason: attemptErr(cs, &o).Error(), Server: server})
 	}
 	c.setTimer(timer{at: at, kind: timerBackoff, cs: cs, gen: cs.gen})
 }

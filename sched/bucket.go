@@ -59,8 +59,14 @@ func (b *bucket) take(at time.Duration, n float64) time.Duration {
 // maxAt + (the spans taken since mark), an upper bound of the state the
 // bucket would be in had the refunded take been smaller. Tokens the bound
 // withholds are forfeited: the limit is kept at the cost of some capacity.
+// A refund never raises tat: refunding nothing (a call that used exactly its
+// estimate) leaves the bucket as it is.
 func (b *bucket) refund(n float64, mark time.Duration) {
-	b.tat = max(satmath.Sub(b.tat, b.span(n)), satmath.Add(b.maxAt, satmath.Sub(b.spent, mark)))
+	if n <= 0 {
+		return
+	}
+	floor := satmath.Add(b.maxAt, satmath.Sub(b.spent, mark))
+	b.tat = min(b.tat, max(satmath.Sub(b.tat, b.span(n)), floor))
 }
 
 // available returns the tokens the bucket holds at now (negative: in debt).

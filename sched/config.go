@@ -126,8 +126,11 @@ type Config struct {
 	// TurnTokenBudget and TurnAttemptBudget are default per-turn budgets (0: none).
 	TurnTokenBudget   int64
 	TurnAttemptBudget int
-	// Rand supplies jitter draws. Nil means a fixed-seed generator, so a Core
-	// is deterministic unless told otherwise.
+	// Rand supplies jitter draws. Nil seeds a generator from crypto/rand,
+	// so two processes never draw the same jitter and retry in step; a run
+	// is reproducible only when the caller passes a seeded source, such as
+	// rand.New(rand.NewPCG(seed, 0)), as the simulator does. The Core draws
+	// from it on its owner's goroutine only; do not share it.
 	Rand *rand.Rand
 	// Hook receives one Event per decision; nil costs nothing.
 	Hook func(Event)

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"container/heap"
+	crand "crypto/rand"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -90,7 +91,7 @@ func New(cfg Config) (*Core, error) {
 		maxRetry: cfg.MaxRetryAfter,
 	}
 	if c.rng == nil {
-		c.rng = rand.New(rand.NewPCG(1, 2))
+		c.rng = unseeded()
 	}
 	if c.maxRetry <= 0 {
 		c.maxRetry = DefaultMaxRetryAfter
@@ -104,6 +105,15 @@ func New(cfg Config) (*Core, error) {
 		c.service(name)
 	}
 	return c, nil
+}
+
+// unseeded returns a generator seeded from crypto/rand, so that processes
+// built with a nil Config.Rand draw different jitter and do not retry in
+// step.
+func unseeded() *rand.Rand {
+	var seed [32]byte
+	crand.Read(seed[:]) // never fails (crypto/rand: "Read ... never returns an error")
+	return rand.New(rand.NewChaCha8(seed))
 }
 
 // service returns the state of the named service, creating an unlimited one

@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +131,7 @@ func TestFIFOAcrossTurns(t *testing.T) {
 }
 
 func TestPerServiceCapUnderGlobalCap(t *testing.T) {
-	cfg := Config{MaxInFlight: 4, Services: map[string]ServiceConfig{"slow": {MaxInFlight: 1}}}
+	cfg := Config{MaxInFlight: 4, Services: map[string]ServiceConfig{"slow": {MaxInFlight: 1}, "fast": {}}}
 	d := newDriver(t, cfg, nil)
 	d.submit(calls(6, func(i int) Call {
 		if i < 3 {
@@ -527,7 +528,7 @@ func TestEvents(t *testing.T) {
 
 func TestDeterminism(t *testing.T) {
 	run := func() string {
-		cfg := Config{MaxInFlight: 4, Retry: RetryPolicy{Backoff: BackoffFullJitter, Base: 100 * time.Millisecond, Cap: time.Second}}
+		cfg := Config{MaxInFlight: 4, Rand: rand.New(rand.NewPCG(7, 7)), Retry: RetryPolicy{Backoff: BackoffFullJitter, Base: 100 * time.Millisecond, Cap: time.Second}}
 		d := newDriver(t, cfg, func(c *Call, n int, now time.Duration) (time.Duration, Outcome) {
 			if (len(c.ID)+n+int(now/time.Millisecond))%3 == 0 {
 				return 30 * time.Millisecond, Failed(ClassOverloaded, errors.New("busy"))

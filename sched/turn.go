@@ -3,6 +3,7 @@ package sched
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,18 +81,20 @@ type turnState struct {
 }
 
 // Submit accepts a turn's calls at now and returns its id. It refuses a turn
-// with empty or duplicate ids, unknown dependencies or a dependency cycle
-// (ErrInvalidTurn), or one that would pass Config.MaxQueued (ErrQueueFull).
+// with empty or duplicate ids, unknown dependencies, a dependency cycle or
+// a Service that Config.Services does not hold (an *InvalidTurnError,
+// matching ErrInvalidTurn), or one that would pass Config.MaxQueued (a
+// *QueueFullError, matching ErrQueueFull).
 // Calls that can never run (a cost above a bucket's capacity, beyond the
 // fan-out cap in truncate mode) get their error results at once.
 func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 	c.advanceTo(now)
 	defer c.announceWake()
-	if err := validateTurn(t.Calls); err != nil {
+	if err := c.validateTurn(t.Calls); err != nil {
 		return 0, err
 	}
 	if c.cfg.MaxQueued > 0 && c.waiting+len(t.Calls) > c.cfg.MaxQueued {
-		return 0, fmt.Errorf("%w: %d calls waiting, the turn adds %d, the bound is %d", ErrQueueFull, c.waiting, len(t.Calls), c.cfg.MaxQueued)
+		return 0, &QueueFullError{Waiting: c.waiting, Adding: len(t.Calls), Bound: c.cfg.MaxQueued}
 	}
 	ts := c.newTurn(t)
 	c.turns[ts.id] = ts
@@ -230,10 +233,10 @@ func orDefault(d, def time.Duration) time.Duration {
 // neverFits returns an error when the call's cost exceeds a bucket's capacity.
 func (c *Core) neverFits(cs *callState) error {
 	if b := cs.svc.tok; b != nil && float64(cs.call.Tokens) > b.capacity {
-		return fmt.Errorf("call %q needs %d tokens but the bucket of service %q holds at most %d: %w", cs.call.ID, cs.call.Tokens, cs.svc.name, int64(b.capacity), ErrNeverFits)
+		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: int64(b.capacity)}
 	}
 	if b := cs.turn.tokBudget; b > 0 && cs.call.Tokens > b {
-		return fmt.Errorf("call %q needs %d tokens but the turn's budget is %d: %w", cs.call.ID, cs.call.Tokens, b, ErrNeverFits)
+		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: b, Budget: true}
 	}
 	return nil
 }
@@ -242,21 +245,21 @@ func (c *Core) neverFits(cs *callState) error {
 // every pair, which is cheaper than building a map.
 const smallTurn = 16
 
-// validateTurn rejects empty or duplicate ids, unknown dependencies and cycles,
-// listing every problem.
-func validateTurn(calls []Call) error {
-	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) {
+// validateTurn rejects empty or duplicate ids, unknown dependencies, cycles
+// and unknown services, listing every problem.
+func (c *Core) validateTurn(calls []Call) error {
+	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) && c.knownServices(calls) {
 		return nil
 	}
-	var problems []string
+	e := &InvalidTurnError{}
 	index := make(map[string]int, len(calls))
 	for i := range calls {
 		id := calls[i].ID
 		switch _, dup := index[id]; {
 		case id == "":
-			problems = append(problems, fmt.Sprintf("call %d has an empty id", i))
+			e.Problems = append(e.Problems, fmt.Sprintf("call %d has an empty id", i))
 		case dup:
-			problems = append(problems, fmt.Sprintf("call id %q appears more than once", id))
+			e.Problems = append(e.Problems, fmt.Sprintf("call id %q appears more than once", id))
 		default:
 			index[id] = i
 		}
@@ -264,19 +267,56 @@ func validateTurn(calls []Call) error {
 	for i := range calls {
 		for _, dep := range calls[i].After {
 			if _, ok := index[dep]; !ok {
-				problems = append(problems, fmt.Sprintf("call %q depends on unknown id %q", calls[i].ID, dep))
+				e.Problems = append(e.Problems, fmt.Sprintf("call %q depends on unknown id %q", calls[i].ID, dep))
 			}
 		}
 	}
-	if len(problems) == 0 {
-		if cycle := findCycle(calls, index); cycle != nil {
-			problems = append(problems, "dependency cycle: "+strings.Join(cycle, " → "))
+	for i := range calls {
+		if name := calls[i].Service; name != "" && !c.listed(name) && !slices.Contains(e.UnknownServices, name) {
+			e.UnknownServices = append(e.UnknownServices, name)
+			e.Problems = append(e.Problems, fmt.Sprintf("call %q names service %q, which Config.Services does not list (it lists %s)", calls[i].ID, name, c.serviceNames()))
 		}
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s", ErrInvalidTurn, strings.Join(problems, "; "))
+	if len(e.Problems) == 0 {
+		if cycle := findCycle(calls, index); cycle != nil {
+			e.Problems = append(e.Problems, "dependency cycle: "+strings.Join(cycle, " → "))
+		}
+	}
+	if len(e.Problems) > 0 {
+		return e
 	}
 	return nil
+}
+
+// knownServices reports whether every call names no service or one the
+// Config lists.
+func (c *Core) knownServices(calls []Call) bool {
+	for i := range calls {
+		if name := calls[i].Service; name != "" && !c.listed(name) {
+			return false
+		}
+	}
+	return true
+}
+
+// listed reports whether the Config lists the service.
+func (c *Core) listed(name string) bool {
+	_, ok := c.cfg.Services[name]
+	return ok
+}
+
+// serviceNames lists the Config's services for an error message.
+func (c *Core) serviceNames() string {
+	var names []string
+	for _, s := range c.svcList {
+		if c.listed(s.name) {
+			names = append(names, fmt.Sprintf("%q", s.name))
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // hasDeps reports whether any call names dependencies.
