@@ -139,7 +139,9 @@ func (c *Core) reserve(cs *callState) {
 	cs.phase = phaseAdmitted
 	cs.gen++
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventAdmitted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts) + 1, Delay: at - c.now})
+		c.emitf(func() Event {
+			return Event{Kind: EventAdmitted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts) + 1, Delay: at - c.now}
+		})
 	}
 	if at <= c.now {
 		c.start(cs)
@@ -200,7 +202,9 @@ func (c *Core) start(cs *callState) {
 		c.setTimer(timer{at: satmath.Add(c.now, c.cfg.AttemptTimeout), kind: timerAttempt, cs: cs, gen: cs.gen})
 	}
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts)})
+		c.emitf(func() Event {
+			return Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts)}
+		})
 	}
 	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts)})
 }
@@ -229,7 +233,9 @@ func (c *Core) endAttempt(cs *callState) {
 func (c *Core) attemptTimedOut(cs *callState) {
 	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: cs.turn.id, Tag: cs.turn.tag})
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: "attempt timeout"})
+		c.emitf(func() Event {
+			return Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: "attempt timeout"}
+		})
 	}
 	c.complete(cs, Outcome{Class: ClassTransient, Err: &attemptTimeout{call: cs.call.ID, attempt: int(cs.attempts), after: c.cfg.AttemptTimeout}})
 }
@@ -271,7 +277,9 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	}
 	cs.status = int32(o.Status)
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Class: o.Class})
+		c.emitf(func() Event {
+			return Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Class: o.Class}
+		})
 	}
 	if cs.svc.lim != nil {
 		c.adapt(cs, o.Class)
@@ -360,7 +368,9 @@ func (c *Core) retry(cs *callState, o Outcome) {
 	cs.phase = phaseBackoff
 	cs.gen++
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts), Class: o.Class, Delay: delay, Reason: attemptErr(cs, &o).Error(), Server: server})
+		c.emitf(func() Event {
+			return Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts), Class: o.Class, Delay: delay, Reason: attemptErr(cs, &o).Error(), Server: server}
+		})
 	}
 	c.setTimer(timer{at: at, kind: timerBackoff, cs: cs, gen: cs.gen})
 }

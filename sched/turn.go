@@ -202,7 +202,9 @@ func linkDependencies(ts *turnState) {
 func (c *Core) queueTurn(ts *turnState) {
 	if c.cfg.Hook != nil {
 		for i := range ts.states {
-			c.emit(Event{Kind: EventQueued, Turn: ts.id, Tag: ts.tag, CallID: ts.calls[i].ID, Service: ts.calls[i].Service})
+			c.emitf(func() Event {
+				return Event{Kind: EventQueued, Turn: ts.id, Tag: ts.tag, CallID: ts.calls[i].ID, Service: ts.calls[i].Service}
+			})
 		}
 	}
 	for i := range ts.states {
