@@ -57,8 +57,8 @@ type waiter struct {
 	done   sync.WaitGroup  // done when the turn is
 	// ctxs holds the contexts of the turn's first attempts, one per call,
 	// in one allocation; used counts those handed out.
-	ctxs []attemptCtx
-	used int
+	ctxs   []attemptCtx
+	used   int
 	result *TurnResult
 	err    error // ctx.Err() when the caller's context cancelled the turn; ErrClosed
 	// cancel stops the context.AfterFunc that cancels the turn; unset
