@@ -47,6 +47,10 @@ type Core struct {
 	// pending; inFinish says an outer finish is draining it.
 	settling []settled
 	inFinish bool
+
+	// index maps the ids of the turn being validated to their positions;
+	// kept and cleared between turns, so a large turn allocates no map.
+	index map[string]int
 }
 
 type serviceState struct {

@@ -102,11 +102,13 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		c.turnDone(ts)
 		return ts.id, nil
 	}
+	var svc *serviceState // the previous call's: turns mostly name one service
 	for i := range ts.states {
-		c.initCall(ts, i)
+		c.initCall(ts, i, svc)
+		svc = ts.states[i].svc
 	}
 	if hasDeps(ts.calls) {
-		linkDependencies(ts)
+		c.linkDependencies(ts)
 	}
 	c.queueTurn(ts)
 	c.pump()
@@ -150,11 +152,18 @@ func (c *Core) newTurn(t Turn) *turnState {
 // initCall sets up the state of the turn's call i: its placeholder result,
 // its deadline (the earlier of its own and the turn's) and timer, and for a
 // write its place in the resource's write queue. The call counts as waiting.
-func (c *Core) initCall(ts *turnState, i int) {
+func (c *Core) initCall(ts *turnState, i int, svc *serviceState) {
 	cs := &ts.states[i]
 	call := &ts.calls[i]
 	c.seq++
-	*cs = callState{turn: ts, idx: int32(i), call: call, svc: c.service(call.Service), seq: c.seq, waitSince: c.now}
+	// Field by field: the state is freshly zeroed, and assigning a whole
+	// struct would clear it again and run the GC's bulk write barrier.
+	cs.turn, cs.idx, cs.call, cs.seq, cs.waitSince = ts, int32(i), call, c.seq, c.now
+	if prev := svc; prev != nil && prev.name == call.Service {
+		cs.svc = prev
+	} else {
+		cs.svc = c.service(call.Service)
+	}
 	ts.results[i] = Result{ID: call.ID, Index: i}
 	if d := orDefault(call.Timeout, c.cfg.CallTimeout); d > 0 {
 		cs.deadline = satmath.Add(c.now, d)
@@ -181,8 +190,12 @@ func (c *Core) initCall(ts *turnState, i int) {
 // linkDependencies records, for each call of the turn, the calls that wait
 // for it and how many it waits for (validateTurn checked that every After
 // names a call of the turn and that there is no cycle).
-func linkDependencies(ts *turnState) {
-	index := make(map[string]int, len(ts.calls))
+func (c *Core) linkDependencies(ts *turnState) {
+	if c.index == nil {
+		c.index = make(map[string]int, len(ts.calls))
+	}
+	index := c.index
+	defer clear(index)
 	for i := range ts.calls {
 		index[ts.calls[i].ID] = i
 	}
@@ -253,8 +266,12 @@ func (c *Core) validateTurn(calls []Call) error {
 	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) && c.knownServices(calls) {
 		return nil
 	}
-	e := &InvalidTurnError{}
-	index := make(map[string]int, len(calls))
+	var e InvalidTurnError // on the stack: most turns are valid
+	if c.index == nil {
+		c.index = make(map[string]int, len(calls))
+	}
+	index := c.index
+	defer clear(index)
 	for i := range calls {
 		id := calls[i].ID
 		switch _, dup := index[id]; {
@@ -285,7 +302,7 @@ func (c *Core) validateTurn(calls []Call) error {
 		}
 	}
 	if len(e.Problems) > 0 {
-		return e
+		return &InvalidTurnError{Problems: e.Problems, UnknownServices: e.UnknownServices}
 	}
 	return nil
 }
