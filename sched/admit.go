@@ -112,24 +112,12 @@ func (c *Core) reserve(cs *callState) {
 		return
 	}
 	s := cs.svc
-	tokens := float64(cs.call.Tokens)
-	at := max(c.now, s.pausedUntil)
-	if s.req != nil {
-		at = max(at, s.req.earliest(c.now, 1))
-	}
-	if s.tok != nil {
-		at = max(at, s.tok.earliest(c.now, tokens))
-	}
+	at := c.earliest(cs)
 	if cs.deadline > 0 && at > cs.deadline {
 		c.finish(cs, ClassCancelled, nil, fmt.Errorf("call %q would wait %v for service %q but has %v left: %w", cs.call.ID, at-c.now, s.name, cs.deadline-c.now, ErrDeadline))
 		return
 	}
-	if s.req != nil {
-		cs.reqMark = s.req.take(at, 1)
-	}
-	if s.tok != nil {
-		cs.tokMark = s.tok.take(at, tokens)
-	}
+	c.book(cs, at)
 	cs.reserved = cs.call.Tokens
 	if s.usesCredit() {
 		c.spendCredit(cs)
@@ -146,6 +134,9 @@ func (c *Core) reserve(cs *callState) {
 	if at <= c.now {
 		c.start(cs)
 		return
+	}
+	if s.tok != nil {
+		s.addPending(c.lastReservation(cs))
 	}
 	c.setTimer(timer{at: at, kind: timerRelease, cs: cs, gen: cs.gen})
 }
@@ -265,8 +256,8 @@ func (c *Core) complete(cs *callState, o Outcome) {
 			if !cs.svc.cfg.HeaderSync || !o.Quota.Tokens.Known {
 				cs.svc.tok.take(c.now, float64(diff))
 			}
-		} else {
-			cs.svc.tok.refund(-float64(diff), cs.tokMark)
+		} else if diff < 0 {
+			c.settle(cs, -float64(diff))
 		}
 		t.tokUsed = satmath.Add(t.tokUsed, diff)
 	}

@@ -51,6 +51,8 @@ type Core struct {
 	// index maps the ids of the turn being validated to their positions;
 	// kept and cleared between turns, so a large turn allocates no map.
 	index map[string]int
+	// moved is settle's scratch list of reservations to make again.
+	moved []reservation
 }
 
 type serviceState struct {
@@ -66,6 +68,11 @@ type serviceState struct {
 	head        int
 	retries     seqHeap   // calls back from a backoff, by their original seq
 	credit      [2]credit // shared-quota units by CreditKind, with CreditRequests/CreditTokens
+	// pending holds the reservations of admitted calls waiting for their
+	// release time, in admission order (see settle); booked is what the
+	// last book recorded.
+	pending []reservation
+	booked  struct{ req, tok undo }
 }
 
 // writeQueue serializes writes to one resource: one holds it from the moment
