@@ -112,6 +112,11 @@ func (c *Core) reserve(cs *callState) {
 		return
 	}
 	s := cs.svc
+	if err := c.neverFits(cs); err != nil {
+		// The token capacity was lowered (SetLimits) since it was queued.
+		c.finish(cs, ClassTooLarge, nil, err)
+		return
+	}
 	at := c.earliest(cs)
 	if cs.deadline > 0 && at > cs.deadline {
 		c.finish(cs, ClassCancelled, nil, fmt.Errorf("call %q would wait %v for service %q but has %v left: %w", cs.call.ID, at-c.now, s.name, cs.deadline-c.now, ErrDeadline))

@@ -136,13 +136,22 @@ func (c *Core) service(name string) *serviceState {
 	sc := c.cfg.Services[name]
 	s := &serviceState{name: name, cfg: sc, maxIn: sc.MaxInFlight}
 	if sc.Adaptive != nil {
-		static := sc.MaxInFlight
-		if g := c.cfg.MaxInFlight; g > 0 && (static == 0 || g < static) {
-			static = g
-		}
-		s.lim = newLimiter(sc.Adaptive, static)
+		s.lim = newLimiter(sc.Adaptive, c.staticCap(sc.MaxInFlight))
 		s.maxIn = s.lim.cap()
 	}
+	s.req, s.tok = serviceBuckets(sc)
+	if sc.RetryBudget != nil {
+		s.budget = newRetryBudget(sc.RetryBudget, c.now)
+	}
+	c.services[name] = s
+	c.svcList = append(c.svcList, s)
+	sort.Slice(c.svcList, func(i, j int) bool { return c.svcList[i].name < c.svcList[j].name })
+	return s
+}
+
+// serviceBuckets returns the request and token buckets of a service's
+// configuration (nil for a limit it does not set).
+func serviceBuckets(sc ServiceConfig) (req, tok *bucket) {
 	h := sc.headroom()
 	reqBurst := sc.RequestBurst
 	if reqBurst <= 0 {
@@ -152,15 +161,7 @@ func (c *Core) service(name string) *serviceState {
 	if tokBurst <= 0 {
 		tokBurst = sc.TokensPerMinute
 	}
-	s.req = newBucket(sc.RequestsPerMinute, reqBurst, h)
-	s.tok = newBucket(sc.TokensPerMinute, tokBurst, h)
-	if sc.RetryBudget != nil {
-		s.budget = newRetryBudget(sc.RetryBudget, c.now)
-	}
-	c.services[name] = s
-	c.svcList = append(c.svcList, s)
-	sort.Slice(c.svcList, func(i, j int) bool { return c.svcList[i].name < c.svcList[j].name })
-	return s
+	return newBucket(sc.RequestsPerMinute, reqBurst, h), newBucket(sc.TokensPerMinute, tokBurst, h)
 }
 
 // Actions appends the decisions made since the last call to dst and returns
