@@ -202,7 +202,7 @@ func (c *Core) start(cs *callState) {
 			return Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts)}
 		})
 	}
-	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts)})
+	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts), Index: int(cs.idx)})
 }
 
 // releaseSlot gives back the call's global and service slots.

@@ -30,7 +30,8 @@ type Executor func(ctx context.Context, call *Call, attempt int) Outcome
 type Runner struct {
 	exec  Executor
 	epoch time.Time
-	quota Quota // nil: local buckets only
+	quota Quota  // nil: local buckets only
+	id    string // random, for the calls' idempotency keys (see AttemptOf)
 
 	mu       sync.Mutex
 	core     *Core
@@ -93,7 +94,7 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{exec: exec, epoch: time.Now(), quota: o.quota, core: core,
+	r := &Runner{exec: exec, epoch: time.Now(), quota: o.quota, core: core, id: runnerID(),
 		waiters: map[TurnID]*waiter{}, attempts: map[AttemptID]*attemptCtx{}, grants: map[uint64]Grant{}}
 	r.base, r.stop = context.WithCancel(context.Background())
 	r.timer = time.AfterFunc(time.Hour, r.tick)
@@ -276,10 +277,11 @@ func (r *Runner) carry(self *start, mine TurnID) (took bool) {
 				w.used++
 				ctx.parent = w.ctx
 			} else if w != nil {
-				ctx = newAttemptCtx(w.ctx)
+				ctx = &attemptCtx{parent: w.ctx}
 			} else {
-				ctx = newAttemptCtx(r.base)
+				ctx = &attemptCtx{parent: r.base}
 			}
+			ctx.runner, ctx.turn, ctx.index, ctx.n = r, a.TurnID, a.Index, a.N
 			r.attempts[a.Attempt] = ctx
 			r.work.Add(1)
 			st := start{ctx: ctx, id: a.Attempt, call: a.Call, n: a.N}

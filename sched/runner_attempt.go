@@ -2,8 +2,11 @@ package sched
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,13 +23,15 @@ type attemptCtx struct {
 	mu     sync.Mutex
 	done   atomic.Pointer[chan struct{}]
 	err    error // guarded by mu
+
+	// What AttemptOf tells the executor.
+	runner *Runner
+	turn   TurnID
+	index  int
+	n      int
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-func newAttemptCtx(parent context.Context) *attemptCtx {
-	return &attemptCtx{parent: parent}
-}
 
 // Deadline returns no deadline: the Runner enforces timeouts by cancelling.
 func (c *attemptCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -57,7 +62,44 @@ func (c *attemptCtx) Err() error {
 }
 
 // Value returns the caller's context's value for key.
-func (c *attemptCtx) Value(key any) any { return c.parent.Value(key) }
+func (c *attemptCtx) Value(key any) any {
+	if key == (attemptKey{}) {
+		return c
+	}
+	return c.parent.Value(key)
+}
+
+type attemptKey struct{}
+
+// Attempt says which attempt of which call an executor runs.
+type Attempt struct {
+	// Key identifies the call across its attempts and across processes:
+	// the same on every attempt of one call, different for every other
+	// call (a random id of the Runner's, the turn and the call's position).
+	// Send it as an Idempotency-Key header (httptool does) so that a
+	// server can tell a retry from a new request and apply a retried
+	// write once.
+	Key string
+	// N is the attempt number, from 1.
+	N int
+}
+
+// AttemptOf returns the attempt an executor's context belongs to, and false
+// for a context that no Runner made.
+func AttemptOf(ctx context.Context) (Attempt, bool) {
+	c, ok := ctx.Value(attemptKey{}).(*attemptCtx)
+	if !ok {
+		return Attempt{}, false
+	}
+	return Attempt{Key: c.runner.id + "-" + strconv.FormatUint(uint64(c.turn), 10) + "-" + strconv.Itoa(c.index), N: c.n}, true
+}
+
+// runnerID returns 16 random hex digits from crypto/rand.
+func runnerID() string {
+	var b [8]byte
+	crand.Read(b[:]) // never fails
+	return hex.EncodeToString(b[:])
+}
 
 func (c *attemptCtx) String() string { return "sched.attemptContext" }
 
