@@ -106,3 +106,57 @@ func TestServeCountsEarlyRetriesByIdempotencyKey(t *testing.T) {
 		t.Errorf("server counted %d early retries (%v), want %d by idempotency key", st.EarlyRetries, st.EarlyRetriesBy, retries)
 	}
 }
+
+// A retried write carries one Idempotency-Key: a server that does not
+// deduplicate counts it as applied twice, one that does applies it once.
+func TestServeRetriedWriteAppliedOnceOrTwice(t *testing.T) {
+	tests := []struct {
+		name        string
+		dedupe      bool
+		twice, once int64
+	}{
+		{"server applies every write", false, 1, 0},
+		{"server deduplicates by key", true, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: []fakeapi.ServiceConfig{{Config: spec.Config{
+				Name: "crm", Latency: spec.Constant(time.Second), DedupeWrites: tt.dedupe,
+			}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			tool := &Tool{Client: &http.Client{Transport: tr}, Build: PostJSON(srv.URL("crm")+"/contacts/42", http.Header{fakeapi.WriteHeader: {"contact-42"}})}
+			// The first attempt gives up long before the server's second of
+			// work ends (the client cannot know whether the write applied);
+			// the retry waits for the answer.
+			exec := func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
+				if n == 1 {
+					short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+					defer cancel()
+					return tool.Execute(short, call, n)
+				}
+				return tool.Execute(ctx, call, n)
+			}
+			r, err := sched.NewRunner(sched.Config{Services: map[string]sched.ServiceConfig{"crm": {}}, Retry: sched.RetryPolicy{MaxAttempts: 2}}, exec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			res, err := r.Run(context.Background(), sched.Turn{Calls: []sched.Call{{ID: "w", Service: "crm", Write: true, Idempotent: true, Payload: map[string]string{"name": "Ada"}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res[0].Err != nil || res[0].Attempts != 2 {
+				t.Fatalf("result %+v, want success on attempt 2", res[0])
+			}
+			st := srv.Stats().Services["crm"]
+			if st.WritesAppliedTwice != tt.twice || st.WritesDeduplicated != tt.once {
+				t.Errorf("applied twice %d, deduplicated %d; want %d, %d", st.WritesAppliedTwice, st.WritesDeduplicated, tt.twice, tt.once)
+			}
+		})
+	}
+}
