@@ -178,10 +178,11 @@ func (c *Core) Actions(dst []Action) []Action {
 // (its contents are discarded) to collect the next ones in: unlike Actions
 // it copies nothing. The returned slice is the driver's until it passes it
 // back to SwapActions. Result and TurnResult pointers stay valid and become
-// the driver's.
+// the driver's. The Core does not clear buf: the pointers in it are
+// overwritten by the next decisions, so what a driver's buffers keep alive
+// is bounded by the largest batch of decisions.
 func (c *Core) SwapActions(buf []Action) []Action {
 	out := c.out
-	clear(buf)
 	c.out = buf[:0]
 	return out
 }

@@ -24,9 +24,12 @@ type Executor func(ctx context.Context, call *Call, attempt int) Outcome
 // caller of Run, Stream, Stats or SetLimits, an attempt's goroutine
 // reporting its outcome, or the one timer's. Each holds it only for the
 // Core's decision and the hand-off of what was decided, never across an
-// executor or a channel send that could block; an attempt's goroutine runs
-// the next attempt the Core starts itself, so a busy Runner starts few
-// goroutines. Config.Hook runs under that lock (see Config.Hook).
+// executor or a channel send that could block. Attempts run on worker
+// goroutines, the caller of Run runs its own turn's attempts while it
+// waits, and a worker that finishes an attempt runs the next one the Core
+// starts; idle workers (at most the larger of Config.MaxInFlight and 16)
+// wait for the next attempt until Close. So a busy Runner starts few
+// goroutines. Config.Hook runs under the lock (see Config.Hook).
 type Runner struct {
 	exec  Executor
 	epoch time.Time
@@ -47,7 +50,12 @@ type Runner struct {
 
 	base context.Context // cancelled by Close: credit round trips
 	stop context.CancelFunc
-	work sync.WaitGroup // attempt goroutines, and credit round trips
+	work sync.WaitGroup // attempts, and credit round trips
+	pool sync.WaitGroup // worker goroutines
+	// idle holds the workers waiting for an attempt, each on its channel;
+	// maxIdle bounds them.
+	idle    []chan start
+	maxIdle int
 }
 
 // waiter is a caller waiting for one turn.
@@ -97,6 +105,7 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 	r := &Runner{exec: exec, epoch: time.Now(), quota: o.quota, core: core, id: runnerID(),
 		waiters: map[TurnID]*waiter{}, attempts: map[AttemptID]*attemptCtx{}, grants: map[uint64]Grant{}}
 	r.base, r.stop = context.WithCancel(context.Background())
+	r.maxIdle = max(cfg.MaxInFlight, minIdle)
 	r.timer = time.AfterFunc(time.Hour, r.tick)
 	r.timer.Stop()
 	return r, nil
@@ -216,6 +225,10 @@ func (r *Runner) Close() error {
 		r.stopEnded()
 		r.closed = true
 		r.timer.Stop()
+		for _, w := range r.idle {
+			close(w)
+		}
+		r.idle = nil
 		for id, a := range r.attempts {
 			a.cancel()
 			delete(r.attempts, id)
@@ -224,6 +237,7 @@ func (r *Runner) Close() error {
 	r.mu.Unlock()
 	r.stop()
 	r.work.Wait()
+	r.pool.Wait()
 	return nil
 }
 
@@ -288,7 +302,7 @@ func (r *Runner) carry(self *start, mine TurnID) (took bool) {
 			if self != nil && !took && (mine == 0 || a.TurnID == mine) {
 				*self, took = st, true
 			} else {
-				go r.attempt(st)
+				r.dispatch(st)
 			}
 		case ActCancel:
 			if ctx, ok := r.attempts[a.Attempt]; ok {

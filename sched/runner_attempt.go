@@ -119,13 +119,45 @@ func (c *attemptCtx) cancel() {
 	c.done.Store(&d)
 }
 
-// attempt runs attempts on one goroutine: the one it was started for, then
-// the first of those the Core starts when it hears the outcome, and so on,
-// so a steady flow of attempts reuses its goroutines.
-func (r *Runner) attempt(s start) {
+// worker runs attempts on one goroutine: the one it was started for, then
+// the first of those the Core starts when it hears the outcome, and so on;
+// then it waits, idle, for the next attempt dispatch hands it, until Close.
+func (r *Runner) worker(s start) {
+	defer r.pool.Done()
 	growStack()
-	for r.runAttempt(&s, 0) {
+	next := make(chan start, 1)
+	for {
+		for r.runAttempt(&s, 0) {
+		}
+		r.mu.Lock()
+		if r.closed || len(r.idle) >= r.maxIdle {
+			r.mu.Unlock()
+			return
+		}
+		r.idle = append(r.idle, next)
+		r.mu.Unlock()
+		var ok bool
+		if s, ok = <-next; !ok {
+			return // closed by Close
+		}
 	}
+}
+
+// minIdle is the fewest idle workers a Runner keeps.
+const minIdle = 16
+
+// dispatch hands an attempt to an idle worker, or to a new one; the caller
+// holds the lock.
+func (r *Runner) dispatch(s start) {
+	if n := len(r.idle); n > 0 {
+		next := r.idle[n-1]
+		r.idle[n-1] = nil
+		r.idle = r.idle[:n-1]
+		next <- s // buffered, and empty while the worker is idle
+		return
+	}
+	r.pool.Add(1)
+	go r.worker(s)
 }
 
 // runAttempt runs attempt *s and reports its outcome; when the Core starts
