@@ -27,7 +27,7 @@ type Core struct {
 	writes   map[string]*writeQueue
 
 	turns    map[TurnID]*turnState
-	attempts map[AttemptID]*callState
+	attempts attemptTable
 
 	lastTurn    TurnID
 	lastAttempt AttemptID
@@ -98,7 +98,6 @@ func New(cfg Config) (*Core, error) {
 		services: make(map[string]*serviceState),
 		writes:   make(map[string]*writeQueue),
 		turns:    make(map[TurnID]*turnState),
-		attempts: make(map[AttemptID]*callState),
 		maxRetry: cfg.MaxRetryAfter,
 	}
 	if c.rng == nil {
@@ -211,7 +210,7 @@ func (c *Core) Advance(now time.Duration) {
 // already cancelled (timeouts, turn cancels) or does not know are ignored.
 func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 	c.advanceTo(now)
-	if cs, ok := c.attempts[a]; ok {
+	if cs, ok := c.attempts.get(a); ok {
 		c.complete(cs, o)
 		c.pump()
 	}

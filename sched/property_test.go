@@ -231,8 +231,8 @@ func checkResults(rt *testing.T, d *vdriver, calls, turns int) {
 		}
 	}
 	// Nothing is left behind.
-	if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || len(d.core.attempts) != 0 {
-		rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), len(d.core.attempts))
+	if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || d.core.attempts.len() != 0 {
+		rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), d.core.attempts.len())
 	}
 }
 
