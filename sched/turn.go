@@ -164,7 +164,8 @@ func (c *Core) initCall(ts *turnState, i int, svc *serviceState) {
 	} else {
 		cs.svc = c.service(call.Service)
 	}
-	ts.results[i] = Result{ID: call.ID, Index: i}
+	r := &ts.results[i] // fresh and zeroed: set only what differs
+	r.ID, r.Index = call.ID, i
 	if d := orDefault(call.Timeout, c.cfg.CallTimeout); d > 0 {
 		cs.deadline = satmath.Add(c.now, d)
 	}
@@ -290,8 +291,17 @@ func (c *Core) validateTurn(calls []Call) error {
 			}
 		}
 	}
+	known := "" // the last service found listed: turns mostly name one
 	for i := range calls {
-		if name := calls[i].Service; name != "" && !c.listed(name) && !slices.Contains(e.UnknownServices, name) {
+		name := calls[i].Service
+		if name == "" || name == known {
+			continue
+		}
+		if c.listed(name) {
+			known = name
+			continue
+		}
+		if !slices.Contains(e.UnknownServices, name) {
 			e.UnknownServices = append(e.UnknownServices, name)
 			e.Problems = append(e.Problems, fmt.Sprintf("call %q names service %q, which Config.Services does not list (it lists %s)", calls[i].ID, name, c.serviceNames()))
 		}
@@ -310,9 +320,13 @@ func (c *Core) validateTurn(calls []Call) error {
 // knownServices reports whether every call names no service or one the
 // Config lists.
 func (c *Core) knownServices(calls []Call) bool {
+	known := "" // the last service found listed: turns mostly name one
 	for i := range calls {
-		if name := calls[i].Service; name != "" && !c.listed(name) {
-			return false
+		if name := calls[i].Service; name != "" && name != known {
+			if !c.listed(name) {
+				return false
+			}
+			known = name
 		}
 	}
 	return true
