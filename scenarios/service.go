@@ -32,7 +32,9 @@ type Service struct {
 	CountRejected bool
 	// DedupeWrites makes the fake service apply a write once per
 	// Idempotency-Key (key dedupe_writes; see spec.Config.DedupeWrites).
-	DedupeWrites bool
+	// Left out of the scenario's digest when false, so scenarios that
+	// never set it keep theirs.
+	DedupeWrites bool `json:",omitempty"`
 	// Latency is the service time of one request that is admitted.
 	Latency spec.Dist[time.Duration]
 	// Load makes latency grow with requests in flight (zero: it doesn't).

@@ -126,7 +126,7 @@ type Config struct {
 	// a write repeating a key already applied is answered at once with 200
 	// and applies nothing (key dedupe_writes). Without it, the server counts
 	// such a write as applied twice.
-	DedupeWrites bool
+	DedupeWrites bool `json:",omitempty"`
 	// ModelName is the "model" echoed in provider-shaped responses when the
 	// request names none ("": "simbench-" + Name).
 	ModelName string
