@@ -2,6 +2,9 @@ package sched_test
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -78,6 +81,49 @@ func TestRunnerStatsAndSetLimitsWhileTurnsRun(t *testing.T) {
 		}
 		if err := r.SetLimits("nope", Limits{}); err == nil {
 			t.Error("SetLimits accepted an unknown service")
+		}
+	})
+}
+
+// runnerJitter returns the retry delays a Runner built with r drew for one
+// call failing three times.
+func runnerJitter(t *testing.T, r *rand.Rand) []time.Duration {
+	var mu sync.Mutex
+	var delays []time.Duration
+	run, err := NewRunner(Config{
+		Rand:  r,
+		Retry: RetryPolicy{Backoff: BackoffFullJitter, Base: time.Millisecond, Cap: 10 * time.Millisecond, MaxAttempts: 4},
+		Hook: func(e Event) {
+			if e.Kind == EventRetry {
+				mu.Lock()
+				delays = append(delays, e.Delay)
+				mu.Unlock()
+			}
+		},
+	}, func(context.Context, *Call, int) Outcome { return Failed(ClassOverloaded, errors.New("busy")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if _, err := run.Run(context.Background(), Turn{Calls: []Call{{ID: "a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return delays
+}
+
+// Two Runners with a nil Rand draw different jitter, so a fleet does not
+// retry in step; two with the same seeded source draw the same.
+func TestRunnersDrawTheirOwnJitter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := runnerJitter(t, nil), runnerJitter(t, nil)
+		if len(a) != 3 || slices.Equal(a, b) {
+			t.Errorf("nil Rand: %v and %v, want three different draws each", a, b)
+		}
+		s1, s2 := runnerJitter(t, rand.New(rand.NewPCG(9, 9))), runnerJitter(t, rand.New(rand.NewPCG(9, 9)))
+		if !slices.Equal(s1, s2) {
+			t.Errorf("the same seed drew %v and %v", s1, s2)
 		}
 	})
 }
