@@ -22,7 +22,7 @@ func (c *Core) pump() {
 			if s.pausedUntil > c.now {
 				continue
 			}
-			h := s.peek()
+			h := c.peek(s)
 			if h != nil && s.usesCredit() && !c.covered(s, h) {
 				continue
 			}
@@ -33,7 +33,7 @@ func (c *Core) pump() {
 		if best == nil {
 			return
 		}
-		best.pop()
+		c.pop(best)
 		c.admit(bestCall)
 	}
 }
@@ -43,8 +43,9 @@ func (c *Core) pump() {
 const compactAt = 64
 
 // peek returns the service's earliest queued call, dropping finished ones.
-func (s *serviceState) peek() *callState {
+func (c *Core) peek(s *serviceState) *callState {
 	for s.head < len(s.fifo) && s.fifo[s.head].done {
+		c.unref(s.fifo[s.head].turn)
 		s.fifo[s.head] = nil
 		s.head++
 	}
@@ -61,7 +62,7 @@ func (s *serviceState) peek() *callState {
 		}
 	}
 	for len(s.retries) > 0 && s.retries[0].done {
-		heap.Pop(&s.retries)
+		c.unref(heap.Pop(&s.retries).(*callState).turn)
 	}
 	var h *callState
 	if s.head < len(s.fifo) {
@@ -74,11 +75,12 @@ func (s *serviceState) peek() *callState {
 }
 
 // pop removes the call peek returned.
-func (s *serviceState) pop() {
+func (c *Core) pop(s *serviceState) {
 	if len(s.retries) > 0 && (s.head == len(s.fifo) || s.retries[0].seq < s.fifo[s.head].seq) {
-		heap.Pop(&s.retries)
+		c.unref(heap.Pop(&s.retries).(*callState).turn)
 		return
 	}
+	c.unref(s.fifo[s.head].turn)
 	s.fifo[s.head] = nil
 	s.head++
 }
@@ -141,7 +143,7 @@ func (c *Core) reserve(cs *callState) {
 		return
 	}
 	if s.tok != nil {
-		s.addPending(c.lastReservation(cs))
+		c.addPending(s, c.lastReservation(cs))
 	}
 	c.setTimer(timer{at: at, kind: timerRelease, cs: cs, gen: cs.gen})
 }

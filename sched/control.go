@@ -141,6 +141,9 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 	req, tok := serviceBuckets(s.cfg)
 	s.req = carryBucket(s.req, req, c.now)
 	s.tok = carryBucket(s.tok, tok, c.now)
+	for _, r := range s.pending {
+		c.unref(r.cs.turn)
+	}
 	clear(s.pending)
 	s.pending = s.pending[:0]
 	c.pump()

@@ -53,6 +53,11 @@ type Core struct {
 	index map[string]int
 	// moved is settle's scratch list of reservations to make again.
 	moved []reservation
+
+	// retired holds done turns nothing refers to any more, whose states
+	// reclaim puts in free, by size class, for newStates to reuse.
+	retired []*turnState
+	free    [maxStateClass + 1][][]callState
 }
 
 type serviceState struct {
@@ -243,6 +248,7 @@ func (c *Core) advanceTo(now time.Duration) {
 			c.now = t.at
 		}
 		c.fire(&t)
+		c.unrefTimer(&t)
 		c.pump()
 	}
 	if now > c.now {
@@ -269,8 +275,13 @@ func (c *Core) fire(t *timer) {
 	}
 }
 
-// announceWake emits ActWake when the earliest timer changed.
+// announceWake emits ActWake when the earliest timer changed, and reclaims
+// the states of retired turns: every public method ends here, when no
+// decision in progress still points into them.
 func (c *Core) announceWake() {
+	if len(c.retired) > 0 {
+		c.reclaim()
+	}
 	at, ok := c.nextTimer()
 	if !ok {
 		c.wakeSet = false

@@ -139,6 +139,7 @@ func (c *Core) popWrite(q *writeQueue, cs *callState) {
 		q.holder = nil
 		for len(q.waiting) > 0 {
 			next := heap.Pop(&q.waiting).(*callState)
+			c.unref(next.turn)
 			next.writeWait = false
 			if !next.done {
 				q.holder = next
@@ -155,6 +156,9 @@ func (c *Core) popWrite(q *writeQueue, cs *callState) {
 // turnDone hands the turn's results to the driver and forgets the turn.
 func (c *Core) turnDone(t *turnState) {
 	t.done = true
+	if t.refs == 0 {
+		c.retired = append(c.retired, t)
+	}
 	delete(c.turns, t.id)
 	t.result = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
 	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: &t.result})

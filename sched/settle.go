@@ -49,6 +49,9 @@ func (c *Core) settle(cs *callState, n float64) {
 		return
 	}
 	c.moved = append(c.moved[:0], s.pending[k:]...)
+	for _, r := range s.pending[k:] {
+		c.unref(r.cs.turn)
+	}
 	clear(s.pending[k:])
 	s.pending = s.pending[:k]
 	for _, r := range c.moved {
@@ -60,17 +63,20 @@ func (c *Core) settle(cs *callState, n float64) {
 // addPending records a booking made for a later start. Entries of calls
 // that have started or ended are dropped when the slice is full, so it
 // holds at most about twice the calls waiting for their release.
-func (s *serviceState) addPending(r reservation) {
+func (c *Core) addPending(s *serviceState, r reservation) {
 	if len(s.pending) == cap(s.pending) {
 		live := s.pending[:0]
 		for _, p := range s.pending {
 			if p.live() {
 				live = append(live, p)
+			} else {
+				c.unref(p.cs.turn)
 			}
 		}
 		clear(s.pending[len(live):])
 		s.pending = live
 	}
+	r.cs.turn.refs++
 	s.pending = append(s.pending, r)
 }
 
@@ -85,7 +91,7 @@ func (c *Core) rebook(cs *callState) {
 		c.start(cs)
 		return
 	}
-	s.addPending(c.lastReservation(cs))
+	c.addPending(s, c.lastReservation(cs))
 	c.setTimer(timer{at: at, kind: timerRelease, cs: cs, gen: cs.gen})
 }
 

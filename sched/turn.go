@@ -78,6 +78,10 @@ type turnState struct {
 	exhausted error      // set when a budget ran out
 	result    TurnResult // handed to the driver when the turn is done
 	cancelled bool       // cancelTurn ran: siblings need not cancel again
+	// refs counts the references to the turn and its calls' states held
+	// outside it (timers, service queues, write queues, bookings); the
+	// states are reused once the turn is done and refs is 0 (see reclaim).
+	refs int32
 }
 
 // Submit accepts a turn's calls at now and returns its id. It refuses a turn
@@ -124,7 +128,7 @@ func (c *Core) newTurn(t Turn) *turnState {
 		id:        c.lastTurn,
 		tag:       t.Tag,
 		calls:     t.Calls,
-		states:    make([]callState, len(t.Calls)),
+		states:    c.newStates(len(t.Calls)),
 		results:   make([]Result, len(t.Calls)),
 		left:      len(t.Calls),
 		join:      t.Join,
@@ -440,6 +444,7 @@ func (c *Core) tryReady(cs *callState) {
 		if q.holder != nil {
 			if !cs.writeWait {
 				cs.writeWait = true
+				cs.turn.refs++
 				heap.Push(&q.waiting, cs)
 			}
 			return
@@ -469,6 +474,7 @@ func (c *Core) enqueue(cs *callState) {
 	cs.phase = phaseQueued
 	cs.gen++
 	s := cs.svc
+	cs.turn.refs++
 	if n := len(s.fifo); n == s.head || s.fifo[n-1].seq < cs.seq {
 		s.fifo = append(s.fifo, cs)
 		return
