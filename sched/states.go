@@ -4,14 +4,17 @@ import "math/bits"
 
 // Per-turn call states are reused: a turn's states go back to a free list
 // once the turn is done and nothing refers to them (turnState.refs), so a
-// Core in steady state allocates no call states. Sizes are rounded up to a
-// power of two; turns above 1<<maxStateClass calls allocate their own.
+// Core in steady state allocates no call states. The lists are kept by size
+// class, a power of two of calls; a slice is made to the exact size the
+// turn needs (so a run's memory is what its turns hold) and reused for a
+// later turn of its class it is large enough for. What the lists keep is
+// bounded: about 1024 call states per class.
 
 // maxStateClass bounds the size classes kept, in powers of two of calls.
 const maxStateClass = 12
 
-// maxFreePerClass bounds the slices kept per size class.
-const maxFreePerClass = 64
+// keepPerClass is the most slices kept for class k.
+func keepPerClass(k int) int { return max(2, 1024>>k) }
 
 // newStates returns zeroed states for n calls.
 func (c *Core) newStates(n int) []callState {
@@ -22,13 +25,13 @@ func (c *Core) newStates(n int) []callState {
 	if k > maxStateClass {
 		return make([]callState, n)
 	}
-	if l := &c.free[k]; len(*l) > 0 {
+	if l := &c.free[k]; len(*l) > 0 && cap((*l)[len(*l)-1]) >= n {
 		s := (*l)[len(*l)-1]
 		(*l)[len(*l)-1] = nil
 		*l = (*l)[:len(*l)-1]
 		return s[:n]
 	}
-	return make([]callState, n, 1<<k)
+	return make([]callState, n)
 }
 
 // unref drops one outside reference to t; a done turn left with none is
@@ -50,7 +53,7 @@ func (c *Core) reclaim() {
 			continue
 		}
 		k := bits.Len(uint(cap(s) - 1))
-		if k > maxStateClass || cap(s) != 1<<k || len(c.free[k]) >= maxFreePerClass {
+		if k > maxStateClass || len(c.free[k]) >= keepPerClass(k) {
 			continue
 		}
 		clear(s[:cap(s)])
