@@ -72,7 +72,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		answerCount(w, c, &in)
 		return
 	}
+	if s.replayWrite(w, r, sv, &in) {
+		return
+	}
 	now, d := s.decide(sv, &in)
+	s.noteWrite(r, sv, &in, &d)
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
 	wall := s.start.Add(time.Duration(s.epoch.Load()) + s.real(now))
 	seen := s.realDecision(d) // what the client is told, in real time

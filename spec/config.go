@@ -122,6 +122,11 @@ type Config struct {
 	// disconnected, as many real backends do, and count its work as wasted;
 	// otherwise the server stops and counts it as cancelled by the client.
 	KeepWorkingOnDisconnect bool
+	// DedupeWrites makes the server apply a write once per Idempotency-Key:
+	// a write repeating a key already applied is answered at once with 200
+	// and applies nothing (key dedupe_writes). Without it, the server counts
+	// such a write as applied twice.
+	DedupeWrites bool `json:",omitempty"`
 	// ModelName is the "model" echoed in provider-shaped responses when the
 	// request names none ("": "simbench-" + Name).
 	ModelName string
