@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"math"
 	"math/rand/v2"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -82,4 +83,31 @@ func TestBareMMCMatchesErlangC(t *testing.T) {
 	if math.Abs(got-want)/want > 0.03 {
 		t.Errorf("bare M/M/20: mean time in system %.4fs, Erlang C says %.4fs", got, want)
 	}
+}
+
+// gcMeter measures the share of the process's CPU time the garbage
+// collector takes (runtime/metrics' estimate) from its start.
+type gcMeter struct{ gc, total float64 }
+
+// gcCPU reads the collector's and the process's CPU seconds so far.
+func gcCPU() (gc, total float64) {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"}}
+	metrics.Read(s)
+	return s[0].Value.Float64(), s[1].Value.Float64()
+}
+
+// newGCMeter starts a gcMeter now.
+func newGCMeter() gcMeter {
+	gc, total := gcCPU()
+	return gcMeter{gc, total}
+}
+
+// share returns the collector's share of the CPU time since the meter
+// started, in percent.
+func (m gcMeter) share() float64 {
+	gc, total := gcCPU()
+	if total <= m.total {
+		return 0
+	}
+	return 100 * (gc - m.gc) / (total - m.total)
 }
