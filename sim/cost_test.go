@@ -111,3 +111,25 @@ func (m gcMeter) share() float64 {
 	}
 	return 100 * (gc - m.gc) / (total - m.total)
 }
+
+// The engine allocates at most 4 times per simulated call (the target
+// BenchmarkEngine reports against), counted over a whole run of
+// BenchmarkEngine's scenario at 40,000 calls: turns, their calls and the
+// scheduler's per-turn state, nothing per attempt or per event.
+func TestEngineAllocationsPerCall(t *testing.T) {
+	sc := engineScenario(40_000)
+	var calls int64
+	allocs := testing.AllocsPerRun(1, func() {
+		e, err := newEngine(sc, &sc.Strategies[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.run(t.Context(), nil)
+		calls = e.m.calls
+	})
+	if perCall := allocs / float64(calls); calls < 39_000 || perCall > 4 {
+		t.Errorf("%.0f allocations for %d calls: %.2f a call, want at most 4", allocs, calls, perCall)
+	} else {
+		t.Logf("%.0f allocations for %d calls: %.3f a call", allocs, calls, perCall)
+	}
+}
