@@ -188,15 +188,6 @@ func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.D
 	return l.limit, max(remaining, 0), reset
 }
 
-// ceilDiv is a ÷ b rounded up, for b > 0, without overflow.
-func ceilDiv(a, b int64) int64 {
-	q := a / b
-	if a%b > 0 {
-		q++
-	}
-	return q
-}
-
 // mod is the non-negative remainder of t / m.
 func mod(t, m time.Duration) time.Duration {
 	r := t % m
