@@ -28,6 +28,7 @@ func fixtureRun(t *testing.T, name string) string {
 }
 
 func TestReportRendersFromResults(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	dir := fixtureRun(t, "tier3")
 	sweep := filepath.Join(t.TempDir(), "sweep.json")
 	if err := os.WriteFile(sweep, []byte(`[{"cap":8,"p50_ms":980,"p95_ms":1540,"goodput_per_s":89},
@@ -63,6 +64,7 @@ func TestReportRendersFromResults(t *testing.T) {
 }
 
 func TestReportAcceptsResultsFile(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	dir := fixtureRun(t, "tier3")
 	// Any name: the file given is the one read.
 	if err := os.Rename(filepath.Join(dir, "results.json"), filepath.Join(dir, "run-42.json")); err != nil {
@@ -187,6 +189,7 @@ func sameSVGs(t *testing.T, want, got map[string][]byte) {
 // redraws a scenario's SVGs byte for byte, the limit lines included,
 // without flags.
 func TestReportRoundTripsOneScenario(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	reportRoundTrip(t, "mixed-read-write")
 }
 
@@ -214,6 +217,7 @@ func reportRoundTrip(t *testing.T, scenario string) {
 // `report` on a copy of a sweep's directory redraws it byte for byte, and
 // `report RUN --sweep sweep.json` plots it beside a run.
 func TestReportRoundTripsSweep(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	dir := t.TempDir()
 	sw := &SweepCmd{Scenario: "tier3", Cap: "4..32", By: "sessions=10,40", MaxShare: 0.001, Duration: positiveDuration(20 * time.Second), Seeds: 1, Out: dir, Stdout: &bytes.Buffer{}}
 	if err := sw.Run(); err != nil {
