@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
@@ -29,6 +31,9 @@ type RecommendCmd struct {
 	JSON      bool             `help:"Print the recommendation as JSON."`
 	Emit      string           `enum:",toml,go" default:"" placeholder:"toml|go" help:"Print only the decided settings: toml, a [[strategy]] block to paste into a scenario; go, the sched.Config literal."`
 	Stdout    io.Writer        `kong:"-"`
+
+	parent   context.Context                                  // tests: a context to cancel in place of Ctrl-C
+	progress func(strategy string, done, total time.Duration) // tests: follows the verifying sweep's runs
 }
 
 // checkDecisionFlags rejects flag values no decision can use, as invalid
@@ -37,12 +42,12 @@ func checkDecisionFlags(seeds int, headroom, maxShare, tolerance float64) error 
 	switch {
 	case seeds < 1:
 		return codedError{fmt.Errorf("--seeds %d: want at least 1", seeds), exitInvalid}
-	case headroom < 0 || headroom > 1:
+	case !(headroom >= 0 && headroom <= 1): // NaN fails every comparison
 		return codedError{fmt.Errorf("--headroom %g: want a fraction in (0, 1]", headroom), exitInvalid}
-	case maxShare < 0 || maxShare > 1:
+	case !(maxShare >= 0 && maxShare <= 1):
 		return codedError{fmt.Errorf("--max-share %g: want a fraction in [0, 1]", maxShare), exitInvalid}
-	case tolerance < 0:
-		return codedError{fmt.Errorf("--tolerance %g: want a fraction ≥ 0", tolerance), exitInvalid}
+	case !(tolerance >= 0) || math.IsInf(tolerance, 1):
+		return codedError{fmt.Errorf("--tolerance %g: want a finite fraction ≥ 0", tolerance), exitInvalid}
 	}
 	return nil
 }
@@ -73,9 +78,10 @@ func (c *RecommendCmd) Run() error {
 	if out == nil {
 		out = os.Stdout
 	}
-	ctx, stop := interruptible(context.Background())
+	ctx, stop := interruptible(c.parent)
 	defer stop()
-	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
+	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
+		Progress: c.progress}
 	decide := decision.Decide
 	if c.NoVerify {
 		decide = decision.Arithmetic
@@ -83,7 +89,7 @@ func (c *RecommendCmd) Run() error {
 	d, err := decide(ctx, sc, o)
 	if err != nil {
 		if ctx.Err() != nil {
-			return codedError{fmt.Errorf("interrupted"), exitInterrupted}
+			return c.interrupted(out, sc.Name, d, o.Rule)
 		}
 		return err
 	}
@@ -106,6 +112,32 @@ func (c *RecommendCmd) Run() error {
 		return enc.Encode(res)
 	}
 	return printRecommendation(out, &res, d, o.Rule)
+}
+
+// interrupted prints the points the verifying sweep measured before
+// Ctrl-C, marked partial (as sweep.json's content with --json), and
+// returns the interrupt's exit.
+func (c *RecommendCmd) interrupted(out io.Writer, scenario string, d *decision.Result, r decision.Rule) error {
+	if d == nil || len(d.Row.Points) == 0 {
+		return codedError{fmt.Errorf("interrupted before any cap was measured"), exitInterrupted}
+	}
+	done := codedError{fmt.Errorf("interrupted: no decision; the points measured are printed, marked partial"), exitInterrupted}
+	if c.JSON {
+		sw := results.Sweep{Scenario: scenario, Strategy: d.Tuned.Name, Partial: true, Rows: []results.SweepRow{d.Row}, MaxShare: r.MaxShare}
+		data, err := results.Encode(&sw)
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(data); err != nil {
+			return err
+		}
+		return done
+	}
+	title := "PARTIAL (interrupted) sweep of " + scenario + " · strategy " + d.Tuned.Name + " · the caps measured before Ctrl-C, each over the seeds that finished"
+	if err := reports.WriteSweep(out, title, []results.SweepRow{d.Row}, r.String(), r.MaxShare); err != nil {
+		return err
+	}
+	return done
 }
 
 // printRecommendation shows the recommendation for a terminal: the

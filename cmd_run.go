@@ -20,29 +20,30 @@ import (
 
 // RunCmd runs a scenario's strategies and compares them.
 type RunCmd struct {
-	Scenario     string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
-	Strategy     []string         `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
-	Seed         *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed."`
-	Duration     positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
-	Out          string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
-	JSON         bool             `help:"Print results.json to standard output instead of the table."`
-	NoReports    bool             `help:"Write results.json only: no plots, report.html or report.md."`
-	Parallel     int              `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
-	Live         bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
-	TimeScale    float64          `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
-	Processes    int              `placeholder:"N" help:"With --live: run the workload on N schedulers at once (one sched.Runner each, with its own connections) behind one API key, sharing the fake servers; results show each process's figures and the totals (default: the scenario's workload.processes, else 1)."`
-	Shares       []float64        `sep:"," placeholder:"W,..." help:"With --live and several processes: each process's share of the load, one weight per process (default: the scenario's workload.process_shares, else even)."`
-	Quota        string           `placeholder:"MODE" help:"With --live and several processes: full (every process at the full limits), split (limit÷N each) or shared (one quota in Redis), for every strategy (default: each strategy's quota.mode in the scenario, else full)."`
-	Redis        string           `placeholder:"URL" env:"SIMBENCH_REDIS" help:"With --quota shared: the redis:// URL of the server to share the quota through (default: start redis-server from PATH on a free 127.0.0.1 port for the run)."`
-	AllowInvalid bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
-	Seeds        int              `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
-	Columns      []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
-	MaxMemory    byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
-	NoRecommend  bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
-	Trace        string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
-	Threshold    []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
-	HDR          string           `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
-	Stdout       io.Writer        `kong:"-"` // nil: os.Stdout
+	Scenario      string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario (see 'simbench scenarios')."`
+	Strategy      []string         `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated (default: all)."`
+	Seed          *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed."`
+	Duration      positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
+	Out           string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where results.json, the plots and the reports go (default: out/<scenario>)."`
+	JSON          bool             `help:"Print results.json to standard output instead of the table."`
+	NoReports     bool             `help:"Write results.json only: no plots, report.html or report.md."`
+	Parallel      int              `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
+	Live          bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
+	TimeScale     float64          `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
+	Processes     int              `placeholder:"N" help:"With --live: run the workload on N schedulers at once (one sched.Runner each, with its own connections) behind one API key, sharing the fake servers; results show each process's figures and the totals (default: the scenario's workload.processes, else 1)."`
+	Shares        []float64        `sep:"," placeholder:"W,..." help:"With --live and several processes: each process's share of the load, one weight per process (default: the scenario's workload.process_shares, else even)."`
+	Quota         string           `placeholder:"MODE" help:"With --live and several processes: full (every process at the full limits), split (limit÷N each) or shared (one quota in Redis), for every strategy (default: each strategy's quota.mode in the scenario, else full)."`
+	Redis         string           `placeholder:"URL" env:"SIMBENCH_REDIS" help:"With --quota shared: the redis:// URL of the server to share the quota through (default: start redis-server from PATH on a free 127.0.0.1 port for the run)."`
+	RedisFallback bool             `help:"With --quota shared: when Redis cannot be reached, run each process on its local share (limit÷N) instead of failing the run, and do not mark the run invalid when Redis is lost during it."`
+	AllowInvalid  bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
+	Seeds         int              `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
+	Columns       []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
+	MaxMemory     byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
+	NoRecommend   bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
+	Trace         string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
+	Threshold     []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
+	HDR           string           `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
+	Stdout        io.Writer        `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
 	parent     context.Context // tests: a context to cancel in place of Ctrl-C
@@ -162,10 +163,24 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 	if (c.Processes != 0 || len(c.Shares) > 0 || c.Redis != "" || (c.Quota != "" && c.Quota != "full")) && !c.Live {
 		return invalid(fmt.Errorf("--processes, --shares, --quota and --redis go with --live"))
 	}
-	if scale := c.timeScale(); scale < 0 || (scale != 1 && !c.Live) {
-		return invalid(fmt.Errorf("--time-scale must be above 0 and goes with --live (got %g)", c.TimeScale))
+	if scale := c.timeScale(); scale != 1 && !c.Live {
+		return invalid(fmt.Errorf("--time-scale goes with --live (got %g)", c.TimeScale))
+	}
+	if c.Live {
+		if c.TimeScale == 0 { // kong's default is 1: a 0 was given
+			return invalid(fmt.Errorf("--time-scale 0: want a number from %g to %g", sim.MinTimeScale, sim.MaxTimeScale))
+		}
+		if err := c.liveOptions(opts).Validate(sc); err != nil {
+			return invalid(err)
+		}
 	}
 	return opts, thresholds, nil
+}
+
+// liveOptions are the live run's options from the flags.
+func (c *RunCmd) liveOptions(opts sim.Options) sim.LiveOptions {
+	return sim.LiveOptions{Options: opts, TimeScale: c.timeScale(), Processes: c.Processes, Shares: c.Shares,
+		Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback}
 }
 
 // timeScale is --time-scale, 1 when unset (callers that build the struct
@@ -206,8 +221,7 @@ func (c *RunCmd) simulate(ctx context.Context, sc *scenarios.Scenario, opts sim.
 	var res *results.Results
 	var runErr error
 	if c.Live {
-		res, runErr = sim.RunLive(ctx, sc, sim.LiveOptions{Options: opts, TimeScale: c.timeScale(),
-			Processes: c.Processes, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis})
+		res, runErr = sim.RunLive(ctx, sc, c.liveOptions(opts))
 	} else {
 		res, runErr = sim.RunSeeds(ctx, sc, opts)
 	}

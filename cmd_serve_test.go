@@ -104,6 +104,39 @@ func TestServeCtrlCWithSlowBodyExitsZero(t *testing.T) {
 	}
 }
 
+// A second Ctrl-C ends the drain: with a request left open and an hour of
+// --drain, serve still returns, exit 0, saying why it closed the connection.
+func TestServeSecondCtrlCEndsTheDrain(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	again, cancelAgain := context.WithCancel(context.Background())
+	ready := make(chan *fakeapi.Server, 1)
+	var out, errOut bytes.Buffer
+	cmd := &ServeCmd{Scenario: "burst-8", Addr: "127.0.0.1:0", Drain: time.Hour, ReadTimeout: time.Hour,
+		Stdout: &out, Stderr: &errOut, parent: ctx, again: again, ready: ready}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	srv := <-ready
+	host := strings.TrimPrefix(srv.URL(srv.Services()[0]), "http://")
+	host, _, _ = strings.Cut(host, "/")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "PUT /%s/items/1 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n", srv.Services()[0])
+	if line, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.Contains(line, "100") {
+		t.Fatalf("no 100 Continue: %q, %v", line, err)
+	}
+	cancel()
+	cancelAgain()
+	if err := <-done; err != nil {
+		t.Fatalf("a second Ctrl-C: %v, want exit 0", err)
+	}
+	if !strings.Contains(errOut.String(), "second Ctrl-C") {
+		t.Errorf("serve did not say the second Ctrl-C stopped it: %q", errOut.String())
+	}
+}
+
 func TestServePrintsTheBaseURLsTheSDKsExpect(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *fakeapi.Server, 1)

@@ -29,10 +29,14 @@ type SweepCmd struct {
 	Out       string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
 	JSON      bool             `help:"Print the sweep as JSON instead of the table."`
 	Stdout    io.Writer        `kong:"-"`
+
+	parent   context.Context                                  // tests: a context to cancel in place of Ctrl-C
+	progress func(strategy string, done, total time.Duration) // tests: follows the runs over the caps
 }
 
 // Run sweeps, prints a table per load with the knee and the chosen cap
-// marked, and writes sweep.json and the sweep plots.
+// marked, and writes sweep.json and the sweep plots. On Ctrl-C it writes
+// and prints the points measured, marked partial, and exits with 130.
 func (c *SweepCmd) Run() error {
 	sc, err := openScenario(c.Scenario)
 	if err != nil {
@@ -59,21 +63,38 @@ func (c *SweepCmd) Run() error {
 			return bar.update, bar.finish
 		}
 	}
-	ctx, stop := interruptible(context.Background())
+	if c.progress != nil {
+		o.Progress = func(int, time.Duration) (func(string, time.Duration, time.Duration), func(bool)) {
+			return c.progress, func(bool) {}
+		}
+	}
+	ctx, stop := interruptible(c.parent)
 	defer stop()
 	sw, err := decision.Sweep(ctx, sc, o)
 	switch {
-	case err != nil && ctx.Err() != nil:
-		return codedError{fmt.Errorf("interrupted"), exitInterrupted}
+	case err != nil && ctx.Err() != nil && sw == nil:
+		return codedError{fmt.Errorf("interrupted before any cap was measured: nothing written"), exitInterrupted}
 	case errors.As(err, new(decision.InputError)):
 		return codedError{err, exitInvalid}
-	case err != nil:
+	case err != nil && ctx.Err() == nil:
 		return err
 	}
 	dir := c.Out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name+"-sweep")
 	}
+	if err := c.write(out, sc.Name, dir, sw, o); err != nil {
+		return err
+	}
+	if sw.Partial {
+		return codedError{fmt.Errorf("interrupted: the points measured are written to %s, marked partial", filepath.Join(dir, results.SweepFile)), exitInterrupted}
+	}
+	return nil
+}
+
+// write writes sweep.json and the sweep plots to dir, then prints the
+// sweep (as JSON with --json).
+func (c *SweepCmd) write(out io.Writer, scenario, dir string, sw *results.Sweep, o decision.SweepOptions) error {
 	if err := results.WriteSweep(dir, sw); err != nil {
 		return err
 	}
@@ -88,7 +109,7 @@ func (c *SweepCmd) Run() error {
 		_, err = out.Write(data)
 		return err
 	}
-	return c.print(out, sc.Name, dir, sw, o)
+	return c.print(out, scenario, dir, sw, o)
 }
 
 // print shows the decision (when the sweep made one) and the sweep's table.
@@ -100,13 +121,16 @@ func (c *SweepCmd) print(out io.Writer, scenario, dir string, sw *results.Sweep,
 		fmt.Fprintln(out)
 	}
 	title := fmt.Sprintf("sweep of %s · strategy %s as written · %s", scenario, sw.Strategy, seedsText(c.Seeds))
+	if sw.Partial {
+		title = fmt.Sprintf("PARTIAL (interrupted) sweep of %s · strategy %s · the caps measured before Ctrl-C, each over the seeds that finished", scenario, sw.Strategy)
+	}
 	if sw.Decision != nil && len(o.Loads) == 0 {
 		title = fmt.Sprintf("sweep of %s · strategy %s paced at headroom %s · %s · %s", scenario, sw.Strategy, fmtFloat(sw.Decision.Headroom), sw.Decision.Knob, seedsText(c.Seeds))
 	}
 	if err := reports.WriteSweep(out, title, sw.Rows, o.Rule.String(), o.Rule.MaxShare); err != nil {
 		return err
 	}
-	if sw.Decision == nil {
+	if sw.Decision == nil && !sw.Partial {
 		fmt.Fprintln(out, "\nthe caps and strategy are as given; `simbench recommend` decides what to set over its own range")
 	}
 	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)

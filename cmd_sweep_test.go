@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,9 @@ func TestSweepRejectsBadFlags(t *testing.T) {
 		{Scenario: "tier3", Cap: "1..4", Seeds: 0},
 		{Scenario: "tier3", Cap: "1..4", Seeds: 1, MaxShare: -0.1},
 		{Scenario: "tier3", Cap: "1..4", Seeds: 1, Tolerance: -1},
+		{Scenario: "tier3", Cap: "1..4", Seeds: 1, MaxShare: math.NaN()},
+		{Scenario: "tier3", Cap: "1..4", Seeds: 1, Tolerance: math.NaN()},
+		{Scenario: "tier3", Cap: "1..4", Seeds: 1, Tolerance: math.Inf(1)},
 	} {
 		cmd.Stdout = &bytes.Buffer{}
 		err := cmd.Run()
@@ -154,5 +158,72 @@ func TestTier3ChosenCapBeatsUnbounded(t *testing.T) {
 	}
 	if rec.Load == nil || rec.Load.Fits() {
 		t.Errorf("tier3's overload not reported: %+v", rec.Load)
+	}
+}
+
+// Ctrl-C during a sweep leaves a sweep.json marked partial with the points
+// measured: here the interrupt comes as the second load's runs begin, so
+// the first load's row is whole.
+func TestSweepInterruptedWritesPartial(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last time.Duration
+	cmd := &SweepCmd{Scenario: "research-agent", Seeds: 1, Cap: "1,4", By: "sessions=2,4", Strategy: "semaphore-4", MaxShare: 0.001,
+		Duration: positiveDuration(30 * time.Minute), Out: dir, Stdout: &bytes.Buffer{}, parent: ctx,
+		progress: func(strategy string, done, total time.Duration) {
+			if strategy == "semaphore-4@1" {
+				if done < last { // the virtual clock went back: the next load's run began
+					cancel()
+				}
+				last = max(last, done)
+			}
+		}}
+	err := cmd.Run()
+	if codeOf(err) != exitInterrupted || !strings.Contains(err.Error(), "partial") {
+		t.Fatalf("Run() = %v (exit %d), want exit %d saying the points are written, marked partial", err, codeOf(err), exitInterrupted)
+	}
+	saved, err := results.ReadSweep(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !saved.Partial || len(saved.Rows) == 0 || saved.Rows[0].Load != "sessions=2" || len(saved.Rows[0].Points) != 2 {
+		t.Fatalf("sweep.json: partial %v, rows %+v; want partial with the whole sessions=2 row", saved.Partial, saved.Rows)
+	}
+	if len(saved.Rows) > 1 && saved.Rows[1].Load != "sessions=4" {
+		t.Errorf("second row %+v", saved.Rows[1])
+	}
+}
+
+// Ctrl-C during recommend's verifying sweep prints the points measured,
+// marked partial: here the interrupt comes once a run is into its second
+// seed (progress over seeds runs from 0 to the duration, a third each), so
+// every cap has one finished seed.
+func TestRecommendInterruptedPrintsPartial(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out bytes.Buffer
+	cmd := &RecommendCmd{Scenario: "research-agent", Seeds: 3, MaxShare: 0.001, Tolerance: 0.05, Duration: positiveDuration(30 * time.Minute),
+		JSON: true, Stdout: &out, parent: ctx,
+		progress: func(_ string, done, total time.Duration) {
+			if done > total/3 {
+				cancel()
+			}
+		}}
+	err := cmd.Run()
+	if codeOf(err) != exitInterrupted || !strings.Contains(err.Error(), "partial") {
+		t.Fatalf("Run() = %v (exit %d), want exit %d saying the points are printed, marked partial", err, codeOf(err), exitInterrupted)
+	}
+	var sw results.Sweep
+	if err := json.Unmarshal(out.Bytes(), &sw); err != nil {
+		t.Fatalf("%v in %s", err, out.String())
+	}
+	if !sw.Partial || len(sw.Rows) != 1 || len(sw.Rows[0].Points) < 2 {
+		t.Fatalf("partial %v, rows %+v: want the points of every cap", sw.Partial, sw.Rows)
+	}
+	for _, p := range sw.Rows[0].Points {
+		if p.Seeds != 1 {
+			t.Errorf("cap %d: %d seeds, want the 1 that finished", p.Cap, p.Seeds)
+		}
 	}
 }

@@ -41,6 +41,8 @@ type Options struct {
 	// Caps, when set, are the caps to start from (default: around the
 	// arithmetic's cap).
 	Caps []int
+	// Progress, when set, follows the sweep's runs (sim.Options.Progress).
+	Progress func(strategy string, done, total time.Duration)
 }
 
 // Result is a decision with what was computed on the way.
@@ -62,7 +64,10 @@ type Result struct {
 // cap over several seeds around the arithmetic's cap, extended while the
 // choice sits at an edge, the cap chosen by the rule, and the unbounded
 // strategy under the same seeds for contrast. A scenario whose services
-// have no limits to plan from gets a decision from the sweep alone.
+// have no limits to plan from gets a decision from the sweep alone. When
+// ctx ends during the sweep, Decide returns, with ctx.Err(), a Result
+// whose Row holds the points measured and whose Decision is nil (nil when
+// no point was).
 func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, error) {
 	name := o.Strategy
 	if name == "" {
@@ -101,11 +106,16 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 			caps = CapsAround(res.Plan.MaxInFlight)
 		}
 	}
-	sw, err := sweepExtending(ctx, withStrategy(sc, tuned), name, caps, o.Rule, opts)
+	swOpts := opts
+	swOpts.Progress = o.Progress
+	sw, err := sweepExtending(ctx, withStrategy(sc, tuned), name, caps, o.Rule, swOpts)
+	res.Row = sw.row
 	if err != nil {
+		if ctx.Err() != nil && len(res.Row.Points) > 0 {
+			return res, err // interrupted: the points measured, no decision
+		}
 		return nil, err
 	}
-	res.Row = sw.row
 
 	service := svc
 	if service == "" && res.Plan != nil {
@@ -119,6 +129,9 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		Seeds: sim.Seeds(applied.Seed, seeds), DurationS: applied.Duration.Seconds(), Load: res.Load,
 	}
 	if in.Baseline, err = baseline(ctx, sc, name, opts); err != nil {
+		if ctx.Err() != nil {
+			return res, err // interrupted: the sweep's points, no decision
+		}
 		return nil, err
 	}
 	d := build(in)
@@ -189,14 +202,17 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name string, ca
 	var points []results.SweepPoint
 	for round := 0; ; round++ {
 		rows, err := sim.Sweep(ctx, sc, name, caps, nil, opts)
-		if err != nil {
-			return out, err
-		}
-		for i, s := range rows[0].Results {
-			points = append(points, SweepPointOf(caps[i], s))
+		if len(rows) > 0 {
+			for i, s := range rows[0].Results {
+				points = append(points, SweepPointOf(rows[0].Caps[i], s))
+			}
 		}
 		slices.SortFunc(points, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
 		out.row = NewSweepRow("as written", points, rule)
+		if err != nil {
+			// Interrupted: out.row holds the points measured.
+			return out, err
+		}
 		_, out.best, _ = rule.Choose(points)
 		more, why := Extend(points, out.row.Chosen)
 		if len(more) == 0 || round == maxExtensions {

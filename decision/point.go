@@ -10,7 +10,11 @@ import (
 // that some seed never answered makes the mean Unanswered.
 func SweepPointOf(maxInFlight int, s results.StrategyResult) results.SweepPoint {
 	if len(s.SeedRuns) < 2 {
-		return onePoint(maxInFlight, s)
+		p := onePoint(maxInFlight, s)
+		if len(s.SeedRuns) == 1 { // an interrupted sweep: one seed of several finished
+			p.Seeds = 1
+		}
+		return p
 	}
 	var p50, p95, answered, goodput, share []float64
 	for _, r := range s.SeedRuns {

@@ -39,7 +39,8 @@ type SweepOptions struct {
 // under each load, and returns sweep.json's content: a row per load with
 // its chosen cap and knee. With no caps given it sweeps the decision's own
 // range (Decide) and carries the decision; loads given then rerun those
-// caps under each load.
+// caps under each load. When ctx ends first, Sweep returns, with
+// ctx.Err(), the points measured with Partial set (nil when none was).
 func Sweep(ctx context.Context, sc *scenarios.Scenario, o SweepOptions) (*results.Sweep, error) {
 	strategy := o.Strategy
 	if strategy == "" {
@@ -51,19 +52,23 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, o SweepOptions) (*result
 	}
 	sw := &results.Sweep{Scenario: sc.Name, Strategy: strategy, MaxShare: o.Rule.MaxShare, Chosen: map[string]int{}, Knee: map[string]int{}}
 	opts := sim.Options{Duration: o.Duration, Seed: o.Seed, Seeds: o.Seeds}
+	applied, err := opts.Apply(sc)
+	if err != nil {
+		return nil, InputError{err}
+	}
 	caps := o.Caps
 	if caps == nil {
 		d, err := Decide(ctx, sc, Options{Strategy: o.Strategy, Rule: o.Rule, Seeds: o.Seeds, Seed: o.Seed, Duration: o.Duration})
 		if err != nil {
-			return nil, err
+			if d == nil {
+				return nil, err
+			}
+			sw.Partial, sw.Rows = true, []results.SweepRow{d.Row}
+			return finishSweep(sw, applied.Seed, o.Seeds), err
 		}
 		sw.Decision, sw.Strategy = d.Decision, d.Decision.Strategy
 		sw.Rows = append(sw.Rows, d.Row)
 		caps = d.Decision.Evidence.Caps
-	}
-	applied, err := opts.Apply(sc)
-	if err != nil {
-		return nil, InputError{err}
 	}
 	if len(o.Loads) > 0 || sw.Decision == nil {
 		var finish func(bool)
@@ -74,28 +79,24 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, o SweepOptions) (*result
 		if finish != nil {
 			finish(err != nil)
 		}
-		if err != nil {
+		if err != nil && (ctx.Err() == nil || len(rows) == 0) {
 			return nil, err
 		}
 		sw.Rows = nil
 		for _, row := range rows {
 			var points []results.SweepPoint
 			for i, s := range row.Results {
-				points = append(points, SweepPointOf(caps[i], s))
+				points = append(points, SweepPointOf(row.Caps[i], s))
 			}
 			sw.Rows = append(sw.Rows, NewSweepRow(row.Load.String(), points, o.Rule))
 		}
-	}
-	sw.Seeds = sim.Seeds(applied.Seed, o.Seeds)
-	for _, row := range sw.Rows {
-		if row.Chosen > 0 {
-			sw.Chosen[row.Load] = row.Chosen
-		}
-		if row.Knee > 0 {
-			sw.Knee[row.Load] = row.Knee
+		if err != nil {
+			// Interrupted: the rows measured, and no decision on them.
+			sw.Partial, sw.Decision = true, nil
+			return finishSweep(sw, applied.Seed, o.Seeds), err
 		}
 	}
-	return sw, nil
+	return finishSweep(sw, applied.Seed, o.Seeds), nil
 }
 
 // ReadSweep reads a sweep file (results.ReadSweep): the object `simbench
@@ -114,4 +115,19 @@ func ReadSweep(path string, maxShare float64) (*results.Sweep, error) {
 		sw.MaxShare = maxShare
 	}
 	return sw, nil
+}
+
+// finishSweep fills in sw's seeds, from the first seed on, and each row's
+// chosen cap and knee by load, and returns sw.
+func finishSweep(sw *results.Sweep, first uint64, seeds int) *results.Sweep {
+	sw.Seeds = sim.Seeds(first, seeds)
+	for _, row := range sw.Rows {
+		if row.Chosen > 0 {
+			sw.Chosen[row.Load] = row.Chosen
+		}
+		if row.Knee > 0 {
+			sw.Knee[row.Load] = row.Knee
+		}
+	}
+	return sw
 }

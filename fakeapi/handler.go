@@ -247,7 +247,8 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 		dec.reply = c.Agent.decide(sv.agentSeed, &dec.agent, prefix)
 	}
 	if d.Kind == KindOK && dec.stream {
-		s.stream(w, r.Context(), sv, d, streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec))
+		groups, n := streamBody(ep, id, model, wall, d.Tokens-dec.output, dec.output, dec)
+		s.stream(w, r.Context(), sv, d, groups, n)
 		return
 	}
 	if !s.await(r.Context(), sv, d) {

@@ -348,11 +348,9 @@ const maxAnswerPieces = 4096
 // tokens, as the pieces a stream sends (one per token): answerHead, then
 // " ok" until the answer has out tokens (at most maxAnswerPieces).
 func answer(out int64) []string {
-	n := int(min(max(out, int64(len(answerHead))), maxAnswerPieces))
-	p := make([]string, n)
-	copy(p, answerHead)
-	for i := len(answerHead); i < n; i++ {
-		p[i] = " ok"
+	p := make([]string, 0, int(streamedAnswer(out)))
+	for _, piece := range streamedAnswer(out).all() {
+		p = append(p, piece)
 	}
 	return p
 }

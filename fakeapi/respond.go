@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"time"
 )
@@ -44,9 +45,9 @@ func (s *Server) end(sv *service, d *Decision, clientGone, cancel bool) {
 // tokens per second. A client gone before the first byte is handled as in
 // await; one gone mid-stream finishes the request with its tokens counted
 // as wasted.
-func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, groups [][]byte) {
+func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service, d *Decision, groups iter.Seq2[int, []byte], n int) {
 	end := func(gone, cancel bool) { s.end(sv, d, gone, cancel) }
-	first, step := streamPace(sv.cfg.Generation.Enabled(), sv.cfg.Faults.SlowFirstByte.Delay, d, len(groups))
+	first, step := streamPace(sv.cfg.Generation.Enabled(), sv.cfg.Faults.SlowFirstByte.Delay, d, n)
 	rc := http.NewResponseController(w)
 	t := time.NewTimer(s.real(first))
 	defer t.Stop()
@@ -71,7 +72,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 				}
 				// The service keeps generating the whole answer.
 				<-t.C
-				time.Sleep(s.real(step * time.Duration(len(groups)-1)))
+				time.Sleep(s.real(step * time.Duration(n-1)))
 				end(true, false)
 				return
 			}

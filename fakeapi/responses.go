@@ -88,7 +88,7 @@ func responseObject(id, model string, created time.Time, status string, output [
 // output_item.done; for tool calls, per call output_item.added,
 // function_call_arguments.delta and .done, and output_item.done; then
 // response.completed with usage. Every event carries a sequence_number.
-func responseEvents(groups *sseGroups, pieces []string, id, model string, created time.Time, in, out int64, dec *decoded) {
+func responseEvents(groups *sseGroups, pieces answerPieces, id, model string, created time.Time, in, out int64, dec *decoded) {
 	seq := 0
 	event := func(g int, typ string, v map[string]any) {
 		v["type"], v["sequence_number"] = typ, seq
@@ -96,7 +96,6 @@ func responseEvents(groups *sseGroups, pieces []string, id, model string, create
 		groups.event(g, typ, v)
 	}
 	last := groups.n - 1
-	text := strings.Join(pieces, "")
 	event(0, "response.created", map[string]any{"response": responseObject(id, model, created, "in_progress", []any{}, in, out, dec)})
 	event(0, "response.in_progress", map[string]any{"response": responseObject(id, model, created, "in_progress", []any{}, in, out, dec)})
 	if calls := dec.reply.calls; len(calls) > 0 {
@@ -118,11 +117,12 @@ func responseEvents(groups *sseGroups, pieces []string, id, model string, create
 		p := part()
 		p["part"] = outputText("")
 		event(0, "response.content_part.added", p)
-		for i, piece := range pieces {
+		for i, piece := range pieces.all() {
 			p := part()
 			p["delta"], p["logprobs"] = piece, []any{}
 			event(i, "response.output_text.delta", p)
 		}
+		text := pieces.text() // once the deltas are sent: a waiting stream holds no copy
 		p = part()
 		p["text"], p["logprobs"] = text, []any{}
 		event(last, "response.output_text.done", p)

@@ -2,6 +2,8 @@ package fakeapi
 
 import (
 	"encoding/json"
+	"iter"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -16,65 +18,136 @@ import (
 const maxStreamGroups = 64
 
 // sseGroups collects a streamed response of n pieces (tokens or tool calls)
-// as at most maxStreamGroups groups of server-sent events.
+// as at most maxStreamGroups groups of server-sent events, and hands each
+// group to yield as soon as the events after it begin the next one: a
+// stream holds one group's bytes at a time, not the whole answer. (Held
+// whole, a 1,000-token answer of chat chunks is about 250 KB for the
+// stream's whole latency, and 3,000 open streams were 2 GB.) Events must
+// come in the order of their pieces, as every API's events do.
 type sseGroups struct {
-	groups [][]byte
-	n      int
+	n, groups int
+	cur       int    // the group being collected
+	buf       []byte // its bytes, reused from group to group
+	yield     func(int, []byte) bool
+	stopped   bool // yield returned false: the stream ended, drop the rest
 }
 
-// newSSEGroups returns the groups of a streamed response of n pieces.
-func newSSEGroups(n int) *sseGroups {
-	return &sseGroups{groups: make([][]byte, min(n, maxStreamGroups)), n: n}
+// newSSEGroups returns the groups of a streamed response of n pieces,
+// handed to yield in order.
+func newSSEGroups(n int, yield func(int, []byte) bool) *sseGroups {
+	return &sseGroups{groups: min(n, maxStreamGroups), n: n, yield: yield}
+}
+
+// to moves the collection on to group g, handing over every group before
+// it (empty ones too); it reports false once the stream has ended.
+func (s *sseGroups) to(g int) bool {
+	for !s.stopped && s.cur < g {
+		if !s.yield(s.cur, s.buf) {
+			s.stopped = true
+		}
+		s.cur++
+		s.buf = s.buf[:0]
+	}
+	return !s.stopped
 }
 
 // event appends an event of piece i ("" name: a data-only event) to the
 // group that piece falls in; pieces fall in groups in order, evenly.
 func (s *sseGroups) event(i int, name string, v any) {
-	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
-	g := i * len(s.groups) / s.n
-	if name != "" {
-		s.groups[g] = append(s.groups[g], "event: "+name+"\n"...)
+	if !s.to(i * s.groups / s.n) {
+		return
 	}
-	s.groups[g] = append(s.groups[g], "data: "...)
-	s.groups[g] = append(s.groups[g], b...)
-	s.groups[g] = append(s.groups[g], "\n\n"...)
+	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
+	if name != "" {
+		s.buf = append(s.buf, "event: "+name+"\n"...)
+	}
+	s.buf = append(s.buf, "data: "...)
+	s.buf = append(s.buf, b...)
+	s.buf = append(s.buf, "\n\n"...)
 }
 
 // raw appends bytes to the last group.
 func (s *sseGroups) raw(b string) {
-	s.groups[len(s.groups)-1] = append(s.groups[len(s.groups)-1], b...)
+	if s.to(s.groups - 1) {
+		s.buf = append(s.buf, b...)
+	}
+}
+
+// finish hands over the last group and any empty ones before it.
+func (s *sseGroups) finish() {
+	if s.to(s.groups-1) && !s.yield(s.cur, s.buf) {
+		s.stopped = true
+	}
+}
+
+// streamedAnswer is answer(out) as a stream sends it, piece by piece.
+func streamedAnswer(out int64) answerPieces {
+	return answerPieces(min(max(out, int64(len(answerHead))), maxAnswerPieces))
+}
+
+// answerPieces is a text answer of that many pieces, computed piece by
+// piece: a stream holds no slice of them while it waits between groups.
+type answerPieces int
+
+// all yields the answer's pieces with their indexes.
+func (a answerPieces) all() iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for i := range int(a) {
+			p := " ok"
+			if i < len(answerHead) {
+				p = answerHead[i]
+			}
+			if !yield(i, p) {
+				return
+			}
+		}
+	}
+}
+
+// text is the whole answer.
+func (a answerPieces) text() string {
+	var b strings.Builder
+	for _, p := range a.all() {
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // streamBody renders a streamed response as groups of server-sent events,
-// one event per token of the answer, or per tool call of dec.reply. Chat
-// completions follow OpenAI's chunks (a role chunk, content or tool_calls
-// deltas, a chunk with finish_reason, a usage chunk when includeUsage, then
-// "data: [DONE]"); messages follow Anthropic's events (message_start,
-// content_block_start, ping, content_block_delta..., content_block_stop,
-// message_delta with usage, message_stop); responses follow the Responses
-// API's events (see responseEvents).
-func streamBody(ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) [][]byte {
-	pieces := answer(out)
-	n := len(pieces)
+// one event per token of the answer, or per tool call of dec.reply, and
+// returns them as a sequence of (index, bytes) rendered as they are ranged
+// over (the bytes are valid until the next group), and how many groups
+// there are. Chat completions follow OpenAI's chunks (a role chunk, content
+// or tool_calls deltas, a chunk with finish_reason, a usage chunk when
+// includeUsage, then "data: [DONE]"); messages follow Anthropic's events
+// (message_start, content_block_start, ping, content_block_delta...,
+// content_block_stop, message_delta with usage, message_stop); responses
+// follow the Responses API's events (see responseEvents).
+func streamBody(ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) (iter.Seq2[int, []byte], int) {
+	pieces := streamedAnswer(out)
+	n := int(pieces)
 	if len(dec.reply.calls) > 0 {
 		n = len(dec.reply.calls)
 	}
-	groups := newSSEGroups(n)
-	switch ep {
-	case epChat:
-		chatEvents(groups, pieces, id, model, created, in, out, dec)
-	case epMessages:
-		messageEvents(groups, pieces, id, model, in, out, dec)
-	case epResponses:
-		responseEvents(groups, pieces, id, model, created, in, out, dec)
+	seq := func(yield func(int, []byte) bool) {
+		groups := newSSEGroups(n, yield)
+		switch ep {
+		case epChat:
+			chatEvents(groups, pieces, id, model, created, in, out, dec)
+		case epMessages:
+			messageEvents(groups, pieces, id, model, in, out, dec)
+		case epResponses:
+			responseEvents(groups, pieces, id, model, created, in, out, dec)
+		}
+		groups.finish()
 	}
-	return groups.groups
+	return seq, min(n, maxStreamGroups)
 }
 
 // chatEvents adds the chunks of a streamed chat completion to groups: the
 // answer's pieces or dec.reply's tool calls, the finish, and the usage
 // chunk when dec asks for it.
-func chatEvents(groups *sseGroups, pieces []string, id, model string, created time.Time, in, out int64, dec *decoded) {
+func chatEvents(groups *sseGroups, pieces answerPieces, id, model string, created time.Time, in, out int64, dec *decoded) {
 	calls := dec.reply.calls
 	last := groups.n - 1 // the last piece
 	chunk := func(delta map[string]any, finish any) map[string]any {
@@ -91,7 +164,7 @@ func chatEvents(groups *sseGroups, pieces []string, id, model string, created ti
 	finish := "stop"
 	if len(calls) == 0 {
 		groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
-		for i, p := range pieces {
+		for i, p := range pieces.all() {
 			groups.event(i, "", chunk(map[string]any{"content": p}, nil))
 		}
 	} else {
@@ -119,7 +192,7 @@ func chatEvents(groups *sseGroups, pieces []string, id, model string, created ti
 // messageEvents adds the events of a streamed Anthropic message to groups:
 // the message start, a text block of the answer's pieces or a tool_use
 // block per call of dec.reply, the stop reason and the usage.
-func messageEvents(groups *sseGroups, pieces []string, id, model string, in, out int64, dec *decoded) {
+func messageEvents(groups *sseGroups, pieces answerPieces, id, model string, in, out int64, dec *decoded) {
 	calls := dec.reply.calls
 	last := groups.n - 1 // the last piece
 	stop := "end_turn"
@@ -132,7 +205,7 @@ func messageEvents(groups *sseGroups, pieces []string, id, model string, in, out
 		groups.event(0, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
 			"content_block": map[string]any{"type": "text", "text": ""}})
 		groups.event(0, "ping", map[string]any{"type": "ping"})
-		for i, p := range pieces {
+		for i, p := range pieces.all() {
 			groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 				"delta": map[string]any{"type": "text_delta", "text": p}})
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strings"
 
@@ -59,7 +60,9 @@ func (s *Set) Values(benchmark, unit string) []float64 {
 
 // Parse reads Go benchmark output (go test -bench, any number of packages
 // and runs) with benchfmt. file names the input in errors. A malformed
-// benchmark line is an error naming the file and line; input without any
+// benchmark line is an error naming the file and line, and so is a line
+// whose iteration count is below 1 or one of whose values is NaN or ±Inf
+// (no statistic can judge them); input without any
 // result is ErrNoResults; a negative value of a unit that cannot be
 // negative (NonNegative: 429s/op, ns/op, …) is an error naming the
 // benchmark and the unit, since judging it would call it an improvement.
@@ -85,6 +88,10 @@ func Parse(r io.Reader, file string) (*Set, error) {
 		case *benchfmt.SyntaxError:
 			errs = append(errs, rec)
 		case *benchfmt.Result:
+			if err := checkResult(rec); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			results = append(results, raw{
 				pkg:    rec.GetConfig("pkg"),
 				name:   "Benchmark" + string(rec.Name.Full()), // benchfmt drops the prefix
@@ -96,7 +103,7 @@ func Parse(r io.Reader, file string) (*Set, error) {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("gate: %w", errors.Join(errs...))
+		return nil, fmt.Errorf("gate: invalid data: %w", errors.Join(errs...))
 	}
 	if len(results) == 0 {
 		return nil, fmt.Errorf("gate: %s: %w", file, ErrNoResults)
@@ -154,4 +161,25 @@ func procsSuffix(name string) string {
 		}
 	}
 	return name[i:]
+}
+
+// checkResult returns an error naming the file and line when a result
+// cannot be judged: an iteration count below 1, or a value that is NaN or
+// infinite.
+func checkResult(rec *benchfmt.Result) error {
+	file, line := rec.Pos()
+	name := "Benchmark" + string(rec.Name.Full())
+	if rec.Iters < 1 {
+		return fmt.Errorf("%s:%d: %s ran %d iterations; a benchmark line needs at least 1", file, line, name, rec.Iters)
+	}
+	for _, v := range rec.Values {
+		unit, val := v.Unit, v.Value
+		if v.OrigUnit != "" {
+			unit, val = v.OrigUnit, v.OrigValue
+		}
+		if math.IsNaN(val) || math.IsInf(val, 0) {
+			return fmt.Errorf("%s:%d: %s reports %v %s; every value must be a finite number", file, line, name, val, unit)
+		}
+	}
+	return nil
 }

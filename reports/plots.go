@@ -2,6 +2,7 @@ package reports
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/simbench/simbench/results"
@@ -101,6 +102,7 @@ func Figures(r *results.Results, opts Options) ([]Figure, error) {
 	builders := []func(*results.Results, Options) (*Figure, error){
 		latencyCDF, inFlight, requestRate, limitsFigure, attemptsHistogram, backoffComparison, sweepFigure,
 	}
+	r, note := figureStrategies(r)
 	var figs []Figure
 	for _, build := range builders {
 		f, err := build(r, opts)
@@ -108,10 +110,30 @@ func Figures(r *results.Results, opts Options) ([]Figure, error) {
 			return nil, err
 		}
 		if f != nil {
+			f.Caption += note
 			figs = append(figs, *f)
 		}
 	}
 	return figs, nil
+}
+
+// MaxFigureStrategies is the most strategies a figure draws (a panel or a
+// series each): results with more are drawn for their first
+// MaxFigureStrategies, and every figure's caption says how many the
+// tables list beside them. Without the bound, a panel per strategy makes a
+// figure of thousands of strategies gigabytes of pixels.
+const MaxFigureStrategies = 24
+
+// figureStrategies returns r with at most MaxFigureStrategies strategies,
+// and the sentence the captions then end with ("" when r has no more).
+func figureStrategies(r *results.Results) (*results.Results, string) {
+	n := len(r.Strategies)
+	if n <= MaxFigureStrategies {
+		return r, ""
+	}
+	c := *r
+	c.Strategies = r.Strategies[:MaxFigureStrategies]
+	return &c, fmt.Sprintf(" Drawn: the first %d of the %d strategies; the tables list all of them.", MaxFigureStrategies, n)
 }
 
 // WritePlots writes every figure of Figures into dir as NAME.png and

@@ -72,6 +72,9 @@ type StrategyResult struct {
 	// trusted (a live run the machine could not keep the timing of); such a
 	// strategy is never marked best.
 	Invalid string `json:"invalid,omitempty"`
+	// Partial is set when this strategy's run was cut short by an
+	// interrupt: its figures cover the virtual time simulated so far.
+	Partial bool `json:"partial,omitempty"`
 	// Turns and Calls count completed turns and their calls; Attempts counts calls plus retries.
 	Turns int64 `json:"turns"`
 	// FailedTurns counts turns with a failed or cancelled part;

@@ -49,6 +49,12 @@ type SweepRow struct {
 // interface, as Results' are: add fields, never rename or remove one.
 type Sweep struct {
 	Scenario string `json:"scenario"`
+	// Partial is set when the sweep was interrupted (Ctrl-C): Rows hold
+	// only the points measured before it, each over the seeds that
+	// finished (SweepPoint.Seeds), a cap none of whose seeds finished left
+	// out; Chosen and Knee are those of the points held, and Decision is
+	// nil.
+	Partial bool `json:"partial,omitempty"`
 	// Strategy names the strategy whose cap was varied.
 	Strategy string `json:"strategy"`
 	// Decision is what to set, when the sweep ran over the decision's own

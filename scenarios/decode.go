@@ -69,6 +69,10 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	if len(strategies) == 0 && len(d.problems) == reported {
 		t.add("strategy", "no strategies; add at least one [[strategy]] table with a name")
 	}
+	if len(strategies) > MaxStrategies {
+		t.add("strategy", "%d strategies; a scenario may have at most %d (each one is simulated, tabled and drawn): compare fewer, or vary one strategy's cap with simbench sweep", len(strategies), MaxStrategies)
+		strategies = nil
+	}
 	for _, st := range strategies {
 		if st != nil {
 			sc.Strategies = append(sc.Strategies, d.decodeStrategy(sc, st))

@@ -2,6 +2,11 @@ package scenarios
 
 import "time"
 
+// MaxStrategies bounds a scenario's [[strategy]] tables: every strategy is
+// simulated in memory of its own, a row of every table and a series of
+// every figure.
+const MaxStrategies = 1024
+
 // Strategy is one way of scheduling the workload's calls: the knobs of
 // sched.Config. Zero numbers mean "no cap" as in sched.
 //

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,6 +97,9 @@ func (t *Threshold) checkMetric() error {
 	if t.durationValue && !IsTimeMetric(t.Metric) {
 		return fmt.Errorf("%s is not a time; give a number, not a duration", t.Metric)
 	}
+	if IsTimeMetric(t.Metric) && t.Value < 0 {
+		return fmt.Errorf("%s is a time, never below 0; %v s can never be measured", t.Metric, t.Value)
+	}
 	return nil
 }
 
@@ -118,6 +122,9 @@ func parseBound(s string) (Threshold, error) {
 		return t, fmt.Errorf("no comparison; start with one of < <= > >= ==")
 	}
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return t, fmt.Errorf("%q is not a finite number; no measured figure compares with it", s)
+		}
 		t.Value = v
 		return t, nil
 	}

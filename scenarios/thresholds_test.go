@@ -44,7 +44,8 @@ func TestParseThreshold(t *testing.T) {
 	if !th.Holds(1.5) || th.Holds(1.6) {
 		t.Error("<= 1.5 does not hold as it should")
 	}
-	for _, bad := range []string{"answer_p95", "answer_p95<", "x<1", "answered_share>=1m", "answer_p95=<1s"} {
+	for _, bad := range []string{"answer_p95", "answer_p95<", "x<1", "answered_share>=1m", "answer_p95=<1s",
+		"answer_p95 >= nan", "answered_share > inf", "answered_share < -Inf", "answer_p95 < -5s", "answer_p95 < -5"} {
 		if _, err := ParseThreshold(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}

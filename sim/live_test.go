@@ -71,10 +71,12 @@ func TestDisagreement(t *testing.T) {
 		{"answered share down 0.2", with(func(s *results.StrategyResult) { s.AnswerLatencyMs.AnsweredShare = 0.7 }),
 			[]string{"answered share 0.70 vs 0.90"}},
 		{"goodput halved", with(func(s *results.StrategyResult) { s.GoodputPerS = 5 }), []string{"goodput 5.00/s vs 10.00/s"}},
-		{"too few turns to tell", with(func(s *results.StrategyResult) { s.Turns, s.TurnLatencyMs.P50 = 10, 3000 }), nil},
+		{"far fewer turns begun", with(func(s *results.StrategyResult) { s.Turns, s.TurnLatencyMs.P50 = 10, 3000 }),
+			[]string{"10 turns begun vs 100"}},
+		{"turns within 25%", with(func(s *results.StrategyResult) { s.Turns, s.FailedTurns = 70, 8 }), nil},
 	}
 	for _, tt := range tests {
-		got := disagreement(&tt.live, &virtual)
+		got := disagreement(&tt.live, &virtual, false)
 		if len(tt.want) == 0 && got != "" {
 			t.Errorf("%s: %q, want agreement", tt.name, got)
 		}
@@ -82,6 +84,30 @@ func TestDisagreement(t *testing.T) {
 			if !strings.Contains(got, w) || !strings.Contains(got, "tolerance") {
 				t.Errorf("%s: %q, want %q and the tolerance", tt.name, got, w)
 			}
+		}
+	}
+}
+
+// With few turns only the number begun is compared: it still tells a run
+// the machine could not keep (4 turns of 600) from one it could.
+func TestDisagreementFewTurns(t *testing.T) {
+	tests := []struct {
+		name          string
+		live, virtual int64
+		want          string // "": agreement
+	}{
+		{"the same", 6, 6, ""},
+		{"within 3√n+1", 3, 10, ""},                    // bound 10.5
+		{"beyond 3√n+1", 20, 8, "20 turns begun vs 8"}, // bound 9.5
+		{"none where one was begun", 0, 1, ""},
+		{"the 1e-5 reproducer", 4, 600, "4 turns begun vs 600"},
+	}
+	for _, tt := range tests {
+		l := results.StrategyResult{Turns: tt.live, TurnLatencyMs: results.Summary{P50: 824000}}
+		v := results.StrategyResult{Turns: tt.virtual, TurnLatencyMs: results.Summary{P50: 1000}}
+		got := disagreement(&l, &v, false)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

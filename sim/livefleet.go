@@ -110,8 +110,14 @@ type procTally struct {
 
 // startRedis returns the URL of the Redis a shared-quota run uses: the one
 // given, or one started from PATH for the run (stopped by the returned func).
-func startRedis(fo *fleetOptions) (stop func(), err error) {
-	if !fo.anyShared || fo.n < 2 || fo.redis != "" {
+func startRedis(fo *fleetOptions, allowFallback bool) (stop func(), err error) {
+	if !fo.anyShared || fo.n < 2 {
+		return func() {}, nil
+	}
+	if fo.redis != "" {
+		if err := pingRedis(fo.redis); err != nil && !allowFallback {
+			return nil, fmt.Errorf("sim: the shared quota's Redis does not answer: %w; start it, or allow the processes to run on local shares (--redis-fallback)", err)
+		}
 		return func() {}, nil
 	}
 	s, err := redisproc.Start(0)
@@ -142,15 +148,13 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 		case fo.mode == QuotaSplit && fo.n > 1:
 			pc.Services = splitServices(cfg.Services, fo.n)
 		case fo.mode == QuotaShared && fo.n > 1:
-			ro, err := redis.ParseURL(fo.redis)
+			ro, err := quota.ParseURL(fo.redis)
 			if err != nil {
 				closeAll()
-				return nil, fmt.Errorf("sim: --redis %q: %w", fo.redis, err)
+				return nil, fmt.Errorf("sim: --redis: %w", err)
 			}
 			quietRedis()
-			ro.MaxRetries = -1
-			ro.DialTimeout = 100 * time.Millisecond
-			rdb := redis.NewClient(ro)
+			rdb := quota.NewClient(ro)
 			closers = append(closers, func() { rdb.Close() })
 			fail := &quota.Failover{Primary: &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
 				Policy: quota.FallbackLocal, ProbeEvery: 250 * time.Millisecond, OnSwitch: func(e quota.Event) { l.quotaSwitch(p, e) }}
@@ -169,6 +173,40 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 		closers = append(closers, func() { r.Close() })
 	}
 	return closeAll, nil
+}
+
+// redisPingTimeout bounds the check that a given Redis answers before a
+// shared-quota run starts.
+const redisPingTimeout = 2 * time.Second
+
+// pingRedis checks that the Redis at url answers PING.
+func pingRedis(url string) error {
+	ro, err := quota.ParseURL(url)
+	if err != nil {
+		return err
+	}
+	quietRedis()
+	c := quota.NewClient(ro)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), redisPingTimeout)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("%s: %w", url, err)
+	}
+	return nil
+}
+
+// fallbackReason says why a strategy whose processes spent the spans on
+// their local shares did not measure a shared quota ("" when none did).
+func fallbackReason(spans []results.EventSpan) string {
+	if len(spans) == 0 {
+		return ""
+	}
+	var s float64
+	for _, e := range spans {
+		s += e.EndS - e.StartS
+	}
+	return fmt.Sprintf("processes ran %.1f s (scenario time, summed over %d periods) on local shares while Redis was unreachable, so the shared quota was not measured throughout (allow it with --redis-fallback)", s, len(spans))
 }
 
 // quotaSwitch records a process's switch to or from its local share.

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,6 +104,11 @@ func TestLiveSharedQuotaSurvivesRedisLoss(t *testing.T) {
 	if st.Turns == 0 || st.GoodputPerS == 0 {
 		t.Errorf("run did nothing: %+v", st)
 	}
+	// Without AllowRedisFallback, a strategy that ran on local shares did
+	// not measure the shared quota: it is marked so.
+	if !strings.Contains(st.Invalid, "on local shares while Redis was unreachable") {
+		t.Errorf("invalid %q, want the fallback named", st.Invalid)
+	}
 	t.Logf("events %+v; processes %+v", res.Events, st.Processes)
 }
 
@@ -130,5 +136,40 @@ func TestLiveFleetFromScenario(t *testing.T) {
 	}
 	if f, s := res.Strategies[0].RateLimited, res.Strategies[1].RateLimited; s >= f {
 		t.Errorf("split drew %d 429s, full %d: want fewer (did the strategies' quota modes apply?)", s, f)
+	}
+}
+
+// virtualTwin gives the virtual run a live fleet is compared with: the
+// same processes, normalised shares and quota mode per strategy (the
+// options' mode for all, else each strategy's own).
+func TestVirtualTwin(t *testing.T) {
+	sc := busy()
+	shared := sc.Strategies[0]
+	shared.Name, shared.Quota = "own-shared", scenarios.Quota{Mode: scenarios.QuotaShared}
+	sc.Strategies = append(sc.Strategies, shared)
+	if got := virtualTwin(sc, &fleetOptions{n: 1}); got != sc {
+		t.Fatal("one process: want the scenario itself")
+	}
+	tests := []struct {
+		name  string
+		fo    fleetOptions
+		modes []string
+	}{
+		{"each strategy's own", fleetOptions{n: 3, shares: []float64{0.5, 0.25, 0.25}, mode: QuotaFull}, []string{"full", "shared"}},
+		{"the options' for all", fleetOptions{n: 3, shares: []float64{0.5, 0.25, 0.25}, mode: QuotaSplit, explicit: true}, []string{"split", "split"}},
+	}
+	for _, tt := range tests {
+		got := virtualTwin(sc, &tt.fo)
+		if got.Workload.Processes != 3 || len(got.Workload.ProcessShares) != 3 || got.Workload.ProcessShares[0] != 0.5 {
+			t.Errorf("%s: workload %+v", tt.name, got.Workload)
+		}
+		for i, want := range tt.modes {
+			if m := got.Strategies[i].Quota.Mode; m != want {
+				t.Errorf("%s: %s has mode %q, want %q", tt.name, got.Strategies[i].Name, m, want)
+			}
+		}
+		if sc.Workload.Processes != 0 || sc.Strategies[0].Quota.Mode != "" {
+			t.Errorf("%s: the scenario itself was changed", tt.name)
+		}
 	}
 }

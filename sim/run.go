@@ -209,6 +209,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 			if res.Strategies[i].Name == "" {
 				res.Strategies[i] = engines[i].result()
 			}
+			res.Strategies[i].Partial = true
 		}
 	}
 	if res.Partial {

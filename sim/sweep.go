@@ -43,14 +43,14 @@ func ParseLoads(s string) ([]Load, error) {
 		switch key {
 		case "sessions":
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return nil, fmt.Errorf("--by sessions: %q is not a whole number ≥ 1", v)
+			if err != nil || n < 1 || n > scenarios.MaxSessions {
+				return nil, fmt.Errorf("--by sessions: %q is not a whole number from 1 to %d", v, scenarios.MaxSessions)
 			}
 			loads = append(loads, Load{Sessions: n})
 		case "arrival_rate":
 			r, err := strconv.ParseFloat(v, 64)
-			if err != nil || r <= 0 {
-				return nil, fmt.Errorf("--by arrival_rate: %q is not a rate above 0 (turns per second)", v)
+			if err != nil || !(r > 0 && r <= scenarios.MaxArrivalRate) { // NaN fails both
+				return nil, fmt.Errorf("--by arrival_rate: %q is not a rate above 0 and at most %d (turns per second)", v, scenarios.MaxArrivalRate)
 			}
 			loads = append(loads, Load{ArrivalRate: r})
 		default:
@@ -107,14 +107,18 @@ func ParseCaps(s string) ([]int, error) {
 // SweepRow is one load of a sweep: the strategy's results at every cap.
 type SweepRow struct {
 	Load    Load
-	Results []results.StrategyResult // in the order of the caps
+	Caps    []int                    // the caps measured, in the order given
+	Results []results.StrategyResult // one per cap of Caps
 }
 
 // Sweep runs one strategy of the scenario at every cap, under each load
 // (nil: the workload as written), in parallel on the available cores. The
 // cap varied is the one SweepService names: the strategy's global
 // MaxInFlight, or its one per-service cap. The runs are the deterministic
-// virtual-time runs of RunSeeds, over opts.Seeds seeds.
+// virtual-time runs of RunSeeds, over opts.Seeds seeds. When ctx ends
+// first, Sweep returns the rows measured and ctx.Err(): the last row holds
+// only the caps at least one of whose seeds finished (SeedRuns lists
+// those), and no row is returned for a load none of whose caps did.
 func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []int, loads []Load, opts Options) ([]SweepRow, error) {
 	base := sc.Strategy(strategy)
 	if base == nil {
@@ -156,11 +160,38 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, strategy string, caps []
 		o.Strategies = nil
 		res, err := RunSeeds(ctx, &c, o)
 		if err != nil {
+			if res != nil && ctx.Err() != nil {
+				if row := finishedRuns(load, caps, res.Strategies, opts.Seeds); len(row.Caps) > 0 {
+					rows = append(rows, row)
+				}
+			}
 			return rows, err
 		}
-		rows = append(rows, SweepRow{Load: load, Results: res.Strategies})
+		rows = append(rows, SweepRow{Load: load, Caps: caps, Results: res.Strategies})
 	}
 	return rows, nil
+}
+
+// finishedRuns is the row of an interrupted RunSeeds: each cap's seeds that
+// ran to the end, the caps without one left out.
+func finishedRuns(load Load, caps []int, strategies []results.StrategyResult, seeds int) SweepRow {
+	row := SweepRow{Load: load}
+	for i, s := range strategies {
+		if seeds <= 1 {
+			if !s.Partial {
+				row.Caps, row.Results = append(row.Caps, caps[i]), append(row.Results, s)
+			}
+			continue
+		}
+		runs := slices.DeleteFunc(slices.Clone(s.SeedRuns), func(r results.StrategyResult) bool { return r.Partial })
+		if len(runs) == 0 {
+			continue
+		}
+		// The strategy's own figures are its first seed's, finished here.
+		s.SeedRuns, s.Partial = runs, false
+		row.Caps, row.Results = append(row.Caps, caps[i]), append(row.Results, s)
+	}
+	return row
 }
 
 // SweepStrategy is the strategy a sweep or a recommendation varies when the

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -43,7 +44,8 @@ func TestParseLoads(t *testing.T) {
 	if err != nil || l[0].ArrivalRate != 0.5 || l[1].ArrivalRate != 2 {
 		t.Errorf("arrival_rate: %v %v", l, err)
 	}
-	for _, bad := range []string{"sessions=0", "users=3", "sessions", "arrival_rate=-1"} {
+	for _, bad := range []string{"sessions=0", "users=3", "sessions", "arrival_rate=-1",
+		"arrival_rate=NaN", "arrival_rate=+Inf", "arrival_rate=1e9", "sessions=99999999"} {
 		if _, err := ParseLoads(bad); err == nil {
 			t.Errorf("ParseLoads(%q) accepted", bad)
 		}
@@ -73,5 +75,26 @@ func TestSweepRaisesGoodputWithCap(t *testing.T) {
 	}
 	if _, err := Sweep(context.Background(), sc, "nope", []int{1}, nil, Options{}); err == nil {
 		t.Error("unknown strategy accepted")
+	}
+}
+
+// An interrupted sweep keeps, per cap, the runs that finished: with one
+// seed the strategies not cut short, with several the seeds that finished
+// (a cap with none is left out).
+func TestFinishedRuns(t *testing.T) {
+	done := results.StrategyResult{Turns: 10}
+	cut := results.StrategyResult{Turns: 3, Partial: true}
+	row := finishedRuns(Load{}, []int{1, 2, 4}, []results.StrategyResult{done, cut, done}, 1)
+	if fmt.Sprint(row.Caps) != "[1 4]" || len(row.Results) != 2 {
+		t.Errorf("one seed: caps %v, %d results; want caps 1 and 4", row.Caps, len(row.Results))
+	}
+	seeded := func(runs ...results.StrategyResult) results.StrategyResult {
+		s := runs[0]
+		s.SeedRuns = runs
+		return s
+	}
+	row = finishedRuns(Load{Sessions: 2}, []int{1, 2, 4}, []results.StrategyResult{seeded(done, done), seeded(cut), seeded(done, cut)}, 3)
+	if fmt.Sprint(row.Caps) != "[1 4]" || len(row.Results[0].SeedRuns) != 2 || len(row.Results[1].SeedRuns) != 1 || row.Results[1].Partial {
+		t.Errorf("three seeds: caps %v, results %+v; want cap 1 with 2 seeds, cap 4 with 1", row.Caps, row.Results)
 	}
 }

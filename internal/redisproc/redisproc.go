@@ -9,6 +9,7 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -58,7 +59,7 @@ func (s *Server) start() error {
 	if err := s.cmd.Start(); err != nil {
 		return err
 	}
-	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond, ContextTimeoutEnabled: true})
 	defer c.Close()
 	var err error
 	for range 200 {
@@ -89,6 +90,20 @@ func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
+}
+
+// Pause stops the server with SIGSTOP: it keeps its port and its
+// connections but answers nothing, as a hung server does, until Resume.
+func (s *Server) Pause() error { return s.signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server with SIGCONT.
+func (s *Server) Resume() error { return s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig syscall.Signal) error {
+	if s.cmd == nil {
+		return errors.New("redisproc: the server is stopped")
+	}
+	return s.cmd.Process.Signal(sig)
 }
 
 // Restart starts a stopped server again on the same port, empty.

@@ -6,7 +6,9 @@
 // bucket's debt). Reserve takes units, into debt if the caller accepts the
 // wait; Settle charges or returns the difference between reserved and actual
 // usage; Refund gives units back as far as that is safe. Memory is the
-// in-process backend (no I/O); Redis shares the bucket through a redis-server.
+// in-process backend (no I/O); Redis shares the bucket through a redis-server,
+// on a go-redis client built with NewClient so that a hung server cannot hold
+// a round trip past its context's deadline.
 // Lease keeps Redis off the hot path by reserving slices of the shared bucket
 // and spending them locally; Failover bounds each round trip and falls back
 // to a local bucket, or fails closed, when Redis is slow or gone.

@@ -27,10 +27,14 @@ import (
 //
 // Each method makes at most one script call; RoundTrips counts them (after a
 // server restart, go-redis reloads the script once: one more round trip). Errors
-// are those of go-redis (a context deadline bounds a slow server). Safe for
-// concurrent use.
+// are those of go-redis: a context deadline bounds a slow or hung server,
+// which needs a client built to honour deadlines (NewClient, or
+// ContextTimeoutEnabled in the client's options); a method panics on a
+// *redis.Client, *redis.ClusterClient or *redis.Ring that would ignore
+// them, since its round trips would then last go-redis's own timeouts
+// (seconds) whatever Failover's Timeout says. Safe for concurrent use.
 type Redis struct {
-	Client    redis.Scripter // a *redis.Client, *redis.ClusterClient or similar
+	Client    redis.Scripter // a *redis.Client (NewClient), *redis.ClusterClient or similar, honouring context deadlines
 	Holder    string         // this process's id among the bucket's holders; "" registers nothing
 	HolderTTL time.Duration  // how long a registration lasts; DefaultHolderTTL if 0
 	// Now, when set, is the clock buckets are computed at, instead of the
@@ -121,6 +125,9 @@ type reply struct {
 
 func (r *Redis) run(ctx context.Context, l Limit, op string, n, a, b float64) (reply, error) {
 	l.check()
+	if !honoursDeadlines(r.Client) {
+		panic(errIgnoresDeadlines)
+	}
 	var now, holder, ttl string
 	if r.Now != nil {
 		now = strconv.FormatInt(r.Now().UnixMicro(), 10)

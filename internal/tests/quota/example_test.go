@@ -14,7 +14,7 @@ import (
 // each process wraps the server in a Failover (a bounded round trip, a local
 // bucket at limit ÷ N when Redis is gone) and spends leased slices locally.
 func ExampleLease() {
-	rdb := redis.NewClient(&redis.Options{Addr: shared.addr()})
+	rdb := NewClient(&redis.Options{Addr: shared.addr()})
 	defer rdb.Close()
 	rdb.FlushAll(context.Background()) // (this example's server starts empty)
 	r := &Redis{Client: rdb, Holder: "worker-1"}
@@ -36,7 +36,7 @@ func ExampleLease() {
 // A replica of a fleet shares its services' limits with every other
 // replica through one Redis: the two lines after cfg are all it takes.
 func ExampleNewShared() {
-	rdb := redis.NewClient(&redis.Options{Addr: shared.addr()})
+	rdb := NewClient(&redis.Options{Addr: shared.addr()})
 	defer rdb.Close()
 	rdb.FlushAll(context.Background()) // (this example's server starts empty)
 	hostname := "replica-1"
@@ -63,4 +63,21 @@ func ExampleNewShared() {
 	}
 	fmt.Println(ok, "of", len(results), "calls succeeded within the shared limit")
 	// Output: 8 of 8 calls succeeded within the shared limit
+}
+
+// A go-redis client for a Redis backend: NewClient sets
+// ContextTimeoutEnabled, so that each round trip ends at Failover's
+// timeout even when the server hangs.
+func ExampleNewClient() {
+	opt, err := ParseURL("redis://" + shared.addr())
+	if err != nil {
+		panic(err)
+	}
+	rdb := NewClient(opt)
+	defer rdb.Close()
+	f := &Failover{Primary: NewRedis(rdb)} // 50 ms per round trip (DefaultTimeout)
+	lim := Limit{Key: "org-7", Service: "search", Kind: "rpm", PerMinute: 600, Burst: 10}
+	r, err := f.Reserve(context.Background(), lim, 1, 0)
+	fmt.Println(rdb.Options().ContextTimeoutEnabled, r.OK, r.Mark.Local(), err)
+	// Output: true true false <nil>
 }

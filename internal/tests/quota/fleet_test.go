@@ -56,7 +56,7 @@ type tally struct {
 // keeps the fleet within it.
 func member(j job) (tally, error) {
 	var t tally
-	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimPrefix(j.Redis, "redis://"), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	rdb := NewClient(&redis.Options{Addr: strings.TrimPrefix(j.Redis, "redis://"), DialTimeout: 100 * time.Millisecond})
 	defer rdb.Close()
 	var mu sync.Mutex
 	fo := &Failover{Primary: &Redis{Client: rdb, Holder: j.Name, HolderTTL: 2 * time.Second}, Policy: FallbackLocal, ProbeEvery: j.Probe, Timeout: j.Timeout,

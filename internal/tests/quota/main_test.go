@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/simbench/simbench/internal/redisproc"
 	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/sched/quota"
 	"go.uber.org/goleak"
 )
 
@@ -36,7 +37,7 @@ func (s *server) addr() string { return s.proc.Addr() }
 
 // client returns a new connection pool to s (a "process").
 func (s *server) client() *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	return quota.NewClient(&redis.Options{Addr: s.addr(), DialTimeout: 200 * time.Millisecond})
 }
 
 func (s *server) stop() { s.proc.Stop() }

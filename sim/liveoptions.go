@@ -1,0 +1,71 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched/quota"
+)
+
+// The time scales a live run accepts (LiveOptions.TimeScale). Below
+// MinTimeScale a nanosecond timer is coarser than the scenario's own
+// timing; above MaxTimeScale a run of seconds takes weeks.
+const (
+	MinTimeScale = 1e-6
+	MaxTimeScale = 1e6
+	// minScaledRun is the shortest real duration a scaled run may last.
+	minScaledRun = time.Millisecond
+)
+
+// ErrBadLiveOption is wrapped by the errors of LiveOptions.Validate: a
+// setting no live run can take (invalid input, not a failed run).
+var ErrBadLiveOption = errors.New("live option out of range")
+
+// Validate checks the options against sc before anything runs: a time
+// scale that is finite, within [MinTimeScale, MaxTimeScale] and leaves
+// the scaled run at least a millisecond long and within time.Duration; at
+// most scenarios.MaxProcesses processes; shares that match the processes
+// in number and are finite and ≥ 0; a Redis URL, when given, with the
+// redis:// scheme. Every error wraps ErrBadLiveOption. RunLive validates
+// too; a caller validates first to refuse a flag before it starts anything.
+func (o LiveOptions) Validate(sc *scenarios.Scenario) error {
+	bad := func(format string, a ...any) error {
+		return badOption{fmt.Errorf("sim: "+format, a...)}
+	}
+	if f := o.TimeScale; f != 0 {
+		run := sc.Duration.Seconds() * f
+		if o.Duration > 0 {
+			run = o.Duration.Seconds() * f
+		}
+		switch {
+		case math.IsNaN(f) || math.IsInf(f, 0) || f < MinTimeScale || f > MaxTimeScale:
+			return bad("time scale %g: want a number from %g to %g (0.01 plays 10 minutes in 6 seconds)", f, MinTimeScale, MaxTimeScale)
+		case run < minScaledRun.Seconds():
+			return bad("time scale %g plays the scenario's %v in %v: want at least %v; use a larger time scale", f, sc.Duration, time.Duration(run*1e9), minScaledRun)
+		case run*1e9 >= math.MaxInt64:
+			return bad("time scale %g plays the scenario's %v in over %v: use a smaller time scale", f, sc.Duration, time.Duration(math.MaxInt64))
+		}
+	}
+	if o.Processes > scenarios.MaxProcesses {
+		return bad("%d processes: at most %d (the limit of workload.processes)", o.Processes, scenarios.MaxProcesses)
+	}
+	if _, err := o.fleetFor(sc); err != nil {
+		return badOption{err}
+	}
+	if o.Redis != "" {
+		if _, err := quota.ParseURL(o.Redis); err != nil {
+			return badOption{err}
+		}
+	}
+	return nil
+}
+
+// badOption is an error of Validate: errors.Is(err, ErrBadLiveOption).
+type badOption struct{ error }
+
+func (e badOption) Unwrap() error { return e.error }
+
+func (e badOption) Is(target error) bool { return target == ErrBadLiveOption }
