@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,6 +16,7 @@ type CalibrateCmd struct {
 	Out        string    `short:"o" required:"" placeholder:"scenario.toml" help:"Where the scenario goes; empirical distributions are written beside it as <name>-<what>.txt."`
 	Format     string    `enum:"auto,simbench,otel,csv" default:"auto" help:"The traces' format: auto (.csv is CSV; a JSON object holding resourceSpans is OpenTelemetry; other JSON Lines are simbench), simbench, otel or csv."`
 	CSVColumns string    `name:"csv-columns" placeholder:"FIELD=COLUMN,..." help:"For CSV: which column holds each field, e.g. start=ts,latency_ms=dur,service=svc,status=code,turn=turn_id. Fields: session, turn, call, kind, service, tool, attempt, intended, start, start_ms, end, end_ms, latency_s, latency_ms, status, outcome, tokens, retry_after."`
+	Strategy   string    `short:"s" placeholder:"NAME" help:"Fit to the sections of this strategy only: a trace from 'run --trace' holds one section per strategy, and calibrating from several merges their sessions and 429s. Required when the traces hold more than one."`
 	KSMax      float64   `name:"ks-max" default:"0.05" placeholder:"D" help:"The Kolmogorov–Smirnov distance above which a lognormal fit is poor and the recorded values are used instead (default 0.05)."`
 	Stdout     io.Writer `kong:"-"` // nil: os.Stdout
 }
@@ -25,7 +27,7 @@ type CalibrateCmd struct {
 // are invalid input (exit code 2), reported with the file and line.
 func (c *CalibrateCmd) Run() error {
 	out, _ := console(c.Stdout, nil)
-	opts := calibrate.ReadOptions{}
+	opts := calibrate.ReadOptions{Strategy: c.Strategy}
 	if c.Format != "auto" {
 		opts.Format = calibrate.Format(c.Format)
 	}
@@ -51,20 +53,38 @@ func (c *CalibrateCmd) Run() error {
 			return codedError{err, exitInvalid}
 		}
 	}
+	if names := cal.Strategies(); len(names) > 1 && c.Strategy == "" {
+		return codedError{fmt.Errorf("the traces hold sections of %d strategies, %s: calibrating from them together would merge different systems; choose one with --strategy NAME",
+			len(names), quoteList(names)), exitInvalid}
+	}
 	res, err := cal.Fit()
 	if err != nil {
 		return codedError{err, exitInvalid}
 	}
 	written, err := res.WriteScenario(c.Out)
-	if err != nil {
+	switch {
+	case errors.Is(err, calibrate.ErrTooLarge):
+		return codedError{err, exitInvalid}
+	case errors.Is(err, calibrate.ErrBug):
+		return codedError{err, exitBug}
+	case err != nil:
 		return err
 	}
 	if _, err := scenarios.Load(c.Out); err != nil {
-		return fmt.Errorf("the scenario written does not load: %w", err)
+		return codedError{fmt.Errorf("the scenario written does not load (a bug in calibrate): %w", err), exitBug}
 	}
 	if err := res.WriteSummary(out); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nwrote %s\n", strings.Join(written, ", "))
 	return nil
+}
+
+// quoteList writes names quoted and comma-separated: "a", "b", "c".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
@@ -33,6 +34,10 @@ type ReportCmd struct {
 // ones the run or sweep wrote: everything they draw is in the JSON. A
 // missing or unreadable input is invalid (exit code 2).
 func (c *ReportCmd) Run() error {
+	// Reading, not simulating: the collector's default pace (main sets
+	// sim.GCPercent, 400, for the engine) keeps the strict read of a
+	// results file at the size cap within about twice the file.
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	dir := c.Dir
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		dir = filepath.Dir(dir)

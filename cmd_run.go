@@ -58,6 +58,10 @@ func (c *RunCmd) Run() error {
 	if err != nil {
 		return err
 	}
+	dir, err := outDir(c.Out, sc.Name, "")
+	if err != nil {
+		return err
+	}
 	out, tty := console(c.Stdout, c.isTerminal)
 	ctx, stop := interruptible(c.parent)
 	defer stop()
@@ -79,10 +83,6 @@ func (c *RunCmd) Run() error {
 		if err := c.decide(ctx, sc, res); err != nil {
 			return err
 		}
-	}
-	dir := c.Out
-	if dir == "" {
-		dir = filepath.Join("out", sc.Name)
 	}
 	if err := c.write(out, tty, dir, res); err != nil {
 		return err

@@ -45,6 +45,10 @@ func (c *SweepCmd) Run() error {
 	if err := checkDecisionFlags(c.Seeds, 0, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
+	dir, err := outDir(c.Out, sc.Name, "-sweep")
+	if err != nil {
+		return err
+	}
 	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
 	if c.Cap != "" {
 		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
@@ -78,10 +82,6 @@ func (c *SweepCmd) Run() error {
 		return codedError{err, exitInvalid}
 	case err != nil && ctx.Err() == nil:
 		return err
-	}
-	dir := c.Out
-	if dir == "" {
-		dir = filepath.Join("out", sc.Name+"-sweep")
 	}
 	if err := c.write(out, sc.Name, dir, sw, o); err != nil {
 		return err

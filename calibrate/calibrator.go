@@ -81,6 +81,8 @@ type Calibrator struct {
 	retries      int64   // attempts after the first
 	maxAttempt   int
 	sources      []Source
+	problems     []error  // records refused, each a *trace.Error
+	strategies   []string // the strategies the simbench traces' headers name, in order seen
 }
 
 // Source describes one trace read: its path, format and record count.
@@ -162,9 +164,14 @@ func (c *Calibrator) newSample() *sample { return newSample(c.opts.Reservoir, c.
 
 // Section starts a new trace section: turn and session ids after it are
 // distinct from those before. limits, when known, are the section's
-// services' limits (from a trace header).
-func (c *Calibrator) Section(limits map[string]trace.Limits) {
+// services' limits (from a trace header); limits a scenario cannot hold
+// (negative, beyond the scenario bounds, more services than MaxServices)
+// are refused with an error, and the section still starts, without them.
+func (c *Calibrator) Section(limits map[string]trace.Limits) error {
 	c.sections++
+	if err := checkLimits(limits); err != nil {
+		return err
+	}
 	for name, l := range limits {
 		s := c.service(name)
 		s.limits.RPS = max(s.limits.RPS, l.RPS)
@@ -172,6 +179,7 @@ func (c *Calibrator) Section(limits map[string]trace.Limits) {
 		s.limits.TPM = max(s.limits.TPM, l.TPM)
 		s.limits.MaxConcurrent = max(s.limits.MaxConcurrent, l.MaxConcurrent)
 	}
+	return nil
 }
 
 func (c *Calibrator) service(name string) *serviceAcc {
@@ -200,8 +208,14 @@ const (
 
 // Add takes one attempt into the figures. Records of a session are keyed
 // by r.Session (0: none) and of a turn by r.Turn, within the current
-// section. Times may be any origin; only differences count.
-func (c *Calibrator) Add(r *trace.Record) {
+// section. Times may be any origin; only differences count. A record that
+// is invalid (trace.Record.Check) or that a scenario cannot hold (see
+// MaxServices, MaxTools, MaxTime and the scenarios bounds it checks) is
+// refused with an error saying why, and leaves the figures as they were.
+func (c *Calibrator) Add(r *trace.Record) error {
+	if err := c.check(r); err != nil {
+		return err
+	}
 	c.records++
 	if c.opts.Progress != nil && c.records%sweepEvery == 0 {
 		c.opts.Progress(c.records)
@@ -221,17 +235,18 @@ func (c *Calibrator) Add(r *trace.Record) {
 	t.start, t.end = min(t.start, r.Intended), max(t.end, r.End)
 	t.lastSeen = max(t.lastSeen, r.End)
 	if r.Attempt > 1 {
-		return
+		return nil
 	}
 	if r.Kind == trace.KindModel {
 		t.models++
 		c.modelCalls++
 		c.modelService[r.Service]++
 		c.modelTokens.add(float64(r.Tokens))
-		return
+		return nil
 	}
 	t.tools++
 	c.addToolCall(r, s)
+	return nil
 }
 
 // addAttempt takes the attempt into its service's figures, and returns

@@ -117,7 +117,7 @@ func (c *Calibrator) readCSV(r io.Reader, path string, cols map[string]string) e
 		}
 		idx[field] = i
 	}
-	c.Section(nil)
+	_ = c.Section(nil) // no limits: nothing to refuse
 	var rec trace.Record
 	for row := int64(1); ; row++ {
 		fields, err := cr.Read()
@@ -127,11 +127,15 @@ func (c *Calibrator) readCSV(r io.Reader, path string, cols map[string]string) e
 		if err != nil {
 			return csvError(path, cr, err)
 		}
+		line, _ := cr.FieldPos(0)
 		if err := csvRecord(&rec, fields, idx, row); err != nil {
-			line, _ := cr.FieldPos(0)
 			return &trace.Error{Name: path, Line: line, Err: err}
 		}
-		c.Add(&rec)
+		if err := c.Add(&rec); err != nil {
+			if err := c.problem(path, line, err); err != nil {
+				return err
+			}
+		}
 	}
 }
 

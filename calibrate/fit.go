@@ -135,7 +135,10 @@ func (s *sample) lognormal(ksMax float64) LognormalFit {
 		return f
 	}
 	f.Mu, f.Sigma = s.lmean, math.Sqrt(s.l2/float64(s.ln))
-	if f.Sigma == 0 {
+	// A spread below a millionth of the values is float rounding (times
+	// subtracted at 3×10^7 s): the lognormal's p50 and p95 would print
+	// the same, which a scenario refuses.
+	if f.Sigma < 1e-6 {
 		f.Poor, f.Reason = true, "every value is the same"
 		return f
 	}

@@ -132,7 +132,7 @@ type parentInfo struct {
 // file.
 func (c *Calibrator) readOTel(f *os.File, path string, src *Source) error {
 	index := map[int64]parentInfo{}
-	err := walkOTel(f, path, func(s *otelSpan) error {
+	err := walkOTel(f, path, func(s *otelSpan, _ int64) error {
 		if op := s.op(); op != opTool {
 			var parent int64
 			if s.ParentSpanID != "" {
@@ -148,18 +148,42 @@ func (c *Calibrator) readOTel(f *os.File, path string, src *Source) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	c.Section(nil)
+	_ = c.Section(nil) // no limits: nothing to refuse
 	var rec trace.Record
-	return walkOTel(f, path, func(s *otelSpan) error {
+	var bad []spanProblem // spans a scenario cannot hold, by offset
+	err = walkOTel(f, path, func(s *otelSpan, off int64) error {
 		op := s.op()
 		if op != opModel && op != opTool {
 			src.Skipped++
 			return nil
 		}
 		otelRecord(&rec, s, op, index)
-		c.Add(&rec)
+		if err := c.Add(&rec); err != nil {
+			bad = append(bad, spanProblem{off, err})
+			if len(c.problems)+len(bad) >= maxProblems {
+				return errTooMany
+			}
+		}
 		return nil
 	})
+	offsets := make([]int64, len(bad))
+	for i, b := range bad {
+		offsets[i] = b.off
+	}
+	for i, line := range linesAt(f, offsets) {
+		c.problems = append(c.problems, &trace.Error{Name: path, Line: line, Err: bad[i].err})
+	}
+	if errors.Is(err, errTooMany) {
+		return errTooMany
+	}
+	return err
+}
+
+// spanProblem is why a span cannot enter a scenario, and the offset in
+// the file just past it.
+type spanProblem struct {
+	off int64
+	err error
 }
 
 // turnOf finds a span's turn by the rule readOTel describes.
@@ -277,7 +301,7 @@ func outcomeOfError(e string) string {
 
 // walkOTel calls fn for every span of the OTLP/JSON documents in r
 // (resourceSpans → scopeSpans → spans), decoding one span at a time.
-func walkOTel(r io.ReadSeeker, path string, fn func(*otelSpan) error) error {
+func walkOTel(r io.ReadSeeker, path string, fn func(s *otelSpan, end int64) error) error {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	fail := func(err error) error {
 		var se *json.SyntaxError
@@ -294,7 +318,7 @@ func walkOTel(r io.ReadSeeker, path string, fn func(*otelSpan) error) error {
 			if err := dec.Decode(&span); err != nil {
 				return err
 			}
-			return fn(&span)
+			return fn(&span, dec.InputOffset())
 		})
 	}
 	scopes := func() error {
@@ -380,18 +404,31 @@ func delim(dec *json.Decoder, want json.Delim) error {
 
 // lineAt returns the line number of byte offset off in r.
 func lineAt(r io.ReadSeeker, off int64) int {
+	return linesAt(r, []int64{off})[0]
+}
+
+// linesAt returns the line numbers of the byte offsets offs in r, which
+// are in increasing order, in one pass over r from its start.
+func linesAt(r io.ReadSeeker, offs []int64) []int {
+	lines := make([]int, len(offs))
+	if len(offs) == 0 {
+		return lines
+	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return 0
+		return lines
 	}
-	line := 1
+	line, pos := 1, int64(0)
 	buf := make([]byte, 64<<10)
-	for off > 0 {
-		n, err := r.Read(buf[:min(int64(len(buf)), off)])
-		line += bytes.Count(buf[:n], []byte{'\n'})
-		off -= int64(n)
-		if err != nil {
-			break
+	for i, off := range offs {
+		for pos < off {
+			n, err := r.Read(buf[:min(int64(len(buf)), off-pos)])
+			line += bytes.Count(buf[:n], []byte{'\n'})
+			pos += int64(n)
+			if err != nil || n == 0 {
+				break
+			}
 		}
+		lines[i] = line
 	}
-	return line
+	return lines
 }

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/simbench/simbench/internal/regfile"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -42,6 +43,12 @@ var ErrEmpty = errors.New("no attempts in the trace")
 
 // ReadOptions say how to read one trace file.
 type ReadOptions struct {
+	// Strategy, when set, takes only the sections of simbench traces whose
+	// header names this strategy (run --trace writes a section per
+	// strategy and seed); the others are skipped. When empty, every
+	// section is taken, and Calibrator.Strategies tells which strategies
+	// were mixed.
+	Strategy string
 	// Format of the file (FormatAuto: decide from the file).
 	Format Format
 	// CSVColumns maps fields (the keys of CSVFields) to the names of
@@ -54,7 +61,11 @@ type ReadOptions struct {
 // *trace.Error values naming the file and line; a file without attempts
 // wraps ErrEmpty.
 func (c *Calibrator) ReadFile(path string, opts ReadOptions) error {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
+	var notRegular regfile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return fmt.Errorf("calibrate: %s is %w; give a trace file", path, err)
+	}
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
@@ -72,7 +83,7 @@ func (c *Calibrator) ReadFile(path string, opts ReadOptions) error {
 	before := c.records
 	switch format {
 	case FormatSimbench:
-		err = c.readSimbench(f, path)
+		err = c.readSimbench(f, path, opts.Strategy)
 	case FormatOTel:
 		err = c.readOTel(f, path, &src)
 	case FormatCSV:
@@ -80,10 +91,16 @@ func (c *Calibrator) ReadFile(path string, opts ReadOptions) error {
 	default:
 		return fmt.Errorf("calibrate: %s: unknown format %q; want one of %s", path, format, formatList())
 	}
-	if err != nil {
+	if err != nil && err != errTooMany {
+		c.problems = append(c.problems, err)
+	}
+	if err := c.Problems(); err != nil {
 		return err
 	}
 	src.Records = c.records - before
+	if src.Records == 0 && opts.Strategy != "" {
+		return fmt.Errorf("calibrate: %s: %w of strategy %q (its sections name %s)", path, ErrEmpty, opts.Strategy, c.strategyList())
+	}
 	if src.Records == 0 {
 		return fmt.Errorf("calibrate: %s: %w", path, ErrEmpty)
 	}
@@ -130,22 +147,79 @@ func detect(path string, r io.Reader, opts ReadOptions) (Format, error) {
 	return "", &trace.Error{Name: path, Line: 1, Err: fmt.Errorf("unknown trace format: the line is neither a JSON object (a simbench trace or OpenTelemetry JSON) nor CSV with --csv-columns; name the format with --format (%s)", formatList())}
 }
 
-// readSimbench streams a simbench trace.
-func (c *Calibrator) readSimbench(r io.Reader, path string) error {
+// readSimbench streams a simbench trace, only the sections of strategy
+// when it is set. Bad lines and records a scenario cannot hold are kept as
+// problems and the reading goes on, up to maxProblems; an error reading
+// the file stops it.
+func (c *Calibrator) readSimbench(r io.Reader, path, strategy string) error {
 	tr := trace.NewReader(r, path)
-	section := -1
-	for tr.Next() {
+	section, take := -1, true
+	for next := tr.Next(); next || c.skipBad(tr); next = tr.Next() {
+		if !next {
+			continue // a bad line, kept as a problem
+		}
 		if tr.Section() != section || section < 0 {
 			section = tr.Section()
 			var limits map[string]trace.Limits
-			if h := tr.Header(); h != nil {
+			h := tr.Header()
+			if h != nil {
 				limits = h.Limits
+				c.sawStrategy(h.Strategy)
 			}
-			c.Section(limits)
+			if take = strategy == "" || h != nil && h.Strategy == strategy; take {
+				if err := c.Section(limits); err != nil {
+					if err := c.problem(path, tr.Line(), err); err != nil {
+						return err
+					}
+				}
+			}
 		}
-		c.Add(tr.Record())
+		if !take {
+			continue
+		}
+		if err := c.Add(tr.Record()); err != nil {
+			if err := c.problem(path, tr.Line(), err); err != nil {
+				return err
+			}
+		}
 	}
 	return tr.Err()
+}
+
+// skipBad keeps the line error that stopped tr among the problems and
+// reports whether reading can go on past it (trace.Reader.Skip).
+func (c *Calibrator) skipBad(tr *trace.Reader) bool {
+	var e *trace.Error
+	if !errors.As(tr.Err(), &e) || len(c.problems) >= maxProblems-1 || !tr.Skip() {
+		return false
+	}
+	c.problems = append(c.problems, e)
+	return true
+}
+
+// sawStrategy notes a strategy a trace header names.
+func (c *Calibrator) sawStrategy(name string) {
+	if name != "" && !slices.Contains(c.strategies, name) {
+		c.strategies = append(c.strategies, name)
+	}
+}
+
+// Strategies returns the strategies the simbench traces read so far name
+// in their headers, in the order first seen. Sections of several
+// strategies describe different systems: calibrating from all of them
+// together merges their sessions and their 429s, so a caller should pick
+// one (ReadOptions.Strategy).
+func (c *Calibrator) Strategies() []string { return slices.Clone(c.strategies) }
+
+func (c *Calibrator) strategyList() string {
+	if len(c.strategies) == 0 {
+		return "no strategy"
+	}
+	q := make([]string, len(c.strategies))
+	for i, s := range c.strategies {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // idOf turns a string id (a turn, session or span id) into an int64 key.

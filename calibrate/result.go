@@ -2,9 +2,12 @@ package calibrate
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
+	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -35,7 +38,10 @@ type Result struct {
 
 // ServiceFit holds one service's figures.
 type ServiceFit struct {
-	Name string
+	// Name is the service's name in the scenario: its name in the traces
+	// when that is a safe name (atomicfile.SafeName), else a slug of it;
+	// TraceName is then the name in the traces ("" when unchanged).
+	Name, TraceName string
 	// Attempts counts the attempts; Outcomes counts them by class, in the
 	// order of trace.Outcomes.
 	Attempts int64
@@ -64,7 +70,8 @@ type ServiceFit struct {
 
 // ToolFit holds one tool's figures.
 type ToolFit struct {
-	Name string
+	// Name and TraceName are as ServiceFit's.
+	Name, TraceName string
 	// Service is the service most of its calls went to; Services counts
 	// the services it used.
 	Service  string
@@ -109,8 +116,38 @@ type WorkloadFit struct {
 	ModelCalls                      int64
 	ModelService                    string
 	ModelTokensMean, ModelTokensStd float64
+	// Clamped says, one line each, which figures were brought within the
+	// scenario bounds, from what (written as comments).
+	Clamped []string
 
 	think, fanOut *sample
+}
+
+// clamp brings the workload's figures within what a scenario holds
+// (scenarios.MaxSessions, MaxTurns, MaxCallsAtOnce, MaxArrivalRate,
+// MinRatePerHour), noting each change in Clamped.
+func (w *WorkloadFit) clamp() {
+	note := func(format string, args ...any) { w.Clamped = append(w.Clamped, fmt.Sprintf(format, args...)) }
+	if w.Closed {
+		perTurn := max(1, w.FanOutMax+1) // the calls and the model call of a turn
+		if most := min(scenarios.MaxSessions, scenarios.MaxCallsAtOnce/perTurn); w.Sessions > most {
+			note("sessions: %d in the traces, lowered to %d, the most a scenario runs with up to %d calls per turn", w.Sessions, most, perTurn)
+			w.Sessions = most
+		}
+		if w.TurnsPerSession > scenarios.MaxTurns {
+			note("turns: %d per session in the traces, lowered to %d, the most a scenario runs", w.TurnsPerSession, scenarios.MaxTurns)
+			w.TurnsPerSession = scenarios.MaxTurns
+		}
+		return
+	}
+	switch lo := scenarios.MinRatePerHour / 3600.0; {
+	case w.ArrivalRate > scenarios.MaxArrivalRate:
+		note("arrival_rate: %g turns/s in the traces, lowered to %d, the most a scenario runs", w.ArrivalRate, scenarios.MaxArrivalRate)
+		w.ArrivalRate = scenarios.MaxArrivalRate
+	case w.ArrivalRate < lo:
+		note("arrival_rate: %g turns/s in the traces, raised to one an hour, the slowest rate a scenario runs", w.ArrivalRate)
+		w.ArrivalRate = lo
+	}
 }
 
 // Fit closes every open turn and fits the figures. It fails when nothing
@@ -126,22 +163,66 @@ func (c *Calibrator) Fit() (*Result, error) {
 		Retries:  c.retries, MaxAttempt: c.maxAttempt,
 	}
 	r.MeanInFlight = c.busy / r.Duration
+	names := namer{}
 	for _, name := range sortedKeys(c.services) {
-		r.Services = append(r.Services, c.fitService(c.services[name], r.Duration))
+		f := c.fitService(c.services[name], r.Duration)
+		f.Name, f.TraceName = names.of("service", name)
+		r.Services = append(r.Services, f)
 	}
 	for _, name := range sortedKeys(c.tools) {
 		t := c.tools[name]
-		tf := ToolFit{Name: name, Calls: t.calls, Services: len(t.service), TokensMean: t.tokens.mean, TokensStd: t.tokens.stddev()}
+		tf := ToolFit{Calls: t.calls, Services: len(t.service), TokensMean: t.tokens.mean, TokensStd: t.tokens.stddev()}
+		tf.Name, tf.TraceName = names.of("tool", name)
 		byName := map[string]int64{}
 		for s, n := range t.service {
 			byName[s.name] = n
 		}
-		tf.Service = mostCommon(byName)
+		tf.Service, _ = names.of("service", mostCommon(byName))
 		r.Tools = append(r.Tools, tf)
 	}
 	r.Workload = c.fitWorkload(r.Duration)
+	r.Workload.clamp()
+	if r.Workload.ModelService != "" {
+		r.Workload.ModelService, _ = names.of("service", r.Workload.ModelService)
+	}
+	slices.SortFunc(r.Services, func(a, b ServiceFit) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(r.Tools, func(a, b ToolFit) int { return cmp.Compare(a.Name, b.Name) })
+	if err := names.collision(); err != nil {
+		return nil, err
+	}
+	if len(r.Tools) == 0 && r.Workload.ModelCalls == 0 {
+		return nil, fmt.Errorf("calibrate: %w: every attempt is a retry (attempt 2 or later), so nothing says what a turn calls", ErrEmpty)
+	}
 	return r, nil
 }
+
+// namer maps names from the traces to names a scenario can hold
+// (atomicfile.SafeName: names that are safe already stay as they are),
+// and notices when two names of one kind map to the same one.
+type namer struct {
+	seen map[[2]string]string // kind and scenario name → trace name
+	err  error
+}
+
+// of returns the scenario name for a trace name of kind ("service",
+// "tool"), and the trace name when it had to change ("" otherwise).
+func (n *namer) of(kind, name string) (string, string) {
+	safe := atomicfile.SafeName(name)
+	if n.seen == nil {
+		n.seen = map[[2]string]string{}
+	}
+	k := [2]string{kind, safe}
+	if prev, ok := n.seen[k]; ok && prev != name && n.err == nil {
+		n.err = fmt.Errorf("calibrate: the %ss %q and %q both map to %q in the scenario; rename one in the traces", kind, prev, name, safe)
+	}
+	n.seen[k] = name
+	if safe == name {
+		return name, ""
+	}
+	return safe, name
+}
+
+func (n *namer) collision() error { return n.err }
 
 func (c *Calibrator) fitService(s *serviceAcc, duration float64) ServiceFit {
 	f := ServiceFit{Name: s.name, Attempts: s.attempts, Outcomes: s.outcomes, latency: s.latency}

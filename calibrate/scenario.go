@@ -2,17 +2,30 @@ package calibrate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
+)
+
+// Errors WriteScenario wraps, for callers that choose an exit code.
+var (
+	// ErrTooLarge: the traces hold more than a scenario file can (too
+	// many services or tools); invalid input.
+	ErrTooLarge = errors.New("the scenario is too large")
+	// ErrBug: the scenario calibrate made is not one it meant to make,
+	// or does not load. Every value is checked before it is written, so
+	// this is a bug in calibrate.
+	ErrBug = errors.New("a bug in calibrate")
 )
 
 // File is a file the scenario refers to, written beside it: an empirical
@@ -39,12 +52,20 @@ func (r *Result) Scenario(name string) (toml []byte, files []File) {
 }
 
 // WriteScenario writes the scenario to path and its empirical files beside
-// it, then loads it with scenarios.Load to check it. The scenario's name
-// is path's base name without ".toml". It returns the paths written. Each
-// file is written atomically (a temporary file renamed into place).
+// it, after checking it: it must hold the tables meant and no others
+// (checkKeys), fit in a scenario file, and load (scenarios.Parse). The
+// scenario's name is path's base name without ".toml", made safe
+// (atomicfile.SafeName). It returns the paths written. Each file is
+// written atomically (a temporary file renamed into place).
 func (r *Result) WriteScenario(path string) ([]string, error) {
-	name := strings.TrimSuffix(filepath.Base(path), ".toml")
+	name := atomicfile.SafeName(strings.TrimSuffix(filepath.Base(path), ".toml"))
 	data, files := r.Scenario(name)
+	if len(data) > scenarios.MaxFileBytes {
+		return nil, fmt.Errorf("calibrate: %w: it would take %d KiB, more than the %d KiB a scenario file may hold; calibrate fewer services and tools at a time", ErrTooLarge, len(data)>>10, scenarios.MaxFileBytes>>10)
+	}
+	if err := checkKeys(data, r); err != nil {
+		return nil, fmt.Errorf("calibrate: %w: the scenario to write is not the one meant: %w", ErrBug, err)
+	}
 	dir := filepath.Dir(path)
 	var written []string
 	for _, f := range files {
@@ -55,7 +76,7 @@ func (r *Result) WriteScenario(path string) ([]string, error) {
 		written = append(written, p)
 	}
 	if _, err := scenarios.Parse(path, data); err != nil {
-		return written, fmt.Errorf("calibrate: the scenario written does not load (a bug in calibrate): %w", err)
+		return written, fmt.Errorf("calibrate: %w: the scenario written does not load: %w", ErrBug, err)
 	}
 	if err := writeAtomic(path, data); err != nil {
 		return written, err
@@ -76,7 +97,18 @@ type tomlWriter struct {
 	files []File
 }
 
-func (w *tomlWriter) p(format string, args ...any) { fmt.Fprintf(&w.buf, format, args...) }
+// p writes a formatted piece of the scenario. Every string argument is
+// cleaned of control characters first (see clean): keys and values come
+// encoded already (quote, tomlKey), and text from a trace in a comment
+// cannot break out of it.
+func (w *tomlWriter) p(format string, args ...any) {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = clean(s)
+		}
+	}
+	fmt.Fprintf(&w.buf, format, args...)
+}
 
 func (w *tomlWriter) head(r *Result) {
 	w.p("# %s: calibrated by simbench calibrate from %s attempts in %d trace(s):\n", w.name, count(r.Records), len(r.Sources))
@@ -101,6 +133,9 @@ func (w *tomlWriter) workload(r *Result) {
 	wl := &r.Workload
 	w.p("[workload]\n")
 	w.p("# %d turns. %s.\n", wl.Turns, capital(wl.ModelReason))
+	for _, c := range wl.Clamped {
+		w.p("# %s.\n", c)
+	}
 	if wl.Closed {
 		w.p("# %s sessions seen, %.2f turns each on average; %s.\n", count(wl.SessionsSeen), wl.MeanTurnsPerSession, wl.SessionsReason)
 		w.p("sessions = %d\n", wl.Sessions)
@@ -190,7 +225,10 @@ func (w *tomlWriter) empirical(file, what string, s *sample, show func(float64) 
 }
 
 func (w *tomlWriter) service(s *ServiceFit, duration float64) {
-	w.p("[services.%s]\n", tomlKey(s.Name))
+	w.p("[%s]\n", toml.Key{"services", s.Name}.String())
+	if s.TraceName != "" {
+		w.p("# named %s in the traces; renamed to a name a scenario can hold.\n", quote(s.TraceName))
+	}
 	var parts []string
 	for i, n := range s.Outcomes {
 		if n > 0 {
@@ -243,7 +281,10 @@ func (w *tomlWriter) service(s *ServiceFit, duration float64) {
 
 func (w *tomlWriter) tools(r *Result) {
 	for _, t := range r.Tools {
-		w.p("[tools.%s]\n", tomlKey(t.Name))
+		w.p("[%s]\n", toml.Key{"tools", t.Name}.String())
+		if t.TraceName != "" {
+			w.p("# named %s in the traces; renamed to a name a scenario can hold.\n", quote(t.TraceName))
+		}
 		if t.Services > 1 {
 			w.p("# the calls went to %d services; the scenario sends them all to the most used.\n", t.Services)
 		}
@@ -309,6 +350,12 @@ func amount(mean, std float64) string {
 	if std < 1e-9*max(1, mean) {
 		return num(math.Round(mean))
 	}
+	// A scenario refuses a distribution that can draw more tokens than
+	// a call may take (scenarios.MaxTokensPerCall) once in 10^12 draws,
+	// about 7.1 deviations above the mean: such a tail is cut at the bound.
+	if mean+8*std > scenarios.MaxTokensPerCall {
+		return fmt.Sprintf("{ dist = \"normal\", mean = %s, stddev = %s, max = %d }", num(round4(mean)), num(round4(std)), scenarios.MaxTokensPerCall)
+	}
 	return fmt.Sprintf("{ dist = \"normal\", mean = %s, stddev = %s }", num(round4(mean)), num(round4(std)))
 }
 
@@ -359,33 +406,4 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-// tomlKey writes a TOML key, quoted unless it is bare.
-func tomlKey(s string) string {
-	if bareKey.MatchString(s) {
-		return s
-	}
-	return quote(s)
-}
-
-// quote writes a TOML basic string.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -5,8 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"golang.org/x/perf/benchmath"
-
+	"github.com/simbench/simbench/internal/judge"
 	"github.com/simbench/simbench/results"
 )
 
@@ -14,17 +13,29 @@ import (
 const (
 	Better = "better"
 	Worse  = "worse"
-	// WithinNoise marks a change that seeds explain: both runs carry several
-	// seeds and the change is not significant.
+	// WithinNoise marks a change between runs of different seeds that the
+	// seeds' spread explains, when the seeds were enough to see a change
+	// of CompareOptions.MinEffect (see internal/judge).
 	WithinNoise = "within noise"
-	// Unjudged marks a change between runs of different seeds with one
-	// seed each: nothing tells the change from the seed's noise.
-	Unjudged = "?"
+	// Undecided marks a change between runs of different seeds that is not
+	// significant, with too few seeds to tell a change of MinEffect from
+	// noise; Change.SeedsNeeded says how many would.
+	Undecided = "undecided"
 )
 
-// Alpha is the significance level of Compare's Mann-Whitney U test over
-// seeds (as the gate's).
-const Alpha = 0.05
+// CompareOptions tune how changes between runs of different seeds are
+// judged; the zero value uses the defaults (family-wise level 5%, a change
+// of 5% to detect, power 80%). Runs of the same seeds need none: any
+// change counts.
+type CompareOptions struct {
+	// Alpha is the family-wise significance level over every metric
+	// compared; 0 means 0.05.
+	Alpha float64
+	// MinEffect is the smallest change, as a fraction of the old value
+	// (0.05 = 5%), the seeds must be enough to see before a change that is
+	// not significant is called within noise; 0 means 0.05.
+	MinEffect float64
+}
 
 // countHeaders are the metrics that count events over a run: compared
 // across runs of different durations as rates per minute.
@@ -40,22 +51,38 @@ type Change struct {
 	// Old and New are the metric's values (means over seeds when the runs
 	// carry several); Delta is New − Old.
 	Old, New, Delta float64
+	// Lo and Hi bound Delta's 95% interval: over the per-seed differences
+	// when the runs share their seeds, Welch's for different seeds; equal
+	// to Delta with one seed a side, NaN when a side's figure is infinite
+	// or different single seeds leave no spread to measure.
+	Lo, Hi float64
 	// Percent is Delta as a percentage of Old; NaN when Old is 0 and New is
 	// not, or when one of them is infinite (a time to answer that none came:
-	// results.Unanswered). Two infinities are no change.
-	Percent float64
-	// P is the Mann-Whitney U test's p-value over the seeds (NaN when a run
-	// has fewer than two seeds).
+	// results.Unanswered). Two infinities are no change. PercentLo and
+	// PercentHi are Lo and Hi in the same percent of Old.
+	Percent, PercentLo, PercentHi float64
+	// Paired says the runs share their seeds (in order): each seed's
+	// figures are compared with its own, and any change counts.
+	Paired bool
+	// P is Welch's t-test p-value over the seeds, before the family-wise
+	// adjustment (NaN when the runs share their seeds or a side has one).
 	P float64
-	// Verdict is Better or Worse for a change that counts: significant over
-	// seeds (p < Alpha and the 95% intervals apart), or any change between
-	// runs of the same seeds, which are deterministic. WithinNoise for a
-	// change the seeds explain, Unjudged for one between single runs of
-	// different seeds, "" when unchanged or for a metric with no direction
-	// (attempts, peak in flight). Lower is better for latency, 429s, failed
-	// calls, early retries, wasted work and write races; higher for turns,
-	// calls and goodput.
+	// SeedsNeeded is, for an Undecided change, the seeds a side that would
+	// tell a change of MinEffect from noise (judge.MaxSeeds+1: more than
+	// judge.MaxSeeds); 0 otherwise.
+	SeedsNeeded int
+	// Verdict is Better or Worse for a change that counts: any change
+	// between runs of the same seeds (deterministic, so beyond
+	// floating-point noise a change is caused), or, between runs of
+	// different seeds, a change significant by Welch's t-test at Alpha
+	// family-wise (Holm's adjustment over every metric compared).
+	// WithinNoise or Undecided for one that is not (see CompareOptions);
+	// "" when unchanged or for a metric with no direction (attempts, peak
+	// in flight). Lower is better for latency, 429s, failed calls, early
+	// retries, wasted work and write races; higher for turns, calls and
+	// goodput.
 	Verdict string
+	dir     direction
 }
 
 // ErrNothingInCommon is Compare's error when the two runs share no strategy.
@@ -65,11 +92,12 @@ var ErrNothingInCommon = errors.New("reports: the two runs have no strategy in c
 // every metric's change, strategies in b's order and metrics in table
 // order. Metrics that do not apply to either run (the latency of a strategy
 // that finished no turn) are left out.
-func Changes(a, b *results.Results) []Change {
+func Changes(a, b *results.Results, o CompareOptions) []Change {
 	ms := metrics(a, b)
 	rates := a.DurationS != b.DurationS && a.DurationS > 0 && b.DurationS > 0
-	sameSeeds := slices.Equal(seedsOf(a), seedsOf(b))
+	paired := slices.Equal(seedsOf(a), seedsOf(b))
 	var out []Change
+	var samples []judge.Sample
 	for i := range b.Strategies {
 		nw := &b.Strategies[i]
 		old := findStrategy(a, nw.Name)
@@ -77,69 +105,67 @@ func Changes(a, b *results.Results) []Change {
 			continue
 		}
 		for _, m := range ms {
-			perMinute := rates && countHeaders[m.header]
 			scaleOld, scaleNew := 1.0, 1.0
-			if perMinute {
+			header := m.header
+			if rates && countHeaders[m.header] {
 				scaleOld, scaleNew = 60/a.DurationS, 60/b.DurationS
+				header += "/min"
 			}
-			if c, ok := change(m, old, nw, perMinute, scaleOld, scaleNew, sameSeeds); ok {
-				out = append(out, c)
+			xs, ys := seedValues(m, old, scaleOld), seedValues(m, nw, scaleNew)
+			if xs == nil || ys == nil {
+				continue
 			}
+			// Seeds pair up only when both sides hold each one's figures.
+			p := paired && len(xs) == len(ys)
+			out = append(out, Change{Strategy: nw.Name, Metric: header, Paired: p, dir: m.dir})
+			samples = append(samples, judge.Sample{Old: xs, New: ys, Paired: p})
 		}
+	}
+	js := judge.Judge(samples, judge.Options{Alpha: o.Alpha, MinEffect: o.MinEffect})
+	for i := range out {
+		fill(&out[i], samples[i], js[i])
 	}
 	return out
 }
 
-// change is metric m's change from strategy old to nw; with perMinute a
-// count compared as a rate per minute, each run's values multiplied by its
-// scale (60 over its duration in s). sameSeeds says the runs' seeds are
-// the same. ok is false when the metric does not apply to one of them.
-func change(m metric, old, nw *results.StrategyResult, perMinute bool, scaleOld, scaleNew float64, sameSeeds bool) (c Change, ok bool) {
-	ov, ok1 := meanValue(m, old)
-	nv, ok2 := meanValue(m, nw)
-	if !ok1 || !ok2 {
-		return Change{}, false
-	}
-	header := m.header
-	if perMinute {
-		header += "/min"
-		ov, nv = ov*scaleOld, nv*scaleNew
-	}
-	c = Change{Strategy: nw.Name, Metric: header, Old: ov, New: nv, Delta: nv - ov, P: math.NaN()}
+// fill sets a change's figures from its sample and its judgement.
+func fill(c *Change, s judge.Sample, j judge.Judgement) {
+	c.Old, c.New = mean(s.Old), mean(s.New)
+	c.Delta, c.Lo, c.Hi, c.P, c.SeedsNeeded = c.New-c.Old, j.Lo, j.Hi, j.P, j.SeedsNeeded
+	c.Percent, c.PercentLo, c.PercentHi = math.NaN(), math.NaN(), math.NaN()
 	switch {
-	case ov == nv:
-		c.Delta = 0
-	case math.IsInf(ov, 0) || math.IsInf(nv, 0):
-		c.Percent = math.NaN()
-	case ov != 0:
-		c.Percent = 100 * c.Delta / math.Abs(ov)
-	case nv != 0:
-		c.Percent = math.NaN()
+	case c.Old == c.New:
+		c.Delta, c.Percent = 0, 0
+	case math.IsInf(c.Old, 0) || math.IsInf(c.New, 0):
+		c.Delta = c.New - c.Old // ±Inf, or NaN for two infinities of opposite sign
+	case c.Old != 0:
+		c.Percent = 100 * c.Delta / math.Abs(c.Old)
+		c.PercentLo, c.PercentHi = 100*c.Lo/math.Abs(c.Old), 100*c.Hi/math.Abs(c.Old)
 	}
-	if c.Delta == 0 || m.dir == neutral {
-		return c, true
+	if c.dir == neutral {
+		return
 	}
-	improved := (m.dir == lowerBetter && c.Delta < 0) || (m.dir == higherBetter && c.Delta > 0)
-	direction := Worse
-	if improved {
-		direction = Better
-	}
-	xs, ys := seedValues(m, old, scaleOld), seedValues(m, nw, scaleNew)
-	switch {
-	case len(xs) >= 2 && len(ys) >= 2:
-		var sig bool
-		c.P, sig = significant(xs, ys)
-		c.Verdict = WithinNoise
-		if sig {
-			c.Verdict = direction
+	better := func(up bool) string {
+		if up == (c.dir == higherBetter) {
+			return Better
 		}
-	case sameSeeds:
-		c.Verdict = direction // deterministic: same seeds, same figures unless something changed
-	default:
-		c.Verdict = Unjudged
+		return Worse
 	}
-	return c, true
+	switch j.Outcome {
+	case judge.Up:
+		c.Verdict = better(true)
+	case judge.Down:
+		c.Verdict = better(false)
+	case judge.Noise:
+		c.Verdict = WithinNoise
+	case judge.Undecided:
+		c.Verdict = Undecided
+	}
 }
+
+// mean is the mean of a metric's values over the seeds: +Inf when one is
+// (a time to answer some seed never gave).
+func mean(xs []float64) float64 { return results.IntervalOf(xs).Mean }
 
 // seedsOf lists the seeds a run's figures come from.
 func seedsOf(r *results.Results) []uint64 {
@@ -149,15 +175,17 @@ func seedsOf(r *results.Results) []uint64 {
 	return []uint64{r.Seed}
 }
 
-// seedValues reads a metric under each of a strategy's seeds, scaled; nil
-// when the run has one seed or the metric does not apply to some seed.
+// seedValues reads a metric under each of a strategy's seeds, scaled: the
+// run's own value when it has one seed; nil when the metric does not apply
+// to some seed.
 func seedValues(m metric, s *results.StrategyResult, scale float64) []float64 {
-	if len(s.SeedRuns) < 2 {
-		return nil
+	runs := s.SeedRuns
+	if len(runs) < 2 {
+		runs = []results.StrategyResult{*s}
 	}
 	var xs []float64
-	for i := range s.SeedRuns {
-		v, ok := m.value(&s.SeedRuns[i])
+	for i := range runs {
+		v, ok := m.value(&runs[i])
 		if !ok {
 			return nil
 		}
@@ -167,30 +195,12 @@ func seedValues(m metric, s *results.StrategyResult, scale float64) []float64 {
 }
 
 // meanValue reads a metric: its mean over the seeds when the run carries
-// several, else the run's own value.
+// several (results.json's seed_stats), else the run's own value.
 func meanValue(m metric, s *results.StrategyResult) (float64, bool) {
-	if xs := seedValues(m, s, 1); xs != nil {
-		return results.IntervalOf(xs).Mean, true
+	if iv, ok := m.interval(s); ok {
+		return iv.Mean, true
 	}
 	return m.value(s)
-}
-
-// significant reports whether two samples differ: the Mann-Whitney U test
-// (as benchstat and the gate run it) at Alpha, and the two 95% intervals
-// of the means apart. Requiring both keeps the dozens of metrics a compare
-// tests at once from reporting a few chance differences as changes.
-func significant(xs, ys []float64) (p float64, sig bool) {
-	for _, v := range slices.Concat(xs, ys) {
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return math.NaN(), false
-		}
-	}
-	thr := benchmath.DefaultThresholds
-	thr.CompareAlpha = Alpha
-	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(xs), &thr), benchmath.NewSample(slices.Clone(ys), &thr))
-	a, b := results.IntervalOf(xs), results.IntervalOf(ys)
-	apart := a.Hi < b.Lo || b.Hi < a.Lo
-	return c.P, c.P < c.Alpha && apart
 }
 
 // findStrategy returns the strategy of r named name, nil when r has none.

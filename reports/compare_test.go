@@ -12,7 +12,7 @@ import (
 
 func TestChangesVerdicts(t *testing.T) {
 	got := map[string]Change{}
-	for _, c := range Changes(tier3Results(), tier3Later()) {
+	for _, c := range Changes(tier3Results(), tier3Later(), CompareOptions{}) {
 		got[c.Strategy+"/"+c.Metric] = c
 	}
 	tests := []struct {
@@ -57,7 +57,7 @@ func TestChangesDirections(t *testing.T) {
 	want := map[string]string{
 		"turns": Worse, "attempts": "", "failed": Better, "races": Worse, "peak": "",
 	}
-	for _, c := range Changes(old, nw) {
+	for _, c := range Changes(old, nw, CompareOptions{}) {
 		if w, ok := want[c.Metric]; ok && c.Verdict != w {
 			t.Errorf("%s %v → %v: verdict %q, want %q", c.Metric, c.Old, c.New, c.Verdict, w)
 		}
@@ -67,13 +67,13 @@ func TestChangesDirections(t *testing.T) {
 func TestChangesFromZero(t *testing.T) {
 	old := &results.Results{Strategies: []results.StrategyResult{{Name: "s", Turns: 1}}}
 	nw := &results.Results{Strategies: []results.StrategyResult{{Name: "s", Turns: 1, RateLimited: 5}}}
-	for _, c := range Changes(old, nw) {
+	for _, c := range Changes(old, nw, CompareOptions{}) {
 		if c.Metric == "429s" && (!math.IsNaN(c.Percent) || c.Verdict != Worse) {
 			t.Errorf("0 → 5 429s: %v%% %q, want NaN and worse", c.Percent, c.Verdict)
 		}
 	}
 	var b bytes.Buffer
-	if err := Compare(&b, old, nw); err != nil {
+	if _, err := Compare(&b, old, nw, CompareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "n/a") {
@@ -83,7 +83,7 @@ func TestChangesFromZero(t *testing.T) {
 
 func TestCompareGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Compare(&b, tier3Results(), tier3Later()); err != nil {
+	if _, err := Compare(&b, tier3Results(), tier3Later(), CompareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "compare.txt", b.Bytes())
@@ -96,7 +96,7 @@ func TestCompareGolden(t *testing.T) {
 
 func TestCompareSameRun(t *testing.T) {
 	var b bytes.Buffer
-	if err := Compare(&b, tier3Results(), tier3Results()); err != nil {
+	if _, err := Compare(&b, tier3Results(), tier3Results(), CompareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "no metric changed") || !strings.Contains(b.String(), "0 better, 0 worse") {
@@ -105,7 +105,7 @@ func TestCompareSameRun(t *testing.T) {
 }
 
 func TestCompareNil(t *testing.T) {
-	if err := Compare(&bytes.Buffer{}, nil, tier3Results()); err == nil {
+	if _, err := Compare(&bytes.Buffer{}, nil, tier3Results(), CompareOptions{}); err == nil {
 		t.Error("no error for a missing run")
 	}
 }
@@ -123,7 +123,7 @@ func TestChangesOfUnansweredP95(t *testing.T) {
 			AnswerLatencyMs: results.AnswerSummary{P50: 100, P95: p95, P99: p95, AnsweredShare: share}}}}
 	}
 	verdict := func(a, b *results.Results) (Change, bool) {
-		for _, c := range Changes(a, b) {
+		for _, c := range Changes(a, b, CompareOptions{}) {
 			if c.Metric == "answer p95" {
 				return c, true
 			}
@@ -148,7 +148,7 @@ func TestChangesOfUnansweredP95(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := Compare(&b, run(900), run(results.Unanswered)); err != nil {
+	if _, err := Compare(&b, run(900), run(results.Unanswered), CompareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "answer p95") || !strings.Contains(b.String(), "—") || strings.Contains(b.String(), "Inf") {
@@ -172,7 +172,7 @@ func seeded(seed uint64, p95s ...float64) *results.Results {
 
 func changeOf(t *testing.T, a, b *results.Results, metric string) Change {
 	t.Helper()
-	for _, c := range Changes(a, b) {
+	for _, c := range Changes(a, b, CompareOptions{}) {
 		if c.Metric == metric {
 			return c
 		}
@@ -184,18 +184,19 @@ func changeOf(t *testing.T, a, b *results.Results, metric string) Change {
 func TestChangesOverSeeds(t *testing.T) {
 	// Overlapping samples: within noise, with the test's p-value.
 	c := changeOf(t, seeded(42, 1000, 1010, 990, 1005, 995), seeded(7, 1004, 996, 1012, 988, 1001), "p95 ms")
-	if c.Verdict != WithinNoise || math.IsNaN(c.P) || c.P < Alpha {
-		t.Errorf("overlapping seeds: %+v, want within noise with p ≥ %v", c, Alpha)
+	if c.Verdict != WithinNoise || math.IsNaN(c.P) || c.P < 0.05 {
+		t.Errorf("overlapping seeds: %+v, want within noise with p ≥ 0.05", c)
 	}
 	// Every new seed slower than every old one, intervals apart: worse.
 	c = changeOf(t, seeded(42, 1000, 1010, 990, 1005, 995), seeded(7, 1200, 1210, 1190, 1205, 1195), "p95 ms")
-	if c.Verdict != Worse || c.P >= Alpha || math.Abs(c.Delta-200) > 1e-9 {
-		t.Errorf("separated seeds: %+v, want worse by 200 with p < %v", c, Alpha)
+	if c.Verdict != Worse || c.P >= 0.05 || math.Abs(c.Delta-200) > 1e-9 || !(c.Lo > 0 && c.Lo < 200 && c.Hi > 200) {
+		t.Errorf("separated seeds: %+v, want worse by 200 with p < 0.05 and an interval around it", c)
 	}
-	// One seed a side, different seeds: no verdict.
+	// One seed a side, different seeds: undecided, and two seeds a side
+	// are the least that measure their spread.
 	c = changeOf(t, seeded(42, 1000), seeded(7, 1010), "p95 ms")
-	if c.Verdict != Unjudged {
-		t.Errorf("one seed each: %+v, want unjudged", c)
+	if c.Verdict != Undecided || c.SeedsNeeded != 2 {
+		t.Errorf("one seed each: %+v, want undecided, needing 2 seeds", c)
 	}
 	// The same seed: deterministic, so any change counts.
 	c = changeOf(t, seeded(42, 1000), seeded(42, 1010), "p95 ms")
@@ -213,7 +214,7 @@ func TestCompareAcrossDurationsUsesRates(t *testing.T) {
 		t.Errorf("turns across durations: %+v, want 100/min both, unchanged", c)
 	}
 	var out bytes.Buffer
-	if err := Compare(&out, a, b); err != nil {
+	if _, err := Compare(&out, a, b, CompareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "different durations (60 s, 600 s): counts are compared as rates per minute") {
@@ -225,7 +226,7 @@ func TestCompareWarnsAndRefuses(t *testing.T) {
 	a, b := seeded(42, 1000), seeded(7, 1000)
 	a.ScenarioDigest, b.ScenarioDigest = "aa", "bb"
 	var out bytes.Buffer
-	if err := Compare(&out, a, b); err != nil {
+	if _, err := Compare(&out, a, b, CompareOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"scenario file differs", "different seeds (seed 42, seed 7)"} {
@@ -234,7 +235,7 @@ func TestCompareWarnsAndRefuses(t *testing.T) {
 		}
 	}
 	b.Strategies[0].Name = "other"
-	if err := Compare(&bytes.Buffer{}, a, b); !errors.Is(err, ErrNothingInCommon) {
+	if _, err := Compare(&bytes.Buffer{}, a, b, CompareOptions{}); !errors.Is(err, ErrNothingInCommon) {
 		t.Errorf("no strategy in common: err = %v, want ErrNothingInCommon", err)
 	}
 }

@@ -8,19 +8,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/simbench/simbench/internal/judge"
 	"github.com/simbench/simbench/results"
 )
 
 // Compare writes, per strategy present in both runs and per metric that
-// changed, the old value (from a), the new one (from b), the difference and
-// the difference in percent of the old value, with "better" or "worse"
-// marked (see Change.Verdict); a strategy with no change gets one line
-// saying so. Then the strategies found in only one run, and a count of
-// changes for the better and the worse. Changes returns the same figures,
-// unchanged metrics included, for programs.
-func Compare(w io.Writer, a, b *results.Results) error {
+// changed, the old value (from a), the new one (from b), the difference,
+// the difference in percent of the old value with its 95% interval, and
+// the verdict (see Change.Verdict; an undecided one says how many seeds a
+// side would decide it); a strategy with no change gets one line saying
+// so. Then the strategies found in only one run, and the count of changes
+// by verdict, which it also returns (for --fail-on). Changes returns the
+// same figures, unchanged metrics included, for programs.
+func Compare(w io.Writer, a, b *results.Results, o CompareOptions) (Tally, error) {
 	if a == nil || b == nil {
-		return errors.New("reports: compare needs two results")
+		return Tally{}, errors.New("reports: compare needs two results")
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "old: %s\nnew: %s\n", runLine(a), runLine(b))
@@ -33,13 +35,13 @@ func Compare(w io.Writer, a, b *results.Results) error {
 	for _, warn := range compareWarnings(a, b) {
 		fmt.Fprintln(&sb, warn)
 	}
-	all := Changes(a, b)
+	all := Changes(a, b, o)
 	t, n := changeTable(all, changeFormats(a, b))
 	sb.WriteByte('\n')
 	switch {
 	case len(all) == 0:
 		sb.WriteString("no strategy is in both runs\n")
-	case !slices.ContainsFunc(all, func(c Change) bool { return c.Delta != 0 }):
+	case !slices.ContainsFunc(all, shown):
 		sb.WriteString("no metric changed\n")
 	default:
 		for _, l := range t.lines() {
@@ -49,13 +51,17 @@ func Compare(w io.Writer, a, b *results.Results) error {
 	writeOnlyIn(&sb, a, b)
 	n.write(&sb)
 	if _, err := io.WriteString(w, sb.String()); err != nil {
-		return err
+		return n, err
 	}
 	if len(all) == 0 {
-		return ErrNothingInCommon
+		return n, ErrNothingInCommon
 	}
-	return nil
+	return n, nil
 }
+
+// shown reports whether a change gets a row: its value moved, or it counts
+// (seeds that moved in opposite directions and cancel out in the mean).
+func shown(c Change) bool { return c.Delta != 0 || c.Verdict == Better || c.Verdict == Worse }
 
 // changeFormats maps each metric's header, and its rate per minute's, to
 // how its values are written.
@@ -68,65 +74,114 @@ func changeFormats(a, b *results.Results) map[string]func(float64) string {
 	return format
 }
 
-// verdicts counts the changes by verdict.
-type verdicts struct{ better, worse, noise, unjudged int }
+// Tally counts the changes Compare showed by verdict.
+type Tally struct {
+	Better, Worse, WithinNoise, Undecided int
+	// SeedsNeeded is the most seeds a side an undecided change needs.
+	SeedsNeeded int
+}
 
-func (v *verdicts) count(verdict string) {
-	switch verdict {
+func (v *Tally) count(c Change) {
+	switch c.Verdict {
 	case Better:
-		v.better++
+		v.Better++
 	case Worse:
-		v.worse++
+		v.Worse++
 	case WithinNoise:
-		v.noise++
-	case Unjudged:
-		v.unjudged++
+		v.WithinNoise++
+	case Undecided:
+		v.Undecided++
+		v.SeedsNeeded = max(v.SeedsNeeded, c.SeedsNeeded)
 	}
 }
 
 // write ends a comparison with the counts.
-func (v verdicts) write(sb *strings.Builder) {
-	fmt.Fprintf(sb, "\n%d better, %d worse", v.better, v.worse)
-	if v.noise > 0 {
-		fmt.Fprintf(sb, ", %d within noise", v.noise)
+func (v Tally) write(sb *strings.Builder) {
+	fmt.Fprintf(sb, "\n%d better, %d worse", v.Better, v.Worse)
+	if v.WithinNoise > 0 {
+		fmt.Fprintf(sb, ", %d within noise", v.WithinNoise)
 	}
-	if v.unjudged > 0 {
-		fmt.Fprintf(sb, ", %d unjudged (?: one seed a side)", v.unjudged)
+	switch {
+	case v.Undecided > 0 && v.SeedsNeeded > judge.MaxSeeds:
+		fmt.Fprintf(sb, ", %d undecided (some need more than %s seeds a side)", v.Undecided, count(judge.MaxSeeds))
+	case v.Undecided > 0:
+		fmt.Fprintf(sb, ", %d undecided (--seeds %d on both sides would decide them)", v.Undecided, v.SeedsNeeded)
 	}
 	sb.WriteString("\n")
 }
 
-// changeTable lays out the changes that are not zero, a row each, the
+// needsText says how many seeds a side an undecided change needs:
+// "needs ≥ 7 seeds a side", "needs more than 10,000 seeds a side".
+func needsText(n int) string {
+	if n > judge.MaxSeeds {
+		return fmt.Sprintf("needs more than %s seeds a side", count(judge.MaxSeeds))
+	}
+	return fmt.Sprintf("needs ≥ %s seeds a side", count(float64(n)))
+}
+
+// verdictText is a change's verdict as its row shows it.
+func verdictText(c Change) string {
+	if c.Verdict == Undecided {
+		return "undecided: " + needsText(c.SeedsNeeded)
+	}
+	return c.Verdict
+}
+
+// changeTable lays out the changes that are shown, a row each, the
 // strategy named on its first; a strategy with no change gets one row
 // saying so. It counts the verdicts of the rows.
-func changeTable(all []Change, format map[string]func(float64) string) (*textTable, verdicts) {
-	t := &textTable{aligns: []align{alignLeft, alignLeft, alignRight, alignRight, alignRight, alignRight, alignLeft}}
-	t.add(cell{text: "strategy"}, cell{text: "metric"}, cell{text: "old"}, cell{text: "new"}, cell{text: "delta"}, cell{text: "%"}, cell{text: ""})
-	var n verdicts
+func changeTable(all []Change, format map[string]func(float64) string) (*textTable, Tally) {
+	// The interval column only when some row has one (not for one seed a
+	// side).
+	withIv := slices.ContainsFunc(all, func(c Change) bool { return shown(c) && intervalText(c, format[c.Metric]) != "" })
+	t := &textTable{aligns: []align{alignLeft, alignLeft, alignRight, alignRight, alignRight, alignRight, alignLeft, alignLeft}}
+	row := func(cells ...cell) {
+		if !withIv && len(cells) == 8 {
+			cells = append(cells[:6], cells[7])
+		}
+		t.add(cells...)
+	}
+	row(cell{text: "strategy"}, cell{text: "metric"}, cell{text: "old"}, cell{text: "new"}, cell{text: "delta"}, cell{text: "%"}, cell{text: "95% interval"}, cell{text: ""})
+	var n Tally
 	changed := map[string]bool{}
 	for _, c := range all {
-		changed[c.Strategy] = changed[c.Strategy] || c.Delta != 0
+		changed[c.Strategy] = changed[c.Strategy] || shown(c)
 	}
-	shown := map[string]bool{}
+	seen := map[string]bool{}
 	for _, c := range all {
-		if !changed[c.Strategy] && !shown[c.Strategy] {
+		if !changed[c.Strategy] && !seen[c.Strategy] {
 			t.add(cell{text: c.Strategy}, cell{text: "no change"})
-			shown[c.Strategy] = true
+			seen[c.Strategy] = true
 		}
-		if c.Delta == 0 {
+		if !shown(c) {
 			continue
 		}
 		name := ""
-		if !shown[c.Strategy] {
+		if !seen[c.Strategy] {
 			name = c.Strategy
 		}
-		shown[c.Strategy] = true
+		seen[c.Strategy] = true
 		f := format[c.Metric]
-		t.add(cell{text: name}, cell{text: c.Metric}, cell{text: f(c.Old)}, cell{text: f(c.New)},
-			cell{text: deltaText(c.Delta, f)}, cell{text: percentText(c.Percent)}, cell{text: c.Verdict})
-		n.count(c.Verdict)
+		row(cell{text: name}, cell{text: c.Metric}, cell{text: f(c.Old)}, cell{text: f(c.New)},
+			cell{text: deltaText(c.Delta, f)}, cell{text: percentText(c.Percent)}, cell{text: intervalText(c, f)}, cell{text: verdictText(c)})
+		n.count(c)
 	}
 	return t, n
+}
+
+// intervalText writes a change's 95% interval: in percent of the old value
+// ("+15.2% … +22.1%"), in the metric's unit when the old value is 0, and
+// nothing when there is none (one seed a side, an infinite figure).
+func intervalText(c Change, f func(float64) string) string {
+	switch {
+	case math.IsNaN(c.Lo) || math.IsNaN(c.Hi) || math.IsInf(c.Delta, 0):
+		return ""
+	case c.Lo == c.Hi && c.Lo == c.Delta:
+		return "" // one seed a side: the delta is the effect, no interval
+	case !math.IsNaN(c.PercentLo):
+		return percentText(c.PercentLo) + " … " + percentText(c.PercentHi)
+	}
+	return deltaText(c.Lo, f) + " … " + deltaText(c.Hi, f)
 }
 
 // deltaText writes a change with its sign, "n/a" when infinite.
@@ -187,13 +242,13 @@ func compareWarnings(a, b *results.Results) []string {
 		out = append(out, "warning: the scenario file differs between the runs (workload, services or tools changed): a change may come from the file, not the code")
 	}
 	if !slices.Equal(seedsOf(a), seedsOf(b)) {
-		w := fmt.Sprintf("warning: different seeds (%s, %s)", seedsText(seedsOf(a)), seedsText(seedsOf(b)))
+		w := fmt.Sprintf("warning: different seeds (%s, %s): a change counts when Welch's t-test over the seeds finds it significant (5%% family-wise over every metric)", seedsText(seedsOf(a)), seedsText(seedsOf(b)))
 		if len(seedsOf(a)) < 2 || len(seedsOf(b)) < 2 {
-			w += ": with one seed a side, nothing tells a change from noise (\"?\"); run both with --seeds 5"
-		} else {
-			w += ": a change counts when significant over the seeds, else it is within noise"
+			w += "; with one seed a side nothing tells a change from noise: run both with --seeds 5, or with the same --seed"
 		}
 		out = append(out, w)
+	} else if len(seedsOf(a)) > 1 {
+		out = append(out, fmt.Sprintf("same %s on both sides: each seed is compared with itself, and any change counts", seedsText(seedsOf(a))))
 	}
 	if a.DurationS != b.DurationS {
 		out = append(out, fmt.Sprintf("warning: different durations (%s s, %s s): counts are compared as rates per minute", num(a.DurationS), num(b.DurationS)))

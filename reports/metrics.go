@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/simbench/simbench/internal/numfmt"
@@ -21,19 +22,46 @@ const (
 )
 
 // metric is one column of the comparison table and one row of Compare: the
-// definitions of DESIGN.md's metrics, used by every report.
+// definitions of DESIGN.md's metrics, used by every report. Its values are
+// a figure of the results (results.StrategyResult.Figure), so a run over
+// seeds shows the mean and interval results.json's seed_stats holds.
 type metric struct {
 	header string // short column header, units included
 	name   string // longer name for Compare and HTML titles
 	dir    direction
-	// value reads the metric; ok is false when it does not apply (the
-	// latency of a strategy that completed no turn).
-	value  func(s *results.StrategyResult) (v float64, ok bool)
+	// key names the figure the column shows (results.FigureKeys); scale
+	// multiplies it for display (0: 1), as a share shown in percent.
+	key    string
+	scale  float64
 	format func(float64) string
 	// reliable marks a metric that a strategy can improve by failing: fast
 	// failures shorten turns and free sessions for more of them. Only the
 	// strategies that fail the fewest turns compete for its best mark.
 	reliable bool
+}
+
+// value reads the metric; ok is false when it does not apply (the latency
+// of a strategy that completed no turn).
+func (m metric) value(s *results.StrategyResult) (float64, bool) {
+	v, ok := s.Figure(m.key)
+	return v * m.factor(), ok
+}
+
+// interval reads the metric's mean and 95% interval over the strategy's
+// seeds; ok is false with fewer than two seeds or when it does not apply
+// under one of them.
+func (m metric) interval(s *results.StrategyResult) (results.Interval, bool) {
+	iv, ok := s.SeedInterval(m.key)
+	f := m.factor()
+	iv.Mean, iv.Lo, iv.Hi = iv.Mean*f, iv.Lo*f, iv.Hi*f
+	return iv, ok
+}
+
+func (m metric) factor() float64 {
+	if m.scale == 0 {
+		return 1
+	}
+	return m.scale
 }
 
 func count(v float64) string { return fixed(v, 0, false) }
@@ -43,43 +71,31 @@ func millis(v float64) string { return numfmt.Millis(v) }
 // answerMillis formats a time to answer like millis, and Unanswered as "—".
 func answerMillis(v results.AnswerMs) string { return numfmt.AnswerMillis(float64(v)) }
 
+// answerFloat is answerMillis of a figure's value.
+func answerFloat(v float64) string { return numfmt.AnswerMillis(v) }
+
 func dec1(v float64) string { return fixed(v, 1, false) }
 func dec2(v float64) string { return fixed(v, 2, false) }
-
-func always(f func(s *results.StrategyResult) float64) func(*results.StrategyResult) (float64, bool) {
-	return func(s *results.StrategyResult) (float64, bool) { return f(s), true }
-}
-
-func latency(f func(l results.Summary) float64) func(*results.StrategyResult) (float64, bool) {
-	return func(s *results.StrategyResult) (float64, bool) { return f(s.TurnLatencyMs), s.Turns > 0 }
-}
-
-// answerP95 reads the p95 time to answer: +Inf when that turn got no
-// answer, and absent from results written before the field existed.
-func answerP95(s *results.StrategyResult) (float64, bool) {
-	a := s.AnswerLatencyMs
-	return float64(a.P95), s.Turns > 0 && (a.AnsweredShare > 0 || !a.P95.Answered())
-}
 
 // metrics returns the columns for the given results: DESIGN.md's metrics,
 // then peak in flight for each service any of them mentions (one column
 // titled "peak in flight" when there is a single service).
 func metrics(rs ...*results.Results) []metric {
 	ms := []metric{
-		{"turns", "turns completed", higherBetter, always(func(s *results.StrategyResult) float64 { return float64(s.Turns) }), count, true},
-		{"failed turns", "turns with a failed call", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.FailedTurns) }), count, false},
-		{"calls", "calls completed", higherBetter, always(func(s *results.StrategyResult) float64 { return float64(s.Calls) }), count, true},
-		{"attempts", "attempts (calls + retries)", neutral, always(func(s *results.StrategyResult) float64 { return float64(s.Attempts) }), count, false},
-		{"p50 ms", "turn latency p50 (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.P50 }), millis, true},
-		{"p95 ms", "turn latency p95 (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.P95 }), millis, true},
-		{"p99 ms", "turn latency p99 (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.P99 }), millis, true},
-		{"answer p95", "time to answer p95 (ms; a failed turn is never answered)", lowerBetter, answerP95, func(v float64) string { return answerMillis(results.AnswerMs(v)) }, false},
-		{"goodput/s", "goodput (successful calls/s)", higherBetter, always(func(s *results.StrategyResult) float64 { return s.GoodputPerS }), dec2, false},
-		{"429s", "rate limited (429s)", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.RateLimited) }), count, false},
-		{"failed", "failed calls", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.Failed) }), count, false},
-		{"early", "early retries", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.EarlyRetries) }), count, false},
-		{"wasted s", "wasted work (s)", lowerBetter, always(func(s *results.StrategyResult) float64 { return s.WastedWorkS }), dec1, false},
-		{"races", "write races", lowerBetter, always(func(s *results.StrategyResult) float64 { return float64(s.WriteRaces) }), count, false},
+		{header: "turns", name: "turns completed", dir: higherBetter, key: "turns", format: count, reliable: true},
+		{header: "failed turns", name: "turns with a failed call", dir: lowerBetter, key: "failed_turns", format: count},
+		{header: "calls", name: "calls completed", dir: higherBetter, key: "calls", format: count, reliable: true},
+		{header: "attempts", name: "attempts (calls + retries)", dir: neutral, key: "attempts", format: count},
+		{header: "p50 ms", name: "turn latency p50 (ms)", dir: lowerBetter, key: "turn_latency_ms.p50", format: millis, reliable: true},
+		{header: "p95 ms", name: "turn latency p95 (ms)", dir: lowerBetter, key: "turn_latency_ms.p95", format: millis, reliable: true},
+		{header: "p99 ms", name: "turn latency p99 (ms)", dir: lowerBetter, key: "turn_latency_ms.p99", format: millis, reliable: true},
+		{header: "answer p95", name: "time to answer p95 (ms; a failed turn is never answered)", dir: lowerBetter, key: "answer_latency_ms.p95", format: answerFloat},
+		{header: "goodput/s", name: "goodput (successful calls/s)", dir: higherBetter, key: "goodput_per_s", format: dec2},
+		{header: "429s", name: "rate limited (429s)", dir: lowerBetter, key: "rate_limited", format: count},
+		{header: "failed", name: "failed calls", dir: lowerBetter, key: "failed", format: count},
+		{header: "early", name: "early retries", dir: lowerBetter, key: "early_retries", format: count},
+		{header: "wasted s", name: "wasted work (s)", dir: lowerBetter, key: "wasted_work_s", format: dec1},
+		{header: "races", name: "write races", dir: lowerBetter, key: "write_races", format: count},
 	}
 	services := map[string]bool{}
 	for _, r := range rs {
@@ -94,14 +110,11 @@ func metrics(rs ...*results.Results) []metric {
 	}
 	names := slices.Sorted(maps.Keys(services))
 	for _, name := range names {
-		header, long := "peak "+name, "peak in flight at "+name
+		header := "peak " + name
 		if len(names) == 1 {
-			header, long = "peak", "peak in flight at "+name
+			header = "peak"
 		}
-		ms = append(ms, metric{header, long, neutral, func(s *results.StrategyResult) (float64, bool) {
-			v, ok := s.PeakInFlight[name]
-			return float64(v), ok
-		}, count, false})
+		ms = append(ms, metric{header: header, name: "peak in flight at " + name, dir: neutral, key: results.PeakFigure + name, format: count})
 	}
 	return ms
 }
@@ -180,15 +193,15 @@ func best(m metric, ss []results.StrategyResult) []bool {
 
 // cellText formats strategy s's value of m, "–" when it does not apply:
 // the mean over the seeds with its 95% interval's half width ("3,449 ±21")
-// when the run carries several seeds.
+// when the run carries several seeds (the figures of results.json's
+// seed_stats), with no "±" when every seed gave the same value.
 func cellText(m metric, s *results.StrategyResult) string {
-	if xs := seedValues(m, s, 1); xs != nil {
-		iv := results.IntervalOf(xs)
+	if iv, ok := m.interval(s); ok {
 		if math.IsInf(iv.Mean, 0) {
 			return m.format(iv.Mean)
 		}
 		if hw := iv.HalfWidth(); hw > 0 {
-			return m.format(iv.Mean) + " ±" + m.format(hw)
+			return m.format(iv.Mean) + " ±" + halfWidthText(hw, m.format)
 		}
 		return m.format(iv.Mean)
 	}
@@ -199,19 +212,26 @@ func cellText(m metric, s *results.StrategyResult) string {
 	return m.format(v)
 }
 
+// halfWidthText writes an interval's half width in the metric's format,
+// or, when that would round a spread between seeds to nothing ("±0"), to
+// two significant digits: a zero-width interval means equal seeds only.
+func halfWidthText(hw float64, format func(float64) string) string {
+	t := format(hw)
+	if strings.Trim(t, "0.,") != "" {
+		return t
+	}
+	return strconv.FormatFloat(hw, 'g', 2, 64)
+}
+
 // extraMetrics are the columns shown only on request (--columns): means
 // and Little's L.
 func extraMetrics() []metric {
 	return []metric{
-		{"mean ms", "turn latency mean (ms)", lowerBetter, latency(func(l results.Summary) float64 { return l.Mean }), millis, true},
-		{"answer mean", "mean time to answer of the answered turns (ms)", lowerBetter, func(s *results.StrategyResult) (float64, bool) {
-			return s.AnswerLatencyMs.Mean, s.AnswerLatencyMs.AnsweredShare > 0
-		}, millis, true},
-		{"answered", "share of turns answered in full (%)", higherBetter, func(s *results.StrategyResult) (float64, bool) {
-			return 100 * s.AnswerLatencyMs.AnsweredShare, s.Turns > 0
-		}, dec1, false},
-		{"L turns", "turns in the system, time-averaged (Little's L)", neutral, always(func(s *results.StrategyResult) float64 { return s.TurnsInSystem }), dec2, false},
-		{"L attempts", "attempts in service, time-averaged (Little's L)", neutral, always(func(s *results.StrategyResult) float64 { return s.AttemptsInService }), dec2, false},
+		{header: "mean ms", name: "turn latency mean (ms)", dir: lowerBetter, key: "turn_latency_ms.mean", format: millis, reliable: true},
+		{header: "answer mean", name: "mean time to answer of the answered turns (ms)", dir: lowerBetter, key: "answer_latency_ms.mean", format: millis, reliable: true},
+		{header: "answered", name: "share of turns answered in full (%)", dir: higherBetter, key: "answer_latency_ms.answered_share", scale: 100, format: dec1},
+		{header: "L turns", name: "turns in the system, time-averaged (Little's L)", dir: neutral, key: "turns_in_system", format: dec2},
+		{header: "L attempts", name: "attempts in service, time-averaged (Little's L)", dir: neutral, key: "attempts_in_service", format: dec2},
 	}
 }
 
@@ -261,4 +281,18 @@ func selectMetrics(names []string, rs ...*results.Results) ([]metric, error) {
 		out = append(out, all[i])
 	}
 	return out, nil
+}
+
+// ColumnFigure returns the figure a terminal table column shows (its key
+// in results.StrategyResult.Figure and in results.json's seed_stats) and
+// the factor the column multiplies it by (100 for a share shown in
+// percent, else 1); ok is false when no column has that header. Peak
+// columns are named after r's services, as WriteTable names them.
+func ColumnFigure(header string, r *results.Results) (key string, scale float64, ok bool) {
+	for _, m := range append(metrics(r), extraMetrics()...) {
+		if m.header == header {
+			return m.key, m.factor(), true
+		}
+	}
+	return "", 0, false
 }

@@ -51,10 +51,12 @@ func WriteSweep(w io.Writer, title string, rows []results.SweepRow, rule string,
 }
 
 // p95Text shows a point's p95 time to answer, with its interval's half
-// width when the point is a mean over seeds ("3,449 ±21").
+// width when the point is a mean over seeds whose values differ ("3,449
+// ±21"; no "±" when every seed gave the same value).
 func p95Text(p results.SweepPoint) string {
-	if p.Seeds < 2 || !p.P95Ms.Answered() || !p.P95HiMs.Answered() {
+	hw := float64(p.P95HiMs-p.P95LoMs) / 2
+	if p.Seeds < 2 || !p.P95Ms.Answered() || !p.P95HiMs.Answered() || !(hw > 0) {
 		return answerMillis(p.P95Ms)
 	}
-	return answerMillis(p.P95Ms) + " ±" + millis(float64(p.P95HiMs-p.P95LoMs)/2)
+	return answerMillis(p.P95Ms) + " ±" + halfWidthText(hw, millis)
 }

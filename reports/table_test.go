@@ -246,3 +246,21 @@ func TestWriteTableNeverStarsInvalid(t *testing.T) {
 		t.Errorf("bounded-32-nojitter p95 %q, want 2,480* once bounded-8 is out:\n%s", got, b.String())
 	}
 }
+
+// A spread between seeds too small for the column's format still shows,
+// to two significant digits, rather than as "±0": a cell without "±" says
+// the seeds agree.
+func TestCellShowsATinySpread(t *testing.T) {
+	s := results.StrategyResult{Name: "s", SeedRuns: []results.StrategyResult{{GoodputPerS: 10}, {GoodputPerS: 10.001}, {GoodputPerS: 10.002}}}
+	m := metrics()[8] // goodput/s, two decimals
+	if m.header != "goodput/s" {
+		t.Fatalf("metric 8 is %q", m.header)
+	}
+	if got := cellText(m, &s); got != "10.00 ±0.0025" {
+		t.Errorf("cell %q, want 10.00 ±0.0025", got)
+	}
+	same := results.StrategyResult{Name: "s", SeedRuns: []results.StrategyResult{{GoodputPerS: 10}, {GoodputPerS: 10}}}
+	if got := cellText(m, &same); got != "10.00" {
+		t.Errorf("equal seeds: cell %q, want 10.00", got)
+	}
+}

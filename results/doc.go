@@ -9,5 +9,8 @@
 // The package computes nothing of its own: the simulator (sim) fills the
 // figures, the decision package the recommendation and the decision, and
 // reports draws them. Interval, the mean over seeds with its 95% interval,
-// is here because every reader of a multi-seed run needs it.
+// is here because every reader of a multi-seed run needs it; so are the
+// figures' keys (StrategyResult.Figure, FigureKeys: a figure's JSON path,
+// "turn_latency_ms.p95") and SeedStatsOf, which fills a run's seed_stats
+// from its seed_runs, so that results.json and every table agree.
 package results

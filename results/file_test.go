@@ -12,7 +12,7 @@ import (
 // file or its directory; an unanswered percentile survives as null.
 func TestWriteRead(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	want := &Results{Scenario: "tier3", Seed: 42, SimbenchVersion: "v1", Mode: "virtual",
+	want := &Results{Scenario: "tier3", Seed: 42, SimbenchVersion: "v1", Mode: "virtual", DurationS: 60,
 		Strategies: []StrategyResult{{Name: "a", Turns: 3, AnswerLatencyMs: AnswerSummary{P50: 10, P95: Unanswered, P99: Unanswered}, PeakInFlight: map[string]int{"llm": 4}}}}
 	if err := Write(dir, want); err != nil {
 		t.Fatal(err)
@@ -73,7 +73,8 @@ func TestWriteReadSweep(t *testing.T) {
 
 func TestReadToleratesUnknownFields(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.json")
-	data := `{"scenario":"x","seed":7,"future_field":{"a":1},"strategies":[{"name":"s","turns":3,"new_metric":9}]}`
+	data := `{"scenario":"x","seed":7,"mode":"virtual","duration_s":60,"future_field":{"a":1},"strategies":[{"name":"s","turns":3,"calls":0,"attempts":0,` +
+		`"turn_latency_ms":{"mean":0,"p50":0,"p95":0,"p99":0,"max":0},"new_metric":9}]}`
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}

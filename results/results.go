@@ -25,7 +25,8 @@ type Results struct {
 	Strategies []StrategyResult `json:"strategies"`
 	// Seeds lists the seeds of a run over several (run --seeds N): Seed
 	// and the ones after it. Each strategy's figures are the first seed's;
-	// its SeedRuns hold every seed's. Empty for a run of one seed.
+	// its SeedRuns hold every seed's and its SeedStats their means and 95%
+	// intervals. Empty for a run of one seed.
 	Seeds []uint64 `json:"seeds,omitempty"`
 	// Limits are the published limits of the services the workload calls,
 	// in the scenario's service order, with the calls a turn makes to each:
@@ -177,6 +178,15 @@ type StrategyResult struct {
 	// timeline, limit_trace): what means and 95% intervals over seeds are computed
 	// from. Empty for a run of one seed.
 	SeedRuns []StrategyResult `json:"seed_runs,omitempty"`
+	// SeedStats holds, for a run over several seeds, each figure's mean
+	// over SeedRuns with its 95% interval (Interval: Student's t, n−1
+	// degrees of freedom), keyed by the figure's JSON path in this struct
+	// (FigureKeys: "turns", "turn_latency_ms.p95", "peak_in_flight.llm",
+	// …): {"mean": …, "lo": …, "hi": …, "n": seeds}, in the figure's unit,
+	// null for a time to answer some seed never gave. The terminal table
+	// prints these means and half widths. A figure that does not apply
+	// under every seed is left out; the whole field is, for one seed.
+	SeedStats map[string]Interval `json:"seed_stats,omitempty"`
 }
 
 // ServiceLimits is one service's published limits and its share of the

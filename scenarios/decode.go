@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // decodeScenario builds a Scenario from the tree toml.Decode produced.
@@ -13,15 +12,15 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	t := &table{d: d, m: root}
 	sc := &Scenario{Name: defaultName}
 	if name, ok := t.str("name"); ok {
-		if strings.TrimSpace(name) == "" {
-			t.add("name", "is empty; name the scenario")
+		if msg := ScenarioNameProblem(name); msg != "" {
+			t.add("name", "%s", msg)
 		} else {
 			sc.Name = name
 		}
 	}
 	if desc, ok := t.str("description"); ok {
-		if strings.ContainsAny(desc, "\r\n") {
-			t.add("description", "spans several lines; keep it to one line and put the rest in a comment")
+		if msg := TextProblem(desc); msg != "" {
+			t.add("description", "%s", msg)
 		}
 		sc.Description = desc
 	}
@@ -42,6 +41,9 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	reported := len(d.problems)
 	if st := t.sub("services"); st != nil {
 		for _, name := range st.keys() {
+			if len(name) > MaxNameLength {
+				st.add(name, "%s", NameProblem("service", name))
+			}
 			if svc := st.sub(name); svc != nil {
 				d.services[name] = len(sc.Services)
 				sc.Services = append(sc.Services, d.decodeService(svc, name))
@@ -53,6 +55,9 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	}
 	if tt := t.sub("tools"); tt != nil {
 		for _, name := range tt.keys() {
+			if msg := NameProblem("tool", name); msg != "" {
+				tt.add(name, "%s", msg)
+			}
 			if tool := tt.sub(name); tool != nil {
 				d.tools[name] = len(sc.Tools)
 				sc.Tools = append(sc.Tools, d.decodeTool(sc, tool, name))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/simbench/simbench/spec"
 )
 
@@ -63,6 +65,13 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\", \"anthropic\" or \"standard\"")
 	}
 	s.Keys, _ = t.strings("keys")
+	for i, k := range s.Keys {
+		// A key travels in the Authorization header: CR LF in it would
+		// inject another header.
+		if TextProblem(k) != "" {
+			d.add(fmt.Sprintf("%s[%d]", t.key("keys"), i), "the API key holds a line break or another control character; an API key is one line of printable text")
+		}
+	}
 	if bt := t.sub("background"); bt != nil {
 		s.Background = d.decodeBackground(bt)
 	}
@@ -178,7 +187,9 @@ func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
 	tool.Kind = enum(t, "kind", KindRead, KindRead, KindWrite)
 	if r, ok := t.str("resource"); ok {
 		tool.Resource = r
-		if tool.Kind != KindWrite {
+		if msg := TextProblem(r); msg != "" {
+			t.add("resource", "%s", msg)
+		} else if tool.Kind != KindWrite {
 			t.add("resource", "only applies to kind = \"write\" (reads are never serialized); remove it or make the tool a write")
 		}
 	}
@@ -208,6 +219,10 @@ func checkResourceFrom(s string) string {
 			return fmt.Sprintf("%q: the path segment must be a whole number from 1, like \"path:1\"", s)
 		}
 		return ""
+	case kind == "header" && arg != "" && !httpguts.ValidHeaderFieldName(arg):
+		return fmt.Sprintf("%q: %q is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~, no space, colon or control character)", s, arg)
+	case kind == "json" && TextProblem(arg) != "":
+		return fmt.Sprintf("%q: the field %s", s, TextProblem(arg))
 	case (kind == "json" || kind == "header") && arg != "":
 		return ""
 	}

@@ -9,15 +9,17 @@ import (
 	"github.com/simbench/simbench/spec"
 )
 
-func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
-	defer t.finish()
-	s := Strategy{Headroom: 1, Retry: defaultRetry(), SerializeWrites: true,
-		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport, Quota: Quota{Mode: QuotaFull}}
-	if name, ok := t.str("name"); ok {
-		s.Name = name
+// strategyName reads a strategy's name and description: a name that is
+// unique, printable and short (NameProblem), a description of printable
+// text.
+func (d *decoder) strategyName(t *table) (name, description string) {
+	if n, ok := t.str("name"); ok {
+		name = n
 		switch first, dup := d.strategies[name]; {
 		case strings.TrimSpace(name) == "":
 			t.add("name", "is empty; name the strategy, like name = \"bounded-8\"")
+		case NameProblem("strategy", name) != "":
+			t.add("name", "%s", NameProblem("strategy", name))
 		case dup:
 			t.add("name", "strategy %q is already defined at line %d; give each strategy a unique name", name, d.pos.lookup(first).line)
 		default:
@@ -26,7 +28,20 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	} else if !t.has("name") {
 		d.add(t.path, "missing name; name the strategy, like name = \"bounded-8\"")
 	}
-	s.Description, _ = t.str("description")
+	if desc, ok := t.str("description"); ok {
+		if msg := TextProblem(desc); msg != "" {
+			t.add("description", "%s", msg)
+		}
+		description = desc
+	}
+	return name, description
+}
+
+func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
+	defer t.finish()
+	s := Strategy{Headroom: 1, Retry: defaultRetry(), SerializeWrites: true,
+		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport, Quota: Quota{Mode: QuotaFull}}
+	s.Name, s.Description = d.strategyName(t)
 	if n, ok := t.integer("max_in_flight", 0, MaxCap, whyCap); ok {
 		s.MaxInFlight = int(n)
 	}

@@ -39,3 +39,18 @@ func ExampleLoad() {
 	// line 10, services.s.rps: "-10/s" is negative; a rate must be greater than 0
 	// line 11, services.s.tpm: is -1000/m; a rate must be greater than 0 (leave the key out for no limit)
 }
+
+func ExampleScenarioNameProblem() {
+	// A scenario's name becomes the folder its results go to (out/NAME).
+	for _, name := range []string{"tier3", "../../pwned", "a/b"} {
+		if msg := scenarios.ScenarioNameProblem(name); msg != "" {
+			fmt.Printf("%s: %s\n", name, msg)
+		} else {
+			fmt.Printf("%s: ok\n", name)
+		}
+	}
+	// Output:
+	// tier3: ok
+	// ../../pwned: "../../pwned" starts with '.'; a scenario name starts with a letter or a digit, since it names the folder its results go to
+	// a/b: "a/b" holds '/'; a scenario name holds only letters, digits, '.', '_' and '-' (ASCII), since it names the folder its results go to
+}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/simbench/simbench/internal/atomicfile"
 )
 
 // builtin holds the scenario files beside this package.
@@ -129,8 +131,10 @@ func parse(name string, data []byte, files source) (*Scenario, error) {
 		return nil, &Error{Problems: []Problem{p}}
 	}
 	d := newDecoder(name, idx, files)
+	// A file without a name key is named for the file, made safe for the
+	// folder it names (see ScenarioNameProblem).
 	base := strings.TrimSuffix(filepath.Base(strings.TrimPrefix(name, "builtin:")), ".toml")
-	sc := d.decodeScenario(root, base)
+	sc := d.decodeScenario(root, atomicfile.SafeName(base))
 	if len(d.problems) > 0 {
 		e := &Error{Problems: d.problems}
 		e.sort()

@@ -1,81 +1,37 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/simbench/simbench/internal/regfile"
 )
 
 // errTooLarge is returned by the readers for a file above MaxFileBytes.
 var errTooLarge = fmt.Errorf("larger than %s, the most a scenario or empirical file may hold", showBytes(MaxFileBytes))
 
-// readRegular reads the regular file at name, at most MaxFileBytes of it.
-// Devices, named pipes, sockets and directories are refused before they are
-// opened, so that a FIFO cannot block and /dev/zero cannot fill memory; the
-// file is opened without blocking and checked again once open, in case it
-// was swapped in between.
+// readRegular reads the regular file at name, at most MaxFileBytes of it
+// (regfile.ReadFile): devices, named pipes, sockets and directories are
+// refused before they are opened.
 func readRegular(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if err := regular(fi); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := regular(opened); err != nil {
-		return nil, err
-	}
-	if opened.Size() > MaxFileBytes {
+	data, err := regfile.ReadFile(name, MaxFileBytes)
+	if errors.Is(err, regfile.ErrTooLarge) {
 		return nil, errTooLarge
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes { // it grew since Stat
-		return nil, errTooLarge
-	}
-	return data, nil
+	return data, err
 }
 
 // notRegularError says what a file is when it is not a regular file, as
 // the end of a sentence that starts "it is".
-type notRegularError struct{ what string }
-
-func (e notRegularError) Error() string { return e.what }
+type notRegularError = regfile.NotRegularError
 
 // regular says what is wrong with a file that is not a regular file.
-func regular(fi fs.FileInfo) error {
-	m := fi.Mode()
-	switch {
-	case m.IsRegular():
-		return nil
-	case m.IsDir():
-		return notRegularError{"a directory, not a file"}
-	case m&fs.ModeNamedPipe != 0:
-		return notRegularError{"a named pipe (FIFO), not a regular file"}
-	case m&fs.ModeSocket != 0:
-		return notRegularError{"a socket, not a regular file"}
-	case m&fs.ModeDevice != 0:
-		return notRegularError{"a device, not a regular file"}
-	default:
-		return notRegularError{fmt.Sprintf("not a regular file (mode %v)", m)}
-	}
-}
+func regular(fi fs.FileInfo) error { return regfile.Check(fi) }
 
 // A source reads the files a scenario names (empirical distributions),
 // relative to the scenario's directory.

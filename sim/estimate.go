@@ -22,8 +22,9 @@ const DefaultMaxMemory int64 = 4 << 30
 // (the sched core's call state and result, the call and its payload, the
 // fake service's slot, the engine's attempt and response event), 496 B per
 // turn in progress beyond its calls (the agent loop's turn and part), 77 B
-// per closed-model session and 171 KB per strategy. The constants round
-// those up.
+// per closed-model session and 1,031 KB per strategy (most of it its three
+// latency HdrHistograms, about 410 KB of counters each). The constants
+// round those up.
 const (
 	// bytesPerCall is one call in progress.
 	bytesPerCall = 576
@@ -33,7 +34,7 @@ const (
 	bytesPerSession = 96
 	// bytesPerStrategy is one strategy's fixed state: histograms, service
 	// models, timeline, results.
-	bytesPerStrategy = 256 << 10
+	bytesPerStrategy = 1280 << 10
 )
 
 // eventsPerCall is the engine's events per tool call, measured on

@@ -28,8 +28,8 @@ func ExampleRun() {
 	}
 	// Output:
 	// no-jitter    429s  224  failed turns  2  p95  31254 ms
-	// full-jitter  429s  394  failed turns  0  p95  23134 ms
-	// paced        429s    1  failed turns  0  p95   5358 ms
+	// full-jitter  429s  394  failed turns  0  p95  23085 ms
+	// paced        429s    1  failed turns  0  p95   5369 ms
 }
 
 // Sweep one strategy's cap to see where more concurrency stops paying.

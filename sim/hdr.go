@@ -9,9 +9,10 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// HDRSignificantDigits is the precision of the HdrHistogram a run's
-// latencies are exported into: 3 significant digits (0.1%), finer than the
-// simulator's own histogram (0.8%), so the export adds little error.
+// HDRSignificantDigits is the precision of the HdrHistograms a run's
+// latencies are recorded in (sim's histogram, in nanoseconds) and exported
+// as (in microseconds): 3 significant digits, so a value read back is less
+// than 0.1% above the one recorded.
 const HDRSignificantDigits = 3
 
 // HDRLatencies is one strategy's latency distributions from one run (one
@@ -28,17 +29,18 @@ type HDRLatencies struct {
 
 // hdr converts the histogram into an HdrHistogram of microseconds covering
 // 1 µs to 2^40 µs: each bucket's count is recorded at the value the
-// histogram reports for it (its midpoint, kept within the observed min and
-// max), so the HdrHistogram's quantiles agree with summary's within its
-// 0.1% precision. end stamps the interval's end, in milliseconds.
+// histogram reports for it (the top of the bucket, kept within the
+// observed min and max), so the HdrHistogram's quantiles agree with
+// summary's within a microsecond and its 0.1% precision. end stamps the
+// interval's end, in milliseconds.
 func (h *histogram) hdr(end time.Duration) *hdrhistogram.Histogram {
-	out := hdrhistogram.New(1, 1<<histOctaves, HDRSignificantDigits)
-	for i, c := range h.counts {
-		if c == 0 {
+	out := hdrhistogram.New(1, int64(histMax/time.Microsecond), HDRSignificantDigits)
+	for _, bar := range h.h.Distribution() {
+		if bar.Count == 0 {
 			continue
 		}
 		// The value range covers every bucket, so RecordValues cannot fail.
-		_ = out.RecordValues(h.clamp(bucketValue(i)).Microseconds(), int64(c))
+		_ = out.RecordValues(h.clamp(time.Duration(bar.To)).Microseconds(), bar.Count)
 	}
 	out.SetStartTimeMs(0)
 	out.SetEndTimeMs(end.Milliseconds())

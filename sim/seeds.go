@@ -23,8 +23,9 @@ func Seeds(base uint64, n int) []uint64 {
 
 // RunSeeds runs the scenario once per seed of Seeds(seed, opts.Seeds), each
 // run as Run does, and returns the first seed's results with
-// Results.Seeds listing the seeds and every strategy's SeedRuns holding
-// each seed's figures in that order (its plot series left out). With one
+// Results.Seeds listing the seeds, every strategy's SeedRuns holding each
+// seed's figures in that order (its plot series left out) and its
+// SeedStats their means and 95% intervals. With one
 // seed it is Run. Progress reports each strategy's time over all the seeds
 // as a share of one run's duration. When ctx ends first, RunSeeds returns
 // what the completed seeds measured with Partial set, and ctx.Err().
@@ -57,7 +58,7 @@ func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*resul
 		}
 		if r.Partial && i > 0 {
 			first.Partial = true
-			return first, err
+			return seedStats(first), err
 		}
 		first.Seeds = append(first.Seeds, seed)
 		for j := range first.Strategies {
@@ -66,10 +67,18 @@ func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*resul
 			first.Strategies[j].SeedRuns = append(first.Strategies[j].SeedRuns, s)
 		}
 		if err != nil {
-			return first, err
+			return seedStats(first), err
 		}
 	}
-	return first, nil
+	return seedStats(first), nil
+}
+
+// seedStats fills every strategy's SeedStats from its SeedRuns and returns r.
+func seedStats(r *results.Results) *results.Results {
+	for i := range r.Strategies {
+		r.Strategies[i].SeedStats = results.SeedStatsOf(&r.Strategies[i])
+	}
+	return r
 }
 
 // ScenarioDigest returns the SHA-256, in hex, of the scenario's workload,

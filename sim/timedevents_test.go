@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/spec"
@@ -132,13 +134,15 @@ stall = true
 	}
 	got := st.TurnLatencyMs
 	// Mean and max are exact, in ms to the microsecond. Quantiles come from
-	// the collector's log-linear histogram, which reports the midpoint of
-	// the bucket holding the value (0.4% wide at most): the derived p99
-	// must be reported as its bucket.
+	// the collector's HdrHistogram, which reports the top of the bucket
+	// holding the nearest-rank value (less than 0.1% above it): the derived
+	// p99 must be reported as its bucket's top.
 	if got.Mean != ms(wantMean) || got.Max != ms(wantMax) {
 		t.Errorf("mean %v ms, max %v ms; want %v, %v", got.Mean, got.Max, ms(wantMean), ms(wantMax))
 	}
-	if want := ms(bucketValue(bucketOf(wantP99))); got.P99 != want {
+	top := hdrhistogram.New(1, int64(histMax), HDRSignificantDigits)
+	_ = top.RecordValue(int64(wantP99))
+	if want := ms(time.Duration(top.Max())); got.P99 != want {
 		t.Errorf("p99 %v ms, want %v (the histogram bucket of %v)", got.P99, want, wantP99)
 	}
 	if len(res.Events) != 1 || res.Events[0] != (results.EventSpan{Service: "api", Kind: "stall", StartS: 50, EndS: 51, Label: "stall"}) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -53,6 +54,9 @@ type Reader struct {
 	err     error
 	strs    map[string]string
 	recent  [slots][4]string // the latest values of each interned field
+	// skippable is set when err is about the content of one whole line
+	// read, so that Skip can go on after it.
+	skippable bool
 }
 
 // NewReader reads a trace from r; name (usually the file's path) prefixes
@@ -78,16 +82,15 @@ func (r *Reader) Next() bool {
 			continue
 		}
 		isHeader, err := r.parse(line)
+		if err == nil && !isHeader {
+			err = r.rec.Check()
+		}
 		if err != nil {
-			r.err = &Error{r.name, r.line, err}
+			r.err, r.skippable = &Error{r.name, r.line, err}, true
 			return false
 		}
 		if isHeader {
 			continue
-		}
-		if err := r.rec.Check(); err != nil {
-			r.err = &Error{r.name, r.line, err}
-			return false
 		}
 		return true
 	}
@@ -108,6 +111,20 @@ func (r *Reader) Section() int { return r.section }
 
 // Line is the line number of the last line read, from 1.
 func (r *Reader) Line() int { return r.line }
+
+// Skip clears the error that stopped Next when it was about one line's
+// content (not JSON, a field of the wrong type, a record Check refuses),
+// so that the next call to Next reads on from the following line: a
+// caller can list every bad line of a trace at once. It reports whether
+// it did; an error reading the trace, or a line longer than MaxLine,
+// cannot be skipped.
+func (r *Reader) Skip() bool {
+	if r.err == nil || !r.skippable {
+		return false
+	}
+	r.err, r.skippable = nil, false
+	return true
+}
 
 // Err returns the error that stopped Next, or nil at the end of the trace.
 // A bad line gives an *Error with its line number.
@@ -144,7 +161,9 @@ func (r *Reader) readLine() ([]byte, error) {
 
 // Check reports what makes r invalid: a missing service or outcome, an
 // unknown outcome or kind, an attempt below 1, a negative or non-finite
-// time, an end before the start or a start before the intended start.
+// time, an end before the start or a start before the intended start, a
+// status that is neither 0 nor an HTTP status (100–599), negative tokens,
+// a negative or non-finite limit.
 func (r *Record) Check() error {
 	switch {
 	case r.Service == "":
@@ -162,6 +181,14 @@ func (r *Record) Check() error {
 		if t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
 			return fmt.Errorf("time %v: times are seconds ≥ 0", t)
 		}
+	}
+	switch {
+	case r.Status != 0 && (r.Status < 100 || r.Status > 599):
+		return fmt.Errorf("status %d is not an HTTP status (100 to 599, or 0 for none)", r.Status)
+	case r.Tokens < 0:
+		return fmt.Errorf("tokens %d: a count of tokens is ≥ 0", r.Tokens)
+	case !(r.LimitRequests >= 0 && r.LimitTokens >= 0) || math.IsInf(r.LimitRequests, 0) || math.IsInf(r.LimitTokens, 0):
+		return fmt.Errorf("limit_requests %v, limit_tokens %v: limits are ≥ 0", r.LimitRequests, r.LimitTokens)
 	}
 	if r.End < r.Start {
 		return fmt.Errorf("end %v is before start %v", r.End, r.Start)
@@ -240,6 +267,11 @@ func (r *Reader) parseHeader(line []byte) error {
 	}
 	if h.Format != FormatVersion {
 		return fmt.Errorf("header: format version %d; this reader reads version %d", h.Format, FormatVersion)
+	}
+	for _, name := range slices.Sorted(maps.Keys(h.Limits)) {
+		if l := h.Limits[name]; !(l.RPS >= 0 && l.RPM >= 0 && l.TPM >= 0 && l.MaxConcurrent >= 0) {
+			return fmt.Errorf("header: the limits of %q (rps %v, rpm %v, tpm %v, max_concurrent %d) must not be negative", name, l.RPS, l.RPM, l.TPM, l.MaxConcurrent)
+		}
 	}
 	r.header = &h
 	r.section++

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,7 +152,7 @@ func TestAppendJSONIsJSON(t *testing.T) {
 			Attempt:  rapid.IntRange(1, 100).Draw(t, "attempt"),
 			Intended: rapid.Float64Range(0, 1e6).Draw(t, "intended"),
 			Outcome:  rapid.SampledFrom(Outcomes).Draw(t, "outcome"),
-			Status:   rapid.IntRange(0, 599).Draw(t, "status"),
+			Status:   rapid.OneOf(rapid.Just(0), rapid.IntRange(100, 599)).Draw(t, "status"),
 			Tokens:   rapid.Int64Range(0, 1<<50).Draw(t, "tokens"),
 		}
 		rec.Start = rec.Intended + rapid.Float64Range(0, 100).Draw(t, "queued")
@@ -212,6 +213,12 @@ func TestReaderErrors(t *testing.T) {
 		{"trailing text", good + " x", "t.jsonl:1: text after the object at column 64"},
 		{"header version", `{"simbench_trace":2}`, "t.jsonl:1: header: format version 2; this reader reads version 1"},
 		{"negative time", `{"service":"s","start":-1,"end":2,"outcome":"success"}`, "t.jsonl:1: time -1: times are seconds ≥ 0"},
+		{"status 42", `{"service":"s","status":42,"start":1,"end":2,"outcome":"success"}`, "t.jsonl:1: status 42 is not an HTTP status"},
+		{"status 1e4", `{"service":"s","status":10000,"start":1,"end":2,"outcome":"success"}`, "t.jsonl:1: status 10000 is not an HTTP status"},
+		{"negative tokens", `{"service":"s","tokens":-5,"start":1,"end":2,"outcome":"success"}`, "t.jsonl:1: tokens -5: a count of tokens is ≥ 0"},
+		{"negative limit", `{"service":"s","limit_requests":-1,"start":1,"end":2,"outcome":"success"}`, "t.jsonl:1: limit_requests -1, limit_tokens 0: limits are ≥ 0"},
+		{"infinite limit", `{"service":"s","limit_tokens":1e400,"start":1,"end":2,"outcome":"success"}`, `t.jsonl:1: "limit_tokens": "1e400" is not a number`},
+		{"negative header limit", `{"simbench_trace":1,"limits":{"s":{"rpm":-1}}}`, `t.jsonl:1: header: the limits of "s" (rps 0, rpm -1, tpm 0, max_concurrent 0) must not be negative`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -347,5 +354,35 @@ func TestReaderStreams(t *testing.T) {
 	}
 	if ahead := src.n - 100_000; ahead > 1000 {
 		t.Errorf("the reader read %d lines ahead of the records it gave; want a buffer's worth", ahead)
+	}
+}
+
+// TestSkipGoesOnPastBadLines: Skip lets a reader list every bad line of a
+// trace and read the good ones between them; an overlong line stops it.
+func TestSkipGoesOnPastBadLines(t *testing.T) {
+	good := `{"turn":1,"service":"s","start":1,"end":2,"outcome":"success"}`
+	in := good + "\nnot json\n" + good + "\n" + `{"service":"s","start":3,"end":2,"outcome":"success"}` + "\n" + good + "\n"
+	r := NewReader(strings.NewReader(in), "t.jsonl")
+	var records int
+	var lines []int
+	for {
+		for r.Next() {
+			records++
+		}
+		var e *Error
+		if !errors.As(r.Err(), &e) {
+			break
+		}
+		lines = append(lines, e.Line)
+		if !r.Skip() {
+			t.Fatalf("Skip refused %v", e)
+		}
+	}
+	if records != 3 || !slices.Equal(lines, []int{2, 4}) || r.Err() != nil {
+		t.Errorf("read %d records, bad lines %v, error %v; want 3, [2 4], nil", records, lines, r.Err())
+	}
+	long := NewReader(strings.NewReader(`{"call":"`+strings.Repeat("x", MaxLine+10)+`"}`+"\n"+good+"\n"), "t.jsonl")
+	if long.Next() || long.Err() == nil || long.Skip() {
+		t.Errorf("an overlong line: Next, Err %v, and Skip allowed", long.Err())
 	}
 }

@@ -1,8 +1,11 @@
 package atomicfile
 
 import (
+	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,9 +32,43 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 }
 
 func TestSafeName(t *testing.T) {
-	for in, want := range map[string]string{"bounded-64": "bounded-64", "a b/c": "a_b_c", ".hidden.": "hidden", "é": "_"} {
-		if got := SafeName(in); got != want {
-			t.Errorf("SafeName(%q) = %q, want %q", in, got, want)
+	tests := []struct{ give, want string }{
+		{"bounded-64", "bounded-64"},
+		{"tier3.v2", "tier3.v2"},
+		{"a b/c", "a_b_c-" + hash32("a b/c")},
+		{".hidden.", "hidden-" + hash32(".hidden.")},
+		{"..", hash32("..")},
+		{"../../x", "x-" + hash32("../../x")},
+		{"é", hash32("é")},
+		{strings.Repeat("a", 300), strings.Repeat("a", MaxSafeName-9) + "-" + hash32(strings.Repeat("a", 300))},
+	}
+	for _, tt := range tests {
+		if got := SafeName(tt.give); got != tt.want {
+			t.Errorf("SafeName(%q) = %q, want %q", tt.give, got, tt.want)
 		}
 	}
+	// Names that differ only in what was replaced map apart.
+	if SafeName("a/b") == SafeName("a_b") || SafeName("a/b") == SafeName("a:b") {
+		t.Errorf("a/b, a_b and a:b share a file name: %s, %s, %s", SafeName("a/b"), SafeName("a_b"), SafeName("a:b"))
+	}
+}
+
+// FuzzSafeName: whatever the name, the result is a safe, local file name
+// of at most MaxSafeName bytes that SafeName keeps as it is.
+func FuzzSafeName(f *testing.F) {
+	for _, s := range []string{"", "..", "a/b", "\x00", "bounded-8", strings.Repeat("é", 100)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := SafeName(s)
+		if !safe(got) || !filepath.IsLocal(got) || SafeName(got) != got {
+			t.Fatalf("SafeName(%q) = %q", s, got)
+		}
+	})
+}
+
+func hash32(s string) string {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%08x", h.Sum32())
 }

@@ -1,0 +1,163 @@
+package results
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// PeakFigure is the prefix of the per-service peak in flight figures:
+// "peak_in_flight.llm" is StrategyResult.PeakInFlight["llm"].
+const PeakFigure = "peak_in_flight."
+
+// figure reads one figure of a strategy; ok is false when it does not apply
+// (a turn latency percentile with no turn finished).
+type figure struct {
+	key  string
+	read func(s *StrategyResult) (float64, bool)
+}
+
+func always(f func(s *StrategyResult) float64) func(*StrategyResult) (float64, bool) {
+	return func(s *StrategyResult) (float64, bool) { return f(s), true }
+}
+
+func turnLatency(f func(l Summary) float64) func(*StrategyResult) (float64, bool) {
+	return func(s *StrategyResult) (float64, bool) { return f(s.TurnLatencyMs), s.Turns > 0 }
+}
+
+// answerPercentile reads a time to answer: +Inf when that turn got no
+// answer; absent from results written before the field existed (no
+// answered share, yet an answered percentile).
+func answerPercentile(f func(a AnswerSummary) AnswerMs) func(*StrategyResult) (float64, bool) {
+	return func(s *StrategyResult) (float64, bool) {
+		a := s.AnswerLatencyMs
+		v := f(a)
+		return float64(v), s.Turns > 0 && (a.AnsweredShare > 0 || !v.Answered())
+	}
+}
+
+// figures is THE list of the figures the reports' tables show and
+// SeedStats summarises, each keyed by the JSON path of its field in a
+// strategy's results; per-service peaks in flight follow (PeakFigure).
+var figures = []figure{
+	{"turns", always(func(s *StrategyResult) float64 { return float64(s.Turns) })},
+	{"failed_turns", always(func(s *StrategyResult) float64 { return float64(s.FailedTurns) })},
+	{"unfinished_turns", always(func(s *StrategyResult) float64 { return float64(s.UnfinishedTurns) })},
+	{"calls", always(func(s *StrategyResult) float64 { return float64(s.Calls) })},
+	{"attempts", always(func(s *StrategyResult) float64 { return float64(s.Attempts) })},
+	{"turn_latency_ms.mean", turnLatency(func(l Summary) float64 { return l.Mean })},
+	{"turn_latency_ms.p50", turnLatency(func(l Summary) float64 { return l.P50 })},
+	{"turn_latency_ms.p95", turnLatency(func(l Summary) float64 { return l.P95 })},
+	{"turn_latency_ms.p99", turnLatency(func(l Summary) float64 { return l.P99 })},
+	{"answer_latency_ms.mean", func(s *StrategyResult) (float64, bool) {
+		return s.AnswerLatencyMs.Mean, s.AnswerLatencyMs.AnsweredShare > 0
+	}},
+	{"answer_latency_ms.p50", answerPercentile(func(a AnswerSummary) AnswerMs { return a.P50 })},
+	{"answer_latency_ms.p95", answerPercentile(func(a AnswerSummary) AnswerMs { return a.P95 })},
+	{"answer_latency_ms.p99", answerPercentile(func(a AnswerSummary) AnswerMs { return a.P99 })},
+	{"answer_latency_ms.answered_share", func(s *StrategyResult) (float64, bool) {
+		return s.AnswerLatencyMs.AnsweredShare, s.Turns > 0
+	}},
+	{"goodput_per_s", always(func(s *StrategyResult) float64 { return s.GoodputPerS })},
+	{"achieved_turns_per_s", always(func(s *StrategyResult) float64 { return s.AchievedTurnsPerS })},
+	{"rate_limited", always(func(s *StrategyResult) float64 { return float64(s.RateLimited) })},
+	{"failed", always(func(s *StrategyResult) float64 { return float64(s.Failed) })},
+	{"early_retries", always(func(s *StrategyResult) float64 { return float64(s.EarlyRetries) })},
+	{"wasted_work_s", always(func(s *StrategyResult) float64 { return s.WastedWorkS })},
+	{"write_races", always(func(s *StrategyResult) float64 { return float64(s.WriteRaces) })},
+	{"turns_in_system", always(func(s *StrategyResult) float64 { return s.TurnsInSystem })},
+	{"attempts_in_service", always(func(s *StrategyResult) float64 { return s.AttemptsInService })},
+}
+
+// Figure returns the strategy's figure named key: the JSON path of its
+// field ("turns", "turn_latency_ms.p95", "answer_latency_ms.answered_share",
+// "peak_in_flight.llm"; see FigureKeys), in that field's unit. ok is false
+// when the figure does not apply (a latency of a strategy that finished no
+// turn, a service it never called) or key names no figure. A time to
+// answer that falls among unanswered turns is +Inf.
+func (s *StrategyResult) Figure(key string) (float64, bool) {
+	if svc, ok := strings.CutPrefix(key, PeakFigure); ok {
+		v, ok := s.PeakInFlight[svc]
+		return float64(v), ok
+	}
+	for _, f := range figures {
+		if f.key == key {
+			return f.read(s)
+		}
+	}
+	return 0, false
+}
+
+// FigureKeys lists the keys of Figure: the fixed figures in table order,
+// then PeakFigure + service for every service a strategy of ss names in
+// its PeakInFlight, sorted.
+func FigureKeys(ss ...*StrategyResult) []string {
+	var out []string
+	for _, f := range figures {
+		out = append(out, f.key)
+	}
+	services := map[string]bool{}
+	for _, s := range ss {
+		for name := range s.PeakInFlight {
+			services[name] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(services)) {
+		out = append(out, PeakFigure+name)
+	}
+	return out
+}
+
+// SeedValues returns the figure named key under each of the strategy's
+// seeds (SeedRuns), in order; nil when it has fewer than two or the
+// figure does not apply under one of them.
+func (s *StrategyResult) SeedValues(key string) []float64 {
+	if len(s.SeedRuns) < 2 {
+		return nil
+	}
+	xs := make([]float64, 0, len(s.SeedRuns))
+	for i := range s.SeedRuns {
+		v, ok := s.SeedRuns[i].Figure(key)
+		if !ok {
+			return nil
+		}
+		xs = append(xs, v)
+	}
+	return xs
+}
+
+// SeedStatsOf returns the mean and 95% interval over the strategy's seeds
+// (IntervalOf over SeedValues) of every figure of FigureKeys that applies
+// under every seed: what results.json's seed_stats holds. Nil with fewer
+// than two seeds.
+func SeedStatsOf(s *StrategyResult) map[string]Interval {
+	if len(s.SeedRuns) < 2 {
+		return nil
+	}
+	runs := []*StrategyResult{s}
+	for i := range s.SeedRuns {
+		runs = append(runs, &s.SeedRuns[i])
+	}
+	out := map[string]Interval{}
+	for _, key := range FigureKeys(runs...) {
+		if xs := s.SeedValues(key); xs != nil {
+			out[key] = IntervalOf(xs)
+		}
+	}
+	return out
+}
+
+// SeedInterval returns the mean and 95% interval over the strategy's
+// seeds of the figure named key: SeedStats' when the results carry it
+// (what results.json says), else computed from SeedRuns (results written
+// before the field existed). ok is false with fewer than two seeds or when
+// the figure does not apply under one of them.
+func (s *StrategyResult) SeedInterval(key string) (Interval, bool) {
+	if iv, ok := s.SeedStats[key]; ok {
+		return iv, true
+	}
+	if xs := s.SeedValues(key); xs != nil {
+		return IntervalOf(xs), true
+	}
+	return Interval{}, false
+}
