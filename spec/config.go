@@ -33,9 +33,19 @@ const (
 	DefaultOutputTokens = 16
 )
 
-// MaxCredit bounds limit×window products (units × nanoseconds) so that
-// limiter arithmetic stays within int64.
-const MaxCredit = 1 << 62
+// MaxLimit bounds every rate limit and burst, in units over the limit's
+// own window (rps a second; rpm, tpm and the bursts a minute): 10^15, a
+// thousand times an enterprise token limit of 10^12 a minute. The fake
+// service's token buckets count units × nanoseconds exactly for any limit
+// an int64 holds (fakeapi keeps them as whole units and a remainder); the
+// bound keeps a limit scaled by a factor, or a per-second limit turned
+// into a per-minute one (MaxRPS), within a float64's exact integers
+// (2^53 ≈ 9 × 10^15).
+const MaxLimit = 1_000_000_000_000_000
+
+// MaxRPS bounds rps, so that rps × 60, the limit per minute the simulator
+// turns it into, stays within MaxLimit.
+const MaxRPS = MaxLimit / 60
 
 // MaxBackgroundRate bounds Background.Rate, in requests per second, so that
 // the work the model does per arrival stays bounded.
