@@ -19,6 +19,7 @@ import (
 // tier3 (here over 40 virtual seconds and 2 seeds, to stay quick), and
 // results.json carries it as one object.
 func TestRunSweepRecommendAgree(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	d := positiveDuration(40 * time.Second)
 	var runOut, sweepOut, recOut bytes.Buffer
 	run := &RunCmd{Scenario: "tier3", Duration: d, Seeds: 2, Out: t.TempDir(), NoReports: true, JSON: true, Stdout: &runOut}

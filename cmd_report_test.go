@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/results"
-	"github.com/simbench/simbench/scenarios"
 )
 
 // fixtureRun copies the reports package's tier3 results into a fresh run
@@ -29,6 +28,7 @@ func fixtureRun(t *testing.T, name string) string {
 }
 
 func TestReportRendersFromResults(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	dir := fixtureRun(t, "tier3")
 	sweep := filepath.Join(t.TempDir(), "sweep.json")
 	if err := os.WriteFile(sweep, []byte(`[{"cap":8,"p50_ms":980,"p95_ms":1540,"goodput_per_s":89},
@@ -64,6 +64,7 @@ func TestReportRendersFromResults(t *testing.T) {
 }
 
 func TestReportAcceptsResultsFile(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	dir := fixtureRun(t, "tier3")
 	// Any name: the file given is the one read.
 	if err := os.Rename(filepath.Join(dir, "results.json"), filepath.Join(dir, "run-42.json")); err != nil {
@@ -185,34 +186,38 @@ func sameSVGs(t *testing.T, want, got map[string][]byte) {
 }
 
 // Everything a figure draws is in results.json: `report` on a copy of it
-// redraws every built-in scenario's SVGs byte for byte, the limit lines
-// included, without flags.
-func TestReportRoundTripsEveryScenario(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs every built-in scenario")
+// redraws a scenario's SVGs byte for byte, the limit lines included,
+// without flags.
+func TestReportRoundTripsOneScenario(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
+	reportRoundTrip(t, "mixed-read-write")
+}
+
+// reportRoundTrip runs scenario for five virtual seconds, then reports on
+// a copy of its results.json alone, and fails unless every SVG comes out
+// byte for byte the same. TestReportRoundTripsOneScenario checks one
+// scenario; the long checks (TestLongReportRoundTripsEveryScenario) check
+// every built-in, which under the race detector takes minutes.
+func reportRoundTrip(t *testing.T, scenario string) {
+	t.Helper()
+	dir := t.TempDir()
+	run := &RunCmd{Scenario: scenario, Duration: positiveDuration(5 * time.Second), Out: dir, NoRecommend: true, Stdout: &bytes.Buffer{}}
+	if err := run.Run(); err != nil {
+		t.Fatal(err)
 	}
-	for _, info := range scenarios.List() {
-		t.Run(info.Name, func(t *testing.T) {
-			t.Parallel() // rendering is single-threaded: use both cores
-			dir := t.TempDir()
-			run := &RunCmd{Scenario: info.Name, Duration: positiveDuration(5 * time.Second), Out: dir, NoRecommend: true, Stdout: &bytes.Buffer{}}
-			if err := run.Run(); err != nil {
-				t.Fatal(err)
-			}
-			cp := copyOnly(t, dir, "results.json")
-			rep := &ReportCmd{Dir: cp, MaxRateLimited: 0.001, Color: "never", Stdout: &bytes.Buffer{}}
-			if err := rep.Run(); err != nil {
-				t.Fatal(err)
-			}
-			sameSVGs(t, svgs(t, dir), svgs(t, cp))
-		})
+	cp := copyOnly(t, dir, "results.json")
+	rep := &ReportCmd{Dir: cp, MaxRateLimited: 0.001, Color: "never", Stdout: &bytes.Buffer{}}
+	if err := rep.Run(); err != nil {
+		t.Fatal(err)
 	}
+	sameSVGs(t, svgs(t, dir), svgs(t, cp))
 }
 
 // sweep.json holds everything the sweep plot draws, every load included:
 // `report` on a copy of a sweep's directory redraws it byte for byte, and
 // `report RUN --sweep sweep.json` plots it beside a run.
 func TestReportRoundTripsSweep(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	dir := t.TempDir()
 	sw := &SweepCmd{Scenario: "tier3", Cap: "4..32", By: "sessions=10,40", MaxShare: 0.001, Duration: positiveDuration(20 * time.Second), Seeds: 1, Out: dir, Stdout: &bytes.Buffer{}}
 	if err := sw.Run(); err != nil {

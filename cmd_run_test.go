@@ -364,6 +364,7 @@ func roundTrip(t *testing.T, name, traced, compare string, d time.Duration) (ori
 // the 5% asked of the p95 (a reshuffle of the draws, such as the network
 // delay's, moved it by 6%).
 func TestTraceCalibrateRoundTrip(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	for _, tc := range []struct{ scenario, traced, compare string }{
 		{"tier3", "sequential", "sequential"},
 		{"burst-8", "paced", "paced"},

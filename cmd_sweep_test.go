@@ -69,6 +69,7 @@ func TestSweepRejectsBadFlags(t *testing.T) {
 }
 
 func TestRecommendShowsArithmeticAndVerdict(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	var out bytes.Buffer
 	cmd := &RecommendCmd{Seeds: 1, Scenario: "tier3", Headroom: 0.7, MaxShare: 0.001, Duration: positiveDuration(3 * time.Minute), Stdout: &out}
 	if err := cmd.Run(); err != nil {
@@ -118,6 +119,7 @@ func TestRecommendJSON(t *testing.T) {
 // tier3's load, and fast: counted as unanswered, those turns put its p95
 // beyond any answer, where p95 turn latency alone would call it fastest.
 func TestTier3ChosenCapBeatsUnbounded(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	const d = 3 * time.Minute
 	var out bytes.Buffer
 	cmd := &RecommendCmd{Seeds: 1, Scenario: "tier3", Headroom: 0.7, MaxShare: 0.001, Duration: positiveDuration(d), JSON: true, Stdout: &out}

@@ -34,3 +34,14 @@ func TestLongReadmeShowsTier3Decision(t *testing.T) {
 		t.Errorf("README.md does not show the decision as printed:\n%s", d.Decision.Sentence)
 	}
 }
+
+// Everything a figure draws is in results.json, for every built-in
+// scenario: `report` on a copy of it redraws each one's SVGs byte for byte.
+func TestLongReportRoundTripsEveryScenario(t *testing.T) {
+	for _, info := range scenarios.List() {
+		t.Run(info.Name, func(t *testing.T) {
+			t.Parallel() // rendering is single-threaded: use both cores
+			reportRoundTrip(t, info.Name)
+		})
+	}
+}

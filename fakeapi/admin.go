@@ -44,6 +44,7 @@ func (s *Server) Stats() ServerStats {
 		for i, n := range sv.earlyBy {
 			x.EarlyRetriesBy[retryRuleNames[i]] = n
 		}
+		sv.addWriteKeys(&x)
 		st.Services[sv.cfg.Name] = x
 		sv.mu.Unlock()
 	}
@@ -59,6 +60,7 @@ func (s *Server) Reset() {
 		sv.m.ResetStats()
 		sv.m.ResetLimiters()
 		sv.earlyBy = [numRetryRules]int64{}
+		sv.keys = writeKeys{}
 		sv.mu.Unlock()
 	}
 	s.notFound.Store(0)
@@ -184,6 +186,9 @@ func WriteStats(w io.Writer, st ServerStats) {
 			x.EarlyRetries, x.CancelledByClient, x.Wasted, x.WastedWorkS, x.WastedTokens, x.WriteRaces, x.PeakConcurrency)
 		if x.Conflicts > 0 {
 			fmt.Fprintf(w, "  write conflicts (409) %d\n", x.Conflicts)
+		}
+		if x.WritesAppliedTwice > 0 || x.WritesDeduplicated > 0 {
+			fmt.Fprintf(w, "  retried writes applied twice %d, deduplicated %d\n", x.WritesAppliedTwice, x.WritesDeduplicated)
 		}
 		if x.EarlyRetries > 0 && len(x.EarlyRetriesBy) > 0 {
 			fmt.Fprintf(w, "  early retries identified by idempotency key %d, retry count %d, client header %d\n",

@@ -74,9 +74,11 @@ func (l *limiter) setLimit(limit, capacity int64) {
 		l.capacity = limit
 		return
 	}
-	full := l.capacity * int64(l.window)
-	l.credit = min(l.credit, full)
-	l.credit = max(l.credit, -full)
+	if full := whole(l.capacity); full.less(l.credit) {
+		l.credit = full
+	} else if floor := whole(-l.capacity); l.credit.less(floor) {
+		l.credit = floor
+	}
 }
 
 // apply sets tenant t's shared limits to s at now. A limit s does not set

@@ -80,8 +80,8 @@ func TestEventValidatorMatchesModelAndServer(t *testing.T) {
 }
 
 // checkTenant fails t unless every limiter tn enforces keeps its limit
-// and capacity within the limiter's arithmetic (units × window in
-// nanoseconds at most spec.MaxCredit), its credit within its bucket, and
+// and capacity within the bounds (at most spec.MaxLimit over the window,
+// spec.MaxRPS a second), its credit within its bucket, and
 // its concurrency cap not negative.
 func checkTenant(t *rapid.T, now time.Duration, tn *tenant) {
 	if tn.maxConc < 0 {
@@ -89,12 +89,15 @@ func checkTenant(t *rapid.T, now time.Duration, tn *tenant) {
 	}
 	for k := tn.has; k != 0; k &= k - 1 {
 		l := &tn.lim[k.first()]
-		hi := spec.MaxCredit / int64(l.window)
+		hi := int64(spec.MaxLimit)
+		if l.window < time.Minute {
+			hi = spec.MaxRPS
+		}
 		if l.limit < 1 || l.limit > hi || l.capacity < 1 || l.capacity > hi {
 			t.Fatalf("at %v: limiter of %v: limit %d, capacity %d; both must be in [1, %d]", now, l.window, l.limit, l.capacity, hi)
 		}
-		if full := l.capacity * int64(l.window); l.alg == spec.TokenBucket && (l.credit > full || l.credit < -full) {
-			t.Fatalf("at %v: token bucket credit %d outside ±%d", now, l.credit, full)
+		if full := whole(l.capacity); l.alg == spec.TokenBucket && (full.less(l.credit) || l.credit.less(whole(-l.capacity)) || l.credit.rem < 0 || l.credit.rem >= int64(l.window)) {
+			t.Fatalf("at %v: token bucket credit %+v outside ±%d units", now, l.credit, l.capacity)
 		}
 	}
 }
@@ -103,7 +106,7 @@ func checkTenant(t *rapid.T, now time.Duration, tn *tenant) {
 // with limits up to the largest the limiters count, so that an event's
 // factor can overflow them.
 func genEventService(t *rapid.T) spec.Config {
-	perSecond, perMinute := spec.MaxCredit/int64(time.Second), spec.MaxCredit/int64(time.Minute)
+	perSecond, perMinute := int64(spec.MaxRPS), int64(spec.MaxLimit)
 	c := spec.Config{
 		Name:          "api",
 		RPS:           choose(t, "rps", []int64{0, 10, perSecond}, nil),
@@ -128,7 +131,7 @@ func genEventService(t *rapid.T) spec.Config {
 // genEvent draws one event: each aspect set or not, with good values and
 // now and then a bad one.
 func genEvent(t *rapid.T) spec.Event {
-	perMinute := spec.MaxCredit / int64(time.Minute)
+	perMinute := int64(spec.MaxLimit)
 	e := spec.Event{
 		At:  choose(t, "at", []time.Duration{0, time.Second, 10 * time.Second, 10 * time.Second}, []time.Duration{-time.Second}),
 		For: choose(t, "for", []time.Duration{time.Second, 5 * time.Second, 20 * time.Second}, []time.Duration{0, -time.Second}),

@@ -72,6 +72,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		answerCount(w, c, &in)
 		return
 	}
+	if s.replayWrite(w, r, sv, &in) {
+		return // answered from the write's first application, without the model
+	}
 	rec := s.newRecord(r, sv, ep, path, body, &in)
 	if ep.generates() && in.bodyErr == nil && !in.tooLarge {
 		// The fake model's answer, known before admission: its length
@@ -85,6 +88,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		in.req.Generated = in.dec.answer
 	}
 	now, d := s.decide(sv, &in)
+	s.noteWrite(r, sv, &in, &d)
 	arrived := s.sinceStart()
 	id := strconv.FormatUint(sv.ids.Add(1), 10)
 	wall := s.start.Add(time.Duration(s.epoch.Load()) + s.real(now))

@@ -21,9 +21,10 @@ type limiter struct {
 	window time.Duration
 
 	// token bucket: credit is units × ns, full at capacity × window, refilled
-	// at limit per ns (limit/window units per ns).
+	// at limit per ns (limit/window units per ns); see credit for why it is
+	// not one int64.
 	capacity int64
-	credit   int64
+	credit   credit
 	last     time.Duration
 
 	// fixed window: [winStart, winStart+window) holds used units.
@@ -48,7 +49,7 @@ func newLimiter(alg spec.Algorithm, limit int64, window time.Duration, burst int
 	if burst > 0 {
 		l.capacity = burst
 	}
-	l.credit = l.capacity * int64(window)
+	l.credit = whole(l.capacity)
 	return l
 }
 
@@ -67,16 +68,14 @@ func (l *limiter) advance(now time.Duration) {
 		if now <= l.last {
 			return
 		}
-		dt := int64(now - l.last)
+		dt := now - l.last
 		l.last = now
-		full := l.capacity * int64(l.window)
-		if l.credit >= full {
+		full := whole(l.capacity)
+		if !l.credit.less(full) {
 			return
 		}
-		if dt > (full-l.credit)/l.limit {
+		if l.credit = l.credit.plus(dt, l.limit, l.window); !l.credit.less(full) {
 			l.credit = full
-		} else {
-			l.credit += dt * l.limit
 		}
 	case spec.FixedWindow:
 		if now >= satmath.Add(l.winStart, l.window) {
@@ -105,11 +104,7 @@ func (l *limiter) wait(now time.Duration, n int64) time.Duration {
 	}
 	switch l.alg {
 	case spec.TokenBucket:
-		need := n * int64(l.window)
-		if l.credit >= need {
-			return 0
-		}
-		return time.Duration(ceilDiv(satmath.Sub(need, l.credit), l.limit))
+		return l.credit.until(n, l.limit, l.window)
 	case spec.FixedWindow:
 		if satmath.Add(l.used, n) <= l.limit {
 			return 0
@@ -135,8 +130,8 @@ func (l *limiter) take(now time.Duration, n int64) {
 	}
 	switch l.alg {
 	case spec.TokenBucket:
-		l.credit = satmath.Sub(l.credit, satmath.Mul(n, int64(l.window)))
-		if floor := -l.capacity * int64(l.window); l.credit < floor {
+		l.credit.units = satmath.Sub(l.credit.units, n)
+		if floor := whole(-l.capacity); l.credit.less(floor) {
 			l.credit = floor
 		}
 	case spec.FixedWindow:
@@ -154,7 +149,9 @@ func (l *limiter) take(now time.Duration, n int64) {
 func (l *limiter) give(n int64) {
 	switch l.alg {
 	case spec.TokenBucket:
-		l.credit = min(satmath.Add(l.credit, satmath.Mul(n, int64(l.window))), l.capacity*int64(l.window))
+		if l.credit.units = satmath.Add(l.credit.units, n); !l.credit.less(whole(l.capacity)) {
+			l.credit = whole(l.capacity)
+		}
 	case spec.FixedWindow:
 		l.used = max(l.used-n, 0)
 	}
@@ -168,11 +165,8 @@ func (l *limiter) give(n int64) {
 func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.Duration) {
 	switch l.alg {
 	case spec.TokenBucket:
-		full := l.capacity * int64(l.window)
-		remaining = l.credit / int64(l.window)
-		if l.credit < full {
-			reset = time.Duration(ceilDiv(satmath.Sub(full, l.credit), l.limit))
-		}
+		remaining = l.credit.units
+		reset = l.credit.until(l.capacity, l.limit, l.window)
 	case spec.FixedWindow:
 		remaining = satmath.Sub(l.limit, l.used)
 		if l.used > 0 {
@@ -185,15 +179,6 @@ func (l *limiter) state(now time.Duration) (limit, remaining int64, reset time.D
 		}
 	}
 	return l.limit, max(remaining, 0), reset
-}
-
-// ceilDiv is a ÷ b rounded up, for b > 0, without overflow.
-func ceilDiv(a, b int64) int64 {
-	q := a / b
-	if a%b > 0 {
-		q++
-	}
-	return q
 }
 
 // mod is the non-negative remainder of t / m.

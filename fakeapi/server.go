@@ -124,6 +124,8 @@ type service struct {
 	agentSeed uint64
 	// routes are the service's write routes (WriteRoutes, WritePaths).
 	routes []writeRoute
+	// keys remembers writes by idempotency key (guarded by mu).
+	keys writeKeys
 }
 
 type listener struct {

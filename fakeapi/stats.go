@@ -63,6 +63,12 @@ type Stats struct {
 	// WriteRaces counts writes admitted while another write to the same
 	// resource was in flight.
 	WriteRaces int64 `json:"write_races"`
+	// WritesAppliedTwice counts writes admitted under an Idempotency-Key
+	// already applied; WritesDeduplicated those answered from the first
+	// instead (spec.Config.DedupeWrites). Only the HTTP server fills them
+	// (see idempotency.go).
+	WritesAppliedTwice int64 `json:"writes_applied_twice,omitempty"`
+	WritesDeduplicated int64 `json:"writes_deduplicated,omitempty"`
 	// Conflicts counts writes answered 409 Conflict because they arrived
 	// while another write to the same resource was in service
 	// (spec.Faults.Conflict); they are not in Errors.

@@ -95,9 +95,9 @@ func choose[T any](t *rapid.T, name string, good, bad []T) T {
 }
 
 func genConfig(t *rapid.T) spec.Config {
-	perMinute := spec.MaxCredit / int64(time.Minute)
+	perMinute := int64(spec.MaxLimit)
 	limit := func(name string) int64 {
-		return choose(t, name, []int64{0, 0, 1, 60, 10_000, perMinute}, []int64{-1, perMinute + 1, spec.MaxCredit/int64(time.Second) + 1, math.MaxInt64})
+		return choose(t, name, []int64{0, 0, 1, 60, 10_000, perMinute}, []int64{-1, perMinute + 1, math.MaxInt64})
 	}
 	rate := func(name string) float64 {
 		return choose(t, name, []float64{0, 0, 0, 0.1, 0.3}, []float64{-0.1, 1, 1.1, math.NaN()})

@@ -34,6 +34,7 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		}
 	}
 	s.CountRejected, _ = t.boolean("count_rejected")
+	s.DedupeWrites, _ = t.boolean("dedupe_writes")
 	if lat, ok := dist(t, "latency", durations, durationBound); ok {
 		s.Latency = lat
 	} else if !t.has("latency") {

@@ -49,20 +49,21 @@ const (
 	MinBackoffBase = time.Millisecond
 )
 
-// Rates. The fake service keeps limit × window in nanoseconds within 2^62
-// (spec.MaxCredit), and the simulator turns requests per second
-// into requests per minute, so every request rate must fit that bound once
-// expressed per minute. Rates below one an hour are indistinguishable from
-// none over a run and make the time to the next token overflow.
+// Rates. The fake service takes any limit up to spec.MaxLimit (10^15) over
+// its window, and the simulator turns requests per second into requests
+// per minute, so every request rate must fit that bound once expressed per
+// minute. Rates below one an hour are indistinguishable from none over a
+// run and make the time to the next token overflow.
 const (
-	// MaxRequestsPerMinute bounds rpm, tpm and burst: 2^62 ÷ the
-	// nanoseconds of a minute (6 × 10^10), rounded down.
-	MaxRequestsPerMinute = spec.MaxCredit / 60_000_000_000
+	// MaxRequestsPerMinute bounds rpm and burst: spec.MaxLimit.
+	MaxRequestsPerMinute = spec.MaxLimit
 	// MaxRequestsPerSecond bounds rps, so that rps × 60 stays within
 	// MaxRequestsPerMinute.
-	MaxRequestsPerSecond = MaxRequestsPerMinute / 60
-	// MaxTokensPerMinute bounds tpm, by the same credit bound as rpm.
-	MaxTokensPerMinute = MaxRequestsPerMinute
+	MaxRequestsPerSecond = spec.MaxRPS
+	// MaxTokensPerMinute bounds tpm, input_tpm, output_tpm and
+	// token_burst, by the same bound as rpm: a thousand times an
+	// enterprise limit of 10^12 tokens a minute.
+	MaxTokensPerMinute = spec.MaxLimit
 	// MaxTokensPerSecond bounds the draws of tokens_per_s, in output
 	// tokens per second.
 	MaxTokensPerSecond = 1e6
@@ -133,8 +134,8 @@ const (
 
 // Why the bounds are what they are, for problems.
 const (
-	whyRPS         = "so that rps × 60 fits what the fake service can count over a minute in nanoseconds"
-	whyCredit      = "the most the fake service can count over a minute in nanoseconds"
+	whyRPS         = "so that rps × 60 fits the most the fake service counts over a minute"
+	whyCredit      = "the most the fake service counts over a minute"
 	whyCap         = "caps must fit an int on every platform"
 	whyTokenBudget = "token sums must not overflow"
 )

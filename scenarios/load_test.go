@@ -173,7 +173,7 @@ func TestFullFile(t *testing.T) {
 		Services: []Service{
 			{
 				Name: "llm", RequestsPerSecond: 500.5, RequestsPerMinute: 36000, TokensPerMinute: 2e6,
-				MaxConcurrent: 64, Limiter: spec.TokenBucket, Burst: 50, CountRejected: true,
+				MaxConcurrent: 64, Limiter: spec.TokenBucket, Burst: 50, CountRejected: true, DedupeWrites: true,
 				Latency: spec.Dist[time.Duration]{
 					Kind: spec.DistEmpirical, File: "latencies.txt",
 					Samples: []time.Duration{412 * time.Millisecond, 380 * time.Millisecond, 1200 * time.Millisecond, 950 * time.Millisecond},

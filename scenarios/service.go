@@ -30,6 +30,11 @@ type Service struct {
 	Burst float64
 	// CountRejected makes 429ed requests count against the limits.
 	CountRejected bool
+	// DedupeWrites makes the fake service apply a write once per
+	// Idempotency-Key (key dedupe_writes; see spec.Config.DedupeWrites).
+	// Left out of the scenario's digest when false, so scenarios that
+	// never set it keep theirs.
+	DedupeWrites bool `json:",omitempty"`
 	// Latency is the service time of one request that is admitted.
 	Latency spec.Dist[time.Duration]
 	// Load makes latency grow with requests in flight (zero: it doesn't).
@@ -127,6 +132,7 @@ func (s *Service) Model() spec.Config {
 		MaxConcurrent: s.MaxConcurrent,
 		Algorithm:     s.Limiter,
 		CountRejected: s.CountRejected,
+		DedupeWrites:  s.DedupeWrites,
 		Latency:       s.Latency,
 		Load:          s.Load,
 		Faults:        s.Faults,

@@ -18,10 +18,10 @@ import (
 // each key valid, contradictory or out of range, so that combinations
 // reach the rules the decoder and the validator share.
 var serviceLines = [][]string{
-	{"", "rps = 5", "rps = 0.5", "rps = 1281023", "rps = \"2/s\""},
-	{"", "rpm = 600", "rpm = 76861433", "rpm = 10.5"},
+	{"", "rps = 5", "rps = 0.5", "rps = 16666666666666", "rps = \"2/s\""},
+	{"", "rpm = 600", "rpm = 1_000_000_000_000_000", "rpm = 10.5"},
 	{"", "tpm = 100000", "tpm = 1"},
-	{"", "burst = 5", "burst = 76861433"},
+	{"", "burst = 5", "burst = 1_000_000_000_000_000"},
 	{"", `limiter = "fixed_window"`, `limiter = "sliding_window"`, `limiter = "token_bucket"`},
 	{"", "max_concurrent = 4"},
 	{"", `latency = "100ms"`, `latency = { dist = "lognormal", p50 = "100ms", p95 = "100ms" }`,

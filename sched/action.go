@@ -34,9 +34,11 @@ type Action struct {
 	// TurnID and Tag identify the turn of a start, cancel or result.
 	TurnID TurnID
 	Tag    any
-	// Call is the call to run (ActStart); N is its attempt number, from 1.
-	Call *Call
-	N    int
+	// Call is the call to run (ActStart); N is its attempt number, from 1;
+	// Index is the call's position in its Turn.Calls.
+	Call  *Call
+	N     int
+	Index int
 	// At is the wake-up time (ActWake).
 	At time.Duration
 	// Result is the call's result (ActResult).

@@ -145,15 +145,22 @@ func newLimiter(a *AdaptiveConfig, static int) *limiter {
 		queue:     orFloat(a.QueueSize, DefaultGradientQueueSize),
 		cutAt:     -1,
 	}
+	l.setCeiling(static, a)
+	l.limit = math.Min(math.Max(float64(orInt(a.Initial, DefaultAdaptiveInitial)), l.lo), l.hi)
+	l.lastReport = l.cap()
+	return l
+}
+
+// setCeiling bounds the limit by a's Min and Max and by static (0: none),
+// bringing the limit inside the new bounds.
+func (l *limiter) setCeiling(static int, a *AdaptiveConfig) {
 	hi := orInt(a.Max, DefaultAdaptiveMax)
 	if static > 0 {
 		hi = min(hi, static)
 	}
 	lo := min(orInt(a.Min, DefaultAdaptiveMin), hi)
 	l.lo, l.hi = float64(lo), float64(hi)
-	l.limit = math.Min(math.Max(float64(orInt(a.Initial, DefaultAdaptiveInitial)), l.lo), l.hi)
-	l.lastReport = l.cap()
-	return l
+	l.limit = math.Min(math.Max(l.limit, l.lo), l.hi)
 }
 
 func orFloat(v, d float64) float64 {

@@ -3,6 +3,7 @@ package sched
 import (
 	"container/heap"
 	"fmt"
+	"time"
 
 	"github.com/simbench/simbench/sched/satmath"
 )
@@ -21,7 +22,7 @@ func (c *Core) pump() {
 			if s.pausedUntil > c.now {
 				continue
 			}
-			h := s.peek()
+			h := c.peek(s)
 			if h != nil && s.usesCredit() && !c.covered(s, h) {
 				continue
 			}
@@ -32,23 +33,36 @@ func (c *Core) pump() {
 		if best == nil {
 			return
 		}
-		best.pop()
+		c.pop(best)
 		c.admit(bestCall)
 	}
 }
 
+// compactAt is the number of popped entries at the head of a service's queue
+// above which the queue is moved down once they are half of it.
+const compactAt = 64
+
 // peek returns the service's earliest queued call, dropping finished ones.
-func (s *serviceState) peek() *callState {
+func (c *Core) peek(s *serviceState) *callState {
 	for s.head < len(s.fifo) && s.fifo[s.head].done {
+		c.unref(s.fifo[s.head].turn)
 		s.fifo[s.head] = nil
 		s.head++
 	}
-	if s.head == len(s.fifo) && s.head > 0 {
-		s.fifo = s.fifo[:0]
+	if s.head > 0 && (s.head == len(s.fifo) || s.head >= compactAt && 2*s.head >= len(s.fifo)) {
+		// Keep the queue's memory in proportion to what is queued now: a
+		// queue that never drains would otherwise keep every call it ever
+		// held. Moving the live half costs at most one copy per call popped.
+		n := copy(s.fifo, s.fifo[s.head:])
+		clear(s.fifo[n:])
+		s.fifo = s.fifo[:n]
 		s.head = 0
+		if cap(s.fifo) > 4*compactAt && 4*n < cap(s.fifo) {
+			s.fifo = append([]*callState(nil), s.fifo...)
+		}
 	}
 	for len(s.retries) > 0 && s.retries[0].done {
-		heap.Pop(&s.retries)
+		c.unref(heap.Pop(&s.retries).(*callState).turn)
 	}
 	var h *callState
 	if s.head < len(s.fifo) {
@@ -61,11 +75,12 @@ func (s *serviceState) peek() *callState {
 }
 
 // pop removes the call peek returned.
-func (s *serviceState) pop() {
+func (c *Core) pop(s *serviceState) {
 	if len(s.retries) > 0 && (s.head == len(s.fifo) || s.retries[0].seq < s.fifo[s.head].seq) {
-		heap.Pop(&s.retries)
+		c.unref(heap.Pop(&s.retries).(*callState).turn)
 		return
 	}
+	c.unref(s.fifo[s.head].turn)
 	s.fifo[s.head] = nil
 	s.head++
 }
@@ -99,24 +114,17 @@ func (c *Core) reserve(cs *callState) {
 		return
 	}
 	s := cs.svc
-	tokens := float64(cs.call.Tokens)
-	at := max(c.now, s.pausedUntil)
-	if s.req != nil {
-		at = max(at, s.req.earliest(c.now, 1))
+	if err := c.neverFits(cs); err != nil {
+		// The token capacity was lowered (SetLimits) since it was queued.
+		c.finish(cs, ClassTooLarge, nil, err)
+		return
 	}
-	if s.tok != nil {
-		at = max(at, s.tok.earliest(c.now, tokens))
-	}
+	at := c.earliest(cs)
 	if cs.deadline > 0 && at > cs.deadline {
 		c.finish(cs, ClassCancelled, nil, fmt.Errorf("call %q would wait %v for service %q but has %v left: %w", cs.call.ID, at-c.now, s.name, cs.deadline-c.now, ErrDeadline))
 		return
 	}
-	if s.req != nil {
-		cs.reqMark = s.req.take(at, 1)
-	}
-	if s.tok != nil {
-		cs.tokMark = s.tok.take(at, tokens)
-	}
+	c.book(cs, at)
 	cs.reserved = cs.call.Tokens
 	if s.usesCredit() {
 		c.spendCredit(cs)
@@ -126,11 +134,16 @@ func (c *Core) reserve(cs *callState) {
 	cs.phase = phaseAdmitted
 	cs.gen++
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventAdmitted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts) + 1, Delay: at - c.now})
+		c.emitf(func() Event {
+			return Event{Kind: EventAdmitted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts) + 1, Delay: at - c.now}
+		})
 	}
 	if at <= c.now {
 		c.start(cs)
 		return
+	}
+	if s.tok != nil {
+		c.addPending(s, c.lastReservation(cs))
 	}
 	c.setTimer(timer{at: at, kind: timerRelease, cs: cs, gen: cs.gen})
 }
@@ -182,14 +195,16 @@ func (c *Core) start(cs *callState) {
 	}
 	cs.queued += c.now - cs.waitSince
 	cs.runSince = c.now
-	c.attempts[cs.attempt] = cs
+	c.attempts.put(cs.attempt, cs)
 	if c.cfg.AttemptTimeout > 0 {
 		c.setTimer(timer{at: satmath.Add(c.now, c.cfg.AttemptTimeout), kind: timerAttempt, cs: cs, gen: cs.gen})
 	}
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts)})
+		c.emitf(func() Event {
+			return Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts)}
+		})
 	}
-	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts)})
+	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts), Index: int(cs.idx)})
 }
 
 // releaseSlot gives back the call's global and service slots.
@@ -204,7 +219,7 @@ func (c *Core) releaseSlot(cs *callState) {
 
 // endAttempt accounts for the end of the attempt in flight.
 func (c *Core) endAttempt(cs *callState) {
-	delete(c.attempts, cs.attempt)
+	c.attempts.remove(cs.attempt)
 	cs.running += c.now - cs.runSince
 	cs.waitSince = c.now
 	cs.phase = phaseEnded
@@ -216,9 +231,23 @@ func (c *Core) endAttempt(cs *callState) {
 func (c *Core) attemptTimedOut(cs *callState) {
 	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: cs.turn.id, Tag: cs.turn.tag})
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: "attempt timeout"})
+		c.emitf(func() Event {
+			return Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: "attempt timeout"}
+		})
 	}
-	c.complete(cs, Outcome{Class: ClassTransient, Err: fmt.Errorf("attempt %d of call %q timed out after %v", cs.attempts, cs.call.ID, c.cfg.AttemptTimeout)})
+	c.complete(cs, Outcome{Class: ClassTransient, Err: &attemptTimeout{call: cs.call.ID, attempt: int(cs.attempts), after: c.cfg.AttemptTimeout}})
+}
+
+// attemptTimeout is the error of an attempt that ran past
+// Config.AttemptTimeout, formatted only when someone reads it.
+type attemptTimeout struct {
+	call    string
+	attempt int
+	after   time.Duration
+}
+
+func (e *attemptTimeout) Error() string {
+	return fmt.Sprintf("attempt %d of call %q timed out after %v", e.attempt, e.call, e.after)
 }
 
 // complete handles an attempt's outcome: settle tokens, then finish or retry.
@@ -234,8 +263,8 @@ func (c *Core) complete(cs *callState, o Outcome) {
 			if !cs.svc.cfg.HeaderSync || !o.Quota.Tokens.Known {
 				cs.svc.tok.take(c.now, float64(diff))
 			}
-		} else {
-			cs.svc.tok.refund(-float64(diff), cs.tokMark)
+		} else if diff < 0 {
+			c.settle(cs, -float64(diff))
 		}
 		t.tokUsed = satmath.Add(t.tokUsed, diff)
 	}
@@ -246,7 +275,9 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	}
 	cs.status = int32(o.Status)
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Class: o.Class})
+		c.emitf(func() Event {
+			return Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Class: o.Class}
+		})
 	}
 	if cs.svc.lim != nil {
 		c.adapt(cs, o.Class)
@@ -261,33 +292,39 @@ func (c *Core) complete(cs *callState, o Outcome) {
 		c.finish(cs, ClassSuccess, o.Value, nil)
 		return
 	}
-	err := o.Err
-	if err == nil {
-		err = fmt.Errorf("call %q: attempt %d: %s (status %d)", cs.call.ID, cs.attempts, o.Class, o.Status)
-	}
 	// A write that is not idempotent is never repeated, except after a
 	// conflict: the server refused it, so nothing was applied.
 	if !o.Class.Retryable() || (cs.call.Write && !cs.call.Idempotent && o.Class != ClassConflict) {
-		c.finish(cs, o.Class, nil, err)
+		c.finish(cs, o.Class, nil, attemptErr(cs, &o))
 		return
 	}
-	c.retry(cs, o, err)
+	c.retry(cs, o)
+}
+
+// attemptErr returns the error of a failed attempt: the executor's, or an
+// *AttemptError built now. It is called only where the error is kept (a
+// result, an event), so a retried attempt formats nothing.
+func attemptErr(cs *callState, o *Outcome) error {
+	if o.Err != nil {
+		return o.Err
+	}
+	return &AttemptError{Call: cs.call.ID, Attempt: int(cs.attempts), Class: o.Class, Status: o.Status}
 }
 
 // retry schedules the next attempt, or fails the call when the policy says no.
-func (c *Core) retry(cs *callState, o Outcome, err error) {
+func (c *Core) retry(cs *callState, o Outcome) {
 	p := &c.cfg.Retry
 	if o.Class == ClassConflict {
 		// A conflict's delay is the backoff's (see ClassConflict).
 		o.RetryAfter, o.HasRetryAfter = 0, false
 	}
 	if int(cs.attempts) >= p.maxAttempts() {
-		c.finish(cs, o.Class, nil, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, cs.attempts, err))
+		c.finish(cs, o.Class, nil, &RetriesExhaustedError{Call: cs.call.ID, Attempts: int(cs.attempts), Last: attemptErr(cs, &o)})
 		return
 	}
 	if o.HasRetryAfter && o.RetryAfter > c.maxRetry {
 		if c.cfg.OverMaxRetryAfter == RetryAfterFail {
-			c.finish(cs, o.Class, nil, fmt.Errorf("server asked call %q to wait %v, above the maximum of %v: %w", cs.call.ID, o.RetryAfter, c.maxRetry, ErrRetryAfterTooLong))
+			c.finish(cs, o.Class, nil, &RetryAfterTooLongError{Call: cs.call.ID, RetryAfter: o.RetryAfter, Max: c.maxRetry})
 			return
 		}
 		o.RetryAfter = c.maxRetry
@@ -302,14 +339,14 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	// that wrapped around to the past and so "at once".
 	at := satmath.Add(c.now, delay)
 	if p.Budget > 0 && satmath.Sub(at, cs.firstStart) > p.Budget {
-		c.finish(cs, o.Class, nil, fmt.Errorf("a retry after %v would pass call %q's retry budget of %v: %w", delay, cs.call.ID, p.Budget, ErrRetriesExhausted))
+		c.finish(cs, o.Class, nil, &RetriesExhaustedError{Call: cs.call.ID, Attempts: int(cs.attempts), Delay: delay, Budget: p.Budget, Last: attemptErr(cs, &o)})
 		return
 	}
 	if cs.deadline > 0 && at > cs.deadline {
 		c.finish(cs, o.Class, nil, fmt.Errorf("a retry after %v would pass call %q's deadline: %w", delay, cs.call.ID, ErrDeadline))
 		return
 	}
-	if !c.spendRetry(cs, o.Class, err) {
+	if !c.spendRetry(cs, &o) {
 		return
 	}
 	s := cs.svc
@@ -329,7 +366,9 @@ func (c *Core) retry(cs *callState, o Outcome, err error) {
 	cs.phase = phaseBackoff
 	cs.gen++
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts), Class: o.Class, Delay: delay, Reason: err.Error(), Server: server})
+		c.emitf(func() Event {
+			return Event{Kind: EventRetry, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: s.name, N: int(cs.attempts), Class: o.Class, Delay: delay, Reason: attemptErr(cs, &o).Error(), Server: server}
+		})
 	}
 	c.setTimer(timer{at: at, kind: timerBackoff, cs: cs, gen: cs.gen})
 }

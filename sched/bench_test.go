@@ -2,13 +2,24 @@ package sched
 
 import (
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 )
 
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkCore measures scheduling decisions for 1,000-call turns under a
 // global cap, a per-service cap and both buckets, driven in virtual time with
-// a fixed 400 ms latency. calls/s is the figure to compare (target ≥ 2 M/s).
+// a fixed 400 ms latency. decisions/cpu-s is the figure to compare (target
+// ≥ 3 M/s); calls/s is the same count per second of the wall clock.
 func BenchmarkCore(b *testing.B) { benchCore(b, nil, nil, false) }
 
 // BenchmarkCoreAdaptive is BenchmarkCore with an AIMD limit on the service
@@ -69,12 +80,13 @@ func benchCore(b *testing.B, adaptive *AdaptiveConfig, budget *RetryBudget, sync
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := c.Submit(now, Turn{Calls: turn}); err != nil {
 			b.Fatal(err)
 		}
 		for finished := false; !finished; {
-			acts = c.Actions(acts[:0])
+			acts = c.SwapActions(acts)
 			for _, a := range acts {
 				switch a.Kind {
 				case ActStart:
@@ -104,4 +116,8 @@ func benchCore(b *testing.B, adaptive *AdaptiveConfig, budget *RetryBudget, sync
 		queue, head = queue[:0], 0
 	}
 	b.ReportMetric(float64(b.N*len(turn))/b.Elapsed().Seconds(), "calls/s")
+	// One admission decision per call (no call here is retried), per
+	// second of the process's CPU, which the machine's other load does not
+	// inflate as it does the wall clock.
+	b.ReportMetric(float64(b.N*len(turn))/(cpuTime(b)-cpu0).Seconds(), "decisions/cpu-s")
 }

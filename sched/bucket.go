@@ -21,6 +21,7 @@ type bucket struct {
 	tat      time.Duration
 	spent    time.Duration // sum of every take's span, for refund marks
 	maxAt    time.Duration // latest time any take was made for
+	gen      uint64        // bumped by every change, so an undo can tell it is still the latest
 }
 
 func newBucket(perMinute, burst, headroom float64) *bucket {
@@ -47,6 +48,7 @@ func (b *bucket) earliest(now time.Duration, n float64) time.Duration {
 // mark to pass to refund.
 func (b *bucket) take(at time.Duration, n float64) time.Duration {
 	sp := b.span(n)
+	b.gen++
 	b.tat = satmath.Add(max(b.tat, at), sp)
 	b.spent = satmath.Add(b.spent, sp)
 	b.maxAt = max(b.maxAt, at)
@@ -59,8 +61,15 @@ func (b *bucket) take(at time.Duration, n float64) time.Duration {
 // maxAt + (the spans taken since mark), an upper bound of the state the
 // bucket would be in had the refunded take been smaller. Tokens the bound
 // withholds are forfeited: the limit is kept at the cost of some capacity.
+// A refund never raises tat: refunding nothing (a call that used exactly its
+// estimate) leaves the bucket as it is.
 func (b *bucket) refund(n float64, mark time.Duration) {
-	b.tat = max(satmath.Sub(b.tat, b.span(n)), satmath.Add(b.maxAt, satmath.Sub(b.spent, mark)))
+	if n <= 0 {
+		return
+	}
+	floor := satmath.Add(b.maxAt, satmath.Sub(b.spent, mark))
+	b.gen++
+	b.tat = min(b.tat, max(satmath.Sub(b.tat, b.span(n)), floor))
 }
 
 // available returns the tokens the bucket holds at now (negative: in debt).
@@ -83,6 +92,29 @@ func (b *bucket) lower(at time.Duration, level float64, mark time.Duration) {
 	}
 	implied := satmath.Add(satmath.Add(at, b.span(deficit)), satmath.Sub(b.spent, mark))
 	if implied > b.tat {
+		b.gen++
 		b.tat = implied
 	}
+}
+
+// undo is what a bucket was before one take, to put it back exactly.
+type undo struct {
+	tat, maxAt, spent time.Duration
+	gen               uint64 // the bucket's gen before the take; the take made it gen+1
+}
+
+// takeUndoable is take that also returns the bucket's state before it.
+func (b *bucket) takeUndoable(at time.Duration, n float64) (mark time.Duration, u undo) {
+	u = undo{tat: b.tat, maxAt: b.maxAt, spent: b.spent, gen: b.gen}
+	return b.take(at, n), u
+}
+
+// latest reports whether the take u was recorded before is the bucket's
+// last change.
+func (b *bucket) latest(u *undo) bool { return b.gen == u.gen+1 }
+
+// undo puts the bucket back as it was before the take u was recorded
+// before, which must be its last change (latest).
+func (b *bucket) undo(u *undo) {
+	b.tat, b.maxAt, b.spent, b.gen = u.tat, u.maxAt, u.spent, u.gen
 }

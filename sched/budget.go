@@ -97,12 +97,12 @@ func (c *Core) RetryBudgetLeft(service string) (float64, bool) {
 
 // spendRetry takes a retry token from the call's service budget, or fails
 // the call with ErrRetryBudget and reports false.
-func (c *Core) spendRetry(cs *callState, class Class, cause error) bool {
+func (c *Core) spendRetry(cs *callState, o *Outcome) bool {
 	b := cs.svc.budget
 	if b == nil || b.spend(c.now) {
 		return true
 	}
-	c.finish(cs, class, nil, fmt.Errorf("service %q: retry budget empty (%.2f of %g tokens left; %g per success, %g/s floor), call %q not retried: %w: %w",
-		cs.svc.name, b.tokens, b.max, b.cfg.Ratio, b.cfg.MinPerSecond, cs.call.ID, ErrRetryBudget, cause))
+	c.finish(cs, o.Class, nil, fmt.Errorf("service %q: retry budget empty (%.2f of %g tokens left; %g per success, %g/s floor), call %q not retried: %w: %w",
+		cs.svc.name, b.tokens, b.max, b.cfg.Ratio, b.cfg.MinPerSecond, cs.call.ID, ErrRetryBudget, attemptErr(cs, o)))
 	return false
 }

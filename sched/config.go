@@ -10,7 +10,15 @@ import (
 const (
 	// DefaultMaxRetryAfter is the longest server-given delay honoured as is.
 	DefaultMaxRetryAfter = 120 * time.Second
-	// DefaultHeadroom is the fraction of a service's published limits the buckets use.
+	// DefaultHeadroom is the fraction of a service's published limits the
+	// buckets use. It is kept at 1.0, all of the limit, because a lower
+	// default would slow every caller to buy off a cost that is small and
+	// bounded: a bucket at exactly the published limit meets an occasional
+	// 429 where the server's window and the client's bucket do not start
+	// together (1 call in 13 at 240 rpm with a burst of 2, measured against
+	// the fake server), and each such call is retried after the server's
+	// delay. Set Headroom to 0.9 to avoid those at the cost of a tenth of the
+	// rate, or below when other clients share the limit.
 	DefaultHeadroom = 1.0
 	// DefaultMaxAttempts is the attempts per call when Retry.MaxAttempts is 0
 	// and a backoff policy is set.
@@ -126,10 +134,21 @@ type Config struct {
 	// TurnTokenBudget and TurnAttemptBudget are default per-turn budgets (0: none).
 	TurnTokenBudget   int64
 	TurnAttemptBudget int
-	// Rand supplies jitter draws. Nil means a fixed-seed generator, so a Core
-	// is deterministic unless told otherwise.
+	// Rand supplies jitter draws. Nil seeds a generator from crypto/rand,
+	// so two processes never draw the same jitter and retry in step; a run
+	// is reproducible only when the caller passes a seeded source, such as
+	// rand.New(rand.NewPCG(seed, 0)), as the simulator does. The Core draws
+	// from it on its owner's goroutine only; do not share it.
 	Rand *rand.Rand
-	// Hook receives one Event per decision; nil costs nothing.
+	// Hook receives one Event per decision, in the order the decisions are
+	// made; nil costs nothing. It is called synchronously while the Core
+	// decides — under a Runner's lock, on whichever goroutine made the
+	// decision — so it must be quick and must not block: every turn of the
+	// Runner waits while it runs. It must not call the Core or the Runner
+	// (a Runner's Hook that does deadlocks). An observer that does slow
+	// work (a network exporter, a log write) copies the Event to a buffered
+	// channel or a ring and does the work elsewhere, dropping events when
+	// it falls behind. The Event and its fields may be kept.
 	Hook func(Event)
 }
 
@@ -149,8 +168,14 @@ type RetryPolicy struct {
 	// clients do (the simulator uses it to show early retries).
 	IgnoreRetryAfter bool
 	// RetryAfterJitter is the most jitter added on top of a server delay; each
-	// retry waits RetryAfter + draw×RetryAfterJitter (0: none, so clients given
-	// one delay return together).
+	// retry waits RetryAfter + draw×RetryAfterJitter. The default, 0, keeps
+	// the server's delay exact: a server that paces its clients with
+	// Retry-After (retry-after-ms is exact to the millisecond) gets each
+	// back when it said, and a process's own calls are kept from returning
+	// together by ServiceConfig.PauseOnRetryAfter, which releases them one
+	// bucket slot at a time. Set a jitter of a tenth of the typical delay
+	// or more when many processes without a shared quota are told the same
+	// delay, or they come back as one herd.
 	RetryAfterJitter time.Duration
 }
 

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"container/heap"
+	crand "crypto/rand"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -26,7 +27,7 @@ type Core struct {
 	writes   map[string]*writeQueue
 
 	turns    map[TurnID]*turnState
-	attempts map[AttemptID]*callState
+	attempts attemptTable
 
 	lastTurn    TurnID
 	lastAttempt AttemptID
@@ -46,6 +47,17 @@ type Core struct {
 	// pending; inFinish says an outer finish is draining it.
 	settling []settled
 	inFinish bool
+
+	// index maps the ids of the turn being validated to their positions;
+	// kept and cleared between turns, so a large turn allocates no map.
+	index map[string]int
+	// moved is settle's scratch list of reservations to make again.
+	moved []reservation
+
+	// retired holds done turns nothing refers to any more, whose states
+	// reclaim puts in free, by size class, for newStates to reuse.
+	retired []*turnState
+	free    [maxStateClass + 1][][]callState
 }
 
 type serviceState struct {
@@ -61,6 +73,11 @@ type serviceState struct {
 	head        int
 	retries     seqHeap   // calls back from a backoff, by their original seq
 	credit      [2]credit // shared-quota units by CreditKind, with CreditRequests/CreditTokens
+	// pending holds the reservations of admitted calls waiting for their
+	// release time, in admission order (see settle); booked is what the
+	// last book recorded.
+	pending []reservation
+	booked  struct{ req, tok undo }
 }
 
 // writeQueue serializes writes to one resource: one holds it from the moment
@@ -86,11 +103,10 @@ func New(cfg Config) (*Core, error) {
 		services: make(map[string]*serviceState),
 		writes:   make(map[string]*writeQueue),
 		turns:    make(map[TurnID]*turnState),
-		attempts: make(map[AttemptID]*callState),
 		maxRetry: cfg.MaxRetryAfter,
 	}
 	if c.rng == nil {
-		c.rng = rand.New(rand.NewPCG(1, 2))
+		c.rng = unseeded()
 	}
 	if c.maxRetry <= 0 {
 		c.maxRetry = DefaultMaxRetryAfter
@@ -106,6 +122,15 @@ func New(cfg Config) (*Core, error) {
 	return c, nil
 }
 
+// unseeded returns a generator seeded from crypto/rand, so that processes
+// built with a nil Config.Rand draw different jitter and do not retry in
+// step.
+func unseeded() *rand.Rand {
+	var seed [32]byte
+	crand.Read(seed[:]) // never fails (crypto/rand: "Read ... never returns an error")
+	return rand.New(rand.NewChaCha8(seed))
+}
+
 // service returns the state of the named service, creating an unlimited one
 // for names the Config does not list.
 func (c *Core) service(name string) *serviceState {
@@ -115,13 +140,22 @@ func (c *Core) service(name string) *serviceState {
 	sc := c.cfg.Services[name]
 	s := &serviceState{name: name, cfg: sc, maxIn: sc.MaxInFlight}
 	if sc.Adaptive != nil {
-		static := sc.MaxInFlight
-		if g := c.cfg.MaxInFlight; g > 0 && (static == 0 || g < static) {
-			static = g
-		}
-		s.lim = newLimiter(sc.Adaptive, static)
+		s.lim = newLimiter(sc.Adaptive, c.staticCap(sc.MaxInFlight))
 		s.maxIn = s.lim.cap()
 	}
+	s.req, s.tok = serviceBuckets(sc)
+	if sc.RetryBudget != nil {
+		s.budget = newRetryBudget(sc.RetryBudget, c.now)
+	}
+	c.services[name] = s
+	c.svcList = append(c.svcList, s)
+	sort.Slice(c.svcList, func(i, j int) bool { return c.svcList[i].name < c.svcList[j].name })
+	return s
+}
+
+// serviceBuckets returns the request and token buckets of a service's
+// configuration (nil for a limit it does not set).
+func serviceBuckets(sc ServiceConfig) (req, tok *bucket) {
 	h := sc.headroom()
 	reqBurst := sc.RequestBurst
 	if reqBurst <= 0 {
@@ -131,15 +165,7 @@ func (c *Core) service(name string) *serviceState {
 	if tokBurst <= 0 {
 		tokBurst = sc.TokensPerMinute
 	}
-	s.req = newBucket(sc.RequestsPerMinute, reqBurst, h)
-	s.tok = newBucket(sc.TokensPerMinute, tokBurst, h)
-	if sc.RetryBudget != nil {
-		s.budget = newRetryBudget(sc.RetryBudget, c.now)
-	}
-	c.services[name] = s
-	c.svcList = append(c.svcList, s)
-	sort.Slice(c.svcList, func(i, j int) bool { return c.svcList[i].name < c.svcList[j].name })
-	return s
+	return newBucket(sc.RequestsPerMinute, reqBurst, h), newBucket(sc.TokensPerMinute, tokBurst, h)
 }
 
 // Actions appends the decisions made since the last call to dst and returns
@@ -150,6 +176,19 @@ func (c *Core) Actions(dst []Action) []Action {
 	clear(c.out)
 	c.out = c.out[:0]
 	return dst
+}
+
+// SwapActions returns the decisions made since the last call and takes buf
+// (its contents are discarded) to collect the next ones in: unlike Actions
+// it copies nothing. The returned slice is the driver's until it passes it
+// back to SwapActions. Result and TurnResult pointers stay valid and become
+// the driver's. The Core does not clear buf: the pointers in it are
+// overwritten by the next decisions, so what a driver's buffers keep alive
+// is bounded by the largest batch of decisions.
+func (c *Core) SwapActions(buf []Action) []Action {
+	out := c.out
+	c.out = buf[:0]
+	return out
 }
 
 // Now returns the latest time the Core was given.
@@ -176,7 +215,7 @@ func (c *Core) Advance(now time.Duration) {
 // already cancelled (timeouts, turn cancels) or does not know are ignored.
 func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 	c.advanceTo(now)
-	if cs, ok := c.attempts[a]; ok {
+	if cs, ok := c.attempts.get(a); ok {
 		c.complete(cs, o)
 		c.pump()
 	}
@@ -209,6 +248,7 @@ func (c *Core) advanceTo(now time.Duration) {
 			c.now = t.at
 		}
 		c.fire(&t)
+		c.unrefTimer(&t)
 		c.pump()
 	}
 	if now > c.now {
@@ -235,8 +275,13 @@ func (c *Core) fire(t *timer) {
 	}
 }
 
-// announceWake emits ActWake when the earliest timer changed.
+// announceWake emits ActWake when the earliest timer changed, and reclaims
+// the states of retired turns: every public method ends here, when no
+// decision in progress still points into them.
 func (c *Core) announceWake() {
+	if len(c.retired) > 0 {
+		c.reclaim()
+	}
 	at, ok := c.nextTimer()
 	if !ok {
 		c.wakeSet = false
@@ -253,6 +298,15 @@ func (c *Core) emit(e Event) {
 	e.At = c.now
 	c.cfg.Hook(e)
 }
+
+// emitf hands the Hook the event mk builds. The event is built in mk's
+// frame, not the caller's: an Event literal in each decision function would
+// make their frames, and so the stack every driver goroutine needs, several
+// times larger (the Runner's profile showed stack growth as a fifth of a
+// no-op attempt's CPU).
+//
+//go:noinline
+func (c *Core) emitf(mk func() Event) { c.emit(mk()) }
 
 // seqHeap orders calls by their admission sequence number.
 type seqHeap []*callState

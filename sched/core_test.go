@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -74,20 +75,77 @@ func TestTokensPerMinuteBucketAndSettle(t *testing.T) {
 		t.Errorf("extra debit: b started at %v, want 10s", got)
 	}
 
-	// Refunds never reopen room under a later reservation: c2 took the
-	// bucket at 5 s when it was empty, so c0's refund at 1 s is withheld
-	// and only the refunds that no later take depends on apply.
+	// A refund reaches a call already admitted for later: c2 was booked
+	// for 5 s behind c0 and c1; their refunds of 250 each at 1 s leave
+	// 600 tokens then, so c2 is booked again and starts at 1 s.
 	d = newDriver(t, cfg, used(250))
 	d.submit(calls(3, func(int) Call { return Call{Service: "llm", Tokens: 500} })...)
 	d.run(time.Hour)
-	want := []time.Duration{0, 0, 5 * time.Second}
+	want := []time.Duration{0, 0, time.Second}
 	for i, s := range d.starts {
 		if s.at != want[i] {
 			t.Errorf("start %d at %v, want %v", i, s.at, want[i])
 		}
 	}
-	if got := d.core.service("llm").tok.available(6 * time.Second); got != 600 {
-		t.Errorf("tokens at 6s = %v, want 600", got)
+	// c2's booking at 1 s moved tat to 10 s; its refund of 250 at 2 s
+	// brought it back to 7.5 s, so at 6 s the bucket holds
+	// 1000 − (7.5 s − 6 s) × 100 = 850.
+	if got := d.core.service("llm").tok.available(6 * time.Second); got != 850 {
+		t.Errorf("tokens at 6s = %v, want 850", got)
+	}
+}
+
+// The fan-out case: four calls reserving 1,000 tokens each on a bucket of
+// 1,000 at 100/s are booked for 0, 10, 20 and 30 s. When each reports a
+// usage of 100 after 1 s, its refund of 900 lets the next start at once.
+func TestSettleMovesQueuedReservationsEarlier(t *testing.T) {
+	cfg := Config{Services: map[string]ServiceConfig{"llm": {TokensPerMinute: 6000, TokenBurst: 1000, MaxInFlight: 4}}}
+	tests := []struct {
+		name  string
+		usage bool
+		want  []time.Duration
+	}{
+		{"no usage reported", false, []time.Duration{0, 10 * time.Second, 20 * time.Second, 30 * time.Second}},
+		{"usage 100 each", true, []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDriver(t, cfg, func(*Call, int, time.Duration) (time.Duration, Outcome) {
+				return time.Second, Outcome{Tokens: 100, HasUsage: tt.usage}
+			})
+			d.submit(calls(4, func(int) Call { return Call{Service: "llm", Tokens: 1000} })...)
+			d.run(time.Hour)
+			if len(d.starts) != 4 {
+				t.Fatalf("%d starts, want 4", len(d.starts))
+			}
+			for i, s := range d.starts {
+				if s.at != tt.want[i] {
+					t.Errorf("start %d (%s) at %v, want %v", i, s.id, s.at, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// A reservation that a later change depends on is not moved: a take for
+// usage beyond an estimate came after c1 was booked, so c0's refund cannot
+// take c1's booking back without undoing that take too.
+func TestSettleLeavesReservationsUnderLaterTakes(t *testing.T) {
+	cfg := Config{Services: map[string]ServiceConfig{"llm": {TokensPerMinute: 6000, TokenBurst: 1000, MaxInFlight: 4}}}
+	d := newDriver(t, cfg, func(c *Call, _ int, _ time.Duration) (time.Duration, Outcome) {
+		if c.ID == "over" {
+			return 500 * time.Millisecond, Outcome{Tokens: 200, HasUsage: true} // 100 beyond its estimate
+		}
+		return time.Second, Outcome{Tokens: 100, HasUsage: true}
+	})
+	d.submit(Call{ID: "over", Service: "llm", Tokens: 100}, Call{ID: "a", Service: "llm", Tokens: 900}, Call{ID: "b", Service: "llm", Tokens: 1000})
+	d.run(time.Hour)
+	// over and a start at 0 (1000 tokens); b is booked for 10 s. over's
+	// extra 100 at 0.5 s is a later take than b's booking, so a's refund
+	// of 800 at 1 s applies to the bucket (floored by b's booking at 10 s)
+	// but cannot move b.
+	if got := d.startedOf["b"]; got != 10*time.Second {
+		t.Errorf("b started at %v, want 10s", got)
 	}
 }
 
@@ -130,7 +188,7 @@ func TestFIFOAcrossTurns(t *testing.T) {
 }
 
 func TestPerServiceCapUnderGlobalCap(t *testing.T) {
-	cfg := Config{MaxInFlight: 4, Services: map[string]ServiceConfig{"slow": {MaxInFlight: 1}}}
+	cfg := Config{MaxInFlight: 4, Services: map[string]ServiceConfig{"slow": {MaxInFlight: 1}, "fast": {}}}
 	d := newDriver(t, cfg, nil)
 	d.submit(calls(6, func(i int) Call {
 		if i < 3 {
@@ -527,7 +585,7 @@ func TestEvents(t *testing.T) {
 
 func TestDeterminism(t *testing.T) {
 	run := func() string {
-		cfg := Config{MaxInFlight: 4, Retry: RetryPolicy{Backoff: BackoffFullJitter, Base: 100 * time.Millisecond, Cap: time.Second}}
+		cfg := Config{MaxInFlight: 4, Rand: rand.New(rand.NewPCG(7, 7)), Retry: RetryPolicy{Backoff: BackoffFullJitter, Base: 100 * time.Millisecond, Cap: time.Second}}
 		d := newDriver(t, cfg, func(c *Call, n int, now time.Duration) (time.Duration, Outcome) {
 			if (len(c.ID)+n+int(now/time.Millisecond))%3 == 0 {
 				return 30 * time.Millisecond, Failed(ClassOverloaded, errors.New("busy"))

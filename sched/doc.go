@@ -1,5 +1,21 @@
 // Package sched runs the tool calls that a model emitted in one turn against
-// rate-limited services: bounded concurrency (global and per service), token
+// rate-limited services. Most callers want one [Runner] per process: build
+// it with [NewRunner] from a [Config] (the caps and the per-service limits)
+// and an [Executor] (what runs one attempt of a call; sched/httptool's
+// Tool.Execute makes one of an HTTP endpoint), then call [Runner.Run] with
+// each turn's calls from any goroutine, and read one [Result] per call in
+// the order the model emitted them:
+//
+//	r, err := sched.NewRunner(sched.Config{
+//		MaxInFlight: 8,
+//		Services:    map[string]sched.ServiceConfig{"search": {RequestsPerMinute: 600}},
+//		Retry:       sched.RetryPolicy{Backoff: sched.BackoffFullJitter, Base: time.Second, Cap: 30 * time.Second},
+//	}, tool.Execute)
+//	...
+//	defer r.Close()
+//	results, err := r.Run(ctx, sched.Turn{Calls: calls})
+//
+// The Runner gives bounded concurrency (global and per service), token
 // buckets for requests and tokens per minute with reservations, retries with
 // backoff and jitter that honour the server's retry delay, per-service retry
 // budgets ([RetryBudget]), adaptive concurrency limits ([AdaptiveConfig]),

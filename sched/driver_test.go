@@ -116,7 +116,14 @@ func (d *vdriver) drain() {
 		switch a.Kind {
 		case ActStart:
 			lat, o := d.exec(a.Call, a.N, d.now)
-			d.starts = append(d.starts, startRec{d.now, a.Call.ID, a.Call.Service, a.N, a.Attempt, a.Call.Tokens})
+			// What the attempt costs its token bucket: its estimate, or
+			// the usage it reports when that is less (a settle refunds
+			// the rest, which later calls may use).
+			cost := a.Call.Tokens
+			if o.HasUsage && o.Tokens < cost {
+				cost = max(o.Tokens, 0)
+			}
+			d.starts = append(d.starts, startRec{d.now, a.Call.ID, a.Call.Service, a.N, a.Attempt, cost})
 			if _, ok := d.startedOf[a.Call.ID]; !ok {
 				d.startedOf[a.Call.ID] = d.now
 			}

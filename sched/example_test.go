@@ -2,6 +2,7 @@ package sched_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -80,7 +81,7 @@ func ExampleCore() {
 	for _, a := range core.Actions(nil) {
 		switch a.Kind {
 		case sched.ActStart:
-			fmt.Println("start", a.Call.ID, "attempt", a.Attempt)
+			fmt.Println("start", a.Call.ID, "attempt", a.N, "id", a.Attempt)
 		case sched.ActWake:
 			fmt.Println("wake me at", a.At)
 		}
@@ -92,8 +93,122 @@ func ExampleCore() {
 		}
 	}
 	// Output:
-	// start a attempt 1
-	// start b attempt 2
+	// start a attempt 1 id 1
+	// start b attempt 1 id 2
 	// wake me at 100ms
 	// start c at 100ms
+}
+
+// One agent turn: the model asked for three tool calls; the Runner runs
+// them under the limits of their services and returns one result per call
+// in the order the model emitted them, failures included, ready to go back
+// to the model as tool results.
+func Example() {
+	r, err := sched.NewRunner(sched.Config{
+		MaxInFlight: 4,
+		Services: map[string]sched.ServiceConfig{
+			"search":  {MaxInFlight: 2, RequestsPerMinute: 600},
+			"weather": {RequestsPerMinute: 60},
+		},
+		Retry: sched.RetryPolicy{Backoff: sched.BackoffFullJitter, Base: 10 * time.Millisecond, Cap: time.Second, MaxAttempts: 3},
+	}, func(ctx context.Context, call *sched.Call, attempt int) sched.Outcome {
+		switch call.Tool {
+		case "web_search":
+			return sched.Succeeded(fmt.Sprintf("results for %v", call.Payload))
+		case "get_weather":
+			return sched.Succeeded("sunny in " + call.Payload.(string))
+		}
+		return sched.Failed(sched.ClassPermanent, fmt.Errorf("unknown tool %q", call.Tool))
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Close()
+	turn := sched.Turn{Calls: []sched.Call{
+		{ID: "toolu_01", Tool: "web_search", Service: "search", Payload: "rate limits"},
+		{ID: "toolu_02", Tool: "get_weather", Service: "weather", Payload: "Lisbon"},
+		{ID: "toolu_03", Tool: "send_email", Service: "search"},
+	}}
+	results, err := r.Run(context.Background(), turn)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, res := range results {
+		if res.IsError() {
+			fmt.Printf("%s: error: %v\n", res.ID, res.Err)
+			continue
+		}
+		fmt.Printf("%s: %v\n", res.ID, res.Value)
+	}
+	// Output:
+	// toolu_01: results for rate limits
+	// toolu_02: sunny in Lisbon
+	// toolu_03: error: unknown tool "send_email"
+}
+
+// Errors that callers branch on carry their numbers: errors.Is tells the
+// kind, errors.As gives the figures.
+func ExampleNeverFitsError() {
+	core, _ := sched.New(sched.Config{Services: map[string]sched.ServiceConfig{"llm": {TokensPerMinute: 30_000}}})
+	core.Submit(0, sched.Turn{Calls: []sched.Call{{ID: "summarize", Service: "llm", Tokens: 45_411}}})
+	for _, a := range core.Actions(nil) {
+		if a.Kind != sched.ActResult {
+			continue
+		}
+		var nf *sched.NeverFitsError
+		if errors.As(a.Result.Err, &nf) {
+			fmt.Println(errors.Is(a.Result.Err, sched.ErrNeverFits), nf.Need, nf.Capacity)
+			fmt.Println(a.Result.Err)
+		}
+	}
+	// Output:
+	// true 45411 30000
+	// call "summarize" needs 45411 tokens but the bucket of service "llm" holds at most 30000: sched: call can never fit the bucket
+}
+
+// A call that gave up says how many attempts it made, and still matches
+// the last attempt's error.
+func ExampleRetriesExhaustedError() {
+	busy := errors.New("upstream busy")
+	r, _ := sched.NewRunner(sched.Config{Retry: sched.RetryPolicy{MaxAttempts: 3}}, func(context.Context, *sched.Call, int) sched.Outcome {
+		return sched.Failed(sched.ClassOverloaded, busy)
+	})
+	defer r.Close()
+	res, _ := r.Run(context.Background(), sched.Turn{Calls: []sched.Call{{ID: "a"}}})
+	var ex *sched.RetriesExhaustedError
+	if errors.As(res[0].Err, &ex) {
+		fmt.Println(ex.Attempts, errors.Is(res[0].Err, sched.ErrRetriesExhausted), errors.Is(res[0].Err, busy))
+	}
+	// Output:
+	// 3 true true
+}
+
+// A typo in a service name is refused, not run without limits.
+func ExampleInvalidTurnError() {
+	core, _ := sched.New(sched.Config{Services: map[string]sched.ServiceConfig{"search": {RequestsPerMinute: 60}}})
+	_, err := core.Submit(0, sched.Turn{Calls: []sched.Call{{ID: "a", Service: "serach"}}})
+	var inv *sched.InvalidTurnError
+	fmt.Println(errors.As(err, &inv), inv.UnknownServices)
+	fmt.Println(err)
+	// Output:
+	// true [serach]
+	// sched: invalid turn: call "a" names service "serach", which Config.Services does not list (it lists "search")
+}
+
+// Stats and SetLimits change a running Runner: here a provider lowered its
+// limit, and the new cap holds from the next admission.
+func ExampleRunner_SetLimits() {
+	r, _ := sched.NewRunner(sched.Config{Services: map[string]sched.ServiceConfig{"llm": {MaxInFlight: 8, RequestsPerMinute: 600}}},
+		func(context.Context, *sched.Call, int) sched.Outcome { return sched.Succeeded(nil) })
+	defer r.Close()
+	if err := r.SetLimits("llm", sched.Limits{MaxInFlight: 2, RequestsPerMinute: 300}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := r.Stats().Services[0]
+	fmt.Println(s.Name, s.Limit, s.Limits.RequestsPerMinute)
+	// Output:
+	// llm 2 300
 }

@@ -58,7 +58,9 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 			state = CancelledInFlight
 			c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag})
 			if c.cfg.Hook != nil {
-				c.emit(Event{Kind: EventCancelled, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: err.Error()})
+				c.emitf(func() Event {
+					return Event{Kind: EventCancelled, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: err.Error()}
+				})
 			}
 			c.endAttempt(cs)
 		}
@@ -86,7 +88,9 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 	r.Attempts, r.Queued, r.Running = int(cs.attempts), cs.queued, cs.running
 	r.Status, r.Finished = int(cs.status), c.now
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class, Err: err})
+		c.emitf(func() Event {
+			return Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class, Err: err}
+		})
 	}
 	c.out = append(c.out, Action{Kind: ActResult, TurnID: t.id, Tag: t.tag, Result: r})
 }
@@ -135,6 +139,7 @@ func (c *Core) popWrite(q *writeQueue, cs *callState) {
 		q.holder = nil
 		for len(q.waiting) > 0 {
 			next := heap.Pop(&q.waiting).(*callState)
+			c.unref(next.turn)
 			next.writeWait = false
 			if !next.done {
 				q.holder = next
@@ -151,6 +156,9 @@ func (c *Core) popWrite(q *writeQueue, cs *callState) {
 // turnDone hands the turn's results to the driver and forgets the turn.
 func (c *Core) turnDone(t *turnState) {
 	t.done = true
+	if t.refs == 0 {
+		c.retired = append(c.retired, t)
+	}
 	delete(c.turns, t.id)
 	t.result = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
 	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: &t.result})

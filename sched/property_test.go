@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"testing"
 	"time"
@@ -63,6 +64,9 @@ func drawConfig(g *draws, services []string) Config {
 		CallTimeout: time.Duration(g.zeroOr("call timeout s", 1, 20)) * time.Second,
 		TurnTimeout: time.Duration(g.zeroOr("turn timeout s", 1, 60)) * time.Second,
 		Services:    map[string]ServiceConfig{},
+		// A nil Rand is seeded from crypto/rand: seed it from the draws so
+		// that a failing case replays.
+		Rand: rand.New(rand.NewPCG(uint64(g.intRange("jitter seed", 0, 1<<30)), 1)),
 	}
 	for _, s := range services {
 		cfg.Services[s] = ServiceConfig{
@@ -133,6 +137,9 @@ func drawExecutor(g *draws, cfg Config) func(c *Call, n int, now time.Duration) 
 	// Servers report what is left of their limits on some answers, as
 	// little as nothing, so header sync can hold calls back.
 	quotas := g.ints("remaining", 64, -1, 20)
+	// Successes report a usage of some share of the estimate, so settle
+	// moves calls booked behind them earlier.
+	usage := g.ints("usage %", 64, -1, 100)
 	k := 0
 	return func(c *Call, n int, now time.Duration) (time.Duration, Outcome) {
 		k++
@@ -150,6 +157,9 @@ func drawExecutor(g *draws, cfg Config) func(c *Call, n int, now time.Duration) 
 			o = Failed(ClassPermanent, errors.New("bad"))
 		default:
 			o = Succeeded(nil)
+			if u := usage[k%64]; u >= 0 {
+				o.Tokens, o.HasUsage = c.Tokens*int64(u)/100, true
+			}
 		}
 		if q := quotas[k%64]; q >= 0 {
 			o.Quota.Requests = QuotaLeft{Known: true, Remaining: int64(q), Reset: time.Second}
@@ -204,6 +214,9 @@ func runInTurns(g *draws, d *vdriver, cs []Call) int {
 		d.now = max(d.now, at)
 		ids = append(ids, d.submit(cs[cuts[t]:cuts[t+1]]...))
 	}
+	if g.bool("set limits") {
+		lowerLimits(g, d)
+	}
 	if cancelTurn >= 0 {
 		d.run(cancelAt)
 		d.now = max(d.now, cancelAt)
@@ -212,6 +225,35 @@ func runInTurns(g *draws, d *vdriver, cs []Call) int {
 	}
 	d.run(1 << 62)
 	return len(cuts) - 1
+}
+
+// lowerLimits lowers service a's limits at a drawn time (SetLimits), never
+// above what the Config set, so the checks against the Config still bound
+// what runs.
+func lowerLimits(g *draws, d *vdriver) {
+	at := time.Duration(g.intRange("set limits at ms", 0, 3000)) * time.Millisecond
+	d.run(at)
+	d.now = max(d.now, at)
+	old := d.core.cfg.Services["a"]
+	frac := float64(g.intRange("lowered to %", 10, 100)) / 100
+	l := Limits{
+		MaxInFlight:       max(1, int(float64(old.MaxInFlight)*frac)),
+		RequestsPerMinute: old.RequestsPerMinute * frac,
+		TokensPerMinute:   old.TokensPerMinute * frac,
+	}
+	if old.MaxInFlight == 0 {
+		l.MaxInFlight = g.intRange("new cap", 0, 3)
+	}
+	if old.RequestBurst > 0 {
+		l.RequestBurst = max(1, old.RequestBurst*frac)
+	}
+	if old.TokenBurst > 0 {
+		l.TokenBurst = old.TokenBurst * frac
+	}
+	if err := d.core.SetLimits(d.now, "a", l); err != nil {
+		d.t.Fatal(err)
+	}
+	d.drain()
 }
 
 // checkResults checks that each of the calls got exactly one result (the
@@ -231,8 +273,8 @@ func checkResults(rt *testing.T, d *vdriver, calls, turns int) {
 		}
 	}
 	// Nothing is left behind.
-	if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || len(d.core.attempts) != 0 {
-		rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), len(d.core.attempts))
+	if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || d.core.attempts.len() != 0 {
+		rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), d.core.attempts.len())
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -12,54 +11,77 @@ import (
 // Executor runs one attempt of a call. It must return when ctx is cancelled
 // (the Runner cancels it for timeouts, turn cancellation and Close); passing
 // ctx to an HTTP request is what makes cancellation reach the transport.
-// attempt counts from 1. A panic becomes the call's error result.
+// ctx carries the values of the context given to Run or Stream. attempt
+// counts from 1. A panic becomes the call's error result.
 type Executor func(ctx context.Context, call *Call, attempt int) Outcome
 
-// Runner drives a Core in real time: one goroutine owns the Core, each
-// attempt runs in its own goroutine with its own context, and one timer
-// covers the Core's next wake-up. Its methods are safe for concurrent use by
-// many turns at once; they all share the Config's limits.
+// Runner drives a Core in real time and is what an agent runtime imports:
+// build one with NewRunner, call Run (or Stream) once per model turn from as
+// many goroutines as you like, and Close it when done. All turns share the
+// Config's limits. Its methods are safe for concurrent use.
+//
+// The Core is owned by whichever goroutine holds the Runner's lock: the
+// caller of Run, Stream, Stats or SetLimits, an attempt's goroutine
+// reporting its outcome, or the one timer's. Each holds it only for the
+// Core's decision and the hand-off of what was decided, never across an
+// executor or a channel send that could block. Attempts run on worker
+// goroutines, the caller of Run runs its own turn's attempts while it
+// waits, and a worker that finishes an attempt runs the next one the Core
+// starts; idle workers (at most the larger of Config.MaxInFlight and 16)
+// wait for the next attempt until Close. So a busy Runner starts few
+// goroutines. Config.Hook runs under the lock (see Config.Hook).
 type Runner struct {
 	exec  Executor
 	epoch time.Time
-	msgs  chan msg
-	quit  chan struct{}
-	loop  sync.WaitGroup // the owner goroutine
-	work  sync.WaitGroup // attempt goroutines, and credit round trips
-	once  sync.Once
-	quota Quota // nil: local buckets only
-	// grants holds the quota's grants by the ticket the Core knows them
-	// by; owned by the owner goroutine.
+	quota Quota  // nil: local buckets only
+	id    string // random, for the calls' idempotency keys (see AttemptOf)
+
+	mu       sync.Mutex
+	core     *Core
+	closed   bool
+	waiters  map[TurnID]*waiter
+	attempts map[AttemptID]*attemptCtx
+	timer    *time.Timer // the Core's next wake-up
+	acts     []Action
+	ended    []*waiter // streams done whose cancel is to be stopped
+	// grants holds the quota's grants by the ticket the Core knows them by.
 	grants map[uint64]Grant
 	ticket uint64
-}
 
-type msgKind uint8
-
-const (
-	msgSubmit msgKind = iota
-	msgComplete
-	msgCancel
-	msgCredit
-)
-
-type msg struct {
-	kind    msgKind
-	turn    Turn
-	w       *waiter
-	attempt AttemptID
-	outcome Outcome
-	credit  *CreditAction // msgCredit: what was asked
-	grant   Grant
-	err     error
+	base context.Context // cancelled by Close: credit round trips
+	stop context.CancelFunc
+	work sync.WaitGroup // attempts, and credit round trips
+	pool sync.WaitGroup // worker goroutines
+	// idle holds the workers waiting for an attempt, each on its channel;
+	// maxIdle bounds them.
+	idle    []chan start
+	maxIdle int
 }
 
 // waiter is a caller waiting for one turn.
 type waiter struct {
-	submitted chan error // Submit's verdict
-	id        TurnID
-	stream    chan Result // nil unless streaming
-	done      chan *TurnResult
+	id     TurnID
+	ctx    context.Context // the caller's: values for the executors
+	stream chan Result     // nil unless streaming
+	done   sync.WaitGroup  // done when the turn is
+	// ctxs holds the contexts of the turn's first attempts, one per call,
+	// in one allocation; used counts those handed out.
+	ctxs   []attemptCtx
+	used   int
+	result *TurnResult
+	err    error // ctx.Err() when the caller's context cancelled the turn; ErrClosed
+	// cancel stops the context.AfterFunc that cancels the turn; unset
+	// for a context that is never cancelled.
+	cancel    func() bool
+	cancelRan sync.WaitGroup
+}
+
+// start is an attempt for a goroutine to run.
+type start struct {
+	ctx  *attemptCtx
+	id   AttemptID
+	call *Call
+	n    int
 }
 
 // NewRunner starts a Runner for cfg that runs attempts with exec. Call Close
@@ -80,9 +102,12 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{exec: exec, epoch: time.Now(), msgs: make(chan msg, 64), quit: make(chan struct{}), quota: o.quota, grants: map[uint64]Grant{}}
-	r.loop.Add(1)
-	go r.own(core)
+	r := &Runner{exec: exec, epoch: time.Now(), quota: o.quota, core: core, id: runnerID(),
+		waiters: map[TurnID]*waiter{}, attempts: map[AttemptID]*attemptCtx{}, grants: map[uint64]Grant{}}
+	r.base, r.stop = context.WithCancel(context.Background())
+	r.maxIdle = max(cfg.MaxInFlight, minIdle)
+	r.timer = time.AfterFunc(time.Hour, r.tick)
+	r.timer.Stop()
 	return r, nil
 }
 
@@ -93,97 +118,92 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 // together with ctx.Err(). The error is also set when the turn is refused
 // (ErrInvalidTurn, ErrQueueFull) or the Runner is closed, with nil results.
 func (r *Runner) Run(ctx context.Context, turn Turn) ([]Result, error) {
-	w, err := r.submit(turn, false)
+	var s start
+	w, took, err := r.submit(ctx, turn, &s)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := r.wait(ctx, w)
-	if tr == nil {
-		return nil, err
+	// The caller's goroutine would only wait: it runs attempts of its own
+	// turn meanwhile, one at a time, and goroutines run the others.
+	for took {
+		took = r.runAttempt(&s, w.id)
 	}
-	return tr.Results, err
+	w.done.Wait()
+	w.stopCancel()
+	return w.result.Results, w.err
 }
 
 // Stream submits a turn and returns a channel that yields each result as it
 // is decided (in completion order, not the caller's) and is closed after the
 // last one. Cancelling ctx cancels the turn; the channel still receives the
-// cancelled calls' results before it closes.
+// cancelled calls' results before it closes. The channel has room for every
+// result, so a caller that stops reading never blocks the Runner.
 func (r *Runner) Stream(ctx context.Context, turn Turn) (<-chan Result, error) {
-	w, err := r.submit(turn, true)
+	w, _, err := r.submit(ctx, turn, nil)
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan Result, len(turn.Calls))
-	go r.forward(ctx, w, out)
-	return out, nil
+	return w.stream, nil
 }
 
-// forward passes a streamed turn's results on as the owner decides them,
-// and cancels the turn when ctx ends. out has room for every result, so a
-// caller that stops reading never blocks the Runner.
-func (r *Runner) forward(ctx context.Context, w *waiter, out chan<- Result) {
-	defer close(out)
-	cancelled := ctx.Done()
-	for {
-		select {
-		case res, ok := <-w.stream:
-			if !ok { // the owner closes the stream when the turn is done
-				<-w.done
-				return
-			}
-			out <- res
-		case <-cancelled:
-			cancelled = nil
-			select {
-			case r.msgs <- msg{kind: msgCancel, w: w}:
-			case <-r.quit: // Close ends the turn itself
-			}
-		}
-	}
-}
-
-func (r *Runner) submit(turn Turn, stream bool) (*waiter, error) {
+// submit hands the turn to the Core and arranges for ctx to cancel it. A
+// nil self makes a streamed turn; otherwise the first attempt of the turn
+// started is written to *self for the caller to run (took).
+func (r *Runner) submit(ctx context.Context, turn Turn, self *start) (w *waiter, took bool, err error) {
 	turn.Calls = append([]Call(nil), turn.Calls...) // the caller may reuse its slice
-	w := &waiter{submitted: make(chan error, 1), done: make(chan *TurnResult, 1)}
-	if stream {
+	w = &waiter{ctx: ctx, ctxs: make([]attemptCtx, len(turn.Calls))}
+	w.done.Add(1)
+	if self == nil {
 		w.stream = make(chan Result, len(turn.Calls))
 	}
-	select {
-	case <-r.quit:
-		return nil, ErrClosed
-	default:
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, false, ErrClosed
 	}
-	select {
-	case r.msgs <- msg{kind: msgSubmit, turn: turn, w: w}:
-	case <-r.quit:
-		return nil, ErrClosed
+	id, err := r.core.Submit(r.now(), turn)
+	if err != nil {
+		r.mu.Unlock()
+		return nil, false, err
 	}
-	select {
-	case err := <-w.submitted:
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
-	case <-r.quit:
-		// The owner stopped before it read the message: the turn never ran.
-		return nil, ErrClosed
+	w.id = id
+	r.waiters[id] = w
+	if ctx.Done() != nil {
+		w.cancelRan.Add(1)
+		w.cancel = context.AfterFunc(ctx, func() {
+			defer w.cancelRan.Done()
+			r.cancelTurn(w, ctx.Err())
+		})
 	}
+	took = r.carry(self, id)
+	r.stopEnded()
+	r.mu.Unlock()
+	return w, took, nil
 }
 
-// wait blocks until the turn is done, cancelling it if ctx ends first.
-func (r *Runner) wait(ctx context.Context, w *waiter) (*TurnResult, error) {
-	select {
-	case tr := <-w.done:
-		return tr, nil
-	case <-ctx.Done():
-		select {
-		case r.msgs <- msg{kind: msgCancel, w: w}:
-		case <-r.quit:
-		}
-		return <-w.done, ctx.Err()
-	case <-r.quit:
-		return <-w.done, ErrClosed
+// stopCancel makes sure the turn's cancelling function will not run, or
+// waits until it has.
+func (w *waiter) stopCancel() {
+	if w.cancel == nil {
+		return
 	}
+	if w.cancel() {
+		w.cancelRan.Done()
+		return
+	}
+	w.cancelRan.Wait()
+}
+
+// cancelTurn cancels w's turn for its caller's context, unless it is done.
+func (r *Runner) cancelTurn(w *waiter, cause error) {
+	r.mu.Lock()
+	if r.closed || r.waiters[w.id] != w {
+		r.mu.Unlock()
+		return
+	}
+	w.err = cause
+	r.core.Cancel(r.now(), w.id)
+	r.handOff()
 }
 
 // Close cancels every attempt in flight, ends every unfinished turn with
@@ -191,162 +211,129 @@ func (r *Runner) wait(ctx context.Context, w *waiter) (*TurnResult, error) {
 // returned (executors included, so an executor must honour its context).
 // Calling Close more than once is safe.
 func (r *Runner) Close() error {
-	r.once.Do(func() { close(r.quit) })
-	r.loop.Wait()
+	r.mu.Lock()
+	if !r.closed {
+		now := r.now()
+		closed := fmt.Errorf("runner closed: %w", ErrClosed)
+		for id, w := range r.waiters {
+			w.err = ErrClosed
+			r.core.cancelTurn(r.core.turns[id], closed)
+		}
+		r.core.DropCredit(now)
+		r.core.Advance(now)
+		r.carry(nil, 0)
+		r.stopEnded()
+		r.closed = true
+		r.timer.Stop()
+		for _, w := range r.idle {
+			close(w)
+		}
+		r.idle = nil
+		for id, a := range r.attempts {
+			a.cancel()
+			delete(r.attempts, id)
+		}
+	}
+	r.mu.Unlock()
+	r.stop()
 	r.work.Wait()
+	r.pool.Wait()
 	return nil
 }
 
 func (r *Runner) now() time.Duration { return time.Since(r.epoch) }
 
-// own is the goroutine that owns the Core.
-func (r *Runner) own(core *Core) {
-	defer r.loop.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	cancels := make(map[AttemptID]context.CancelFunc)
-	waiters := make(map[TurnID]*waiter)
-	base, stopAll := context.WithCancel(context.Background())
-	defer stopAll()
-	var acts []Action
-
-	for {
-		select {
-		case m := <-r.msgs:
-			now := r.now()
-			switch m.kind {
-			case msgSubmit:
-				id, err := core.Submit(now, m.turn)
-				if err == nil {
-					m.w.id = id
-					waiters[id] = m.w
-				}
-				m.w.submitted <- err
-			case msgComplete:
-				if cancel, ok := cancels[m.attempt]; ok {
-					cancel()
-					delete(cancels, m.attempt)
-				}
-				core.Complete(now, m.attempt, m.outcome)
-			case msgCancel:
-				core.Cancel(now, m.w.id)
-			case msgCredit:
-				r.credit(core, now, m)
-			}
-		case <-timer.C:
-			core.Advance(r.now())
-		case <-r.quit:
-			now := r.now()
-			for id := range waiters {
-				core.cancelTurn(core.turns[id], fmt.Errorf("runner closed: %w", ErrClosed))
-			}
-			core.DropCredit(now)
-			core.Advance(now)
-			r.carry(core.Actions(acts[:0]), cancels, waiters, base, timer)
-			stopAll()
-			return
-		}
-		acts = core.Actions(acts[:0])
-		r.carry(acts, cancels, waiters, base, timer)
+// tick is the timer's: the Core's wake-up time has come.
+func (r *Runner) tick() {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
 	}
+	r.core.Advance(r.now())
+	r.handOff()
 }
 
-// carry does what the Core decided.
-func (r *Runner) carry(acts []Action, cancels map[AttemptID]context.CancelFunc, waiters map[TurnID]*waiter, base context.Context, timer *time.Timer) {
-	for _, a := range acts {
+// handOff carries out the Core's decisions and releases the lock.
+func (r *Runner) handOff() {
+	r.carry(nil, 0)
+	r.stopEnded()
+	r.mu.Unlock()
+}
+
+// stopEnded stops the cancels of the streams that ended; the caller holds
+// the lock. It does not wait for a cancel that already runs: that one needs
+// the lock and finds the turn gone.
+func (r *Runner) stopEnded() {
+	for _, w := range r.ended {
+		if w.cancel != nil && w.cancel() {
+			w.cancelRan.Done()
+		}
+	}
+	clear(r.ended)
+	r.ended = r.ended[:0]
+}
+
+// carry does what the Core decided; the caller holds the lock. Each attempt
+// to start gets a goroutine of its own, except the first (of turn mine,
+// when it is not 0) when self is not nil: that one is written to *self for
+// the calling goroutine to run, and carry reports whether it did so. Every
+// attempt is counted in r.work.
+func (r *Runner) carry(self *start, mine TurnID) (took bool) {
+	r.acts = r.core.SwapActions(r.acts)
+	for i := range r.acts {
+		a := &r.acts[i]
 		switch a.Kind {
 		case ActStart:
-			ctx, cancel := context.WithCancel(base)
-			cancels[a.Attempt] = cancel
+			var ctx *attemptCtx
+			if w := r.waiters[a.TurnID]; w != nil && a.N == 1 && w.used < len(w.ctxs) {
+				ctx = &w.ctxs[w.used]
+				w.used++
+				ctx.parent = w.ctx
+			} else if w != nil {
+				ctx = &attemptCtx{parent: w.ctx}
+			} else {
+				ctx = &attemptCtx{parent: r.base}
+			}
+			ctx.runner, ctx.turn, ctx.index, ctx.n = r, a.TurnID, a.Index, a.N
+			r.attempts[a.Attempt] = ctx
 			r.work.Add(1)
-			go r.attempt(ctx, a.Attempt, a.Call, a.N)
+			st := start{ctx: ctx, id: a.Attempt, call: a.Call, n: a.N}
+			if self != nil && !took && (mine == 0 || a.TurnID == mine) {
+				*self, took = st, true
+			} else {
+				r.dispatch(st)
+			}
 		case ActCancel:
-			if cancel, ok := cancels[a.Attempt]; ok {
-				cancel()
-				delete(cancels, a.Attempt)
+			if ctx, ok := r.attempts[a.Attempt]; ok {
+				ctx.cancel()
+				delete(r.attempts, a.Attempt)
 			}
 		case ActWake:
-			timer.Reset(max(0, a.At-r.now()))
+			r.timer.Reset(max(0, a.At-r.now()))
 		case ActResult:
-			if w := waiters[a.TurnID]; w != nil && w.stream != nil {
+			if w := r.waiters[a.TurnID]; w != nil && w.stream != nil {
 				w.stream <- *a.Result // buffered for every call: never blocks
 			}
 		case ActCredit:
 			r.work.Add(1)
-			go r.acquire(base, *a.Credit)
+			go r.acquire(r.base, *a.Credit)
 		case ActReturnCredit:
-			g, ok := r.grants[a.Credit.Ticket]
-			delete(r.grants, a.Credit.Ticket)
-			if !ok {
-				g = Grant{Service: a.Credit.Service, Kind: a.Credit.Kind}
-			}
-			if ok || a.Credit.Units < 0 {
-				r.work.Add(1)
-				go r.giveBack(g, a.Credit.Units)
-			}
+			r.returnCredit(a.Credit)
 		case ActTurnDone:
-			if w := waiters[a.TurnID]; w != nil {
-				delete(waiters, a.TurnID)
+			if w := r.waiters[a.TurnID]; w != nil {
+				delete(r.waiters, a.TurnID)
+				w.result = a.Turn
 				if w.stream != nil {
 					close(w.stream)
+					// Nobody waits for a streamed turn: its cancel is
+					// stopped once the lock is released.
+					r.ended = append(r.ended, w)
 				}
-				w.done <- a.Turn
+				w.done.Done()
 			}
 		}
+		*a = Action{}
 	}
-}
-
-// attempt runs the executor and reports its outcome to the owner.
-func (r *Runner) attempt(ctx context.Context, id AttemptID, call *Call, n int) {
-	defer r.work.Done()
-	o := r.safeExec(ctx, call, n)
-	select {
-	case r.msgs <- msg{kind: msgComplete, attempt: id, outcome: o}:
-	case <-r.quit:
-	}
-}
-
-func (r *Runner) safeExec(ctx context.Context, call *Call, n int) (o Outcome) {
-	defer func() {
-		if p := recover(); p != nil {
-			o = Outcome{Class: ClassPermanent, Err: fmt.Errorf("%w: call %q attempt %d: %v\n%s", ErrPanic, call.ID, n, p, debug.Stack())}
-		}
-	}()
-	return r.exec(ctx, call, n)
-}
-
-// credit hands the Core a grant (or a refusal) the quota answered.
-func (r *Runner) credit(core *Core, now time.Duration, m msg) {
-	c := m.credit
-	if m.err != nil {
-		core.CreditRefused(now, c.Service, c.Kind, m.err)
-		return
-	}
-	r.ticket++
-	r.grants[r.ticket] = m.grant
-	core.Credit(now, c.Service, c.Kind, m.grant.Units, m.grant.Until.Sub(r.epoch), r.ticket)
-}
-
-// acquire asks the quota for credit and hands the answer to the owner. A
-// grant the owner can no longer take (the Runner closed) goes back.
-func (r *Runner) acquire(ctx context.Context, c CreditAction) {
-	defer r.work.Done()
-	g, err := r.quota.Acquire(ctx, c.Service, c.Kind, c.Units)
-	if err != nil && ctx.Err() != nil {
-		return // the Runner is closing: nobody waits for this credit
-	}
-	select {
-	case r.msgs <- msg{kind: msgCredit, credit: &c, grant: g, err: err}:
-	case <-r.quit:
-		if err == nil {
-			_ = r.quota.Return(context.Background(), g, g.Units)
-		}
-	}
-}
-
-// giveBack returns a grant's unspent units (or charges its debt).
-func (r *Runner) giveBack(g Grant, n float64) {
-	defer r.work.Done()
-	_ = r.quota.Return(context.Background(), g, n)
+	return took
 }

@@ -52,6 +52,11 @@ func (h *timerHeap) Pop() any {
 }
 
 func (c *Core) setTimer(t timer) {
+	if t.cs != nil {
+		t.cs.turn.refs++
+	} else if t.turn != nil {
+		t.turn.refs++
+	}
 	c.timerSeq++
 	t.seq = c.timerSeq
 	heap.Push(&c.timers, t)
@@ -80,10 +85,20 @@ func (t *timer) stale() bool {
 func (c *Core) nextTimer() (time.Duration, bool) {
 	for len(c.timers) > 0 {
 		if c.timers[0].stale() {
-			heap.Pop(&c.timers)
+			t := heap.Pop(&c.timers).(timer)
+			c.unrefTimer(&t)
 			continue
 		}
 		return c.timers[0].at, true
 	}
 	return 0, false
+}
+
+// unrefTimer drops the reference a timer held to its turn.
+func (c *Core) unrefTimer(t *timer) {
+	if t.cs != nil {
+		c.unref(t.cs.turn)
+	} else if t.turn != nil {
+		c.unref(t.turn)
+	}
 }

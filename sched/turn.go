@@ -3,6 +3,7 @@ package sched
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,21 +78,27 @@ type turnState struct {
 	exhausted error      // set when a budget ran out
 	result    TurnResult // handed to the driver when the turn is done
 	cancelled bool       // cancelTurn ran: siblings need not cancel again
+	// refs counts the references to the turn and its calls' states held
+	// outside it (timers, service queues, write queues, bookings); the
+	// states are reused once the turn is done and refs is 0 (see reclaim).
+	refs int32
 }
 
 // Submit accepts a turn's calls at now and returns its id. It refuses a turn
-// with empty or duplicate ids, unknown dependencies or a dependency cycle
-// (ErrInvalidTurn), or one that would pass Config.MaxQueued (ErrQueueFull).
+// with empty or duplicate ids, unknown dependencies, a dependency cycle or
+// a Service that Config.Services does not hold (an *InvalidTurnError,
+// matching ErrInvalidTurn), or one that would pass Config.MaxQueued (a
+// *QueueFullError, matching ErrQueueFull).
 // Calls that can never run (a cost above a bucket's capacity, beyond the
 // fan-out cap in truncate mode) get their error results at once.
 func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 	c.advanceTo(now)
 	defer c.announceWake()
-	if err := validateTurn(t.Calls); err != nil {
+	if err := c.validateTurn(t.Calls); err != nil {
 		return 0, err
 	}
 	if c.cfg.MaxQueued > 0 && c.waiting+len(t.Calls) > c.cfg.MaxQueued {
-		return 0, fmt.Errorf("%w: %d calls waiting, the turn adds %d, the bound is %d", ErrQueueFull, c.waiting, len(t.Calls), c.cfg.MaxQueued)
+		return 0, &QueueFullError{Waiting: c.waiting, Adding: len(t.Calls), Bound: c.cfg.MaxQueued}
 	}
 	ts := c.newTurn(t)
 	c.turns[ts.id] = ts
@@ -99,11 +106,13 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		c.turnDone(ts)
 		return ts.id, nil
 	}
+	var svc *serviceState // the previous call's: turns mostly name one service
 	for i := range ts.states {
-		c.initCall(ts, i)
+		c.initCall(ts, i, svc)
+		svc = ts.states[i].svc
 	}
 	if hasDeps(ts.calls) {
-		linkDependencies(ts)
+		c.linkDependencies(ts)
 	}
 	c.queueTurn(ts)
 	c.pump()
@@ -119,7 +128,7 @@ func (c *Core) newTurn(t Turn) *turnState {
 		id:        c.lastTurn,
 		tag:       t.Tag,
 		calls:     t.Calls,
-		states:    make([]callState, len(t.Calls)),
+		states:    c.newStates(len(t.Calls)),
 		results:   make([]Result, len(t.Calls)),
 		left:      len(t.Calls),
 		join:      t.Join,
@@ -147,12 +156,20 @@ func (c *Core) newTurn(t Turn) *turnState {
 // initCall sets up the state of the turn's call i: its placeholder result,
 // its deadline (the earlier of its own and the turn's) and timer, and for a
 // write its place in the resource's write queue. The call counts as waiting.
-func (c *Core) initCall(ts *turnState, i int) {
+func (c *Core) initCall(ts *turnState, i int, svc *serviceState) {
 	cs := &ts.states[i]
 	call := &ts.calls[i]
 	c.seq++
-	*cs = callState{turn: ts, idx: int32(i), call: call, svc: c.service(call.Service), seq: c.seq, waitSince: c.now}
-	ts.results[i] = Result{ID: call.ID, Index: i}
+	// Field by field: the state is freshly zeroed, and assigning a whole
+	// struct would clear it again and run the GC's bulk write barrier.
+	cs.turn, cs.idx, cs.call, cs.seq, cs.waitSince = ts, int32(i), call, c.seq, c.now
+	if prev := svc; prev != nil && prev.name == call.Service {
+		cs.svc = prev
+	} else {
+		cs.svc = c.service(call.Service)
+	}
+	r := &ts.results[i] // fresh and zeroed: set only what differs
+	r.ID, r.Index = call.ID, i
 	if d := orDefault(call.Timeout, c.cfg.CallTimeout); d > 0 {
 		cs.deadline = satmath.Add(c.now, d)
 	}
@@ -178,8 +195,12 @@ func (c *Core) initCall(ts *turnState, i int) {
 // linkDependencies records, for each call of the turn, the calls that wait
 // for it and how many it waits for (validateTurn checked that every After
 // names a call of the turn and that there is no cycle).
-func linkDependencies(ts *turnState) {
-	index := make(map[string]int, len(ts.calls))
+func (c *Core) linkDependencies(ts *turnState) {
+	if c.index == nil {
+		c.index = make(map[string]int, len(ts.calls))
+	}
+	index := c.index
+	defer clear(index)
 	for i := range ts.calls {
 		index[ts.calls[i].ID] = i
 	}
@@ -199,7 +220,9 @@ func linkDependencies(ts *turnState) {
 func (c *Core) queueTurn(ts *turnState) {
 	if c.cfg.Hook != nil {
 		for i := range ts.states {
-			c.emit(Event{Kind: EventQueued, Turn: ts.id, Tag: ts.tag, CallID: ts.calls[i].ID, Service: ts.calls[i].Service})
+			c.emitf(func() Event {
+				return Event{Kind: EventQueued, Turn: ts.id, Tag: ts.tag, CallID: ts.calls[i].ID, Service: ts.calls[i].Service}
+			})
 		}
 	}
 	for i := range ts.states {
@@ -230,10 +253,10 @@ func orDefault(d, def time.Duration) time.Duration {
 // neverFits returns an error when the call's cost exceeds a bucket's capacity.
 func (c *Core) neverFits(cs *callState) error {
 	if b := cs.svc.tok; b != nil && float64(cs.call.Tokens) > b.capacity {
-		return fmt.Errorf("call %q needs %d tokens but the bucket of service %q holds at most %d: %w", cs.call.ID, cs.call.Tokens, cs.svc.name, int64(b.capacity), ErrNeverFits)
+		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: int64(b.capacity)}
 	}
 	if b := cs.turn.tokBudget; b > 0 && cs.call.Tokens > b {
-		return fmt.Errorf("call %q needs %d tokens but the turn's budget is %d: %w", cs.call.ID, cs.call.Tokens, b, ErrNeverFits)
+		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: b, Budget: true}
 	}
 	return nil
 }
@@ -242,21 +265,25 @@ func (c *Core) neverFits(cs *callState) error {
 // every pair, which is cheaper than building a map.
 const smallTurn = 16
 
-// validateTurn rejects empty or duplicate ids, unknown dependencies and cycles,
-// listing every problem.
-func validateTurn(calls []Call) error {
-	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) {
+// validateTurn rejects empty or duplicate ids, unknown dependencies, cycles
+// and unknown services, listing every problem.
+func (c *Core) validateTurn(calls []Call) error {
+	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) && c.knownServices(calls) {
 		return nil
 	}
-	var problems []string
-	index := make(map[string]int, len(calls))
+	var e InvalidTurnError // on the stack: most turns are valid
+	if c.index == nil {
+		c.index = make(map[string]int, len(calls))
+	}
+	index := c.index
+	defer clear(index)
 	for i := range calls {
 		id := calls[i].ID
 		switch _, dup := index[id]; {
 		case id == "":
-			problems = append(problems, fmt.Sprintf("call %d has an empty id", i))
+			e.Problems = append(e.Problems, fmt.Sprintf("call %d has an empty id", i))
 		case dup:
-			problems = append(problems, fmt.Sprintf("call id %q appears more than once", id))
+			e.Problems = append(e.Problems, fmt.Sprintf("call id %q appears more than once", id))
 		default:
 			index[id] = i
 		}
@@ -264,19 +291,69 @@ func validateTurn(calls []Call) error {
 	for i := range calls {
 		for _, dep := range calls[i].After {
 			if _, ok := index[dep]; !ok {
-				problems = append(problems, fmt.Sprintf("call %q depends on unknown id %q", calls[i].ID, dep))
+				e.Problems = append(e.Problems, fmt.Sprintf("call %q depends on unknown id %q", calls[i].ID, dep))
 			}
 		}
 	}
-	if len(problems) == 0 {
-		if cycle := findCycle(calls, index); cycle != nil {
-			problems = append(problems, "dependency cycle: "+strings.Join(cycle, " → "))
+	known := "" // the last service found listed: turns mostly name one
+	for i := range calls {
+		name := calls[i].Service
+		if name == "" || name == known {
+			continue
+		}
+		if c.listed(name) {
+			known = name
+			continue
+		}
+		if !slices.Contains(e.UnknownServices, name) {
+			e.UnknownServices = append(e.UnknownServices, name)
+			e.Problems = append(e.Problems, fmt.Sprintf("call %q names service %q, which Config.Services does not list (it lists %s)", calls[i].ID, name, c.serviceNames()))
 		}
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s", ErrInvalidTurn, strings.Join(problems, "; "))
+	if len(e.Problems) == 0 && hasDeps(calls) {
+		if cycle := findCycle(calls, index); cycle != nil {
+			e.Problems = append(e.Problems, "dependency cycle: "+strings.Join(cycle, " → "))
+		}
+	}
+	if len(e.Problems) > 0 {
+		return &InvalidTurnError{Problems: e.Problems, UnknownServices: e.UnknownServices}
 	}
 	return nil
+}
+
+// knownServices reports whether every call names no service or one the
+// Config lists.
+func (c *Core) knownServices(calls []Call) bool {
+	known := "" // the last service found listed: turns mostly name one
+	for i := range calls {
+		if name := calls[i].Service; name != "" && name != known {
+			if !c.listed(name) {
+				return false
+			}
+			known = name
+		}
+	}
+	return true
+}
+
+// listed reports whether the Config lists the service.
+func (c *Core) listed(name string) bool {
+	_, ok := c.cfg.Services[name]
+	return ok
+}
+
+// serviceNames lists the Config's services for an error message.
+func (c *Core) serviceNames() string {
+	var names []string
+	for _, s := range c.svcList {
+		if c.listed(s.name) {
+			names = append(names, fmt.Sprintf("%q", s.name))
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // hasDeps reports whether any call names dependencies.
@@ -367,6 +444,7 @@ func (c *Core) tryReady(cs *callState) {
 		if q.holder != nil {
 			if !cs.writeWait {
 				cs.writeWait = true
+				cs.turn.refs++
 				heap.Push(&q.waiting, cs)
 			}
 			return
@@ -396,6 +474,7 @@ func (c *Core) enqueue(cs *callState) {
 	cs.phase = phaseQueued
 	cs.gen++
 	s := cs.svc
+	cs.turn.refs++
 	if n := len(s.fifo); n == s.head || s.fifo[n-1].seq < cs.seq {
 		s.fifo = append(s.fifo, cs)
 		return

@@ -50,13 +50,19 @@ type agentLoop struct {
 // agentTurn is one agent turn: an optional model call, then the tool
 // calls, then (multi-agent) the subagents; it ends when its last part ends.
 type agentTurn struct {
-	proc      int
-	session   int    // -1 in the open model
-	no        uint64 // the turn's number in the run, from 1
-	start     time.Duration
-	pcg       rand.PCG // the turn's own stream, kept here to save an allocation
-	rng       *rand.Rand
-	active    []*agentPart // submitted and not yet finished
+	proc    int
+	session int    // -1 in the open model
+	no      uint64 // the turn's number in the run, from 1
+	start   time.Duration
+	pcg     rand.PCG  // the turn's own stream, kept here to save an allocation
+	rand    rand.Rand // rng's Rand, kept here for the same reason
+	rng     *rand.Rand
+	active  []*agentPart // submitted and not yet finished
+	// first is the turn's first part and one is active's first backing
+	// array: a turn of one part at a time costs no allocation beyond the
+	// turn itself.
+	first     agentPart
+	one       [1]*agentPart
 	parts     int
 	cancelled bool
 	failed    bool
@@ -282,7 +288,8 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 	} else {
 		t.pcg.Seed(a.sc.Seed^0xa771, a.turnNo)
 	}
-	t.rng = rand.New(&t.pcg)
+	t.rand = *rand.New(&t.pcg)
+	t.rng, t.active = &t.rand, t.one[:0]
 	a.live[p]++
 	a.emit(agentOp{kind: opBegin, turn: t})
 	c := &a.sc.Workload.Cancel
@@ -312,7 +319,11 @@ func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
 
 // submit hands a part of turn t to the driver.
 func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subagent, calls []sched.Call, budget int64) {
-	p := &agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget}
+	p := &t.first
+	if p.turn != nil {
+		p = new(agentPart)
+	}
+	*p = agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget}
 	t.parts++
 	t.active = append(t.active, p)
 	a.emit(agentOp{kind: opSubmit, part: p})

@@ -128,7 +128,9 @@ func (e *engine) arrive(i int32, req *outgoing) {
 	m := e.models[at.svc]
 	d := m.Arrive(e.now, req.request(e.sc.Services[at.svc].ClientKey()))
 	if e.onArrive != nil {
-		e.onArrive(e.now, &d)
+		// A copy for the hook, so that d itself stays on the stack.
+		seen := d
+		e.onArrive(e.now, &seen)
 	}
 	at.req, at.kind = d.ID, d.Kind
 	if d.Kind != fakeapi.KindHang {

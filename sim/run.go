@@ -18,12 +18,15 @@ import (
 const DefaultVersion = "dev"
 
 // GCPercent is the garbage collector setting the simbench binary runs
-// simulations with. The engine allocates briefly-lived turn state at a high
-// rate over a small live heap, so the default (100) collects constantly:
-// measured on BenchmarkEngine (2 cores), 400 raises simulated calls per
-// second by about a third (≈ 0.67 M/s → ≈ 1.0 M/s) for a heap bounded by
-// work in flight either way. A library caller keeps its own setting.
-const GCPercent = 400
+// simulations with: the heap peaks near three times the live heap. The
+// engine allocates briefly-lived turn state over a live heap bounded by the
+// work in flight, so the default (100) collects often: measured with
+// runtime/metrics on BenchmarkEngine/scenario (2 shared cores), the
+// collector takes 6–7% of the CPU at 100, 5–5.5% at 200 and 3% at 400.
+// 400 let the heap peak at five times the live heap, 650 MB for the 130 MB
+// of tier3 at 10,000 agents (BenchmarkEngine10M); 200 keeps that run
+// within 500 MB for 2% of CPU. A library caller keeps its own setting.
+const GCPercent = 200
 
 // Options adjust a run without editing the scenario.
 type Options struct {

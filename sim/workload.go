@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
@@ -25,6 +26,10 @@ type workload struct {
 	toolIndex map[string]int
 	tools     []toolGen
 	ids       []string // "c0", "c1", … shared, so call ids cost no allocation
+	// scratch for callsUpTo: each drawn call's tool and group, and the
+	// bytes of the turn's client names
+	toolBuf, groupOf []int
+	names            []byte
 }
 
 type toolGen struct {
@@ -132,11 +137,12 @@ type callMeta struct {
 }
 
 // callsUpTo generates one turn's (or one iteration's) tool calls, or an
-// error wrapping ErrTooLarge when the counts drawn pass limit calls.
+// error wrapping ErrTooLarge when the counts drawn pass limit calls. The
+// calls, their metas and their client names take one allocation each (the
+// first two one between them for a single call), whatever their number.
 func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64, limit int) ([]sched.Call, error) {
-	var calls []sched.Call
-	var tools []int
-	var groupOf []int
+	tools, groupOf := w.toolBuf[:0], w.groupOf[:0]
+	defer func() { w.toolBuf, w.groupOf = tools[:0], groupOf[:0] }()
 	for gi := range groups {
 		g := &groups[gi]
 		if g.prob < 1 && rng.Float64() >= g.prob {
@@ -162,12 +168,13 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites boo
 			groupOf = append(groupOf, gi)
 		}
 	}
-	calls = make([]sched.Call, len(tools))
-	metas := make([]callMeta, len(tools))
+	calls, metas := callSlices(len(tools))
+	names := w.clientNames(serial, len(tools))
 	for i, t := range tools {
 		tg := &w.tools[t]
-		*serial++
-		metas[i] = callMeta{tool: t, svc: tg.svc, write: tg.write, client: strconv.FormatUint(*serial, 36)}
+		var client string
+		client, names = cutName(names)
+		metas[i] = callMeta{tool: t, svc: tg.svc, write: tg.write, client: client}
 		calls[i] = sched.Call{
 			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
@@ -184,6 +191,41 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites boo
 	return calls, nil
 }
 
+// oneCall holds a single call and its meta in one allocation.
+type oneCall struct {
+	calls [1]sched.Call
+	metas [1]callMeta
+}
+
+// callSlices returns n calls and n metas to fill.
+func callSlices(n int) ([]sched.Call, []callMeta) {
+	if n == 1 {
+		one := new(oneCall)
+		return one.calls[:], one.metas[:]
+	}
+	return make([]sched.Call, n), make([]callMeta, n)
+}
+
+// clientNames numbers the next n calls from *serial and returns their
+// client names (the numbers in base 36) as one string, each name followed
+// by a space, for cutName to take apart: one allocation for a turn's names.
+func (w *workload) clientNames(serial *uint64, n int) string {
+	b := w.names[:0]
+	for range n {
+		*serial++
+		b = strconv.AppendUint(b, *serial, 36)
+		b = append(b, ' ')
+	}
+	w.names = b
+	return string(b)
+}
+
+// cutName returns the first name of a clientNames string and the rest.
+func cutName(names string) (name, rest string) {
+	i := strings.IndexByte(names, ' ')
+	return names[:i], names[i+1:]
+}
+
 // tooManyInTurn is the error of a turn that drew more calls or subagents
 // than the engine's limit.
 func tooManyInTurn(what string, n int64, limit int) error {
@@ -194,9 +236,12 @@ func tooManyInTurn(what string, n int64, limit int) error {
 func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64) []sched.Call {
 	*serial++
 	tokens := satmath.FromFloat[int64](l.tokens.draw(rng))
-	meta := &callMeta{tool: -1, svc: l.svc, client: strconv.FormatUint(*serial, 36)}
+	calls, metas := callSlices(1)
+	meta := &metas[0]
+	*meta = callMeta{tool: -1, svc: l.svc, client: strconv.FormatUint(*serial, 36)}
 	meta.output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
-	return []sched.Call{{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}}
+	calls[0] = sched.Call{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}
+	return calls
 }
 
 // interarrival draws the gap to the next open-model arrival, saturated: a

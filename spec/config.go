@@ -33,9 +33,19 @@ const (
 	DefaultOutputTokens = 16
 )
 
-// MaxCredit bounds limit×window products (units × nanoseconds) so that
-// limiter arithmetic stays within int64.
-const MaxCredit = 1 << 62
+// MaxLimit bounds every rate limit and burst, in units over the limit's
+// own window (rps a second; rpm, tpm and the bursts a minute): 10^15, a
+// thousand times an enterprise token limit of 10^12 a minute. The fake
+// service's token buckets count units × nanoseconds exactly for any limit
+// an int64 holds (fakeapi keeps them as whole units and a remainder); the
+// bound keeps a limit scaled by a factor, or a per-second limit turned
+// into a per-minute one (MaxRPS), within a float64's exact integers
+// (2^53 ≈ 9 × 10^15).
+const MaxLimit = 1_000_000_000_000_000
+
+// MaxRPS bounds rps, so that rps × 60, the limit per minute the simulator
+// turns it into, stays within MaxLimit.
+const MaxRPS = MaxLimit / 60
 
 // MaxBackgroundRate bounds Background.Rate, in requests per second, so that
 // the work the model does per arrival stays bounded.
@@ -122,6 +132,11 @@ type Config struct {
 	// disconnected, as many real backends do, and count its work as wasted;
 	// otherwise the server stops and counts it as cancelled by the client.
 	KeepWorkingOnDisconnect bool
+	// DedupeWrites makes the server apply a write once per Idempotency-Key:
+	// a write repeating a key already applied is answered at once with 200
+	// and applies nothing (key dedupe_writes). Without it, the server counts
+	// such a write as applied twice.
+	DedupeWrites bool `json:",omitempty"`
 	// ModelName is the "model" echoed in provider-shaped responses when the
 	// request names none ("": "simbench-" + Name).
 	ModelName string

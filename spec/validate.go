@@ -132,8 +132,8 @@ func (c Config) limitProblems(ps *problems) {
 		{"burst", c.Burst, time.Minute}, {"token_burst", c.TokenBurst, time.Minute}} {
 		if l.v < 0 {
 			ps.add(l.key, "is %d; it must not be negative", l.v)
-		} else if hi := MaxCredit / int64(l.win); l.v > hi {
-			ps.add(l.key, "is %d, too large: it must be at most %d, the most the service can count over %v in nanoseconds", l.v, hi, l.win)
+		} else if hi := limitBound(l.win); l.v > hi {
+			ps.add(l.key, "is %d, too large: it must be at most %d, the most the service counts over %v", l.v, hi, l.win)
 		}
 	}
 	switch c.Algorithm {
@@ -188,8 +188,8 @@ func (c Config) keyProblems(ps *problems) {
 		if k.RPS < 0 || k.RPM < 0 || k.TPM < 0 || k.MaxConcurrent < 0 {
 			ps.add(key, "limits must not be negative")
 		}
-		if k.RPS > MaxCredit/int64(time.Second) || k.RPM > MaxCredit/int64(time.Minute) || k.TPM > MaxCredit/int64(time.Minute) {
-			ps.add(key, "a limit is too large (rps at most %d, rpm and tpm at most %d)", MaxCredit/int64(time.Second), MaxCredit/int64(time.Minute))
+		if k.RPS > MaxRPS || k.RPM > MaxLimit || k.TPM > MaxLimit {
+			ps.add(key, "a limit is too large (rps at most %d, rpm and tpm at most %d)", int64(MaxRPS), int64(MaxLimit))
 		}
 	}
 }
@@ -326,4 +326,13 @@ func quote[E ~string](names []E) string {
 		q[i] = fmt.Sprintf("%q", string(n))
 	}
 	return strings.Join(q, ", ")
+}
+
+// limitBound is the largest limit over window a key may set: MaxRPS a
+// second, MaxLimit over a minute.
+func limitBound(window time.Duration) int64 {
+	if window < time.Minute {
+		return MaxRPS
+	}
+	return MaxLimit
 }

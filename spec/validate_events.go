@@ -100,7 +100,7 @@ func (c Config) scaledLimitProblems(ps *problems, f float64) {
 		v    int64
 		win  time.Duration
 	}{{"rps", max(c.RPS, c.Burst), time.Second}, {"rpm", max(c.RPM, c.Burst), time.Minute}, {"tpm", max(c.TPM, c.TokenBurst), time.Minute}} {
-		if hi := MaxCredit / int64(x.win); float64(x.v)*f > float64(hi) {
+		if hi := limitBound(x.win); float64(x.v)*f > float64(hi) {
 			ps.add("limit_factor", "is %s; it makes the service's %s %s, above the most it can count (%d)", ShowAmount(f), x.name, ShowAmount(float64(x.v)*f), hi)
 		}
 	}
@@ -109,7 +109,7 @@ func (c Config) scaledLimitProblems(ps *problems, f float64) {
 		ps.add("limit_factor", "is %s; it makes the service's max_concurrent %s, above the most allowed (%d)", ShowAmount(f), ShowAmount(float64(c.MaxConcurrent)*f), math.MaxInt32)
 	}
 	for _, k := range c.Keys {
-		if float64(max(k.RPS, k.RPM, k.TPM))*f > float64(MaxCredit/int64(time.Minute)) || !concOK(k.MaxConcurrent) {
+		if max(float64(k.RPS)*60, float64(k.RPM), float64(k.TPM))*f > MaxLimit || !concOK(k.MaxConcurrent) {
 			ps.add("limit_factor", "is %s; it makes key %q's limits too large", ShowAmount(f), k.Key)
 		}
 	}

@@ -75,7 +75,9 @@ func TestConfigProblems(t *testing.T) {
 		}, "latency.p95", "equals p50"},
 		{"ttft", func(c *Config) { c.Generation.TTFT = Dist[time.Duration]{Kind: DistExponential} }, "ttft.mean", "greater than 0"},
 		{"tokens per second", func(c *Config) { c.Generation.TokensPerSecond = Constant(2e12) }, "tokens_per_s", "at most"},
-		{"rpm too large", func(c *Config) { c.RPM = MaxCredit }, "rpm", "too large"},
+		{"rpm too large", func(c *Config) { c.RPM = MaxLimit + 1 }, "rpm", "too large"},
+		{"tpm of 10^12 a minute", func(c *Config) { c.TPM = 1_000_000_000_000 }, "", ""},
+		{"rps too large", func(c *Config) { c.RPS = MaxRPS + 1 }, "rps", "too large"},
 		{"error status", func(c *Config) { c.Faults.ErrorStatus = 404 }, "faults.error_status", "5xx"},
 	}
 	for _, tt := range tests {

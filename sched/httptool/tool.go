@@ -11,10 +11,39 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/simbench/simbench/sched"
 )
+
+// Headers that tell a server which call an attempt belongs to.
+const (
+	// IdempotencyKeyHeader carries the call's key (sched.AttemptOf), the
+	// same on every attempt of one call, as Stripe's API and the IETF
+	// draft "The Idempotency-Key HTTP Header Field" use it: a server can
+	// tell a retry from a new request, and apply a retried write once. A
+	// request whose Build set the header keeps its own.
+	IdempotencyKeyHeader = "Idempotency-Key"
+	// RetryCountHeader carries the retries before this attempt (0 on the
+	// first), the header the official OpenAI and Anthropic SDKs send.
+	RetryCountHeader = "X-Stainless-Retry-Count"
+)
+
+// markAttempt adds the attempt's headers to req: the retry count always,
+// the idempotency key when ctx is a Runner's attempt and Build set none.
+func markAttempt(req *http.Request, ctx context.Context, attempt int) {
+	if req.Header == nil {
+		req.Header = make(http.Header)
+	}
+	req.Header.Set(RetryCountHeader, strconv.Itoa(max(attempt-1, 0)))
+	if req.Header.Get(IdempotencyKeyHeader) != "" {
+		return
+	}
+	if a, ok := sched.AttemptOf(ctx); ok {
+		req.Header.Set(IdempotencyKeyHeader, a.Key)
+	}
+}
 
 // DefaultMaxBody is the most bytes of a response body a Tool reads when
 // Tool.MaxBody is zero: 1 MiB.
@@ -71,7 +100,8 @@ type Tool struct {
 }
 
 // Execute runs attempt number attempt (from 1) of call as an HTTP request
-// made by Build with ctx, and reports the outcome:
+// made by Build with ctx, marks it (see IdempotencyKeyHeader and
+// RetryCountHeader), and reports the outcome:
 //
 //   - 2xx: ClassSuccess with Value from Decode;
 //   - 429: ClassRateLimited, or ClassQuotaExhausted when the body's error
@@ -117,6 +147,7 @@ func (t *Tool) Execute(ctx context.Context, call *sched.Call, attempt int) sched
 	if req.Context() == context.Background() {
 		req = req.WithContext(ctx)
 	}
+	markAttempt(req, ctx, attempt)
 	resp, err := t.client().Do(req)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {

@@ -92,7 +92,7 @@ func TestGateSettlesTokens(t *testing.T) {
 			lim := Limit{Key: "k", Service: "api", Kind: "tpm", PerMinute: 60_000, Burst: 10_000}
 			r, lease, _ := pinned(t, lim, time.Minute, 120, 120)
 			g := &Gate{Tokens: map[string]*Lease{"api": lease}}
-			run, err := sched.NewRunner(sched.Config{MaxInFlight: 1}, g.Wrap(func(context.Context, *sched.Call, int) sched.Outcome {
+			run, err := sched.NewRunner(sched.Config{MaxInFlight: 1, Services: map[string]sched.ServiceConfig{"api": {}}}, g.Wrap(func(context.Context, *sched.Call, int) sched.Outcome {
 				return sched.Outcome{Class: sched.ClassSuccess, Tokens: tt.used, HasUsage: true}
 			}))
 			if err != nil {

@@ -63,7 +63,7 @@ func (quiet) Printf(context.Context, string, ...any) {}
 func TestMain(m *testing.M) {
 	redis.SetLogger(quiet{})
 	if os.Getenv(workerEnv) != "" {
-		os.Exit(worker()) // a fleet member re-executed by TestFleetSharesOneLimit
+		os.Exit(worker()) // a fleet member re-executed by TestLongFleetSharesOneLimit
 	}
 	var err error
 	if shared, err = startServer(0); err != nil {

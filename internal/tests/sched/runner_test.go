@@ -45,7 +45,7 @@ func (s *sleeper) exec(ctx context.Context, call *Call, n int) Outcome {
 }
 
 func eight() Turn {
-	return Turn{Calls: calls(8, func(int) Call { return Call{Tool: "search", Service: "api"} })}
+	return Turn{Calls: calls(8, func(int) Call { return Call{Tool: "search"} })}
 }
 
 func TestRunnerRunsInOrderUnderCap(t *testing.T) {

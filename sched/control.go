@@ -1,0 +1,175 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/simbench/simbench/sched/satmath"
+)
+
+// Limits are the limits of one service that can change while a Core runs
+// (see Core.SetLimits). The fields mean what the ServiceConfig fields of the
+// same names mean; zero is no limit.
+type Limits struct {
+	// MaxInFlight caps attempts in flight to the service; with an adaptive
+	// limit it is the ceiling the limit stays under.
+	MaxInFlight int
+	// RequestsPerMinute and RequestBurst make the request bucket (burst 0:
+	// one second's worth, at least 1).
+	RequestsPerMinute, RequestBurst float64
+	// TokensPerMinute and TokenBurst make the token bucket (burst 0: one
+	// minute's worth).
+	TokensPerMinute, TokenBurst float64
+}
+
+// Stats is a Core's state at one time.
+type Stats struct {
+	// At is the time the Stats describe, on the driver's clock.
+	At time.Duration
+	// InFlight counts the global concurrency slots held (see Core.InFlight);
+	// Waiting the calls submitted that have not started (Core.Waiting);
+	// Turns the turns not yet finished.
+	InFlight, Waiting, Turns int
+	// Services holds one entry per service of Config.Services, by name.
+	Services []ServiceStats
+}
+
+// ServiceStats is one service's state at one time.
+type ServiceStats struct {
+	Name string
+	// InFlight counts the service's slots held; Queued its calls waiting in
+	// its queue for a slot (calls still waiting for a dependency, a write
+	// or fan-out room are not queued yet).
+	InFlight, Queued int
+	// Limit is the concurrency cap in force, in attempts in flight: the
+	// adaptive limit when there is one, else Limits.MaxInFlight (0: none
+	// beyond the global cap).
+	Limit int
+	// Limits are the service's limits as configured or last set, before
+	// Headroom.
+	Limits Limits
+	// Requests and Tokens are what the buckets hold now, after Headroom
+	// (negative: booked ahead of time for admitted calls), and NaN for a
+	// bucket the service does not have.
+	Requests, Tokens float64
+	// PausedFor is how long the service stays paused by a server's retry
+	// delay (0: not paused).
+	PausedFor time.Duration
+}
+
+// Stats returns the Core's state at now. It changes nothing but the clock:
+// timers due by now fire first, as with Advance.
+func (c *Core) Stats(now time.Duration) Stats {
+	c.advanceTo(now)
+	c.announceWake()
+	st := Stats{At: c.now, InFlight: c.inFlight, Waiting: c.waiting, Turns: len(c.turns)}
+	for _, s := range c.svcList {
+		if !c.listed(s.name) {
+			continue
+		}
+		ss := ServiceStats{Name: s.name, InFlight: s.inFlight, Queued: s.queued(), Limit: s.maxIn,
+			Limits: limitsOf(s.cfg), Requests: math.NaN(), Tokens: math.NaN(), PausedFor: max(0, s.pausedUntil-c.now)}
+		if s.req != nil {
+			ss.Requests = s.req.available(c.now)
+		}
+		if s.tok != nil {
+			ss.Tokens = s.tok.available(c.now)
+		}
+		st.Services = append(st.Services, ss)
+	}
+	return st
+}
+
+// queued counts the service's calls waiting in its queue.
+func (s *serviceState) queued() int {
+	n := 0
+	for _, cs := range s.fifo[s.head:] {
+		if !cs.done && cs.phase == phaseQueued {
+			n++
+		}
+	}
+	for _, cs := range s.retries {
+		if !cs.done && cs.phase == phaseQueued {
+			n++
+		}
+	}
+	return n
+}
+
+func limitsOf(s ServiceConfig) Limits {
+	return Limits{MaxInFlight: s.MaxInFlight, RequestsPerMinute: s.RequestsPerMinute, RequestBurst: s.RequestBurst,
+		TokensPerMinute: s.TokensPerMinute, TokenBurst: s.TokenBurst}
+}
+
+// SetLimits replaces the limits of a service of Config.Services at now, as
+// x/time/rate's SetLimitAt does for one limiter. The new limits hold from
+// the next admission: calls already admitted keep their slots and the start
+// times booked for them, and what the buckets hold now carries over (never
+// above the new capacity), so lowering a limit does not refill a bucket and
+// raising one does not empty it. A bucket that did not exist starts full.
+// Refunds of reservations made before the change are forfeited. Queued
+// calls that the new token capacity can never hold fail with
+// ErrNeverFits when their turn comes. It refuses an unknown service or a
+// negative limit.
+func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
+	c.advanceTo(now)
+	defer c.announceWake()
+	if !c.listed(service) {
+		names := make([]string, 0, len(c.cfg.Services))
+		for n := range c.cfg.Services {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return fmt.Errorf("sched: SetLimits: unknown service %q (Config.Services lists %q)", service, names)
+	}
+	if l.MaxInFlight < 0 || l.RequestsPerMinute < 0 || l.RequestBurst < 0 || l.TokensPerMinute < 0 || l.TokenBurst < 0 ||
+		math.IsNaN(l.RequestsPerMinute+l.RequestBurst+l.TokensPerMinute+l.TokenBurst) {
+		return fmt.Errorf("sched: SetLimits: service %q: negative or NaN limit %+v", service, l)
+	}
+	s := c.service(service)
+	s.cfg.MaxInFlight = l.MaxInFlight
+	s.cfg.RequestsPerMinute, s.cfg.RequestBurst = l.RequestsPerMinute, l.RequestBurst
+	s.cfg.TokensPerMinute, s.cfg.TokenBurst = l.TokensPerMinute, l.TokenBurst
+	if s.lim != nil {
+		s.lim.setCeiling(c.staticCap(l.MaxInFlight), s.cfg.Adaptive)
+		s.maxIn = s.lim.cap()
+	} else {
+		s.maxIn = l.MaxInFlight
+	}
+	req, tok := serviceBuckets(s.cfg)
+	s.req = carryBucket(s.req, req, c.now)
+	s.tok = carryBucket(s.tok, tok, c.now)
+	for _, r := range s.pending {
+		c.unref(r.cs.turn)
+	}
+	clear(s.pending)
+	s.pending = s.pending[:0]
+	c.pump()
+	return nil
+}
+
+// staticCap is the tighter of a service cap and the global one (0: none).
+func (c *Core) staticCap(svc int) int {
+	if g := c.cfg.MaxInFlight; g > 0 && (svc == 0 || g < svc) {
+		return g
+	}
+	return svc
+}
+
+// carryBucket returns the bucket next, holding what old holds at now (no
+// more than next's capacity), or next full when there was no old.
+func carryBucket(old, next *bucket, now time.Duration) *bucket {
+	if old == nil || next == nil {
+		return next
+	}
+	level := min(old.available(now), next.capacity)
+	next.tat = satmath.Add(now, satmath.FromFloat[time.Duration](math.Ceil((next.capacity-level)*1e9/next.rate)))
+	// Refund marks of earlier takes are in the old bucket's spans: keep
+	// them increasing, and let no refund take tat below where it is now.
+	next.spent = old.spent
+	next.maxAt = next.tat
+	next.gen = old.gen + 1
+	return next
+}

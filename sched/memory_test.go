@@ -1,0 +1,99 @@
+package sched
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// steady drives a core whose queue never drains: each step submits a
+// one-call turn and completes the oldest attempt in flight, so about
+// backlog calls stay queued behind a cap of 4 throughout.
+type steady struct {
+	c       *Core
+	now     time.Duration
+	turn    []Call
+	running []AttemptID
+	acts    []Action
+}
+
+func newSteady(t testing.TB, backlog int) *steady {
+	c, err := New(Config{MaxInFlight: 4, Services: map[string]ServiceConfig{"llm": {MaxInFlight: 4, RequestsPerMinute: 6e9, RequestBurst: 1e6, TokensPerMinute: 6e12}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &steady{c: c, turn: []Call{{ID: "a", Service: "llm", Tokens: 100}}}
+	for range backlog {
+		s.submit(t)
+	}
+	return s
+}
+
+func (s *steady) submit(t testing.TB) {
+	if _, err := s.c.Submit(s.now, Turn{Calls: s.turn}); err != nil {
+		t.Fatal(err)
+	}
+	s.collect()
+}
+
+func (s *steady) collect() {
+	s.acts = s.c.Actions(s.acts[:0])
+	for _, a := range s.acts {
+		if a.Kind == ActStart {
+			s.running = append(s.running, a.Attempt)
+		}
+	}
+}
+
+// step submits one call and completes the oldest attempt in flight.
+func (s *steady) step(t testing.TB) {
+	s.now += time.Microsecond
+	s.submit(t)
+	a := s.running[0]
+	s.running = s.running[1:]
+	s.c.Complete(s.now, a, Outcome{HasUsage: true, Tokens: 80})
+	s.collect()
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// A queue that never drains keeps memory in proportion to what is queued
+// now, not to what it ever held.
+func TestQueueMemoryFollowsWhatIsQueued(t *testing.T) {
+	const calls = 1_000_000
+	s := newSteady(t, 1000)
+	for range 10_000 { // reach steady state: slices at their working size
+		s.step(t)
+	}
+	before := heapInUse()
+	for range calls {
+		s.step(t)
+	}
+	after := heapInUse()
+	if w := s.c.Waiting(); w < 900 {
+		t.Fatalf("%d calls waiting: the queue drained, so this tests nothing", w)
+	}
+	if grew := int64(after) - int64(before); grew >= 1<<20 {
+		t.Errorf("heap grew %d bytes over %d calls through a never-draining queue, want < 1 MB", grew, calls)
+	}
+}
+
+// The Core's allocations per call in steady state, a one-call turn at a
+// time: its turn state and its results, which become the driver's; call
+// states are reused, and no decision allocates.
+func TestAllocationsPerCall(t *testing.T) {
+	s := newSteady(t, 100)
+	for range 1000 {
+		s.step(t)
+	}
+	allocs := testing.AllocsPerRun(10_000, func() { s.step(t) })
+	t.Logf("%.2f allocations per call", allocs)
+	if allocs > 2 {
+		t.Errorf("%.2f allocations per call in steady state, want ≤ 2 (the turn and its results)", allocs)
+	}
+}

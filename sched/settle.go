@@ -1,0 +1,127 @@
+package sched
+
+import "time"
+
+// reservation is an admitted call waiting for its release time, with what
+// its service's buckets were before its takes, so that a refund that comes
+// while it waits can move it earlier.
+type reservation struct {
+	cs       *callState
+	gen      uint32 // cs.gen when it was made: stale once the call moves on
+	req, tok undo
+}
+
+// live reports whether the call still waits on this reservation.
+func (r *reservation) live() bool {
+	return !r.cs.done && r.cs.phase == phaseAdmitted && r.cs.gen == r.gen
+}
+
+// settle refunds n tokens that the attempt of cs reserved and did not use,
+// and lets the calls of the service already admitted for a later start
+// benefit: their reservations, as long as they are the buckets' latest
+// changes, are taken back (newest first), the refund is applied, and they
+// are made again in admission order at the earliest time the buckets now
+// allow. Without this a refund would reach only calls admitted after it,
+// and a fan-out of calls that all reported less than they reserved would
+// still start at the pace of their estimates.
+//
+// A reservation that is not among the latest changes (a take for usage
+// beyond an estimate, a header sync, a refund came after it) stays as it
+// is: undoing it would undo those too.
+func (c *Core) settle(cs *callState, n float64) {
+	s := cs.svc
+	k := len(s.pending)
+	for k > 0 {
+		// A call that started or ended since its booking changed the
+		// buckets after it, or used its take: nothing below it can move.
+		r := &s.pending[k-1]
+		if !r.live() || !s.tok.latest(&r.tok) || (s.req != nil && !s.req.latest(&r.req)) {
+			break
+		}
+		s.tok.undo(&r.tok)
+		if s.req != nil {
+			s.req.undo(&r.req)
+		}
+		k--
+	}
+	s.tok.refund(n, cs.tokMark)
+	if k == len(s.pending) {
+		return
+	}
+	c.moved = append(c.moved[:0], s.pending[k:]...)
+	for _, r := range s.pending[k:] {
+		c.unref(r.cs.turn)
+	}
+	clear(s.pending[k:])
+	s.pending = s.pending[:k]
+	for _, r := range c.moved {
+		c.rebook(r.cs)
+	}
+	clear(c.moved)
+}
+
+// addPending records a booking made for a later start. Entries of calls
+// that have started or ended are dropped when the slice is full, so it
+// holds at most about twice the calls waiting for their release.
+func (c *Core) addPending(s *serviceState, r reservation) {
+	if len(s.pending) == cap(s.pending) {
+		live := s.pending[:0]
+		for _, p := range s.pending {
+			if p.live() {
+				live = append(live, p)
+			} else {
+				c.unref(p.cs.turn)
+			}
+		}
+		clear(s.pending[len(live):])
+		s.pending = live
+	}
+	r.cs.turn.refs++
+	s.pending = append(s.pending, r)
+}
+
+// rebook makes an admitted call's reservation again, now: it starts at
+// once or at its new release time.
+func (c *Core) rebook(cs *callState) {
+	s := cs.svc
+	at := c.earliest(cs)
+	c.book(cs, at)
+	cs.gen++ // the old release timer is stale
+	if at <= c.now {
+		c.start(cs)
+		return
+	}
+	c.addPending(s, c.lastReservation(cs))
+	c.setTimer(timer{at: at, kind: timerRelease, cs: cs, gen: cs.gen})
+}
+
+// earliest returns the first time at or after now at which the call's
+// service lets it start: after any pause and when both buckets hold its cost.
+func (c *Core) earliest(cs *callState) time.Duration {
+	s := cs.svc
+	at := max(c.now, s.pausedUntil)
+	if s.req != nil {
+		at = max(at, s.req.earliest(c.now, 1))
+	}
+	if s.tok != nil {
+		at = max(at, s.tok.earliest(c.now, float64(cs.call.Tokens)))
+	}
+	return at
+}
+
+// book takes the call's cost from its service's buckets for time at,
+// keeping the marks for refunds and the state before, for settle.
+func (c *Core) book(cs *callState, at time.Duration) {
+	s := cs.svc
+	if s.req != nil {
+		cs.reqMark, s.booked.req = s.req.takeUndoable(at, 1)
+	}
+	if s.tok != nil {
+		cs.tokMark, s.booked.tok = s.tok.takeUndoable(at, float64(cs.call.Tokens))
+	}
+}
+
+// lastReservation returns the reservation book just made for cs.
+func (c *Core) lastReservation(cs *callState) reservation {
+	return reservation{cs: cs, gen: cs.gen, req: cs.svc.booked.req, tok: cs.svc.booked.tok}
+}
