@@ -31,9 +31,11 @@ BENCHTIMEOUT ?= 30m
 
 .PHONY: test test-long deps bench bench-scale gate baseline lint run build
 
-## deps: what the tests need beyond Go: redis-server (installed when missing)
+## deps: what the tests need beyond Go, installed when missing: redis-server,
+## and node with the Node examples' packages (examples/node)
 deps:
 	@./scripts/need-redis
+	@./scripts/need-node
 
 ## test: every test (the README's test command): the suite with the race
 ## detector, then the long checks (build tag long) without it

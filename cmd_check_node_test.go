@@ -13,13 +13,16 @@ import (
 const nodeInstall = "apt-get install nodejs npm, then npm ci --prefix examples/node"
 
 // nodeExample returns the command that runs the Node example name with 4
-// conversations. Without node the test skips, saying what to install;
-// without the packages it skips too, except in CI (CI=true), whose
-// .ci/run installs them.
+// conversations. Without node or the packages the test skips, saying what
+// to install (make test's deps target installs both where it can), except
+// in CI (CI=true), where it fails.
 func nodeExample(t *testing.T, name string) []string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node is not installed: %s", nodeInstall)
+		}
 		t.Skipf("node is not installed: %s", nodeInstall)
 	}
 	for _, pkg := range []string{"@openai/agents", "ai", "@ai-sdk/openai", "zod"} {
