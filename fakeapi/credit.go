@@ -72,12 +72,3 @@ func (c credit) until(n, rate int64, window time.Duration) time.Duration {
 	}
 	return time.Duration(q)
 }
-
-// float returns c in unit-nanoseconds as a float64: exactly what
-// float64(units × window + rem) gives where that sum fits an int64.
-func (c credit) float(window time.Duration) float64 {
-	if p := satmath.Mul(c.units, int64(window)); p > math.MinInt64/2 && p < math.MaxInt64/2 {
-		return float64(p + c.rem)
-	}
-	return float64(c.units)*float64(window) + float64(c.rem)
-}
