@@ -243,8 +243,16 @@ func (d *decoder) checkDependencies(groups []CallGroup, keys []string) {
 	var nodes []string // tools in first-seen order, for a deterministic walk
 	var emittedList string
 	for i, g := range groups {
+		named := map[string]int{} // a dependency's first place in this after list
 		for j, dep := range g.After {
 			key := fmt.Sprintf("%s.after[%d]", keys[i], j)
+			if first, dup := named[dep]; dup {
+				// A repeat says nothing new and costs a walk of its own
+				// in every turn: 65,000 of them made a 10 s run take 33 s.
+				d.add(key, "%q is named again (first at after[%d]); name each dependency once", dep, first)
+				continue
+			}
+			named[dep] = j
 			if !emitted[dep] {
 				if emittedList == "" {
 					emittedList = quoteSome(slices.Sorted(maps.Keys(emitted)))

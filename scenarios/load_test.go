@@ -52,6 +52,9 @@ func TestProblems(t *testing.T) {
 		{"dependency-cycle.toml", []string{
 			`testdata/dependency-cycle.toml:9:41: workload.calls[1].after[0]: dependency cycle read → write → read; calls in a cycle can never start, so remove one of these after entries`,
 		}},
+		{"duplicate-dependency.toml", []string{
+			`testdata/duplicate-dependency.toml:9:49: workload.calls[1].after[1]: "read" is named again (first at after[0]); name each dependency once`,
+		}},
 		{"duplicate-strategy.toml", []string{
 			`testdata/duplicate-strategy.toml:20:1: strategy[1].name: strategy "bounded" is already defined at line 16; give each strategy a unique name`,
 		}},

@@ -34,6 +34,12 @@ const (
 // the simulator models when a strategy's quota sets no rtt.
 const DefaultQuotaRTT = time.Millisecond
 
+// MinQuotaRTT is the shortest round trip to the shared quota store a
+// scenario may set: 10 µs, well under a loopback Redis's 0.1–0.2 ms. A
+// process waiting on an empty shared bucket polls it once a round trip,
+// so a shorter one costs simulation time without modelling anything real.
+const MinQuotaRTT = 10 * time.Microsecond
+
 // Quota says how a strategy's processes divide the services' limits when
 // Workload.Processes > 1: each process has its own scheduler, and the
 // services' limits belong to the key all of them use.
@@ -193,6 +199,9 @@ func (d *decoder) decodeQuota(sc *Scenario, s *Strategy, t *table) {
 	q.RTT = DefaultQuotaRTT
 	if rtt, ok := t.duration("rtt"); ok {
 		q.RTT = rtt
+		if rtt < MinQuotaRTT {
+			t.add("rtt", "is %v; a round trip to a shared store takes at least %v (a loopback Redis about 0.1–0.2 ms), and shorter ones only make the simulation poll an empty bucket more often: 1ns made 5 virtual seconds take over a minute", rtt, MinQuotaRTT)
+		}
 	}
 	q.Lease, _ = t.duration("lease")
 	if f, ok := t.fraction("lease_max"); ok {

@@ -70,6 +70,7 @@ func TestQuotaProblems(t *testing.T) {
 		{"", `quota = { mode = "full", rtt = "1ms" }`, `rtt: only applies with mode = "shared"`},
 		{"", `quota = { mode = "shared", lease_max = 0.5 }`, "lease_max: only applies with a lease"},
 		{"", `quota = { rtt = "1ms" }`, "mode: is required"},
+		{"", `quota = { mode = "shared", rtt = "1ns" }`, "rtt: is 1ns; a round trip to a shared store takes at least 10µs"},
 		{"", `quota = { mode = "redis" }`, `unknown value "redis"`},
 	} {
 		src := head + workload + tc.wl + "[[strategy]]\nname = \"x\"\n" + tc.strategy + "\n"
