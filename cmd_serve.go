@@ -122,7 +122,11 @@ func (f *serveFlags) drain(srv *fakeapi.Server, name string, errOut io.Writer, a
 	defer cancel()
 	// Past the deadline Shutdown closes what is left (slow bodies, long
 	// requests).
-	switch cutOff := srv.Shutdown(ctx) != nil; {
+	err := srv.Shutdown(ctx)
+	if errors.Is(err, fakeapi.ErrStillAnswering) {
+		fmt.Fprintf(errOut, "%s: %v\n", name, err)
+	}
+	switch cutOff := err != nil; {
 	case cutOff && second.Err() != nil:
 		fmt.Fprintf(errOut, "%s: stopped by a second Ctrl-C; the connections still open were closed\n", name)
 	case cutOff:

@@ -37,7 +37,17 @@ const (
 	// DefaultMaxConns is how many connections each listener serves at once;
 	// further clients wait in the kernel's accept queue.
 	DefaultMaxConns = 1024
+	// DefaultCloseWait is how long Shutdown (past its deadline) and Close
+	// wait for the requests still being answered once their connections
+	// are closed: a service that keeps working on a disconnect finishes
+	// its answer for nobody first.
+	DefaultCloseWait = time.Second
 )
+
+// ErrStillAnswering is returned (wrapped) by Shutdown and Close when
+// requests were still being answered CloseWait after their connections
+// were closed: Stats may then count them as in flight.
+var ErrStillAnswering = errors.New("requests still being answered")
 
 // ErrNonLoopback is returned (wrapped) by Start for a listen address that
 // is not loopback when ServerConfig.AllowNonLoopback is not set.
@@ -75,6 +85,11 @@ type ServerConfig struct {
 	// further clients wait to be accepted (0: DefaultMaxConns; negative: no
 	// bound).
 	MaxConns int
+	// CloseWait bounds how long Shutdown, past its deadline, and Close wait
+	// for the requests still being answered after their connections are
+	// closed, so that Stats counts every request as finished (0:
+	// DefaultCloseWait; negative: no wait).
+	CloseWait time.Duration
 	// TimeScale, when in (0, 1), plays the services faster than life: the
 	// models run in the scenario's own time (real time ÷ TimeScale), with
 	// the limits and latencies as configured, while latencies elapse and
@@ -107,6 +122,9 @@ type Server struct {
 	quit      chan struct{}
 	quitOnce  sync.Once
 	wg        sync.WaitGroup
+	// answering counts the handlers running, which Shutdown and Close
+	// wait for.
+	answering active
 	notFound  atomic.Int64
 	metrics   *metrics // nil unless ServerConfig.Metrics
 }
@@ -264,7 +282,7 @@ func (s *Server) listen(addr string, h http.Handler) (string, error) {
 	}
 	l := &listener{
 		srv: &http.Server{
-			Handler:           h,
+			Handler:           s.track(h),
 			ReadHeaderTimeout: limit(s.cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 			ReadTimeout:       limit(s.cfg.ReadTimeout, DefaultReadTimeout),
 			IdleTimeout:       limit(s.cfg.IdleTimeout, DefaultIdleTimeout),
@@ -332,8 +350,11 @@ func (s *Server) Services() []string {
 }
 
 // Shutdown stops accepting requests, aborts hanging ones and waits for the
-// rest to finish, until ctx is done; then it closes whatever is left and
-// returns ctx's error.
+// rest to finish, until ctx is done; then it closes whatever is left,
+// waits (at most ServerConfig.CloseWait) for the requests still being
+// answered to end, and returns ctx's error. When Shutdown returns without
+// ErrStillAnswering, every request has ended and Stats counts none in
+// flight.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.quitOnce.Do(func() { close(s.quit) })
 	var errs []error
@@ -344,10 +365,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	s.wg.Wait()
+	errs = append(errs, s.awaitHandlers())
 	return errors.Join(errs...)
 }
 
-// Close stops the server at once, closing every connection.
+// Close stops the server at once, closing every connection, and waits (at
+// most ServerConfig.CloseWait) for the requests still being answered to
+// end.
 func (s *Server) Close() error {
 	s.quitOnce.Do(func() { close(s.quit) })
 	var errs []error
@@ -355,6 +379,7 @@ func (s *Server) Close() error {
 		errs = append(errs, l.srv.Close())
 	}
 	s.wg.Wait()
+	errs = append(errs, s.awaitHandlers())
 	return errors.Join(errs...)
 }
 
