@@ -30,7 +30,11 @@ func timelineSpan(r *results.Results) (t0, t1 float64, ok bool) {
 // run's duration. A bucket the end cuts short (or one past it) holds less
 // than a bucket's work, and would draw a drop to 0 that looks like a crash.
 func runTimeline(r *results.Results, s *results.StrategyResult) []results.TimelinePoint {
-	tl := s.Timeline
+	return trimTimeline(r, s.Timeline)
+}
+
+// trimTimeline is tl within the run (see runTimeline).
+func trimTimeline(r *results.Results, tl []results.TimelinePoint) []results.TimelinePoint {
 	if r.DurationS <= 0 {
 		return tl
 	}
@@ -115,12 +119,8 @@ func serviceLimitLine(p *plot.Plot, limit int, t0, t1 float64) error {
 // its cap and the service's limit on requests in flight.
 func inFlight(r *results.Results, opts Options) (*Figure, error) {
 	lim := opts.limits(r)
-	title := func(s *results.StrategyResult) string {
-		if s.MaxInFlight > 0 {
-			return fmt.Sprintf("%s (cap %d)", s.Name, s.MaxInFlight)
-		}
-		return s.Name + " (no cap)"
-	}
+	services := drawnServices(r)
+	title := func(s *results.StrategyResult) string { return capTitle(s, services) }
 	panels, err := timelinePanels(r, "attempts in flight", title, func(p *plot.Plot, i int, s *results.StrategyResult, t0, t1 float64) error {
 		tl := runTimeline(r, s)
 		xys := make(plotter.XYs, len(tl))
@@ -142,6 +142,9 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 			l.Width = vg.Points(2.5)
 			p.Add(l)
 			label := "in flight (peak per bucket)"
+			if services != nil {
+				label = "all services in flight (peak per bucket)"
+			}
 			if clipped {
 				label += fmt.Sprintf("; %s at %s s, off the scale", num(spike.Y), num(spike.X))
 			}
@@ -157,7 +160,13 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 			}
 			top = max(top, float64(s.MaxInFlight))
 		}
-		if lim.inFlight > 0 {
+		if services != nil {
+			svcTop, err := serviceInFlight(p, r, s, services, t0, t1, opts)
+			if err != nil {
+				return err
+			}
+			top = max(top, svcTop)
+		} else if lim.inFlight > 0 {
 			if err := serviceLimitLine(p, lim.inFlight, t0, t1); err != nil {
 				return err
 			}
@@ -172,9 +181,11 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 	if panels == nil {
 		return nil, err
 	}
-	return newFigure("in-flight", "In flight over time",
-		"Does each strategy's line stay under its cap and the service's limit, or pile up in bursts?",
-		panelsHeight(len(panels)), panels...), nil
+	caption := "Does each strategy's line stay under its cap and the service's limit, or pile up in bursts?"
+	if services != nil {
+		caption = "Does each strategy's line stay under its caps and the services' limits, or pile up in bursts? The wide line is every service together (under the global cap, dashed black); each service's line is drawn with its own cap (dashed) and limit (dotted) in its colour."
+	}
+	return newFigure("in-flight", "In flight over time", caption, panelsHeight(len(panels)), panels...), nil
 }
 
 // saturated reports the timeline buckets where the limit was saturated:
@@ -211,6 +222,9 @@ func spans(tl []results.TimelinePoint, flags []bool, gap float64) [][2]float64 {
 // service's rate limit, with the buckets where the limit was saturated
 // shaded.
 func requestRate(r *results.Results, opts Options) (*Figure, error) {
+	if services := drawnServices(r); services != nil {
+		return serviceRequestRate(r, opts, services)
+	}
 	lim := opts.limits(r)
 	title := func(s *results.StrategyResult) string { return s.Name }
 	yLabel := "requests/s"

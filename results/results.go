@@ -175,6 +175,14 @@ type StrategyResult struct {
 	AnswerCDF []CDFPoint `json:"answer_cdf,omitempty"`
 	// Timeline is per-second (downsampled when long) activity for plots.
 	Timeline []TimelinePoint `json:"timeline,omitempty"`
+	// ServiceTimelines is Timeline per service, by service name, in a run
+	// of two or more services; MaxInFlightPerService is the strategy's
+	// per-service caps (max_in_flight_per_service). The figures draw
+	// them per service. Neither is written to results.json, whose
+	// contract they would change: a report re-rendered from results.json
+	// draws every service together and names no per-service cap.
+	ServiceTimelines      map[string][]TimelinePoint `json:"-"`
+	MaxInFlightPerService map[string]int             `json:"-"`
 	// LimitTrace is, per service, the adaptive concurrency limit over
 	// time (its steps, downsampled when long), for strategies with an
 	// adaptive limit; absent otherwise.

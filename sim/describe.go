@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -19,6 +20,15 @@ func LimitsOf(sc *scenarios.Scenario) []results.ServiceLimits {
 			MaxConcurrent: l.MaxConcurrent, CallsPerTurn: round6(l.CallsPerTurn),
 		})
 	}
+	return out
+}
+
+// ServiceCaps returns a copy of st's per-service caps on attempts in
+// flight, by service name: empty, not nil, when it has none, so a reader
+// can tell "no per-service cap" from "not recorded".
+func ServiceCaps(st *scenarios.Strategy) map[string]int {
+	out := make(map[string]int, len(st.MaxInFlightPerService))
+	maps.Copy(out, st.MaxInFlightPerService)
 	return out
 }
 

@@ -41,6 +41,8 @@ type collector struct {
 
 	bucket   time.Duration
 	timeline []results.TimelinePoint
+	// svcTimeline is timeline per service, in the order of services.
+	svcTimeline [][]results.TimelinePoint
 
 	// Work wasted on results nobody read that only the client can see (a
 	// live run's reader-only cancels), in the scenario's seconds and tokens.
@@ -117,7 +119,7 @@ const maxTimelinePoints = 1200
 func newCollector(services []string, window time.Duration) *collector {
 	c := &collector{
 		services: services, window: window, turnLat: newHistogram(), callLat: newHistogram(), okTurnLat: newHistogram(),
-		inFlight: make([]int, len(services)), peak: make([]int, len(services)),
+		inFlight: make([]int, len(services)), peak: make([]int, len(services)), svcTimeline: make([][]results.TimelinePoint, len(services)),
 		bucket: time.Second, turnsIn: level{end: window}, attemptsIn: level{end: window},
 	}
 	if n := window / time.Second; n > maxTimelinePoints {
@@ -128,12 +130,23 @@ func newCollector(services []string, window time.Duration) *collector {
 
 // point returns the timeline bucket holding t, growing the timeline as needed.
 func (c *collector) point(t time.Duration) *results.TimelinePoint {
+	return c.bucketOf(&c.timeline, t, c.total)
+}
+
+// svcPoint returns service svc's timeline bucket holding t.
+func (c *collector) svcPoint(svc int, t time.Duration) *results.TimelinePoint {
+	return c.bucketOf(&c.svcTimeline[svc], t, c.inFlight[svc])
+}
+
+// bucketOf returns the bucket of *tl holding t, growing *tl with buckets
+// that start with inFlight attempts in flight.
+func (c *collector) bucketOf(tl *[]results.TimelinePoint, t time.Duration, inFlight int) *results.TimelinePoint {
 	i := int(t / c.bucket)
-	for len(c.timeline) <= i {
-		n := len(c.timeline)
-		c.timeline = append(c.timeline, results.TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: c.total})
+	for len(*tl) <= i {
+		n := len(*tl)
+		*tl = append(*tl, results.TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: inFlight})
 	}
-	return &c.timeline[i]
+	return &(*tl)[i]
 }
 
 // started records an attempt; llm marks a model call, not counted among
@@ -154,6 +167,9 @@ func (c *collector) started(svc int, now time.Duration, llm bool) {
 	p := c.point(now)
 	p.Started++
 	p.InFlight = max(p.InFlight, c.total)
+	sp := c.svcPoint(svc, now)
+	sp.Started++
+	sp.InFlight = max(sp.InFlight, c.inFlight[svc])
 }
 
 func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
@@ -163,6 +179,7 @@ func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
 	if rateLimited {
 		c.rateLimited++
 		c.point(now).RateLimited++
+		c.svcPoint(svc, now).RateLimited++
 		for i := range c.windows {
 			if c.windows[i].in(now) {
 				c.windows[i].rateLimited++
@@ -170,6 +187,9 @@ func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
 		}
 	} else if now/c.bucket >= time.Duration(len(c.timeline)) {
 		c.point(now)
+	}
+	if now/c.bucket >= time.Duration(len(c.svcTimeline[svc])) {
+		c.svcPoint(svc, now)
 	}
 }
 
@@ -311,12 +331,25 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 	}
 	r.WastedWorkS = round6(r.WastedWorkS + c.wastedS)
 	r.WastedTokens += c.wastedTokens
-	for i := range r.Timeline {
-		p := &r.Timeline[i]
+	perSecond(r.Timeline)
+	if len(c.services) > 1 {
+		r.ServiceTimelines = make(map[string][]results.TimelinePoint, len(c.services))
+		for i, name := range c.services {
+			r.ServiceTimelines[name] = perSecond(c.svcTimeline[i])
+		}
+	}
+	return r
+}
+
+// perSecond turns the counts of tl's buckets into rates per second, in
+// place, and returns tl.
+func perSecond(tl []results.TimelinePoint) []results.TimelinePoint {
+	for i := range tl {
+		p := &tl[i]
 		p.Started = round6(p.Started / p.BucketS)
 		p.RateLimited = round6(p.RateLimited / p.BucketS)
 	}
-	return r
+	return tl
 }
 
 // finishS is the time to finish a finite workload, in seconds: when the

@@ -63,7 +63,7 @@ func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*resul
 		first.Seeds = append(first.Seeds, seed)
 		for j := range first.Strategies {
 			s := r.Strategies[j]
-			s.LatencyCDF, s.AnswerCDF, s.Timeline, s.LimitTrace, s.SeedRuns = nil, nil, nil, nil, nil
+			s.LatencyCDF, s.AnswerCDF, s.Timeline, s.ServiceTimelines, s.LimitTrace, s.SeedRuns = nil, nil, nil, nil, nil, nil
 			first.Strategies[j].SeedRuns = append(first.Strategies[j].SeedRuns, s)
 		}
 		if err != nil {

@@ -1,0 +1,138 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/simbench/simbench/results"
+)
+
+// twoServiceResults is a run of 20 s against a model service and a web
+// service: strategy "per-service" caps each service, "unbounded" has no
+// cap, and "read-back" is as results.json gives a strategy back (its
+// per-service caps unrecorded). web refuses some requests.
+func twoServiceResults() *results.Results {
+	r := &results.Results{Scenario: "two", DurationS: 20, Limits: []results.ServiceLimits{
+		{Service: "model", RequestsPerMinute: 4000, TokensPerMinute: 2_000_000, CallsPerTurn: 1},
+		{Service: "web", RequestsPerMinute: 1200, MaxConcurrent: 8, CallsPerTurn: 3},
+	}}
+	for i, name := range []string{"per-service", "unbounded", "read-back"} {
+		s := results.StrategyResult{Name: name, ServiceTimelines: map[string][]results.TimelinePoint{}}
+		for k := range 20 {
+			t := float64(k)
+			model := results.TimelinePoint{T: t, BucketS: 1, Started: 10, InFlight: 3}
+			web := results.TimelinePoint{T: t, BucketS: 1, Started: 30 + float64(i), RateLimited: float64(k % 3), InFlight: 4}
+			s.ServiceTimelines["model"] = append(s.ServiceTimelines["model"], model)
+			s.ServiceTimelines["web"] = append(s.ServiceTimelines["web"], web)
+			s.Timeline = append(s.Timeline, results.TimelinePoint{T: t, BucketS: 1, Started: model.Started + web.Started,
+				RateLimited: web.RateLimited, InFlight: model.InFlight + web.InFlight})
+		}
+		switch name {
+		case "per-service":
+			s.MaxInFlightPerService = map[string]int{"web": 4, "model": 16}
+		case "unbounded":
+			s.MaxInFlightPerService = map[string]int{}
+		}
+		r.Strategies = append(r.Strategies, s)
+	}
+	return r
+}
+
+// With two services, the requests figure draws a panel per strategy and
+// service, each against that service's own limit and named for it.
+func TestRequestsDrawsEachService(t *testing.T) {
+	svg := figureSVG(t, twoServiceResults(), Options{}, "requests")
+	for _, want := range []string{
+		"per-service → model", "per-service → web", "unbounded → web", "read-back → model",
+		"model limit 66.67/s", "web limit 20/s", "requests/s to web", "limit saturated",
+	} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("requests.svg lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, "all services") {
+		t.Error("requests.svg still counts all services together")
+	}
+}
+
+// Without per-service timelines (results read back from results.json),
+// the requests figure draws every service together, and says so.
+func TestRequestsWithoutServiceTimelinesDrawsAllTogether(t *testing.T) {
+	r := twoServiceResults()
+	for i := range r.Strategies {
+		r.Strategies[i].ServiceTimelines = nil
+	}
+	svg := figureSVG(t, r, Options{}, "requests")
+	if !strings.Contains(svg, "requests/s, all services") || strings.Contains(svg, "→") {
+		t.Error("requests.svg without per-service timelines does not draw all services together")
+	}
+}
+
+// The in-flight figure titles a strategy by its caps, per-service ones
+// included, and draws each service's line with its cap and limit.
+func TestInFlightNamesPerServiceCaps(t *testing.T) {
+	svg := figureSVG(t, twoServiceResults(), Options{}, "in-flight")
+	for _, want := range []string{
+		"per-service (model ≤ 16, web ≤ 4)", "unbounded (no cap)", "read-back (no global cap)",
+		"model in flight", "web in flight", "web cap 4", "model cap 16", "web service limit 8",
+		"all services in flight",
+	} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("in-flight.svg lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, "per-service (no cap)") {
+		t.Error(`a strategy with per-service caps is titled "no cap"`)
+	}
+}
+
+func TestCapTitle(t *testing.T) {
+	tests := []struct {
+		give results.StrategyResult
+		want string
+	}{
+		{results.StrategyResult{Name: "s", MaxInFlight: 8, MaxInFlightPerService: map[string]int{}}, "s (cap 8)"},
+		{results.StrategyResult{Name: "s", MaxInFlight: 8, MaxInFlightPerService: map[string]int{"crm": 1}}, "s (cap 8, crm ≤ 1)"},
+		// In the order of the services drawn, the rest by name.
+		{results.StrategyResult{Name: "s", MaxInFlightPerService: map[string]int{"crm": 1, "search_api": 4, "b": 2, "a": 3}}, "s (search_api ≤ 4, crm ≤ 1, a ≤ 3, b ≤ 2)"},
+		{results.StrategyResult{Name: "s", MaxInFlightPerService: map[string]int{}}, "s (no cap)"},
+		{results.StrategyResult{Name: "s"}, "s (no global cap)"},
+	}
+	for _, tt := range tests {
+		if got := capTitle(&tt.give, []string{"search_api", "crm"}); got != tt.want {
+			t.Errorf("capTitle(%v, %v) = %q, want %q", tt.give.MaxInFlight, tt.give.MaxInFlightPerService, got, tt.want)
+		}
+	}
+}
+
+// A panel per strategy and service keeps to MaxFigureStrategies panels:
+// with two services, half as many strategies are drawn, and the caption
+// says so.
+func TestServiceRequestsKeepsThePanelBound(t *testing.T) {
+	r := twoServiceResults()
+	base := r.Strategies[1]
+	r.Strategies = nil
+	for i := range MaxFigureStrategies {
+		s := base
+		s.Name = fmt.Sprintf("s%d", i)
+		r.Strategies = append(r.Strategies, s)
+	}
+	figs, err := Figures(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if f.Name != "requests" {
+			continue
+		}
+		if len(f.plots) != MaxFigureStrategies {
+			t.Errorf("%d panels, want %d", len(f.plots), MaxFigureStrategies)
+		}
+		if want := fmt.Sprintf("the first %d of the %d strategies", MaxFigureStrategies/2, MaxFigureStrategies); !strings.Contains(f.Caption, want) {
+			t.Errorf("caption %q lacks %q", f.Caption, want)
+		}
+		return
+	}
+	t.Fatal("no requests figure")
+}
