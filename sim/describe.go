@@ -23,10 +23,10 @@ func LimitsOf(sc *scenarios.Scenario) []results.ServiceLimits {
 	return out
 }
 
-// ServiceCaps returns a copy of st's per-service caps on attempts in
+// serviceCaps returns a copy of st's per-service caps on attempts in
 // flight, by service name: empty, not nil, when it has none, so a reader
 // can tell "no per-service cap" from "not recorded".
-func ServiceCaps(st *scenarios.Strategy) map[string]int {
+func serviceCaps(st *scenarios.Strategy) map[string]int {
 	out := make(map[string]int, len(st.MaxInFlightPerService))
 	maps.Copy(out, st.MaxInFlightPerService)
 	return out

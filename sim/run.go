@@ -226,7 +226,7 @@ func (e *engine) result() results.StrategyResult {
 	}
 	r := e.m.strategyResult(e.st.Name, e.st.MaxInFlight, e.models, offered)
 	r.Retry = RetryText(e.st)
-	r.MaxInFlightPerService = ServiceCaps(e.st)
+	r.MaxInFlightPerService = serviceCaps(e.st)
 	if e.st.TokenBucket {
 		r.Headroom = e.st.Headroom
 	}
