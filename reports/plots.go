@@ -77,6 +77,9 @@ type drawnLimits struct {
 	ratePerS float64 // requests/s, 0: none
 	inFlight int     // 0: none
 	service  string  // whose limits they are ("": the options')
+	// tokensPerMin is the service's token limit (0: none), named beside
+	// the request limit: 429s below the request line are the tokens'.
+	tokensPerMin float64
 }
 
 // limits are the limits the timeline figures of r draw (see drawnLimits).
@@ -93,7 +96,7 @@ func (o Options) limits(r *results.Results) drawnLimits {
 		}
 	}
 	if best != nil {
-		d = drawnLimits{ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent, service: best.Service}
+		d = drawnLimits{ratePerS: best.RequestsPerMinute / 60, inFlight: best.MaxConcurrent, service: best.Service, tokensPerMin: best.TokensPerMinute}
 	}
 	if o.RateLimitPerS > 0 {
 		d.ratePerS = o.RateLimitPerS

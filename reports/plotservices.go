@@ -53,7 +53,7 @@ func (o Options) serviceLimits(r *results.Results, name string) drawnLimits {
 	d := drawnLimits{service: name}
 	for _, l := range r.Limits {
 		if l.Service == name {
-			d.ratePerS, d.inFlight = l.RequestsPerMinute/60, l.MaxConcurrent
+			d.ratePerS, d.inFlight, d.tokensPerMin = l.RequestsPerMinute/60, l.MaxConcurrent, l.TokensPerMinute
 		}
 	}
 	if def := o.limits(r); def.service == name || def.service == "" {

@@ -45,7 +45,7 @@ func TestRequestsDrawsEachService(t *testing.T) {
 	svg := figureSVG(t, twoServiceResults(), Options{}, "requests")
 	for _, want := range []string{
 		"per-service → model", "per-service → web", "unbounded → web", "read-back → model",
-		"model limit 66.67/s", "web limit 20/s", "requests/s to web", "limit saturated",
+		"model limit 66.67/s and 2,000,000 tokens/min", "web limit 20/s", "requests/s to web", "limit saturated",
 	} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("requests.svg lacks %q", want)

@@ -294,6 +294,9 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		if lim.service != "" {
 			label = fmt.Sprintf("%s limit %s/s", lim.service, num(ratePerS))
 		}
+		if lim.tokensPerMin > 0 {
+			label += fmt.Sprintf(" and %s tokens/min", count(lim.tokensPerMin))
+		}
 		if _, err := levelLine(p, label, ratePerS, t0, t1, color.Black, dashed); err != nil {
 			return err
 		}
