@@ -78,9 +78,7 @@ func serviceColor(j int) color.Color { return servicePalette[j%len(servicePalett
 
 // capTitle names s's caps on attempts in flight for a panel's title: its
 // global cap and its per-service caps ("cap 8, web ≤ 4"), in the order of
-// services, the rest by name. A strategy whose per-service caps are not
-// recorded (results read back from results.json) and that has no global
-// cap reads "no global cap": it may still have per-service ones.
+// services, the rest by name; "no cap" when it has neither.
 func capTitle(s *results.StrategyResult, services []string) string {
 	var parts []string
 	if s.MaxInFlight > 0 {
@@ -106,13 +104,10 @@ func capTitle(s *results.StrategyResult, services []string) string {
 	for _, name := range names {
 		parts = append(parts, fmt.Sprintf("%s ≤ %d", name, s.MaxInFlightPerService[name]))
 	}
-	switch {
-	case len(parts) > 0:
-		return s.Name + " (" + strings.Join(parts, ", ") + ")"
-	case s.MaxInFlightPerService == nil:
-		return s.Name + " (no global cap)"
+	if len(parts) == 0 {
+		return s.Name + " (no cap)"
 	}
-	return s.Name + " (no cap)"
+	return s.Name + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // serviceInFlight draws on p, for strategy s, each service's attempts in

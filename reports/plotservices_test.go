@@ -10,8 +10,7 @@ import (
 
 // twoServiceResults is a run of 20 s against a model service and a web
 // service: strategy "per-service" caps each service, "unbounded" has no
-// cap, and "read-back" is as results.json gives a strategy back (its
-// per-service caps unrecorded). web refuses some requests.
+// cap, nor has "read-back" (its caps absent). web refuses some requests.
 func twoServiceResults() *results.Results {
 	r := &results.Results{Scenario: "two", DurationS: 20, Limits: []results.ServiceLimits{
 		{Service: "model", RequestsPerMinute: 4000, TokensPerMinute: 2_000_000, CallsPerTurn: 1},
@@ -56,8 +55,8 @@ func TestRequestsDrawsEachService(t *testing.T) {
 	}
 }
 
-// Without per-service timelines (results read back from results.json),
-// the requests figure draws every service together, and says so.
+// Without per-service timelines (results written before they were), the
+// requests figure draws every service together, and says so.
 func TestRequestsWithoutServiceTimelinesDrawsAllTogether(t *testing.T) {
 	r := twoServiceResults()
 	for i := range r.Strategies {
@@ -74,7 +73,7 @@ func TestRequestsWithoutServiceTimelinesDrawsAllTogether(t *testing.T) {
 func TestInFlightNamesPerServiceCaps(t *testing.T) {
 	svg := figureSVG(t, twoServiceResults(), Options{}, "in-flight")
 	for _, want := range []string{
-		"per-service (model ≤ 16, web ≤ 4)", "unbounded (no cap)", "read-back (no global cap)",
+		"per-service (model ≤ 16, web ≤ 4)", "unbounded (no cap)", "read-back (no cap)",
 		"model in flight", "web in flight", "web cap 4", "model cap 16", "web service limit 8",
 		"all services in flight",
 	} {
@@ -97,7 +96,7 @@ func TestCapTitle(t *testing.T) {
 		// In the order of the services drawn, the rest by name.
 		{results.StrategyResult{Name: "s", MaxInFlightPerService: map[string]int{"crm": 1, "search_api": 4, "b": 2, "a": 3}}, "s (search_api ≤ 4, crm ≤ 1, a ≤ 3, b ≤ 2)"},
 		{results.StrategyResult{Name: "s", MaxInFlightPerService: map[string]int{}}, "s (no cap)"},
-		{results.StrategyResult{Name: "s"}, "s (no global cap)"},
+		{results.StrategyResult{Name: "s"}, "s (no cap)"},
 	}
 	for _, tt := range tests {
 		if got := capTitle(&tt.give, []string{"search_api", "crm"}); got != tt.want {

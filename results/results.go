@@ -176,13 +176,13 @@ type StrategyResult struct {
 	// Timeline is per-second (downsampled when long) activity for plots.
 	Timeline []TimelinePoint `json:"timeline,omitempty"`
 	// ServiceTimelines is Timeline per service, by service name, in a run
-	// of two or more services; MaxInFlightPerService is the strategy's
-	// per-service caps (max_in_flight_per_service). The figures draw
-	// them per service. Neither is written to results.json, whose
-	// contract they would change: a report re-rendered from results.json
-	// draws every service together and names no per-service cap.
-	ServiceTimelines      map[string][]TimelinePoint `json:"-"`
-	MaxInFlightPerService map[string]int             `json:"-"`
+	// of two or more services (absent for one: Timeline is that
+	// service's), for the figures that draw each service on its own.
+	ServiceTimelines map[string][]TimelinePoint `json:"service_timelines,omitempty"`
+	// MaxInFlightPerService is the strategy's per-service caps on
+	// attempts in flight (max_in_flight_per_service), by service name;
+	// absent when it has none.
+	MaxInFlightPerService map[string]int `json:"max_in_flight_per_service,omitempty"`
 	// LimitTrace is, per service, the adaptive concurrency limit over
 	// time (its steps, downsampled when long), for strategies with an
 	// adaptive limit; absent otherwise.

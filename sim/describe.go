@@ -24,12 +24,13 @@ func LimitsOf(sc *scenarios.Scenario) []results.ServiceLimits {
 }
 
 // serviceCaps returns a copy of st's per-service caps on attempts in
-// flight, by service name: empty, not nil, when it has none, so a reader
-// can tell "no per-service cap" from "not recorded".
+// flight, by service name (nil when it has none, as results.json reads
+// back).
 func serviceCaps(st *scenarios.Strategy) map[string]int {
-	out := make(map[string]int, len(st.MaxInFlightPerService))
-	maps.Copy(out, st.MaxInFlightPerService)
-	return out
+	if len(st.MaxInFlightPerService) == 0 {
+		return nil
+	}
+	return maps.Clone(st.MaxInFlightPerService)
 }
 
 // RetryText describes a strategy's retry policy in one line, such as
