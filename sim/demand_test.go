@@ -47,23 +47,23 @@ max_in_flight = 1
 	}
 }
 
-// A run too long to simulate whole is estimated from a window: 2,000
-// sessions of 1 s calls and 1 s thinks begin about 1,000 turns a second
+// A run too long to simulate whole is estimated from a window: 200
+// sessions of 1 s calls and 1 s thinks begin about 100 turns a second
 // from the start (a turn takes a little over its call, so a little fewer),
 // and the one-minute window's figure stays within 0.5% of the whole run's.
-// With 5 turns a session the workload ends after 10,000 turns, which the
-// estimate from its two-minute window caps at: exactly the whole run's.
+// With 20 turns a session the workload ends after 4,000 turns, which the
+// estimate from its five-minute window caps at: exactly the whole run's.
 func TestDemandFromAWindow(t *testing.T) {
 	for _, tc := range []struct {
 		turns  string
 		window time.Duration
 		tol    float64
-	}{{"", time.Minute, 0.005}, {"turns = 5", 2 * time.Minute, 0}} {
+	}{{"", time.Minute, 0.005}, {"turns = 20", 5 * time.Minute, 0}} {
 		sc := mustParse(t, `
 name = "window"
 duration = "10m"
 [workload]
-sessions = 2000
+sessions = 200
 `+tc.turns+`
 think = { dist = "constant", value = "1s" }
 calls = [ { tool = "t", count = 1 } ]
