@@ -23,8 +23,11 @@ import (
 //     where set, and the single TPM limit otherwise, which the tokens
 //     headers always report.
 //   - standard: Retry-After only. none: nothing.
+//
+// A 429 whose RetryIn is spec.RetryDelayInstead states its delay in the
+// body only: no Retry-After or Retry-After-Ms.
 func (d *Decision) SetHeaders(h http.Header, style spec.HeaderStyle, wall time.Time) {
-	retry := d.Kind == KindRateLimited && d.HasRetryAfter
+	retry := d.Kind == KindRateLimited && d.HasRetryAfter && d.RetryIn != spec.RetryDelayInstead
 	switch style {
 	case spec.HeadersOpenAI:
 		if retry {
