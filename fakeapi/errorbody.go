@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -64,8 +65,12 @@ func errorBody(api spec.APIStyle, status int, message string, extra map[string]a
 	if d, ok := extra["retry_delay"].(time.Duration); ok {
 		e["details"] = []any{map[string]any{"@type": RetryInfoType, "retryDelay": strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"}}
 	}
-	b, _ := json.Marshal(v)
-	return append(b, '\n')
+	// Without HTML escaping, as providers send "prompt is too long: N tokens > W".
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v) //nolint:errcheck // maps of strings and numbers always encode
+	return b.Bytes()
 }
 
 // RetryInfoType is the @type of the google.rpc.RetryInfo detail in which
