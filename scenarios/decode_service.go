@@ -51,7 +51,8 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		}
 		lt.finish()
 	}
-	if ft := t.sub("faults"); ft != nil {
+	ft := t.sub("faults")
+	if ft != nil {
 		s.Faults = d.decodeFaults(ft)
 	}
 	// The file's default, not spec.DefaultHeaderStyle (see Service.Headers).
@@ -67,7 +68,7 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	}
 	if s.Faults.RetryDelayBody != "" && s.Headers == spec.HeadersNone {
 		// Without effect: a service without headers advertises no delay.
-		t.add("faults.retry_delay_body", "needs a retry delay to send; set headers = \"openai\", \"anthropic\" or \"standard\"")
+		ft.add("retry_delay_body", "needs a retry delay to send; set headers = \"openai\", \"anthropic\" or \"standard\"")
 	}
 	s.Keys, _ = t.strings("keys")
 	for i, k := range s.Keys {
