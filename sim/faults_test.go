@@ -36,7 +36,7 @@ func TestEngineNonRetryableFaults(t *testing.T) {
 		{"within both", 10, spec.Faults{Credit: 1000, ContextWindow: 100}, 2, 0},
 	}
 	for _, tt := range tests {
-		for _, headers := range []spec.HeaderStyle{spec.HeadersOpenAI, spec.HeadersAnthropic} {
+		for _, headers := range []spec.HeaderStyle{spec.HeadersOpenAI, spec.HeadersAnthropic, spec.HeadersStandard} {
 			t.Run(tt.name+"/"+string(headers), func(t *testing.T) {
 				r := runOne(t, faultPair(tt.tokens, tt.f, 0, headers)).result()
 				if r.Attempts != tt.attempts || r.Failed != tt.bad || r.RateLimited != 0 {
