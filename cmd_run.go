@@ -39,7 +39,7 @@ type RunCmd struct {
 	Seeds         int              `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
 	Columns       []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
 	MaxMemory     byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
-	NoRecommend   bool             `help:"Skip the decision (what to set, verified by a sweep over seeds); print the arithmetic only."`
+	NoRecommend   bool             `help:"Skip the decision (what to set, verified by a sweep over seeds) and the load check (the workload's demand, simulated with every limit lifted); print the arithmetic only."`
 	Trace         string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
 	Threshold     []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
 	HDR           string           `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
@@ -118,7 +118,10 @@ func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *result
 	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
 	decide := decision.Decide
 	if c.NoRecommend {
-		decide = decision.Arithmetic
+		// The arithmetic only, without the load check: the demand it
+		// measures is a simulation of its own, which a run asked to skip
+		// the decision should not pay for.
+		decide, o.NoLoad = decision.Arithmetic, true
 	}
 	if bars && !c.NoRecommend {
 		// The search's steps, as they run: the first minute of a run is

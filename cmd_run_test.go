@@ -413,3 +413,27 @@ func TestRunTraceInterruptedAndFailed(t *testing.T) {
 		t.Errorf("a failed run left %d files beside its trace", len(entries))
 	}
 }
+
+// --no-recommend writes each service's arithmetic without the load check,
+// whose demand is a simulation of its own: no offered turn rate and no
+// load lines in results.json.
+func TestRunNoRecommendLeavesTheLoadOut(t *testing.T) {
+	dir := t.TempDir()
+	cmd := &RunCmd{Scenario: "tier3", Duration: positiveDuration(10 * time.Second), Out: dir, Stdout: &bytes.Buffer{},
+		NoReports: true, NoRecommend: true}
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := results.Read(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Recommendation) == 0 || res.Decision != nil {
+		t.Fatalf("recommendation %v, decision %v: want the arithmetic alone", res.Recommendation, res.Decision)
+	}
+	for name, rec := range res.Recommendation {
+		if rec.OfferedTurnsPerMinute != 0 || strings.Contains(rec.Reason, "the workload offers") {
+			t.Errorf("%s: offered %v turns/min, reason %q: want no load check", name, rec.OfferedTurnsPerMinute, rec.Reason)
+		}
+	}
+}

@@ -48,6 +48,10 @@ type Options struct {
 	// name, its runs and each run's simulated time; it returns what receives
 	// the runs' progress (sim.Options.Progress) and what ends the step.
 	Steps func(step string, runs int, each time.Duration) (update func(strategy string, done, total time.Duration), finish func(aborted bool))
+	// NoLoad leaves the load check out (Result.Load nil): the workload's
+	// demand (sim.Demand) is not simulated, and Arithmetic simulates
+	// nothing. For callers that print and write no load figure.
+	NoLoad bool
 
 	each time.Duration // each run's simulated time, set by Decide
 }
@@ -125,7 +129,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		return nil, err
 	}
 	res := &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan}
-	if res.Load, err = measureLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, res.Plans); err != nil {
+	if res.Load, err = measureLoad(ctx, sc, o, res.Plans); err != nil {
 		return nil, err
 	}
 	service := t.svc
@@ -330,9 +334,9 @@ type InputError struct{ Err error }
 func (e InputError) Error() string { return e.Err.Error() }
 func (e InputError) Unwrap() error { return e.Err }
 
-// Arithmetic is Decide without the simulation: the plans at the headroom
-// Decide would use, and the workload's demand against them. Its Decision
-// is nil.
+// Arithmetic is Decide without the sweep: the plans at the headroom
+// Decide would use, and the workload's demand against them (unless
+// o.NoLoad). Its Decision is nil.
 func Arithmetic(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, error) {
 	name := o.Strategy
 	if name == "" {
@@ -342,6 +346,6 @@ func Arithmetic(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result
 	d.Plans, d.Unplanned = PlanServices(sc, headroomFor(o.Headroom, sc.Strategy(name)))
 	d.Plan = Dominant(d.Plans)
 	var err error
-	d.Load, err = measureLoad(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration}, d.Plans)
+	d.Load, err = measureLoad(ctx, sc, o, d.Plans)
 	return d, err
 }

@@ -1,6 +1,7 @@
 package decision
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
 )
 
 func TestCheckLoad(t *testing.T) {
@@ -99,5 +101,32 @@ func TestLoadCheckWhenNoSessionFits(t *testing.T) {
 	last := l.Lines()[len(l.Lines())-1]
 	if strings.Contains(last, "about 0 of") || !strings.Contains(last, "even one session offers 2.38×") {
 		t.Errorf("advice %q", last)
+	}
+}
+
+// Arithmetic sets tier3's demand against its plans, unless NoLoad leaves
+// the load check, and the demand's simulation, out; the plans are the same
+// either way.
+func TestArithmeticNoLoad(t *testing.T) {
+	sc, err := scenarios.Builtin("tier3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := Arithmetic(context.Background(), sc, Options{Duration: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.Load == nil || with.Load.OfferedPerMinute <= 0 {
+		t.Fatalf("Arithmetic gave load check %+v, want tier3's demand", with.Load)
+	}
+	without, err := Arithmetic(context.Background(), sc, Options{Duration: 2 * time.Minute, NoLoad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if without.Load != nil {
+		t.Errorf("NoLoad gave load check %+v, want none", without.Load)
+	}
+	if len(without.Plans) == 0 || len(without.Plans) != len(with.Plans) || without.Plans[0].MaxInFlight != with.Plans[0].MaxInFlight {
+		t.Errorf("NoLoad changed the plans: %+v, want %+v", without.Plans, with.Plans)
 	}
 }

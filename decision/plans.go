@@ -41,13 +41,14 @@ func Dominant(plans []Plan) *Plan {
 }
 
 // measureLoad measures what the scenario's workload offers with no limit
-// holding it back (sim.Demand, with opts' seed and duration) and sets it
-// against what the plans sustain; nil without plans.
-func measureLoad(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, plans []Plan) (*LoadCheck, error) {
-	if len(plans) == 0 {
+// holding it back (sim.Demand, with o's seed and duration) and sets it
+// against what the plans sustain; nil without plans or with o.NoLoad,
+// when it simulates nothing.
+func measureLoad(ctx context.Context, sc *scenarios.Scenario, o Options, plans []Plan) (*LoadCheck, error) {
+	if len(plans) == 0 || o.NoLoad {
 		return nil, nil
 	}
-	demand, err := sim.Demand(ctx, sc, opts)
+	demand, err := sim.Demand(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration})
 	if err != nil {
 		return nil, err
 	}

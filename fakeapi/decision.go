@@ -3,6 +3,8 @@ package fakeapi
 import (
 	"fmt"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // ID names one admitted request until Finish or Cancel. The zero ID is never
@@ -38,10 +40,18 @@ const (
 	// write to its resource was in service lost the race to commit (see
 	// spec.Faults.Conflict).
 	KindConflict
+	// KindQuotaExhausted: refused at once, the account's credit is spent
+	// (spec.Faults.Credit): OpenAI's 429 insufficient_quota, which a client
+	// must not retry.
+	KindQuotaExhausted
+	// KindContextTooLong: 400 at once, the input exceeds the model's
+	// context (spec.Faults.ContextWindow).
+	KindContextTooLong
 	numKinds
 )
 
-var kindNames = [numKinds]string{"ok", "server_error", "hang", "reset", "rate_limited", "overloaded", "unauthorized", "too_large", "bad_request", "conflict"}
+var kindNames = [numKinds]string{"ok", "server_error", "hang", "reset", "rate_limited", "overloaded", "unauthorized", "too_large", "bad_request", "conflict",
+	"insufficient_quota", "context_length_exceeded"}
 
 // String returns the kind's snake_case name, as used in Stats.Errors.
 func (k Kind) String() string {
@@ -168,6 +178,9 @@ type Decision struct {
 	// any lie; HasRetryAfter says whether the response carries one.
 	RetryAfter    time.Duration
 	HasRetryAfter bool
+	// RetryIn is where a 429 states RetryAfter besides the rate-limit
+	// headers: spec.Faults.RetryDelayBody ("": headers only).
+	RetryIn spec.RetryDelayBody
 	// Latency is the time from arrival until the response is complete, for
 	// admissions other than Hang (including any stall it overlaps); for a
 	// rejection it is 0, or during a stall the time until the stall ends,
@@ -178,6 +191,9 @@ type Decision struct {
 	SlowFirstByte bool
 	// Tokens is the token count charged (Request.Tokens + OutputTokens).
 	Tokens int64
+	// InputTokens is the request's input tokens, set on a
+	// KindContextTooLong decision, which its message quotes.
+	InputTokens int64
 	// Requests and TokenQuota feed the rate-limit headers: the request limit
 	// (RPM when set, else RPS) and TPM, after this decision.
 	Requests, TokenQuota Quota

@@ -1,9 +1,12 @@
 package fakeapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/simbench/simbench/spec"
 )
@@ -13,36 +16,66 @@ import (
 // errorBody renders an error in the API style's shape. extra fields are
 // added to the error object (generic style only), except "request_id",
 // which Anthropic style sends beside the error, "limit", which makes an
-// OpenAI-style 429 of the token limit type "tokens", and "kind", which
-// gives an OpenAI-style overload (503) the code "overloaded".
+// OpenAI-style 429 of the token limit type "tokens", "kind", which gives an
+// OpenAI-style overload (503) the code "overloaded" and a spent credit or a
+// context too long their codes (every style but Anthropic's, which words
+// them in the message), and "retry_delay", a time.Duration sent in every
+// style as Google APIs send one: error.details[] holding a
+// google.rpc.RetryInfo with retryDelay in seconds ("1.5s").
 func errorBody(api spec.APIStyle, status int, message string, extra map[string]any) []byte {
 	var v any
+	var e map[string]any
+	kind, _ := extra["kind"].(string)
 	switch api {
 	case spec.APIAnthropic:
-		m := map[string]any{"type": "error", "error": map[string]any{"type": anthropicType(status), "message": message}}
+		e = map[string]any{"type": anthropicType(status), "message": message}
+		m := map[string]any{"type": "error", "error": e}
 		if id, ok := extra["request_id"]; ok {
 			m["request_id"] = id
 		}
 		v = m
 	case spec.APIOpenAI:
 		typ, code := openAIType(status)
+		var param any
 		if l := extra["limit"]; status == http.StatusTooManyRequests && (l == LimitTPM.String() || l == LimitITPM.String() || l == LimitOTPM.String()) {
 			typ = "tokens"
 		}
-		if extra["kind"] == KindOverloaded.String() {
+		switch kind {
+		case KindOverloaded.String():
 			code = "overloaded" // OpenAI answers an overload 503 with it
+		case KindQuotaExhausted.String():
+			typ, code = kind, kind // as OpenAI sends insufficient_quota
+		case KindContextTooLong.String():
+			code, param = kind, "messages"
 		}
-		v = map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": code}}
+		e = map[string]any{"message": message, "type": typ, "param": param, "code": code}
+		v = map[string]any{"error": e}
 	default:
-		e := map[string]any{"type": anthropicType(status), "message": message, "status": status}
+		e = map[string]any{"type": anthropicType(status), "message": message, "status": status}
 		for k, x := range extra {
-			e[k] = x
+			if k != "retry_delay" {
+				e[k] = x
+			}
+		}
+		if kind == KindQuotaExhausted.String() || kind == KindContextTooLong.String() {
+			e["code"] = kind
 		}
 		v = map[string]any{"error": e}
 	}
-	b, _ := json.Marshal(v)
-	return append(b, '\n')
+	if d, ok := extra["retry_delay"].(time.Duration); ok {
+		e["details"] = []any{map[string]any{"@type": RetryInfoType, "retryDelay": strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"}}
+	}
+	// Without HTML escaping, as providers send "prompt is too long: N tokens > W".
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v) //nolint:errcheck // maps of strings and numbers always encode
+	return b.Bytes()
 }
+
+// RetryInfoType is the @type of the google.rpc.RetryInfo detail in which
+// an error body carries its retry delay (spec.Faults.RetryDelayBody).
+const RetryInfoType = "type.googleapis.com/google.rpc.RetryInfo"
 
 // anthropicType is the Anthropic error type of a status.
 func anthropicType(status int) string {
@@ -103,8 +136,10 @@ func tokenLimitMessage(service string, d *Decision) string {
 	return msg + "."
 }
 
-// rejectMessage explains a rejection the way providers do, naming the limit.
-func rejectMessage(service string, d *Decision, bodyErr error) string {
+// rejectMessage explains a rejection by service c the way providers do,
+// naming the limit.
+func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
+	service := c.Name
 	switch d.Kind {
 	case KindRateLimited:
 		if d.Limit == LimitITPM || d.Limit == LimitOTPM {
@@ -143,6 +178,17 @@ func rejectMessage(service string, d *Decision, bodyErr error) string {
 		return "Request body too large."
 	case KindConflict:
 		return fmt.Sprintf("Conflict on service %s: another write to this resource was in progress and commits first; retry the write, after a backoff.", service)
+	case KindQuotaExhausted:
+		if c.API == spec.APIAnthropic {
+			return "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."
+		}
+		return fmt.Sprintf("You exceeded your current quota on service %s, please check your plan and billing details. Waiting does not help: retry after adding credit.", service)
+	case KindContextTooLong:
+		w := c.Faults.ContextWindow
+		if c.API == spec.APIAnthropic {
+			return fmt.Sprintf("prompt is too long: %d tokens > %d maximum", d.InputTokens, w)
+		}
+		return fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", w, d.InputTokens)
 	case KindBadRequest:
 		if bodyErr != nil {
 			return bodyErr.Error()
@@ -150,4 +196,40 @@ func rejectMessage(service string, d *Decision, bodyErr error) string {
 		return "Bad request."
 	}
 	return "The server had an error while processing your request."
+}
+
+// rejectionBody is the body of the answer with status to request id, which
+// service c rejected at once with decision d; seen is d with its delays in
+// real time (d itself in virtual time), bodyErr why the body did not
+// decode.
+func rejectionBody(c *ServiceConfig, id string, status int, d, seen *Decision, bodyErr error) []byte {
+	extra := errorExtra(c.API, d.Kind, "req_"+id)
+	if d.Kind == KindRateLimited || d.Kind == KindTooLarge && d.Limit == LimitTPM {
+		extra["limit"] = d.Limit.String()
+		if d.HasRetryAfter {
+			extra["retry_after_ms"] = RoundUp(seen.RetryAfter, time.Millisecond).Milliseconds()
+			if d.RetryIn != "" {
+				extra["retry_delay"] = seen.RetryAfter
+			}
+		}
+	}
+	return errorBody(c.API, status, rejectMessage(c, d, bodyErr), extra)
+}
+
+// RejectionBody is the JSON body service c sends with status for decision
+// d, an immediate rejection (a 429, an overload, a spent credit, a context
+// too long): what a simulator reads, as a live client reads the server's
+// answer, when the body says more than the status and headers do.
+func (d *Decision) RejectionBody(c *ServiceConfig, status int) []byte {
+	return rejectionBody(c, "sim", status, d, d, nil)
+}
+
+// errorExtra is the extra fields of errorBody for a decision of kind k
+// answered to request requestID.
+func errorExtra(api spec.APIStyle, k Kind, requestID string) map[string]any {
+	extra := map[string]any{"kind": k.String()}
+	if api == spec.APIAnthropic {
+		extra["request_id"] = requestID
+	}
+	return extra
 }

@@ -78,3 +78,25 @@ func ExampleStart() {
 	// 429 0 true
 	// completed 1 rate limited by rpm 1
 }
+
+// A service whose account has 100 tokens of credit: the first request
+// spends them, the next is refused with OpenAI's insufficient_quota, whose
+// body and headers a simulator reads as a client would.
+func ExampleDecision_RejectionBody() {
+	cfg := fakeapi.ServiceConfig{Config: spec.Config{Name: "llm", API: spec.APIOpenAI, Faults: spec.Faults{Credit: 100}}}
+	m, err := fakeapi.NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		panic(err)
+	}
+	first := m.Arrive(0, fakeapi.Request{Tokens: 100})
+	m.Finish(time.Second, first.ID, false)
+	d := m.Arrive(time.Second, fakeapi.Request{Tokens: 100})
+	h := http.Header{}
+	status := d.Answer(spec.APIOpenAI, spec.HeadersOpenAI, time.Unix(0, 0), h)
+	c := m.Config()
+	fmt.Println(first.Kind, d.Kind, status, h.Get(fakeapi.HeaderShouldRetry))
+	fmt.Print(string(d.RejectionBody(&c, status)))
+	// Output:
+	// ok insufficient_quota 429 false
+	// {"error":{"code":"insufficient_quota","message":"You exceeded your current quota on service llm, please check your plan and billing details. Waiting does not help: retry after adding credit.","param":null,"type":"insufficient_quota"}}
+}

@@ -117,7 +117,7 @@ func (s *Server) serveAside(w http.ResponseWriter, r *http.Request, c *ServiceCo
 	case epModels, epCountTokens:
 		// The API key is still checked.
 		if !knownKey(c, apiKey(r)) {
-			writeJSON(w, http.StatusUnauthorized, errorBody(c.API, 401, rejectMessage(c.Name, &Decision{Kind: KindUnauthorized}, nil), nil))
+			writeJSON(w, http.StatusUnauthorized, errorBody(c.API, 401, rejectMessage(c, &Decision{Kind: KindUnauthorized}, nil), nil))
 			return true
 		}
 		if ep == epModels {
@@ -223,17 +223,6 @@ func writeDecisionHeaders(h http.Header, c *ServiceConfig, requestID string, see
 	return seen.Answer(c.API, c.Headers, wall, h)
 }
 
-// errorExtra is the extra fields of the error body answering a decision of
-// kind k with request id: its kind, and the request id for the Anthropic
-// style, which sends it beside the error.
-func errorExtra(api spec.APIStyle, k Kind, requestID string) map[string]any {
-	extra := map[string]any{"kind": k.String()}
-	if api == spec.APIAnthropic {
-		extra["request_id"] = requestID
-	}
-	return extra
-}
-
 // answerRejection answers request id, which the model rejected at once,
 // with status, after the stall it arrived in, if any (nothing, when the
 // client leaves first); seen is d with its delays in real time, bodyErr
@@ -245,14 +234,7 @@ func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *Serv
 	}
 	// Before the answer goes out: a client cannot act on it any earlier.
 	rec.rejected(s.sinceStart())
-	extra := errorExtra(c.API, d.Kind, "req_"+id)
-	if d.Kind == KindRateLimited || d.Kind == KindTooLarge && d.Limit == LimitTPM {
-		extra["limit"] = d.Limit.String()
-		if d.HasRetryAfter {
-			extra["retry_after_ms"] = RoundUp(seen.RetryAfter, time.Millisecond).Milliseconds()
-		}
-	}
-	writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, d, bodyErr), extra))
+	writeJSON(w, status, rejectionBody(c, id, status, d, seen, bodyErr))
 }
 
 // answerAdmission answers admitted request id after its latency: the fake
@@ -289,7 +271,7 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	case KindOK:
 		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, out, dec))
 	case KindServerError, KindConflict:
-		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c.Name, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
+		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
 	case KindReset:
 		panic(http.ErrAbortHandler) // closes the connection without a response
 	}

@@ -23,8 +23,17 @@ import (
 //     where set, and the single TPM limit otherwise, which the tokens
 //     headers always report.
 //   - standard: Retry-After only. none: nothing.
+//
+// A 429 whose RetryIn is spec.RetryDelayInstead states its delay in the
+// body only: no Retry-After or Retry-After-Ms. A refusal for spent credit
+// (KindQuotaExhausted) carries x-should-retry: false in every style, the
+// header by which a server tells the official OpenAI and Anthropic SDKs
+// not to retry an answer whose status they would otherwise retry (a 429).
 func (d *Decision) SetHeaders(h http.Header, style spec.HeaderStyle, wall time.Time) {
-	retry := d.Kind == KindRateLimited && d.HasRetryAfter
+	if d.Kind == KindQuotaExhausted {
+		h.Set(HeaderShouldRetry, "false")
+	}
+	retry := d.Kind == KindRateLimited && d.HasRetryAfter && d.RetryIn != spec.RetryDelayInstead
 	switch style {
 	case spec.HeadersOpenAI:
 		if retry {
@@ -92,3 +101,7 @@ func (d *Decision) Answer(api spec.APIStyle, style spec.HeaderStyle, wall time.T
 // API style api, or 0 for a decision answered with no response (a hang, a
 // reset); Answer returns it too.
 func (d *Decision) HTTPStatus(api spec.APIStyle) int { return providerStatus(api, d) }
+
+// HeaderShouldRetry is the header the official OpenAI and Anthropic SDKs
+// obey over the status when deciding whether to retry ("true" or "false").
+const HeaderShouldRetry = "X-Should-Retry"

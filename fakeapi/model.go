@@ -76,6 +76,9 @@ type Model struct {
 	gen *generation
 
 	c counters
+	// spent is the tokens charged against spec.Faults.Credit: admitted
+	// requests' tokens, settled.
+	spent int64
 }
 
 // NewModel returns a model of the service cfg describes, drawing from
@@ -210,7 +213,25 @@ func (m *Model) screen(now time.Duration, r *Request, d *Decision) (t *tenant, k
 	// Saturating: two huge counts must not wrap to a small or negative sum
 	// that the token limit would then let through.
 	d.Tokens = satmath.Add(r.Tokens, r.OutputTokens)
+	fc := &m.cfg.Faults
+	if fc.ContextWindow > 0 && r.Tokens > fc.ContextWindow {
+		d.InputTokens = r.Tokens
+		return nil, KindContextTooLong, 400
+	}
+	if fc.Credit > 0 && m.spent >= fc.Credit {
+		return nil, KindQuotaExhausted, quotaStatus(m.cfg.API)
+	}
 	return t, 0, 0
+}
+
+// quotaStatus is the status of a refusal for spent credit in API style api:
+// OpenAI's 429 insufficient_quota; Anthropic, which has no such 429, refuses
+// an account without credit with 400 invalid_request_error.
+func quotaStatus(api spec.APIStyle) int {
+	if api == spec.APIAnthropic {
+		return 400
+	}
+	return 429
 }
 
 // admit admits r for tenant t at now: it spends the units u, draws the
@@ -221,6 +242,7 @@ func (m *Model) admit(now time.Duration, r *Request, t *tenant, u *units, d *Dec
 	t.quotas(now, d)
 	m.c.accepted++
 	m.c.tokens = satmath.Add(m.c.tokens, d.Tokens)
+	m.spent = satmath.Add(m.spent, d.Tokens)
 	m.tick(now, true)
 	gen := r.OutputTokens
 	if r.Generated > 0 {
@@ -280,6 +302,9 @@ func (m *Model) limited(now time.Duration, r *Request, t *tenant, d *Decision, w
 	d.Kind, d.Status = KindRateLimited, 429
 	d.RetryAfter, d.HasRetryAfter = m.advertise(wait)
 	if d.HasRetryAfter {
+		d.RetryIn = m.cfg.Faults.RetryDelayBody
+	}
+	if d.HasRetryAfter {
 		m.remember(now, r, d.RetryAfter)
 	}
 	t.quotas(now, d)
@@ -319,6 +344,7 @@ func (m *Model) SettleOutput(now time.Duration, id ID, actual int64) {
 	s.output = actual
 	s.tokens = max(satmath.Add(s.tokens, diff), 0)
 	m.c.tokens = max(satmath.Add(m.c.tokens, diff), 0)
+	m.spent = max(satmath.Add(m.spent, diff), 0)
 	for _, r := range []rate{rateTPM, rateOTPM} {
 		if t.has&r.bit() == 0 {
 			continue
@@ -387,9 +413,11 @@ func (m *Model) Cancel(now time.Duration, id ID) {
 
 // ResetLimiters empties every tenant's rate limiters: full buckets, empty
 // windows, at the limits in force now (a limiter an event turned off
-// too). Requests in flight keep their slots, so the concurrency cap still
-// counts them.
+// too), and the account's credit (spec.Faults.Credit) whole again.
+// Requests in flight keep their slots, so the concurrency cap still counts
+// them.
 func (m *Model) ResetLimiters() {
+	m.spent = 0
 	m.eachTenant(func(t *tenant) {
 		for r := range numRates {
 			if l := &t.lim[r]; l.limit > 0 {

@@ -125,6 +125,13 @@ func (m *Model) Stats() Stats {
 	for _, k := range errorKinds {
 		s.Errors[k.String()] = c.errors[k]
 	}
+	// Listed only on services that inject them.
+	if m.cfg.Faults.Credit > 0 {
+		s.Errors[KindQuotaExhausted.String()] = c.errors[KindQuotaExhausted]
+	}
+	if m.cfg.Faults.ContextWindow > 0 {
+		s.Errors[KindContextTooLong.String()] = c.errors[KindContextTooLong]
+	}
 	return s
 }
 

@@ -51,7 +51,8 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		}
 		lt.finish()
 	}
-	if ft := t.sub("faults"); ft != nil {
+	ft := t.sub("faults")
+	if ft != nil {
 		s.Faults = d.decodeFaults(ft)
 	}
 	// The file's default, not spec.DefaultHeaderStyle (see Service.Headers).
@@ -64,6 +65,10 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		// Without effect, so refused as the file's own rule: a service
 		// without headers sends no retry delay to lie about.
 		t.add("lying", "needs a Retry-After to lie about; set headers = \"openai\", \"anthropic\" or \"standard\"")
+	}
+	if s.Faults.RetryDelayBody != "" && s.Headers == spec.HeadersNone {
+		// Without effect: a service without headers advertises no delay.
+		ft.add("retry_delay_body", "needs a retry delay to send; set headers = \"openai\", \"anthropic\" or \"standard\"")
 	}
 	s.Keys, _ = t.strings("keys")
 	for i, k := range s.Keys {
@@ -127,6 +132,9 @@ func (d *decoder) decodeFaults(t *table) spec.Faults {
 	f.HangRate, _ = t.fraction("hang_rate")
 	f.ResetRate, _ = t.fraction("reset_rate")
 	f.Conflict = decodeConflict(t)
+	f.Credit, _ = t.integer("credit", 1, spec.MaxLimit, "tokens an account may spend")
+	f.ContextWindow, _ = t.integer("context_window", 1, spec.MaxLimit, "tokens of a model's context")
+	f.RetryDelayBody = enum(t, "retry_delay_body", "", spec.RetryDelayBodies...)
 	if st := t.sub("slow_first_byte"); st != nil {
 		f.SlowFirstByte.Rate, _ = st.fraction("rate")
 		f.SlowFirstByte.Delay, _ = st.duration("delay")

@@ -21,16 +21,25 @@ import (
 type answerReader struct {
 	api   spec.APIStyle
 	style spec.HeaderStyle
-	h     http.Header // scratch: the answer being read
+	cfg   fakeapi.ServiceConfig // the service, whose bodies readBody builds
+	h     http.Header           // scratch: the answer being read
 }
 
 func newAnswerReader(cfg fakeapi.ServiceConfig) *answerReader {
-	return &answerReader{api: cfg.API, style: cfg.Headers, h: http.Header{}}
+	return &answerReader{api: cfg.API, style: cfg.Headers, cfg: cfg, h: http.Header{}}
+}
+
+// hasBody reports whether the body of the answer to d says more than its
+// status and headers: a spent credit or a context too long (its error
+// code), a 429 with its retry delay in the body (spec.Faults.RetryDelayBody).
+func hasBody(d *fakeapi.Decision) bool {
+	return d.Kind == fakeapi.KindQuotaExhausted || d.Kind == fakeapi.KindContextTooLong || d.RetryIn != ""
 }
 
 // read returns what a client makes of decision d, made at decided and
-// answered to the client at arrived (virtual times). The body is not
-// built: the fake's answers carry no error code that changes a class. A
+// answered to the client at arrived (virtual times). The body is built
+// and read (httptool.ReadBody) only when it says more than the status and
+// headers (hasBody); no built-in scenario's answers do. A
 // success reports the decision's token count as its usage, which a live
 // run's answers on the generic endpoint (/tools/…, /llm, /resources/…) do
 // not carry: the estimate is exact, so the settlement changes nothing but
@@ -59,7 +68,12 @@ func (r *answerReader) read(d *fakeapi.Decision, decided, arrived time.Duration)
 func (r *answerReader) slow(d *fakeapi.Decision, decided, arrived time.Duration) answer {
 	clear(r.h)
 	status := d.Answer(r.api, r.style, virtualEpoch.Add(decided), r.h)
-	o := httptool.Read(status, r.h, virtualEpoch.Add(arrived))
+	var o sched.Outcome
+	if hasBody(d) {
+		o = httptool.ReadBody(status, r.h, d.RejectionBody(&r.cfg, status), virtualEpoch.Add(arrived))
+	} else {
+		o = httptool.Read(status, r.h, virtualEpoch.Add(arrived))
+	}
 	a := answer{class: o.Class, status: int32(status), hasRetry: o.HasRetryAfter, retryAfter: o.RetryAfter, quota: o.Quota}
 	if o.Class == sched.ClassSuccess {
 		a.tokens, a.hasUsage = d.Tokens, true

@@ -72,7 +72,7 @@ func ExampleDemand() {
 	}
 	fmt.Printf("tier3 offers %.0f turns/min\n", perS*60)
 	// Output:
-	// tier3 offers 2239 turns/min
+	// tier3 offers 2234 turns/min
 }
 
 // Check a live run's options before starting it: a time scale no machine

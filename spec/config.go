@@ -189,6 +189,25 @@ type Faults struct {
 	// commit; the write that arrived first wins. 0 detects no conflicts:
 	// overlapping writes are counted as races.
 	Conflict float64
+	// Credit is the tokens the account may spend in all (0: unlimited),
+	// shared by every key: once admitted requests have been charged that
+	// many, every request is refused at once as insufficient_quota (OpenAI
+	// API style: 429 with code "insufficient_quota"; Anthropic: 400
+	// invalid_request_error, "Your credit balance is too low", as Anthropic
+	// refuses an account without credit; generic: 429 with kind
+	// "insufficient_quota"). A client must not retry it: waiting does not
+	// refill a spent balance. A reset gives the credit back.
+	Credit int64 `json:",omitempty"`
+	// ContextWindow is the model's context in input tokens (0: unlimited): a
+	// request with more input tokens is refused at once with 400, spending no
+	// quota (OpenAI API style: code "context_length_exceeded"; Anthropic:
+	// invalid_request_error "prompt is too long: N tokens > W maximum").
+	// Retrying the same request cannot succeed.
+	ContextWindow int64 `json:",omitempty"`
+	// RetryDelayBody carries a 429's retry delay in its JSON body, as Google
+	// APIs do: error.details[] holds a google.rpc.RetryInfo whose retryDelay
+	// is "Ns" ("": headers only, RetryDelayBesides, RetryDelayInstead).
+	RetryDelayBody RetryDelayBody `json:",omitempty"`
 }
 
 // SlowFirstByte delays the response of a fraction Rate of admitted

@@ -43,6 +43,25 @@ const (
 // HeaderStyles lists the header styles.
 var HeaderStyles = []HeaderStyle{HeadersNone, HeadersOpenAI, HeadersAnthropic, HeadersStandard}
 
+// RetryDelayBody selects whether a 429's body carries its retry delay, as
+// a google.rpc.RetryInfo in error.details[] with retryDelay "Ns" (the
+// delay in seconds, decimals allowed), the way Google APIs send it.
+type RetryDelayBody string
+
+// Where a 429 states its retry delay besides the header style's headers.
+const (
+	// RetryDelayBesides sends the delay in the body and in the header
+	// style's Retry-After headers.
+	RetryDelayBesides RetryDelayBody = "besides"
+	// RetryDelayInstead sends the delay in the body only: no Retry-After
+	// or Retry-After-Ms header (the rate-limit headers stay).
+	RetryDelayInstead RetryDelayBody = "instead"
+)
+
+// RetryDelayBodies lists the values of RetryDelayBody other than "" (headers
+// only).
+var RetryDelayBodies = []RetryDelayBody{RetryDelayBesides, RetryDelayInstead}
+
 // APIStyle selects the endpoints and body shapes of a served service.
 type APIStyle string
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -216,6 +217,15 @@ func (f Faults) Problems() []Problem {
 	}
 	if f.SlowFirstByte.Delay < 0 {
 		ps.add("slow_first_byte.delay", "is %v; it must not be negative", f.SlowFirstByte.Delay)
+	}
+	if f.Credit < 0 || f.Credit > MaxLimit {
+		ps.add("credit", "is %d; set the tokens the account may spend, from 0 (unlimited) to %d", f.Credit, int64(MaxLimit))
+	}
+	if f.ContextWindow < 0 || f.ContextWindow > MaxLimit {
+		ps.add("context_window", "is %d; set the model's context in tokens, from 0 (unlimited) to %d", f.ContextWindow, int64(MaxLimit))
+	}
+	if f.RetryDelayBody != "" && !slices.Contains(RetryDelayBodies, f.RetryDelayBody) {
+		ps.add("retry_delay_body", "unknown value %q; use one of %s", f.RetryDelayBody, quote(RetryDelayBodies))
 	}
 	o := f.Overload
 	switch {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -20,6 +21,10 @@ type bodyInfo struct {
 	// message is the provider's error message, or the body's text when the
 	// body carries none, trimmed for an error string.
 	message string
+	// retryDelay is the error's google.rpc.RetryInfo retryDelay, when
+	// hasRetryDelay.
+	retryDelay    time.Duration
+	hasRetryDelay bool
 }
 
 // envelope holds the fields of interest of an OpenAI- or Anthropic-style
@@ -42,6 +47,38 @@ type errorObject struct {
 	Message json.RawMessage `json:"message"`
 	Type    json.RawMessage `json:"type"`
 	Code    json.RawMessage `json:"code"`
+	Details json.RawMessage `json:"details"`
+}
+
+// detail is one entry of a Google-style error's details: a RetryInfo when
+// its @type is retryInfoType.
+type detail struct {
+	Type       string `json:"@type"`
+	RetryDelay string `json:"retryDelay"`
+}
+
+// retryInfoType is the @type of a google.rpc.RetryInfo detail.
+const retryInfoType = "type.googleapis.com/google.rpc.RetryInfo"
+
+// retryInfo returns the retryDelay of the first RetryInfo in details (a
+// JSON array) that parses: protobuf's JSON Duration, decimal seconds with
+// the suffix "s" ("13s", "1.5s"). Details of another shape give none.
+func retryInfo(raw json.RawMessage) (time.Duration, bool) {
+	var details []detail
+	if len(raw) == 0 || json.Unmarshal(raw, &details) != nil {
+		return 0, false
+	}
+	for _, dt := range details {
+		if dt.Type != retryInfoType {
+			continue
+		}
+		if v, ok := strings.CutSuffix(strings.TrimSpace(dt.RetryDelay), "s"); ok {
+			if d, ok := parseDecimal(v, time.Second); ok {
+				return d, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // inspect reads usage and error details from body. A body that is not a
@@ -64,6 +101,7 @@ func inspect(body []byte) bodyInfo {
 			info.typ, _ = jsonString(eo.Type)
 			info.code, _ = jsonString(eo.Code)
 		}
+		info.retryDelay, info.hasRetryDelay = retryInfo(eo.Details)
 	}
 	if info.message == "" {
 		info.message, _ = jsonString(env.Message)

@@ -12,5 +12,9 @@
 // [Read] is the reading of an answer's status and headers on its own (its
 // class, [RetryDelay] and [Quota]), pure functions of the headers and the
 // time the response arrived; a simulator that knows what a server would
-// send reads it there, the same code as a live run.
+// send reads it there, the same code as a live run. [ReadBody] adds what
+// an error body says: its error code (insufficient_quota,
+// context_length_exceeded) and a Google-style retryDelay
+// (google.rpc.RetryInfo in error.details[]), which counts when no header
+// gives a delay.
 package httptool

@@ -63,3 +63,21 @@ func ExampleRetryDelay() {
 	// 1m2s true
 	// 30s true
 }
+
+// A Google-style 429 states its retry delay only in its body, as a
+// google.rpc.RetryInfo; ReadBody reads it as Execute does. An OpenAI
+// insufficient_quota 429 is never retried.
+func ExampleReadBody() {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	google := []byte(`{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Quota exceeded",
+		"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"13s"}]}}`)
+	o := httptool.ReadBody(http.StatusTooManyRequests, http.Header{}, google, now)
+	fmt.Println(o.Class, o.RetryAfter, o.HasRetryAfter)
+
+	quota := []byte(`{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)
+	o = httptool.ReadBody(http.StatusTooManyRequests, http.Header{}, quota, now)
+	fmt.Println(o.Class, o.Class.Retryable())
+	// Output:
+	// rate_limited 13s true
+	// quota_exhausted false
+}

@@ -73,3 +73,31 @@ func classify(status int, info *bodyInfo) sched.Class {
 	}
 	return StatusClass(status)
 }
+
+// ReadBody is Read refined by the body of an answer other than 2xx, as
+// Execute refines it (before MaxRetryAfter): the class by the body's error
+// code (insufficient_quota, context_length_exceeded, "prompt is too long"),
+// Err a *StatusError with the body's code and message, the usage, and,
+// when no header gives a delay, the retryDelay of a google.rpc.RetryInfo in
+// the body's error.details[]. A 2xx answer, and status 0, read as Read
+// reads them. It is a pure function, for simulators whose server's body
+// says more than its status and headers.
+func ReadBody(status int, h http.Header, body []byte, arrived time.Time) sched.Outcome {
+	o := Read(status, h, arrived)
+	if o.Class == sched.ClassSuccess || status == 0 {
+		return o
+	}
+	info := inspect(body)
+	o.Tokens, o.HasUsage = info.tokens, info.hasUsage
+	refine(&o, &info)
+	return o
+}
+
+// refine applies what the body of an answer other than 2xx says to o.
+func refine(o *sched.Outcome, info *bodyInfo) {
+	o.Class = classify(o.Status, info)
+	o.Err = &StatusError{Status: o.Status, Code: info.codeOrType(), Message: info.message}
+	if !o.HasRetryAfter && info.hasRetryDelay {
+		o.RetryAfter, o.HasRetryAfter = info.retryDelay, true
+	}
+}

@@ -116,7 +116,9 @@ type Tool struct {
 // Status is the HTTP status. Err, for a status other than 2xx, is a
 // *StatusError (wrapped, when OverMax fails the call). RetryAfter comes from
 // RetryDelay on the response headers (responses other than 2xx only),
-// measured from the time the response arrived; see MaxRetryAfter for
+// measured from the time the response arrived, else from a Google-style
+// body's error.details[] google.rpc.RetryInfo retryDelay ("13s", "1.5s";
+// see ReadBody); see MaxRetryAfter for
 // whether it is limited. Tokens and HasUsage come from the body's usage
 // object, when the body is JSON and has one. Quota, for every response with
 // a status, comes from the provider's remaining/reset headers (see Quota).
@@ -176,8 +178,7 @@ func (t *Tool) Execute(ctx context.Context, call *sched.Call, attempt int) sched
 	if o.Class == sched.ClassSuccess {
 		return t.success(o, body, tooLong, readErr)
 	}
-	o.Class = classify(resp.StatusCode, &info)
-	o.Err = &StatusError{Status: resp.StatusCode, Code: info.codeOrType(), Message: info.message}
+	refine(&o, &info)
 	if o.HasRetryAfter {
 		t.limitRetryAfter(&o)
 	}
