@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 	"time"
 
@@ -49,17 +48,6 @@ func openScenario(arg string) (*scenarios.Scenario, error) {
 		return nil, codedError{scenarios.Suggest(arg, err), exitInvalid}
 	}
 	return sc, nil
-}
-
-// sortedKeys returns a map's keys in order, for output that does not
-// depend on map iteration.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // console returns where a command prints (w, or standard output when w is

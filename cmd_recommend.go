@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -154,7 +156,7 @@ func printRecommendation(out io.Writer, res *decision.Report, d *decision.Result
 		}
 		fmt.Fprintln(out)
 	}
-	for _, name := range sortedKeys(res.Arithmetic) {
+	for _, name := range slices.Sorted(maps.Keys(res.Arithmetic)) {
 		fmt.Fprintf(out, "%s\n", name)
 		for _, line := range res.Arithmetic[name] {
 			fmt.Fprintf(out, "  %s\n", line)

@@ -3,6 +3,8 @@ package calibrate
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/simbench/simbench/scenarios"
@@ -77,7 +79,7 @@ func (c *Calibrator) check(r *trace.Record) error {
 
 // checkLimits says why a header's limits cannot enter a scenario.
 func checkLimits(limits map[string]trace.Limits) error {
-	for _, name := range sortedKeys(limits) {
+	for _, name := range slices.Sorted(maps.Keys(limits)) {
 		l := limits[name]
 		if !limitOK(l.RPS, scenarios.MaxRequestsPerSecond) || !limitOK(l.RPM, scenarios.MaxRequestsPerMinute) ||
 			!limitOK(l.TPM, scenarios.MaxTokensPerMinute) || l.MaxConcurrent < 0 || l.MaxConcurrent > scenarios.MaxCap {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,7 +54,7 @@ func ParseCSVColumns(spec string) (map[string]string, error) {
 			return nil, fmt.Errorf("%q: write FIELD=COLUMN", part)
 		}
 		if _, known := CSVFields[field]; !known {
-			return nil, fmt.Errorf("unknown field %q; the fields are %s", field, strings.Join(sortedKeys(CSVFields), ", "))
+			return nil, fmt.Errorf("unknown field %q; the fields are %s", field, strings.Join(slices.Sorted(maps.Keys(CSVFields)), ", "))
 		}
 		if _, dup := m[field]; dup {
 			return nil, fmt.Errorf("field %q is mapped twice", field)
@@ -106,7 +107,7 @@ func (c *Calibrator) readCSV(r io.Reader, path string, cols map[string]string) e
 		return csvError(path, cr, err)
 	}
 	idx := map[string]int{}
-	for _, field := range sortedKeys(CSVFields) {
+	for _, field := range slices.Sorted(maps.Keys(CSVFields)) {
 		col, ok := cols[field]
 		if !ok {
 			continue

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -164,12 +165,12 @@ func (c *Calibrator) Fit() (*Result, error) {
 	}
 	r.MeanInFlight = c.busy / r.Duration
 	names := namer{}
-	for _, name := range sortedKeys(c.services) {
+	for _, name := range slices.Sorted(maps.Keys(c.services)) {
 		f := c.fitService(c.services[name], r.Duration)
 		f.Name, f.TraceName = names.of("service", name)
 		r.Services = append(r.Services, f)
 	}
-	for _, name := range sortedKeys(c.tools) {
+	for _, name := range slices.Sorted(maps.Keys(c.tools)) {
 		t := c.tools[name]
 		tf := ToolFit{Calls: t.calls, Services: len(t.service), TokensMean: t.tokens.mean, TokensStd: t.tokens.stddev()}
 		tf.Name, tf.TraceName = names.of("tool", name)
@@ -258,7 +259,7 @@ func (c *Calibrator) fitService(s *serviceAcc, duration float64) ServiceFit {
 
 // peakPerMinute is the most requests in any 60 consecutive whole seconds.
 func peakPerMinute(perSecond map[int64]int32) float64 {
-	secs := sortedKeys(perSecond)
+	secs := slices.Sorted(maps.Keys(perSecond))
 	var best, sum int64
 	lo := 0
 	for _, s := range secs {
@@ -325,19 +326,10 @@ func (c *Calibrator) fitWorkload(duration float64) WorkloadFit {
 // among equals.
 func mostCommon(m map[string]int64) string {
 	best := ""
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if best == "" || m[k] > m[best] {
 			best = k
 		}
 	}
 	return best
-}
-
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

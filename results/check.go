@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -163,7 +164,7 @@ func checkResults(ps *problems, r *Results) {
 		nonNegative(ps, at, map[string]float64{"requests_per_minute": l.RequestsPerMinute, "tokens_per_minute": l.TokensPerMinute,
 			"max_concurrent": float64(l.MaxConcurrent), "calls_per_turn": l.CallsPerTurn})
 	}
-	for _, name := range sortedKeys(r.Recommendation) {
+	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
 		nameOK(ps, fmt.Sprintf("recommendation.%q", name), "service", name)
 	}
 	for i, e := range r.Events {
@@ -189,7 +190,7 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 		"refused_turns": s.RefusedTurns, "calls": s.Calls, "attempts": s.Attempts, "rate_limited": s.RateLimited,
 		"failed": s.Failed, "early_retries": s.EarlyRetries, "wasted_tokens": s.WastedTokens, "write_races": s.WriteRaces,
 		"conflicts": s.Conflicts, "max_in_flight": int64(s.MaxInFlight)}
-	for _, k := range sortedKeys(counts) {
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		if counts[k] < 0 {
 			ps.add(at+"."+k, "is %d; a count is ≥ 0", counts[k])
 		}
@@ -207,14 +208,14 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 	checkSummary(ps, at+".ok_turn_latency_ms", s.OKTurnLatencyMs)
 	checkSummary(ps, at+".call_latency_ms", s.CallLatencyMs)
 	checkAnswer(ps, at+".answer_latency_ms", s.AnswerLatencyMs)
-	for _, name := range sortedKeys(s.PeakInFlight) {
+	for _, name := range slices.Sorted(maps.Keys(s.PeakInFlight)) {
 		n := s.PeakInFlight[name]
 		nameOK(ps, fmt.Sprintf("%s.peak_in_flight.%q", at, name), "service", name)
 		if n < 0 {
 			ps.add(fmt.Sprintf("%s.peak_in_flight.%q", at, name), "is %d; a count is ≥ 0", n)
 		}
 	}
-	for _, name := range sortedKeys(s.QuotaUsed) {
+	for _, name := range slices.Sorted(maps.Keys(s.QuotaUsed)) {
 		if q := s.QuotaUsed[name]; !finite(q) || q < 0 {
 			ps.add(fmt.Sprintf("%s.quota_used.%q", at, name), "is %v; want a fraction ≥ 0", q)
 		}
@@ -229,7 +230,7 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 		p := &s.Processes[i]
 		pat := fmt.Sprintf("%s.processes[%d]", at, i)
 		counts := map[string]int64{"turns": p.Turns, "failed_turns": p.FailedTurns, "calls": p.Calls, "attempts": p.Attempts, "rate_limited": p.RateLimited}
-		for _, k := range sortedKeys(counts) {
+		for _, k := range slices.Sorted(maps.Keys(counts)) {
 			if counts[k] < 0 {
 				ps.add(pat+"."+k, "is %d; a count is ≥ 0", counts[k])
 			}
@@ -258,7 +259,7 @@ func checkSeries(ps *problems, at string, s *StrategyResult) {
 			break
 		}
 	}
-	for _, name := range sortedKeys(s.LimitTrace) {
+	for _, name := range slices.Sorted(maps.Keys(s.LimitTrace)) {
 		for i, p := range s.LimitTrace[name] {
 			if !(p.T >= 0 && p.T <= maxSeconds && p.Limit >= 0) {
 				ps.add(fmt.Sprintf("%s.limit_trace.%q[%d]", at, name, i), "is (%v s, %d); want a time ≥ 0 and a limit ≥ 0", p.T, p.Limit)
@@ -297,7 +298,7 @@ func checkAnswer(ps *problems, at string, a AnswerSummary) {
 // nonNegative adds a problem for each figure that is negative or beyond
 // a float64's finite range (the JSON reader maps 1e400 to +Inf).
 func nonNegative(ps *problems, at string, figures map[string]float64) {
-	for _, k := range sortedKeys(figures) {
+	for _, k := range slices.Sorted(maps.Keys(figures)) {
 		if v := figures[k]; !finite(v) || v < 0 {
 			ps.add(at+"."+k, "is %v; want a figure ≥ 0", v)
 		}
@@ -312,14 +313,3 @@ func nameOK(ps *problems, at, what, name string) {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
-// sortedKeys returns a map's keys in order, so that problems come out in
-// the same order every time.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
