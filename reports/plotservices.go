@@ -131,7 +131,7 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 			for k, pt := range tl {
 				xys[k] = plotter.XY{X: pt.T, Y: float64(pt.InFlight)}
 			}
-			t, _, _ := scaleTop(xys)
+			t, _, _ := scaleTop(xys, 0)
 			top = max(top, t)
 			l, err := line(Downsample(xys, opts.maxPoints()), col, nil)
 			if err != nil {

@@ -44,11 +44,24 @@ func trimTimeline(r *results.Results, tl []results.TimelinePoint) []results.Time
 	return tl
 }
 
-// scaleTop returns the top of a y axis for values vs: their maximum, unless
-// a few buckets (a start-up burst) rise far above the rest, in which case
-// the axis is set by the 99th percentile and the spike is returned (its
-// value and time) to be named instead of flattening every other line.
-func scaleTop(xys plotter.XYs) (top float64, spike plotter.XY, clipped bool) {
+// scaleTop returns the top of a y axis for values vs that must also show
+// floor (a limit or cap drawn on the same panel; 0 for none): their
+// maximum, unless a few buckets (a start-up burst) rise far above the rest
+// and above floor's axis, in which case the axis is set by the 99th
+// percentile (or floor) and the spike is returned (its value and time) to
+// be named instead of flattening every other line. A spike the axis shows
+// anyway is not clipped.
+func scaleTop(xys plotter.XYs, floor float64) (top float64, spike plotter.XY, clipped bool) {
+	top, spike, clipped = seriesTop(xys)
+	top = max(top, floor)
+	if clipped && spike.Y <= fitTop(top) {
+		return max(spike.Y, floor), spike, false
+	}
+	return top, spike, clipped
+}
+
+// seriesTop is scaleTop of the values alone.
+func seriesTop(xys plotter.XYs) (top float64, spike plotter.XY, clipped bool) {
 	if len(xys) == 0 {
 		return 0, spike, false
 	}
@@ -131,7 +144,13 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 				atCap++
 			}
 		}
-		top, spike, clipped := scaleTop(xys)
+		// The levels drawn below the line: the axis shows them whatever
+		// the line does.
+		floor := float64(s.MaxInFlight)
+		if services == nil {
+			floor = max(floor, float64(lim.inFlight))
+		}
+		top, spike, clipped := scaleTop(xys, floor)
 		if len(xys) > 0 {
 			// Wide and under the cap's dashes, so a line that sits at the
 			// cap shows between them.
@@ -272,10 +291,7 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		limited[k] = plotter.XY{X: pt.T, Y: pt.RateLimited}
 		any429 = any429 || pt.RateLimited > 0
 	}
-	top, spike, clipped := scaleTop(started)
-	if ratePerS > 0 {
-		top = max(top, ratePerS)
-	}
+	top, spike, clipped := scaleTop(started, ratePerS)
 	p.Y.Min, p.Y.Max = 0, fitTop(top)
 	if clipped {
 		p.Y.Max *= 1.15
