@@ -9,7 +9,7 @@ SHELL := bash
 # go.mod, so every target runs once per module, in the module's directory:
 # each module's go.mod must then be complete on its own. GOWORK=off keeps a
 # developer's go.work from hiding a missing requirement.
-MODULES := . sched sched/quota sched/promobs
+MODULES := . sched sched/quota sched/promobs deploy
 export GOWORK := off
 # each ARGS: run `go ARGS ./...` in every module, stopping at the first failure
 each = for m in $(MODULES); do $(GO) -C $$m $(1) ./... || exit 1; done
