@@ -227,6 +227,10 @@ func checkDockerfile(text string) []string {
 		case "FROM":
 			froms = append(froms, strings.Join(f[1:], " "))
 		case "COPY":
+			if len(f) < 3 {
+				problems = append(problems, fmt.Sprintf("deploy/Dockerfile: %q: want COPY SRC... DEST", strings.TrimSpace(line)))
+				continue
+			}
 			if strings.HasPrefix(f[1], "--from=") {
 				copiedBinary = copiedBinary || f[len(f)-1] == "/usr/local/bin/simbench"
 				continue
