@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -20,18 +21,20 @@ import (
 // service's limits allow, shown line by line, verified by simulation over
 // several seeds.
 type RecommendCmd struct {
-	Scenario  string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
-	Headroom  float64          `placeholder:"F" env:"SIMBENCH_HEADROOM" help:"Fraction of the limits to pace at; the rest is kept for retries (default: the tuned strategy's own headroom when it paces, else 0.7)."`
-	Strategy  string           `short:"s" placeholder:"NAME" help:"The strategy to tune (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
-	MaxShare  float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Tolerance float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
-	Seeds     int              `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
-	Seed      *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
-	Duration  positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
-	NoVerify  bool             `help:"Print the arithmetic only; skip the verifying sweep."`
-	JSON      bool             `help:"Print the recommendation as JSON."`
-	Emit      string           `enum:",toml,go" default:"" placeholder:"toml|go" help:"Print only the decided settings: toml, a [[strategy]] block to paste into a scenario; go, the sched.Config literal."`
-	Stdout    io.Writer        `kong:"-"`
+	Scenario   string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
+	Headroom   float64          `placeholder:"F" env:"SIMBENCH_HEADROOM" help:"Fraction of the limits to pace at; the rest is kept for retries (default: the tuned strategy's own headroom when it paces, else 0.7)."`
+	Strategy   string           `short:"s" placeholder:"NAME" help:"The strategy to tune (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
+	MaxShare   float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Tolerance  float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
+	Seeds      int              `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	Seed       *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
+	Duration   positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
+	NoVerify   bool             `help:"Print the arithmetic only; skip the verifying sweep."`
+	JSON       bool             `help:"Print the recommendation as JSON."`
+	Parallel   int              `env:"SIMBENCH_PARALLEL" help:"Runs simulated at once (default: the number of CPUs)."`
+	cacheFlags `embed:""`
+	Emit       string    `enum:",toml,go" default:"" placeholder:"toml|go" help:"Print only the decided settings: toml, a [[strategy]] block to paste into a scenario; go, the sched.Config literal."`
+	Stdout     io.Writer `kong:"-"`
 
 	parent   context.Context                                  // tests: a context to cancel in place of Ctrl-C
 	progress func(strategy string, done, total time.Duration) // tests: follows the verifying sweep's runs
@@ -79,7 +82,7 @@ func (c *RecommendCmd) Run() error {
 	ctx, stop := interruptible(c.parent)
 	defer stop()
 	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
-		Progress: c.progress}
+		Progress: c.progress, Cache: c.open(os.Stderr), Parallel: c.Parallel}
 	decide := decision.Decide
 	if c.NoVerify {
 		decide = decision.Arithmetic

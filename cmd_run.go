@@ -42,8 +42,9 @@ type RunCmd struct {
 	NoRecommend   bool             `help:"Skip the decision (what to set, verified by a sweep over seeds) and the load check (the workload's demand, simulated with every limit lifted); print the arithmetic only."`
 	Trace         string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
 	Threshold     []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
-	HDR           string           `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
-	Stdout        io.Writer        `kong:"-"` // nil: os.Stdout
+	cacheFlags    `embed:""`
+	HDR           string    `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
+	Stdout        io.Writer `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
 	parent     context.Context // tests: a context to cancel in place of Ctrl-C
@@ -80,7 +81,7 @@ func (c *RunCmd) Run() error {
 		c.afterSim()
 	}
 	if runErr == nil {
-		if err := c.decide(ctx, sc, res, out, tty && !c.JSON); err != nil {
+		if err := c.decide(ctx, sc, res, opts.Cache, out, tty && !c.JSON); err != nil {
 			return err
 		}
 	}
@@ -111,11 +112,13 @@ func (c *RunCmd) Run() error {
 }
 
 // decide puts the decision (what to set, verified by a sweep over seeds)
-// and the arithmetic it starts from into res, as recommend computes them;
+// and the arithmetic it starts from into res, as recommend computes them,
+// reading from and adding to cache (nil: none) the runs it needs;
 // --no-recommend keeps the arithmetic only. An interrupt leaves them out
 // and returns nil: the results are still written.
-func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *results.Results, out io.Writer, bars bool) error {
-	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
+func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *results.Results, cache *sim.Cache, out io.Writer, bars bool) error {
+	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
+		Cache: cache, Parallel: c.Parallel}
 	decide := decision.Decide
 	if c.NoRecommend {
 		// The arithmetic only, without the load check: the demand it
@@ -183,6 +186,9 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 		if err := c.liveOptions(opts).Validate(sc); err != nil {
 			return invalid(err)
 		}
+	}
+	if !c.Live {
+		opts.Cache = c.open(os.Stderr)
 	}
 	return opts, thresholds, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -17,18 +18,20 @@ import (
 // SweepCmd runs one strategy over a range of caps and shows where more
 // concurrency stops paying.
 type SweepCmd struct {
-	Scenario  string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
-	Cap       string           `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
-	Strategy  string           `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
-	By        string           `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
-	MaxShare  float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Tolerance float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
-	Seeds     int              `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
-	Seed      *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
-	Duration  positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
-	Out       string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
-	JSON      bool             `help:"Print the sweep as JSON instead of the table."`
-	Stdout    io.Writer        `kong:"-"`
+	Scenario   string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
+	Cap        string           `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
+	Strategy   string           `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
+	By         string           `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
+	MaxShare   float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Tolerance  float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
+	Seeds      int              `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	Seed       *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
+	Duration   positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
+	Out        string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
+	JSON       bool             `help:"Print the sweep as JSON instead of the table."`
+	Parallel   int              `env:"SIMBENCH_PARALLEL" help:"Runs simulated at once (default: the number of CPUs)."`
+	cacheFlags `embed:""`
+	Stdout     io.Writer `kong:"-"`
 
 	parent   context.Context                                  // tests: a context to cancel in place of Ctrl-C
 	progress func(strategy string, done, total time.Duration) // tests: follows the runs over the caps
@@ -49,7 +52,8 @@ func (c *SweepCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D()}
+	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
+		Cache: c.open(os.Stderr), Parallel: c.Parallel}
 	if c.Cap != "" {
 		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
 			return codedError{err, exitInvalid}

@@ -16,8 +16,21 @@ import (
 )
 
 // The commands start servers, simulations and progress bars: every goroutine
-// they start must be gone when they return.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// they start must be gone when they return. The commands' run cache is a
+// folder of the test run's own (SIMBENCH_CACHE), never the user's.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "simbench-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.Setenv(cacheEnv, dir); err != nil {
+		panic(err)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
 
 // cli runs simbench with args as main would and returns the exit code and
 // what it printed.

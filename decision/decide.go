@@ -48,6 +48,12 @@ type Options struct {
 	// name, its runs and each run's simulated time; it returns what receives
 	// the runs' progress (sim.Options.Progress) and what ends the step.
 	Steps func(step string, runs int, each time.Duration) (update func(strategy string, done, total time.Duration), finish func(aborted bool))
+	// Cache, when set, holds the runs already simulated (sim.Options.Cache):
+	// a run it holds is read, not simulated again, and each run simulated
+	// is stored in it.
+	Cache *sim.Cache
+	// Parallel caps the runs simulated at once (sim.Options.Parallel).
+	Parallel int
 	// NoLoad leaves the load check out (Result.Load nil): the workload's
 	// demand (sim.Demand) is not simulated, and Arithmetic simulates
 	// nothing. For callers that print and write no load figure.
@@ -107,7 +113,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	if seeds == 0 {
 		seeds = DefaultSeeds
 	}
-	opts := sim.Options{Seed: o.Seed, Duration: o.Duration, Seeds: seeds}
+	opts := sim.Options{Seed: o.Seed, Duration: o.Duration, Seeds: seeds, Cache: o.Cache, Parallel: o.Parallel}
 	applied, err := opts.Apply(sc)
 	if err != nil {
 		return nil, InputError{err}

@@ -48,7 +48,7 @@ func measureLoad(ctx context.Context, sc *scenarios.Scenario, o Options, plans [
 	if len(plans) == 0 || o.NoLoad {
 		return nil, nil
 	}
-	demand, err := sim.Demand(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration})
+	demand, err := sim.Demand(ctx, sc, sim.Options{Seed: o.Seed, Duration: o.Duration, Cache: o.Cache, Parallel: o.Parallel})
 	if err != nil {
 		return nil, err
 	}

@@ -299,22 +299,48 @@ func withCap(st scenarios.Strategy, service string, c int) scenarios.Strategy {
 	return st
 }
 
-// asWritten runs every strategy of sc as written under opts' seeds: the
-// configurations a decision must be no worse than.
+// asWritten runs every strategy of sc as written under opts' seeds, the
+// unbounded baseline (unboundedStrategy) at the first seed only: the
+// configurations a decision must be no worse than, and the contrast, which
+// only says how unbounded fares and costs the most to simulate.
 func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, error) {
 	rule := o.Rule
 	opts.Strategies = nil
 	done := o.step("strategies as written", len(sc.Strategies), &opts)
-	res, err := sim.RunSeeds(ctx, sc, opts)
-	done(err != nil)
-	if err != nil {
-		return nil, nil, err
+	ub := unboundedStrategy(sc)
+	var seeded, once []string
+	for _, st := range sc.Strategies {
+		if st.Name == ub {
+			once = append(once, st.Name)
+		} else {
+			seeded = append(seeded, st.Name)
+		}
 	}
+	byName := map[string]results.StrategyResult{}
+	for _, part := range []struct {
+		names []string
+		seeds int
+	}{{seeded, opts.Seeds}, {once, 1}} {
+		if len(part.names) == 0 {
+			continue
+		}
+		po := opts
+		po.Strategies, po.Seeds = part.names, part.seeds
+		res, err := sim.RunSeeds(ctx, sc, po)
+		if err != nil {
+			done(true)
+			return nil, nil, err
+		}
+		for _, r := range res.Strategies {
+			byName[r.Name] = r
+		}
+	}
+	done(false)
 	var outs []results.Outcome
 	var pts []results.SweepPoint
-	for i, r := range res.Strategies {
+	for i := range sc.Strategies {
 		st := &sc.Strategies[i]
-		p := SweepPointOf(max(1, st.MaxInFlight), r)
+		p := SweepPointOf(max(1, st.MaxInFlight), byName[st.Name])
 		o := outcomeOf(st.Name, p)
 		o.Cap = st.MaxInFlight
 		if st.TokenBucket {

@@ -27,6 +27,9 @@ type SweepOptions struct {
 	Seeds    int
 	Seed     *uint64
 	Duration time.Duration
+	// Cache and Parallel are Options' (Decide's) Cache and Parallel.
+	Cache    *sim.Cache
+	Parallel int
 	// Progress, when set, is called before the runs over Caps × Loads
 	// start (not for Decide's own sweep) with their number and the virtual
 	// duration of each, and returns what reports their progress
@@ -51,14 +54,14 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, o SweepOptions) (*result
 		return nil, InputError{err}
 	}
 	sw := &results.Sweep{Scenario: sc.Name, Strategy: strategy, MaxShare: o.Rule.MaxShare, Chosen: map[string]int{}, Knee: map[string]int{}}
-	opts := sim.Options{Duration: o.Duration, Seed: o.Seed, Seeds: o.Seeds}
+	opts := sim.Options{Duration: o.Duration, Seed: o.Seed, Seeds: o.Seeds, Cache: o.Cache, Parallel: o.Parallel}
 	applied, err := opts.Apply(sc)
 	if err != nil {
 		return nil, InputError{err}
 	}
 	caps := o.Caps
 	if caps == nil {
-		d, err := Decide(ctx, sc, Options{Strategy: o.Strategy, Rule: o.Rule, Seeds: o.Seeds, Seed: o.Seed, Duration: o.Duration})
+		d, err := Decide(ctx, sc, Options{Strategy: o.Strategy, Rule: o.Rule, Seeds: o.Seeds, Seed: o.Seed, Duration: o.Duration, Cache: o.Cache, Parallel: o.Parallel})
 		if err != nil {
 			if d == nil {
 				return nil, err

@@ -29,7 +29,7 @@ type Decision struct {
 	// attempts, honouring Retry-After").
 	Retry string `json:"retry"`
 	// Expected is what the settings gave over the seeds; Baseline is what
-	// the scenario's unbounded strategy gave under the same seeds (nil when
+	// the scenario's unbounded strategy gave at the first of them (nil when
 	// the scenario has none).
 	Expected Outcome  `json:"expected"`
 	Baseline *Outcome `json:"baseline,omitempty"`
@@ -103,8 +103,8 @@ type Evidence struct {
 	// step a line (empty when not measured).
 	Load []string `json:"load,omitempty"`
 	// Strategies holds every strategy of the scenario as written, under
-	// the same seeds: the configurations the decision must not be worse
-	// than. Paces holds the headrooms tried at the chosen cap.
+	// the same seeds (the unbounded baseline at the first only): the
+	// configurations the decision must not be worse than. Paces holds the headrooms tried at the chosen cap.
 	Strategies []Outcome `json:"strategies,omitempty"`
 	Paces      []Outcome `json:"paces,omitempty"`
 	// Search says, a step a line, how the strategy, the cap and the pace

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
@@ -96,4 +97,37 @@ func ExampleLiveOptions_Validate() {
 	// false <nil>
 	// true sim: time scale 1e-12: want a number from 1e-06 to 1e+06 (0.01 plays 10 minutes in 6 seconds)
 	// true sim: 2 shares for 3 processes
+}
+
+// Keep runs in a cache: the second Run reads the strategy's run at the
+// seed instead of simulating it, and gives the same figures.
+func ExampleCache() {
+	sc, err := scenarios.Builtin("burst-8")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dir, err := os.MkdirTemp("", "simbench-cache-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	cache := sim.NewCache(dir, "example", nil)
+	opts := sim.Options{Strategies: []string{"paced"}, Duration: 10 * time.Second, Cache: cache}
+	first, err := sim.Run(context.Background(), sc, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	again, err := sim.Run(context.Background(), sc, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("simulated:", len(cache.Simulated()), "reused:", cache.Reused())
+	fmt.Println("same calls:", first.Strategies[0].Calls == again.Strategies[0].Calls)
+	// Output:
+	// simulated: 1 reused: 1
+	// same calls: true
 }

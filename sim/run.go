@@ -66,6 +66,10 @@ type Options struct {
 	// Version is the simbench version the results record as
 	// simbench_version ("": DefaultVersion).
 	Version string
+	// Cache, when set, holds finished runs: Run reads a strategy's run at
+	// a seed from it instead of simulating it, and stores each run it
+	// simulates to the end. Runs with Trace set neither read nor store.
+	Cache *Cache
 }
 
 // version is the simbench version the results record.
@@ -140,8 +144,22 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 		}
 		defer closeSections(secs)
 	}
+	cache := opts.Cache
+	if opts.Trace != nil {
+		cache = nil // a trace needs the attempts, which no entry holds
+	}
 	engines := make([]*engine, len(sc.Strategies))
+	cached := make([]HDRLatencies, len(sc.Strategies))
 	for i := range sc.Strategies {
+		if cache != nil {
+			if r, l, ok := cache.load(cache.runKey(sc, &sc.Strategies[i])); ok {
+				res.Strategies[i], cached[i] = *r, l
+				if opts.Progress != nil {
+					opts.Progress(r.Name, sc.Duration, sc.Duration)
+				}
+				continue
+			}
+		}
 		var tw *trace.Writer
 		if secs != nil {
 			tw = secs[i].w
@@ -160,6 +178,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 	)
 	var wg sync.WaitGroup
 	for i, e := range engines {
+		if e == nil {
+			complete[i] = true // read from the cache
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -189,7 +211,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 		panic(fmt.Sprintf("%v\n\nin a strategy's simulation:\n%s", crash, crashStack))
 	}
 	for _, e := range engines {
-		if e.err != nil {
+		if e != nil && e.err != nil {
 			return nil, e.err
 		}
 	}
@@ -198,9 +220,17 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 			return nil, err
 		}
 	}
+	for i, e := range engines {
+		if e != nil && (cache != nil || opts.HDR != nil) {
+			cached[i] = e.hdrLatencies()
+		}
+		if e != nil && cache != nil && complete[i] {
+			cache.store(cache.runKey(sc, &sc.Strategies[i]), res.Strategies[i], cached[i])
+		}
+	}
 	if opts.HDR != nil {
-		for _, e := range engines {
-			opts.HDR(e.hdrLatencies())
+		for _, l := range cached {
+			opts.HDR(l)
 		}
 	}
 	for i, ok := range complete {
