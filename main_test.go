@@ -17,7 +17,17 @@ import (
 
 // The commands start servers, simulations and progress bars: every goroutine
 // they start must be gone when they return.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// asSimbench, set in the environment, makes the test binary run as
+// simbench: what a live run of several processes starts as its members
+// (os.Executable is the test binary).
+const asSimbench = "SIMBENCH_TEST_AS_SIMBENCH"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asSimbench) != "" {
+		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // cli runs simbench with args as main would and returns the exit code and
 // what it printed.

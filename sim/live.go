@@ -38,6 +38,15 @@ type LiveOptions struct {
 	// Redis is the redis:// URL of the server a QuotaShared run uses; ""
 	// starts redis-server from PATH on a free 127.0.0.1 port for the run.
 	Redis string
+	// Worker, when set, runs the processes of a fleet (Processes above 1)
+	// as OS processes of their own: for each strategy, Processes members
+	// (`simbench worker`, made by Worker) against the fake services this
+	// process starts, meeting at a rendezvous on Redis (started as for a
+	// shared quota when Redis is ""), merged as report --merge merges them
+	// (MergeMembers), with the services' own accounting added. Nil: the
+	// processes run as Runners inside this process. Members write no trace
+	// and no HDR logs.
+	Worker WorkerCommand
 	// AllowRedisFallback lets a QuotaShared run go on when Redis does not
 	// answer: at the start, RunLive otherwise fails naming the server, and
 	// a strategy during which a process fell back to its local share is
@@ -71,6 +80,10 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 	if err != nil {
 		return nil, err
 	}
+	fo.processes = opts.Worker != nil && fo.n > 1
+	if fo.processes && opts.Trace != nil {
+		return nil, badOption{fmt.Errorf("sim: a trace of a fleet of %d processes: its members write none; run one process to trace", fo.n)}
+	}
 	stopRedis, err := startRedis(&fo, opts.AllowRedisFallback)
 	if err != nil {
 		return nil, err
@@ -93,6 +106,29 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 			if err := opts.Trace.Header(TraceHeader(sc, st.Name, "live")); err != nil {
 				return nil, err
 			}
+		}
+		if fo.processes {
+			r, spans, invalid, err := runFleetStrategy(ctx, ls, st, fo.forStrategy(st), &opts)
+			if r != nil {
+				res.Strategies = append(res.Strategies, *r)
+				res.Events = append(res.Events, spans...)
+				var reasons []string
+				if invalid != "" {
+					reasons = append(reasons, invalid)
+				}
+				if why := fallbackReason(spans); why != "" && !opts.AllowRedisFallback {
+					reasons = append(reasons, why)
+				}
+				own = append(own, reasons)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					res.Partial = true
+					break
+				}
+				return nil, err
+			}
+			continue
 		}
 		lr, err := runLiveStrategy(ctx, ls, st, fo.forStrategy(st))
 		if lr != nil {

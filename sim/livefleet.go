@@ -61,6 +61,9 @@ type fleetOptions struct {
 	explicit bool
 	// anyShared is set when some strategy shares its quota through Redis.
 	anyShared bool
+	// processes is set when the fleet's members run as OS processes
+	// (LiveOptions.Worker), which meet at a rendezvous on Redis.
+	processes bool
 }
 
 func (o *LiveOptions) fleet() (fleetOptions, error) {
@@ -110,17 +113,17 @@ type procTally struct {
 	failed, calls, attempts int64
 	// store is its shared quota's store (nil unless quota mode "shared"):
 	// its reservations sent to Redis are the process's quota round trips.
-	store *quota.Failover
-	answered                *histogram
-	fallbacks               int
-	fallbackS               float64
-	downSince               time.Duration // scenario time of the last switch to the fallback; -1: up
+	store     *quota.Failover
+	answered  *histogram
+	fallbacks int
+	fallbackS float64
+	downSince time.Duration // scenario time of the last switch to the fallback; -1: up
 }
 
 // startRedis returns the URL of the Redis a shared-quota run uses: the one
 // given, or one started from PATH for the run (stopped by the returned func).
 func startRedis(fo *fleetOptions, allowFallback bool) (stop func(), err error) {
-	if !fo.anyShared || fo.n < 2 {
+	if !(fo.anyShared || fo.processes) || fo.n < 2 {
 		return func() {}, nil
 	}
 	if fo.redis != "" {

@@ -211,17 +211,29 @@ func (m *memberSetup) meet(ctx context.Context, st string) (time.Time, error) {
 	}
 	m.rdb.Expire(ctx, key, time.Hour)
 	round := (k - 1) / int64(m.n)
-	startKey := m.key(st) + "/start/" + strconv.FormatInt(round, 10)
-	offset, err := m.offset(ctx)
+	offset, err := redisOffset(ctx, m.rdb)
 	if err != nil {
 		return time.Time{}, err
 	}
 	if k%int64(m.n) == 0 {
 		start := time.Now().Add(-offset).Add(rendezvousLead) // on Redis's clock
-		if err := m.rdb.Set(ctx, startKey, start.UnixNano(), time.Hour).Err(); err != nil {
-			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: %w", startKey, err)
+		if err := m.rdb.Set(ctx, m.startKey(st, round), start.UnixNano(), time.Hour).Err(); err != nil {
+			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: %w", m.startKey(st, round), err)
 		}
 	}
+	return m.awaitStart(ctx, st, round, offset)
+}
+
+// startKey is the Redis key of the start of strategy st's round.
+func (m *memberSetup) startKey(st string, round int64) string {
+	return m.key(st) + "/start/" + strconv.FormatInt(round, 10)
+}
+
+// awaitStart waits, at most m.wait, for the start of strategy st's round
+// to be written and returns it on this host's clock (offset: this host's
+// clock ahead of Redis's).
+func (m *memberSetup) awaitStart(ctx context.Context, st string, round int64, offset time.Duration) (time.Time, error) {
+	key, startKey := m.key(st)+"/arrived", m.startKey(st, round)
 	deadline := time.Now().Add(m.wait)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
@@ -246,11 +258,11 @@ func (m *memberSetup) meet(ctx context.Context, st string) (time.Time, error) {
 	}
 }
 
-// offset returns how far this host's clock is ahead of Redis's, measured
-// at the midpoint of a TIME round trip.
-func (m *memberSetup) offset(ctx context.Context) (time.Duration, error) {
+// redisOffset returns how far this host's clock is ahead of the clock of
+// the Redis rdb talks to, measured at the midpoint of a TIME round trip.
+func redisOffset(ctx context.Context, rdb *redis.Client) (time.Duration, error) {
 	before := time.Now()
-	t, err := m.rdb.Time(ctx).Result()
+	t, err := rdb.Time(ctx).Result()
 	if err != nil {
 		return 0, fmt.Errorf("sim: Redis TIME: %w", err)
 	}
