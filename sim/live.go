@@ -18,9 +18,10 @@ type LiveOptions struct {
 	TimeScale float64
 	// Processes runs the workload on this many sched.Runners at once
 	// against the same fake servers (0 or 1: one), as N agent processes
-	// behind one API key. They run in this process, each with its own
-	// Runner, HTTP transport and (QuotaShared) Redis connection and quota,
-	// so they share nothing a separate process would not; the figures of
+	// behind one API key: OS processes of their own when Worker is set,
+	// else Runners in this process, each with its own HTTP transport and
+	// (QuotaShared) Redis connection and quota, so they share nothing a
+	// separate process would not; the figures of
 	// each go to StrategyResult.Processes. 0 takes the scenario's
 	// workload.processes (and its process_shares when Shares is nil). With
 	// several, the live run is compared with the virtual run of the same

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -24,6 +25,10 @@ import (
 // RunLive appends. The command's standard output and error are RunLive's
 // to set.
 type WorkerCommand func(ctx context.Context, args []string) *exec.Cmd
+
+// exitInterruptedMember is the exit code of a member stopped by an
+// interrupt (simbench's 130): the others of a member that failed.
+const exitInterruptedMember = 130
 
 // workerStopGrace is how long a member interrupted with the run may take
 // to write what it measured before it is killed.
@@ -83,17 +88,34 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 		}
 		cmds[i] = cmd
 	}
+	// Each member is waited for on a goroutine of its own; the first to
+	// fail stops the others (which would wait at the rendezvous for it)
+	// and the wait for the start.
+	waitCtx, stopWait := context.WithCancel(ctx)
+	defer stopWait()
+	werrs := make([]error, fo.n)
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Go(func() {
+			if werrs[i] = cmd.Wait(); werrs[i] != nil {
+				stopWait()
+				for _, c := range cmds {
+					_ = c.Process.Signal(os.Interrupt) // one that has exited ignores it
+				}
+			}
+		})
+	}
 	// The services' timed events start with the members.
-	offset, err := redisOffset(ctx, rdb)
-	if err == nil {
-		var start time.Time
-		if start, err = watch.awaitStart(ctx, st.Name, 0, offset); err == nil {
+	if offset, err := redisOffset(waitCtx, rdb); err == nil {
+		if start, err := watch.awaitStart(waitCtx, st.Name, 0, offset); err == nil {
 			srv.SetEpoch(start)
 		}
 	}
+	wg.Wait()
 	var failed []string
-	for i, cmd := range cmds {
-		if werr := cmd.Wait(); werr != nil && ctx.Err() == nil {
+	for i, werr := range werrs {
+		var ee *exec.ExitError
+		if werr != nil && ctx.Err() == nil && !(errors.As(werr, &ee) && ee.ExitCode() == exitInterruptedMember) {
 			failed = append(failed, fmt.Sprintf("member %d (p%d): %v: %s", i, i+1, werr, strings.TrimSpace(errs[i].String())))
 		}
 	}
