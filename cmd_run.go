@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -183,6 +184,9 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 		}
 		if err := c.liveOptions(opts).Validate(sc); err != nil {
 			return invalid(err)
+		}
+		if n := cmp.Or(c.Processes, sc.Workload.Processes); n > 1 && (c.Trace != "" || c.HDR != "") {
+			return invalid(fmt.Errorf("--trace and --hdr with %d processes: a fleet's members write neither; run one process (--processes 1) for them", n))
 		}
 	}
 	return opts, thresholds, nil

@@ -82,8 +82,8 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 		return nil, err
 	}
 	fo.processes = opts.Worker != nil && fo.n > 1
-	if fo.processes && opts.Trace != nil {
-		return nil, badOption{fmt.Errorf("sim: a trace of a fleet of %d processes: its members write none; run one process to trace", fo.n)}
+	if fo.processes && (opts.Trace != nil || opts.HDR != nil) {
+		return nil, badOption{fmt.Errorf("sim: a trace or HDR logs of a fleet of %d processes: its members write neither; run one process for them", fo.n)}
 	}
 	stopRedis, err := startRedis(&fo, opts.AllowRedisFallback)
 	if err != nil {
