@@ -25,11 +25,10 @@ func TestRunProcessesNeedLive(t *testing.T) {
 
 // run --live --processes 2 --quota shared starts its own redis-server from
 // PATH and two simbench worker processes (this test binary, running as
-// simbench), and writes each process's figures to results.json: its own
+// simbench: see TestMain), and writes each process's figures to results.json: its own
 // calls and attempts, adding up to the fleet's.
 func TestRunLiveProcessesShared(t *testing.T) {
 	redistest.Start(t)        // skips (fails under CI=true) without redis-server
-	t.Setenv(asSimbench, "1") // the members this run starts run as simbench
 	dir := t.TempDir()
 	cmd := &RunCmd{Scenario: "burst-8", Strategy: []string{"paced"}, Duration: positiveDuration(20 * time.Second), Live: true, TimeScale: 0.05,
 		Processes: 2, Shares: []float64{2, 1}, Quota: "shared", AllowInvalid: true, Out: dir, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}}

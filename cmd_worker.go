@@ -24,13 +24,14 @@ type WorkerCmd struct {
 	BaseURL       string           `required:"" placeholder:"URL" env:"SIMBENCH_BASE_URL" help:"The provider: the URL 'simbench serve' of the same scenario prints (one address, each service under /NAME)."`
 	Redis         string           `required:"" placeholder:"URL" env:"SIMBENCH_REDIS" help:"The redis:// URL of the server the members meet at before each strategy and, in quota mode shared, share the quota through."`
 	Out           string           `required:"" placeholder:"DIR" help:"Write this member's results.json and histograms.hlog here; 'simbench report --merge' combines the members' folders."`
+	Rendezvous    string           `placeholder:"URL" help:"The redis:// URL of the server the members meet at, when not --redis's (a run whose quota Redis is gone, with --redis-fallback)."`
 	RunID         string           `placeholder:"ID" env:"SIMBENCH_RUN_ID" help:"Tell this fleet's rendezvous from another's on the same Redis (default: from the scenario, its seed and N; give each concurrent run of the same scenario its own)."`
 	Wait          positiveDuration `default:"5m" help:"How long to wait at the rendezvous for the other members."`
 	Strategy      []string         `short:"s" sep:"," placeholder:"NAME" help:"Run only these strategies, comma-separated, one after another (default: all); every member must be given the same."`
 	Seed          *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the same for every member)."`
 	Duration      positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's duration."`
-	TimeScale     float64          `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"Multiply every duration by F and divide every rate by F, as the provider's --time-scale."`
-	Shares        []float64        `sep:"," placeholder:"W,..." help:"Each member's share of the load, one weight per member (default: the scenario's workload.process_shares, else even)."`
+	TimeScale     float64          `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"Multiply every duration by F and divide every rate by F, the same on every member and at the provider: keep 1 against 'simbench serve', which plays the scenario in its own time."`
+	Shares        []float64        `sep:"," placeholder:"W,..." help:"Each member's share of the load, one weight per member, the same on every member (default: the scenario's workload.process_shares when it has N, else even)."`
 	Quota         string           `placeholder:"MODE" help:"full, split or shared (one quota in Redis), for every strategy (default: each strategy's quota.mode, else full)."`
 	RedisFallback bool             `help:"In quota mode shared, when Redis is lost, run on a local share (limit÷N) and do not mark the run invalid."`
 	Stdout        io.Writer        `kong:"-"` // nil: os.Stdout
@@ -81,7 +82,7 @@ func (c *WorkerCmd) Run() error {
 	opts := sim.MemberOptions{
 		LiveOptions: sim.LiveOptions{Options: sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Version: simbenchVersion()},
 			TimeScale: c.TimeScale, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback},
-		Member: c.Member.I, Of: c.Member.N, BaseURL: c.BaseURL, RunID: c.RunID, Wait: c.Wait.D(),
+		Member: c.Member.I, Of: c.Member.N, BaseURL: c.BaseURL, Rendezvous: c.Rendezvous, RunID: c.RunID, Wait: c.Wait.D(),
 	}
 	ctx, stop := interruptible(c.ctx)
 	defer stop()

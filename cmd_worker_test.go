@@ -54,7 +54,6 @@ func startMember(t *testing.T, i, n int, base, redisURL, runID, dir, duration st
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "worker", fleetScenario, "--member", fmt.Sprintf("%d/%d", i, n), "--base-url", base,
 		"--redis", redisURL, "--out", dir, "--run-id", runID, "-s", "shared", "--duration", duration)
-	cmd.Env = append(os.Environ(), asSimbench+"=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

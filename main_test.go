@@ -19,12 +19,16 @@ import (
 // they start must be gone when they return.
 // asSimbench, set in the environment, makes the test binary run as
 // simbench: what a live run of several processes starts as its members
-// (os.Executable is the test binary).
+// (os.Executable is the test binary). TestMain sets it for every process
+// the tests start, so that none runs the tests instead.
 const asSimbench = "SIMBENCH_TEST_AS_SIMBENCH"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asSimbench) != "" {
 		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if err := os.Setenv(asSimbench, "1"); err != nil {
+		panic(err)
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -62,8 +62,10 @@ type fleetOptions struct {
 	// anyShared is set when some strategy shares its quota through Redis.
 	anyShared bool
 	// processes is set when the fleet's members run as OS processes
-	// (LiveOptions.Worker), which meet at a rendezvous on Redis.
+	// (LiveOptions.Worker), which meet at a rendezvous on the Redis at meet
+	// (redis, unless it does not answer and the run may go on without it).
 	processes bool
+	meet      string
 }
 
 func (o *LiveOptions) fleet() (fleetOptions, error) {
@@ -127,16 +129,25 @@ func startRedis(fo *fleetOptions, allowFallback bool) (stop func(), err error) {
 		return func() {}, nil
 	}
 	if fo.redis != "" {
-		if err := pingRedis(fo.redis); err != nil && !allowFallback {
+		err := pingRedis(fo.redis)
+		if err != nil && !allowFallback {
 			return nil, fmt.Errorf("sim: the shared quota's Redis does not answer: %w; start it, or allow the processes to run on local shares (--redis-fallback)", err)
 		}
-		return func() {}, nil
+		if err == nil || !fo.processes {
+			fo.meet = fo.redis
+			return func() {}, nil
+		}
+		// The quota's Redis is gone and the processes may run on local
+		// shares: they still need a Redis to meet at.
 	}
 	s, err := redisproc.Start(0)
 	if err != nil {
-		return nil, fmt.Errorf("sim: a shared quota needs a redis-server (or --redis URL): %w", err)
+		return nil, fmt.Errorf("sim: a shared quota, or a fleet of processes (their rendezvous), needs a redis-server (or --redis URL): %w", err)
 	}
-	fo.redis = s.URL()
+	if fo.redis == "" {
+		fo.redis = s.URL()
+	}
+	fo.meet = s.URL()
 	return s.Stop, nil
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,9 @@ type MemberOptions struct {
 	// (""; the scenario's name and digest, the seed and Of, which two
 	// fleets of the same scenario started at once must not share).
 	RunID string
+	// Rendezvous is the redis:// URL of the Redis the members meet at
+	// ("": Redis).
+	Rendezvous string
 	// Wait bounds the wait at the rendezvous (0: DefaultRendezvousWait).
 	Wait time.Duration
 }
@@ -80,6 +84,9 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 	}
 	lo := opts.LiveOptions
 	lo.Processes = opts.Of
+	if len(lo.Shares) == 0 && sc.Workload.Processes == opts.Of {
+		lo.Shares = sc.Workload.ProcessShares // the scenario's fleet, member by member
+	}
 	if err := lo.Validate(sc); err != nil {
 		return nil, err
 	}
@@ -91,10 +98,16 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 	if err != nil {
 		return nil, err
 	}
-	if err := pingRedis(opts.Redis); err != nil {
-		return nil, fmt.Errorf("sim: the rendezvous's Redis does not answer: %w; start it, or give its URL (--redis)", err)
+	meet := cmp.Or(opts.Rendezvous, opts.Redis)
+	if err := pingRedis(meet); err != nil {
+		return nil, fmt.Errorf("sim: the rendezvous's Redis does not answer: %w; start it, or give its URL (--redis, --rendezvous)", err)
 	}
-	ro, err := quota.ParseURL(opts.Redis)
+	if fo.anyShared && meet != opts.Redis {
+		if err := pingRedis(opts.Redis); err != nil && !lo.AllowRedisFallback {
+			return nil, fmt.Errorf("sim: the shared quota's Redis does not answer: %w; start it, or allow the member to run on its local share (--redis-fallback)", err)
+		}
+	}
+	ro, err := quota.ParseURL(meet)
 	if err != nil {
 		return nil, err
 	}

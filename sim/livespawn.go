@@ -62,7 +62,7 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 	}
 	defer os.RemoveAll(dir)
 	runID := fmt.Sprintf("%s-%d-%d", orig.Name, os.Getpid(), time.Now().UnixNano())
-	ro, err := quota.ParseURL(fo.redis)
+	ro, err := quota.ParseURL(fo.meet)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -169,7 +169,7 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 // settings, the same for every member, and its own place.
 func memberArgs(sc *scenarios.Scenario, st *scenarios.Strategy, fo *fleetOptions, opts *LiveOptions, f float64, i int, base, dir, runID string) []string {
 	args := []string{
-		"--member", fmt.Sprintf("%d/%d", i, fo.n), "--base-url", base, "--redis", fo.redis,
+		"--member", fmt.Sprintf("%d/%d", i, fo.n), "--base-url", base, "--redis", fo.redis, "--rendezvous", fo.meet,
 		"--out", filepath.Join(dir, memberDirName(i)), "--run-id", runID, "--strategy", st.Name,
 		"--seed", strconv.FormatUint(sc.Seed, 10), "--duration", sc.Duration.String(),
 		"--time-scale", strconv.FormatFloat(f, 'g', -1, 64), "--quota", string(fo.mode),
