@@ -113,14 +113,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 			if r != nil {
 				res.Strategies = append(res.Strategies, *r)
 				res.Events = append(res.Events, spans...)
-				var reasons []string
-				if invalid != "" {
-					reasons = append(reasons, invalid)
-				}
-				if why := fallbackReason(spans); why != "" && !opts.AllowRedisFallback {
-					reasons = append(reasons, why)
-				}
-				own = append(own, reasons)
+				own = append(own, strategyReasons(invalid, spans, opts.AllowRedisFallback))
 			}
 			if err != nil {
 				if ctx.Err() != nil {
@@ -138,14 +131,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 			if opts.HDR != nil {
 				opts.HDR(HDRLatencies{Strategy: st.Name, Seed: sc.Seed, Turn: lr.m.turnLat.hdr(lr.m.window), Call: lr.m.callLat.hdr(lr.m.window)})
 			}
-			var reasons []string
-			if lr.invalid != "" {
-				reasons = append(reasons, lr.invalid)
-			}
-			if why := fallbackReason(lr.fallbacks); why != "" && !opts.AllowRedisFallback {
-				reasons = append(reasons, why)
-			}
-			own = append(own, reasons)
+			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, opts.AllowRedisFallback))
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -187,6 +173,20 @@ func (o *LiveOptions) fleetFor(sc *scenarios.Scenario) (fleetOptions, error) {
 		}
 	}
 	return fo, nil
+}
+
+// strategyReasons are a strategy's own reasons to be invalid: the run's
+// (invalid, "" when none) and, unless allowFallback, its processes' periods
+// on local shares.
+func strategyReasons(invalid string, fallbacks []results.EventSpan, allowFallback bool) []string {
+	var reasons []string
+	if invalid != "" {
+		reasons = append(reasons, invalid)
+	}
+	if why := fallbackReason(fallbacks); why != "" && !allowFallback {
+		reasons = append(reasons, why)
+	}
+	return reasons
 }
 
 // commonReasons are the reasons a live run of sc at time scale f is invalid

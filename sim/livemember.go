@@ -145,14 +145,7 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 			res.Strategies = append(res.Strategies, lr.result)
 			res.Events = append(res.Events, lr.fallbacks...)
 			m.Hists = append(m.Hists, MemberHists{Strategy: st.Name, Turn: lr.m.turnLat.h, OKTurn: lr.m.okTurnLat.h, Call: lr.m.callLat.h})
-			var reasons []string
-			if lr.invalid != "" {
-				reasons = append(reasons, lr.invalid)
-			}
-			if why := fallbackReason(lr.fallbacks); why != "" && !lo.AllowRedisFallback {
-				reasons = append(reasons, why)
-			}
-			own = append(own, reasons)
+			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, lo.AllowRedisFallback))
 		}
 		if err != nil {
 			if ctx.Err() != nil {

@@ -236,7 +236,11 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 		}
 		r.Partial = r.Partial || p.Partial
 		if p.Invalid != "" {
-			invalid = append(invalid, p.Invalid)
+			who := "a member"
+			if len(p.Processes) > 0 {
+				who = p.Processes[0].Name
+			}
+			invalid = append(invalid, who+": "+p.Invalid)
 		}
 		r.Turns += p.Turns
 		r.FailedTurns += p.FailedTurns
