@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/sim"
 )
 
 // ReportCmd re-renders a run's reports from its results.json.
@@ -22,6 +24,9 @@ type ReportCmd struct {
 	Sweep            string    `placeholder:"FILE" help:"A sweep to plot, with each load's knee and chosen cap marked: the sweep.json 'simbench sweep' writes (default: DIR/sweep.json when present), or a JSON array of sweep points."`
 	MaxRateLimited   float64   `name:"max-share" aliases:"max-rate-limited" default:"0.001" placeholder:"SHARE" env:"SIMBENCH_MAX_SHARE" help:"The 429 share drawn as the sweep's threshold, for a sweep file that does not record its own (--max-rate-limited is the old name)."`
 	Color            string    `enum:"auto,always,never" default:"auto" help:"Colour the table: auto (when standard output is a terminal and NO_COLOR is unset), always or never."`
+	More             []string  `arg:"" optional:"" name:"dirs" help:"With --merge: the other fleet members' folders."`
+	Merge            bool      `help:"Combine the folders of a live fleet's members (simbench worker --out DIR, one per member) into one results.json in --out, as one process running the whole fleet reports it: counts summed, percentiles from the pooled histograms. A member whose folder holds no results is named, and the command exits 1 after writing the others' merge."`
+	Out              string    `placeholder:"OUT" help:"With --merge: the folder to write the merged results.json and reports to."`
 	Stdout           io.Writer `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool // tests: pretend stdout is (not) a terminal
@@ -38,6 +43,12 @@ func (c *ReportCmd) Run() error {
 	// sim.GCPercent, 400, for the engine) keeps the strict read of a
 	// results file at the size cap within about twice the file.
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	if c.Merge || c.Out != "" {
+		return c.merge()
+	}
+	if len(c.More) > 0 {
+		return codedError{fmt.Errorf("one folder to report on, %d given: to combine a fleet's members, add --merge and --out", 1+len(c.More)), exitInvalid}
+	}
 	dir := c.Dir
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		dir = filepath.Dir(dir)
@@ -99,4 +110,56 @@ func (c *ReportCmd) colored() bool {
 	}
 	_, tty := console(c.Stdout, c.isTerminal)
 	return colour(tty)
+}
+
+// merge combines fleet members' folders into one results.json in --out,
+// with its reports, and prints the table. A folder without results (a
+// member that never wrote them) leaves that member missing: the others'
+// merge is written, and the error (exit 1) names the missing members. An
+// unreadable member or members of different runs are invalid input.
+func (c *ReportCmd) merge() error {
+	if !c.Merge || c.Out == "" {
+		return codedError{errors.New("--merge and --out go together: simbench report --merge DIR DIR... --out OUT"), exitInvalid}
+	}
+	var members []*sim.Member
+	var absent []string
+	for _, dir := range append([]string{c.Dir}, c.More...) {
+		m, err := sim.ReadMember(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			absent = append(absent, dir)
+			continue
+		}
+		if err != nil {
+			return codedError{err, exitInvalid}
+		}
+		members = append(members, m)
+	}
+	if len(members) == 0 {
+		return codedError{fmt.Errorf("no member results in %s: run simbench worker --out DIR for each member first", strings.Join(absent, ", ")), exitInvalid}
+	}
+	res, mergeErr := sim.MergeMembers(members)
+	if res == nil {
+		return codedError{mergeErr, exitInvalid}
+	}
+	if err := results.Write(c.Out, res); err != nil {
+		return err
+	}
+	if _, err := reports.WriteAll(c.Out, res, reports.Options{}); err != nil {
+		return fmt.Errorf("writing reports: %w", err)
+	}
+	out := c.Stdout
+	if out == nil {
+		out = os.Stdout
+	}
+	if err := reports.WriteTable(out, res, c.colored()); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nmerged %s of %d: %s\n", plural(len(members), "member"), members[0].Results.Fleet.Of, filepath.Join(c.Out, results.ResultsFile))
+	if mergeErr != nil {
+		if len(absent) > 0 {
+			mergeErr = fmt.Errorf("%w (no results in %s)", mergeErr, strings.Join(absent, ", "))
+		}
+		return codedError{mergeErr, exitFailure}
+	}
+	return nil
 }

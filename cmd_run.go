@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 
@@ -30,7 +32,7 @@ type RunCmd struct {
 	Parallel      int              `env:"SIMBENCH_PARALLEL" help:"Strategies simulated at once (default: the number of CPUs)."`
 	Live          bool             `help:"Run in real time with real HTTP clients against fake servers on 127.0.0.1, one strategy after another."`
 	TimeScale     float64          `default:"1" placeholder:"F" env:"SIMBENCH_TIME_SCALE" help:"With --live: multiply every duration by F and divide every rate by F (0.01 plays 10 minutes in 6 seconds)."`
-	Processes     int              `placeholder:"N" help:"With --live: run the workload on N schedulers at once (one sched.Runner each, with its own connections) behind one API key, sharing the fake servers; results show each process's figures and the totals (default: the scenario's workload.processes, else 1)."`
+	Processes     int              `placeholder:"N" help:"With --live: run the workload on N simbench worker processes at once (each its own OS process, sched.Runner and connections) behind one API key, sharing the fake servers and meeting at a rendezvous on Redis (started from PATH unless --redis); results show each process's figures and the totals (default: the scenario's workload.processes, else 1)."`
 	Shares        []float64        `sep:"," placeholder:"W,..." help:"With --live and several processes: each process's share of the load, one weight per process (default: the scenario's workload.process_shares, else even)."`
 	Quota         string           `placeholder:"MODE" help:"With --live and several processes: full (every process at the full limits), split (limit÷N each) or shared (one quota in Redis), for every strategy (default: each strategy's quota.mode in the scenario, else full)."`
 	Redis         string           `placeholder:"URL" env:"SIMBENCH_REDIS" help:"With --quota shared: the redis:// URL of the server to share the quota through (default: start redis-server from PATH on a free 127.0.0.1 port for the run)."`
@@ -186,6 +188,9 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 		if err := c.liveOptions(opts).Validate(sc); err != nil {
 			return invalid(err)
 		}
+		if n := cmp.Or(c.Processes, sc.Workload.Processes); n > 1 && (c.Trace != "" || c.HDR != "") {
+			return invalid(fmt.Errorf("--trace and --hdr with %d processes: a fleet's members write neither; run one process (--processes 1) for them", n))
+		}
 	}
 	if !c.Live {
 		opts.Cache = c.open(os.Stderr)
@@ -196,7 +201,17 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 // liveOptions are the live run's options from the flags.
 func (c *RunCmd) liveOptions(opts sim.Options) sim.LiveOptions {
 	return sim.LiveOptions{Options: opts, TimeScale: c.timeScale(), Processes: c.Processes, Shares: c.Shares,
-		Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback}
+		Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback, Worker: c.worker}
+}
+
+// worker runs a fleet member as `simbench worker` of this very binary on
+// the same scenario, for a live run of several processes.
+func (c *RunCmd) worker(ctx context.Context, args []string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return exec.CommandContext(ctx, exe, append([]string{"worker", c.Scenario}, args...)...)
 }
 
 // timeScale is --time-scale, 1 when unset (callers that build the struct

@@ -24,9 +24,11 @@ func TestRunProcessesNeedLive(t *testing.T) {
 }
 
 // run --live --processes 2 --quota shared starts its own redis-server from
-// PATH and writes each process's figures to results.json.
+// PATH and two simbench worker processes (this test binary, running as
+// simbench: see TestMain), and writes each process's figures to results.json: its own
+// calls and attempts, adding up to the fleet's.
 func TestRunLiveProcessesShared(t *testing.T) {
-	redistest.Start(t) // skips (fails under CI=true) without redis-server
+	redistest.Start(t)        // skips (fails under CI=true) without redis-server
 	dir := t.TempDir()
 	cmd := &RunCmd{Scenario: "burst-8", Strategy: []string{"paced"}, Duration: positiveDuration(20 * time.Second), Live: true, TimeScale: 0.05,
 		Processes: 2, Shares: []float64{2, 1}, Quota: "shared", AllowInvalid: true, Out: dir, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}}
@@ -40,5 +42,9 @@ func TestRunLiveProcessesShared(t *testing.T) {
 	ps := res.Strategies[0].Processes
 	if len(ps) != 2 || ps[0].Name != "p1" || ps[1].Share <= 0 || ps[0].Share <= ps[1].Share {
 		t.Fatalf("processes %+v, want p1 and p2 with shares 2:1", ps)
+	}
+	st := res.Strategies[0]
+	if c, a := ps[0].Calls+ps[1].Calls, ps[0].Attempts+ps[1].Attempts; c != st.Calls || a != st.Attempts || ps[1].Calls == 0 || ps[1].Attempts < ps[1].Calls {
+		t.Errorf("processes' calls %d and attempts %d (rows %+v), the fleet's %d and %d: want each its own, adding up", c, a, ps, st.Calls, st.Attempts)
 	}
 }

@@ -32,6 +32,7 @@ type CLI struct {
 	Sweep     SweepCmd     `cmd:"" help:"Run one strategy over a range of concurrency caps and seeds, mark the knee and the chosen cap, and print the decision."`
 	Recommend RecommendCmd `cmd:"" help:"Say what to set: the cap and pace each service's limits allow, shown line by line, verified by simulation over seeds."`
 	Serve     ServeCmd     `cmd:"" help:"Serve a scenario's fake rate-limited services on 127.0.0.1 until Ctrl-C, then print what the clients did."`
+	Worker    WorkerCmd    `cmd:"" help:"Run one member of a live fleet (member I of N) against a provider and a Redis given by URL, starting with the others at a rendezvous on Redis; write its results for 'report --merge'."`
 	Check     CheckCmd     `cmd:"" help:"Serve a scenario's services, run a client against them (simbench check NAME -- CMD ARGS...) or wait for one, and grade each client: in flight, 429s, early retries, jitter, attempts per call, cancellation, writes; exit 1 on a FAIL."`
 	Validate  ValidateCmd  `cmd:"" help:"Check scenario files or built-in names and list every problem."`
 	Scenarios ScenariosCmd `cmd:"" help:"List the built-in scenarios with their descriptions."`

@@ -18,7 +18,19 @@ import (
 // The commands start servers, simulations and progress bars: every goroutine
 // they start must be gone when they return. The commands' run cache is a
 // folder of the test run's own (SIMBENCH_CACHE), never the user's.
+// asSimbench, set in the environment, makes the test binary run as
+// simbench: what a live run of several processes starts as its members
+// (os.Executable is the test binary). TestMain sets it for every process
+// the tests start, so that none runs the tests instead.
+const asSimbench = "SIMBENCH_TEST_AS_SIMBENCH"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asSimbench) != "" {
+		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if err := os.Setenv(asSimbench, "1"); err != nil {
+		panic(err)
+	}
 	dir, err := os.MkdirTemp("", "simbench-test-cache-")
 	if err != nil {
 		panic(err)

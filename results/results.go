@@ -44,6 +44,19 @@ type Results struct {
 	// them on every time axis and list them. Absent when the scenario
 	// has none.
 	Events []EventSpan `json:"events,omitempty"`
+	// Fleet, in the results of one member of a fleet whose members run as
+	// processes of their own (simbench worker), says which member wrote
+	// them; report --merge combines the members into the fleet's results.
+	// Absent otherwise.
+	Fleet *FleetMember `json:"fleet,omitempty"`
+}
+
+// FleetMember names one member of a fleet run: member Member (0-based) of
+// Of, of the run RunID (the rendezvous its members met at).
+type FleetMember struct {
+	Member int    `json:"member"`
+	Of     int    `json:"of"`
+	RunID  string `json:"run_id"`
 }
 
 // EventSpan is one timed event of a run: from StartS to EndS (seconds

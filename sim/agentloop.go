@@ -41,10 +41,15 @@ type agentLoop struct {
 	sessionProc  []uint16 // the process of each session (nil: all on process 0)
 	procDraws    *rand.Rand
 	shares       []float64 // each process's share of the workload
-	live         []int     // turns begun and not ended, by process
-	pending      int       // wakes and arrivals handed out and not yet called
-	err          error
-	out          []agentOp
+	// member is 1 + the one process this loop runs turns for, a fleet
+	// member on a host of its own (0: every process). Its turns are the
+	// ones a loop of the whole fleet gives that process: the others'
+	// arrivals are drawn and skipped, their sessions never woken.
+	member  int
+	live    []int // turns begun and not ended, by process
+	pending int   // wakes and arrivals handed out and not yet called
+	err     error
+	out     []agentOp
 }
 
 // agentTurn is one agent turn: an optional model call, then the tool
@@ -223,10 +228,17 @@ func (a *agentLoop) begin() {
 		return
 	}
 	for s := range w.Sessions {
+		p := a.sessionProcess(s)
+		if !a.runs(p) {
+			continue
+		}
 		a.pending++
-		a.emit(agentOp{kind: opWake, at: w.SessionStart(s), session: s, proc: a.sessionProcess(s)})
+		a.emit(agentOp{kind: opWake, at: w.SessionStart(s), session: s, proc: p})
 	}
 }
+
+// runs says whether this loop runs process p's turns.
+func (a *agentLoop) runs(p int) bool { return a.member == 0 || a.member == p+1 }
 
 // sessionProcess is the process that runs closed-model session s.
 func (a *agentLoop) sessionProcess(s int) int {
@@ -258,7 +270,11 @@ func (a *agentLoop) arrive(now time.Duration) {
 	if a.procDraws != nil {
 		p = pick(a.shares, a.procDraws.Float64())
 	}
-	a.startTurn(now, -1, p)
+	if a.runs(p) {
+		a.startTurn(now, -1, p)
+	} else {
+		a.turnNo++ // another member's turn: numbered as the whole fleet numbers it
+	}
 	// Arrivals at or after the end start nothing: not handing them out
 	// keeps a gap too long for a Duration from counting as work cut off.
 	if next := satmath.Add(now, a.wl.interarrival(a.arrivals)); next < a.end {

@@ -68,13 +68,21 @@ var badTag = regexp.MustCompile(`[^A-Za-z0-9_.:+-]`)
 // another. The Interval_Max column is the maximum divided by 10^6 (in
 // seconds, the values being microseconds).
 func WriteHDRLog(w io.Writer, what, tag string, hs []*hdrhistogram.Histogram) error {
+	tags := make([]string, len(hs))
+	for i := range tags {
+		tags[i] = tag
+	}
+	return writeHDRLog(w, what, "[Values are latencies in microseconds (1 µs … 2^40 µs, 3 significant digits); Interval_Max is in seconds; times are virtual, from the run's start]", tags, hs)
+}
+
+// writeHDRLog is WriteHDRLog with the comment saying what the values are
+// and a tag per histogram.
+func writeHDRLog(w io.Writer, what, units string, tags []string, hs []*hdrhistogram.Histogram) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	lines := []func() error{
 		lw.OutputLogFormatVersion,
 		func() error { return lw.OutputComment("[simbench " + what + "]") },
-		func() error {
-			return lw.OutputComment("[Values are latencies in microseconds (1 µs … 2^40 µs, 3 significant digits); Interval_Max is in seconds; times are virtual, from the run's start]")
-		},
+		func() error { return lw.OutputComment(units) },
 		func() error { return lw.OutputStartTime(0) },
 		func() error { return lw.OutputBaseTime(0) },
 		lw.OutputLegend,
@@ -84,9 +92,9 @@ func WriteHDRLog(w io.Writer, what, tag string, hs []*hdrhistogram.Histogram) er
 			return err
 		}
 	}
-	tag = badTag.ReplaceAllString(tag, "_")
 	var offset int64
-	for _, h := range hs {
+	for i, h := range hs {
+		tag := badTag.ReplaceAllString(tags[i], "_")
 		c := hdrhistogram.Import(h.Export())
 		length := h.EndTimeMs() - h.StartTimeMs()
 		c.SetStartTimeMs(offset)

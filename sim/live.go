@@ -18,9 +18,10 @@ type LiveOptions struct {
 	TimeScale float64
 	// Processes runs the workload on this many sched.Runners at once
 	// against the same fake servers (0 or 1: one), as N agent processes
-	// behind one API key. They run in this process, each with its own
-	// Runner, HTTP transport and (QuotaShared) Redis connection and quota,
-	// so they share nothing a separate process would not; the figures of
+	// behind one API key: OS processes of their own when Worker is set,
+	// else Runners in this process, each with its own HTTP transport and
+	// (QuotaShared) Redis connection and quota, so they share nothing a
+	// separate process would not; the figures of
 	// each go to StrategyResult.Processes. 0 takes the scenario's
 	// workload.processes (and its process_shares when Shares is nil). With
 	// several, the live run is compared with the virtual run of the same
@@ -38,6 +39,15 @@ type LiveOptions struct {
 	// Redis is the redis:// URL of the server a QuotaShared run uses; ""
 	// starts redis-server from PATH on a free 127.0.0.1 port for the run.
 	Redis string
+	// Worker, when set, runs the processes of a fleet (Processes above 1)
+	// as OS processes of their own: for each strategy, Processes members
+	// (`simbench worker`, made by Worker) against the fake services this
+	// process starts, meeting at a rendezvous on Redis (started as for a
+	// shared quota when Redis is ""), merged as report --merge merges them
+	// (MergeMembers), with the services' own accounting added. Nil: the
+	// processes run as Runners inside this process. Members write no trace
+	// and no HDR logs.
+	Worker WorkerCommand
 	// AllowRedisFallback lets a QuotaShared run go on when Redis does not
 	// answer: at the start, RunLive otherwise fails naming the server, and
 	// a strategy during which a process fell back to its local share is
@@ -71,6 +81,10 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 	if err != nil {
 		return nil, err
 	}
+	fo.processes = opts.Worker != nil && fo.n > 1
+	if fo.processes && (opts.Trace != nil || opts.HDR != nil) {
+		return nil, badOption{fmt.Errorf("sim: a trace or HDR logs of a fleet of %d processes: its members write neither; run one process for them", fo.n)}
+	}
 	stopRedis, err := startRedis(&fo, opts.AllowRedisFallback)
 	if err != nil {
 		return nil, err
@@ -94,6 +108,22 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 				return nil, err
 			}
 		}
+		if fo.processes {
+			r, spans, invalid, err := runFleetStrategy(ctx, ls, st, fo.forStrategy(st), &opts)
+			if r != nil {
+				res.Strategies = append(res.Strategies, *r)
+				res.Events = append(res.Events, spans...)
+				own = append(own, strategyReasons(invalid, spans, opts.AllowRedisFallback))
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					res.Partial = true
+					break
+				}
+				return nil, err
+			}
+			continue
+		}
 		lr, err := runLiveStrategy(ctx, ls, st, fo.forStrategy(st))
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
@@ -101,14 +131,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 			if opts.HDR != nil {
 				opts.HDR(HDRLatencies{Strategy: st.Name, Seed: sc.Seed, Turn: lr.m.turnLat.hdr(lr.m.window), Call: lr.m.callLat.hdr(lr.m.window)})
 			}
-			var reasons []string
-			if lr.invalid != "" {
-				reasons = append(reasons, lr.invalid)
-			}
-			if why := fallbackReason(lr.fallbacks); why != "" && !opts.AllowRedisFallback {
-				reasons = append(reasons, why)
-			}
-			own = append(own, reasons)
+			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, opts.AllowRedisFallback))
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -150,6 +173,20 @@ func (o *LiveOptions) fleetFor(sc *scenarios.Scenario) (fleetOptions, error) {
 		}
 	}
 	return fo, nil
+}
+
+// strategyReasons are a strategy's own reasons to be invalid: the run's
+// (invalid, "" when none) and, unless allowFallback, its processes' periods
+// on local shares.
+func strategyReasons(invalid string, fallbacks []results.EventSpan, allowFallback bool) []string {
+	var reasons []string
+	if invalid != "" {
+		reasons = append(reasons, invalid)
+	}
+	if why := fallbackReason(fallbacks); why != "" && !allowFallback {
+		reasons = append(reasons, why)
+	}
+	return reasons
 }
 
 // commonReasons are the reasons a live run of sc at time scale f is invalid

@@ -171,7 +171,9 @@ func (l *liveRun) do(ctx context.Context, op *agentOp) {
 		l.m.turn(now, lat, op.failed, t.good)
 		if now <= l.m.window {
 			l.procs[t.proc].ended++
-			if !op.failed {
+			if op.failed {
+				l.procs[t.proc].failed++
+			} else {
 				l.procs[t.proc].answered.add(lat)
 			}
 		}
@@ -242,8 +244,12 @@ func (l *liveRun) land(lp landedPart) {
 		r.Running = time.Duration(float64(r.Running) / l.f)
 		r.Finished = now
 		l.m.result(r, llm)
-		if !llm && r.Class == sched.ClassSuccess && now <= l.m.window {
-			l.procs[p.turn.proc].good++
+		if !llm && now <= l.m.window {
+			t := &l.procs[p.turn.proc]
+			t.calls++ // as the collector counts calls: those decided within the window
+			if r.Class == sched.ClassSuccess {
+				t.good++
+			}
 		}
 	}
 	l.mu.Unlock()

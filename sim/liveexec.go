@@ -31,7 +31,7 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 		}
 		method, path = http.MethodPut, "/resources/"+res
 	}
-	req, err := http.NewRequestWithContext(ctx, method, l.srv.URL(call.Service)+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, l.url(call.Service)+path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 	} else {
 		req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens, 10))
 	}
-	req.Header.Set(fakeapi.ClientHeader, meta.client)
+	req.Header.Set(fakeapi.ClientHeader, l.clientPrefix+meta.client)
 	if key := l.sc.Services[meta.svc].ClientKey(); key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
@@ -62,6 +62,9 @@ func (l *liveRun) counted(p int, exec sched.Executor) sched.Executor {
 		l.mu.Lock()
 		end := l.vnow()
 		l.m.ended(si, end, o.Class == sched.ClassRateLimited)
+		if !llm {
+			l.procs[p].attempts++
+		}
 		if o.Class == sched.ClassRateLimited {
 			l.procs[p].limited++
 		}

@@ -61,6 +61,11 @@ type fleetOptions struct {
 	explicit bool
 	// anyShared is set when some strategy shares its quota through Redis.
 	anyShared bool
+	// processes is set when the fleet's members run as OS processes
+	// (LiveOptions.Worker), which meet at a rendezvous on the Redis at meet
+	// (redis, unless it does not answer and the run may go on without it).
+	processes bool
+	meet      string
 }
 
 func (o *LiveOptions) fleet() (fleetOptions, error) {
@@ -104,29 +109,45 @@ type procTally struct {
 	// begun counts the turns begun; ended those that ended within the
 	// duration (the rest are unfinished).
 	begun, ended, good, limited int64
-	answered                    *histogram
-	fallbacks                   int
-	fallbackS                   float64
-	downSince                   time.Duration // scenario time of the last switch to the fallback; -1: up
+	// failed counts its turns that ended failed within the duration;
+	// calls its tool calls decided within it, attempts every attempt of
+	// its tool calls (as the collector counts them).
+	failed, calls, attempts int64
+	// store is its shared quota's store (nil unless quota mode "shared"):
+	// its reservations sent to Redis are the process's quota round trips.
+	store     *quota.Failover
+	answered  *histogram
+	fallbacks int
+	fallbackS float64
+	downSince time.Duration // scenario time of the last switch to the fallback; -1: up
 }
 
 // startRedis returns the URL of the Redis a shared-quota run uses: the one
 // given, or one started from PATH for the run (stopped by the returned func).
 func startRedis(fo *fleetOptions, allowFallback bool) (stop func(), err error) {
-	if !fo.anyShared || fo.n < 2 {
+	if !(fo.anyShared || fo.processes) || fo.n < 2 {
 		return func() {}, nil
 	}
 	if fo.redis != "" {
-		if err := pingRedis(fo.redis); err != nil && !allowFallback {
+		err := pingRedis(fo.redis)
+		if err != nil && !allowFallback {
 			return nil, fmt.Errorf("sim: the shared quota's Redis does not answer: %w; start it, or allow the processes to run on local shares (--redis-fallback)", err)
 		}
-		return func() {}, nil
+		if err == nil || !fo.processes {
+			fo.meet = fo.redis
+			return func() {}, nil
+		}
+		// The quota's Redis is gone and the processes may run on local
+		// shares: they still need a Redis to meet at.
 	}
 	s, err := redisproc.Start(0)
 	if err != nil {
-		return nil, fmt.Errorf("sim: a shared quota needs a redis-server (or --redis URL): %w", err)
+		return nil, fmt.Errorf("sim: a shared quota, or a fleet of processes (their rendezvous), needs a redis-server (or --redis URL): %w", err)
 	}
-	fo.redis = s.URL()
+	if fo.redis == "" {
+		fo.redis = s.URL()
+	}
+	fo.meet = s.URL()
 	return s.Stop, nil
 }
 
@@ -142,8 +163,15 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 	}
 	l.procs = make([]procTally, fo.n)
 	key := fmt.Sprintf("%s/%s/%d", l.sc.Name, l.st.Name, time.Now().UnixNano())
+	if l.quotaKey != "" {
+		key = l.quotaKey
+	}
 	for p := range fo.n {
 		l.procs[p] = procTally{answered: newHistogram(), downSince: -1}
+		if l.member != 0 && l.member != p+1 {
+			l.runners = append(l.runners, nil) // another member's: it runs elsewhere
+			continue
+		}
 		pc := cfg
 		var opts []sched.RunnerOption
 		switch {
@@ -161,6 +189,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			fail := &quota.Failover{Primary: &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
 				Policy: quota.FallbackLocal, ProbeEvery: 250 * time.Millisecond, OnSwitch: func(e quota.Event) { l.quotaSwitch(p, e) }}
 			opts = append(opts, sched.WithQuota(quota.NewShared(fail, key, cfg)))
+			l.procs[p].store = fail
 		}
 		pc.Rand = stream(l.sc.Seed, "strategy/"+l.st.Name+"/p"+strconv.Itoa(p))
 		if p == 0 {
@@ -246,15 +275,22 @@ func (l *liveRun) processResults(fo *fleetOptions) []results.ProcessResult {
 	if l.f > 0 {
 		window /= l.f
 	}
-	out := make([]results.ProcessResult, fo.n)
-	for p := range out {
+	var out []results.ProcessResult
+	for p := range fo.n {
+		if l.member != 0 && l.member != p+1 {
+			continue // another member reports its own
+		}
 		t := &l.procs[p]
 		if t.downSince >= 0 {
 			l.endFallback(p, end)
 		}
-		out[p] = results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.ended,
-			UnfinishedTurns: t.begun - t.ended, GoodputPerS: round6(float64(t.good) / window), RateLimited: t.limited,
-			AnswerLatencyMs: t.answered.answerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)}
+		out = append(out, results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.ended, FailedTurns: t.failed,
+			UnfinishedTurns: t.begun - t.ended, Calls: t.calls, Attempts: t.attempts, GoodputPerS: round6(float64(t.good) / window), RateLimited: t.limited,
+			AnswerLatencyMs: t.answered.answerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)})
+		if t.store != nil {
+			st := t.store.Stats()
+			out[len(out)-1].QuotaRoundTrips = st.PrimaryGrants + st.PrimaryErrors
+		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,10 @@ type liveSetup struct {
 	progress     func(string, time.Duration, time.Duration)
 	trace        *trace.Writer
 	maxTurnCalls int
+	// member, when set, makes the run one member of a fleet whose other
+	// members run elsewhere (RunMember): against a provider it does not
+	// start, from a start its members agree on.
+	member *memberSetup
 }
 
 // liveRun is one strategy's live run: the real-time shell around the agent
@@ -75,6 +80,23 @@ type liveRun struct {
 	fallbacks []results.EventSpan
 	// net draws the scenario's network delays (scaled), per service.
 	net []liveNet
+	// A fleet member's run (RunMember): member is 1 + its process (0: a
+	// run of the whole fleet), urls each service's base URL at the
+	// provider, quotaKey the shared quota's key every member uses, and
+	// clientPrefix tells its clients apart from the other members' at
+	// the provider.
+	member       int
+	urls         map[string]string
+	quotaKey     string
+	clientPrefix string
+}
+
+// url returns the base URL of the named service.
+func (l *liveRun) url(service string) string {
+	if l.urls != nil {
+		return l.urls[service]
+	}
+	return l.srv.URL(service)
 }
 
 // vnow is the scenario's (unscaled) time since the run began.
@@ -98,7 +120,9 @@ func runLiveStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy,
 	if err != nil {
 		return nil, err
 	}
-	defer l.srv.Close()
+	if l.srv != nil {
+		defer l.srv.Close()
+	}
 	cfg, limits, err := l.schedConfig(ls.trace)
 	if err != nil {
 		return nil, err
@@ -114,9 +138,20 @@ func runLiveStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy,
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l.abort = cancel
-	l.start = time.Now()
-	// The services' events are timed from the start of the run.
-	l.srv.SetEpoch(l.start)
+	if ls.member != nil {
+		if l.start, err = ls.member.meet(runCtx, st.Name); err != nil {
+			closeRunners()
+			return nil, err
+		}
+		if !sleepUntil(runCtx, l.start) {
+			closeRunners()
+			return nil, ctx.Err()
+		}
+	} else {
+		l.start = time.Now()
+		// The services' events are timed from the start of the run.
+		l.srv.SetEpoch(l.start)
+	}
 	// Turns still running well after the end are cut off, as the virtual
 	// engine cuts them (and reports them unfinished): a run always ends.
 	cutoff := time.AfterFunc(time.Until(l.realAt(drainLimit(ls.orig.Duration))), cancel)
@@ -157,15 +192,25 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 		svcs = append(svcs, ServeConfig(orig, &orig.Services[i]))
 		names[i] = orig.Services[i].Name
 	}
-	// No bound on connections: an unbounded strategy may hold more than the
-	// default at once, and queueing them in the accept backlog would show up
-	// as latency the scenario does not have.
-	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: ls.sc.Seed, TimeScale: ls.f, Warn: io.Discard, MaxConns: -1})
-	if err != nil {
-		return nil, nil, err
-	}
-	l := &liveRun{sc: ls.sc, st: st, f: ls.f, srv: srv, m: newCollector(names, orig.Duration), late: newHistogram(), fleet: fo,
+	l := &liveRun{sc: ls.sc, st: st, f: ls.f, m: newCollector(names, orig.Duration), late: newHistogram(), fleet: fo,
 		agents: newAgentLoop(orig, st, fo.shares, ls.maxTurnCalls), net: newLiveNet(ls.sc)}
+	if m := ls.member; m != nil {
+		l.agents.member, l.member, l.quotaKey = m.index+1, m.index+1, m.key(st.Name)
+		l.clientPrefix = "p" + strconv.Itoa(m.index+1) + "-"
+		l.urls = make(map[string]string, len(names))
+		for _, name := range names {
+			l.urls[name] = m.baseURL + "/" + name
+		}
+	} else {
+		// No bound on connections: an unbounded strategy may hold more than
+		// the default at once, and queueing them in the accept backlog would
+		// show up as latency the scenario does not have.
+		srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: ls.sc.Seed, TimeScale: ls.f, Warn: io.Discard, MaxConns: -1})
+		if err != nil {
+			return nil, nil, err
+		}
+		l.srv = srv
+	}
 	if ls.trace != nil {
 		l.trace = &liveTrace{w: ls.trace, calls: map[*callMeta]*liveCall{}}
 	}
@@ -257,7 +302,10 @@ func (l *liveRun) showProgress(ctx context.Context, progress func(string, time.D
 // collect makes the strategy's result from the collector and the servers'
 // own accounting.
 func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *limitRecorder, fo *fleetOptions) {
-	stats := l.srv.Stats()
+	var stats fakeapi.ServerStats
+	if l.srv != nil { // a fleet member's provider keeps its own books (none here)
+		stats = l.srv.Stats()
+	}
 	var models []modelStats
 	for i := range l.sc.Services {
 		// The services keep their books in the scenario's own time already.

@@ -306,29 +306,10 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		Timeline:        c.timeline,
 	}
 	r.AttemptsPerFailedCall = c.failedPerAttempts
-	minutes := c.window.Minutes()
-	for i, m := range models {
-		st, cfg := m.stats, m.cfg
-		r.EarlyRetries += st.EarlyRetries
-		r.WastedWorkS += st.WastedWorkS
-		r.WastedTokens += st.WastedTokens
-		r.WriteRaces += st.WriteRaces
-		r.Conflicts += st.Conflicts
+	for i := range models {
 		r.PeakInFlight[c.services[i]] = c.peak[i]
-		var used float64
-		if cfg.RPM > 0 {
-			used = max(used, float64(st.Accepted)/(float64(cfg.RPM)*minutes))
-		}
-		if cfg.RPS > 0 {
-			used = max(used, float64(st.Accepted)/(float64(cfg.RPS)*c.window.Seconds()))
-		}
-		if cfg.TPM > 0 {
-			used = max(used, float64(st.TokensAccepted)/(float64(cfg.TPM)*minutes))
-		}
-		if used > 0 {
-			r.QuotaUsed[c.services[i]] = round6(used)
-		}
 	}
+	addServiceBooks(&r, c.services, models, c.window)
 	r.WastedWorkS = round6(r.WastedWorkS + c.wastedS)
 	r.WastedTokens += c.wastedTokens
 	perSecond(r.Timeline)
@@ -339,6 +320,35 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		}
 	}
 	return r
+}
+
+// addServiceBooks adds to r what the services' own accounting says of a
+// run over window: early retries, wasted work, write races and conflicts,
+// and the share of each service's binding limit used (QuotaUsed, which
+// must not be nil), in the order of services.
+func addServiceBooks(r *results.StrategyResult, services []string, models []modelStats, window time.Duration) {
+	minutes := window.Minutes()
+	for i, m := range models {
+		st, cfg := m.stats, m.cfg
+		r.EarlyRetries += st.EarlyRetries
+		r.WastedWorkS += st.WastedWorkS
+		r.WastedTokens += st.WastedTokens
+		r.WriteRaces += st.WriteRaces
+		r.Conflicts += st.Conflicts
+		var used float64
+		if cfg.RPM > 0 {
+			used = max(used, float64(st.Accepted)/(float64(cfg.RPM)*minutes))
+		}
+		if cfg.RPS > 0 {
+			used = max(used, float64(st.Accepted)/(float64(cfg.RPS)*window.Seconds()))
+		}
+		if cfg.TPM > 0 {
+			used = max(used, float64(st.TokensAccepted)/(float64(cfg.TPM)*minutes))
+		}
+		if used > 0 {
+			r.QuotaUsed[services[i]] = round6(used)
+		}
+	}
 }
 
 // perSecond turns the counts of tl's buckets into rates per second, in

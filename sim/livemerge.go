@@ -1,0 +1,372 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/results"
+)
+
+// MemberHistFile is the file beside a fleet member's results.json that
+// holds its latency histograms: an HdrHistogram interval log (format 1.3),
+// three intervals per strategy in strategy order, tagged turn:, ok-turn:
+// and call: with the strategy's name, each over the run's duration.
+const MemberHistFile = "histograms.hlog"
+
+// memberHistKinds are the intervals of a strategy in MemberHistFile, in order.
+var memberHistKinds = []string{"turn", "ok-turn", "call"}
+
+// WriteMember writes a member's results.json and MemberHistFile into dir,
+// each atomically.
+func WriteMember(dir string, m *Member) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	var hs []*hdrhistogram.Histogram
+	var tags []string
+	end := time.Duration(m.Results.DurationS * float64(time.Second)).Milliseconds()
+	for _, mh := range m.Hists {
+		for i, h := range []*hdrhistogram.Histogram{mh.Turn, mh.OKTurn, mh.Call} {
+			c := hdrhistogram.Import(h.Export())
+			c.SetStartTimeMs(0)
+			c.SetEndTimeMs(end)
+			hs = append(hs, c)
+			tags = append(tags, memberHistKinds[i]+":"+mh.Strategy)
+		}
+	}
+	var buf bytes.Buffer
+	what := fmt.Sprintf("latencies of fleet member %d of %d (run %s)", m.Results.Fleet.Member, m.Results.Fleet.Of, m.Results.Fleet.RunID)
+	units := "[Values are latencies in nanoseconds (1 ns … 2^40 µs, 3 significant digits); Interval_Max is in milliseconds; per strategy: turn, ok-turn (answered in full), call]"
+	if err := writeHDRLog(&buf, what, units, tags, hs); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, MemberHistFile), buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	return results.Write(dir, m.Results)
+}
+
+// ReadMember reads what WriteMember wrote into dir. An error names the
+// file and what is wrong with it.
+func ReadMember(dir string) (*Member, error) {
+	res, err := results.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	if res.Fleet == nil {
+		return nil, fmt.Errorf("%s: not a fleet member's results (no \"fleet\"): write them with simbench worker", filepath.Join(dir, results.ResultsFile))
+	}
+	path := filepath.Join(dir, MemberHistFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var hs []*hdrhistogram.Histogram
+	lr := hdrhistogram.NewHistogramLogReader(f)
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if err != nil {
+			return nil, fmt.Errorf("%s: interval %d: %w", path, len(hs)+1, err)
+		}
+		if h == nil {
+			break
+		}
+		hs = append(hs, h)
+	}
+	m := &Member{Results: res}
+	if len(hs) != len(memberHistKinds)*len(res.Strategies) {
+		return nil, fmt.Errorf("%s: %d histograms for %d strategies: want %d each", path, len(hs), len(res.Strategies), len(memberHistKinds))
+	}
+	for i := range res.Strategies {
+		name := res.Strategies[i].Name
+		h := hs[3*i : 3*i+3]
+		for k, kind := range memberHistKinds {
+			if want := badTag.ReplaceAllString(kind+":"+name, "_"); h[k].Tag() != want {
+				return nil, fmt.Errorf("%s: interval %d is tagged %q: want %q", path, 3*i+k+1, h[k].Tag(), want)
+			}
+		}
+		m.Hists = append(m.Hists, MemberHists{Strategy: name, Turn: h[0], OKTurn: h[1], Call: h[2]})
+	}
+	return m, nil
+}
+
+// ErrMissingMembers is wrapped by MergeMembers's error when members of the
+// fleet are missing: the merged results cover the others only.
+var ErrMissingMembers = errors.New("fleet members missing")
+
+// MergeMembers combines the members of one fleet run into the results
+// one run of the whole fleet reports: every count summed (turns, calls,
+// attempts, 429s, failures, attempts per call), rates and time averages
+// summed (they share the duration), the latency summaries and plot series
+// computed from the members' histograms pooled bucket for bucket (the
+// same code computes them for one process), and each strategy's
+// per-process rows the members' own. Peaks in flight (per service and in
+// the timeline's buckets) are the sums of the members' peaks: a bound on
+// the fleet's, which the members cannot see together. The adaptive
+// limits' traces, one per process, are left out. When members are
+// missing, the results cover the others, Invalid and Partial say which
+// are missing, and the error wraps ErrMissingMembers; members of another
+// run, duplicates, or results that are not a member's are an error.
+func MergeMembers(ms []*Member) (*results.Results, error) {
+	if len(ms) == 0 {
+		return nil, errors.New("sim: no fleet members to merge")
+	}
+	ms = slices.Clone(ms)
+	slices.SortFunc(ms, func(a, b *Member) int { return a.Results.Fleet.Member - b.Results.Fleet.Member })
+	first := ms[0].Results
+	of := first.Fleet.Of
+	seen := make([]bool, of)
+	for _, m := range ms {
+		r := m.Results
+		switch {
+		case r.Fleet.RunID != first.Fleet.RunID || r.Fleet.Of != of:
+			return nil, fmt.Errorf("sim: member %d is of run %q (%d members), member %d of run %q (%d members): merge the members of one run",
+				r.Fleet.Member, r.Fleet.RunID, r.Fleet.Of, first.Fleet.Member, first.Fleet.RunID, of)
+		case r.Fleet.Member < 0 || r.Fleet.Member >= of:
+			return nil, fmt.Errorf("sim: member %d of %d: out of range", r.Fleet.Member, of)
+		case seen[r.Fleet.Member]:
+			return nil, fmt.Errorf("sim: member %d of run %q given twice", r.Fleet.Member, r.Fleet.RunID)
+		case r.ScenarioDigest != first.ScenarioDigest || r.Seed != first.Seed || r.DurationS != first.DurationS || r.TimeScale != first.TimeScale:
+			return nil, fmt.Errorf("sim: member %d ran another scenario, seed, duration or time scale than member %d", r.Fleet.Member, first.Fleet.Member)
+		}
+		seen[r.Fleet.Member] = true
+	}
+	out := *first
+	out.Fleet = nil
+	out.Strategies = nil
+	out.Invalid = ""
+	out.Events = slices.Clone(first.Events)
+	for _, m := range ms[1:] {
+		out.Partial = out.Partial || m.Results.Partial
+		for _, e := range m.Results.Events {
+			if !slices.Contains(out.Events, e) {
+				out.Events = append(out.Events, e)
+			}
+		}
+	}
+	var invalid []string
+	for _, m := range ms {
+		if m.Results.Invalid != "" {
+			invalid = append(invalid, fmt.Sprintf("p%d: %s", m.Results.Fleet.Member+1, m.Results.Invalid))
+		}
+	}
+	var names []string
+	for _, m := range ms {
+		for _, st := range m.Results.Strategies {
+			if !slices.Contains(names, st.Name) {
+				names = append(names, st.Name)
+			}
+		}
+	}
+	for _, name := range names {
+		var parts []*results.StrategyResult
+		var hs []*MemberHists
+		for _, m := range ms {
+			if st := m.Results.Strategy(name); st != nil {
+				parts = append(parts, st)
+				hs = append(hs, m.hists(name))
+			}
+		}
+		st, err := mergeStrategy(parts, hs)
+		if err != nil {
+			return nil, fmt.Errorf("sim: strategy %q: %w", name, err)
+		}
+		if len(parts) < len(ms) {
+			st.Partial = true
+		}
+		out.Strategies = append(out.Strategies, st)
+	}
+	var missing []string
+	for i, ok := range seen {
+		if !ok {
+			missing = append(missing, fmt.Sprintf("member %d (p%d)", i, i+1))
+		}
+	}
+	var err error
+	if len(missing) > 0 {
+		why := fmt.Sprintf("%d of %d fleet members missing (%s): the figures cover the others", len(missing), of, strings.Join(missing, ", "))
+		invalid = append([]string{why}, invalid...)
+		out.Partial = true
+		for i := range out.Strategies {
+			out.Strategies[i].Partial = true
+		}
+		err = fmt.Errorf("sim: run %q: %w: %s", first.Fleet.RunID, ErrMissingMembers, strings.Join(missing, ", "))
+	}
+	if len(invalid) > 0 {
+		out.Invalid = joinReasons(invalid)
+	}
+	return &out, err
+}
+
+// hists returns the member's histograms of strategy name (nil: none).
+func (m *Member) hists(name string) *MemberHists {
+	for i := range m.Hists {
+		if m.Hists[i].Strategy == name {
+			return &m.Hists[i]
+		}
+	}
+	return nil
+}
+
+// mergeStrategy combines one strategy's figures from several members.
+func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.StrategyResult, error) {
+	p0 := parts[0]
+	r := results.StrategyResult{
+		Name: p0.Name, MaxInFlight: p0.MaxInFlight, Retry: p0.Retry, Headroom: p0.Headroom, OfferedTurnsPerS: p0.OfferedTurnsPerS,
+		MaxInFlightPerService: p0.MaxInFlightPerService, PeakInFlight: map[string]int{}, QuotaUsed: map[string]float64{},
+	}
+	turn, ok, call := newHistogram(), newHistogram(), newHistogram()
+	finish := 0.0
+	var invalid []string
+	for i, p := range parts {
+		if hs[i] == nil {
+			return r, fmt.Errorf("a member has no histograms for it")
+		}
+		r.Partial = r.Partial || p.Partial
+		if p.Invalid != "" {
+			who := "a member"
+			if len(p.Processes) > 0 {
+				who = p.Processes[0].Name
+			}
+			invalid = append(invalid, who+": "+p.Invalid)
+		}
+		r.Turns += p.Turns
+		r.FailedTurns += p.FailedTurns
+		r.UnfinishedTurns += p.UnfinishedTurns
+		r.RefusedTurns += p.RefusedTurns
+		r.Calls += p.Calls
+		r.Attempts += p.Attempts
+		r.RateLimited += p.RateLimited
+		r.Failed += p.Failed
+		r.EarlyRetries += p.EarlyRetries
+		r.WastedWorkS += p.WastedWorkS
+		r.WastedTokens += p.WastedTokens
+		r.WriteRaces += p.WriteRaces
+		r.Conflicts += p.Conflicts
+		r.GoodputPerS += p.GoodputPerS
+		r.AnsweredGoodputPerS += p.AnsweredGoodputPerS
+		r.AnsweredTurnsPerS += p.AnsweredTurnsPerS
+		r.AchievedTurnsPerS += p.AchievedTurnsPerS
+		r.TurnsInSystem += p.TurnsInSystem
+		r.AttemptsInService += p.AttemptsInService
+		for svc, n := range p.PeakInFlight {
+			r.PeakInFlight[svc] += n
+		}
+		for svc, u := range p.QuotaUsed {
+			r.QuotaUsed[svc] += u
+		}
+		r.AttemptsPerCall = addCounts(r.AttemptsPerCall, p.AttemptsPerCall)
+		r.AttemptsPerFailedCall = addCounts(r.AttemptsPerFailedCall, p.AttemptsPerFailedCall)
+		r.Timeline = addTimeline(r.Timeline, p.Timeline)
+		for svc, tl := range p.ServiceTimelines {
+			if r.ServiceTimelines == nil {
+				r.ServiceTimelines = map[string][]results.TimelinePoint{}
+			}
+			r.ServiceTimelines[svc] = addTimeline(r.ServiceTimelines[svc], tl)
+		}
+		r.Processes = append(r.Processes, p.Processes...)
+		if p.FinishS == 0 || (finish < 0) {
+			finish = -1 // a member that did not finish leaves the fleet unfinished
+		} else {
+			finish = max(finish, p.FinishS)
+		}
+		for _, m := range []struct {
+			to   *histogram
+			from *hdrhistogram.Histogram
+			sum  results.Summary
+			n    int64
+		}{{turn, hs[i].Turn, p.TurnLatencyMs, p.Turns}, {ok, hs[i].OKTurn, p.OKTurnLatencyMs, p.Turns - p.FailedTurns}, {call, hs[i].Call, p.CallLatencyMs, p.Calls}} {
+			if err := m.to.pool(m.from, m.sum, m.n); err != nil {
+				return r, err
+			}
+		}
+	}
+	if len(invalid) > 0 {
+		r.Invalid = joinReasons(invalid)
+	}
+	if finish > 0 {
+		r.FinishS = finish
+	}
+	r.TurnLatencyMs, r.OKTurnLatencyMs, r.CallLatencyMs = turn.summary(), ok.summary(), call.summary()
+	r.AnswerLatencyMs = ok.answerSummary(uint64(r.Turns))
+	r.LatencyCDF, r.AnswerCDF = turn.cdf(100), ok.cdfAmong(100, uint64(r.Turns))
+	for _, x := range []*float64{&r.WastedWorkS, &r.GoodputPerS, &r.AnsweredGoodputPerS, &r.AnsweredTurnsPerS, &r.AchievedTurnsPerS, &r.TurnsInSystem, &r.AttemptsInService} {
+		*x = round6(*x)
+	}
+	for svc := range r.QuotaUsed {
+		r.QuotaUsed[svc] = round6(r.QuotaUsed[svc])
+	}
+	if len(r.QuotaUsed) == 0 {
+		r.QuotaUsed = nil
+	}
+	return r, nil
+}
+
+// pool adds a member's histogram to h: its buckets (the same layout as
+// h's), its count and, from the member's summary, its sum (mean × count)
+// and maximum. A histogram whose count is not the member's n, or whose
+// layout differs, is refused.
+func (h *histogram) pool(from *hdrhistogram.Histogram, s results.Summary, n int64) error {
+	if from.TotalCount() != n {
+		return fmt.Errorf("a member's histogram holds %d values, its results count %d", from.TotalCount(), n)
+	}
+	if n == 0 {
+		return nil
+	}
+	if from.SignificantFigures() != h.h.SignificantFigures() || from.HighestTrackableValue() != h.h.HighestTrackableValue() {
+		return fmt.Errorf("a member's histogram is of another layout (%d significant digits up to %d)", from.SignificantFigures(), from.HighestTrackableValue())
+	}
+	if dropped := h.h.Merge(from); dropped > 0 {
+		return fmt.Errorf("%d of a member's values are out of range", dropped)
+	}
+	lo := time.Duration(from.Min())
+	hi := time.Duration(math.Round(s.Max * 1e6)) // the summary's max, to the nanosecond of its microsecond
+	if h.n == 0 || lo < h.min {
+		h.min = lo
+	}
+	h.max = max(h.max, hi)
+	h.n += uint64(n)
+	h.sum += s.Mean / 1e3 * float64(n)
+	return nil
+}
+
+// addCounts adds b to a element by element, growing a as needed.
+func addCounts(a, b []int64) []int64 {
+	for i, n := range b {
+		if i == len(a) {
+			a = append(a, 0)
+		}
+		a[i] += n
+	}
+	return a
+}
+
+// addTimeline adds timeline b to a bucket by bucket: rates and peaks in
+// flight summed (the peaks' sum bounds the fleet's).
+func addTimeline(a, b []results.TimelinePoint) []results.TimelinePoint {
+	for i, p := range b {
+		if i == len(a) {
+			a = append(a, results.TimelinePoint{T: p.T, BucketS: p.BucketS})
+		}
+		a[i].Started = round6(a[i].Started + p.Started)
+		a[i].RateLimited = round6(a[i].RateLimited + p.RateLimited)
+		a[i].InFlight += p.InFlight
+	}
+	return a
+}
+
+// memberDirName is the folder of member i of a fleet run under a
+// directory of members (RunLive's processes).
+func memberDirName(i int) string { return "p" + strconv.Itoa(i+1) }

@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched/quota"
+)
+
+// WorkerCommand makes the command that runs one fleet member as an OS
+// process of its own: `simbench worker SCENARIO` followed by args (the
+// member's flags: --member I/N, --base-url, --redis, --out, …), which
+// RunLive appends. The command's standard output and error are RunLive's
+// to set.
+type WorkerCommand func(ctx context.Context, args []string) *exec.Cmd
+
+// exitInterruptedMember is the exit code of a member stopped by an
+// interrupt (simbench's 130): the others of a member that failed.
+const exitInterruptedMember = 130
+
+// workerStopGrace is how long a member interrupted with the run may take
+// to write what it measured before it is killed.
+const workerStopGrace = 10 * time.Second
+
+// runFleetStrategy runs strategy st live on a fleet of fo.n OS processes:
+// it starts the fake services (at time scale f, as for one process), starts
+// fo.n members with launch, each running its process's share against
+// them, sets the services' epoch at the start the members meet at, waits
+// for every member, and merges what they wrote (MergeMembers) with the
+// services' own accounting. Reasons the strategy is invalid (a member's
+// timing, a member's fallback to a local share) come back as the run's
+// invalid, named by process.
+func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions, opts *LiveOptions) (*results.StrategyResult, []results.EventSpan, string, error) {
+	orig := ls.orig
+	var svcs []fakeapi.ServiceConfig
+	var names []string
+	for i := range orig.Services {
+		svcs = append(svcs, ServeConfig(orig, &orig.Services[i]))
+		names = append(names, orig.Services[i].Name)
+	}
+	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: ls.sc.Seed, TimeScale: ls.f, Warn: os.Stderr, MaxConns: -1})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer srv.Close()
+	base := strings.TrimSuffix(srv.URL(names[0]), "/"+names[0])
+	dir, err := os.MkdirTemp("", "simbench-fleet-")
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("sim: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	runID := fmt.Sprintf("%s-%d-%d", orig.Name, os.Getpid(), time.Now().UnixNano())
+	ro, err := quota.ParseURL(fo.meet)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	rdb := quota.NewClient(ro)
+	defer rdb.Close()
+	watch := &memberSetup{n: fo.n, runID: runID, rdb: rdb, wait: DefaultRendezvousWait}
+	cmds := make([]*exec.Cmd, fo.n)
+	errs := make([]*bytes.Buffer, fo.n)
+	for i := range fo.n {
+		args := memberArgs(orig, st, fo, opts, ls.f, i, base, dir, runID)
+		cmd := opts.Worker(ctx, args)
+		errs[i] = &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = nil, errs[i]
+		// Interrupted with the run, a member writes what it measured.
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = workerStopGrace
+		if err := cmd.Start(); err != nil {
+			for _, c := range cmds[:i] {
+				_ = c.Process.Kill()
+				_ = c.Wait()
+			}
+			return nil, nil, "", fmt.Errorf("sim: starting fleet member %d of %d: %w", i, fo.n, err)
+		}
+		cmds[i] = cmd
+	}
+	// Each member is waited for on a goroutine of its own; the first to
+	// fail stops the others (which would wait at the rendezvous for it)
+	// and the wait for the start.
+	waitCtx, stopWait := context.WithCancel(ctx)
+	defer stopWait()
+	werrs := make([]error, fo.n)
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Go(func() {
+			if werrs[i] = cmd.Wait(); werrs[i] != nil {
+				stopWait()
+				for _, c := range cmds {
+					_ = c.Process.Signal(os.Interrupt) // one that has exited ignores it
+				}
+			}
+		})
+	}
+	// The services' timed events start with the members.
+	if offset, err := redisOffset(waitCtx, rdb); err == nil {
+		if start, err := watch.awaitStart(waitCtx, st.Name, 0, offset); err == nil {
+			srv.SetEpoch(start)
+		}
+	}
+	wg.Wait()
+	var failed []string
+	for i, werr := range werrs {
+		var ee *exec.ExitError
+		if werr != nil && ctx.Err() == nil && !(errors.As(werr, &ee) && ee.ExitCode() == exitInterruptedMember) {
+			failed = append(failed, fmt.Sprintf("member %d (p%d): %v: %s", i, i+1, werr, strings.TrimSpace(errs[i].String())))
+		}
+	}
+	if len(failed) > 0 {
+		return nil, nil, "", fmt.Errorf("sim: strategy %q: %s", st.Name, strings.Join(failed, "; "))
+	}
+	var ms []*Member
+	for i := range fo.n {
+		m, err := ReadMember(filepath.Join(dir, memberDirName(i)))
+		if err != nil {
+			if ctx.Err() != nil {
+				continue // interrupted before it measured anything
+			}
+			return nil, nil, "", err
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return nil, nil, "", ctx.Err()
+	}
+	merged, err := MergeMembers(ms)
+	if err != nil && !(errors.Is(err, ErrMissingMembers) && ctx.Err() != nil) {
+		return nil, nil, "", err
+	}
+	r := merged.Strategy(st.Name)
+	if r == nil {
+		return nil, nil, "", ctx.Err()
+	}
+	stats := srv.Stats()
+	models := make([]modelStats, len(names))
+	for i, name := range names {
+		models[i] = modelStats{stats: stats.Services[name], cfg: svcs[i]}
+	}
+	if r.QuotaUsed == nil {
+		r.QuotaUsed = map[string]float64{}
+	}
+	addServiceBooks(r, names, models, orig.Duration)
+	r.WastedWorkS = round6(r.WastedWorkS)
+	invalid := r.Invalid
+	r.Invalid = ""
+	var spans []results.EventSpan
+	for _, e := range merged.Events {
+		if e.Kind == "quota-fallback" {
+			spans = append(spans, e)
+		}
+	}
+	return r, spans, invalid, ctx.Err()
+}
+
+// memberArgs are the flags of member i's `simbench worker`: the run's
+// settings, the same for every member, and its own place.
+func memberArgs(sc *scenarios.Scenario, st *scenarios.Strategy, fo *fleetOptions, opts *LiveOptions, f float64, i int, base, dir, runID string) []string {
+	args := []string{
+		"--member", fmt.Sprintf("%d/%d", i, fo.n), "--base-url", base, "--redis", fo.redis, "--rendezvous", fo.meet,
+		"--out", filepath.Join(dir, memberDirName(i)), "--run-id", runID, "--strategy", st.Name,
+		"--seed", strconv.FormatUint(sc.Seed, 10), "--duration", sc.Duration.String(),
+		"--time-scale", strconv.FormatFloat(f, 'g', -1, 64), "--quota", string(fo.mode),
+	}
+	shares := make([]string, len(fo.shares))
+	for k, s := range fo.shares {
+		shares[k] = strconv.FormatFloat(s, 'g', -1, 64)
+	}
+	args = append(args, "--shares", strings.Join(shares, ","))
+	if opts.AllowRedisFallback {
+		args = append(args, "--redis-fallback")
+	}
+	return args
+}
