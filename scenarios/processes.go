@@ -31,8 +31,9 @@ const (
 )
 
 // DefaultQuotaRTT is the round trip to the shared quota store (Redis) that
-// the simulator models when a strategy's quota sets no rtt.
-const DefaultQuotaRTT = time.Millisecond
+// the simulator models when a strategy's quota sets no rtt: a loopback
+// Redis's.
+const DefaultQuotaRTT = 200 * time.Microsecond
 
 // MinQuotaRTT is the shortest round trip to the shared quota store a
 // scenario may set: 10 µs, well under a loopback Redis's 0.1–0.2 ms. A
@@ -46,14 +47,16 @@ const MinQuotaRTT = 10 * time.Microsecond
 type Quota struct {
 	// Mode is QuotaFull, QuotaSplit or QuotaShared (QuotaFull when unset).
 	Mode string
-	// RTT is the modelled round trip of one request to the shared store
-	// (QuotaShared only; DefaultQuotaRTT when unset): an attempt waits one
-	// RTT per round trip its reservation needs before it is sent.
+	// RTT is the modelled round trip of one operation on the shared store
+	// (QuotaShared only; DefaultQuotaRTT when unset): a process's request
+	// for credit is answered one RTT per store operation it needs (plus the
+	// wait the store gives), its calls waiting in their queue meanwhile.
 	RTT time.Duration
-	// Lease is how long a lease's slice of the shared bucket stays valid
-	// (QuotaShared only; 0: no leases, one round trip per reservation). A
-	// process reserves a slice sized to its recent rate × Lease and spends
-	// it locally, without round trips, returning what it did not use.
+	// Lease is how long a grant of the shared bucket stays valid
+	// (QuotaShared only; quota.Shared.TTL; 0: no leases, each grant exactly
+	// what one call needs). A process reserves a grant sized to its recent
+	// rate × Lease and spends it locally, without round trips, returning
+	// what it did not use.
 	Lease time.Duration
 	// LeaseMax is the largest slice a lease may hold, as a fraction of the
 	// bucket's burst, in (0, 1] (with Lease > 0; 1 ÷ Processes when unset,
@@ -222,6 +225,9 @@ func (d *decoder) decodeQuota(sc *Scenario, s *Strategy, t *table) {
 	}
 	if q.Mode == QuotaSplit && !s.TokenBucket {
 		t.add("mode", "\"split\" divides the token buckets' limits, so it needs token_bucket = true in the strategy")
+	}
+	if q.Mode == QuotaShared && !s.TokenBucket {
+		t.add("mode", "\"shared\" shares the token buckets' limits (as sched.WithQuota does), so it needs token_bucket = true in the strategy")
 	}
 	if q.Mode != QuotaShared {
 		q.RTT = 0

@@ -69,6 +69,7 @@ func TestQuotaProblems(t *testing.T) {
 		{"", `quota = { mode = "split" }`, `mode: "split" divides the token buckets' limits, so it needs token_bucket = true`},
 		{"", `quota = { mode = "full", rtt = "1ms" }`, `rtt: only applies with mode = "shared"`},
 		{"", `quota = { mode = "shared", lease_max = 0.5 }`, "lease_max: only applies with a lease"},
+		{"", `quota = { mode = "shared" }`, `mode: "shared" shares the token buckets' limits (as sched.WithQuota does), so it needs token_bucket = true`},
 		{"", `quota = { rtt = "1ms" }`, "mode: is required"},
 		{"", `quota = { mode = "shared", rtt = "1ns" }`, "rtt: is 1ns; a round trip to a shared store takes at least 10µs"},
 		{"", `quota = { mode = "redis" }`, `unknown value "redis"`},
@@ -79,7 +80,7 @@ func TestQuotaProblems(t *testing.T) {
 			t.Errorf("%q %q: error %v, want it to say %q", tc.wl, tc.strategy, err, tc.want)
 		}
 	}
-	sc, err := Parse("a.toml", []byte(head+workload+"process_shares = [2, 1, 1]\n[[strategy]]\nname = \"x\"\nquota = { mode = \"shared\", lease = \"1s\" }\n[[strategy]]\nname = \"y\"\n"))
+	sc, err := Parse("a.toml", []byte(head+workload+"process_shares = [2, 1, 1]\n[[strategy]]\nname = \"x\"\ntoken_bucket = true\nquota = { mode = \"shared\", lease = \"1s\" }\n[[strategy]]\nname = \"y\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,9 +51,13 @@ func WithQuota(q Quota) RunnerOption {
 	return func(o *runnerOptions) { o.quota = q }
 }
 
-// creditConfig returns cfg with the credit flags set for the services q
-// covers; the caller's map is not modified.
-func creditConfig(cfg Config, q Quota) Config {
+// CreditConfig returns cfg as a Runner given WithQuota(q) runs it: with
+// ServiceConfig.CreditRequests and CreditTokens set for the limits q
+// covers, so that the Core asks for credit (ActCredit) before admitting
+// those services' calls. A driver of the Core of its own (a simulator on
+// a virtual clock) uses it to drive q as the Runner does. The caller's map
+// is not modified.
+func CreditConfig(cfg Config, q Quota) Config {
 	svcs := make(map[string]ServiceConfig, len(cfg.Services))
 	for name, s := range cfg.Services {
 		s.CreditRequests, s.CreditTokens = q.Covers(name)

@@ -96,7 +96,7 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 		opt(&o)
 	}
 	if o.quota != nil {
-		cfg = creditConfig(cfg, o.quota)
+		cfg = CreditConfig(cfg, o.quota)
 	}
 	core, err := New(cfg)
 	if err != nil {

@@ -123,7 +123,7 @@ func BenchmarkEngineProcesses(b *testing.B) {
 				e.run(context.Background(), nil)
 				calls += e.m.calls
 				for p := range e.procs {
-					trips += e.procs[p].stats.roundTrips
+					trips += e.procs[p].quota.roundTrips()
 				}
 			}
 			b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")

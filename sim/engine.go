@@ -53,10 +53,11 @@ type engine struct {
 	free    []int32      // free slab entries
 	cancels []*agentTurn // turns with a pending cancel event, by event ref
 	freeC   []int32
-	// quota is the shared quota's model (QuotaShared only).
-	quota *sharedQuota
-	gated []gatedAttempt // attempts waiting for the shared quota, by attempt.gate-1
-	freeG []int32
+	// store is the shared quota's store (QuotaShared only); credits the
+	// processes' requests for credit on their way, by evCredit ref.
+	store   *quotaStore
+	credits []pendingCredit
+	freeQ   []int32
 
 	transport bool // cancellation reaches the transport
 	m         *collector
@@ -202,8 +203,8 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 			e.freeC = append(e.freeC, ev.ref)
 			e.agents.cancel(e.now, tr)
 			e.drive()
-		case evGate:
-			e.gate(ev.ref)
+		case evCredit:
+			e.credited(ev.ref)
 		}
 		e.carry()
 	}
@@ -237,16 +238,16 @@ func (e *engine) carry() {
 			a := &e.acts[i]
 			switch a.Kind {
 			case sched.ActStart:
-				if pr.leases != nil {
-					e.gateStart(a)
-				} else {
-					e.start(a)
-				}
+				e.start(a)
 			case sched.ActCancel:
 				e.cancelAttempt(a.Attempt)
 			case sched.ActWake:
 				e.schedule(event{at: a.At, kind: evWake, proc: uint16(e.p)})
 				pr.wakeSeq = e.seq
+			case sched.ActCredit:
+				e.acquire(a.Credit)
+			case sched.ActReturnCredit:
+				e.returnCredit(a.Credit)
 			case sched.ActTurnDone:
 				e.partDone(a.Tag.(*agentPart), a.Turn)
 			}

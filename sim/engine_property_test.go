@@ -173,8 +173,8 @@ func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 			rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, process %d's core %d slots %d turns", m.inSystem, m.total, p, c.InFlight(), c.Turns())
 		}
 	}
-	if held := len(e.gated) - len(e.freeG); held != 0 {
-		rt.Fatalf("left behind: %d attempts waiting for the shared quota", held)
+	if held := len(e.credits) - len(e.freeQ); held != 0 {
+		rt.Fatalf("left behind: %d requests for credit from the shared quota", held)
 	}
 	if e.multi {
 		var turns, calls int64

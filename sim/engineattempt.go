@@ -20,7 +20,6 @@ type attempt struct {
 	dead   bool          // the client stopped waiting; its events only settle the service's side
 	reader bool          // cancelled at the reader only: the request goes on to the server, which works on
 	proc   uint16        // the process that sent it
-	gate   int32         // waiting for the shared quota: its entry in gated, plus 1; else 0
 	back   time.Duration // the network delay of the answer on its way back
 	answer answer        // what the client reads of the service's answer (not for a hang)
 }
@@ -83,11 +82,8 @@ func (e *engine) send(a *sched.Action, i int32) {
 	}
 	pr := &e.procs[e.p]
 	at := &e.slab[i]
-	gated := at.gate != 0
 	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p)}
-	if !gated {
-		pr.attempts.put(a.Attempt, i)
-	}
+	pr.attempts.put(a.Attempt, i)
 	var out time.Duration
 	if nd := &e.net[si]; nd.on() {
 		// Both ways are drawn as the attempt leaves, so the stream's order
@@ -217,11 +213,6 @@ func (e *engine) cancelAttempt(id sched.AttemptID) {
 	}
 	pr.attempts.remove(id)
 	at := &e.slab[i]
-	if at.gate != 0 {
-		// Still waiting for the shared quota: nothing reached the service.
-		e.gated[at.gate-1].dead = true
-		return
-	}
 	e.m.ended(int(at.svc), e.now, false)
 	if e.trace != nil {
 		e.traceEnd(i, at.proc, id, sched.Outcome{Class: sched.ClassCancelled})

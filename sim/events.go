@@ -12,7 +12,7 @@ const (
 	evArrive                 // an attempt reaches its service, after its network delay out
 	evServed                 // a service finishes an admitted attempt; the answer leaves
 	evCancel                 // a user or a parent cancels a turn
-	evGate                   // an attempt's next step at the shared quota (a round trip ended, or a wait)
+	evCredit                 // a process's credit from the shared quota arrives (its round trips and wait are over)
 )
 
 // event is one entry of the engine's heap. Ties in time break on seq, the

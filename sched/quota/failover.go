@@ -60,10 +60,13 @@ type Stats struct {
 // buckets: the fleet may spend one extra burst after a recovery.
 // Set the fields before first use; safe for concurrent use afterwards.
 type Failover struct {
-	Primary    Backend
-	Policy     Policy
-	Processes  int           // N for FallbackLocal; 0 learns it from Reservation.Holders
-	Timeout    time.Duration // per round trip; DefaultTimeout if 0
+	Primary   Backend
+	Policy    Policy
+	Processes int // N for FallbackLocal; 0 learns it from Reservation.Holders
+	// Timeout bounds each round trip to Primary (DefaultTimeout if 0).
+	// Negative sets no deadline: Primary bounds its own round trips (a
+	// simulated store on a virtual clock, which must not arm real timers).
+	Timeout    time.Duration
 	ProbeEvery time.Duration // DefaultProbeEvery if 0
 	OnSwitch   func(Event)   // called (synchronously, without locks held) on each switch; may be nil
 	Now        func() time.Time
@@ -166,7 +169,10 @@ func (f *Failover) result(err error, epoch int) {
 
 func (f *Failover) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 	t := f.Timeout
-	if t <= 0 {
+	switch {
+	case t < 0:
+		return ctx, func() {}
+	case t == 0:
 		t = DefaultTimeout
 	}
 	return context.WithTimeout(ctx, t)

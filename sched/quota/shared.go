@@ -145,13 +145,49 @@ func (s *Shared) size(z *sizer, n float64, now time.Time) float64 {
 	return max(min(z.rate*s.ttl().Seconds(), hi), n, 1)
 }
 
-// Acquire implements sched.Quota.
+// Acquire implements sched.Quota: ReserveAt, a wait on a timer, GrantAt.
 func (s *Shared) Acquire(ctx context.Context, service string, kind sched.CreditKind, n float64) (sched.Grant, error) {
+	p, err := s.ReserveAt(ctx, time.Now(), service, kind, n)
+	if err != nil {
+		return sched.Grant{}, err
+	}
+	if p.Wait > 0 {
+		t := time.NewTimer(p.Wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			_ = s.Abandon(context.WithoutCancel(ctx), p)
+			return sched.Grant{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+	return s.GrantAt(p, time.Now()), nil
+}
+
+// Pending is a grant reserved from the shared bucket whose units are
+// available Wait after the reservation's answer: the first half of Acquire,
+// for a driver with a clock of its own.
+type Pending struct {
+	Service string
+	Kind    sched.CreditKind
+	Units   float64       // units reserved (at least the units asked for)
+	Wait    time.Duration // from the reservation's answer until the units are available
+	mark    mark
+}
+
+// ReserveAt is Acquire without the wait, for a driver that keeps its own
+// time (a simulator on a virtual clock; Acquire passes time.Now()): at now
+// it sizes the grant and reserves it from the backend (one round trip, or
+// two when the bucket cannot hand out the sized grant at once), and returns
+// it with the wait before its units are available. The driver waits
+// Pending.Wait and calls GrantAt, or gives up and calls Abandon. An error
+// is the backend's (counted in SharedStats.Refused).
+func (s *Shared) ReserveAt(ctx context.Context, now time.Time, service string, kind sched.CreditKind, n float64) (Pending, error) {
 	z := s.limits[service][kind]
 	if z == nil {
-		return sched.Grant{}, fmt.Errorf("quota: no shared %s limit for service %q", kind, service)
+		return Pending{}, fmt.Errorf("quota: no shared %s limit for service %q", kind, service)
 	}
-	k := s.size(z, n, time.Now())
+	k := s.size(z, n, now)
 	r, err := s.Backend.Reserve(ctx, z.lim, k, 0)
 	if err == nil && !r.OK {
 		k = n
@@ -161,27 +197,32 @@ func (s *Shared) Acquire(ctx context.Context, service string, kind sched.CreditK
 		s.mu.Lock()
 		s.stats.Refused++
 		s.mu.Unlock()
-		return sched.Grant{}, err
+		return Pending{}, err
 	}
-	if r.Wait > 0 {
-		t := time.NewTimer(r.Wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			_ = s.Backend.Refund(context.WithoutCancel(ctx), z.lim, k, r.Mark)
-			return sched.Grant{}, ctx.Err()
-		case <-t.C:
-		}
-	}
-	now := time.Now()
+	return Pending{Service: service, Kind: kind, Units: k, Wait: max(r.Wait, 0), mark: mark{z, r.Mark}}, nil
+}
+
+// GrantAt turns p into the grant a Runner takes, at now, when its wait is
+// over: valid for TTL from now.
+func (s *Shared) GrantAt(p Pending, now time.Time) sched.Grant {
+	z := p.mark.s
 	s.mu.Lock()
-	z.last, z.at, z.returned = k, now, 0
+	z.last, z.at, z.returned = p.Units, now, 0
 	s.stats.Grants++
-	if r.Wait > 0 {
+	if p.Wait > 0 {
 		s.stats.Waited++
 	}
 	s.mu.Unlock()
-	return sched.Grant{Service: service, Kind: kind, Units: k, Until: now.Add(s.ttl()), Mark: mark{z, r.Mark}}, nil
+	return sched.Grant{Service: p.Service, Kind: p.Kind, Units: p.Units, Until: now.Add(s.ttl()), Mark: p.mark}
+}
+
+// Abandon gives every unit of p back to the backend: its driver stopped
+// waiting for it.
+func (s *Shared) Abandon(ctx context.Context, p Pending) error {
+	if p.mark.s == nil {
+		return nil
+	}
+	return s.Backend.Refund(ctx, p.mark.s.lim, p.Units, p.mark.m)
 }
 
 // Return implements sched.Quota.

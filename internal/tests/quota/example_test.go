@@ -81,3 +81,31 @@ func ExampleNewClient() {
 	fmt.Println(rdb.Options().ContextTimeoutEnabled, r.OK, r.Mark.Local(), err)
 	// Output: true true false <nil>
 }
+
+// A driver with a clock of its own (a simulator on virtual time) drives a
+// Shared quota in Acquire's two steps: ReserveAt answers at once with the
+// wait before the units are available, and GrantAt hands the grant out when
+// the driver's clock has passed it. The Core is configured as a Runner given
+// sched.WithQuota would be (sched.CreditConfig).
+func ExampleShared_ReserveAt() {
+	clock := time.UnixMicro(0)
+	mem := NewMemory(func() time.Time { return clock })
+	cfg := sched.Config{Services: map[string]sched.ServiceConfig{"api": {RequestsPerMinute: 60, RequestBurst: 1}}}
+	q := NewShared(mem, "org-42", cfg)
+	fmt.Println(sched.CreditConfig(cfg, q).Services["api"].CreditRequests)
+
+	for range 2 {
+		p, err := q.ReserveAt(context.Background(), clock, "api", sched.CreditRequests, 1)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		clock = clock.Add(p.Wait) // the driver waits on its own clock
+		g := q.GrantAt(p, clock)
+		fmt.Printf("%v units after waiting %v\n", g.Units, p.Wait)
+	}
+	// Output:
+	// true
+	// 1 units after waiting 0s
+	// 1 units after waiting 1s
+}
