@@ -26,9 +26,9 @@ type engine struct {
 	agents *agentLoop
 	// classes gathers each session class's figures (nil without classes).
 	classes *classStats
-	ops    []agentOp // scratch: the agent loop's ops being carried out
-	now    time.Duration
-	end    time.Duration // no turn starts at or after end
+	ops     []agentOp // scratch: the agent loop's ops being carried out
+	now     time.Duration
+	end     time.Duration // no turn starts at or after end
 	// stop is when the run ends: the scenario's duration, so that work
 	// still running then is unfinished, reported as such and kept out of
 	// the figures. (Engine tests move it later to drain every turn.)
