@@ -135,6 +135,13 @@ func writeSections(b *strings.Builder, r *results.Results, put func(indent, line
 		}
 		put("  ", processKey)
 	}
+	if rows := classRows(r); rows != nil {
+		b.WriteString("\nper class\n")
+		for _, l := range classTableText(rows) {
+			fmt.Fprintln(b, "  "+l)
+		}
+		put("  ", classKey)
+	}
 	if ts := eventTables(r); ts != nil {
 		b.WriteString("\naround each event\n")
 		for _, l := range eventTablesText(ts) {

@@ -77,7 +77,7 @@ var figures = []figure{
 
 // Figure returns the strategy's figure named key: the JSON path of its
 // field ("turns", "turn_latency_ms.p95", "answer_latency_ms.answered_share",
-// "peak_in_flight.llm"; see FigureKeys), in that field's unit. ok is false
+// "peak_in_flight.llm", "classes.batch.call_share"; see FigureKeys), in that field's unit. ok is false
 // when the figure does not apply (a latency of a strategy that finished no
 // turn, a service it never called) or key names no figure. A time to
 // answer that falls among unanswered turns is +Inf.
@@ -85,6 +85,9 @@ func (s *StrategyResult) Figure(key string) (float64, bool) {
 	if svc, ok := strings.CutPrefix(key, PeakFigure); ok {
 		v, ok := s.PeakInFlight[svc]
 		return float64(v), ok
+	}
+	if rest, ok := strings.CutPrefix(key, ClassFigure); ok {
+		return s.classFigure(rest)
 	}
 	for _, f := range figures {
 		if f.key == key {
@@ -96,7 +99,8 @@ func (s *StrategyResult) Figure(key string) (float64, bool) {
 
 // FigureKeys lists the keys of Figure: the fixed figures in table order,
 // then PeakFigure + service for every service a strategy of ss names in
-// its PeakInFlight, sorted.
+// its PeakInFlight, sorted, then the class figures of every session class
+// a strategy of ss has (ClassFigure), in the order of its classes.
 func FigureKeys(ss ...*StrategyResult) []string {
 	var out []string
 	for _, f := range figures {
@@ -111,7 +115,7 @@ func FigureKeys(ss ...*StrategyResult) []string {
 	for _, name := range slices.Sorted(maps.Keys(services)) {
 		out = append(out, PeakFigure+name)
 	}
-	return out
+	return append(out, classFigureKeys(ss)...)
 }
 
 // SeedValues returns the figure named key under each of the strategy's

@@ -209,6 +209,9 @@ type StrategyResult struct {
 	// more than one (workload.processes, or a live run's --processes); the
 	// strategy's own figures are the fleet's totals. Absent for one process.
 	Processes []ProcessResult `json:"processes,omitempty"`
+	// Classes holds each session class's figures (workload key classes),
+	// in the scenario's order; absent without classes.
+	Classes []ClassResult `json:"classes,omitempty"`
 	// SeedRuns holds the strategy's figures under each of Results.Seeds,
 	// in that order, without the plot series (latency_cdf, answer_cdf,
 	// timeline, limit_trace): what means and 95% intervals over seeds are computed

@@ -120,6 +120,7 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 		s.MaxQueued = int(n)
 	}
 	s.CancelAt = enum(t, "cancel_at", CancelAtTransport, CancelAtTransport, CancelAtReader)
+	s.Priority = d.decodePriority(sc, t)
 	return s
 }
 

@@ -53,6 +53,7 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 		w.Arrival = ""
 	}
 	d.decodeProcesses(t, &w)
+	w.Classes = d.decodeClasses(t, &w)
 	if lt := t.sub("llm"); lt != nil {
 		w.LLM = d.decodeLLM(sc, lt)
 	}

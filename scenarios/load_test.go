@@ -154,7 +154,8 @@ func TestFullFile(t *testing.T) {
 			Think:     spec.Dist[time.Duration]{Kind: spec.DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},
 			Ramp:      6 * time.Second,
 			Processes: 6, ProcessShares: []float64{3, 2, 1, 1, 1, 1},
-			LLM: &LLMCall{Service: "llm", Tokens: spec.Dist[float64]{Kind: spec.DistLognormal, P50: 1500, P95: 4000}, Output: spec.Constant(300.0)},
+			Classes: []SessionClass{{"interactive", 3}, {"batch", 9}},
+			LLM:     &LLMCall{Service: "llm", Tokens: spec.Dist[float64]{Kind: spec.DistLognormal, P50: 1500, P95: 4000}, Output: spec.Constant(300.0)},
 			Calls: []CallGroup{
 				{Tool: "search", Count: spec.Constant(4.0), Probability: 1},
 				{
@@ -238,6 +239,7 @@ func TestFullFile(t *testing.T) {
 				},
 				RetryBudget: &RetryBudget{Ratio: 0.1, MinPerSecond: 1, Max: 20},
 				HeaderSync:  true,
+				Priority:    []Priority{{Class: "interactive"}, {Class: "batch", Share: 0.25}},
 			},
 		},
 		Thresholds: []Threshold{
@@ -469,8 +471,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 12 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13) and shared-key (issue 14): %v", len(list), list)
+	if len(list) != 13 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14) and priority (issue 25): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -554,7 +556,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, limit-drop, mixed-read-write, multi-agent, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, limit-drop, mixed-read-write, multi-agent, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}

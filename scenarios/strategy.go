@@ -78,6 +78,10 @@ type Strategy struct {
 	// services report in their rate-limit headers
 	// (sched.ServiceConfig.HeaderSync); only with TokenBucket.
 	HeaderSync bool
+	// Priority ranks the workload's session classes, highest first, each
+	// with its guaranteed share (sched.Config.Priorities); nil: every
+	// call in submission order.
+	Priority []Priority
 	// Quota says how the workload's processes divide the services' limits
 	// (Mode QuotaFull when unset; it only matters with Processes > 1,
 	// except that QuotaShared also adds its round trips to one process).

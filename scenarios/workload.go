@@ -43,6 +43,11 @@ type Workload struct {
 	// Cancel holds user cancels and the parent's timeout (zero: none).
 	Cancel Cancel
 
+	// Classes divides the closed model's sessions into classes (key
+	// classes), in file order, that a strategy's priority table ranks
+	// (nil: one class).
+	Classes []SessionClass `json:",omitempty"`
+
 	// Processes is the number of agent processes (replicas, workers) that
 	// run the workload behind the same API keys, each with a scheduler of
 	// its own: ≥ 1, and 1 when unset (one process, one scheduler). The

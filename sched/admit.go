@@ -26,6 +26,9 @@ func (c *Core) pump() {
 			if h != nil && s.usesCredit() && !c.covered(s, h) {
 				continue
 			}
+			if h != nil && s.prio != nil && !c.fitsNow(s, h) {
+				continue
+			}
 			if h != nil && (bestCall == nil || h.seq < bestCall.seq) {
 				best, bestCall = s, h
 			}
@@ -42,8 +45,27 @@ func (c *Core) pump() {
 // above which the queue is moved down once they are half of it.
 const compactAt = 64
 
-// peek returns the service's earliest queued call, dropping finished ones.
+// peek returns the service's next call to admit: its earliest queued call,
+// or with priority classes the earliest of the class whose turn it is
+// (peekClass). Finished calls are dropped on the way.
 func (c *Core) peek(s *serviceState) *callState {
+	if s.prio != nil {
+		return c.peekClass(s)
+	}
+	return c.peekQueue(&s.callQueue)
+}
+
+// pop removes the call peek returned.
+func (c *Core) pop(s *serviceState) {
+	if s.prio != nil {
+		c.popClass(s)
+		return
+	}
+	c.popQueue(&s.callQueue)
+}
+
+// peekQueue returns the queue's earliest call, dropping finished ones.
+func (c *Core) peekQueue(s *callQueue) *callState {
 	for s.head < len(s.fifo) && s.fifo[s.head].done {
 		c.unref(s.fifo[s.head].turn)
 		s.fifo[s.head] = nil
@@ -74,8 +96,8 @@ func (c *Core) peek(s *serviceState) *callState {
 	return h
 }
 
-// pop removes the call peek returned.
-func (c *Core) pop(s *serviceState) {
+// popQueue removes the call peekQueue returned.
+func (c *Core) popQueue(s *callQueue) {
 	if len(s.retries) > 0 && (s.head == len(s.fifo) || s.retries[0].seq < s.fifo[s.head].seq) {
 		c.unref(heap.Pop(&s.retries).(*callState).turn)
 		return

@@ -31,6 +31,10 @@ type Call struct {
 	// covering queueing, every attempt and every backoff. Zero means
 	// Config.CallTimeout.
 	Timeout time.Duration
+	// Priority is the call's class under Config.Priorities, an index into
+	// it: 0, the zero value, is the highest class. Without classes every
+	// call has priority 0.
+	Priority int
 	// Payload is passed untouched to the executor (arguments, a request).
 	Payload any
 }

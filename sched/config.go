@@ -115,6 +115,15 @@ type Config struct {
 	FanOutMode FanOutMode
 	// Retry is the retry and backoff policy.
 	Retry RetryPolicy
+	// Priorities lists the priority classes calls choose with
+	// Call.Priority, highest first (nil: one class, admission in
+	// submission order). Within one service's caps and buckets a higher
+	// class's calls are admitted first, and each class is guaranteed its
+	// Share of the service's admissions while it has calls waiting. A
+	// service with buckets then admits a call only when it can start at
+	// once, so that a call of a higher class is not queued behind
+	// reservations made for later.
+	Priorities []PriorityClass
 	// KeepSlotDuringBackoff makes a call hold its concurrency slot while it
 	// waits to retry (the semaphore-around-the-retry-loop pattern). By default
 	// the slot is released and the retry queues again in its original place.
@@ -205,6 +214,9 @@ func (c *Config) validate() error {
 	}
 	if c.Retry.Base < 0 || c.Retry.Cap < 0 || c.Retry.MaxAttempts < 0 || c.Retry.Budget < 0 || c.Retry.RetryAfterJitter < 0 {
 		return fmt.Errorf("sched: negative retry setting in config")
+	}
+	if err := validatePriorities(c.Priorities); err != nil {
+		return err
 	}
 	for name, s := range c.Services {
 		if s.MaxInFlight < 0 || s.RequestsPerMinute < 0 || s.RequestBurst < 0 || s.TokensPerMinute < 0 || s.TokenBurst < 0 || s.Headroom < 0 || s.Headroom > 1 {

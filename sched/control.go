@@ -85,14 +85,16 @@ func (c *Core) Stats(now time.Duration) Stats {
 // queued counts the service's calls waiting in its queue.
 func (s *serviceState) queued() int {
 	n := 0
-	for _, cs := range s.fifo[s.head:] {
-		if !cs.done && cs.phase == phaseQueued {
-			n++
+	for _, q := range s.queues() {
+		for _, cs := range q.fifo[q.head:] {
+			if !cs.done && cs.phase == phaseQueued {
+				n++
+			}
 		}
-	}
-	for _, cs := range s.retries {
-		if !cs.done && cs.phase == phaseQueued {
-			n++
+		for _, cs := range q.retries {
+			if !cs.done && cs.phase == phaseQueued {
+				n++
+			}
 		}
 	}
 	return n

@@ -69,15 +69,23 @@ type serviceState struct {
 	req, tok    *bucket
 	budget      *retryBudget // nil without RetryBudget
 	pausedUntil time.Duration
-	fifo        []*callState // calls in admission order; head at fifo[head]
-	head        int
-	retries     seqHeap   // calls back from a backoff, by their original seq
-	credit      [2]credit // shared-quota units by CreditKind, with CreditRequests/CreditTokens
+	callQueue                // the queue of calls waiting for admission (without classes)
+	prio        *classQueues // the queues by priority class (nil: Config.Priorities unset)
+	credit      [2]credit    // shared-quota units by CreditKind, with CreditRequests/CreditTokens
 	// pending holds the reservations of admitted calls waiting for their
 	// release time, in admission order (see settle); booked is what the
 	// last book recorded.
 	pending []reservation
 	booked  struct{ req, tok undo }
+}
+
+// callQueue holds calls waiting for admission to one service: fresh calls
+// in admission order in fifo (head at fifo[head]) and calls back from a
+// backoff in retries, by their original seq.
+type callQueue struct {
+	fifo    []*callState
+	head    int
+	retries seqHeap
 }
 
 // writeQueue serializes writes to one resource: one holds it from the moment
@@ -139,6 +147,9 @@ func (c *Core) service(name string) *serviceState {
 	}
 	sc := c.cfg.Services[name]
 	s := &serviceState{name: name, cfg: sc, maxIn: sc.MaxInFlight}
+	if len(c.cfg.Priorities) > 0 {
+		s.prio = newClassQueues(c.cfg.Priorities)
+	}
 	if sc.Adaptive != nil {
 		s.lim = newLimiter(sc.Adaptive, c.staticCap(sc.MaxInFlight))
 		s.maxIn = s.lim.cap()
@@ -268,7 +279,7 @@ func (c *Core) fire(t *timer) {
 		c.finish(t.cs, ClassCancelled, nil, fmt.Errorf("call %q: deadline of %v passed: %w", t.cs.call.ID, t.cs.deadline-t.cs.turn.submitted, ErrDeadline))
 	case timerTurn:
 		c.cancelTurn(t.turn, fmt.Errorf("turn deadline of %v passed: %w", t.turn.deadline-t.turn.submitted, ErrDeadline))
-	case timerPause:
+	case timerPause, timerClass:
 		// pump runs after every timer; nothing else to do.
 	case timerCredit:
 		c.creditExpired(t)

@@ -166,14 +166,16 @@ func (c *Core) CreditRefused(now time.Duration, service string, kind CreditKind,
 	s := c.service(service)
 	s.credit[kind].asked = false
 	var waiting []*callState
-	for _, cs := range s.fifo[s.head:] {
-		if !cs.done {
-			waiting = append(waiting, cs)
+	for _, q := range s.queues() {
+		for _, cs := range q.fifo[q.head:] {
+			if !cs.done {
+				waiting = append(waiting, cs)
+			}
 		}
-	}
-	for _, cs := range s.retries {
-		if !cs.done {
-			waiting = append(waiting, cs)
+		for _, cs := range q.retries {
+			if !cs.done {
+				waiting = append(waiting, cs)
+			}
 		}
 	}
 	for _, cs := range waiting {

@@ -20,8 +20,10 @@
 // backoff and jitter that honour the server's retry delay, per-service retry
 // budgets ([RetryBudget]), adaptive concurrency limits ([AdaptiveConfig]),
 // buckets synced to the remaining counts a server reports
-// (ServiceConfig.HeaderSync), timeouts, cancellation, serialized writes,
-// dependencies, and exactly one result per call id in the caller's order.
+// (ServiceConfig.HeaderSync), priority classes with guaranteed shares
+// under one service's limits ([PriorityClass]), timeouts, cancellation,
+// serialized writes, dependencies, and exactly one result per call id in
+// the caller's order.
 //
 // The package has two layers. [Core] holds every decision and does no I/O: it
 // starts no goroutines, never reads the clock and draws randomness only from

@@ -17,6 +17,7 @@ func TestProperties(t *testing.T) {
 		services := []string{"a", "b"}
 		cfg := drawConfig(g, services)
 		cs := drawCalls(g, services)
+		drawPriorities(g, &cfg, cs)
 		svcPeak := map[string]int{}
 		svcNow := map[string]int{}
 		cfg.Hook = func(e Event) {
@@ -126,6 +127,21 @@ func drawCalls(g *draws, services []string) []Call {
 		}
 	}
 	return cs
+}
+
+// drawPriorities gives half the configs up to three priority classes with
+// drawn shares, and each call a class.
+func drawPriorities(g *draws, cfg *Config, cs []Call) {
+	n := g.zeroOr("priority classes", 1, 3)
+	left := 1.0
+	for i := range n {
+		s := float64(g.intRange(fmt.Sprint("share ", i), 0, 100)) / 100 * left
+		cfg.Priorities = append(cfg.Priorities, PriorityClass{Name: fmt.Sprint("p", i), Share: s})
+		left -= s
+	}
+	for i := range cs {
+		cs[i].Priority = g.intRange("priority", 0, max(0, n-1))
+	}
 }
 
 // drawExecutor draws the answers attempts get, in turn: a latency (below

@@ -15,6 +15,7 @@ const (
 	timerTurn                     // a turn's deadline has passed
 	timerPause                    // a service's pause has ended
 	timerCredit                   // a service's credit grant has expired
+	timerClass                    // a prioritized service's next call fits its buckets
 )
 
 // timer is one pending wake-up. Timers are never removed early: a timer whose
@@ -73,6 +74,8 @@ func (t *timer) stale() bool {
 		return t.turn.done
 	case timerPause:
 		return t.svc.pausedUntil != t.at
+	case timerClass:
+		return t.svc.prio.wake != t.at
 	case timerCredit:
 		cr := &t.svc.credit[t.credit]
 		return cr.ticket == 0 || cr.until != t.at

@@ -268,7 +268,7 @@ const smallTurn = 16
 // validateTurn rejects empty or duplicate ids, unknown dependencies, cycles
 // and unknown services, listing every problem.
 func (c *Core) validateTurn(calls []Call) error {
-	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) && c.knownServices(calls) {
+	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) && c.knownServices(calls) && c.validPriorities(calls) {
 		return nil
 	}
 	var e InvalidTurnError // on the stack: most turns are valid
@@ -309,6 +309,9 @@ func (c *Core) validateTurn(calls []Call) error {
 			e.UnknownServices = append(e.UnknownServices, name)
 			e.Problems = append(e.Problems, fmt.Sprintf("call %q names service %q, which Config.Services does not list (it lists %s)", calls[i].ID, name, c.serviceNames()))
 		}
+	}
+	if !c.validPriorities(calls) {
+		e.Problems = append(e.Problems, c.priorityProblems(calls)...)
 	}
 	if len(e.Problems) == 0 && hasDeps(calls) {
 		if cycle := findCycle(calls, index); cycle != nil {
@@ -473,7 +476,7 @@ func (c *Core) tryReady(cs *callState) {
 func (c *Core) enqueue(cs *callState) {
 	cs.phase = phaseQueued
 	cs.gen++
-	s := cs.svc
+	s := cs.svc.queueOf(cs)
 	cs.turn.refs++
 	if n := len(s.fifo); n == s.head || s.fifo[n-1].seq < cs.seq {
 		s.fifo = append(s.fifo, cs)

@@ -33,6 +33,7 @@ type agentLoop struct {
 	wl           *workload
 	end          time.Duration // no turn starts at or after end
 	serialize    bool          // the strategy serializes writes
+	classRank    []int         // each session class's sched.Call.Priority (nil: no priority table)
 	maxTurnCalls int           // calls (and subagents) one turn may draw; past it, err wraps ErrTooLarge
 	serial       uint64        // numbers calls, to tell clients apart at the services
 	turnNo       uint64
@@ -154,6 +155,7 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 	a := &agentLoop{
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
 		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
+		classRank: classRanks(sc, st),
 	}
 	if n := sc.Workload.Sessions; n > 0 {
 		a.sessionTurns = make([]int, n)
@@ -340,6 +342,11 @@ func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subag
 		p = new(agentPart)
 	}
 	*p = agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget}
+	if a.classRank != nil && t.session >= 0 {
+		for i := range calls {
+			calls[i].Priority = a.classRank[a.sc.Workload.ClassOf(t.session)]
+		}
+	}
 	t.parts++
 	t.active = append(t.active, p)
 	a.emit(agentOp{kind: opSubmit, part: p})

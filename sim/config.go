@@ -37,6 +37,7 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 		TurnTimeout:           st.TurnTimeout,
 		TurnTokenBudget:       st.TokenBudget,
 		TurnAttemptBudget:     st.AttemptBudget,
+		Priorities:            schedPriorities(st),
 	}
 	if st.FanOutMode == scenarios.FanOutTruncate {
 		cfg.FanOutMode = sched.FanOutTruncate

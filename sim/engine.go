@@ -24,9 +24,11 @@ type engine struct {
 	st *scenarios.Strategy
 	// agents is the agent loop: sessions, turns and subagents.
 	agents *agentLoop
-	ops    []agentOp // scratch: the agent loop's ops being carried out
-	now    time.Duration
-	end    time.Duration // no turn starts at or after end
+	// classes gathers each session class's figures (nil without classes).
+	classes *classStats
+	ops     []agentOp // scratch: the agent loop's ops being carried out
+	now     time.Duration
+	end     time.Duration // no turn starts at or after end
 	// stop is when the run ends: the scenario's duration, so that work
 	// still running then is unfinished, reported as such and kept out of
 	// the figures. (Engine tests move it later to drain every turn.)
@@ -125,6 +127,7 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 		return nil, err
 	}
 	e.agents = newAgentLoop(sc, st, sc.Workload.Shares(), maxTurnCalls(DefaultMaxMemory))
+	e.classes = newClassStats(sc)
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
 		svc := &sc.Services[i]

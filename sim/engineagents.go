@@ -52,6 +52,9 @@ func (e *engine) do(op *agentOp) {
 	case opEnd:
 		t := op.turn
 		e.m.turn(e.now, e.now-t.start, op.failed, t.good)
+		if e.classes != nil {
+			e.classes.turn(t.session, e.now, e.now-t.start, op.failed)
+		}
 		if e.multi && e.now <= e.m.window {
 			e.procs[t.proc].stats.turn(e.now-t.start, op.failed)
 		}
@@ -81,6 +84,9 @@ func (e *engine) partDone(p *agentPart, res *sched.TurnResult) {
 	llm := p.llm()
 	for i := range res.Results {
 		e.m.result(&res.Results[i], llm)
+		if e.classes != nil && !llm {
+			e.classes.result(p.turn.session, &res.Results[i])
+		}
 		if e.multi && !llm {
 			e.procs[p.turn.proc].stats.result(&res.Results[i], e.m.window)
 		}

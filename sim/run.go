@@ -264,6 +264,9 @@ func (e *engine) result() results.StrategyResult {
 		r.FinishS = e.m.finishS(&e.sc.Workload)
 	}
 	r.Processes = e.processResults()
+	if e.classes != nil {
+		r.Classes = e.classes.results()
+	}
 	r.LimitTrace = e.limits.trace()
 	r.Windows = e.m.windowResults(strategyHeadroom(e.st))
 	return r

@@ -1,0 +1,169 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// PriorityClass is one class of calls under Config.Priorities. Classes
+// are listed highest first: among the calls waiting for one service's caps
+// and buckets, a higher class's are admitted first, except that each class
+// is guaranteed Share of the service's admissions while it has calls
+// waiting, so that no class starves.
+type PriorityClass struct {
+	// Name names the class in errors and reports.
+	Name string
+	// Share is the class's guaranteed minimum fraction of its service's
+	// admissions while calls of it wait, in [0, 1]: of every K admissions
+	// made while the class is backlogged, at least Share×K − (number of
+	// classes) go to it. 0 guarantees nothing (strict priority below the
+	// classes above). The shares of all classes sum to at most 1.
+	Share float64
+}
+
+// validatePriorities reports the first impossible class table.
+func validatePriorities(ps []PriorityClass) error {
+	sum := 0.0
+	for i, p := range ps {
+		if !(p.Share >= 0 && p.Share <= 1) {
+			return fmt.Errorf("sched: priority class %d (%q): share %v outside [0, 1]", i, p.Name, p.Share)
+		}
+		sum += p.Share
+	}
+	// A little slack for shares written as decimals (0.1 + 0.2 + 0.7).
+	if sum > 1+1e-9 {
+		return fmt.Errorf("sched: priority classes' shares sum to %v, more than 1", sum)
+	}
+	return nil
+}
+
+// classQueues holds one service's waiting calls by priority class, and what
+// each class is owed under its guaranteed share.
+//
+// Each admission to the service accrues every backlogged class its share,
+// and takes 1 from the class admitted. The next class admitted is the one
+// owed the most among those owed at least one admission (counting the
+// accrual of this one), ties to the higher class; when none is owed, the
+// highest backlogged class. What a class is owed never drops below 0 (a
+// class admitted ahead of its share does not bank a debt that would starve
+// it later) and is forgotten while it has nothing waiting (it does not bank
+// credit to burst with later either).
+type classQueues struct {
+	q     []callQueue
+	share []float64
+	owed  []float64
+	next  int // the class peekClass chose; -1: nothing waits
+	// wake is the time a prioritized service's next call fits its buckets,
+	// when a timer is set for it (0: none).
+	wake time.Duration
+}
+
+func newClassQueues(ps []PriorityClass) *classQueues {
+	x := &classQueues{q: make([]callQueue, len(ps)), share: make([]float64, len(ps)), owed: make([]float64, len(ps)), next: -1}
+	for i, p := range ps {
+		x.share[i] = p.Share
+	}
+	return x
+}
+
+// queueOf returns the queue a call of the service waits in.
+func (s *serviceState) queueOf(cs *callState) *callQueue {
+	if s.prio == nil {
+		return &s.callQueue
+	}
+	return &s.prio.q[cs.call.Priority]
+}
+
+// queues returns every queue of the service.
+func (s *serviceState) queues() []callQueue {
+	if s.prio == nil {
+		return []callQueue{s.callQueue}
+	}
+	return s.prio.q
+}
+
+// peekClass chooses the class whose call the service admits next and
+// returns that call, or nil when no call waits.
+func (c *Core) peekClass(s *serviceState) *callState {
+	x := s.prio
+	x.next = -1
+	best, bestOwed := -1, 0.0
+	for i := range x.q {
+		if c.peekQueue(&x.q[i]) == nil {
+			x.owed[i] = 0
+			continue
+		}
+		if x.next < 0 {
+			x.next = i // the highest class with calls waiting
+		}
+		if o := x.owed[i] + x.share[i]; o >= 1 && o > bestOwed {
+			best, bestOwed = i, o
+		}
+	}
+	if best >= 0 {
+		x.next = best
+	}
+	if x.next < 0 {
+		return nil
+	}
+	return c.peekQueue(&x.q[x.next])
+}
+
+// popClass admits the call peekClass returned and settles what each
+// class is owed.
+func (c *Core) popClass(s *serviceState) {
+	x := s.prio
+	for i := range x.q {
+		if i == x.next || c.peekQueue(&x.q[i]) != nil {
+			x.owed[i] += x.share[i]
+		}
+	}
+	x.owed[x.next] = math.Max(0, x.owed[x.next]-1)
+	c.popQueue(&x.q[x.next])
+}
+
+// fitsNow reports whether a prioritized service's next call h fits its
+// buckets now. A service with priority classes admits a call only when it
+// can start at once: a reservation made for later would fix the order of
+// the calls that wait for the buckets, and a call of a higher class that
+// came meanwhile would start after them. When h does not fit, a timer is
+// set for the time it will.
+func (c *Core) fitsNow(s *serviceState, h *callState) bool {
+	if s.req == nil && s.tok == nil {
+		return true
+	}
+	at := c.earliest(h)
+	if at <= c.now {
+		return true
+	}
+	if s.prio.wake != at {
+		s.prio.wake = at
+		c.setTimer(timer{at: at, kind: timerClass, svc: s})
+	}
+	return false
+}
+
+// validPriorities reports whether every call's Priority names a class of
+// the Config's (any call has class 0 without classes).
+func (c *Core) validPriorities(calls []Call) bool {
+	n := max(1, len(c.cfg.Priorities))
+	for i := range calls {
+		if p := calls[i].Priority; p < 0 || p >= n {
+			return false
+		}
+	}
+	return true
+}
+
+// priorityProblems lists the calls whose Priority names no class.
+func (c *Core) priorityProblems(calls []Call) []string {
+	n := max(1, len(c.cfg.Priorities))
+	var out []string
+	for i := range calls {
+		if p := calls[i].Priority; p < 0 || p >= n {
+			out = append(out, fmt.Sprintf("call %q has priority %d, but Config.Priorities has %d classes (0 to %d)", calls[i].ID, p, len(c.cfg.Priorities), n-1))
+		}
+	}
+	return out
+}

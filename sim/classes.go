@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+)
+
+// classStats gathers the figures of each session class of a closed-model
+// workload (scenarios.Workload.Classes), for results.ClassResult.
+type classStats struct {
+	w       *scenarios.Workload
+	window  time.Duration
+	classes []classAcc
+}
+
+type classAcc struct {
+	turns, failed, calls, good int64
+	turnLat, okTurnLat         *histogram
+}
+
+// newClassStats returns the class figures of sc's run, or nil when its
+// workload has no classes.
+func newClassStats(sc *scenarios.Scenario) *classStats {
+	w := &sc.Workload
+	if len(w.Classes) == 0 {
+		return nil
+	}
+	c := &classStats{w: w, window: sc.Duration, classes: make([]classAcc, len(w.Classes))}
+	for i := range c.classes {
+		c.classes[i] = classAcc{turnLat: newHistogram(), okTurnLat: newHistogram()}
+	}
+	return c
+}
+
+// turn records a turn of session that finished at now.
+func (c *classStats) turn(session int, now, latency time.Duration, failed bool) {
+	if session < 0 || now > c.window {
+		return
+	}
+	a := &c.classes[c.w.ClassOf(session)]
+	a.turns++
+	if failed {
+		a.failed++
+	} else {
+		a.okTurnLat.add(latency)
+	}
+	a.turnLat.add(latency)
+}
+
+// result records a tool call's result of session.
+func (c *classStats) result(session int, r *sched.Result) {
+	if session < 0 || r.Finished > c.window {
+		return
+	}
+	a := &c.classes[c.w.ClassOf(session)]
+	a.calls++
+	if r.Err == nil {
+		a.good++
+	}
+}
+
+// results returns the classes' figures in the order of the workload's.
+func (c *classStats) results() []results.ClassResult {
+	var good int64
+	for i := range c.classes {
+		good += c.classes[i].good
+	}
+	out := make([]results.ClassResult, len(c.classes))
+	for i := range c.classes {
+		a := &c.classes[i]
+		out[i] = results.ClassResult{
+			Name: c.w.Classes[i].Name, Sessions: c.w.Classes[i].Sessions,
+			Turns: a.turns, FailedTurns: a.failed, Calls: a.calls, GoodCalls: a.good,
+			TurnLatencyMs: a.turnLat.summary(), AnswerLatencyMs: a.okTurnLat.answerSummary(uint64(a.turns)),
+		}
+		if good > 0 {
+			out[i].CallShare = round6(float64(a.good) / float64(good))
+		}
+	}
+	return out
+}
+
+// classRanks maps each session class of the workload to its priority
+// (sched.Call.Priority) under the strategy's priority table, or nil
+// without one.
+func classRanks(sc *scenarios.Scenario, st *scenarios.Strategy) []int {
+	if len(st.Priority) == 0 {
+		return nil
+	}
+	ranks := make([]int, len(sc.Workload.Classes))
+	for i, c := range sc.Workload.Classes {
+		for p, e := range st.Priority {
+			if e.Class == c.Name {
+				ranks[i] = p
+			}
+		}
+	}
+	return ranks
+}
+
+// schedPriorities returns the sched form of a strategy's priority table.
+func schedPriorities(st *scenarios.Strategy) []sched.PriorityClass {
+	var out []sched.PriorityClass
+	for _, p := range st.Priority {
+		out = append(out, sched.PriorityClass{Name: p.Class, Share: p.Share})
+	}
+	return out
+}
