@@ -183,7 +183,7 @@ func TestCheckMeasuresNestedRetries(t *testing.T) {
 
 func TestCheckMeasuresAnSDKsRetriesInsideAnAgentsAndTheirBudget(t *testing.T) {
 	// openai-go's 3 attempts inside a sched.Runner's 5, against
-	// nested-retries' first-minute outage: 8 calls of 15 attempts. A retry
+	// nested-retries' first minute of failures: 8 calls of 15 attempts. A retry
 	// budget of 2 on the outer layer gives 2 of the 8 calls a second try.
 	bin := buildExample(t, "nested")
 	tests := []struct {

@@ -3,7 +3,7 @@
 // that retries it up to -outer times (full jitter, honouring Retry-After),
 // and each of those tries is one call of the official openai-go SDK, which
 // retries on its own (-sdk-retries, 2 by default: 3 attempts). Against a
-// service that is down the layers multiply; a retry budget on the outer
+// service that fails every request the layers multiply; a retry budget on the outer
 // layer (-budget-max, sched.RetryBudget) stops the multiplying once it is
 // spent. Run it under check to see the product:
 //
