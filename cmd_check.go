@@ -126,7 +126,8 @@ else "anonymous"; give each process or conversation its own header. An attempt
 belongs to a call by its Idempotency-Key, else by its client, method, path and
 body: it retries an open call of that identity whose last attempt failed, or,
 when it declares a retry (x-stainless-retry-count or X-Simbench-Retry above
-0), one still being served.
+0), one still being served. A new Idempotency-Key is matched the same way,
+so an agent's retries around its SDK's count as one call's attempts.
 
 Lines per client and service (defaults; the scenario's [check] table changes
 them): in_flight (at most the Little's-law cap simbench recommend sets),
@@ -135,7 +136,8 @@ early_retries (none before the delay a 429 gave), jitter (the retries after
 3 or more 429s within 100ms spread over at least max(20ms, 0.1 x their median
 delay, their count / the request limit)), attempts (WARN above 5, FAIL above
 10 per call), cancellation (no attempt left running while its call was
-retried), writes (none overlapping, none applied twice) and answer_gap (p95
+retried), non_retryable (no retry of insufficient_quota, a context too
+long, 400, 401 or 413), writes (none overlapping, none applied twice) and answer_gap (p95
 between model answers, WARN above 30s, FAIL above 2m).
 
 Example: simbench check tier3 -- go run ./examples/schedrunner`

@@ -180,3 +180,36 @@ func TestCheckMeasuresNestedRetries(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckMeasuresAnSDKsRetriesInsideAnAgentsAndTheirBudget(t *testing.T) {
+	// openai-go's 3 attempts inside a sched.Runner's 5, against
+	// nested-retries' first minute of failures: 8 calls of 15 attempts. A retry
+	// budget of 2 on the outer layer gives 2 of the 8 calls a second try.
+	bin := buildExample(t, "nested")
+	tests := []struct {
+		name   string
+		args   []string
+		want   check.Verdict
+		figure string
+	}{
+		{"no budget", nil, check.Fail, "8 calls took 120 attempts: 15.00 per call, at most 15 (nested: 5 tries of up to 3 attempts each)"},
+		{"budget", []string{"-budget-max", "2"}, check.Warn, "8 calls took 30 attempts: 3.75 per call, at most 6 (nested: 2 tries of up to 3 attempts each)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, _ := runCheckArgv(t, "nested-retries", append([]string{bin}, tt.args...))
+			n := 0
+			for _, l := range rep.Lines {
+				if l.Check == check.CheckAttempts {
+					n++
+					if l.Verdict != tt.want || l.Figure != tt.figure {
+						t.Errorf("attempts: %s %q, want %s %q", l.Verdict, l.Figure, tt.want, tt.figure)
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d attempts lines, want 1 (one client): %+v", n, rep.Lines)
+			}
+		})
+	}
+}

@@ -19,37 +19,60 @@ type call struct {
 
 // callsOf groups records (one client's, to one service, in order of
 // arrival) into logical calls. Attempts with one Idempotency-Key are one
-// call. Without a key, an attempt of some identity is a retry of the
-// earliest open call of that identity whose last attempt had failed by
-// the time it arrived; failing that, when it declares itself a retry
+// call. An attempt with no key, or with a key not seen before, is a retry
+// of the earliest open call of its identity whose last attempt had failed
+// by the time it arrived; failing that, when it declares itself a retry
 // (Attempt above 1), of the earliest whose last attempt was still being
 // served (an attempt given up without a cancel); otherwise it starts a new
-// call. So parallel identical calls stay apart, and each retry answers
-// one failure.
+// call. So parallel identical calls stay apart, each retry answers one
+// failure, and the retries of an outer layer (an agent that calls its SDK
+// again, which sends a new key or starts its count again) join the call
+// whose inner attempts failed: nested retries count as one call's.
 func callsOf(recs []*fakeapi.Record) []*call {
 	var calls []*call
 	keyed := map[string]*call{}
 	open := map[uint64][]*call{}
 	for _, r := range recs {
-		if k := r.IdempotencyKey; k != "" {
-			if c := keyed[k]; c != nil && r.Arrived-c.last().Answered <= callHorizon {
-				c.attempts = append(c.attempts, r)
-				continue
-			}
-			c := &call{attempts: []*fakeapi.Record{r}}
-			calls, keyed[k] = append(calls, c), c
+		k := r.IdempotencyKey
+		if c := keyed[k]; k != "" && c != nil && r.Arrived-c.last().Answered <= callHorizon {
+			c.attempts = append(c.attempts, r)
 			continue
 		}
 		cs := pruneOpen(open[r.Identity], r.Arrived)
-		if c := retried(cs, r); c != nil {
+		c := retried(cs, r)
+		if c != nil {
 			c.attempts = append(c.attempts, r)
 		} else {
-			c := &call{attempts: []*fakeapi.Record{r}}
+			c = &call{attempts: []*fakeapi.Record{r}}
 			calls, cs = append(calls, c), append(cs, c)
 		}
 		open[r.Identity] = cs
+		if k != "" {
+			keyed[k] = c
+		}
 	}
 	return calls
+}
+
+// tries counts the layers' tries of c: the runs of its attempts that one
+// inner retry loop made. A new try starts where the Idempotency-Key
+// changes, or where the declared attempt number starts again at 1; so a
+// call of 15 attempts from an agent's 5 tries of an SDK's 3 has 5 tries,
+// the longest of 3 attempts. A call whose attempts declare neither is one
+// try.
+func (c *call) tries() (n, longest int) {
+	n, run := 1, 0
+	for i, a := range c.attempts {
+		if i > 0 {
+			p := c.attempts[i-1]
+			if (a.IdempotencyKey != "" && a.IdempotencyKey != p.IdempotencyKey) || (a.Attempt == 1 && p.Attempt >= 1) {
+				n++
+				longest, run = max(longest, run), 0
+			}
+		}
+		run++
+	}
+	return n, max(longest, run)
 }
 
 // last is the call's latest attempt.

@@ -6,6 +6,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -190,6 +191,52 @@ func answerGap(recs []*fakeapi.Record, rules Rules) (Line, bool) {
 		l.Verdict = Fail
 	case p95 > rules.AnswerGapWarn:
 		l.Verdict = Warn
+	}
+	return l, true
+}
+
+// refused reports whether an attempt's answer says that no retry can
+// change it: the account's credit is spent (insufficient_quota), the input
+// is longer than the model's context, or the request is malformed, its key
+// refused or its body too large.
+func refused(r *fakeapi.Record) bool {
+	switch r.Kind {
+	case fakeapi.KindQuotaExhausted, fakeapi.KindContextTooLong, fakeapi.KindBadRequest, fakeapi.KindUnauthorized, fakeapi.KindTooLarge:
+		return true
+	}
+	return false
+}
+
+// nonRetryable grades the retries of answers no retry can change (see
+// refused): a client that retries a spent credit or a context too long
+// only spends its limits on answers it already has. It reports false when
+// no attempt got such an answer.
+func nonRetryable(calls []*call, rules Rules) (Line, bool) {
+	answers, retried := 0, 0
+	kinds := map[fakeapi.Kind]int{}
+	for _, c := range calls {
+		for i, a := range c.attempts {
+			if !refused(a) {
+				continue
+			}
+			answers++
+			if i+1 < len(c.attempts) {
+				retried++
+				kinds[a.Kind]++
+			}
+		}
+	}
+	if answers == 0 {
+		return Line{}, false
+	}
+	l := Line{Check: CheckNonRetry, Verdict: Pass, Value: float64(retried),
+		Figure: fmt.Sprintf("%d of %d answers that no retry can change were retried", retried, answers),
+		Rule:   fmt.Sprintf("at most %d retries of insufficient_quota, context_length_exceeded, 400, 401 or 413 answers", rules.NonRetryable)}
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		l.Figure += fmt.Sprintf(", %d %s", kinds[k], k)
+	}
+	if retried > rules.NonRetryable {
+		l.Verdict = Fail
 	}
 	return l, true
 }

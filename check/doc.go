@@ -13,7 +13,9 @@
 // failed, or, when it declares a retry (x-stainless-retry-count or
 // X-Simbench-Retry above 0), one whose last attempt was still being
 // served; otherwise it is a new call, so parallel identical calls stay
-// apart.
+// apart. An attempt with a new Idempotency-Key is matched by identity the
+// same way, so an outer layer's retries (an agent's around its SDK's)
+// count as one call's.
 //
 // Each line is PASS, WARN or FAIL with the figure measured and the rule;
 // [Report.Verdict] is the worst of them.

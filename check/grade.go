@@ -13,8 +13,8 @@ import (
 
 // Grade grades the requests in recs by rules: for every client and
 // service, in name order, the lines in flight, rate limited, early
-// retries, jitter, attempts and cancellation, then writes (when there
-// were any) and the answer gap (when the client asked a model); then, for
+// retries, jitter, attempts and cancellation, then non-retryable answers
+// and writes (when there were any) and the answer gap (when the client asked a model); then, for
 // an API key several clients share, their attempts in flight together. A log
 // with no requests grades FAIL. Grade does not modify recs.
 func Grade(scenario string, recs []fakeapi.Record, rules Rules) *Report {
@@ -96,6 +96,9 @@ func gradeOne(recs []*fakeapi.Record, calls []*call, rules Rules) []Line {
 		attempts(calls, rules),
 		cancellation(calls, rules),
 	}
+	if l, ok := nonRetryable(calls, rules); ok {
+		lines = append(lines, l)
+	}
 	if l, ok := writes(recs, calls); ok {
 		lines = append(lines, l)
 	}
@@ -157,16 +160,26 @@ func rateLimited(recs []*fakeapi.Record, rules Rules) Line {
 	return l
 }
 
-// earlyRetries grades the retries sent before the delay a 429 gave.
+// earlyRetries grades the retries sent before the delay a 429 gave; when
+// some 429s gave it only in their body (no Retry-After header), the figure
+// says how many of their retries honoured it.
 func earlyRetries(calls []*call, rules Rules) Line {
-	n, retries := 0, 0
+	n, retries, inBody, inBodyEarly := 0, 0, 0, 0
 	var most time.Duration
 	for _, c := range calls {
 		for i := 1; i < len(c.attempts); i++ {
 			retries++
-			if by := early(c.attempts[i-1], c.attempts[i]); by > 0 {
+			prev := c.attempts[i-1]
+			by := early(prev, c.attempts[i])
+			if by > 0 {
 				n++
 				most = max(most, by)
+			}
+			if prev.Status == 429 && prev.DelayInBody {
+				inBody++
+				if by > 0 {
+					inBodyEarly++
+				}
 			}
 		}
 	}
@@ -176,23 +189,36 @@ func earlyRetries(calls []*call, rules Rules) Line {
 	if n > 0 {
 		l.Figure += fmt.Sprintf(", the earliest %s before it", ms(most))
 	}
+	if inBody > 0 {
+		l.Figure += fmt.Sprintf("; %d of the %d retries after a delay given only in the body (retryDelay) were early", inBodyEarly, inBody)
+	}
 	if n > rules.EarlyRetries {
 		l.Verdict = Fail
 	}
 	return l
 }
 
-// attempts grades the attempts per logical call.
+// attempts grades the attempts per logical call, nested retries included
+// (see callsOf); when the call of the most attempts was tried by an outer
+// layer more than once, the figure says how its layers multiplied.
 func attempts(calls []*call, rules Rules) Line {
 	total, most := 0, 0
+	var worst *call
 	for _, c := range calls {
 		total += len(c.attempts)
-		most = max(most, len(c.attempts))
+		if len(c.attempts) > most {
+			most, worst = len(c.attempts), c
+		}
 	}
 	mean := float64(total) / float64(max(len(calls), 1))
 	l := Line{Check: CheckAttempts, Verdict: Pass, Value: float64(most),
 		Figure: fmt.Sprintf("%s took %s: %.2f per call, at most %d", plural(len(calls), "call"), plural(total, "attempt"), mean, most),
 		Rule:   fmt.Sprintf("WARN above %d, FAIL above %d attempts of one call", rules.AttemptsWarn, rules.AttemptsFail)}
+	if worst != nil {
+		if n, longest := worst.tries(); n > 1 {
+			l.Figure += fmt.Sprintf(" (nested: %d tries of up to %s each)", n, plural(longest, "attempt"))
+		}
+	}
 	switch {
 	case most > rules.AttemptsFail:
 		l.Verdict = Fail

@@ -243,3 +243,72 @@ func TestReportWritesTextAndJSON(t *testing.T) {
 		t.Errorf("JSON round trip: %v %+v", err, back)
 	}
 }
+
+// overloaded is a 503 of identity id at ms at that declares attempt n.
+func overloaded(id uint64, at, n int) fakeapi.Record {
+	return fakeapi.Record{Client: "c", Service: "s", Identity: id, Arrived: time.Duration(at) * ms1, Answered: time.Duration(at) * ms1,
+		Status: 503, Kind: fakeapi.KindOverloaded, Attempt: n}
+}
+
+// refusal is an answer of kind k and status at ms at that no retry changes.
+func refusal(id uint64, at int, k fakeapi.Kind, status int) fakeapi.Record {
+	return fakeapi.Record{Client: "c", Service: "s", Identity: id, Arrived: time.Duration(at) * ms1, Answered: time.Duration(at) * ms1,
+		Status: status, Kind: k}
+}
+
+func TestGradeNestedRetriesAndRefusals(t *testing.T) {
+	keyed := func(r fakeapi.Record, k string) fakeapi.Record { r.IdempotencyKey = k; return r }
+	inBody := func(r fakeapi.Record) fakeapi.Record { r.DelayInBody = true; return r }
+	declared := func(r fakeapi.Record, n int) fakeapi.Record { r.Attempt = n; return r }
+	tests := []struct {
+		name   string
+		give   []fakeapi.Record
+		check  string
+		want   Verdict
+		figure string
+	}{
+		// An agent's 2 tries of an SDK's 3 attempts (x-stainless-retry-count
+		// 0, 1, 2, then 0 again): one call of 6.
+		{"declared tries", []fakeapi.Record{overloaded(1, 0, 1), overloaded(1, 1, 2), overloaded(1, 2, 3),
+			overloaded(1, 10, 1), overloaded(1, 11, 2), declared(ok(1, 12, 20), 3)},
+			CheckAttempts, Warn, "1 call took 6 attempts: 6.00 per call, at most 6 (nested: 2 tries of up to 3 attempts each)"},
+		// An SDK keeps its key across its own retries; the agent's retry
+		// of the same request is a new SDK call with a new key.
+		{"keys per try", []fakeapi.Record{keyed(limited(1, 0, 0), "a"), keyed(limited(1, 1, 0), "a"), keyed(ok(1, 2, 9), "b")},
+			CheckAttempts, Pass, "1 call took 3 attempts: 3.00 per call, at most 3 (nested: 2 tries of up to 2 attempts each)"},
+		// Without a key or a declared count the layers are not told apart.
+		{"undeclared", []fakeapi.Record{limited(1, 0, 0), limited(1, 1, 0), ok(1, 2, 9)},
+			CheckAttempts, Pass, "1 call took 3 attempts: 3.00 per call, at most 3"},
+		// A spent credit retried twice, then given up; a context too long
+		// not retried.
+		{"credit retried", []fakeapi.Record{refusal(1, 0, fakeapi.KindQuotaExhausted, 429), refusal(1, 1, fakeapi.KindQuotaExhausted, 429),
+			refusal(1, 2, fakeapi.KindQuotaExhausted, 429), refusal(2, 3, fakeapi.KindContextTooLong, 400)},
+			CheckNonRetry, Fail, "2 of 4 answers that no retry can change were retried, 2 insufficient_quota"},
+		{"context retried", []fakeapi.Record{refusal(2, 0, fakeapi.KindContextTooLong, 400), refusal(2, 5, fakeapi.KindContextTooLong, 400)},
+			CheckNonRetry, Fail, "1 of 2 answers that no retry can change were retried, 1 context_length_exceeded"},
+		{"credit given up", []fakeapi.Record{refusal(1, 0, fakeapi.KindQuotaExhausted, 429), ok(2, 1, 5)},
+			CheckNonRetry, Pass, "0 of 1 answers that no retry can change were retried"},
+		// A 429 that gave its 5 ms only in the body: retried after 2 ms
+		// (early), or after 5 ms (honoured).
+		{"body delay ignored", []fakeapi.Record{inBody(limited(1, 0, 5)), ok(1, 2, 10)},
+			CheckEarly, Fail, "1 of 1 retries sent before the retry delay the 429 gave, the earliest 3.00ms before it; 1 of the 1 retries after a delay given only in the body (retryDelay) were early"},
+		{"body delay honoured", []fakeapi.Record{inBody(limited(1, 0, 5)), ok(1, 5, 10)},
+			CheckEarly, Pass, "0 of 1 retries sent before the retry delay the 429 gave; 0 of the 1 retries after a delay given only in the body (retryDelay) were early"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := gradeOf(t, tt.give, tt.check)
+			if l.Verdict != tt.want || l.Figure != tt.figure {
+				t.Errorf("%s %q,\nwant %s %q", l.Verdict, l.Figure, tt.want, tt.figure)
+			}
+		})
+	}
+}
+
+func TestGradeShowsNoRefusalLineWithoutRefusals(t *testing.T) {
+	for _, l := range Grade("x", []fakeapi.Record{limited(1, 0, 0), ok(1, 1, 5)}, testRules()).Lines {
+		if l.Check == CheckNonRetry {
+			t.Errorf("a non_retryable line without refused answers: %+v", l)
+		}
+	}
+}

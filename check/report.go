@@ -44,6 +44,7 @@ const (
 	CheckAttempts    = "attempts"
 	CheckCancel      = "cancellation"
 	CheckWrites      = "writes"
+	CheckNonRetry    = "non_retryable"
 	CheckAnswerGap   = "answer_gap"
 	CheckClient      = "client" // about the run: no requests, the command's exit
 )

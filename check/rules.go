@@ -39,6 +39,9 @@ const (
 	// the server while it retries them: none (cancellation should reach
 	// the transport).
 	DefaultAbandoned = 0
+	// DefaultNonRetryable is the most retries of answers no retry can
+	// change (see nonRetryable): none.
+	DefaultNonRetryable = 0
 	// DefaultAnswerGapWarn and DefaultAnswerGapFail bound the p95 time
 	// between one model answer to a client and the next.
 	DefaultAnswerGapWarn = 30 * time.Second
@@ -70,6 +73,10 @@ type Rules struct {
 	// Abandoned is the most attempts left running on the server while
 	// their call was retried.
 	Abandoned int
+	// NonRetryable is the most retries of answers that no retry can
+	// change: a spent credit, a context too long, a malformed, refused or
+	// oversized request.
+	NonRetryable int
 	// AnswerGapWarn and AnswerGapFail bound the p95 time between model
 	// answers.
 	AnswerGapWarn, AnswerGapFail time.Duration
@@ -84,7 +91,7 @@ func RulesFor(sc *scenarios.Scenario) Rules {
 	r := Rules{
 		MaxInFlight: map[string]int{}, CapSource: map[string]string{}, RequestRate: map[string]float64{},
 		RateLimitedWarn: or(c.RateLimitedWarn, DefaultRateLimitedWarn), RateLimitedFail: or(c.RateLimitedFail, DefaultRateLimitedFail),
-		EarlyRetries: DefaultEarlyRetries, Abandoned: DefaultAbandoned,
+		EarlyRetries: DefaultEarlyRetries, Abandoned: DefaultAbandoned, NonRetryable: DefaultNonRetryable,
 		JitterWindow: or(c.JitterWindow, DefaultJitterWindow), JitterMinSpread: or(c.JitterMinSpread, DefaultJitterMinSpread),
 		JitterMinShare: or(c.JitterMinShare, DefaultJitterMinShare),
 		AttemptsWarn:   or(c.AttemptsWarn, DefaultAttemptsWarn), AttemptsFail: or(c.AttemptsFail, DefaultAttemptsFail),
@@ -95,6 +102,9 @@ func RulesFor(sc *scenarios.Scenario) Rules {
 	}
 	if c.HasAbandoned {
 		r.Abandoned = c.Abandoned
+	}
+	if c.HasNonRetryable {
+		r.NonRetryable = c.NonRetryable
 	}
 	// A bound set on one side only must not leave the other past it.
 	r.RateLimitedWarn = min(r.RateLimitedWarn, r.RateLimitedFail)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // The request log: one Record per request the model decided on, for
@@ -45,6 +47,9 @@ type Record struct {
 	// HasRetryAfter says it was told one.
 	RetryAfter    time.Duration
 	HasRetryAfter bool
+	// DelayInBody says the 429 stated its retry delay only in its error
+	// body (spec.Faults.RetryDelayBody "instead": no Retry-After header).
+	DelayInBody bool
 	// IdempotencyKey is the Idempotency-Key header ("": none).
 	IdempotencyKey string
 	// Attempt is the attempt number the request declared (1 for a first
@@ -128,6 +133,7 @@ func (rec *Record) decided(at time.Duration, d, seen *Decision, status int) {
 	rec.Arrived, rec.Answered = at, at
 	rec.Status, rec.Kind, rec.Admitted = status, d.Kind, d.Admitted()
 	rec.RetryAfter, rec.HasRetryAfter = seen.RetryAfter, seen.HasRetryAfter
+	rec.DelayInBody = d.Kind == KindRateLimited && seen.HasRetryAfter && d.RetryIn == spec.RetryDelayInstead
 	rec.WriteRace = d.WriteRace
 	if !rec.Write {
 		rec.Resource = ""

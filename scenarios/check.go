@@ -34,6 +34,11 @@ type Check struct {
 	// server while it retries them; HasAbandoned says the file set it.
 	Abandoned    int
 	HasAbandoned bool
+	// NonRetryable is the most retries a client may send of answers that
+	// no retry can change (insufficient_quota, context too long, 400, 401,
+	// 413); HasNonRetryable says the file set it.
+	NonRetryable    int
+	HasNonRetryable bool
 	// AnswerGapWarn and AnswerGapFail bound the p95 time between one model
 	// answer to a client and the next.
 	AnswerGapWarn, AnswerGapFail time.Duration
@@ -71,6 +76,9 @@ func (d *decoder) decodeCheck(sc *Scenario, t *table) Check {
 	}
 	if n, ok := t.integer("abandoned", 0, math.MaxInt32, "a count"); ok {
 		c.Abandoned, c.HasAbandoned = int(n), true
+	}
+	if n, ok := t.integer("non_retryable", 0, math.MaxInt32, "a count"); ok {
+		c.NonRetryable, c.HasNonRetryable = int(n), true
 	}
 	for _, k := range []struct {
 		key string

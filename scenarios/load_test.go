@@ -258,7 +258,7 @@ func TestFullFile(t *testing.T) {
 		Check: Check{
 			MaxInFlight: map[string]int{"tools": 8}, RateLimitedWarn: 0.02, RateLimitedFail: 0.2,
 			EarlyRetries: 1, HasEarlyRetries: true, JitterWindow: 50 * time.Millisecond, JitterMinSpread: 30 * time.Millisecond,
-			JitterMinShare: 0.2, AttemptsWarn: 4, AttemptsFail: 8, Abandoned: 2, HasAbandoned: true,
+			JitterMinShare: 0.2, AttemptsWarn: 4, AttemptsFail: 8, Abandoned: 2, HasAbandoned: true, NonRetryable: 1, HasNonRetryable: true,
 			AnswerGapWarn: 20 * time.Second, AnswerGapFail: time.Minute,
 		},
 	}
@@ -471,8 +471,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 13 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14) and priority (issue 25): %v", len(list), list)
+	if len(list) != 14 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24) and priority (issue 25): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -556,7 +556,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, limit-drop, mixed-read-write, multi-agent, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, limit-drop, mixed-read-write, multi-agent, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}
