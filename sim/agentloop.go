@@ -67,8 +67,13 @@ type agentTurn struct {
 	// first is the turn's first part and one is active's first backing
 	// array: a turn of one part at a time costs no allocation beyond the
 	// turn itself.
-	first     agentPart
-	one       [1]*agentPart
+	first agentPart
+	one   [1]*agentPart
+	// call holds the turn's first one-call part's call and meta, while
+	// spare points to it (callSlices): one-call turns cost no allocation
+	// for their call either.
+	call      oneCall
+	spare     *oneCall
 	parts     int
 	cancelled bool
 	failed    bool
@@ -176,11 +181,13 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 	return a
 }
 
-// take appends the ops since the last take to dst and returns it.
-func (a *agentLoop) take(dst []agentOp) []agentOp {
-	dst = append(dst, a.out...)
-	a.out = reuseOps(a.out)
-	return dst
+// take returns the ops since the last take, and keeps buf, emptied, to
+// collect the next ones in: no op is copied. The ops returned are the
+// caller's until it hands them back to take (through reuseOps).
+func (a *agentLoop) take(buf []agentOp) []agentOp {
+	out := a.out
+	a.out = buf[:0]
+	return out
 }
 
 // reuseOps empties a list of ops for reuse, or drops it when it is large
@@ -307,7 +314,7 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 		t.pcg.Seed(a.sc.Seed^0xa771, a.turnNo)
 	}
 	t.rand = *rand.New(&t.pcg)
-	t.rng, t.active = &t.rand, t.one[:0]
+	t.rng, t.active, t.spare = &t.rand, t.one[:0], &t.call
 	a.live[p]++
 	a.emit(agentOp{kind: opBegin, turn: t})
 	c := &a.sc.Workload.Cancel
@@ -318,7 +325,7 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, c.ParentTimeout), turn: t})
 	}
 	if a.wl.llm != nil {
-		a.submit(now, t, partLLM, nil, a.wl.llmCall(t.rng, a.wl.llm, &a.serial), 0)
+		a.submit(now, t, partLLM, nil, a.wl.llmCall(t.rng, a.wl.llm, &a.serial, &t.spare), 0)
 		return
 	}
 	a.toolPhase(now, t)
@@ -327,7 +334,7 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 // toolPhase submits a turn's tool calls (none is a part too: it ends at
 // once).
 func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
-	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.serialize, &a.serial, a.maxTurnCalls)
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.serialize, &a.serial, a.maxTurnCalls, &t.spare)
 	if err != nil {
 		a.fail(err)
 		return
@@ -441,7 +448,7 @@ func (a *agentLoop) iterate(now time.Duration, t *agentTurn, s *subagent) {
 	for {
 		s.iteration++
 		if sg.llm != nil {
-			calls := a.wl.llmCall(t.rng, sg.llm, &a.serial)
+			calls := a.wl.llmCall(t.rng, sg.llm, &a.serial, &t.spare)
 			a.submit(now, t, partSubLLM, s, calls, a.budgeted(s, calls))
 			return
 		}
@@ -462,7 +469,7 @@ func (a *agentLoop) subTools(now time.Duration, t *agentTurn, s *subagent) {
 // subCalls submits a subagent iteration's tool calls and reports whether it
 // made any (or the run failed).
 func (a *agentLoop) subCalls(now time.Duration, t *agentTurn, s *subagent) bool {
-	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, a.serialize, &a.serial, a.maxTurnCalls)
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, a.serialize, &a.serial, a.maxTurnCalls, &t.spare)
 	if err != nil {
 		a.fail(err)
 		return true

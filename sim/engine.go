@@ -233,7 +233,9 @@ func (e *engine) fail(err error) {
 func (e *engine) carry() {
 	pr := &e.procs[e.p]
 	for {
-		e.acts = pr.core.Actions(e.acts[:0])
+		// The Core collects the next decisions in the buffer just carried
+		// out, while these are carried out: nothing is copied.
+		e.acts = pr.core.SwapActions(e.acts)
 		if len(e.acts) == 0 {
 			return
 		}

@@ -60,9 +60,11 @@ func (h *eventHeap) push(e event) {
 	s[i] = e
 }
 
-// pop removes and returns the first event. The last event fills the root's
-// hole: the smallest child moves up into it, level by level, until the
-// last event comes before every child of the hole.
+// pop removes and returns the first event. The root's hole sinks to the
+// bottom, the smallest child moving up into it at every level, and the
+// last event climbs back from there (Floyd's bottom-up pop): the last event
+// belongs near the bottom, so this spares the comparison with it at every
+// level on the way down that stopping early would need.
 func (h *eventHeap) pop() event {
 	s := *h
 	top := s[0]
@@ -70,27 +72,52 @@ func (h *eventHeap) pop() event {
 	last := s[n]
 	s[n] = event{}
 	s = s[:n]
-	if n > 0 {
-		i := 0
-		for {
-			first := 4*i + 1
-			if first >= n {
-				break
-			}
-			m := first
-			for c := first + 1; c < first+4 && c < n; c++ {
-				if before(&s[c], &s[m]) {
-					m = c
-				}
-			}
-			if !before(&s[m], &last) {
-				break
-			}
-			s[i] = s[m]
-			i = m
-		}
-		s[i] = last
-	}
 	*h = s
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for {
+		first := 4*i + 1
+		if first+3 < n {
+			// Four children: a tournament, whose two first comparisons do
+			// not wait for each other.
+			c := s[first : first+4 : first+4]
+			a, b := 0, 2
+			if before(&c[1], &c[0]) {
+				a = 1
+			}
+			if before(&c[3], &c[2]) {
+				b = 3
+			}
+			if before(&c[b], &c[a]) {
+				a = b
+			}
+			s[i] = c[a]
+			i = first + a
+			continue
+		}
+		if first >= n {
+			break
+		}
+		m := first
+		for c := first + 1; c < n; c++ {
+			if before(&s[c], &s[m]) {
+				m = c
+			}
+		}
+		s[i] = s[m]
+		i = m
+		break // a node with fewer than four children has none below them
+	}
+	for i > 0 {
+		p := (i - 1) / 4
+		if !before(&last, &s[p]) {
+			break
+		}
+		s[i] = s[p]
+		i = p
+	}
+	s[i] = last
 	return top
 }

@@ -40,6 +40,48 @@ func TestEventHeapOrder(t *testing.T) {
 	}
 }
 
+// TestEventHeapMatchesReference is a property test: for random mixes of
+// pushes and pops (runs of each, so the heap grows and shrinks through
+// every shape of its last level, and few distinct times, so that ties on
+// time are common), every pop gives the event container/heap's binary heap
+// gives, ordered by time, then by scheduling order.
+func TestEventHeapMatchesReference(t *testing.T) {
+	for trial := range 200 {
+		rng := rand.New(rand.NewPCG(uint64(trial), 7))
+		var h eventHeap
+		ref := &refHeap{}
+		var seq uint64
+		var now time.Duration
+		spread := 1 + rng.IntN(50)
+		for step := range 400 {
+			if n := rng.IntN(40); rng.IntN(2) == 0 || len(h) == 0 {
+				for range n {
+					seq++
+					e := event{at: now + time.Duration(rng.IntN(spread)), seq: seq, ref: int32(seq), kind: evKind(seq % 8)}
+					h.push(e)
+					heap.Push(ref, e)
+				}
+				continue
+			}
+			for range min(rng.IntN(40), len(h)) {
+				got, want := h.pop(), heap.Pop(ref).(event)
+				if got != want {
+					t.Fatalf("trial %d step %d: popped %+v, want %+v", trial, step, got, want)
+				}
+				now = got.at
+			}
+			if len(h) != ref.Len() {
+				t.Fatalf("trial %d step %d: %d events left, want %d", trial, step, len(h), ref.Len())
+			}
+		}
+		for len(h) > 0 {
+			if got, want := h.pop(), heap.Pop(ref).(event); got != want {
+				t.Fatalf("trial %d draining: popped %+v, want %+v", trial, got, want)
+			}
+		}
+	}
+}
+
 // BenchmarkEventHeap is the engine's heap in its steady state, the hold
 // model: 3,000 events pending (about BenchmarkEngine's), each pop followed
 // by a push at a lognormal time ahead; against container/heap's binary
@@ -81,13 +123,16 @@ func BenchmarkEventHeap(b *testing.B) {
 	})
 }
 
-// refHeap is a container/heap of events, the reference for eventHeap.
+// refHeap is a container/heap of events, the reference for eventHeap,
+// with the order written out on its own: by time, then by seq.
 type refHeap []event
 
-func (h refHeap) Len() int           { return len(h) }
-func (h refHeap) Less(i, j int) bool { return before(&h[i], &h[j]) }
-func (h refHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *refHeap) Push(x any)        { *h = append(*h, x.(event)) }
+func (h refHeap) Len() int { return len(h) }
+func (h refHeap) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+}
+func (h refHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *refHeap) Push(x any)   { *h = append(*h, x.(event)) }
 func (h *refHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
@@ -26,10 +25,14 @@ type workload struct {
 	toolIndex map[string]int
 	tools     []toolGen
 	ids       []string // "c0", "c1", … shared, so call ids cost no allocation
-	// scratch for callsUpTo: each drawn call's tool and group, and the
-	// bytes of the turn's client names
+	// scratch for callsUpTo: each drawn call's tool and group
 	toolBuf, groupOf []int
-	names            []byte
+	// names holds the client names of the calls numbered from nameFirst,
+	// one after another, each ending at its nameEnds entry (clientName).
+	names     string
+	nameFirst uint64
+	nameEnds  []uint32
+	nameBuf   []byte
 }
 
 type toolGen struct {
@@ -138,9 +141,10 @@ type callMeta struct {
 
 // callsUpTo generates one turn's (or one iteration's) tool calls, or an
 // error wrapping ErrTooLarge when the counts drawn pass limit calls. The
-// calls, their metas and their client names take one allocation each (the
-// first two one between them for a single call), whatever their number.
-func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64, limit int) ([]sched.Call, error) {
+// calls and their metas take one allocation each (one between them for a
+// single call, none when spare holds one: see callSlices), whatever their
+// number; client names come from clientName.
+func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64, limit int, spare **oneCall) ([]sched.Call, error) {
 	tools, groupOf := w.toolBuf[:0], w.groupOf[:0]
 	defer func() { w.toolBuf, w.groupOf = tools[:0], groupOf[:0] }()
 	for gi := range groups {
@@ -168,13 +172,11 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites boo
 			groupOf = append(groupOf, gi)
 		}
 	}
-	calls, metas := callSlices(len(tools))
-	names := w.clientNames(serial, len(tools))
+	calls, metas := callSlices(len(tools), spare)
 	for i, t := range tools {
 		tg := &w.tools[t]
-		var client string
-		client, names = cutName(names)
-		metas[i] = callMeta{tool: t, svc: tg.svc, write: tg.write, client: client}
+		*serial++
+		metas[i] = callMeta{tool: t, svc: tg.svc, write: tg.write, client: w.clientName(*serial)}
 		calls[i] = sched.Call{
 			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
@@ -197,33 +199,50 @@ type oneCall struct {
 	metas [1]callMeta
 }
 
-// callSlices returns n calls and n metas to fill.
-func callSlices(n int) ([]sched.Call, []callMeta) {
+// callSlices returns n calls and n metas to fill. A single call takes
+// *spare when it is not nil (and sets it to nil: the caller's storage is
+// used once), else one allocation.
+func callSlices(n int, spare **oneCall) ([]sched.Call, []callMeta) {
 	if n == 1 {
-		one := new(oneCall)
+		one := *spare
+		if one != nil {
+			*spare = nil
+		} else {
+			one = new(oneCall)
+		}
 		return one.calls[:], one.metas[:]
 	}
 	return make([]sched.Call, n), make([]callMeta, n)
 }
 
-// clientNames numbers the next n calls from *serial and returns their
-// client names (the numbers in base 36) as one string, each name followed
-// by a space, for cutName to take apart: one allocation for a turn's names.
-func (w *workload) clientNames(serial *uint64, n int) string {
-	b := w.names[:0]
-	for range n {
-		*serial++
-		b = strconv.AppendUint(b, *serial, 36)
-		b = append(b, ' ')
+// nameChunk is how many client names clientName makes at a time.
+const nameChunk = 512
+
+// clientName returns the client name of call number serial (the number in
+// base 36). Calls are numbered in order, so names are made nameChunk at a
+// time into one string that they are cut from: a call's name costs no
+// allocation of its own. (A name kept by a service pins its chunk, some
+// 2 KB, until the service forgets the client.)
+func (w *workload) clientName(serial uint64) string {
+	if serial < w.nameFirst || serial-w.nameFirst >= uint64(len(w.nameEnds)) {
+		w.makeNames(serial)
 	}
-	w.names = b
-	return string(b)
+	i := serial - w.nameFirst
+	var from uint32
+	if i > 0 {
+		from = w.nameEnds[i-1]
+	}
+	return w.names[from:w.nameEnds[i]]
 }
 
-// cutName returns the first name of a clientNames string and the rest.
-func cutName(names string) (name, rest string) {
-	i := strings.IndexByte(names, ' ')
-	return names[:i], names[i+1:]
+// makeNames makes the names of calls serial to serial+nameChunk-1.
+func (w *workload) makeNames(serial uint64) {
+	b, ends := w.nameBuf[:0], w.nameEnds[:0]
+	for k := range uint64(nameChunk) {
+		b = strconv.AppendUint(b, serial+k, 36)
+		ends = append(ends, uint32(len(b)))
+	}
+	w.names, w.nameFirst, w.nameEnds, w.nameBuf = string(b), serial, ends, b
 }
 
 // tooManyInTurn is the error of a turn that drew more calls or subagents
@@ -232,13 +251,14 @@ func tooManyInTurn(what string, n int64, limit int) error {
 	return fmt.Errorf("a turn drew %d %s, more than the %d that fit the memory budget: %w", n, what, limit, ErrTooLarge)
 }
 
-// llmCall generates a model call as a one-call turn's call.
-func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64) []sched.Call {
+// llmCall generates a model call as a one-call turn's call, in *spare
+// when it is not nil (callSlices).
+func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare **oneCall) []sched.Call {
 	*serial++
 	tokens := satmath.FromFloat[int64](l.tokens.draw(rng))
-	calls, metas := callSlices(1)
+	calls, metas := callSlices(1, spare)
 	meta := &metas[0]
-	*meta = callMeta{tool: -1, svc: l.svc, client: strconv.FormatUint(*serial, 36)}
+	*meta = callMeta{tool: -1, svc: l.svc, client: w.clientName(*serial)}
 	meta.output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
 	calls[0] = sched.Call{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}
 	return calls
