@@ -196,6 +196,11 @@ type StrategyResult struct {
 	// more than one (workload.processes, or a live run's --processes); the
 	// strategy's own figures are the fleet's totals. Absent for one process.
 	Processes []ProcessResult `json:"processes,omitempty"`
+	// Tasks holds the agent-level outcomes (Tasks): completion, time to
+	// answer a task, tokens and cost. Absent unless the scenario models
+	// one of them (a model turn's success, context growth, an orchestrator
+	// budget, a service's prices).
+	Tasks *Tasks `json:"tasks,omitempty"`
 	// SeedRuns holds the strategy's figures under each of Results.Seeds,
 	// in that order, without the plot series (latency_cdf, answer_cdf,
 	// timeline, limit_trace): what means and 95% intervals over seeds are computed

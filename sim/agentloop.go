@@ -43,6 +43,7 @@ type agentLoop struct {
 	shares       []float64 // each process's share of the workload
 	live         []int     // turns begun and not ended, by process
 	pending      int       // wakes and arrivals handed out and not yet called
+	book         *taskBook // agent-level outcomes (nil: the scenario models none)
 	err          error
 	out          []agentOp
 }
@@ -69,6 +70,20 @@ type agentTurn struct {
 	// good counts the turn's tool calls that succeeded: the answered
 	// goodput when the turn is answered in full.
 	good int
+	// sessionTurn is the turn's number in its session, from 1 (1 in the
+	// open model): the iteration its model call's context has grown to.
+	sessionTurn int
+	// spent is the tokens of every call the turn submitted, its subagents'
+	// included; reserved the token budgets of the subagents it spawned
+	// (orchestrator_budget).
+	spent, reserved int64
+	// model is the turn's own stream of model-success draws, seeded at
+	// its first; tries counts its model turns made again; abandoned marks
+	// a turn whose task the model's failure abandoned.
+	model       rand.PCG
+	modelSeeded bool
+	tries       int
+	abandoned   bool
 }
 
 // agentPart is one sched turn of an agent turn: what to submit, and the
@@ -149,6 +164,7 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 	a := &agentLoop{
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
 		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
+		book: newTaskBook(sc),
 	}
 	if n := sc.Workload.Sessions; n > 0 {
 		a.sessionTurns = make([]int, n)
@@ -281,9 +297,10 @@ func pick(shares []float64, u float64) int {
 // startTurn begins a turn of session (-1: the open model) on process p.
 func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 	a.turnNo++
-	t := &agentTurn{proc: p, session: session, no: a.turnNo, start: now}
+	t := &agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
 	if session >= 0 {
 		a.sessionTurns[session]++
+		t.sessionTurn = a.sessionTurns[session]
 		t.pcg.Seed(a.sc.Seed^0x5e55, uint64(session)<<32|uint64(a.sessionTurns[session]))
 	} else {
 		t.pcg.Seed(a.sc.Seed^0xa771, a.turnNo)
@@ -292,6 +309,9 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 	t.rng, t.active = &t.rand, t.one[:0]
 	a.live[p]++
 	a.emit(agentOp{kind: opBegin, turn: t})
+	if a.book != nil {
+		a.book.turnBegun(t, t.sessionTurn)
+	}
 	c := &a.sc.Workload.Cancel
 	if c.Probability > 0 && t.rng.Float64() < c.Probability {
 		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, a.wl.cancelAt.duration(t.rng)), turn: t})
@@ -300,7 +320,9 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, c.ParentTimeout), turn: t})
 	}
 	if a.wl.llm != nil {
-		a.submit(now, t, partLLM, nil, a.wl.llmCall(t.rng, a.wl.llm, &a.serial), 0)
+		calls := a.wl.llmCall(t.rng, a.wl.llm, &a.serial)
+		grow(calls, a.wl.llm, t.sessionTurn)
+		a.submit(now, t, partLLM, nil, calls, 0)
 		return
 	}
 	a.toolPhase(now, t)
@@ -326,6 +348,9 @@ func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subag
 	*p = agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget}
 	t.parts++
 	t.active = append(t.active, p)
+	for i := range calls {
+		t.spent = satmath.Add(t.spent, calls[i].Tokens)
+	}
 	a.emit(agentOp{kind: opSubmit, part: p})
 }
 
@@ -375,13 +400,25 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 			t.good++
 		}
 	}
+	if a.book != nil {
+		a.book.billed(p, results)
+	}
 	if !t.cancelled {
 		switch p.kind {
 		case partLLM:
-			if ok {
-				a.toolPhase(now, t)
-			} else {
+			switch {
+			case !ok:
 				t.failed = true
+			case a.book == nil || a.book.modelTurn(t, a.sc.Seed):
+				a.toolPhase(now, t)
+			case t.tries < a.book.retries:
+				// The model got the step wrong: the agent makes the
+				// model turn again, resending the same context.
+				t.tries++
+				a.book.modelRetries++
+				a.submit(now, t, partLLM, nil, a.wl.llmAgain(p.calls, &a.serial), 0)
+			default:
+				t.failed, t.abandoned = true, true
 			}
 		case partTools:
 			if !ok {
@@ -394,6 +431,10 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 					break
 				}
 				for range n {
+					if !a.roomForSubagent(t) {
+						a.book.skipped++
+						continue
+					}
 					a.iterate(now, t, &subagent{})
 				}
 			}
@@ -419,6 +460,7 @@ func (a *agentLoop) iterate(now time.Duration, t *agentTurn, s *subagent) {
 		s.iteration++
 		if sg.llm != nil {
 			calls := a.wl.llmCall(t.rng, sg.llm, &a.serial)
+			grow(calls, sg.llm, s.iteration)
 			a.submit(now, t, partSubLLM, s, calls, a.budgeted(s, calls))
 			return
 		}
@@ -477,14 +519,41 @@ func (a *agentLoop) afterIteration(now time.Duration, t *agentTurn, s *subagent)
 func (a *agentLoop) subDone(t *agentTurn, s *subagent) bool {
 	sg := a.wl.sub
 	return s.iteration >= sg.maxIterations || (sg.budget > 0 && s.spent >= sg.budget) ||
+		(sg.orchestrator > 0 && t.spent >= sg.orchestrator) ||
 		(sg.finish > 0 && t.rng.Float64() < sg.finish)
+}
+
+// roomForSubagent checks turn t's orchestrator budget before it spawns a
+// subagent: the tokens it spent and the budgets of the subagents it
+// spawned must leave room for the new one's token_budget (for any token,
+// without one). With room, it reserves that budget.
+func (a *agentLoop) roomForSubagent(t *agentTurn) bool {
+	sg := a.wl.sub
+	if sg.orchestrator == 0 {
+		return true
+	}
+	need := max(sg.budget, 1)
+	if satmath.Add(satmath.Add(t.spent, t.reserved), need) > sg.orchestrator {
+		return false
+	}
+	t.reserved = satmath.Add(t.reserved, sg.budget)
+	return true
 }
 
 // finishTurn ends turn t at now and, in the closed model, hands out its
 // session's wake after its think time.
 func (a *agentLoop) finishTurn(now time.Duration, t *agentTurn) {
 	a.live[t.proc]--
-	a.emit(agentOp{kind: opEnd, turn: t, failed: t.failed || t.cancelled})
+	failed := t.failed || t.cancelled
+	a.emit(agentOp{kind: opEnd, turn: t, failed: failed})
+	if b := a.book; b != nil {
+		b.turnEnded(now, t, failed, t.abandoned || t.sessionTurn == a.sc.Workload.Turns)
+		if t.abandoned && b.perSession && t.session >= 0 {
+			// The task is abandoned: its session starts no more turns.
+			a.emit(agentOp{kind: opSessionDone, session: t.session})
+			return
+		}
+	}
 	if t.session < 0 {
 		return
 	}

@@ -274,6 +274,7 @@ func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *limitRecorder, f
 	l.result.FinishS = l.m.finishS(&l.sc.Workload)
 	l.result.LimitTrace = limits.trace()
 	l.result.Processes = l.processResults(fo)
+	l.result.Tasks = l.agents.tasks()
 }
 
 // liveBuckets keeps the client's token buckets at their unscaled capacity:

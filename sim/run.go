@@ -236,5 +236,6 @@ func (e *engine) result() results.StrategyResult {
 	r.Processes = e.processResults()
 	r.LimitTrace = e.limits.trace()
 	r.Windows = e.m.windowResults(strategyHeadroom(e.st))
+	r.Tasks = e.agents.tasks()
 	return r
 }

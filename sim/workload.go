@@ -56,12 +56,14 @@ type llmGen struct {
 	svc     int
 	tokens  *sampler
 	output  *sampler // the zero Dist when output_tokens is unset: draws 0, touching no stream
+	growth  int64    // tokens the prompt grows by each iteration
 }
 
 type subGen struct {
 	count         *sampler
 	maxIterations int
 	budget        int64
+	orchestrator  int64 // the whole turn's budget (0: none)
 	finish        float64
 	llm           *llmGen
 	groups        []group
@@ -83,7 +85,7 @@ func newWorkload(sc *scenarios.Scenario) *workload {
 	if s := sc.Workload.Subagents; s != nil {
 		w.sub = &subGen{
 			count: newSampler(s.Count), maxIterations: s.MaxIterations,
-			budget: s.TokenBudget, finish: s.FinishProbability,
+			budget: s.TokenBudget, orchestrator: s.OrchestratorBudget, finish: s.FinishProbability,
 			llm: w.makeLLM(s.LLM), groups: w.makeGroups(s.Calls),
 		}
 	}
@@ -94,7 +96,7 @@ func (w *workload) makeLLM(l *scenarios.LLMCall) *llmGen {
 	if l == nil {
 		return nil
 	}
-	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: newSampler(l.Tokens), output: newSampler(l.Output)}
+	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: newSampler(l.Tokens), output: newSampler(l.Output), growth: l.ContextGrowth}
 }
 
 func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
@@ -242,6 +244,26 @@ func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64) []sched.Ca
 	meta.output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
 	calls[0] = sched.Call{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}
 	return calls
+}
+
+// llmAgain makes a model call again: a copy of prev's one call under a
+// new client name, drawing nothing.
+func (w *workload) llmAgain(prev []sched.Call, serial *uint64) []sched.Call {
+	*serial++
+	calls, metas := callSlices(1)
+	metas[0] = *prev[0].Payload.(*callMeta)
+	metas[0].client = strconv.FormatUint(*serial, 36)
+	calls[0] = prev[0]
+	calls[0].Payload = &metas[0]
+	return calls
+}
+
+// grow adds a model call's context growth at iteration i (from 1) to its
+// tokens, all of it input: (i−1) × growth more.
+func grow(calls []sched.Call, l *llmGen, i int) {
+	if l.growth > 0 && i > 1 {
+		calls[0].Tokens = satmath.Add(calls[0].Tokens, satmath.Mul(l.growth, int64(i-1)))
+	}
 }
 
 // interarrival draws the gap to the next open-model arrival, saturated: a
