@@ -34,6 +34,8 @@ type agentLoop struct {
 	end          time.Duration // no turn starts at or after end
 	serialize    bool          // the strategy serializes writes
 	maxTurnCalls int           // calls (and subagents) one turn may draw; past it, err wraps ErrTooLarge
+	batch        int           // the workload's turns one turn asks for (batch_turns)
+	turns        int           // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
 	serial       uint64        // numbers calls, to tell clients apart at the services
 	turnNo       uint64
 	arrivals     *rand.Rand
@@ -164,8 +166,9 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 	a := &agentLoop{
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
 		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
-		book: newTaskBook(sc),
+		book: newTaskBook(sc), batch: st.Batch(),
 	}
+	a.turns = (sc.Workload.Turns + a.batch - 1) / a.batch
 	if n := sc.Workload.Sessions; n > 0 {
 		a.sessionTurns = make([]int, n)
 	}
@@ -256,7 +259,7 @@ func (a *agentLoop) sessionProcess(s int) int {
 // the run is past its duration or the session has had its turns.
 func (a *agentLoop) wake(now time.Duration, s int) {
 	a.pending--
-	if w := &a.sc.Workload; now < a.end && (w.Turns == 0 || a.sessionTurns[s] < w.Turns) {
+	if now < a.end && (a.turns == 0 || a.sessionTurns[s] < a.turns) {
 		a.startTurn(now, s, a.sessionProcess(s))
 		return
 	}
@@ -321,7 +324,7 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 	}
 	if a.wl.llm != nil {
 		calls := a.wl.llmCall(t.rng, a.wl.llm, &a.serial)
-		grow(calls, a.wl.llm, t.sessionTurn)
+		grow(calls, a.wl.llm, t.sessionTurn, a.batch)
 		a.submit(now, t, partLLM, nil, calls, 0)
 		return
 	}
@@ -331,7 +334,7 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 // toolPhase submits a turn's tool calls (none is a part too: it ends at
 // once).
 func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
-	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.serialize, &a.serial, a.maxTurnCalls)
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.batch, a.serialize, &a.serial, a.maxTurnCalls)
 	if err != nil {
 		a.fail(err)
 		return
@@ -460,7 +463,7 @@ func (a *agentLoop) iterate(now time.Duration, t *agentTurn, s *subagent) {
 		s.iteration++
 		if sg.llm != nil {
 			calls := a.wl.llmCall(t.rng, sg.llm, &a.serial)
-			grow(calls, sg.llm, s.iteration)
+			grow(calls, sg.llm, s.iteration, 1)
 			a.submit(now, t, partSubLLM, s, calls, a.budgeted(s, calls))
 			return
 		}
@@ -481,7 +484,7 @@ func (a *agentLoop) subTools(now time.Duration, t *agentTurn, s *subagent) {
 // subCalls submits a subagent iteration's tool calls and reports whether it
 // made any (or the run failed).
 func (a *agentLoop) subCalls(now time.Duration, t *agentTurn, s *subagent) bool {
-	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, a.serialize, &a.serial, a.maxTurnCalls)
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, 1, a.serialize, &a.serial, a.maxTurnCalls)
 	if err != nil {
 		a.fail(err)
 		return true
@@ -547,7 +550,7 @@ func (a *agentLoop) finishTurn(now time.Duration, t *agentTurn) {
 	failed := t.failed || t.cancelled
 	a.emit(agentOp{kind: opEnd, turn: t, failed: failed})
 	if b := a.book; b != nil {
-		b.turnEnded(now, t, failed, t.abandoned || t.sessionTurn == a.sc.Workload.Turns)
+		b.turnEnded(now, t, failed, t.abandoned || t.sessionTurn == a.turns)
 		if t.abandoned && b.perSession && t.session >= 0 {
 			// The task is abandoned: its session starts no more turns.
 			a.emit(agentOp{kind: opSessionDone, session: t.session})

@@ -231,7 +231,7 @@ func (e *engine) result() results.StrategyResult {
 		r.Headroom = e.st.Headroom
 	}
 	if !e.cutOff {
-		r.FinishS = e.m.finishS(&e.sc.Workload)
+		r.FinishS = e.m.finishS(e.sc.Workload.Sessions, e.agents.turns)
 	}
 	r.Processes = e.processResults()
 	r.LimitTrace = e.limits.trace()

@@ -138,14 +138,17 @@ type callMeta struct {
 	output int64
 }
 
-// callsUpTo generates one turn's (or one iteration's) tool calls, or an
-// error wrapping ErrTooLarge when the counts drawn pass limit calls. The
+// callsUpTo generates one turn's (or one iteration's) tool calls, the
+// groups drawn times over (a strategy's batch_turns: one wide turn of
+// several turns' calls), or an error wrapping ErrTooLarge when the counts
+// drawn pass limit calls. The
 // calls, their metas and their client names take one allocation each (the
 // first two one between them for a single call), whatever their number.
-func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64, limit int) ([]sched.Call, error) {
+func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializeWrites bool, serial *uint64, limit int) ([]sched.Call, error) {
 	tools, groupOf := w.toolBuf[:0], w.groupOf[:0]
 	defer func() { w.toolBuf, w.groupOf = tools[:0], groupOf[:0] }()
-	for gi := range groups {
+	for k := range times * len(groups) {
+		gi := k % len(groups)
 		g := &groups[gi]
 		if g.prob < 1 && rng.Float64() >= g.prob {
 			continue
@@ -259,10 +262,11 @@ func (w *workload) llmAgain(prev []sched.Call, serial *uint64) []sched.Call {
 }
 
 // grow adds a model call's context growth at iteration i (from 1) to its
-// tokens, all of it input: (i−1) × growth more.
-func grow(calls []sched.Call, l *llmGen, i int) {
+// tokens, all of it input: (i−1) × batch × growth more, an iteration
+// returning batch turns' results.
+func grow(calls []sched.Call, l *llmGen, i, batch int) {
 	if l.growth > 0 && i > 1 {
-		calls[0].Tokens = satmath.Add(calls[0].Tokens, satmath.Mul(l.growth, int64(i-1)))
+		calls[0].Tokens = satmath.Add(calls[0].Tokens, satmath.Mul(l.growth, int64(i-1)*int64(batch)))
 	}
 }
 
