@@ -105,6 +105,9 @@ func mdStrategies(b *strings.Builder, r *results.Results) {
 	if rows := processRows(r); rows != nil {
 		processTableMarkdown(b, rows)
 	}
+	if rows := taskRows(r); rows != nil {
+		taskTableMarkdown(b, rows)
+	}
 	if ts := eventTables(r); ts != nil {
 		eventTablesMarkdown(b, ts)
 	}
