@@ -154,7 +154,7 @@ func TestFullFile(t *testing.T) {
 			Think:     spec.Dist[time.Duration]{Kind: spec.DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},
 			Ramp:      6 * time.Second,
 			Processes: 6, ProcessShares: []float64{3, 2, 1, 1, 1, 1},
-			LLM: &LLMCall{Service: "llm", Tokens: spec.Dist[float64]{Kind: spec.DistLognormal, P50: 1500, P95: 4000}, Output: spec.Constant(300.0)},
+			LLM: &LLMCall{Service: "llm", Tokens: spec.Dist[float64]{Kind: spec.DistLognormal, P50: 1500, P95: 4000}, Output: spec.Constant(300.0), Success: 0.9, Retries: 2, ContextGrowth: 500},
 			Calls: []CallGroup{
 				{Tool: "search", Count: spec.Constant(4.0), Probability: 1},
 				{
@@ -163,8 +163,8 @@ func TestFullFile(t *testing.T) {
 				},
 			},
 			Subagents: &Subagents{
-				Count: spec.Constant(2.0), MaxIterations: 6, TokenBudget: 30000, FinishProbability: 0.2,
-				LLM:   &LLMCall{Service: "llm", Tokens: spec.Constant(2000.0), Output: spec.Dist[float64]{Kind: spec.DistUniform, Min: 100, Max: 600}},
+				Count: spec.Constant(2.0), MaxIterations: 6, TokenBudget: 30000, OrchestratorBudget: 100_000, FinishProbability: 0.2,
+				LLM:   &LLMCall{Service: "llm", Tokens: spec.Constant(2000.0), Output: spec.Dist[float64]{Kind: spec.DistUniform, Min: 100, Max: 600}, ContextGrowth: 250},
 				Calls: []CallGroup{{Tool: "search", Count: spec.Dist[float64]{Kind: spec.DistExponential, Mean: 3}, Probability: 1}},
 			},
 			Cancel: Cancel{
@@ -199,6 +199,7 @@ func TestFullFile(t *testing.T) {
 					TokensPerSecond: spec.Dist[float64]{Kind: spec.DistUniform, Min: 40, Max: 80},
 				},
 				InputTokensPerMinute: 1_500_000, OutputTokensPerMinute: 300_000,
+				PricePer1kInput: 0.003, PricePer1kOutput: 0.015,
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: spec.SlidingWindow,
@@ -219,7 +220,7 @@ func TestFullFile(t *testing.T) {
 				Quota: Quota{Mode: QuotaFull},
 			},
 			{
-				Name: "everything", Description: "every knob", MaxInFlight: 16,
+				Name: "everything", Description: "every knob", MaxInFlight: 16, BatchTurns: 2,
 				MaxInFlightPerService: map[string]int{"llm": 8, "tools": 12},
 				TokenBucket:           true, Headroom: 0.8,
 				Retry: Retry{
@@ -469,8 +470,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 12 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13) and shared-key (issue 14): %v", len(list), list)
+	if len(list) != 13 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14) and narrow-vs-wide (issue 25): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
