@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -139,7 +140,7 @@ func TestContextGrowthTokensPerIteration(t *testing.T) {
 		}
 		d.answer(now, false) // the model call
 		d.answer(now, false) // the tool call
-		for _, op := range d.ops {
+		for _, op := range slices.Clone(d.ops) {
 			if op.kind == opWake {
 				d.a.wake(op.at, op.session)
 				d.take()
@@ -208,5 +209,42 @@ func TestOrchestratorBudgetBeforeSpawning(t *testing.T) {
 	}
 	if subs != 2 || d.a.book.skipped != 3 {
 		t.Errorf("%d subagents spawned, %d skipped; want 2 and 3", subs, d.a.book.skipped)
+	}
+}
+
+// A wide turn asks for batch_turns turns' calls at once: a session of 10
+// turns batched by 5 runs 2 turns of 5 tool calls each, and the second
+// model call's context has grown by the 5 turns' results (1000 + 5 × 300
+// tokens); then the session is done.
+func TestBatchTurnsMakeWideTurns(t *testing.T) {
+	sc := tasksScenario(t, 1, 1, 10, ", context_growth = 300", "")
+	st := sc.Strategies[0]
+	st.BatchTurns = 5
+	d := &loopDriver{t: t, a: newAgentLoop(sc, &st, []float64{1}, 100)}
+	d.a.begin()
+	d.take()
+	d.a.wake(0, 0)
+	d.take()
+	var tokens []int64
+	var calls []int
+	for i := 0; len(d.pending) > 0; i++ {
+		now := time.Duration(i+1) * time.Second
+		tokens = append(tokens, d.pending[0].calls[0].Tokens)
+		d.answer(now, false) // the model call
+		calls = append(calls, len(d.pending[0].calls))
+		d.answer(now, false) // the wide turn's tool calls
+		for _, op := range slices.Clone(d.ops) {
+			if op.kind == opWake {
+				d.a.wake(op.at, op.session)
+				d.take()
+			}
+		}
+	}
+	done := slices.Contains(d.log, "session 0 done")
+	if fmt.Sprint(tokens) != "[1000 2500]" || fmt.Sprint(calls) != "[5 5]" || !done {
+		t.Errorf("model call tokens %v, tool calls %v by turn, session done %v; want [1000 2500], [5 5], true", tokens, calls, done)
+	}
+	if tk := d.a.tasks(); tk.Begun != 1 || tk.Completed != 1 {
+		t.Errorf("tasks %+v; want 1 begun and completed", tk)
 	}
 }
