@@ -50,7 +50,8 @@ type htmlTable struct {
 	Rows    []htmlRow
 }
 
-// htmlProcesses is the per-process table with its key.
+// htmlProcesses is a table of text rows with its key: the per-process
+// table, the tasks table.
 type htmlProcesses struct {
 	Headers []string
 	Rows    [][]string
@@ -103,10 +104,12 @@ type htmlData struct {
 	// Processes is the per-process table of a multi-process run (no rows:
 	// none).
 	Processes htmlProcesses
-	Recs      []htmlRec
-	Plans     []htmlPlan
-	Sweep     []htmlSweepRow
-	Figures   []htmlFigure
+	// Tasks is the agent-level table (no rows: no strategy has tasks).
+	Tasks   htmlProcesses
+	Recs    []htmlRec
+	Plans   []htmlPlan
+	Sweep   []htmlSweepRow
+	Figures []htmlFigure
 	// Events are the run's timed events (Results.Events), a row each.
 	Events []eventRow
 	// EventTables are the per-event tables (nil: the run had no timed
@@ -141,6 +144,9 @@ func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 	}
 	if rows := processRows(r); rows != nil {
 		d.Processes = htmlProcesses{Headers: processHeaders, Rows: rows, Key: sentence(processKey)}
+	}
+	if rows := taskRows(r); rows != nil {
+		d.Tasks = htmlProcesses{Headers: taskHeaders(), Rows: rows, Key: sentence(taskKey)}
 	}
 	if ts := eventTables(r); ts != nil {
 		d.EventTables, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders

@@ -108,6 +108,9 @@ func mdStrategies(b *strings.Builder, r *results.Results) {
 	if rows := classRows(r); rows != nil {
 		classTableMarkdown(b, rows)
 	}
+	if rows := taskRows(r); rows != nil {
+		taskTableMarkdown(b, rows)
+	}
 	if ts := eventTables(r); ts != nil {
 		eventTablesMarkdown(b, ts)
 	}

@@ -229,10 +229,11 @@ func halfWidthText(hw float64, format func(float64) string) string {
 	return strconv.FormatFloat(hw, 'g', 2, 64)
 }
 
-// extraMetrics are the columns shown only on request (--columns): means
-// and Little's L.
+// extraMetrics are the columns shown only on request (--columns): means,
+// Little's L, and the agent-level figures (tasks, cost, tokens), which
+// the tasks table below the comparison shows by default.
 func extraMetrics() []metric {
-	return []metric{
+	ms := []metric{
 		{header: "mean ms", name: "turn latency mean (ms)", dir: lowerBetter, key: "turn_latency_ms.mean", format: millis, reliable: true},
 		{header: "answer mean", name: "mean time to answer of the answered turns (ms)", dir: lowerBetter, key: "answer_latency_ms.mean", format: millis, reliable: true},
 		{header: "answered", name: "share of turns answered in full (%)", dir: higherBetter, key: "answer_latency_ms.answered_share", scale: 100, format: dec1},
@@ -241,6 +242,7 @@ func extraMetrics() []metric {
 		{header: "L turns", name: "turns in the system, time-averaged (Little's L)", dir: neutral, key: "turns_in_system", format: dec2},
 		{header: "L attempts", name: "attempts in service, time-averaged (Little's L)", dir: neutral, key: "attempts_in_service", format: dec2},
 	}
+	return append(append(ms, taskMetrics()...), tokenMetrics()...)
 }
 
 // Columns lists the names the terminal table's columns can be chosen by:

@@ -142,6 +142,13 @@ func writeSections(b *strings.Builder, r *results.Results, put func(indent, line
 		}
 		put("  ", classKey)
 	}
+	if rows := taskRows(r); rows != nil {
+		b.WriteString("\ntasks\n")
+		for _, l := range taskTableText(rows) {
+			fmt.Fprintln(b, "  "+l)
+		}
+		put("  ", taskKey)
+	}
 	if ts := eventTables(r); ts != nil {
 		b.WriteString("\naround each event\n")
 		for _, l := range eventTablesText(ts) {

@@ -73,6 +73,41 @@ var figures = []figure{
 	{"write_races", always(func(s *StrategyResult) float64 { return float64(s.WriteRaces) })},
 	{"turns_in_system", always(func(s *StrategyResult) float64 { return s.TurnsInSystem })},
 	{"attempts_in_service", always(func(s *StrategyResult) float64 { return s.AttemptsInService })},
+	{"tasks.completion", task(func(t *Tasks) float64 { return t.Completion })},
+	{"tasks.completed", task(func(t *Tasks) float64 { return float64(t.Completed) })},
+	{"tasks.model_failures", task(func(t *Tasks) float64 { return float64(t.ModelFailures) })},
+	{"tasks.skipped_subagents", task(func(t *Tasks) float64 { return float64(t.SkippedSubagents) })},
+	{"tasks.time_to_answer_ms.p50", answeredTask(func(l Summary) float64 { return l.P50 })},
+	{"tasks.time_to_answer_ms.p95", answeredTask(func(l Summary) float64 { return l.P95 })},
+	{"tasks.input_tokens", task(func(t *Tasks) float64 { return float64(t.InputTokens) })},
+	{"tasks.output_tokens", task(func(t *Tasks) float64 { return float64(t.OutputTokens) })},
+	{"tasks.cost_usd", task(func(t *Tasks) float64 { return t.CostUSD })},
+	{"tasks.cost_per_answered_task_usd", func(s *StrategyResult) (float64, bool) {
+		return taskOr0(s).CostPerAnsweredTaskUSD, s.Tasks != nil && s.Tasks.Completed > 0
+	}},
+}
+
+// task reads a figure of the agent-level outcome, which applies only to a
+// strategy that has one.
+func task(f func(t *Tasks) float64) func(*StrategyResult) (float64, bool) {
+	return func(s *StrategyResult) (float64, bool) { return f(taskOr0(s)), s.Tasks != nil }
+}
+
+// answeredTask reads a time to answer a task, which applies only when a
+// task was completed.
+func answeredTask(f func(l Summary) float64) func(*StrategyResult) (float64, bool) {
+	return func(s *StrategyResult) (float64, bool) {
+		t := taskOr0(s)
+		return f(t.TimeToAnswerMs), t.Completed > 0
+	}
+}
+
+// taskOr0 is the strategy's Tasks, or a zero one.
+func taskOr0(s *StrategyResult) *Tasks {
+	if s.Tasks == nil {
+		return &Tasks{}
+	}
+	return s.Tasks
 }
 
 // Figure returns the strategy's figure named key: the JSON path of its

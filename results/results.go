@@ -212,6 +212,11 @@ type StrategyResult struct {
 	// Classes holds each session class's figures (workload key classes),
 	// in the scenario's order; absent without classes.
 	Classes []ClassResult `json:"classes,omitempty"`
+	// Tasks holds the agent-level outcomes (Tasks): completion, time to
+	// answer a task, tokens and cost. Absent unless the scenario models
+	// one of them (a model turn's success, context growth, an orchestrator
+	// budget, a service's prices).
+	Tasks *Tasks `json:"tasks,omitempty"`
 	// SeedRuns holds the strategy's figures under each of Results.Seeds,
 	// in that order, without the plot series (latency_cdf, answer_cdf,
 	// timeline, limit_trace): what means and 95% intervals over seeds are computed

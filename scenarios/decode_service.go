@@ -88,6 +88,8 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	s.Generation = decodeGeneration(t)
 	s.InputTokensPerMinute, _ = t.rate("input_tpm", time.Minute, MaxTokensPerMinute, whyCredit)
 	s.OutputTokensPerMinute, _ = t.rate("output_tpm", time.Minute, MaxTokensPerMinute, whyCredit)
+	s.PricePer1kInput, _ = t.positive("price_per_1k_input", MaxPricePer1k, "dollars per 1,000 tokens")
+	s.PricePer1kOutput, _ = t.positive("price_per_1k_output", MaxPricePer1k, "dollars per 1,000 tokens")
 	for _, p := range s.Model().Problems() {
 		d.add(keyBelow(t.path, p.Key), "%s", p.Msg)
 	}

@@ -103,6 +103,7 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 		t.add("fan_out_mode", "only applies with fan_out > 0; add fan_out = N or remove fan_out_mode")
 	}
 	s.Join = enum(t, "join", JoinPartial, JoinPartial, JoinAllOrNothing)
+	d.decodeBatchTurns(sc, t, &s)
 	s.AttemptTimeout, _ = t.duration("attempt_timeout")
 	s.CallTimeout, _ = t.duration("call_timeout")
 	s.TurnTimeout, _ = t.duration("turn_timeout")
@@ -240,4 +241,23 @@ func (d *decoder) decodeRetry(t *table) Retry {
 		t.add("retry_after_jitter", "has no effect with honor_retry_after = false; remove one of them")
 	}
 	return r
+}
+
+// decodeBatchTurns reads batch_turns: a whole number ≥ 1 whose wide turns
+// still fit MaxCallsPerTurn, on a workload whose turns make tool calls.
+func (d *decoder) decodeBatchTurns(sc *Scenario, t *table, s *Strategy) {
+	n, ok := t.integer("batch_turns", 1, MaxCallsPerTurn, "the most calls one turn can make")
+	if !ok || n == 1 {
+		return
+	}
+	w := &sc.Workload
+	calls := callsUpper(nil, w.Calls)
+	switch {
+	case len(w.Calls) == 0:
+		t.add("batch_turns", "needs a workload whose turns make tool calls (workload.calls): it merges turns' tool calls into one model turn")
+	case calls*float64(n)+callsUpper(w.LLM, nil) > MaxCallsPerTurn:
+		t.add("batch_turns", "makes a turn of up to %s calls (%d × %s); it must make at most %d, the most calls one turn can make", spec.ShowAmount(calls*float64(n)), n, spec.ShowAmount(calls), MaxCallsPerTurn)
+	default:
+		s.BatchTurns = int(n)
+	}
 }

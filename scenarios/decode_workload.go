@@ -55,7 +55,8 @@ func (d *decoder) decodeWorkload(sc *Scenario, t *table) Workload {
 	d.decodeProcesses(t, &w)
 	w.Classes = d.decodeClasses(t, &w)
 	if lt := t.sub("llm"); lt != nil {
-		w.LLM = d.decodeLLM(sc, lt)
+		w.LLM = d.decodeLLM(sc, lt, true)
+		d.checkGrowth(lt, w.LLM, w.Turns, "turns", w.Sessions > 0)
 	}
 	w.Calls = d.decodeCalls(sc, t, "calls")
 	if len(w.Calls) == 0 && w.LLM == nil && !t.has("calls") {
@@ -135,7 +136,9 @@ func (d *decoder) serviceAndTokens(sc *Scenario, t *table) (service string, toke
 	return service, tokens
 }
 
-func (d *decoder) decodeLLM(sc *Scenario, t *table) *LLMCall {
+// decodeLLM reads a model call; turn marks workload.llm, the one model
+// call that can fail for reasons of the model (success, retries).
+func (d *decoder) decodeLLM(sc *Scenario, t *table, turn bool) *LLMCall {
 	defer t.finish()
 	c := &LLMCall{}
 	c.Service, c.Tokens = d.serviceAndTokens(sc, t)
@@ -146,7 +149,47 @@ func (d *decoder) decodeLLM(sc *Scenario, t *table) *LLMCall {
 			c.Output = out
 		}
 	}
+	if p, ok := t.fraction("success"); ok {
+		switch {
+		case !turn:
+			t.add("success", "only applies to workload.llm, the model turn of a task; a subagent's model call ends its subagent when it fails, so remove it")
+		case p == 0:
+			t.add("success", "is 0, so every model turn would fail and no task would ever be answered; set the chance a model turn is right, like success = 0.85")
+		default:
+			c.Success = p
+		}
+	}
+	if n, ok := t.integer("retries", 0, MaxAttempts, "model turns made again after a failure of the model"); ok {
+		switch {
+		case !turn:
+			t.add("retries", "only applies to workload.llm with success; remove it")
+		case !t.has("success"):
+			t.add("retries", "has no effect without success; add success = 0.85 (the chance a model turn is right) or remove it")
+		default:
+			c.Retries = int(n)
+		}
+	}
+	c.ContextGrowth, _ = t.integer("context_growth", 0, MaxTokensPerCall, "tokens one call can draw")
 	return c
+}
+
+// checkGrowth checks a model call's context_growth against the iterations
+// its context grows over (what names their key; bounded says whether that
+// key bounds them): the last iteration's tokens must stay within
+// MaxTokensPerCall.
+func (d *decoder) checkGrowth(t *table, c *LLMCall, iterations int, what string, bounded bool) {
+	if c.ContextGrowth == 0 {
+		return
+	}
+	if !bounded || iterations == 0 {
+		t.add("context_growth", "needs sessions and turns = N: a context grows with a session's turns, and without a set number of them it grows without bound (an open model's arrival is one turn, which never grows); set turns or remove it")
+		c.ContextGrowth = 0
+		return
+	}
+	if top := c.Tokens.Upper() + float64(iterations-1)*float64(c.ContextGrowth); top > MaxTokensPerCall {
+		t.add("context_growth", "grows the call to %s tokens by iteration %d (tokens' largest draw + (%s − 1) × %d); a call may have at most %d tokens: lower context_growth or %s", spec.ShowAmount(top), iterations, what, c.ContextGrowth, MaxTokensPerCall, what)
+		c.ContextGrowth = 0
+	}
 }
 
 func (d *decoder) decodeSubagents(sc *Scenario, t *table) *Subagents {
@@ -163,9 +206,11 @@ func (d *decoder) decodeSubagents(sc *Scenario, t *table) *Subagents {
 		d.add(t.path, "missing max_iterations; cap each subagent's iterations, like max_iterations = 8")
 	}
 	s.TokenBudget, _ = t.integer("token_budget", 0, MaxTokenBudget, whyTokenBudget)
+	s.OrchestratorBudget, _ = t.integer("orchestrator_budget", 0, MaxTokenBudget, whyTokenBudget)
 	s.FinishProbability, _ = t.fraction("finish_probability")
 	if lt := t.sub("llm"); lt != nil {
-		s.LLM = d.decodeLLM(sc, lt)
+		s.LLM = d.decodeLLM(sc, lt, false)
+		d.checkGrowth(lt, s.LLM, s.MaxIterations, "max_iterations", true)
 	}
 	s.Calls = d.decodeCalls(sc, t, "calls")
 	if len(s.Calls) == 0 && s.LLM == nil && !t.has("calls") {

@@ -116,6 +116,10 @@ const (
 	// MaxTokenBudget bounds token_budget (per turn, per subagent): the most
 	// a turn can reserve, as above.
 	MaxTokenBudget = 1_000_000_000_000_000
+	// MaxPricePer1k bounds price_per_1k_input and price_per_1k_output, in
+	// dollars per 1,000 tokens: a hundred times the dearest model's price,
+	// so that a run's cost stays a number a report can print.
+	MaxPricePer1k = 1_000
 	// MaxCap bounds the whole-number caps (max_in_flight, max_queued,
 	// fan_out, max_concurrent, attempt_budget, knee and the per-service
 	// caps), so that they fit an int on every platform.

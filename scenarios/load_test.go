@@ -155,7 +155,7 @@ func TestFullFile(t *testing.T) {
 			Ramp:      6 * time.Second,
 			Processes: 6, ProcessShares: []float64{3, 2, 1, 1, 1, 1},
 			Classes: []SessionClass{{"interactive", 3}, {"batch", 9}},
-			LLM:     &LLMCall{Service: "llm", Tokens: spec.Dist[float64]{Kind: spec.DistLognormal, P50: 1500, P95: 4000}, Output: spec.Constant(300.0)},
+			LLM:     &LLMCall{Service: "llm", Tokens: spec.Dist[float64]{Kind: spec.DistLognormal, P50: 1500, P95: 4000}, Output: spec.Constant(300.0), Success: 0.9, Retries: 2, ContextGrowth: 500},
 			Calls: []CallGroup{
 				{Tool: "search", Count: spec.Constant(4.0), Probability: 1},
 				{
@@ -164,8 +164,8 @@ func TestFullFile(t *testing.T) {
 				},
 			},
 			Subagents: &Subagents{
-				Count: spec.Constant(2.0), MaxIterations: 6, TokenBudget: 30000, FinishProbability: 0.2,
-				LLM:   &LLMCall{Service: "llm", Tokens: spec.Constant(2000.0), Output: spec.Dist[float64]{Kind: spec.DistUniform, Min: 100, Max: 600}},
+				Count: spec.Constant(2.0), MaxIterations: 6, TokenBudget: 30000, OrchestratorBudget: 100_000, FinishProbability: 0.2,
+				LLM:   &LLMCall{Service: "llm", Tokens: spec.Constant(2000.0), Output: spec.Dist[float64]{Kind: spec.DistUniform, Min: 100, Max: 600}, ContextGrowth: 250},
 				Calls: []CallGroup{{Tool: "search", Count: spec.Dist[float64]{Kind: spec.DistExponential, Mean: 3}, Probability: 1}},
 			},
 			Cancel: Cancel{
@@ -200,6 +200,7 @@ func TestFullFile(t *testing.T) {
 					TokensPerSecond: spec.Dist[float64]{Kind: spec.DistUniform, Min: 40, Max: 80},
 				},
 				InputTokensPerMinute: 1_500_000, OutputTokensPerMinute: 300_000,
+				PricePer1kInput: 0.003, PricePer1kOutput: 0.015,
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: spec.SlidingWindow,
@@ -220,7 +221,7 @@ func TestFullFile(t *testing.T) {
 				Quota: Quota{Mode: QuotaFull},
 			},
 			{
-				Name: "everything", Description: "every knob", MaxInFlight: 16,
+				Name: "everything", Description: "every knob", MaxInFlight: 16, BatchTurns: 2,
 				MaxInFlightPerService: map[string]int{"llm": 8, "tools": 12},
 				TokenBucket:           true, Headroom: 0.8,
 				Retry: Retry{
@@ -471,8 +472,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 14 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24) and priority (issue 25): %v", len(list), list)
+	if len(list) != 15 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24), priority and narrow-vs-wide (issue 25): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -556,7 +557,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, limit-drop, mixed-read-write, multi-agent, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, limit-drop, mixed-read-write, multi-agent, narrow-vs-wide, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}

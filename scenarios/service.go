@@ -74,7 +74,17 @@ type Service struct {
 	// Anthropic's ITPM and OTPM); 0: none.
 	InputTokensPerMinute  float64 `json:",omitempty"`
 	OutputTokensPerMinute float64 `json:",omitempty"`
+	// PricePer1kInput and PricePer1kOutput are what the service charges,
+	// in dollars per 1,000 input (prompt) and output tokens (keys
+	// price_per_1k_input and price_per_1k_output; 0: free). A tool call's
+	// tokens are all input; a model call's output_tokens are output. They
+	// give a run's cost (results' tasks.cost_usd).
+	PricePer1kInput  float64 `json:",omitempty"`
+	PricePer1kOutput float64 `json:",omitempty"`
 }
+
+// Priced reports whether the service charges for tokens.
+func (s *Service) Priced() bool { return s.PricePer1kInput > 0 || s.PricePer1kOutput > 0 }
 
 // DefaultNetworkDelay is a service's one-way network delay when the
 // scenario file does not set one: a lognormal with a median of 1 ms and a

@@ -54,6 +54,14 @@ type Strategy struct {
 	FanOutMode FanOutMode
 	// Join says how one failure affects the rest of a turn.
 	Join Join
+	// BatchTurns is how many of the workload's turns the agent asks for in
+	// one model turn (key batch_turns; 0 when unset, which means 1): each
+	// turn draws the calls of BatchTurns turns at once, a session has
+	// ⌈turns ÷ BatchTurns⌉ turns, and a model call's context grows by
+	// BatchTurns × context_growth a turn, since each turn returns that
+	// many turns' results. It compares many narrow turns with few wide
+	// ones on one workload.
+	BatchTurns int `json:",omitempty"`
 	// AttemptTimeout bounds one attempt; CallTimeout one call over all its
 	// attempts; TurnTimeout a whole turn (0: none).
 	AttemptTimeout time.Duration
@@ -205,3 +213,7 @@ const (
 	// the server and spends quota that nobody uses (wasted work).
 	CancelAtReader CancelAt = "reader"
 )
+
+// Batch is the number of the workload's turns one turn of the strategy
+// asks for: BatchTurns, or 1 when unset.
+func (s *Strategy) Batch() int { return max(s.BatchTurns, 1) }

@@ -101,6 +101,30 @@ type LLMCall struct {
 	// tokens_per_s and charges it against output_tpm; the rest of Tokens
 	// is input.
 	Output spec.Dist[float64] `json:",omitzero"`
+	// Success is the chance a model turn succeeds for reasons of the
+	// model (a right step, not only an answered request), in (0, 1] (key
+	// success; 0 when unset, which means 1: every answered call is a right
+	// step). Drawn per model turn from a stream of its own, so setting it
+	// moves no other draw. Only workload.llm has it.
+	Success float64 `json:",omitempty"`
+	// Retries is how many times a model turn that failed for reasons of
+	// the model is made again before its task is abandoned (key retries; 0:
+	// abandoned at the first failure). Only with Success.
+	Retries int `json:",omitempty"`
+	// ContextGrowth is the tokens the call's prompt grows by each
+	// iteration (key context_growth; 0: none): iteration i (the session's
+	// turn i, or the subagent's iteration i, from 1) sends Tokens +
+	// (i−1) × ContextGrowth tokens, the growth all input.
+	ContextGrowth int64 `json:",omitempty"`
+}
+
+// SuccessProbability is the chance a model turn succeeds: Success, or 1
+// when unset.
+func (c *LLMCall) SuccessProbability() float64 {
+	if c == nil || c.Success == 0 {
+		return 1
+	}
+	return c.Success
 }
 
 // CallGroup is a set of tool calls a turn emits. Either Tool or Mix is set.
@@ -155,6 +179,14 @@ type Subagents struct {
 	// iterations, in tokens (0: no budget). Map each iteration onto
 	// sched.Turn.TokenBudget = what is left.
 	TokenBudget int64
+	// OrchestratorBudget caps the tokens a whole orchestrator turn may
+	// spend, its own calls and every subagent's together, in tokens (key
+	// orchestrator_budget; 0: none). It is checked before each subagent is
+	// spawned (one is spawned only while the turn's spent tokens plus the
+	// TokenBudget of each subagent already spawned leave room for its
+	// TokenBudget, or for any token when TokenBudget is 0) and before each
+	// subagent iteration (none starts once the turn has spent it).
+	OrchestratorBudget int64 `json:",omitempty"`
 	// FinishProbability is the chance a subagent is done after each
 	// iteration, in [0, 1] (0: it always runs MaxIterations).
 	FinishProbability float64

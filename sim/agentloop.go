@@ -35,6 +35,8 @@ type agentLoop struct {
 	serialize    bool          // the strategy serializes writes
 	classRank    []int         // each session class's sched.Call.Priority (nil: no priority table)
 	maxTurnCalls int           // calls (and subagents) one turn may draw; past it, err wraps ErrTooLarge
+	batch        int           // the workload's turns one turn asks for (batch_turns)
+	turns        int           // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
 	serial       uint64        // numbers calls, to tell clients apart at the services
 	turnNo       uint64
 	arrivals     *rand.Rand
@@ -47,8 +49,9 @@ type agentLoop struct {
 	// ones a loop of the whole fleet gives that process: the others'
 	// arrivals are drawn and skipped, their sessions never woken.
 	member  int
-	live    []int // turns begun and not ended, by process
-	pending int   // wakes and arrivals handed out and not yet called
+	live    []int     // turns begun and not ended, by process
+	pending int       // wakes and arrivals handed out and not yet called
+	book    *taskBook // agent-level outcomes (nil: the scenario models none)
 	err     error
 	out     []agentOp
 }
@@ -80,6 +83,20 @@ type agentTurn struct {
 	// good counts the turn's tool calls that succeeded: the answered
 	// goodput when the turn is answered in full.
 	good int
+	// sessionTurn is the turn's number in its session, from 1 (1 in the
+	// open model): the iteration its model call's context has grown to.
+	sessionTurn int
+	// spent is the tokens of every call the turn submitted, its subagents'
+	// included; reserved the token budgets of the subagents it spawned
+	// (orchestrator_budget).
+	spent, reserved int64
+	// model is the turn's own stream of model-success draws, seeded at
+	// its first; tries counts its model turns made again; abandoned marks
+	// a turn whose task the model's failure abandoned.
+	model       rand.PCG
+	modelSeeded bool
+	tries       int
+	abandoned   bool
 }
 
 // agentPart is one sched turn of an agent turn: what to submit, and the
@@ -161,7 +178,9 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
 		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
 		classRank: classRanks(sc, st),
+		book: newTaskBook(sc), batch: st.Batch(),
 	}
+	a.turns = (sc.Workload.Turns + a.batch - 1) / a.batch
 	if n := sc.Workload.Sessions; n > 0 {
 		a.sessionTurns = make([]int, n)
 	}
@@ -261,7 +280,7 @@ func (a *agentLoop) sessionProcess(s int) int {
 // the run is past its duration or the session has had its turns.
 func (a *agentLoop) wake(now time.Duration, s int) {
 	a.pending--
-	if w := &a.sc.Workload; now < a.end && (w.Turns == 0 || a.sessionTurns[s] < w.Turns) {
+	if now < a.end && (a.turns == 0 || a.sessionTurns[s] < a.turns) {
 		a.startTurn(now, s, a.sessionProcess(s))
 		return
 	}
@@ -306,9 +325,10 @@ func pick(shares []float64, u float64) int {
 // startTurn begins a turn of session (-1: the open model) on process p.
 func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 	a.turnNo++
-	t := &agentTurn{proc: p, session: session, no: a.turnNo, start: now}
+	t := &agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
 	if session >= 0 {
 		a.sessionTurns[session]++
+		t.sessionTurn = a.sessionTurns[session]
 		t.pcg.Seed(a.sc.Seed^0x5e55, uint64(session)<<32|uint64(a.sessionTurns[session]))
 	} else {
 		t.pcg.Seed(a.sc.Seed^0xa771, a.turnNo)
@@ -317,6 +337,9 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 	t.rng, t.active, t.spare = &t.rand, t.one[:0], &t.call
 	a.live[p]++
 	a.emit(agentOp{kind: opBegin, turn: t})
+	if a.book != nil {
+		a.book.turnBegun(t, t.sessionTurn)
+	}
 	c := &a.sc.Workload.Cancel
 	if c.Probability > 0 && t.rng.Float64() < c.Probability {
 		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, a.wl.cancelAt.duration(t.rng)), turn: t})
@@ -325,7 +348,9 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, c.ParentTimeout), turn: t})
 	}
 	if a.wl.llm != nil {
-		a.submit(now, t, partLLM, nil, a.wl.llmCall(t.rng, a.wl.llm, &a.serial, &t.spare), 0)
+		calls := a.wl.llmCall(t.rng, a.wl.llm, &a.serial, &t.spare)
+		grow(calls, a.wl.llm, t.sessionTurn, a.batch)
+		a.submit(now, t, partLLM, nil, calls, 0)
 		return
 	}
 	a.toolPhase(now, t)
@@ -334,7 +359,7 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 // toolPhase submits a turn's tool calls (none is a part too: it ends at
 // once).
 func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
-	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.serialize, &a.serial, a.maxTurnCalls, &t.spare)
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.batch, a.serialize, &a.serial, a.maxTurnCalls, &t.spare)
 	if err != nil {
 		a.fail(err)
 		return
@@ -356,6 +381,9 @@ func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subag
 	}
 	t.parts++
 	t.active = append(t.active, p)
+	for i := range calls {
+		t.spent = satmath.Add(t.spent, calls[i].Tokens)
+	}
 	a.emit(agentOp{kind: opSubmit, part: p})
 }
 
@@ -405,13 +433,25 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 			t.good++
 		}
 	}
+	if a.book != nil {
+		a.book.billed(p, results)
+	}
 	if !t.cancelled {
 		switch p.kind {
 		case partLLM:
-			if ok {
-				a.toolPhase(now, t)
-			} else {
+			switch {
+			case !ok:
 				t.failed = true
+			case a.book == nil || a.book.modelTurn(t, a.sc.Seed):
+				a.toolPhase(now, t)
+			case t.tries < a.book.retries:
+				// The model got the step wrong: the agent makes the
+				// model turn again, resending the same context.
+				t.tries++
+				a.book.modelRetries++
+				a.submit(now, t, partLLM, nil, a.wl.llmAgain(p.calls, &a.serial, &t.spare), 0)
+			default:
+				t.failed, t.abandoned = true, true
 			}
 		case partTools:
 			if !ok {
@@ -424,6 +464,10 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 					break
 				}
 				for range n {
+					if !a.roomForSubagent(t) {
+						a.book.skipped++
+						continue
+					}
 					a.iterate(now, t, &subagent{})
 				}
 			}
@@ -449,6 +493,7 @@ func (a *agentLoop) iterate(now time.Duration, t *agentTurn, s *subagent) {
 		s.iteration++
 		if sg.llm != nil {
 			calls := a.wl.llmCall(t.rng, sg.llm, &a.serial, &t.spare)
+			grow(calls, sg.llm, s.iteration, 1)
 			a.submit(now, t, partSubLLM, s, calls, a.budgeted(s, calls))
 			return
 		}
@@ -469,7 +514,7 @@ func (a *agentLoop) subTools(now time.Duration, t *agentTurn, s *subagent) {
 // subCalls submits a subagent iteration's tool calls and reports whether it
 // made any (or the run failed).
 func (a *agentLoop) subCalls(now time.Duration, t *agentTurn, s *subagent) bool {
-	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, a.serialize, &a.serial, a.maxTurnCalls, &t.spare)
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, 1, a.serialize, &a.serial, a.maxTurnCalls, &t.spare)
 	if err != nil {
 		a.fail(err)
 		return true
@@ -507,14 +552,41 @@ func (a *agentLoop) afterIteration(now time.Duration, t *agentTurn, s *subagent)
 func (a *agentLoop) subDone(t *agentTurn, s *subagent) bool {
 	sg := a.wl.sub
 	return s.iteration >= sg.maxIterations || (sg.budget > 0 && s.spent >= sg.budget) ||
+		(sg.orchestrator > 0 && t.spent >= sg.orchestrator) ||
 		(sg.finish > 0 && t.rng.Float64() < sg.finish)
+}
+
+// roomForSubagent checks turn t's orchestrator budget before it spawns a
+// subagent: the tokens it spent and the budgets of the subagents it
+// spawned must leave room for the new one's token_budget (for any token,
+// without one). With room, it reserves that budget.
+func (a *agentLoop) roomForSubagent(t *agentTurn) bool {
+	sg := a.wl.sub
+	if sg.orchestrator == 0 {
+		return true
+	}
+	need := max(sg.budget, 1)
+	if satmath.Add(satmath.Add(t.spent, t.reserved), need) > sg.orchestrator {
+		return false
+	}
+	t.reserved = satmath.Add(t.reserved, sg.budget)
+	return true
 }
 
 // finishTurn ends turn t at now and, in the closed model, hands out its
 // session's wake after its think time.
 func (a *agentLoop) finishTurn(now time.Duration, t *agentTurn) {
 	a.live[t.proc]--
-	a.emit(agentOp{kind: opEnd, turn: t, failed: t.failed || t.cancelled})
+	failed := t.failed || t.cancelled
+	a.emit(agentOp{kind: opEnd, turn: t, failed: failed})
+	if b := a.book; b != nil {
+		b.turnEnded(now, t, failed, t.abandoned || t.sessionTurn == a.turns)
+		if t.abandoned && b.perSession && t.session >= 0 {
+			// The task is abandoned: its session starts no more turns.
+			a.emit(agentOp{kind: opSessionDone, session: t.session})
+			return
+		}
+	}
 	if t.session < 0 {
 		return
 	}

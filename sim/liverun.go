@@ -319,9 +319,10 @@ func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *limitRecorder, f
 	l.result = l.m.strategyResultFrom(l.st.Name, l.st.MaxInFlight, models, l.offered)
 	l.result.Retry = RetryText(l.st)
 	l.result.MaxInFlightPerService = serviceCaps(l.st)
-	l.result.FinishS = l.m.finishS(&l.sc.Workload)
+	l.result.FinishS = l.m.finishS(l.sc.Workload.Sessions, l.agents.turns)
 	l.result.LimitTrace = limits.trace()
 	l.result.Processes = l.processResults(fo)
+	l.result.Tasks = l.agents.tasks()
 }
 
 // liveBuckets keeps the client's token buckets at their unscaled capacity:

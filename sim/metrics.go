@@ -6,7 +6,6 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/results"
-	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
 
@@ -363,11 +362,12 @@ func perSecond(tl []results.TimelinePoint) []results.TimelinePoint {
 }
 
 // finishS is the time to finish a finite workload, in seconds: when the
-// last of its sessions × turns turns ended. It is 0 for a workload without
-// a set number of turns, or one whose turns did not all finish (the
-// duration ended first, or the run was cut off).
-func (c *collector) finishS(w *scenarios.Workload) float64 {
-	if w.Sessions == 0 || w.Turns == 0 || c.unfinished+c.late > 0 || c.turns != int64(w.Sessions)*int64(w.Turns) {
+// last of its sessions × turns turns ended (turns: a strategy's turns per
+// session, the workload's over its batch_turns). It is 0 for a workload
+// without a set number of turns, or one whose turns did not all finish
+// (the duration ended first, or the run was cut off).
+func (c *collector) finishS(sessions, turns int) float64 {
+	if sessions == 0 || turns == 0 || c.unfinished+c.late > 0 || c.turns != int64(sessions)*int64(turns) {
 		return 0
 	}
 	return round6(c.lastTurn.Seconds())

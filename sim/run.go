@@ -261,7 +261,7 @@ func (e *engine) result() results.StrategyResult {
 		r.Headroom = e.st.Headroom
 	}
 	if !e.cutOff {
-		r.FinishS = e.m.finishS(&e.sc.Workload)
+		r.FinishS = e.m.finishS(e.sc.Workload.Sessions, e.agents.turns)
 	}
 	r.Processes = e.processResults()
 	if e.classes != nil {
@@ -269,5 +269,6 @@ func (e *engine) result() results.StrategyResult {
 	}
 	r.LimitTrace = e.limits.trace()
 	r.Windows = e.m.windowResults(strategyHeadroom(e.st))
+	r.Tasks = e.agents.tasks()
 	return r
 }

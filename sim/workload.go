@@ -59,12 +59,14 @@ type llmGen struct {
 	svc     int
 	tokens  *sampler
 	output  *sampler // the zero Dist when output_tokens is unset: draws 0, touching no stream
+	growth  int64    // tokens the prompt grows by each iteration
 }
 
 type subGen struct {
 	count         *sampler
 	maxIterations int
 	budget        int64
+	orchestrator  int64 // the whole turn's budget (0: none)
 	finish        float64
 	llm           *llmGen
 	groups        []group
@@ -86,7 +88,7 @@ func newWorkload(sc *scenarios.Scenario) *workload {
 	if s := sc.Workload.Subagents; s != nil {
 		w.sub = &subGen{
 			count: newSampler(s.Count), maxIterations: s.MaxIterations,
-			budget: s.TokenBudget, finish: s.FinishProbability,
+			budget: s.TokenBudget, orchestrator: s.OrchestratorBudget, finish: s.FinishProbability,
 			llm: w.makeLLM(s.LLM), groups: w.makeGroups(s.Calls),
 		}
 	}
@@ -97,7 +99,7 @@ func (w *workload) makeLLM(l *scenarios.LLMCall) *llmGen {
 	if l == nil {
 		return nil
 	}
-	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: newSampler(l.Tokens), output: newSampler(l.Output)}
+	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: newSampler(l.Tokens), output: newSampler(l.Output), growth: l.ContextGrowth}
 }
 
 func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
@@ -139,15 +141,17 @@ type callMeta struct {
 	output int64
 }
 
-// callsUpTo generates one turn's (or one iteration's) tool calls, or an
-// error wrapping ErrTooLarge when the counts drawn pass limit calls. The
-// calls and their metas take one allocation each (one between them for a
-// single call, none when spare holds one: see callSlices), whatever their
-// number; client names come from clientName.
-func (w *workload) callsUpTo(rng *rand.Rand, groups []group, serializeWrites bool, serial *uint64, limit int, spare **oneCall) ([]sched.Call, error) {
+// callsUpTo generates one turn's (or one iteration's) tool calls, the
+// groups drawn times over (a strategy's batch_turns: one wide turn of
+// several turns' calls), or an error wrapping ErrTooLarge when the counts
+// drawn pass limit calls. The calls and their metas take one allocation
+// each (one between them for a single call, none when spare holds one: see
+// callSlices), whatever their number; client names come from clientName.
+func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializeWrites bool, serial *uint64, limit int, spare **oneCall) ([]sched.Call, error) {
 	tools, groupOf := w.toolBuf[:0], w.groupOf[:0]
 	defer func() { w.toolBuf, w.groupOf = tools[:0], groupOf[:0] }()
-	for gi := range groups {
+	for k := range times * len(groups) {
+		gi := k % len(groups)
 		g := &groups[gi]
 		if g.prob < 1 && rng.Float64() >= g.prob {
 			continue
@@ -262,6 +266,28 @@ func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare **on
 	meta.output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
 	calls[0] = sched.Call{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}
 	return calls
+}
+
+// llmAgain makes a model call again: a copy of prev's one call under a
+// new client name, drawing nothing; in *spare when it is not nil
+// (callSlices).
+func (w *workload) llmAgain(prev []sched.Call, serial *uint64, spare **oneCall) []sched.Call {
+	*serial++
+	calls, metas := callSlices(1, spare)
+	metas[0] = *prev[0].Payload.(*callMeta)
+	metas[0].client = w.clientName(*serial)
+	calls[0] = prev[0]
+	calls[0].Payload = &metas[0]
+	return calls
+}
+
+// grow adds a model call's context growth at iteration i (from 1) to its
+// tokens, all of it input: (i−1) × batch × growth more, an iteration
+// returning batch turns' results.
+func grow(calls []sched.Call, l *llmGen, i, batch int) {
+	if l.growth > 0 && i > 1 {
+		calls[0].Tokens = satmath.Add(calls[0].Tokens, satmath.Mul(l.growth, int64(i-1)*int64(batch)))
+	}
 }
 
 // interarrival draws the gap to the next open-model arrival, saturated: a

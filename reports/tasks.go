@@ -1,0 +1,95 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/simbench/simbench/results"
+)
+
+// taskMetrics are the agent-level figures (results.Tasks): the columns of
+// the tasks table, and columns the terminal table shows on request.
+func taskMetrics() []metric {
+	return []metric{
+		{header: "completion %", name: "tasks answered end to end (%)", dir: higherBetter, key: "tasks.completion", scale: 100, format: dec1},
+		{header: "task p50", name: "time to answer a completed task p50 (ms)", dir: lowerBetter, key: "tasks.time_to_answer_ms.p50", format: millis},
+		{header: "task p95", name: "time to answer a completed task p95 (ms)", dir: lowerBetter, key: "tasks.time_to_answer_ms.p95", format: millis},
+		{header: "model fails", name: "model turns that failed for reasons of the model", dir: lowerBetter, key: "tasks.model_failures", format: count},
+		{header: "cost $", name: "cost of the run (dollars)", dir: lowerBetter, key: "tasks.cost_usd", format: dollars},
+		{header: "$/answer", name: "cost per answered task (dollars)", dir: lowerBetter, key: "tasks.cost_per_answered_task_usd", format: dollars},
+	}
+}
+
+// tokenMetrics are the billed tokens, columns on request only.
+func tokenMetrics() []metric {
+	return []metric{
+		{header: "tokens in", name: "input tokens billed", dir: lowerBetter, key: "tasks.input_tokens", format: count},
+		{header: "tokens out", name: "output tokens billed", dir: lowerBetter, key: "tasks.output_tokens", format: count},
+		{header: "skipped subagents", name: "subagents the orchestrator budget did not spawn", dir: neutral, key: "tasks.skipped_subagents", format: count},
+	}
+}
+
+// dollars formats an amount of dollars: cents from a dollar up, four
+// decimals under it (a task's cost is often a fraction of a cent).
+func dollars(v float64) string {
+	if v >= 1 {
+		return dec2(v)
+	}
+	return fixed(v, 4, false)
+}
+
+// taskKey explains the tasks table in one sentence.
+const taskKey = "a task is a session's turns (one turn without a set number of them), completed when every turn was answered in full; task p50 and p95 (ms): from its first turn's start to its last turn's end, completed tasks only; model fails: model turns wrong for reasons of the model (success), retried or abandoning the task; cost: billed tokens (every call answered, one attempt each) at the services' prices per 1,000 tokens; $/answer: the run's cost over the tasks completed; * best in its column"
+
+// taskHeaders are the columns of the tasks table.
+func taskHeaders() []string {
+	hs := []string{"strategy"}
+	for _, m := range taskMetrics() {
+		hs = append(hs, m.header)
+	}
+	return hs
+}
+
+// taskRows returns the tasks table, a row per strategy with the best
+// value of each column marked "*" (nil when no strategy has tasks).
+func taskRows(r *results.Results) [][]string {
+	some := false
+	for i := range r.Strategies {
+		some = some || r.Strategies[i].Tasks != nil
+	}
+	if !some {
+		return nil
+	}
+	ms := taskMetrics()
+	marks := make([][]bool, len(ms))
+	for j, m := range ms {
+		marks[j] = best(m, r.Strategies)
+	}
+	var rows [][]string
+	for i := range r.Strategies {
+		s := &r.Strategies[i]
+		row := []string{s.Name}
+		for j, m := range ms {
+			text := cellText(m, s)
+			if marks[j][i] {
+				text += "*"
+			}
+			row = append(row, text)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// taskTableText lays the tasks table out in aligned columns for a
+// terminal.
+func taskTableText(rows [][]string) []string {
+	return alignedLines(taskHeaders(), rows, 1)
+}
+
+// taskTableMarkdown writes the tasks table as a Markdown section.
+func taskTableMarkdown(b *strings.Builder, rows [][]string) {
+	b.WriteString("## Tasks\n\n")
+	mdTable(b, taskHeaders(), 1, rows)
+	fmt.Fprintf(b, "\n%s\n\n", mdEscape(sentence(taskKey)))
+}
