@@ -178,7 +178,7 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
 		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
 		classRank: classRanks(sc, st),
-		book: newTaskBook(sc), batch: st.Batch(),
+		book:      newTaskBook(sc), batch: st.Batch(),
 	}
 	a.turns = (sc.Workload.Turns + a.batch - 1) / a.batch
 	if n := sc.Workload.Sessions; n > 0 {
