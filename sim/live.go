@@ -203,8 +203,7 @@ func commonReasons(sc *scenarios.Scenario, f float64) []string {
 
 // virtualTwin returns sc as the virtual run to compare a live run on the
 // fleet fo with: the same processes, shares and quota modes (sc itself for
-// one process). Under a shared quota only the turns begun are compared
-// (compareVirtual).
+// one process).
 func virtualTwin(sc *scenarios.Scenario, fo *fleetOptions) *scenarios.Scenario {
 	if fo.n < 2 {
 		return sc
@@ -234,15 +233,7 @@ func compareVirtual(ctx context.Context, sc *scenarios.Scenario, opts LiveOption
 		if v == nil {
 			continue
 		}
-		// A fleet sharing its quota is held to the turns begun only: the
-		// virtual fleet's shared quota (a store with a fixed round trip,
-		// per-reservation unless quota.lease is set) and the live one (a
-		// real Redis through quota.Shared's rate-sized leases) differ in
-		// design, and their p50s are measured 2x apart on burst-8's paced
-		// strategy at any time scale, where full and split agree.
-		st := sc.Strategy(res.Strategies[i].Name)
-		turnsOnly := st != nil && sc.Workload.Processes > 1 && st.Quota.Mode == scenarios.QuotaShared
-		if why := disagreement(&res.Strategies[i], v, turnsOnly); why != "" {
+		if why := disagreement(&res.Strategies[i], v); why != "" {
 			own[i] = append(own[i], why)
 		}
 	}

@@ -76,7 +76,7 @@ func TestDisagreement(t *testing.T) {
 		{"turns within 25%", with(func(s *results.StrategyResult) { s.Turns, s.FailedTurns = 70, 8 }), nil},
 	}
 	for _, tt := range tests {
-		got := disagreement(&tt.live, &virtual, false)
+		got := disagreement(&tt.live, &virtual)
 		if len(tt.want) == 0 && got != "" {
 			t.Errorf("%s: %q, want agreement", tt.name, got)
 		}
@@ -105,7 +105,7 @@ func TestDisagreementFewTurns(t *testing.T) {
 	for _, tt := range tests {
 		l := results.StrategyResult{Turns: tt.live, TurnLatencyMs: results.Summary{P50: 824000}}
 		v := results.StrategyResult{Turns: tt.virtual, TurnLatencyMs: results.Summary{P50: 1000}}
-		got := disagreement(&l, &v, false)
+		got := disagreement(&l, &v)
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}

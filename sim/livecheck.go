@@ -53,14 +53,14 @@ func turnsAgree(l, v int64) bool {
 // disagreement says how a strategy's live figures differ from its run in
 // virtual time beyond the bounds above, or "" when they agree. The number
 // of turns begun is compared at any count; the centre of the distribution
-// only when both sides have agreeMinTurns turns, and not when turnsOnly.
-func disagreement(live, virtual *results.StrategyResult, turnsOnly bool) string {
+// only when both sides have agreeMinTurns turns.
+func disagreement(live, virtual *results.StrategyResult) string {
 	var diffs []string
 	lt, vt := live.Turns+live.FailedTurns, virtual.Turns+virtual.FailedTurns
 	if !turnsAgree(lt, vt) {
 		diffs = append(diffs, fmt.Sprintf("%d turns begun vs %d", lt, vt))
 	}
-	if lt < agreeMinTurns || vt < agreeMinTurns || turnsOnly {
+	if lt < agreeMinTurns || vt < agreeMinTurns {
 		return disagreementText(diffs)
 	}
 	if l, v := live.AnswerLatencyMs.AnsweredShare, virtual.AnswerLatencyMs.AnsweredShare; math.Abs(l-v) > agreeShare {

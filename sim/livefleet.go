@@ -115,7 +115,10 @@ type procTally struct {
 	failed, calls, attempts int64
 	// store is its shared quota's store (nil unless quota mode "shared"):
 	// its reservations sent to Redis are the process's quota round trips.
-	store     *quota.Failover
+	store *quota.Failover
+	// shared is its shared quota (nil unless quota mode "shared"): the
+	// grants' lifetime and largest slice it sizes them with.
+	shared    *quota.Shared
 	answered  *histogram
 	fallbacks int
 	fallbackS float64
@@ -188,8 +191,9 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			closers = append(closers, func() { rdb.Close() })
 			fail := &quota.Failover{Primary: &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
 				Policy: quota.FallbackLocal, ProbeEvery: 250 * time.Millisecond, OnSwitch: func(e quota.Event) { l.quotaSwitch(p, e) }}
-			opts = append(opts, sched.WithQuota(quota.NewShared(fail, key, cfg)))
-			l.procs[p].store = fail
+			sh := newSharedQuota(fail, key, cfg, l.st.Quota, l.f)
+			opts = append(opts, sched.WithQuota(sh))
+			l.procs[p].store, l.procs[p].shared = fail, sh
 		}
 		pc.Rand = stream(l.sc.Seed, "strategy/"+l.st.Name+"/p"+strconv.Itoa(p))
 		if p == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simbench/simbench/internal/redistest"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -171,5 +172,46 @@ func TestVirtualTwin(t *testing.T) {
 		if sc.Workload.Processes != 0 || sc.Strategies[0].Quota.Mode != "" {
 			t.Errorf("%s: the scenario itself was changed", tt.name)
 		}
+	}
+}
+
+// TestFleetRunnersSharedLease builds a live shared-quota fleet at a time
+// scale of 0.05 from a strategy whose quota has a 250 ms lease of at most a
+// quarter of the burst: each process's quota.Shared holds its grants for
+// 12.5 ms of real time (the lease, scaled) and at most 0.25 of the burst,
+// and without a lease each grant is one call's units, valid for
+// quota.DefaultLeaseTTL scaled.
+func TestFleetRunnersSharedLease(t *testing.T) {
+	for _, tc := range []struct {
+		q       scenarios.Quota
+		ttl     time.Duration
+		maxPart float64
+	}{
+		{scenarios.Quota{Mode: scenarios.QuotaShared, Lease: 250 * time.Millisecond, LeaseMax: 0.25}, 12500 * time.Microsecond, 0.25},
+		{scenarios.Quota{Mode: scenarios.QuotaShared}, 50 * time.Millisecond, math.SmallestNonzeroFloat64},
+	} {
+		sc := Scale(busy(), 0.05)
+		st := sc.Strategies[0]
+		st.TokenBucket, st.Quota = true, tc.q
+		l := &liveRun{sc: sc, st: &st, f: 0.05}
+		cfg, err := SchedConfig(sc, &st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fo := &fleetOptions{n: 2, mode: QuotaShared, redis: "redis://127.0.0.1:1", shares: []float64{0.5, 0.5}}
+		idle := func(context.Context, *sched.Call, int) sched.Outcome { return sched.Outcome{} }
+		closeAll, err := l.fleetRunners(cfg, func(int) sched.Executor { return idle }, fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, pt := range l.procs {
+			if pt.shared == nil {
+				t.Fatalf("lease %v: process %d has no shared quota", tc.q.Lease, p)
+			}
+			if pt.shared.TTL != tc.ttl || pt.shared.Max != tc.maxPart {
+				t.Errorf("lease %v: process %d's grants last %v, at most %g of the burst; want %v, %g", tc.q.Lease, p, pt.shared.TTL, pt.shared.Max, tc.ttl, tc.maxPart)
+			}
+		}
+		closeAll()
 	}
 }

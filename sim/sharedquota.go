@@ -52,20 +52,30 @@ type procQuota struct {
 	ticket uint64
 }
 
-// connect returns a process's quota for the scheduler configuration cfg,
-// sharing the services' limits as quota.NewShared does for a live Runner,
-// its grants valid for the strategy's quota.lease and at most lease_max of
-// a bucket's burst; without a lease, each grant is exactly the units the
-// waiting call needs (one round trip per call), valid for
-// quota.DefaultLeaseTTL.
+// connect returns a process's quota for the scheduler configuration cfg
+// (newSharedQuota at the scenario's own time).
 func (s *quotaStore) connect(cfg sched.Config) *procQuota {
 	c := &storeConn{s: s}
-	sh := quota.NewShared(c, sharedKey, cfg)
-	sh.TTL, sh.Max = s.q.Lease, s.q.LeaseMax
-	if s.q.Lease <= 0 {
-		sh.Max = math.SmallestNonzeroFloat64
-	}
+	sh := newSharedQuota(c, sharedKey, cfg, s.q, 1)
 	return &procQuota{shared: sh, conn: c, grants: map[uint64]sched.Grant{}}
+}
+
+// newSharedQuota returns a process's quota.Shared on b for the scheduler
+// configuration cfg, as a strategy's quota q says, at time scale f (1 for
+// a run in virtual time; a live run's LiveOptions.TimeScale): its grants
+// valid for q.Lease × f and at most q.LeaseMax of a bucket's burst;
+// without a lease, each grant is exactly the units the waiting call needs
+// (one round trip per call), valid for quota.DefaultLeaseTTL × f. The
+// simulated and the live fleet both build theirs here, so they size
+// grants alike.
+func newSharedQuota(b quota.Backend, key string, cfg sched.Config, q scenarios.Quota, f float64) *quota.Shared {
+	sh := quota.NewShared(b, key, cfg)
+	sh.TTL, sh.Max = q.Lease, q.LeaseMax
+	if q.Lease <= 0 {
+		sh.TTL, sh.Max = quota.DefaultLeaseTTL, math.SmallestNonzeroFloat64
+	}
+	sh.TTL = scaleD(sh.TTL, f)
+	return sh
 }
 
 // roundTrips returns the round trips the process made to the store (0
