@@ -50,12 +50,14 @@ type htmlTable struct {
 	Rows    []htmlRow
 }
 
-// htmlProcesses is a table of text rows with its key: the per-process
-// table, the tasks table.
-type htmlProcesses struct {
-	Headers []string
-	Rows    [][]string
-	Key     string
+// htmlSection is a table of text rows under a heading, with its key: the
+// per-process, per-class and tasks tables. ID is the heading's anchor and
+// the table's class.
+type htmlSection struct {
+	ID, Title string
+	Headers   []string
+	Rows      [][]string
+	Key       string
 }
 
 type htmlRec struct {
@@ -101,11 +103,10 @@ type htmlData struct {
 	Params   []htmlKV
 	Table    htmlTable
 	Key      []string
-	// Processes is the per-process table of a multi-process run (no rows:
-	// none).
-	Processes htmlProcesses
-	// Tasks is the agent-level table (no rows: no strategy has tasks).
-	Tasks   htmlProcesses
+	// Sections are the tables under the comparison that a run has: per
+	// process (several processes), per class (session classes), tasks
+	// (agent-level outcomes).
+	Sections []htmlSection
 	Recs    []htmlRec
 	Plans   []htmlPlan
 	Sweep   []htmlSweepRow
@@ -143,10 +144,13 @@ func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 		d.Warnings = append(d.Warnings, htmlWarning{head, text})
 	}
 	if rows := processRows(r); rows != nil {
-		d.Processes = htmlProcesses{Headers: processHeaders, Rows: rows, Key: sentence(processKey)}
+		d.Sections = append(d.Sections, htmlSection{ID: "processes", Title: "Per process", Headers: processHeaders, Rows: rows, Key: sentence(processKey)})
+	}
+	if rows := classRows(r); rows != nil {
+		d.Sections = append(d.Sections, htmlSection{ID: "classes", Title: "Per class", Headers: classHeaders, Rows: rows, Key: sentence(classKey)})
 	}
 	if rows := taskRows(r); rows != nil {
-		d.Tasks = htmlProcesses{Headers: taskHeaders(), Rows: rows, Key: sentence(taskKey)}
+		d.Sections = append(d.Sections, htmlSection{ID: "tasks", Title: "Tasks", Headers: taskHeaders(), Rows: rows, Key: sentence(taskKey)})
 	}
 	if ts := eventTables(r); ts != nil {
 		d.EventTables, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders
