@@ -72,6 +72,9 @@ func (c *SweepCmd) Run() error {
 	if c.Plan || c.Shard.N > 0 || c.Merge {
 		return c.sharded(out, sc, dir, o)
 	}
+	if len(c.Dirs) > 0 {
+		return codedError{fmt.Errorf("folders %v given without --plan, --shard or --merge: add the one meant", c.Dirs), exitInvalid}
+	}
 	if tty && !c.JSON {
 		o.Progress = func(runs int, each time.Duration) (func(string, time.Duration, time.Duration), func(bool)) {
 			bar := newSweepBar(out, runs, each)
