@@ -19,6 +19,10 @@ import (
 // concurrency stops paying.
 type SweepCmd struct {
 	Scenario   string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
+	Dirs       []string         `arg:"" optional:"" name:"dir" help:"With --plan, --shard or --merge: the folders the shards have written so far (their --out)."`
+	Plan       bool             `help:"Write plan.json to --out: the runs the sweep needs next that the folders given do not hold, and print how many (0: the sweep is complete, merge it)."`
+	Shard      memberFlag       `placeholder:"I/N" help:"Simulate slice I (0-based) of N of the runs the sweep needs next that the folders given do not hold, one file per run in --out (a run cache folder). Repeat plan and shards until the plan is empty. The Kubernetes Indexed Job's index is I: --shard $(JOB_COMPLETION_INDEX)/N."`
+	Merge      bool             `help:"Sweep from the runs in the folders given alone and write sweep.json and the decision to --out, as the sweep run in one piece writes them; a run no folder holds is named and the command exits 1."`
 	Cap        string           `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
 	Strategy   string           `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
 	By         string           `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
@@ -65,6 +69,12 @@ func (c *SweepCmd) Run() error {
 		}
 	}
 	out, tty := console(c.Stdout, nil)
+	if c.Plan || c.Shard.N > 0 || c.Merge {
+		return c.sharded(out, sc, dir, o)
+	}
+	if len(c.Dirs) > 0 {
+		return codedError{fmt.Errorf("folders %v given without --plan, --shard or --merge: add the one meant", c.Dirs), exitInvalid}
+	}
 	if tty && !c.JSON {
 		o.Progress = func(runs int, each time.Duration) (func(string, time.Duration, time.Duration), func(bool)) {
 			bar := newSweepBar(out, runs, each)

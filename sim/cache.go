@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +44,9 @@ type Cache struct {
 	dir     string
 	version string
 	warn    func(msg string)
+
+	files   map[string]string // a read-only union (OpenUnion): run files by name
+	missing map[string]Point  // a read-only union: the runs asked for and not held
 
 	mu        sync.Mutex
 	simulated map[string]int // runs simulated, by key file
@@ -207,6 +213,13 @@ func (e *RunEntry) Encode() ([]byte, error) {
 // can be trusted (a bad one is reported and ignored).
 func (c *Cache) load(key RunKey) (*results.StrategyResult, HDRLatencies, bool) {
 	path := filepath.Join(c.dir, key.File())
+	if c.files != nil {
+		p, ok := c.files[key.File()]
+		if !ok {
+			return nil, HDRLatencies{}, false
+		}
+		path = p
+	}
 	e, l, err := ReadRunEntry(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -253,4 +266,98 @@ func (c *Cache) store(key RunKey, r results.StrategyResult, l HDRLatencies) {
 	if err != nil {
 		c.warn(fmt.Sprintf("not caching the run of %s at seed %d: %v", key.Strategy.Name, key.Seed, err))
 	}
+}
+
+// OpenUnion returns a read-only cache over the run files of dirs, the
+// output folders of a sharded sweep (`simbench sweep --shard`), for
+// simbench version version. It never simulates: a run it does not hold
+// fails with a *MissError naming the run, and is kept for Missing. Every
+// file of every folder must be a run entry of this version under its own
+// name, and no file name may be in two folders; OpenUnion reports every
+// file that is not, naming it, all at once.
+func OpenUnion(dirs []string, version string) (*Cache, error) {
+	c := NewCache("", version, nil)
+	c.files, c.missing = map[string]string{}, map[string]Point{}
+	var errs []error
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, ent := range ents {
+			path := filepath.Join(dir, ent.Name())
+			if prev, ok := c.files[ent.Name()]; ok {
+				errs = append(errs, fmt.Errorf("%s: the same run as %s: a point run by two shards", path, prev))
+				continue
+			}
+			e, _, err := ReadRunEntry(path)
+			switch {
+			case err != nil:
+				errs = append(errs, err)
+			case e.Key.SimbenchVersion != version:
+				errs = append(errs, fmt.Errorf("%s: a run of simbench %s, not of this build (%s)", path, e.Key.SimbenchVersion, version))
+			case e.Key.File() != ent.Name():
+				errs = append(errs, fmt.Errorf("%s: holds the run named %s", path, e.Key.File()))
+			default:
+				c.files[ent.Name()] = path
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// Point is a run a read-only cache was asked for and does not hold: its
+// key, and the scenario to simulate it with (Run).
+type Point struct {
+	Key      RunKey
+	scenario *scenarios.Scenario
+}
+
+// Run simulates the point and stores it in into, a writable cache.
+func (p Point) Run(ctx context.Context, into *Cache) error {
+	_, err := Run(ctx, p.scenario, Options{Cache: into, Parallel: 1})
+	return err
+}
+
+// MissError is a read-only cache's (OpenUnion) answer for runs it does
+// not hold.
+type MissError struct {
+	Keys []RunKey
+}
+
+func (e *MissError) Error() string {
+	var names []string
+	for _, k := range e.Keys {
+		names = append(names, fmt.Sprintf("%s (strategy %s, seed %d)", k.File(), k.Strategy.Name, k.Seed))
+	}
+	return "the shards hold no run " + strings.Join(names, ", ")
+}
+
+// ReadOnly says whether the cache is a union of shard folders (OpenUnion).
+func (c *Cache) ReadOnly() bool { return c != nil && c.files != nil }
+
+// Missing returns the runs a read-only cache was asked for and does not
+// hold, in the order of their file names.
+func (c *Cache) Missing() []Point {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Point, 0, len(c.missing))
+	for _, p := range c.missing {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b Point) int { return strings.Compare(a.Key.File(), b.Key.File()) })
+	return out
+}
+
+// miss records that strategy st's run of sc (sc applied) is not held.
+func (c *Cache) miss(key RunKey, sc *scenarios.Scenario, st *scenarios.Strategy) {
+	one := *sc
+	one.Strategies = []scenarios.Strategy{*st}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.missing[key.File()] = Point{Key: key, scenario: &one}
 }

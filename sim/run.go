@@ -150,13 +150,20 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 	}
 	engines := make([]*engine, len(sc.Strategies))
 	cached := make([]HDRLatencies, len(sc.Strategies))
+	var misses []RunKey
 	for i := range sc.Strategies {
 		if cache != nil {
-			if r, l, ok := cache.load(cache.runKey(sc, &sc.Strategies[i])); ok {
+			key := cache.runKey(sc, &sc.Strategies[i])
+			if r, l, ok := cache.load(key); ok {
 				res.Strategies[i], cached[i] = *r, l
 				if opts.Progress != nil {
 					opts.Progress(r.Name, sc.Duration, sc.Duration)
 				}
+				continue
+			}
+			if cache.ReadOnly() {
+				cache.miss(key, sc, &sc.Strategies[i])
+				misses = append(misses, key)
 				continue
 			}
 		}
@@ -168,6 +175,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 			return nil, err
 		}
 		engines[i].agents.maxTurnCalls = maxTurnCalls(budget)
+	}
+	if len(misses) > 0 {
+		return nil, &MissError{Keys: misses}
 	}
 	sem := make(chan struct{}, par)
 	complete := make([]bool, len(engines))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/simbench/simbench/results"
@@ -39,6 +40,7 @@ func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*resul
 	}
 	seeds := Seeds(applied.Seed, opts.Seeds)
 	var first *results.Results
+	var misses []RunKey
 	for i, seed := range seeds {
 		o := opts
 		o.Seed = &seed
@@ -49,6 +51,11 @@ func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*resul
 			}
 		}
 		r, err := Run(ctx, sc, o)
+		if miss := (*MissError)(nil); errors.As(err, &miss) {
+			// A read-only cache: name the runs of every seed missing.
+			misses = append(misses, miss.Keys...)
+			continue
+		}
 		if r == nil {
 			return first, err
 		}
@@ -69,6 +76,9 @@ func RunSeeds(ctx context.Context, sc *scenarios.Scenario, opts Options) (*resul
 		if err != nil {
 			return seedStats(first), err
 		}
+	}
+	if len(misses) > 0 {
+		return nil, &MissError{Keys: misses}
 	}
 	return seedStats(first), nil
 }

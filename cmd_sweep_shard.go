@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
+)
+
+// PlanFile is the name of the file `sweep --plan` writes.
+const PlanFile = "plan.json"
+
+// planFormat names the format of plan.json, version 1.
+const planFormat = "simbench-sweep-plan/1"
+
+// sweepPlan is plan.json: the runs a sharded sweep needs next.
+type sweepPlan struct {
+	Format string       `json:"format"`
+	Points []sim.RunKey `json:"points"`
+}
+
+// sharded does --plan, --shard or --merge. The folders of the shards are
+// a run cache each (sim.Cache); the sweep runs over their read-only union
+// (sim.OpenUnion), which holds the runs or names those it lacks. The sweep
+// is adaptive, so what it needs next is known only from what it measured:
+// each plan is the runs of its next step.
+func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o decision.SweepOptions) error {
+	if n := btoi(c.Plan) + btoi(c.Shard.N > 0) + btoi(c.Merge); n > 1 {
+		return codedError{errors.New("--plan, --shard and --merge: give one"), exitInvalid}
+	}
+	if c.Merge && len(c.Dirs) == 0 {
+		return codedError{errors.New("--merge: name the shards' folders to merge"), exitInvalid}
+	}
+	v, err := cacheVersion()
+	if err != nil {
+		return fmt.Errorf("this build names no version and its executable cannot be read: %w", err)
+	}
+	union, err := sim.OpenUnion(c.Dirs, v)
+	if err != nil {
+		return codedError{err, exitInvalid}
+	}
+	o.Cache, o.Progress = union, nil
+	ctx, stop := interruptible(c.parent)
+	defer stop()
+	sw, err := decision.Sweep(ctx, sc, o)
+	missing := union.Missing()
+	var miss *sim.MissError
+	switch {
+	case err != nil && !errors.As(err, &miss):
+		if errors.As(err, new(decision.InputError)) {
+			return codedError{err, exitInvalid}
+		}
+		return err
+	case c.Merge && len(missing) > 0:
+		return fmt.Errorf("the folders do not hold the whole sweep: %w; run `simbench sweep %s --plan` and the shards until the plan is empty", &sim.MissError{Keys: keysOf(missing)}, c.Scenario)
+	case c.Merge:
+		return c.write(out, sc.Name, dir, sw, o)
+	case c.Plan:
+		p := sweepPlan{Format: planFormat, Points: keysOf(missing)}
+		data, err := results.Encode(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, PlanFile), data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, len(missing))
+		return nil
+	}
+	// The folder is made even when the slice is empty: the next plan and
+	// the merge are given every shard's folder.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	into := sim.NewCache(dir, v, func(msg string) { fmt.Fprintf(os.Stderr, "simbench: warning: %s\n", msg) })
+	ran := 0
+	for i, p := range missing {
+		if i%c.Shard.N != c.Shard.I {
+			continue
+		}
+		if err := p.Run(ctx, into); err != nil {
+			return err
+		}
+		ran++
+	}
+	fmt.Fprintf(out, "shard %d/%d: %d of the %d runs needed next simulated into %s\n", c.Shard.I, c.Shard.N, ran, len(missing), dir)
+	return nil
+}
+
+// keysOf returns the points' keys.
+func keysOf(points []sim.Point) []sim.RunKey {
+	out := make([]sim.RunKey, len(points))
+	for i, p := range points {
+		out[i] = p.Key
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

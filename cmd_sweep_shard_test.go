@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// shardedSweep is the tier3 decision sweep at duration d (0: the
+// scenario's) as a person runs it in shards: plan, two shards, plan … until
+// the plan is empty. It returns the shards' folders and the rounds taken.
+func shardedSweep(t *testing.T, d time.Duration) (dirs []string, rounds int) {
+	t.Helper()
+	base := t.TempDir()
+	cmd := func(out string, dirs []string) *SweepCmd {
+		return &SweepCmd{Scenario: "tier3", Dirs: dirs, Duration: positiveDuration(d), Seeds: 3, MaxShare: 0.001, Tolerance: 0.05,
+			Out: out, Stdout: &bytes.Buffer{}, cacheFlags: cacheFlags{NoCache: true}}
+	}
+	for rounds = 1; ; rounds++ {
+		if rounds > 30 {
+			t.Fatal("the plan is not empty after 30 rounds")
+		}
+		plan := cmd(filepath.Join(base, "plan"+strconv.Itoa(rounds)), dirs)
+		plan.Plan = true
+		if err := plan.Run(); err != nil {
+			t.Fatalf("round %d: plan: %v", rounds, err)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(plan.Stdout.(*bytes.Buffer).String()))
+		if err != nil {
+			t.Fatalf("round %d: plan printed %q, want a count", rounds, plan.Stdout)
+		}
+		if _, err := os.Stat(filepath.Join(plan.Out, PlanFile)); err != nil {
+			t.Fatalf("round %d: %v", rounds, err)
+		}
+		if n == 0 {
+			return dirs, rounds
+		}
+		var made []string
+		for i := range 2 {
+			shard := cmd(filepath.Join(base, "round"+strconv.Itoa(rounds)+"-shard"+strconv.Itoa(i)), dirs)
+			shard.Shard = memberFlag{i, 2}
+			if err := shard.Run(); err != nil {
+				t.Fatalf("round %d: shard %d/2: %v", rounds, i, err)
+			}
+			made = append(made, shard.Out)
+		}
+		dirs = append(dirs, made...)
+	}
+}
+
+// checkShardedSweep checks that the merge of the shards writes the
+// sweep.json, and prints the decision, of the sweep run in one piece.
+func checkShardedSweep(t *testing.T, d time.Duration) {
+	dirs, rounds := shardedSweep(t, d)
+	if rounds < 2 {
+		t.Fatalf("%d rounds: the adaptive sweep should need more than the one plan", rounds)
+	}
+	var wholeOut, mergedOut bytes.Buffer
+	whole := &SweepCmd{Scenario: "tier3", Duration: positiveDuration(d), Seeds: 3, MaxShare: 0.001, Tolerance: 0.05, Out: t.TempDir(), Stdout: &wholeOut, cacheFlags: cacheFlags{NoCache: true}}
+	if err := whole.Run(); err != nil {
+		t.Fatal(err)
+	}
+	merged := &SweepCmd{Scenario: "tier3", Dirs: dirs, Merge: true, Duration: positiveDuration(d), Seeds: 3, MaxShare: 0.001, Tolerance: 0.05, Out: t.TempDir(), Stdout: &mergedOut, cacheFlags: cacheFlags{NoCache: true}}
+	if err := merged.Run(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(filepath.Join(whole.Out, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(merged.Out, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("the merged sweep.json differs from the sweep's in one piece")
+	}
+	if !bytes.Contains(a, []byte(`"decision"`)) {
+		t.Errorf("sweep.json holds no decision")
+	}
+	// The printouts differ only in the folder named on the last line.
+	w := strings.ReplaceAll(wholeOut.String(), whole.Out, "DIR")
+	m := strings.ReplaceAll(mergedOut.String(), merged.Out, "DIR")
+	if w != m {
+		t.Errorf("merge printed\n%s\nthe sweep in one piece\n%s", m, w)
+	}
+	t.Logf("%d rounds, %d shard folders", rounds, len(dirs))
+}
+
+// Shards and a merge of the tier3 decision sweep, as many rounds as it
+// takes, give the sweep's own sweep.json and decision, byte for byte.
+func TestShardedSweepMatchesWhole(t *testing.T) {
+	checkShardedSweep(t, 20*time.Second)
+}
+
+// A merge refuses folders that miss a run, hold one twice or hold a file
+// that is no run, naming the file.
+func TestShardedSweepMergeRefuses(t *testing.T) {
+	dirs, _ := shardedSweep(t, 20*time.Second)
+	merge := func(dirs []string) error {
+		c := &SweepCmd{Scenario: "tier3", Dirs: dirs, Merge: true, Duration: positiveDuration(20 * time.Second), Seeds: 3, MaxShare: 0.001, Tolerance: 0.05,
+			Out: t.TempDir(), Stdout: &bytes.Buffer{}, cacheFlags: cacheFlags{NoCache: true}}
+		return c.Run()
+	}
+	if err := merge(dirs[:2]); err == nil || !strings.Contains(err.Error(), "the shards hold no run") || !strings.Contains(err.Error(), "--plan") {
+		t.Errorf("merge of the first round only: %v, want the missing runs named", err)
+	}
+	ents, err := os.ReadDir(dirs[0])
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("%s: %v, %d files", dirs[0], err, len(ents))
+	}
+	dup := filepath.Join(t.TempDir(), "copy")
+	if err := os.MkdirAll(dup, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dirs[0], ents[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dup, ents[0].Name()), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := merge(append(dirs[:len(dirs):len(dirs)], dup)); err == nil || !strings.Contains(err.Error(), "a point run by two shards") {
+		t.Errorf("a run in two folders: %v, want it named", err)
+	}
+	foreign := filepath.Join(dup, "notes.txt")
+	if err := os.WriteFile(foreign, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dup, ents[0].Name())); err != nil {
+		t.Fatal(err)
+	}
+	if err := merge(append(dirs[:len(dirs):len(dirs)], dup)); err == nil || !strings.Contains(err.Error(), foreign) {
+		t.Errorf("a file that is no run: %v, want it named", err)
+	}
+}
