@@ -135,3 +135,27 @@ func TestCacheIgnoresBadEntries(t *testing.T) {
 		t.Errorf("another version reused %d runs", other.Reused())
 	}
 }
+
+// A run read whole from the cache still answers a ctx that has ended with
+// ctx.Err(), as a simulated run does: Ctrl-C during a decision whose runs
+// are all cached must stop the decision, not let it finish unasked.
+func TestCachedRunHonoursEndedContext(t *testing.T) {
+	sc, err := scenarios.Builtin("burst-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := NewCache(t.TempDir(), "test", nil)
+	opts := Options{Strategies: []string{"paced"}, Duration: 10 * time.Second, Cache: cache}
+	if _, err := Run(context.Background(), sc, opts); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, sc, opts)
+	if err != context.Canceled {
+		t.Fatalf("Run with an ended ctx over a cached run: err = %v, want context.Canceled", err)
+	}
+	if res == nil || res.Strategies[0].Calls == 0 || cache.Reused() != 1 {
+		t.Fatalf("want the cached run returned with the error (reused %d)", cache.Reused())
+	}
+}

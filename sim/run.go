@@ -252,7 +252,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 			res.Strategies[i].Partial = true
 		}
 	}
-	if res.Partial {
+	// A run read whole from the cache after ctx ended is complete, but the
+	// caller asked to stop: say so, as a run that simulated would.
+	if res.Partial || ctx.Err() != nil {
 		return res, ctx.Err()
 	}
 	return res, nil
