@@ -107,10 +107,10 @@ type htmlData struct {
 	// process (several processes), per class (session classes), tasks
 	// (agent-level outcomes).
 	Sections []htmlSection
-	Recs    []htmlRec
-	Plans   []htmlPlan
-	Sweep   []htmlSweepRow
-	Figures []htmlFigure
+	Recs     []htmlRec
+	Plans    []htmlPlan
+	Sweep    []htmlSweepRow
+	Figures  []htmlFigure
 	// Events are the run's timed events (Results.Events), a row each.
 	Events []eventRow
 	// EventTables are the per-event tables (nil: the run had no timed
