@@ -263,8 +263,9 @@ func CheckColumns(names []string) error {
 }
 
 // selectMetrics returns the columns named, in the order named ("all": the
-// default ones then the extra ones; "default": the default ones), or an
-// error listing the names that exist.
+// default ones then the extra ones, without the agent-level ones when no
+// strategy of rs has tasks; "default": the default ones), or an error
+// listing the names that exist.
 func selectMetrics(names []string, rs ...*results.Results) ([]metric, error) {
 	if len(names) == 0 {
 		return metrics(rs...), nil
@@ -274,7 +275,12 @@ func selectMetrics(names []string, rs ...*results.Results) ([]metric, error) {
 	for _, n := range names {
 		switch n {
 		case "all":
-			out = append(out, all...)
+			for _, m := range all {
+				if strings.HasPrefix(m.key, "tasks.") && len(rs) > 0 && !anyTasks(rs) {
+					continue // columns of nothing but "–"
+				}
+				out = append(out, m)
+			}
 			continue
 		case "default":
 			out = append(out, metrics(rs...)...)
@@ -291,6 +297,18 @@ func selectMetrics(names []string, rs ...*results.Results) ([]metric, error) {
 		out = append(out, all[i])
 	}
 	return out, nil
+}
+
+// anyTasks reports whether a strategy of rs has agent-level outcomes.
+func anyTasks(rs []*results.Results) bool {
+	for _, r := range rs {
+		for i := range r.Strategies {
+			if r.Strategies[i].Tasks != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ColumnFigure returns the figure a terminal table column shows (its key
