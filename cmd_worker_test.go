@@ -62,6 +62,19 @@ func startMember(t *testing.T, i, n int, base, redisURL, runID, dir, duration st
 	return cmd, &out
 }
 
+// startMembers starts n fleet members as startMember does, member i
+// writing into root/host<i>, and returns their folders, commands and
+// outputs in member order.
+func startMembers(t *testing.T, n int, base, redisURL, runID, root, duration string) (dirs []string, cmds []*exec.Cmd, outs []*bytes.Buffer) {
+	t.Helper()
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("host%d", i))
+		cmd, out := startMember(t, i, n, base, redisURL, runID, dir, duration)
+		dirs, cmds, outs = append(dirs, dir), append(cmds, cmd), append(outs, out)
+	}
+	return dirs, cmds, outs
+}
+
 // TestWorkersMergeToProviderStats starts three fleet members by hand, as
 // on three hosts (each its own folder), against one provider and one
 // redis-server, and merges them: the merged attempts and 429s are the
@@ -71,14 +84,7 @@ func TestWorkersMergeToProviderStats(t *testing.T) {
 	rs := redistest.Start(t)
 	srv, base := startProvider(t)
 	root := t.TempDir()
-	var dirs []string
-	var cmds []*exec.Cmd
-	var outs []*bytes.Buffer
-	for i := range 3 {
-		dir := filepath.Join(root, fmt.Sprintf("host%d", i))
-		cmd, out := startMember(t, i, 3, base, rs.URL(), "merge-test", dir, "8s")
-		dirs, cmds, outs = append(dirs, dir), append(cmds, cmd), append(outs, out)
-	}
+	dirs, cmds, outs := startMembers(t, 3, base, rs.URL(), "merge-test", root, "8s")
 	for i, cmd := range cmds {
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("member %d: %v\n%s", i, err, outs[i])
@@ -125,14 +131,7 @@ func TestWorkerKilledMergeNamesIt(t *testing.T) {
 	rs := redistest.Start(t)
 	_, base := startProvider(t)
 	root := t.TempDir()
-	var dirs []string
-	var cmds []*exec.Cmd
-	var outs []*bytes.Buffer
-	for i := range 3 {
-		dir := filepath.Join(root, fmt.Sprintf("host%d", i))
-		cmd, out := startMember(t, i, 3, base, rs.URL(), "kill-test", dir, "6s")
-		dirs, cmds, outs = append(dirs, dir), append(cmds, cmd), append(outs, out)
-	}
+	dirs, cmds, outs := startMembers(t, 3, base, rs.URL(), "kill-test", root, "6s")
 	waitStarted(t, rs.URL(), "kill-test", "shared")
 	time.Sleep(time.Second) // into the run: not a threshold, only where the kill lands
 	if err := cmds[1].Process.Kill(); err != nil {
