@@ -2,9 +2,11 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -160,10 +162,10 @@ func BenchmarkEngineAdaptive(b *testing.B) {
 // limit, the burst and bounded-64's cap grow with the sessions (×125 at
 // 10,000, so 1.25 M RPM and 1.25 × 10^9 TPM), so the load per agent and per
 // unit of limit stays tier3's. Only the bounded strategy is kept.
-func tier3At(b *testing.B, sessions int) *scenarios.Scenario {
+func tier3At(tb testing.TB, sessions int) *scenarios.Scenario {
 	sc, err := scenarios.Builtin("tier3")
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	f := float64(sessions) / float64(sc.Workload.Sessions)
 	sc.Workload.Sessions = sessions
@@ -181,21 +183,27 @@ func tier3At(b *testing.B, sessions int) *scenarios.Scenario {
 			return sc
 		}
 	}
-	b.Fatal("tier3 has no bounded-64")
+	tb.Fatal("tier3 has no bounded-64")
 	return nil
 }
 
-// BenchmarkEngine10M runs tier3 at 10,000 agents (tier3At), some 12
-// million calls, once, and reports CPU-ns per call (target ≤ 2,000), the
-// peak of the heap in use sampled every 16,384 events, and the process's
-// peak resident set (VmHWM; target under 500 MB). It takes tens of
-// seconds: the gate skips it (Makefile BENCHSKIP); make bench-scale runs
-// it alone, so that the peak resident set is the run's own.
-func BenchmarkEngine10M(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
-	sc := tier3At(b, 10_000)
-	var peak uint64
-	var ms runtime.MemStats
+// heapNow reads the heap that survived the latest collection (the live
+// heap) and the heap's objects now, live or not yet collected, in bytes:
+// runtime/metrics, which does not stop the world as runtime.ReadMemStats
+// does.
+func heapNow() (live, objects uint64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
+}
+
+// scaleRun runs sc's first strategy b.N times and reports CPU-ns per call,
+// the collector's share of the CPU, the calls per run, and, sampled every
+// 16,384 events, the peaks of the heap's objects (peak-heap-MB) and of the
+// live heap (peak-live-MB, what the work in flight holds: the collector
+// lets the heap grow to GCPercent% above it before it collects).
+func scaleRun(b *testing.B, sc *scenarios.Scenario, minCalls int64) {
+	var peak, peakLive uint64
 	var calls int64
 	cpu, gc := newCPUMeter(), newGCMeter()
 	for i := 0; i < b.N; i++ {
@@ -204,10 +212,10 @@ func BenchmarkEngine10M(b *testing.B) {
 			b.Fatal(err)
 		}
 		e.run(context.Background(), func(time.Duration) {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
+			live, objects := heapNow()
+			peak, peakLive = max(peak, objects), max(peakLive, live)
 		})
-		if e.m.calls < 10_000_000 {
+		if e.m.calls < minCalls {
 			b.Fatalf("only %d calls", e.m.calls)
 		}
 		calls += e.m.calls
@@ -216,6 +224,35 @@ func BenchmarkEngine10M(b *testing.B) {
 	b.ReportMetric(gc.share(), "gc-cpu-%")
 	b.ReportMetric(float64(calls)/float64(b.N), "calls")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(peakLive)/(1<<20), "peak-live-MB")
+}
+
+// BenchmarkEngineSessions is BenchmarkEngine10M's tier3 at 100 and 1,000
+// agents (about 109,000 and 1.09 M calls): with BenchmarkEngine10M, how
+// the CPU time per call grows with the agents whose state is in flight
+// (measured: 1,650, 1,900–2,300 and 2,900–4,100 cpu-ns/call at 100, 1,000
+// and 10,000 agents). The work per call is the same at every size; what
+// grows is the state the run keeps in flight, some 4 KB per agent, which
+// outgrows the processor's caches, so more of the engine's, the
+// scheduler's and the services' reads of it wait for memory.
+func BenchmarkEngineSessions(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			scaleRun(b, tier3At(b, n), int64(n)*1000)
+		})
+	}
+}
+
+// BenchmarkEngine10M runs tier3 at 10,000 agents (tier3At), some 11
+// million calls, once, and reports what scaleRun reports (CPU-ns per call:
+// target ≤ 2,000) and the process's peak resident set (VmHWM; target under
+// 500 MB). It takes tens of seconds: the gate skips it (Makefile
+// BENCHSKIP); make bench-scale runs it alone, so that the peak resident
+// set is the run's own.
+func BenchmarkEngine10M(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
+	scaleRun(b, tier3At(b, 10_000), 10_000_000)
 	if hwm, ok := peakRSS(); ok {
 		b.ReportMetric(float64(hwm)/(1<<20), "peak-rss-MB")
 	}
