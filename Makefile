@@ -55,7 +55,8 @@ bench: deps
 
 ## bench-scale: BenchmarkEngine10M alone, in a process of its own so that
 ## its peak-rss-MB is the run's: tier3 at 10,000 agents, some 11 M calls
-## (targets: at most 2,000 cpu-ns/call, under 500 peak-rss-MB)
+## (targets: at most 2,000 cpu-ns/call, under 500 peak-rss-MB); it also
+## reports gc-cpu-%, peak-heap-MB and peak-live-MB (README: make bench-scale)
 bench-scale:
 	$(GO) test -run '^$$' -timeout $(BENCHTIMEOUT) -bench '^BenchmarkEngine10M$$' -benchtime 1x ./sim
 

@@ -22,10 +22,14 @@ const DefaultVersion = "dev"
 // engine allocates briefly-lived turn state over a live heap bounded by the
 // work in flight, so the default (100) collects often: measured with
 // runtime/metrics on BenchmarkEngine/scenario (2 shared cores), the
-// collector takes 6–7% of the CPU at 100, 5–5.5% at 200 and 3% at 400.
-// 400 let the heap peak at five times the live heap, 650 MB for the 130 MB
-// of tier3 at 10,000 agents (BenchmarkEngine10M); 200 keeps that run
-// within 500 MB for 2% of CPU. A library caller keeps its own setting.
+// collector takes 6–7% of the CPU at 100, 5–5.5% at 200 and 3% at 400. On
+// tier3 at 10,000 agents (BenchmarkEngine10M, a live heap of 43 MB),
+// alternating runs gave 50: 15% of the CPU in the collector, 87 MB
+// resident; 100: 7%, 107 MB; 200: 3.3%, 150–162 MB; 400: 2%, 250 MB. The
+// live heap follows the work in flight, so a larger run has a larger heap
+// at the same share of the CPU; 400 saves 1–2% of the CPU for 1.6 times the
+// memory, and a memory limit would save no more than that share. A library
+// caller keeps its own setting.
 const GCPercent = 200
 
 // Options adjust a run without editing the scenario.
