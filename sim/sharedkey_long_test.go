@@ -43,13 +43,14 @@ func tracedRecords(t *testing.T, w *trace.Writer, buf *bytes.Buffer) []trace.Rec
 //     agree within 25% or a Poisson count's 3√n+1, as turns begun do.
 //
 // After the ramp the virtual fleet meets no 429: its grants fill each
-// window of the provider exactly. The live fleet meets a few: it logs
-// them with the share that falls in the last 10 ms before a window's
-// boundary (a grant due at the boundary, sent a few ms early by the real
-// clocks of Redis, the Runner and the server), which virtual time, with no
-// clock skew, cannot produce; and any period a process spent on its local
-// share (a Redis round trip past the scaled timeout) is excluded. Those
-// figures are logged, not compared.
+// window of the provider exactly. The live fleet meets a few dozen, and
+// logs them with the share sent in the last 10 ms of a window (measured at
+// a time scale of 0.2: 51 of 74, in 1% of the time): the provider's
+// windows, Redis's clock and the Runners' do not share one origin as in
+// virtual time. Any period a process spent on its local share (a Redis
+// round trip past the scaled timeout) is left out. Those figures are
+// logged, not compared: they measure the machine's clocks, not the
+// strategy.
 func TestLongSharedKeyLiveAgreement(t *testing.T) {
 	rs := redistest.Start(t)
 	sc, err := scenarios.Builtin("shared-key")
