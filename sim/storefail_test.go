@@ -60,6 +60,20 @@ func window(recs []trace.Record, from, to time.Duration) (attempts, limited int)
 	return
 }
 
+// queued returns the mean time, in ms, the attempts sent in [from, to)
+// waited in the client (for a slot, the bucket or credit) before going out.
+func queued(recs []trace.Record, from, to time.Duration) float64 {
+	var sum float64
+	n := 0
+	for _, r := range recs {
+		if r.Start >= from.Seconds() && r.Start < to.Seconds() {
+			sum += r.Start - r.Intended
+			n++
+		}
+	}
+	return 1000 * sum / float64(max(n, 1))
+}
+
 // modelQuota connects one process of a fleet of two to a simulated store
 // with quota q (a 1 ms round trip, unless q says otherwise) for a service
 // "s" of 1,200 requests a minute, bursts of 20.
@@ -167,8 +181,8 @@ func TestStoreOutageFailover(t *testing.T) {
 //     in it to its first probe after it, which needs an operation a probe
 //     interval after the last failure: a quiet process recovers later); the local shares cannot lend a
 //     quiet process's part to the busy ones, so 429s appear during the
-//     outage (as for the static split), none before or after it, and the
-//     fleet's goodput dips;
+//     outage (as for the static split), none before or after it, calls
+//     wait longer in the client, and the fleet's goodput dips;
 //   - a hung store gives the same, each switch a timeout later;
 //   - under fallback = "closed" calls waiting for credit during the outage
 //     fail (overloaded), almost no attempt is sent, and after it the fleet
@@ -213,8 +227,9 @@ func TestStoreOutageFleet(t *testing.T) {
 			a2, l2 := window(recs, after, 5*time.Minute)
 			_, bl1 := window(baseRecs, at, at+dur)
 			b1, _ := window(baseRecs, at, at+dur)
-			t.Logf("attempts (429s): before %d (%d), during %d (%d), after %d (%d); without the outage, during %d (%d); failed %d, goodput %.2f/s against %.2f/s",
-				a0, l0, a1, l1, a2, l2, b1, bl1, r.Failed, r.GoodputPerS, base.GoodputPerS)
+			t.Logf("attempts (429s): before %d (%d), during %d (%d), after %d (%d); without the outage, during %d (%d); failed %d, goodput %.2f/s against %.2f/s; mean wait in the client before %.0f ms, during %.0f ms (%.0f ms without the outage), after %.0f ms",
+				a0, l0, a1, l1, a2, l2, b1, bl1, r.Failed, r.GoodputPerS, base.GoodputPerS,
+				queued(recs, 10*time.Second, at), queued(recs, at, at+dur), queued(baseRecs, at, at+dur), queued(recs, after, 5*time.Minute))
 			if l0 != 0 || l2 != 0 || bl1 != 0 {
 				t.Errorf("429s before the outage %d, after it %d, during it without one %d; want 0: the shared bucket keeps the fleet within the key's limit", l0, l2, bl1)
 			}
@@ -225,6 +240,9 @@ func TestStoreOutageFleet(t *testing.T) {
 				}
 				return
 			}
+			if w, bw := queued(recs, at, at+dur), queued(baseRecs, at, at+dur); w <= bw {
+				t.Errorf("local shares: calls waited %.0f ms in the client during the outage, %.0f ms without it; want longer (the busy processes queue behind their sixth)", w, bw)
+			}
 			if l1 == 0 || r.Failed != 0 || a1 >= b1 || r.GoodputPerS >= base.GoodputPerS {
 				t.Errorf("local shares: %d 429s during the outage, %d failed calls, %d attempts against %d, goodput %.2f against %.2f; want 429s, no failures, fewer attempts, less goodput",
 					l1, r.Failed, a1, b1, r.GoodputPerS, base.GoodputPerS)
@@ -232,7 +250,7 @@ func TestStoreOutageFleet(t *testing.T) {
 		})
 	}
 	t.Run("slow", func(t *testing.T) {
-		r, recs := outageRun(t, func(q *scenarios.Quota) { q.RTT = 60 * time.Millisecond })
+		r, recs := outageRun(t, func(q *scenarios.Quota) { q.RTT, q.Timeout = 60*time.Millisecond, 50*time.Millisecond })
 		sc, _ := scenarios.Builtin("shared-key")
 		for _, p := range r.Processes {
 			if p.QuotaFallbacks != 1 || p.QuotaFallbackS < (sc.Duration-sc.Workload.Ramp-time.Second).Seconds() {
