@@ -105,9 +105,11 @@ type ProcessResult struct {
 	// QuotaRoundTrips counts its round trips to the shared quota store
 	// (quota mode "shared"; 0 otherwise): what leases cut.
 	QuotaRoundTrips int64 `json:"quota_round_trips,omitempty"`
-	// QuotaFallbacks counts a live process's switches to a local share
-	// while Redis was unreachable (quota mode "shared"); QuotaFallbackS is
-	// the seconds it spent so.
+	// QuotaFallbacks counts a process's switches to its fallback (a local
+	// share, or refusing credit) while the shared store was unreachable or
+	// slower than the failover's timeout (quota mode "shared": Redis in a
+	// live run, the simulated store in a virtual one); QuotaFallbackS is
+	// the seconds (scenario time) it spent so.
 	QuotaFallbacks int     `json:"quota_fallbacks,omitempty"`
 	QuotaFallbackS float64 `json:"quota_fallback_s,omitempty"`
 }

@@ -233,7 +233,8 @@ func TestFullFile(t *testing.T) {
 				FanOut: 6, FanOutMode: FanOutTruncate, Join: JoinAllOrNothing,
 				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute,
 				TokenBudget: 50000, AttemptBudget: 40, MaxQueued: 1000, CancelAt: CancelAtReader,
-				Quota: Quota{Mode: QuotaShared, RTT: 2 * time.Millisecond, Lease: 250 * time.Millisecond, LeaseMax: 0.5},
+				Quota: Quota{Mode: QuotaShared, RTT: 2 * time.Millisecond, Lease: 250 * time.Millisecond, LeaseMax: 0.5,
+					Timeout: 20 * time.Millisecond, ProbeEvery: 500 * time.Millisecond, Fallback: FallbackClosed, OutageAt: 30 * time.Second, OutageFor: 10 * time.Second, Outage: OutageHung},
 				Adaptive: &Adaptive{
 					Algorithm: AdaptiveGradient, Initial: 4, Min: 2, Max: 12, Decrease: 0.7,
 					Smoothing: 0.3, Tolerance: 2, LongWindow: 100, QueueSize: 3, Services: []string{"llm"},

@@ -41,6 +41,40 @@ const DefaultQuotaRTT = 200 * time.Microsecond
 // so a shorter one costs simulation time without modelling anything real.
 const MinQuotaRTT = 10 * time.Microsecond
 
+// DefaultQuotaTimeout bounds each round trip to the shared quota store
+// when a strategy's quota sets no timeout: sched/quota's
+// Failover.DefaultTimeout, 50 ms.
+const DefaultQuotaTimeout = 50 * time.Millisecond
+
+// DefaultQuotaProbeEvery is how often, while the shared store is
+// unreachable, a process tries it again when a strategy's quota sets no
+// probe_every: sched/quota's DefaultProbeEvery, 1 s.
+const DefaultQuotaProbeEvery = time.Second
+
+// The policies of a shared quota while its store is unreachable, as
+// written in scenario files (Quota.Fallback): sched/quota's Failover
+// policies.
+const (
+	// FallbackLocal admits calls against a local bucket holding limit ÷
+	// processes (quota.FallbackLocal).
+	FallbackLocal = "local"
+	// FallbackClosed refuses credit: every call waiting for it ends
+	// overloaded (quota.FailClosed).
+	FallbackClosed = "closed"
+)
+
+// The kinds of a simulated store outage (Quota.Outage).
+const (
+	// OutageDown is a store that is gone (its server stopped): each round
+	// trip reaching it during the outage is refused, one round trip (at
+	// most the timeout) after it was sent.
+	OutageDown = "down"
+	// OutageHung is a store that answers nothing (a frozen server, a
+	// partition): each round trip reaching it during the outage ends at
+	// the timeout.
+	OutageHung = "hung"
+)
+
 // Quota says how a strategy's processes divide the services' limits when
 // Workload.Processes > 1: each process has its own scheduler, and the
 // services' limits belong to the key all of them use.
@@ -62,6 +96,36 @@ type Quota struct {
 	// bucket's burst, in (0, 1] (with Lease > 0; 1 ÷ Processes when unset,
 	// so that slices cannot hold more than an even part of the burst).
 	LeaseMax float64
+	// Timeout bounds each round trip to the shared store (QuotaShared
+	// only; quota.Failover.Timeout; DefaultQuotaTimeout when unset): a
+	// round trip longer than Timeout fails at Timeout, and the process
+	// switches to Fallback until a probe succeeds.
+	Timeout time.Duration `json:",omitempty"`
+	// ProbeEvery is how often a process whose store is unreachable tries
+	// it again, with a real operation (QuotaShared only;
+	// quota.Failover.ProbeEvery; DefaultQuotaProbeEvery when unset).
+	ProbeEvery time.Duration `json:",omitempty"`
+	// Fallback is what a process does while the store is unreachable:
+	// FallbackLocal or FallbackClosed (QuotaShared only; FallbackLocal
+	// when unset).
+	Fallback string `json:",omitempty"`
+	// OutageAt and OutageFor make the simulated store unreachable from
+	// OutageAt for OutageFor (QuotaShared only; OutageFor 0: no outage):
+	// every operation reaching it then fails, as Outage says.
+	OutageAt  time.Duration `json:",omitempty"`
+	OutageFor time.Duration `json:",omitempty"`
+	// Outage is how the store fails during the outage: OutageDown or
+	// OutageHung (OutageDown when unset; "" without an outage).
+	Outage string `json:",omitempty"`
+}
+
+// OutageEnd returns when the simulated store's outage ends (OutageAt +
+// OutageFor; 0 without an outage).
+func (q *Quota) OutageEnd() time.Duration {
+	if q.OutageFor <= 0 {
+		return 0
+	}
+	return q.OutageAt + q.OutageFor
 }
 
 // Shares returns the workload's process weights normalised to sum to 1:
@@ -213,8 +277,9 @@ func (d *decoder) decodeQuota(sc *Scenario, s *Strategy, t *table) {
 		}
 		q.LeaseMax = f
 	}
+	d.decodeFailover(sc, t, q)
 	if q.Mode != QuotaShared {
-		for _, k := range []string{"rtt", "lease", "lease_max"} {
+		for _, k := range []string{"rtt", "lease", "lease_max", "timeout", "probe_every", "fallback", "outage_at", "outage_for", "outage"} {
 			if t.has(k) {
 				t.add(k, "only applies with mode = \"shared\"; remove it or change the mode")
 			}
@@ -230,9 +295,53 @@ func (d *decoder) decodeQuota(sc *Scenario, s *Strategy, t *table) {
 		t.add("mode", "\"shared\" shares the token buckets' limits (as sched.WithQuota does), so it needs token_bucket = true in the strategy")
 	}
 	if q.Mode != QuotaShared {
-		q.RTT = 0
+		*q = Quota{Mode: q.Mode, Lease: q.Lease, LeaseMax: q.LeaseMax}
 	}
 	if q.Lease > 0 && q.LeaseMax == 0 {
 		q.LeaseMax = 1 / float64(max(sc.Workload.Processes, 1))
+	}
+}
+
+// decodeFailover reads a shared quota's failover keys (timeout,
+// probe_every, fallback) and its simulated store outage (outage_at,
+// outage_for, outage).
+func (d *decoder) decodeFailover(sc *Scenario, t *table, q *Quota) {
+	q.Timeout = DefaultQuotaTimeout
+	if v, ok := t.duration("timeout"); ok {
+		if v <= 0 {
+			t.add("timeout", "is %v; a round trip needs a timeout above 0 (sched/quota's default is %v)", v, DefaultQuotaTimeout)
+		}
+		q.Timeout = v
+	}
+	q.ProbeEvery = DefaultQuotaProbeEvery
+	if v, ok := t.duration("probe_every"); ok {
+		if v <= 0 {
+			t.add("probe_every", "is %v; a process whose store is unreachable tries it again this often, so it must be above 0", v)
+		}
+		q.ProbeEvery = v
+	}
+	q.Fallback = enum(t, "fallback", FallbackLocal, FallbackLocal, FallbackClosed)
+	at, hasAt := t.duration("outage_at")
+	dur, hasFor := t.duration("outage_for")
+	switch {
+	case hasAt && !hasFor:
+		t.add("outage_at", "needs outage_for, how long the store stays unreachable")
+	case hasFor && !hasAt:
+		t.add("outage_for", "needs outage_at, when the store becomes unreachable")
+	case hasAt && hasFor:
+		q.OutageAt, q.OutageFor = at, dur
+		if dur <= 0 {
+			t.add("outage_for", "is %v; an outage lasts more than 0 (leave outage_at and outage_for out for none)", dur)
+		}
+		if sc.Duration > 0 && at+dur > sc.Duration {
+			t.add("outage_for", "makes the outage end at %v, after the run's duration %v; it must end by the end of the run", at+dur, sc.Duration)
+		}
+	}
+	if t.has("outage") && !hasAt && !hasFor {
+		t.add("outage", "only applies with an outage; add outage_at and outage_for or remove outage")
+	}
+	q.Outage = enum(t, "outage", OutageDown, OutageDown, OutageHung)
+	if q.OutageFor <= 0 {
+		q.Outage = ""
 	}
 }

@@ -73,6 +73,17 @@ func TestQuotaProblems(t *testing.T) {
 		{"", `quota = { rtt = "1ms" }`, "mode: is required"},
 		{"", `quota = { mode = "shared", rtt = "1ns" }`, "rtt: is 1ns; a round trip to a shared store takes at least 10µs"},
 		{"", `quota = { mode = "redis" }`, `unknown value "redis"`},
+		{"", `quota = { mode = "full", timeout = "10ms" }`, `a.toml:12:26: strategy[0].quota.timeout: only applies with mode = "shared"`},
+		{"", `quota = { mode = "split", outage_at = "1s", outage_for = "1s" }`, `strategy[0].quota.outage_at: only applies with mode = "shared"`},
+		{"", `quota = { mode = "shared", timeout = "0s" }`, "strategy[0].quota.timeout: is 0s; a round trip needs a timeout above 0"},
+		{"", `quota = { mode = "shared", probe_every = "0s" }`, "strategy[0].quota.probe_every: is 0s; a process whose store is unreachable tries it again this often"},
+		{"", `quota = { mode = "shared", fallback = "open" }`, `strategy[0].quota.fallback: unknown value "open"`},
+		{"", `quota = { mode = "shared", outage_at = "10s" }`, "strategy[0].quota.outage_at: needs outage_for"},
+		{"", `quota = { mode = "shared", outage_for = "10s" }`, "strategy[0].quota.outage_for: needs outage_at"},
+		{"", `quota = { mode = "shared", outage_at = "1s", outage_for = "0s" }`, "strategy[0].quota.outage_for: is 0s; an outage lasts more than 0"},
+		{"", `quota = { mode = "shared", outage_at = "50s", outage_for = "20s" }`, "strategy[0].quota.outage_for: makes the outage end at 1m10s, after the run's duration 1m0s"},
+		{"", `quota = { mode = "shared", outage = "hung" }`, "strategy[0].quota.outage: only applies with an outage"},
+		{"", `quota = { mode = "shared", outage_at = "1s", outage_for = "1s", outage = "gone" }`, `strategy[0].quota.outage: unknown value "gone"`},
 	} {
 		src := head + workload + tc.wl + "[[strategy]]\nname = \"x\"\n" + tc.strategy + "\n"
 		_, err := Parse("a.toml", []byte(src))
@@ -87,11 +98,22 @@ func TestQuotaProblems(t *testing.T) {
 	if w := sc.Workload; w.Processes != 3 || fmt.Sprint(w.Shares()) != fmt.Sprint([]float64{0.5, 0.25, 0.25}) {
 		t.Errorf("processes %d, shares %v; want 3 from the weights, [0.5 0.25 0.25]", w.Processes, w.Shares())
 	}
-	want := Quota{Mode: QuotaShared, RTT: DefaultQuotaRTT, Lease: time.Second, LeaseMax: 1.0 / 3}
+	want := Quota{Mode: QuotaShared, RTT: DefaultQuotaRTT, Lease: time.Second, LeaseMax: 1.0 / 3,
+		Timeout: DefaultQuotaTimeout, ProbeEvery: DefaultQuotaProbeEvery, Fallback: FallbackLocal}
 	if q := sc.Strategies[0].Quota; q != want {
 		t.Errorf("quota %+v, want %+v (defaults filled in)", q, want)
 	}
 	if q := sc.Strategies[1].Quota; q != (Quota{Mode: QuotaFull}) {
 		t.Errorf("a strategy without quota has %+v, want mode full", q)
+	}
+	sc, err = Parse("a.toml", []byte(head+workload+"processes = 2\n[[strategy]]\nname = \"x\"\ntoken_bucket = true\n"+
+		"quota = { mode = \"shared\", timeout = \"20ms\", probe_every = \"2s\", fallback = \"closed\", outage_at = \"10s\", outage_for = \"30s\", outage = \"hung\" }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = Quota{Mode: QuotaShared, RTT: DefaultQuotaRTT, Timeout: 20 * time.Millisecond, ProbeEvery: 2 * time.Second, Fallback: FallbackClosed,
+		OutageAt: 10 * time.Second, OutageFor: 30 * time.Second, Outage: OutageHung}
+	if q := sc.Strategies[0].Quota; q != want || q.OutageEnd() != 40*time.Second {
+		t.Errorf("quota %+v (outage ends at %v), want %+v (ending at 40s)", q, q.OutageEnd(), want)
 	}
 }

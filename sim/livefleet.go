@@ -30,9 +30,10 @@ const (
 	// never above the limit, but what an idle process leaves is wasted.
 	QuotaSplit QuotaMode = scenarios.QuotaSplit
 	// QuotaShared keeps every process's own limits at the full figures and
-	// shares one quota through Redis (sched/quota: leased grants, a
-	// 50 ms round-trip timeout, a local share of limit ÷ N while Redis is
-	// unreachable).
+	// shares one quota through Redis (sched/quota: leased grants, and the
+	// strategy's failover: by default a 50 ms round-trip timeout and a
+	// local share of limit ÷ N while Redis is unreachable, both times
+	// scaled by the time scale).
 	QuotaShared QuotaMode = scenarios.QuotaShared
 )
 
@@ -189,8 +190,8 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			quietRedis()
 			rdb := quota.NewClient(ro)
 			closers = append(closers, func() { rdb.Close() })
-			fail := &quota.Failover{Primary: &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
-				Policy: quota.FallbackLocal, ProbeEvery: 250 * time.Millisecond, OnSwitch: func(e quota.Event) { l.quotaSwitch(p, e) }}
+			fail := newFailover(&quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
+				l.st.Quota, fo.n, l.f, func(e quota.Event) { l.quotaSwitch(p, e) })
 			sh := newSharedQuota(fail, key, cfg, l.st.Quota, l.f)
 			opts = append(opts, sched.WithQuota(sh))
 			l.procs[p].store, l.procs[p].shared = fail, sh

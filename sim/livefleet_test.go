@@ -10,6 +10,7 @@ import (
 	"github.com/simbench/simbench/internal/redistest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sched/quota"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -180,15 +181,24 @@ func TestVirtualTwin(t *testing.T) {
 // quarter of the burst: each process's quota.Shared holds its grants for
 // 12.5 ms of real time (the lease, scaled) and at most 0.25 of the burst,
 // and without a lease each grant is one call's units, valid for
-// quota.DefaultLeaseTTL scaled.
+// quota.DefaultLeaseTTL scaled. The failover's round-trip timeout and probe
+// interval scale alike (the 50 ms default timeout is 2.5 ms of real time),
+// its policy is the strategy's fallback, and its local share divides the
+// limit among the fleet's processes.
 func TestFleetRunnersSharedLease(t *testing.T) {
 	for _, tc := range []struct {
-		q       scenarios.Quota
-		ttl     time.Duration
-		maxPart float64
+		q              scenarios.Quota
+		ttl            time.Duration
+		maxPart        float64
+		timeout, probe time.Duration
+		policy         quota.Policy
 	}{
-		{scenarios.Quota{Mode: scenarios.QuotaShared, Lease: 250 * time.Millisecond, LeaseMax: 0.25}, 12500 * time.Microsecond, 0.25},
-		{scenarios.Quota{Mode: scenarios.QuotaShared}, 50 * time.Millisecond, math.SmallestNonzeroFloat64},
+		{scenarios.Quota{Mode: scenarios.QuotaShared, Lease: 250 * time.Millisecond, LeaseMax: 0.25}, 12500 * time.Microsecond, 0.25,
+			2500 * time.Microsecond, 50 * time.Millisecond, quota.FallbackLocal},
+		{scenarios.Quota{Mode: scenarios.QuotaShared}, 50 * time.Millisecond, math.SmallestNonzeroFloat64,
+			2500 * time.Microsecond, 50 * time.Millisecond, quota.FallbackLocal},
+		{scenarios.Quota{Mode: scenarios.QuotaShared, Timeout: 200 * time.Millisecond, ProbeEvery: 3 * time.Second, Fallback: scenarios.FallbackClosed},
+			50 * time.Millisecond, math.SmallestNonzeroFloat64, 10 * time.Millisecond, 150 * time.Millisecond, quota.FailClosed},
 	} {
 		sc := Scale(busy(), 0.05)
 		st := sc.Strategies[0]
@@ -205,11 +215,15 @@ func TestFleetRunnersSharedLease(t *testing.T) {
 			t.Fatal(err)
 		}
 		for p, pt := range l.procs {
-			if pt.shared == nil {
+			if pt.shared == nil || pt.store == nil {
 				t.Fatalf("lease %v: process %d has no shared quota", tc.q.Lease, p)
 			}
 			if pt.shared.TTL != tc.ttl || pt.shared.Max != tc.maxPart {
 				t.Errorf("lease %v: process %d's grants last %v, at most %g of the burst; want %v, %g", tc.q.Lease, p, pt.shared.TTL, pt.shared.Max, tc.ttl, tc.maxPart)
+			}
+			if f := pt.store; f.Timeout != tc.timeout || f.ProbeEvery != tc.probe || f.Policy != tc.policy || f.Processes != 2 {
+				t.Errorf("quota %+v: process %d's failover times out at %v, probes every %v, policy %v, divides by %d; want %v, %v, %v, 2 (the scenario's figures × 0.05)",
+					tc.q, p, f.Timeout, f.ProbeEvery, f.Policy, f.Processes, tc.timeout, tc.probe, tc.policy)
 			}
 		}
 		closeAll()

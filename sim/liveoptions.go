@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
@@ -58,6 +59,12 @@ func (o LiveOptions) Validate(sc *scenarios.Scenario) error {
 	if o.Redis != "" {
 		if _, err := quota.ParseURL(o.Redis); err != nil {
 			return badOption{err}
+		}
+	}
+	for i := range sc.Strategies {
+		st := &sc.Strategies[i]
+		if st.Quota.OutageFor > 0 && (len(o.Strategies) == 0 || slices.Contains(o.Strategies, st.Name)) {
+			return bad("strategy %q: quota.outage_at simulates its store's outage in virtual time only; a live run's Redis is real (stop it during the run to see the failover), so remove outage_at and outage_for, or leave the strategy out (--strategy)", st.Name)
 		}
 	}
 	return nil

@@ -57,7 +57,7 @@ func (e *engine) newProcesses(cfg sched.Config) error {
 	e.procs = make([]proc, n)
 	e.multi = n > 1
 	if st.Quota.Mode == scenarios.QuotaShared {
-		e.store = newQuotaStore(st.Quota)
+		e.store = newQuotaStore(st.Quota, n, e.end)
 	}
 	for p := range e.procs {
 		c := cfg
@@ -153,6 +153,9 @@ func (e *engine) processResults() []results.ProcessResult {
 			RateLimited:     s.rateLimited,
 			AnswerLatencyMs: s.okTurnLat.answerSummary(uint64(s.turns)),
 			QuotaRoundTrips: e.procs[p].quota.roundTrips(),
+		}
+		if n, d := e.procs[p].quota.fallback(e.end); n > 0 {
+			out[p].QuotaFallbacks, out[p].QuotaFallbackS = n, round6(d.Seconds())
 		}
 	}
 	return out

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -15,24 +17,37 @@ import (
 // fleet, on the engine's clock, reached by each process through the
 // production quota path: the process's Core, configured as a Runner given
 // sched.WithQuota is (sched.CreditConfig), asks for credit; the engine
-// answers through the process's own quota.Shared over a connection
+// answers through the process's own quota.Shared over the production
+// quota.Failover (newFailover, as a live process has) over a connection
 // (storeConn) that costs one round trip of rtt per backend operation.
 // Each operation reaches the store half a round trip after it is sent and
 // its answer the process a round trip after; operations one Shared call
 // makes in a row (a reservation refused at its sized grant, then made for
-// what the call needs) are sent one after the other's answer.
+// what the call needs) are sent one after the other's answer. A round
+// trip longer than the quota's timeout, or one reaching the store during
+// its outage (scenarios.Quota.OutageAt), fails: Failover then switches
+// the process to its fallback as in production.
 type quotaStore struct {
-	mem *quota.Memory
-	q   scenarios.Quota
-	rtt time.Duration
-	at  time.Duration // when the operation being applied reaches the store
-	ops int64         // operations the store applied
+	mem     *quota.Memory
+	q       scenarios.Quota
+	n       int           // the fleet's processes
+	end     time.Duration // the run's end: time on the fallback counts up to it
+	rtt     time.Duration
+	timeout time.Duration
+	at      time.Duration // when the operation being applied reaches the store
+	ops     int64         // operations the store applied
 }
 
-func newQuotaStore(q scenarios.Quota) *quotaStore {
-	s := &quotaStore{q: q, rtt: q.RTT}
+func newQuotaStore(q scenarios.Quota, processes int, end time.Duration) *quotaStore {
+	s := &quotaStore{q: q, n: max(processes, 1), end: end, rtt: q.RTT, timeout: failoverSettings(q).timeout}
 	s.mem = quota.NewMemory(func() time.Time { return virtualEpoch.Add(s.at) })
 	return s
+}
+
+// down reports whether an operation reaching the store at t finds it in
+// its outage.
+func (s *quotaStore) down(t time.Duration) bool {
+	return s.q.OutageFor > 0 && t >= s.q.OutageAt && t < s.q.OutageEnd()
 }
 
 // virtualEpoch is the wall time virtual time 0 stands for in the quota
@@ -47,17 +62,94 @@ const sharedKey = "sim"
 // the grants its Core holds, by ticket, as a Runner keeps them.
 type procQuota struct {
 	shared *quota.Shared
+	fail   *quota.Failover
 	conn   *storeConn
 	grants map[uint64]sched.Grant
 	ticket uint64
+	// fallbacks counts the process's switches to its fallback, fallbackS
+	// the time it spent on it in closed periods; downSince is when the
+	// open one began (-1: on the store).
+	fallbacks int
+	fallbackS time.Duration
+	downSince time.Duration
 }
 
 // connect returns a process's quota for the scheduler configuration cfg
-// (newSharedQuota at the scenario's own time).
+// (newFailover and newSharedQuota at the scenario's own time): Failover
+// reads the process's clock and arms no timer, since the connection
+// times its own round trips out.
 func (s *quotaStore) connect(cfg sched.Config) *procQuota {
-	c := &storeConn{s: s}
-	sh := newSharedQuota(c, sharedKey, cfg, s.q, 1)
-	return &procQuota{shared: sh, conn: c, grants: map[uint64]sched.Grant{}}
+	q := &procQuota{conn: &storeConn{s: s}, grants: map[uint64]sched.Grant{}, downSince: -1}
+	q.fail = newFailover(q.conn, s.q, s.n, 1, func(e quota.Event) { q.switched(e, s.end) })
+	q.fail.Timeout = -1
+	q.fail.Now = func() time.Time { return virtualEpoch.Add(q.conn.clock) }
+	q.shared = newSharedQuota(q.fail, sharedKey, cfg, s.q, 1)
+	return q
+}
+
+// switched records a switch of the process to or from its fallback,
+// counting time on it up to end.
+func (q *procQuota) switched(e quota.Event, end time.Duration) {
+	at := min(e.At.Sub(virtualEpoch), end)
+	if e.Down {
+		q.fallbacks++
+		q.downSince = at
+		return
+	}
+	if q.downSince >= 0 {
+		q.fallbackS += at - q.downSince
+		q.downSince = -1
+	}
+}
+
+// fallback returns the process's switches to its fallback and the time it
+// spent on it up to end (0, 0 without a shared quota).
+func (q *procQuota) fallback(end time.Duration) (int, time.Duration) {
+	if q == nil {
+		return 0, 0
+	}
+	d := q.fallbackS
+	if q.downSince >= 0 {
+		d += max(end-q.downSince, 0)
+	}
+	return q.fallbacks, d
+}
+
+// failover are a shared quota's failover settings with the defaults
+// filled in, at the scenario's own time.
+type failover struct {
+	timeout, probeEvery time.Duration
+	policy              quota.Policy
+}
+
+// failoverSettings returns q's failover settings, the defaults of
+// scenarios (sched/quota's) where q sets none.
+func failoverSettings(q scenarios.Quota) failover {
+	fo := failover{timeout: q.Timeout, probeEvery: q.ProbeEvery, policy: quota.FallbackLocal}
+	if fo.timeout <= 0 {
+		fo.timeout = scenarios.DefaultQuotaTimeout
+	}
+	if fo.probeEvery <= 0 {
+		fo.probeEvery = scenarios.DefaultQuotaProbeEvery
+	}
+	if q.Fallback == scenarios.FallbackClosed {
+		fo.policy = quota.FailClosed
+	}
+	return fo
+}
+
+// newFailover returns the quota.Failover a process of a fleet of n puts
+// between its quota.Shared and the shared store primary, as the
+// strategy's quota q says, at time scale f (1 in virtual time; a live
+// run's LiveOptions.TimeScale): each round trip bounded by q's timeout × f,
+// a probe of an unreachable store every q.ProbeEvery × f, and while it is
+// unreachable q's fallback, a local share of limit ÷ n or a refusal. The
+// simulated and the live fleet both build theirs here, so they fail over
+// alike; onSwitch sees each switch (may be nil).
+func newFailover(primary quota.Backend, q scenarios.Quota, n int, f float64, onSwitch func(quota.Event)) *quota.Failover {
+	fo := failoverSettings(q)
+	return &quota.Failover{Primary: primary, Policy: fo.policy, Processes: max(n, 1),
+		Timeout: scaleD(fo.timeout, f), ProbeEvery: scaleD(fo.probeEvery, f), OnSwitch: onSwitch}
 }
 
 // newSharedQuota returns a process's quota.Shared on b for the scheduler
@@ -89,44 +181,90 @@ func (q *procQuota) roundTrips() int64 {
 
 // storeConn is one process's connection to the store, a quota.Backend:
 // each operation is a round trip sent at clock, which it then advances by
-// the round trip.
+// the round trip, or by the timeout for one that fails so.
 type storeConn struct {
 	s     *quotaStore
 	clock time.Duration // the process's time: when its next operation is sent
 	trips int64
 }
 
-// trip models one round trip: the store applies the operation at the
-// instant it reaches it.
-func (c *storeConn) trip() {
-	c.s.at = c.clock + c.s.rtt/2
-	c.clock += c.s.rtt
+// The errors of the simulated store's failed round trips.
+var (
+	errStoreDown = errors.New("simulated quota store: connection refused (outage)")
+	errStoreHung = fmt.Errorf("simulated quota store: no answer during the outage: %w", context.DeadlineExceeded)
+	errStoreSlow = fmt.Errorf("simulated quota store: round trip longer than the timeout: %w", context.DeadlineExceeded)
+)
+
+// trip models one round trip: reached says the operation reached the
+// store, which applies it at that instant; err that its answer did not
+// come back in time. An operation reaching the store during an outage is
+// not applied: refused one round trip after it was sent (at most the
+// timeout), or unanswered until the timeout. One that reaches it but whose
+// round trip is longer than the timeout is applied, and its answer lost.
+func (c *storeConn) trip() (reached bool, err error) {
+	s := c.s
+	arrive := c.clock + s.rtt/2
 	c.trips++
-	c.s.ops++
+	if s.down(arrive) {
+		if s.q.Outage == scenarios.OutageHung || s.rtt > s.timeout {
+			c.clock += s.timeout
+			return false, errStoreHung
+		}
+		c.clock += s.rtt
+		return false, errStoreDown
+	}
+	s.at = arrive
+	s.ops++
+	if s.rtt > s.timeout {
+		c.clock += s.timeout
+		return true, errStoreSlow
+	}
+	c.clock += s.rtt
+	return true, nil
 }
 
 // Reserve implements quota.Backend.
 func (c *storeConn) Reserve(ctx context.Context, l quota.Limit, n float64, maxWait time.Duration) (quota.Reservation, error) {
-	c.trip()
-	return c.s.mem.Reserve(ctx, l, n, maxWait)
+	reached, err := c.trip()
+	if !reached {
+		return quota.Reservation{}, err
+	}
+	r, _ := c.s.mem.Reserve(ctx, l, n, maxWait) // Memory never errs
+	if err != nil {
+		return quota.Reservation{}, err
+	}
+	return r, nil
 }
 
 // Settle implements quota.Backend.
 func (c *storeConn) Settle(ctx context.Context, l quota.Limit, reserved, actual float64, m quota.Mark) error {
-	c.trip()
-	return c.s.mem.Settle(ctx, l, reserved, actual, m)
+	reached, err := c.trip()
+	if reached {
+		_ = c.s.mem.Settle(ctx, l, reserved, actual, m)
+	}
+	return err
 }
 
 // Refund implements quota.Backend.
 func (c *storeConn) Refund(ctx context.Context, l quota.Limit, n float64, m quota.Mark) error {
-	c.trip()
-	return c.s.mem.Refund(ctx, l, n, m)
+	reached, err := c.trip()
+	if reached {
+		_ = c.s.mem.Refund(ctx, l, n, m)
+	}
+	return err
 }
 
 // Available implements quota.Backend.
 func (c *storeConn) Available(ctx context.Context, l quota.Limit) (float64, error) {
-	c.trip()
-	return c.s.mem.Available(ctx, l)
+	reached, err := c.trip()
+	if !reached {
+		return 0, err
+	}
+	a, _ := c.s.mem.Available(ctx, l)
+	if err != nil {
+		return 0, err
+	}
+	return a, nil
 }
 
 // pendingCredit is a process's request for credit on its way: the
@@ -189,6 +327,9 @@ func (e *engine) returnCredit(c *sched.CreditAction) {
 	}
 	if ok || c.Units < 0 {
 		q.conn.clock = e.now
-		_ = q.shared.Return(context.Background(), g, c.Units) // Memory never errs
+		// Failover takes what the store cannot (a refund is forfeited, a
+		// debt charged locally); under FailClosed a debt the store cannot
+		// take is lost with it.
+		_ = q.shared.Return(context.Background(), g, c.Units)
 	}
 }

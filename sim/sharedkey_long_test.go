@@ -1,0 +1,129 @@
+//go:build long
+
+package sim
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/trace"
+)
+
+// tracedRecords reads back the attempts a trace writer wrote into buf.
+func tracedRecords(t *testing.T, w *trace.Writer, buf *bytes.Buffer) []trace.Record {
+	t.Helper()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var recs []trace.Record
+	r := trace.NewReader(buf, "trace.jsonl")
+	for r.Next() {
+		recs = append(recs, *r.Record())
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// TestLongSharedKeyLiveAgreement runs shared-key's shared strategy live
+// on four Runners sharing one redis-server (in this process, so that the
+// run can write a trace; a fleet of worker processes runs the same
+// Runners) and in virtual time, and compares them where both describe the
+// same thing:
+//   - the p50 turn latency within the check's 25%;
+//   - the 429s of the ramp (the first 10 s, where the empty fleet's first
+//     grants burst into the provider's one-second windows): the counts
+//     agree within 25% or a Poisson count's 3√n+1, as turns begun do.
+//
+// After the ramp the virtual fleet meets no 429: its grants fill each
+// window of the provider exactly. The live fleet meets a few dozen, and
+// logs them with the share sent in the last 10 ms of a window (measured at
+// a time scale of 0.2: 51 of 74, in 1% of the time): the provider's
+// windows, Redis's clock and the Runners' do not share one origin as in
+// virtual time. Any period a process spent on its local share (a Redis
+// round trip past the scaled timeout) is left out. Those figures are
+// logged, not compared: they measure the machine's clocks, not the
+// strategy.
+func TestLongSharedKeyLiveAgreement(t *testing.T) {
+	rs := redistest.Start(t)
+	sc, err := scenarios.Builtin("shared-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ramp = 10 * time.Second
+	fo := fleetOptions{n: 4, shares: []float64{.25, .25, .25, .25}, mode: QuotaShared}
+	var vbuf bytes.Buffer
+	vw := trace.NewWriter(&vbuf)
+	virt, err := Run(context.Background(), virtualTwin(sc, &fo), Options{Strategies: []string{"shared"}, Trace: vw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vrecs := tracedRecords(t, vw, &vbuf)
+	var (
+		live *results.Results
+		recs []trace.Record
+	)
+	for _, scale := range []float64{0.2, 0.5} {
+		var buf bytes.Buffer
+		w := trace.NewWriter(&buf)
+		live, err = RunLive(context.Background(), sc, LiveOptions{TimeScale: scale, Processes: 4, AllowRedisFallback: true, Redis: rs.URL(),
+			Options: Options{Strategies: []string{"shared"}, Trace: w}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = tracedRecords(t, w, &buf)
+		if live.Invalid == "" {
+			break
+		}
+		t.Logf("time scale %g: %s", scale, live.Invalid)
+	}
+	var down []results.EventSpan
+	for _, e := range live.Events {
+		if e.Kind == "quota-fallback" {
+			down = append(down, e)
+		}
+	}
+	inDown := func(r trace.Record) bool {
+		for _, e := range down {
+			if r.Start >= e.StartS-0.01 && r.Start < e.EndS+1 {
+				return true
+			}
+		}
+		return false
+	}
+	count := func(recs []trace.Record, from, to time.Duration) (attempts, limited, edge int64) {
+		for _, r := range recs {
+			if r.Start < from.Seconds() || r.Start >= to.Seconds() || inDown(r) {
+				continue
+			}
+			attempts++
+			if r.Status == 429 {
+				limited++
+				if _, frac := math.Modf(r.Start); frac >= 0.99 {
+					edge++
+				}
+			}
+		}
+		return
+	}
+	l, v := live.Strategies[0], virt.Strategies[0]
+	la, ll, _ := count(recs, 0, ramp)
+	va, vl, _ := count(vrecs, 0, ramp)
+	sa, sl, se := count(recs, ramp, sc.Duration)
+	vsa, vsl, _ := count(vrecs, ramp, sc.Duration)
+	t.Logf("time scale %g: p50 live %.0f ms, virtual %.0f ms; 429s live %d/%d, virtual %d/%d; ramp: live %d/%d, virtual %d/%d; after: live %d/%d (%d in a window's last 10 ms), virtual %d/%d; %d fallback periods excluded",
+		live.TimeScale, l.TurnLatencyMs.P50, v.TurnLatencyMs.P50, l.RateLimited, l.Attempts, v.RateLimited, v.Attempts, ll, la, vl, va, sl, sa, se, vsl, vsa, len(down))
+	if relDiff(l.TurnLatencyMs.P50, v.TurnLatencyMs.P50) > agreeRelative {
+		t.Errorf("p50 turn latency: live %.0f ms, virtual %.0f ms: more than %.0f%% apart", l.TurnLatencyMs.P50, v.TurnLatencyMs.P50, agreeRelative*100)
+	}
+	if vl == 0 || !turnsAgree(ll, vl) {
+		t.Errorf("429s of the ramp: live %d of %d attempts, virtual %d of %d; want them within 25%% or 3√n+1 (and some)", ll, la, vl, va)
+	}
+}
