@@ -113,16 +113,6 @@ func parseWorkflow(file, text string) (*workflow, []string) {
 	return &wf, nil
 }
 
-// step returns the job's first step that uses the action (name@version).
-func (j *workflowJob) step(action string) *workflowStep {
-	for i, s := range j.Steps {
-		if name, _, _ := strings.Cut(s.Uses, "@"); name == action {
-			return &j.Steps[i]
-		}
-	}
-	return nil
-}
-
 // ghRun is one simbench command a workflow step ran in the simulation.
 type ghRun struct {
 	job   string   // "round-3 shard (1 of 4)"
@@ -188,7 +178,7 @@ func simulate(wf, round *workflow, counts []int) *ghSim {
 			done[name] = s.call(name, j, round)
 			continue
 		}
-		done[name] = s.job(workflowFile, name, name, j, wf.Defaults, map[string]string{}, 0)
+		done[name] = s.job(workflowFile, name, j, wf.Defaults, map[string]string{}, 0)
 	}
 	return s
 }
@@ -329,7 +319,7 @@ func (s *ghSim) call(name string, j *workflowJob, round *workflow) *ghJobState {
 			done[jn] = &ghJobState{result: "skipped"}
 			continue
 		}
-		done[jn] = s.job(roundFile, name+" "+jn, jn, rj, round.Defaults, inputs, k)
+		done[jn] = s.job(roundFile, name+" "+jn, rj, round.Defaults, inputs, k)
 		if done[jn].result == "failure" {
 			state.result = "failure"
 		}
@@ -345,13 +335,13 @@ func (s *ghSim) call(name string, j *workflowJob, round *workflow) *ghJobState {
 }
 
 // job runs a job of steps, once per matrix value if it has a matrix.
-func (s *ghSim) job(file, label, name string, j *workflowJob, defaults *workflowDefaults, inputs map[string]string, round int) *ghJobState {
+func (s *ghSim) job(file, label string, j *workflowJob, defaults *workflowDefaults, inputs map[string]string, round int) *ghJobState {
 	if j.Strategy == nil || len(j.Strategy.Matrix.Shard) == 0 {
-		return s.steps(file, label, name, j, defaults, inputs, round, -1, 0)
+		return s.steps(file, label, j, defaults, inputs, round, -1, 0)
 	}
 	state := &ghJobState{result: "success"}
 	for _, v := range j.Strategy.Matrix.Shard {
-		st := s.steps(file, fmt.Sprintf("%s (%d of %d)", label, v, len(j.Strategy.Matrix.Shard)), name, j, defaults, inputs, round, v, len(j.Strategy.Matrix.Shard))
+		st := s.steps(file, fmt.Sprintf("%s (%d of %d)", label, v, len(j.Strategy.Matrix.Shard)), j, defaults, inputs, round, v, len(j.Strategy.Matrix.Shard))
 		if st.result == "failure" {
 			state.result = "failure"
 		}
@@ -360,7 +350,7 @@ func (s *ghSim) job(file, label, name string, j *workflowJob, defaults *workflow
 }
 
 // steps runs a job's steps on a fresh runner.
-func (s *ghSim) steps(file, label, name string, j *workflowJob, defaults *workflowDefaults, inputs map[string]string, round, shard, shards int) *ghJobState {
+func (s *ghSim) steps(file, label string, j *workflowJob, defaults *workflowDefaults, inputs map[string]string, round, shard, shards int) *ghJobState {
 	where := fmt.Sprintf("%s: job %s: ", file, label)
 	fs := map[string]string{} // path → "dir", "file" or "exec"
 	vars := map[string]string{}
@@ -530,7 +520,6 @@ func (s *ghSim) steps(file, label, name string, j *workflowJob, defaults *workfl
 		}
 		state.outputs[k] = e
 	}
-	_ = name
 	return state
 }
 
