@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,12 +30,19 @@ func shardedSweep(t *testing.T, d time.Duration) (dirs []string, rounds int) {
 		if err := plan.Run(); err != nil {
 			t.Fatalf("round %d: plan: %v", rounds, err)
 		}
-		n, err := strconv.Atoi(strings.TrimSpace(plan.Stdout.(*bytes.Buffer).String()))
-		if err != nil {
-			t.Fatalf("round %d: plan printed %q, want a count", rounds, plan.Stdout)
+		// A driver reads the count from the one line printed: no other.
+		printed := plan.Stdout.(*bytes.Buffer).String()
+		n, err := strconv.Atoi(strings.TrimSuffix(printed, "\n"))
+		if err != nil || printed != strconv.Itoa(n)+"\n" {
+			t.Fatalf("round %d: plan printed %q, want a count alone on one line", rounds, printed)
 		}
-		if _, err := os.Stat(filepath.Join(plan.Out, PlanFile)); err != nil {
+		data, err := os.ReadFile(filepath.Join(plan.Out, PlanFile))
+		if err != nil {
 			t.Fatalf("round %d: %v", rounds, err)
+		}
+		var p sweepPlan
+		if err := json.Unmarshal(data, &p); err != nil || p.Format != planFormat || len(p.Points) != n {
+			t.Fatalf("round %d: %s: %v, format %q, %d points, want %q and the %d printed", rounds, PlanFile, err, p.Format, len(p.Points), planFormat, n)
 		}
 		if n == 0 {
 			return dirs, rounds

@@ -27,13 +27,18 @@ type command struct {
 }
 
 // commands extracts the simbench command lines: each simbench container
-// (an Indexed Job's once per index) and each workflow step that runs
-// ./simbench (a matrix job's once per matrix value).
+// (an Indexed Job's once per index) of the manifests and of the Jobs
+// rounds.sh applies through the tier3 sweep's rounds, and each command the
+// workflows run through them (a matrix job's once per matrix value, with
+// the folders its globs expand to).
 func commands(t *testing.T, files map[string]string) []command {
 	t.Helper()
-	m, problems := parseManifests(files)
-	wf, p := parseWorkflow(files[workflowFile])
-	if problems = append(problems, p...); len(problems) > 0 {
+	applied, problems := driveTier3(files[roundsFile])
+	files[appliedKey] = applied
+	m, p := parseManifests(files)
+	wf, p1 := parseWorkflow(workflowFile, files[workflowFile])
+	round, p2 := parseWorkflow(roundFile, files[roundFile])
+	if problems = slices.Concat(problems, p, p1, p2); len(problems) > 0 {
 		t.Fatal(strings.Join(problems, "\n"))
 	}
 	var out []command
@@ -50,7 +55,14 @@ func commands(t *testing.T, files map[string]string) []command {
 			out = append(out, command{src, args})
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(m.file)) {
+	keys := slices.SortedFunc(maps.Keys(m.file), func(a, b string) int {
+		// rounds.sh's Jobs in the order applied, after the files'
+		if c := strings.Compare(m.file[a], m.file[b]); c != 0 {
+			return c
+		}
+		return slices.Index(appliedOrder(applied), strings.TrimPrefix(a, "Job/")) - slices.Index(appliedOrder(applied), strings.TrimPrefix(b, "Job/"))
+	})
+	for _, key := range keys {
 		kind, name, _ := strings.Cut(key, "/")
 		var cs []string
 		n := 0
@@ -72,21 +84,7 @@ func commands(t *testing.T, files map[string]string) []command {
 			add(m.file[key]+" "+key, cs, n, indexRef)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(wf.Jobs)) {
-		j := wf.Jobs[name]
-		for _, s := range j.Steps {
-			words := runWords(s.Run)
-			if len(words) == 0 || words[0] != "./simbench" {
-				continue
-			}
-			n := 0
-			if j.Strategy != nil && strings.Contains(s.Run, matrixRef) {
-				n = len(j.Strategy.Matrix.Shard)
-			}
-			add(workflowFile+" job "+name, words[1:], n, matrixRef)
-		}
-	}
-	return out
+	return append(out, workflowCommands(wf, round)...)
 }
 
 // testdata/commands.jsonl is what the manifests and the workflow run:

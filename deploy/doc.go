@@ -1,12 +1,16 @@
 // Package deploy holds no code: its directory is where simbench runs past
 // one machine on an existing job engine, and its tests check that what it
 // ships agrees with itself and with the README. The Kubernetes manifests
-// (sweep/: a sweep in shards as an Indexed Job and the Job that merges them;
-// fleet/: Redis, the fake provider and a fleet of workers as an Indexed Job,
-// and the Job that merges the members; results-pvc.yaml: the volume they
-// share), the Dockerfile of the image they run, and the GitHub Actions
-// workflow .github/workflows/sweep-shards.yml are parsed strictly with the
-// Kubernetes API types and a YAML decoder that refuses unknown keys.
+// (fleet/: Redis, the fake provider and a fleet of workers as an Indexed
+// Job, and the Job that merges the members; results-pvc.yaml: the volume
+// every Job shares) are parsed strictly with the Kubernetes API types, and
+// so are the Jobs sweep/rounds.sh applies (per round a plan Job and an
+// Indexed Job of shards, until the plan is empty, then the merge), driven
+// through the tier3 sweep's rounds with a stand-in kubectl. The Dockerfile
+// of the image they run is checked, and the GitHub Actions workflows
+// .github/workflows/sweep-shards.yml and sweep-round.yml are decoded with a
+// YAML decoder that refuses unknown keys and run in a simulation of their
+// jobs, artifacts and shell globs.
 //
 // It is a module of its own so that the Kubernetes libraries its tests need
 // stay out of the simbench module's dependencies. testdata/commands.jsonl

@@ -33,12 +33,11 @@ const (
 	indexRef        = "$(" + indexVar + ")"
 	indexAnnotation = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
 
-	sweepShards = "simbench-sweep-shards"
-	sweepMerge  = "simbench-sweep-merge"
-	workers     = "simbench-workers"
-	fleetMerge  = "simbench-fleet-merge"
-	serveName   = "simbench-serve"
-	redisName   = "simbench-redis"
+	sweepMerge = "simbench-sweep-merge"
+	workers    = "simbench-workers"
+	fleetMerge = "simbench-fleet-merge"
+	serveName  = "simbench-serve"
+	redisName  = "simbench-redis"
 )
 
 // manifests is every object of a set of manifest files, by name.
@@ -64,7 +63,7 @@ func parseManifests(files map[string]string) (*manifests, []string) {
 	}
 	var problems []string
 	for _, p := range slices.Sorted(maps.Keys(files)) {
-		if !strings.HasPrefix(p, "deploy/") || !strings.HasSuffix(p, ".yaml") {
+		if p != appliedKey && (!strings.HasPrefix(p, "deploy/") || !strings.HasSuffix(p, ".yaml")) {
 			continue
 		}
 		r := kyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(files[p])))
@@ -144,8 +143,8 @@ func stripComments(doc []byte) []byte {
 }
 
 // readFiles reads what the checks look at, keyed by the path from the
-// repository's root: deploy's manifests and Dockerfile, the workflow and
-// the README.
+// repository's root: deploy's manifests, Dockerfile and sweep driver, the
+// workflows and the README.
 func readFiles(t *testing.T) map[string]string {
 	t.Helper()
 	files := map[string]string{}
@@ -171,24 +170,33 @@ func readFiles(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	read(roundsFile)
 	read(workflowFile)
+	read(roundFile)
 	read("README.md")
 	return files
 }
 
-// checkAll parses files and returns every way they disagree with each
-// other or with what the README says of them.
+// checkAll parses files, drives rounds.sh through the tier3 sweep with a
+// fake kubectl, simulates the workflows, and returns every way they
+// disagree with each other or with what the README says of them.
 func checkAll(files map[string]string) []string {
-	m, problems := parseManifests(files)
+	files = maps.Clone(files)
+	applied, problems := driveTier3(files[roundsFile])
+	files[appliedKey] = applied
+	m, p := parseManifests(files)
+	problems = append(problems, p...)
 	image, p := readmeImage(files["README.md"])
 	problems = append(problems, p...)
 	problems = append(problems, checkDockerfile(files["deploy/Dockerfile"])...)
-	problems = append(problems, m.checkSweep(image)...)
+	problems = append(problems, m.checkRounds(image, len(tier3Counts))...)
 	problems = append(problems, m.checkFleet(image)...)
-	wf, p := parseWorkflow(files[workflowFile])
+	wf, p := parseWorkflow(workflowFile, files[workflowFile])
 	problems = append(problems, p...)
-	if wf != nil {
-		problems = append(problems, wf.check()...)
+	round, p := parseWorkflow(roundFile, files[roundFile])
+	problems = append(problems, p...)
+	if wf != nil && round != nil {
+		problems = append(problems, checkWorkflows(wf, round)...)
 	}
 	return problems
 }
@@ -252,27 +260,6 @@ func checkDockerfile(text string) []string {
 		problems = append(problems, "deploy/Dockerfile: the final stage does not copy the binary to /usr/local/bin/simbench, where the manifests' command finds it")
 	}
 	return problems
-}
-
-// checkSweep checks the sharded sweep: an Indexed Job whose completions
-// and parallelism are the N of --shard $(JOB_COMPLETION_INDEX)/N, each
-// index writing its own folder on the shared volume, and a merge Job that
-// reads exactly those N folders.
-func (m *manifests) checkSweep(image string) []string {
-	shards, merge := m.jobs[sweepShards], m.jobs[sweepMerge]
-	if shards == nil || merge == nil {
-		return []string{fmt.Sprintf("deploy/sweep: want Jobs %s and %s", sweepShards, sweepMerge)}
-	}
-	problems, n, out, c := m.checkIndexed(shards, image, "sweep", "--shard")
-	dirs, mp, mc := m.checkMerge(merge, image, "sweep", "--merge")
-	problems = append(problems, mp...)
-	if c == nil || mc == nil {
-		return problems
-	}
-	if a, b := arg(c.Args, 1), arg(mc.Args, 1); a != b {
-		problems = append(problems, fmt.Sprintf("Job %s sweeps %q but Job %s merges %q", sweepShards, a, sweepMerge, b))
-	}
-	return append(problems, sameDirs("Job "+sweepMerge, dirs, out, n)...)
 }
 
 // checkFleet checks the live fleet: one serve replica listening beyond
@@ -624,23 +611,6 @@ func TestBrokenCopiesFail(t *testing.T) {
 	tests := []struct {
 		file, old, new, want string
 	}{
-		{"deploy/sweep/shards.yaml", "completionMode: Indexed", "completionMode: NonIndexed", "completionMode: Indexed"},
-		{"deploy/sweep/shards.yaml", "completionMode: Indexed", "completionMod: Indexed", `unknown field "completionMod"`},
-		{"deploy/sweep/shards.yaml", "  parallelism: 4", "  parallelism: 3", "parallelism 3, want 4"},
-		{"deploy/sweep/shards.yaml", "  completions: 4", "  completions: 8", "completions 8, want 4"},
-		{"deploy/sweep/shards.yaml", "$(JOB_COMPLETION_INDEX)/4", "$(JOB_COMPLETION_INDEX)/5", "completions 4, want 5"},
-		{"deploy/sweep/shards.yaml", "$(JOB_COMPLETION_INDEX)/4", "0/4", "--shard \"0/4\""},
-		{"deploy/sweep/shards.yaml", "$(JOB_COMPLETION_INDEX)/4", "$(JOB_INDEX)/4", "$(JOB_INDEX)"},
-		{"deploy/sweep/shards.yaml", "/results/sweep/shard-$(JOB_COMPLETION_INDEX)", "/results/sweep/shards", "one folder"},
-		{"deploy/sweep/shards.yaml", "/results/sweep/shard-$(JOB_COMPLETION_INDEX)", "/tmp/shard-$(JOB_COMPLETION_INDEX)", "not on a mounted PersistentVolumeClaim"},
-		{"deploy/sweep/shards.yaml", "restartPolicy: Never", "restartPolicy: OnFailure", "restartPolicy \"OnFailure\""},
-		{"deploy/sweep/shards.yaml", "image: simbench:dev", "image: simbench:v1", "image \"simbench:v1\""},
-		{"deploy/sweep/shards.yaml", "command: [simbench]", "command: [/simbench]", "command"},
-		{"deploy/sweep/shards.yaml", "job-completion-index']", "job-index']", "env JOB_COMPLETION_INDEX"},
-		{"deploy/sweep/shards.yaml", "claimName: simbench-results", "claimName: results", "not on a mounted PersistentVolumeClaim"},
-		{"deploy/sweep/merge.yaml", "            - /results/sweep/shard-3\n", "", "want the 4 folders"},
-		{"deploy/sweep/merge.yaml", "backoffLimit: 0", "backoffLimitPerIndex: 0", "needs completionMode: Indexed"},
-		{"deploy/sweep/merge.yaml", "            - tier3\n", "            - tier4\n", "merges \"tier4\""},
 		{"deploy/fleet/serve.yaml", ", --allow-non-loopback]", "]", "--allow-non-loopback"},
 		{"deploy/fleet/serve.yaml", `"0.0.0.0:8080"`, `"127.0.0.1:8080"`, "want 0.0.0.0:PORT"},
 		{"deploy/fleet/serve.yaml", `"0.0.0.0:8080"`, `"0.0.0.0:9090"`, "not one of the container's ports"},
@@ -663,18 +633,57 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{"deploy/Dockerfile", "FROM golang:1.26 AS build", "FROM golang:1.25 AS build", "stages"},
 		{"deploy/Dockerfile", "COPY sched/go.mod sched/", "COPY sched/go.sum sched/", "COPY sched/go.sum: not in the repository"},
 		{"deploy/Dockerfile", "/out/simbench /usr/local/bin/simbench", "/out/simbench /simbench", "/usr/local/bin/simbench"},
+		{roundsFile, "  completionMode: Indexed", "  completionMode: NonIndexed", "completionMode: Indexed"},
+		{roundsFile, "  completionMode: Indexed", "  completionMod: Indexed", `unknown field "completionMod"`},
+		{roundsFile, "  parallelism: $n", "  parallelism: 3", "parallelism 3, want 4"},
+		{roundsFile, "  completions: $n", "  completions: 8", "completions 8, want 4"},
+		{roundsFile, `--shard "$index/$shards"`, `--shard "$index/5"`, "completions 4, want 5"},
+		{roundsFile, `--shard "$index/$shards"`, `--shard "0/$shards"`, `--shard "0/4"`},
+		{roundsFile, `index='$(JOB_COMPLETION_INDEX)'`, `index='$(JOB_INDEX)'`, "$(JOB_INDEX)"},
+		{roundsFile, `--out "$root/r$r/shard-$index"`, `--out "$root/r$r/shards"`, "one folder"},
+		{roundsFile, `--out "$root/r$r/shard-$index"`, `--out "$root/shard-$index"`, "which a round before wrote"},
+		{roundsFile, "root=/results/sweep", "root=/tmp/sweep", "not on a mounted PersistentVolumeClaim"},
+		{roundsFile, `dirs="$dirs $root/r$r/shard-$i"`, `dirs="$root/r$r/shard-$i"`, "want the folders of the rounds before"},
+		{roundsFile, `--plan $dirs --out`, `--plan --out`, "plans from []"},
+		{roundsFile, `--merge $dirs --out`, `--merge /results/sweep/r1/shard-0 --out`, "want every round's folders"},
+		{roundsFile, `"$@" --merge`, `--seeds 5 --merge`, "want one sweep"},
+		{roundsFile, "      restartPolicy: Never", "      restartPolicy: OnFailure", `restartPolicy "OnFailure"`},
+		{roundsFile, "image=${IMAGE:-simbench:dev}", "image=${IMAGE:-simbench:v1}", `image "simbench:v1"`},
+		{roundsFile, "command: [simbench]", "command: [/simbench]", "command"},
+		{roundsFile, "job-completion-index']", "job-index']", "env JOB_COMPLETION_INDEX"},
+		{roundsFile, "claimName: simbench-results", "claimName: results", "not on a mounted PersistentVolumeClaim"},
+		{roundsFile, "\twait_job \"$shard\"\n", "", "before Job simbench-sweep-r1-shards has completed"},
+		{roundsFile, `if [ "$runs" -eq 0 ]; then`, `if [ "$runs" -eq 1 ]; then`, "applied 2 plans"},
+		{roundsFile, "  backoffLimit: 0", "  backoffLimitPerIndex: 0", "needs completionMode: Indexed"},
+		{workflowFile, "      - run: go build -o simbench .\n", "", "simbench built 0 times"},
+		{roundFile, "    steps:\n      - uses: actions/download-artifact@v4\n        with:\n          name: simbench\n      - run: chmod +x simbench\n      - uses: actions/download-artifact@v4\n        with:\n          pattern: sweep-r*-shard-*\n          path: shards\n      # This", "    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-go@v5\n      - run: go build -o simbench .\n      - uses: actions/download-artifact@v4\n        with:\n          pattern: sweep-r*-shard-*\n          path: shards\n      # This", "want once"},
+		{roundFile, "      # An artifact keeps no file modes.\n      - run: chmod +x simbench\n", "", "not an executable here"},
+		{roundFile, "shard: [0, 1, 2, 3]", "shard: [0, 1, 2]", "want --shard 2/3"},
+		{roundFile, "shard: [0, 1, 2, 3]", "shard: [1, 2, 3, 4]", "matrix shard [1 2 3 4], want 0 to N-1"},
+		{roundFile, "--shard ${{ matrix.shard }}/4", "--shard ${{ matrix.shard }}/5", "want --shard 0/4"},
+		{roundFile, "--shard ${{ matrix.shard }}/4", "--shard 0/4", "want --shard 1/4"},
+		{roundFile, "      - run: rm -rf shards/sweep-r${{ inputs.round }}-shard-*\n", "", "is given the folders of rounds 1 to 1, want 1 to 0"},
+		{roundFile, "name: sweep-r${{ inputs.round }}-shard-${{ matrix.shard }}", "name: sweep-r${{ inputs.round }}-shard", "a second time"},
+		{roundFile, "name: sweep-r${{ inputs.round }}-shard-${{ matrix.shard }}", "name: sweep-shard-${{ matrix.shard }}", "a second time"},
+		{roundFile, "      pattern: sweep-r*-shard-*\n          path: shards\n      - id: plan", "      pattern: sweep-shard-*\n          path: shards\n      - id: plan", "given the folders of rounds 1 to 0, want 1 to 1"},
+		{roundFile, "path: shard\n", "path: out\n", "the merge of the whole sweep false"},
+		{roundFile, "fail-fast: false", "fail-fast: true", "fail-fast: false"},
+		{roundFile, "      fail-fast: false", "      failfast: false", "field failfast not found"},
+		{roundFile, "    if: needs.plan.outputs.runs != '0'\n", "", "runs after its round's plan listed no run"},
+		{roundFile, `echo "runs=$runs" >> "$GITHUB_OUTPUT"`, `echo "count=$runs" >> "$GITHUB_OUTPUT"`, "want true after 6"},
+		{roundFile, "value: ${{ jobs.plan.outputs.runs }}", "value: ${{ jobs.shard.outputs.runs }}", "want true after 6"},
+		{roundFile, "      - run: |\n          shopt -s nullglob\n          ./simbench", "      - run: |\n          ./simbench", "which is no shard's folder"},
+		{roundFile, "defaults:\n  run:\n    shell: bash\n", "", "shopt in a step whose shell"},
+		{roundFile, "./simbench sweep tier3 --shard", "./simbench sweep tier2 --shard", `"sweep tier2"`},
+		{workflowFile, "    needs: round-3\n", "    needs: round-2\n", "needs [\"round-2\"] with round \"4\""},
+		{workflowFile, "    if: needs.round-3.outputs.runs != '0'\n", "    if: needs.round-2.outputs.runs != '0'\n", "which the job does not need"},
+		{workflowFile, "    if: needs.round-6.outputs.runs != '0'\n", "", "true after 7 rounds, want true after 6"},
+		{workflowFile, "      round: 4\n", "      round: 3\n", "with round \"3\""},
+		{workflowFile, "round-7, round-8]", "round-7]", "needs build and the 8 rounds"},
+		{workflowFile, "    if: ${{ !cancelled() && needs.build.result == 'success' }}\n", "", "the merge of the whole sweep false"},
+		{workflowFile, "--merge shards/* --out merged", "--merge shards/sweep-r1-shard-0 --out merged", "not every folder of rounds 1 to 1"},
+		{workflowFile, "uses: ./.github/workflows/sweep-round.yml\n    with:\n      round: 2", "uses: ./.github/workflows/sweep-rounds.yml\n    with:\n      round: 2", "want \"./.github/workflows/sweep-round.yml\""},
 		{"README.md", "docker build -f deploy/Dockerfile -t simbench:dev .", "docker build -f deploy/Dockerfile -t simbench:latest .", "want \"simbench:latest\""},
-		{workflowFile, "shard: [0, 1, 2, 3]", "shard: [0, 1, 2]", "want [0 1 2 3]"},
-		{workflowFile, "--shard ${{ matrix.shard }}/4", "--shard ${{ matrix.shard }}/5", "want [0 1 2 3 4]"},
-		{workflowFile, "--shard ${{ matrix.shard }}/4", "--shard 0/4", "--shard \"0/4\""},
-		{workflowFile, " shards/sweep-shard-3 --out merged", " --out merged", "want the 4 folders"},
-		{workflowFile, "name: sweep-shard-${{ matrix.shard }}", "name: sweep-shard", "does not hold ${{ matrix.shard }}"},
-		{workflowFile, "pattern: sweep-shard-*", "pattern: shard-*", "matches none"},
-		{workflowFile, "path: shard-${{ matrix.shard }}", "path: out", "uploads \"out\""},
-		{workflowFile, "fail-fast: false", "fail-fast: true", "fail-fast: false"},
-		{workflowFile, "    needs: shard\n", "    needs: plan\n", "needs \"plan\", want \"shard\""},
-		{workflowFile, "      fail-fast: false", "      failfast: false", "field failfast not found"},
-		{workflowFile, "./simbench sweep tier3 --merge", "./simbench sweep tier2 --merge", "\"tier2\""},
 	}
 	base := readFiles(t)
 	if problems := checkAll(base); len(problems) > 0 {
