@@ -26,7 +26,7 @@ type Core struct {
 	svcList  []*serviceState // sorted by name: a deterministic scan order
 	writes   map[string]*writeQueue
 
-	turns    map[TurnID]*turnState
+	turns    turnTable
 	attempts attemptTable
 
 	lastTurn    TurnID
@@ -110,7 +110,6 @@ func New(cfg Config) (*Core, error) {
 		rng:      cfg.Rand,
 		services: make(map[string]*serviceState),
 		writes:   make(map[string]*writeQueue),
-		turns:    make(map[TurnID]*turnState),
 		maxRetry: cfg.MaxRetryAfter,
 	}
 	if c.rng == nil {
@@ -214,7 +213,7 @@ func (c *Core) InFlight() int { return c.inFlight }
 func (c *Core) Waiting() int { return c.waiting }
 
 // Turns returns the number of turns not yet finished.
-func (c *Core) Turns() int { return len(c.turns) }
+func (c *Core) Turns() int { return c.turns.len() }
 
 // Advance processes every timer due at or before now and admits what can start.
 func (c *Core) Advance(now time.Duration) {
@@ -239,7 +238,7 @@ func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 // result. Cancelling a finished or unknown turn does nothing.
 func (c *Core) Cancel(now time.Duration, id TurnID) {
 	c.advanceTo(now)
-	if t, ok := c.turns[id]; ok {
+	if t, ok := c.turns.get(id); ok {
 		c.cancelTurn(t, fmt.Errorf("turn cancelled: %w", ErrCancelled))
 		c.pump()
 	}

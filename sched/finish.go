@@ -159,7 +159,7 @@ func (c *Core) turnDone(t *turnState) {
 	if t.refs == 0 {
 		c.retired = append(c.retired, t)
 	}
-	delete(c.turns, t.id)
+	c.turns.remove(t.id)
 	t.result = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
 	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: &t.result})
 }
