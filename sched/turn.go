@@ -84,6 +84,12 @@ type turnState struct {
 	refs int32
 }
 
+// oneCallTurn is a one-call turn's state and its result, allocated together.
+type oneCallTurn struct {
+	turnState
+	result [1]Result
+}
+
 // Submit accepts a turn's calls at now and returns its id. It refuses a turn
 // with empty or duplicate ids, unknown dependencies, a dependency cycle or
 // a Service that Config.Services does not hold (an *InvalidTurnError,
@@ -101,7 +107,7 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		return 0, &QueueFullError{Waiting: c.waiting, Adding: len(t.Calls), Bound: c.cfg.MaxQueued}
 	}
 	ts := c.newTurn(t)
-	c.turns[ts.id] = ts
+	c.turns.put(ts)
 	if len(t.Calls) == 0 {
 		c.turnDone(ts)
 		return ts.id, nil
@@ -124,19 +130,20 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 // deadline timer set.
 func (c *Core) newTurn(t Turn) *turnState {
 	c.lastTurn++
-	ts := &turnState{
-		id:        c.lastTurn,
-		tag:       t.Tag,
-		calls:     t.Calls,
-		states:    c.newStates(len(t.Calls)),
-		results:   make([]Result, len(t.Calls)),
-		left:      len(t.Calls),
-		join:      t.Join,
-		submitted: c.now,
-		fanOut:    c.cfg.FanOut,
-		tokBudget: t.TokenBudget,
-		attBudget: t.AttemptBudget,
+	var ts *turnState
+	if len(t.Calls) == 1 {
+		// A one-call turn's result lives with its state: one allocation.
+		x := new(oneCallTurn)
+		ts = &x.turnState
+		ts.results = x.result[:]
+	} else {
+		ts = new(turnState)
+		ts.results = make([]Result, len(t.Calls))
 	}
+	// Field by field: the state is freshly zeroed.
+	ts.id, ts.tag, ts.calls, ts.states = c.lastTurn, t.Tag, t.Calls, c.newStates(len(t.Calls))
+	ts.left, ts.join, ts.submitted, ts.fanOut = len(t.Calls), t.Join, c.now, c.cfg.FanOut
+	ts.tokBudget, ts.attBudget = t.TokenBudget, t.AttemptBudget
 	if ts.join == JoinDefault {
 		ts.join = c.cfg.Join
 	}
