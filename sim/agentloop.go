@@ -76,10 +76,10 @@ type agentTurn struct {
 	first agentPart
 	one   [1]*agentPart
 	// call holds the turn's first one-call part's call and meta, while
-	// spare points to it (callSlices): one-call turns cost no allocation
-	// for their call either.
+	// spare.one points to it (callSlices): one-call turns cost no
+	// allocation for their call either.
 	call      oneCall
-	spare     *oneCall
+	spare     callSpare
 	parts     int
 	cancelled bool
 	failed    bool
@@ -338,7 +338,9 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 		t = a.spareTurns[n-1]
 		a.spareTurns[n-1] = nil
 		a.spareTurns = a.spareTurns[:n-1]
+		many := t.spare.many // the storage of several calls is the next turn's
 		*t = agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
+		t.spare.many = many
 	} else {
 		t = &agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
 	}
@@ -350,7 +352,7 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 		t.pcg.Seed(a.sc.Seed^0xa771, a.turnNo)
 	}
 	t.rand = *rand.New(&t.pcg)
-	t.rng, t.active, t.spare = &t.rand, t.one[:0], &t.call
+	t.rng, t.active, t.spare.one = &t.rand, t.one[:0], &t.call
 	a.live[p]++
 	a.emit(agentOp{kind: opBegin, turn: t})
 	if a.book != nil {
