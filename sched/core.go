@@ -58,6 +58,8 @@ type Core struct {
 	// reclaim puts in free, by size class, for newStates to reuse.
 	retired []*turnState
 	free    [maxStateClass + 1][][]callState
+	// spareTurns are cleared turn states for newTurn to reuse.
+	spareTurns []*turnState
 }
 
 type serviceState struct {

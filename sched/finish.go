@@ -160,6 +160,12 @@ func (c *Core) turnDone(t *turnState) {
 		c.retired = append(c.retired, t)
 	}
 	c.turns.remove(t.id)
-	t.result = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
-	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: &t.result})
+	var res *TurnResult
+	if t.out != nil {
+		res = &t.out.TurnResult
+	} else {
+		res = new(TurnResult)
+	}
+	*res = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
+	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: res})
 }

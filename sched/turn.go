@@ -75,19 +75,21 @@ type turnState struct {
 	attBudget int
 	tokUsed   int64
 	attUsed   int
-	exhausted error      // set when a budget ran out
-	result    TurnResult // handed to the driver when the turn is done
-	cancelled bool       // cancelTurn ran: siblings need not cancel again
+	exhausted error    // set when a budget ran out
+	out       *turnOut // a one-call turn's result storage, made at submission (nil: made when done)
+	cancelled bool     // cancelTurn ran: siblings need not cancel again
 	// refs counts the references to the turn and its calls' states held
 	// outside it (timers, service queues, write queues, bookings); the
 	// states are reused once the turn is done and refs is 0 (see reclaim).
 	refs int32
 }
 
-// oneCallTurn is a one-call turn's state and its result, allocated together.
-type oneCallTurn struct {
-	turnState
-	result [1]Result
+// turnOut is what the driver is handed of a one-call turn, its result and
+// the TurnResult around it, allocated together. The turn's state is the
+// Core's and is reused (reclaim); what the driver gets is allocated apart.
+type turnOut struct {
+	TurnResult
+	one [1]Result
 }
 
 // Submit accepts a turn's calls at now and returns its id. It refuses a turn
@@ -130,17 +132,15 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 // deadline timer set.
 func (c *Core) newTurn(t Turn) *turnState {
 	c.lastTurn++
-	var ts *turnState
+	ts := c.newTurnState()
 	if len(t.Calls) == 1 {
-		// A one-call turn's result lives with its state: one allocation.
-		x := new(oneCallTurn)
-		ts = &x.turnState
-		ts.results = x.result[:]
+		// A one-call turn's result lives with its TurnResult: one allocation.
+		ts.out = new(turnOut)
+		ts.results = ts.out.one[:]
 	} else {
-		ts = new(turnState)
 		ts.results = make([]Result, len(t.Calls))
 	}
-	// Field by field: the state is freshly zeroed.
+	// Field by field: the state is zeroed.
 	ts.id, ts.tag, ts.calls, ts.states = c.lastTurn, t.Tag, t.Calls, c.newStates(len(t.Calls))
 	ts.left, ts.join, ts.submitted, ts.fanOut = len(t.Calls), t.Join, c.now, c.cfg.FanOut
 	ts.tokBudget, ts.attBudget = t.TokenBudget, t.AttemptBudget
