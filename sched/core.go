@@ -60,6 +60,8 @@ type Core struct {
 	free    [maxStateClass + 1][][]callState
 	// spareTurns are cleared turn states for newTurn to reuse.
 	spareTurns []*turnState
+	// outs holds what drivers are handed of done turns (outChunks).
+	outs outChunks
 }
 
 type serviceState struct {

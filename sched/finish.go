@@ -164,7 +164,7 @@ func (c *Core) turnDone(t *turnState) {
 	if t.out != nil {
 		res = &t.out.TurnResult
 	} else {
-		res = new(TurnResult)
+		res = c.outs.turnResult()
 	}
 	*res = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
 	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: res})

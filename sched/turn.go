@@ -134,11 +134,11 @@ func (c *Core) newTurn(t Turn) *turnState {
 	c.lastTurn++
 	ts := c.newTurnState()
 	if len(t.Calls) == 1 {
-		// A one-call turn's result lives with its TurnResult: one allocation.
-		ts.out = new(turnOut)
+		// A one-call turn's result lives with its TurnResult.
+		ts.out = c.outs.one()
 		ts.results = ts.out.one[:]
 	} else {
-		ts.results = make([]Result, len(t.Calls))
+		ts.results = c.outs.resultsFor(len(t.Calls))
 	}
 	// Field by field: the state is zeroed.
 	ts.id, ts.tag, ts.calls, ts.states = c.lastTurn, t.Tag, t.Calls, c.newStates(len(t.Calls))
