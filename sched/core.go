@@ -24,6 +24,7 @@ type Core struct {
 	now      time.Duration
 	services map[string]*serviceState
 	svcList  []*serviceState // sorted by name: a deterministic scan order
+	lastSvc  *serviceState   // the service of the last call submitted (services are never forgotten)
 	writes   map[string]*writeQueue
 
 	turns    turnTable

@@ -114,11 +114,12 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		c.turnDone(ts)
 		return ts.id, nil
 	}
-	var svc *serviceState // the previous call's: turns mostly name one service
+	svc := c.lastSvc // the previous call's: turns, and runs, mostly name one service
 	for i := range ts.states {
 		c.initCall(ts, i, svc)
 		svc = ts.states[i].svc
 	}
+	c.lastSvc = svc
 	if hasDeps(ts.calls) {
 		c.linkDependencies(ts)
 	}
