@@ -97,8 +97,8 @@ type agentTurn struct {
 	// its first; tries counts its model turns made again; abandoned marks
 	// a turn whose task the model's failure abandoned.
 	model       rand.PCG
-	modelSeeded bool
 	tries       int
+	modelSeeded bool
 	abandoned   bool
 	// ended and held are the driver's: the turn's opEnd was carried out,
 	// and the references to it the driver still holds (pending cancels).

@@ -210,7 +210,7 @@ type oneCall struct {
 // steady state allocates no calls.
 type callSpare struct {
 	one      *oneCall // nil: used, or none
-	many     callBuf  // kept from an earlier turn (its slices' capacity), or made for this one
+	many     *callBuf // kept from an earlier turn (its slices' capacity), or made for this one (nil: none yet)
 	manyUsed bool     // this turn used many
 }
 
@@ -241,11 +241,14 @@ func callSlices(n int, spare *callSpare) ([]sched.Call, []callMeta) {
 	if spare == nil || spare.manyUsed {
 		return make([]sched.Call, n), make([]callMeta, n)
 	}
-	b := &spare.many
+	if n > maxKeptCalls && (spare.many == nil || cap(spare.many.calls) < n) {
+		return make([]sched.Call, n), make([]callMeta, n)
+	}
+	if spare.many == nil {
+		spare.many = new(callBuf)
+	}
+	b := spare.many
 	if cap(b.calls) < n {
-		if n > maxKeptCalls {
-			return make([]sched.Call, n), make([]callMeta, n)
-		}
 		b.calls, b.metas = make([]sched.Call, n), make([]callMeta, n)
 	}
 	spare.manyUsed = true

@@ -49,7 +49,7 @@ func TestCallSlicesSpare(t *testing.T) {
 		t.Fatal("the next turn did not reuse the storage of several calls")
 	}
 	big := callSpare{}
-	if calls, _ := callSlices(maxKeptCalls+1, &big); len(calls) != maxKeptCalls+1 || big.many.calls != nil {
+	if calls, _ := callSlices(maxKeptCalls+1, &big); len(calls) != maxKeptCalls+1 || big.many != nil {
 		t.Fatalf("%d calls were kept", len(calls))
 	}
 	if calls, _ := callSlices(4, nil); len(calls) != 4 {
