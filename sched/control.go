@@ -64,7 +64,7 @@ type ServiceStats struct {
 func (c *Core) Stats(now time.Duration) Stats {
 	c.advanceTo(now)
 	c.announceWake()
-	st := Stats{At: c.now, InFlight: c.inFlight, Waiting: c.waiting, Turns: len(c.turns)}
+	st := Stats{At: c.now, InFlight: c.inFlight, Waiting: c.waiting, Turns: c.turns.len()}
 	for _, s := range c.svcList {
 		if !c.listed(s.name) {
 			continue

@@ -24,9 +24,10 @@ type Core struct {
 	now      time.Duration
 	services map[string]*serviceState
 	svcList  []*serviceState // sorted by name: a deterministic scan order
+	lastSvc  *serviceState   // the service of the last call submitted (services are never forgotten)
 	writes   map[string]*writeQueue
 
-	turns    map[TurnID]*turnState
+	turns    turnTable
 	attempts attemptTable
 
 	lastTurn    TurnID
@@ -58,6 +59,10 @@ type Core struct {
 	// reclaim puts in free, by size class, for newStates to reuse.
 	retired []*turnState
 	free    [maxStateClass + 1][][]callState
+	// spareTurns are cleared turn states for newTurn to reuse.
+	spareTurns []*turnState
+	// outs holds what drivers are handed of done turns (outChunks).
+	outs outChunks
 }
 
 type serviceState struct {
@@ -110,7 +115,6 @@ func New(cfg Config) (*Core, error) {
 		rng:      cfg.Rand,
 		services: make(map[string]*serviceState),
 		writes:   make(map[string]*writeQueue),
-		turns:    make(map[TurnID]*turnState),
 		maxRetry: cfg.MaxRetryAfter,
 	}
 	if c.rng == nil {
@@ -214,7 +218,7 @@ func (c *Core) InFlight() int { return c.inFlight }
 func (c *Core) Waiting() int { return c.waiting }
 
 // Turns returns the number of turns not yet finished.
-func (c *Core) Turns() int { return len(c.turns) }
+func (c *Core) Turns() int { return c.turns.len() }
 
 // Advance processes every timer due at or before now and admits what can start.
 func (c *Core) Advance(now time.Duration) {
@@ -239,7 +243,7 @@ func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 // result. Cancelling a finished or unknown turn does nothing.
 func (c *Core) Cancel(now time.Duration, id TurnID) {
 	c.advanceTo(now)
-	if t, ok := c.turns[id]; ok {
+	if t, ok := c.turns.get(id); ok {
 		c.cancelTurn(t, fmt.Errorf("turn cancelled: %w", ErrCancelled))
 		c.pump()
 	}

@@ -159,7 +159,13 @@ func (c *Core) turnDone(t *turnState) {
 	if t.refs == 0 {
 		c.retired = append(c.retired, t)
 	}
-	delete(c.turns, t.id)
-	t.result = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
-	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: &t.result})
+	c.turns.remove(t.id)
+	var res *TurnResult
+	if t.out != nil {
+		res = &t.out.TurnResult
+	} else {
+		res = c.outs.turnResult()
+	}
+	*res = TurnResult{Turn: t.id, Tag: t.tag, Results: t.results, Submitted: t.submitted, Finished: c.now}
+	c.out = append(c.out, Action{Kind: ActTurnDone, TurnID: t.id, Tag: t.tag, Turn: res})
 }

@@ -217,7 +217,8 @@ func (r *Runner) Close() error {
 		closed := fmt.Errorf("runner closed: %w", ErrClosed)
 		for id, w := range r.waiters {
 			w.err = ErrClosed
-			r.core.cancelTurn(r.core.turns[id], closed)
+			t, _ := r.core.turns.get(id)
+			r.core.cancelTurn(t, closed)
 		}
 		r.core.DropCredit(now)
 		r.core.Advance(now)

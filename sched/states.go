@@ -43,12 +43,31 @@ func (c *Core) unref(t *turnState) {
 	}
 }
 
-// reclaim clears the states of the retired turns and keeps them for reuse.
+// maxSpareTurns bounds the turn states kept for reuse.
+const maxSpareTurns = 256
+
+// newTurnState returns a zeroed turn state, one reclaim kept if it can.
+func (c *Core) newTurnState() *turnState {
+	if n := len(c.spareTurns); n > 0 {
+		t := c.spareTurns[n-1]
+		c.spareTurns[n-1] = nil
+		c.spareTurns = c.spareTurns[:n-1]
+		return t
+	}
+	return new(turnState)
+}
+
+// reclaim clears the retired turns' states, and their call states, and
+// keeps them for reuse. Nothing refers to a retired turn any more: the
+// driver holds its TurnResult and Results, which are allocated apart.
 func (c *Core) reclaim() {
 	for i, t := range c.retired {
 		c.retired[i] = nil
 		s := t.states
-		t.states = nil
+		*t = turnState{}
+		if len(c.spareTurns) < maxSpareTurns {
+			c.spareTurns = append(c.spareTurns, t)
+		}
 		if cap(s) == 0 {
 			continue
 		}

@@ -75,13 +75,21 @@ type turnState struct {
 	attBudget int
 	tokUsed   int64
 	attUsed   int
-	exhausted error      // set when a budget ran out
-	result    TurnResult // handed to the driver when the turn is done
-	cancelled bool       // cancelTurn ran: siblings need not cancel again
+	exhausted error    // set when a budget ran out
+	out       *turnOut // a one-call turn's result storage, made at submission (nil: made when done)
+	cancelled bool     // cancelTurn ran: siblings need not cancel again
 	// refs counts the references to the turn and its calls' states held
 	// outside it (timers, service queues, write queues, bookings); the
 	// states are reused once the turn is done and refs is 0 (see reclaim).
 	refs int32
+}
+
+// turnOut is what the driver is handed of a one-call turn, its result and
+// the TurnResult around it, allocated together. The turn's state is the
+// Core's and is reused (reclaim); what the driver gets is allocated apart.
+type turnOut struct {
+	TurnResult
+	one [1]Result
 }
 
 // Submit accepts a turn's calls at now and returns its id. It refuses a turn
@@ -101,16 +109,17 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 		return 0, &QueueFullError{Waiting: c.waiting, Adding: len(t.Calls), Bound: c.cfg.MaxQueued}
 	}
 	ts := c.newTurn(t)
-	c.turns[ts.id] = ts
+	c.turns.put(ts)
 	if len(t.Calls) == 0 {
 		c.turnDone(ts)
 		return ts.id, nil
 	}
-	var svc *serviceState // the previous call's: turns mostly name one service
+	svc := c.lastSvc // the previous call's: turns, and runs, mostly name one service
 	for i := range ts.states {
 		c.initCall(ts, i, svc)
 		svc = ts.states[i].svc
 	}
+	c.lastSvc = svc
 	if hasDeps(ts.calls) {
 		c.linkDependencies(ts)
 	}
@@ -124,19 +133,18 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 // deadline timer set.
 func (c *Core) newTurn(t Turn) *turnState {
 	c.lastTurn++
-	ts := &turnState{
-		id:        c.lastTurn,
-		tag:       t.Tag,
-		calls:     t.Calls,
-		states:    c.newStates(len(t.Calls)),
-		results:   make([]Result, len(t.Calls)),
-		left:      len(t.Calls),
-		join:      t.Join,
-		submitted: c.now,
-		fanOut:    c.cfg.FanOut,
-		tokBudget: t.TokenBudget,
-		attBudget: t.AttemptBudget,
+	ts := c.newTurnState()
+	if len(t.Calls) == 1 {
+		// A one-call turn's result lives with its TurnResult.
+		ts.out = c.outs.one()
+		ts.results = ts.out.one[:]
+	} else {
+		ts.results = c.outs.resultsFor(len(t.Calls))
 	}
+	// Field by field: the state is zeroed.
+	ts.id, ts.tag, ts.calls, ts.states = c.lastTurn, t.Tag, t.Calls, c.newStates(len(t.Calls))
+	ts.left, ts.join, ts.submitted, ts.fanOut = len(t.Calls), t.Join, c.now, c.cfg.FanOut
+	ts.tokBudget, ts.attBudget = t.TokenBudget, t.AttemptBudget
 	if ts.join == JoinDefault {
 		ts.join = c.cfg.Join
 	}

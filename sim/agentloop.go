@@ -54,6 +54,9 @@ type agentLoop struct {
 	book    *taskBook // agent-level outcomes (nil: the scenario models none)
 	err     error
 	out     []agentOp
+	// spareTurns are ended turns the driver gave back (recycle), for
+	// startTurn to reuse: a run in steady state allocates no turns.
+	spareTurns []*agentTurn
 }
 
 // agentTurn is one agent turn: an optional model call, then the tool
@@ -73,10 +76,10 @@ type agentTurn struct {
 	first agentPart
 	one   [1]*agentPart
 	// call holds the turn's first one-call part's call and meta, while
-	// spare points to it (callSlices): one-call turns cost no allocation
-	// for their call either.
+	// spare.one points to it (callSlices): one-call turns cost no
+	// allocation for their call either.
 	call      oneCall
-	spare     *oneCall
+	spare     callSpare
 	parts     int
 	cancelled bool
 	failed    bool
@@ -94,9 +97,14 @@ type agentTurn struct {
 	// its first; tries counts its model turns made again; abandoned marks
 	// a turn whose task the model's failure abandoned.
 	model       rand.PCG
-	modelSeeded bool
 	tries       int
+	modelSeeded bool
 	abandoned   bool
+	// ended and held are the driver's: the turn's opEnd was carried out,
+	// and the references to it the driver still holds (pending cancels).
+	// A driver recycles an ended turn it holds no reference to.
+	ended bool
+	held  int32
 }
 
 // agentPart is one sched turn of an agent turn: what to submit, and the
@@ -325,7 +333,17 @@ func pick(shares []float64, u float64) int {
 // startTurn begins a turn of session (-1: the open model) on process p.
 func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 	a.turnNo++
-	t := &agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
+	var t *agentTurn
+	if n := len(a.spareTurns); n > 0 {
+		t = a.spareTurns[n-1]
+		a.spareTurns[n-1] = nil
+		a.spareTurns = a.spareTurns[:n-1]
+		many := t.spare.many // the storage of several calls is the next turn's
+		*t = agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
+		t.spare.many = many
+	} else {
+		t = &agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
+	}
 	if session >= 0 {
 		a.sessionTurns[session]++
 		t.sessionTurn = a.sessionTurns[session]
@@ -334,7 +352,7 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 		t.pcg.Seed(a.sc.Seed^0xa771, a.turnNo)
 	}
 	t.rand = *rand.New(&t.pcg)
-	t.rng, t.active, t.spare = &t.rand, t.one[:0], &t.call
+	t.rng, t.active, t.spare.one = &t.rand, t.one[:0], &t.call
 	a.live[p]++
 	a.emit(agentOp{kind: opBegin, turn: t})
 	if a.book != nil {
@@ -603,6 +621,19 @@ func (a *agentLoop) finishTurn(now time.Duration, t *agentTurn) {
 	}
 	a.pending++
 	a.emit(agentOp{kind: opWake, at: next, session: t.session, proc: t.proc})
+}
+
+// maxSpareTurns bounds the ended turns kept for reuse.
+const maxSpareTurns = 256
+
+// recycle takes back turn t, ended (its opEnd carried out), for a later
+// turn to reuse: the driver holds no reference to it or to its parts and
+// calls any more, and the scheduler has finished with them (the parts'
+// sched turns are done).
+func (a *agentLoop) recycle(t *agentTurn) {
+	if len(a.spareTurns) < maxSpareTurns {
+		a.spareTurns = append(a.spareTurns, t)
+	}
 }
 
 // minTurnGap is the least time between a session's turns when a turn took

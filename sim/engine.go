@@ -94,6 +94,7 @@ func (e *engine) scheduleCancel(at time.Duration, tr *agentTurn) {
 		e.cancels = append(e.cancels, tr)
 		i = int32(len(e.cancels) - 1)
 	}
+	tr.held++
 	e.schedule(event{at: at, kind: evCancel, ref: i, proc: uint16(tr.proc)})
 }
 
@@ -204,8 +205,12 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 			tr := e.cancels[ev.ref]
 			e.cancels[ev.ref] = nil
 			e.freeC = append(e.freeC, ev.ref)
+			tr.held--
 			e.agents.cancel(e.now, tr)
 			e.drive()
+			if tr.ended && tr.held == 0 {
+				e.agents.recycle(tr)
+			}
 		case evCredit:
 			e.credited(ev.ref)
 		}

@@ -58,6 +58,9 @@ func (e *engine) do(op *agentOp) {
 		if e.multi && e.now <= e.m.window {
 			e.procs[t.proc].stats.turn(e.now-t.start, op.failed)
 		}
+		if t.ended = true; t.held == 0 {
+			e.agents.recycle(t)
+		}
 	case opSessionDone:
 		// Nothing to do: the session handed out no wake.
 	}

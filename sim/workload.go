@@ -147,7 +147,7 @@ type callMeta struct {
 // drawn pass limit calls. The calls and their metas take one allocation
 // each (one between them for a single call, none when spare holds one: see
 // callSlices), whatever their number; client names come from clientName.
-func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializeWrites bool, serial *uint64, limit int, spare **oneCall) ([]sched.Call, error) {
+func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializeWrites bool, serial *uint64, limit int, spare *callSpare) ([]sched.Call, error) {
 	tools, groupOf := w.toolBuf[:0], w.groupOf[:0]
 	defer func() { w.toolBuf, w.groupOf = tools[:0], groupOf[:0] }()
 	for k := range times * len(groups) {
@@ -203,20 +203,56 @@ type oneCall struct {
 	metas [1]callMeta
 }
 
-// callSlices returns n calls and n metas to fill. A single call takes
-// *spare when it is not nil (and sets it to nil: the caller's storage is
-// used once), else one allocation.
-func callSlices(n int, spare **oneCall) ([]sched.Call, []callMeta) {
+// callSpare is the storage a turn lends its parts' calls (callSlices):
+// one for a one-call part and one for a part of several calls, each used
+// once in the turn. The second outlives the turn: an agent loop reusing
+// the turn (agentLoop.recycle) keeps it for the next, so that a run in
+// steady state allocates no calls.
+type callSpare struct {
+	one      *oneCall // nil: used, or none
+	many     *callBuf // kept from an earlier turn (its slices' capacity), or made for this one (nil: none yet)
+	manyUsed bool     // this turn used many
+}
+
+// callBuf is the storage of a part of several calls.
+type callBuf struct {
+	calls []sched.Call
+	metas []callMeta
+}
+
+// maxKeptCalls bounds the calls a turn keeps for the next (callSpare.many).
+const maxKeptCalls = 64
+
+// callSlices returns n calls and n metas to fill, from spare where it can
+// (spare may be nil): a single call in spare.one, several in spare.many
+// when it has room and this turn has not used it yet; else one allocation
+// (two for several calls, which spare keeps when it has no storage yet
+// and they are at most maxKeptCalls).
+func callSlices(n int, spare *callSpare) ([]sched.Call, []callMeta) {
 	if n == 1 {
-		one := *spare
-		if one != nil {
-			*spare = nil
+		var one *oneCall
+		if spare != nil && spare.one != nil {
+			one, spare.one = spare.one, nil
 		} else {
 			one = new(oneCall)
 		}
 		return one.calls[:], one.metas[:]
 	}
-	return make([]sched.Call, n), make([]callMeta, n)
+	if spare == nil || spare.manyUsed {
+		return make([]sched.Call, n), make([]callMeta, n)
+	}
+	if n > maxKeptCalls && (spare.many == nil || cap(spare.many.calls) < n) {
+		return make([]sched.Call, n), make([]callMeta, n)
+	}
+	if spare.many == nil {
+		spare.many = new(callBuf)
+	}
+	b := spare.many
+	if cap(b.calls) < n {
+		b.calls, b.metas = make([]sched.Call, n), make([]callMeta, n)
+	}
+	spare.manyUsed = true
+	return b.calls[:n], b.metas[:n]
 }
 
 // nameChunk is how many client names clientName makes at a time.
@@ -257,7 +293,7 @@ func tooManyInTurn(what string, n int64, limit int) error {
 
 // llmCall generates a model call as a one-call turn's call, in *spare
 // when it is not nil (callSlices).
-func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare **oneCall) []sched.Call {
+func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare *callSpare) []sched.Call {
 	*serial++
 	tokens := satmath.FromFloat[int64](l.tokens.draw(rng))
 	calls, metas := callSlices(1, spare)
@@ -271,7 +307,7 @@ func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare **on
 // llmAgain makes a model call again: a copy of prev's one call under a
 // new client name, drawing nothing; in *spare when it is not nil
 // (callSlices).
-func (w *workload) llmAgain(prev []sched.Call, serial *uint64, spare **oneCall) []sched.Call {
+func (w *workload) llmAgain(prev []sched.Call, serial *uint64, spare *callSpare) []sched.Call {
 	*serial++
 	calls, metas := callSlices(1, spare)
 	metas[0] = *prev[0].Payload.(*callMeta)

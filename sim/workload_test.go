@@ -20,20 +20,39 @@ func TestClientName(t *testing.T) {
 }
 
 // TestCallSlicesSpare checks that a single call takes the spare storage
-// once, and that more calls never do.
+// once, that several calls take the storage of several once per turn and
+// that it is kept, its capacity reused, for the next turn (as startTurn
+// keeps it), and that more than maxKeptCalls are never kept.
 func TestCallSlicesSpare(t *testing.T) {
 	var own oneCall
-	spare := &own
+	spare := callSpare{one: &own}
 	calls, metas := callSlices(3, &spare)
-	if len(calls) != 3 || len(metas) != 3 || spare != &own {
-		t.Fatalf("three calls: %d calls, %d metas, spare taken %v", len(calls), len(metas), spare != &own)
+	if len(calls) != 3 || len(metas) != 3 || spare.one != &own || !spare.manyUsed || &spare.many.calls[0] != &calls[0] {
+		t.Fatalf("three calls: %d calls, %d metas, spare taken %v, many kept %v", len(calls), len(metas), spare.one != &own, spare.manyUsed)
+	}
+	again, _ := callSlices(2, &spare)
+	if &again[0] == &calls[0] {
+		t.Fatal("a second part of several calls took the turn's storage again")
 	}
 	calls, metas = callSlices(1, &spare)
-	if &calls[0] != &own.calls[0] || &metas[0] != &own.metas[0] || spare != nil {
+	if &calls[0] != &own.calls[0] || &metas[0] != &own.metas[0] || spare.one != nil {
 		t.Fatal("the first single call did not take the spare")
 	}
 	calls, _ = callSlices(1, &spare)
 	if &calls[0] == &own.calls[0] {
 		t.Fatal("the second single call took the spare again")
+	}
+	// The next turn: the storage of three calls serves two.
+	next := callSpare{many: spare.many}
+	two, _ := callSlices(2, &next)
+	if len(two) != 2 || &two[0] != &spare.many.calls[0] {
+		t.Fatal("the next turn did not reuse the storage of several calls")
+	}
+	big := callSpare{}
+	if calls, _ := callSlices(maxKeptCalls+1, &big); len(calls) != maxKeptCalls+1 || big.many != nil {
+		t.Fatalf("%d calls were kept", len(calls))
+	}
+	if calls, _ := callSlices(4, nil); len(calls) != 4 {
+		t.Fatal("no spare: wrong length")
 	}
 }

@@ -23,7 +23,8 @@ var z95 = distuv.UnitNormal.Quantile(0.95)
 //   - constant, and a uniform whose Min equals its Max: Value (or Min),
 //     drawing nothing;
 //   - uniform: Min + (Max−Min)·u, one Float64;
-//   - normal, lognormal, exponential, Pareto: gonum's distuv samplers;
+//   - normal, lognormal, exponential, Pareto: gonum's distuv samplers'
+//     formulas, on one NormFloat64 (normal, lognormal) or ExpFloat64;
 //   - empirical: one of Samples, picked by IntN.
 //
 // Draws below 0 (or NaN) count as 0; Max > 0 caps every family but
@@ -56,20 +57,24 @@ func (s *Sampler) Draw(rng *rand.Rand) float64 {
 		if d.Min == d.Max {
 			return d.Min
 		}
-		return max(distuv.Uniform{Min: d.Min, Max: d.Max, Src: rng}.Rand(), 0)
+		return max(rng.Float64()*(d.Max-d.Min)+d.Min, 0)
 	case DistEmpirical:
 		if len(d.Samples) == 0 {
 			return 0
 		}
 		return d.Samples[rng.IntN(len(d.Samples))]
+	// The draws below are gonum's distuv Rand methods written out on rng
+	// itself: the same formulas on the same stream, so the same values,
+	// without the Rand that distuv wraps around its Src at every draw
+	// (two interface calls per number drawn).
 	case DistNormal:
-		v = distuv.Normal{Mu: d.Mean, Sigma: d.Stddev, Src: rng}.Rand()
+		v = rng.NormFloat64()*d.Stddev + d.Mean
 	case DistLognormal:
-		v = distuv.LogNormal{Mu: s.mu, Sigma: s.sigma, Src: rng}.Rand()
+		v = math.Exp(rng.NormFloat64()*s.sigma + s.mu)
 	case DistExponential:
-		v = distuv.Exponential{Rate: 1 / d.Mean, Src: rng}.Rand()
+		v = rng.ExpFloat64() / (1 / d.Mean)
 	case DistPareto:
-		v = distuv.Pareto{Xm: d.Min, Alpha: d.Alpha, Src: rng}.Rand()
+		v = d.Min * math.Exp(rng.ExpFloat64()/d.Alpha)
 	}
 	if d.Max > 0 && v > d.Max {
 		v = d.Max

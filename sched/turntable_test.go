@@ -1,0 +1,53 @@
+package sched
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The turn table finds exactly the turns a map would, whatever the order
+// turns finish in, and a turn that stays while a million others pass does
+// not make its ring grow with the ids between them.
+func TestTurnTableAgreesWithAMap(t *testing.T) {
+	var x turnTable
+	want := map[TurnID]*turnState{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var live []TurnID
+	for id := TurnID(1); id <= 1_000_000; id++ {
+		ts := &turnState{id: id}
+		x.put(ts)
+		want[id] = ts
+		live = append(live, id)
+		// Finish a random live turn most of the time, never turn 1.
+		for len(live) > 1 && rng.IntN(100) < 97 {
+			i := 1 + rng.IntN(len(live)-1)
+			if rng.IntN(4) > 0 {
+				i = len(live) - 1 - rng.IntN(min(len(live)-1, 8)) // mostly recent ones
+			}
+			done := live[i]
+			live[i] = live[len(live)-1]
+			live = live[:len(live)-1]
+			x.remove(done)
+			delete(want, done)
+		}
+		if id%1000 == 0 || id < 200 {
+			for _, q := range []TurnID{1, id, id / 2, id + 1} {
+				got, ok := x.get(q)
+				if w, wok := want[q]; ok != wok || got != w {
+					t.Fatalf("after %d turns: get(%d) = %p, %v; want %p, %v", id, q, got, ok, w, wok)
+				}
+			}
+			if x.len() != len(want) {
+				t.Fatalf("after %d turns: len %d, want %d", id, x.len(), len(want))
+			}
+		}
+	}
+	for q, w := range want {
+		if got, ok := x.get(q); !ok || got != w {
+			t.Fatalf("turn %d lost", q)
+		}
+	}
+	if len(x.ring) > 4096 {
+		t.Errorf("ring of %d slots for %d turns", len(x.ring), x.len())
+	}
+}
