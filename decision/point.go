@@ -31,12 +31,27 @@ func SweepPointOf(maxInFlight int, s results.StrategyResult) results.SweepPoint 
 	}
 }
 
-// onePoint reads a sweep point from one run.
+// onePoint reads a sweep point from one run. Its time to answer and
+// answered share are among the turns the scheduler could answer
+// (AnswerOf).
 func onePoint(maxInFlight int, s results.StrategyResult) results.SweepPoint {
-	a := s.AnswerLatencyMs
+	a := AnswerOf(s)
 	p := results.SweepPoint{Cap: maxInFlight, P50Ms: a.P50, P95Ms: a.P95, AnsweredShare: a.AnsweredShare, GoodputPerS: s.GoodputPerS}
 	if s.Attempts > 0 {
 		p.RateLimitedShare = float64(s.RateLimited) / float64(s.Attempts)
 	}
 	return p
+}
+
+// AnswerOf is the time to answer the decision's rule reads from one run:
+// among the turns the scheduler could answer, which leaves out the turns
+// that failed for reasons of the model (tasks.scheduler_answer_latency_ms,
+// present when the scenario's model turns may fail), else
+// answer_latency_ms. No cap or pace makes a model right, so a turn it got
+// wrong counts against neither the answered share nor the p95.
+func AnswerOf(s results.StrategyResult) results.AnswerSummary {
+	if t := s.Tasks; t != nil && t.SchedulerAnswerLatencyMs != nil {
+		return *t.SchedulerAnswerLatencyMs
+	}
+	return s.AnswerLatencyMs
 }

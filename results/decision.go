@@ -58,7 +58,9 @@ type Outcome struct {
 	P95Ms   AnswerMs `json:"p95_ms"`
 	P95LoMs AnswerMs `json:"p95_lo_ms"`
 	P95HiMs AnswerMs `json:"p95_hi_ms"`
-	// AnsweredShare is the share of turns begun answered in full;
+	// AnsweredShare is the share of turns begun answered in full, among
+	// the turns the scheduler could answer when the model's turns may fail
+	// (SweepPoint.AnsweredShare);
 	// RateLimitedShare is 429 responses ÷ attempts.
 	AnsweredShare    float64 `json:"answered_share"`
 	RateLimitedShare float64 `json:"rate_limited_share"`

@@ -169,6 +169,9 @@ func (l *liveRun) do(ctx context.Context, op *agentOp) {
 		now := l.vnow()
 		lat := max(now-t.start, 0)
 		l.m.turn(now, lat, op.failed, t.good)
+		if t.abandoned {
+			l.m.modelFailedTurn(now)
+		}
 		if now <= l.m.window {
 			l.procs[t.proc].ended++
 			if op.failed {
