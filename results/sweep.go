@@ -34,6 +34,11 @@ type SweepPoint struct {
 	GoodputPerS float64 `json:"goodput_per_s"`
 	// RateLimitedShare is 429 responses ÷ attempts, in [0, 1].
 	RateLimitedShare float64 `json:"rate_limited_share"`
+	// CostPerAnsweredTaskUSD is the run's cost over the tasks it
+	// completed, in dollars (Tasks.CostPerAnsweredTaskUSD; the mean over
+	// the seeds): absent when the scenario prices no service or no task
+	// was completed.
+	CostPerAnsweredTaskUSD float64 `json:"cost_per_answered_task_usd,omitempty"`
 }
 
 // SweepRow is one load of a sweep: the strategy's points at every cap, with
