@@ -35,6 +35,9 @@ type liveShell struct {
 type landedPart struct {
 	part    *agentPart
 	results []sched.Result
+	// one is, for a part with a progressive join, one result as it was
+	// decided (streamed), ahead of the whole part's results.
+	one *sched.Result
 }
 
 // drive runs the agent loop in real time until it is done or ctx ends: it
@@ -211,7 +214,12 @@ func (l *liveRun) submit(ctx context.Context, p *agentPart) {
 	go func() {
 		defer sh.parts.Done()
 		defer l.recoverPanic()
-		results, _ := runner.Run(pctx, p.schedTurn(tag))
+		var results []sched.Result
+		if p.join > 0 {
+			results = l.stream(pctx, runner, p, tag)
+		} else {
+			results, _ = runner.Run(pctx, p.schedTurn(tag))
+		}
 		select {
 		case sh.landed <- landedPart{part: p, results: results}:
 		case <-sh.stopped:
@@ -219,10 +227,37 @@ func (l *liveRun) submit(ctx context.Context, p *agentPart) {
 	}()
 }
 
+// stream runs a part with a progressive join through the Runner's
+// Stream, handing each result to the driving goroutine as it is decided,
+// and returns them all in the order of the part's calls (nil: refused).
+func (l *liveRun) stream(ctx context.Context, runner *sched.Runner, p *agentPart, tag any) []sched.Result {
+	sh := &l.shell
+	ch, err := runner.Stream(ctx, p.schedTurn(tag))
+	if err != nil {
+		return nil
+	}
+	results := make([]sched.Result, len(p.calls))
+	for r := range ch {
+		results[r.Index] = r
+		select {
+		case sh.landed <- landedPart{part: p, one: &r}:
+		case <-sh.stopped:
+		}
+	}
+	return results
+}
+
 // land records a part's results and hands them to the agent loop.
 func (l *liveRun) land(lp landedPart) {
 	sh := &l.shell
 	p := lp.part
+	if lp.one != nil {
+		l.mu.Lock()
+		sh.now = l.vnow()
+		l.mu.Unlock()
+		l.agents.answered(sh.now, p, lp.one)
+		return
+	}
 	sh.running[p]()
 	delete(sh.running, p)
 	if l.trace != nil {
