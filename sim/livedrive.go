@@ -57,7 +57,9 @@ func (l *liveRun) drive(ctx context.Context) error {
 		if err := l.carry(ctx); err != nil {
 			return err
 		}
-		if l.agents.done() {
+		if l.agents.done() && len(sh.running) == 0 {
+			// Every turn ended and every part landed: a progressive
+			// join's late calls, which no turn waits for, included.
 			return nil
 		}
 		var due <-chan time.Time
