@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -103,20 +104,22 @@ type agentTurn struct {
 // agentPart is one sched turn of an agent turn: what to submit, and the
 // driver's handle on it.
 type agentPart struct {
-	turn   *agentTurn
-	kind   uint8 // partLLM, partTools, partSubLLM, partSubTools
-	sub    *subagent
-	at     time.Duration // when it was submitted
-	calls  []sched.Call
-	budget int64 // the sched turn's token budget (0: none)
-	// join is how many of a tools part's calls must succeed before its
-	// turn moves on (progressive_join; 0: all, and the part ends when its
-	// sched turn does); answers counts those that have, and joined marks
-	// a part its turn has moved on from, whose late results are only
-	// billed.
-	join    int
-	answers int
+	turn *agentTurn
+	kind uint8 // partLLM, partTools, partSubLLM, partSubTools
+	// joined marks a part its turn has moved on from at its progressive
+	// join, whose late results are only billed; join is how many of a
+	// tools part's calls must succeed before its turn moves on
+	// (progressive_join; 0: all, and the part ends when its sched turn
+	// does), answers how many have. They fit in the padding after kind:
+	// a part costs no more memory for them (a turn has at most
+	// scenarios.MaxCallsPerTurn calls).
 	joined  bool
+	join    uint16
+	answers uint16
+	sub     *subagent
+	at      time.Duration // when it was submitted
+	calls   []sched.Call
+	budget  int64 // the sched turn's token budget (0: none)
 	// id is the sched turn a virtual driver submitted it as.
 	id sched.TurnID
 }
@@ -375,8 +378,8 @@ func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
 	}
 	a.submit(now, t, partTools, nil, calls, 0)
 	if a.join != nil && len(calls) > 0 {
-		if k := a.join.Need(len(calls)); k < len(calls) {
-			t.active[len(t.active)-1].join = k
+		if k := a.join.Need(len(calls)); k < len(calls) && k <= math.MaxUint16 {
+			t.active[len(t.active)-1].join = uint16(k)
 		}
 	}
 }
@@ -526,7 +529,7 @@ func (a *agentLoop) answered(now time.Duration, p *agentPart, r *sched.Result) {
 		return
 	}
 	p.joined = true
-	t.good += p.answers
+	t.good += int(p.answers)
 	a.detach(p)
 	if a.join.Late == scenarios.JoinLateDrop {
 		a.emit(agentOp{kind: opCancel, part: p})
