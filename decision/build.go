@@ -41,6 +41,9 @@ type input struct {
 	Baseline *results.Outcome
 	// Load is the workload's demand against the limits (nil: not measured).
 	Load *LoadCheck
+	// Priced says whether the scenario prices a service: the decision
+	// then names the cheapest configuration that meets the rule.
+	Priced bool
 	// Strategies are the scenario's strategies as written under the same
 	// seeds; Paces the headrooms tried at the chosen cap; Search how the
 	// strategy and the pace were chosen; CapFlat whether the sweep is flat.
@@ -53,7 +56,7 @@ type input struct {
 // outcomeOf converts a sweep point into the decision's figures.
 func outcomeOf(strategy string, p results.SweepPoint) results.Outcome {
 	o := results.Outcome{Strategy: strategy, P50Ms: p.P50Ms, P95Ms: p.P95Ms, P95LoMs: p.P95Ms, P95HiMs: p.P95Ms,
-		AnsweredShare: p.AnsweredShare, RateLimitedShare: p.RateLimitedShare}
+		AnsweredShare: p.AnsweredShare, RateLimitedShare: p.RateLimitedShare, CostPerAnsweredTaskUSD: p.CostPerAnsweredTaskUSD}
 	if p.Seeds >= 2 {
 		o.P95LoMs, o.P95HiMs = p.P95LoMs, p.P95HiMs
 	}
@@ -107,6 +110,36 @@ func build(in input) results.Decision {
 			}
 		}
 	}
+	if in.Priced {
+		d.Evidence.Cheapest = cheapest(&d)
+	}
 	d.Sentence = decisionSentence(&d, in)
 	return d
+}
+
+// cheapest returns the configuration of d with the lowest cost per
+// answered task among those that meet the rule: the chosen one (first,
+// so that it wins a tie) and the strategies as written; nil when none
+// that meets it completed a task.
+func cheapest(d *results.Decision) *results.Outcome {
+	var c []results.Outcome
+	if d.Evidence.Chosen > 0 {
+		c = append(c, d.Expected)
+	}
+	for _, o := range d.Evidence.Strategies {
+		if o.MeetsRule {
+			c = append(c, o)
+		}
+	}
+	var best *results.Outcome
+	for i := range c {
+		if o := &c[i]; o.CostPerAnsweredTaskUSD > 0 && (best == nil || o.CostPerAnsweredTaskUSD < best.CostPerAnsweredTaskUSD) {
+			best = o
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	out := *best
+	return &out
 }

@@ -149,6 +149,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		Plan: res.Plan, Row: t.sw.row, Best: t.sw.best, Extended: t.sw.extended, Rule: o.Rule,
 		Seeds: sim.Seeds(applied.Seed, seeds), DurationS: applied.Duration.Seconds(), Load: res.Load,
 		Strategies: written, Paces: t.paces, Search: t.search, CapFlat: flat(t.sw.row.Points, o.Rule),
+		Priced: priced(sc),
 	}
 	if ub := unboundedStrategy(sc); ub != "" && ub != t.name {
 		for _, w := range written {
@@ -195,6 +196,16 @@ func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written [
 	}
 	t.search = append(t.search, why+"; tuned, it answered no faster, so "+t.name+" is kept")
 	return t, nil
+}
+
+// priced reports whether sc prices a service.
+func priced(sc *scenarios.Scenario) bool {
+	for i := range sc.Services {
+		if sc.Services[i].Priced() {
+			return true
+		}
+	}
+	return false
 }
 
 // headroomFor is the headroom a decision paces at: the one asked for, else

@@ -41,6 +41,9 @@ func decisionSentence(d *results.Decision, in input) string {
 		p95 += " ±" + secondsText(float64(e.P95HiMs-e.P95LoMs)/2)
 	}
 	s := fmt.Sprintf("%s: p95 answer %s, %s answered, %s", set, p95, percent(e.AnsweredShare), limitedText(e.RateLimitedShare))
+	if in.Priced {
+		s += costText(d)
+	}
 	if b := d.Baseline; b != nil {
 		s += fmt.Sprintf(" (%s answers %s", b.Strategy, percent(b.AnsweredShare))
 		if b.AnsweredShare >= MinAnsweredShare && b.P95Ms.Answered() {
@@ -49,6 +52,30 @@ func decisionSentence(d *results.Decision, in input) string {
 		s += ")"
 	}
 	return s
+}
+
+// costText says what the chosen configuration costs per answered task
+// and, when another that meets the rule costs less, which and how much
+// (a phrase starting ", "; "" when the choice completed no task).
+func costText(d *results.Decision) string {
+	e := &d.Expected
+	if e.CostPerAnsweredTaskUSD <= 0 {
+		return ""
+	}
+	s := ", " + dollarsText(e.CostPerAnsweredTaskUSD) + " per answered task"
+	if c := d.Evidence.Cheapest; c != nil && c.Strategy != e.Strategy && c.CostPerAnsweredTaskUSD < e.CostPerAnsweredTaskUSD {
+		s += fmt.Sprintf("; %s as written also meets the rule at %s per answered task, p95 answer %s", c.Strategy, dollarsText(c.CostPerAnsweredTaskUSD), secondsText(float64(c.P95Ms)))
+	}
+	return s
+}
+
+// dollarsText shows dollars: cents from a dollar up, four decimals below
+// ("$0.0183").
+func dollarsText(v float64) string {
+	if v >= 1 {
+		return "$" + numfmt.Fixed(v, 2, false)
+	}
+	return "$" + numfmt.Fixed(v, 4, false)
 }
 
 // secondsText shows milliseconds as seconds to one decimal ("3.4 s"), or

@@ -149,8 +149,8 @@ func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 	if rows := classRows(r); rows != nil {
 		d.Sections = append(d.Sections, htmlSection{ID: "classes", Title: "Per class", Headers: classHeaders, Rows: rows, Key: sentence(classKey)})
 	}
-	if rows := taskRows(r); rows != nil {
-		d.Sections = append(d.Sections, htmlSection{ID: "tasks", Title: "Tasks", Headers: taskHeaders(), Rows: rows, Key: sentence(taskKey)})
+	if ms := taskColumns(r, true); taskRows(r, ms) != nil {
+		d.Sections = append(d.Sections, htmlSection{ID: "tasks", Title: "Tasks", Headers: taskHeaders(ms), Rows: taskRows(r, ms), Key: sentence(taskKeyOf(ms))})
 	}
 	if ts := eventTables(r); ts != nil {
 		d.EventTables, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders

@@ -108,8 +108,8 @@ func mdStrategies(b *strings.Builder, r *results.Results) {
 	if rows := classRows(r); rows != nil {
 		classTableMarkdown(b, rows)
 	}
-	if rows := taskRows(r); rows != nil {
-		taskTableMarkdown(b, rows)
+	if ms := taskColumns(r, true); taskRows(r, ms) != nil {
+		taskTableMarkdown(b, ms, taskRows(r, ms))
 	}
 	if ts := eventTables(r); ts != nil {
 		eventTablesMarkdown(b, ts)

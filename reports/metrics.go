@@ -242,7 +242,7 @@ func extraMetrics() []metric {
 		{header: "L turns", name: "turns in the system, time-averaged (Little's L)", dir: neutral, key: "turns_in_system", format: dec2},
 		{header: "L attempts", name: "attempts in service, time-averaged (Little's L)", dir: neutral, key: "attempts_in_service", format: dec2},
 	}
-	return append(append(ms, taskMetrics()...), tokenMetrics()...)
+	return append(append(ms, taskMetrics()...), append(tokenMetrics(), schedulerMetrics()...)...)
 }
 
 // Columns lists the names the terminal table's columns can be chosen by:

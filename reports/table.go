@@ -142,7 +142,7 @@ func writeSections(b *strings.Builder, r *results.Results, put func(indent, line
 		}
 		put("  ", classKey)
 	}
-	if rows := taskRows(r); rows != nil {
+	if rows := taskRows(r, taskMetrics()); rows != nil {
 		b.WriteString("\ntasks\n")
 		for _, l := range taskTableText(rows) {
 			fmt.Fprintln(b, "  "+l)

@@ -29,6 +29,33 @@ func tokenMetrics() []metric {
 	}
 }
 
+// schedulerMetrics are the figures of the turns the scheduler could
+// answer (those the model did not get wrong): columns on request in the
+// terminal, and in the report's tasks table when a strategy has them.
+func schedulerMetrics() []metric {
+	return []metric{
+		{header: "model-failed turns", name: "turns failed for reasons of the model", dir: lowerBetter, key: "tasks.model_failed_turns", format: count},
+		{header: "sched answered %", name: "turns answered among those the scheduler could answer (%)", dir: higherBetter, key: "tasks.scheduler_answer_latency_ms.answered_share", scale: 100, format: dec1},
+		{header: "sched answer p95", name: "time to answer p95 among the turns the scheduler could answer (ms)", dir: lowerBetter, key: "tasks.scheduler_answer_latency_ms.p95", format: answerFloat},
+	}
+}
+
+// taskColumns are the columns of the tasks table: taskMetrics, and in a
+// report (not the terminal, whose table stays within 80 columns) the
+// schedulerMetrics when a strategy of r has them.
+func taskColumns(r *results.Results, report bool) []metric {
+	ms := taskMetrics()
+	if !report {
+		return ms
+	}
+	for i := range r.Strategies {
+		if t := r.Strategies[i].Tasks; t != nil && t.SchedulerAnswerLatencyMs != nil {
+			return append(ms, schedulerMetrics()...)
+		}
+	}
+	return ms
+}
+
 // dollars formats an amount of dollars: cents from a dollar up, four
 // decimals under it (a task's cost is often a fraction of a cent).
 func dollars(v float64) string {
@@ -41,18 +68,19 @@ func dollars(v float64) string {
 // taskKey explains the tasks table in one sentence.
 const taskKey = "a task is a session's turns (one turn without a set number of them), completed when every turn was answered in full; task p50 and p95 (ms): from its first turn's start to its last turn's end, completed tasks only; model fails: model turns wrong for reasons of the model (success), retried or abandoning the task; cost: billed tokens (every call answered, one attempt each) at the services' prices per 1,000 tokens; $/answer: the run's cost over the tasks completed; * best in its column"
 
-// taskHeaders are the columns of the tasks table.
-func taskHeaders() []string {
+// taskHeaders are the headers of the tasks table of columns ms.
+func taskHeaders(ms []metric) []string {
 	hs := []string{"strategy"}
-	for _, m := range taskMetrics() {
+	for _, m := range ms {
 		hs = append(hs, m.header)
 	}
 	return hs
 }
 
-// taskRows returns the tasks table, a row per strategy with the best
-// value of each column marked "*" (nil when no strategy has tasks).
-func taskRows(r *results.Results) [][]string {
+// taskRows returns the tasks table of columns ms, a row per strategy with
+// the best value of each column marked "*" (nil when no strategy has
+// tasks).
+func taskRows(r *results.Results, ms []metric) [][]string {
 	some := false
 	for i := range r.Strategies {
 		some = some || r.Strategies[i].Tasks != nil
@@ -60,7 +88,6 @@ func taskRows(r *results.Results) [][]string {
 	if !some {
 		return nil
 	}
-	ms := taskMetrics()
 	marks := make([][]bool, len(ms))
 	for j, m := range ms {
 		marks[j] = best(m, r.Strategies)
@@ -84,12 +111,23 @@ func taskRows(r *results.Results) [][]string {
 // taskTableText lays the tasks table out in aligned columns for a
 // terminal.
 func taskTableText(rows [][]string) []string {
-	return alignedLines(taskHeaders(), rows, 1)
+	return alignedLines(taskHeaders(taskMetrics()), rows, 1)
 }
 
 // taskTableMarkdown writes the tasks table as a Markdown section.
-func taskTableMarkdown(b *strings.Builder, rows [][]string) {
+func taskTableMarkdown(b *strings.Builder, ms []metric, rows [][]string) {
 	b.WriteString("## Tasks\n\n")
-	mdTable(b, taskHeaders(), 1, rows)
-	fmt.Fprintf(b, "\n%s\n\n", mdEscape(sentence(taskKey)))
+	mdTable(b, taskHeaders(ms), 1, rows)
+	fmt.Fprintf(b, "\n%s\n\n", mdEscape(sentence(taskKeyOf(ms))))
+}
+
+// schedulerKey explains the schedulerMetrics columns.
+const schedulerKey = "; model-failed turns: turns the model got wrong and its retries did not cure; sched answered % and sched answer p95: the turns answered and the p95 time to answer among the other turns, those the scheduler could answer, which the decision's rule reads"
+
+// taskKeyOf is the tasks table's key for columns ms.
+func taskKeyOf(ms []metric) string {
+	if len(ms) > len(taskMetrics()) {
+		return strings.TrimSuffix(taskKey, "; * best in its column") + schedulerKey + "; * best in its column"
+	}
+	return taskKey
 }

@@ -31,7 +31,32 @@ func TestTaskTable(t *testing.T) {
 		}
 	}
 	r.Strategies[0].Tasks, r.Strategies[1].Tasks = nil, nil
-	if rows := taskRows(r); rows != nil {
+	if rows := taskRows(r, taskMetrics()); rows != nil {
 		t.Errorf("rows %v without tasks", rows)
+	}
+}
+
+// The report's tasks table adds the scheduler's figures when a strategy
+// has them (its model turns may fail); the terminal's stays as it is.
+func TestTaskColumnsAddTheSchedulersFigures(t *testing.T) {
+	sched := results.AnswerSummary{P95: results.Unanswered, AnsweredShare: 0.871}
+	r := &results.Results{Strategies: []results.StrategyResult{
+		{Name: "narrow", Tasks: &results.Tasks{Begun: 10, ModelFailedTurns: 74, SchedulerAnswerLatencyMs: &sched}},
+		{Name: "plain"},
+	}}
+	ms := taskColumns(r, true)
+	if len(ms) != len(taskMetrics())+3 || len(taskColumns(r, false)) != len(taskMetrics()) {
+		t.Fatalf("report columns %d, terminal %d", len(ms), len(taskColumns(r, false)))
+	}
+	rows := taskRows(r, ms)
+	if got := strings.Join(rows[0][len(rows[0])-3:], " "); got != "74 87.1 —" {
+		t.Errorf("narrow's scheduler cells %q; want 74 87.1 —", got)
+	}
+	if got := strings.Join(rows[1][len(rows[1])-3:], " "); got != "– – –" {
+		t.Errorf("plain's scheduler cells %q", got)
+	}
+	r.Strategies[0].Tasks.SchedulerAnswerLatencyMs = nil
+	if len(taskColumns(r, true)) != len(taskMetrics()) {
+		t.Error("scheduler columns without scheduler figures")
 	}
 }

@@ -208,6 +208,14 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 	checkSummary(ps, at+".ok_turn_latency_ms", s.OKTurnLatencyMs)
 	checkSummary(ps, at+".call_latency_ms", s.CallLatencyMs)
 	checkAnswer(ps, at+".answer_latency_ms", s.AnswerLatencyMs)
+	if t := s.Tasks; t != nil {
+		if t.ModelFailedTurns < 0 {
+			ps.add(at+".tasks.model_failed_turns", "is %d; a count is ≥ 0", t.ModelFailedTurns)
+		}
+		if a := t.SchedulerAnswerLatencyMs; a != nil {
+			checkAnswer(ps, at+".tasks.scheduler_answer_latency_ms", *a)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(s.PeakInFlight)) {
 		n := s.PeakInFlight[name]
 		nameOK(ps, fmt.Sprintf("%s.peak_in_flight.%q", at, name), "service", name)

@@ -83,6 +83,9 @@ func checkRow(ps *problems, at string, r *SweepRow, bare bool) {
 		if !finite(p.GoodputPerS) || p.GoodputPerS < 0 {
 			ps.add(pat+".goodput_per_s", "is %v; want a figure ≥ 0", p.GoodputPerS)
 		}
+		if !finite(p.CostPerAnsweredTaskUSD) || p.CostPerAnsweredTaskUSD < 0 {
+			ps.add(pat+".cost_per_answered_task_usd", "is %v; want dollars ≥ 0", p.CostPerAnsweredTaskUSD)
+		}
 	}
 	for j, c := range []int{r.Chosen, r.Knee} {
 		if c != 0 && !slices.Contains(caps, c) {

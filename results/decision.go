@@ -58,10 +58,16 @@ type Outcome struct {
 	P95Ms   AnswerMs `json:"p95_ms"`
 	P95LoMs AnswerMs `json:"p95_lo_ms"`
 	P95HiMs AnswerMs `json:"p95_hi_ms"`
-	// AnsweredShare is the share of turns begun answered in full;
+	// AnsweredShare is the share of turns begun answered in full, among
+	// the turns the scheduler could answer when the model's turns may fail
+	// (SweepPoint.AnsweredShare);
 	// RateLimitedShare is 429 responses ÷ attempts.
 	AnsweredShare    float64 `json:"answered_share"`
 	RateLimitedShare float64 `json:"rate_limited_share"`
+	// CostPerAnsweredTaskUSD is what one completed task cost, in dollars
+	// (SweepPoint.CostPerAnsweredTaskUSD): absent when the scenario
+	// prices no service or no task was completed.
+	CostPerAnsweredTaskUSD float64 `json:"cost_per_answered_task_usd,omitempty"`
 	// Cap is the cap the setting ran with (0: none, or as the strategy is
 	// written); Headroom the pace of its token buckets as a fraction of the
 	// limits (0: it does not pace).
@@ -110,6 +116,13 @@ type Evidence struct {
 	// Search says, a step a line, how the strategy, the cap and the pace
 	// were chosen.
 	Search []string `json:"search,omitempty"`
+	// Cheapest is, when the scenario prices a service, the configuration
+	// with the lowest cost per answered task among those that meet the
+	// rule: the chosen one and the strategies as written (nil when the
+	// scenario prices none, or none that meets the rule completed a task).
+	// The rule chooses on time to answer; this says what the cheapest
+	// choice that also meets it would be.
+	Cheapest *Outcome `json:"cheapest,omitempty"`
 	// CapFlat is set when every cap swept that meets the rule answers
 	// within the tolerance of the best: the cap does not bind there, and
 	// the pace, not the cap, sets the figures.

@@ -77,6 +77,9 @@ var figures = []figure{
 	{"tasks.completed", task(func(t *Tasks) float64 { return float64(t.Completed) })},
 	{"tasks.model_failures", task(func(t *Tasks) float64 { return float64(t.ModelFailures) })},
 	{"tasks.skipped_subagents", task(func(t *Tasks) float64 { return float64(t.SkippedSubagents) })},
+	{"tasks.model_failed_turns", schedulerAnswer(func(t *Tasks) float64 { return float64(t.ModelFailedTurns) })},
+	{"tasks.scheduler_answer_latency_ms.answered_share", schedulerAnswer(func(t *Tasks) float64 { return t.SchedulerAnswerLatencyMs.AnsweredShare })},
+	{"tasks.scheduler_answer_latency_ms.p95", schedulerAnswer(func(t *Tasks) float64 { return float64(t.SchedulerAnswerLatencyMs.P95) })},
 	{"tasks.time_to_answer_ms.p50", answeredTask(func(l Summary) float64 { return l.P50 })},
 	{"tasks.time_to_answer_ms.p95", answeredTask(func(l Summary) float64 { return l.P95 })},
 	{"tasks.input_tokens", task(func(t *Tasks) float64 { return float64(t.InputTokens) })},
@@ -91,6 +94,20 @@ var figures = []figure{
 // strategy that has one.
 func task(f func(t *Tasks) float64) func(*StrategyResult) (float64, bool) {
 	return func(s *StrategyResult) (float64, bool) { return f(taskOr0(s)), s.Tasks != nil }
+}
+
+// schedulerAnswer reads a figure of the turns the scheduler could
+// answer, which applies only to a strategy whose model turns may fail
+// (Tasks.SchedulerAnswerLatencyMs set); a p95 is +Inf when that turn got
+// no answer.
+func schedulerAnswer(f func(t *Tasks) float64) func(*StrategyResult) (float64, bool) {
+	return func(s *StrategyResult) (float64, bool) {
+		t := s.Tasks
+		if t == nil || t.SchedulerAnswerLatencyMs == nil {
+			return 0, false
+		}
+		return f(t), true
+	}
 }
 
 // answeredTask reads a time to answer a task, which applies only when a

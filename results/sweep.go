@@ -11,7 +11,9 @@ type SweepPoint struct {
 	// Cap is the max in flight the point ran with (≥ 1).
 	Cap int `json:"cap"`
 	// P50Ms and P95Ms are time-to-answer percentiles in milliseconds (the
-	// strategy's AnswerLatencyMs): a turn that failed counts as never
+	// strategy's AnswerLatencyMs, or Tasks.SchedulerAnswerLatencyMs when
+	// present: turns failed for reasons of the model are left out of the
+	// turns counted, as no cap answers them): a turn that failed counts as never
 	// answered, and a percentile that falls among such turns is
 	// Unanswered (null in JSON). A cap that fails turns fast therefore
 	// does not look fast.
@@ -25,12 +27,18 @@ type SweepPoint struct {
 	// Seeds is the number of seeds the point's figures are the mean of (0
 	// or 1: one run).
 	Seeds int `json:"seeds,omitempty"`
-	// AnsweredShare is the share of turns begun that were answered in full.
+	// AnsweredShare is the share of turns that were answered in full,
+	// among the same turns as P50Ms and P95Ms.
 	AnsweredShare float64 `json:"answered_share"`
 	// GoodputPerS is successful calls per second.
 	GoodputPerS float64 `json:"goodput_per_s"`
 	// RateLimitedShare is 429 responses ÷ attempts, in [0, 1].
 	RateLimitedShare float64 `json:"rate_limited_share"`
+	// CostPerAnsweredTaskUSD is the run's cost over the tasks it
+	// completed, in dollars (Tasks.CostPerAnsweredTaskUSD; the mean over
+	// the seeds): absent when the scenario prices no service or no task
+	// was completed.
+	CostPerAnsweredTaskUSD float64 `json:"cost_per_answered_task_usd,omitempty"`
 }
 
 // SweepRow is one load of a sweep: the strategy's points at every cap, with

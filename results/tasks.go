@@ -22,6 +22,19 @@ type Tasks struct {
 	// ModelRetries those made again (workload.llm.retries).
 	ModelFailures int64 `json:"model_failures,omitempty"`
 	ModelRetries  int64 `json:"model_retries,omitempty"`
+	// ModelFailedTurns counts the turns ended within the duration that
+	// failed for reasons of the model: a model turn wrong and not cured by
+	// its retries (the turn's task is abandoned). Present only when the
+	// scenario's model turns may fail (workload.llm.success below 1).
+	ModelFailedTurns int64 `json:"model_failed_turns,omitempty"`
+	// SchedulerAnswerLatencyMs is the time to answer among the turns the
+	// scheduler could answer: answer_latency_ms's percentiles and answered
+	// share over the turns ended within the duration less
+	// ModelFailedTurns. A turn the model got wrong is no failure of the
+	// caps or the pacing, so the decision's rule ("answer ≥ 95% of
+	// turns", its p95) reads this one when present. Present only when the
+	// scenario's model turns may fail.
+	SchedulerAnswerLatencyMs *AnswerSummary `json:"scheduler_answer_latency_ms,omitempty"`
 	// SkippedSubagents counts the subagents an orchestrator turn did not
 	// spawn because its orchestrator_budget had no room for them.
 	SkippedSubagents int64 `json:"skipped_subagents,omitempty"`

@@ -104,6 +104,9 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	}
 	s.Join = enum(t, "join", JoinPartial, JoinPartial, JoinAllOrNothing)
 	d.decodeBatchTurns(sc, t, &s)
+	if jt := t.sub("progressive_join"); jt != nil {
+		s.ProgressiveJoin = d.decodeProgressiveJoin(sc, jt)
+	}
 	s.AttemptTimeout, _ = t.duration("attempt_timeout")
 	s.CallTimeout, _ = t.duration("call_timeout")
 	s.TurnTimeout, _ = t.duration("turn_timeout")
@@ -241,6 +244,34 @@ func (d *decoder) decodeRetry(t *table) Retry {
 		t.add("retry_after_jitter", "has no effect with honor_retry_after = false; remove one of them")
 	}
 	return r
+}
+
+// decodeProgressiveJoin reads a strategy's progressive_join: first (a
+// whole number ≥ 1) or share (in (0, 1]), not both, and late ("fold" or
+// "drop"), on a workload whose turns make tool calls.
+func (d *decoder) decodeProgressiveJoin(sc *Scenario, t *table) *ProgressiveJoin {
+	defer t.finish()
+	j := &ProgressiveJoin{}
+	if n, ok := t.integer("first", 1, MaxCallsPerTurn, "the most calls one turn can make"); ok {
+		j.First = int(n)
+	}
+	if f, ok := t.fraction("share"); ok {
+		if f == 0 {
+			t.add("share", "is 0; the turn would move on before any call answered: make it above 0, up to 1")
+		}
+		j.Share = f
+	}
+	switch {
+	case t.has("first") && t.has("share"):
+		t.add("share", "and first both say when the turn moves on; keep one of them")
+	case !t.has("first") && !t.has("share"):
+		d.add(t.path, "needs first or share; write progressive_join = { first = 3 } or { share = 0.8 }")
+	}
+	j.Late = enum(t, "late", JoinLateFold, JoinLateFold, JoinLateDrop)
+	if len(sc.Workload.Calls) == 0 {
+		d.add(t.path, "needs a workload whose turns make tool calls (workload.calls): it joins a turn's tool calls")
+	}
+	return j
 }
 
 // decodeBatchTurns reads batch_turns: a whole number ≥ 1 whose wide turns

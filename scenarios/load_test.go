@@ -222,6 +222,7 @@ func TestFullFile(t *testing.T) {
 			},
 			{
 				Name: "everything", Description: "every knob", MaxInFlight: 16, BatchTurns: 2,
+				ProgressiveJoin:       &ProgressiveJoin{Share: 0.75, Late: JoinLateDrop},
 				MaxInFlightPerService: map[string]int{"llm": 8, "tools": 12},
 				TokenBucket:           true, Headroom: 0.8,
 				Retry: Retry{
@@ -285,6 +286,9 @@ func TestFullFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(open.Workload, wantWorkload) {
 		t.Errorf("full-open workload:\n%#v\nwant:\n%#v", open.Workload, wantWorkload)
+	}
+	if j := open.Strategies[0].ProgressiveJoin; j == nil || *j != (ProgressiveJoin{First: 1, Late: JoinLateFold}) {
+		t.Errorf("full-open progressive_join = %+v; want first = 1, late fold", j)
 	}
 }
 

@@ -81,3 +81,51 @@ batch_turns = 3
 		t.Errorf("batches %d, %d; want 1, 2", sc.Strategies[0].Batch(), sc.Strategies[1].Batch())
 	}
 }
+
+// progressive_join is checked by the same validator, each problem at its
+// file, line and key: first and share both or neither, a share of 0, an
+// unknown late, and a workload without tool calls.
+func TestProgressiveJoinProblems(t *testing.T) {
+	src := `name = "bad-join"
+duration = "1m"
+[workload]
+arrival_rate = "1/s"
+llm = { service = "m", tokens = 100 }
+[services.m]
+[[strategy]]
+name = "both"
+progressive_join = { first = 2, share = 0.5 }
+[[strategy]]
+name = "neither"
+progressive_join = { late = "keep" }
+[[strategy]]
+name = "zero"
+progressive_join = { share = 0, frist = 1 }
+`
+	_, err := Parse("bad.toml", []byte(src))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`bad.toml:9:33: strategy[0].progressive_join.share: and first both say when the turn moves on; keep one of them`,
+		`bad.toml:9:1: strategy[0].progressive_join: needs a workload whose turns make tool calls (workload.calls)`,
+		`bad.toml:12:1: strategy[1].progressive_join: needs first or share`,
+		`strategy[1].progressive_join.late: unknown value "keep"; use one of "fold", "drop"`,
+		`strategy[2].progressive_join.share: is 0; the turn would move on before any call answered`,
+		`strategy[2].progressive_join.frist: unknown key; did you mean "first"?`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("no problem %q in:\n%v", want, err)
+		}
+	}
+	ok := strings.Replace(src, "llm = { service = \"m\", tokens = 100 }", "calls = [ { tool = \"t\", count = 4 } ]\n[tools.t]\nservice = \"m\"", 1)
+	ok = ok[:strings.Index(ok, "[[strategy]]\nname = \"both\"")] + "[[strategy]]\nname = \"j\"\nprogressive_join = { share = 0.8, late = \"drop\" }\n"
+	sc, err := Parse("ok.toml", []byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := sc.Strategies[0].ProgressiveJoin
+	if j == nil || j.Share != 0.8 || j.Late != JoinLateDrop || j.Need(10) != 8 || j.Need(4) != 4 || j.Need(1) != 1 {
+		t.Errorf("progressive_join read as %+v (need of 10: %d)", j, j.Need(10))
+	}
+}

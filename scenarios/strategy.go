@@ -1,6 +1,9 @@
 package scenarios
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // MaxStrategies bounds a scenario's [[strategy]] tables: every strategy is
 // simulated in memory of its own, a row of every table and a series of
@@ -62,6 +65,9 @@ type Strategy struct {
 	// many turns' results. It compares many narrow turns with few wide
 	// ones on one workload.
 	BatchTurns int `json:",omitempty"`
+	// ProgressiveJoin lets a turn move on before all its tool calls have
+	// answered (key progressive_join; nil: it waits for every one).
+	ProgressiveJoin *ProgressiveJoin `json:",omitempty"`
 	// AttemptTimeout bounds one attempt; CallTimeout one call over all its
 	// attempts; TurnTimeout a whole turn (0: none).
 	AttemptTimeout time.Duration
@@ -201,6 +207,48 @@ const (
 	JoinPartial Join = "partial"
 	// JoinAllOrNothing cancels the siblings at the first failure.
 	JoinAllOrNothing Join = "all-or-nothing"
+)
+
+// ProgressiveJoin is the article's as_completed: a turn's tool calls are
+// read as they answer, and once First of them (or the Share of them,
+// rounded up) have succeeded the turn moves on (its subagents start, or
+// it ends and its session thinks and starts the next model turn, the
+// synthesis) while the slow calls finish. Late says what becomes of
+// those. A turn that draws no more calls than the join needs waits for
+// all of them, as without it; one whose failures leave too few
+// successes ends when every call has answered, failed.
+type ProgressiveJoin struct {
+	// First is how many successes the turn waits for (0: Share says).
+	First int `json:",omitempty"`
+	// Share is the fraction of the turn's calls that must succeed, in
+	// (0, 1], rounded up to whole calls (0: First says).
+	Share float64 `json:",omitempty"`
+	// Late says what becomes of the calls still running at the join.
+	Late JoinLate
+}
+
+// Need returns how many of a turn's n tool calls must succeed before it
+// moves on: min(First, n), or ⌈Share × n⌉.
+func (j *ProgressiveJoin) Need(n int) int {
+	if j.First > 0 {
+		return min(j.First, n)
+	}
+	k := int(math.Ceil(j.Share*float64(n) - 1e-9))
+	return max(1, min(k, n))
+}
+
+// JoinLate says what becomes of a turn's tool calls still running when
+// its progressive join moves on.
+type JoinLate string
+
+const (
+	// JoinLateFold lets them finish: they hold their slots and quota and
+	// are billed, and their results are folded into a later turn (its
+	// context already grows by context_growth a turn).
+	JoinLateFold JoinLate = "fold"
+	// JoinLateDrop cancels them at the join (at the transport or the
+	// reader, as cancel_at says) and drops their results.
+	JoinLateDrop JoinLate = "drop"
 )
 
 // CancelAt says where a cancelled call is stopped.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -31,13 +32,14 @@ import (
 type agentLoop struct {
 	sc           *scenarios.Scenario
 	wl           *workload
-	end          time.Duration // no turn starts at or after end
-	serialize    bool          // the strategy serializes writes
-	classRank    []int         // each session class's sched.Call.Priority (nil: no priority table)
-	maxTurnCalls int           // calls (and subagents) one turn may draw; past it, err wraps ErrTooLarge
-	batch        int           // the workload's turns one turn asks for (batch_turns)
-	turns        int           // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
-	serial       uint64        // numbers calls, to tell clients apart at the services
+	end          time.Duration              // no turn starts at or after end
+	serialize    bool                       // the strategy serializes writes
+	classRank    []int                      // each session class's sched.Call.Priority (nil: no priority table)
+	maxTurnCalls int                        // calls (and subagents) one turn may draw; past it, err wraps ErrTooLarge
+	batch        int                        // the workload's turns one turn asks for (batch_turns)
+	join         *scenarios.ProgressiveJoin // nil: a turn waits for all its tool calls
+	turns        int                        // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
+	serial       uint64                     // numbers calls, to tell clients apart at the services
 	turnNo       uint64
 	arrivals     *rand.Rand
 	sessionTurns []int    // turns begun, by session
@@ -110,12 +112,22 @@ type agentTurn struct {
 // agentPart is one sched turn of an agent turn: what to submit, and the
 // driver's handle on it.
 type agentPart struct {
-	turn   *agentTurn
-	kind   uint8 // partLLM, partTools, partSubLLM, partSubTools
-	sub    *subagent
-	at     time.Duration // when it was submitted
-	calls  []sched.Call
-	budget int64 // the sched turn's token budget (0: none)
+	turn *agentTurn
+	kind uint8 // partLLM, partTools, partSubLLM, partSubTools
+	// joined marks a part its turn has moved on from at its progressive
+	// join, whose late results are only billed; join is how many of a
+	// tools part's calls must succeed before its turn moves on
+	// (progressive_join; 0: all, and the part ends when its sched turn
+	// does), answers how many have. They fit in the padding after kind:
+	// a part costs no more memory for them (a turn has at most
+	// scenarios.MaxCallsPerTurn calls).
+	joined  bool
+	join    uint16
+	answers uint16
+	sub     *subagent
+	at      time.Duration // when it was submitted
+	calls   []sched.Call
+	budget  int64 // the sched turn's token budget (0: none)
 	// id is the sched turn a virtual driver submitted it as.
 	id sched.TurnID
 }
@@ -186,7 +198,7 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
 		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
 		classRank: classRanks(sc, st),
-		book:      newTaskBook(sc), batch: st.Batch(),
+		book:      newTaskBook(sc), batch: st.Batch(), join: st.ProgressiveJoin,
 	}
 	a.turns = (sc.Workload.Turns + a.batch - 1) / a.batch
 	if n := sc.Workload.Sessions; n > 0 {
@@ -383,6 +395,11 @@ func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
 		return
 	}
 	a.submit(now, t, partTools, nil, calls, 0)
+	if a.join != nil && len(calls) > 0 {
+		if k := a.join.Need(len(calls)); k < len(calls) && k <= math.MaxUint16 {
+			t.active[len(t.active)-1].join = uint16(k)
+		}
+	}
 }
 
 // submit hands a part of turn t to the driver.
@@ -442,6 +459,12 @@ func (a *agentLoop) cancel(now time.Duration, t *agentTurn) {
 // finished moves a turn on when its part p finished at now with results.
 func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Result) {
 	t := p.turn
+	if a.book != nil {
+		a.book.billed(p, results)
+	}
+	if p.joined {
+		return // the turn moved on at its join: late results are only billed
+	}
 	a.detach(p)
 	ok := true
 	for i := range results {
@@ -450,9 +473,6 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 		} else if !p.llm() {
 			t.good++
 		}
-	}
-	if a.book != nil {
-		a.book.billed(p, results)
 	}
 	if !t.cancelled {
 		switch p.kind {
@@ -472,23 +492,7 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 				t.failed, t.abandoned = true, true
 			}
 		case partTools:
-			if !ok {
-				t.failed = true
-			}
-			if sg := a.wl.sub; sg != nil && ok {
-				n := sg.count.count(t.rng) // a draw of 0 runs no subagent
-				if n > a.maxTurnCalls {
-					a.fail(tooManyInTurn("subagents", int64(n), a.maxTurnCalls))
-					break
-				}
-				for range n {
-					if !a.roomForSubagent(t) {
-						a.book.skipped++
-						continue
-					}
-					a.iterate(now, t, &subagent{})
-				}
-			}
+			a.afterTools(now, t, ok)
 		case partSubLLM:
 			if ok { // a subagent whose model call failed ends there
 				a.subTools(now, t, p.sub)
@@ -497,6 +501,58 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 			a.afterIteration(now, t, p.sub)
 		}
 	}
+	if t.parts == 0 {
+		a.finishTurn(now, t)
+	}
+}
+
+// afterTools moves turn t on at now once its tool calls are in (all of
+// them, or its progressive join's share), ok when none failed: its
+// subagents start.
+func (a *agentLoop) afterTools(now time.Duration, t *agentTurn, ok bool) {
+	if !ok {
+		t.failed = true
+	}
+	sg := a.wl.sub
+	if sg == nil || !ok {
+		return
+	}
+	n := sg.count.count(t.rng) // a draw of 0 runs no subagent
+	if n > a.maxTurnCalls {
+		a.fail(tooManyInTurn("subagents", int64(n), a.maxTurnCalls))
+		return
+	}
+	for range n {
+		if !a.roomForSubagent(t) {
+			a.book.skipped++
+			continue
+		}
+		a.iterate(now, t, &subagent{})
+	}
+}
+
+// answered takes one result of a tools part with a progressive join, at
+// now, as it is decided. At the join's count of successes the turn moves
+// on (afterTools) and the part leaves it: its late calls run on (fold)
+// or are cancelled (drop), and finished only bills them. A join its
+// failures leave out of reach is no join: the part ends with its sched
+// turn, failed.
+func (a *agentLoop) answered(now time.Duration, p *agentPart, r *sched.Result) {
+	if p.joined || r.Err != nil {
+		return
+	}
+	p.answers++
+	t := p.turn
+	if p.answers < p.join || t.cancelled {
+		return
+	}
+	p.joined = true
+	t.good += int(p.answers)
+	a.detach(p)
+	if a.join.Late == scenarios.JoinLateDrop {
+		a.emit(agentOp{kind: opCancel, part: p})
+	}
+	a.afterTools(now, t, true)
 	if t.parts == 0 {
 		a.finishTurn(now, t)
 	}

@@ -260,6 +260,11 @@ func (e *engine) carry() {
 				e.returnCredit(a.Credit)
 			case sched.ActTurnDone:
 				e.partDone(a.Tag.(*agentPart), a.Turn)
+			case sched.ActResult:
+				if p := a.Tag.(*agentPart); p.join > 0 {
+					e.agents.answered(e.now, p, a.Result)
+					e.drive()
+				}
 			}
 		}
 	}

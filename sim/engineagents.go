@@ -52,6 +52,9 @@ func (e *engine) do(op *agentOp) {
 	case opEnd:
 		t := op.turn
 		e.m.turn(e.now, e.now-t.start, op.failed, t.good)
+		if t.abandoned {
+			e.m.modelFailedTurn(e.now)
+		}
 		if e.classes != nil {
 			e.classes.turn(t.session, e.now, e.now-t.start, op.failed)
 		}

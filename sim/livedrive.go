@@ -35,6 +35,9 @@ type liveShell struct {
 type landedPart struct {
 	part    *agentPart
 	results []sched.Result
+	// one is, for a part with a progressive join, one result as it was
+	// decided (streamed), ahead of the whole part's results.
+	one *sched.Result
 }
 
 // drive runs the agent loop in real time until it is done or ctx ends: it
@@ -54,7 +57,9 @@ func (l *liveRun) drive(ctx context.Context) error {
 		if err := l.carry(ctx); err != nil {
 			return err
 		}
-		if l.agents.done() {
+		if l.agents.done() && len(sh.running) == 0 {
+			// Every turn ended and every part landed: a progressive
+			// join's late calls, which no turn waits for, included.
 			return nil
 		}
 		var due <-chan time.Time
@@ -169,6 +174,9 @@ func (l *liveRun) do(ctx context.Context, op *agentOp) {
 		now := l.vnow()
 		lat := max(now-t.start, 0)
 		l.m.turn(now, lat, op.failed, t.good)
+		if t.abandoned {
+			l.m.modelFailedTurn(now)
+		}
 		if now <= l.m.window {
 			l.procs[t.proc].ended++
 			if op.failed {
@@ -208,7 +216,12 @@ func (l *liveRun) submit(ctx context.Context, p *agentPart) {
 	go func() {
 		defer sh.parts.Done()
 		defer l.recoverPanic()
-		results, _ := runner.Run(pctx, p.schedTurn(tag))
+		var results []sched.Result
+		if p.join > 0 {
+			results = l.stream(pctx, runner, p, tag)
+		} else {
+			results, _ = runner.Run(pctx, p.schedTurn(tag))
+		}
 		select {
 		case sh.landed <- landedPart{part: p, results: results}:
 		case <-sh.stopped:
@@ -216,10 +229,37 @@ func (l *liveRun) submit(ctx context.Context, p *agentPart) {
 	}()
 }
 
+// stream runs a part with a progressive join through the Runner's
+// Stream, handing each result to the driving goroutine as it is decided,
+// and returns them all in the order of the part's calls (nil: refused).
+func (l *liveRun) stream(ctx context.Context, runner *sched.Runner, p *agentPart, tag any) []sched.Result {
+	sh := &l.shell
+	ch, err := runner.Stream(ctx, p.schedTurn(tag))
+	if err != nil {
+		return nil
+	}
+	results := make([]sched.Result, len(p.calls))
+	for r := range ch {
+		results[r.Index] = r
+		select {
+		case sh.landed <- landedPart{part: p, one: &r}:
+		case <-sh.stopped:
+		}
+	}
+	return results
+}
+
 // land records a part's results and hands them to the agent loop.
 func (l *liveRun) land(lp landedPart) {
 	sh := &l.shell
 	p := lp.part
+	if lp.one != nil {
+		l.mu.Lock()
+		sh.now = l.vnow()
+		l.mu.Unlock()
+		l.agents.answered(sh.now, p, lp.one)
+		return
+	}
 	sh.running[p]()
 	delete(sh.running, p)
 	if l.trace != nil {

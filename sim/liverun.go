@@ -323,6 +323,9 @@ func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *limitRecorder, f
 	l.result.LimitTrace = limits.trace()
 	l.result.Processes = l.processResults(fo)
 	l.result.Tasks = l.agents.tasks()
+	if l.agents.modelFails() {
+		l.m.schedulerAnswer(l.result.Tasks)
+	}
 }
 
 // liveBuckets keeps the client's token buckets at their unscaled capacity:

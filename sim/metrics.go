@@ -26,14 +26,18 @@ type collector struct {
 	// full within the window; lateCalls the calls that finished after it.
 	answeredGood, lateCalls int64
 	refused                 int64
-	calls, failed           int64
-	goodCalls               int64 // successful tool calls finished within the window
-	attempts                int64
-	rateLimited             int64
-	turnLat, callLat        *histogram
-	okTurnLat               *histogram
-	attemptsPerCall         []int64
-	failedPerAttempts       []int64 // of attemptsPerCall, the calls that gave up
+	// modelFailedTurns counts the turns ended within the window that
+	// failed for reasons of the model (workload.llm.success: a model turn
+	// wrong and not cured by its retries).
+	modelFailedTurns  int64
+	calls, failed     int64
+	goodCalls         int64 // successful tool calls finished within the window
+	attempts          int64
+	rateLimited       int64
+	turnLat, callLat  *histogram
+	okTurnLat         *histogram
+	attemptsPerCall   []int64
+	failedPerAttempts []int64 // of attemptsPerCall, the calls that gave up
 
 	inFlight, peak []int // per service, client side
 	total          int   // attempts in flight, all services
@@ -261,6 +265,24 @@ func (c *collector) turn(now, latency time.Duration, failed bool, good int) {
 		c.okTurnLat.add(latency)
 	}
 	c.turnLat.add(latency)
+}
+
+// modelFailedTurn counts a turn that ended at now failed for reasons of
+// the model, when it ended within the window (turn counts it too).
+func (c *collector) modelFailedTurn(now time.Duration) {
+	if now <= c.window {
+		c.modelFailedTurns++
+	}
+}
+
+// schedulerAnswer adds to t the turns failed for reasons of the model and
+// the time to answer among the other turns, those the scheduler could
+// answer: the same percentiles as answer_latency_ms over the turns ended
+// within the window less the model-failed ones.
+func (c *collector) schedulerAnswer(t *results.Tasks) {
+	t.ModelFailedTurns = c.modelFailedTurns
+	s := c.okTurnLat.answerSummary(uint64(c.turns - c.modelFailedTurns))
+	t.SchedulerAnswerLatencyMs = &s
 }
 
 // modelStats is one service's own accounting and its limits (in the

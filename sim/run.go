@@ -286,5 +286,8 @@ func (e *engine) result() results.StrategyResult {
 	r.LimitTrace = e.limits.trace()
 	r.Windows = e.m.windowResults(strategyHeadroom(e.st))
 	r.Tasks = e.agents.tasks()
+	if e.agents.modelFails() {
+		e.m.schedulerAnswer(r.Tasks)
+	}
 	return r
 }

@@ -198,3 +198,8 @@ func (a *agentLoop) tasks() *results.Tasks {
 	}
 	return a.book.result()
 }
+
+// modelFails reports whether the scenario's model turns may fail for
+// reasons of the model (workload.llm.success below 1): then results.json's
+// tasks carry the model-failed turns and the scheduler's time to answer.
+func (a *agentLoop) modelFails() bool { return a.book != nil && a.book.success < 1 }
