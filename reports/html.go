@@ -143,8 +143,8 @@ func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 		head, text, _ := strings.Cut(warn, ": ")
 		d.Warnings = append(d.Warnings, htmlWarning{head, text})
 	}
-	if rows := processRows(r); rows != nil {
-		d.Sections = append(d.Sections, htmlSection{ID: "processes", Title: "Per process", Headers: processHeaders, Rows: rows, Key: sentence(processKey)})
+	if t := processTableOf(r); t != nil {
+		d.Sections = append(d.Sections, htmlSection{ID: "processes", Title: "Per process", Headers: t.headers, Rows: t.rows, Key: sentence(t.key)})
 	}
 	if rows := classRows(r); rows != nil {
 		d.Sections = append(d.Sections, htmlSection{ID: "classes", Title: "Per class", Headers: classHeaders, Rows: rows, Key: sentence(classKey)})

@@ -102,8 +102,8 @@ func mdStrategies(b *strings.Builder, r *results.Results) {
 		b.WriteString(" " + mdEscape(sentence(l)))
 	}
 	b.WriteString("\n\n")
-	if rows := processRows(r); rows != nil {
-		processTableMarkdown(b, rows)
+	if t := processTableOf(r); t != nil {
+		processTableMarkdown(b, t)
 	}
 	if rows := classRows(r); rows != nil {
 		classTableMarkdown(b, rows)

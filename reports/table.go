@@ -128,12 +128,12 @@ func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 // writeSections writes the per-process and per-event tables, when the
 // results have them, through put (an indent and a line).
 func writeSections(b *strings.Builder, r *results.Results, put func(indent, line string)) {
-	if rows := processRows(r); rows != nil {
+	if t := processTableOf(r); t != nil {
 		b.WriteString("\nper process\n")
-		for _, l := range processTableText(rows) {
+		for _, l := range processTableText(t) {
 			fmt.Fprintln(b, "  "+l)
 		}
-		put("  ", processKey)
+		put("  ", t.key)
 	}
 	if rows := classRows(r); rows != nil {
 		b.WriteString("\nper class\n")
