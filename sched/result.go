@@ -41,8 +41,12 @@ type Result struct {
 	Class Class
 	// State says whether the call never started, was cancelled in flight, or completed.
 	State State
-	// Attempts counts attempts started.
+	// Attempts counts attempts started, hedges not included.
 	Attempts int
+	// Hedges counts the hedges sent (Config.Hedge); HedgeWon says the
+	// value came from one.
+	Hedges   int
+	HedgeWon bool
 	// Queued is the time spent waiting to start (for a slot, a bucket, a
 	// dependency or a backoff); Running is the time attempts were in flight.
 	Queued, Running time.Duration

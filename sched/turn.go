@@ -29,6 +29,7 @@ type callState struct {
 	svc        *serviceState
 	write      *writeQueue
 	dependents []*callState
+	hedge      *hedgeState // the hedge in flight (nil: none)
 	seq        uint64
 	attempt    AttemptID
 	reserved   int64         // tokens reserved by the attempt in flight
@@ -45,6 +46,7 @@ type callState struct {
 	depsLeft   int32
 	attempts   int32
 	status     int32  // the last attempt's HTTP status
+	hedges     int32  // hedges sent
 	gen        uint32 // bumped on every phase change; stale timers compare it
 	phase      callPhase
 	done       bool
@@ -52,6 +54,7 @@ type callState struct {
 	holdsSlot  bool
 	started    bool // some attempt was sent
 	writeWait  bool // queued for its resource behind another write
+	fromHedge  bool // the attempt in flight or ended is a hedge
 }
 
 // turnState is the Core's view of one turn.
