@@ -310,7 +310,7 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	if cs.svc.cfg.HeaderSync {
 		c.syncBuckets(cs, &o.Quota)
 	}
-	if cs.hedge != nil && o.Class != ClassSuccess {
+	if cs.hedged && o.Class != ClassSuccess {
 		// The hedge still runs: the call waits for it (see HedgePolicy).
 		c.promoteHedge(cs)
 		return

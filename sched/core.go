@@ -28,7 +28,10 @@ type Core struct {
 
 	turns    map[TurnID]*turnState
 	attempts attemptTable
-	hedging  map[AttemptID]*callState // hedges in flight (hedge.go)
+	// hedging and hedgeOf find the hedges in flight by attempt and by call
+	// (hedge.go): kept out of callState, which every call pays for.
+	hedging map[AttemptID]*hedgeState
+	hedgeOf map[*callState]*hedgeState
 
 	lastTurn    TurnID
 	lastAttempt AttemptID
@@ -234,8 +237,8 @@ func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 	if cs, ok := c.attempts.get(a); ok {
 		c.complete(cs, o)
 		c.pump()
-	} else if cs, ok := c.hedging[a]; ok {
-		c.hedgeDone(cs, o)
+	} else if hs, ok := c.hedging[a]; ok {
+		c.hedgeDone(hs.cs, o)
 		c.pump()
 	}
 	c.announceWake()

@@ -50,7 +50,7 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 	cs.done = true
 	cs.gen++
 	t := cs.turn
-	if cs.hedge != nil {
+	if cs.hedged {
 		c.dropHedge(cs)
 	}
 	state := Completed

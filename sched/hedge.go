@@ -159,6 +159,7 @@ func (h *hedgeService) delay(p *HedgePolicy) (time.Duration, bool) {
 
 // hedgeState is a hedge in flight: its attempt and what it took.
 type hedgeState struct {
+	cs               *callState
 	attempt          AttemptID
 	start            time.Duration
 	reserved         int64
@@ -193,7 +194,7 @@ func (c *Core) sendHedge(cs *callState) {
 	s, t := cs.svc, cs.turn
 	tokens := cs.call.Tokens
 	switch {
-	case cs.phase != phaseRunning || cs.hedge != nil || s.hedge.allowance < 1:
+	case cs.phase != phaseRunning || cs.hedged || s.hedge.allowance < 1:
 		return
 	case c.cfg.MaxInFlight > 0 && c.inFlight >= c.cfg.MaxInFlight:
 		return
@@ -206,7 +207,7 @@ func (c *Core) sendHedge(cs *callState) {
 	case c.earliest(cs) > c.now || c.peek(s) != nil:
 		return
 	}
-	hs := &hedgeState{start: c.now, reserved: tokens}
+	hs := &hedgeState{cs: cs, start: c.now, reserved: tokens}
 	if s.req != nil {
 		hs.reqMark = s.req.take(c.now, 1)
 	}
@@ -220,12 +221,14 @@ func (c *Core) sendHedge(cs *callState) {
 	s.hedge.allowance--
 	c.lastAttempt++
 	hs.attempt = c.lastAttempt
-	cs.hedge = hs
+	cs.hedged = true
 	cs.hedges++
 	if c.hedging == nil {
-		c.hedging = make(map[AttemptID]*callState)
+		c.hedging = make(map[AttemptID]*hedgeState)
+		c.hedgeOf = make(map[*callState]*hedgeState)
 	}
-	c.hedging[hs.attempt] = cs
+	c.hedging[hs.attempt] = hs
+	c.hedgeOf[cs] = hs
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
 			return Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, Attempt: hs.attempt, N: int(cs.attempts), Hedge: true}
@@ -236,8 +239,9 @@ func (c *Core) sendHedge(cs *callState) {
 
 // endHedge forgets the call's hedge and gives back its slots.
 func (c *Core) endHedge(cs *callState) *hedgeState {
-	hs := cs.hedge
-	cs.hedge = nil
+	hs := c.hedgeOf[cs]
+	cs.hedged = false
+	delete(c.hedgeOf, cs)
 	delete(c.hedging, hs.attempt)
 	c.inFlight--
 	cs.svc.inFlight--

@@ -29,7 +29,6 @@ type callState struct {
 	svc        *serviceState
 	write      *writeQueue
 	dependents []*callState
-	hedge      *hedgeState // the hedge in flight (nil: none)
 	seq        uint64
 	attempt    AttemptID
 	reserved   int64         // tokens reserved by the attempt in flight
@@ -54,6 +53,7 @@ type callState struct {
 	holdsSlot  bool
 	started    bool // some attempt was sent
 	writeWait  bool // queued for its resource behind another write
+	hedged     bool // a hedge is in flight (Core.hedgeOf)
 	fromHedge  bool // the attempt in flight or ended is a hedge
 }
 
