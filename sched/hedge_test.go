@@ -75,7 +75,7 @@ func checkHedges(rt *testing.T, d *vdriver, cfg Config, services []string) {
 		}
 	}
 	for id, r := range d.results {
-		if r.Hedges != perCall[id] {
+		if int(r.Hedges) != perCall[id] {
 			rt.Fatalf("%s: result says %d hedges, %d were sent", id, r.Hedges, perCall[id])
 		}
 		if r.Err != nil {

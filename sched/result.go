@@ -41,12 +41,13 @@ type Result struct {
 	Class Class
 	// State says whether the call never started, was cancelled in flight, or completed.
 	State State
+	// HedgeWon says the value came from a hedge (Config.Hedge); Hedges
+	// counts the hedges sent. (Both sit in State's padding, so a Result
+	// costs no more for them.)
+	HedgeWon bool
+	Hedges   int32
 	// Attempts counts attempts started, hedges not included.
 	Attempts int
-	// Hedges counts the hedges sent (Config.Hedge); HedgeWon says the
-	// value came from one.
-	Hedges   int
-	HedgeWon bool
 	// Queued is the time spent waiting to start (for a slot, a bucket, a
 	// dependency or a backoff); Running is the time attempts were in flight.
 	Queued, Running time.Duration
