@@ -407,8 +407,9 @@ func (m *Model) Finish(now time.Duration, id ID, clientGone bool) {
 // connection mid-request: the work stops and nothing is wasted. Cancelling
 // an id already finished or cancelled panics.
 func (m *Model) Cancel(now time.Duration, id ID) {
-	m.release(id, "Cancel", true)
+	s := m.release(id, "Cancel", true)
 	m.c.cancelled++
+	m.c.cancelledNS = satmath.Add(m.c.cancelledNS, int64(now-s.start))
 }
 
 // ResetLimiters empties every tenant's rate limiters: full buckets, empty

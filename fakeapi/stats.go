@@ -43,6 +43,10 @@ type Stats struct {
 	// CancelledByClient counts admitted requests whose client left and whose
 	// work stopped then; the work done until then is not counted as wasted.
 	CancelledByClient int64 `json:"cancelled_by_client"`
+	// CancelledWorkS is the server-side seconds the CancelledByClient
+	// requests worked, from admission to the cancel: work that was spent,
+	// though nothing after the cancel was.
+	CancelledWorkS float64 `json:"cancelled_work_s,omitempty"`
 	// Wasted counts successful requests the service finished after their
 	// client had left (and, in a driver that reads answers as a client does,
 	// answers nobody read); WastedWorkS is the server-side seconds they
@@ -102,6 +106,7 @@ func (m *Model) Stats() Stats {
 		Errors:             make(map[string]int64, len(errorKinds)),
 		Completed:          c.completed,
 		CancelledByClient:  c.cancelled,
+		CancelledWorkS:     time.Duration(c.cancelledNS).Seconds(),
 		Wasted:             c.wasted,
 		WastedWorkS:        time.Duration(c.wastedNS).Seconds(),
 		WastedTokens:       c.wastedTokens,
@@ -142,7 +147,7 @@ const maxTimeline = 1 << 20
 type counters struct {
 	arrived, accepted, completed, cancelled    int64
 	wasted, wastedTokens, early, races, tokens int64
-	wastedNS, conflicts                        int64
+	wastedNS, conflicts, cancelledNS           int64
 	bgAdmitted, bgLimited                      int64
 	limited                                    [numLimits]int64
 	errors                                     [numKinds]int64

@@ -189,7 +189,7 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 	counts := map[string]int64{"turns": s.Turns, "failed_turns": s.FailedTurns, "unfinished_turns": s.UnfinishedTurns,
 		"refused_turns": s.RefusedTurns, "calls": s.Calls, "attempts": s.Attempts, "rate_limited": s.RateLimited,
 		"failed": s.Failed, "early_retries": s.EarlyRetries, "wasted_tokens": s.WastedTokens, "write_races": s.WriteRaces,
-		"conflicts": s.Conflicts, "max_in_flight": int64(s.MaxInFlight)}
+		"conflicts": s.Conflicts, "max_in_flight": int64(s.MaxInFlight), "hedges": s.Hedges, "hedges_won": s.HedgesWon}
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		if counts[k] < 0 {
 			ps.add(at+"."+k, "is %d; a count is ≥ 0", counts[k])
@@ -200,7 +200,7 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 	}
 	nonNegative(ps, at, map[string]float64{"goodput_per_s": s.GoodputPerS, "offered_turns_per_s": s.OfferedTurnsPerS,
 		"achieved_turns_per_s": s.AchievedTurnsPerS, "wasted_work_s": s.WastedWorkS, "turns_in_system": s.TurnsInSystem,
-		"attempts_in_service": s.AttemptsInService, "finish_s": s.FinishS})
+		"attempts_in_service": s.AttemptsInService, "finish_s": s.FinishS, "cancelled_work_s": s.CancelledWorkS})
 	if s.FinishS > maxSeconds {
 		ps.add(at+".finish_s", "is %v; want at most %v", s.FinishS, maxSeconds)
 	}

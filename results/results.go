@@ -152,6 +152,15 @@ type StrategyResult struct {
 	// attempts whose result nobody read.
 	WastedWorkS  float64 `json:"wasted_work_s"`
 	WastedTokens int64   `json:"wasted_tokens"`
+	// Hedges counts the hedges sent (a strategy's hedge_after or
+	// hedge_percentile): second attempts of slow idempotent reads, each an
+	// attempt in Attempts too; HedgesWon the calls whose result came from
+	// one. CancelledWorkS is the server-side seconds of attempts cancelled
+	// at the transport (the losers of hedges among them), from admission
+	// to the cancel: the work they cost, none of it after the cancel.
+	Hedges         int64   `json:"hedges,omitempty"`
+	HedgesWon      int64   `json:"hedges_won,omitempty"`
+	CancelledWorkS float64 `json:"cancelled_work_s,omitempty"`
 	// WriteRaces counts overlapping writes to one resource seen by the services.
 	WriteRaces int64 `json:"write_races"`
 	// Conflicts counts writes the services answered 409 Conflict: they

@@ -205,10 +205,9 @@ func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
 		}
 	}
 	if idem, ok := t.boolean("idempotent"); ok {
+		// On a write it allows retries; on a read (always safe to retry)
+		// it allows hedges (a strategy's hedge_after, hedge_percentile).
 		tool.Idempotent = idem
-		if tool.Kind != KindWrite {
-			t.add("idempotent", "only applies to kind = \"write\" (reads are always safe to retry); remove it")
-		}
 	}
 	if from, ok := t.str("resource_from"); ok {
 		tool.ResourceFrom = from

@@ -125,6 +125,7 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	}
 	s.CancelAt = enum(t, "cancel_at", CancelAtTransport, CancelAtTransport, CancelAtReader)
 	s.Priority = d.decodePriority(sc, t)
+	s.Hedge = d.decodeHedge(sc, t)
 	return s
 }
 

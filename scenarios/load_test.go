@@ -477,8 +477,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 15 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24), priority and narrow-vs-wide (issue 25): %v", len(list), list)
+	if len(list) != 16 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24), priority, narrow-vs-wide and hedging (issue 25): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -562,7 +562,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, limit-drop, mixed-read-write, multi-agent, narrow-vs-wide, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, hedging, limit-drop, mixed-read-write, multi-agent, narrow-vs-wide, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}

@@ -84,7 +84,8 @@ type Tool struct {
 	// Resource is the key writes are serialized on ("" : sched's default,
 	// the service name). Only set on writes.
 	Resource string
-	// Idempotent allows a write to be retried. Only set on writes.
+	// Idempotent allows a write to be retried, and a read to be hedged
+	// (Strategy.Hedge): a second copy of it in flight changes nothing.
 	Idempotent bool
 	// ResourceFrom says where a served write request's resource key comes
 	// from: "path:N" (the Nth path segment after the tool's path),

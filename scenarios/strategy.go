@@ -96,6 +96,9 @@ type Strategy struct {
 	// with its guaranteed share (sched.Config.Priorities); nil: every
 	// call in submission order.
 	Priority []Priority
+	// Hedge, when set, hedges the calls of read tools marked idempotent
+	// (keys hedge_after, hedge_percentile, hedge_budget); nil: no hedges.
+	Hedge *Hedge
 	// Quota says how the workload's processes divide the services' limits
 	// (Mode QuotaFull when unset; it only matters with Processes > 1,
 	// except that QuotaShared also adds its round trips to one process).

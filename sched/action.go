@@ -39,6 +39,9 @@ type Action struct {
 	Call  *Call
 	N     int
 	Index int
+	// Hedge marks an ActStart of a hedge (Config.Hedge): a second attempt
+	// of the call, N the number of the attempt it hedges.
+	Hedge bool
 	// At is the wake-up time (ActWake).
 	At time.Duration
 	// Result is the call's result (ActResult).

@@ -227,6 +227,9 @@ func (c *Core) start(cs *callState) {
 		})
 	}
 	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts), Index: int(cs.idx)})
+	if cs.svc.hedge != nil {
+		c.armHedge(cs)
+	}
 }
 
 // releaseSlot gives back the call's global and service slots.
@@ -307,9 +310,17 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	if cs.svc.cfg.HeaderSync {
 		c.syncBuckets(cs, &o.Quota)
 	}
+	if cs.hedged && o.Class != ClassSuccess {
+		// The hedge still runs: the call waits for it (see HedgePolicy).
+		c.promoteHedge(cs)
+		return
+	}
 	if o.Class == ClassSuccess {
 		if b := cs.svc.budget; b != nil {
 			b.success(c.now)
+		}
+		if h := cs.svc.hedge; h != nil {
+			h.observe(c.now - cs.runSince)
 		}
 		c.finish(cs, ClassSuccess, o.Value, nil)
 		return

@@ -124,6 +124,10 @@ type Config struct {
 	// once, so that a call of a higher class is not queued behind
 	// reservations made for later.
 	Priorities []PriorityClass
+	// Hedge, when set, sends a second attempt of an idempotent read that is
+	// slow to answer and keeps the first success (see HedgePolicy). Nil:
+	// no hedges.
+	Hedge *HedgePolicy
 	// KeepSlotDuringBackoff makes a call hold its concurrency slot while it
 	// waits to retry (the semaphore-around-the-retry-loop pattern). By default
 	// the slot is released and the retry queues again in its original place.
@@ -217,6 +221,11 @@ func (c *Config) validate() error {
 	}
 	if err := validatePriorities(c.Priorities); err != nil {
 		return err
+	}
+	if c.Hedge != nil {
+		if err := c.Hedge.validate(); err != nil {
+			return err
+		}
 	}
 	for name, s := range c.Services {
 		if s.MaxInFlight < 0 || s.RequestsPerMinute < 0 || s.RequestBurst < 0 || s.TokensPerMinute < 0 || s.TokenBurst < 0 || s.Headroom < 0 || s.Headroom > 1 {

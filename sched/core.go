@@ -29,6 +29,10 @@ type Core struct {
 
 	turns    turnTable
 	attempts attemptTable
+	// hedging and hedgeOf find the hedges in flight by attempt and by call
+	// (hedge.go): kept out of callState, which every call pays for.
+	hedging map[AttemptID]*hedgeState
+	hedgeOf map[*callState]*hedgeState
 
 	lastTurn    TurnID
 	lastAttempt AttemptID
@@ -72,7 +76,8 @@ type serviceState struct {
 	maxIn       int      // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
 	lim         *limiter // nil without Adaptive
 	req, tok    *bucket
-	budget      *retryBudget // nil without RetryBudget
+	budget      *retryBudget  // nil without RetryBudget
+	hedge       *hedgeService // nil without Config.Hedge
 	pausedUntil time.Duration
 	callQueue                // the queue of calls waiting for admission (without classes)
 	prio        *classQueues // the queues by priority class (nil: Config.Priorities unset)
@@ -162,6 +167,9 @@ func (c *Core) service(name string) *serviceState {
 	if sc.RetryBudget != nil {
 		s.budget = newRetryBudget(sc.RetryBudget, c.now)
 	}
+	if c.cfg.Hedge != nil {
+		s.hedge = newHedgeService(c.cfg.Hedge)
+	}
 	c.services[name] = s
 	c.svcList = append(c.svcList, s)
 	sort.Slice(c.svcList, func(i, j int) bool { return c.svcList[i].name < c.svcList[j].name })
@@ -233,6 +241,9 @@ func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 	if cs, ok := c.attempts.get(a); ok {
 		c.complete(cs, o)
 		c.pump()
+	} else if hs, ok := c.hedging[a]; ok {
+		c.hedgeDone(hs.cs, o)
+		c.pump()
 	}
 	c.announceWake()
 }
@@ -287,6 +298,8 @@ func (c *Core) fire(t *timer) {
 		// pump runs after every timer; nothing else to do.
 	case timerCredit:
 		c.creditExpired(t)
+	case timerHedge:
+		c.sendHedge(t.cs)
 	}
 }
 

@@ -31,6 +31,16 @@ type vdriver struct {
 	overlaps  int
 	endOf     map[string]time.Duration // call id → time its last attempt ended
 	startedOf map[string]time.Duration // call id → first start
+
+	// tagValues makes every success without a value carry its attempt's
+	// id, and late delivers the outcomes of cancelled attempts too (the
+	// Core must ignore them), so a test can tell which attempt a result
+	// came from.
+	tagValues, late bool
+	// svcNow and svcPeak count the attempts in flight per service, hedges
+	// included; calls holds the calls started, by id.
+	svcNow, svcPeak map[string]int
+	calls           map[string]Call
 }
 
 type startRec struct {
@@ -40,6 +50,7 @@ type startRec struct {
 	n       int
 	attempt AttemptID
 	tokens  int64
+	hedge   bool
 }
 
 type completion struct {
@@ -86,7 +97,7 @@ func newDriver(t tb, cfg Config, exec func(call *Call, n int, now time.Duration)
 		}
 	}
 	return &vdriver{t: t, core: c, exec: exec, live: map[AttemptID]*Call{}, results: map[string]Result{},
-		running: map[string]int{}, endOf: map[string]time.Duration{}, startedOf: map[string]time.Duration{}}
+		running: map[string]int{}, svcNow: map[string]int{}, svcPeak: map[string]int{}, calls: map[string]Call{}, endOf: map[string]time.Duration{}, startedOf: map[string]time.Duration{}}
 }
 
 func (d *vdriver) submit(calls ...Call) TurnID {
@@ -123,11 +134,17 @@ func (d *vdriver) drain() {
 			if o.HasUsage && o.Tokens < cost {
 				cost = max(o.Tokens, 0)
 			}
-			d.starts = append(d.starts, startRec{d.now, a.Call.ID, a.Call.Service, a.N, a.Attempt, cost})
+			if d.tagValues && o.Class == ClassSuccess && o.Value == nil {
+				o.Value = a.Attempt
+			}
+			d.starts = append(d.starts, startRec{d.now, a.Call.ID, a.Call.Service, a.N, a.Attempt, cost, a.Hedge})
 			if _, ok := d.startedOf[a.Call.ID]; !ok {
 				d.startedOf[a.Call.ID] = d.now
 			}
 			d.live[a.Attempt] = a.Call
+			d.calls[a.Call.ID] = *a.Call
+			d.svcNow[a.Call.Service]++
+			d.svcPeak[a.Call.Service] = max(d.svcPeak[a.Call.Service], d.svcNow[a.Call.Service])
 			d.inFlight++
 			d.peak = max(d.peak, d.inFlight)
 			if a.Call.Write {
@@ -164,6 +181,7 @@ func (d *vdriver) endAttempt(a AttemptID) {
 		return
 	}
 	delete(d.live, a)
+	d.svcNow[call.Service]--
 	d.inFlight--
 	d.endOf[call.ID] = d.now
 	if call.Write {
@@ -178,7 +196,7 @@ func (d *vdriver) run(limit time.Duration) {
 		if steps > 10_000_000 {
 			d.t.Fatal("driver did not settle")
 		}
-		for len(d.pending) > 0 && d.live[d.pending[0].attempt] == nil {
+		for !d.late && len(d.pending) > 0 && d.live[d.pending[0].attempt] == nil {
 			heap.Pop(&d.pending)
 		}
 		var next time.Duration

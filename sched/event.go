@@ -61,4 +61,6 @@ type Event struct {
 	// observer can tell why a call ended, e.g. errors.Is(Err,
 	// ErrBudgetExhausted).
 	Err error
+	// Hedge marks the start, end or cancel of a hedge (Config.Hedge).
+	Hedge bool
 }

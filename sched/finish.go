@@ -50,6 +50,9 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 	cs.done = true
 	cs.gen++
 	t := cs.turn
+	if cs.hedged {
+		c.dropHedge(cs)
+	}
 	state := Completed
 	switch cs.phase {
 	case phaseRunning:
@@ -87,6 +90,7 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 	r.Value, r.Err, r.Class, r.State = value, err, class, state
 	r.Attempts, r.Queued, r.Running = int(cs.attempts), cs.queued, cs.running
 	r.Status, r.Finished = int(cs.status), c.now
+	r.Hedges, r.HedgeWon = cs.hedges, cs.fromHedge && class == ClassSuccess
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
 			return Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class, Err: err}

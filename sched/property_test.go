@@ -13,31 +13,38 @@ import (
 // caps, buckets and outcomes: one subtest per seed (rerun one with
 // -run 'TestProperties/seed=N'), its draws logged when it fails.
 func TestProperties(t *testing.T) {
-	forSeeds(t, propertyChecks, func(rt *testing.T, g *draws) {
-		services := []string{"a", "b"}
-		cfg := drawConfig(g, services)
-		cs := drawCalls(g, services)
-		drawPriorities(g, &cfg, cs)
-		svcPeak := map[string]int{}
-		svcNow := map[string]int{}
-		cfg.Hook = func(e Event) {
-			switch e.Kind {
-			case EventStarted:
-				svcNow[e.Service]++
-				svcPeak[e.Service] = max(svcPeak[e.Service], svcNow[e.Service])
-			case EventFinished, EventCancelled:
-				svcNow[e.Service]--
-			}
-		}
-		d := newDriver(rt, cfg, drawExecutor(g, cfg))
-		turns := runInTurns(g, d, cs)
+	forSeeds(t, propertyChecks, func(rt *testing.T, g *draws) { checkProperties(rt, g, false) })
+}
 
-		checkResults(rt, d, len(cs), turns)
-		checkCaps(rt, d, cfg, services, svcPeak)
-		checkRetryBudgets(rt, d, cfg, cs)
-		checkBuckets(rt, d, cfg, services)
-		checkDependencies(rt, d, cs)
-	})
+// checkProperties runs one drawn case and checks every invariant; hedged
+// gives every case a hedge policy and makes most calls idempotent reads.
+func checkProperties(rt *testing.T, g *draws, hedged bool) {
+	services := []string{"a", "b"}
+	cfg := drawConfig(g, services)
+	cs := drawCalls(g, services)
+	drawPriorities(g, &cfg, cs)
+	drawHedge(g, &cfg, cs, hedged)
+	svcPeak := map[string]int{}
+	svcNow := map[string]int{}
+	cfg.Hook = func(e Event) {
+		switch e.Kind {
+		case EventStarted:
+			svcNow[e.Service]++
+			svcPeak[e.Service] = max(svcPeak[e.Service], svcNow[e.Service])
+		case EventFinished, EventCancelled:
+			svcNow[e.Service]--
+		}
+	}
+	d := newDriver(rt, cfg, drawExecutor(g, cfg))
+	d.tagValues, d.late = true, true
+	turns := runInTurns(g, d, cs)
+
+	checkResults(rt, d, len(cs), turns)
+	checkCaps(rt, d, cfg, services, svcPeak)
+	checkRetryBudgets(rt, d, cfg, cs)
+	checkBuckets(rt, d, cfg, services)
+	checkDependencies(rt, d, cs)
+	checkHedges(rt, d, cfg, services)
 }
 
 // drawConfig draws a Config with both services: caps, buckets, retries,
@@ -289,7 +296,7 @@ func checkResults(rt *testing.T, d *vdriver, calls, turns int) {
 		}
 	}
 	// Nothing is left behind.
-	if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || d.core.attempts.len() != 0 {
+	if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || d.core.attempts.len() != 0 || len(d.core.hedging) != 0 {
 		rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), d.core.attempts.len())
 	}
 }

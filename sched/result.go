@@ -41,7 +41,12 @@ type Result struct {
 	Class Class
 	// State says whether the call never started, was cancelled in flight, or completed.
 	State State
-	// Attempts counts attempts started.
+	// HedgeWon says the value came from a hedge (Config.Hedge); Hedges
+	// counts the hedges sent. (Both sit in State's padding, so a Result
+	// costs no more for them.)
+	HedgeWon bool
+	Hedges   int32
+	// Attempts counts attempts started, hedges not included.
 	Attempts int
 	// Queued is the time spent waiting to start (for a slot, a bucket, a
 	// dependency or a backoff); Running is the time attempts were in flight.

@@ -287,7 +287,7 @@ func (r *Runner) carry(self *start, mine TurnID) (took bool) {
 		switch a.Kind {
 		case ActStart:
 			var ctx *attemptCtx
-			if w := r.waiters[a.TurnID]; w != nil && a.N == 1 && w.used < len(w.ctxs) {
+			if w := r.waiters[a.TurnID]; w != nil && a.N == 1 && !a.Hedge && w.used < len(w.ctxs) {
 				ctx = &w.ctxs[w.used]
 				w.used++
 				ctx.parent = w.ctx
@@ -296,7 +296,7 @@ func (r *Runner) carry(self *start, mine TurnID) (took bool) {
 			} else {
 				ctx = &attemptCtx{parent: r.base}
 			}
-			ctx.runner, ctx.turn, ctx.index, ctx.n = r, a.TurnID, a.Index, a.N
+			ctx.runner, ctx.turn, ctx.index, ctx.n, ctx.hedge = r, a.TurnID, a.Index, a.N, a.Hedge
 			r.attempts[a.Attempt] = ctx
 			r.work.Add(1)
 			st := start{ctx: ctx, id: a.Attempt, call: a.Call, n: a.N}

@@ -29,6 +29,7 @@ type attemptCtx struct {
 	turn   TurnID
 	index  int
 	n      int
+	hedge  bool
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -80,8 +81,13 @@ type Attempt struct {
 	// server can tell a retry from a new request and apply a retried
 	// write once.
 	Key string
-	// N is the attempt number, from 1.
+	// N is the attempt number, from 1; a hedge has the number of the
+	// attempt it hedges.
 	N int
+	// Hedge says the attempt is a hedge (Config.Hedge): a second copy of
+	// attempt N, sent because N was slow to answer; the first of the two
+	// to succeed is kept and the other cancelled.
+	Hedge bool
 }
 
 // AttemptOf returns the attempt an executor's context belongs to, and false
@@ -91,7 +97,7 @@ func AttemptOf(ctx context.Context) (Attempt, bool) {
 	if !ok {
 		return Attempt{}, false
 	}
-	return Attempt{Key: c.runner.id + "-" + strconv.FormatUint(uint64(c.turn), 10) + "-" + strconv.Itoa(c.index), N: c.n}, true
+	return Attempt{Key: c.runner.id + "-" + strconv.FormatUint(uint64(c.turn), 10) + "-" + strconv.Itoa(c.index), N: c.n, Hedge: c.hedge}, true
 }
 
 // runnerID returns 16 random hex digits from crypto/rand.

@@ -16,6 +16,7 @@ const (
 	timerPause                    // a service's pause has ended
 	timerCredit                   // a service's credit grant has expired
 	timerClass                    // a prioritized service's next call fits its buckets
+	timerHedge                    // an attempt's hedge is due
 )
 
 // timer is one pending wake-up. Timers are never removed early: a timer whose
@@ -66,7 +67,7 @@ func (c *Core) setTimer(t timer) {
 // stale reports whether a timer no longer applies.
 func (t *timer) stale() bool {
 	switch t.kind {
-	case timerRelease, timerBackoff, timerAttempt:
+	case timerRelease, timerBackoff, timerAttempt, timerHedge:
 		return t.cs.done || t.cs.gen != t.gen
 	case timerCall:
 		return t.cs.done

@@ -45,6 +45,7 @@ type callState struct {
 	depsLeft   int32
 	attempts   int32
 	status     int32  // the last attempt's HTTP status
+	hedges     int32  // hedges sent
 	gen        uint32 // bumped on every phase change; stale timers compare it
 	phase      callPhase
 	done       bool
@@ -52,6 +53,8 @@ type callState struct {
 	holdsSlot  bool
 	started    bool // some attempt was sent
 	writeWait  bool // queued for its resource behind another write
+	hedged     bool // a hedge is in flight (Core.hedgeOf)
+	fromHedge  bool // the attempt in flight or ended is a hedge
 }
 
 // turnState is the Core's view of one turn.

@@ -39,6 +39,9 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 		TurnAttemptBudget:     st.AttemptBudget,
 		Priorities:            schedPriorities(st),
 	}
+	if h := st.Hedge; h != nil {
+		cfg.Hedge = &sched.HedgePolicy{After: h.After, Percentile: h.Percentile, Budget: h.Budget}
+	}
 	if st.FanOutMode == scenarios.FanOutTruncate {
 		cfg.FanOutMode = sched.FanOutTruncate
 	}

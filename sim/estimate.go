@@ -176,7 +176,12 @@ func newEstimator(sc *scenarios.Scenario) *estimator {
 		demand: make([]float64, len(sc.Services)), tokens: make([]float64, len(sc.Services))}
 	for i := range sc.Services {
 		svc := &sc.Services[i]
-		lat := meanOf(svc.Latency) + svc.Faults.SlowFirstByte.Rate*float64(svc.Faults.SlowFirstByte.Delay)
+		lat := meanOf(svc.Latency)
+		if !slices.ContainsFunc(sc.Strategies, func(st scenarios.Strategy) bool { return st.Hedge != nil }) {
+			// A hedging strategy may cut the slow answers short: for an
+			// upper bound of the turns, count them only without one.
+			lat += svc.Faults.SlowFirstByte.Rate * float64(svc.Faults.SlowFirstByte.Delay)
+		}
 		if g := svc.Generation.TTFT; g.Kind != "" {
 			// The simulated calls ask for no output tokens: time to first
 			// token is all generation adds.

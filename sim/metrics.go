@@ -32,6 +32,7 @@ type collector struct {
 	modelFailedTurns  int64
 	calls, failed     int64
 	goodCalls         int64 // successful tool calls finished within the window
+	hedges, hedgesWon int64 // of the calls counted, hedges sent and won
 	attempts          int64
 	rateLimited       int64
 	turnLat, callLat  *histogram
@@ -210,6 +211,10 @@ func (c *collector) result(r *sched.Result, llm bool) {
 		return
 	}
 	c.calls++
+	c.hedges += int64(r.Hedges)
+	if r.HedgeWon {
+		c.hedgesWon++
+	}
 	if r.Err != nil {
 		c.failed++
 	} else if r.Finished <= c.window {
@@ -319,6 +324,7 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 		TurnsInSystem:       round6(c.turnsIn.mean()),
 		AttemptsInService:   round6(c.attemptsIn.mean()),
 		RateLimited:         c.rateLimited, Failed: c.failed,
+		Hedges: c.hedges, HedgesWon: c.hedgesWon,
 		PeakInFlight:    map[string]int{},
 		QuotaUsed:       map[string]float64{},
 		AttemptsPerCall: c.attemptsPerCall,
@@ -354,6 +360,7 @@ func addServiceBooks(r *results.StrategyResult, services []string, models []mode
 		r.EarlyRetries += st.EarlyRetries
 		r.WastedWorkS += st.WastedWorkS
 		r.WastedTokens += st.WastedTokens
+		r.CancelledWorkS = round6(r.CancelledWorkS + st.CancelledWorkS)
 		r.WriteRaces += st.WriteRaces
 		r.Conflicts += st.Conflicts
 		var used float64

@@ -1,0 +1,292 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// drawHedge gives half the configs a hedge policy (forced: all, and three
+// calls in four idempotent): a fixed delay, a percentile, or both, with a
+// drawn budget.
+func drawHedge(g *draws, cfg *Config, cs []Call, forced bool) {
+	if !forced && !g.bool("hedge") {
+		return
+	}
+	if forced {
+		for i := range cs {
+			cs[i].Idempotent = g.intRange("idempotent", 0, 3) > 0
+		}
+	}
+	p := &HedgePolicy{
+		After:      time.Duration(g.zeroOr("hedge after ms", 1, 600)) * time.Millisecond,
+		Budget:     float64(g.intRange("hedge budget %", 20, 100)) / 100,
+		Burst:      float64(g.zeroOr("hedge burst", 1, 5)),
+		Window:     g.intRange("hedge window", 1, 10),
+		MinSamples: g.intRange("hedge samples", 1, 5),
+	}
+	if p.After == 0 || g.bool("hedge percentile") {
+		p.Percentile = float64(g.intRange("hedge pct", 1, 99)) / 100
+	}
+	cfg.Hedge = p
+}
+
+// checkHedges checks the hedges sent: only of idempotent reads, at most one
+// per attempt, never more than the budget allows, each counted in its
+// call's result; and that every success came from an attempt that was
+// never cancelled, a hedge exactly when the result says so.
+func checkHedges(rt *testing.T, d *vdriver, cfg Config, services []string) {
+	for s, peak := range d.svcPeak {
+		if c := cfg.Services[s].MaxInFlight; c > 0 && peak > c {
+			rt.Fatalf("service %s: %d attempts in flight, hedges counted, above its cap %d", s, peak, c)
+		}
+	}
+	primaries, hedges := map[string]int{}, map[string]int{}
+	perAttempt := map[string]int{}
+	perCall := map[string]int{}
+	isHedge := map[AttemptID]bool{}
+	for _, st := range d.starts {
+		if !st.hedge {
+			primaries[st.service]++
+			continue
+		}
+		isHedge[st.attempt] = true
+		hedges[st.service]++
+		perCall[st.id]++
+		key := fmt.Sprint(st.id, "#", st.n)
+		if perAttempt[key]++; perAttempt[key] > 1 {
+			rt.Fatalf("attempt %s hedged twice", key)
+		}
+		if c := d.calls[st.id]; cfg.Hedge == nil || c.Write || !c.Idempotent {
+			rt.Fatalf("hedge of %s (%+v), policy %v", st.id, c, cfg.Hedge)
+		}
+	}
+	if cfg.Hedge != nil {
+		budget := cfg.Hedge.Budget
+		if budget == 0 {
+			budget = DefaultHedgeBudget
+		}
+		for _, s := range append(services, "") {
+			if float64(hedges[s]) > budget*float64(primaries[s])+1e-9 {
+				rt.Fatalf("service %q: %d hedges for %d attempts, budget %v", s, hedges[s], primaries[s], budget)
+			}
+		}
+	}
+	for id, r := range d.results {
+		if int(r.Hedges) != perCall[id] {
+			rt.Fatalf("%s: result says %d hedges, %d were sent", id, r.Hedges, perCall[id])
+		}
+		if r.Err != nil {
+			if r.HedgeWon {
+				rt.Fatalf("%s failed with HedgeWon set", id)
+			}
+			continue
+		}
+		a, ok := r.Value.(AttemptID)
+		if !ok {
+			rt.Fatalf("%s: success without an attempt's value: %v", id, r.Value)
+		}
+		if slices.Contains(d.cancels, a) {
+			rt.Fatalf("%s: the result came from attempt %d, which was cancelled", id, a)
+		}
+		if isHedge[a] != r.HedgeWon {
+			rt.Fatalf("%s: value from attempt %d (hedge %v), HedgeWon %v", id, a, isHedge[a], r.HedgeWon)
+		}
+	}
+}
+
+// scripted returns an executor that answers the k-th attempt started of
+// each call (the first attempt, then its hedge, …) with plan[id][k].
+type answer struct {
+	lat time.Duration
+	o   Outcome
+}
+
+// TestPropertiesHedged checks the invariants (TestProperties) with a hedge
+// policy in every case, drawn with priority classes, caps and buckets:
+// one result per call, caps never exceeded with hedges counted, the hedge
+// budget never exceeded, and no result from a cancelled attempt.
+func TestPropertiesHedged(t *testing.T) {
+	forSeeds(t, 4*propertyChecks, func(rt *testing.T, g *draws) { checkProperties(rt, g, true) })
+}
+
+func scripted(plan map[string][]answer) func(*Call, int, time.Duration) (time.Duration, Outcome) {
+	k := map[string]int{}
+	return func(c *Call, _ int, _ time.Duration) (time.Duration, Outcome) {
+		i := k[c.ID]
+		k[c.ID]++
+		p := plan[c.ID]
+		if i >= len(p) {
+			return 100 * time.Millisecond, Succeeded("late")
+		}
+		return p[i].lat, p[i].o
+	}
+}
+
+func read(id string) Call { return Call{ID: id, Service: "api", Idempotent: true} }
+
+// A slow first attempt is hedged after the delay; the hedge's answer is the
+// result, the first attempt is cancelled.
+func TestHedgeWins(t *testing.T) {
+	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{After: 100 * time.Millisecond, Budget: 1}}
+	d := newDriver(t, cfg, scripted(map[string][]answer{"a": {{10 * time.Second, Succeeded("slow")}, {200 * time.Millisecond, Succeeded("fast")}}}))
+	d.submit(read("a"))
+	d.run(1 << 62)
+	r := d.results["a"]
+	if r.Value != "fast" || !r.HedgeWon || r.Hedges != 1 || r.Attempts != 1 || r.Finished != 300*time.Millisecond {
+		t.Fatalf("result %+v", r)
+	}
+	if len(d.starts) != 2 || !d.starts[1].hedge || d.starts[1].at != 100*time.Millisecond {
+		t.Fatalf("starts %+v", d.starts)
+	}
+	if len(d.cancels) != 1 || d.cancels[0] != d.starts[0].attempt {
+		t.Fatalf("cancels %v, want the first attempt %d", d.cancels, d.starts[0].attempt)
+	}
+	if r.Running != 300*time.Millisecond {
+		t.Fatalf("running %v", r.Running)
+	}
+}
+
+// The first attempt answering before the hedge wins; the hedge is
+// cancelled. An attempt that answers before the delay is not hedged.
+func TestHedgeFirstAttemptWinsOrIsNotHedged(t *testing.T) {
+	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{After: 100 * time.Millisecond, Budget: 1}}
+	d := newDriver(t, cfg, scripted(map[string][]answer{
+		"a": {{150 * time.Millisecond, Succeeded("first")}, {time.Second, Succeeded("hedge")}},
+		"b": {{50 * time.Millisecond, Succeeded("quick")}},
+	}))
+	d.submit(read("a"), read("b"))
+	d.run(1 << 62)
+	if r := d.results["a"]; r.Value != "first" || r.HedgeWon || r.Hedges != 1 || r.Finished != 150*time.Millisecond {
+		t.Fatalf("a: %+v", r)
+	}
+	if r := d.results["b"]; r.Value != "quick" || r.Hedges != 0 {
+		t.Fatalf("b: %+v", r)
+	}
+	if len(d.cancels) != 1 || d.cancels[0] != d.starts[2].attempt || !d.starts[2].hedge {
+		t.Fatalf("cancels %v starts %+v", d.cancels, d.starts)
+	}
+}
+
+// A failed first attempt does not trigger a retry while its hedge runs;
+// the call takes the hedge's answer, or fails when the hedge fails too and
+// no retries are left. A failed hedge is dropped while the first attempt
+// runs.
+func TestHedgeFailures(t *testing.T) {
+	transient := Failed(ClassTransient, errors.New("reset"))
+	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{After: 100 * time.Millisecond, Budget: 1}}
+	d := newDriver(t, cfg, scripted(map[string][]answer{
+		"primary-fails": {{200 * time.Millisecond, transient}, {300 * time.Millisecond, Succeeded("hedge")}},
+		"hedge-fails":   {{time.Second, Succeeded("first")}, {50 * time.Millisecond, transient}},
+		"both-fail":     {{200 * time.Millisecond, transient}, {200 * time.Millisecond, Failed(ClassPermanent, errors.New("bad"))}},
+	}))
+	d.submit(read("primary-fails"), read("hedge-fails"), read("both-fail"))
+	d.run(1 << 62)
+	if r := d.results["primary-fails"]; r.Value != "hedge" || !r.HedgeWon || r.Finished != 400*time.Millisecond || r.Running != 400*time.Millisecond {
+		t.Fatalf("primary-fails: %+v", r)
+	}
+	if r := d.results["hedge-fails"]; r.Value != "first" || r.HedgeWon || r.Finished != time.Second {
+		t.Fatalf("hedge-fails: %+v", r)
+	}
+	if r := d.results["both-fail"]; r.Class != ClassPermanent || r.Err == nil || r.Finished != 300*time.Millisecond {
+		t.Fatalf("both-fail: %+v", r)
+	}
+	if len(d.starts) != 6 || len(d.cancels) != 0 {
+		t.Fatalf("%d starts, cancels %v", len(d.starts), d.cancels)
+	}
+	// With a retry left, the call retries once both have failed.
+	cfg.Retry = RetryPolicy{MaxAttempts: 2}
+	d = newDriver(t, cfg, scripted(map[string][]answer{
+		"a": {{200 * time.Millisecond, transient}, {200 * time.Millisecond, transient}, {50 * time.Millisecond, Succeeded("retry")}},
+	}))
+	d.submit(read("a"))
+	d.run(1 << 62)
+	if r := d.results["a"]; r.Value != "retry" || r.HedgeWon || r.Attempts != 2 || r.Hedges != 1 {
+		t.Fatalf("retry: %+v", r)
+	}
+}
+
+// Writes and calls not marked idempotent are never hedged; neither is an
+// attempt when a call waits for the service's slot, nor beyond the budget.
+func TestHedgeEligibilityCapsAndBudget(t *testing.T) {
+	slow := func(*Call, int, time.Duration) (time.Duration, Outcome) { return time.Second, Succeeded(nil) }
+	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{After: 100 * time.Millisecond, Budget: 1}}
+	d := newDriver(t, cfg, slow)
+	d.submit(Call{ID: "w", Service: "api", Write: true, Idempotent: true}, Call{ID: "plain", Service: "api"})
+	d.run(1 << 62)
+	if len(d.starts) != 2 {
+		t.Fatalf("starts %+v", d.starts)
+	}
+	// A cap of 2: two calls run, a third waits: no hedge takes its slot.
+	cfg.Services["api"] = ServiceConfig{MaxInFlight: 2}
+	d = newDriver(t, cfg, slow)
+	d.submit(read("a"), read("b"), read("c"))
+	d.run(1 << 62)
+	for _, st := range d.starts {
+		if st.hedge && st.id != "c" {
+			t.Fatalf("%s hedged while c waited: %+v", st.id, d.starts)
+		}
+	}
+	// A budget of 0.25 over 20 slow calls allows 5 hedges, the first after
+	// 4 attempts have started.
+	cfg.Services["api"] = ServiceConfig{}
+	cfg.Hedge = &HedgePolicy{After: 100 * time.Millisecond, Budget: 0.25, Burst: 100}
+	d = newDriver(t, cfg, slow)
+	calls := make([]Call, 20)
+	for i := range calls {
+		calls[i] = read(fmt.Sprint("c", i))
+	}
+	d.submit(calls...)
+	d.run(1 << 62)
+	var hedged []string
+	for _, st := range d.starts {
+		if st.hedge {
+			hedged = append(hedged, st.id)
+		}
+	}
+	if fmt.Sprint(hedged) != "[c0 c1 c2 c3 c4]" {
+		t.Fatalf("hedged %v", hedged)
+	}
+}
+
+// With a percentile, the delay follows the service's recent successful
+// latencies once enough are known; before that, After applies.
+func TestHedgePercentileDelay(t *testing.T) {
+	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{Percentile: 0.9, Window: 10, MinSamples: 10, Budget: 1, Burst: 100}}
+	lat := map[string]time.Duration{}
+	for i := range 10 {
+		lat[fmt.Sprint("w", i)] = time.Duration(i+1) * 100 * time.Millisecond // 100 ms … 1 s
+	}
+	d := newDriver(t, cfg, func(c *Call, _ int, _ time.Duration) (time.Duration, Outcome) {
+		if l, ok := lat[c.ID]; ok {
+			return l, Succeeded(nil)
+		}
+		return 5 * time.Second, Succeeded(nil)
+	})
+	var warm []Call
+	for i := range 10 {
+		warm = append(warm, read(fmt.Sprint("w", i)))
+	}
+	d.submit(warm...)
+	d.run(1 << 62)
+	if n := len(d.starts); n != 10 {
+		t.Fatalf("%d starts while warming up (no After: no hedges)", n)
+	}
+	start := d.now
+	d.submit(read("x"))
+	d.run(1 << 62)
+	h := d.starts[len(d.starts)-1]
+	if !h.hedge || h.at-start != 900*time.Millisecond {
+		t.Fatalf("hedge %+v at %v after the start, want the p90 of 900ms", h, h.at-start)
+	}
+}
+
+func TestHedgePolicyValidation(t *testing.T) {
+	for _, p := range []HedgePolicy{{}, {After: -1}, {After: 1, Percentile: 1}, {After: 1, Budget: 2}, {After: 1, Window: -1}} {
+		if _, err := New(Config{Hedge: &p}); err == nil {
+			t.Errorf("%+v accepted", p)
+		}
+	}
+}
