@@ -91,9 +91,10 @@ func fallbackText(shared bool, p results.ProcessResult) string {
 }
 
 // processSpare are the per-process columns a narrow terminal leaves out,
-// the least essential first: the fleet's total above has the 429s, and a
-// process's share and turns say the least about the strategy.
-var processSpare = []string{"quota round trips", "429 share", "turns", "share"}
+// the least essential first: a process's round trips, 429 share, turns
+// and share say the least about the strategy, and the fleet's total above
+// has the 429s.
+var processSpare = []string{"quota round trips", "429 share", "turns", "share", "429s"}
 
 // processTextTable is the per-process table in columns: the strategy and
 // process are text, aligned left, the others numbers.
