@@ -35,15 +35,20 @@ func classRows(r *results.Results) [][]string {
 // classKey explains the per-class table in one sentence.
 const classKey = "each class is a part of the workload's sessions; share is its fraction of every class's successful calls, which a strategy's priority table guarantees from below while the class waits; p50 and p95 are its time to answer"
 
-// classTableText lays the per-class table out in aligned columns for a
-// terminal: text columns left, numbers right.
-func classTableText(rows [][]string) []string {
-	return alignedLines(classHeaders, rows, 2)
+// classSpare are the per-class columns a narrow terminal leaves out, the
+// least essential first: share and p95 are what a priority table decides.
+var classSpare = []string{"p50 ms", "ok calls", "sessions", "turns"}
+
+// classTextTable is the per-class table in columns: the strategy and class
+// are text, aligned left, the others numbers.
+func classTextTable(rows [][]string) columnTable {
+	return columnTable{headers: classHeaders, rows: rows, left: 2, spare: classSpare}
 }
 
 // classTableMarkdown writes the per-class table as a Markdown section.
 func classTableMarkdown(b *strings.Builder, rows [][]string) {
 	b.WriteString("## Per class\n\n")
-	mdTable(b, classHeaders, 2, rows)
+	ct := classTextTable(rows)
+	mdTable(b, ct.headers, ct.left, ct.rows)
 	fmt.Fprintf(b, "\n%s\n\n", mdEscape(sentence(classKey)))
 }

@@ -15,7 +15,7 @@ func TestClassRows(t *testing.T) {
 		{Name: "interactive", Sessions: 4, Turns: 593, GoodCalls: 2372, CallShare: 0.395, AnswerLatencyMs: results.AnswerSummary{P50: 755, P95: 1459}},
 		{Name: "batch", Sessions: 28},
 	}}}}
-	got := strings.Join(classTableText(classRows(r)), "\n")
+	got := strings.Join(classTextTable(classRows(r)).layout(nil), "\n")
 	want := strings.Join([]string{
 		"strategy  class        sessions  turns  ok calls  share  p50 ms  p95 ms",
 		"priority  interactive         4    593     2,372  39.5%     755   1,459",

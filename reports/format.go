@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -35,25 +36,77 @@ type cell struct {
 
 func (t *textTable) add(cells ...cell) { t.rows = append(t.rows, cells) }
 
-// alignedLines lays out a header line and rows of plain cells with a
-// textTable: the first left columns aligned left, the others right.
-func alignedLines(headers []string, rows [][]string, left int) []string {
-	t := textTable{aligns: make([]align, len(headers))}
-	for j := left; j < len(headers); j++ {
-		t.aligns[j] = alignRight
+// columnTable is a terminal table of plain cells under a heading (per
+// process, per class, tasks, around an event): its headers, its rows, how
+// many leading columns hold text (aligned left; the others, numbers, are
+// aligned right), and spare, the columns a narrow terminal may leave out,
+// the least essential first.
+type columnTable struct {
+	headers []string
+	rows    [][]string
+	left    int
+	spare   []string
+}
+
+// fit lays the table out in at most width columns (runes; 0 or less: no
+// limit), leaving spare columns out in their order until it fits; dropped
+// names the columns left out, in the table's order. A table still wider
+// once every spare column is out is written that wide.
+func (t columnTable) fit(width int) (lines, dropped []string) {
+	out := make([]bool, len(t.headers))
+	lines = t.layout(out)
+	for _, name := range t.spare {
+		if width <= 0 || tableWidth(lines) <= width {
+			break
+		}
+		if j := slices.Index(t.headers, name); j >= 0 {
+			out[j] = true
+			lines = t.layout(out)
+		}
+	}
+	for j, h := range t.headers {
+		if out[j] {
+			dropped = append(dropped, h)
+		}
+	}
+	return lines, dropped
+}
+
+// layout lays the table out with a textTable, without the columns j for
+// which out[j] holds (out may be nil: every column).
+func (t columnTable) layout(out []bool) []string {
+	keep := func(texts []string) []string {
+		var kept []string
+		for j, c := range texts {
+			if j >= len(out) || !out[j] {
+				kept = append(kept, c)
+			}
+		}
+		return kept
+	}
+	tt := textTable{}
+	for j := range t.headers {
+		if j < len(out) && out[j] {
+			continue
+		}
+		a := alignRight
+		if j < t.left {
+			a = alignLeft
+		}
+		tt.aligns = append(tt.aligns, a)
 	}
 	add := func(texts []string) {
 		cells := make([]cell, len(texts))
 		for j, c := range texts {
 			cells[j] = cell{text: c}
 		}
-		t.add(cells...)
+		tt.add(cells...)
 	}
-	add(headers)
-	for _, row := range rows {
-		add(row)
+	add(keep(t.headers))
+	for _, row := range t.rows {
+		add(keep(row))
 	}
-	return t.lines()
+	return tt.lines()
 }
 
 func (t *textTable) lines() []string {
@@ -89,4 +142,17 @@ func (t *textTable) lines() []string {
 		out = append(out, strings.TrimRight(b.String(), " "))
 	}
 	return out
+}
+
+// leftOutNote is the clause a table's key ends with when a narrow
+// terminal left columns of it out: which, and where they are.
+func leftOutNote(dropped []string) string {
+	if len(dropped) == 0 {
+		return ""
+	}
+	list := dropped[len(dropped)-1]
+	if len(dropped) > 1 {
+		list = strings.Join(dropped[:len(dropped)-1], ", ") + " and " + list
+	}
+	return "; left out at this width, in report.md: " + list
 }

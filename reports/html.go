@@ -52,11 +52,13 @@ type htmlTable struct {
 
 // htmlSection is a table of text rows under a heading, with its key: the
 // per-process, per-class and tasks tables. ID is the heading's anchor and
-// the table's class.
+// the table's class; the first Left columns hold text, aligned left (the
+// others, numbers, right).
 type htmlSection struct {
 	ID, Title string
 	Headers   []string
 	Rows      [][]string
+	Left      int
 	Key       string
 }
 
@@ -144,13 +146,15 @@ func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 		d.Warnings = append(d.Warnings, htmlWarning{head, text})
 	}
 	if t := processTableOf(r); t != nil {
-		d.Sections = append(d.Sections, htmlSection{ID: "processes", Title: "Per process", Headers: t.headers, Rows: t.rows, Key: sentence(t.key)})
+		ct := processTextTable(t)
+		d.Sections = append(d.Sections, htmlSection{ID: "processes", Title: "Per process", Headers: ct.headers, Rows: ct.rows, Left: ct.left, Key: sentence(t.key)})
 	}
 	if rows := classRows(r); rows != nil {
-		d.Sections = append(d.Sections, htmlSection{ID: "classes", Title: "Per class", Headers: classHeaders, Rows: rows, Key: sentence(classKey)})
+		ct := classTextTable(rows)
+		d.Sections = append(d.Sections, htmlSection{ID: "classes", Title: "Per class", Headers: ct.headers, Rows: ct.rows, Left: ct.left, Key: sentence(classKey)})
 	}
 	if ms := taskColumns(r, true); taskRows(r, ms) != nil {
-		d.Sections = append(d.Sections, htmlSection{ID: "tasks", Title: "Tasks", Headers: taskHeaders(ms), Rows: taskRows(r, ms), Key: sentence(taskKeyOf(ms))})
+		d.Sections = append(d.Sections, htmlSection{ID: "tasks", Title: "Tasks", Headers: taskHeaders(ms), Rows: taskRows(r, ms), Left: taskTextTable(nil).left, Key: sentence(taskKeyOf(ms))})
 	}
 	if ts := eventTables(r); ts != nil {
 		d.EventTables, d.EventsKey, d.EventCols = ts, sentence(windowKey), windowHeaders

@@ -41,7 +41,7 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 	for _, want := range []string{
 		`<td class="best" title="best in its column">1,540</td>`, // bounded-8's p95
 		"floor(64.16) = 64 in flight",                            // the arithmetic
-		"<td>32</td><td>860</td><td>1,220</td><td>141.90</td><td>0.00%</td><td>chosen</td>",
+		"<td>32</td><td>860</td><td>1,220</td><td>141.90</td><td>0.00%</td><td class=\"text\">chosen</td>",
 		"<dt>seed</dt><dd>42</dd>",
 		"<dt>simbench version</dt><dd>v0.3.0</dd>",
 		"<dt>duration</dt><dd>1,200 s</dd>",

@@ -90,15 +90,22 @@ func fallbackText(shared bool, p results.ProcessResult) string {
 	return num(float64(p.QuotaFallbacks)) + " × " + fixed(p.QuotaFallbackS, 1, false) + " s"
 }
 
-// processTableText lays the per-process table out in aligned columns for
-// a terminal: text columns left, numbers right.
-func processTableText(t *processTable) []string {
-	return alignedLines(t.headers, t.rows, 2)
+// processSpare are the per-process columns a narrow terminal leaves out,
+// the least essential first: a process's round trips, 429 share, turns
+// and share say the least about the strategy, and the fleet's total above
+// has the 429s.
+var processSpare = []string{"quota round trips", "429 share", "turns", "share", "429s"}
+
+// processTextTable is the per-process table in columns: the strategy and
+// process are text, aligned left, the others numbers.
+func processTextTable(t *processTable) columnTable {
+	return columnTable{headers: t.headers, rows: t.rows, left: 2, spare: processSpare}
 }
 
 // processTableMarkdown writes the per-process table as a Markdown section.
 func processTableMarkdown(b *strings.Builder, t *processTable) {
 	b.WriteString("## Per process\n\n")
-	mdTable(b, t.headers, 2, t.rows)
+	ct := processTextTable(t)
+	mdTable(b, ct.headers, ct.left, ct.rows)
 	fmt.Fprintf(b, "\n%s\n\n", mdEscape(sentence(t.key)))
 }

@@ -48,7 +48,7 @@ func TestProcessTable(t *testing.T) {
 	if err := WriteHTML(&html, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{`<h3 id="processes">Per process</h3>`, "<td>p1</td><td>75.0%</td><td>30</td><td>12.50</td>"} {
+	for _, w := range []string{`<h3 id="processes">Per process</h3>`, `<th class="text">process</th><th>share</th>`, `<td class="text">p1</td><td>75.0%</td><td>30</td><td>12.50</td>`} {
 		if !strings.Contains(html.String(), w) {
 			t.Errorf("report.html lacks %q", w)
 		}

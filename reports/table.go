@@ -101,7 +101,7 @@ func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 		if narrow {
 			put("", fmt.Sprintf("(the terminal is %d columns wide: the table shows the columns a choice rests on; --columns all, or %d columns, shows every one)", o.Width, NarrowWidth))
 		}
-		writeSections(&b, r, put)
+		writeSections(&b, r, wrapTo, put)
 	}
 	if lines := eventLines(r); len(lines) > 0 {
 		b.WriteString("\ntimed events\n")
@@ -125,36 +125,51 @@ func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 	return err
 }
 
-// writeSections writes the per-process and per-event tables, when the
-// results have them, through put (an indent and a line).
-func writeSections(b *strings.Builder, r *results.Results, put func(indent, line string)) {
-	if t := processTableOf(r); t != nil {
-		b.WriteString("\nper process\n")
-		for _, l := range processTableText(t) {
-			fmt.Fprintln(b, "  "+l)
+// writeSections writes the per-process, per-class, tasks and per-event
+// tables, when the results have them, and their keys through put (an
+// indent and a line). With width > 0 (the narrow layout) each table fits
+// in width columns, its spare columns left out as needed and named in its
+// key; with 0 every column is written.
+func writeSections(b *strings.Builder, r *results.Results, width int, put func(indent, line string)) {
+	// section writes tables under one title, each after its own title line
+	// (none: ""), and the key, which names the columns any of them left out.
+	section := func(title, key string, titles []string, ts []columnTable) {
+		fmt.Fprintf(b, "\n%s\n", title)
+		var out []string
+		for i, t := range ts {
+			indent := "  "
+			if titles[i] != "" {
+				put("  ", titles[i])
+				indent = "    "
+			}
+			lines, dropped := t.fit(width - len(indent))
+			for _, l := range lines {
+				fmt.Fprintln(b, indent+l)
+			}
+			for _, h := range dropped {
+				if !slices.Contains(out, h) {
+					out = append(out, h)
+				}
+			}
 		}
-		put("  ", t.key)
+		put("  ", key+leftOutNote(out))
+	}
+	if t := processTableOf(r); t != nil {
+		section("per process", t.key, []string{""}, []columnTable{processTextTable(t)})
 	}
 	if rows := classRows(r); rows != nil {
-		b.WriteString("\nper class\n")
-		for _, l := range classTableText(rows) {
-			fmt.Fprintln(b, "  "+l)
-		}
-		put("  ", classKey)
+		section("per class", classKey, []string{""}, []columnTable{classTextTable(rows)})
 	}
 	if rows := taskRows(r, taskMetrics()); rows != nil {
-		b.WriteString("\ntasks\n")
-		for _, l := range taskTableText(rows) {
-			fmt.Fprintln(b, "  "+l)
-		}
-		put("  ", taskKey)
+		section("tasks", taskKey, []string{""}, []columnTable{taskTextTable(rows)})
 	}
 	if ts := eventTables(r); ts != nil {
-		b.WriteString("\naround each event\n")
-		for _, l := range eventTablesText(ts) {
-			fmt.Fprintln(b, "  "+l)
+		var titles []string
+		var cts []columnTable
+		for _, t := range ts {
+			titles, cts = append(titles, t.Title), append(cts, eventTextTable(t))
 		}
-		put("  ", windowKey)
+		section("around each event", windowKey, titles, cts)
 	}
 }
 

@@ -108,10 +108,15 @@ func taskRows(r *results.Results, ms []metric) [][]string {
 	return rows
 }
 
-// taskTableText lays the tasks table out in aligned columns for a
-// terminal.
-func taskTableText(rows [][]string) []string {
-	return alignedLines(taskHeaders(taskMetrics()), rows, 1)
+// taskSpare are the tasks table's columns a narrow terminal leaves out,
+// the least essential first: completion, task p95 and $/answer are what
+// tasks are judged by.
+var taskSpare = []string{"task p50", "cost $", "model fails"}
+
+// taskTextTable is the terminal's tasks table in columns: the strategy is
+// text, aligned left, the others numbers.
+func taskTextTable(rows [][]string) columnTable {
+	return columnTable{headers: taskHeaders(taskMetrics()), rows: rows, left: 1, spare: taskSpare}
 }
 
 // taskTableMarkdown writes the tasks table as a Markdown section.

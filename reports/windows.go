@@ -75,16 +75,14 @@ func windowTitle(r *results.Results, k int, w *results.WindowResult) string {
 // windowKey explains the per-event tables in one sentence.
 const windowKey = "figures over each event's window, from 10 s after it starts (a third of the way in, for a short one) to its end or the next event: successful calls finished per second, that goodput against the service's request limit then in force × the strategy's headroom, 429s ÷ attempts started, and the mean attempts of the calls finished"
 
-// eventTablesText lays the per-event tables out for a terminal.
-func eventTablesText(ts []eventTable) []string {
-	var out []string
-	for _, t := range ts {
-		out = append(out, t.Title)
-		for _, l := range alignedLines(windowHeaders, t.Rows, 1) {
-			out = append(out, "  "+l)
-		}
-	}
-	return out
+// windowSpare are the per-event columns a narrow terminal leaves out, the
+// least essential first.
+var windowSpare = []string{"calls", "attempts/call"}
+
+// eventTextTable is a per-event table in columns: the strategy is text,
+// aligned left, the others numbers.
+func eventTextTable(t eventTable) columnTable {
+	return columnTable{headers: windowHeaders, rows: t.Rows, left: 1, spare: windowSpare}
 }
 
 // eventTablesMarkdown writes the per-event tables as a Markdown section.
@@ -92,7 +90,8 @@ func eventTablesMarkdown(b *strings.Builder, ts []eventTable) {
 	b.WriteString("## Around each event\n\n")
 	for _, t := range ts {
 		fmt.Fprintf(b, "**%s**\n\n", mdEscape(t.Title))
-		mdTable(b, windowHeaders, 1, t.Rows)
+		ct := eventTextTable(t)
+		mdTable(b, ct.headers, ct.left, ct.rows)
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(b, "%s\n\n", mdEscape(sentence(windowKey)))
