@@ -4,24 +4,51 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/simbench/simbench/check"
 )
 
-// buildExample builds the example client examples/name and returns the
-// binary's path.
+// examples holds the example clients built so far, one build each per test
+// binary: name → *exampleBuild.
+var examples sync.Map
+
+// exampleBuild is one example client's build: its path or error, once.
+type exampleBuild struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// buildExample builds the example client examples/name, once per test
+// binary, into the folder TestMain removes, and returns the binary's path.
+// Under the race detector it builds with -race too, so that the packages
+// the test binary was compiled from (openai-go's among them) come from the
+// build cache instead of being compiled a second time without it.
 func buildExample(t *testing.T, name string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
-	if out, err := exec.Command("go", "build", "-o", bin, "./examples/"+name).CombinedOutput(); err != nil {
-		t.Fatalf("go build of examples/%s: %v\n%s", name, err, out)
+	v, _ := examples.LoadOrStore(name, new(exampleBuild))
+	b := v.(*exampleBuild)
+	b.once.Do(func() {
+		b.bin = filepath.Join(exampleBin, name)
+		args := []string{"build", "-o", b.bin}
+		if raceBuild {
+			args = append(args, "-race")
+		}
+		if out, err := exec.Command("go", append(args, "./examples/"+name)...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build of examples/%s: %v\n%s", name, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.bin
 }
 
 // runCheck runs simbench check on scenario with the example client name
