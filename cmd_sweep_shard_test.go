@@ -104,6 +104,7 @@ func checkShardedMerge(t *testing.T, d time.Duration, dirs []string, rounds int)
 // hold one twice or hold a file that is no run, naming the file. (One
 // sharded sweep for both: it is the cost of the test.)
 func TestShardedSweep(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
 	dirs, rounds := shardedSweep(t, 20*time.Second)
 	t.Run("MatchesWhole", func(t *testing.T) { checkShardedMerge(t, 20*time.Second, dirs, rounds) })
 	t.Run("MergeRefuses", func(t *testing.T) { checkMergeRefuses(t, dirs) })
