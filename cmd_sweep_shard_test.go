@@ -52,13 +52,6 @@ func shardedSweep(t *testing.T, d time.Duration) (dirs []string, rounds int) {
 	}
 }
 
-// checkShardedSweep checks that the merge of the shards writes the
-// sweep.json, and prints the decision, of the sweep run in one piece.
-func checkShardedSweep(t *testing.T, d time.Duration) {
-	dirs, rounds := shardedSweep(t, d)
-	checkShardedMerge(t, d, dirs, rounds)
-}
-
 // checkShardedMerge checks that the merge of the shards' folders dirs,
 // made in rounds rounds, writes the sweep.json, and prints the decision,
 // of the sweep run in one piece.
