@@ -15,10 +15,10 @@ import (
 // The check: run tier3, then recommend tier3 and sweep tier3,
 // simulate each run once between them (counted through the cache), and
 // print what they print without the cache, at any --parallel (here over
-// 30 virtual seconds, to stay quick).
+// 20 virtual seconds, to stay quick).
 func TestRunRecommendSweepSimulateEachRunOnce(t *testing.T) {
 	t.Parallel()
-	d := positiveDuration(30 * time.Second)
+	d := positiveDuration(20 * time.Second)
 	var mu sync.Mutex
 	var warned []string
 	cache := sim.NewCache(t.TempDir(), "test", func(msg string) { mu.Lock(); warned = append(warned, msg); mu.Unlock() })

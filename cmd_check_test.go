@@ -4,24 +4,56 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/simbench/simbench/check"
 )
 
-// buildExample builds the example client examples/name and returns the
-// binary's path.
+// examples holds the example clients built so far, one build each per test
+// binary: name → *exampleBuild.
+var examples sync.Map
+
+// exampleBuild is one example client's build: its path or error, once.
+type exampleBuild struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// sdkExamples are the example clients built on openai-go, which the test
+// binary is compiled with too (cmd_serve_agent_test.go): under the race
+// detector buildExample builds them with -race, so that openai-go's
+// packages come from the build cache instead of being compiled a second
+// time without it (minutes on a fresh clone). The other examples build
+// without it: the naive client must fire fast enough to be rate limited.
+var sdkExamples = map[string]bool{"openaigo": true, "nested": true}
+
+// buildExample builds the example client examples/name, once per test
+// binary, into the folder TestMain removes, and returns the binary's path.
 func buildExample(t *testing.T, name string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
-	if out, err := exec.Command("go", "build", "-o", bin, "./examples/"+name).CombinedOutput(); err != nil {
-		t.Fatalf("go build of examples/%s: %v\n%s", name, err, out)
+	v, _ := examples.LoadOrStore(name, new(exampleBuild))
+	b := v.(*exampleBuild)
+	b.once.Do(func() {
+		b.bin = filepath.Join(exampleBin, name)
+		args := []string{"build", "-o", b.bin}
+		if raceBuild && sdkExamples[name] {
+			args = append(args, "-race")
+		}
+		if out, err := exec.Command("go", append(args, "./examples/"+name)...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build of examples/%s: %v\n%s", name, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.bin
 }
 
 // runCheck runs simbench check on scenario with the example client name
@@ -72,6 +104,7 @@ func TestCheckFailsAClientThatFiresEveryCallAtOnceWithoutBackoff(t *testing.T) {
 }
 
 func TestCheckPassesTheSchedRunnerAtTheRecommendedSettings(t *testing.T) {
+	t.Parallel() // real time waiting on a client process: share it with the other slow ones
 	rep, err := runCheck(t, "tier3", "schedrunner", "-sessions", "40", "-turns", "1")
 	if err != nil {
 		t.Fatalf("check: %v; the report:\n%+v", err, rep.Lines)
@@ -119,6 +152,7 @@ func TestCheckRefusesABadScenario(t *testing.T) {
 }
 
 func TestCheckGradesAnOpenAIGoAgentLoopPerConversation(t *testing.T) {
+	t.Parallel() // real time waiting on a client process: share it with the other slow ones
 	rep, err := runCheck(t, "tier3", "openaigo", "-sessions", "4")
 	if err != nil {
 		t.Fatalf("check: %v; the report:\n%+v", err, rep.Lines)
@@ -165,6 +199,7 @@ name = "unbounded"
 `
 
 func TestCheckMeasuresNestedRetries(t *testing.T) {
+	t.Parallel() // real time waiting on a client process: share it with the other slow ones
 	file := filepath.Join(t.TempDir(), "failing.toml")
 	if err := os.WriteFile(file, []byte(failingScenario), 0o644); err != nil {
 		t.Fatal(err)
@@ -182,6 +217,7 @@ func TestCheckMeasuresNestedRetries(t *testing.T) {
 }
 
 func TestCheckMeasuresAnSDKsRetriesInsideAnAgentsAndTheirBudget(t *testing.T) {
+	t.Parallel() // real time waiting on a client process: share it with the other slow ones
 	// openai-go's 3 attempts inside a sched.Runner's 5, against
 	// nested-retries' first minute of failures: 8 calls of 15 attempts. A retry
 	// budget of 2 on the outer layer gives 2 of the 8 calls a second try.

@@ -17,6 +17,7 @@ import (
 // its own, with the sweep figure drawn, the sweep's table, the arithmetic
 // and the rule.
 func TestRunReportShowsTheSweep(t *testing.T) {
+	t.Parallel() // a browser process and a decision: share the cores with the other slow ones
 	const chromium = "/usr/bin/chromium"
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skipf("%s not found: install Debian's chromium (apt-get install chromium) to run the browser test", chromium)

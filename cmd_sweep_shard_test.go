@@ -60,10 +60,10 @@ func shardedSweep(t *testing.T, d time.Duration) (dirs []string, rounds int) {
 	}
 }
 
-// checkShardedSweep checks that the merge of the shards writes the
-// sweep.json, and prints the decision, of the sweep run in one piece.
-func checkShardedSweep(t *testing.T, d time.Duration) {
-	dirs, rounds := shardedSweep(t, d)
+// checkShardedMerge checks that the merge of the shards' folders dirs,
+// made in rounds rounds, writes the sweep.json, and prints the decision,
+// of the sweep run in one piece.
+func checkShardedMerge(t *testing.T, d time.Duration, dirs []string, rounds int) {
 	if rounds < 2 {
 		t.Fatalf("%d rounds: the adaptive sweep should need more than the one plan", rounds)
 	}
@@ -100,15 +100,20 @@ func checkShardedSweep(t *testing.T, d time.Duration) {
 }
 
 // Shards and a merge of the tier3 decision sweep, as many rounds as it
-// takes, give the sweep's own sweep.json and decision, byte for byte.
-func TestShardedSweepMatchesWhole(t *testing.T) {
-	checkShardedSweep(t, 20*time.Second)
+// takes, give the sweep's own sweep.json and decision, byte for byte; and
+// a merge of those same shards' folders refuses folders that miss a run,
+// hold one twice or hold a file that is no run, naming the file. (One
+// sharded sweep for both: it is the cost of the test.)
+func TestShardedSweep(t *testing.T) {
+	t.Parallel() // minutes under the race detector: share the cores with the other slow ones
+	dirs, rounds := shardedSweep(t, 20*time.Second)
+	t.Run("MatchesWhole", func(t *testing.T) { checkShardedMerge(t, 20*time.Second, dirs, rounds) })
+	t.Run("MergeRefuses", func(t *testing.T) { checkMergeRefuses(t, dirs) })
 }
 
-// A merge refuses folders that miss a run, hold one twice or hold a file
-// that is no run, naming the file.
-func TestShardedSweepMergeRefuses(t *testing.T) {
-	dirs, _ := shardedSweep(t, 20*time.Second)
+// checkMergeRefuses checks that a merge refuses a part of the shards'
+// folders dirs, a run in two folders and a file that is no run.
+func checkMergeRefuses(t *testing.T, dirs []string) {
 	merge := func(dirs []string) error {
 		c := &SweepCmd{Scenario: "tier3", Dirs: dirs, Merge: true, Duration: positiveDuration(20 * time.Second), Seeds: 3, MaxShare: 0.001, Tolerance: 0.05,
 			Out: t.TempDir(), Stdout: &bytes.Buffer{}, cacheFlags: cacheFlags{NoCache: true}}

@@ -38,11 +38,19 @@ func TestMain(m *testing.M) {
 	if err := os.Setenv(cacheEnv, dir); err != nil {
 		panic(err)
 	}
+	if exampleBin, err = os.MkdirTemp("", "simbench-test-examples-"); err != nil {
+		panic(err)
+	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		os.RemoveAll(dir)
+		os.RemoveAll(exampleBin)
 		os.Exit(code)
 	}))
 }
+
+// exampleBin is the folder of the example clients the tests build
+// (buildExample), removed when the tests end.
+var exampleBin string
 
 // cli runs simbench with args as main would and returns the exit code and
 // what it printed.
