@@ -13,7 +13,7 @@ import (
 // On every built-in scenario the decision answers no slower, beyond the
 // rule's tolerance, than any strategy of the scenario that meets the rule,
 // each run as written over the same seeds (the table of `run --seeds 3`).
-func TestDecisionNoWorseThanTheTable(t *testing.T) {
+func TestLongDecisionNoWorseThanTheTable(t *testing.T) {
 	for _, info := range scenarios.List() {
 		t.Run(info.Name, func(t *testing.T) {
 			sc, err := scenarios.Builtin(info.Name)

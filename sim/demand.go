@@ -30,7 +30,7 @@ const minDemandWindow = time.Minute
 // (mean think + mean turn time), with the turn time measured in the
 // window. Nothing holds a turn back, so its time has no warm-up; the
 // window's own count carries the sessions' start. A finite workload offers
-// no more than its sessions × turns. TestDemandWindowOnBuiltins holds this
+// no more than its sessions × turns. TestLongDemandWindowOnBuiltins holds this
 // within 2% of simulating the whole run on every built-in scenario.
 //
 // Compare it with what a limit sustains: a workload offering more will

@@ -10,12 +10,12 @@ import (
 	"github.com/simbench/simbench/scenarios"
 )
 
-// TestDemandWindowOnBuiltins holds Demand within 2% of the figure a
+// TestLongDemandWindowOnBuiltins holds Demand within 2% of the figure a
 // simulation of the whole run gives, on every built-in scenario; and, so
 // that more than the two built-ins Demand windows are checked, the
 // shortest window's estimate too, on every built-in whose services' conditions
 // do not change over the run.
-func TestDemandWindowOnBuiltins(t *testing.T) {
+func TestLongDemandWindowOnBuiltins(t *testing.T) {
 	ctx := context.Background()
 	for _, info := range scenarios.List() {
 		t.Run(info.Name, func(t *testing.T) {

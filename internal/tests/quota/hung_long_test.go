@@ -10,11 +10,11 @@ import (
 	. "github.com/simbench/simbench/sched/quota"
 )
 
-// TestFailoverHungPeerWithinTwiceTimeout checks the README's promise
+// TestLongFailoverHungPeerWithinTwiceTimeout checks the README's promise
 // against a hung peer: at the default 50 ms timeout, Reserve falls back
 // within 100 ms (twice the timeout). A wall-clock bound, so behind the
 // long tag: on a loaded machine the median of five tries is judged.
-func TestFailoverHungPeerWithinTwiceTimeout(t *testing.T) {
+func TestLongFailoverHungPeerWithinTwiceTimeout(t *testing.T) {
 	for _, tt := range hungPeers {
 		t.Run(tt.name, func(t *testing.T) {
 			c := tt.client(t)

@@ -86,17 +86,14 @@ func fallBack(tb testing.TB, c *redis.Client) time.Duration {
 
 // TestFailoverHungPeer checks that a Reserve against a peer that never
 // answers (a silent listener, a SIGSTOPped redis-server) falls back to the
-// local bucket, with the client's own timeouts a minute long: only the
-// context deadline ends the round trip. The bound here is ten seconds, far
-// above the 50 ms timeout, to catch a hang without timing the machine;
-// TestFailoverHungPeerWithinTwiceTimeout (long tag) and
-// BenchmarkFailoverHungPeer measure the time.
+// local bucket after one failed round trip, with the client's own timeouts
+// a minute long. It times nothing: TestLongFailoverHungPeerWithinTwiceTimeout
+// (long tag) and BenchmarkFailoverHungPeer measure how soon the context
+// deadline ends the round trip.
 func TestFailoverHungPeer(t *testing.T) {
 	for _, tt := range hungPeers {
 		t.Run(tt.name, func(t *testing.T) {
-			if took := fallBack(t, tt.client(t)); took > 10*time.Second {
-				t.Fatalf("Reserve returned after %v: the round trip outlived its %v deadline", took, DefaultTimeout)
-			}
+			fallBack(t, tt.client(t))
 		})
 	}
 }
