@@ -13,6 +13,13 @@ import (
 // over them sets the rate it carries on to the end of the run.
 const demandTurns = 2_000
 
+// demandSlowTurns is the turns with a slow first byte (a service's
+// faults.slow_first_byte, kept by unlimited) that Demand's window is long
+// enough to expect: a rare tail of seconds sets much of the mean turn time,
+// and a window of demandTurns holding a few dozen of them misses the whole
+// run's mean by several percent (hedging's 1% of 9.8 s answers: 3.5%).
+const demandSlowTurns = 100
+
 // minDemandWindow is the shortest window Demand estimates from.
 const minDemandWindow = time.Minute
 
@@ -94,7 +101,8 @@ func unlimited(sc *scenarios.Scenario) *scenarios.Scenario {
 
 // demandWindow returns how much of sc's run Demand simulates: a window long
 // enough for the workload arithmetic (Estimate) to expect demandTurns turns
-// in it, at least minDemandWindow and the sessions' ramp, in whole seconds;
+// in it (and demandSlowTurns slow first bytes, counting one a call's rate
+// per turn, which errs long), at least minDemandWindow and the sessions' ramp, in whole seconds;
 // or the whole run when the window would be more than half of it, or when
 // timed events change the services' conditions (a turn's time in the window
 // would not be its time later).
@@ -107,7 +115,13 @@ func demandWindow(sc *scenarios.Scenario) time.Duration {
 	if !(est.Turns > 0) { // NaN too
 		return run
 	}
-	w := max(time.Duration(float64(run)*demandTurns/est.Turns), minDemandWindow, sc.Workload.Ramp)
+	turns := float64(demandTurns)
+	for _, svc := range sc.Services {
+		if r := svc.Faults.SlowFirstByte.Rate; r > 0 {
+			turns = max(turns, demandSlowTurns/r)
+		}
+	}
+	w := max(time.Duration(float64(run)*turns/est.Turns), minDemandWindow, sc.Workload.Ramp)
 	w = (w + time.Second - 1).Truncate(time.Second)
 	if 2*w > run {
 		return run
