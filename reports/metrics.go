@@ -38,9 +38,9 @@ type metric struct {
 	// failures shorten turns and free sessions for more of them. Only the
 	// strategies that fail the fewest turns compete for its best mark.
 	reliable bool
-	// share names the figure the value is also shown as a percentage of
-	// ("579 (2.3%)"; "": none).
-	share string
+	// share is the mean figure the value is also shown as a percentage
+	// of ("579 (2.3%)"; nil: none); ok is false when it does not apply.
+	share func(s *results.StrategyResult) (float64, bool)
 	// report marks a column the reports' tables show and the terminal's
 	// shows on request only (--columns).
 	report bool
@@ -142,10 +142,23 @@ func metrics(rs ...*results.Results) []metric {
 // hedges (the terminal's shows hedges alone), on request otherwise.
 func hedgeMetrics() []metric {
 	return []metric{
-		{header: "hedges", name: "hedges sent (second attempts of slow reads; % of attempts)", dir: neutral, key: "hedges", format: count, share: "attempts"},
-		{header: "hedges won", name: "calls answered by their hedge (% of hedges)", dir: neutral, key: "hedges_won", format: count, share: "hedges", report: true},
+		{header: "hedges", name: "hedges sent (second attempts of slow reads; % extra attempts)", dir: neutral, key: "hedges", format: count, share: unhedgedAttempts},
+		{header: "hedges won", name: "calls answered by their hedge (% of hedges)", dir: neutral, key: "hedges_won", format: count, share: meanOf("hedges"), report: true},
 		{header: "cancelled s", name: "work of attempts cancelled at the transport (s)", dir: lowerBetter, key: "cancelled_work_s", format: dec1, report: true},
 	}
+}
+
+// meanOf is the mean figure named key, as a metric's share.
+func meanOf(key string) func(s *results.StrategyResult) (float64, bool) {
+	return func(s *results.StrategyResult) (float64, bool) { return meanValue(metric{key: key}, s) }
+}
+
+// unhedgedAttempts is the mean of the attempts that were not hedges, so
+// a hedges column's share is the extra attempts hedging cost.
+func unhedgedAttempts(s *results.StrategyResult) (float64, bool) {
+	a, okA := meanOf("attempts")(s)
+	h, okH := meanOf("hedges")(s)
+	return a - h, okA && okH
 }
 
 // anyHedges reports whether a strategy of rs, or one of its seeds,
@@ -258,15 +271,14 @@ func cellText(m metric, s *results.StrategyResult) string {
 	return m.format(v) + shareText(m, s)
 }
 
-// shareText is " (2.3%)": m's mean value over the mean of the figure
-// m.share names, in percent; "" when m has no share or it does not apply.
+// shareText is " (2.3%)": m's mean value over m.share's, in percent; ""
+// when m has no share or it does not apply.
 func shareText(m metric, s *results.StrategyResult) string {
-	if m.share == "" {
+	if m.share == nil {
 		return ""
 	}
-	of := metric{key: m.share}
 	v, okV := meanValue(m, s)
-	d, okD := meanValue(of, s)
+	d, okD := m.share(s)
 	if !okV || !okD || d <= 0 {
 		return ""
 	}
