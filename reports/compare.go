@@ -40,7 +40,8 @@ type CompareOptions struct {
 // countHeaders are the metrics that count events over a run: compared
 // across runs of different durations as rates per minute.
 var countHeaders = map[string]bool{"turns": true, "failed turns": true, "calls": true, "attempts": true,
-	"429s": true, "failed": true, "early": true, "wasted s": true, "races": true}
+	"429s": true, "failed": true, "early": true, "wasted s": true, "races": true,
+	"hedges": true, "hedges won": true, "cancelled s": true}
 
 // Change is one metric of one strategy in two runs.
 type Change struct {

@@ -38,6 +38,12 @@ type metric struct {
 	// failures shorten turns and free sessions for more of them. Only the
 	// strategies that fail the fewest turns compete for its best mark.
 	reliable bool
+	// share is the mean figure the value is also shown as a percentage
+	// of ("579 (2.3%)"; nil: none); ok is false when it does not apply.
+	share func(s *results.StrategyResult) (float64, bool)
+	// report marks a column the reports' tables show and the terminal's
+	// shows on request only (--columns).
+	report bool
 }
 
 // value reads the metric; ok is false when it does not apply (the latency
@@ -97,6 +103,13 @@ func metrics(rs ...*results.Results) []metric {
 		{header: "wasted s", name: "wasted work (s)", dir: lowerBetter, key: "wasted_work_s", format: dec1},
 		{header: "races", name: "write races", dir: lowerBetter, key: "write_races", format: count},
 	}
+	if anyHedges(rs) {
+		// After "attempts" and "wasted s": what hedged reads cost.
+		hs := hedgeMetrics()
+		ms = slices.Insert(ms, 4, hs[0])
+		i := slices.IndexFunc(ms, func(m metric) bool { return m.key == "wasted_work_s" })
+		ms = slices.Insert(ms, i+1, hs[1:]...)
+	}
 	services := map[string]bool{}
 	unfinished := false
 	for _, r := range rs {
@@ -123,6 +136,46 @@ func metrics(rs ...*results.Results) []metric {
 		ms = append(ms, metric{header: header, name: "peak in flight at " + name, dir: neutral, key: results.PeakFigure + name, format: count})
 	}
 	return ms
+}
+
+// hedgeMetrics are the figures of hedged reads: columns when a strategy
+// hedges (the terminal's shows hedges alone), on request otherwise.
+func hedgeMetrics() []metric {
+	return []metric{
+		{header: "hedges", name: "hedges sent (second attempts of slow reads; % extra attempts)", dir: neutral, key: "hedges", format: count, share: unhedgedAttempts},
+		{header: "hedges won", name: "calls answered by their hedge (% of hedges)", dir: neutral, key: "hedges_won", format: count, share: meanOf("hedges"), report: true},
+		{header: "cancelled s", name: "work of attempts cancelled at the transport (s)", dir: lowerBetter, key: "cancelled_work_s", format: dec1, report: true},
+	}
+}
+
+// meanOf is the mean figure named key, as a metric's share.
+func meanOf(key string) func(s *results.StrategyResult) (float64, bool) {
+	return func(s *results.StrategyResult) (float64, bool) { return meanValue(metric{key: key}, s) }
+}
+
+// unhedgedAttempts is the mean of the attempts that were not hedges, so
+// a hedges column's share is the extra attempts hedging cost.
+func unhedgedAttempts(s *results.StrategyResult) (float64, bool) {
+	a, okA := meanOf("attempts")(s)
+	h, okH := meanOf("hedges")(s)
+	return a - h, okA && okH
+}
+
+// anyHedges reports whether a strategy of rs, or one of its seeds,
+// hedged (results.StrategyResult.Hedged).
+func anyHedges(rs []*results.Results) bool {
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		for i := range r.Strategies {
+			s := &r.Strategies[i]
+			if s.Hedged() || slices.ContainsFunc(s.SeedRuns, func(x results.StrategyResult) bool { return x.Hedged() }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // failedShare is the fraction of a strategy's turns that failed.
@@ -207,15 +260,29 @@ func cellText(m metric, s *results.StrategyResult) string {
 			return m.format(iv.Mean)
 		}
 		if hw := iv.HalfWidth(); hw > 0 {
-			return m.format(iv.Mean) + " ±" + halfWidthText(hw, m.format)
+			return m.format(iv.Mean) + " ±" + halfWidthText(hw, m.format) + shareText(m, s)
 		}
-		return m.format(iv.Mean)
+		return m.format(iv.Mean) + shareText(m, s)
 	}
 	v, ok := m.value(s)
 	if !ok {
 		return "–"
 	}
-	return m.format(v)
+	return m.format(v) + shareText(m, s)
+}
+
+// shareText is " (2.3%)": m's mean value over m.share's, in percent; ""
+// when m has no share or it does not apply.
+func shareText(m metric, s *results.StrategyResult) string {
+	if m.share == nil {
+		return ""
+	}
+	v, okV := meanValue(m, s)
+	d, okD := m.share(s)
+	if !okV || !okD || d <= 0 {
+		return ""
+	}
+	return " (" + dec1(100*v/d) + "%)"
 }
 
 // halfWidthText writes an interval's half width in the metric's format,
@@ -242,6 +309,7 @@ func extraMetrics() []metric {
 		{header: "L turns", name: "turns in the system, time-averaged (Little's L)", dir: neutral, key: "turns_in_system", format: dec2},
 		{header: "L attempts", name: "attempts in service, time-averaged (Little's L)", dir: neutral, key: "attempts_in_service", format: dec2},
 	}
+	ms = append(ms, hedgeMetrics()...)
 	return append(append(ms, taskMetrics()...), append(tokenMetrics(), schedulerMetrics()...)...)
 }
 
@@ -268,22 +336,25 @@ func CheckColumns(names []string) error {
 // listing the names that exist.
 func selectMetrics(names []string, rs ...*results.Results) ([]metric, error) {
 	if len(names) == 0 {
-		return metrics(rs...), nil
+		return tableMetrics(rs...), nil
 	}
 	all := append(metrics(rs...), extraMetrics()...)
 	var out []metric
 	for _, n := range names {
 		switch n {
 		case "all":
-			for _, m := range all {
-				if strings.HasPrefix(m.key, "tasks.") && len(rs) > 0 && !anyTasks(rs) {
+			for i, m := range all {
+				if slices.ContainsFunc(all[:i], func(o metric) bool { return o.key == m.key }) {
+					continue // a hedge column among the default ones
+				}
+				if len(rs) > 0 && (strings.HasPrefix(m.key, "tasks.") && !anyTasks(rs) || isHedgeKey(m.key) && !anyHedges(rs)) {
 					continue // columns of nothing but "–"
 				}
 				out = append(out, m)
 			}
 			continue
 		case "default":
-			out = append(out, metrics(rs...)...)
+			out = append(out, tableMetrics(rs...)...)
 			continue
 		}
 		i := slices.IndexFunc(all, func(m metric) bool { return m.header == n })
@@ -297,6 +368,17 @@ func selectMetrics(names []string, rs ...*results.Results) ([]metric, error) {
 		out = append(out, all[i])
 	}
 	return out, nil
+}
+
+// isHedgeKey reports whether key names a figure of hedgeMetrics.
+func isHedgeKey(key string) bool {
+	return slices.ContainsFunc(hedgeMetrics(), func(m metric) bool { return m.key == key })
+}
+
+// tableMetrics are the terminal table's default columns: metrics without
+// those the reports alone show.
+func tableMetrics(rs ...*results.Results) []metric {
+	return slices.DeleteFunc(metrics(rs...), func(m metric) bool { return m.report })
 }
 
 // anyTasks reports whether a strategy of rs has agent-level outcomes.

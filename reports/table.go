@@ -244,6 +244,9 @@ func tableKey(r *results.Results) []string {
 	}
 	var services []string
 	for _, m := range metrics(r) {
+		if m.header == "hedges" {
+			key = append(key, "hedges: second attempts of slow idempotent reads, each an attempt too (% extra attempts: over the attempts that were not hedges); hedges won: calls answered by their hedge (% of hedges); cancelled s: server seconds of attempts cancelled at the transport, the losers of hedges among them")
+		}
 		if m.header == "unfinished" {
 			key = append(key, "unfinished: turns still running when the run ended at its duration, kept out of every latency and rate figure")
 		}

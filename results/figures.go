@@ -70,6 +70,9 @@ var figures = []figure{
 	{"failed", always(func(s *StrategyResult) float64 { return float64(s.Failed) })},
 	{"early_retries", always(func(s *StrategyResult) float64 { return float64(s.EarlyRetries) })},
 	{"wasted_work_s", always(func(s *StrategyResult) float64 { return s.WastedWorkS })},
+	{"hedges", hedged(func(s *StrategyResult) float64 { return float64(s.Hedges) })},
+	{"hedges_won", hedged(func(s *StrategyResult) float64 { return float64(s.HedgesWon) })},
+	{"cancelled_work_s", hedged(func(s *StrategyResult) float64 { return s.CancelledWorkS })},
 	{"write_races", always(func(s *StrategyResult) float64 { return float64(s.WriteRaces) })},
 	{"turns_in_system", always(func(s *StrategyResult) float64 { return s.TurnsInSystem })},
 	{"attempts_in_service", always(func(s *StrategyResult) float64 { return s.AttemptsInService })},
@@ -88,6 +91,19 @@ var figures = []figure{
 	{"tasks.cost_per_answered_task_usd", func(s *StrategyResult) (float64, bool) {
 		return taskOr0(s).CostPerAnsweredTaskUSD, s.Tasks != nil && s.Tasks.Completed > 0
 	}},
+}
+
+// hedged reads a figure of hedged reads, which applies only to a strategy
+// that sent a hedge or cancelled an attempt (Hedged): a strategy that does
+// not hedge gains no such key in seed_stats.
+func hedged(f func(s *StrategyResult) float64) func(*StrategyResult) (float64, bool) {
+	return func(s *StrategyResult) (float64, bool) { return f(s), s.Hedged() }
+}
+
+// Hedged reports whether the strategy's figures of hedged reads apply: it
+// sent a hedge, won one or cancelled an attempt at the transport.
+func (s *StrategyResult) Hedged() bool {
+	return s.Hedges > 0 || s.HedgesWon > 0 || s.CancelledWorkS > 0
 }
 
 // task reads a figure of the agent-level outcome, which applies only to a
