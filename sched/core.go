@@ -27,8 +27,8 @@ type Core struct {
 	lastSvc  *serviceState   // the service of the last call submitted (services are never forgotten)
 	writes   map[string]*writeQueue
 
-	turns    turnTable
-	attempts attemptTable
+	turns    idRing[TurnID, turnState]
+	attempts idRing[AttemptID, callState]
 	// hedging and hedgeOf find the hedges in flight by attempt and by call
 	// (hedge.go): kept out of callState, which every call pays for.
 	hedging map[AttemptID]*hedgeState

@@ -21,14 +21,7 @@ const (
 )
 
 // one returns a one-call turn's storage.
-func (o *outChunks) one() *turnOut {
-	if len(o.ones) == 0 {
-		o.ones = make([]turnOut, oneChunk)
-	}
-	x := &o.ones[0]
-	o.ones = o.ones[1:]
-	return x
-}
+func (o *outChunks) one() *turnOut { return cut(&o.ones, oneChunk) }
 
 // resultsFor returns the Results of a turn of n calls; a turn of more than
 // a quarter of a chunk has its own.
@@ -45,11 +38,15 @@ func (o *outChunks) resultsFor(n int) []Result {
 }
 
 // turnResult returns a TurnResult for a turn of several calls (or none).
-func (o *outChunks) turnResult() *TurnResult {
-	if len(o.turns) == 0 {
-		o.turns = make([]TurnResult, turnChunk)
+func (o *outChunks) turnResult() *TurnResult { return cut(&o.turns, turnChunk) }
+
+// cut hands out the first piece of *rest, a new chunk of size pieces when
+// *rest is used up, and leaves the others in *rest.
+func cut[T any](rest *[]T, size int) *T {
+	if len(*rest) == 0 {
+		*rest = make([]T, size)
 	}
-	x := &o.turns[0]
-	o.turns = o.turns[1:]
+	x := &(*rest)[0]
+	*rest = (*rest)[1:]
 	return x
 }

@@ -9,13 +9,13 @@ import (
 // turns finish in, and a turn that stays while a million others pass does
 // not make its ring grow with the ids between them.
 func TestTurnTableAgreesWithAMap(t *testing.T) {
-	var x turnTable
+	var x idRing[TurnID, turnState]
 	want := map[TurnID]*turnState{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var live []TurnID
 	for id := TurnID(1); id <= 1_000_000; id++ {
 		ts := &turnState{id: id}
-		x.put(ts)
+		x.put(ts.id, ts)
 		want[id] = ts
 		live = append(live, id)
 		// Finish a random live turn most of the time, never turn 1.
@@ -49,5 +49,38 @@ func TestTurnTableAgreesWithAMap(t *testing.T) {
 	}
 	if len(x.ring) > 4096 {
 		t.Errorf("ring of %d slots for %d turns", len(x.ring), x.len())
+	}
+}
+
+// One attempt that stays in flight while a million others pass must not
+// make the table grow with the ids between them.
+func TestAttemptTableWithALongLivedAttempt(t *testing.T) {
+	var x idRing[AttemptID, callState]
+	hung := &callState{attempt: 1}
+	x.put(1, hung)
+	for id := AttemptID(2); id < 1_000_000; id++ {
+		cs := &callState{attempt: id}
+		x.put(id, cs)
+		if got, ok := x.get(id); !ok || got != cs {
+			t.Fatalf("get(%d) = %v, %v", id, got, ok)
+		}
+		if id%3 != 0 { // most end at once; every third stays for a while
+			x.remove(id)
+		} else if id > 30 {
+			x.remove(id - 30)
+		}
+	}
+	if got, ok := x.get(1); !ok || got != hung {
+		t.Fatalf("the long-lived attempt is lost: %v, %v", got, ok)
+	}
+	if len(x.ring) > 1024 {
+		t.Errorf("ring of %d slots for about %d attempts in flight", len(x.ring), x.len())
+	}
+	x.remove(1)
+	if _, ok := x.get(1); ok {
+		t.Error("a removed attempt is still found")
+	}
+	if _, ok := x.get(12345678); ok {
+		t.Error("an unknown attempt is found")
 	}
 }
