@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -82,16 +81,8 @@ func TestFinishSOnlyForAFiniteWorkload(t *testing.T) {
 // than exponential backoff without jitter, whose retries collide again in
 // step; without backoff calls run out of attempts, with jitter none do.
 func TestContentionOrdering(t *testing.T) {
-	sc, err := scenarios.Builtin("contention")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	by := map[string]results.StrategyResult{}
-	for _, s := range res.Strategies {
+	for _, s := range runBuiltin(t, "contention").Strategies {
 		by[s.Name] = s
 		if s.FinishS == 0 || s.Conflicts == 0 || s.WriteRaces != 0 {
 			t.Fatalf("%s: finish_s %v, %d conflicts, %d races; want a finish time, conflicts and no races", s.Name, s.FinishS, s.Conflicts, s.WriteRaces)

@@ -15,16 +15,8 @@ import (
 // after the cancel (wasted_work_s is 0; cancelled_work_s is the work up to
 // the cancels). The figures of the scenario's seed are asserted exactly.
 func TestHedgingScenario(t *testing.T) {
-	sc, err := scenarios.Builtin("hedging")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	by := map[string]results.StrategyResult{}
-	for _, s := range res.Strategies {
+	for _, s := range runBuiltin(t, "hedging").Strategies {
 		by[s.Name] = s
 	}
 	base := by["no-hedge"]
@@ -59,4 +51,18 @@ func TestHedgingScenario(t *testing.T) {
 			t.Errorf("%s: wasted %v s after cancels, %v s before them, %d hedges won", name, s.WastedWorkS, s.CancelledWorkS, s.HedgesWon)
 		}
 	}
+}
+
+// runBuiltin runs the built-in scenario name as written, on virtual time.
+func runBuiltin(t *testing.T, name string) *results.Results {
+	t.Helper()
+	sc, err := scenarios.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
