@@ -17,6 +17,7 @@ import (
 // compares a real-time measurement with a threshold, so it runs with the
 // long checks (make test-long), not in the default suite.
 func TestLongLiveAgreesWithVirtual(t *testing.T) {
+	t.Parallel() // waits on real time; the live checks overlap
 	sc := small()
 	virtual, err := Run(context.Background(), sc, Options{})
 	if err != nil {

@@ -5,6 +5,7 @@ package sim
 import (
 	"context"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/simbench/simbench/results"
@@ -22,22 +23,37 @@ const liveCheckScale = 0.1
 // 3.5–4.4 and peaked at 63–64). The figures hinge on a few herds of retries
 // per run (one per minute of the window), so each side pools three seeds:
 // failed calls over failed turns, and the mean of the peaks. Both must be
-// within 20% of the live figure. The live runs take 30 s each.
+// within 20% of the live figure. The live runs take 30 s each, at once.
 func TestLongSlidingWindowLiveMatchesVirtual(t *testing.T) {
+	t.Parallel() // waits on real time; the live checks overlap
 	sc, err := scenarios.Load("testdata/research-agent-sliding.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The three seeds' live runs wait on real time, not on the CPU: they
+	// run at once, each on its own fake servers, and pool in seed order.
+	seeds := []uint64{7, 8, 9}
+	type pair struct {
+		virtual, live *results.Results
+		err           error
+	}
+	runs := make([]pair, len(seeds))
+	var wg sync.WaitGroup
+	for i := range seeds {
+		wg.Go(func() {
+			opts := Options{Seed: &seeds[i]}
+			p := &runs[i]
+			if p.virtual, p.err = Run(context.Background(), sc, opts); p.err == nil {
+				p.live, p.err = RunLive(context.Background(), sc, LiveOptions{Options: opts, TimeScale: liveCheckScale})
+			}
+		})
+	}
+	wg.Wait()
 	var live, virtual pooled
-	for _, seed := range []uint64{7, 8, 9} {
-		opts := Options{Seed: &seed}
-		v, err := Run(context.Background(), sc, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := RunLive(context.Background(), sc, LiveOptions{Options: opts, TimeScale: liveCheckScale})
-		if err != nil {
-			t.Fatal(err)
+	for i, seed := range seeds {
+		v, l := runs[i].virtual, runs[i].live
+		if runs[i].err != nil {
+			t.Fatalf("seed %d: %v", seed, runs[i].err)
 		}
 		if l.Invalid != "" {
 			t.Fatalf("seed %d: the live run is invalid at time scale %g: %s", seed, liveCheckScale, l.Invalid)

@@ -52,6 +52,7 @@ func tracedRecords(t *testing.T, w *trace.Writer, buf *bytes.Buffer) []trace.Rec
 // logged, not compared: they measure the machine's clocks, not the
 // strategy.
 func TestLongSharedKeyLiveAgreement(t *testing.T) {
+	t.Parallel() // waits on real time; the live checks overlap
 	rs := redistest.Start(t)
 	sc, err := scenarios.Builtin("shared-key")
 	if err != nil {
