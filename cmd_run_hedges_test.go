@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/results"
 )
 
 // run hedging --seeds 2 writes the hedge figures' means and intervals in
@@ -17,22 +13,8 @@ import (
 // hedge columns show (their share in brackets aside), and none for the
 // strategy that does not, whose cells are "–".
 func TestRunSeedsWritesTheHedgeFigures(t *testing.T) {
-	seed := uint64(42)
 	columns := []string{"attempts", "hedges", "hedges won", "cancelled s"}
-	run := func(asJSON bool) string {
-		var out bytes.Buffer
-		cmd := &RunCmd{Scenario: "hedging", Seed: &seed, Seeds: 2, Duration: positiveDuration(time.Minute), Out: t.TempDir(),
-			JSON: asJSON, NoReports: true, NoRecommend: true, Columns: columns, Stdout: &out}
-		if err := cmd.Run(); err != nil {
-			t.Fatal(err)
-		}
-		return out.String()
-	}
-	var res results.Results
-	if err := json.Unmarshal([]byte(run(true)), &res); err != nil {
-		t.Fatal(err)
-	}
-	table := run(false)
+	res, table := runSeeds(t, "hedging", 2, columns)
 	split := regexp.MustCompile(`\s{2,}`)
 	share := regexp.MustCompile(` \([0-9.]+%\)$`)
 	hedging := 0

@@ -27,6 +27,28 @@ func decimalsOf(text string) int {
 	return 0
 }
 
+// runSeeds runs scenario at seeds 42 onwards for one virtual minute with
+// the table's columns, twice: with --json, decoded, and as the terminal
+// table.
+func runSeeds(t *testing.T, scenario string, seeds int, columns []string) (results.Results, string) {
+	t.Helper()
+	seed := uint64(42)
+	run := func(asJSON bool) string {
+		var out bytes.Buffer
+		cmd := &RunCmd{Scenario: scenario, Seed: &seed, Seeds: seeds, Duration: positiveDuration(time.Minute), Out: t.TempDir(),
+			JSON: asJSON, NoReports: true, NoRecommend: true, Columns: columns, Stdout: &out}
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	var res results.Results
+	if err := json.Unmarshal([]byte(run(true)), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res, run(false)
+}
+
 // agrees reports whether the number written as text is v at the precision
 // it is written with.
 func agrees(text string, v float64) bool {
@@ -46,21 +68,7 @@ func agrees(text string, v float64) bool {
 // as the cell's number and the half width as its "±" (none when the seeds
 // agree, and only then).
 func TestRunSeedsWritesTheTableMeansAndIntervals(t *testing.T) {
-	seed := uint64(42)
-	run := func(asJSON bool) string {
-		var out bytes.Buffer
-		cmd := &RunCmd{Scenario: "tier3", Seed: &seed, Seeds: 3, Duration: positiveDuration(time.Minute), Out: t.TempDir(),
-			JSON: asJSON, NoReports: true, NoRecommend: true, Columns: []string{"all"}, Stdout: &out}
-		if err := cmd.Run(); err != nil {
-			t.Fatal(err)
-		}
-		return out.String()
-	}
-	var res results.Results
-	if err := json.Unmarshal([]byte(run(true)), &res); err != nil {
-		t.Fatal(err)
-	}
-	table := run(false)
+	res, table := runSeeds(t, "tier3", 3, []string{"all"})
 	lines := strings.Split(table, "\n")
 	split := regexp.MustCompile(`\s{2,}`)
 	var headers []string
