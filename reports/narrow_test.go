@@ -18,16 +18,7 @@ func TestNarrowLayoutFitsTheTerminal(t *testing.T) {
 	r := tier3Results()
 	d := tier3Decision(t)
 	r.Decision = &d
-	var b bytes.Buffer
-	if err := WriteTableWith(&b, r, TableOptions{Width: 80}); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for _, l := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(l); n > 80 {
-			t.Errorf("a line of %d columns: %q", n, l)
-		}
-	}
+	out := narrowTable(t, r)
 	dec, table := strings.Index(out, "decision\n"), strings.Index(out, "strategy ")
 	if dec < 0 || table < 0 || dec > table {
 		t.Errorf("decision at %d, table at %d: want the decision first\n%s", dec, table, out)
@@ -123,16 +114,7 @@ func sectionLines(t *testing.T, out, title string) []string {
 // as before.
 func TestNarrowSecondaryTablesFit(t *testing.T) {
 	r := secondaryResults()
-	var b bytes.Buffer
-	if err := WriteTableWith(&b, r, TableOptions{Width: 80}); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for _, l := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(l); n > 80 {
-			t.Errorf("a line of %d columns: %q", n, l)
-		}
-	}
+	out := narrowTable(t, r)
 	tests := []struct {
 		title       string
 		keep, leave []string
@@ -235,4 +217,21 @@ func TestColumnTableFit(t *testing.T) {
 	if got, want := leftOutNote([]string{"429 share", "quota round trips"}), "; left out at this width, in report.md: 429 share and quota round trips"; got != want {
 		t.Errorf("leftOutNote = %q, want %q", got, want)
 	}
+}
+
+// narrowTable writes r's terminal output at 80 columns and fails t for
+// every line wider than that.
+func narrowTable(t *testing.T, r *results.Results) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteTableWith(&b, r, TableOptions{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	return out
 }
