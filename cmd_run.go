@@ -48,6 +48,7 @@ type RunCmd struct {
 	HDR           string    `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
 	Stdout        io.Writer `kong:"-"` // nil: os.Stdout
 
+	private    string          // the folder of the run's private cache (privateCache), removed when the run ends
 	isTerminal func() bool     // tests: pretend stdout is (not) a terminal
 	parent     context.Context // tests: a context to cancel in place of Ctrl-C
 	afterSim   func()          // tests: called when the simulation is done, before the decision
@@ -69,6 +70,9 @@ func (c *RunCmd) Run() error {
 	ctx, stop := interruptible(c.parent)
 	defer stop()
 	opts, thresholds, err := c.options(sc)
+	if c.private != "" {
+		defer os.RemoveAll(c.private)
+	}
 	if err != nil {
 		return err
 	}
@@ -194,6 +198,9 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 	}
 	if !c.Live {
 		opts.Cache = c.open(os.Stderr)
+		if opts.Cache == nil && !c.NoRecommend {
+			opts.Cache, c.private = privateCache()
+		}
 	}
 	return opts, thresholds, nil
 }

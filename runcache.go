@@ -83,3 +83,18 @@ func cacheVersion() (string, error) {
 	}
 	return v + "+" + hex.EncodeToString(h.Sum(nil)[:8]), nil
 }
+
+// privateCache returns a cache of runs that only this process reads and
+// writes, in a new temporary folder (returned, for the caller to remove),
+// or nil when no folder can be made. A run without the run cache
+// (--no-cache) keeps its comparison's runs there, so that its decision
+// reads the runs it shares with the comparison (the strategies as written,
+// at the first seed) instead of simulating them again: the same run gives
+// the same figures bit for bit (sim.Cache), and no other command sees them.
+func privateCache() (*sim.Cache, string) {
+	dir, err := os.MkdirTemp("", "simbench-run-")
+	if err != nil {
+		return nil, ""
+	}
+	return sim.NewCache(dir, "private", nil), dir
+}
