@@ -59,7 +59,8 @@ type Options struct {
 	// nothing. For callers that print and write no load figure.
 	NoLoad bool
 
-	each time.Duration // each run's simulated time, set by Decide
+	each  time.Duration // each run's simulated time, set by Decide
+	seeds []uint64      // the seeds of every configuration, set by Decide
 }
 
 // step reports a step of runs runs through o.Steps, setting
@@ -118,7 +119,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	if err != nil {
 		return nil, InputError{err}
 	}
-	o.each = applied.Duration
+	o.each, o.seeds = applied.Duration, sim.Seeds(applied.Seed, seeds)
 	written, points, err := asWritten(ctx, sc, o, opts)
 	if err != nil {
 		return nil, err
@@ -253,42 +254,143 @@ type extendedSweep struct {
 	row      results.SweepRow
 	best     int      // the cap with the lowest p95 (0: none qualified)
 	extended []string // why the range grew, a round a line
+	oneSeed  []int    // the caps run over their first seed only (settle)
 }
 
 // sweepExtending sweeps strategy name of sc over caps, then over the caps
 // Extend adds while the rule's choice sits at an edge of the range, for at
-// most maxExtensions rounds.
+// most maxExtensions rounds. Each round runs the first seed of its caps,
+// then the other seeds of every cap whose first seed leaves the choice
+// open (settle); the caps settled by their first seed keep that one run.
 func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service string, caps []int, o Options, opts sim.Options) (extendedSweep, error) {
 	rule := o.Rule
+	n := len(o.seeds)
+	base := sc.Strategy(name)
 	var out extendedSweep
-	var points []results.SweepPoint
-	for round := 0; ; round++ {
-		done := o.step(fmt.Sprintf("%s at caps %s", name, joinInts(caps)), len(caps), &opts)
-		if follow := o.Progress; follow != nil {
-			opts.Progress = chainProgress(opts.Progress, follow)
-		}
-		rows, err := sim.SweepCap(ctx, sc, name, service, caps, nil, opts)
-		done(err != nil)
-		if len(rows) > 0 {
-			for i, s := range rows[0].Results {
-				points = append(points, SweepPointOf(rows[0].Caps[i], s))
+	var trials []*trial
+	points := func() []results.SweepPoint {
+		var pts []results.SweepPoint
+		for _, t := range trials {
+			if len(t.runs) > 0 {
+				pts = append(pts, t.point(n))
 			}
 		}
-		slices.SortFunc(points, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
-		out.row = NewSweepRow("as written", points, rule)
+		slices.SortFunc(pts, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
+		return pts
+	}
+	for round := 0; ; round++ {
+		var fresh []*trial
+		for _, c := range caps {
+			st := withCap(*base, service, c)
+			st.Name = fmt.Sprintf("%s@%d", base.Name, c)
+			fresh = append(fresh, &trial{st: st, cap: c})
+		}
+		trials = append(trials, fresh...)
+		first := n
+		if n > 1 {
+			first = 1
+		}
+		err := runTrials(ctx, sc, fresh, 0, first, fmt.Sprintf("%s at caps %s", name, joinInts(caps)), o, opts)
+		for err == nil {
+			open := settle(trials, rule, n)
+			if len(open) == 0 {
+				break
+			}
+			var at []int
+			for _, t := range open {
+				at = append(at, t.cap)
+			}
+			err = runTrials(ctx, sc, open, 1, n, fmt.Sprintf("%s at caps %s, seeds 2 to %d", name, joinInts(at), n), o, opts)
+		}
+		pts := points()
+		out.row = NewSweepRow("as written", pts, rule)
 		if err != nil {
 			// Interrupted: out.row holds the points measured.
 			return out, err
 		}
-		_, out.best, _ = rule.Choose(points)
-		more, why := Extend(points, out.row.Chosen)
+		_, out.best, _ = rule.Choose(pts)
+		more, why := Extend(pts, out.row.Chosen)
 		if len(more) == 0 || round == maxExtensions {
+			out.oneSeed = nil
+			for _, p := range pts {
+				if n > 1 && p.Seeds == 1 {
+					out.oneSeed = append(out.oneSeed, p.Cap)
+				}
+			}
 			return out, nil
 		}
 		out.extended = append(out.extended, fmt.Sprintf("%s, so caps %s were added", why, joinInts(more)))
 		caps = more
 	}
 }
+
+// settle returns the trials of a sweep, run over their first seed only,
+// whose other seeds are still needed: the rule's choice over the points
+// as they stand must rest on caps run over all n seeds, and a cap run
+// over one seed may stay so only when that seed settles it. It does when
+// the seed fails the rule whatever the others measure (cannotQualify), or
+// when its p95 sits clearly beyond what could change the choice: a cap
+// below the chosen one answers slower than the chosen cap's p95 (and its
+// interval's high end, and the best's) by the tolerance and a margin; a
+// cap above it answers no faster than the chosen cap's p95 ÷ (1 +
+// tolerance), the margin taken off. The margin is 5 times the largest
+// seed-to-seed spread of the p95 (relative standard deviation) among the
+// caps run over all seeds, and at least minMargin: a first seed that far
+// from the line is not brought back over it by two more.
+func settle(ts []*trial, r Rule, n int) []*trial {
+	if n < 2 {
+		return nil
+	}
+	var pts []results.SweepPoint
+	byCap := map[int]*trial{}
+	for _, t := range ts {
+		if len(t.runs) > 0 {
+			pts = append(pts, t.point(n))
+			byCap[t.cap] = t
+		}
+	}
+	partial := func(t *trial) bool { return len(t.runs) == 1 }
+	chosen, best, ok := r.Choose(pts)
+	var open []*trial
+	if !ok {
+		// Nothing qualifies as the points stand: every cap whose first
+		// seed may yet qualify needs the others.
+		for _, t := range ts {
+			if partial(t) && !r.cannotQualify(t.seedPoints(), n) {
+				open = append(open, t)
+			}
+		}
+		return open
+	}
+	if c := byCap[chosen]; partial(c) {
+		return []*trial{c}
+	}
+	cp, bp := byCap[chosen].point(n), byCap[best].point(n)
+	m := max(minMargin, 5*seedSpread(ts, n))
+	tol := 1 + r.tolerance()
+	for _, t := range ts {
+		if !partial(t) || r.cannotQualify(t.seedPoints(), n) {
+			continue
+		}
+		x := float64(t.point(n).P95Ms)
+		var settled bool
+		if t.cap < chosen {
+			line := tol * max(float64(cp.P95Ms), float64(cp.P95HiMs), float64(bp.P95HiMs))
+			settled = x*(1-m) > line*(1+m)
+		} else {
+			settled = x*(1-m)*tol >= float64(cp.P95Ms)
+		}
+		if !settled {
+			open = append(open, t)
+		}
+	}
+	return open
+}
+
+// minMargin is the least margin, as a fraction of the p95, by which a
+// cap's first seed must clear what could change the choice for its other
+// seeds to be left out (settle).
+const minMargin = 0.02
 
 // chainProgress returns a progress func that reports to both a (nil: none)
 // and b.

@@ -114,9 +114,13 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 	if at == 0 {
 		at = t.sw.row.Points[len(t.sw.row.Points)/2].Cap
 	}
-	pts, err := paceAt(ctx, sc, t, at, o, opts)
+	pts, cut, err := paceAt(ctx, sc, t, at, o, opts)
 	if err != nil {
 		return t, err
+	}
+	if len(cut) > 0 {
+		t.search = append(t.search, fmt.Sprintf("pace: %s at cap %d ran one seed of %d: that seed already rules out answering faster than %s's own %s beyond the tolerance (or meeting the rule), whatever the other seeds measure",
+			pacesText(cut), at, len(o.seeds), name, paceText(h0)))
 	}
 	own := pointAt(t.sw.row.Points, at)
 	for i, h := range SearchHeadrooms {
@@ -133,7 +137,7 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 	if err != nil {
 		return t, err
 	}
-	t2.paces, t2.search = t.paces, append(t.search, why)
+	t2.paces, t2.search = t.paces, append(append(t.search, why), t2.search...)
 	if !t2.better(t) && t.chosen() != nil {
 		t.search = append(t.search, why+"; it answered no faster there, so "+paceText(h0)+" is kept")
 		return t, nil
@@ -171,38 +175,57 @@ func choosePace(pts []results.SweepPoint, h0 float64, own *results.SweepPoint, r
 }
 
 // paceAt runs t's strategy at cap c at every SearchHeadroom (the point
-// already swept reused), in SearchHeadrooms' order.
-func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Options, opts sim.Options) ([]results.SweepPoint, error) {
-	out := make([]results.SweepPoint, len(SearchHeadrooms))
-	run := *sc
-	run.Strategies = nil
+// already swept reused), in SearchHeadrooms' order. Each pace runs its
+// first seed, then the other seeds unless that one already rules it out
+// of choosePace, whatever the others measure (cannotQualify,
+// cannotBeFaster); cut lists the headrooms left at one seed.
+func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Options, opts sim.Options) (out []results.SweepPoint, cut []float64, err error) {
+	out = make([]results.SweepPoint, len(SearchHeadrooms))
+	n := len(o.seeds)
+	own := pointAt(t.sw.row.Points, c)
+	var ts []*trial
 	var idx []int
 	for i, h := range SearchHeadrooms {
-		if h == t.headroom {
-			if p := pointAt(t.sw.row.Points, c); p != nil {
-				out[i] = *p
-				continue
-			}
+		if h == t.headroom && own != nil {
+			out[i] = *own
+			continue
 		}
 		st := paced(withCap(t.tuned, t.svc, c), h)
 		st.Name = fmt.Sprintf("%s@%d/%s", t.name, c, numfmt.Num(h))
-		run.Strategies = append(run.Strategies, st)
+		ts = append(ts, &trial{st: st, cap: c})
 		idx = append(idx, i)
 	}
-	if len(idx) == 0 {
-		return out, nil
+	if len(ts) == 0 {
+		return out, nil, nil
 	}
 	opts.Strategies = nil
-	done := o.step(fmt.Sprintf("%s's paces at cap %d", t.name, c), len(idx), &opts)
-	res, err := sim.RunSeeds(ctx, &run, opts)
-	done(err != nil)
+	name := fmt.Sprintf("%s's paces at cap %d", t.name, c)
+	if n < 2 {
+		err = runTrials(ctx, sc, ts, 0, n, name, o, opts)
+	} else {
+		if own != nil && !o.Rule.qualifies(*own) {
+			own = nil // as choosePace takes it
+		}
+		err = runTrials(ctx, sc, ts, 0, 1, name, o, opts)
+		var rest []*trial
+		for k, tr := range ts {
+			if pts := tr.seedPoints(); err == nil && (o.Rule.cannotQualify(pts, n) || o.Rule.cannotBeFaster(pts, n, own)) {
+				cut = append(cut, SearchHeadrooms[idx[k]])
+				continue
+			}
+			rest = append(rest, tr)
+		}
+		if err == nil {
+			err = runTrials(ctx, sc, rest, 1, n, fmt.Sprintf("%s, seeds 2 to %d", name, n), o, opts)
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for k, i := range idx {
-		out[i] = SweepPointOf(c, res.Strategies[k])
+		out[i] = ts[k].point(n)
 	}
-	return out, nil
+	return out, cut, nil
 }
 
 // tuneAt sweeps base's binding cap at headroom h, starting around the
@@ -231,6 +254,10 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 		t.sw = sw
 		if err != nil {
 			return t, err // the points measured, for an interrupted decision
+		}
+		if len(sw.oneSeed) > 0 {
+			t.search = append(t.search, fmt.Sprintf("caps: %s ran one seed of %d at %s: that seed's p95 sits clearly away from what could change the choice, or fails the rule whatever the other seeds measure",
+				joinInts(sw.oneSeed), len(o.seeds), paceText(h)))
 		}
 		if best == nil || t.better(best) {
 			best = t
@@ -356,6 +383,34 @@ func paceOutcome(name string, p *results.SweepPoint, h float64, r Rule) results.
 	o := outcomeOf(fmt.Sprintf("%s@%d", name, p.Cap), *p)
 	o.Cap, o.Headroom, o.MeetsRule = p.Cap, h, r.qualifies(*p)
 	return o
+}
+
+// pacesText names the paces hs: "no token bucket and headrooms 0.5, 0.7".
+func pacesText(hs []float64) string {
+	var s []string
+	unpaced := false
+	for _, h := range hs {
+		if h == Unpaced {
+			unpaced = true
+		} else {
+			s = append(s, numfmt.Num(h))
+		}
+	}
+	var text string
+	switch len(s) {
+	case 0:
+	case 1:
+		text = "headroom " + s[0]
+	default:
+		text = "headrooms " + joinList(s)
+	}
+	switch {
+	case unpaced && text != "":
+		return "no token bucket and " + text
+	case unpaced:
+		return "no token bucket"
+	}
+	return text
 }
 
 func headroomsText() string {
