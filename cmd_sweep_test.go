@@ -198,7 +198,8 @@ func TestSweepInterruptedWritesPartial(t *testing.T) {
 // Ctrl-C during recommend's verifying sweep prints the points measured,
 // marked partial: here the interrupt comes once a run is into its second
 // seed (progress over seeds runs from 0 to the duration, a third each), so
-// every cap has one finished seed.
+// every cap has its first seed finished, and a cap whose other seeds the
+// search had begun at most one more.
 func TestRecommendInterruptedPrintsPartial(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -222,8 +223,8 @@ func TestRecommendInterruptedPrintsPartial(t *testing.T) {
 		t.Fatalf("partial %v, rows %+v: want the points of every cap", sw.Partial, sw.Rows)
 	}
 	for _, p := range sw.Rows[0].Points {
-		if p.Seeds != 1 {
-			t.Errorf("cap %d: %d seeds, want the 1 that finished", p.Cap, p.Seeds)
+		if p.Seeds != 1 && p.Seeds != 2 {
+			t.Errorf("cap %d: %d seeds, want the 1 or 2 that finished", p.Cap, p.Seeds)
 		}
 	}
 }

@@ -290,7 +290,7 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 		if n > 1 {
 			first = 1
 		}
-		err := runTrials(ctx, sc, fresh, 0, first, fmt.Sprintf("%s at caps %s", name, joinInts(caps)), o, opts)
+		err := runTrials(ctx, sc, fresh, 0, first, fmt.Sprintf("%s at caps %s", name, joinInts(caps)), true, o, opts)
 		for err == nil {
 			open := settle(trials, rule, n)
 			if len(open) == 0 {
@@ -300,7 +300,7 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 			for _, t := range open {
 				at = append(at, t.cap)
 			}
-			err = runTrials(ctx, sc, open, 1, n, fmt.Sprintf("%s at caps %s, seeds 2 to %d", name, joinInts(at), n), o, opts)
+			err = runTrials(ctx, sc, open, 1, n, fmt.Sprintf("%s at caps %s, seeds 2 to %d", name, joinInts(at), n), true, o, opts)
 		}
 		pts := points()
 		out.row = NewSweepRow("as written", pts, rule)

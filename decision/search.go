@@ -201,12 +201,12 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Opt
 	opts.Strategies = nil
 	name := fmt.Sprintf("%s's paces at cap %d", t.name, c)
 	if n < 2 {
-		err = runTrials(ctx, sc, ts, 0, n, name, o, opts)
+		err = runTrials(ctx, sc, ts, 0, n, name, false, o, opts)
 	} else {
 		if own != nil && !o.Rule.qualifies(*own) {
 			own = nil // as choosePace takes it
 		}
-		err = runTrials(ctx, sc, ts, 0, 1, name, o, opts)
+		err = runTrials(ctx, sc, ts, 0, 1, name, false, o, opts)
 		var rest []*trial
 		for k, tr := range ts {
 			if pts := tr.seedPoints(); err == nil && (o.Rule.cannotQualify(pts, n) || o.Rule.cannotBeFaster(pts, n, own)) {
@@ -216,7 +216,7 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Opt
 			rest = append(rest, tr)
 		}
 		if err == nil {
-			err = runTrials(ctx, sc, rest, 1, n, fmt.Sprintf("%s, seeds 2 to %d", name, n), o, opts)
+			err = runTrials(ctx, sc, rest, 1, n, fmt.Sprintf("%s, seeds 2 to %d", name, n), false, o, opts)
 		}
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package decision
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -51,7 +52,9 @@ func (t *trial) seedPoints() []results.SweepPoint {
 // runTrials runs seeds from..to-1 of the n seeds (from opts) of every trial
 // of ts as one step named name, and adds each seed's run to its trial. When
 // ctx ends, the runs that finished are kept and ctx's error returned.
-func runTrials(ctx context.Context, sc *scenarios.Scenario, ts []*trial, from, to int, name string, o Options, opts sim.Options) error {
+// With follow, o.Progress follows the runs, over all the seeds: these
+// seeds' share of the way.
+func runTrials(ctx context.Context, sc *scenarios.Scenario, ts []*trial, from, to int, name string, follow bool, o Options, opts sim.Options) error {
 	if len(ts) == 0 || from >= to {
 		return nil
 	}
@@ -64,8 +67,11 @@ func runTrials(ctx context.Context, sc *scenarios.Scenario, ts []*trial, from, t
 	po := opts
 	po.Strategies, po.Seed, po.Seeds = nil, &seed, to-from
 	done := o.step(name, len(ts), &po)
-	if follow := o.Progress; follow != nil {
-		po.Progress = chainProgress(po.Progress, follow)
+	if f := o.Progress; follow && f != nil {
+		n, k := time.Duration(len(o.seeds)), time.Duration(to-from)
+		po.Progress = chainProgress(po.Progress, func(strategy string, done, total time.Duration) {
+			f(strategy, (time.Duration(from)*total+k*done)/n, total)
+		})
 	}
 	res, err := sim.RunSeeds(ctx, &run, po)
 	done(err != nil)
