@@ -2,12 +2,12 @@ package decision
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
+	"gonum.org/v1/gonum/stat"
 )
 
 // A search measures each configuration over its seeds in two stages: the
@@ -154,16 +154,8 @@ func seedSpread(ts []*trial, n int) float64 {
 		if len(xs) < 2 {
 			continue
 		}
-		mean, ss := 0.0, 0.0
-		for _, x := range xs {
-			mean += x
-		}
-		mean /= float64(len(xs))
-		for _, x := range xs {
-			ss += (x - mean) * (x - mean)
-		}
-		if mean > 0 {
-			spread = max(spread, math.Sqrt(ss/float64(len(xs)-1))/mean)
+		if mean, sd := stat.MeanStdDev(xs, nil); mean > 0 {
+			spread = max(spread, sd/mean)
 		}
 	}
 	return spread
