@@ -56,7 +56,7 @@ func (r *answerReader) read(d *fakeapi.Decision, decided, arrived time.Duration)
 	if class := httptool.StatusClass(status); class == sched.ClassSuccess || status == 0 {
 		a := answer{class: class, status: int32(status)}
 		if status != 0 {
-			a.quota = r.quota(d, virtualEpoch.Add(decided), virtualEpoch.Add(arrived))
+			a.quota = r.quota(d, decided, arrived)
 			a.tokens, a.hasUsage = d.Tokens, true
 		}
 		return a
@@ -82,11 +82,12 @@ func (r *answerReader) slow(d *fakeapi.Decision, decided, arrived time.Duration)
 }
 
 // quota is what httptool.Quota reads from the rate-limit headers the
-// server sends with decision d, decided at wall time decided and read at
-// arrived: openai's resets are durations rounded up to the millisecond,
-// anthropic's RFC 3339 times in whole seconds, and of anthropic's three
-// token limits the one with the fewest tokens left counts.
-func (r *answerReader) quota(d *fakeapi.Decision, decided, arrived time.Time) sched.ServerQuota {
+// server sends with decision d, decided at virtual time decided and read
+// at arrived: openai's resets are durations rounded up to the millisecond,
+// anthropic's RFC 3339 times in whole seconds (the wall times virtual
+// times stand for, made only for them), and of anthropic's three token
+// limits the one with the fewest tokens left counts.
+func (r *answerReader) quota(d *fakeapi.Decision, decidedAt, arrivedAt time.Duration) sched.ServerQuota {
 	switch r.style {
 	case spec.HeadersOpenAI:
 		left := func(q fakeapi.Quota) sched.QuotaLeft {
@@ -97,6 +98,7 @@ func (r *answerReader) quota(d *fakeapi.Decision, decided, arrived time.Time) sc
 		}
 		return sched.ServerQuota{Requests: left(d.Requests), Tokens: left(d.TokenQuota)}
 	case spec.HeadersAnthropic:
+		decided, arrived := virtualEpoch.Add(decidedAt), virtualEpoch.Add(arrivedAt)
 		left := func(q fakeapi.Quota) sched.QuotaLeft {
 			if q.Limit == 0 {
 				return sched.QuotaLeft{}

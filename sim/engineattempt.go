@@ -122,7 +122,9 @@ func (e *engine) arrive(i int32, req *outgoing) {
 		return
 	}
 	m := e.models[at.svc]
-	d := m.Arrive(e.now, req.request(e.sc.Services[at.svc].ClientKey()))
+	r := req.request(e.sc.Services[at.svc].ClientKey())
+	var d fakeapi.Decision
+	m.ArriveTo(e.now, &r, &d)
 	if e.onArrive != nil {
 		// A copy for the hook, so that d itself stays on the stack.
 		seen := d

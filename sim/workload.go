@@ -275,14 +275,36 @@ func (w *workload) clientName(serial uint64) string {
 	return w.names[from:w.nameEnds[i]]
 }
 
-// makeNames makes the names of calls serial to serial+nameChunk-1.
+// makeNames makes the names of calls serial to serial+nameChunk-1: the
+// first formatted, each next one its predecessor's digits counted up by one.
 func (w *workload) makeNames(serial uint64) {
 	b, ends := w.nameBuf[:0], w.nameEnds[:0]
-	for k := range uint64(nameChunk) {
-		b = strconv.AppendUint(b, serial+k, 36)
+	var buf [14]byte // 13 base-36 digits hold any uint64, and a carry one more
+	digits := strconv.AppendUint(buf[:0], serial, 36)
+	for range nameChunk {
+		b = append(b, digits...)
 		ends = append(ends, uint32(len(b)))
+		digits = base36Next(digits)
 	}
 	w.names, w.nameFirst, w.nameEnds, w.nameBuf = string(b), serial, ends, b
+}
+
+// base36Next counts the base-36 number in d (lower-case digits, as
+// strconv writes them) up by one, in place where it can, and returns it.
+func base36Next(d []byte) []byte {
+	for i := len(d) - 1; i >= 0; i-- {
+		switch c := d[i]; c {
+		case '9':
+			d[i] = 'a'
+			return d
+		case 'z':
+			d[i] = '0' // and carry
+		default:
+			d[i] = c + 1
+			return d
+		}
+	}
+	return append([]byte{'1'}, d...)
 }
 
 // tooManyInTurn is the error of a turn that drew more calls or subagents
