@@ -132,9 +132,9 @@ func (w *workload) id(i int) string {
 // callMeta travels with a sched.Call as its Payload: what the engine needs
 // to build the request to the fake service.
 type callMeta struct {
-	tool   int
-	svc    int  // index of the call's service in the scenario
-	write  bool // a write at the service, serialized by sched or not
+	tool   int32 // index of the call's tool, -1 for a model call
+	write  bool  // a write at the service, serialized by sched or not
+	svc    int   // index of the call's service in the scenario
 	client string
 	// output is a model call's output tokens, a part of its sched.Call.Tokens
 	// (0: all input, and for tool calls).
@@ -180,7 +180,7 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 	for i, t := range tools {
 		tg := &w.tools[t]
 		*serial++
-		metas[i] = callMeta{tool: t, svc: tg.svc, write: tg.write, client: w.clientName(*serial)}
+		metas[i] = callMeta{tool: int32(t), svc: tg.svc, write: tg.write, client: w.clientName(*serial)}
 		calls[i] = sched.Call{
 			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
