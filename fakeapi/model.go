@@ -11,17 +11,18 @@ import (
 )
 
 // slot is an admitted request until Finish or Cancel; gen tells a reused
-// slot's requests apart (ID is gen<<32 | index).
+// slot's requests apart (ID is gen<<32 | index). Its small fields come
+// first, in one word.
 type slot struct {
 	gen      uint32
 	live     bool
 	kind     Kind
+	write    bool
 	tenant   *tenant
 	start    time.Duration
 	tokens   int64
 	output   int64 // output tokens charged against OTPM so far
 	resource string
-	write    bool
 }
 
 // Model is a pure model of one rate-limited service. Time is a
@@ -141,11 +142,19 @@ func (m *Model) InFlight() int { return m.inFlight }
 // answer is sent.
 func (m *Model) Arrive(now time.Duration, r Request) Decision {
 	var d Decision
-	m.arrive(now, &r, &d)
+	m.ArriveTo(now, &r, &d)
+	return d
+}
+
+// ArriveTo is Arrive deciding into *d, which it overwrites: a driver that
+// decides many requests spares copying each Request and Decision. It
+// does not change *r.
+func (m *Model) ArriveTo(now time.Duration, r *Request, d *Decision) {
+	*d = Decision{}
+	m.arrive(now, r, d)
 	if !d.Admitted() && len(m.events.stalls) > 0 {
 		d.Latency = m.events.stalledUntil(now) - now
 	}
-	return d
 }
 
 // arrive decides what happens to r into d, in the order a service checks:

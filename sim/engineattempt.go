@@ -13,15 +13,15 @@ import (
 // needs of the service's decision.
 type attempt struct {
 	id     sched.AttemptID
-	svc    int32
-	phase  uint8      // phaseOut, phaseServer or phaseBack
-	req    fakeapi.ID // the service's id of an admitted request, else 0
-	kind   fakeapi.Kind
-	dead   bool          // the client stopped waiting; its events only settle the service's side
-	reader bool          // cancelled at the reader only: the request goes on to the server, which works on
-	proc   uint16        // the process that sent it
+	req    fakeapi.ID    // the service's id of an admitted request, else 0
 	back   time.Duration // the network delay of the answer on its way back
-	answer answer        // what the client reads of the service's answer (not for a hang)
+	svc    int32
+	proc   uint16 // the process that sent it
+	phase  uint8  // phaseOut, phaseServer or phaseBack
+	kind   fakeapi.Kind
+	dead   bool   // the client stopped waiting; its events only settle the service's side
+	reader bool   // cancelled at the reader only: the request goes on to the server, which works on
+	answer answer // what the client reads of the service's answer (not for a hang)
 }
 
 // Where an attempt is: the phases of attempt.phase.
@@ -122,7 +122,9 @@ func (e *engine) arrive(i int32, req *outgoing) {
 		return
 	}
 	m := e.models[at.svc]
-	d := m.Arrive(e.now, req.request(e.sc.Services[at.svc].ClientKey()))
+	r := req.request(e.sc.Services[at.svc].ClientKey())
+	var d fakeapi.Decision
+	m.ArriveTo(e.now, &r, &d)
 	if e.onArrive != nil {
 		// A copy for the hook, so that d itself stays on the stack.
 		seen := d

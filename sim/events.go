@@ -71,8 +71,9 @@ func (h *eventHeap) pop() event {
 	n := len(s) - 1
 	last := s[n]
 	s[n] = event{}
+	// Shortening *h in place stores its length alone, not its array.
+	*h = (*h)[:n]
 	s = s[:n]
-	*h = s
 	if n == 0 {
 		return top
 	}
@@ -82,7 +83,7 @@ func (h *eventHeap) pop() event {
 		if first+3 < n {
 			// Four children: a tournament, whose two first comparisons do
 			// not wait for each other.
-			c := s[first : first+4 : first+4]
+			c := (*[4]event)(s[first : first+4])
 			a, b := 0, 2
 			if before(&c[1], &c[0]) {
 				a = 1

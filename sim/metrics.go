@@ -43,8 +43,13 @@ type collector struct {
 	inFlight, peak []int // per service, client side
 	total          int   // attempts in flight, all services
 
-	bucket   time.Duration
-	timeline []results.TimelinePoint
+	bucket time.Duration
+	// at is the bucket bucketAt found last, which holds the times from
+	// atFrom up to atTo: times mostly fall in the bucket of the time
+	// before, so this spares a division.
+	at           int
+	atFrom, atTo time.Duration
+	timeline     []results.TimelinePoint
 	// svcTimeline is timeline per service, in the order of services.
 	svcTimeline [][]results.TimelinePoint
 
@@ -132,20 +137,31 @@ func newCollector(services []string, window time.Duration) *collector {
 	return c
 }
 
+// bucketAt returns the index of the timeline bucket holding t (t ≥ 0).
+func (c *collector) bucketAt(t time.Duration) int {
+	if t >= c.atFrom && t < c.atTo {
+		return c.at
+	}
+	i := t / c.bucket
+	// A bucket whose end overflows is not kept (atTo < atFrom): every
+	// time in it divides again.
+	c.at, c.atFrom, c.atTo = int(i), i*c.bucket, i*c.bucket+c.bucket
+	return c.at
+}
+
 // point returns the timeline bucket holding t, growing the timeline as needed.
 func (c *collector) point(t time.Duration) *results.TimelinePoint {
-	return c.bucketOf(&c.timeline, t, c.total)
+	return c.bucketOf(&c.timeline, c.bucketAt(t), c.total)
 }
 
 // svcPoint returns service svc's timeline bucket holding t.
 func (c *collector) svcPoint(svc int, t time.Duration) *results.TimelinePoint {
-	return c.bucketOf(&c.svcTimeline[svc], t, c.inFlight[svc])
+	return c.bucketOf(&c.svcTimeline[svc], c.bucketAt(t), c.inFlight[svc])
 }
 
-// bucketOf returns the bucket of *tl holding t, growing *tl with buckets
-// that start with inFlight attempts in flight.
-func (c *collector) bucketOf(tl *[]results.TimelinePoint, t time.Duration, inFlight int) *results.TimelinePoint {
-	i := int(t / c.bucket)
+// bucketOf returns bucket i of *tl, growing *tl with buckets that start
+// with inFlight attempts in flight.
+func (c *collector) bucketOf(tl *[]results.TimelinePoint, i int, inFlight int) *results.TimelinePoint {
 	for len(*tl) <= i {
 		n := len(*tl)
 		*tl = append(*tl, results.TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: inFlight})
@@ -189,10 +205,10 @@ func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
 				c.windows[i].rateLimited++
 			}
 		}
-	} else if now/c.bucket >= time.Duration(len(c.timeline)) {
+	} else if c.bucketAt(now) >= len(c.timeline) {
 		c.point(now)
 	}
-	if now/c.bucket >= time.Duration(len(c.svcTimeline[svc])) {
+	if c.bucketAt(now) >= len(c.svcTimeline[svc]) {
 		c.svcPoint(svc, now)
 	}
 }

@@ -132,9 +132,9 @@ func (w *workload) id(i int) string {
 // callMeta travels with a sched.Call as its Payload: what the engine needs
 // to build the request to the fake service.
 type callMeta struct {
-	tool   int
-	svc    int  // index of the call's service in the scenario
-	write  bool // a write at the service, serialized by sched or not
+	tool   int32 // index of the call's tool, -1 for a model call
+	write  bool  // a write at the service, serialized by sched or not
+	svc    int   // index of the call's service in the scenario
 	client string
 	// output is a model call's output tokens, a part of its sched.Call.Tokens
 	// (0: all input, and for tool calls).
@@ -180,7 +180,7 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 	for i, t := range tools {
 		tg := &w.tools[t]
 		*serial++
-		metas[i] = callMeta{tool: t, svc: tg.svc, write: tg.write, client: w.clientName(*serial)}
+		metas[i] = callMeta{tool: int32(t), svc: tg.svc, write: tg.write, client: w.clientName(*serial)}
 		calls[i] = sched.Call{
 			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
@@ -275,14 +275,36 @@ func (w *workload) clientName(serial uint64) string {
 	return w.names[from:w.nameEnds[i]]
 }
 
-// makeNames makes the names of calls serial to serial+nameChunk-1.
+// makeNames makes the names of calls serial to serial+nameChunk-1: the
+// first formatted, each next one its predecessor's digits counted up by one.
 func (w *workload) makeNames(serial uint64) {
 	b, ends := w.nameBuf[:0], w.nameEnds[:0]
-	for k := range uint64(nameChunk) {
-		b = strconv.AppendUint(b, serial+k, 36)
+	var buf [14]byte // 13 base-36 digits hold any uint64, and a carry one more
+	digits := strconv.AppendUint(buf[:0], serial, 36)
+	for range nameChunk {
+		b = append(b, digits...)
 		ends = append(ends, uint32(len(b)))
+		digits = base36Next(digits)
 	}
 	w.names, w.nameFirst, w.nameEnds, w.nameBuf = string(b), serial, ends, b
+}
+
+// base36Next counts the base-36 number in d (lower-case digits, as
+// strconv writes them) up by one, in place where it can, and returns it.
+func base36Next(d []byte) []byte {
+	for i := len(d) - 1; i >= 0; i-- {
+		switch c := d[i]; c {
+		case '9':
+			d[i] = 'a'
+			return d
+		case 'z':
+			d[i] = '0' // and carry
+		default:
+			d[i] = c + 1
+			return d
+		}
+	}
+	return append([]byte{'1'}, d...)
 }
 
 // tooManyInTurn is the error of a turn that drew more calls or subagents

@@ -7,10 +7,11 @@ import (
 
 // TestClientName checks that the names cut from clientName's chunks are
 // each call's number in base 36, across chunk boundaries and when the
-// numbers go back (a second loop on the same workload).
+// numbers go back (a second loop on the same workload), and where a chunk
+// counts its names up past a power of 36 (one digit more).
 func TestClientName(t *testing.T) {
 	var w workload
-	for _, serials := range [][2]uint64{{1, 3 * nameChunk}, {nameChunk - 2, nameChunk + 2}, {1 << 40, 1<<40 + 10}} {
+	for _, serials := range [][2]uint64{{1, 3 * nameChunk}, {nameChunk - 2, nameChunk + 2}, {1 << 40, 1<<40 + 10}, {36*36*36*36*36*36*36*36 - 300, 36*36*36*36*36*36*36*36 + 300}} {
 		for n := serials[0]; n <= serials[1]; n++ {
 			if got, want := w.clientName(n), strconv.FormatUint(n, 36); got != want {
 				t.Fatalf("clientName(%d) = %q, want %q", n, got, want)

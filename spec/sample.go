@@ -31,16 +31,59 @@ var z95 = distuv.UnitNormal.Quantile(0.95)
 // uniform. The zero Dist draws 0 and touches no stream.
 type Sampler struct {
 	d Dist[float64]
-	// mu and sigma are a lognormal's, of the log of the unit.
-	mu, sigma float64
+	// family is d.Kind as a number, so that a draw switches on a byte
+	// rather than comparing strings.
+	family family
+	// mu and sigma are a lognormal's, of the log of the unit; rate is an
+	// exponential's, 1/Mean.
+	mu, sigma, rate float64
+}
+
+// family is a distribution family, as Draw tells them apart.
+type family uint8
+
+const (
+	famOther family = iota // a kind Problems refuses: draws 0
+	famConstant
+	famUniform
+	famEmpirical
+	famNormal
+	famLognormal
+	famExponential
+	famPareto
+)
+
+// familyOf returns the family of kind k.
+func familyOf(k DistKind) family {
+	switch k {
+	case "", DistConstant:
+		return famConstant
+	case DistUniform:
+		return famUniform
+	case DistEmpirical:
+		return famEmpirical
+	case DistNormal:
+		return famNormal
+	case DistLognormal:
+		return famLognormal
+	case DistExponential:
+		return famExponential
+	case DistPareto:
+		return famPareto
+	}
+	return famOther
 }
 
 // NewSampler returns a sampler of d; d should pass Problems.
 func NewSampler[T Unit](d Dist[T]) *Sampler {
 	s := &Sampler{d: d.Float()}
-	if s.d.Kind == DistLognormal {
+	s.family = familyOf(s.d.Kind)
+	switch s.family {
+	case famLognormal:
 		s.mu = math.Log(s.d.P50)
 		s.sigma = (math.Log(s.d.P95) - s.mu) / z95
+	case famExponential:
+		s.rate = 1 / s.d.Mean
 	}
 	return s
 }
@@ -50,15 +93,15 @@ func NewSampler[T Unit](d Dist[T]) *Sampler {
 func (s *Sampler) Draw(rng *rand.Rand) float64 {
 	d := &s.d
 	var v float64
-	switch d.Kind {
-	case "", DistConstant:
+	switch s.family {
+	case famConstant:
 		return d.Value
-	case DistUniform:
+	case famUniform:
 		if d.Min == d.Max {
 			return d.Min
 		}
 		return max(rng.Float64()*(d.Max-d.Min)+d.Min, 0)
-	case DistEmpirical:
+	case famEmpirical:
 		if len(d.Samples) == 0 {
 			return 0
 		}
@@ -67,13 +110,13 @@ func (s *Sampler) Draw(rng *rand.Rand) float64 {
 	// itself: the same formulas on the same stream, so the same values,
 	// without the Rand that distuv wraps around its Src at every draw
 	// (two interface calls per number drawn).
-	case DistNormal:
+	case famNormal:
 		v = rng.NormFloat64()*d.Stddev + d.Mean
-	case DistLognormal:
+	case famLognormal:
 		v = math.Exp(rng.NormFloat64()*s.sigma + s.mu)
-	case DistExponential:
-		v = rng.ExpFloat64() / (1 / d.Mean)
-	case DistPareto:
+	case famExponential:
+		v = rng.ExpFloat64() / s.rate
+	case famPareto:
 		v = d.Min * math.Exp(rng.ExpFloat64()/d.Alpha)
 	}
 	if d.Max > 0 && v > d.Max {
