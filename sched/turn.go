@@ -29,10 +29,13 @@ const (
 // dependents in turnState.deps, the hedges sent and the last status in the
 // call's Result).
 type callState struct {
-	// Read and written by every attempt: its admission, start and end.
+	// Read and written by every attempt: its admission, start and end. The
+	// pointers come first: the collector scans a callState only up to its
+	// last pointer.
 	turn      *turnState
 	call      *Call
 	svc       *serviceState
+	write     *writeQueue
 	seq       uint64
 	attempt   AttemptID
 	reserved  int64         // tokens reserved by the attempt in flight
@@ -42,7 +45,6 @@ type callState struct {
 	queued    time.Duration
 	running   time.Duration
 	tokMark   time.Duration // bucket marks of that reservation, for refunds
-	write     *writeQueue
 	idx       int32
 	attempts  int32
 	gen       uint32 // bumped on every phase change; stale timers compare it
