@@ -19,12 +19,11 @@ type Call struct {
 	// Write marks a call that mutates Resource; writes to one resource run one
 	// at a time in submission order, and are retried only when Idempotent.
 	Write bool
-	// Idempotent allows a write to be retried. (It sits beside Write, so
-	// that the two share one word.)
-	Idempotent bool
 	// Resource is the key writes are serialized on. Empty with Write set means
 	// the call's Service (or Tool, without a service).
 	Resource string
+	// Idempotent allows a write to be retried.
+	Idempotent bool
 	// After lists IDs of calls in the same turn that must finish successfully
 	// before this one starts.
 	After []string
