@@ -212,7 +212,9 @@ func (c *Core) start(cs *callState) {
 	cs.gen++
 	if !cs.started {
 		cs.started = true
-		cs.firstStart = c.now
+		if c.cfg.Retry.Budget > 0 {
+			cs.firstStart = c.now // read only by retry against the budget
+		}
 		c.waiting--
 	}
 	cs.queued += c.now - cs.waitSince
@@ -298,7 +300,7 @@ func (c *Core) complete(cs *callState, o Outcome) {
 		// below it goes back to the current grant.
 		cs.svc.credit[CreditTokens].units -= float64(satmath.Sub(o.Tokens, cs.reserved))
 	}
-	cs.status = int32(o.Status)
+	t.results[cs.idx].Status = int(int32(o.Status)) // the last attempt's
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
 			return Event{Kind: EventFinished, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Class: o.Class}

@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"container/heap"
 	crand "crypto/rand"
 	"fmt"
 	"math/rand/v2"
@@ -269,7 +268,7 @@ func (c *Core) advanceTo(now time.Duration) {
 		if !ok || at > now {
 			break
 		}
-		t := heap.Pop(&c.timers).(timer)
+		t := c.timers.pop()
 		if t.at > c.now {
 			c.now = t.at
 		}

@@ -89,8 +89,7 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 	r := &t.results[cs.idx]
 	r.Value, r.Err, r.Class, r.State = value, err, class, state
 	r.Attempts, r.Queued, r.Running = int(cs.attempts), cs.queued, cs.running
-	r.Status, r.Finished = int(cs.status), c.now
-	r.Hedges, r.HedgeWon = cs.hedges, cs.fromHedge && class == ClassSuccess
+	r.Finished, r.HedgeWon = c.now, cs.fromHedge && class == ClassSuccess // Status and Hedges are set as attempts end and hedges start
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
 			return Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class, Err: err}
@@ -115,7 +114,11 @@ func (c *Core) moveOn(cs *callState, err error) {
 	if q := cs.write; q != nil {
 		c.popWrite(q, cs)
 	}
-	for _, d := range cs.dependents {
+	var dependents []*callState
+	if dd := t.deps; dd != nil {
+		dependents = dd.list[dd.start[cs.idx]:dd.start[cs.idx+1]]
+	}
+	for _, d := range dependents {
 		if err == nil {
 			d.depsLeft--
 			c.tryReady(d)

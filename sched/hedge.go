@@ -222,7 +222,7 @@ func (c *Core) sendHedge(cs *callState) {
 	c.lastAttempt++
 	hs.attempt = c.lastAttempt
 	cs.hedged = true
-	cs.hedges++
+	t.results[cs.idx].Hedges++
 	if c.hedging == nil {
 		c.hedging = make(map[AttemptID]*hedgeState)
 		c.hedgeOf = make(map[*callState]*hedgeState)
@@ -283,7 +283,7 @@ func (c *Core) hedgeDone(cs *callState, o Outcome) {
 	}
 	c.endAttempt(cs)
 	cs.fromHedge = true
-	cs.status = int32(o.Status)
+	t.results[cs.idx].Status = int(int32(o.Status))
 	c.finish(cs, ClassSuccess, o.Value, nil)
 }
 

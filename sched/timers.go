@@ -1,9 +1,6 @@
 package sched
 
-import (
-	"container/heap"
-	"time"
-)
+import "time"
 
 type timerKind uint8
 
@@ -33,23 +30,54 @@ type timer struct {
 }
 
 // timerHeap orders timers by time, then by the order they were set, so ties
-// never depend on anything but the inputs.
+// never depend on anything but the inputs. It is a binary heap kept by push
+// and pop (container/heap's algorithm), typed so that a timer is neither
+// boxed in an interface, an allocation each, nor compared through one.
 type timerHeap []timer
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
+func (h timerHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
 		return h[i].at < h[j].at
 	}
 	return h[i].seq < h[j].seq
 }
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
-func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = timer{}
-	*h = old[:len(old)-1]
+
+// push adds t.
+func (h *timerHeap) push(t timer) {
+	*h = append(*h, t)
+	x := *h
+	for j := len(x) - 1; j > 0; {
+		i := (j - 1) / 2 // parent
+		if !x.less(j, i) {
+			break
+		}
+		x[i], x[j] = x[j], x[i]
+		j = i
+	}
+}
+
+// pop removes and returns the earliest timer; the heap must not be empty.
+func (h *timerHeap) pop() timer {
+	x := *h
+	n := len(x) - 1
+	x[0], x[n] = x[n], x[0]
+	for i := 0; ; {
+		j := 2*i + 1 // left child
+		if j >= n {
+			break
+		}
+		if r := j + 1; r < n && x.less(r, j) {
+			j = r
+		}
+		if !x.less(j, i) {
+			break
+		}
+		x[i], x[j] = x[j], x[i]
+		i = j
+	}
+	t := x[n]
+	x[n] = timer{}
+	*h = x[:n]
 	return t
 }
 
@@ -61,7 +89,7 @@ func (c *Core) setTimer(t timer) {
 	}
 	c.timerSeq++
 	t.seq = c.timerSeq
-	heap.Push(&c.timers, t)
+	c.timers.push(t)
 }
 
 // stale reports whether a timer no longer applies.
@@ -89,7 +117,7 @@ func (t *timer) stale() bool {
 func (c *Core) nextTimer() (time.Duration, bool) {
 	for len(c.timers) > 0 {
 		if c.timers[0].stale() {
-			t := heap.Pop(&c.timers).(timer)
+			t := c.timers.pop()
 			c.unrefTimer(&t)
 			continue
 		}

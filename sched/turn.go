@@ -22,69 +22,86 @@ const (
 )
 
 // callState is the Core's view of one call. Fields are ordered and sized
-// to keep it small: a 1,000-call turn allocates a thousand of them.
+// to keep it small: a 1,000-call turn allocates a thousand of them, and a
+// Core driving many turns touches one or two cache lines of each per
+// decision. The fields every attempt reads and writes come first; those of
+// writes, retries and dependencies come last or live out of line (the
+// dependents in turnState.deps, the hedges sent and the last status in the
+// call's Result).
 type callState struct {
-	turn       *turnState
-	call       *Call
-	svc        *serviceState
-	write      *writeQueue
-	dependents []*callState
-	seq        uint64
-	attempt    AttemptID
-	reserved   int64         // tokens reserved by the attempt in flight
-	reqMark    time.Duration // bucket marks of that reservation, for refunds
-	tokMark    time.Duration
-	deadline   time.Duration // 0: none
-	firstStart time.Duration
+	// Read and written by every attempt: its admission, start and end. The
+	// pointers come first: the collector scans a callState only up to its
+	// last pointer.
+	turn      *turnState
+	call      *Call
+	svc       *serviceState
+	write     *writeQueue
+	seq       uint64
+	attempt   AttemptID
+	reserved  int64         // tokens reserved by the attempt in flight
+	deadline  time.Duration // 0: none
+	waitSince time.Duration
+	runSince  time.Duration
+	queued    time.Duration
+	running   time.Duration
+	tokMark   time.Duration // bucket marks of that reservation, for refunds
+	idx       int32
+	attempts  int32
+	gen       uint32 // bumped on every phase change; stale timers compare it
+	depsLeft  int32
+	phase     callPhase
+	done      bool
+	active    bool // counts against the turn's fan-out cap
+	holdsSlot bool
+	started   bool // some attempt was sent
+	writeWait bool // queued for its resource behind another write
+	hedged    bool // a hedge is in flight (Core.hedgeOf)
+	fromHedge bool // the attempt in flight or ended is a hedge
+	// Used with a request bucket, by retries and by a retry time budget.
+	reqMark    time.Duration
+	firstStart time.Duration // set only with RetryPolicy.Budget
 	prevDelay  time.Duration
-	waitSince  time.Duration
-	runSince   time.Duration
-	queued     time.Duration
-	running    time.Duration
-	idx        int32
-	depsLeft   int32
-	attempts   int32
-	status     int32  // the last attempt's HTTP status
-	hedges     int32  // hedges sent
-	gen        uint32 // bumped on every phase change; stale timers compare it
-	phase      callPhase
-	done       bool
-	active     bool // counts against the turn's fan-out cap
-	holdsSlot  bool
-	started    bool // some attempt was sent
-	writeWait  bool // queued for its resource behind another write
-	hedged     bool // a hedge is in flight (Core.hedgeOf)
-	fromHedge  bool // the attempt in flight or ended is a hedge
 }
 
 // turnState is the Core's view of one turn.
 type turnState struct {
-	id        TurnID
-	tag       any
-	calls     []Call
-	states    []callState
-	results   []Result
-	left      int
-	done      bool
-	join      JoinMode
-	submitted time.Duration
-	deadline  time.Duration
-
-	fanOut    int
-	active    int
-	fanWait   []*callState
-	fanHead   int
-	tokBudget int64
-	attBudget int
-	tokUsed   int64
-	attUsed   int
-	exhausted error    // set when a budget ran out
-	out       *turnOut // a one-call turn's result storage, made at submission (nil: made when done)
-	cancelled bool     // cancelTurn ran: siblings need not cancel again
+	// What an attempt's end reads and writes first (complete, decide,
+	// moveOn, turnDone), together.
+	id      TurnID
+	tag     any
+	results []Result
+	left    int
+	tokUsed int64
+	active  int
+	fanOut  int
+	fanWait []*callState
+	fanHead int
+	out     *turnOut // a one-call turn's result storage, made at submission (nil: made when done)
 	// refs counts the references to the turn and its calls' states held
 	// outside it (timers, service queues, write queues, bookings); the
 	// states are reused once the turn is done and refs is 0 (see reclaim).
-	refs int32
+	refs      int32
+	done      bool
+	join      JoinMode
+	cancelled bool // cancelTurn ran: siblings need not cancel again
+
+	calls     []Call
+	states    []callState
+	submitted time.Duration
+	deadline  time.Duration
+	deps      *turnDeps // nil: no call of the turn has dependencies
+	tokBudget int64
+	attBudget int
+	attUsed   int
+	exhausted error // set when a budget ran out
+}
+
+// turnDeps lists each call's dependents, the calls whose After names it:
+// those of call i are list[start[i]:start[i+1]]. Kept out of callState,
+// which every call pays for, and of turnState, which every turn does.
+type turnDeps struct {
+	start []int32
+	list  []*callState
 }
 
 // turnOut is what the driver is handed of a one-call turn, its result and
@@ -215,14 +232,34 @@ func (c *Core) linkDependencies(ts *turnState) {
 	for i := range ts.calls {
 		index[ts.calls[i].ID] = i
 	}
+	// Count each call's dependents, then place them in the order the
+	// calls name them: start[i+1] counts call i's, then, summed, start[i]
+	// is where they begin.
+	start := make([]int32, len(ts.states)+1)
+	edges := 0
+	for i := range ts.calls {
+		for _, dep := range ts.calls[i].After {
+			start[index[dep]+1]++
+			edges++
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	list := make([]*callState, edges)
+	next := start[1:] // next[d]: where call d's next dependent goes, from start[d]
+	copy(next, start[:len(start)-1])
 	for i := range ts.states {
 		cs := &ts.states[i]
 		for _, dep := range cs.call.After {
-			d := &ts.states[index[dep]]
-			d.dependents = append(d.dependents, cs)
+			d := index[dep]
+			list[next[d]] = cs
+			next[d]++
 			cs.depsLeft++
 		}
 	}
+	// next[d] ended at the start of call d+1's: start[d+1] again.
+	ts.deps = &turnDeps{start: start, list: list}
 }
 
 // queueTurn announces the turn's calls as queued, fails at once those that
@@ -383,11 +420,16 @@ func hasDeps(calls []Call) bool {
 // validSmall reports whether a small turn's ids are all set and distinct.
 func validSmall(calls []Call) bool {
 	for i := range calls {
-		if calls[i].ID == "" {
+		id := calls[i].ID
+		if id == "" {
 			return false
 		}
+		last := id[len(id)-1]
 		for j := range i {
-			if calls[j].ID == calls[i].ID {
+			// Ids of one turn mostly differ in their last byte (a
+			// counter): comparing it first spares most pairs a call to
+			// compare the bytes. Earlier ids are not empty.
+			if o := calls[j].ID; len(o) == len(id) && o[len(o)-1] == last && o == id {
 				return false
 			}
 		}
