@@ -392,6 +392,13 @@ func (s *Server) SetEpoch(t time.Time) {
 	s.epoch.Store(int64(t.Sub(s.start)))
 }
 
+// Epoch returns the instant the models' time counts from: Start's, or
+// the last SetEpoch's. A fixed window's edges fall a whole number of
+// windows after it (in the scenario's time, at ServerConfig.TimeScale).
+func (s *Server) Epoch() time.Time {
+	return s.start.Add(time.Duration(s.epoch.Load()))
+}
+
 // now is the models' time.
 func (s *Server) now() time.Duration {
 	if s.cfg.Clock != nil {

@@ -478,3 +478,27 @@ func TestServerResetEmptiesTheLimiters(t *testing.T) {
 		}
 	}
 }
+
+// A fixed window's edges count from the epoch, not from Start: a driver
+// that sets the epoch at the start of its run sees the windows the model
+// of that run sees. The epoch here is 50 s back, so a refused request is
+// told to wait the 10 s left of the minute's window; windows counted from
+// Start would make it wait about a minute.
+func TestServerFixedWindowsStartAtEpoch(t *testing.T) {
+	s, c := startServer(t, ServerConfig{
+		Services: []ServiceConfig{{Config: spec.Config{Name: "api", RPM: 1, Algorithm: spec.FixedWindow, Headers: spec.HeadersOpenAI}}},
+	})
+	s.SetEpoch(time.Now().Add(-50 * time.Second))
+	url := s.URL("api") + "/tools/x"
+	if r := do(t, c, "GET", url, ""); r.status != 200 {
+		t.Fatalf("first request: %d", r.status)
+	}
+	r := do(t, c, "GET", url, "")
+	if r.status != 429 {
+		t.Fatalf("second request: %d, want 429", r.status)
+	}
+	// Up to 10 s; a machine stalled for 20 s more could not tell.
+	if ms, err := strconv.Atoi(r.header.Get("Retry-After-Ms")); err != nil || ms < 1 || ms > 30_000 {
+		t.Errorf("Retry-After-Ms %q, want the 10 s left of the window begun at the epoch, not a minute", r.header.Get("Retry-After-Ms"))
+	}
+}

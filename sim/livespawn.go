@@ -105,12 +105,7 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 			}
 		})
 	}
-	// The services' timed events start with the members.
-	if offset, err := redisOffset(waitCtx, rdb); err == nil {
-		if start, err := watch.awaitStart(waitCtx, st.Name, 0, offset); err == nil {
-			srv.SetEpoch(start)
-		}
-	}
+	epochErr := alignEpoch(waitCtx, srv, watch, st.Name)
 	wg.Wait()
 	var failed []string
 	for i, werr := range werrs {
@@ -156,6 +151,13 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 	r.WastedWorkS = round6(r.WastedWorkS)
 	invalid := r.Invalid
 	r.Invalid = ""
+	if epochErr != nil && ctx.Err() == nil {
+		why := fmt.Sprintf("the provider's windows and timed events could not be counted from the members' start (%v), so they fell elsewhere in the workload than in virtual time", epochErr)
+		if invalid != "" {
+			why = invalid + "; " + why
+		}
+		invalid = why
+	}
 	var spans []results.EventSpan
 	for _, e := range merged.Events {
 		if e.Kind == "quota-fallback" {
@@ -183,4 +185,28 @@ func memberArgs(sc *scenarios.Scenario, st *scenarios.Strategy, fo *fleetOptions
 		args = append(args, "--redis-fallback")
 	}
 	return args
+}
+
+// alignEpoch waits for the start the members of strategy st's fleet meet
+// at (round 0 of watch's rendezvous) and counts the provider's time from
+// it: its windows' edges and timed events then fall where the virtual
+// run's do, a whole number of windows after the workload's start. Without
+// it they would count from the provider's own start, before the members
+// were even launched.
+func alignEpoch(ctx context.Context, srv *fakeapi.Server, watch *memberSetup, st string) error {
+	offset, err := redisOffset(ctx, watch.rdb)
+	if err != nil {
+		return err
+	}
+	start, err := watch.awaitStart(ctx, st, 0, offset)
+	if err != nil {
+		return err
+	}
+	srv.SetEpoch(start)
+	if late := time.Since(start); late > 0 {
+		// Requests may have come in before: the provider counted them in
+		// windows of its own start.
+		return fmt.Errorf("set %v after the members started", late.Round(time.Millisecond))
+	}
+	return nil
 }
