@@ -1,0 +1,52 @@
+//go:build long
+
+package sim
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/sched/quota"
+	"github.com/simbench/simbench/spec"
+)
+
+// A fleet of worker processes counts the provider's time from the start its
+// members meet at, as the virtual run counts the model's from the
+// workload's start: otherwise the provider's windows would begin when it
+// did, before the members were launched, and cut the workload elsewhere.
+// The two sides map Redis's clock to this host's each by its own measured
+// offset, so they agree to a fraction of a Redis round trip; the tolerance
+// is half the rendezvous's lead, well short of the lead by which the
+// provider's own start precedes any meeting. The tolerance is on wall
+// clocks, so the check is long-only.
+func TestLongFleetEpochIsMembersStart(t *testing.T) {
+	rs := redistest.Start(t)
+	ro, err := quota.ParseURL(rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := quota.NewClient(ro)
+	defer rdb.Close()
+	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: []fakeapi.ServiceConfig{{Config: spec.Config{Name: "api", RPS: 1, Algorithm: spec.FixedWindow}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	const runID = "epoch-test"
+	member := &memberSetup{n: 1, runID: runID, rdb: rdb, wait: time.Minute}
+	start, err := member.meet(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch := &memberSetup{n: 1, runID: runID, rdb: rdb, wait: time.Minute}
+	if err := alignEpoch(ctx, srv, watch, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if d := srv.Epoch().Sub(start); d.Abs() > rendezvousLead/2 {
+		t.Errorf("the provider counts its time from %v off the members' start: its windows fall elsewhere than in virtual time", d)
+	}
+}
