@@ -325,18 +325,21 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 }
 
 // settle returns the trials of a sweep, run over their first seed only,
-// whose other seeds are still needed: the rule's choice over the points
-// as they stand must rest on caps run over all n seeds, and a cap run
-// over one seed may stay so only when that seed settles it. It does when
-// the seed fails the rule whatever the others measure (cannotQualify), or
-// when its p95 sits clearly beyond what could change the choice: a cap
-// below the chosen one answers slower than the chosen cap's p95 (and its
-// interval's high end, and the best's) by the tolerance and a margin; a
-// cap above it answers no faster than the chosen cap's p95 ÷ (1 +
-// tolerance), the margin taken off. The margin is 5 times the largest
-// seed-to-seed spread of the p95 (relative standard deviation) among the
-// caps run over all seeds, and at least minMargin: a first seed that far
-// from the line is not brought back over it by two more.
+// whose other seeds are still needed: the rule's choice and the best cap
+// over the points as they stand must rest on caps run over all n seeds,
+// and a cap run over one seed may stay so only when that seed settles it.
+// It does when the seed fails the rule whatever the others measure
+// (cannotQualify), or when its p95 sits clearly beyond what could change
+// the choice: a cap below the chosen one answers slower than the chosen
+// cap's p95 (and its interval's high end, and the best's) by the
+// tolerance and a margin; a cap above it answers no faster than the
+// chosen cap's p95 ÷ (1 + tolerance), the margin taken off. The best cap
+// (the lowest p95 of the points) has every seed too, as evidence quotes
+// it; a one-seed cap within the tolerance of it may stay so, though its
+// mean over every seed could come out a hair lower. The margin is 5 times
+// the largest seed-to-seed spread of the p95 (relative standard deviation)
+// among the caps run over all seeds, and at least minMargin: a first seed
+// that far from the line is not brought back over it by two more.
 func settle(ts []*trial, r Rule, n int) []*trial {
 	if n < 2 {
 		return nil
@@ -364,6 +367,11 @@ func settle(ts []*trial, r Rule, n int) []*trial {
 	}
 	if c := byCap[chosen]; partial(c) {
 		return []*trial{c}
+	}
+	if b := byCap[best]; partial(b) {
+		// The decision's evidence names the best cap and draws its
+		// interval: it rests on every seed, as the chosen cap does.
+		return []*trial{b}
 	}
 	cp, bp := byCap[chosen].point(n), byCap[best].point(n)
 	m := max(minMargin, 5*seedSpread(ts, n))

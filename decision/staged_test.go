@@ -93,3 +93,40 @@ func TestCannotQualifyOnlyWhenNoSeedsCanBringItBack(t *testing.T) {
 		}
 	}
 }
+
+// stagedTrial is a trial at cap c whose seeds answered with p95s xs (ms).
+func stagedTrial(c int, xs ...float64) *trial {
+	t := &trial{cap: c}
+	for _, x := range xs {
+		t.runs = append(t.runs, results.StrategyResult{AnswerLatencyMs: results.AnswerSummary{
+			P50: results.AnswerMs(x / 2), P95: results.AnswerMs(x), AnsweredShare: 1}})
+	}
+	return t
+}
+
+// A cap whose first seed is the fastest of the sweep gets its other seeds
+// even where it cannot change the chosen cap: the decision quotes it as the
+// best cap.
+func TestSettleRunsTheBestCapOverEverySeed(t *testing.T) {
+	r := Rule{MaxShare: DefaultMaxRateLimitedShare}
+	chosen := stagedTrial(20, 1000, 1001, 999) // a small spread: the least margin, 2%
+	slow := stagedTrial(10, 3000)
+	fastest := stagedTrial(40, 985) // within the tolerance of cap 20: chosen stays 20
+	ts := []*trial{slow, chosen, fastest}
+	open := settle(ts, r, 3)
+	if len(open) != 1 || open[0] != fastest {
+		var caps []int
+		for _, o := range open {
+			caps = append(caps, o.cap)
+		}
+		t.Fatalf("settle left caps %v open, want [40]", caps)
+	}
+	fastest.runs = stagedTrial(40, 985, 1000, 995).runs
+	if open := settle(ts, r, 3); len(open) != 0 {
+		t.Fatalf("settle left %d caps open once the best cap ran every seed, want 0 (cap 10's one seed settles it)", len(open))
+	}
+	pts := []results.SweepPoint{slow.point(3), chosen.point(3), fastest.point(3)}
+	if c, b, _ := r.Choose(pts); c != 20 || b != 40 {
+		t.Fatalf("Choose = chosen %d, best %d; want 20 and 40", c, b)
+	}
+}
