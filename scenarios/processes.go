@@ -93,8 +93,8 @@ type Quota struct {
 	// what it did not use.
 	Lease time.Duration
 	// LeaseMax is the largest slice a lease may hold, as a fraction of the
-	// bucket's burst, in (0, 1] (with Lease > 0; 1 ÷ Processes when unset,
-	// so that slices cannot hold more than an even part of the burst).
+	// bucket's burst, in (0, 1] (with Lease > 0; 0 when unset: see
+	// LeaseShare).
 	LeaseMax float64
 	// Timeout bounds each round trip to the shared store (QuotaShared
 	// only; quota.Failover.Timeout; DefaultQuotaTimeout when unset): a
@@ -297,9 +297,18 @@ func (d *decoder) decodeQuota(sc *Scenario, s *Strategy, t *table) {
 	if q.Mode != QuotaShared {
 		*q = Quota{Mode: q.Mode, Lease: q.Lease, LeaseMax: q.LeaseMax}
 	}
-	if q.Lease > 0 && q.LeaseMax == 0 {
-		q.LeaseMax = 1 / float64(max(sc.Workload.Processes, 1))
+}
+
+// LeaseShare is the largest slice a lease of one of n processes may hold,
+// as a fraction of the bucket's burst: LeaseMax, or 1 ÷ n when it is unset,
+// so that the slices cannot hold more than an even part of the burst. It
+// is resolved for the fleet that runs, not when the scenario is read: a
+// run with another process count (--processes) gets its own even part.
+func (q Quota) LeaseShare(n int) float64 {
+	if q.LeaseMax > 0 {
+		return q.LeaseMax
 	}
+	return 1 / float64(max(n, 1))
 }
 
 // decodeFailover reads a shared quota's failover keys (timeout,

@@ -98,10 +98,20 @@ func TestQuotaProblems(t *testing.T) {
 	if w := sc.Workload; w.Processes != 3 || fmt.Sprint(w.Shares()) != fmt.Sprint([]float64{0.5, 0.25, 0.25}) {
 		t.Errorf("processes %d, shares %v; want 3 from the weights, [0.5 0.25 0.25]", w.Processes, w.Shares())
 	}
-	want := Quota{Mode: QuotaShared, RTT: DefaultQuotaRTT, Lease: time.Second, LeaseMax: 1.0 / 3,
+	want := Quota{Mode: QuotaShared, RTT: DefaultQuotaRTT, Lease: time.Second,
 		Timeout: DefaultQuotaTimeout, ProbeEvery: DefaultQuotaProbeEvery, Fallback: FallbackLocal}
 	if q := sc.Strategies[0].Quota; q != want {
 		t.Errorf("quota %+v, want %+v (defaults filled in)", q, want)
+	}
+	// An unset lease_max is an even part of the burst for the fleet that
+	// runs, whatever processes the file says.
+	for n, want := range map[int]float64{3: 1.0 / 3, 4: 0.25, 1: 1, 0: 1} {
+		if got := sc.Strategies[0].Quota.LeaseShare(n); got != want {
+			t.Errorf("LeaseShare(%d) = %g with lease_max unset, want %g", n, got, want)
+		}
+	}
+	if got := (Quota{LeaseMax: 0.5}).LeaseShare(4); got != 0.5 {
+		t.Errorf("LeaseShare(4) = %g with lease_max = 0.5, want 0.5", got)
 	}
 	if q := sc.Strategies[1].Quota; q != (Quota{Mode: QuotaFull}) {
 		t.Errorf("a strategy without quota has %+v, want mode full", q)

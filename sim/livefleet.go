@@ -192,7 +192,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			closers = append(closers, func() { rdb.Close() })
 			fail := newFailover(&quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
 				l.st.Quota, fo.n, l.f, func(e quota.Event) { l.quotaSwitch(p, e) })
-			sh := newSharedQuota(fail, key, cfg, l.st.Quota, l.f)
+			sh := newSharedQuota(fail, key, cfg, l.st.Quota, fo.n, l.f)
 			opts = append(opts, sched.WithQuota(sh))
 			l.procs[p].store, l.procs[p].shared = fail, sh
 		}

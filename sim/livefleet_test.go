@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"math"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -179,8 +181,8 @@ func TestVirtualTwin(t *testing.T) {
 // TestFleetRunnersSharedLease builds a live shared-quota fleet at a time
 // scale of 0.05 from a strategy whose quota has a 250 ms lease of at most a
 // quarter of the burst: each process's quota.Shared holds its grants for
-// 12.5 ms of real time (the lease, scaled) and at most 0.25 of the burst,
-// and without a lease each grant is one call's units, valid for
+// 12.5 ms of real time (the lease, scaled) and at most 0.25 of the burst
+// (half of it, 1 ÷ the fleet's 2 processes, with lease_max unset), and without a lease each grant is one call's units, valid for
 // quota.DefaultLeaseTTL scaled. The failover's round-trip timeout and probe
 // interval scale alike (the 50 ms default timeout is 2.5 ms of real time),
 // its policy is the strategy's fallback, and its local share divides the
@@ -194,6 +196,10 @@ func TestFleetRunnersSharedLease(t *testing.T) {
 		policy         quota.Policy
 	}{
 		{scenarios.Quota{Mode: scenarios.QuotaShared, Lease: 250 * time.Millisecond, LeaseMax: 0.25}, 12500 * time.Microsecond, 0.25,
+			2500 * time.Microsecond, 50 * time.Millisecond, quota.FallbackLocal},
+		// lease_max unset: half the burst for this fleet of 2, whatever
+		// process count the scenario was read with.
+		{scenarios.Quota{Mode: scenarios.QuotaShared, Lease: 250 * time.Millisecond}, 12500 * time.Microsecond, 0.5,
 			2500 * time.Microsecond, 50 * time.Millisecond, quota.FallbackLocal},
 		{scenarios.Quota{Mode: scenarios.QuotaShared}, 50 * time.Millisecond, math.SmallestNonzeroFloat64,
 			2500 * time.Microsecond, 50 * time.Millisecond, quota.FallbackLocal},
@@ -227,5 +233,43 @@ func TestFleetRunnersSharedLease(t *testing.T) {
 			}
 		}
 		closeAll()
+	}
+}
+
+// The virtual run a live fleet of 4 is compared with is shared-key as if
+// written for 4 processes: the same results, lease slices included (an
+// even part of the burst for the fleet that runs, not for the 6 processes
+// the file names).
+func TestVirtualTwinIsTheFleetAsWritten(t *testing.T) {
+	sc, err := scenarios.Builtin("shared-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../scenarios/shared-key.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), "\nprocesses = 6\n", "\nprocesses = 4\n", 1)
+	text = regexp.MustCompile(`(?m)^process_shares = .*$`).ReplaceAllString(text, "")
+	if text == string(data) {
+		t.Fatal("shared-key.toml no longer says processes = 6: update the test")
+	}
+	written, err := scenarios.Parse("shared-key.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Strategies: []string{"shared"}}
+	twin, err := Run(context.Background(), virtualTwin(sc, &fleetOptions{n: 4, shares: []float64{.25, .25, .25, .25}, mode: QuotaShared}), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(context.Background(), written, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := twin.Strategies[0], want.Strategies[0]
+	if a.TurnLatencyMs != b.TurnLatencyMs || a.Attempts != b.Attempts || a.RateLimited != b.RateLimited || a.Turns != b.Turns {
+		t.Errorf("twin: p50 %v ms, %d attempts, %d 429s, %d turns; written for 4 processes: p50 %v ms, %d, %d, %d",
+			a.TurnLatencyMs.P50, a.Attempts, a.RateLimited, a.Turns, b.TurnLatencyMs.P50, b.Attempts, b.RateLimited, b.Turns)
 	}
 }

@@ -83,7 +83,7 @@ func (s *quotaStore) connect(cfg sched.Config) *procQuota {
 	q.fail = newFailover(q.conn, s.q, s.n, 1, func(e quota.Event) { q.switched(e, s.end) })
 	q.fail.Timeout = -1
 	q.fail.Now = func() time.Time { return virtualEpoch.Add(q.conn.clock) }
-	q.shared = newSharedQuota(q.fail, sharedKey, cfg, s.q, 1)
+	q.shared = newSharedQuota(q.fail, sharedKey, cfg, s.q, s.n, 1)
 	return q
 }
 
@@ -152,17 +152,17 @@ func newFailover(primary quota.Backend, q scenarios.Quota, n int, f float64, onS
 		Timeout: scaleD(fo.timeout, f), ProbeEvery: scaleD(fo.probeEvery, f), OnSwitch: onSwitch}
 }
 
-// newSharedQuota returns a process's quota.Shared on b for the scheduler
-// configuration cfg, as a strategy's quota q says, at time scale f (1 for
-// a run in virtual time; a live run's LiveOptions.TimeScale): its grants
-// valid for q.Lease × f and at most q.LeaseMax of a bucket's burst;
-// without a lease, each grant is exactly the units the waiting call needs
-// (one round trip per call), valid for quota.DefaultLeaseTTL × f. The
-// simulated and the live fleet both build theirs here, so they size
-// grants alike.
-func newSharedQuota(b quota.Backend, key string, cfg sched.Config, q scenarios.Quota, f float64) *quota.Shared {
+// newSharedQuota returns the quota.Shared on b of one of n processes for
+// the scheduler configuration cfg, as a strategy's quota q says, at time
+// scale f (1 for a run in virtual time; a live run's
+// LiveOptions.TimeScale): its grants valid for q.Lease × f and at most
+// q.LeaseShare(n) of a bucket's burst; without a lease, each grant is
+// exactly the units the waiting call needs (one round trip per call),
+// valid for quota.DefaultLeaseTTL × f. The simulated and the live fleet
+// both build theirs here, so they size grants alike.
+func newSharedQuota(b quota.Backend, key string, cfg sched.Config, q scenarios.Quota, n int, f float64) *quota.Shared {
 	sh := quota.NewShared(b, key, cfg)
-	sh.TTL, sh.Max = q.Lease, q.LeaseMax
+	sh.TTL, sh.Max = q.Lease, q.LeaseShare(n)
 	if q.Lease <= 0 {
 		sh.TTL, sh.Max = quota.DefaultLeaseTTL, math.SmallestNonzeroFloat64
 	}
