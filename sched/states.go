@@ -75,7 +75,14 @@ func (c *Core) reclaim() {
 		if k > maxStateClass || len(c.free[k]) >= keepPerClass(k) {
 			continue
 		}
-		clear(s[:cap(s)])
+		if cap(s) == 1 {
+			// A one-call turn's state: assigned, it is zeroed inline,
+			// where clear calls the runtime (118 instructions against
+			// 28 in the M/M/20 benchmark).
+			s[:1][0] = callState{}
+		} else {
+			clear(s[:cap(s)])
+		}
 		c.free[k] = append(c.free[k], s[:0])
 	}
 	c.retired = c.retired[:0]

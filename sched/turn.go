@@ -121,7 +121,15 @@ type turnOut struct {
 // fan-out cap in truncate mode) get their error results at once.
 func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 	c.advanceTo(now)
-	defer c.announceWake()
+	// Called, not deferred: a defer was 40 instructions of a one-call
+	// turn's 1,700.
+	id, err := c.submit(t)
+	c.announceWake()
+	return id, err
+}
+
+// submit is Submit after the clock moved, up to announcing the wake-up.
+func (c *Core) submit(t Turn) (TurnID, error) {
 	if err := c.validateTurn(t.Calls); err != nil {
 		return 0, err
 	}
