@@ -383,13 +383,13 @@ func (c *Core) validateTurn(calls []Call) error {
 // knownServices reports whether every call names no service or one the
 // Config lists.
 func (c *Core) knownServices(calls []Call) bool {
-	known := "" // the last service found listed: turns mostly name one
 	for i := range calls {
-		if name := calls[i].Service; name != "" && name != known {
+		// The last service found listed: turns, and runs, mostly name one.
+		if name := calls[i].Service; name != "" && name != c.listedName {
 			if !c.listed(name) {
 				return false
 			}
-			known = name
+			c.listedName = name
 		}
 	}
 	return true
