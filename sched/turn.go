@@ -123,13 +123,13 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 	c.advanceTo(now)
 	// Called, not deferred: a defer was 40 instructions of a one-call
 	// turn's 1,700.
-	id, err := c.submit(t)
+	id, err := c.submit(&t)
 	c.announceWake()
 	return id, err
 }
 
 // submit is Submit after the clock moved, up to announcing the wake-up.
-func (c *Core) submit(t Turn) (TurnID, error) {
+func (c *Core) submit(t *Turn) (TurnID, error) {
 	if err := c.validateTurn(t.Calls); err != nil {
 		return 0, err
 	}
@@ -159,7 +159,7 @@ func (c *Core) submit(t Turn) (TurnID, error) {
 // newTurn returns the state of turn t, submitted now: its budgets, join
 // mode and fan-out cap with the Config's defaults filled in, and its
 // deadline timer set.
-func (c *Core) newTurn(t Turn) *turnState {
+func (c *Core) newTurn(t *Turn) *turnState {
 	c.lastTurn++
 	ts := c.newTurnState()
 	if len(t.Calls) == 1 {
@@ -324,7 +324,7 @@ const smallTurn = 16
 // validateTurn rejects empty or duplicate ids, unknown dependencies, cycles
 // and unknown services, listing every problem.
 func (c *Core) validateTurn(calls []Call) error {
-	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) && c.knownServices(calls) && c.validPriorities(calls) {
+	if len(calls) <= smallTurn && c.validSmall(calls) {
 		return nil
 	}
 	var e InvalidTurnError // on the stack: most turns are valid
@@ -380,21 +380,6 @@ func (c *Core) validateTurn(calls []Call) error {
 	return nil
 }
 
-// knownServices reports whether every call names no service or one the
-// Config lists.
-func (c *Core) knownServices(calls []Call) bool {
-	for i := range calls {
-		// The last service found listed: turns, and runs, mostly name one.
-		if name := calls[i].Service; name != "" && name != c.listedName {
-			if !c.listed(name) {
-				return false
-			}
-			c.listedName = name
-		}
-	}
-	return true
-}
-
 // listed reports whether the Config lists the service.
 func (c *Core) listed(name string) bool {
 	_, ok := c.cfg.Services[name]
@@ -425,12 +410,23 @@ func hasDeps(calls []Call) bool {
 	return false
 }
 
-// validSmall reports whether a small turn's ids are all set and distinct.
-func validSmall(calls []Call) bool {
+// validSmall reports whether a small turn is valid, in one pass over its
+// calls: ids set and distinct, no dependencies, services listed and
+// priorities in range. (Four passes, one per rule, were 50 more
+// instructions of a one-call turn's 1,300 in the Core.)
+func (c *Core) validSmall(calls []Call) bool {
 	for i := range calls {
-		id := calls[i].ID
-		if id == "" {
+		call := &calls[i]
+		id := call.ID
+		if id == "" || len(call.After) > 0 || !c.knownClass(call.Priority) {
 			return false
+		}
+		// The last service found listed: turns, and runs, mostly name one.
+		if name := call.Service; name != "" && name != c.listedName {
+			if !c.listed(name) {
+				return false
+			}
+			c.listedName = name
 		}
 		last := id[len(id)-1]
 		for j := range i {
