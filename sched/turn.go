@@ -543,6 +543,7 @@ func (c *Core) enqueue(cs *callState) {
 	cs.gen++
 	s := cs.svc.queueOf(cs)
 	cs.turn.refs++
+	c.queued++
 	if n := len(s.fifo); n == s.head || s.fifo[n-1].seq < cs.seq {
 		s.fifo = append(s.fifo, cs)
 		return
