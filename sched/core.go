@@ -3,6 +3,7 @@ package sched
 import (
 	crand "crypto/rand"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sort"
 	"time"
@@ -24,7 +25,11 @@ type Core struct {
 	services map[string]*serviceState
 	svcList  []*serviceState // sorted by name: a deterministic scan order
 	lastSvc  *serviceState   // the service of the last call submitted (services are never forgotten)
-	writes   map[string]*writeQueue
+	// listedName is a service name validateTurn found in Config.Services
+	// (the Core's copy, so it stays there): the next turn naming it skips
+	// the map lookup, 110 instructions of a one-call turn's 1,700.
+	listedName string
+	writes     map[string]*writeQueue
 
 	turns    idRing[TurnID, turnState]
 	attempts idRing[AttemptID, callState]
@@ -40,6 +45,12 @@ type Core struct {
 
 	inFlight int // global slots held
 	waiting  int // calls not yet started, for MaxQueued
+	// queued counts the entries of the services' queues, finished calls
+	// not yet dropped among them: at 0 pump has nothing to look at, and
+	// returns at once (a one-call turn's Submit and Complete each pumped
+	// once more than they admitted, 70 instructions of its 2,000 in the
+	// Core).
+	queued int
 
 	timers   timerHeap
 	out      []Action
@@ -109,11 +120,14 @@ type writeQueue struct {
 	pending int // unfinished writes to the resource; at 0 the queue is forgotten
 }
 
-// New returns a Core for cfg, or an error naming the first impossible setting.
+// New returns a Core for cfg, or an error naming the first impossible
+// setting. The Core keeps a copy of cfg.Services: changing the map later
+// does not change the Core (SetLimits does).
 func New(cfg Config) (*Core, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	cfg.Services = maps.Clone(cfg.Services)
 	c := &Core{
 		cfg:      cfg,
 		rng:      cfg.Rand,

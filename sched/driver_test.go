@@ -120,8 +120,23 @@ func (d *vdriver) submitTurn(t Turn) TurnID {
 	return id
 }
 
-// drain carries out the Core's actions.
+// queueEntries counts the entries of the Core's service queues, for the
+// count pump reads (Core.queued).
+func queueEntries(c *Core) int {
+	n := 0
+	for _, s := range c.svcList {
+		for _, q := range s.queues() {
+			n += len(q.fifo) - q.head + len(q.retries)
+		}
+	}
+	return n
+}
+
+// drain checks the Core's count of queue entries and carries out its actions.
 func (d *vdriver) drain() {
+	if got, want := d.core.queued, queueEntries(d.core); got != want {
+		d.t.Fatalf("Core.queued is %d, the queues hold %d entries", got, want)
+	}
 	d.buf = d.core.Actions(d.buf[:0])
 	for _, a := range d.buf {
 		switch a.Kind {

@@ -144,12 +144,17 @@ func (c *Core) fitsNow(s *serviceState, h *callState) bool {
 	return false
 }
 
-// validPriorities reports whether every call's Priority names a class of
-// the Config's (any call has class 0 without classes).
+// classes returns the number of priority classes (1 without classes).
+func (c *Core) classes() int { return max(1, len(c.cfg.Priorities)) }
+
+// knownClass reports whether Priority p names a class of the Config's (any
+// call has class 0 without classes).
+func (c *Core) knownClass(p int) bool { return p >= 0 && p < c.classes() }
+
+// validPriorities reports whether every call's Priority names a class.
 func (c *Core) validPriorities(calls []Call) bool {
-	n := max(1, len(c.cfg.Priorities))
 	for i := range calls {
-		if p := calls[i].Priority; p < 0 || p >= n {
+		if !c.knownClass(calls[i].Priority) {
 			return false
 		}
 	}
@@ -158,10 +163,10 @@ func (c *Core) validPriorities(calls []Call) bool {
 
 // priorityProblems lists the calls whose Priority names no class.
 func (c *Core) priorityProblems(calls []Call) []string {
-	n := max(1, len(c.cfg.Priorities))
+	n := c.classes()
 	var out []string
 	for i := range calls {
-		if p := calls[i].Priority; p < 0 || p >= n {
+		if p := calls[i].Priority; !c.knownClass(p) {
 			out = append(out, fmt.Sprintf("call %q has priority %d, but Config.Priorities has %d classes (0 to %d)", calls[i].ID, p, len(c.cfg.Priorities), n-1))
 		}
 	}

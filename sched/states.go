@@ -8,7 +8,8 @@ import "math/bits"
 // class, a power of two of calls; a slice is made to the exact size the
 // turn needs (so a run's memory is what its turns hold) and reused for a
 // later turn of its class it is large enough for. What the lists keep is
-// bounded: about 1024 call states per class.
+// bounded: about 1024 call states per class. A one-call turn's state is
+// part of its turnState (turnState.one) and is reused with it.
 
 // maxStateClass bounds the size classes kept, in powers of two of calls.
 const maxStateClass = 12
@@ -64,11 +65,12 @@ func (c *Core) reclaim() {
 	for i, t := range c.retired {
 		c.retired[i] = nil
 		s := t.states
+		own := len(s) == 1 && &s[0] == &t.one[0]
 		*t = turnState{}
 		if len(c.spareTurns) < maxSpareTurns {
 			c.spareTurns = append(c.spareTurns, t)
 		}
-		if cap(s) == 0 {
+		if cap(s) == 0 || own {
 			continue
 		}
 		k := bits.Len(uint(cap(s) - 1))

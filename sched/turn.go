@@ -94,6 +94,11 @@ type turnState struct {
 	attBudget int
 	attUsed   int
 	exhausted error // set when a budget ran out
+	// one is a one-call turn's call state (states is one[:]): cleared
+	// with the turn, it needs no free list (newStates and reclaim's
+	// clearing and keeping were 80 instructions of a one-call turn's
+	// 2,100 in the Core).
+	one [1]callState
 }
 
 // turnDeps lists each call's dependents, the calls whose After names it:
@@ -121,7 +126,15 @@ type turnOut struct {
 // fan-out cap in truncate mode) get their error results at once.
 func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 	c.advanceTo(now)
-	defer c.announceWake()
+	// Called, not deferred: a defer was 40 instructions of a one-call
+	// turn's 1,700.
+	id, err := c.submit(&t)
+	c.announceWake()
+	return id, err
+}
+
+// submit is Submit after the clock moved, up to announcing the wake-up.
+func (c *Core) submit(t *Turn) (TurnID, error) {
 	if err := c.validateTurn(t.Calls); err != nil {
 		return 0, err
 	}
@@ -151,18 +164,21 @@ func (c *Core) Submit(now time.Duration, t Turn) (TurnID, error) {
 // newTurn returns the state of turn t, submitted now: its budgets, join
 // mode and fan-out cap with the Config's defaults filled in, and its
 // deadline timer set.
-func (c *Core) newTurn(t Turn) *turnState {
+func (c *Core) newTurn(t *Turn) *turnState {
 	c.lastTurn++
 	ts := c.newTurnState()
 	if len(t.Calls) == 1 {
-		// A one-call turn's result lives with its TurnResult.
+		// A one-call turn's result lives with its TurnResult, its call's
+		// state with the turn's.
 		ts.out = c.outs.one()
 		ts.results = ts.out.one[:]
+		ts.states = ts.one[:]
 	} else {
 		ts.results = c.outs.resultsFor(len(t.Calls))
+		ts.states = c.newStates(len(t.Calls))
 	}
 	// Field by field: the state is zeroed.
-	ts.id, ts.tag, ts.calls, ts.states = c.lastTurn, t.Tag, t.Calls, c.newStates(len(t.Calls))
+	ts.id, ts.tag, ts.calls = c.lastTurn, t.Tag, t.Calls
 	ts.left, ts.join, ts.submitted, ts.fanOut = len(t.Calls), t.Join, c.now, c.cfg.FanOut
 	ts.tokBudget, ts.attBudget = t.TokenBudget, t.AttemptBudget
 	if ts.join == JoinDefault {
@@ -316,7 +332,7 @@ const smallTurn = 16
 // validateTurn rejects empty or duplicate ids, unknown dependencies, cycles
 // and unknown services, listing every problem.
 func (c *Core) validateTurn(calls []Call) error {
-	if len(calls) <= smallTurn && !hasDeps(calls) && validSmall(calls) && c.knownServices(calls) && c.validPriorities(calls) {
+	if len(calls) <= smallTurn && c.validSmall(calls) {
 		return nil
 	}
 	var e InvalidTurnError // on the stack: most turns are valid
@@ -372,21 +388,6 @@ func (c *Core) validateTurn(calls []Call) error {
 	return nil
 }
 
-// knownServices reports whether every call names no service or one the
-// Config lists.
-func (c *Core) knownServices(calls []Call) bool {
-	known := "" // the last service found listed: turns mostly name one
-	for i := range calls {
-		if name := calls[i].Service; name != "" && name != known {
-			if !c.listed(name) {
-				return false
-			}
-			known = name
-		}
-	}
-	return true
-}
-
 // listed reports whether the Config lists the service.
 func (c *Core) listed(name string) bool {
 	_, ok := c.cfg.Services[name]
@@ -417,12 +418,23 @@ func hasDeps(calls []Call) bool {
 	return false
 }
 
-// validSmall reports whether a small turn's ids are all set and distinct.
-func validSmall(calls []Call) bool {
+// validSmall reports whether a small turn is valid, in one pass over its
+// calls: ids set and distinct, no dependencies, services listed and
+// priorities in range. (Four passes, one per rule, were 50 more
+// instructions of a one-call turn's 1,300 in the Core.)
+func (c *Core) validSmall(calls []Call) bool {
 	for i := range calls {
-		id := calls[i].ID
-		if id == "" {
+		call := &calls[i]
+		id := call.ID
+		if id == "" || len(call.After) > 0 || !c.knownClass(call.Priority) {
 			return false
+		}
+		// The last service found listed: turns, and runs, mostly name one.
+		if name := call.Service; name != "" && name != c.listedName {
+			if !c.listed(name) {
+				return false
+			}
+			c.listedName = name
 		}
 		last := id[len(id)-1]
 		for j := range i {
@@ -531,6 +543,7 @@ func (c *Core) enqueue(cs *callState) {
 	cs.gen++
 	s := cs.svc.queueOf(cs)
 	cs.turn.refs++
+	c.queued++
 	if n := len(s.fifo); n == s.head || s.fifo[n-1].seq < cs.seq {
 		s.fifo = append(s.fifo, cs)
 		return
