@@ -28,9 +28,9 @@ type histogram struct {
 	// pending counts the values added since the last flush, by h's counts
 	// index (hdrIndex), up to the highest index added; unflushed is their
 	// number. add counts a value here, a bounds check and an increment,
-	// rather than through h.RecordValue: on M/M/20 the three histograms a
-	// call adds to cost some 180 fewer of the engine's 8,900 instructions
-	// per call (callgrind).
+	// rather than through h.RecordValue and its checks: on M/M/20, whose
+	// calls add to three histograms, some 110 fewer of the engine's 7,700
+	// instructions per call (callgrind, collector off).
 	pending   []uint32
 	unflushed uint32
 	n         uint64

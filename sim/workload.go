@@ -150,7 +150,7 @@ type callMeta struct {
 func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializeWrites bool, serial *uint64, limit int, spare *callSpare) ([]sched.Call, error) {
 	tools, groupOf := w.toolBuf[:0], w.groupOf[:0]
 	// The scratch goes back to w at each return, written out rather than
-	// deferred: a deferred closure cost some 60 instructions a call.
+	// deferred: a deferred closure cost some 50 instructions a call.
 	for k := range times * len(groups) {
 		gi := k % len(groups)
 		g := &groups[gi]
