@@ -63,24 +63,34 @@ type agentLoop struct {
 
 // agentTurn is one agent turn: an optional model call, then the tool
 // calls, then (multi-agent) the subagents; it ends when its last part ends.
+// A turn reused for a later one (recycle) gets its turnState afresh and
+// keeps the rest, storage that each turn writes whole before it reads it:
+// that spares some 95 instructions a turn against zeroing all 464 bytes
+// (callgrind, M/M/20), and the pointers' write barriers while the
+// collector marks.
 type agentTurn struct {
+	turnState
+	pcg  rand.PCG  // the turn's own stream, kept here to save an allocation (seeded at the turn's start)
+	rand rand.Rand // rng's Rand, kept here for the same reason
+	rng  *rand.Rand
+	one  [1]*agentPart // active's first backing array
+	// call holds the turn's first one-call part's call and meta, while
+	// spare.one points to it (callSlices, whose callers write both
+	// whole): one-call turns cost no allocation for their call either.
+	call oneCall
+}
+
+// turnState is what a turn starts afresh with.
+type turnState struct {
 	proc    int
 	session int    // -1 in the open model
 	no      uint64 // the turn's number in the run, from 1
 	start   time.Duration
-	pcg     rand.PCG  // the turn's own stream, kept here to save an allocation
-	rand    rand.Rand // rng's Rand, kept here for the same reason
-	rng     *rand.Rand
 	active  []*agentPart // submitted and not yet finished
-	// first is the turn's first part and one is active's first backing
-	// array: a turn of one part at a time costs no allocation beyond the
-	// turn itself.
-	first agentPart
-	one   [1]*agentPart
-	// call holds the turn's first one-call part's call and meta, while
-	// spare.one points to it (callSlices): one-call turns cost no
-	// allocation for their call either.
-	call      oneCall
+	// first is the turn's first part (unused while its turn is nil) and
+	// agentTurn.one is active's first backing array: a turn of one part at
+	// a time costs no allocation beyond the turn itself.
+	first     agentPart
 	spare     callSpare
 	parts     int
 	cancelled bool
@@ -231,12 +241,15 @@ func (a *agentLoop) take(buf []agentOp) []agentOp {
 
 // reuseOps empties a list of ops for reuse, or drops it when it is large
 // (begin hands out one op per session), so that it holds no memory a run
-// does not need all along.
+// does not need all along. The ops it keeps are not cleared: the turns and
+// parts they name (at most 64) stay reachable until the next ops overwrite
+// them, which costs a run nothing it would miss, while clearing them cost
+// a memory clear at every drive, with a write barrier per pointer while
+// the collector marks.
 func reuseOps(ops []agentOp) []agentOp {
 	if cap(ops) > 64 {
 		return nil
 	}
-	clear(ops)
 	return ops[:0]
 }
 
@@ -351,10 +364,10 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 		a.spareTurns[n-1] = nil
 		a.spareTurns = a.spareTurns[:n-1]
 		many := t.spare.many // the storage of several calls is the next turn's
-		*t = agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
+		t.turnState = turnState{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
 		t.spare.many = many
 	} else {
-		t = &agentTurn{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
+		t = &agentTurn{turnState: turnState{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}}
 	}
 	if session >= 0 {
 		a.sessionTurns[session]++
@@ -426,6 +439,11 @@ func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subag
 func (a *agentLoop) detach(p *agentPart) {
 	t := p.turn
 	t.parts--
+	if n := len(t.active); n > 0 && t.active[n-1] == p {
+		// The last part (a turn's only one, mostly) leaves with no copy.
+		t.active = t.active[:n-1]
+		return
+	}
 	for i, q := range t.active {
 		if q == p {
 			t.active = append(t.active[:i], t.active[i+1:]...)

@@ -45,7 +45,7 @@ type engine struct {
 	// stream of the service's own.
 	net    []netDelay
 	netRng []*rand.Rand
-	events eventHeap
+	events eventQueue
 	seq    uint64
 	acts   []sched.Action
 	slab   []attempt
@@ -167,7 +167,7 @@ const progressEvery = 1 << 14
 func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) bool {
 	e.agents.begin()
 	e.drive()
-	for n := 0; len(e.events) > 0 && e.err == nil; n++ {
+	for n := 0; e.events.len() > 0 && e.err == nil; n++ {
 		if n%progressEvery == 0 {
 			if ctx.Err() != nil {
 				return false

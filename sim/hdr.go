@@ -35,7 +35,7 @@ type HDRLatencies struct {
 // interval's end, in milliseconds.
 func (h *histogram) hdr(end time.Duration) *hdrhistogram.Histogram {
 	out := hdrhistogram.New(1, int64(histMax/time.Microsecond), HDRSignificantDigits)
-	for _, bar := range h.h.Distribution() {
+	for _, bar := range h.full().Distribution() {
 		if bar.Count == 0 {
 			continue
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -21,10 +22,61 @@ import (
 // whose values are all equal reads as that value at every quantile.
 // Reports round it to the microsecond (ms).
 type histogram struct {
-	h        *hdrhistogram.Histogram
-	n        uint64
-	sum      float64 // seconds
-	min, max time.Duration
+	// h holds the values up to the last flush; full returns it with every
+	// value. Read it through full only.
+	h *hdrhistogram.Histogram
+	// pending counts the values added since the last flush, by h's counts
+	// index (hdrIndex), up to the highest index added; unflushed is their
+	// number. add counts a value here, a bounds check and an increment,
+	// rather than through h.RecordValue and its checks: on M/M/20, whose
+	// calls add to three histograms, some 110 fewer of the engine's 7,700
+	// instructions per call (callgrind, collector off).
+	pending   []uint32
+	unflushed uint32
+	n         uint64
+	sum       float64 // seconds
+	min, max  time.Duration
+}
+
+// The geometry of a histogram's HdrHistogram (lowest value 1, so unit
+// magnitude 0): its buckets' halves hold subHalf values (2^subHalfMag),
+// enough for single-unit resolution up to 2 × 10^HDRSignificantDigits.
+const (
+	subHalfMag = 10
+	subHalf    = 1 << subHalfMag
+)
+
+// hdrIndex is the index of v (0 ≤ v ≤ histMax) in the counts of a
+// histogram's HdrHistogram, computed as the HdrHistogram computes it.
+func hdrIndex(v int64) int {
+	bucket := bits.Len64(uint64(v)|(2*subHalf-1)) - (subHalfMag + 1)
+	return (bucket+1)<<subHalfMag + int(v>>bucket) - subHalf
+}
+
+// hdrValue is the smallest value whose hdrIndex is i.
+func hdrValue(i int) int64 {
+	if i < 2*subHalf {
+		return int64(i)
+	}
+	return int64(i&(subHalf-1)+subHalf) << (i>>subHalfMag - 1)
+}
+
+// full returns the HdrHistogram holding every value added, flushing the
+// pending counts into it.
+func (h *histogram) full() *hdrhistogram.Histogram {
+	if h.unflushed == 0 {
+		return h.h
+	}
+	for i, c := range h.pending {
+		if c > 0 {
+			// Every index pending is within the histogram's range, and the
+			// total fits an int64, so RecordValues cannot fail.
+			_ = h.h.RecordValues(hdrValue(i), int64(c))
+		}
+	}
+	clear(h.pending)
+	h.unflushed = 0
+	return h.h
 }
 
 // histMax is the longest duration the histogram tells apart: 2^40 µs
@@ -37,8 +89,15 @@ func newHistogram() *histogram {
 
 func (h *histogram) add(d time.Duration) {
 	d = min(max(d, 0), histMax)
-	// d is within the histogram's range, so RecordValue cannot fail.
-	_ = h.h.RecordValue(int64(d))
+	if h.unflushed == math.MaxUint32 {
+		h.full()
+	}
+	i := hdrIndex(int64(d))
+	if i >= len(h.pending) {
+		h.pending = append(h.pending, make([]uint32, i+1-len(h.pending))...)
+	}
+	h.pending[i]++
+	h.unflushed++
 	if h.n == 0 || d < h.min {
 		h.min = d
 	}
@@ -62,7 +121,7 @@ func (h *histogram) ranked(rank uint64) time.Duration {
 	// The HdrHistogram's rank of percentile p is ⌊p/100·n + 0.5⌋, which for
 	// p = 100·rank/n is rank (within float rounding, which the + 0.5
 	// absorbs).
-	v := h.h.ValueAtPercentile(100 * float64(rank) / float64(h.n))
+	v := h.full().ValueAtPercentile(100 * float64(rank) / float64(h.n))
 	return h.clamp(time.Duration(v))
 }
 
@@ -130,7 +189,7 @@ func (h *histogram) cdfAmong(n int, total uint64) []results.CDFPoint {
 	var seen uint64
 	step := max(h.n/uint64(n), 1)
 	next := step
-	for _, bar := range h.h.Distribution() {
+	for _, bar := range h.full().Distribution() {
 		if bar.Count == 0 {
 			continue
 		}

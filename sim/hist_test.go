@@ -2,6 +2,8 @@ package sim
 
 import (
 	"encoding/json"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/simbench/simbench/results"
 	"math"
 	"math/rand/v2"
@@ -162,5 +164,50 @@ func TestLevelTimeAverage(t *testing.T) {
 	// (2×4 + 1×2 + 4×4) ÷ 10 = 2.6
 	if got := l.mean(); math.Abs(got-2.6) > 1e-12 {
 		t.Errorf("mean = %v, want 2.6", got)
+	}
+}
+
+// A histogram counts its values by HdrHistogram index itself and flushes
+// them into its HdrHistogram when read: what it holds then is exactly what
+// recording every value in the HdrHistogram gives (the same counts in the
+// same buckets, the same total), for values across the whole range and at
+// every bucket's edges, read between adds as well as at the end.
+func TestHistogramPendingMatchesHdr(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	h := newHistogram()
+	ref := hdrhistogram.New(1, int64(histMax), HDRSignificantDigits)
+	add := func(d time.Duration) {
+		h.add(d)
+		if err := ref.RecordValue(int64(min(max(d, 0), histMax))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 200_000 {
+		switch i % 4 {
+		case 0:
+			add(time.Duration(rng.Int64N(4 * subHalf)))
+		case 1:
+			add(time.Duration(rng.Int64N(int64(histMax) + 1)))
+		case 2:
+			add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
+		default:
+			// A bucket's edge: a power of two, or one less.
+			add(time.Duration(int64(1)<<rng.IntN(40+10)) - time.Duration(rng.IntN(2)))
+		}
+		if i%50_000 == 0 {
+			_ = h.full()
+		}
+	}
+	add(histMax)
+	add(histMax + 1)
+	add(-1)
+	got, want := h.full(), ref
+	if got.TotalCount() != want.TotalCount() || !slices.Equal(got.Export().Counts, want.Export().Counts) {
+		t.Fatalf("flushed histogram differs from recording each value: total %d, want %d", got.TotalCount(), want.TotalCount())
+	}
+	for i := range len(want.Export().Counts) {
+		if got := hdrIndex(hdrValue(i)); got != i {
+			t.Fatalf("hdrIndex(hdrValue(%d)) = %d", i, got)
+		}
 	}
 }

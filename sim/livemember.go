@@ -144,7 +144,7 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
 			res.Events = append(res.Events, lr.fallbacks...)
-			m.Hists = append(m.Hists, MemberHists{Strategy: st.Name, Turn: lr.m.turnLat.h, OKTurn: lr.m.okTurnLat.h, Call: lr.m.callLat.h})
+			m.Hists = append(m.Hists, MemberHists{Strategy: st.Name, Turn: lr.m.turnLat.full(), OKTurn: lr.m.okTurnLat.full(), Call: lr.m.callLat.full()})
 			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, lo.AllowRedisFallback))
 		}
 		if err != nil {

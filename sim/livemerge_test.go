@@ -34,7 +34,7 @@ func fakeMember(i, n int, turns, calls []time.Duration) *Member {
 	return &Member{
 		Results: &results.Results{Scenario: "s", Seed: 1, DurationS: 60, Mode: "live", TimeScale: 1, Strategies: []results.StrategyResult{st},
 			Fleet: &results.FleetMember{Member: i, Of: n, RunID: "r"}},
-		Hists: []MemberHists{{Strategy: "shared", Turn: turn.h, OKTurn: ok.h, Call: call.h}},
+		Hists: []MemberHists{{Strategy: "shared", Turn: turn.full(), OKTurn: ok.full(), Call: call.full()}},
 	}
 }
 
