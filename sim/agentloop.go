@@ -61,109 +61,6 @@ type agentLoop struct {
 	spareTurns []*agentTurn
 }
 
-// agentTurn is one agent turn: an optional model call, then the tool
-// calls, then (multi-agent) the subagents; it ends when its last part ends.
-// A turn reused for a later one (recycle) gets its turnState afresh and
-// keeps the rest, storage that each turn writes whole before it reads it:
-// that spares some 95 instructions a turn against zeroing all 464 bytes
-// (callgrind, M/M/20), and the pointers' write barriers while the
-// collector marks.
-type agentTurn struct {
-	turnState
-	pcg  rand.PCG  // the turn's own stream, kept here to save an allocation (seeded at the turn's start)
-	rand rand.Rand // rng's Rand, kept here for the same reason
-	rng  *rand.Rand
-	one  [1]*agentPart // active's first backing array
-	// call holds the turn's first one-call part's call and meta, while
-	// spare.one points to it (callSlices, whose callers write both
-	// whole): one-call turns cost no allocation for their call either.
-	call oneCall
-}
-
-// turnState is what a turn starts afresh with.
-type turnState struct {
-	proc    int
-	session int    // -1 in the open model
-	no      uint64 // the turn's number in the run, from 1
-	start   time.Duration
-	active  []*agentPart // submitted and not yet finished
-	// first is the turn's first part (unused while its turn is nil) and
-	// agentTurn.one is active's first backing array: a turn of one part at
-	// a time costs no allocation beyond the turn itself.
-	first     agentPart
-	spare     callSpare
-	parts     int
-	cancelled bool
-	failed    bool
-	// good counts the turn's tool calls that succeeded: the answered
-	// goodput when the turn is answered in full.
-	good int
-	// sessionTurn is the turn's number in its session, from 1 (1 in the
-	// open model): the iteration its model call's context has grown to.
-	sessionTurn int
-	// spent is the tokens of every call the turn submitted, its subagents'
-	// included; reserved the token budgets of the subagents it spawned
-	// (orchestrator_budget).
-	spent, reserved int64
-	// model is the turn's own stream of model-success draws, seeded at
-	// its first; tries counts its model turns made again; abandoned marks
-	// a turn whose task the model's failure abandoned.
-	model       rand.PCG
-	tries       int
-	modelSeeded bool
-	abandoned   bool
-	// ended and held are the driver's: the turn's opEnd was carried out,
-	// and the references to it the driver still holds (pending cancels).
-	// A driver recycles an ended turn it holds no reference to.
-	ended bool
-	held  int32
-}
-
-// agentPart is one sched turn of an agent turn: what to submit, and the
-// driver's handle on it.
-type agentPart struct {
-	turn *agentTurn
-	kind uint8 // partLLM, partTools, partSubLLM, partSubTools
-	// joined marks a part its turn has moved on from at its progressive
-	// join, whose late results are only billed; join is how many of a
-	// tools part's calls must succeed before its turn moves on
-	// (progressive_join; 0: all, and the part ends when its sched turn
-	// does), answers how many have. They fit in the padding after kind:
-	// a part costs no more memory for them (a turn has at most
-	// scenarios.MaxCallsPerTurn calls).
-	joined  bool
-	join    uint16
-	answers uint16
-	sub     *subagent
-	at      time.Duration // when it was submitted
-	calls   []sched.Call
-	budget  int64 // the sched turn's token budget (0: none)
-	// id is the sched turn a virtual driver submitted it as.
-	id sched.TurnID
-}
-
-// The kinds of part.
-const (
-	partLLM uint8 = iota
-	partTools
-	partSubLLM
-	partSubTools
-)
-
-// llm reports whether the part is a model call.
-func (p *agentPart) llm() bool { return p.kind == partLLM || p.kind == partSubLLM }
-
-// schedTurn is the part as a sched.Turn tagged tag.
-func (p *agentPart) schedTurn(tag any) sched.Turn {
-	return sched.Turn{Calls: p.calls, TokenBudget: p.budget, Tag: tag}
-}
-
-// subagent is one subagent of a multi-agent turn.
-type subagent struct {
-	iteration int
-	spent     int64
-}
-
 // agentOpKind is what an op asks of the driver.
 type agentOpKind uint8
 
@@ -695,19 +592,6 @@ func (a *agentLoop) finishTurn(now time.Duration, t *agentTurn) {
 	}
 	a.pending++
 	a.emit(agentOp{kind: opWake, at: next, session: t.session, proc: t.proc})
-}
-
-// maxSpareTurns bounds the ended turns kept for reuse.
-const maxSpareTurns = 256
-
-// recycle takes back turn t, ended (its opEnd carried out), for a later
-// turn to reuse: the driver holds no reference to it or to its parts and
-// calls any more, and the scheduler has finished with them (the parts'
-// sched turns are done).
-func (a *agentLoop) recycle(t *agentTurn) {
-	if len(a.spareTurns) < maxSpareTurns {
-		a.spareTurns = append(a.spareTurns, t)
-	}
 }
 
 // minTurnGap is the least time between a session's turns when a turn took

@@ -2,15 +2,15 @@ package sim
 
 import (
 	"encoding/json"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/simbench/simbench/results"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/simbench/simbench/results"
 )
 
 func TestHistogramQuantilesWithinPrecision(t *testing.T) {

@@ -325,10 +325,11 @@ func (h *histogram) pool(from *hdrhistogram.Histogram, s results.Summary, n int6
 	if n == 0 {
 		return nil
 	}
-	if into := h.full(); from.SignificantFigures() != into.SignificantFigures() || from.HighestTrackableValue() != into.HighestTrackableValue() {
+	into := h.full()
+	if from.SignificantFigures() != into.SignificantFigures() || from.HighestTrackableValue() != into.HighestTrackableValue() {
 		return fmt.Errorf("a member's histogram is of another layout (%d significant digits up to %d)", from.SignificantFigures(), from.HighestTrackableValue())
 	}
-	if dropped := h.full().Merge(from); dropped > 0 {
+	if dropped := into.Merge(from); dropped > 0 {
 		return fmt.Errorf("%d of a member's values are out of range", dropped)
 	}
 	lo := time.Duration(from.Min())
