@@ -34,8 +34,11 @@ type Action struct {
 	// TurnID and Tag identify the turn of a start, cancel or result.
 	TurnID TurnID
 	Tag    any
-	// Call is the call to run (ActStart); N is its attempt number, from 1;
-	// Index is the call's position in its Turn.Calls.
+	// Call is the call to run (ActStart) or whose attempt to cancel
+	// (ActCancel), so that a driver can keep what it needs to find an
+	// attempt in the call's Payload instead of a table by attempt id;
+	// Index is the call's position in its Turn.Calls; N is the attempt's
+	// number, from 1 (ActStart).
 	Call  *Call
 	N     int
 	Index int

@@ -288,7 +288,7 @@ func (c *Core) endAttempt(cs *callState) {
 // attemptTimedOut cancels a hung attempt at the transport and treats it as a
 // transient failure, so it never holds a slot past its timeout.
 func (c *Core) attemptTimedOut(cs *callState) {
-	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: cs.turn.id, Tag: cs.turn.tag})
+	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: cs.turn.id, Tag: cs.turn.tag, Call: cs.call, Index: int(cs.idx)})
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
 			return Event{Kind: EventCancelled, Turn: cs.turn.id, Tag: cs.turn.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: "attempt timeout"}

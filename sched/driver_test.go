@@ -16,6 +16,7 @@ type vdriver struct {
 
 	pending completionHeap
 	live    map[AttemptID]*Call
+	liveIdx map[AttemptID]int // the Index each attempt in flight was started with
 	wake    time.Duration
 	hasWake bool
 	seq     uint64
@@ -96,7 +97,7 @@ func newDriver(t tb, cfg Config, exec func(call *Call, n int, now time.Duration)
 			return 100 * time.Millisecond, Succeeded("ok")
 		}
 	}
-	return &vdriver{t: t, core: c, exec: exec, live: map[AttemptID]*Call{}, results: map[string]Result{},
+	return &vdriver{t: t, core: c, exec: exec, live: map[AttemptID]*Call{}, liveIdx: map[AttemptID]int{}, results: map[string]Result{},
 		running: map[string]int{}, svcNow: map[string]int{}, svcPeak: map[string]int{}, calls: map[string]Call{}, endOf: map[string]time.Duration{}, startedOf: map[string]time.Duration{}}
 }
 
@@ -156,7 +157,7 @@ func (d *vdriver) drain() {
 			if _, ok := d.startedOf[a.Call.ID]; !ok {
 				d.startedOf[a.Call.ID] = d.now
 			}
-			d.live[a.Attempt] = a.Call
+			d.live[a.Attempt], d.liveIdx[a.Attempt] = a.Call, a.Index
 			d.calls[a.Call.ID] = *a.Call
 			d.svcNow[a.Call.Service]++
 			d.svcPeak[a.Call.Service] = max(d.svcPeak[a.Call.Service], d.svcNow[a.Call.Service])
@@ -174,6 +175,11 @@ func (d *vdriver) drain() {
 				heap.Push(&d.pending, completion{at: d.now + lat, seq: d.seq, attempt: a.Attempt, o: o})
 			}
 		case ActCancel:
+			// A cancel names the call and position its attempt started
+			// with, so that a driver can find the attempt from the call.
+			if call := d.live[a.Attempt]; call != nil && (a.Call != call || a.Index != d.liveIdx[a.Attempt]) {
+				d.t.Fatalf("cancel of attempt %d names call %p at %d; it started as %p at %d", a.Attempt, a.Call, a.Index, call, d.liveIdx[a.Attempt])
+			}
 			d.cancels = append(d.cancels, a.Attempt)
 			d.endAttempt(a.Attempt)
 		case ActWake:
@@ -196,6 +202,7 @@ func (d *vdriver) endAttempt(a AttemptID) {
 		return
 	}
 	delete(d.live, a)
+	delete(d.liveIdx, a)
 	d.svcNow[call.Service]--
 	d.inFlight--
 	d.endOf[call.ID] = d.now

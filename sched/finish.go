@@ -59,7 +59,7 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 		if class == ClassCancelled {
 			// The attempt is abandoned in flight: cancel it at the transport.
 			state = CancelledInFlight
-			c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag})
+			c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, Index: int(cs.idx)})
 			if c.cfg.Hook != nil {
 				c.emitf(func() Event {
 					return Event{Kind: EventCancelled, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: err.Error()}

@@ -275,7 +275,7 @@ func (c *Core) hedgeDone(cs *callState, o Outcome) {
 		b.success(c.now)
 	}
 	// The hedge won: cancel the first attempt at the transport.
-	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag})
+	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, Index: int(cs.idx)})
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
 			return Event{Kind: EventCancelled, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, Attempt: cs.attempt, N: int(cs.attempts), Reason: "its hedge answered first"}
@@ -310,7 +310,7 @@ func (c *Core) promoteHedge(cs *callState) {
 func (c *Core) dropHedge(cs *callState) {
 	hs := c.endHedge(cs)
 	t := cs.turn
-	c.out = append(c.out, Action{Kind: ActCancel, Attempt: hs.attempt, TurnID: t.id, Tag: t.tag})
+	c.out = append(c.out, Action{Kind: ActCancel, Attempt: hs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, Index: int(cs.idx)})
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
 			return Event{Kind: EventCancelled, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: hs.attempt, N: int(cs.attempts), Reason: "the call's result is decided", Hedge: true}

@@ -250,7 +250,7 @@ func (e *engine) carry() {
 			case sched.ActStart:
 				e.start(a)
 			case sched.ActCancel:
-				e.cancelAttempt(a.Attempt)
+				e.cancelAttempt(a)
 			case sched.ActWake:
 				e.schedule(event{at: a.At, kind: evWake, proc: uint16(e.p)})
 				pr.wakeSeq = e.seq

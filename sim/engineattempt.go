@@ -83,7 +83,11 @@ func (e *engine) send(a *sched.Action, i int32) {
 	pr := &e.procs[e.p]
 	at := &e.slab[i]
 	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p)}
-	pr.attempts.put(a.Attempt, i)
+	if a.Hedge {
+		meta.slab[1] = i
+	} else {
+		meta.slab[0] = i
+	}
 	var out time.Duration
 	if nd := &e.net[si]; nd.on() {
 		// Both ways are drawn as the attempt leaves, so the stream's order
@@ -191,7 +195,6 @@ func (e *engine) respond(i int32) {
 		return // the client stopped waiting on the way back
 	}
 	pr := &e.procs[at.proc]
-	pr.attempts.remove(at.id)
 	o := at.answer.outcome()
 	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
 	if e.multi && o.Class == sched.ClassRateLimited {
@@ -203,17 +206,36 @@ func (e *engine) respond(i int32) {
 	pr.core.Complete(e.now, at.id, o)
 }
 
+// inFlight returns the slab entry of attempt id of this process's call
+// meta, if the client still waits for it: an entry that holds the attempt
+// and is not dead. The call's meta remembers its latest attempt and hedge;
+// an attempt neither names (a promoted hedge that was hedged in turn) is
+// looked for in the whole slab.
+func (e *engine) inFlight(meta *callMeta, id sched.AttemptID) (int32, bool) {
+	p := uint16(e.p)
+	for _, i := range meta.slab {
+		if at := &e.slab[i]; at.id == id && at.proc == p && !at.dead {
+			return i, true
+		}
+	}
+	for i := range e.slab {
+		if at := &e.slab[i]; at.id == id && at.proc == p && !at.dead {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}
+
 // cancelAttempt stops waiting for an attempt. At the transport the service
 // sees the connection close (or, on the way out, never sees the request);
 // at the reader the request goes on and the service works on it (wasted
 // work). An answer already on its way back is dropped.
-func (e *engine) cancelAttempt(id sched.AttemptID) {
-	pr := &e.procs[e.p]
-	i, ok := pr.attempts.get(id)
+func (e *engine) cancelAttempt(a *sched.Action) {
+	id := a.Attempt
+	i, ok := e.inFlight(a.Call.Payload.(*callMeta), id)
 	if !ok {
 		return
 	}
-	pr.attempts.remove(id)
 	at := &e.slab[i]
 	e.m.ended(int(at.svc), e.now, false)
 	if e.trace != nil {

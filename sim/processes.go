@@ -15,11 +15,10 @@ import (
 // shared quota, its leases on the shared buckets. Every process sends to
 // the same service models, so to the same limits.
 type proc struct {
-	core     *sched.Core
-	attempts *attemptIndex // in flight: slab entries by attempt id
-	wakeSeq  uint64
-	quota    *procQuota // QuotaShared only
-	stats    procStats  // multi-process runs only
+	core    *sched.Core
+	wakeSeq uint64
+	quota   *procQuota // QuotaShared only
+	stats   procStats  // multi-process runs only
 }
 
 // procStats are one process's figures.
@@ -85,7 +84,7 @@ func (e *engine) newProcesses(cfg sched.Config) error {
 		if p == 0 && e.limits != nil {
 			e.limits.begin(core)
 		}
-		e.procs[p] = proc{core: core, attempts: newAttemptIndex(), quota: pq}
+		e.procs[p] = proc{core: core, quota: pq}
 		if e.multi {
 			e.procs[p].stats.okTurnLat = newHistogram()
 		}

@@ -132,9 +132,15 @@ func (w *workload) id(i int) string {
 // callMeta travels with a sched.Call as its Payload: what the engine needs
 // to build the request to the fake service.
 type callMeta struct {
-	tool   int32 // index of the call's tool, -1 for a model call
-	write  bool  // a write at the service, serialized by sched or not
-	svc    int   // index of the call's service in the scenario
+	tool  int32 // index of the call's tool, -1 for a model call
+	write bool  // a write at the service, serialized by sched or not
+	// slab is the engine's slab entries of the call's latest attempt and
+	// of its latest hedge (engine.send), where engine.cancelAttempt looks
+	// for an attempt the Core cancels: a table by attempt id would cost a
+	// cold read and write for every attempt, for the few that are
+	// cancelled.
+	slab   [2]int32
+	svc    int // index of the call's service in the scenario
 	client string
 	// output is a model call's output tokens, a part of its sched.Call.Tokens
 	// (0: all input, and for tool calls).
