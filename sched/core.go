@@ -247,6 +247,24 @@ func (c *Core) Advance(now time.Duration) {
 	c.announceWake()
 }
 
+// Recycle gives back a done turn's TurnResult (an ActTurnDone's Turn) once
+// the driver has read it: the Core hands it and its Results to a later turn
+// of as many calls, instead of new storage. A driver that recycles every
+// turn allocates no results in its steady state, and the next turn writes
+// to memory the driver has just read, not to memory long out of the cache.
+//
+// After Recycle the driver must not read r, r.Results or any *Result an
+// ActResult handed it for that turn: a later turn's results will be
+// written there. Recycling is optional; a TurnResult not given back stays
+// the driver's for as long as it likes. Recycling nil, a TurnResult given
+// back already (until a later turn is handed it), or one the Core does not
+// keep (a turn of more than 16 calls) does nothing.
+func (c *Core) Recycle(r *TurnResult) {
+	if r != nil {
+		c.outs.recycle(r)
+	}
+}
+
 // Complete reports the outcome of attempt a. Outcomes of attempts the Core
 // already cancelled (timeouts, turn cancels) or does not know are ignored.
 func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {

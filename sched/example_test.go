@@ -99,6 +99,37 @@ func ExampleCore() {
 	// start c at 100ms
 }
 
+// A driver of the Core that reads each turn's results as they come in
+// and needs them no longer gives them back: the next turn of as many calls
+// is handed the same storage, so a long simulation allocates no results.
+func ExampleCore_Recycle() {
+	core, _ := sched.New(sched.Config{Services: map[string]sched.ServiceConfig{"api": {}}})
+	var first *sched.TurnResult
+	for turn := range 3 {
+		core.Submit(core.Now(), sched.Turn{Calls: []sched.Call{{ID: "a", Service: "api"}, {ID: "b", Service: "api"}}})
+		var done *sched.TurnResult
+		for done == nil {
+			for _, a := range core.Actions(nil) {
+				switch a.Kind {
+				case sched.ActStart:
+					core.Complete(core.Now(), a.Attempt, sched.Outcome{Value: fmt.Sprint(a.Call.ID, turn)})
+				case sched.ActTurnDone:
+					done = a.Turn
+				}
+			}
+		}
+		if first == nil {
+			first = done
+		}
+		fmt.Println(done.Results[0].Value, done.Results[1].Value, "same storage as the first turn:", done == first)
+		core.Recycle(done) // done and its Results must not be read after this
+	}
+	// Output:
+	// a0 b0 same storage as the first turn: true
+	// a1 b1 same storage as the first turn: true
+	// a2 b2 same storage as the first turn: true
+}
+
 // One agent turn: the model asked for three tool calls; the Runner runs
 // them under the limits of their services and returns one result per call
 // in the order the model emitted them, failures included, ready to go back

@@ -167,10 +167,8 @@ func (c *Core) turnDone(t *turnState) {
 		c.retired = append(c.retired, t)
 	}
 	c.turns.remove(t.id)
-	var res *TurnResult
-	if t.out != nil {
-		res = &t.out.TurnResult
-	} else {
+	res := t.res
+	if res == nil {
 		res = c.outs.turnResult()
 	}
 	// Field by field into the fresh, zeroed storage: a TurnResult built

@@ -15,6 +15,7 @@ type steady struct {
 	turn    []Call
 	running []AttemptID
 	acts    []Action
+	recycle bool // give every TurnResult back (Core.Recycle)
 }
 
 func newSteady(t testing.TB, backlog int) *steady {
@@ -39,8 +40,11 @@ func (s *steady) submit(t testing.TB) {
 func (s *steady) collect() {
 	s.acts = s.c.Actions(s.acts[:0])
 	for _, a := range s.acts {
-		if a.Kind == ActStart {
+		switch {
+		case a.Kind == ActStart:
 			s.running = append(s.running, a.Attempt)
+		case a.Kind == ActTurnDone && s.recycle:
+			s.c.Recycle(a.Turn)
 		}
 	}
 }

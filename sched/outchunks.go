@@ -7,10 +7,51 @@ package sched
 // and is the driver's from then on; a chunk is freed when the driver holds
 // none of its pieces, so a driver that keeps one turn's results keeps its
 // chunk, at most ones × 176 bytes or results × 104 bytes, alive with them.
+//
+// A driver may give a done turn's storage back (Core.Recycle); it is then
+// handed to a later turn of as many calls before any chunk is cut.
 type outChunks struct {
 	ones    []turnOut // the rest of the current chunk of one-call turns' storage
 	results []Result
 	turns   []TurnResult
+	// spare holds the TurnResults given back, by their number of Results
+	// (at most maxRecycledCalls), each with its Results cleared.
+	spare [maxRecycledCalls + 1][]*TurnResult
+}
+
+// maxRecycledCalls is the most Results of a TurnResult that Recycle keeps;
+// maxRecycled bounds the TurnResults it keeps of each size.
+const (
+	maxRecycledCalls = resultChunk / 4
+	maxRecycled      = 256
+)
+
+// recycled reports whether a TurnResult of n Results was given back.
+func (o *outChunks) recycled(n int) bool {
+	return n > 0 && n <= maxRecycledCalls && len(o.spare[n]) > 0
+}
+
+// reuse returns the latest TurnResult of n Results given back (there must
+// be one): zeroed, its Results cleared.
+func (o *outChunks) reuse(n int) *TurnResult {
+	l := o.spare[n]
+	r := l[len(l)-1]
+	l[len(l)-1] = nil
+	o.spare[n] = l[:len(l)-1]
+	return r
+}
+
+// recycle keeps r, which a driver gave back, for reuse, when it is of a
+// size kept and there is room.
+func (o *outChunks) recycle(r *TurnResult) {
+	n := len(r.Results)
+	if r.Turn == 0 || n == 0 || n > maxRecycledCalls || cap(r.Results) != n || len(o.spare[n]) >= maxRecycled {
+		return
+	}
+	results := r.Results
+	clear(results)
+	*r = TurnResult{Results: results}
+	o.spare[n] = append(o.spare[n], r)
 }
 
 // The sizes of the chunks, in pieces.

@@ -60,7 +60,8 @@ type Result struct {
 // IsError reports whether the call failed, in the sense of a tool result's is_error.
 func (r *Result) IsError() bool { return r.Err != nil }
 
-// TurnResult carries every result of a turn, in the caller's order.
+// TurnResult carries every result of a turn, in the caller's order. It and
+// its Results are the driver's until it gives them back with Core.Recycle.
 type TurnResult struct {
 	Turn    TurnID
 	Tag     any

@@ -76,7 +76,7 @@ type turnState struct {
 	fanOut  int
 	fanWait []*callState
 	fanHead int
-	out     *turnOut // a one-call turn's result storage, made at submission (nil: made when done)
+	res     *TurnResult // what the driver is handed when the turn is done, set at submission (nil: cut from a chunk then)
 	// refs counts the references to the turn and its calls' states held
 	// outside it (timers, service queues, write queues, bookings); the
 	// states are reused once the turn is done and refs is 0 (see reclaim).
@@ -167,15 +167,24 @@ func (c *Core) submit(t *Turn) (TurnID, error) {
 func (c *Core) newTurn(t *Turn) *turnState {
 	c.lastTurn++
 	ts := c.newTurnState()
-	if len(t.Calls) == 1 {
-		// A one-call turn's result lives with its TurnResult, its call's
-		// state with the turn's.
-		ts.out = c.outs.one()
-		ts.results = ts.out.one[:]
-		ts.states = ts.one[:]
+	n := len(t.Calls)
+	switch {
+	case c.outs.recycled(n):
+		// Storage the driver gave back (Recycle), lately read by it and
+		// so likely still in the cache, where a chunk's is not.
+		ts.res = c.outs.reuse(n)
+		ts.results = ts.res.Results
+	case n == 1:
+		// A one-call turn's result lives with its TurnResult.
+		out := c.outs.one()
+		ts.res, ts.results = &out.TurnResult, out.one[:]
+	default:
+		ts.results = c.outs.resultsFor(n)
+	}
+	if n == 1 {
+		ts.states = ts.one[:] // a one-call turn's call state lives with the turn's
 	} else {
-		ts.results = c.outs.resultsFor(len(t.Calls))
-		ts.states = c.newStates(len(t.Calls))
+		ts.states = c.newStates(n)
 	}
 	// Field by field: the state is zeroed.
 	ts.id, ts.tag, ts.calls = c.lastTurn, t.Tag, t.Calls

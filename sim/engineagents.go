@@ -97,6 +97,9 @@ func (e *engine) partDone(p *agentPart, res *sched.TurnResult) {
 			e.procs[p.turn.proc].stats.result(&res.Results[i], e.m.window)
 		}
 	}
+	proc := p.turn.proc // p may be reused once finished returns
 	e.agents.finished(e.now, p, res.Results)
+	// Nothing reads res any more: the next turns reuse its storage.
+	e.procs[proc].core.Recycle(res)
 	e.drive()
 }
