@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // steady drives a core whose queue never drains: each step submits a
@@ -110,5 +111,14 @@ func TestAllocationsPerCall(t *testing.T) {
 	t.Logf("%.3f allocations per call", allocs)
 	if allocs > 0.125 {
 		t.Errorf("%.3f allocations per call in steady state, want ≤ 0.125 (a chunk of the drivers' results every %d turns)", allocs, oneChunk)
+	}
+}
+
+// A turn state fills a size class of whole cache lines (turnState's
+// padding), so that its first fields sit in the same lines in every turn:
+// a field added or removed must come out of the padding, or the padding go.
+func TestTurnStateIsWholeCacheLines(t *testing.T) {
+	if n := unsafe.Sizeof(turnState{}); n != 448 {
+		t.Errorf("a turn state is %d bytes, want 448: resize its padding", n)
 	}
 }
