@@ -114,9 +114,13 @@ type procTally struct {
 	// calls its tool calls decided within it, attempts every attempt of
 	// its tool calls (as the collector counts them).
 	failed, calls, attempts int64
-	// store is its shared quota's store (nil unless quota mode "shared"):
-	// its reservations sent to Redis are the process's quota round trips.
+	// store is its shared quota's store (nil unless quota mode "shared"),
+	// redis the store's primary: every operation it sent to Redis
+	// (reservations, settlements, refunds, failed ones too) is one of the
+	// process's quota round trips, as every operation sent to the
+	// simulated store is one in virtual time (storeConn.trip).
 	store *quota.Failover
+	redis *quota.Redis
 	// shared is its shared quota (nil unless quota mode "shared"): the
 	// grants' lifetime and largest slice it sizes them with.
 	shared    *quota.Shared
@@ -190,11 +194,11 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			quietRedis()
 			rdb := quota.NewClient(ro)
 			closers = append(closers, func() { rdb.Close() })
-			fail := newFailover(&quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second},
-				l.st.Quota, fo.n, l.f, func(e quota.Event) { l.quotaSwitch(p, e) })
+			rs := &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second}
+			fail := newFailover(rs, l.st.Quota, fo.n, l.f, func(e quota.Event) { l.quotaSwitch(p, e) })
 			sh := newSharedQuota(fail, key, cfg, l.st.Quota, fo.n, l.f)
 			opts = append(opts, sched.WithQuota(sh))
-			l.procs[p].store, l.procs[p].shared = fail, sh
+			l.procs[p].store, l.procs[p].redis, l.procs[p].shared = fail, rs, sh
 		}
 		pc.Rand = stream(l.sc.Seed, "strategy/"+l.st.Name+"/p"+strconv.Itoa(p))
 		if p == 0 {
@@ -292,9 +296,8 @@ func (l *liveRun) processResults(fo *fleetOptions) []results.ProcessResult {
 		out = append(out, results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.ended, FailedTurns: t.failed,
 			UnfinishedTurns: t.begun - t.ended, Calls: t.calls, Attempts: t.attempts, GoodputPerS: round6(float64(t.good) / window), RateLimited: t.limited,
 			AnswerLatencyMs: t.answered.answerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)})
-		if t.store != nil {
-			st := t.store.Stats()
-			out[len(out)-1].QuotaRoundTrips = st.PrimaryGrants + st.PrimaryErrors
+		if t.redis != nil {
+			out[len(out)-1].QuotaRoundTrips = t.redis.RoundTrips()
 		}
 	}
 	return out

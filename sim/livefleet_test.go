@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,8 +31,10 @@ func busy() *scenarios.Scenario {
 // TestLiveProcessesQuotaModes runs busy() live on three processes with
 // uneven shares under each quota mode, against one fake server and (shared)
 // a real redis-server started for the run: each run reports every process,
-// the processes' goodput adds up to the total, and the shared quota draws
-// fewer 429s than every process at the full limit.
+// the processes' goodput adds up to the total, the shared quota draws
+// fewer 429s than every process at the full limit, and the processes'
+// quota round trips are the quota scripts the redis-server ran, as in
+// virtual time they are the operations the simulated store applied.
 func TestLiveProcessesQuotaModes(t *testing.T) {
 	rs := redistest.Start(t)
 	limited := map[QuotaMode]int64{}
@@ -65,6 +68,18 @@ func TestLiveProcessesQuotaModes(t *testing.T) {
 		}
 		limited[mode] = st.RateLimited
 		t.Logf("%s: goodput %.2f/s, 429s %d, processes %+v", mode, st.GoodputPerS, st.RateLimited, st.Processes)
+		if mode != QuotaShared {
+			continue
+		}
+		var trips int64
+		for _, p := range st.Processes {
+			trips += p.QuotaRoundTrips
+		}
+		// A process's first script call may meet a server that has not
+		// loaded the script yet: go-redis then sends it again, whole.
+		if ran := scriptsRun(t, rs.URL()); trips < ran-3 || trips > ran {
+			t.Errorf("the processes report %d quota round trips; the redis-server ran %d quota scripts", trips, ran)
+		}
 	}
 	if limited[QuotaShared] >= limited[QuotaFull] {
 		t.Errorf("shared quota saw %d 429s, full limits per process %d: want fewer", limited[QuotaShared], limited[QuotaFull])
@@ -272,4 +287,41 @@ func TestVirtualTwinIsTheFleetAsWritten(t *testing.T) {
 		t.Errorf("twin: p50 %v ms, %d attempts, %d 429s, %d turns; written for 4 processes: p50 %v ms, %d, %d, %d",
 			a.TurnLatencyMs.P50, a.Attempts, a.RateLimited, a.Turns, b.TurnLatencyMs.P50, b.Attempts, b.RateLimited, b.Turns)
 	}
+}
+
+// scriptsRun returns the scripts the redis-server at url has run (EVAL and
+// EVALSHA calls that did not fail): the shared quota's operations, the
+// fleet's rendezvous using plain commands.
+func scriptsRun(t *testing.T, url string) int64 {
+	t.Helper()
+	o, err := quota.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := quota.NewClient(o)
+	defer rdb.Close()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, line := range strings.Split(info, "\n") {
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "cmdstat_eval" && name != "cmdstat_evalsha") {
+			continue
+		}
+		var calls, failed int64
+		for _, kv := range strings.Split(stats, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			x, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "calls":
+				calls = x
+			case "failed_calls":
+				failed = x
+			}
+		}
+		n += calls - failed
+	}
+	return n
 }
