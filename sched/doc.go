@@ -29,7 +29,9 @@
 // starts no goroutines, never reads the clock and draws randomness only from
 // the *rand.Rand it is given. Time enters as an argument (a [time.Duration]
 // since an epoch the driver chooses); decisions leave as [Action] values. The
-// simulator drives a Core in virtual time. [Runner] drives a Core in real time
+// simulator drives a Core in virtual time, and gives each turn's results back
+// ([Core.Recycle]) once it has read them, so that millions of turns allocate
+// no results. [Runner] drives a Core in real time
 // with goroutines, one timer and contexts, and is what an agent runtime
 // imports. The sibling package sched/httptool turns an HTTP request into an
 // [Outcome].
