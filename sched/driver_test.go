@@ -2,6 +2,7 @@ package sched
 
 import (
 	"container/heap"
+	"slices"
 	"time"
 )
 
@@ -190,7 +191,15 @@ func (d *vdriver) drain() {
 			}
 			d.results[a.Result.ID] = *a.Result
 		case ActTurnDone:
-			d.turns = append(d.turns, a.Turn)
+			// Every other turn's results are kept as a copy and their
+			// storage given back (Core.Recycle), so that every test runs
+			// on reused storage as well as on fresh.
+			tr := a.Turn
+			if len(d.turns)%2 == 1 {
+				tr = &TurnResult{Turn: a.Turn.Turn, Tag: a.Turn.Tag, Results: slices.Clone(a.Turn.Results), Submitted: a.Turn.Submitted, Finished: a.Turn.Finished}
+				d.core.Recycle(a.Turn)
+			}
+			d.turns = append(d.turns, tr)
 		}
 	}
 }
