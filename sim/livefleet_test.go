@@ -76,8 +76,13 @@ func TestLiveProcessesQuotaModes(t *testing.T) {
 			trips += p.QuotaRoundTrips
 		}
 		// A process's first script call may meet a server that has not
-		// loaded the script yet: go-redis then sends it again, whole.
-		if ran := scriptsRun(t, rs.URL()); trips < ran-3 || trips > ran {
+		// loaded the script yet: go-redis then sends it again, whole, and
+		// the server counts the first as failed. A round trip that timed
+		// out before go-redis could send it (a loaded machine: at this time
+		// scale the timeout is 12.5 ms) is one the process made and the
+		// server never saw. (Counting only the reservations granted, as
+		// live rows once did, reads about half the server's count.)
+		if ran := scriptsRun(t, rs.URL()); trips < ran-3 || trips > ran+3+ran/50 {
 			t.Errorf("the processes report %d quota round trips; the redis-server ran %d quota scripts", trips, ran)
 		}
 	}
