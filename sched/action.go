@@ -8,8 +8,8 @@ type ActionKind uint8
 const (
 	// ActStart: start attempt Attempt of Call; report its outcome with Core.Complete.
 	ActStart ActionKind = iota
-	// ActCancel: cancel attempt Attempt at the transport. Its outcome no longer
-	// matters; Complete for it is ignored.
+	// ActCancel: cancel attempt Attempt of Call at the transport. Its outcome
+	// no longer matters; Complete for it is ignored.
 	ActCancel
 	// ActWake: call Core.Advance at At (replacing any earlier wake-up request).
 	ActWake
