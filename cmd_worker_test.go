@@ -18,7 +18,6 @@ import (
 	"github.com/simbench/simbench/internal/redistest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/sched/quota"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -203,12 +202,7 @@ func TestWorkerInterruptWritesMeasured(t *testing.T) {
 // st (its start is on Redis).
 func waitStarted(t *testing.T, redisURL, runID, st string) {
 	t.Helper()
-	ro, err := quota.ParseURL(redisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := quota.NewClient(ro)
-	defer c.Close()
+	c := redistest.Client(t, redisURL)
 	key := "simbench/fleet/" + runID + "/" + st + "/start/0"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

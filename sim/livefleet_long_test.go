@@ -9,7 +9,6 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/internal/redistest"
-	"github.com/simbench/simbench/sched/quota"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -24,12 +23,7 @@ import (
 // clocks, so the check is long-only.
 func TestLongFleetEpochIsMembersStart(t *testing.T) {
 	rs := redistest.Start(t)
-	ro, err := quota.ParseURL(rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := quota.NewClient(ro)
-	defer rdb.Close()
+	rdb := redistest.Client(t, rs.URL())
 	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: []fakeapi.ServiceConfig{{Config: spec.Config{Name: "api", RPS: 1, Algorithm: spec.FixedWindow}}}})
 	if err != nil {
 		t.Fatal(err)

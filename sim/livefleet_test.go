@@ -299,13 +299,7 @@ func TestVirtualTwinIsTheFleetAsWritten(t *testing.T) {
 // fleet's rendezvous using plain commands.
 func scriptsRun(t *testing.T, url string) int64 {
 	t.Helper()
-	o, err := quota.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := quota.NewClient(o)
-	defer rdb.Close()
-	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	info, err := redistest.Client(t, url).Info(context.Background(), "commandstats").Result()
 	if err != nil {
 		t.Fatal(err)
 	}

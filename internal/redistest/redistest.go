@@ -7,7 +7,10 @@ import (
 	"os"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/simbench/simbench/internal/redisproc"
+	"github.com/simbench/simbench/sched/quota"
 )
 
 // Strict reports whether a missing redis-server fails tests (CI=true).
@@ -34,4 +37,18 @@ func Missing(tb testing.TB, err error) {
 		tb.Fatalf("this test needs a real redis-server (CI=true, so it fails instead of skipping): %v", err)
 	}
 	tb.Skipf("skipped: this test needs a real redis-server: %v; install it with %s", err, redisproc.Install)
+}
+
+// Client returns a client of the redis-server at url (a redis:// URL),
+// built as the shared quota builds its own (quota.NewClient), closed when
+// the test ends.
+func Client(tb testing.TB, url string) *redis.Client {
+	tb.Helper()
+	o, err := quota.ParseURL(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := quota.NewClient(o)
+	tb.Cleanup(func() { c.Close() })
+	return c
 }
