@@ -26,14 +26,12 @@ const (
 	maxRecycled      = 256
 )
 
-// recycled reports whether a TurnResult of n Results was given back.
-func (o *outChunks) recycled(n int) bool {
-	return n > 0 && n <= maxRecycledCalls && len(o.spare[n]) > 0
-}
-
-// reuse returns the latest TurnResult of n Results given back (there must
-// be one): zeroed, its Results cleared.
+// reuse returns the latest TurnResult of n Results given back, zeroed and
+// its Results cleared, or nil when there is none.
 func (o *outChunks) reuse(n int) *TurnResult {
+	if n <= 0 || n > maxRecycledCalls || len(o.spare[n]) == 0 {
+		return nil
+	}
 	l := o.spare[n]
 	r := l[len(l)-1]
 	l[len(l)-1] = nil

@@ -172,11 +172,10 @@ func (c *Core) newTurn(t *Turn) *turnState {
 	c.lastTurn++
 	ts := c.newTurnState()
 	n := len(t.Calls)
-	switch {
-	case c.outs.recycled(n):
+	switch ts.res = c.outs.reuse(n); {
+	case ts.res != nil:
 		// Storage the driver gave back (Recycle), lately read by it and
 		// so likely still in the cache, where a chunk's is not.
-		ts.res = c.outs.reuse(n)
 		ts.results = ts.res.Results
 	case n == 1:
 		// A one-call turn's result lives with its TurnResult.

@@ -217,15 +217,18 @@ func (e *engine) respond(i int32) {
 // an attempt neither names (a promoted hedge that was hedged in turn) is
 // looked for in the whole slab.
 func (e *engine) inFlight(meta *callMeta, id sched.AttemptID) (int32, bool) {
-	p := uint16(e.p)
+	awaited := func(i int32) bool {
+		at := &e.slab[i]
+		return at.id == id && int(at.proc) == e.p && !at.dead
+	}
 	for _, i := range meta.slab {
-		if at := &e.slab[i]; at.id == id && at.proc == p && !at.dead {
+		if awaited(i) {
 			return i, true
 		}
 	}
-	for i := range e.slab {
-		if at := &e.slab[i]; at.id == id && at.proc == p && !at.dead {
-			return int32(i), true
+	for i := range int32(len(e.slab)) {
+		if awaited(i) {
+			return i, true
 		}
 	}
 	return 0, false
