@@ -378,7 +378,10 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 		a.book.billed(p, results)
 	}
 	if p.joined {
-		return // the turn moved on at its join: late results are only billed
+		// The turn moved on at its join: late results are only billed,
+		// and the turn may be reused once the last of them is in.
+		t.late--
+		return
 	}
 	a.detach(p)
 	ok := true
@@ -462,6 +465,7 @@ func (a *agentLoop) answered(now time.Duration, p *agentPart, r *sched.Result) {
 		return
 	}
 	p.joined = true
+	t.late++
 	t.good += int(p.answers)
 	a.detach(p)
 	if a.join.Late == scenarios.JoinLateDrop {
