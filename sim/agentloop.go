@@ -318,7 +318,7 @@ func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subag
 	if p.turn != nil {
 		p = new(agentPart)
 	}
-	*p = agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget}
+	*p = agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget, counted: kind == partTools || kind == partSubTools || a.wl.modelOnly}
 	if a.classRank != nil && t.session >= 0 {
 		for i := range calls {
 			calls[i].Priority = a.classRank[a.sc.Workload.ClassOf(t.session)]
@@ -388,7 +388,7 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 	for i := range results {
 		if results[i].Err != nil {
 			ok = false
-		} else if !p.llm() {
+		} else if p.counted {
 			t.good++
 		}
 	}

@@ -81,10 +81,12 @@ type agentPart struct {
 	// join, whose late results are only billed; join is how many of a
 	// tools part's calls must succeed before its turn moves on
 	// (progressive_join; 0: all, and the part ends when its sched turn
-	// does), answers how many have. They fit in the padding after kind:
-	// a part costs no more memory for them (a turn has at most
-	// scenarios.MaxCallsPerTurn calls).
+	// does), answers how many have. counted marks a part whose calls
+	// count among the run's calls (callMeta.counted). They fit in the
+	// padding after kind: a part costs no more memory for them (a turn
+	// has at most scenarios.MaxCallsPerTurn calls).
 	joined  bool
+	counted bool
 	join    uint16
 	answers uint16
 	sub     *subagent
@@ -102,9 +104,6 @@ const (
 	partSubLLM
 	partSubTools
 )
-
-// llm reports whether the part is a model call.
-func (p *agentPart) llm() bool { return p.kind == partLLM || p.kind == partSubLLM }
 
 // schedTurn is the part as a sched.Turn tagged tag.
 func (p *agentPart) schedTurn(tag any) sched.Turn {

@@ -78,7 +78,7 @@ func (e *engine) submit(p *agentPart) {
 		return
 	}
 	p.id = id
-	if !p.llm() {
+	if p.counted {
 		e.m.enter(e.now, len(p.calls))
 	}
 }
@@ -86,13 +86,12 @@ func (e *engine) submit(p *agentPart) {
 // partDone records a finished part's results and hands them to the agent
 // loop.
 func (e *engine) partDone(p *agentPart, res *sched.TurnResult) {
-	llm := p.llm()
 	for i := range res.Results {
-		e.m.result(&res.Results[i], llm)
-		if e.classes != nil && !llm {
+		e.m.result(&res.Results[i], p.counted)
+		if e.classes != nil && p.counted {
 			e.classes.result(p.turn.session, &res.Results[i])
 		}
-		if e.multi && !llm {
+		if e.multi && p.counted {
 			e.procs[p.turn.proc].stats.result(&res.Results[i], e.m.window)
 		}
 	}
