@@ -14,7 +14,8 @@ type ClassResult struct {
 	// run, as the strategy's fields do.
 	Turns       int64 `json:"turns"`
 	FailedTurns int64 `json:"failed_turns"`
-	// Calls counts the class's tool calls finished within the run;
+	// Calls counts the class's tool calls finished within the run (as
+	// the strategy's Calls counts them);
 	// GoodCalls those that succeeded.
 	Calls     int64 `json:"calls"`
 	GoodCalls int64 `json:"good_calls"`

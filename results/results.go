@@ -89,7 +89,10 @@ type StrategyResult struct {
 	// Partial is set when this strategy's run was cut short by an
 	// interrupt: its figures cover the virtual time simulated so far.
 	Partial bool `json:"partial,omitempty"`
-	// Turns and Calls count completed turns and their calls; Attempts counts calls plus retries.
+	// Turns and Calls count completed turns and their tool calls (a
+	// workload of model calls only: its model calls, which are then its
+	// calls in every figure of calls, goodput included); Attempts counts
+	// those calls plus retries.
 	Turns int64 `json:"turns"`
 	// FailedTurns counts turns with a failed or cancelled part;
 	// UnfinishedTurns those still running when the run ended at the
@@ -271,8 +274,8 @@ type WindowResult struct {
 	// the start of the next event, whichever comes first.
 	StartS float64 `json:"start_s"`
 	EndS   float64 `json:"end_s"`
-	// GoodputPerS is the successful tool calls finished in the window per
-	// second of it.
+	// GoodputPerS is the successful tool calls (as the strategy's Calls
+	// counts them) finished in the window per second of it.
 	GoodputPerS float64 `json:"goodput_per_s"`
 	// Attempts counts the tool-call attempts started in the window and
 	// RateLimited the 429 responses received in it; RateLimitedShare is

@@ -89,8 +89,9 @@ type ProcessResult struct {
 	// Share is the process's share of the workload (its weight over the sum).
 	Share float64 `json:"share"`
 	// Turns, FailedTurns and UnfinishedTurns count its turns as the
-	// strategy's fields do; Calls its finished tool calls, Attempts their
-	// attempts (retries included).
+	// strategy's fields do; Calls its finished tool calls (as the
+	// strategy's Calls counts them), Attempts their attempts (retries
+	// included).
 	Turns           int64 `json:"turns"`
 	FailedTurns     int64 `json:"failed_turns"`
 	UnfinishedTurns int64 `json:"unfinished_turns,omitempty"`

@@ -62,6 +62,15 @@ type Workload struct {
 	ProcessShares []float64 `json:",omitempty"`
 }
 
+// ModelOnly reports whether the workload makes model calls only: no tool
+// calls in its turns nor in its subagents' iterations. Such a workload's
+// model calls are its calls, counted as tool calls are in every figure of
+// calls (calls, attempts, goodput); a workload with tool calls counts
+// those alone, its model calls being a turn's thinking, not its work.
+func (w *Workload) ModelOnly() bool {
+	return len(w.Calls) == 0 && (w.Subagents == nil || len(w.Subagents.Calls) == 0)
+}
+
 // SessionStart is when closed-model session i (0 ≤ i < Sessions) begins:
 // i × Ramp ÷ Sessions into the run, rounded down. The product is taken in
 // 128 bits, so it cannot overflow (200,000 sessions over a 24 h ramp pass

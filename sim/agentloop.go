@@ -318,7 +318,7 @@ func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subag
 	if p.turn != nil {
 		p = new(agentPart)
 	}
-	*p = agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget}
+	*p = agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget, counted: kind == partTools || kind == partSubTools || a.wl.modelOnly}
 	if a.classRank != nil && t.session >= 0 {
 		for i := range calls {
 			calls[i].Priority = a.classRank[a.sc.Workload.ClassOf(t.session)]
@@ -378,14 +378,17 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 		a.book.billed(p, results)
 	}
 	if p.joined {
-		return // the turn moved on at its join: late results are only billed
+		// The turn moved on at its join: late results are only billed,
+		// and the turn may be reused once the last of them is in.
+		t.late--
+		return
 	}
 	a.detach(p)
 	ok := true
 	for i := range results {
 		if results[i].Err != nil {
 			ok = false
-		} else if !p.llm() {
+		} else if p.counted {
 			t.good++
 		}
 	}
@@ -462,6 +465,7 @@ func (a *agentLoop) answered(now time.Duration, p *agentPart, r *sched.Result) {
 		return
 	}
 	p.joined = true
+	t.late++
 	t.good += int(p.answers)
 	a.detach(p)
 	if a.join.Late == scenarios.JoinLateDrop {

@@ -224,3 +224,40 @@ func TestLiveCapsCallsPerTurn(t *testing.T) {
 		t.Errorf("live: %v, want the cap named", err)
 	}
 }
+
+// A turn is reused only once nothing of it can still run: recycle panics
+// on a turn not ended, one a cancel event still holds, one with a part
+// running or a late part of its progressive join still running, and on a
+// turn given back twice.
+func TestRecycleRefusesATurnThatCanStillRun(t *testing.T) {
+	refused := func(tr *agentTurn) (msg any) {
+		defer func() { msg = recover() }()
+		(&agentLoop{}).recycle(tr)
+		return nil
+	}
+	for _, s := range []turnState{
+		{},
+		{ended: true, held: 1},
+		{ended: true, parts: 1},
+		{ended: true, late: 1},
+	} {
+		if refused(&agentTurn{turnState: s}) == nil {
+			t.Errorf("recycle took a turn that can still run: ended %v, %d cancels pending, %d parts running, %d late", s.ended, s.held, s.parts, s.late)
+		}
+	}
+	a := &agentLoop{}
+	tr := &agentTurn{turnState: turnState{ended: true}}
+	a.recycle(tr)
+	if len(a.spareTurns) != 1 {
+		t.Fatalf("recycle kept %d turns of an idle one; want 1", len(a.spareTurns))
+	}
+	if msg := refused(tr); msg == nil {
+		t.Error("recycle took a turn given back already")
+	}
+	// release recycles only an idle turn.
+	a.release(&agentTurn{turnState: turnState{ended: true, late: 1}})
+	a.release(&agentTurn{turnState: turnState{ended: true}})
+	if len(a.spareTurns) != 2 {
+		t.Errorf("release kept %d turns; want 2 (the first and the idle one)", len(a.spareTurns))
+	}
+}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -58,9 +59,15 @@ type turnState struct {
 	tries       int
 	modelSeeded bool
 	abandoned   bool
+	// late counts the turn's parts that left it at their progressive join
+	// and whose sched turns still run (fold) or are being cancelled
+	// (drop): their calls and call metas are the turn's storage, and the
+	// scheduler still answers them tagged with their part.
+	late int32
 	// ended and held are the driver's: the turn's opEnd was carried out,
 	// and the references to it the driver still holds (pending cancels).
-	// A driver recycles an ended turn it holds no reference to.
+	// A driver releases an ended turn once neither it nor the scheduler
+	// holds any reference to it (release).
 	ended bool
 	held  int32
 }
@@ -74,10 +81,12 @@ type agentPart struct {
 	// join, whose late results are only billed; join is how many of a
 	// tools part's calls must succeed before its turn moves on
 	// (progressive_join; 0: all, and the part ends when its sched turn
-	// does), answers how many have. They fit in the padding after kind:
-	// a part costs no more memory for them (a turn has at most
-	// scenarios.MaxCallsPerTurn calls).
+	// does), answers how many have. counted marks a part whose calls
+	// count among the run's calls (callMeta.counted). They fit in the
+	// padding after kind: a part costs no more memory for them (a turn
+	// has at most scenarios.MaxCallsPerTurn calls).
 	joined  bool
+	counted bool
 	join    uint16
 	answers uint16
 	sub     *subagent
@@ -96,9 +105,6 @@ const (
 	partSubTools
 )
 
-// llm reports whether the part is a model call.
-func (p *agentPart) llm() bool { return p.kind == partLLM || p.kind == partSubLLM }
-
 // schedTurn is the part as a sched.Turn tagged tag.
 func (p *agentPart) schedTurn(tag any) sched.Turn {
 	return sched.Turn{Calls: p.calls, TokenBudget: p.budget, Tag: tag}
@@ -113,11 +119,33 @@ type subagent struct {
 // maxSpareTurns bounds the ended turns kept for reuse.
 const maxSpareTurns = 256
 
-// recycle takes back turn t, ended (its opEnd carried out), for a later
-// turn to reuse: the driver holds no reference to it or to its parts and
-// calls any more, and the scheduler has finished with them (the parts'
-// sched turns are done).
+// idle reports whether nothing of turn t can still run or be answered:
+// its opEnd was carried out, the driver holds no reference to it (no
+// pending cancel) and every part's sched turn is done, the late ones of
+// its progressive joins included.
+func (t *agentTurn) idle() bool {
+	return t.ended && t.held == 0 && t.late == 0 && t.parts == 0
+}
+
+// release gives turn t back for a later turn to reuse (recycle) once it is
+// idle; a driver calls it whenever one of idle's conditions clears.
+func (a *agentLoop) release(t *agentTurn) {
+	if t.idle() {
+		a.recycle(t)
+	}
+}
+
+// recycle takes back turn t, idle, for a later turn to reuse. Reusing a
+// turn that can still run would hand its late results, its calls' metas
+// and its first part to the next turn: that is a bug of the driver's, and
+// recycle panics rather than let a run count one turn's answers as
+// another's.
 func (a *agentLoop) recycle(t *agentTurn) {
+	if !t.idle() {
+		panic(fmt.Sprintf("sim: turn %d reused while it can still run (ended %v, %d cancels pending, %d parts running, %d late)",
+			t.no, t.ended, t.held, t.parts, t.late))
+	}
+	t.ended = false // a second recycle of t, before its reuse, panics too
 	if len(a.spareTurns) < maxSpareTurns {
 		a.spareTurns = append(a.spareTurns, t)
 	}

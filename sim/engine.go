@@ -208,9 +208,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 			tr.held--
 			e.agents.cancel(e.now, tr)
 			e.drive()
-			if tr.ended && tr.held == 0 {
-				e.agents.recycle(tr)
-			}
+			e.agents.release(tr)
 		case evCredit:
 			e.credited(ev.ref)
 		}
@@ -225,6 +223,17 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		e.procs[i].stats.unfinished = n
 	}
 	return true
+}
+
+// partOf returns the part an ActResult or ActTurnDone is about. A part
+// that is now another sched turn's was reused while its own still ran:
+// the results would count as another turn's, and partOf panics.
+func (e *engine) partOf(a *sched.Action) *agentPart {
+	p := a.Tag.(*agentPart)
+	if p.id != a.TurnID {
+		panic(fmt.Sprintf("sim: sched turn %d answered at %v through a part reused by sched turn %d", a.TurnID, e.now, p.id))
+	}
+	return p
 }
 
 // fail stops the run with err (the first one wins).
@@ -259,9 +268,9 @@ func (e *engine) carry() {
 			case sched.ActReturnCredit:
 				e.returnCredit(a.Credit)
 			case sched.ActTurnDone:
-				e.partDone(a.Tag.(*agentPart), a.Turn)
+				e.partDone(e.partOf(a), a.Turn)
 			case sched.ActResult:
-				if p := a.Tag.(*agentPart); p.join > 0 {
+				if p := e.partOf(a); p.join > 0 {
 					e.agents.answered(e.now, p, a.Result)
 					e.drive()
 				}

@@ -61,9 +61,8 @@ func (e *engine) do(op *agentOp) {
 		if e.multi && e.now <= e.m.window {
 			e.procs[t.proc].stats.turn(e.now-t.start, op.failed)
 		}
-		if t.ended = true; t.held == 0 {
-			e.agents.recycle(t)
-		}
+		t.ended = true
+		e.agents.release(t)
 	case opSessionDone:
 		// Nothing to do: the session handed out no wake.
 	}
@@ -79,7 +78,7 @@ func (e *engine) submit(p *agentPart) {
 		return
 	}
 	p.id = id
-	if !p.llm() {
+	if p.counted {
 		e.m.enter(e.now, len(p.calls))
 	}
 }
@@ -87,18 +86,22 @@ func (e *engine) submit(p *agentPart) {
 // partDone records a finished part's results and hands them to the agent
 // loop.
 func (e *engine) partDone(p *agentPart, res *sched.TurnResult) {
-	llm := p.llm()
 	for i := range res.Results {
-		e.m.result(&res.Results[i], llm)
-		if e.classes != nil && !llm {
+		e.m.result(&res.Results[i], p.counted)
+		if e.classes != nil && p.counted {
 			e.classes.result(p.turn.session, &res.Results[i])
 		}
-		if e.multi && !llm {
+		if e.multi && p.counted {
 			e.procs[p.turn.proc].stats.result(&res.Results[i], e.m.window)
 		}
 	}
-	proc := p.turn.proc // p may be reused once finished returns
+	t, late := p.turn, p.joined
+	proc := t.proc // p may be reused once finished returns
 	e.agents.finished(e.now, p, res.Results)
+	if late {
+		// The last late part of an ended turn frees it.
+		e.agents.release(t)
+	}
 	// Nothing reads res any more: the next turns reuse its storage.
 	e.procs[proc].core.Recycle(res)
 	e.drive()

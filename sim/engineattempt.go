@@ -99,8 +99,8 @@ func (e *engine) send(a *sched.Action, i int32) {
 		// follows the order of attempts alone.
 		out, at.back = nd.draw(e.netRng[si]), nd.draw(e.netRng[si])
 	}
-	e.m.started(si, e.now, meta.tool < 0)
-	if e.multi && meta.tool >= 0 {
+	e.m.started(si, e.now, meta.counted)
+	if e.multi && meta.counted {
 		pr.stats.attempts++
 	}
 	if e.trace != nil {

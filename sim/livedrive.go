@@ -204,7 +204,7 @@ func (l *liveRun) submit(ctx context.Context, p *agentPart) {
 	if l.trace != nil {
 		tag = l.trace.begin(&liveTurn{session: int64(p.turn.session + 1), no: int64(p.turn.no)}, p.calls, l.vnow().Seconds())
 	}
-	if !p.llm() {
+	if p.counted {
 		l.mu.Lock()
 		l.m.enter(l.vnow(), len(p.calls))
 		l.mu.Unlock()
@@ -265,13 +265,12 @@ func (l *liveRun) land(lp landedPart) {
 	if l.trace != nil {
 		l.trace.end(p.calls)
 	}
-	llm := p.llm()
 	l.mu.Lock()
 	now := l.vnow()
 	sh.now = now
 	if lp.results == nil {
 		l.m.refused++
-		if !llm {
+		if p.counted {
 			l.m.leaveN(now, len(p.calls))
 		}
 		l.mu.Unlock()
@@ -283,8 +282,8 @@ func (l *liveRun) land(lp landedPart) {
 		r.Queued = time.Duration(float64(r.Queued) / l.f)
 		r.Running = time.Duration(float64(r.Running) / l.f)
 		r.Finished = now
-		l.m.result(r, llm)
-		if !llm && now <= l.m.window {
+		l.m.result(r, p.counted)
+		if p.counted && now <= l.m.window {
 			t := &l.procs[p.turn.proc]
 			t.calls++ // as the collector counts calls: those decided within the window
 			if r.Class == sched.ClassSuccess {

@@ -53,16 +53,16 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 func (l *liveRun) counted(p int, exec sched.Executor) sched.Executor {
 	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
 		meta := call.Payload.(*callMeta)
-		si, llm := meta.svc, meta.tool < 0
+		si := meta.svc
 		l.mu.Lock()
 		start := l.vnow()
-		l.m.started(si, start, llm)
+		l.m.started(si, start, meta.counted)
 		l.mu.Unlock()
 		o := exec(ctx, call, n)
 		l.mu.Lock()
 		end := l.vnow()
 		l.m.ended(si, end, o.Class == sched.ClassRateLimited)
-		if !llm {
+		if meta.counted {
 			l.procs[p].attempts++
 		}
 		if o.Class == sched.ClassRateLimited {

@@ -169,10 +169,10 @@ func (c *collector) bucketOf(tl *[]results.TimelinePoint, i int, inFlight int) *
 	return &(*tl)[i]
 }
 
-// started records an attempt; llm marks a model call, not counted among
-// the tool calls' attempts.
-func (c *collector) started(svc int, now time.Duration, llm bool) {
-	if !llm {
+// started records an attempt; counted marks one of a call that counts
+// among the run's calls (callMeta.counted), whose attempts are counted.
+func (c *collector) started(svc int, now time.Duration, counted bool) {
+	if counted {
 		c.attempts++
 		for i := range c.windows {
 			if c.windows[i].in(now) {
@@ -213,10 +213,10 @@ func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
 	}
 }
 
-// result records one call's final result; llm marks a model call, which
-// counts as an attempt but not as a tool call.
-func (c *collector) result(r *sched.Result, llm bool) {
-	if llm {
+// result records one call's final result; only a call that counts among
+// the run's calls (counted: callMeta.counted) is in its figures.
+func (c *collector) result(r *sched.Result, counted bool) {
+	if !counted {
 		return
 	}
 	if r.Finished > c.window {

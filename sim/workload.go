@@ -16,11 +16,14 @@ import (
 // (or the arrival) and the turn's number, so every strategy of a run faces
 // the same turns whatever order its timing makes them happen in.
 type workload struct {
-	sc        *scenarios.Scenario
-	think     *sampler
-	cancelAt  *sampler
-	groups    []group
-	llm       *llmGen
+	sc       *scenarios.Scenario
+	think    *sampler
+	cancelAt *sampler
+	groups   []group
+	llm      *llmGen
+	// modelOnly is the scenario's Workload.ModelOnly: its model calls
+	// count as calls (callMeta.counted, agentPart.counted).
+	modelOnly bool
 	sub       *subGen
 	toolIndex map[string]int
 	tools     []toolGen
@@ -84,6 +87,7 @@ func newWorkload(sc *scenarios.Scenario) *workload {
 		})
 	}
 	w.groups = w.makeGroups(sc.Workload.Calls)
+	w.modelOnly = sc.Workload.ModelOnly()
 	w.llm = w.makeLLM(sc.Workload.LLM)
 	if s := sc.Workload.Subagents; s != nil {
 		w.sub = &subGen{
@@ -134,6 +138,10 @@ func (w *workload) id(i int) string {
 type callMeta struct {
 	tool  int32 // index of the call's tool, -1 for a model call
 	write bool  // a write at the service, serialized by sched or not
+	// counted marks a call that counts among the run's calls and its
+	// attempts among their attempts: a tool call, or a model call of a
+	// workload of model calls only (scenarios.Workload.ModelOnly).
+	counted bool
 	// slab is the engine's slab entries of the call's latest attempt and
 	// of its latest hedge (engine.send), where engine.cancelAttempt looks
 	// for an attempt the Core cancels: a table by attempt id would cost a
@@ -188,7 +196,7 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 	for i, t := range tools {
 		tg := &w.tools[t]
 		*serial++
-		metas[i] = callMeta{tool: int32(t), svc: tg.svc, write: tg.write, client: w.clientName(*serial)}
+		metas[i] = callMeta{tool: int32(t), svc: tg.svc, write: tg.write, counted: true, client: w.clientName(*serial)}
 		calls[i] = sched.Call{
 			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
@@ -329,7 +337,7 @@ func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare *cal
 	tokens := satmath.FromFloat[int64](l.tokens.draw(rng))
 	calls, metas := callSlices(1, spare)
 	meta := &metas[0]
-	*meta = callMeta{tool: -1, svc: l.svc, client: w.clientName(*serial)}
+	*meta = callMeta{tool: -1, svc: l.svc, counted: w.modelOnly, client: w.clientName(*serial)}
 	meta.output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
 	calls[0] = sched.Call{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}
 	return calls
