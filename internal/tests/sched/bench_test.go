@@ -2,7 +2,10 @@ package sched_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"sync"
 	"syscall"
 	"testing"
@@ -53,6 +56,17 @@ func implementations(b *testing.B) (impls []impl, close func()) {
 	}
 	runner := func() error {
 		res, err := r.Run(context.Background(), Turn{Calls: calls})
+		if err == nil && len(res) != turnCalls {
+			err = fmt.Errorf("%d results", len(res))
+		}
+		return err
+	}
+	// The same turn under a context that can be cancelled, as a request's
+	// is: the caller of Run then waits for the decision and the workers run
+	// every attempt.
+	ctx, cancel := context.WithCancel(context.Background())
+	runnerCtx := func() error {
+		res, err := r.Run(ctx, Turn{Calls: calls})
 		if err == nil && len(res) != turnCalls {
 			err = fmt.Errorf("%d results", len(res))
 		}
@@ -130,8 +144,8 @@ func implementations(b *testing.B) (impls []impl, close func()) {
 	}
 	return []impl{
 		{"runner", runner}, {"bare-goroutines", bare}, {"xsync-xtime", xsync},
-		{"failsafe-go", failsafeTurn}, {"conc", concTurn},
-	}, func() { r.Close() }
+		{"failsafe-go", failsafeTurn}, {"conc", concTurn}, {"runner-ctx", runnerCtx},
+	}, func() { cancel(); r.Close() }
 }
 
 // cpu returns the CPU time the process has used, user and system.
@@ -147,7 +161,8 @@ func cpu(b *testing.B) time.Duration {
 // no-op calls at a cap of 4, against references doing the same work in the
 // same run: bare goroutines with a WaitGroup (no limits), x/sync/semaphore
 // with x/time/rate, failsafe-go (bulkhead, rate limiter and retry policy)
-// and a sourcegraph/conc pool with x/time/rate. Each iteration runs a block
+// and a sourcegraph/conc pool with x/time/rate; runner-ctx is the Runner
+// again under a context that can be cancelled. Each iteration runs a block
 // of turns of each, in turn, so drift in the machine's load affects all
 // alike. It reports CPU ns per call of each, and each one's ratio to
 // x/sync + x/time: runner/xsync-xtime is the figure to gate (target ≤ 1.5).
@@ -192,4 +207,56 @@ func BenchmarkRunner(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*turnCalls), "ns/call")
 		})
 	}
+}
+
+// BenchmarkStuckToolDeadline measures, on the real clock, how long Run takes
+// to return from a turn of 4 calls with a 100 ms deadline whose tool sleeps
+// 3 s ignoring its context. Each iteration is one turn, the deadlines of
+// deadlineCases in rotation (the call's, the turn's, the context's). It
+// reports the slowest return and the 99th percentile in ms, and the turns
+// that took over 150 ms (the deadline and the hand-over of the results);
+// run it with -benchtime 1000x (about 100 s), under -race too. The sleeping
+// tools end within 3 s of the last turn, when the Runners' Close returns.
+func BenchmarkStuckToolDeadline(b *testing.B) {
+	exec := func(_ context.Context, call *Call, _ int) Outcome {
+		time.Sleep(3 * time.Second)
+		return Succeeded(call.ID)
+	}
+	runners := make([]*Runner, len(deadlineCases))
+	for k, tt := range deadlineCases {
+		r, err := NewRunner(tt.cfg, exec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		runners[k] = r
+	}
+	turn := Turn{Calls: calls(4, func(int) Call { return Call{} })}
+	var took []time.Duration
+	for i := 0; b.Loop(); i++ {
+		k := i % len(deadlineCases)
+		tt := deadlineCases[k]
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if tt.ctx > 0 {
+			ctx, cancel = context.WithTimeout(ctx, tt.ctx)
+		}
+		start := time.Now()
+		res, _ := runners[k].Run(ctx, turn)
+		took = append(took, time.Since(start))
+		cancel()
+		for _, x := range res {
+			if !errors.Is(x.Err, tt.resultErr) {
+				b.Fatalf("%s: result %s: %v, want %v", tt.name, x.ID, x.Err, tt.resultErr)
+			}
+		}
+		if len(res) != len(turn.Calls) {
+			b.Fatalf("%s: %d results", tt.name, len(res))
+		}
+	}
+	slices.Sort(took)
+	over := len(took) - sort.Search(len(took), func(i int) bool { return took[i] > 150*time.Millisecond })
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(took[len(took)-1]), "max-ms")
+	b.ReportMetric(ms(took[len(took)*99/100]), "p99-ms")
+	b.ReportMetric(float64(over), "over-150ms")
 }
