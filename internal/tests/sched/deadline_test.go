@@ -126,3 +126,96 @@ func TestRunnerReturnsAtDeadlineWhileExecutorsHang(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerReturnsAtDecisionWhileExecutorsHang covers the other ways a
+// call is decided while its attempt runs: an attempt timeout without a
+// retry left, a hedge that answers first, and a sibling's failure in an
+// all-or-nothing turn. Run returns at the decision while the executors it
+// abandoned are still blocked.
+func TestRunnerReturnsAtDecisionWhileExecutorsHang(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   Config
+		turn  Turn
+		at    time.Duration // when the turn is decided
+		check func(res []Result) error
+	}{
+		{"attempt-timeout", Config{AttemptTimeout: 100 * time.Millisecond, Retry: RetryPolicy{MaxAttempts: 1}},
+			Turn{Calls: []Call{{ID: "deaf"}}}, 100 * time.Millisecond,
+			func(res []Result) error {
+				var re *RetriesExhaustedError
+				if !errors.As(res[0].Err, &re) || res[0].Attempts != 1 {
+					return fmt.Errorf("result %+v, want its one attempt timed out", res[0])
+				}
+				return nil
+			}},
+		{"hedge", Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{After: 100 * time.Millisecond, Budget: 1}},
+			Turn{Calls: []Call{{ID: "deaf", Service: "api", Idempotent: true}}}, 100 * time.Millisecond,
+			func(res []Result) error {
+				if res[0].Err != nil || res[0].Value != "hedge" {
+					return fmt.Errorf("result %+v, want the hedge's answer", res[0])
+				}
+				return nil
+			}},
+		{"all-or-nothing", Config{},
+			Turn{Join: JoinAllOrNothing, Calls: []Call{{ID: "deaf"}, {ID: "fails"}}}, 10 * time.Millisecond,
+			func(res []Result) error {
+				if res[0].State != CancelledInFlight || !errors.Is(res[0].Err, ErrCancelled) || res[1].Class != ClassPermanent {
+					return fmt.Errorf("results %+v, want deaf cancelled in flight when fails failed", res)
+				}
+				return nil
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				d := &deaf{release: make(chan struct{})}
+				exec := func(ctx context.Context, call *Call, n int) Outcome {
+					if a, _ := AttemptOf(ctx); a.Hedge {
+						return Succeeded("hedge")
+					}
+					if call.ID == "fails" {
+						time.Sleep(10 * time.Millisecond)
+						return Failed(ClassPermanent, errors.New("tool error"))
+					}
+					return d.exec(ctx, call, n)
+				}
+				r, err := NewRunner(tt.cfg, exec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					if d.release != nil {
+						close(d.release)
+					}
+					r.Close()
+				})
+				done := make(chan []Result, 1)
+				go func() {
+					res, err := r.Run(context.Background(), tt.turn)
+					if err != nil {
+						t.Error(err)
+					}
+					done <- res
+				}()
+				time.Sleep(tt.at)
+				synctest.Wait()
+				select {
+				case res := <-done:
+					if err := tt.check(res); err != nil {
+						t.Error(err)
+					}
+				default:
+					t.Errorf("the turn has not ended at its decision: it waits for an executor that ignores its context")
+					close(d.release)
+					d.release = nil
+					<-done
+					return
+				}
+				if e, l := d.entered.Load(), d.left.Load(); e != 1 || l != 0 {
+					t.Errorf("%d attempts began and %d returned, want 1 begun and none returned", e, l)
+				}
+			})
+		})
+	}
+}
