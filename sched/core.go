@@ -311,9 +311,19 @@ func (c *Core) mayAbandon(id TurnID) bool {
 // transport (an ActCancel each) and their calls get a cancelled-in-flight
 // result. Cancelling a finished or unknown turn does nothing.
 func (c *Core) Cancel(now time.Duration, id TurnID) {
+	c.cancelFor(now, id, nil)
+}
+
+// cancelFor is Cancel for a cause, which the calls' errors wrap beside
+// ErrCancelled (nil: none).
+func (c *Core) cancelFor(now time.Duration, id TurnID, cause error) {
 	c.advanceTo(now)
 	if t, ok := c.turns.get(id); ok {
-		c.cancelTurn(t, fmt.Errorf("turn cancelled: %w", ErrCancelled))
+		err := fmt.Errorf("turn cancelled: %w", ErrCancelled)
+		if cause != nil {
+			err = fmt.Errorf("turn cancelled: %w: %w", cause, ErrCancelled)
+		}
+		c.cancelTurn(t, err)
 		c.pump()
 	}
 	c.announceWake()

@@ -118,11 +118,14 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 // Run submits a turn and waits for every result, returned in the order of
 // turn.Calls. Cancelling ctx cancels the turn: queued calls get a
 // not-started result, in-flight attempts are cancelled at the transport and
-// their calls get a cancelled-in-flight result; Run then returns every result
-// together with ctx.Err(). Run returns when the turn is decided, at its
-// deadlines and ctx's at the latest, without waiting for an executor that
-// ignores its context (that one runs on, and Close waits for it). The error is also set when the turn is refused
-// (ErrInvalidTurn, ErrQueueFull) or the Runner is closed, with nil results.
+// their calls get a cancelled-in-flight result, each error matching both
+// ErrCancelled and ctx.Err() (context.DeadlineExceeded when ctx's deadline
+// passed); Run then returns every result together with ctx.Err(). Run
+// returns when the turn is decided, at its deadlines and ctx's at the
+// latest, without waiting for an executor that ignores its context (that
+// one runs on, and Close waits for it). The error is also set when the turn
+// is refused (ErrInvalidTurn, ErrQueueFull) or the Runner is closed, with
+// nil results.
 func (r *Runner) Run(ctx context.Context, turn Turn) ([]Result, error) {
 	var s start
 	w, took, err := r.submit(ctx, turn, &s)
@@ -216,7 +219,7 @@ func (r *Runner) cancelTurn(w *waiter, cause error) {
 		return
 	}
 	w.err = cause
-	r.core.Cancel(r.now(), w.id)
+	r.core.cancelFor(r.now(), w.id, cause)
 	r.handOff()
 }
 

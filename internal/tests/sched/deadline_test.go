@@ -30,7 +30,7 @@ func (d *deaf) exec(_ context.Context, call *Call, _ int) Outcome {
 
 // deadlineCases are the three deadlines a turn can have, each 100 ms: the
 // call's, the turn's and the caller's context's, with the error its
-// results and Run carry.
+// results carry (the context's beside ErrCancelled) and Run returns.
 var deadlineCases = []struct {
 	name      string
 	cfg       Config
@@ -40,7 +40,7 @@ var deadlineCases = []struct {
 }{
 	{"call-timeout", Config{CallTimeout: 100 * time.Millisecond}, 0, ErrDeadline, nil},
 	{"turn-timeout", Config{TurnTimeout: 100 * time.Millisecond}, 0, ErrDeadline, nil},
-	{"context-deadline", Config{}, 100 * time.Millisecond, ErrCancelled, context.DeadlineExceeded},
+	{"context-deadline", Config{}, 100 * time.Millisecond, context.DeadlineExceeded, context.DeadlineExceeded},
 }
 
 // TestRunnerReturnsAtDeadlineWhileExecutorsHang runs a turn of four calls
