@@ -157,7 +157,8 @@ func (r *Runner) Stream(ctx context.Context, turn Turn) (<-chan Result, error) {
 
 // submit hands the turn to the Core and arranges for ctx to cancel it. A
 // nil self makes a streamed turn; otherwise the first attempt of the turn
-// started is written to *self for the caller to run (took).
+// started is written to *self for the caller to run (took), unless the
+// caller must not run any (see below).
 func (r *Runner) submit(ctx context.Context, turn Turn, self *start) (w *waiter, took bool, err error) {
 	turn.Calls = append([]Call(nil), turn.Calls...) // the caller may reuse its slice
 	w = &waiter{ctx: ctx, ctxs: make([]attemptCtx, len(turn.Calls))}
