@@ -58,7 +58,8 @@ const (
 )
 
 // ServiceConfig holds the limits that apply to every call naming one service.
-// Zero fields mean no limit.
+// Zero fields mean no limit. Rates below MinRatePerMinute are taken here
+// (SetLimits refuses them): a call booked under one may wait years.
 type ServiceConfig struct {
 	// MaxInFlight caps attempts in flight to the service (0: only the global cap).
 	MaxInFlight int
@@ -228,8 +229,11 @@ func (c *Config) validate() error {
 		}
 	}
 	for name, s := range c.Services {
-		if s.MaxInFlight < 0 || s.RequestsPerMinute < 0 || s.RequestBurst < 0 || s.TokensPerMinute < 0 || s.TokenBurst < 0 || s.Headroom < 0 || s.Headroom > 1 {
-			return fmt.Errorf("sched: service %q: negative limit or headroom outside (0,1]", name)
+		if err := limitsOf(s).check(0); err != nil {
+			return fmt.Errorf("sched: service %q: %w", name, err)
+		}
+		if !(s.Headroom >= 0 && s.Headroom <= 1) {
+			return fmt.Errorf("sched: service %q: headroom %g outside [0, 1] (0: DefaultHeadroom)", name, s.Headroom)
 		}
 		if s.Adaptive != nil {
 			if err := s.Adaptive.validate(); err != nil {

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -22,6 +23,39 @@ type Limits struct {
 	// TokensPerMinute and TokenBurst make the token bucket (burst 0: one
 	// minute's worth).
 	TokensPerMinute, TokenBurst float64
+}
+
+// MinRatePerMinute is the lowest refill rate SetLimits takes, in units
+// (requests or tokens) per minute: one a day. A call admitted under a
+// bucket keeps the start booked for it when SetLimits raises the limit (see
+// Core.SetLimits), so a lower rate could book a call years ahead, or past
+// the range of a time.Duration, never to start. A rate of 0 is no limit.
+// Config takes any rate above 0: a simulation scales its rates down by its
+// time scale and its number of processes.
+const MinRatePerMinute = 1.0 / (24 * 60)
+
+// check reports the first limit that is negative, NaN or infinite, or a
+// rate other than 0 below floor (per minute).
+func (l Limits) check(floor float64) error {
+	if l.MaxInFlight < 0 {
+		return fmt.Errorf("MaxInFlight %d is negative", l.MaxInFlight)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+		rate bool
+	}{
+		{"RequestsPerMinute", l.RequestsPerMinute, true}, {"RequestBurst", l.RequestBurst, false},
+		{"TokensPerMinute", l.TokensPerMinute, true}, {"TokenBurst", l.TokenBurst, false},
+	} {
+		switch {
+		case f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0):
+			return fmt.Errorf("%s %g is not a finite number at least 0", f.name, f.v)
+		case f.rate && f.v > 0 && f.v < floor:
+			return fmt.Errorf("%s %g is below the floor of %g (one a day); 0 is no limit", f.name, f.v, floor)
+		}
+	}
+	return nil
 }
 
 // Stats is a Core's state at one time.
@@ -52,11 +86,49 @@ type ServiceStats struct {
 	Limits Limits
 	// Requests and Tokens are what the buckets hold now, after Headroom
 	// (negative: booked ahead of time for admitted calls), and NaN for a
-	// bucket the service does not have.
+	// bucket the service does not have (null in JSON, see MarshalJSON).
 	Requests, Tokens float64
 	// PausedFor is how long the service stays paused by a server's retry
 	// delay (0: not paused).
 	PausedFor time.Duration
+}
+
+// MarshalJSON encodes the stats as encoding/json encodes the struct, except
+// that Requests and Tokens are null for a bucket the service does not have:
+// JSON has no NaN, and json.Marshal refuses one.
+func (s ServiceStats) MarshalJSON() ([]byte, error) {
+	type plain ServiceStats // the struct without its methods
+	level := func(v float64) *float64 {
+		if math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		plain
+		Requests, Tokens *float64
+	}{plain(s), level(s.Requests), level(s.Tokens)})
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes, a null level as NaN.
+func (s *ServiceStats) UnmarshalJSON(b []byte) error {
+	type plain ServiceStats
+	var v struct {
+		plain
+		Requests, Tokens *float64
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = ServiceStats(v.plain)
+	s.Requests, s.Tokens = math.NaN(), math.NaN()
+	if v.Requests != nil {
+		s.Requests = *v.Requests
+	}
+	if v.Tokens != nil {
+		s.Tokens = *v.Tokens
+	}
+	return nil
 }
 
 // Stats returns the Core's state at now. It changes nothing but the clock:
@@ -113,8 +185,8 @@ func limitsOf(s ServiceConfig) Limits {
 // raising one does not empty it. A bucket that did not exist starts full.
 // Refunds of reservations made before the change are forfeited. Queued
 // calls that the new token capacity can never hold fail with
-// ErrNeverFits when their turn comes. It refuses an unknown service or a
-// negative limit.
+// ErrNeverFits when their turn comes. It refuses an unknown service, a
+// negative, NaN or infinite limit, and a rate below MinRatePerMinute.
 func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 	c.advanceTo(now)
 	defer c.announceWake()
@@ -126,9 +198,8 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 		slices.Sort(names)
 		return fmt.Errorf("sched: SetLimits: unknown service %q (Config.Services lists %q)", service, names)
 	}
-	if l.MaxInFlight < 0 || l.RequestsPerMinute < 0 || l.RequestBurst < 0 || l.TokensPerMinute < 0 || l.TokenBurst < 0 ||
-		math.IsNaN(l.RequestsPerMinute+l.RequestBurst+l.TokensPerMinute+l.TokenBurst) {
-		return fmt.Errorf("sched: SetLimits: service %q: negative or NaN limit %+v", service, l)
+	if err := l.check(MinRatePerMinute); err != nil {
+		return fmt.Errorf("sched: SetLimits: service %q: %w", service, err)
 	}
 	s := c.service(service)
 	s.cfg.MaxInFlight = l.MaxInFlight

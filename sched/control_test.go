@@ -1,8 +1,11 @@
 package sched
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,6 +72,92 @@ func TestSetLimitsRefusesMistakes(t *testing.T) {
 	}
 }
 
+// TestLimitsBelowTheFloorRefused: SetLimits refuses a rate other than 0
+// below MinRatePerMinute, and a limit that is not a finite number at least
+// 0, naming the service (the limits in force stay); it takes the floor
+// itself. New refuses what is not a finite number at least 0, and takes
+// rates below the floor (a simulation scales its rates down).
+func TestLimitsBelowTheFloorRefused(t *testing.T) {
+	set := Limits{MaxInFlight: 2, RequestsPerMinute: 60}
+	tests := []struct {
+		give     Limits
+		want     string // in SetLimits' error; "" for none
+		newTakes bool
+	}{
+		{Limits{RequestsPerMinute: 1e-300}, "RequestsPerMinute 1e-300 is below the floor of 0.000694", true},
+		{Limits{TokensPerMinute: math.SmallestNonzeroFloat64}, "TokensPerMinute 5e-324 is below the floor", true},
+		{Limits{RequestsPerMinute: MinRatePerMinute * 0.999}, "is below the floor", true},
+		{Limits{RequestsPerMinute: math.NaN()}, "RequestsPerMinute NaN is not a finite number", false},
+		{Limits{TokenBurst: math.Inf(1)}, "TokenBurst +Inf is not a finite number", false},
+		{Limits{RequestBurst: -1}, "RequestBurst -1 is not a finite number", false},
+		{Limits{MaxInFlight: -1}, "MaxInFlight -1 is negative", false},
+		{Limits{RequestsPerMinute: MinRatePerMinute, TokensPerMinute: MinRatePerMinute}, "", true},
+		{Limits{}, "", true},
+	}
+	for _, tt := range tests {
+		c, err := New(Config{Services: map[string]ServiceConfig{"api": {MaxInFlight: set.MaxInFlight, RequestsPerMinute: set.RequestsPerMinute}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.SetLimits(0, "api", tt.give)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%+v: SetLimits: %v, want it taken", tt.give, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), `service "api"`)):
+			t.Errorf("%+v: SetLimits: %v, want an error naming the service with %q", tt.give, err, tt.want)
+		case tt.want != "":
+			if got := c.Stats(0).Services[0].Limits; got != set {
+				t.Errorf("%+v refused, the limits in force became %+v, want %+v", tt.give, got, set)
+			}
+		}
+		_, err = New(Config{Services: map[string]ServiceConfig{"api": {MaxInFlight: tt.give.MaxInFlight,
+			RequestsPerMinute: tt.give.RequestsPerMinute, RequestBurst: tt.give.RequestBurst,
+			TokensPerMinute: tt.give.TokensPerMinute, TokenBurst: tt.give.TokenBurst}}})
+		if (err == nil) != tt.newTakes || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%+v: New: %v, want taken %v", tt.give, err, tt.newTakes)
+		}
+	}
+}
+
+// TestCallBookedAtTheFloorStarts books a call under the lowest rate, one
+// request a day, then raises the limit: the call keeps its booked start
+// (SetLimits changes the next admissions), a day after the bucket emptied,
+// and the next call follows the new rate.
+func TestCallBookedAtTheFloorStarts(t *testing.T) {
+	cfg := Config{Services: map[string]ServiceConfig{"api": {RequestsPerMinute: 60, RequestBurst: 1, Headroom: 1}}}
+	d := newDriver(t, cfg, func(*Call, int, time.Duration) (time.Duration, Outcome) { return 0, Succeeded(nil) })
+	if err := d.core.SetLimits(0, "api", Limits{RequestsPerMinute: MinRatePerMinute, RequestBurst: 1}); err != nil {
+		t.Fatal(err)
+	}
+	d.submit(calls(2, func(int) Call { return Call{Service: "api"} })...)
+	d.run(time.Second)
+	d.now = time.Second
+	if err := d.core.SetLimits(d.now, "api", Limits{RequestsPerMinute: 60, RequestBurst: 1}); err != nil {
+		t.Fatal(err)
+	}
+	d.submit(Call{ID: "late", Service: "api"})
+	d.run(math.MaxInt64 - 1)
+	if len(d.starts) != 3 {
+		t.Fatalf("%d starts, want 3: %+v", len(d.starts), d.starts)
+	}
+	// c0 empties the bucket at 0; one request a day books c1 at 24 h (to
+	// a nanosecond of rounding), which leaves the bucket in debt until
+	// 48 h. At 1 s the new bucket (1/s) carries the old one's level then,
+	// 1 − (48 h − 1 s)/24 h requests, and takes late when it holds one:
+	// (48 h − 1 s)/24 h seconds later.
+	const day = 24 * time.Hour
+	if s := d.starts[0]; s.id != "c0" || s.at != 0 {
+		t.Errorf("first start %s at %v, want c0 at 0", s.id, s.at)
+	}
+	late := time.Second + time.Duration(math.Round(float64(2*day-time.Second)/float64(day)*float64(time.Second)))
+	if s := d.starts[1]; s.id != "late" || s.at < late-time.Microsecond || s.at > late+time.Microsecond {
+		t.Errorf("second start %s at %v, want late at %v", s.id, s.at, late)
+	}
+	if s := d.starts[2]; s.id != "c1" || s.at < day-time.Nanosecond || s.at > day+time.Nanosecond {
+		t.Errorf("third start %s at %v, want c1 at %v", s.id, s.at, day)
+	}
+}
+
 // A queued call that a lowered token capacity can never hold fails with
 // ErrNeverFits instead of waiting forever.
 func TestSetLimitsBelowAQueuedCall(t *testing.T) {
@@ -85,5 +174,57 @@ func TestSetLimitsBelowAQueuedCall(t *testing.T) {
 	}
 	if st := d.core.Stats(d.now); st.Services[0].Tokens != 1000 || st.Services[0].Limits.TokensPerMinute != 1000 {
 		t.Errorf("stats: %+v", st)
+	}
+}
+
+// TestStatsMarshalJSON: a Runner's Stats, with a service that has no
+// buckets (NaN levels), encodes as JSON with null levels, and decodes back
+// to the same Stats.
+func TestStatsMarshalJSON(t *testing.T) {
+	r, err := NewRunner(Config{Services: map[string]ServiceConfig{
+		"bare": {MaxInFlight: 2},
+		"llm":  {RequestsPerMinute: 600, TokensPerMinute: 60_000},
+	}}, func(context.Context, *Call, int) Outcome { return Succeeded(nil) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	st := r.Stats()
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatalf("json.Marshal(Stats): %v", err)
+	}
+	var raw struct{ Services []map[string]any }
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Services) != 2 {
+		t.Fatalf("%s: want 2 services", b)
+	}
+	for _, s := range raw.Services {
+		bare := s["Name"] == "bare"
+		for _, k := range []string{"Requests", "Tokens"} {
+			v, ok := s[k]
+			if !ok || (v == nil) != bare {
+				t.Errorf("%s: service %v %s is %v, want null only for bare", b, s["Name"], k, v)
+			}
+		}
+		if _, ok := s["Limits"].(map[string]any); !ok {
+			t.Errorf("%s: service %v lost its Limits", b, s["Name"])
+		}
+	}
+	var back Stats
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.At != st.At || len(back.Services) != 2 {
+		t.Fatalf("decoded %+v, want %+v", back, st)
+	}
+	for i, s := range st.Services {
+		g := back.Services[i]
+		same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+		if g.Name != s.Name || g.Limits != s.Limits || g.Limit != s.Limit || !same(g.Requests, s.Requests) || !same(g.Tokens, s.Tokens) {
+			t.Errorf("service %d decoded as %+v, want %+v", i, g, s)
+		}
 	}
 }

@@ -279,14 +279,51 @@ func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 	c.announceWake()
 }
 
+// mayAbandon reports whether the Core may decide a call of turn id while an
+// attempt of it still runs, so that the attempt's executor can outlive its
+// call's result: a deadline of the turn or of a call, an attempt timeout
+// (the call retries, or gives up, without the hung attempt), a hedge that
+// answers first, or an all-or-nothing turn whose sibling fails. Cancel does
+// so too; its driver knows when it may call it. A turn already done
+// reports false: no attempt of it will start.
+func (c *Core) mayAbandon(id TurnID) bool {
+	if c.cfg.AttemptTimeout > 0 {
+		return true
+	}
+	t, ok := c.turns.get(id)
+	if !ok {
+		return false
+	}
+	if t.deadline > 0 || t.join == JoinAllOrNothing {
+		return true
+	}
+	for i := range t.states {
+		cs := &t.states[i]
+		if cs.deadline > 0 || (c.cfg.Hedge != nil && cs.hedgeable()) {
+			return true
+		}
+	}
+	return false
+}
+
 // Cancel ends every unfinished call of turn id: queued calls get a
 // not-started ErrCancelled result, in-flight attempts are cancelled at the
 // transport (an ActCancel each) and their calls get a cancelled-in-flight
 // result. Cancelling a finished or unknown turn does nothing.
 func (c *Core) Cancel(now time.Duration, id TurnID) {
+	c.cancelFor(now, id, nil)
+}
+
+// cancelFor is Cancel for a cause, which the calls' errors wrap beside
+// ErrCancelled (nil: none).
+func (c *Core) cancelFor(now time.Duration, id TurnID, cause error) {
 	c.advanceTo(now)
 	if t, ok := c.turns.get(id); ok {
-		c.cancelTurn(t, fmt.Errorf("turn cancelled: %w", ErrCancelled))
+		err := fmt.Errorf("turn cancelled: %w", ErrCancelled)
+		if cause != nil {
+			err = fmt.Errorf("turn cancelled: %w: %w", cause, ErrCancelled)
+		}
+		c.cancelTurn(t, err)
 		c.pump()
 	}
 	c.announceWake()

@@ -25,9 +25,13 @@ type Executor func(ctx context.Context, call *Call, attempt int) Outcome
 // reporting its outcome, or the one timer's. Each holds it only for the
 // Core's decision and the hand-off of what was decided, never across an
 // executor or a channel send that could block. Attempts run on worker
-// goroutines, the caller of Run runs its own turn's attempts while it
-// waits, and a worker that finishes an attempt runs the next one the Core
-// starts; idle workers (at most the larger of Config.MaxInFlight and 16)
+// goroutines, and a worker that finishes an attempt runs the next one the
+// Core starts. The caller of Run runs its own turn's attempts while it
+// waits, unless the turn could be decided while an attempt runs (a
+// deadline, an attempt timeout, a hedge, an all-or-nothing join, a context
+// that can be cancelled): then it waits for the decision alone, so that Run
+// returns at the turn's deadline even when an executor ignores its
+// context. Idle workers (at most the larger of Config.MaxInFlight and 16)
 // wait for the next attempt until Close. So a busy Runner starts few
 // goroutines. Config.Hook runs under the lock (see Config.Hook).
 type Runner struct {
@@ -114,9 +118,14 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 // Run submits a turn and waits for every result, returned in the order of
 // turn.Calls. Cancelling ctx cancels the turn: queued calls get a
 // not-started result, in-flight attempts are cancelled at the transport and
-// their calls get a cancelled-in-flight result; Run then returns every result
-// together with ctx.Err(). The error is also set when the turn is refused
-// (ErrInvalidTurn, ErrQueueFull) or the Runner is closed, with nil results.
+// their calls get a cancelled-in-flight result, each error matching both
+// ErrCancelled and ctx.Err() (context.DeadlineExceeded when ctx's deadline
+// passed); Run then returns every result together with ctx.Err(). Run
+// returns when the turn is decided, at its deadlines and ctx's at the
+// latest, without waiting for an executor that ignores its context (that
+// one runs on, and Close waits for it). The error is also set when the turn
+// is refused (ErrInvalidTurn, ErrQueueFull) or the Runner is closed, with
+// nil results.
 func (r *Runner) Run(ctx context.Context, turn Turn) ([]Result, error) {
 	var s start
 	w, took, err := r.submit(ctx, turn, &s)
@@ -148,7 +157,8 @@ func (r *Runner) Stream(ctx context.Context, turn Turn) (<-chan Result, error) {
 
 // submit hands the turn to the Core and arranges for ctx to cancel it. A
 // nil self makes a streamed turn; otherwise the first attempt of the turn
-// started is written to *self for the caller to run (took).
+// started is written to *self for the caller to run (took), unless the
+// caller must not run any (see below).
 func (r *Runner) submit(ctx context.Context, turn Turn, self *start) (w *waiter, took bool, err error) {
 	turn.Calls = append([]Call(nil), turn.Calls...) // the caller may reuse its slice
 	w = &waiter{ctx: ctx, ctxs: make([]attemptCtx, len(turn.Calls))}
@@ -174,6 +184,14 @@ func (r *Runner) submit(ctx context.Context, turn Turn, self *start) (w *waiter,
 			defer w.cancelRan.Done()
 			r.cancelTurn(w, ctx.Err())
 		})
+	}
+	// The caller runs attempts of its own turn only when nothing can
+	// decide the turn while one of them runs (see Core.mayAbandon): it
+	// would wait in an executor that ignores its context past the turn's
+	// decision. Otherwise workers run every attempt and the caller waits
+	// for the decision alone.
+	if self != nil && (ctx.Done() != nil || r.core.mayAbandon(id)) {
+		self = nil
 	}
 	took = r.carry(self, id)
 	r.stopEnded()
@@ -202,7 +220,7 @@ func (r *Runner) cancelTurn(w *waiter, cause error) {
 		return
 	}
 	w.err = cause
-	r.core.Cancel(r.now(), w.id)
+	r.core.cancelFor(r.now(), w.id, cause)
 	r.handOff()
 }
 

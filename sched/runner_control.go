@@ -13,8 +13,8 @@ func (r *Runner) Stats() Stats {
 
 // SetLimits replaces a service's limits while turns run; the new limits
 // hold from the next admission (see Core.SetLimits). It returns an error
-// for a service Config.Services does not list or a negative limit, and
-// ErrClosed after Close.
+// for a service Config.Services does not list, a negative, NaN or infinite
+// limit or a rate below MinRatePerMinute, and ErrClosed after Close.
 func (r *Runner) SetLimits(service string, l Limits) error {
 	r.mu.Lock()
 	if r.closed {

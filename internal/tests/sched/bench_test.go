@@ -2,7 +2,11 @@ package sched_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"sort"
 	"sync"
 	"syscall"
 	"testing"
@@ -53,6 +57,17 @@ func implementations(b *testing.B) (impls []impl, close func()) {
 	}
 	runner := func() error {
 		res, err := r.Run(context.Background(), Turn{Calls: calls})
+		if err == nil && len(res) != turnCalls {
+			err = fmt.Errorf("%d results", len(res))
+		}
+		return err
+	}
+	// The same turn under a context that can be cancelled, as a request's
+	// is: the caller of Run then waits for the decision and the workers run
+	// every attempt.
+	ctx, cancel := context.WithCancel(context.Background())
+	runnerCtx := func() error {
+		res, err := r.Run(ctx, Turn{Calls: calls})
 		if err == nil && len(res) != turnCalls {
 			err = fmt.Errorf("%d results", len(res))
 		}
@@ -130,8 +145,8 @@ func implementations(b *testing.B) (impls []impl, close func()) {
 	}
 	return []impl{
 		{"runner", runner}, {"bare-goroutines", bare}, {"xsync-xtime", xsync},
-		{"failsafe-go", failsafeTurn}, {"conc", concTurn},
-	}, func() { r.Close() }
+		{"failsafe-go", failsafeTurn}, {"conc", concTurn}, {"runner-ctx", runnerCtx},
+	}, func() { cancel(); r.Close() }
 }
 
 // cpu returns the CPU time the process has used, user and system.
@@ -147,7 +162,8 @@ func cpu(b *testing.B) time.Duration {
 // no-op calls at a cap of 4, against references doing the same work in the
 // same run: bare goroutines with a WaitGroup (no limits), x/sync/semaphore
 // with x/time/rate, failsafe-go (bulkhead, rate limiter and retry policy)
-// and a sourcegraph/conc pool with x/time/rate. Each iteration runs a block
+// and a sourcegraph/conc pool with x/time/rate; runner-ctx is the Runner
+// again under a context that can be cancelled. Each iteration runs a block
 // of turns of each, in turn, so drift in the machine's load affects all
 // alike. It reports CPU ns per call of each, and each one's ratio to
 // x/sync + x/time: runner/xsync-xtime is the figure to gate (target ≤ 1.5).
@@ -192,4 +208,74 @@ func BenchmarkRunner(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*turnCalls), "ns/call")
 		})
 	}
+}
+
+// BenchmarkStuckToolDeadline measures, on the real clock, how long Run takes
+// to return from a turn of 4 calls with a 100 ms deadline whose tool sleeps
+// 3 s ignoring its context. Each iteration is one turn, the deadlines of
+// deadlineCases in rotation (the call's, the turn's, the context's). It
+// reports the slowest return and the 99th percentile in ms, and the turns
+// that took over 150 ms (the deadline and the hand-over of the results);
+// run it with -benchtime 1000x (about 100 s), under -race too. The sleeping
+// tools end within 3 s of the last turn, when the Runners' Close returns.
+// The reference, in the same iterations, is a bare 100 ms timer waited on
+// by a goroutine started with the turn: how late the machine's load makes
+// any wake-up (ref-max-ms, ref-p99-ms), and the most a turn took beyond its
+// reference (max-excess-ms).
+func BenchmarkStuckToolDeadline(b *testing.B) {
+	exec := func(_ context.Context, call *Call, _ int) Outcome {
+		time.Sleep(3 * time.Second)
+		return Succeeded(call.ID)
+	}
+	runners := make([]*Runner, len(deadlineCases))
+	for k, tt := range deadlineCases {
+		r, err := NewRunner(tt.cfg, exec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		runners[k] = r
+	}
+	turn := Turn{Calls: calls(4, func(int) Call { return Call{} })}
+	var took, ref []time.Duration
+	excess := time.Duration(math.MinInt64)
+	for i := 0; b.Loop(); i++ {
+		k := i % len(deadlineCases)
+		tt := deadlineCases[k]
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if tt.ctx > 0 {
+			ctx, cancel = context.WithTimeout(ctx, tt.ctx)
+		}
+		refDone := make(chan time.Duration)
+		start := time.Now()
+		go func() {
+			<-time.After(100 * time.Millisecond)
+			refDone <- time.Since(start)
+		}()
+		res, _ := runners[k].Run(ctx, turn)
+		took = append(took, time.Since(start))
+		ref = append(ref, <-refDone)
+		excess = max(excess, took[len(took)-1]-ref[len(ref)-1])
+		cancel()
+		for _, x := range res {
+			if !errors.Is(x.Err, tt.resultErr) {
+				b.Fatalf("%s: result %s: %v, want %v", tt.name, x.ID, x.Err, tt.resultErr)
+			}
+		}
+		if len(res) != len(turn.Calls) {
+			b.Fatalf("%s: %d results", tt.name, len(res))
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	for _, m := range []struct {
+		prefix string
+		d      []time.Duration
+	}{{"", took}, {"ref-", ref}} {
+		slices.Sort(m.d)
+		over := len(m.d) - sort.Search(len(m.d), func(i int) bool { return m.d[i] > 150*time.Millisecond })
+		b.ReportMetric(ms(m.d[len(m.d)-1]), m.prefix+"max-ms")
+		b.ReportMetric(ms(m.d[len(m.d)*99/100]), m.prefix+"p99-ms")
+		b.ReportMetric(float64(over), m.prefix+"over-150ms")
+	}
+	b.ReportMetric(ms(excess), "max-excess-ms")
 }
