@@ -55,7 +55,7 @@ func (d *Decision) RateHeaders(style spec.HeaderStyle, wall time.Time) httptool.
 	switch style {
 	case spec.HeadersOpenAI:
 		if retry {
-			v.RetryAfterMs, v.HasRetryAfterMs = wholeUnits(d.RetryAfter, time.Millisecond), true
+			v.PreciseRetryAfter, v.HasPreciseRetryAfter = wholeUnits(d.RetryAfter, time.Millisecond), true
 		}
 		for i, q := range [...]Quota{httptool.OpenAIRequests: d.Requests, httptool.OpenAITokens: d.TokenQuota} {
 			if q.Limit != 0 {

@@ -15,10 +15,10 @@ import (
 // reads from the written headers without building or parsing them. The
 // zero value is an answer with none of these headers.
 type Headers struct {
-	// RetryAfterMs is retry-after-ms's delay (OpenAI, Azure OpenAI), sent
-	// when HasRetryAfterMs.
-	RetryAfterMs    time.Duration
-	HasRetryAfterMs bool
+	// PreciseRetryAfter is retry-after-ms's delay (OpenAI, Azure OpenAI),
+	// written in milliseconds, sent when HasPreciseRetryAfter.
+	PreciseRetryAfter    time.Duration
+	HasPreciseRetryAfter bool
 	// RetryAfter is Retry-After's delay, written in seconds, sent when
 	// HasRetryAfter.
 	RetryAfter    time.Duration
@@ -82,8 +82,8 @@ var (
 // with the fraction of a second they have), so that Read of h reads what
 // ReadValues reads of v. Headers v does not send are left as they are.
 func (v *Headers) Write(h http.Header) {
-	if v.HasRetryAfterMs {
-		h.Set(HeaderRetryAfterMs, formatDecimal(v.RetryAfterMs, time.Millisecond))
+	if v.HasPreciseRetryAfter {
+		h.Set(HeaderRetryAfterMs, formatDecimal(v.PreciseRetryAfter, time.Millisecond))
 	}
 	if v.HasRetryAfter {
 		h.Set(HeaderRetryAfter, formatDecimal(v.RetryAfter, time.Second))
@@ -131,8 +131,8 @@ func formatDecimal(d, unit time.Duration) string {
 // Headers) reach, from which RetryDelay's and Quota's rules take their
 // figures.
 type reading struct {
-	retryMs, retry       time.Duration // not negative
-	hasRetryMs, hasRetry bool
+	precise, retry       time.Duration // not negative
+	hasPrecise, hasRetry bool
 	openAI               [len(openAINames)]limitReading
 	anthropic            [len(anthropicNames)]limitReading
 }
@@ -160,7 +160,7 @@ type limitReading struct {
 func parse(h http.Header, now time.Time, retry bool) reading {
 	var r reading
 	if retry {
-		r.retryMs, r.hasRetryMs = parseDecimal(h.Get(HeaderRetryAfterMs), time.Millisecond)
+		r.precise, r.hasPrecise = parseDecimal(h.Get(HeaderRetryAfterMs), time.Millisecond)
 		r.retry, r.hasRetry = parseRetryAfter(h.Get(HeaderRetryAfter), now)
 	}
 	for i, n := range openAINames {
@@ -202,7 +202,7 @@ func parseLimit(h http.Header, n limitNames, parseReset func(string) (time.Durat
 func (v *Headers) reading(now time.Time, retry bool) reading {
 	var r reading
 	if retry {
-		r.retryMs, r.hasRetryMs = nonNegative(v.RetryAfterMs), v.HasRetryAfterMs
+		r.precise, r.hasPrecise = nonNegative(v.PreciseRetryAfter), v.HasPreciseRetryAfter
 		r.retry, r.hasRetry = nonNegative(v.RetryAfter), v.HasRetryAfter
 	}
 	for i := range v.OpenAI {

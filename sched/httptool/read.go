@@ -14,8 +14,9 @@ import (
 // quota Quota reads from h. It is a pure function and the part of Execute
 // that needs no body: Execute refines the class by the body's error code,
 // adds the usage, the value and the error, and applies MaxRetryAfter.
-// Simulators that know what a server would send read it here, so that
-// their runs take the same decisions as live ones.
+// Simulators that know what a server would send read it here (or, with
+// the headers as values, in ReadValues), so that their runs take the same
+// decisions as live ones.
 //
 // A status of 0 stands for an answer that never came (the connection
 // closed or was reset first): ClassTransient, as Execute reports such a

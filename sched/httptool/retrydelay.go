@@ -46,8 +46,8 @@ func RetryDelay(h http.Header, now time.Time) (time.Duration, bool) {
 
 // retryDelay applies RetryDelay's order of sources to r.
 func (r *reading) retryDelay() (time.Duration, bool) {
-	if r.hasRetryMs {
-		return r.retryMs, true
+	if r.hasPrecise {
+		return r.precise, true
 	}
 	if r.hasRetry {
 		return r.retry, true
