@@ -2,69 +2,67 @@ package fakeapi
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/sched/httptool"
 	"github.com/simbench/simbench/spec"
 )
 
-// SetHeaders adds the rate-limit headers of style to h for decision d; wall
-// is the wall-clock time of the decision, used for RFC 3339 resets. Quota
-// headers go on every response of a limited service, retry headers on 429s
-// that carry a delay.
-//
-//   - openai: retry-after (whole seconds, rounded up), retry-after-ms, and
-//     x-ratelimit-{limit,remaining,reset}-{requests,tokens}, resets as
-//     durations such as "6ms" or "1m2s".
-//   - anthropic: retry-after (whole seconds) and
-//     anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset},
-//     resets as RFC 3339 times. The input-tokens and output-tokens headers
-//     report the ITPM and OTPM limits (ServiceConfig.InputTPM, OutputTPM)
-//     where set, and the single TPM limit otherwise, which the tokens
-//     headers always report.
-//   - standard: Retry-After only. none: nothing.
-//
-// A 429 whose RetryIn is spec.RetryDelayInstead states its delay in the
-// body only: no Retry-After or Retry-After-Ms. A refusal for spent credit
-// (KindQuotaExhausted) carries x-should-retry: false in every style, the
-// header by which a server tells the official OpenAI and Anthropic SDKs
-// not to retry an answer whose status they would otherwise retry (a 429).
+// SetHeaders adds the rate-limit headers of style to h for decision d
+// (RateHeaders, written by httptool's Headers.Write); wall is the
+// wall-clock time of the decision, used for RFC 3339 resets. A refusal for
+// spent credit (KindQuotaExhausted) also carries x-should-retry: false in
+// every style, the header by which a server tells the official OpenAI and
+// Anthropic SDKs not to retry an answer whose status they would otherwise
+// retry (a 429).
 func (d *Decision) SetHeaders(h http.Header, style spec.HeaderStyle, wall time.Time) {
 	if d.Kind == KindQuotaExhausted {
 		h.Set(HeaderShouldRetry, "false")
 	}
+	v := d.RateHeaders(style, wall)
+	v.Write(h)
+}
+
+// RateHeaders returns, as values, the rate-limit headers of style that the
+// server sends with decision d's response; wall is the wall-clock time of
+// the decision, from which Anthropic's resets are times. The server writes
+// them (SetHeaders) and a simulator reads them as they are
+// (httptool.ReadValues), so both take them from here. Quota headers go on
+// every response of a limited service, retry headers on 429s that carry a
+// delay.
+//
+//   - openai: retry-after (whole seconds, rounded up), retry-after-ms
+//     (whole milliseconds, rounded up), and
+//     x-ratelimit-{limit,remaining,reset}-{requests,tokens}, resets rounded
+//     up to the millisecond (written as durations such as "6ms" or "1m2s").
+//   - anthropic: retry-after (whole seconds) and
+//     anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset},
+//     resets rounded up to the second, as times in whole seconds (written
+//     in RFC 3339). The input-tokens and output-tokens headers report the
+//     ITPM and OTPM limits (ServiceConfig.InputTPM, OutputTPM) where set,
+//     and the single TPM limit otherwise, which the tokens headers always
+//     report.
+//   - standard: Retry-After only. none: nothing.
+//
+// A 429 whose RetryIn is spec.RetryDelayInstead states its delay in the
+// body only: no Retry-After or Retry-After-Ms.
+func (d *Decision) RateHeaders(style spec.HeaderStyle, wall time.Time) httptool.Headers {
+	var v httptool.Headers
 	retry := d.Kind == KindRateLimited && d.HasRetryAfter && d.RetryIn != spec.RetryDelayInstead
+	if retry && (style == spec.HeadersOpenAI || style == spec.HeadersAnthropic || style == spec.HeadersStandard) {
+		v.RetryAfter, v.HasRetryAfter = wholeUnits(d.RetryAfter, time.Second), true
+	}
 	switch style {
 	case spec.HeadersOpenAI:
 		if retry {
-			h.Set("Retry-After", seconds(d.RetryAfter))
-			h.Set("Retry-After-Ms", strconv.FormatInt(RoundUp(d.RetryAfter, time.Millisecond).Milliseconds(), 10))
+			v.PreciseRetryAfter, v.HasPreciseRetryAfter = wholeUnits(d.RetryAfter, time.Millisecond), true
 		}
-		for _, q := range []struct {
-			name string
-			q    Quota
-		}{{"requests", d.Requests}, {"tokens", d.TokenQuota}} {
-			if q.q.Limit == 0 {
-				continue
+		for i, q := range [...]Quota{httptool.OpenAIRequests: d.Requests, httptool.OpenAITokens: d.TokenQuota} {
+			if q.Limit != 0 {
+				v.OpenAI[i] = httptool.Limit{Sent: true, Limit: q.Limit, Remaining: q.Remaining, Reset: RoundUp(q.Reset, time.Millisecond)}
 			}
-			h.Set("X-Ratelimit-Limit-"+q.name, strconv.FormatInt(q.q.Limit, 10))
-			h.Set("X-Ratelimit-Remaining-"+q.name, strconv.FormatInt(q.q.Remaining, 10))
-			h.Set("X-Ratelimit-Reset-"+q.name, RoundUp(q.q.Reset, time.Millisecond).String())
 		}
 	case spec.HeadersAnthropic:
-		if retry {
-			h.Set("Retry-After", seconds(d.RetryAfter))
-		}
-		set := func(name string, q Quota) {
-			if q.Limit == 0 {
-				return
-			}
-			h.Set("Anthropic-Ratelimit-"+name+"-Limit", strconv.FormatInt(q.Limit, 10))
-			h.Set("Anthropic-Ratelimit-"+name+"-Remaining", strconv.FormatInt(q.Remaining, 10))
-			h.Set("Anthropic-Ratelimit-"+name+"-Reset", wall.Add(RoundUp(q.Reset, time.Second)).UTC().Truncate(time.Second).Format(time.RFC3339))
-		}
-		set("Requests", d.Requests)
-		set("Tokens", d.TokenQuota)
 		in, out := d.TokenQuota, d.TokenQuota
 		if d.InputTokenQuota.Limit > 0 {
 			in = d.InputTokenQuota
@@ -72,18 +70,21 @@ func (d *Decision) SetHeaders(h http.Header, style spec.HeaderStyle, wall time.T
 		if d.OutputTokenQuota.Limit > 0 {
 			out = d.OutputTokenQuota
 		}
-		set("Input-Tokens", in)
-		set("Output-Tokens", out)
-	case spec.HeadersStandard:
-		if retry {
-			h.Set("Retry-After", seconds(d.RetryAfter))
+		for i, q := range [...]Quota{httptool.AnthropicRequests: d.Requests, httptool.AnthropicTokens: d.TokenQuota,
+			httptool.AnthropicInputTokens: in, httptool.AnthropicOutputTokens: out} {
+			if q.Limit != 0 {
+				at := wall.Add(RoundUp(q.Reset, time.Second)).UTC().Truncate(time.Second)
+				v.Anthropic[i] = httptool.Limit{Sent: true, Limit: q.Limit, Remaining: q.Remaining, ResetAt: at}
+			}
 		}
 	}
+	return v
 }
 
-// seconds formats d as whole seconds, rounded up.
-func seconds(d time.Duration) string {
-	return strconv.FormatInt(int64(RoundUp(d, time.Second)/time.Second), 10)
+// wholeUnits is d rounded up to a whole number of units, or, for the longest
+// delays, the most whole units a Duration holds.
+func wholeUnits(d, unit time.Duration) time.Duration {
+	return RoundUp(d, unit).Truncate(unit)
 }
 
 // Answer adds to h the rate-limit headers of style that the server sends

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -12,21 +11,21 @@ import (
 )
 
 // answerReader reads one service's decisions as a live run's client reads
-// the fake server's answers: fakeapi's Decision.Answer makes the status and
-// headers the server would send (rate-limit headers of the service's
-// style, the API style's status), and httptool.Read reads them, the code
-// httptool.Tool runs on a real answer. A virtual run's outcomes therefore
-// take their class, Retry-After and quota from production code, not from a
-// copy of it. Not safe for concurrent use (its header is scratch).
+// the fake server's answers: fakeapi's Decision.RateHeaders gives the
+// rate-limit headers the server would send (of the service's style) as
+// values, HTTPStatus the API style's status, and httptool.ReadValues reads
+// them as httptool.Read, the code httptool.Tool runs on a real answer,
+// reads them once written, without writing and parsing them. A virtual
+// run's outcomes therefore take their class, Retry-After and quota from
+// production code, not from a copy of it.
 type answerReader struct {
 	api   spec.APIStyle
 	style spec.HeaderStyle
-	cfg   fakeapi.ServiceConfig // the service, whose bodies readBody builds
-	h     http.Header           // scratch: the answer being read
+	cfg   fakeapi.ServiceConfig // the service, whose bodies read builds
 }
 
 func newAnswerReader(cfg fakeapi.ServiceConfig) *answerReader {
-	return &answerReader{api: cfg.API, style: cfg.Headers, cfg: cfg, h: http.Header{}}
+	return &answerReader{api: cfg.API, style: cfg.Headers, cfg: cfg}
 }
 
 // hasBody reports whether the body of the answer to d says more than its
@@ -37,42 +36,23 @@ func hasBody(d *fakeapi.Decision) bool {
 }
 
 // read returns what a client makes of decision d, made at decided and
-// answered to the client at arrived (virtual times). The body is built
-// and read (httptool.ReadBody) only when it says more than the status and
-// headers (hasBody); no built-in scenario's answers do. A
-// success reports the decision's token count as its usage, which a live
-// run's answers on the generic endpoint (/tools/…, /llm, /resources/…) do
-// not carry: the estimate is exact, so the settlement changes nothing but
-// the token bucket's refund floor (sched's bucket.refund of 0 tokens),
-// and dropping it would move multi-agent's figures.
-//
-// A success, most answers by far, takes the fast path: its status and
-// class come from fakeapi and httptool, and its quota from quota, which
-// TestAnswerFastPath holds equal to building the headers and reading them
-// (doing that for every answer costs the engine about twelve allocations
-// and more than half its speed). Every other answer is built and read.
+// answered to the client at arrived (virtual times). The body of an answer
+// other than a success is built and read (httptool.ReadBodyValues) only
+// when it says more than the status and headers (hasBody); no built-in
+// scenario's answers do. A success reports the decision's token count as
+// its usage, which a live run's answers on the generic endpoint (/tools/…,
+// /llm, /resources/…) do not carry: the estimate is exact, so the
+// settlement changes nothing but the token bucket's refund floor (sched's
+// bucket.refund of 0 tokens), and dropping it would move multi-agent's
+// figures.
 func (r *answerReader) read(d *fakeapi.Decision, decided, arrived time.Duration) answer {
 	status := d.HTTPStatus(r.api)
-	if class := httptool.StatusClass(status); class == sched.ClassSuccess || status == 0 {
-		a := answer{class: class, status: int32(status)}
-		if status != 0 {
-			a.setQuota(r.quota(d, decided, arrived))
-			a.tokens, a.hasUsage = d.Tokens, true
-		}
-		return a
-	}
-	return r.slow(d, decided, arrived)
-}
-
-// slow builds the answer's headers and reads them.
-func (r *answerReader) slow(d *fakeapi.Decision, decided, arrived time.Duration) answer {
-	clear(r.h)
-	status := d.Answer(r.api, r.style, virtualEpoch.Add(decided), r.h)
+	v := d.RateHeaders(r.style, virtualEpoch.Add(decided))
 	var o sched.Outcome
-	if hasBody(d) {
-		o = httptool.ReadBody(status, r.h, d.RejectionBody(&r.cfg, status), virtualEpoch.Add(arrived))
+	if class := httptool.StatusClass(status); class != sched.ClassSuccess && status != 0 && hasBody(d) {
+		o = httptool.ReadBodyValues(status, &v, d.RejectionBody(&r.cfg, status), virtualEpoch.Add(arrived))
 	} else {
-		o = httptool.Read(status, r.h, virtualEpoch.Add(arrived))
+		o = httptool.ReadValues(status, &v, virtualEpoch.Add(arrived))
 	}
 	a := answer{class: o.Class, status: int32(status), hasRetry: o.HasRetryAfter, retryAfter: o.RetryAfter}
 	a.setQuota(o.Quota)
@@ -80,49 +60,6 @@ func (r *answerReader) slow(d *fakeapi.Decision, decided, arrived time.Duration)
 		a.tokens, a.hasUsage = d.Tokens, true
 	}
 	return a
-}
-
-// quota is what httptool.Quota reads from the rate-limit headers the
-// server sends with decision d, decided at virtual time decided and read
-// at arrived: openai's resets are durations rounded up to the millisecond,
-// anthropic's RFC 3339 times in whole seconds (the wall times virtual
-// times stand for, made only for them), and of anthropic's three token
-// limits the one with the fewest tokens left counts.
-func (r *answerReader) quota(d *fakeapi.Decision, decidedAt, arrivedAt time.Duration) sched.ServerQuota {
-	switch r.style {
-	case spec.HeadersOpenAI:
-		left := func(q fakeapi.Quota) sched.QuotaLeft {
-			if q.Limit == 0 {
-				return sched.QuotaLeft{}
-			}
-			return sched.QuotaLeft{Known: true, Remaining: max(q.Remaining, 0), Limit: max(q.Limit, 0), Reset: max(fakeapi.RoundUp(q.Reset, time.Millisecond), 0)}
-		}
-		return sched.ServerQuota{Requests: left(d.Requests), Tokens: left(d.TokenQuota)}
-	case spec.HeadersAnthropic:
-		decided, arrived := virtualEpoch.Add(decidedAt), virtualEpoch.Add(arrivedAt)
-		left := func(q fakeapi.Quota) sched.QuotaLeft {
-			if q.Limit == 0 {
-				return sched.QuotaLeft{}
-			}
-			at := decided.Add(fakeapi.RoundUp(q.Reset, time.Second)).UTC().Truncate(time.Second)
-			return sched.QuotaLeft{Known: true, Remaining: max(q.Remaining, 0), Limit: max(q.Limit, 0), Reset: max(at.Sub(arrived), 0)}
-		}
-		tokens := left(d.TokenQuota)
-		in, out := d.TokenQuota, d.TokenQuota
-		if d.InputTokenQuota.Limit > 0 {
-			in = d.InputTokenQuota
-		}
-		if d.OutputTokenQuota.Limit > 0 {
-			out = d.OutputTokenQuota
-		}
-		for _, q := range [...]fakeapi.Quota{in, out} {
-			if l := left(q); l.Known && (!tokens.Known || l.Remaining < tokens.Remaining) {
-				tokens = l
-			}
-		}
-		return sched.ServerQuota{Requests: left(d.Requests), Tokens: tokens}
-	}
-	return sched.ServerQuota{}
 }
 
 // answerAt is when the answer to decision d, made at now, reaches a client

@@ -201,54 +201,133 @@ func waitAccepted(t *testing.T, srv *fakeapi.Server, n int64) {
 	t.Fatalf("the server never admitted %d requests", n)
 }
 
-// TestAnswerFastPath holds the reader's fast path for successes (the quota
-// worked out from the decision) equal to building the answer's headers
-// and reading them with httptool, over models in every header style with
-// request, token, input- and output-token limits, at many times and
-// token counts, so that buckets are full, part spent and in debt.
-func TestAnswerFastPath(t *testing.T) {
+// readHeaders is the reference reading of decision d's answer: its
+// headers written as the server writes them (Decision.Answer) and read by
+// httptool.Read, or httptool.ReadBody with the body the server sends when
+// it says more (hasBody), as a live client reads a real answer.
+func readHeaders(r *answerReader, d *fakeapi.Decision, decided, arrived time.Duration) sched.Outcome {
+	h := http.Header{}
+	status := d.Answer(r.api, r.style, virtualEpoch.Add(decided), h)
+	if httptool.StatusClass(status) != sched.ClassSuccess && status != 0 && hasBody(d) {
+		return httptool.ReadBody(status, h, d.RejectionBody(&r.cfg, status), virtualEpoch.Add(arrived))
+	}
+	return httptool.Read(status, h, virtualEpoch.Add(arrived))
+}
+
+// answerShape is what kind of answer a read was, for the coverage
+// TestAnswerValuesAndHeaders asks of every header style.
+type answerShape struct {
+	status     int
+	retryAfter bool // the answer sent a Retry-After header
+	quota      bool // quota headers were read
+	withBody   bool // the body said more than the headers (hasBody)
+}
+
+// TestAnswerValuesAndHeaders holds the engine's reading of answers (the
+// rate-limit headers as values, httptool.ReadValues) equal to writing the
+// headers and reading them (readHeaders), over models in every header
+// style and API style with request, token, input- and output-token
+// limits, concurrency limits, lying retry delays, delays in the body,
+// server errors, resets, 529 episodes, outages, spent credit and contexts
+// too long, at many times and token counts, so that buckets are full, part
+// spent and in debt. Each style must have read a 2xx, a 429 with and
+// without a retry delay, a 5xx, a 529 and a 503, with and without quota
+// headers where the style sends them.
+func TestAnswerValuesAndHeaders(t *testing.T) {
 	configs := []func(*fakeapi.ServiceConfig){
 		func(c *fakeapi.ServiceConfig) { c.RPM, c.TPM = 600, 100_000 },
-		func(c *fakeapi.ServiceConfig) { c.RPS, c.TPM = 5, 50_000 },
-		func(c *fakeapi.ServiceConfig) { c.RPM, c.InputTPM, c.OutputTPM = 120, 20_000, 8_000 },
+		func(c *fakeapi.ServiceConfig) { c.RPS, c.TPM = 5, 50_000; c.Faults.ErrorRate = 0.1 },
+		func(c *fakeapi.ServiceConfig) {
+			c.RPM, c.InputTPM, c.OutputTPM = 120, 20_000, 8_000
+			c.Faults.Overload = spec.Overload{Every: 20 * time.Second, Length: 10 * time.Second, Rate: 0.5}
+		},
 		func(c *fakeapi.ServiceConfig) {
 			c.TPM, c.InputTPM = 30_000, 20_000
 			c.Algorithm = spec.SlidingWindow
+			c.Lie = spec.LieShort
 		},
-		func(c *fakeapi.ServiceConfig) { c.RPM = 60; c.Algorithm = spec.FixedWindow },
+		func(c *fakeapi.ServiceConfig) {
+			c.RPM = 60
+			c.Algorithm = spec.FixedWindow
+			c.Lie = spec.LieMissing
+			c.Faults.ErrorRate, c.Faults.ErrorStatus, c.Faults.ResetRate = 0.05, 502, 0.05
+		},
+		func(c *fakeapi.ServiceConfig) {
+			c.MaxConcurrent, c.ConcurrencyRetryAfter = 2, 1500*time.Millisecond
+			c.Faults.RetryDelayBody = spec.RetryDelayBesides
+			c.Events = []spec.Event{{At: 30 * time.Second, For: 10 * time.Second, Outage: true}}
+		},
+		func(c *fakeapi.ServiceConfig) {
+			c.RPM, c.TPM = 30, 20_000
+			c.Faults.RetryDelayBody = spec.RetryDelayInstead
+			c.Faults.ContextWindow = 2_500
+		},
+		func(c *fakeapi.ServiceConfig) { c.RPM, c.TPM = 300, 40_000; c.Faults.Credit = 100_000 },
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 0
 	for _, style := range answerStyles {
-		for ci, set := range configs {
-			cfg := fakeapi.ServiceConfig{Config: spec.Config{Name: "s", Headers: style}}
-			set(&cfg)
-			m, err := fakeapi.NewModel(cfg, rand.New(rand.NewPCG(3, uint64(ci))))
-			if err != nil {
-				t.Fatal(err)
+		seen := map[answerShape]int{}
+		for _, api := range []spec.APIStyle{spec.APIOpenAI, spec.APIAnthropic, spec.APIGeneric} {
+			for ci, set := range configs {
+				cfg := fakeapi.ServiceConfig{Config: spec.Config{Name: "s", Headers: style, API: api}}
+				set(&cfg)
+				m, err := fakeapi.NewModel(cfg, rand.New(rand.NewPCG(3, uint64(ci))))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := newAnswerReader(m.Config())
+				var now time.Duration
+				var open []fakeapi.ID // admitted, finished two arrivals later
+				for range 400 {
+					now += time.Duration(rng.Int64N(int64(400 * time.Millisecond)))
+					req := fakeapi.Request{Client: "c", Tokens: rng.Int64N(3_000), OutputTokens: rng.Int64N(1_000)}
+					d := m.Arrive(now, req)
+					if d.Admitted() && d.Kind != fakeapi.KindHang {
+						open = append(open, d.ID)
+					}
+					if len(open) > 2 {
+						m.Finish(now, open[0], false)
+						open = open[1:]
+					}
+					back := time.Duration(rng.Int64N(int64(2 * time.Second)))
+					arrived := answerAt(&d, now, back)
+					got, want := r.read(&d, now, arrived), readHeaders(r, &d, now, arrived)
+					o := got.outcome()
+					if o.Class != want.Class || o.Status != want.Status || o.HasRetryAfter != want.HasRetryAfter ||
+						o.RetryAfter != want.RetryAfter || o.Quota != want.Quota {
+						t.Fatalf("%s, %s, config %d, at %v, %v: values read\n %s\nheaders read\n %s", style, api, ci, now, d.Kind, describe(o), describe(want))
+					}
+					v := d.RateHeaders(style, virtualEpoch.Add(now))
+					seen[answerShape{status: want.Status, retryAfter: v.HasRetryAfter, quota: want.Quota != sched.ServerQuota{},
+						withBody: hasBody(&d)}]++
+					n++
+				}
 			}
-			r := newAnswerReader(m.Config())
-			var now time.Duration
-			for range 400 {
-				now += time.Duration(rng.Int64N(int64(400 * time.Millisecond)))
-				req := fakeapi.Request{Client: "c", Tokens: rng.Int64N(3_000), OutputTokens: rng.Int64N(1_000)}
-				d := m.Arrive(now, req)
-				if d.Admitted() && d.Kind != fakeapi.KindHang {
-					m.Finish(now, d.ID, false)
-				}
-				if d.Kind != fakeapi.KindOK {
-					continue
-				}
-				back := time.Duration(rng.Int64N(int64(2 * time.Second)))
-				arrived := answerAt(&d, now, back)
-				if fast, slow := r.read(&d, now, arrived), r.slow(&d, now, arrived); fast != slow {
-					t.Fatalf("%s, config %d, at %v: fast path %+v, headers read %+v", style, ci, now, fast, slow)
-				}
-				n++
+		}
+		quota, retry := style == spec.HeadersOpenAI || style == spec.HeadersAnthropic, style != spec.HeadersNone
+		shapes := []answerShape{
+			{status: 200, quota: quota},
+			{status: 429, retryAfter: retry, quota: quota},
+			{status: 429, quota: quota}, // a lie: no delay
+			{status: 500, quota: quota},
+			{status: 502, quota: quota},
+			{status: 503},                 // an outage
+			{status: 529},                 // an overload episode
+			{status: 400, withBody: true}, // context too long
+			{status: 0},                   // a reset
+		}
+		if retry {
+			shapes = append(shapes, answerShape{status: 429, retryAfter: true, withBody: true}, // the delay besides the headers
+				answerShape{status: 429, quota: quota, withBody: true}) // the delay in the body only
+		}
+		for _, want := range shapes {
+			if seen[want] == 0 {
+				t.Errorf("%s: no answer %+v read", style, want)
 			}
 		}
 	}
-	if n < 1000 {
-		t.Errorf("only %d successes compared", n)
+	if n < 30_000 {
+		t.Errorf("only %d answers compared", n)
 	}
 }

@@ -16,5 +16,8 @@
 // an error body says: its error code (insufficient_quota,
 // context_length_exceeded) and a Google-style retryDelay
 // (google.rpc.RetryInfo in error.details[]), which counts when no header
-// gives a delay.
+// gives a delay. [ReadValues] and [ReadBodyValues] read an answer whose
+// rate-limit headers are given as values ([Headers]) exactly as Read and
+// ReadBody read them once [Headers.Write] has written them: a simulator
+// reads its server's answers without building and parsing headers.
 package httptool

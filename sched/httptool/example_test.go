@@ -81,3 +81,21 @@ func ExampleReadBody() {
 	// rate_limited 13s true
 	// quota_exhausted false
 }
+
+// A simulated Anthropic-style 429 whose headers are given as values:
+// ReadValues reads them as Read reads the headers Write writes, without
+// building them.
+func ExampleReadValues() {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	v := httptool.Headers{RetryAfter: 3 * time.Second, HasRetryAfter: true}
+	v.Anthropic[httptool.AnthropicRequests] = httptool.Limit{Sent: true, Limit: 50, Remaining: 0, ResetAt: now.Add(3 * time.Second)}
+	o := httptool.ReadValues(http.StatusTooManyRequests, &v, now)
+	fmt.Println(o.Class, o.RetryAfter, o.Quota.Requests.Remaining, o.Quota.Requests.Reset)
+
+	h := http.Header{}
+	v.Write(h)
+	fmt.Println(h.Get("Retry-After"), h.Get("Anthropic-Ratelimit-Requests-Reset"), httptool.Read(http.StatusTooManyRequests, h, now) == o)
+	// Output:
+	// rate_limited 3s 0 3s
+	// 3 2026-01-02T03:04:08Z true
+}

@@ -14,23 +14,49 @@ import (
 // quota Quota reads from h. It is a pure function and the part of Execute
 // that needs no body: Execute refines the class by the body's error code,
 // adds the usage, the value and the error, and applies MaxRetryAfter.
-// Simulators that know what a server would send read it here, so that
-// their runs take the same decisions as live ones.
+// Simulators that know what a server would send read it here (or, with
+// the headers as values, in ReadValues), so that their runs take the same
+// decisions as live ones.
 //
 // A status of 0 stands for an answer that never came (the connection
 // closed or was reset first): ClassTransient, as Execute reports such a
 // transport error, with no delay and no quota.
 func Read(status int, h http.Header, arrived time.Time) sched.Outcome {
+	if status == 0 {
+		return readOf(status, nil)
+	}
+	r := parse(h, arrived, !is2xx(status))
+	return readOf(status, &r)
+}
+
+// ReadValues is Read of an answer whose rate-limit headers are v: what
+// Read returns for headers h in which v.Write wrote v. It builds no
+// header: a simulator whose server's answers are described by Headers
+// reads them here, at a fraction of the cost of writing and reading them.
+func ReadValues(status int, v *Headers, arrived time.Time) sched.Outcome {
+	if status == 0 {
+		return readOf(status, nil)
+	}
+	r := v.reading(arrived, !is2xx(status))
+	return readOf(status, &r)
+}
+
+// readOf is Read's outcome for an answer with status whose headers say r
+// (nil for status 0).
+func readOf(status int, r *reading) sched.Outcome {
 	o := sched.Outcome{Class: StatusClass(status), Status: status}
 	if status == 0 {
 		return o
 	}
-	o.Quota = Quota(h, arrived)
-	if status < 200 || status >= 300 {
-		o.RetryAfter, o.HasRetryAfter = RetryDelay(h, arrived)
+	o.Quota = r.quota()
+	if !is2xx(status) {
+		o.RetryAfter, o.HasRetryAfter = r.retryDelay()
 	}
 	return o
 }
+
+// is2xx reports whether status is a success.
+func is2xx(status int) bool { return status >= 200 && status < 300 }
 
 // StatusClass maps an HTTP status to the outcome class Execute gives it
 // when the body says nothing more (see Execute: a 429 whose body says
@@ -83,8 +109,19 @@ func classify(status int, info *bodyInfo) sched.Class {
 // reads them. It is a pure function, for simulators whose server's body
 // says more than its status and headers.
 func ReadBody(status int, h http.Header, body []byte, arrived time.Time) sched.Outcome {
-	o := Read(status, h, arrived)
-	if o.Class == sched.ClassSuccess || status == 0 {
+	return withBody(Read(status, h, arrived), body)
+}
+
+// ReadBodyValues is ReadBody of an answer whose rate-limit headers are v
+// (see ReadValues).
+func ReadBodyValues(status int, v *Headers, body []byte, arrived time.Time) sched.Outcome {
+	return withBody(ReadValues(status, v, arrived), body)
+}
+
+// withBody refines o, Read's outcome of an answer, by the answer's body as
+// ReadBody does.
+func withBody(o sched.Outcome, body []byte) sched.Outcome {
+	if o.Class == sched.ClassSuccess || o.Status == 0 {
 		return o
 	}
 	info := inspect(body)

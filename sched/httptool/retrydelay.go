@@ -3,7 +3,6 @@ package httptool
 import (
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -17,24 +16,6 @@ const (
 	// seconds, or an HTTP-date.
 	HeaderRetryAfter = "Retry-After"
 )
-
-// openAIReset pairs OpenAI's reset headers (a duration such as "6ms",
-// "1m2s" or "1.5s") with the remaining counts that say which limit binds.
-var openAIReset = [...]resetHeader{
-	{reset: "X-Ratelimit-Reset-Requests", remaining: "X-Ratelimit-Remaining-Requests"},
-	{reset: "X-Ratelimit-Reset-Tokens", remaining: "X-Ratelimit-Remaining-Tokens"},
-}
-
-// anthropicReset pairs Anthropic's reset headers (RFC 3339 timestamps) with
-// their remaining counts.
-var anthropicReset = [...]resetHeader{
-	{reset: "Anthropic-Ratelimit-Requests-Reset", remaining: "Anthropic-Ratelimit-Requests-Remaining"},
-	{reset: "Anthropic-Ratelimit-Tokens-Reset", remaining: "Anthropic-Ratelimit-Tokens-Remaining"},
-	{reset: "Anthropic-Ratelimit-Input-Tokens-Reset", remaining: "Anthropic-Ratelimit-Input-Tokens-Remaining"},
-	{reset: "Anthropic-Ratelimit-Output-Tokens-Reset", remaining: "Anthropic-Ratelimit-Output-Tokens-Remaining"},
-}
-
-type resetHeader struct{ reset, remaining string }
 
 // RetryDelay returns the delay, measured from now (the time the response
 // arrived), that the headers ask a client to wait before retrying, and
@@ -59,24 +40,22 @@ type resetHeader struct{ reset, remaining string }
 // the past) become 0. Delays too large for a time.Duration saturate at
 // math.MaxInt64; the caller decides what is too long.
 func RetryDelay(h http.Header, now time.Time) (time.Duration, bool) {
-	if d, ok := parseDecimal(h.Get(HeaderRetryAfterMs), time.Millisecond); ok {
+	r := parse(h, now, true)
+	return r.retryDelay()
+}
+
+// retryDelay applies RetryDelay's order of sources to r.
+func (r *reading) retryDelay() (time.Duration, bool) {
+	if r.hasPrecise {
+		return r.precise, true
+	}
+	if r.hasRetry {
+		return r.retry, true
+	}
+	if d, ok := largestReset(r.openAI[:]); ok {
 		return d, true
 	}
-	if d, ok := parseRetryAfter(h.Get(HeaderRetryAfter), now); ok {
-		return d, true
-	}
-	if d, ok := largestReset(h, openAIReset[:], func(v string) (time.Duration, bool) {
-		return parseResetDuration(v)
-	}); ok {
-		return d, true
-	}
-	return largestReset(h, anthropicReset[:], func(v string) (time.Duration, bool) {
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return 0, false
-		}
-		return nonNegative(t.Sub(now)), true
-	})
+	return largestReset(r.anthropic[:])
 }
 
 // parseRetryAfter reads Retry-After as decimal seconds or an HTTP-date.
@@ -110,38 +89,26 @@ func parseResetDuration(v string) (time.Duration, bool) {
 }
 
 // largestReset applies the remaining-count rule documented on RetryDelay.
-func largestReset(h http.Header, hs []resetHeader, parse func(string) (time.Duration, bool)) (time.Duration, bool) {
+func largestReset(ls []limitReading) (time.Duration, bool) {
 	var (
 		bound, all       time.Duration
 		hasBound, hasAny bool
 	)
-	for _, rh := range hs {
-		v := strings.TrimSpace(h.Get(rh.reset))
-		if v == "" {
+	for _, l := range ls {
+		if !l.hasReset {
 			continue
 		}
-		d, ok := parse(v)
-		if !ok {
-			continue
+		if !hasAny || l.reset > all {
+			all, hasAny = l.reset, true
 		}
-		if !hasAny || d > all {
-			all, hasAny = d, true
-		}
-		if exhausted(h.Get(rh.remaining)) && (!hasBound || d > bound) {
-			bound, hasBound = d, true
+		if l.drained && (!hasBound || l.reset > bound) {
+			bound, hasBound = l.reset, true
 		}
 	}
 	if hasBound {
 		return bound, true
 	}
 	return all, hasAny
-}
-
-// exhausted reports whether a remaining count is 0 or absent (or unreadable,
-// which says as little as absent).
-func exhausted(remaining string) bool {
-	n, err := strconv.ParseFloat(strings.TrimSpace(remaining), 64)
-	return err != nil || math.IsNaN(n) || n <= 0
 }
 
 // parseDecimal reads a plain decimal number ("12", "1.5", ".5", "-3") in the
