@@ -332,6 +332,59 @@ func TestHedgePercentileCountsALostFirstAttemptAsSlower(t *testing.T) {
 	}
 }
 
+// The samples of the percentile are first attempts only, a cut-short one
+// censored: a hedge's latency is no sample, even when the hedge wins after
+// its first attempt failed, nor is a failed first attempt; a first attempt
+// cancelled by its call's deadline, or past AttemptTimeout, is a censored
+// sample at the time it ran. Five calls run one after another, each hedged
+// at After = 100 ms while fewer than three samples are known:
+//   - f fails at 600 ms and its hedge wins at 900 ms: no sample;
+//   - a answers at 3 s: 3 s;
+//   - c's call deadline cancels it at 2 s: 2 s, censored;
+//   - t times out at 4 s and its hedge wins at 4.05 s: 4 s, censored;
+//   - x is hedged at the p30 of the three: sorted 2 s (censored), 3 s,
+//     4 s (censored), the one answer, 3 s, has its share 1 − 2/3 = 1/3
+//     (two samples at risk) at or above 0.3, so the delay is 3 s.
+//
+// Counting the censored samples as answers would put 2 s at 1/4 and 3 s at
+// 1/2, and the delay at 2.2 s; dropping either leaves two samples and the
+// delay at 100 ms; counting the hedges' latencies (800 ms, then 3.95 s)
+// puts it at 3.95 s.
+func TestHedgePercentileSamplesFirstAttemptsOnly(t *testing.T) {
+	transient := Failed(ClassTransient, errors.New("reset"))
+	hang := answer{lat: -1}
+	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, AttemptTimeout: 4 * time.Second,
+		Hedge: &HedgePolicy{After: 100 * time.Millisecond, Percentile: 0.3, Window: 3, MinSamples: 3, Budget: 1, Burst: 100}}
+	d := newDriver(t, cfg, scripted(map[string][]answer{
+		"f": {{600 * time.Millisecond, transient}, {800 * time.Millisecond, Succeeded(nil)}},
+		"a": {{3 * time.Second, Succeeded(nil)}, hang},
+		"c": {hang, hang},
+		"t": {hang, {3950 * time.Millisecond, Succeeded(nil)}},
+		"x": {hang, hang},
+	}))
+	c := read("c")
+	c.Timeout = 2 * time.Second
+	x := read("x")
+	x.Timeout = 3500 * time.Millisecond
+	for _, call := range []Call{read("f"), read("a"), c, read("t"), x} {
+		start := d.now
+		d.submit(call)
+		d.run(1 << 62)
+		want := 100 * time.Millisecond
+		if call.ID == "x" {
+			want = 3 * time.Second
+		}
+		if h := d.starts[len(d.starts)-1]; !h.hedge || h.id != call.ID || h.at-start != want {
+			t.Fatalf("%s: last start %+v at %v after the call's, want its hedge at %v", call.ID, h, h.at-start, want)
+		}
+	}
+	for id, won := range map[string]bool{"f": true, "a": false, "t": true} {
+		if r := d.results[id]; r.Err != nil || r.HedgeWon != won {
+			t.Errorf("%s: %+v, want a success, hedge won %v", id, r, won)
+		}
+	}
+}
+
 // hedgedShare runs n calls one after another, each attempt's latency
 // drawn by lat, under a percentile policy with the default window, and
 // returns the share of calls hedged.
