@@ -16,7 +16,10 @@ type Hedge struct {
 	// hedge_after); with Percentile, the least delay.
 	After time.Duration
 	// Percentile, in (0, 1), sets the delay to that percentile of the
-	// service's recent successful latencies (key hedge_percentile).
+	// latencies of the service's recent first attempts, the attempts that
+	// are not hedges, so that a share 1 − Percentile of them is hedged
+	// (key hedge_percentile; sched.HedgePolicy.Percentile says how a first
+	// attempt cut short by its hedge counts).
 	Percentile float64
 	// Budget is the most hedges per attempt, in (0, 1] (key hedge_budget;
 	// 0: sched.DefaultHedgeBudget).
@@ -41,7 +44,7 @@ func (d *decoder) decodeHedge(sc *Scenario, t *table) *Hedge {
 	}
 	if p, ok := t.fraction("hedge_percentile"); ok {
 		if p == 0 || p == 1 {
-			t.add("hedge_percentile", "is %s; it is the percentile of recent latencies after which a hedge is sent, so keep it strictly between 0 and 1 (0.95: hedge the slowest 5%%)", spec.ShowAmount(p))
+			t.add("hedge_percentile", "is %s; it is the percentile of the recent first attempts' latencies after which a hedge is sent, so keep it strictly between 0 and 1 (0.95: hedge the slowest 5%%)", spec.ShowAmount(p))
 		}
 		h.Percentile = p
 	}

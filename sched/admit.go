@@ -288,6 +288,9 @@ func (c *Core) endAttempt(cs *callState) {
 // attemptTimedOut cancels a hung attempt at the transport and treats it as a
 // transient failure, so it never holds a slot past its timeout.
 func (c *Core) attemptTimedOut(cs *callState) {
+	if h := cs.svc.hedge; h != nil && !cs.fromHedge {
+		h.observe(c.now-cs.runSince, true) // its latency is above the timeout (hedgeService)
+	}
 	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: cs.turn.id, Tag: cs.turn.tag, Call: cs.call, Index: int(cs.idx)})
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
@@ -353,8 +356,8 @@ func (c *Core) complete(cs *callState, o Outcome) {
 		if b := cs.svc.budget; b != nil {
 			b.success(c.now)
 		}
-		if h := cs.svc.hedge; h != nil {
-			h.observe(c.now - cs.runSince)
+		if h := cs.svc.hedge; h != nil && !cs.fromHedge {
+			h.observe(c.now-cs.runSince, false) // a hedge's latency is not a first attempt's
 		}
 		c.finish(cs, ClassSuccess, o.Value, nil)
 		return

@@ -59,6 +59,9 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 		if class == ClassCancelled {
 			// The attempt is abandoned in flight: cancel it at the transport.
 			state = CancelledInFlight
+			if h := cs.svc.hedge; h != nil && !cs.fromHedge {
+				h.observe(c.now-cs.runSince, true) // its latency is above the time it ran (hedgeService)
+			}
 			c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, Index: int(cs.idx)})
 			if c.cfg.Hook != nil {
 				c.emitf(func() Event {

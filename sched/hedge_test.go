@@ -3,6 +3,8 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -251,8 +253,10 @@ func TestHedgeEligibilityCapsAndBudget(t *testing.T) {
 	}
 }
 
-// With a percentile, the delay follows the service's recent successful
-// latencies once enough are known; before that, After applies.
+// With a percentile, the delay follows the latencies of the service's
+// recent first attempts once enough are known; before that, After
+// applies. Ten latencies of 100 ms … 1 s put their p90 at the position
+// 0.9 × (10 + 1) = 9.9 of the ten sorted: 900 ms + 0.9 × 100 ms = 990 ms.
 func TestHedgePercentileDelay(t *testing.T) {
 	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{Percentile: 0.9, Window: 10, MinSamples: 10, Budget: 1, Burst: 100}}
 	lat := map[string]time.Duration{}
@@ -278,8 +282,158 @@ func TestHedgePercentileDelay(t *testing.T) {
 	d.submit(read("x"))
 	d.run(1 << 62)
 	h := d.starts[len(d.starts)-1]
-	if !h.hedge || h.at-start != 900*time.Millisecond {
-		t.Fatalf("hedge %+v at %v after the start, want the p90 of 900ms", h, h.at-start)
+	if !h.hedge || h.at-start != 990*time.Millisecond {
+		t.Fatalf("hedge %+v at %v after the start, want the p90 of 990ms", h, h.at-start)
+	}
+}
+
+// A first attempt that loses to its hedge counts as slower than the time
+// it ran, not as that time, and a hedge's own latency does not count.
+// Five calls, each hedged at 500 ms: four first attempts answer in 1, 2,
+// 4 and 5 s (their hedges take 10 s), the third's hedge answers at 3 s
+// (2.5 s after it started) and wins. The median of the five, worked out
+// by hand from the product-limit shares (hedgeService): 1 s gets
+// 1 − 5/6 = 1/6, 2 s 1 − 5/6 × 4/5 = 1/3; the 3 s sample is censored and
+// leaves the two above it at risk, so 4 s gets 1 − 4/6 × 2/3 = 5/9; 0.5
+// lies 3/4 of the way from 1/3 to 5/9, at 2 s + 3/4 × 2 s = 3.5 s. Had the
+// third first attempt answered at 3 s, the median would be that 3 s.
+func TestHedgePercentileCountsALostFirstAttemptAsSlower(t *testing.T) {
+	for _, c := range []struct {
+		third answer // of the third call's first attempt
+		want  time.Duration
+	}{
+		{answer{10 * time.Second, Succeeded(nil)}, 3500 * time.Millisecond},
+		{answer{3 * time.Second, Succeeded(nil)}, 3 * time.Second},
+	} {
+		cfg := Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{After: 500 * time.Millisecond, Percentile: 0.5, Window: 5, MinSamples: 5, Budget: 1, Burst: 100}}
+		slowHedge := answer{10 * time.Second, Succeeded(nil)}
+		d := newDriver(t, cfg, scripted(map[string][]answer{
+			"w1": {{time.Second, Succeeded(nil)}, slowHedge},
+			"w2": {{2 * time.Second, Succeeded(nil)}, slowHedge},
+			"w3": {c.third, {2500 * time.Millisecond, Succeeded(nil)}},
+			"w4": {{4 * time.Second, Succeeded(nil)}, slowHedge},
+			"w5": {{5 * time.Second, Succeeded(nil)}, slowHedge},
+			"x":  {{time.Minute, Succeeded(nil)}, slowHedge},
+		}))
+		for i := 1; i <= 5; i++ {
+			d.submit(read(fmt.Sprint("w", i)))
+			d.run(1 << 62)
+		}
+		if r := d.results["w3"]; r.HedgeWon != (c.third.lat > 3*time.Second) {
+			t.Fatalf("w3: %+v", r)
+		}
+		start := d.now
+		d.submit(read("x"))
+		d.run(1 << 62)
+		h := d.starts[len(d.starts)-1]
+		if !h.hedge || h.id != "x" || h.at-start != c.want {
+			t.Errorf("third first attempt %v: hedge %+v at %v after the start, want %v", c.third.lat, h, h.at-start, c.want)
+		}
+	}
+}
+
+// The samples of the percentile are first attempts only, a cut-short one
+// censored: a hedge's latency is no sample, even when the hedge wins after
+// its first attempt failed, nor is a failed first attempt; a first attempt
+// cancelled by its call's deadline, or past AttemptTimeout, is a censored
+// sample at the time it ran. Five calls run one after another, each hedged
+// at After = 100 ms while fewer than three samples are known:
+//   - f fails at 600 ms and its hedge wins at 900 ms: no sample;
+//   - a answers at 3 s: 3 s;
+//   - c's call deadline cancels it at 2 s: 2 s, censored;
+//   - t times out at 4 s and its hedge wins at 4.05 s: 4 s, censored;
+//   - x is hedged at the p30 of the three: sorted 2 s (censored), 3 s,
+//     4 s (censored), the one answer, 3 s, has its share 1 − 2/3 = 1/3
+//     (two samples at risk) at or above 0.3, so the delay is 3 s.
+//
+// Counting the censored samples as answers would put 2 s at 1/4 and 3 s at
+// 1/2, and the delay at 2.2 s; dropping either leaves two samples and the
+// delay at 100 ms; counting the hedges' latencies (800 ms, then 3.95 s)
+// puts it at 3.95 s.
+func TestHedgePercentileSamplesFirstAttemptsOnly(t *testing.T) {
+	transient := Failed(ClassTransient, errors.New("reset"))
+	hang := answer{lat: -1}
+	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, AttemptTimeout: 4 * time.Second,
+		Hedge: &HedgePolicy{After: 100 * time.Millisecond, Percentile: 0.3, Window: 3, MinSamples: 3, Budget: 1, Burst: 100}}
+	d := newDriver(t, cfg, scripted(map[string][]answer{
+		"f": {{600 * time.Millisecond, transient}, {800 * time.Millisecond, Succeeded(nil)}},
+		"a": {{3 * time.Second, Succeeded(nil)}, hang},
+		"c": {hang, hang},
+		"t": {hang, {3950 * time.Millisecond, Succeeded(nil)}},
+		"x": {hang, hang},
+	}))
+	c := read("c")
+	c.Timeout = 2 * time.Second
+	x := read("x")
+	x.Timeout = 3500 * time.Millisecond
+	for _, call := range []Call{read("f"), read("a"), c, read("t"), x} {
+		start := d.now
+		d.submit(call)
+		d.run(1 << 62)
+		want := 100 * time.Millisecond
+		if call.ID == "x" {
+			want = 3 * time.Second
+		}
+		if h := d.starts[len(d.starts)-1]; !h.hedge || h.id != call.ID || h.at-start != want {
+			t.Fatalf("%s: last start %+v at %v after the call's, want its hedge at %v", call.ID, h, h.at-start, want)
+		}
+	}
+	for id, won := range map[string]bool{"f": true, "a": false, "t": true} {
+		if r := d.results[id]; r.Err != nil || r.HedgeWon != won {
+			t.Errorf("%s: %+v, want a success, hedge won %v", id, r, won)
+		}
+	}
+}
+
+// hedgedShare runs n calls one after another, each attempt's latency
+// drawn by lat, under a percentile policy with the default window, and
+// returns the share of calls hedged.
+func hedgedShare(t *testing.T, p float64, n int, lat func(*rand.Rand) time.Duration) float64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	cfg := Config{Services: map[string]ServiceConfig{"api": {}}, Hedge: &HedgePolicy{Percentile: p, Budget: 1, Burst: 100}}
+	d := newDriver(t, cfg, func(*Call, int, time.Duration) (time.Duration, Outcome) { return lat(rng), Succeeded(nil) })
+	for i := range n {
+		d.submit(read(fmt.Sprint("c", i)))
+		d.run(1 << 62)
+	}
+	hedges := 0
+	for _, s := range d.starts {
+		if s.hedge {
+			hedges++
+		}
+	}
+	return float64(hedges) / float64(n)
+}
+
+// Percentile p hedges a share 1 − p of the calls: by its definition, a
+// first attempt's latency exceeds its p-th percentile with probability
+// 1 − p, whatever the distribution, and every first attempt still running
+// at the delay is hedged (the budget is 1 and nothing waits). Hedges win
+// half the races on exponential latencies, cancelling the slowest first
+// attempts; the estimate must not be pulled down by it (taking the
+// winners' latencies hedged 11.9% at 0.95, counting a lost first
+// attempt's time run as its latency 5.6%). Over 40,000 calls the binomial
+// standard deviation of the share is at most 0.15 points; the tolerance
+// is 0.5 points.
+func TestHedgePercentileHedgesItsShare(t *testing.T) {
+	exp := func(r *rand.Rand) time.Duration { return time.Duration(r.ExpFloat64() * float64(100*time.Millisecond)) }
+	uniform := func(r *rand.Rand) time.Duration {
+		return 50*time.Millisecond + time.Duration(r.Float64()*float64(200*time.Millisecond))
+	}
+	for _, c := range []struct {
+		name string
+		p    float64
+		lat  func(*rand.Rand) time.Duration
+	}{
+		{"exponential", 0.95, exp},
+		{"exponential", 0.9, exp},
+		{"uniform", 0.95, uniform},
+	} {
+		got := hedgedShare(t, c.p, 40_000, c.lat)
+		t.Logf("%s latencies, percentile %v: %.3f%% of calls hedged", c.name, c.p, 100*got)
+		if want := 1 - c.p; math.Abs(got-want) > 0.005 {
+			t.Errorf("%s latencies, percentile %v: %.2f%% of calls hedged, want %.2f%% ± 0.5", c.name, c.p, 100*got, 100*want)
+		}
 	}
 }
 
