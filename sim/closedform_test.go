@@ -310,7 +310,8 @@ token_bucket = true
 
 // windowArrivals runs a scenario of one call a turn, arriving as arrival
 // ("poisson" or "constant") at 20/s for 100 s, against a service allowing 5
-// requests a second under limiter, with one attempt a call; it returns
+// requests a second under limiter (a bucket's burst is then 5, one
+// second's worth), with one attempt a call; it returns
 // every arrival's time at the service and whether it was admitted.
 func windowArrivals(t *testing.T, limiter, arrival string) (at []time.Duration, admitted []bool) {
 	t.Helper()
@@ -349,15 +350,23 @@ name = "open"
 	return at, admitted
 }
 
-// Window limiters decide each request exactly as their definition says.
-// A fixed window of 1 s admits the first 5 requests of each window
-// [k s, (k+1) s); a sliding one admits a request when fewer than 5 were
-// admitted in the second before it, (t − 1 s, t]. Each limiter's
-// decisions on a Poisson stream are those of the definition, written out
-// here, one by one; on a constant stream of 20/s both admit exactly 5 a
-// second, 500 in 100 s. The fixed window lets up to twice the limit
-// through around an edge, which the sliding one never does.
-func TestClosedFormWindowEdges(t *testing.T) {
+// The service's limiters decide each request exactly as their
+// definitions say, at 5 requests a second. A fixed window of 1 s admits
+// the first 5 requests of each window [k s, (k+1) s); a sliding one admits
+// a request when fewer than 5 were admitted in the second before it,
+// (t − 1 s, t]; a token bucket of burst 5, full at the start and refilled
+// at 5 a second, admits a request when it holds a whole token (kept here
+// in token-nanoseconds, so that the arithmetic is exact). Each limiter's
+// decisions on a Poisson stream and on a constant one, both at 20/s, are
+// those of the definition, written out here, one by one. On the constant
+// stream both windows admit exactly 5 a second, 500 in 100 s, and the
+// bucket 504: its 5 tokens and the quarter token each 50 ms refills carry
+// the first 6 (0 to 250 ms), and then it admits one request in four, every
+// 200 ms from 400 ms to 99.8 s (498). The fixed window lets up to twice
+// the limit through around an edge, which the sliding one never does, and
+// the bucket at most its burst plus its rate over any span, 10 in a
+// second.
+func TestClosedFormLimiterDecisions(t *testing.T) {
 	const limit, window = 5, time.Second
 	fixed := func(at []time.Duration) []bool {
 		var out []bool
@@ -407,35 +416,52 @@ func TestClosedFormWindowEdges(t *testing.T) {
 		}
 		return most
 	}
+	bucket := func(at []time.Duration) []bool {
+		const full = limit * int64(window) // token-nanoseconds
+		var out []bool
+		credit, last := full, time.Duration(0)
+		for _, a := range at {
+			credit = min(full, credit+int64(a-last)*limit)
+			last = a
+			ok := credit >= int64(window)
+			if ok {
+				credit -= int64(window)
+			}
+			out = append(out, ok)
+		}
+		return out
+	}
 	for _, c := range []struct {
 		limiter string
 		ref     func([]time.Duration) []bool
-	}{{"fixed_window", fixed}, {"sliding_window", sliding}} {
+	}{{"fixed_window", fixed}, {"sliding_window", sliding}, {"token_bucket", bucket}} {
 		t.Run(c.limiter, func(t *testing.T) {
-			at, admitted := windowArrivals(t, c.limiter, "poisson")
-			want := c.ref(at)
-			for i := range at {
-				if admitted[i] != want[i] {
-					t.Fatalf("request %d at %v: admitted %v; the window's definition says %v", i, at[i], admitted[i], want[i])
+			for _, arrival := range []string{"poisson", "constant"} {
+				at, admitted := windowArrivals(t, c.limiter, arrival)
+				want := c.ref(at)
+				n := 0
+				for i := range at {
+					if admitted[i] != want[i] {
+						t.Fatalf("%s: request %d at %v: admitted %v; the limiter's definition says %v", arrival, i, at[i], admitted[i], want[i])
+					}
+					if admitted[i] {
+						n++
+					}
 				}
-			}
-			most := mostInAnyWindow(at, admitted)
-			t.Logf("%d arrivals; at most %d admitted in any second", len(at), most)
-			if c.limiter == "sliding_window" && most > limit {
-				t.Errorf("%d admissions within one second under a sliding window of %d", most, limit)
-			}
-			if c.limiter == "fixed_window" && most <= limit {
-				t.Errorf("at most %d admissions in any second under a fixed window; a Poisson stream at 4× the limit should cross an edge with more", most)
-			}
-			at, admitted = windowArrivals(t, c.limiter, "constant")
-			n := 0
-			for _, a := range admitted {
-				if a {
-					n++
+				most := mostInAnyWindow(at, admitted)
+				t.Logf("%s: %d admitted of %d; at most %d in any second", arrival, n, len(at), most)
+				switch {
+				case c.limiter == "token_bucket" && most > 2*limit:
+					t.Errorf("%s: %d admissions within one second from a bucket of burst %d refilled at %d/s", arrival, most, limit, limit)
+				case c.limiter == "sliding_window" && most > limit:
+					t.Errorf("%s: %d admissions within one second under a sliding window of %d", arrival, most, limit)
+				case c.limiter == "fixed_window" && arrival == "poisson" && most <= limit:
+					t.Errorf("at most %d admissions in any second under a fixed window; a Poisson stream at 4× the limit should cross an edge with more", most)
+				case c.limiter != "token_bucket" && arrival == "constant" && n != 500:
+					t.Errorf("%d admitted of %d constant arrivals at 20/s over 100 s; want exactly 5 a second, 500", n, len(at))
+				case c.limiter == "token_bucket" && arrival == "constant" && n != 504:
+					t.Errorf("%d admitted of %d constant arrivals at 20/s over 100 s; want 6 + 498 = 504", n, len(at))
 				}
-			}
-			if n != 500 {
-				t.Errorf("%d admitted of %d constant arrivals at 20/s over 100 s; want exactly 5 a second, 500", n, len(at))
 			}
 		})
 	}
@@ -474,8 +500,14 @@ func TestClosedFormRetrySuccessAndAttempts(t *testing.T) {
 // [0, base × 2^(n−1)]: the first retries spread evenly over [0, 10 s],
 // the second over [0, 20 s]. Their delays have the uniform's mean (half
 // the span) within 3%, and its distribution by Kolmogorov–Smirnov (D
-// below 1.63/√m, the 1% level). Without jitter ("exponential") every
-// retry of the herd comes back at the same instant, base × 2^(n−1).
+// below 1.63/√m, the 1% level). The herd's retries, spread over [0, 30 s]
+// (the second retries of 10 s + 20 s at most), meet every token the
+// bucket refills, one a second from 1 s to 29 s: the herd gets 30 calls
+// through. (At least 12 retries are due in each of those seconds on
+// average, so a token misses them with a chance below e^−12.) Without
+// jitter ("exponential") every retry of the herd comes back at the same
+// instant, base × 2^(n−1), and the bucket, refilled to its burst of 1,
+// admits exactly one of them: 3 calls through, at 0 s, 10 s and 30 s.
 func TestClosedFormFullJitterSpreadsTheHerd(t *testing.T) {
 	const calls, base = 5000, 10.0
 	herd := func(backoff string) []trace.Record {
@@ -532,11 +564,29 @@ retry = { backoff = %q, base = "10s", cap = "1h", attempts = 3 }
 			t.Errorf("retry %d's delays are not uniform on [0, %vs]: D = %.4f over %d", n-1, span, ks, len(d))
 		}
 	}
+	admitted := func(recs []trace.Record, attempt int) (n int) {
+		for _, r := range recs {
+			if (attempt == 0 || r.Attempt == attempt) && r.Outcome == trace.OutcomeSuccess {
+				n++
+			}
+		}
+		return n
+	}
+	if n := admitted(recs, 0); n != 30 {
+		t.Errorf("full jitter: %d calls admitted; want 30, one at 0 and one at each token refilled from 1 s to 29 s", n)
+	}
+	plain := herd("exponential")
+	if n := admitted(plain, 0); n != 3 {
+		t.Errorf("without jitter %d calls admitted; want 3, at 0 s, 10 s and 30 s", n)
+	}
 	for n := 2; n <= 3; n++ {
-		d := delays(herd("exponential"), n)
+		d := delays(plain, n)
 		span := base * math.Pow(2, float64(n-2))
 		if slices.Min(d) != span || slices.Max(d) != span {
 			t.Errorf("without jitter retry %d waited from %vs to %vs; want all %vs", n-1, slices.Min(d), slices.Max(d), span)
+		}
+		if got := admitted(plain, n); got != 1 {
+			t.Errorf("without jitter %d of retry %d's herd admitted; want the one the refilled bucket holds", got, n-1)
 		}
 	}
 }
