@@ -118,8 +118,8 @@ func erlangB(a float64, c int) float64 {
 // with the formula taken at each run's own arrival rate and load (its
 // turns per second and its mean number in service, which the check
 // before holds to the nominal ones): a run's queue follows the load it
-// drew, which moves it by up to 3.5 times as much (at ρ = 0.6), and that
-// part of its noise is not the queue's.
+// drew (in M/M/1 at ρ = 0.6 a load 1% higher lengthens the queue by 3.5%),
+// and that part of its noise is not the queue's.
 func checkMMc(t *testing.T, c int, rate float64, seeds int) {
 	t.Helper()
 	const mu = 100.0 // per second: exponential service of mean 10 ms
@@ -510,8 +510,81 @@ func TestClosedFormRetrySuccessAndAttempts(t *testing.T) {
 // admits exactly one of them: 3 calls through, at 0 s, 10 s and 30 s.
 func TestClosedFormFullJitterSpreadsTheHerd(t *testing.T) {
 	const calls, base = 5000, 10.0
-	herd := func(backoff string) []trace.Record {
-		sc := mustParse(t, fmt.Sprintf(`
+	recs := herdRecords(t, calls, "full-jitter")
+	if n := len(retryDelays(recs, 2)); n < calls-2 {
+		t.Fatalf("%d first retries; want the %d calls the first second refused", n, calls-1)
+	}
+	for n := 2; n <= 3; n++ {
+		span := base * math.Pow(2, float64(n-2))
+		checkUniform(t, fmt.Sprintf("retry %d's delay, s", n-1), retryDelays(recs, n), 0, span)
+	}
+	admitted := func(recs []trace.Record) (n int) {
+		for _, r := range recs {
+			if r.Outcome == trace.OutcomeSuccess {
+				n++
+			}
+		}
+		return n
+	}
+	if n := admitted(recs); n != 30 {
+		t.Errorf("full jitter: %d calls admitted; want 30, one at 0 and one at each token refilled from 1 s to 29 s", n)
+	}
+	plain := herdRecords(t, calls, "exponential")
+	if n := admitted(plain); n != 3 {
+		t.Errorf("without jitter %d calls admitted; want 3, at 0 s, 10 s and 30 s", n)
+	}
+	for n := 2; n <= 3; n++ {
+		d := retryDelays(plain, n)
+		span := base * math.Pow(2, float64(n-2))
+		if slices.Min(d) != span || slices.Max(d) != span {
+			t.Errorf("without jitter retry %d waited from %vs to %vs; want all %vs", n-1, slices.Min(d), slices.Max(d), span)
+		}
+	}
+}
+
+// The other jittered backoffs against the same herd of 5,000 calls. Equal
+// jitter waits half the exponential delay plus a uniform share of the
+// other half: retry n on [e/2, e], e = base × 2^(n−1). Decorrelated jitter
+// waits base + a uniform share of (3 × the previous delay − base), the
+// previous counting as at least base: the first retry on [base, 3 base],
+// and each later one, scaled by its own call's previous delay d as
+// (delay − base)/(3d − base), on [0, 1]. Each within 3% of the uniform's
+// mean and by Kolmogorov–Smirnov.
+func TestClosedFormJitteredBackoffs(t *testing.T) {
+	const calls, base = 5000, 10.0
+	recs := herdRecords(t, calls, "equal-jitter")
+	for n := 2; n <= 3; n++ {
+		e := base * math.Pow(2, float64(n-2))
+		checkUniform(t, fmt.Sprintf("equal jitter, retry %d's delay, s", n-1), retryDelays(recs, n), e/2, e)
+	}
+	recs = herdRecords(t, calls, "decorrelated-jitter")
+	checkUniform(t, "decorrelated jitter, retry 1's delay, s", retryDelays(recs, 2), base, 3*base)
+	prev := map[string]float64{}
+	for _, r := range recs {
+		if r.Attempt == 2 {
+			prev[r.Call] = r.RetryDelay
+		}
+	}
+	var u []float64
+	for _, r := range recs {
+		if r.Attempt == 3 {
+			d, ok := prev[r.Call]
+			if !ok {
+				t.Fatalf("call %q: a second retry without a first", r.Call)
+			}
+			u = append(u, (r.RetryDelay-base)/(3*max(d, base)-base))
+		}
+	}
+	checkUniform(t, "decorrelated jitter, retry 2's share of its range", u, 0, 1)
+}
+
+// herdRecords runs one turn of calls calls sent at once to a service
+// allowing one request a second (a bucket of burst 1) that sends no
+// Retry-After, with three attempts a call under backoff with base 10 s,
+// and returns the attempts.
+func herdRecords(t *testing.T, calls int, backoff string) []trace.Record {
+	t.Helper()
+	sc := mustParse(t, fmt.Sprintf(`
 name = "herd"
 seed = 10
 duration = "10m"
@@ -529,65 +602,46 @@ service = "s"
 name = "herd"
 retry = { backoff = %q, base = "10s", cap = "1h", attempts = 3 }
 `, calls, backoff))
-		_, recs := runTraced(t, sc)
-		return recs
-	}
-	delays := func(recs []trace.Record, attempt int) []float64 {
-		var d []float64
-		for _, r := range recs {
-			if r.Attempt == attempt {
-				d = append(d, r.RetryDelay)
-			}
-		}
-		return d
-	}
-	recs := herd("full-jitter")
-	if n := len(delays(recs, 2)); n < calls-2 {
-		t.Fatalf("%d first retries; want the %d calls the first second refused", n, calls-1)
-	}
-	for n := 2; n <= 3; n++ {
-		d := delays(recs, n)
-		span := base * math.Pow(2, float64(n-2))
-		slices.Sort(d)
-		var sum, ks float64
-		for i, x := range d {
-			if x < 0 || x > span {
-				t.Fatalf("retry %d waited %.6fs, outside [0, %vs]", n-1, x, span)
-			}
-			sum += x
-			f := x / span
-			ks = max(ks, math.Abs(f-float64(i)/float64(len(d))), math.Abs(f-float64(i+1)/float64(len(d))))
-		}
-		within(t, fmt.Sprintf("retry %d's mean delay over %d calls, s", n-1, len(d)), sum/float64(len(d)), span/2, 0.03)
-		t.Logf("retry %d: Kolmogorov–Smirnov D = %.4f over %d delays (1%% level %.4f)", n-1, ks, len(d), 1.63/math.Sqrt(float64(len(d))))
-		if ks > 1.63/math.Sqrt(float64(len(d))) {
-			t.Errorf("retry %d's delays are not uniform on [0, %vs]: D = %.4f over %d", n-1, span, ks, len(d))
+	_, recs := runTraced(t, sc)
+	return recs
+}
+
+// retryDelays returns the delays before the attempts numbered attempt, in
+// seconds.
+func retryDelays(recs []trace.Record, attempt int) []float64 {
+	var d []float64
+	for _, r := range recs {
+		if r.Attempt == attempt {
+			d = append(d, r.RetryDelay)
 		}
 	}
-	admitted := func(recs []trace.Record, attempt int) (n int) {
-		for _, r := range recs {
-			if (attempt == 0 || r.Attempt == attempt) && r.Outcome == trace.OutcomeSuccess {
-				n++
-			}
-		}
-		return n
+	return d
+}
+
+// checkUniform holds draws to the uniform distribution on [lo, hi]: every
+// draw within it (to the trace's microsecond), their mean within 3% of
+// the middle, and the Kolmogorov–Smirnov distance D of their empirical
+// distribution below 1.63/√m for m draws (the 1% level).
+func checkUniform(t *testing.T, what string, draws []float64, lo, hi float64) {
+	t.Helper()
+	if len(draws) < 1000 {
+		t.Fatalf("%s: %d draws; the check needs at least 1,000", what, len(draws))
 	}
-	if n := admitted(recs, 0); n != 30 {
-		t.Errorf("full jitter: %d calls admitted; want 30, one at 0 and one at each token refilled from 1 s to 29 s", n)
-	}
-	plain := herd("exponential")
-	if n := admitted(plain, 0); n != 3 {
-		t.Errorf("without jitter %d calls admitted; want 3, at 0 s, 10 s and 30 s", n)
-	}
-	for n := 2; n <= 3; n++ {
-		d := delays(plain, n)
-		span := base * math.Pow(2, float64(n-2))
-		if slices.Min(d) != span || slices.Max(d) != span {
-			t.Errorf("without jitter retry %d waited from %vs to %vs; want all %vs", n-1, slices.Min(d), slices.Max(d), span)
+	d := slices.Sorted(slices.Values(draws))
+	var sum, ks float64
+	m := float64(len(d))
+	for i, x := range d {
+		if x < lo-1e-6 || x > hi+1e-6 {
+			t.Fatalf("%s: %.6f, outside [%v, %v]", what, x, lo, hi)
 		}
-		if got := admitted(plain, n); got != 1 {
-			t.Errorf("without jitter %d of retry %d's herd admitted; want the one the refilled bucket holds", got, n-1)
-		}
+		sum += x
+		f := (x - lo) / (hi - lo)
+		ks = max(ks, math.Abs(f-float64(i)/m), math.Abs(f-float64(i+1)/m))
+	}
+	within(t, fmt.Sprintf("%s, mean of %d", what, len(d)), sum/m, (lo+hi)/2, 0.03)
+	t.Logf("%s: Kolmogorov–Smirnov D = %.4f (1%% level %.4f)", what, ks, 1.63/math.Sqrt(m))
+	if ks > 1.63/math.Sqrt(m) {
+		t.Errorf("%s: not uniform on [%v, %v]: D = %.4f over %d draws", what, lo, hi, ks, len(d))
 	}
 }
 
