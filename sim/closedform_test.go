@@ -494,8 +494,8 @@ func TestClosedFormRetrySuccessAndAttempts(t *testing.T) {
 	}
 }
 
-// A synchronised herd: one turn sends 5,000 calls at once to a service
-// allowing one request a second with no Retry-After, so 4,999 meet a 429
+// A synchronised herd: one turn sends 4,000 calls at once to a service
+// allowing one request a second with no Retry-After, so 3,999 meet a 429
 // together. Retry n of full jitter waits a uniform draw on
 // [0, base × 2^(n−1)]: the first retries spread evenly over [0, 10 s],
 // the second over [0, 20 s]. Their delays have the uniform's mean (half
@@ -503,13 +503,13 @@ func TestClosedFormRetrySuccessAndAttempts(t *testing.T) {
 // below 1.63/√m, the 1% level). The herd's retries, spread over [0, 30 s]
 // (the second retries of 10 s + 20 s at most), meet every token the
 // bucket refills, one a second from 1 s to 29 s: the herd gets 30 calls
-// through. (At least 12 retries are due in each of those seconds on
-// average, so a token misses them with a chance below e^−12.) Without
+// through. (At least 10 retries are due in each of those seconds on
+// average, so a token misses them with a chance below e^−10.) Without
 // jitter ("exponential") every retry of the herd comes back at the same
 // instant, base × 2^(n−1), and the bucket, refilled to its burst of 1,
 // admits exactly one of them: 3 calls through, at 0 s, 10 s and 30 s.
 func TestClosedFormFullJitterSpreadsTheHerd(t *testing.T) {
-	const calls, base = 5000, 10.0
+	const calls, base = 4000, 10.0
 	recs := herdRecords(t, calls, "full-jitter")
 	if n := len(retryDelays(recs, 2)); n < calls-2 {
 		t.Fatalf("%d first retries; want the %d calls the first second refused", n, calls-1)
@@ -542,7 +542,7 @@ func TestClosedFormFullJitterSpreadsTheHerd(t *testing.T) {
 	}
 }
 
-// The other jittered backoffs against the same herd of 5,000 calls. Equal
+// The other jittered backoffs against the same herd of 4,000 calls. Equal
 // jitter waits half the exponential delay plus a uniform share of the
 // other half: retry n on [e/2, e], e = base × 2^(n−1). Decorrelated jitter
 // waits base + a uniform share of (3 × the previous delay − base), the
@@ -551,7 +551,7 @@ func TestClosedFormFullJitterSpreadsTheHerd(t *testing.T) {
 // (delay − base)/(3d − base), on [0, 1]. Each within 3% of the uniform's
 // mean and by Kolmogorov–Smirnov.
 func TestClosedFormJitteredBackoffs(t *testing.T) {
-	const calls, base = 5000, 10.0
+	const calls, base = 4000, 10.0
 	recs := herdRecords(t, calls, "equal-jitter")
 	for n := 2; n <= 3; n++ {
 		e := base * math.Pow(2, float64(n-2))
@@ -662,7 +662,7 @@ name = "cost"
 seed = 12
 duration = "1h"
 [workload]
-sessions = 10000
+sessions = 6000
 turns = %d
 llm = { service = "model", tokens = 1000, output_tokens = 200, success = %v }
 calls = [ { tool = "fetch", count = 1 } ]
@@ -683,8 +683,8 @@ name = "unbounded"
 `, k, p, inPrice, outPrice, toolPrice))
 	st, recs := runTraced(t, sc)
 	tk := st.Tasks
-	if tk == nil || tk.Begun != 10000 || tk.Completed+tk.FailedTasks != tk.Begun {
-		t.Fatalf("tasks %+v; want 10,000 begun, all ended", tk)
+	if tk == nil || tk.Begun != 6000 || tk.Completed+tk.FailedTasks != tk.Begun {
+		t.Fatalf("tasks %+v; want 6,000 begun, all ended", tk)
 	}
 	var model, tool int64
 	for _, r := range recs {
