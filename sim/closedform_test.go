@@ -13,7 +13,8 @@ package sim
 // M/M/1 percentiles (TestMM1PercentilesWithinATenthOfAPercent), Little's
 // law on the calls of every built-in (TestLittlesLawOnEveryBuiltin),
 // completion over k steps as p^k (TestModelSuccessCompletesTheProduct),
-// a progressive join's turn (TestProgressiveJoinMovesOnAtTheKthAnswer);
+// a progressive join's turn (TestProgressiveJoinMovesOnAtTheKthAnswer),
+// generation time (TestOutputTokensPace);
 // non-preemptive priority by Cobham's formula, heavier, behind the long
 // build tag (TestLongClosedFormCobhamPriority).
 
@@ -491,6 +492,83 @@ func TestClosedFormRetrySuccessAndAttempts(t *testing.T) {
 			want = math.Pow(p, n-1)
 		}
 		within(t, fmt.Sprintf("share of calls taking %d attempts", k), float64(st.AttemptsPerCall[k-1])/calls, want, 0.03)
+	}
+}
+
+// An attempt timeout T against exponential latencies of mean m cuts an
+// attempt with probability q = e^(−T/m); with n attempts (retried at once)
+// a call fails with probability q^n, in (1 − q^n)/(1 − q) attempts on
+// average. T = m = 100 ms, n = 2: 13.5% of the calls fail, in 1.37
+// attempts a call.
+func TestClosedFormAttemptTimeout(t *testing.T) {
+	const n = 2
+	sc := openQueue(t, 13, 100, `{ dist = "exponential", mean = "100ms" }`, "",
+		"attempt_timeout = \"100ms\"\nretry = { attempts = 2 }", "1000s")
+	st := runOnly(t, sc).Strategies[0]
+	if st.Calls < 99_000 {
+		t.Fatalf("%d calls; want about 100,000", st.Calls)
+	}
+	q := math.Exp(-1)
+	within(t, "share of calls failed", float64(st.Failed)/float64(st.Calls), math.Pow(q, n), 0.03)
+	within(t, "attempts per call", float64(st.Attempts)/float64(st.Calls), (1-math.Pow(q, n))/(1-q), 0.01)
+}
+
+// max_queued bounds the calls waiting to start: with one in flight
+// (max_in_flight = 1) and max_queued = 3 the system holds K = 4 calls,
+// and the queue is M/M/1/K. Its stationary law is p_j ∝ ρ^j for j ≤ K, so
+// a turn is refused with probability p_K = (1 − ρ)ρ^K / (1 − ρ^(K+1)) and
+// the mean number in the system is Σ j p_j. λ = 80/s, exponential service
+// of mean 10 ms: ρ = 0.8, p_K = 12.2%, L = 1.56.
+func TestClosedFormMM1K(t *testing.T) {
+	const lambda, rho, k = 80.0, 0.8, 4
+	sc := openQueue(t, 14, lambda, `{ dist = "exponential", mean = "10ms" }`, "",
+		"max_in_flight = 1\nmax_queued = 3", "1500s")
+	st := runOnly(t, sc).Strategies[0]
+	var norm, l float64
+	for j := 0; j <= k; j++ {
+		norm += math.Pow(rho, float64(j))
+		l += float64(j) * math.Pow(rho, float64(j))
+	}
+	pk := math.Pow(rho, k) / norm
+	// A refused turn ends at once, failed: it counts among the turns.
+	if st.RefusedTurns == 0 || st.FailedTurns != st.RefusedTurns {
+		t.Fatalf("%d turns, %d refused, %d failed; want the refused ones, and only they, failed", st.Turns, st.RefusedTurns, st.FailedTurns)
+	}
+	within(t, "share of turns refused", float64(st.RefusedTurns)/float64(st.Turns), pk, 0.03)
+	within(t, "mean number in the system", st.TurnsInSystem, l/norm, 0.03)
+}
+
+// The service's load model: a request admitted while n others are in
+// flight takes latency × (1 + factor × max(0, n − knee)). One turn's 10
+// calls sent at once to a constant 100 ms service with factor 0.5 and knee
+// 2 are admitted one after another, the k-th (from 0) with k in flight,
+// so they take 100, 100, 100, 150, 200, …, 450 ms, exactly.
+func TestClosedFormLoadLatency(t *testing.T) {
+	sc := mustParse(t, `
+name = "load"
+duration = "1m"
+[workload]
+sessions = 1
+turns = 1
+calls = [ { tool = "t", count = 10 } ]
+[services.s]
+latency = "100ms"
+load = { knee = 2, factor = 0.5 }
+network_delay = "0s"
+[tools.t]
+service = "s"
+[[strategy]]
+name = "all"
+`)
+	st, recs := runTraced(t, sc)
+	var got, want []float64
+	for k, r := range recs {
+		got = append(got, math.Round((r.End-r.Start)*1e6)/1e3) // ms, to the trace's µs
+		want = append(want, 100*(1+0.5*float64(max(0, k-2))))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) || st.TurnLatencyMs.Max != 450 {
+		t.Errorf("call latencies %v ms, turn %v ms; want %v, 450", got, st.TurnLatencyMs.Max, want)
 	}
 }
 
