@@ -572,6 +572,64 @@ name = "all"
 	}
 }
 
+// Timed events change a service over [at, at + for) exactly: every
+// request arriving during an outage (20 s to 30 s) is refused, 503 at
+// once, and every one admitted during a latency_factor of 3 (40 s to 50 s)
+// takes three times the constant 100 ms; the others take 100 ms.
+func TestClosedFormTimedEvents(t *testing.T) {
+	sc := mustParse(t, `
+name = "events"
+seed = 15
+duration = "60s"
+[workload]
+arrival_rate = 20
+calls = [ { tool = "t", count = 1 } ]
+[services.s]
+latency = "100ms"
+network_delay = "0s"
+[tools.t]
+service = "s"
+[[strategy]]
+name = "once"
+[[events]]
+service = "s"
+at = "20s"
+for = "10s"
+outage = true
+[[events]]
+service = "s"
+at = "40s"
+for = "10s"
+latency_factor = 3
+`)
+	_, recs := runTraced(t, sc)
+	if len(recs) < 1100 {
+		t.Fatalf("%d attempts; want about 1,200", len(recs))
+	}
+	var out int
+	for _, r := range recs {
+		took := math.Round((r.End-r.Start)*1e6) / 1e6
+		switch {
+		case r.Start >= 20 && r.Start < 30:
+			out++
+			if r.Status != 503 || took != 0 {
+				t.Errorf("attempt at %.6fs, in the outage: status %d after %vs; want 503 at once", r.Start, r.Status, took)
+			}
+		case r.Start >= 40 && r.Start < 50:
+			if r.Outcome != trace.OutcomeSuccess || took != 0.3 {
+				t.Errorf("attempt at %.6fs, at 3× latency: %s after %vs; want success after 0.3s", r.Start, r.Outcome, took)
+			}
+		default:
+			if r.Outcome != trace.OutcomeSuccess || took != 0.1 {
+				t.Errorf("attempt at %.6fs: %s after %vs; want success after 0.1s", r.Start, r.Outcome, took)
+			}
+		}
+	}
+	if out < 150 {
+		t.Errorf("%d attempts in the outage; want about 200", out)
+	}
+}
+
 // A synchronised herd: one turn sends 4,000 calls at once to a service
 // allowing one request a second with no Retry-After, so 3,999 meet a 429
 // together. Retry n of full jitter waits a uniform draw on
