@@ -630,6 +630,47 @@ latency_factor = 3
 	}
 }
 
+// A retry budget holds a service's retries to its tokens: it starts full
+// at max, each successful attempt adds ratio, each retry takes one, and a
+// retry that finds less than one token is not made. So over a run whose
+// retries want more than the budget gives, the retries made are
+// max + ratio × the successful attempts − the tokens left at the end,
+// which is below one. Ten sessions of 1,000 one-call turns, half of the
+// requests failing, two attempts a call, ratio 0.1 and max 10: some 5,000
+// calls want a retry, and about 10 + 0.1 × 5,000 = 510 get one.
+func TestClosedFormRetryBudget(t *testing.T) {
+	sc := mustParse(t, `
+name = "budget"
+seed = 16
+duration = "1h"
+[workload]
+sessions = 10
+turns = 1000
+calls = [ { tool = "t", count = 1 } ]
+[services.s]
+latency = "10ms"
+network_delay = "0s"
+faults = { error_rate = 0.5 }
+[tools.t]
+service = "s"
+[[strategy]]
+name = "budgeted"
+retry = { attempts = 2 }
+retry_budget = { ratio = 0.1, max = 10 }
+`)
+	st := runOnly(t, sc).Strategies[0]
+	if st.Calls != 10_000 {
+		t.Fatalf("%d calls; want the 10,000 of the run, drained", st.Calls)
+	}
+	retries := float64(st.Attempts - st.Calls)
+	successes := float64(st.Calls - st.Failed) // one successful attempt each
+	left := 10 + 0.1*successes - retries
+	t.Logf("%v retries, %v successes: %.2f tokens left", retries, successes, left)
+	if left < -1e-9 || left >= 1 {
+		t.Errorf("%v retries after %v successful attempts; the budget gives 10 + 0.1 × %v = %.1f, less what is left (under 1)", retries, successes, successes, 10+0.1*successes)
+	}
+}
+
 // A synchronised herd: one turn sends 4,000 calls at once to a service
 // allowing one request a second with no Retry-After, so 3,999 meet a 429
 // together. Retry n of full jitter waits a uniform draw on
