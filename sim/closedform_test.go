@@ -265,47 +265,67 @@ max_in_flight = 4
 
 // A client's token bucket of rate r and burst b, full at the start, sends
 // the k-th of n calls made at once (k from 1) at max(0, (k − b)/r),
-// exactly: one session's single turn of 30 calls, paced at rps = 10 with
-// burst = 5, sends five at 0 and then one every 100 ms until 2.5 s. The
-// service's own bucket has the same shape, so it refuses none, and the
-// turn ends at 2.5 s plus the constant 1 s latency.
+// exactly. One session's single turn of 30 calls to a service whose own
+// limits have the same shape, so that it refuses none:
+//   - paced at rps = 10 with burst = 5, it sends five at 0 and then one
+//     every 100 ms until 2.5 s;
+//   - with headroom = 0.5 the bucket holds half the burst and refills at
+//     half the rate: rps = 10 with burst = 4 sends two at 0, then one
+//     every 200 ms until 5.6 s;
+//   - calls of 100 tokens under tpm = 1,200 (a bucket of one minute's
+//     worth, 12 calls, refilled at 20 tokens a second) send twelve at 0,
+//     then one every 5 s until 90 s.
+//
+// The turn ends at its last send plus the constant 1 s latency.
 func TestClosedFormTokenBucketAdmissionTimes(t *testing.T) {
-	const n, b, r = 30, 5, 10.0
-	sc := mustParse(t, `
+	const n = 30
+	for _, c := range []struct {
+		name, service, strategy, tokens string
+		b, r                            float64 // calls, calls per second
+	}{
+		{"rps", "rps = 10\nburst = 5", "", "0", 5, 10},
+		{"headroom", "rps = 10\nburst = 4", "headroom = 0.5", "0", 2, 5},
+		{"tpm", "tpm = 1200", "", "100", 12, 0.2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := mustParse(t, fmt.Sprintf(`
 name = "bucket"
-duration = "1m"
+duration = "5m"
 [workload]
 sessions = 1
 turns = 1
-calls = [ { tool = "t", count = 30 } ]
+calls = [ { tool = "t", count = %d } ]
 [services.s]
-rps = 10
-burst = 5
+%s
 latency = "1s"
 network_delay = "0s"
 [tools.t]
 service = "s"
+tokens = %s
 [[strategy]]
 name = "paced"
 token_bucket = true
-`)
-	st, recs := runTraced(t, sc)
-	if len(recs) != n || st.RateLimited != 0 || st.Attempts != n {
-		t.Fatalf("%d attempts traced, %d counted, %d 429s; want %d attempts, none refused", len(recs), st.Attempts, st.RateLimited, n)
-	}
-	var starts []float64
-	for _, rec := range recs {
-		starts = append(starts, rec.Start)
-	}
-	slices.Sort(starts)
-	for k := 1; k <= n; k++ {
-		want := max(0, float64(k-b)/r)
-		if got := starts[k-1]; math.Abs(got-want) > 1e-9 {
-			t.Errorf("call %d of %d sent at %.6fs; the bucket admits it at (k − burst)/rate = %.6fs", k, n, got, want)
-		}
-	}
-	if want := (float64(n-b)/r + 1) * 1000; st.TurnLatencyMs.Max != want {
-		t.Errorf("the turn took %v ms; want (n − burst)/rate + latency = %v ms", st.TurnLatencyMs.Max, want)
+%s
+`, n, c.service, c.tokens, c.strategy))
+			st, recs := runTraced(t, sc)
+			if len(recs) != n || st.RateLimited != 0 || st.Attempts != n {
+				t.Fatalf("%d attempts traced, %d counted, %d 429s; want %d attempts, none refused", len(recs), st.Attempts, st.RateLimited, n)
+			}
+			var starts []float64
+			for _, rec := range recs {
+				starts = append(starts, rec.Start)
+			}
+			slices.Sort(starts)
+			for k := 1; k <= n; k++ {
+				want := max(0, (float64(k)-c.b)/c.r)
+				if got := starts[k-1]; math.Abs(got-want) > 1e-9 {
+					t.Errorf("call %d of %d sent at %.6fs; the bucket admits it at (k − burst)/rate = %.6fs", k, n, got, want)
+				}
+			}
+			if want := ((n-c.b)/c.r + 1) * 1000; math.Abs(st.TurnLatencyMs.Max-want) > 1e-9 {
+				t.Errorf("the turn took %v ms; want (n − burst)/rate + latency = %v ms", st.TurnLatencyMs.Max, want)
+			}
+		})
 	}
 }
 
