@@ -775,11 +775,45 @@ func TestClosedFormJitteredBackoffs(t *testing.T) {
 	checkUniform(t, "decorrelated jitter, retry 2's share of its range", u, 0, 1)
 }
 
+// retry_after_jitter against the same herd, told by the service when to
+// come back (headers = "openai": retry-after-ms, the wait for the bucket's
+// next token): each retry waits the server's delay plus a uniform draw on
+// [0, jitter], here 5 s.
+func TestClosedFormRetryAfterJitter(t *testing.T) {
+	recs := herdRun(t, 4000, `headers = "openai"`, `retry_after_jitter = "5s"`)
+	told := map[string]float64{}
+	var extra []float64
+	for _, r := range recs { // in each call's attempt order
+		if r.Attempt > 1 {
+			ra, ok := told[r.Call]
+			if !ok {
+				t.Fatalf("call %q: attempt %d after an answer with no retry delay", r.Call, r.Attempt)
+			}
+			extra = append(extra, r.RetryDelay-ra)
+		}
+		if r.HasRetryAfter {
+			told[r.Call] = r.RetryAfter
+		} else {
+			delete(told, r.Call)
+		}
+	}
+	checkUniform(t, "delay past the server's, s", extra, 0, 5)
+}
+
 // herdRecords runs one turn of calls calls sent at once to a service
 // allowing one request a second (a bucket of burst 1) that sends no
 // Retry-After, with three attempts a call under backoff with base 10 s,
 // and returns the attempts.
 func herdRecords(t *testing.T, calls int, backoff string) []trace.Record {
+	t.Helper()
+	return herdRun(t, calls, "", fmt.Sprintf("backoff = %q, base = \"10s\", cap = \"1h\"", backoff))
+}
+
+// herdRun runs one turn of calls calls sent at once to a service allowing
+// one request a second (a bucket of burst 1), with the service keys
+// service and the retry keys retry, three attempts a call, and returns
+// the attempts.
+func herdRun(t *testing.T, calls int, service, retry string) []trace.Record {
 	t.Helper()
 	sc := mustParse(t, fmt.Sprintf(`
 name = "herd"
@@ -793,12 +827,13 @@ calls = [ { tool = "t", count = %d } ]
 rps = 1
 latency = "10ms"
 network_delay = "0s"
+%s
 [tools.t]
 service = "s"
 [[strategy]]
 name = "herd"
-retry = { backoff = %q, base = "10s", cap = "1h", attempts = 3 }
-`, calls, backoff))
+retry = { %s, attempts = 3 }
+`, calls, service, retry))
 	_, recs := runTraced(t, sc)
 	return recs
 }
