@@ -332,9 +332,9 @@ token_bucket = true
 // windowArrivals runs a scenario of one call a turn, arriving as arrival
 // ("poisson" or "constant") at 20/s for 100 s, against a service allowing 5
 // requests a second under limiter (a bucket's burst is then 5, one
-// second's worth), with one attempt a call; it returns
-// every arrival's time at the service and whether it was admitted.
-func windowArrivals(t *testing.T, limiter, arrival string) (at []time.Duration, admitted []bool) {
+// second's worth) and the service keys extra, with one attempt a call; it
+// returns every arrival's time at the service and whether it was admitted.
+func windowArrivals(t *testing.T, limiter, arrival, extra string) (at []time.Duration, admitted []bool) {
 	t.Helper()
 	sc := mustParse(t, fmt.Sprintf(`
 name = "window"
@@ -349,11 +349,12 @@ rps = 5
 limiter = %q
 latency = "10ms"
 network_delay = "0s"
+%s
 [tools.t]
 service = "s"
 [[strategy]]
 name = "open"
-`, arrival, limiter))
+`, arrival, limiter, extra))
 	e, err := newEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
@@ -458,7 +459,7 @@ func TestClosedFormLimiterDecisions(t *testing.T) {
 	}{{"fixed_window", fixed}, {"sliding_window", sliding}, {"token_bucket", bucket}} {
 		t.Run(c.limiter, func(t *testing.T) {
 			for _, arrival := range []string{"poisson", "constant"} {
-				at, admitted := windowArrivals(t, c.limiter, arrival)
+				at, admitted := windowArrivals(t, c.limiter, arrival, "")
 				want := c.ref(at)
 				n := 0
 				for i := range at {
@@ -483,6 +484,81 @@ func TestClosedFormLimiterDecisions(t *testing.T) {
 				case c.limiter == "token_bucket" && arrival == "constant" && n != 504:
 					t.Errorf("%d admitted of %d constant arrivals at 20/s over 100 s; want 6 + 498 = 504", n, len(at))
 				}
+			}
+		})
+	}
+}
+
+// count_rejected = true makes refused requests count against the limits
+// too, so a stream that keeps coming locks itself out. The limiters'
+// definitions with every request counted: a fixed window admits while
+// fewer than 5 requests (admitted or not) came in its window, which
+// admits the same first 5 as before; a sliding window admits while fewer
+// than 5 requests came in the second before; a token bucket takes a token
+// for every request, going down to minus its burst, and admits while it
+// holds a whole one. Against a Poisson stream at 4× the limit the sliding
+// window and the bucket admit the first 5 and, since the stream never
+// leaves them a quiet second, almost nothing after. Each decision is the
+// definition's, one by one.
+func TestClosedFormCountRejected(t *testing.T) {
+	const limit, window = 5, time.Second
+	fixed := func(at []time.Duration) []bool {
+		var out []bool
+		used, cur := 0, time.Duration(-1)
+		for _, a := range at {
+			if w := a / window; w != cur {
+				used, cur = 0, w
+			}
+			out = append(out, used < limit)
+			used++
+		}
+		return out
+	}
+	sliding := func(at []time.Duration) []bool {
+		var out []bool
+		for i, a := range at {
+			live := 0
+			for _, x := range at[:i] {
+				if x > a-window {
+					live++
+				}
+			}
+			out = append(out, live < limit)
+		}
+		return out
+	}
+	bucket := func(at []time.Duration) []bool {
+		const full = limit * int64(window) // token-nanoseconds
+		var out []bool
+		credit, last := full, time.Duration(0)
+		for _, a := range at {
+			credit = min(full, credit+int64(a-last)*limit)
+			last = a
+			out = append(out, credit >= int64(window))
+			credit = max(-full, credit-int64(window))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		limiter string
+		ref     func([]time.Duration) []bool
+		most    int // the most admissions over the run
+	}{{"fixed_window", fixed, 500}, {"sliding_window", sliding, 10}, {"token_bucket", bucket, 10}} {
+		t.Run(c.limiter, func(t *testing.T) {
+			at, admitted := windowArrivals(t, c.limiter, "poisson", "count_rejected = true")
+			want := c.ref(at)
+			n := 0
+			for i := range at {
+				if admitted[i] != want[i] {
+					t.Fatalf("request %d at %v: admitted %v; the limiter's definition says %v", i, at[i], admitted[i], want[i])
+				}
+				if admitted[i] {
+					n++
+				}
+			}
+			t.Logf("%d admitted of %d", n, len(at))
+			if n < limit || n > c.most {
+				t.Errorf("%d admitted of %d; want from %d to %d", n, len(at), limit, c.most)
 			}
 		})
 	}
