@@ -15,23 +15,6 @@ import (
 	"github.com/simbench/simbench/trace"
 )
 
-// tracedRecords reads back the attempts a trace writer wrote into buf.
-func tracedRecords(t *testing.T, w *trace.Writer, buf *bytes.Buffer) []trace.Record {
-	t.Helper()
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var recs []trace.Record
-	r := trace.NewReader(buf, "trace.jsonl")
-	for r.Next() {
-		recs = append(recs, *r.Record())
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
 // TestLongSharedKeyLiveAgreement runs shared-key's shared strategy live
 // on four Runners sharing one redis-server (in this process, so that the
 // run can write a trace; a fleet of worker processes runs the same
