@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -69,13 +70,69 @@ func console(w io.Writer, isTerminal func() bool) (io.Writer, bool) {
 // terminal, and never when NO_COLOR is set (no-color.org).
 func colour(tty bool) bool { return tty && os.Getenv("NO_COLOR") == "" }
 
-// interruptible returns a context that Ctrl-C (or SIGTERM) cancels, derived
-// from parent (nil: a background context; tests pass one they cancel).
+// interruptible returns a context that the first Ctrl-C (SIGINT) or
+// SIGTERM cancels, derived from parent (nil: a background context; tests
+// pass one they cancel), and the func that releases it. The command then
+// writes what was measured; a second signal, before the release, exits
+// the process at once with exitInterrupted and writes nothing more, so
+// that a run stuck after the first (a hung write, a run that will not
+// settle) can still be stopped. Both signals are announced on standard
+// error.
 func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
 	if parent == nil {
 		parent = context.Background()
 	}
+	ctx, cancel := context.WithCancel(parent)
+	// Room for both signals: one not yet read when the next comes is
+	// not dropped.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	released := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case s := <-sig:
+			fmt.Fprintf(os.Stderr, "\nsimbench: %s: stopping; a second Ctrl-C or SIGTERM exits at once\n", signalName(s))
+			cancel()
+		case <-released:
+			return
+		}
+		select {
+		case s := <-sig:
+			fmt.Fprintf(os.Stderr, "simbench: %s again: exiting at once (exit %d), without writing what was measured\n", signalName(s), exitInterrupted)
+			os.Exit(exitInterrupted)
+		case <-released:
+		}
+	})
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(sig)
+			close(released)
+			wg.Wait()
+		})
+		cancel()
+	}
+}
+
+// interruptibleOnce returns a context that Ctrl-C (or SIGTERM) cancels,
+// derived from parent as interruptible's, where a second signal must not
+// exit: serve's and check's drain give it a meaning of their own (close
+// the connections still open, which ends the drain at once), and a fleet
+// member a run started may get two for one interrupt (worker).
+func interruptibleOnce(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		parent = context.Background()
+	}
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}
+
+// signalName names s as a user sent it: Ctrl-C or SIGTERM.
+func signalName(s os.Signal) string {
+	if s == os.Interrupt {
+		return "Ctrl-C"
+	}
+	return "SIGTERM"
 }
 
 // positiveDuration is a duration flag that must be above zero when given:

@@ -54,7 +54,7 @@ func (c *CheckCmd) Run() error {
 	fmt.Fprintf(errOut, "checking clients of %d service(s) of scenario %s\n", len(services), sc.Name)
 	writeServed(errOut, sc, srv, services)
 
-	ctx, stop := interruptible(c.parent)
+	ctx, stop := interruptibleOnce(c.parent)
 	defer stop()
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if d := c.Duration.D(); d > 0 {

@@ -148,8 +148,8 @@ func TestRunHDRBadDirIsExit2(t *testing.T) {
 // as results.json counts.
 func TestRunHDRLive(t *testing.T) {
 	dir := t.TempDir()
-	c := &RunCmd{Scenario: "burst-8", Strategy: []string{"paced"}, Duration: positiveDuration(10 * time.Second), Live: true, TimeScale: 0.05,
-		AllowInvalid: true, HDR: dir, Out: t.TempDir(), Stdout: io.Discard, NoReports: true, NoRecommend: true}
+	c := bounded(t, &RunCmd{Scenario: "burst-8", Strategy: []string{"paced"}, Duration: positiveDuration(10 * time.Second), Live: true, TimeScale: 0.05,
+		AllowInvalid: true, HDR: dir, Out: t.TempDir(), Stdout: io.Discard, NoReports: true, NoRecommend: true})
 	if err := c.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -44,12 +45,26 @@ func TestRunLiveRejectsBadFlags(t *testing.T) {
 	}
 }
 
+// bounded sets c, a test's live run, to end within minutes and hold its
+// heap to 1 GiB (--max-memory): a run that hangs is interrupted (exit
+// 130), a failure in minutes rather than at go test's own limit. It
+// returns c.
+func bounded(t *testing.T, c *RunCmd) *RunCmd {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	c.parent, c.MaxMemory = ctx, 1<<30
+	return c
+}
+
 // A live run at a time scale no machine keeps (burst-8's 5 minutes in 3 ms)
 // begins a handful of turns where the virtual run begins over a hundred:
-// the run is marked invalid, exit 3, with the turns compared.
+// the run is marked invalid, exit 3, with the turns compared. However late
+// the machine runs it (each real second 100,000 of the scenario's), its
+// timelines hold the scenario's 300 seconds, one bucket each, and one for
+// its last instant.
 func TestRunLiveTooFastIsInvalid(t *testing.T) {
 	dir := t.TempDir()
-	cmd := &RunCmd{Scenario: "burst-8", Live: true, TimeScale: 1e-5, Out: dir, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}}
+	cmd := bounded(t, &RunCmd{Scenario: "burst-8", Live: true, TimeScale: 1e-5, Out: dir, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}})
 	err := cmd.Run()
 	if codeOf(err) != exitInvalidRun {
 		t.Fatalf("Run() = %v (exit %d), want exit %d", err, codeOf(err), exitInvalidRun)
@@ -61,6 +76,9 @@ func TestRunLiveTooFastIsInvalid(t *testing.T) {
 	for _, st := range res.Strategies {
 		if !strings.Contains(st.Invalid, "turns begun") {
 			t.Errorf("%s: invalid %q, want the turns begun compared", st.Name, st.Invalid)
+		}
+		if n := len(st.Timeline); n > 301 {
+			t.Errorf("%s: a timeline of %d buckets for 300 s", st.Name, n)
 		}
 	}
 }
@@ -77,6 +95,7 @@ func TestRunLiveUnreachableRedis(t *testing.T) {
 	url := "redis://127.0.0.1:" + strconv.Itoa(port)
 	base := RunCmd{Scenario: "burst-8", Strategy: []string{"paced"}, Duration: positiveDuration(10 * time.Second), Live: true, TimeScale: 0.05,
 		Processes: 2, Quota: "shared", Redis: url, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}}
+	bounded(t, &base)
 	cmd := base
 	cmd.Out = t.TempDir()
 	// An uncoded error: main exits 1 (a failed run, not invalid input).

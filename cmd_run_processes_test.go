@@ -30,8 +30,8 @@ func TestRunProcessesNeedLive(t *testing.T) {
 func TestRunLiveProcessesShared(t *testing.T) {
 	redistest.Start(t) // skips (fails under CI=true) without redis-server
 	dir := t.TempDir()
-	cmd := &RunCmd{Scenario: "burst-8", Strategy: []string{"paced"}, Duration: positiveDuration(20 * time.Second), Live: true, TimeScale: 0.05,
-		Processes: 2, Shares: []float64{2, 1}, Quota: "shared", AllowInvalid: true, Out: dir, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}}
+	cmd := bounded(t, &RunCmd{Scenario: "burst-8", Strategy: []string{"paced"}, Duration: positiveDuration(20 * time.Second), Live: true, TimeScale: 0.05,
+		Processes: 2, Shares: []float64{2, 1}, Quota: "shared", AllowInvalid: true, Out: dir, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}})
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -116,8 +116,8 @@ func TestRunLiveInvalidExits3(t *testing.T) {
 	file := liveInvalidScenario(t)
 	dir := t.TempDir()
 	var out bytes.Buffer
-	cmd := &RunCmd{Scenario: file, Strategy: []string{"paced"}, Duration: positiveDuration(10 * time.Second), Live: true, TimeScale: 0.05,
-		Out: dir, NoReports: true, Stdout: &out}
+	cmd := bounded(t, &RunCmd{Scenario: file, Strategy: []string{"paced"}, Duration: positiveDuration(10 * time.Second), Live: true, TimeScale: 0.05,
+		Out: dir, NoReports: true, Stdout: &out})
 	err := cmd.Run()
 	var ec interface{ ExitCode() int }
 	if !errors.As(err, &ec) || ec.ExitCode() != exitInvalidRun || !strings.Contains(err.Error(), "paced") {

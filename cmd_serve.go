@@ -115,7 +115,7 @@ func (f *serveFlags) drain(srv *fakeapi.Server, name string, errOut io.Writer, a
 	if grace <= 0 {
 		grace = 5 * time.Second // the flag's default, for callers that build the struct
 	}
-	second, stopSecond := interruptible(again)
+	second, stopSecond := interruptibleOnce(again)
 	defer stopSecond()
 	fmt.Fprintf(errOut, "%s: letting in-flight requests finish (at most %v); Ctrl-C again to stop now\n", name, grace)
 	ctx, cancel := context.WithTimeout(second, grace)
@@ -201,7 +201,7 @@ func (c *ServeCmd) Run() error {
 	fmt.Fprintf(out, "serving %d service(s) of scenario %s; Ctrl-C to stop\n", len(services), sc.Name)
 	writeServed(out, sc, srv, services)
 
-	ctx, stop := interruptible(c.parent)
+	ctx, stop := interruptibleOnce(c.parent)
 	defer stop()
 	if c.ready != nil {
 		c.ready <- srv

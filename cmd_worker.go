@@ -84,7 +84,10 @@ func (c *WorkerCmd) Run() error {
 			TimeScale: c.TimeScale, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback},
 		Member: c.Member.I, Of: c.Member.N, BaseURL: c.BaseURL, Rendezvous: c.Rendezvous, RunID: c.RunID, Wait: c.Wait.D(),
 	}
-	ctx, stop := interruptible(c.ctx)
+	// One signal only: a member a run started gets the terminal's Ctrl-C
+	// and the run's own interrupt, which must not read as a second one
+	// (it would exit without writing what the member measured).
+	ctx, stop := interruptibleOnce(c.ctx)
 	defer stop()
 	m, runErr := sim.RunMember(ctx, sc, opts)
 	if m == nil {

@@ -49,7 +49,8 @@ const exitCodesHelp = `Exit codes: 0 ok; 1 failure, regression or threshold not 
 (scenario, flag, results or benchmark file); 3 invalid live run (the machine
 could not keep the scenario's timing; --allow-invalid accepts it); 70 a bug in
 simbench (please report the message and stack); 130 interrupted (what was
-measured has been written).
+measured has been written; a second Ctrl-C or SIGTERM exits at once, writing
+nothing more).
 
 Environment: SIMBENCH_SEED, SIMBENCH_DURATION, SIMBENCH_OUT, SIMBENCH_MAX_SHARE,
 SIMBENCH_ADDR, … set the flags of the same name (see each command's --help).`

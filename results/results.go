@@ -198,7 +198,11 @@ type StrategyResult struct {
 	// the turns begun answered in full within Ms, so it levels off at
 	// AnswerLatencyMs.AnsweredShare.
 	AnswerCDF []CDFPoint `json:"answer_cdf,omitempty"`
-	// Timeline is per-second (downsampled when long) activity for plots.
+	// Timeline is per-second (downsampled when long) activity for plots,
+	// from 0 to the run's duration: at most duration ÷ bucket_s buckets and
+	// one more for the attempts of the duration's last instant. Attempts
+	// started or ended after the duration (a live run's drain) are in no
+	// bucket.
 	Timeline []TimelinePoint `json:"timeline,omitempty"`
 	// ServiceTimelines is Timeline per service, by service name, in a run
 	// of two or more services (absent for one: Timeline is that

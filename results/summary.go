@@ -106,6 +106,10 @@ type ProcessResult struct {
 	// QuotaRoundTrips counts its round trips to the shared quota store
 	// (quota mode "shared"; 0 otherwise): what leases cut.
 	QuotaRoundTrips int64 `json:"quota_round_trips,omitempty"`
+	// QuotaUnanswered counts, of a live run's QuotaRoundTrips, those that
+	// got no answer in time (the failover's timeout passed, or the
+	// connection was lost): the store may or may not have applied them.
+	QuotaUnanswered int64 `json:"quota_unanswered,omitempty"`
 	// QuotaFallbacks counts a process's switches to its fallback (a local
 	// share, or refusing credit) while the shared store was unreachable or
 	// slower than the failover's timeout (quota mode "shared": Redis in a

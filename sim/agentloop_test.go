@@ -216,7 +216,7 @@ func TestLiveCapsCallsPerTurn(t *testing.T) {
 	if !errors.Is(e.err, ErrTooLarge) {
 		t.Fatalf("virtual: %v, want ErrTooLarge", e.err)
 	}
-	res, err := RunLive(context.Background(), sc, LiveOptions{Options: Options{MaxMemory: budget}, TimeScale: 0.05})
+	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: Options{MaxMemory: budget}, TimeScale: 0.05})
 	if !errors.Is(err, ErrTooLarge) || res != nil {
 		t.Fatalf("live: %v (results %v), want ErrTooLarge and no results", err, res != nil)
 	}

@@ -178,7 +178,7 @@ func TestLimitTraceOnlyForAdaptive(t *testing.T) {
 func TestLiveLimitTrace(t *testing.T) {
 	const ceiling = 6
 	sc := aimdQueue(100*time.Millisecond, 60, ceiling)
-	res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.1})
+	res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,18 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// liveTimeLimit bounds each live run of the tests in real time: one that
+// hangs is cut off and fails in minutes, not at go test's own limit.
+const liveTimeLimit = 3 * time.Minute
+
+// liveContext is the context of a test's live run: t's, ended after
+// liveTimeLimit (RunLive then returns its error).
+func liveContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), liveTimeLimit)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // small is a scenario small enough to run live in seconds: six agents, four
 // lookups per turn, a 600 RPM service, a bounded strategy pacing itself.
 func small() *scenarios.Scenario {
@@ -118,7 +130,7 @@ func TestLiveInvalidPerStrategy(t *testing.T) {
 	sc := small()
 	sc.Duration = 20 * time.Second
 	sc.Services[0].Headers = spec.HeadersAnthropic // whole-second Retry-After
-	res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.05})
+	res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}

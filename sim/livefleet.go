@@ -298,6 +298,7 @@ func (l *liveRun) processResults(fo *fleetOptions) []results.ProcessResult {
 			AnswerLatencyMs: t.answered.answerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)})
 		if t.redis != nil {
 			out[len(out)-1].QuotaRoundTrips = t.redis.RoundTrips()
+			out[len(out)-1].QuotaUnanswered = t.store.Stats().PrimaryErrors
 		}
 	}
 	return out

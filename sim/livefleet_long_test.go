@@ -44,3 +44,45 @@ func TestLongFleetEpochIsMembersStart(t *testing.T) {
 		t.Errorf("the provider counts its time from %v off the members' start: its windows fall elsewhere than in virtual time", d)
 	}
 }
+
+// TestLongLiveQuotaModesAgainstServer checks what TestLiveProcessesQuotaModes
+// cannot on a loaded machine: a shared quota draws fewer 429s than every
+// process at the full limit. On a loaded machine the shared quota's round
+// trips time out and its processes fall back to local shares, which can
+// draw more; a try that misses is tried again, three tries at most.
+func TestLongLiveQuotaModesAgainstServer(t *testing.T) {
+	const tries = 3
+	rs := redistest.Start(t)
+	var full, shared int64
+	for try := 1; try <= tries; try++ {
+		full = runQuotaMode(t, rs.URL(), QuotaFull).RateLimited
+		shared = runQuotaMode(t, rs.URL(), QuotaShared).RateLimited
+		if shared < full {
+			return
+		}
+		t.Logf("try %d of %d: shared quota saw %d 429s, full limits per process %d", try, tries, shared, full)
+	}
+	t.Errorf("shared quota saw %d 429s, full limits per process %d: want fewer", shared, full)
+}
+
+// TestLongLiveFleetFromScenarioModes checks that each strategy's quota
+// mode written in the scenario applies to its live fleet: the split
+// strategy, which never offers more than the limit, draws fewer 429s than
+// the one with the full limit per process. On a loaded machine a run
+// that cannot keep its timing may not show it; a try that misses is tried
+// again, three tries at most.
+func TestLongLiveFleetFromScenarioModes(t *testing.T) {
+	const tries = 3
+	var full, split int64
+	for try := 1; try <= tries; try++ {
+		res, err := RunLive(liveContext(t), fleetFromScenario(), LiveOptions{TimeScale: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full, split = res.Strategies[0].RateLimited, res.Strategies[1].RateLimited; split < full {
+			return
+		}
+		t.Logf("try %d of %d: split drew %d 429s, full %d", try, tries, split, full)
+	}
+	t.Errorf("split drew %d 429s, full %d: want fewer (did the strategies' quota modes apply?)", split, full)
+}

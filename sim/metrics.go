@@ -44,6 +44,12 @@ type collector struct {
 	total          int   // attempts in flight, all services
 
 	bucket time.Duration
+	// past takes the counts of times after the window (a live run's
+	// drain, or the lateness a slow machine adds in scenario time), which
+	// are dropped: like the turns and calls that end then, they stay out
+	// of the timelines, which hold the window's buckets alone, allocated
+	// up front (newCollector).
+	past results.TimelinePoint
 	// at is the bucket bucketAt found last, which holds the times from
 	// atFrom up to atTo: times mostly fall in the bucket of the time
 	// before, so this spares a division.
@@ -134,6 +140,15 @@ func newCollector(services []string, window time.Duration) *collector {
 	if n := window / time.Second; n > maxTimelinePoints {
 		c.bucket = time.Duration(math.Ceil(float64(window)/maxTimelinePoints/float64(time.Second))) * time.Second
 	}
+	// Every bucket the timelines may hold, allocated now: the buckets up
+	// to the one holding the window's end. A live run's collector grows
+	// its timelines under a lock the Runners' goroutines wait on, where a
+	// timeline must never reallocate.
+	n := int(max(window, 0)/c.bucket) + 1
+	c.timeline = make([]results.TimelinePoint, 0, n)
+	for i := range c.svcTimeline {
+		c.svcTimeline[i] = make([]results.TimelinePoint, 0, n)
+	}
 	return c
 }
 
@@ -149,19 +164,28 @@ func (c *collector) bucketAt(t time.Duration) int {
 	return c.at
 }
 
-// point returns the timeline bucket holding t, growing the timeline as needed.
+// point returns the timeline bucket holding t, growing the timeline as
+// needed; for t after the window, past.
 func (c *collector) point(t time.Duration) *results.TimelinePoint {
-	return c.bucketOf(&c.timeline, c.bucketAt(t), c.total)
+	return c.bucketOf(&c.timeline, t, c.total)
 }
 
-// svcPoint returns service svc's timeline bucket holding t.
+// svcPoint returns service svc's timeline bucket holding t; for t after
+// the window, past.
 func (c *collector) svcPoint(svc int, t time.Duration) *results.TimelinePoint {
-	return c.bucketOf(&c.svcTimeline[svc], c.bucketAt(t), c.inFlight[svc])
+	return c.bucketOf(&c.svcTimeline[svc], t, c.inFlight[svc])
 }
 
-// bucketOf returns bucket i of *tl, growing *tl with buckets that start
-// with inFlight attempts in flight.
-func (c *collector) bucketOf(tl *[]results.TimelinePoint, i int, inFlight int) *results.TimelinePoint {
+// bucketOf returns the bucket of *tl holding t, growing *tl (within the
+// capacity newCollector gave it) with buckets that start with inFlight
+// attempts in flight. A time after the window is in none of *tl's
+// buckets: bucketOf returns past, cleared, whose counts are dropped.
+func (c *collector) bucketOf(tl *[]results.TimelinePoint, t time.Duration, inFlight int) *results.TimelinePoint {
+	if t > c.window {
+		c.past = results.TimelinePoint{}
+		return &c.past
+	}
+	i := c.bucketAt(t)
 	for len(*tl) <= i {
 		n := len(*tl)
 		*tl = append(*tl, results.TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: inFlight})
@@ -205,12 +229,10 @@ func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
 				c.windows[i].rateLimited++
 			}
 		}
-	} else if c.bucketAt(now) >= len(c.timeline) {
+	} else {
 		c.point(now)
 	}
-	if c.bucketAt(now) >= len(c.svcTimeline[svc]) {
-		c.svcPoint(svc, now)
-	}
+	c.svcPoint(svc, now)
 }
 
 // result records one call's final result; only a call that counts among

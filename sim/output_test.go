@@ -176,7 +176,7 @@ func TestLiveSendsOutputTokens(t *testing.T) {
 	limited := func(llm string) int64 {
 		sc := outputScenario(t, "output_tpm = 600\n", llm)
 		sc.Duration = 5 * time.Second
-		res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.1})
+		res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -179,7 +179,7 @@ for = "1s"
 outage = true
 `)
 	virtual := runOnly(t, sc)
-	live, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 1})
+	live, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

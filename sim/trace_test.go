@@ -110,7 +110,7 @@ func TestTraceLive(t *testing.T) {
 	sc.Duration = 10 * time.Second
 	var buf bytes.Buffer
 	w := trace.NewWriter(&buf)
-	res, err := RunLive(context.Background(), sc, LiveOptions{Options: Options{Strategies: []string{"no-jitter", "paced"}, Trace: w}, TimeScale: 0.1})
+	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: Options{Strategies: []string{"no-jitter", "paced"}, Trace: w}, TimeScale: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}

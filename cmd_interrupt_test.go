@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A second Ctrl-C or SIGTERM exits at once, with 130, even when the
+// command cannot finish what the first one started: here simbench writes
+// its results as JSON (1.2 MB) to a pipe the test stops reading after the
+// first byte, which blocks it for good. Each step waits for what
+// simbench says, never for a set time; a simbench that ignores the second
+// signal is killed when the test's limit passes, a failure.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	tests := []struct {
+		name          string
+		first, second syscall.Signal
+	}{
+		{"Ctrl-C twice", syscall.SIGINT, syscall.SIGINT},
+		{"SIGTERM twice", syscall.SIGTERM, syscall.SIGTERM},
+		{"Ctrl-C then SIGTERM", syscall.SIGINT, syscall.SIGTERM},
+	}
+	for _, tt := range tests {
+		// One failure is enough: each can take the time limit.
+		if !t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			// The test binary runs as simbench (TestMain).
+			cmd := exec.CommandContext(ctx, os.Args[0], "run", "research-agent", "--json", "--no-recommend", "--no-cache", "--no-reports", "--out", t.TempDir())
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := make(chan string, 16)
+			var said []string // what simbench wrote on standard error
+			go func() {
+				defer close(lines)
+				for sc := bufio.NewScanner(stderr); sc.Scan(); {
+					lines <- sc.Text()
+				}
+			}()
+			// waitFor reads standard error up to a line holding s.
+			waitFor := func(s string) bool {
+				for l := range lines {
+					said = append(said, l)
+					if strings.Contains(l, s) {
+						return true
+					}
+				}
+				return false
+			}
+			// The first byte of the results: simbench now writes the rest,
+			// and blocks once the pipe is full.
+			if _, err := io.ReadFull(stdout, make([]byte, 1)); err != nil {
+				t.Fatalf("no results on standard output: %v", err)
+			}
+			if err := cmd.Process.Signal(tt.first); err != nil {
+				t.Fatal(err)
+			}
+			if !waitFor("a second Ctrl-C or SIGTERM exits at once") {
+				t.Fatalf("the first signal was not announced; standard error:\n%s", strings.Join(said, "\n"))
+			}
+			if err := cmd.Process.Signal(tt.second); err != nil {
+				t.Fatal(err)
+			}
+			exited := waitFor("again: exiting at once")
+			for range lines { // to the end, before Wait closes the pipe
+			}
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !exited || !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || ctx.Err() != nil {
+				t.Fatalf("after the second signal: %v (time limit: %v), want exit %d at once; standard error:\n%s", err, ctx.Err(), exitInterrupted, strings.Join(said, "\n"))
+			}
+		}) {
+			break
+		}
+	}
+}
