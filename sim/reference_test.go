@@ -1,0 +1,165 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
+)
+
+// bothEngines runs sc with Run and with RunReference and returns both
+// results.json encodings (an error's text in place of one).
+func bothEngines(t interface {
+	Helper()
+	Fatal(...any)
+}, sc *scenarios.Scenario, opts Options) (fast, ref []byte) {
+	t.Helper()
+	encode := func(res *results.Results, err error) []byte {
+		if err != nil {
+			return []byte("error: " + err.Error())
+		}
+		data, err := results.Encode(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	fast = encode(Run(context.Background(), sc, opts))
+	ref = encode(RunReference(context.Background(), sc, opts))
+	return fast, ref
+}
+
+// firstDifference describes where two results.json encodings first
+// differ, with a few lines of each around it.
+func firstDifference(fast, ref []byte) string {
+	a, b := strings.Split(string(fast), "\n"), strings.Split(string(ref), "\n")
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	lo := max(0, i-6)
+	show := func(lines []string) string {
+		return strings.Join(lines[lo:min(len(lines), i+4)], "\n")
+	}
+	return fmt.Sprintf("first difference at line %d of results.json\nengine:\n%s\nreference:\n%s", i+1, show(a), show(b))
+}
+
+// TestReferenceBuiltins holds the engine to the reference on every
+// built-in scenario, cut to 20 virtual seconds.
+func TestReferenceBuiltins(t *testing.T) {
+	for _, info := range scenarios.List() {
+		sc, err := scenarios.Builtin(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, ref := bothEngines(t, sc, Options{Duration: 20 * time.Second, Parallel: 1})
+		if !bytes.Equal(fast, ref) {
+			t.Errorf("%s: the engine and the reference differ; %s", info.Name, firstDifference(fast, ref))
+		}
+	}
+}
+
+// TestReferenceFoldJoin pins the reference on the case it was written
+// for: one session, no think time, ten calls at uniform 200–900 ms and a
+// progressive join on the first 8 that folds the late ones in. Each
+// turn lasts the 8th-fastest of its 10 calls, whose mean is the 8th order
+// statistic of 10 uniforms: 200 + 700 × 8/11 = 709.09 ms.
+func TestReferenceFoldJoin(t *testing.T) {
+	const file = `
+name = "fold"
+duration = "60s"
+seed = 1
+[workload]
+sessions = 1
+calls = [ { tool = "t", count = 10 } ]
+[services.s]
+latency = { dist = "uniform", min = "200ms", max = "900ms" }
+[tools.t]
+service = "s"
+[[strategy]]
+name = "fold-8"
+progressive_join = { first = 8 }
+`
+	sc, err := scenarios.Parse("fold.toml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunReference(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 200 + 700*8/11.0
+	r := res.Strategies[0]
+	// 84 turns: the mean of 84 order statistics, each with a standard
+	// deviation of 700 × √(8·3/(11²·12)) = 90 ms, is within 3 × 90/√84
+	// = 30 ms of its expectation all but once in 370 seeds.
+	if got := r.TurnLatencyMs.Mean; r.Turns < 50 || got < want-30 || got > want+30 {
+		t.Errorf("%d turns averaging %.1f ms; the 8th of 10 uniform calls is %.1f ms on average", r.Turns, got, want)
+	}
+}
+
+// referenceCases is how many generated scenarios TestReferenceMatches
+// tries (the long suite tries more).
+var referenceCases = 200
+
+// TestReferenceMatches generates scenarios (genScenario) and requires the
+// engine and the reference to write the same results.json, byte for byte.
+// A failure prints the scenario file, which replays it: save it beside a
+// file genEmpiricalFile holding genEmpirical, and run it.
+func TestReferenceMatches(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, genEmpiricalFile), []byte(genEmpirical), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		file := genScenario(rt)
+		sc, err := scenarios.Parse(filepath.Join(dir, "generated.toml"), []byte(file))
+		if err != nil {
+			rt.Fatalf("the generator made a file that does not load: %v\n%s", err, file)
+		}
+		if knownFoldBug(sc) {
+			skipped++
+			return
+		}
+		fast, ref := bothEngines(rt, sc, Options{Parallel: 1})
+		if !bytes.Equal(fast, ref) {
+			rt.Fatalf("the engine and the reference differ on this scenario (%s beside it holds %q):\n%s\n%s",
+				genEmpiricalFile, genEmpirical, file, firstDifference(fast, ref))
+		}
+	})
+	if skipped > 0 {
+		t.Logf("%d scenarios with a folding progressive join skipped (knownFoldBug)", skipped)
+	}
+}
+
+// ---- KNOWN BUG: delete at merge of the fold fix -----------------------
+// knownFoldBug reports a scenario with a progressive join that folds its
+// late calls in (late = "fold", the default): the engine reuses an ended
+// turn's storage while its late calls still run, and counts their results
+// as a later turn's (issue 37, "Progressive join is wrong on its default
+// path"). Until that is fixed the engine and the reference differ there;
+// this function and its one call go when it is. REFERENCE_FOLD=1 in the
+// environment compares those scenarios too, showing the bug.
+func knownFoldBug(sc *scenarios.Scenario) bool {
+	if os.Getenv("REFERENCE_FOLD") != "" {
+		return false
+	}
+	for i := range sc.Strategies {
+		if j := sc.Strategies[i].ProgressiveJoin; j != nil && j.Late != scenarios.JoinLateDrop {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- end of KNOWN BUG --------------------------------------------------
