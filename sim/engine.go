@@ -120,6 +120,11 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		}
 		ev := e.events.pop()
 		e.processed++
+		if ev.kind == evWake && ev.seq != e.procs[ev.proc].wakeSeq {
+			// A wake-up request a later one replaced: nothing, and not
+			// work left when it falls after the run's end.
+			continue
+		}
 		if ev.at > e.stop {
 			e.cutOff = true
 			break
@@ -128,9 +133,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		e.p = int(ev.proc)
 		switch ev.kind {
 		case evWake:
-			if pr := &e.procs[e.p]; ev.seq == pr.wakeSeq {
-				pr.core.Advance(e.now)
-			}
+			e.procs[e.p].core.Advance(e.now)
 		case evArrival:
 			e.agents.arrive(e.now)
 			e.drive()

@@ -32,8 +32,8 @@ import (
 //   - after each event, every process's scheduler is asked for its
 //     decisions until none has any, not only the event's own process.
 //
-// It takes some ten times the engine's time; tests (TestReferenceMatches)
-// and RunReference use it on small scenarios.
+// It is slower than the engine; the differential tests
+// (TestReferenceMatches) use it on small scenarios.
 type reference struct {
 	runParts
 	now    time.Duration
