@@ -16,10 +16,16 @@ import (
 // fleets of processes with every quota mode, faults and cancels. Runs stay
 // short: a few virtual seconds, a few sessions. Empirical distributions
 // read genEmpiricalFile, which the caller writes beside the file.
-func genScenario(t *rapid.T) (toml string) {
-	g := &tomlGen{t: t}
-	g.top()
-	return g.b.String()
+func genScenario(t *rapid.T) (toml string) { return genScenarioUpTo(6_000)(t) }
+
+// genScenarioUpTo is genScenario with runs of up to longest milliseconds
+// (at least 1,000): the long suite soaks longer ones.
+func genScenarioUpTo(longest int) func(t *rapid.T) string {
+	return func(t *rapid.T) string {
+		g := &tomlGen{t: t, longest: longest}
+		g.top()
+		return g.b.String()
+	}
 }
 
 // genEmpiricalFile is the name of the file empirical distributions read,
@@ -43,6 +49,7 @@ type tomlGen struct {
 	limited  []bool // each service has a limit of some kind
 	turns    bool   // sessions have a set number of turns
 	duration int    // milliseconds
+	longest  int    // the longest duration to draw, in milliseconds
 	// recommend: a strategy is marked the one recommend tunes
 	recommend bool
 	// hedgeable: some read tool is idempotent, so strategies may hedge
@@ -128,7 +135,7 @@ func (g *tomlGen) top() {
 		g.line(`description = "a generated scenario"`)
 	}
 	g.line(`seed = %d`, rapid.Uint32().Draw(g.t, "seed"))
-	g.duration = g.intn("duration", 1_000, 6_000)
+	g.duration = g.intn("duration", 1_000, g.longest)
 	g.line(`duration = "%dms"`, g.duration)
 	g.services = []string{"s0", "s1"}[:g.intn("services", 1, 2)]
 	g.limited = make([]bool, len(g.services))

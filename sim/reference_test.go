@@ -127,22 +127,22 @@ const referenceCases = 250
 
 // TestReferenceMatches requires the engine and the reference to write the
 // same results.json, byte for byte, on generated scenarios.
-func TestReferenceMatches(t *testing.T) { checkReference(t, 0, referenceCases) }
+func TestReferenceMatches(t *testing.T) { checkReference(t, genScenario, 0, referenceCases) }
 
-// checkReference generates scenarios from, from+1, … up to to
-// (genScenario's examples by those seeds) and requires the engine and the
+// checkReference generates scenarios from, from+1, … up to to (gen's
+// examples by those seeds) and requires the engine and the
 // reference to write the same results.json for each, byte for byte. A
 // failure prints the scenario file, which replays it: save it beside a
 // file genEmpiricalFile holding genEmpirical, and run it.
-func checkReference(t *testing.T, from, to int) {
+func checkReference(t *testing.T, gen func(*rapid.T) string, from, to int) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, genEmpiricalFile), []byte(genEmpirical), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	gen := rapid.Custom(genScenario)
+	examples := rapid.Custom(gen)
 	skipped, failed := 0, 0
 	for i := from; i < to && failed < 3; i++ {
-		file := gen.Example(i)
+		file := examples.Example(i)
 		sc, err := scenarios.Parse(filepath.Join(dir, "generated.toml"), []byte(file))
 		if err != nil {
 			t.Fatalf("the generator's example %d does not load: %v\n%s", i, err, file)
