@@ -50,7 +50,17 @@ func tooLarge(name string) Problem {
 // distribution files are read relative to name's directory, and must be
 // regular files there or below it.
 func Parse(name string, data []byte) (*Scenario, error) {
-	sc, err := parse(name, data, dirSource{filepath.Dir(name)})
+	return ParseKeys(name, data, nil)
+}
+
+// ParseKeys is Parse telling accepts, when not nil, every key the decoder
+// accepts in data as it decodes it: each table's keys as the table
+// finishes, whether data sets them or not (set), and each enum key with
+// its allowed values. Tables keyed by names the file chooses (services,
+// tools, mix, max_in_flight_per_service) report their entries' keys, not
+// the names. Tests use it to list the format's keys.
+func ParseKeys(name string, data []byte, accepts func(key string, set bool, values []string)) (*Scenario, error) {
+	sc, err := parse(name, data, dirSource{filepath.Dir(name)}, accepts)
 	if sc != nil {
 		sc.Source = name
 	}
@@ -65,7 +75,7 @@ func Builtin(name string) (*Scenario, error) {
 		return nil, fmt.Errorf("scenarios: no built-in scenario %q; the built-ins are %s", name, strings.Join(names(), ", "))
 	}
 	source := "builtin:" + file
-	sc, err := parse(source, data, fsSource{builtin})
+	sc, err := parse(source, data, fsSource{builtin}, nil)
 	if sc != nil {
 		sc.Source = source
 	}
@@ -109,8 +119,9 @@ func names() []string {
 
 // parse checks data's size and nesting before the TOML parser sees it, so
 // that loading takes time and memory linear in the input, then decodes and
-// validates it; files is where empirical files are read from (nil: nowhere).
-func parse(name string, data []byte, files source) (*Scenario, error) {
+// validates it; files is where empirical files are read from (nil: nowhere);
+// accepts, when not nil, is told every key the decoder accepts (ParseKeys).
+func parse(name string, data []byte, files source, accepts func(key string, set bool, values []string)) (*Scenario, error) {
 	if len(data) > MaxFileBytes {
 		return nil, &Error{Problems: []Problem{tooLarge(name)}}
 	}
@@ -131,6 +142,7 @@ func parse(name string, data []byte, files source) (*Scenario, error) {
 		return nil, &Error{Problems: []Problem{p}}
 	}
 	d := newDecoder(name, idx, files)
+	d.accepts = accepts
 	// A file without a name key is named for the file, made safe for the
 	// folder it names (see ScenarioNameProblem).
 	base := strings.TrimSuffix(filepath.Base(strings.TrimPrefix(name, "builtin:")), ".toml")

@@ -32,7 +32,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("a key at %v, outside the %d-line input", at, lines)
 			}
 		})
-		sc, err := parse("fuzz.toml", data, nil)
+		sc, err := parse("fuzz.toml", data, nil, nil)
 		var e *Error
 		switch {
 		case errors.As(err, &e):

@@ -6,7 +6,10 @@
 // per service whose decisions it reads with httptool's code (answer.go); the
 // live driver is a thin real-time shell around the same agent loop that
 // runs each part on a sched.Runner with real HTTP against fakeapi servers
-// on 127.0.0.1. The package also holds the metrics both produce, written as
+// on 127.0.0.1. A reference driver (reference.go), written for
+// obviousness rather than speed, drives the same parts as the engine and is
+// the oracle the engine must match, byte for byte, on generated scenarios.
+// The package also holds the metrics both produce, written as
 // the results package's types (the results contract). It draws nothing and
 // decides nothing: reports and decision do.
 package sim

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -20,31 +19,14 @@ import (
 // no clock and starts no goroutines; all randomness comes from streams
 // derived from the scenario seed.
 type engine struct {
-	sc *scenarios.Scenario
-	st *scenarios.Strategy
-	// agents is the agent loop: sessions, turns and subagents.
-	agents *agentLoop
-	// classes gathers each session class's figures (nil without classes).
-	classes *classStats
-	ops     []agentOp // scratch: the agent loop's ops being carried out
-	now     time.Duration
-	end     time.Duration // no turn starts at or after end
-	// stop is when the run ends: the scenario's duration, so that work
-	// still running then is unfinished, reported as such and kept out of
-	// the figures. (Engine tests move it later to drain every turn.)
-	stop time.Duration
+	// runParts is what the reference driver shares: the setup, the
+	// agent loop, the processes' schedulers, the models and collectors.
+	runParts
+	ops []agentOp // scratch: the agent loop's ops being carried out
+	now time.Duration
 
-	// procs are the agent processes, each with its own scheduler (one
-	// unless the workload sets processes); p is the one the event being
-	// handled belongs to.
-	procs  []proc
+	// p is the process the event being handled belongs to.
 	p      int
-	multi  bool // more than one process: keep per-process figures
-	models []*fakeapi.Model
-	// net and netRng draw each service's one-way network delays, from a
-	// stream of the service's own.
-	net    []netDelay
-	netRng []*rand.Rand
 	events eventQueue
 	seq    uint64
 	acts   []sched.Action
@@ -55,16 +37,11 @@ type engine struct {
 	free    []int32      // free slab entries
 	cancels []*agentTurn // turns with a pending cancel event, by event ref
 	freeC   []int32
-	// store is the shared quota's store (QuotaShared only); credits the
-	// processes' requests for credit on their way, by evCredit ref.
-	store   *quotaStore
+	// credits are the processes' requests for credit from the shared
+	// quota on their way, by evCredit ref.
 	credits []pendingCredit
 	freeQ   []int32
 
-	transport bool // cancellation reaches the transport
-	m         *collector
-	// cutOff is set when the run stopped at its end with work left.
-	cutOff bool
 	// err is why the run stopped early, when it did for a reason of its own.
 	err error
 	// processed counts the events processed.
@@ -73,10 +50,6 @@ type engine struct {
 	onArrive func(now time.Duration, d *fakeapi.Decision)
 	// trace, when set, writes one record per attempt.
 	trace *engineTrace
-	// readers read each service's answers, by service index.
-	readers []*answerReader
-	// limits, when set, records the strategy's adaptive limits as they step.
-	limits *limitRecorder
 }
 
 // scheduleCancel schedules a cancel of tr at time at, unless at is past the
@@ -109,45 +82,14 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 		// Session events name their session in an int32.
 		return nil, fmt.Errorf("%d sessions is more than the engine's %d: %w", n, math.MaxInt32, ErrTooLarge)
 	}
-	cfg, err := ProcessSchedConfig(sc, st)
-	if err != nil {
-		return nil, err
-	}
-	var et *engineTrace
+	e := &engine{}
+	var hook func(p int) func(sched.Event)
 	if tw != nil {
-		et = newEngineTrace(tw)
+		e.trace = newEngineTrace(tw)
+		hook = func(p int) func(sched.Event) { return e.trace.hookFor(uint16(p)) }
 	}
-	// Process 0's limits are the ones traced (every process of a fleet
-	// runs the same strategy).
-	limits := newLimitRecorder(sc, &cfg)
-	e := &engine{
-		sc: sc, st: st, end: sc.Duration, stop: sc.Duration,
-		transport: st.CancelAt != scenarios.CancelAtReader, trace: et, limits: limits,
-	}
-	if err := e.newProcesses(cfg); err != nil {
+	if err := e.init(sc, st, hook); err != nil {
 		return nil, err
-	}
-	e.agents = newAgentLoop(sc, st, sc.Workload.Shares(), maxTurnCalls(DefaultMaxMemory))
-	e.classes = newClassStats(sc)
-	names := make([]string, len(sc.Services))
-	for i := range sc.Services {
-		svc := &sc.Services[i]
-		mc := ScenarioModelConfig(sc, svc)
-		// The service's stream depends on the seed and the service only: every
-		// strategy meets the same latencies and faults in the same order of arrivals.
-		m, err := fakeapi.NewModel(mc, stream(sc.Seed, "service/"+svc.Name))
-		if err != nil {
-			return nil, fmt.Errorf("service %q: %w", svc.Name, err)
-		}
-		e.models = append(e.models, m)
-		e.net = append(e.net, newNetDelay(svc.NetworkDelay))
-		e.netRng = append(e.netRng, stream(sc.Seed, "network/"+svc.Name))
-		names[i] = svc.Name
-		e.readers = append(e.readers, newAnswerReader(m.Config()))
-	}
-	e.m = newCollector(names, sc.Duration)
-	for _, w := range EventWindows(sc) {
-		e.m.windows = append(e.m.windows, windowAcc{w: w})
 	}
 	return e, nil
 }
@@ -178,6 +120,11 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		}
 		ev := e.events.pop()
 		e.processed++
+		if ev.kind == evWake && ev.seq != e.procs[ev.proc].wakeSeq {
+			// A wake-up request a later one replaced: nothing, and not
+			// work left when it falls after the run's end.
+			continue
+		}
 		if ev.at > e.stop {
 			e.cutOff = true
 			break
@@ -186,9 +133,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		e.p = int(ev.proc)
 		switch ev.kind {
 		case evWake:
-			if pr := &e.procs[e.p]; ev.seq == pr.wakeSeq {
-				pr.core.Advance(e.now)
-			}
+			e.procs[e.p].core.Advance(e.now)
 		case evArrival:
 			e.agents.arrive(e.now)
 			e.drive()
@@ -217,11 +162,7 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 	if progress != nil {
 		progress(e.end)
 	}
-	for i := range e.procs {
-		n := int64(e.agents.unfinished(i))
-		e.m.unfinished += n
-		e.procs[i].stats.unfinished = n
-	}
+	e.countUnfinished()
 	return true
 }
 
@@ -239,7 +180,7 @@ func (e *engine) partOf(a *sched.Action) *agentPart {
 // fail stops the run with err (the first one wins).
 func (e *engine) fail(err error) {
 	if e.err == nil {
-		e.err = fmt.Errorf("strategy %q at %v: %w", e.st.Name, e.now, err)
+		e.err = e.stopped(e.now, err)
 	}
 }
 
@@ -266,7 +207,7 @@ func (e *engine) carry() {
 			case sched.ActCredit:
 				e.acquire(a.Credit)
 			case sched.ActReturnCredit:
-				e.returnCredit(a.Credit)
+				pr.returnCredit(e.now, a.Credit)
 			case sched.ActTurnDone:
 				e.partDone(e.partOf(a), a.Turn)
 			case sched.ActResult:

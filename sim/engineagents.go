@@ -40,7 +40,7 @@ func (e *engine) do(op *agentOp) {
 		e.p = op.turn.proc // an arrival's process is the loop's draw
 		e.m.turnBegun(e.now)
 	case opSubmit:
-		e.submit(op.part)
+		e.submit(e.now, op.part)
 	case opCancel:
 		e.procs[op.part.turn.proc].core.Cancel(e.now, op.part.id)
 	case opCancelAt:
@@ -51,16 +51,7 @@ func (e *engine) do(op *agentOp) {
 		e.schedule(event{at: op.at, kind: evArrival})
 	case opEnd:
 		t := op.turn
-		e.m.turn(e.now, e.now-t.start, op.failed, t.good)
-		if t.abandoned {
-			e.m.modelFailedTurn(e.now)
-		}
-		if e.classes != nil {
-			e.classes.turn(t.session, e.now, e.now-t.start, op.failed)
-		}
-		if e.multi && e.now <= e.m.window {
-			e.procs[t.proc].stats.turn(e.now-t.start, op.failed)
-		}
+		e.countTurn(e.now, t, op.failed)
 		t.ended = true
 		e.agents.release(t)
 	case opSessionDone:
@@ -68,33 +59,25 @@ func (e *engine) do(op *agentOp) {
 	}
 }
 
-// submit hands a part of a turn to its process's scheduler; a refused part
-// (queue full) goes back to the agent loop.
-func (e *engine) submit(p *agentPart) {
-	id, err := e.procs[p.turn.proc].core.Submit(e.now, p.schedTurn(p))
+// submit hands a part of a turn to its process's scheduler at now; a
+// refused part (queue full) goes back to the agent loop.
+func (r *runParts) submit(now time.Duration, p *agentPart) {
+	id, err := r.procs[p.turn.proc].core.Submit(now, p.schedTurn(p))
 	if err != nil {
-		e.m.refused++
-		e.agents.refused(e.now, p)
+		r.m.refused++
+		r.agents.refused(now, p)
 		return
 	}
 	p.id = id
 	if p.counted {
-		e.m.enter(e.now, len(p.calls))
+		r.m.enter(now, len(p.calls))
 	}
 }
 
 // partDone records a finished part's results and hands them to the agent
 // loop.
 func (e *engine) partDone(p *agentPart, res *sched.TurnResult) {
-	for i := range res.Results {
-		e.m.result(&res.Results[i], p.counted)
-		if e.classes != nil && p.counted {
-			e.classes.result(p.turn.session, &res.Results[i])
-		}
-		if e.multi && p.counted {
-			e.procs[p.turn.proc].stats.result(&res.Results[i], e.m.window)
-		}
-	}
+	e.countResults(p, res.Results)
 	t, late := p.turn, p.joined
 	proc := t.proc // p may be reused once finished returns
 	e.agents.finished(e.now, p, res.Results)

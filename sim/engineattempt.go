@@ -61,6 +61,19 @@ type outgoing struct {
 	write            bool
 }
 
+// newOutgoing returns the request of attempt a (an ActStart) of the call
+// meta describes.
+func newOutgoing(a *sched.Action, meta *callMeta) outgoing {
+	req := outgoing{client: meta.client, tokens: a.Call.Tokens, output: max(0, min(meta.output, a.Call.Tokens)), write: meta.write}
+	if meta.write {
+		req.resource = a.Call.Resource
+		if req.resource == "" {
+			req.resource = a.Call.Service
+		}
+	}
+	return req
+}
+
 // request is the request the service sees: tokens less output as input,
 // output as output.
 func (o *outgoing) request(key string) fakeapi.Request {
@@ -78,14 +91,7 @@ func (e *engine) start(a *sched.Action) {
 func (e *engine) send(a *sched.Action, i int32) {
 	meta := a.Call.Payload.(*callMeta)
 	si := meta.svc
-	req := outgoing{client: meta.client, tokens: a.Call.Tokens, output: max(0, min(meta.output, a.Call.Tokens)), write: meta.write}
-	if meta.write {
-		req.resource = a.Call.Resource
-		if req.resource == "" {
-			req.resource = a.Call.Service
-		}
-	}
-	pr := &e.procs[e.p]
+	req := newOutgoing(a, meta)
 	at := &e.slab[i]
 	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p)}
 	if a.Hedge {
@@ -99,10 +105,7 @@ func (e *engine) send(a *sched.Action, i int32) {
 		// follows the order of attempts alone.
 		out, at.back = nd.draw(e.netRng[si]), nd.draw(e.netRng[si])
 	}
-	e.m.started(si, e.now, meta.counted)
-	if e.multi && meta.counted {
-		pr.stats.attempts++
-	}
+	e.countStart(e.p, meta, e.now)
 	if e.trace != nil {
 		e.traceStart(i, a, meta)
 	}
@@ -201,10 +204,7 @@ func (e *engine) respond(i int32) {
 	}
 	pr := &e.procs[at.proc]
 	o := at.answer.outcome()
-	e.m.ended(int(at.svc), e.now, o.Class == sched.ClassRateLimited)
-	if e.multi && o.Class == sched.ClassRateLimited {
-		pr.stats.rateLimited++
-	}
+	e.countAnswer(int(at.proc), int(at.svc), e.now, o.Class)
 	if e.trace != nil {
 		e.traceEnd(i, at.proc, at.id, o)
 	}

@@ -1,11 +1,8 @@
 package sim
 
 import (
-	"fmt"
-	"strconv"
 	"time"
 
-	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -47,51 +44,6 @@ func (s *procStats) turn(latency time.Duration, failed bool) {
 	}
 }
 
-// newProcesses makes the run's processes from the strategy's scheduler
-// configuration. Process 0 draws from the stream a one-process run uses,
-// so a scenario without processes runs exactly as before.
-func (e *engine) newProcesses(cfg sched.Config) error {
-	sc, st := e.sc, e.st
-	n := max(sc.Workload.Processes, 1)
-	e.procs = make([]proc, n)
-	e.multi = n > 1
-	if st.Quota.Mode == scenarios.QuotaShared {
-		e.store = newQuotaStore(st.Quota, n, e.end)
-	}
-	for p := range e.procs {
-		c := cfg
-		c.Rand = stream(sc.Seed, "strategy/"+st.Name)
-		if p > 0 {
-			c.Rand = stream(sc.Seed, "strategy/"+st.Name+"/process/"+strconv.Itoa(p))
-		}
-		var traceHook, limitHook func(sched.Event)
-		if e.trace != nil {
-			traceHook = e.trace.hookFor(uint16(p))
-		}
-		if p == 0 && e.limits != nil {
-			limitHook = e.limits.see
-		}
-		c.Hook = chainHooks(limitHook, traceHook)
-		var pq *procQuota
-		if e.store != nil {
-			pq = e.store.connect(c)
-			c = sched.CreditConfig(c, pq.shared)
-		}
-		core, err := sched.New(c)
-		if err != nil {
-			return fmt.Errorf("strategy %q: %w", st.Name, err)
-		}
-		if p == 0 && e.limits != nil {
-			e.limits.begin(core)
-		}
-		e.procs[p] = proc{core: core, quota: pq}
-		if e.multi {
-			e.procs[p].stats.okTurnLat = newHistogram()
-		}
-	}
-	return nil
-}
-
 // ProcessSchedConfig is SchedConfig for one of the workload's processes
 // under the strategy's quota mode: under QuotaSplit every service's rates
 // and capacities are divided among Workload.Processes (see splitServices);
@@ -131,31 +83,6 @@ func splitServices(svcs map[string]sched.ServiceConfig, n int) map[string]sched.
 			s.TokenBurst = burst / f
 		}
 		out[name] = s
-	}
-	return out
-}
-
-// processResults returns each process's figures (multi-process runs).
-func (e *engine) processResults() []results.ProcessResult {
-	if !e.multi {
-		return nil
-	}
-	out := make([]results.ProcessResult, len(e.procs))
-	secs := e.m.window.Seconds()
-	for p := range e.procs {
-		s := &e.procs[p].stats
-		out[p] = results.ProcessResult{
-			Name: "p" + strconv.Itoa(p+1), Share: round6(e.agents.shares[p]),
-			Turns: s.turns, FailedTurns: s.failedTurns, UnfinishedTurns: s.unfinished,
-			Calls: s.calls, Attempts: s.attempts,
-			GoodputPerS:     round6(float64(s.goodCalls) / secs),
-			RateLimited:     s.rateLimited,
-			AnswerLatencyMs: s.okTurnLat.answerSummary(uint64(s.turns)),
-			QuotaRoundTrips: e.procs[p].quota.roundTrips(),
-		}
-		if n, d := e.procs[p].quota.fallback(e.end); n > 0 {
-			out[p].QuotaFallbacks, out[p].QuotaFallbackS = n, round6(d.Seconds())
-		}
 	}
 	return out
 }

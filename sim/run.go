@@ -135,12 +135,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 	if est := estimate(sc, par); budget > 0 && !(est.PeakBytes <= float64(budget)) {
 		return nil, &TooLargeError{Estimate: est, Budget: budget}
 	}
-	res := &results.Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.version(),
-		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
-		Events:     EventSpans(sc),
-		Strategies: make([]results.StrategyResult, len(sc.Strategies)),
-	}
+	res := newResults(sc, &opts)
 	var secs []section
 	if opts.Trace != nil {
 		if secs, err = openSections(opts.Trace, sc); err != nil {
@@ -264,30 +259,13 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 	return res, nil
 }
 
-// result summarises the engine's run.
-func (e *engine) result() results.StrategyResult {
-	var offered float64
-	if w := &e.sc.Workload; w.Sessions == 0 {
-		offered = w.ArrivalRate
+// newResults returns the results of a virtual run of sc (opts applied)
+// before its strategies are simulated.
+func newResults(sc *scenarios.Scenario, opts *Options) *results.Results {
+	return &results.Results{
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.version(),
+		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
+		Events:     EventSpans(sc),
+		Strategies: make([]results.StrategyResult, len(sc.Strategies)),
 	}
-	r := e.m.strategyResult(e.st.Name, e.st.MaxInFlight, e.models, offered)
-	r.Retry = RetryText(e.st)
-	r.MaxInFlightPerService = serviceCaps(e.st)
-	if e.st.TokenBucket {
-		r.Headroom = e.st.Headroom
-	}
-	if !e.cutOff {
-		r.FinishS = e.m.finishS(e.sc.Workload.Sessions, e.agents.turns)
-	}
-	r.Processes = e.processResults()
-	if e.classes != nil {
-		r.Classes = e.classes.results()
-	}
-	r.LimitTrace = e.limits.trace()
-	r.Windows = e.m.windowResults(strategyHeadroom(e.st))
-	r.Tasks = e.agents.tasks()
-	if e.agents.modelFails() {
-		e.m.schedulerAnswer(r.Tasks)
-	}
-	return r
 }

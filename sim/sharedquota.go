@@ -275,18 +275,57 @@ type pendingCredit struct {
 	err  error
 }
 
-// acquire answers a Core's ActCredit as a Runner does (Shared.Acquire in
-// the background, the call waiting in its queue without a slot), on
-// virtual time: the reservation is made now, the grant handed to the Core
-// when its round trips and its wait are over (evCredit).
-func (e *engine) acquire(c *sched.CreditAction) {
-	q := e.procs[e.p].quota
-	q.conn.clock = e.now
-	p, err := q.shared.ReserveAt(context.Background(), virtualEpoch.Add(e.now), c.Service, c.Kind, c.Units)
+// reserveCredit answers a Core's ActCredit as a Runner does
+// (Shared.Acquire in the background, the call waiting in its queue without
+// a slot), on virtual time: the reservation is made now, and the grant
+// must be handed to the Core (grantCredit) at the time it returns, when
+// its round trips and its wait are over.
+func (pr *proc) reserveCredit(now time.Duration, c *sched.CreditAction) (time.Duration, pendingCredit) {
+	q := pr.quota
+	q.conn.clock = now
+	p, err := q.shared.ReserveAt(context.Background(), virtualEpoch.Add(now), c.Service, c.Kind, c.Units)
 	at := q.conn.clock
 	if err == nil {
 		at += p.Wait
 	}
+	return at, pendingCredit{act: *c, pend: p, err: err}
+}
+
+// grantCredit hands the Core the grant (or the refusal) of pc, now.
+func (pr *proc) grantCredit(now time.Duration, pc *pendingCredit) {
+	if pc.err != nil {
+		pr.core.CreditRefused(now, pc.act.Service, pc.act.Kind, pc.err)
+		return
+	}
+	q := pr.quota
+	g := q.shared.GrantAt(pc.pend, virtualEpoch.Add(now))
+	q.ticket++
+	q.grants[q.ticket] = g
+	pr.core.Credit(now, g.Service, g.Kind, g.Units, g.Until.Sub(virtualEpoch), q.ticket)
+}
+
+// returnCredit gives a grant's unspent units (or a debt) back to the
+// store at now, as a Runner does, without waiting for the answer.
+func (pr *proc) returnCredit(now time.Duration, c *sched.CreditAction) {
+	q := pr.quota
+	g, ok := q.grants[c.Ticket]
+	delete(q.grants, c.Ticket)
+	if !ok {
+		g = sched.Grant{Service: c.Service, Kind: c.Kind}
+	}
+	if ok || c.Units < 0 {
+		q.conn.clock = now
+		// Failover takes what the store cannot (a refund is forfeited, a
+		// debt charged locally); under FailClosed a debt the store cannot
+		// take is lost with it.
+		_ = q.shared.Return(context.Background(), g, c.Units)
+	}
+}
+
+// acquire asks the shared quota for credit c (reserveCredit), to be
+// granted at an evCredit.
+func (e *engine) acquire(c *sched.CreditAction) {
+	at, pc := e.procs[e.p].reserveCredit(e.now, c)
 	var i int32
 	if n := len(e.freeQ); n > 0 {
 		i = e.freeQ[n-1]
@@ -295,7 +334,7 @@ func (e *engine) acquire(c *sched.CreditAction) {
 		e.credits = append(e.credits, pendingCredit{})
 		i = int32(len(e.credits) - 1)
 	}
-	e.credits[i] = pendingCredit{act: *c, pend: p, err: err}
+	e.credits[i] = pc
 	e.schedule(event{at: at, kind: evCredit, ref: i, proc: uint16(e.p)})
 }
 
@@ -304,32 +343,5 @@ func (e *engine) credited(i int32) {
 	pc := e.credits[i]
 	e.credits[i] = pendingCredit{}
 	e.freeQ = append(e.freeQ, i)
-	pr := &e.procs[e.p]
-	if pc.err != nil {
-		pr.core.CreditRefused(e.now, pc.act.Service, pc.act.Kind, pc.err)
-		return
-	}
-	q := pr.quota
-	g := q.shared.GrantAt(pc.pend, virtualEpoch.Add(e.now))
-	q.ticket++
-	q.grants[q.ticket] = g
-	pr.core.Credit(e.now, g.Service, g.Kind, g.Units, g.Until.Sub(virtualEpoch), q.ticket)
-}
-
-// returnCredit gives a grant's unspent units (or a debt) back to the store,
-// as a Runner does, without waiting for the answer.
-func (e *engine) returnCredit(c *sched.CreditAction) {
-	q := e.procs[e.p].quota
-	g, ok := q.grants[c.Ticket]
-	delete(q.grants, c.Ticket)
-	if !ok {
-		g = sched.Grant{Service: c.Service, Kind: c.Kind}
-	}
-	if ok || c.Units < 0 {
-		q.conn.clock = e.now
-		// Failover takes what the store cannot (a refund is forfeited, a
-		// debt charged locally); under FailClosed a debt the store cannot
-		// take is lost with it.
-		_ = q.shared.Return(context.Background(), g, c.Units)
-	}
+	e.procs[e.p].grantCredit(e.now, &pc)
 }

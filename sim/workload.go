@@ -205,7 +205,10 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 		for _, dep := range groups[groupOf[i]].after {
 			for j, u := range tools {
 				if u == dep && j != i {
-					calls[i].After = append(calls[i].After, calls[j].ID)
+					// w.id(j), not calls[j].ID: a call drawn after this
+					// one (a later batch's) is not written yet, and its
+					// storage may hold an earlier turn's call.
+					calls[i].After = append(calls[i].After, w.id(j))
 				}
 			}
 		}

@@ -1,0 +1,252 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
+)
+
+// runParts is what the two drivers of a virtual run share, each once: the
+// scenario's setup (the processes' schedulers, one fakeapi model, network
+// delay and answer reader per service), the agent loop, the metric
+// collectors, and the result they make. The fast engine (engine) and the
+// reference (reference) differ only in how they carry events and attempts
+// between these parts.
+type runParts struct {
+	sc *scenarios.Scenario
+	st *scenarios.Strategy
+	// agents is the agent loop: sessions, turns and subagents.
+	agents *agentLoop
+	// classes gathers each session class's figures (nil without classes).
+	classes *classStats
+	end     time.Duration // no turn starts at or after end
+	// stop is when the run ends: the scenario's duration, so that work
+	// still running then is unfinished, reported as such and kept out of
+	// the figures. (Engine tests move it later to drain every turn.)
+	stop time.Duration
+
+	// procs are the agent processes, each with its own scheduler (one
+	// unless the workload sets processes).
+	procs  []proc
+	multi  bool // more than one process: keep per-process figures
+	models []*fakeapi.Model
+	// net and netRng draw each service's one-way network delays, from a
+	// stream of the service's own.
+	net    []netDelay
+	netRng []*rand.Rand
+	// readers read each service's answers, by service index.
+	readers []*answerReader
+	// store is the shared quota's store (QuotaShared only).
+	store *quotaStore
+
+	transport bool // cancellation reaches the transport
+	m         *collector
+	// cutOff is set when the run stopped at its end with work left.
+	cutOff bool
+	// limits, when set, records the strategy's adaptive limits as they step.
+	limits *limitRecorder
+}
+
+// init sets up strategy st of scenario sc. hook, when not nil, gives each
+// process's scheduler an event hook of its own (a trace).
+func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook func(p int) func(sched.Event)) error {
+	cfg, err := ProcessSchedConfig(sc, st)
+	if err != nil {
+		return err
+	}
+	r.sc, r.st, r.end, r.stop = sc, st, sc.Duration, sc.Duration
+	r.transport = st.CancelAt != scenarios.CancelAtReader
+	// Process 0's limits are the ones traced (every process of a fleet
+	// runs the same strategy).
+	r.limits = newLimitRecorder(sc, &cfg)
+	if err := r.newProcesses(cfg, hook); err != nil {
+		return err
+	}
+	r.agents = newAgentLoop(sc, st, sc.Workload.Shares(), maxTurnCalls(DefaultMaxMemory))
+	r.classes = newClassStats(sc)
+	names := make([]string, len(sc.Services))
+	for i := range sc.Services {
+		svc := &sc.Services[i]
+		mc := ScenarioModelConfig(sc, svc)
+		// The service's stream depends on the seed and the service only: every
+		// strategy meets the same latencies and faults in the same order of arrivals.
+		m, err := fakeapi.NewModel(mc, stream(sc.Seed, "service/"+svc.Name))
+		if err != nil {
+			return fmt.Errorf("service %q: %w", svc.Name, err)
+		}
+		r.models = append(r.models, m)
+		r.net = append(r.net, newNetDelay(svc.NetworkDelay))
+		r.netRng = append(r.netRng, stream(sc.Seed, "network/"+svc.Name))
+		names[i] = svc.Name
+		r.readers = append(r.readers, newAnswerReader(m.Config()))
+	}
+	r.m = newCollector(names, sc.Duration)
+	for _, w := range EventWindows(sc) {
+		r.m.windows = append(r.m.windows, windowAcc{w: w})
+	}
+	return nil
+}
+
+// newProcesses makes the run's processes from the strategy's scheduler
+// configuration. Process 0 draws from the stream a one-process run uses,
+// so a scenario without processes runs exactly as before.
+func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Event)) error {
+	sc, st := r.sc, r.st
+	n := max(sc.Workload.Processes, 1)
+	r.procs = make([]proc, n)
+	r.multi = n > 1
+	if st.Quota.Mode == scenarios.QuotaShared {
+		r.store = newQuotaStore(st.Quota, n, r.end)
+	}
+	for p := range r.procs {
+		c := cfg
+		c.Rand = stream(sc.Seed, "strategy/"+st.Name)
+		if p > 0 {
+			c.Rand = stream(sc.Seed, "strategy/"+st.Name+"/process/"+strconv.Itoa(p))
+		}
+		var traceHook, limitHook func(sched.Event)
+		if hook != nil {
+			traceHook = hook(p)
+		}
+		if p == 0 && r.limits != nil {
+			limitHook = r.limits.see
+		}
+		c.Hook = chainHooks(limitHook, traceHook)
+		var pq *procQuota
+		if r.store != nil {
+			pq = r.store.connect(c)
+			c = sched.CreditConfig(c, pq.shared)
+		}
+		core, err := sched.New(c)
+		if err != nil {
+			return fmt.Errorf("strategy %q: %w", st.Name, err)
+		}
+		if p == 0 && r.limits != nil {
+			r.limits.begin(core)
+		}
+		r.procs[p] = proc{core: core, quota: pq}
+		if r.multi {
+			r.procs[p].stats.okTurnLat = newHistogram()
+		}
+	}
+	return nil
+}
+
+// countTurn records turn t's end at now, failed (or cancelled) or not.
+func (r *runParts) countTurn(now time.Duration, t *agentTurn, failed bool) {
+	r.m.turn(now, now-t.start, failed, t.good)
+	if t.abandoned {
+		r.m.modelFailedTurn(now)
+	}
+	if r.classes != nil {
+		r.classes.turn(t.session, now, now-t.start, failed)
+	}
+	if r.multi && now <= r.m.window {
+		r.procs[t.proc].stats.turn(now-t.start, failed)
+	}
+}
+
+// countResults records the results of part p, whose sched turn is done.
+func (r *runParts) countResults(p *agentPart, res []sched.Result) {
+	for i := range res {
+		r.m.result(&res[i], p.counted)
+		if r.classes != nil && p.counted {
+			r.classes.result(p.turn.session, &res[i])
+		}
+		if r.multi && p.counted {
+			r.procs[p.turn.proc].stats.result(&res[i], r.m.window)
+		}
+	}
+}
+
+// countStart records an attempt of call meta sent by process p at now.
+func (r *runParts) countStart(p int, meta *callMeta, now time.Duration) {
+	r.m.started(meta.svc, now, meta.counted)
+	if r.multi && meta.counted {
+		r.procs[p].stats.attempts++
+	}
+}
+
+// countAnswer records an answer of class class read by process p from
+// service svc at now.
+func (r *runParts) countAnswer(p, svc int, now time.Duration, class sched.Class) {
+	limited := class == sched.ClassRateLimited
+	r.m.ended(svc, now, limited)
+	if r.multi && limited {
+		r.procs[p].stats.rateLimited++
+	}
+}
+
+// unfinished counts, at the run's end, the turns each process began and
+// did not end.
+func (r *runParts) countUnfinished() {
+	for i := range r.procs {
+		n := int64(r.agents.unfinished(i))
+		r.m.unfinished += n
+		r.procs[i].stats.unfinished = n
+	}
+}
+
+// result summarises the run.
+func (r *runParts) result() results.StrategyResult {
+	var offered float64
+	if w := &r.sc.Workload; w.Sessions == 0 {
+		offered = w.ArrivalRate
+	}
+	res := r.m.strategyResult(r.st.Name, r.st.MaxInFlight, r.models, offered)
+	res.Retry = RetryText(r.st)
+	res.MaxInFlightPerService = serviceCaps(r.st)
+	if r.st.TokenBucket {
+		res.Headroom = r.st.Headroom
+	}
+	if !r.cutOff {
+		res.FinishS = r.m.finishS(r.sc.Workload.Sessions, r.agents.turns)
+	}
+	res.Processes = r.processResults()
+	if r.classes != nil {
+		res.Classes = r.classes.results()
+	}
+	res.LimitTrace = r.limits.trace()
+	res.Windows = r.m.windowResults(strategyHeadroom(r.st))
+	res.Tasks = r.agents.tasks()
+	if r.agents.modelFails() {
+		r.m.schedulerAnswer(res.Tasks)
+	}
+	return res
+}
+
+// processResults returns each process's figures (multi-process runs).
+func (r *runParts) processResults() []results.ProcessResult {
+	if !r.multi {
+		return nil
+	}
+	out := make([]results.ProcessResult, len(r.procs))
+	secs := r.m.window.Seconds()
+	for p := range r.procs {
+		s := &r.procs[p].stats
+		out[p] = results.ProcessResult{
+			Name: "p" + strconv.Itoa(p+1), Share: round6(r.agents.shares[p]),
+			Turns: s.turns, FailedTurns: s.failedTurns, UnfinishedTurns: s.unfinished,
+			Calls: s.calls, Attempts: s.attempts,
+			GoodputPerS:     round6(float64(s.goodCalls) / secs),
+			RateLimited:     s.rateLimited,
+			AnswerLatencyMs: s.okTurnLat.answerSummary(uint64(s.turns)),
+			QuotaRoundTrips: r.procs[p].quota.roundTrips(),
+		}
+		if n, d := r.procs[p].quota.fallback(r.end); n > 0 {
+			out[p].QuotaFallbacks, out[p].QuotaFallbackS = n, round6(d.Seconds())
+		}
+	}
+	return out
+}
+
+// stopped is the error of a run that err stopped at now.
+func (r *runParts) stopped(now time.Duration, err error) error {
+	return fmt.Errorf("strategy %q at %v: %w", r.st.Name, now, err)
+}
