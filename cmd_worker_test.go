@@ -203,7 +203,7 @@ func TestWorkerInterruptWritesMeasured(t *testing.T) {
 func waitStarted(t *testing.T, redisURL, runID, st string) {
 	t.Helper()
 	c := redistest.Client(t, redisURL)
-	key := "simbench/fleet/" + runID + "/" + st + "/start/0"
+	key := "simbench/fleet/" + runID + "/" + st + "/start"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for ctx.Err() == nil {
