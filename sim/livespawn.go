@@ -184,6 +184,9 @@ func memberArgs(sc *scenarios.Scenario, st *scenarios.Strategy, fo *fleetOptions
 	if opts.AllowRedisFallback {
 		args = append(args, "--redis-fallback")
 	}
+	// A member's invalid run is the merged run's to mark (and its command's
+	// to exit on), not a member's failure.
+	args = append(args, "--allow-invalid")
 	return args
 }
 
