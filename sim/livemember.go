@@ -376,7 +376,7 @@ func (m *memberSetup) meet(ctx context.Context, st string) (time.Time, error) {
 					st, errRendezvous, m.index, place, holder, m.wait, ttl, m.index, m.n)
 			}
 			return time.Time{}, fmt.Errorf("sim: strategy %q: %w: members %s of %d at %s after %v, missing %s (start the others with the same --member …/%d, --redis and run id)",
-				st, errRendezvous, listOr(present, "none"), m.n, m.key(st), m.wait, listOr(missing(present, m.n), "none (one has not seen them all yet)"), m.n)
+				st, errRendezvous, listOr(present, "none"), m.n, m.key(st), m.wait, listOr(missing(present, m.n), fmt.Sprintf("none, but a holder has not seen them all: one that died holds its place for up to %v", ttl)), m.n)
 		}
 		select {
 		case <-ctx.Done():
