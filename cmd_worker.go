@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/simbench/simbench/gate"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
 )
@@ -34,6 +35,7 @@ type WorkerCmd struct {
 	Shares        []float64        `sep:"," placeholder:"W,..." help:"Each member's share of the load, one weight per member, the same on every member (default: the scenario's workload.process_shares when it has N, else even)."`
 	Quota         string           `placeholder:"MODE" help:"full, split or shared (one quota in Redis), for every strategy (default: each strategy's quota.mode, else full)."`
 	RedisFallback bool             `help:"In quota mode shared, when Redis is lost, run on a local share (limit÷N) and do not mark the run invalid."`
+	AllowInvalid  bool             `help:"Exit 0 even when a strategy's run is invalid (the machine could not keep its timing, or the provider did not answer over HTTP); it is still marked invalid. Without it such a run exits 3."`
 	Stdout        io.Writer        `kong:"-"` // nil: os.Stdout
 
 	ctx context.Context // tests: a context they cancel (nil: Ctrl-C's)
@@ -69,7 +71,8 @@ func parseMember(s string) (memberFlag, error) {
 
 // Run runs the member, writes DIR/results.json and DIR/histograms.hlog,
 // and prints one line per strategy. Ctrl-C writes what was measured
-// (marked partial) and exits 130.
+// (marked partial) and exits 130; a run marked invalid exits 3 unless
+// --allow-invalid.
 func (c *WorkerCmd) Run() error {
 	sc, err := openScenario(c.Scenario)
 	if err != nil {
@@ -108,6 +111,9 @@ func (c *WorkerCmd) Run() error {
 			return codedError{fmt.Errorf("interrupted: wrote what was measured to %s", c.Out), exitInterrupted}
 		}
 		return runErr
+	}
+	if err := gate.CheckValid(m.Results); err != nil && !c.AllowInvalid {
+		return codedError{err, exitInvalidRun}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,11 +49,14 @@ func startProvider(t *testing.T) (*fakeapi.Server, string) {
 }
 
 // startMember starts member i of n as a `simbench worker` process (this
-// test binary, running as simbench) writing into dir.
-func startMember(t *testing.T, i, n int, base, redisURL, runID, dir, duration string) (*exec.Cmd, *bytes.Buffer) {
+// test binary, running as simbench) writing into dir, with extra flags
+// after its own. The tests are of the fleet, not of this machine's timing:
+// a run invalid by timing exits 0 (--allow-invalid).
+func startMember(t *testing.T, i, n int, base, redisURL, runID, dir, duration string, extra ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "worker", fleetScenario, "--member", fmt.Sprintf("%d/%d", i, n), "--base-url", base,
-		"--redis", redisURL, "--out", dir, "--run-id", runID, "-s", "shared", "--duration", duration)
+	args := []string{"worker", fleetScenario, "--member", fmt.Sprintf("%d/%d", i, n), "--base-url", base,
+		"--redis", redisURL, "--out", dir, "--run-id", runID, "-s", "shared", "--duration", duration, "--allow-invalid"}
+	cmd := exec.Command(os.Args[0], append(args, extra...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -64,11 +68,11 @@ func startMember(t *testing.T, i, n int, base, redisURL, runID, dir, duration st
 // startMembers starts n fleet members as startMember does, member i
 // writing into root/host<i>, and returns their folders, commands and
 // outputs in member order.
-func startMembers(t *testing.T, n int, base, redisURL, runID, root, duration string) (dirs []string, cmds []*exec.Cmd, outs []*bytes.Buffer) {
+func startMembers(t *testing.T, n int, base, redisURL, runID, root, duration string, extra ...string) (dirs []string, cmds []*exec.Cmd, outs []*bytes.Buffer) {
 	t.Helper()
 	for i := range n {
 		dir := filepath.Join(root, fmt.Sprintf("host%d", i))
-		cmd, out := startMember(t, i, n, base, redisURL, runID, dir, duration)
+		cmd, out := startMember(t, i, n, base, redisURL, runID, dir, duration, extra...)
 		dirs, cmds, outs = append(dirs, dir), append(cmds, cmd), append(outs, out)
 	}
 	return dirs, cmds, outs
@@ -203,7 +207,7 @@ func TestWorkerInterruptWritesMeasured(t *testing.T) {
 func waitStarted(t *testing.T, redisURL, runID, st string) {
 	t.Helper()
 	c := redistest.Client(t, redisURL)
-	key := "simbench/fleet/" + runID + "/" + st + "/start/0"
+	key := "simbench/fleet/" + runID + "/" + st + "/start"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for ctx.Err() == nil {
@@ -213,4 +217,95 @@ func waitStarted(t *testing.T, redisURL, runID, st string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("the members never met at %s", key)
+}
+
+// TestWorkerKilledAtRendezvousRerun kills a member while it waits at the
+// rendezvous, then starts the whole fleet again with the same run id: the
+// dead member's arrival is not counted, so both members of the new launch
+// meet and finish, rather than the first to arrive starting alone with the
+// dead one while the other waits for a meeting that never comes.
+func TestWorkerKilledAtRendezvousRerun(t *testing.T) {
+	rs := redistest.Start(t)
+	_, base := startProvider(t)
+	root := t.TempDir()
+	const runID = "rerun-test"
+	dead, out := startMember(t, 0, 2, base, rs.URL(), runID, filepath.Join(root, "dead"), "2s")
+	waitArrived(t, rs.URL(), runID, "shared")
+	if err := dead.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = dead.Wait()
+	// The wait only bounds how long a wrong rendezvous takes to fail.
+	_, cmds, outs := startMembers(t, 2, base, rs.URL(), runID, root, "2s", "--wait", "1m")
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("member %d of the fleet started again: %v\n%s\n(the killed member said: %s)", i, err, outs[i], out)
+		}
+	}
+}
+
+// waitArrived waits until some member of run runID has arrived at strategy
+// st's rendezvous (any key of it is on Redis).
+func waitArrived(t *testing.T, redisURL, runID, st string) {
+	t.Helper()
+	c := redistest.Client(t, redisURL)
+	pattern := "simbench/fleet/" + runID + "/" + st + "/*"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for ctx.Err() == nil {
+		if keys, _ := c.Keys(ctx, pattern).Result(); len(keys) > 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no member arrived at %s", pattern)
+}
+
+// TestWorkerProviderUnreachable runs a lone member against a provider that
+// is not there (a closed port) and one that answers but not in HTTP: no
+// attempt gets an HTTP answer, so the run is marked invalid, saying so,
+// and the worker exits 3 instead of reporting 0 turns as a measurement.
+func TestWorkerProviderUnreachable(t *testing.T) {
+	rs := redistest.Start(t)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedURL := "http://" + closed.Addr().String()
+	closed.Close()
+	garbage, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer garbage.Close()
+	go func() {
+		for {
+			c, err := garbage.Accept()
+			if err != nil {
+				return
+			}
+			go func() { // answer the request with what is not HTTP
+				defer c.Close()
+				_, _ = c.Read(make([]byte, 4096))
+				_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
+			}()
+		}
+	}()
+	for _, tc := range []struct{ name, url string }{{"closed port", closedURL}, {"not HTTP", "http://" + garbage.Addr().String()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "host0")
+			code, stdout, stderr := cli("worker", fleetScenario, "--member", "0/1", "--base-url", tc.url, "--redis", rs.URL(),
+				"--out", dir, "--run-id", "unreachable-"+strings.ReplaceAll(tc.name, " ", "-"), "-s", "shared", "--duration", "2s")
+			if code != exitInvalidRun {
+				t.Fatalf("exit %d, want %d\n%s%s", code, exitInvalidRun, stdout, stderr)
+			}
+			res, err := results.Read(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := res.Strategies[0]; !strings.Contains(st.Invalid, "no HTTP answer from the provider") || st.Attempts == 0 {
+				t.Errorf("strategy marked invalid %q after %d attempts: want the provider's silence named", st.Invalid, st.Attempts)
+			}
+		})
+	}
 }

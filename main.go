@@ -47,7 +47,8 @@ type CLI struct {
 // exitCodesHelp ends every --help: what the exit codes mean.
 const exitCodesHelp = `Exit codes: 0 ok; 1 failure, regression or threshold not met; 2 invalid input
 (scenario, flag, results or benchmark file); 3 invalid live run (the machine
-could not keep the scenario's timing; --allow-invalid accepts it); 70 a bug in
+could not keep the scenario's timing, or the provider gave no HTTP answer;
+--allow-invalid accepts it); 70 a bug in
 simbench (please report the message and stack); 130 interrupted (what was
 measured has been written; a second Ctrl-C or SIGTERM exits at once, writing
 nothing more).

@@ -108,6 +108,15 @@ func (l *liveRun) judge(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
+	if l.noAnswer > 0 {
+		// Not the provider's limits measured, but a provider out of reach.
+		var attempts int64
+		for _, p := range l.procs {
+			attempts += p.attempts
+		}
+		l.invalid = fmt.Sprintf("%d of %d attempts got no HTTP answer from the provider (the first: %v); is it running at the address given, and is it `simbench serve`?", l.noAnswer, attempts, l.noAnswerErr)
+		return
+	}
 	w := &l.sc.Workload
 	var gap time.Duration
 	if w.Sessions > 0 {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -64,6 +65,7 @@ func (l *liveRun) counted(p int, exec sched.Executor) sched.Executor {
 		l.m.ended(si, end, o.Class == sched.ClassRateLimited)
 		if meta.counted {
 			l.procs[p].attempts++
+			l.countNoAnswer(o)
 		}
 		if o.Class == sched.ClassRateLimited {
 			l.procs[p].limited++
@@ -163,4 +165,17 @@ func (l *liveRun) repanic() {
 	if l.crash != nil {
 		panic(fmt.Sprintf("%v\n\nin a live run's goroutine:\n%s", l.crash, l.crashStack))
 	}
+}
+
+// countNoAnswer counts an attempt that got no HTTP answer from the provider
+// (it could not connect, or what answered was not HTTP), keeping the first
+// such error; an attempt cut off by its context is not one. l.mu is held.
+func (l *liveRun) countNoAnswer(o sched.Outcome) {
+	if o.Status != 0 || o.Err == nil || errors.Is(o.Err, context.Canceled) || errors.Is(o.Err, context.DeadlineExceeded) {
+		return
+	}
+	if l.noAnswer == 0 {
+		l.noAnswerErr = o.Err
+	}
+	l.noAnswer++
 }

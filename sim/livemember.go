@@ -3,8 +3,10 @@ package sim
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,9 +74,10 @@ type MemberHists struct {
 // sessions (or the open-model turns) of its process only, with the
 // production Runner, against the provider at opts.BaseURL. Each strategy's
 // run starts when every member has arrived at its rendezvous on Redis (no
-// coordinator: each member counts itself in with INCR, the last one
-// writes a start time on Redis's clock, rendezvousLead ahead, and every
-// member sleeps until it). The results hold this member's figures only;
+// coordinator: each member holds its index's place there, the last to see
+// every place held by a live member writes a start time on Redis's clock,
+// rendezvousLead ahead, and every member sleeps until it; see
+// memberSetup.meet). The results hold this member's figures only;
 // the provider's own accounting (early retries, write races, its share of
 // wasted work) is the provider's to report. When ctx ends first, it
 // returns what was measured with Partial set, and ctx.Err().
@@ -191,7 +194,23 @@ type memberSetup struct {
 	runID    string
 	rdb      *redis.Client
 	wait     time.Duration
+	// launch tells this process's arrivals from those of an earlier (or a
+	// duplicate) member with the same index ("": drawn at the first
+	// meeting); ttl is how long an arrival it stops refreshing holds its
+	// place (0: arrivalTTL).
+	launch string
+	ttl    time.Duration
 }
+
+// arrivalTTL is how long a member's arrival at a rendezvous outlives its
+// last refresh (a waiting member refreshes it every poll): a member that
+// died waiting holds its place no longer, and one that still holds its
+// place after this long is alive.
+const arrivalTTL = 10 * time.Second
+
+// meetPoll is how often a member waiting at a rendezvous asks Redis
+// whether the others have come.
+const meetPoll = 5 * time.Millisecond
 
 // key is the Redis key of the rendezvous (and prefix of the shared quota)
 // of strategy st's run.
@@ -199,49 +218,210 @@ func (m *memberSetup) key(st string) string {
 	return "simbench/fleet/" + m.runID + "/" + st
 }
 
+// startKey is the Redis key of the start of the last meeting at strategy
+// st's rendezvous (what a launcher that gave its fleet a run id of its
+// own waits for).
+func (m *memberSetup) startKey(st string) string {
+	return m.key(st) + "/start"
+}
+
+// meetKeys are the Redis keys of strategy st's rendezvous, as meetScript
+// takes them: the starts by launch, the last start, the members' acks,
+// then each member's place.
+func (m *memberSetup) meetKeys(st string) []string {
+	k := m.key(st)
+	keys := []string{k + "/met", m.startKey(st), k + "/ack"}
+	for i := range m.n {
+		keys = append(keys, k+"/member/"+strconv.Itoa(i))
+	}
+	return keys
+}
+
+// arrivalTTL returns how long an arrival outlives its last refresh.
+func (m *memberSetup) arrivalTTL() time.Duration {
+	if m.ttl > 0 {
+		return m.ttl
+	}
+	return arrivalTTL
+}
+
 // errRendezvous is wrapped by a rendezvous that the other members did not
 // all reach in time.
 var errRendezvous = errors.New("the fleet's members did not all arrive")
 
-// meet counts this member in at strategy st's rendezvous and returns the
-// start every member of its round agreed on, on this host's clock. Members
-// arrive in rounds of n: the k-th arrival is in round (k-1)/n, so a run
-// started again with the same run id meets afresh; the last of a round
-// writes the round's start on Redis's clock (TIME), and each member maps
-// it to its own by the offset it measures to Redis.
+// errDuplicateMember is wrapped by a rendezvous where another live member
+// holds this member's index.
+var errDuplicateMember = errors.New("another member has this member's index")
+
+// meetScript is one poll of a member at a rendezvous. KEYS: the starts by
+// launch (hash), the last start, the acks by launch (hash), then each
+// member's place (member i at KEYS[4+i], holding its launch, expiring
+// unless refreshed). ARGV: index, launch, TTL of a place (ms), and the
+// start (ns since the epoch, a string) if this poll completes the meeting.
+// A member takes its place (or refreshes it); with every place taken it
+// acks the launches it sees, and once every one of them has acked the same
+// list, the meeting is complete: each launch gets the start and the places
+// are freed for the next launch. A place held by a member that died never
+// acks, so it keeps the others waiting until it expires, never starts
+// them. Returns {"start", ns}, {"held", launch} (another launch holds this
+// index), or {"wait", index…} (the indexes present).
+var meetScript = redis.NewScript(`
+local launch, ttl = ARGV[2], tonumber(ARGV[3])
+local s = redis.call('HGET', KEYS[1], launch)
+if s then return {'start', s} end
+local me = KEYS[4 + tonumber(ARGV[1])]
+local holder = redis.call('GET', me)
+if holder == launch then
+  redis.call('PEXPIRE', me, ttl)
+elseif not holder then
+  redis.call('SET', me, launch, 'PX', ttl)
+else
+  return {'held', holder}
+end
+local n = #KEYS - 3
+local ids, present = {}, {'wait'}
+for i = 1, n do
+  local v = redis.call('GET', KEYS[3 + i])
+  if v then
+    table.insert(ids, v)
+    table.insert(present, tostring(i - 1))
+  end
+end
+if #ids < n then return present end
+local seen = table.concat(ids, ',')
+redis.call('HSET', KEYS[3], launch, seen)
+redis.call('PEXPIRE', KEYS[3], 3600000)
+for i = 1, n do
+  if redis.call('HGET', KEYS[3], ids[i]) ~= seen then return present end
+end
+for i = 1, n do
+  redis.call('HSET', KEYS[1], ids[i], ARGV[4])
+  redis.call('HDEL', KEYS[3], ids[i])
+  redis.call('DEL', KEYS[3 + i])
+end
+redis.call('PEXPIRE', KEYS[1], 3600000)
+redis.call('SET', KEYS[2], ARGV[4], 'PX', 3600000)
+return {'start', ARGV[4]}
+`)
+
+// leaveScript frees a member's place at a rendezvous if it still holds it.
+// KEYS: its place, the acks. ARGV: its launch.
+var leaveScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 0
+`)
+
+// meet arrives at strategy st's rendezvous as member m.index and returns
+// the start every member of the meeting agreed on, on this host's clock.
+// Each member holds its index's place for its launch and refreshes it
+// while it waits; the meeting starts once the n places are held by
+// members that all see the same n launches (an arrival left behind by a
+// member that died is never counted: it only keeps its place until it
+// expires). The poll that completes the meeting writes its start on
+// Redis's clock, rendezvousLead ahead, and each member maps it to its own
+// by the offset it measures to Redis. A member that gives up (m.wait
+// passed, ctx ended) frees its place; one whose index another live
+// member holds is refused.
 func (m *memberSetup) meet(ctx context.Context, st string) (time.Time, error) {
-	key := m.key(st) + "/arrived"
-	k, err := m.rdb.Incr(ctx, key).Result()
-	if err != nil {
-		return time.Time{}, fmt.Errorf("sim: rendezvous at %s: %w", key, err)
+	if m.launch == "" {
+		m.launch = rand.Text()
 	}
-	m.rdb.Expire(ctx, key, time.Hour)
-	round := (k - 1) / int64(m.n)
 	offset, err := redisOffset(ctx, m.rdb)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if k%int64(m.n) == 0 {
+	keys, ttl := m.meetKeys(st), m.arrivalTTL()
+	place := keys[3+m.index]
+	deadline := time.Now().Add(m.wait)
+	var holder string
+	var heldSince time.Time
+	present := []string{}
+	tick := time.NewTicker(meetPoll)
+	defer tick.Stop()
+	for {
 		start := time.Now().Add(-offset).Add(rendezvousLead) // on Redis's clock
-		if err := m.rdb.Set(ctx, m.startKey(st, round), start.UnixNano(), time.Hour).Err(); err != nil {
-			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: %w", m.startKey(st, round), err)
+		res, err := meetScript.Run(ctx, m.rdb, keys, m.index, m.launch, ttl.Milliseconds(), strconv.FormatInt(start.UnixNano(), 10)).StringSlice()
+		switch {
+		case err != nil && ctx.Err() != nil:
+			m.leave(ctx, keys)
+			return time.Time{}, ctx.Err()
+		case err != nil:
+			m.leave(ctx, keys)
+			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: %w", place, err)
+		case len(res) == 2 && res[0] == "start":
+			v, err := strconv.ParseInt(res[1], 10, 64)
+			if err != nil {
+				return time.Time{}, fmt.Errorf("sim: rendezvous at %s: a start of %q", m.key(st), res[1])
+			}
+			return time.Unix(0, v).Add(offset), nil
+		case len(res) == 2 && res[0] == "held":
+			if res[1] != holder {
+				holder, heldSince = res[1], time.Now()
+			} else if time.Since(heldSince) > ttl+ttl/10 {
+				// An arrival nobody refreshes expires within ttl: its holder is alive.
+				return time.Time{}, fmt.Errorf("sim: strategy %q: %w: member %d of %d is already waiting at %s (launch %s, still there after %v): two members were given --member %d/%d, or another fleet uses the run id %q (give each fleet its own --run-id)",
+					st, errDuplicateMember, m.index, m.n, place, holder, ttl, m.index, m.n, m.runID)
+			}
+		case len(res) >= 1 && res[0] == "wait":
+			holder, present = "", res[1:]
+		default:
+			m.leave(ctx, keys)
+			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: an answer of %q", m.key(st), res)
+		}
+		if time.Now().After(deadline) {
+			m.leave(ctx, keys)
+			if holder != "" {
+				return time.Time{}, fmt.Errorf("sim: strategy %q: %w: member %d's place at %s is held by launch %s, which did not let it go in %v (a member that died frees it within %v; two members given --member %d/%d never do)",
+					st, errRendezvous, m.index, place, holder, m.wait, ttl, m.index, m.n)
+			}
+			return time.Time{}, fmt.Errorf("sim: strategy %q: %w: members %s of %d at %s after %v, missing %s (start the others with the same --member …/%d, --redis and run id)",
+				st, errRendezvous, listOr(present, "none"), m.n, m.key(st), m.wait, listOr(missing(present, m.n), fmt.Sprintf("none, but a holder has not seen them all: one that died holds its place for up to %v", ttl)), m.n)
+		}
+		select {
+		case <-ctx.Done():
+			m.leave(ctx, keys)
+			return time.Time{}, ctx.Err()
+		case <-tick.C:
 		}
 	}
-	return m.awaitStart(ctx, st, round, offset)
 }
 
-// startKey is the Redis key of the start of strategy st's round.
-func (m *memberSetup) startKey(st string, round int64) string {
-	return m.key(st) + "/start/" + strconv.FormatInt(round, 10)
+// leave frees this member's place at the rendezvous of keys (meetKeys),
+// even when ctx has ended, so that a later launch does not count it.
+func (m *memberSetup) leave(ctx context.Context, keys []string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = leaveScript.Run(ctx, m.rdb, []string{keys[3+m.index], keys[2]}, m.launch).Err()
 }
 
-// awaitStart waits, at most m.wait, for the start of strategy st's round
-// to be written and returns it on this host's clock (offset: this host's
-// clock ahead of Redis's).
-func (m *memberSetup) awaitStart(ctx context.Context, st string, round int64, offset time.Duration) (time.Time, error) {
-	key, startKey := m.key(st)+"/arrived", m.startKey(st, round)
+// missing returns the indexes from 0 to n-1 not in present.
+func missing(present []string, n int) []string {
+	var out []string
+	for i := range n {
+		if !slices.Contains(present, strconv.Itoa(i)) {
+			out = append(out, strconv.Itoa(i))
+		}
+	}
+	return out
+}
+
+// listOr joins s with commas, or returns none when s is empty.
+func listOr(s []string, none string) string {
+	if len(s) == 0 {
+		return none
+	}
+	return strings.Join(s, ", ")
+}
+
+// awaitStart waits, at most m.wait, for the start of the last meeting at
+// strategy st's rendezvous to be written and returns it on this host's
+// clock (offset: this host's clock ahead of Redis's). It is for a launcher
+// that gave its fleet a run id of its own, whose rendezvous meets once.
+func (m *memberSetup) awaitStart(ctx context.Context, st string, offset time.Duration) (time.Time, error) {
+	startKey := m.startKey(st)
 	deadline := time.Now().Add(m.wait)
-	tick := time.NewTicker(5 * time.Millisecond)
+	tick := time.NewTicker(meetPoll)
 	defer tick.Stop()
 	for {
 		v, err := m.rdb.Get(ctx, startKey).Int64()
@@ -252,9 +432,7 @@ func (m *memberSetup) awaitStart(ctx context.Context, st string, round int64, of
 			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: %w", startKey, err)
 		}
 		if time.Now().After(deadline) {
-			got, _ := m.rdb.Get(ctx, key).Int64()
-			return time.Time{}, fmt.Errorf("sim: strategy %q: %w: %d of %d at %s after %v (start the others with the same --member …/%d, --redis and run id)",
-				st, errRendezvous, got-round*int64(m.n), m.n, key, m.wait, m.n)
+			return time.Time{}, fmt.Errorf("sim: strategy %q: %w at %s after %v", st, errRendezvous, m.key(st), m.wait)
 		}
 		select {
 		case <-ctx.Done():

@@ -56,6 +56,10 @@ type liveRun struct {
 	endOrphan context.CancelFunc
 	invalid   string
 	result    results.StrategyResult
+	// noAnswer counts the attempts that got no HTTP answer from the
+	// provider (guarded by mu); noAnswerErr is the first one's error.
+	noAnswer    int64
+	noAnswerErr error
 	// abort ends the run early; crash and crashStack hold the first panic
 	// of the run's goroutines, raised again by the goroutine that waits for
 	// them (repanic), so that it reaches the caller instead of killing the

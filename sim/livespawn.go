@@ -184,12 +184,15 @@ func memberArgs(sc *scenarios.Scenario, st *scenarios.Strategy, fo *fleetOptions
 	if opts.AllowRedisFallback {
 		args = append(args, "--redis-fallback")
 	}
+	// A member's invalid run is the merged run's to mark (and its command's
+	// to exit on), not a member's failure.
+	args = append(args, "--allow-invalid")
 	return args
 }
 
 // alignEpoch waits for the start the members of strategy st's fleet meet
-// at (round 0 of watch's rendezvous) and counts the provider's time from
-// it: its windows' edges and timed events then fall where the virtual
+// at (the one meeting at watch's rendezvous, whose run id is this
+// launch's own) and counts the provider's time from it: its windows' edges and timed events then fall where the virtual
 // run's do, a whole number of windows after the workload's start. Without
 // it they would count from the provider's own start, before the members
 // were even launched.
@@ -198,7 +201,7 @@ func alignEpoch(ctx context.Context, srv *fakeapi.Server, watch *memberSetup, st
 	if err != nil {
 		return err
 	}
-	start, err := watch.awaitStart(ctx, st, 0, offset)
+	start, err := watch.awaitStart(ctx, st, offset)
 	if err != nil {
 		return err
 	}
