@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-		"os"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -194,7 +194,9 @@ var hostileEntries = []hostile{
 	{"1e308-resummed", func(t *testing.T, path string, good []byte) {
 		editEntry(t, path, good, true, func(e *RunEntry) { e.Result.TurnLatencyMs.P99, e.Result.TurnLatencyMs.Max = 1e308, 1e308 })
 	}, "want at most"},
-	{"nan", func(t *testing.T, path string, good []byte) { editJSON(t, path, good, "result.turn_latency_ms.p95", "NaN") }, "not a simbench run file"},
+	{"nan", func(t *testing.T, path string, good []byte) {
+		editJSON(t, path, good, "result.turn_latency_ms.p95", "NaN")
+	}, "not a simbench run file"},
 	{"negative-edited", func(t *testing.T, path string, good []byte) { editJSON(t, path, good, "result.turns", "-3") }, "checksum"},
 }
 
