@@ -37,9 +37,11 @@ func guarded(t *testing.T, read func() error) error {
 	select {
 	case err := <-done:
 		runtime.ReadMemStats(&after)
-		if d := after.TotalAlloc - before.TotalAlloc; d > readBackMaxAlloc {
+		d := after.TotalAlloc - before.TotalAlloc
+		if d > readBackMaxAlloc {
 			t.Errorf("the read allocated %d MiB, want at most %d", d>>20, readBackMaxAlloc>>20)
 		}
+		t.Logf("%d KiB allocated: %v", d>>10, err)
 		return err
 	case <-time.After(readBackGuard):
 		t.Fatalf("the read did not return within %v", readBackGuard)
