@@ -170,16 +170,22 @@ func (e *RunEntry) checksum() (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// Latencies decodes the entry's histograms.
+// Latencies decodes the entry's histograms, each of the layout a run
+// records in (checkLayout).
 func (e *RunEntry) Latencies() (HDRLatencies, error) {
-	turn, err := hdrhistogram.Decode(e.TurnHDR)
-	if err != nil {
-		return HDRLatencies{}, fmt.Errorf("turn_hdr: %w", err)
+	var hs [2]*hdrhistogram.Histogram
+	for i, enc := range [][]byte{e.TurnHDR, e.CallHDR} {
+		what := []string{"turn_hdr", "call_hdr"}[i]
+		h, err := hdrhistogram.Decode(enc)
+		if err != nil {
+			return HDRLatencies{}, fmt.Errorf("%s: %w", what, err)
+		}
+		if err := checkLayout(what, h, int64(histMax/time.Microsecond)); err != nil {
+			return HDRLatencies{}, err
+		}
+		hs[i] = h
 	}
-	call, err := hdrhistogram.Decode(e.CallHDR)
-	if err != nil {
-		return HDRLatencies{}, fmt.Errorf("call_hdr: %w", err)
-	}
+	turn, call := hs[0], hs[1]
 	// The encoding leaves out the interval, which is the run's: from 0 to
 	// its duration.
 	for _, h := range []*hdrhistogram.Histogram{turn, call} {

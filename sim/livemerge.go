@@ -85,10 +85,18 @@ func ReadMember(dir string) (*Member, error) {
 		if h == nil {
 			break
 		}
+		if err := checkLayout(fmt.Sprintf("%s: interval %d", path, len(hs)+1), h, int64(histMax)); err != nil {
+			return nil, err
+		}
 		hs = append(hs, h)
+		if len(hs) > len(memberHistKinds)*len(res.Strategies) {
+			break // one too many: refused below
+		}
 	}
 	m := &Member{Results: res}
-	if len(hs) != len(memberHistKinds)*len(res.Strategies) {
+	if want := len(memberHistKinds) * len(res.Strategies); len(hs) > want {
+		return nil, fmt.Errorf("%s: more than %d histograms for %d strategies: want %d each", path, want, len(res.Strategies), len(memberHistKinds))
+	} else if len(hs) < want {
 		return nil, fmt.Errorf("%s: %d histograms for %d strategies: want %d each", path, len(hs), len(res.Strategies), len(memberHistKinds))
 	}
 	for i := range res.Strategies {

@@ -57,3 +57,16 @@ func checkCounts(path, histPath string, s *results.StrategyResult, turn, okTurn,
 	}
 	return nil
 }
+
+// checkLayout checks that a histogram read back has the layout simbench
+// records in: HDRSignificantDigits significant digits, values up to
+// highest. It is checked as each histogram is decoded, before the next:
+// a histogram's layout sets the memory it takes (a crafted one may ask
+// for tens of megabytes), so a file cannot make its reader hold many.
+func checkLayout(what string, h *hdrhistogram.Histogram, highest int64) error {
+	if h.SignificantFigures() != HDRSignificantDigits || h.HighestTrackableValue() != highest {
+		return fmt.Errorf("%s: a histogram of another layout (%d significant digits up to %d), not the one simbench records in (%d up to %d)",
+			what, h.SignificantFigures(), h.HighestTrackableValue(), HDRSignificantDigits, highest)
+	}
+	return nil
+}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -200,6 +202,39 @@ var hostileEntries = []hostile{
 		editJSON(t, path, good, "result.turn_latency_ms.p95", "NaN")
 	}, "not a simbench run file"},
 	{"negative-edited", func(t *testing.T, path string, good []byte) { editJSON(t, path, good, "result.turns", "-3") }, "checksum"},
+	{"huge-histogram-resummed", func(t *testing.T, path string, good []byte) {
+		editEntry(t, path, good, true, func(e *RunEntry) { e.TurnHDR = hugeHistogram(t) })
+	}, "another layout"},
+}
+
+// hugeHistogram is an empty histogram, compressed to a few bytes, whose
+// layout (5 significant digits up to 2^62) takes about 50 MB once decoded.
+func hugeHistogram(t *testing.T) []byte {
+	t.Helper()
+	b, err := hdrhistogram.New(1, 1<<62, 5).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The damages only a member's histogram log can have: intervals of a
+// layout that takes tens of megabytes each, many of them.
+var hostileHistLogs = []hostile{
+	{"huge-histograms", func(t *testing.T, path string, good []byte) {
+		h, err := hdrhistogram.Decode(hugeHistogram(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteHDRLog(&buf, "huge", "turn:shared", []*hdrhistogram.Histogram{h}); err != nil {
+			t.Fatal(err)
+		}
+		// The interval 100 times over (encoding it anew each time is slow).
+		lines := bytes.SplitAfter(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+		interval := append(lines[len(lines)-1], '\n')
+		writeFile(t, path, append(buf.Bytes(), bytes.Repeat(interval, 99)...))
+	}, "another layout"},
 }
 
 // Every damaged or replaced cache entry is refused, within the guard's
@@ -316,7 +351,7 @@ func TestHostileMemberFolders(t *testing.T) {
 		file string
 		hs   []hostile
 	}
-	for _, tg := range []target{{results.ResultsFile, append(append([]hostile{}, hostileFiles...), hostileMembers...)}, {MemberHistFile, hostileFiles}} {
+	for _, tg := range []target{{results.ResultsFile, append(append([]hostile{}, hostileFiles...), hostileMembers...)}, {MemberHistFile, append(append([]hostile{}, hostileFiles...), hostileHistLogs...)}} {
 		for _, h := range tg.hs {
 			t.Run(tg.file+"/"+h.name, func(t *testing.T) {
 				dir := memberFolder(t)
