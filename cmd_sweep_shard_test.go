@@ -150,4 +150,14 @@ func checkMergeRefuses(t *testing.T, dirs []string) {
 	if err := merge(append(dirs[:len(dirs):len(dirs)], dup)); err == nil || !strings.Contains(err.Error(), foreign) {
 		t.Errorf("a file that is no run: %v, want it named", err)
 	}
+	// The first folder again, one run in it edited by hand.
+	edited := filepath.Join(t.TempDir(), "edited")
+	if err := os.CopyFS(edited, os.DirFS(dirs[0])); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(edited, ents[0].Name())
+	editEntryTurns(t, path, 999_999)
+	if err := merge(append([]string{edited}, dirs[1:]...)); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("a run edited by hand: %v, want it named", err)
+	}
 }

@@ -102,6 +102,10 @@ var required = map[reflect.Type][]string{
 // room for a drain.
 const maxSeconds = 2 * 365 * 24 * 3600.0
 
+// MaxFleetMembers is the most members a fleet run may have (fleet.of):
+// scenarios.MaxProcesses, each member being one of the fleet's processes.
+const MaxFleetMembers = 1024
+
 // maxCap is the largest cap a sweep point may have (scenarios.MaxCap).
 const maxCap = math.MaxInt32
 
@@ -158,6 +162,16 @@ func checkResults(ps *problems, r *Results) {
 			checkStrategy(ps, at, sr, r.DurationS)
 		}
 	}
+	if f := r.Fleet; f != nil {
+		if !(f.Of >= 1 && f.Of <= MaxFleetMembers) {
+			ps.add("fleet.of", "is %d; want 1 to %d members", f.Of, MaxFleetMembers)
+		} else if !(f.Member >= 0 && f.Member < f.Of) {
+			ps.add("fleet.member", "is %d; want 0 to %d, a member of the %d", f.Member, f.Of-1, f.Of)
+		}
+		if msg := names.Text(f.RunID); msg != "" {
+			ps.add("fleet.run_id", "%s", msg)
+		}
+	}
 	for i, l := range r.Limits {
 		at := fmt.Sprintf("limits[%d]", i)
 		nameOK(ps, at+".service", "service", l.Service)
@@ -176,6 +190,17 @@ func checkResults(ps *problems, r *Results) {
 			ps.add(at+".label", "%s", msg)
 		}
 	}
+}
+
+// CheckStrategy checks one strategy's figures (or one seed's run of it)
+// as Read checks each of a results file's strategies, in a run of
+// durationS seconds: an *Error naming file and each field at (such as
+// "result") that is wrong, or nil. It is how files that hold a strategy's
+// results without a whole results file (a cached run) are checked.
+func CheckStrategy(file, at string, s *StrategyResult, durationS float64) error {
+	ps := &problems{file: file}
+	checkStrategy(ps, at, s, durationS)
+	return ps.err()
 }
 
 // checkStrategy checks one strategy's figures (or one seed's run of it).
@@ -277,10 +302,16 @@ func checkSeries(ps *problems, at string, s *StrategyResult) {
 	}
 }
 
-// checkSummary checks a latency summary: finite times ≥ 0, percentiles
-// in order.
+// checkSummary checks a latency summary: finite times ≥ 0 and at most
+// two years (maxSeconds), percentiles in order.
 func checkSummary(ps *problems, at string, s Summary) {
-	nonNegative(ps, at, map[string]float64{"mean": s.Mean, "p50": s.P50, "p95": s.P95, "p99": s.P99, "max": s.Max})
+	figures := map[string]float64{"mean": s.Mean, "p50": s.P50, "p95": s.P95, "p99": s.P99, "max": s.Max}
+	nonNegative(ps, at, figures)
+	for _, k := range slices.Sorted(maps.Keys(figures)) {
+		if v := figures[k]; v > maxSeconds*1000 && finite(v) {
+			ps.add(at+"."+k, "is %v ms; want at most %.0f (two years)", v, maxSeconds*1000)
+		}
+	}
 	if s.P50 > s.P95 || s.P95 > s.P99 {
 		ps.add(at, "p50 %v, p95 %v, p99 %v are out of order; want p50 ≤ p95 ≤ p99", s.P50, s.P95, s.P99)
 	}

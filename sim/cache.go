@@ -23,8 +23,9 @@ import (
 	"github.com/simbench/simbench/scenarios"
 )
 
-// RunFormat names the format of a cached run's file (RunEntry), version 1.
-const RunFormat = "simbench-run/1"
+// RunFormat names the format of a cached run's file (RunEntry), version 2
+// (version 1 held no checksum).
+const RunFormat = "simbench-run/2"
 
 // Cache keeps the results of virtual-time runs on disk, one file per run
 // of one strategy at one seed, so that `run`, `sweep` and `recommend`
@@ -35,10 +36,12 @@ const RunFormat = "simbench-run/1"
 // engine is deterministic), so an entry stands in for the run.
 //
 // An entry is written atomically (atomicfile.WriteFile) once its run
-// finished; an interrupted run is never stored. An entry that does not
-// decode, or whose key is not the one asked for (a file from another
-// version or another scenario), is ignored, reported through Warn, and
-// simulated again. A Cache is safe for concurrent use; the zero value is
+// finished; an interrupted run is never stored. An entry is read back as
+// ReadRunEntry reads it; one that fails its checks (not a regular file,
+// too large, edited, figures out of range or not matching its
+// histograms), or whose key is not the one asked for (a file from
+// another version or another scenario), is ignored, reported through
+// Warn with its path, and simulated again. A Cache is safe for concurrent use; the zero value is
 // not usable: make one with NewCache.
 type Cache struct {
 	dir     string
@@ -118,9 +121,14 @@ func (k RunKey) File() string {
 
 // RunEntry is a cached run's file: the key it answers, the strategy's
 // results and its latencies as HdrHistograms (microseconds) in
-// hdrhistogram-go's own compressed encoding, as the interval logs hold them.
+// hdrhistogram-go's own compressed encoding, as the interval logs hold them,
+// and a checksum of all of it.
 type RunEntry struct {
-	Format string                 `json:"format"`
+	Format string `json:"format"`
+	// SHA256 is the SHA-256, in hex, of the entry's JSON encoding
+	// (encoding/json's, compact) with SHA256 empty: an entry edited by
+	// hand or damaged on disk no longer matches it.
+	SHA256 string                 `json:"sha256"`
 	Key    RunKey                 `json:"key"`
 	Result results.StrategyResult `json:"result"`
 	// TurnHDR and CallHDR are HDRLatencies' Turn and Call, encoded (the
@@ -139,19 +147,45 @@ func entryOf(key RunKey, r results.StrategyResult, l HDRLatencies) (*RunEntry, e
 	if err != nil {
 		return nil, err
 	}
-	return &RunEntry{Format: RunFormat, Key: key, Result: r, TurnHDR: turn, CallHDR: call}, nil
+	e := &RunEntry{Format: RunFormat, Key: key, Result: r, TurnHDR: turn, CallHDR: call}
+	if e.SHA256, err = e.checksum(); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
-// Latencies decodes the entry's histograms.
+// checksum is what the entry's SHA256 should be: the SHA-256 of its
+// compact JSON encoding with SHA256 empty. Encoding what was decoded
+// gives the bytes encoded before (floats are written in their shortest
+// exact form, maps in key order), so any edit that changes a figure
+// changes the sum.
+func (e *RunEntry) checksum() (string, error) {
+	c := *e
+	c.SHA256 = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Latencies decodes the entry's histograms, each of the layout a run
+// records in (checkLayout).
 func (e *RunEntry) Latencies() (HDRLatencies, error) {
-	turn, err := hdrhistogram.Decode(e.TurnHDR)
-	if err != nil {
-		return HDRLatencies{}, fmt.Errorf("turn_hdr: %w", err)
+	var hs [2]*hdrhistogram.Histogram
+	for i, enc := range [][]byte{e.TurnHDR, e.CallHDR} {
+		what := []string{"turn_hdr", "call_hdr"}[i]
+		h, err := hdrhistogram.Decode(enc)
+		if err != nil {
+			return HDRLatencies{}, fmt.Errorf("%s: %w", what, err)
+		}
+		if err := checkLayout(what, h, int64(histMax/time.Microsecond)); err != nil {
+			return HDRLatencies{}, err
+		}
+		hs[i] = h
 	}
-	call, err := hdrhistogram.Decode(e.CallHDR)
-	if err != nil {
-		return HDRLatencies{}, fmt.Errorf("call_hdr: %w", err)
-	}
+	turn, call := hs[0], hs[1]
 	// The encoding leaves out the interval, which is the run's: from 0 to
 	// its duration.
 	for _, h := range []*hdrhistogram.Histogram{turn, call} {
@@ -161,17 +195,25 @@ func (e *RunEntry) Latencies() (HDRLatencies, error) {
 	return HDRLatencies{Strategy: e.Key.Strategy.Name, Seed: e.Key.Seed, Turn: turn, Call: call}, nil
 }
 
-// ReadRunEntry reads the run file at path and checks that it is one: its
-// format, a key, a result named for the key's strategy, histograms that
-// decode. The error names the file.
+// ReadRunEntry reads the run file at path and checks that it is one: a
+// regular file of at most MaxReadBackBytes (readBack), its format, its
+// checksum, a key, a result named for the key's strategy whose figures
+// pass results.CheckStrategy, histograms that decode and hold as many
+// turns and calls as the result counts. The error names the file.
 func ReadRunEntry(path string) (*RunEntry, HDRLatencies, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBack(path)
 	if err != nil {
 		return nil, HDRLatencies{}, err
 	}
 	e, l, err := decodeRunEntry(data)
 	if err != nil {
 		return nil, HDRLatencies{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := results.CheckStrategy(path, "result", &e.Result, e.Key.DurationNs.Seconds()); err != nil {
+		return nil, HDRLatencies{}, err
+	}
+	if err := checkCounts(path, path, &e.Result, l.Turn, nil, l.Call); err != nil {
+		return nil, HDRLatencies{}, err
 	}
 	return e, l, nil
 }
@@ -185,6 +227,11 @@ func decodeRunEntry(data []byte) (*RunEntry, HDRLatencies, error) {
 	switch {
 	case e.Format != RunFormat:
 		return nil, HDRLatencies{}, fmt.Errorf("format %q, want %q", e.Format, RunFormat)
+	}
+	if sum, err := e.checksum(); err != nil || sum != e.SHA256 {
+		return nil, HDRLatencies{}, errors.New("its contents do not match their checksum (sha256): edited or damaged")
+	}
+	switch {
 	case e.Key.ScenarioDigest == "" || e.Key.Strategy.Name == "" || e.Key.DurationNs <= 0:
 		return nil, HDRLatencies{}, errors.New("key: no scenario digest, strategy or duration")
 	case e.Result.Name != e.Key.Strategy.Name:

@@ -57,8 +57,11 @@ func WriteMember(dir string, m *Member) error {
 	return results.Write(dir, m.Results)
 }
 
-// ReadMember reads what WriteMember wrote into dir. An error names the
-// file and what is wrong with it.
+// ReadMember reads what WriteMember wrote into dir: its results.json as
+// results.Read reads and checks it, and MemberHistFile as a file read
+// back (readBack: a regular file of at most MaxReadBackBytes) whose
+// histograms hold as many turns and calls as the results count
+// (checkCounts). An error names the file and what is wrong with it.
 func ReadMember(dir string) (*Member, error) {
 	res, err := results.Read(dir)
 	if err != nil {
@@ -68,13 +71,12 @@ func ReadMember(dir string) (*Member, error) {
 		return nil, fmt.Errorf("%s: not a fleet member's results (no \"fleet\"): write them with simbench worker", filepath.Join(dir, results.ResultsFile))
 	}
 	path := filepath.Join(dir, MemberHistFile)
-	f, err := os.Open(path)
+	data, err := readBack(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var hs []*hdrhistogram.Histogram
-	lr := hdrhistogram.NewHistogramLogReader(f)
+	lr := hdrhistogram.NewHistogramLogReader(bytes.NewReader(data))
 	for {
 		h, err := lr.NextIntervalHistogram()
 		if err != nil {
@@ -83,10 +85,18 @@ func ReadMember(dir string) (*Member, error) {
 		if h == nil {
 			break
 		}
+		if err := checkLayout(fmt.Sprintf("%s: interval %d", path, len(hs)+1), h, int64(histMax)); err != nil {
+			return nil, err
+		}
 		hs = append(hs, h)
+		if len(hs) > len(memberHistKinds)*len(res.Strategies) {
+			break // one too many: refused below
+		}
 	}
 	m := &Member{Results: res}
-	if len(hs) != len(memberHistKinds)*len(res.Strategies) {
+	if want := len(memberHistKinds) * len(res.Strategies); len(hs) > want {
+		return nil, fmt.Errorf("%s: more than %d histograms for %d strategies: want %d each", path, want, len(res.Strategies), len(memberHistKinds))
+	} else if len(hs) < want {
 		return nil, fmt.Errorf("%s: %d histograms for %d strategies: want %d each", path, len(hs), len(res.Strategies), len(memberHistKinds))
 	}
 	for i := range res.Strategies {
@@ -96,6 +106,9 @@ func ReadMember(dir string) (*Member, error) {
 			if want := badTag.ReplaceAllString(kind+":"+name, "_"); h[k].Tag() != want {
 				return nil, fmt.Errorf("%s: interval %d is tagged %q: want %q", path, 3*i+k+1, h[k].Tag(), want)
 			}
+		}
+		if err := checkCounts(filepath.Join(dir, results.ResultsFile), path, &res.Strategies[i], h[0], h[1], h[2]); err != nil {
+			return nil, err
 		}
 		m.Hists = append(m.Hists, MemberHists{Strategy: name, Turn: h[0], OKTurn: h[1], Call: h[2]})
 	}
@@ -127,6 +140,9 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 	slices.SortFunc(ms, func(a, b *Member) int { return a.Results.Fleet.Member - b.Results.Fleet.Member })
 	first := ms[0].Results
 	of := first.Fleet.Of
+	if of < 1 || of > results.MaxFleetMembers {
+		return nil, fmt.Errorf("sim: a fleet of %d members: want 1 to %d", of, results.MaxFleetMembers)
+	}
 	seen := make([]bool, of)
 	for _, m := range ms {
 		r := m.Results
