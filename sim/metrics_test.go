@@ -33,13 +33,13 @@ func TestCollectorTimelineBoundedByWindow(t *testing.T) {
 				t.Fatalf("buckets of %v, want %v", c.bucket, tt.bucket)
 			}
 			caps := [2]int{cap(*tl), cap(*svc)}
-			c.started(1, time.Second/2, false)
+			c.started(1, time.Second/2, true)
 			c.ended(1, time.Second/2, true)
-			c.started(1, tt.window, false)
+			c.started(1, tt.window, true)
 			c.ended(1, tt.window, false)
 			for _, late := range lateness {
 				at := tt.window + time.Nanosecond + late
-				c.started(1, at, false)
+				c.started(1, at, true)
 				c.ended(1, at, true)
 			}
 			if len(*tl) != want || len(*svc) != want || len(c.svcTimeline[0]) != 0 {
