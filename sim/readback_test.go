@@ -84,8 +84,8 @@ func editJSON(t *testing.T, path string, good []byte, field, v string) {
 	for _, k := range keys[:len(keys)-1] {
 		next, ok := m[k].(map[string]any)
 		if !ok {
-			if arr, ok := m[k].([]any); ok && len(arr) > 0 {
-				next, ok = arr[0].(map[string]any) // the first strategy
+			if arr, isArr := m[k].([]any); isArr && len(arr) > 0 {
+				next, _ = arr[0].(map[string]any) // the first strategy
 			}
 			if next == nil {
 				t.Fatalf("%s: no object %q in %s", path, k, field)
