@@ -25,6 +25,7 @@ func TestRunLiveRejectsBadFlags(t *testing.T) {
 		{"time scale too small", RunCmd{TimeScale: 1e-12}, "time scale 1e-12: want a number from 1e-06"},
 		{"time scale NaN", RunCmd{TimeScale: math.NaN()}, "time scale NaN"},
 		{"time scale too large", RunCmd{TimeScale: 1e12}, "time scale 1e+12"},
+		{"time scale slower than life", RunCmd{TimeScale: 2}, "time scale 2: want a number from 1e-06 to 1;"},
 		{"time scale negative", RunCmd{TimeScale: -1}, "time scale -1"},
 		{"time scale zero", RunCmd{}, "--time-scale 0: want a number from 1e-06"},
 		{"run shorter than 1 ms", RunCmd{TimeScale: 2e-6}, "want at least 1ms"},

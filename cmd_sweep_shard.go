@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +32,10 @@ type sweepPlan struct {
 // (sim.OpenUnion), which holds the runs or names those it lacks. The sweep
 // is adaptive, so what it needs next is known only from what it measured:
 // each plan is the runs of its next step.
-func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o decision.SweepOptions) error {
+//
+// An interrupt (the context's cancellation) exits exitInterrupted, as in
+// every command; the runs a shard finished before it are kept in dir.
+func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o decision.SweepOptions) (err error) {
 	if n := btoi(c.Plan) + btoi(c.Shard.N > 0) + btoi(c.Merge); n > 1 {
 		return codedError{errors.New("--plan, --shard and --merge: give one"), exitInvalid}
 	}
@@ -49,6 +53,16 @@ func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o 
 	o.Cache, o.Progress = union, nil
 	ctx, stop := interruptible(c.parent)
 	defer stop()
+	ran, mine := 0, 0 // the runs of this shard finished, and its share
+	defer func() {
+		switch {
+		case !errors.Is(err, context.Canceled):
+		case c.Shard.N > 0:
+			err = codedError{fmt.Errorf("interrupted: %d of shard %d/%d's %d runs finished, kept in %s", ran, c.Shard.I, c.Shard.N, mine, dir), exitInterrupted}
+		default:
+			err = codedError{errors.New("interrupted: nothing written"), exitInterrupted}
+		}
+	}()
 	sw, err := decision.Sweep(ctx, sc, o)
 	missing := union.Missing()
 	var miss *sim.MissError
@@ -83,7 +97,11 @@ func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o 
 		return err
 	}
 	into := sim.NewCache(dir, v, func(msg string) { fmt.Fprintf(os.Stderr, "simbench: warning: %s\n", msg) })
-	ran := 0
+	for i := range missing {
+		if i%c.Shard.N == c.Shard.I {
+			mine++
+		}
+	}
 	for i, p := range missing {
 		if i%c.Shard.N != c.Shard.I {
 			continue

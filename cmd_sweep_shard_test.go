@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -159,5 +160,21 @@ func checkMergeRefuses(t *testing.T, dirs []string) {
 	editEntryTurns(t, path, 999_999)
 	if err := merge(append([]string{edited}, dirs[1:]...)); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "checksum") {
 		t.Errorf("a run edited by hand: %v, want it named", err)
+	}
+}
+
+// An interrupted --shard exits 130 with a message that says so, as every
+// other command does, not 1 with "context canceled". The parent context
+// is cancelled before the command starts (a Ctrl-C in its place): the
+// sweep over the empty union needs no run, so the interrupt is met by
+// the first run of the shard.
+func TestShardedSweepInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	c := &SweepCmd{Scenario: "tier3", Seeds: 3, MaxShare: 0.001, Tolerance: 0.05, Out: t.TempDir(), Shard: memberFlag{0, 2},
+		Stdout: &bytes.Buffer{}, cacheFlags: cacheFlags{NoCache: true}, parent: ctx}
+	err := c.Run()
+	if want := "interrupted: 0 of shard 0/2's 3 runs finished"; codeOf(err) != exitInterrupted || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Run() = %v (exit %d), want exit %d and %q", err, codeOf(err), exitInterrupted, want)
 	}
 }

@@ -321,6 +321,12 @@ func TestBadInput(t *testing.T) {
 		{"csv without mapping", "n.csv", "ts,dur\n", ReadOptions{}, "n.csv: a CSV trace needs a column mapping"},
 		{"csv header only", "o.csv", "ts,dur,svc,code\n", ReadOptions{CSVColumns: csvCols}, "o.csv: no attempts in the trace"},
 		{"bad otel", "o.json", "{\"resourceSpans\": [\n {\"scopeSpans\": [ {\"spans\": [ {\"spanId\": 12} ]}]}]}\n", ReadOptions{}, "o.json:2: json: cannot unmarshal number"},
+		// A span or attempt that ends before it starts is refused by every
+		// reader with the same message (trace.Record.Check).
+		{"jsonl ends before it starts", "s.jsonl", `{"service":"s","start":3,"end":2,"outcome":"success"}` + "\n", ReadOptions{}, "s.jsonl:1: end 2 is before start 3"},
+		{"csv ends before it starts", "s.csv", "ts,dur,svc,code\n1,2,s,200\n3,-1000,s,200\n", ReadOptions{CSVColumns: csvCols}, "s.csv:3: end 2 is before start 3"},
+		{"otel span ends before it starts", "s.json", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","startTimeUnixNano":"3000000000","endTimeUnixNano":"2000000000",` +
+			`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"server.address","value":{"stringValue":"s"}}]}]}]}]}` + "\n", ReadOptions{}, "s.json:1: end 2 is before start 3"},
 		{"named format", "f.jsonl", `{"resourceSpans":[]}`, ReadOptions{Format: "zipkin"}, `f.jsonl: unknown format "zipkin"`},
 	}
 	for _, tt := range tests {

@@ -233,7 +233,7 @@ func otelRecord(rec *trace.Record, s *otelSpan, op uint8, index map[int64]parent
 	}
 	rec.Start = float64(s.Start) / 1e9
 	rec.Intended = rec.Start
-	rec.End = max(float64(s.End)/1e9, rec.Start)
+	rec.End = float64(s.End) / 1e9 // one that ends before it starts is refused by trace.Record.Check
 	if op == opModel {
 		rec.Kind = trace.KindModel
 	}

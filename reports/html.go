@@ -278,7 +278,7 @@ func runParams(r *results.Results) []htmlKV {
 	}
 	partial := "no"
 	if r.Partial {
-		partial = "yes: the run was interrupted"
+		partial = "yes: " + partialReason(r)
 	}
 	invalid := "no"
 	if r.Invalid != "" {

@@ -190,12 +190,21 @@ func runLine(r *results.Results) string {
 func warnings(r *results.Results) []string {
 	var out []string
 	if r.Partial {
-		out = append(out, "PARTIAL: the run was interrupted; the figures cover only what was measured.")
+		out = append(out, "PARTIAL: "+partialReason(r)+"; the figures cover only what was measured.")
 	}
 	if r.Invalid != "" {
 		out = append(out, "INVALID: "+r.Invalid)
 	}
 	return out
+}
+
+// partialReason says why a partial run is partial: its PartialReason,
+// else that it was interrupted.
+func partialReason(r *results.Results) string {
+	if r.PartialReason != "" {
+		return r.PartialReason
+	}
+	return "the run was interrupted"
 }
 
 // comparisonTable lays out the strategies × metrics table.

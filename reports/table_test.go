@@ -108,6 +108,25 @@ func TestWriteTableFlagsPartialAndInvalid(t *testing.T) {
 	}
 }
 
+// A run partial because fleet members are missing says so, not that it
+// was interrupted, in the table and in the HTML report.
+func TestWriteTablePartialReason(t *testing.T) {
+	r := tier3Results()
+	r.Partial, r.PartialReason = true, "1 of 2 fleet members missing (member 1 (p2))"
+	var b bytes.Buffer
+	if err := WriteTable(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "PARTIAL: 1 of 2 fleet members missing (member 1 (p2)); the figures cover only what was measured."; !strings.Contains(b.String(), want) || strings.Contains(b.String(), "interrupted") {
+		t.Errorf("table lacks %q or says interrupted:\n%s", want, b.String())
+	}
+	for _, kv := range runParams(r) {
+		if kv.Key == "partial" && kv.Value != "yes: "+r.PartialReason {
+			t.Errorf("HTML partial %q, want %q", kv.Value, "yes: "+r.PartialReason)
+		}
+	}
+}
+
 func TestBest(t *testing.T) {
 	ss := []results.StrategyResult{
 		{Name: "a", Turns: 10, GoodputPerS: 5, AnsweredGoodputPerS: 5, RateLimited: 3, TurnLatencyMs: results.Summary{P95: 900}},

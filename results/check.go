@@ -135,6 +135,11 @@ func checkResults(ps *problems, r *Results) {
 	default:
 		ps.add("mode", "is %q; want \"virtual\" or \"live\"", r.Mode)
 	}
+	if msg := names.Text(r.PartialReason); msg != "" {
+		ps.add("partial_reason", "%s", msg)
+	} else if r.PartialReason != "" && !r.Partial {
+		ps.add("partial_reason", "is set on a run that is not partial")
+	}
 	if !(r.TimeScale >= 0 && r.TimeScale <= 1e9) {
 		ps.add("time_scale", "is %v; want a factor ≥ 0", r.TimeScale)
 	}

@@ -71,6 +71,8 @@ func hostileResults(t testing.TB) map[string]struct{ body, want string } {
 		"seeds-mismatch":    {set("seeds", []any{1, 2, 3}), "strategies[0].seed_runs: holds 0 runs for the 3 seeds"},
 		"cdf-share":         {setS("latency_cdf", []any{map[string]any{"ms": 1, "p": 7}}), "strategies[0].latency_cdf[0]: is (1 ms, 7)"},
 		"esc-description":   {set("description", "\x1b[2J"), "description: holds the control character U+001B"},
+		"esc-partial-why":   {edit(func(m, _ map[string]any) { m["partial"], m["partial_reason"] = true, "\x1b[2J" }), "partial_reason: holds the control character U+001B"},
+		"why-not-partial":   {set("partial_reason", "1 of 2 fleet members missing"), "partial_reason: is set on a run that is not partial"},
 		"array":             {`[]`, "is an array; want an object"},
 		"not-json":          {`{"scenario": "x",`, "not valid JSON"},
 		"two-values":        {string(data) + string(data), "more than one JSON value"},

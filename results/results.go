@@ -15,8 +15,13 @@ type Results struct {
 	// Mode is "virtual" or "live"; TimeScale is the live run's scale factor.
 	Mode      string  `json:"mode"`
 	TimeScale float64 `json:"time_scale,omitempty"`
-	// Partial is set when the run was interrupted; the figures cover what was measured.
+	// Partial is set when the figures cover only part of the run: it was
+	// interrupted, or fleet members are missing from it (PartialReason).
 	Partial bool `json:"partial,omitempty"`
+	// PartialReason says why a partial run is partial when an interrupt
+	// is not the whole story: the fleet members missing from a merge, and
+	// those interrupted (empty: the run was interrupted).
+	PartialReason string `json:"partial_reason,omitempty"`
 	// Invalid, when not empty, says why the figures cannot be trusted
 	// (a live run the machine could not keep up with, say): every reason
 	// of every strategy, each prefixed with its strategy's name, and the

@@ -129,8 +129,9 @@ var ErrMissingMembers = errors.New("fleet members missing")
 // the timeline's buckets) are the sums of the members' peaks: a bound on
 // the fleet's, which the members cannot see together. The adaptive
 // limits' traces, one per process, are left out. When members are
-// missing, the results cover the others, Invalid and Partial say which
-// are missing, and the error wraps ErrMissingMembers; members of another
+// missing, the results cover the others, Invalid and PartialReason say
+// which are missing (and Partial is set), and the error wraps
+// ErrMissingMembers; members of another
 // run, duplicates, or results that are not a member's are an error.
 func MergeMembers(ms []*Member) (*results.Results, error) {
 	if len(ms) == 0 {
@@ -162,7 +163,7 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 	out := *first
 	out.Fleet = nil
 	out.Strategies = nil
-	out.Invalid = ""
+	out.Invalid, out.PartialReason = "", ""
 	out.Events = slices.Clone(first.Events)
 	for _, m := range ms[1:] {
 		out.Partial = out.Partial || m.Results.Partial
@@ -212,9 +213,18 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 	}
 	var err error
 	if len(missing) > 0 {
-		why := fmt.Sprintf("%d of %d fleet members missing (%s): the figures cover the others", len(missing), of, strings.Join(missing, ", "))
-		invalid = append([]string{why}, invalid...)
-		out.Partial = true
+		why := fmt.Sprintf("%d of %d fleet members missing (%s)", len(missing), of, strings.Join(missing, ", "))
+		invalid = append([]string{why + ": the figures cover the others"}, invalid...)
+		var stopped []string // members present but interrupted
+		for _, m := range ms {
+			if m.Results.Partial {
+				stopped = append(stopped, fmt.Sprintf("member %d (p%d)", m.Results.Fleet.Member, m.Results.Fleet.Member+1))
+			}
+		}
+		if len(stopped) > 0 {
+			why += "; interrupted: " + strings.Join(stopped, ", ")
+		}
+		out.Partial, out.PartialReason = true, why
 		for i := range out.Strategies {
 			out.Strategies[i].Partial = true
 		}

@@ -125,6 +125,16 @@ func TestMergeMembersRefuses(t *testing.T) {
 	if res == nil || !res.Partial || res.Strategies[0].Turns != 4 || res.Strategies[0].Processes[0].Name != "p1" || !strings.Contains(res.Invalid, "member 1 (p2)") {
 		t.Fatalf("results %+v: want the others' figures, partial, the missing member named", res)
 	}
+	// Partial because a member is missing, not because of an interrupt;
+	// an interrupted member present is named too.
+	if want := "1 of 3 fleet members missing (member 1 (p2))"; res.PartialReason != want {
+		t.Errorf("partial reason %q, want %q", res.PartialReason, want)
+	}
+	m2.Results.Partial = true
+	res, _ = MergeMembers([]*Member{m0, m2})
+	if want := "1 of 3 fleet members missing (member 1 (p2)); interrupted: member 2 (p3)"; res == nil || res.PartialReason != want {
+		t.Errorf("merged %+v, want partial reason %q", res, want)
+	}
 	other := fakeMember(1, 3, d, d)
 	other.Results.Fleet.RunID = "another"
 	if _, err := MergeMembers([]*Member{m0, other}); err == nil || !strings.Contains(err.Error(), "merge the members of one run") {
