@@ -1,16 +1,8 @@
 package check
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
@@ -89,40 +81,4 @@ func envName(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-// ErrCommand is returned (wrapped) by RunCommand when the command could
-// not start or did not exit 0.
-var ErrCommand = errors.New("check: the client command failed")
-
-// CommandGrace is how long a client command has to exit after it is
-// interrupted (the check's duration passed, or Ctrl-C) before it is
-// killed.
-const CommandGrace = 5 * time.Second
-
-// RunCommand runs argv with the caller's environment plus env, its output
-// to stdout and stderr, until it exits or ctx is done; then it is sent
-// SIGINT, and killed CommandGrace later. It returns nil when the command
-// exited 0 or was stopped by ctx, else an error wrapping ErrCommand.
-func RunCommand(ctx context.Context, argv, env []string, stdout, stderr io.Writer) error {
-	if len(argv) == 0 {
-		return fmt.Errorf("%w: no command given", ErrCommand)
-	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
-	cmd.WaitDelay = CommandGrace
-	err := cmd.Run()
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return nil // stopped as asked (or never started, ctx being done)
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return fmt.Errorf("%w: %s %s", ErrCommand, argv[0], ee.ProcessState)
-	}
-	return fmt.Errorf("%w: %v", ErrCommand, err)
 }
