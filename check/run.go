@@ -1,8 +1,11 @@
 package check
 
 import (
+	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
@@ -21,8 +24,13 @@ type Recorder struct {
 	dropped int64
 }
 
-// Add keeps one record (past MaxRecords, counts it as dropped).
+// Add keeps one record (past MaxRecords, counts it as dropped), its
+// client's name, API key, Idempotency-Key, path and resource bounded by
+// Bound.
 func (r *Recorder) Add(rec fakeapi.Record) {
+	for _, s := range []*string{&rec.Client, &rec.Key, &rec.IdempotencyKey, &rec.Path, &rec.Resource} {
+		*s = Bound(*s)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.recs) >= MaxRecords {
@@ -30,6 +38,28 @@ func (r *Recorder) Add(rec fakeapi.Record) {
 		return
 	}
 	r.recs = append(r.recs, rec)
+}
+
+// MaxName is the most bytes of a name a client gives (its
+// X-Simbench-Client header, API key, Idempotency-Key, path or written
+// resource) that check keeps and prints; see Bound.
+const MaxName = 256
+
+// Bound returns s when it is at most MaxName bytes long; else its first
+// MaxName bytes (cut back to a whole UTF-8 character), an ellipsis and
+// "#" with 8 hex digits of a hash of the whole of s, so that two long
+// names with one beginning stay two names: at most MaxName+12 bytes.
+func Bound(s string) string {
+	if len(s) <= MaxName {
+		return s
+	}
+	cut := MaxName
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%s…#%08x", s[:cut], h.Sum32())
 }
 
 // Records returns a copy of the records kept and how many were dropped.
