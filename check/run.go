@@ -1,25 +1,30 @@
 package check
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
+	"hash/fnv"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
+	"unicode/utf8"
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
 
-// MaxRecords bounds the requests a Recorder keeps (about 1 GiB of
-// records); later ones are counted but not graded.
-const MaxRecords = 1 << 22
+// RecordBudget is the memory, in bytes, check's request log may take at
+// its peak: the records a Recorder keeps, their copy and their grading.
+const RecordBudget = 1 << 30
+
+// MaxRecords bounds the requests a Recorder keeps, so that the log stays
+// within RecordBudget; later ones are counted but not graded. Measured
+// (TestCheckRecordMemoryFitsTheCap, BenchmarkCheckRecordMemory, 100,000
+// records with strings of their own): 322 B kept per record, 540 B held
+// while the grades print (records, their copy, the report) and 489 B
+// allocated by Grade, about 1.03 KB per record at the peak; 1,000,000
+// records take about 0.96 GiB. (It was 4,194,304, about 4 GiB, while the
+// comment said 1 GiB.)
+const MaxRecords = 1_000_000
 
 // Recorder collects a server's request log: pass its Add as
 // fakeapi.ServerConfig.OnRequest. It is safe for concurrent use.
@@ -29,8 +34,13 @@ type Recorder struct {
 	dropped int64
 }
 
-// Add keeps one record (past MaxRecords, counts it as dropped).
+// Add keeps one record (past MaxRecords, counts it as dropped), its
+// client's name, API key, Idempotency-Key, path and resource bounded by
+// Bound.
 func (r *Recorder) Add(rec fakeapi.Record) {
+	for _, s := range []*string{&rec.Client, &rec.Key, &rec.IdempotencyKey, &rec.Path, &rec.Resource} {
+		*s = Bound(*s)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.recs) >= MaxRecords {
@@ -38,6 +48,28 @@ func (r *Recorder) Add(rec fakeapi.Record) {
 		return
 	}
 	r.recs = append(r.recs, rec)
+}
+
+// MaxName is the most bytes of a name a client gives (its
+// X-Simbench-Client header, API key, Idempotency-Key, path or written
+// resource) that check keeps and prints; see Bound.
+const MaxName = 256
+
+// Bound returns s when it is at most MaxName bytes long; else its first
+// MaxName bytes (cut back to a whole UTF-8 character), an ellipsis and
+// "#" with 8 hex digits of a hash of the whole of s, so that two long
+// names with one beginning stay two names: at most MaxName+12 bytes.
+func Bound(s string) string {
+	if len(s) <= MaxName {
+		return s
+	}
+	cut := MaxName
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%s…#%08x", s[:cut], h.Sum32())
 }
 
 // Records returns a copy of the records kept and how many were dropped.
@@ -89,40 +121,4 @@ func envName(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-// ErrCommand is returned (wrapped) by RunCommand when the command could
-// not start or did not exit 0.
-var ErrCommand = errors.New("check: the client command failed")
-
-// CommandGrace is how long a client command has to exit after it is
-// interrupted (the check's duration passed, or Ctrl-C) before it is
-// killed.
-const CommandGrace = 5 * time.Second
-
-// RunCommand runs argv with the caller's environment plus env, its output
-// to stdout and stderr, until it exits or ctx is done; then it is sent
-// SIGINT, and killed CommandGrace later. It returns nil when the command
-// exited 0 or was stopped by ctx, else an error wrapping ErrCommand.
-func RunCommand(ctx context.Context, argv, env []string, stdout, stderr io.Writer) error {
-	if len(argv) == 0 {
-		return fmt.Errorf("%w: no command given", ErrCommand)
-	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
-	cmd.WaitDelay = CommandGrace
-	err := cmd.Run()
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return nil // stopped as asked (or never started, ctx being done)
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return fmt.Errorf("%w: %s %s", ErrCommand, argv[0], ee.ProcessState)
-	}
-	return fmt.Errorf("%w: %v", ErrCommand, err)
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
@@ -108,5 +109,66 @@ func TestRunCommandStopsWhenTheContextEnds(t *testing.T) {
 	cancel()
 	if err := RunCommand(ctx, []string{"sleep", "60"}, nil, new(bytes.Buffer), new(bytes.Buffer)); err != nil {
 		t.Errorf("a command stopped by its context: %v, want nil", err)
+	}
+}
+
+func TestBoundKeepsShortNamesAndCutsLongOnesApart(t *testing.T) {
+	exact := strings.Repeat("a", MaxName)
+	if Bound("agent-2") != "agent-2" || Bound(exact) != exact {
+		t.Errorf("a name of at most MaxName bytes changed")
+	}
+	long := strings.Repeat("é", MaxName) // 2 bytes each: MaxName falls on a character's start
+	odd := "x" + long                    // and here in the middle of one
+	for _, s := range []string{long, odd, long + "b"} {
+		b := Bound(s)
+		if len(b) > MaxName+12 || !utf8.ValidString(b) || !strings.HasPrefix(s, strings.Split(b, "…")[0]) || !strings.Contains(b, "…#") {
+			t.Errorf("Bound of %d bytes: %q (%d bytes), want at most MaxName+12 bytes of whole characters, a prefix of the name, an ellipsis and a hash", len(s), b, len(b))
+		}
+	}
+	if Bound(long) == Bound(long+"b") {
+		t.Errorf("two long names with one beginning were bounded to one: %q", Bound(long))
+	}
+}
+
+func TestRecorderBoundsA500KiBClientName(t *testing.T) {
+	var rec Recorder
+	sc, srv := startTier3(t, &rec)
+	long := strings.Repeat("c", 500<<10)
+	for _, name := range []string{long, long + "2"} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL("openai")+"/tools/lookup", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set(fakeapi.ClientHeader, name)
+		req.Header.Set("Authorization", "Bearer sk-"+long)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	recs, _ := rec.Records()
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	if recs[0].Client == recs[1].Client {
+		t.Errorf("two clients were kept as one: %.40q", recs[0].Client)
+	}
+	for _, r := range recs {
+		if len(r.Client) > MaxName+12 || len(r.Key) > MaxName+12 {
+			t.Errorf("kept a client name of %d bytes and a key of %d, want at most %d", len(r.Client), len(r.Key), MaxName+12)
+		}
+	}
+	var out bytes.Buffer
+	if err := Grade(sc.Name, recs, RulesFor(sc)).WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if len(line) > 2*MaxName+200 {
+			t.Errorf("printed a line of %d bytes: %.80q…", len(line), line)
+		}
+	}
+	if !strings.Contains(out.String(), strings.Repeat("c", MaxName)+"…#") {
+		t.Errorf("the report does not name the client by its first MaxName bytes and an ellipsis:\n%.400s", out.String())
 	}
 }
