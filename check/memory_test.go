@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,8 +40,8 @@ func recordMemory(t testing.TB, n int) (kept, graded, gradeAlloc float64) {
 	rec := new(Recorder)
 	for i := range n {
 		r := fakeapi.Record{
-			Service: "openai", Client: fmt.Sprintf("agent-%d", i%100), Key: fmt.Sprint("sk-simbench"),
-			Method: "POST", Path: fmt.Sprint("/v1/chat/completions"), Model: true,
+			Service: "openai", Client: fmt.Sprintf("agent-%d", i%100), Key: strings.Clone("sk-simbench"),
+			Method: "POST", Path: strings.Clone("/v1/chat/completions"), Model: true,
 			Arrived: time.Duration(i) * time.Millisecond, Answered: time.Duration(i)*time.Millisecond + 800*time.Millisecond,
 			Status: 200, Kind: fakeapi.KindOK, Admitted: true, Attempt: 1, Identity: uint64(i / 2),
 			IdempotencyKey: fmt.Sprintf("stainless-python-retry-%08x-%08x", i/2, i),
