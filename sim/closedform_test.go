@@ -372,6 +372,68 @@ name = "open"
 	return at, admitted
 }
 
+// refLimiters returns reference implementations of the three limiters at
+// limit requests a window, each written from its definition and deciding
+// request by request: a fixed window counting from each whole window, a
+// sliding window counting the requests of the last window, and a token
+// bucket of limit tokens refilled at limit a window. With countRejected a
+// refused request counts as well (the key count_rejected): in the window's
+// count, and in the bucket, which it takes down to minus its burst.
+func refLimiters(limit int, window time.Duration, countRejected bool) (fixed, sliding, bucket func([]time.Duration) []bool) {
+	fixed = func(at []time.Duration) []bool {
+		var out []bool
+		used, cur := 0, time.Duration(-1)
+		for _, a := range at {
+			if w := a / window; w != cur {
+				used, cur = 0, w
+			}
+			ok := used < limit
+			out = append(out, ok)
+			if ok || countRejected {
+				used++
+			}
+		}
+		return out
+	}
+	sliding = func(at []time.Duration) []bool {
+		var out []bool
+		var log []time.Duration // the requests that count
+		for _, a := range at {
+			live := 0
+			for _, x := range log {
+				if x > a-window {
+					live++
+				}
+			}
+			ok := live < limit
+			out = append(out, ok)
+			if ok || countRejected {
+				log = append(log, a)
+			}
+		}
+		return out
+	}
+	bucket = func(at []time.Duration) []bool {
+		full := int64(limit) * int64(window) // token-nanoseconds
+		var out []bool
+		credit, last := full, time.Duration(0)
+		for _, a := range at {
+			credit = min(full, credit+int64(a-last)*int64(limit))
+			last = a
+			ok := credit >= int64(window)
+			out = append(out, ok)
+			switch {
+			case countRejected:
+				credit = max(-full, credit-int64(window))
+			case ok:
+				credit -= int64(window)
+			}
+		}
+		return out
+	}
+	return fixed, sliding, bucket
+}
+
 // The service's limiters decide each request exactly as their
 // definitions say, at 5 requests a second. A fixed window of 1 s admits
 // the first 5 requests of each window [k s, (k+1) s); a sliding one admits
@@ -390,37 +452,6 @@ name = "open"
 // second.
 func TestClosedFormLimiterDecisions(t *testing.T) {
 	const limit, window = 5, time.Second
-	fixed := func(at []time.Duration) []bool {
-		var out []bool
-		used, cur := 0, time.Duration(-1)
-		for _, a := range at {
-			if w := a / window; w != cur {
-				used, cur = 0, w
-			}
-			out = append(out, used < limit)
-			if used < limit {
-				used++
-			}
-		}
-		return out
-	}
-	sliding := func(at []time.Duration) []bool {
-		var out []bool
-		var log []time.Duration
-		for _, a := range at {
-			live := 0
-			for _, x := range log {
-				if x > a-window {
-					live++
-				}
-			}
-			out = append(out, live < limit)
-			if live < limit {
-				log = append(log, a)
-			}
-		}
-		return out
-	}
 	// mostInAnyWindow is the most admissions in any span (t − 1 s, t].
 	mostInAnyWindow := func(at []time.Duration, admitted []bool) int {
 		var adm []time.Duration
@@ -438,21 +469,7 @@ func TestClosedFormLimiterDecisions(t *testing.T) {
 		}
 		return most
 	}
-	bucket := func(at []time.Duration) []bool {
-		const full = limit * int64(window) // token-nanoseconds
-		var out []bool
-		credit, last := full, time.Duration(0)
-		for _, a := range at {
-			credit = min(full, credit+int64(a-last)*limit)
-			last = a
-			ok := credit >= int64(window)
-			if ok {
-				credit -= int64(window)
-			}
-			out = append(out, ok)
-		}
-		return out
-	}
+	fixed, sliding, bucket := refLimiters(limit, window, false)
 	for _, c := range []struct {
 		limiter string
 		ref     func([]time.Duration) []bool
@@ -502,43 +519,7 @@ func TestClosedFormLimiterDecisions(t *testing.T) {
 // definition's, one by one.
 func TestClosedFormCountRejected(t *testing.T) {
 	const limit, window = 5, time.Second
-	fixed := func(at []time.Duration) []bool {
-		var out []bool
-		used, cur := 0, time.Duration(-1)
-		for _, a := range at {
-			if w := a / window; w != cur {
-				used, cur = 0, w
-			}
-			out = append(out, used < limit)
-			used++
-		}
-		return out
-	}
-	sliding := func(at []time.Duration) []bool {
-		var out []bool
-		for i, a := range at {
-			live := 0
-			for _, x := range at[:i] {
-				if x > a-window {
-					live++
-				}
-			}
-			out = append(out, live < limit)
-		}
-		return out
-	}
-	bucket := func(at []time.Duration) []bool {
-		const full = limit * int64(window) // token-nanoseconds
-		var out []bool
-		credit, last := full, time.Duration(0)
-		for _, a := range at {
-			credit = min(full, credit+int64(a-last)*limit)
-			last = a
-			out = append(out, credit >= int64(window))
-			credit = max(-full, credit-int64(window))
-		}
-		return out
-	}
+	fixed, sliding, bucket := refLimiters(limit, window, true)
 	for _, c := range []struct {
 		limiter string
 		ref     func([]time.Duration) []bool
