@@ -41,6 +41,15 @@ import (
 // (1 if the machine cannot keep that), and any period a process spent on
 // its local share (a Redis round trip past the scaled timeout) is left
 // out.
+//
+// Even at 0.5 a loaded machine can let the live phase drift toward an
+// edge: one CI run met 21 429s after the ramp, every one of them sent in
+// a window's last 10 ms, where the virtual run met none. Those edge 429s
+// measure how late a process sends, not the quota, so the whole run's
+// count leaves out the 429s after the ramp that were sent in a window's
+// last 10 ms (in both runs) and logs them. A quota that granted more than
+// its share would meet 429s all through the windows, which the check
+// still counts.
 func TestLongSharedKeyLiveAgreement(t *testing.T) {
 	t.Parallel() // waits on real time; the live checks overlap
 	rs := redistest.Start(t)
@@ -108,16 +117,16 @@ func TestLongSharedKeyLiveAgreement(t *testing.T) {
 	la, ll, _ := count(recs, 0, ramp)
 	va, vl, _ := count(vrecs, 0, ramp)
 	sa, sl, se := count(recs, ramp, sc.Duration)
-	vsa, vsl, _ := count(vrecs, ramp, sc.Duration)
-	t.Logf("time scale %g: p50 live %.0f ms, virtual %.0f ms; 429s live %d/%d, virtual %d/%d; ramp: live %d/%d, virtual %d/%d; after: live %d/%d (%d in a window's last 10 ms), virtual %d/%d; %d fallback periods excluded",
-		live.TimeScale, l.TurnLatencyMs.P50, v.TurnLatencyMs.P50, l.RateLimited, l.Attempts, v.RateLimited, v.Attempts, ll, la, vl, va, sl, sa, se, vsl, vsa, len(down))
+	vsa, vsl, vse := count(vrecs, ramp, sc.Duration)
+	t.Logf("time scale %g: p50 live %.0f ms, virtual %.0f ms; 429s live %d/%d, virtual %d/%d; ramp: live %d/%d, virtual %d/%d; after: live %d/%d (%d in a window's last 10 ms), virtual %d/%d (%d); %d fallback periods excluded",
+		live.TimeScale, l.TurnLatencyMs.P50, v.TurnLatencyMs.P50, l.RateLimited, l.Attempts, v.RateLimited, v.Attempts, ll, la, vl, va, sl, sa, se, vsl, vsa, vse, len(down))
 	if relDiff(l.TurnLatencyMs.P50, v.TurnLatencyMs.P50) > agreeRelative {
 		t.Errorf("p50 turn latency: live %.0f ms, virtual %.0f ms: more than %.0f%% apart", l.TurnLatencyMs.P50, v.TurnLatencyMs.P50, agreeRelative*100)
 	}
 	if vl == 0 || !turnsAgree(ll, vl) {
 		t.Errorf("429s of the ramp: live %d of %d attempts, virtual %d of %d; want them within 25%% or 3√n+1 (and some)", ll, la, vl, va)
 	}
-	if lt, vt := ll+sl, vl+vsl; !turnsAgree(lt, vt) {
-		t.Errorf("429s of the run: live %d of %d attempts, virtual %d of %d; want them within 25%% or 3√n+1", lt, la+sa, vt, va+vsa)
+	if lt, vt := ll+sl-se, vl+vsl-vse; !turnsAgree(lt, vt) {
+		t.Errorf("429s of the run, less those after the ramp sent in a window's last 10 ms: live %d of %d attempts, virtual %d of %d; want them within 25%% or 3√n+1", lt, la+sa, vt, va+vsa)
 	}
 }
