@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -210,4 +213,133 @@ func BenchmarkHTTPStreamPaced(b *testing.B) {
 	b.ReportMetric(delivered, "tokens/s")
 	b.ReportMetric(tps, "configured-tokens/s")
 	b.ReportMetric(delivered/tps, "pace-ratio")
+}
+
+// saturationClients is how many clients BenchmarkHTTPSaturation runs at
+// once, each sending its next request as soon as the last is answered.
+const saturationClients = 32
+
+// BenchmarkHTTPSaturation pairs the fakeapi server (a zero-latency,
+// unlimited generic service with its rate-limit headers) with a bare
+// net/http handler answering a JSON body of the same kind, at saturation:
+// saturationClients clients in this process over loopback, one Transport
+// keeping a connection per client. Each iteration sends a block of
+// requests to each server in turn, so that drift in the machine's load
+// affects both alike. It reports each one's requests per second of the
+// wall clock and CPU µs per request (the whole process's CPU over the
+// block, the clients' included, which are the same for both), and the
+// ratios fakeapi/bare: ratio (of req/s, better higher) is the figure to
+// gate (target ≥ 0.9); cpu/req-ratio is better lower.
+// The sub-benchmarks run one server alone, for profiles.
+func BenchmarkHTTPSaturation(b *testing.B) {
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "tool"}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx) //nolint:errcheck // benchmark teardown
+	}()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // benchmark handler
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true,"id":"1","service":"tool","path":"/search","tokens":0}`+"\n") //nolint:errcheck // benchmark handler
+	})}
+	done := make(chan struct{})
+	go func() { defer close(done); bare.Serve(ln) }() //nolint:errcheck // ErrServerClosed
+	defer func() { bare.Close(); <-done }()
+
+	tr := &http.Transport{MaxIdleConnsPerHost: saturationClients}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	post := func(url string) error {
+		res, err := c.Post(url, "application/json", strings.NewReader(`{"q":"x"}`))
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, res.Body) //nolint:errcheck // drained for reuse
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("%s: status %d", url, res.StatusCode)
+		}
+		return nil
+	}
+	// block sends n requests to url from saturationClients clients.
+	block := func(url string, n int) error {
+		var next atomic.Int64
+		errs := make(chan error, saturationClients)
+		for range saturationClients {
+			go func() {
+				var err error
+				for next.Add(1) <= int64(n) && err == nil {
+					err = post(url)
+				}
+				errs <- err
+			}()
+		}
+		var first error
+		for range saturationClients {
+			if err := <-errs; err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	targets := []struct{ name, url string }{
+		{"bare", "http://" + ln.Addr().String() + "/search"},
+		{"fakeapi", s.URL("tool") + "/search"},
+	}
+	for _, t := range targets {
+		if err := block(t.url, saturationClients); err != nil { // one connection per client
+			b.Fatal(err)
+		}
+	}
+	const perBlock = 2000
+	b.Run("alternating", func(b *testing.B) {
+		var wall, cpu [2]time.Duration
+		for b.Loop() {
+			for k, t := range targets {
+				c0, w0 := processCPU(b), time.Now()
+				if err := block(t.url, perBlock); err != nil {
+					b.Fatal(err)
+				}
+				wall[k] += time.Since(w0)
+				cpu[k] += processCPU(b) - c0
+			}
+		}
+		n := float64(b.N * perBlock)
+		rate := func(k int) float64 { return n / wall[k].Seconds() }
+		perReq := func(k int) float64 { return float64(cpu[k]) / n / 1e3 }
+		for k, t := range targets {
+			b.ReportMetric(rate(k), t.name+"-req/s")
+			b.ReportMetric(perReq(k), t.name+"-cpu-us/req")
+		}
+		b.ReportMetric(rate(1)/rate(0), "ratio") // req/s, as BenchmarkHTTPServer's: better higher
+		b.ReportMetric(perReq(1)/perReq(0), "cpu/req-ratio")
+		b.ReportMetric(0, "ns/op") // an iteration runs both servers: its time means nothing alone
+	})
+	for _, t := range targets {
+		b.Run(t.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := block(t.url, perBlock); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*perBlock)/b.Elapsed().Seconds(), "req/s")
+		})
+	}
+}
+
+// processCPU returns the CPU time the process has used, user and system.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -334,16 +334,42 @@ func okBody(ep endpoint, service, path, id, model string, created time.Time, in,
 	case epResponses:
 		v = responseObject(id, model, created, "completed", responseOutput(id, out, dec, true), in, out, dec)
 	default:
-		v = struct {
-			OK      bool   `json:"ok"`
-			ID      string `json:"id"`
-			Service string `json:"service"`
-			Path    string `json:"path"`
-			Tokens  int64  `json:"tokens"`
-		}{true, id, service, path, in + out}
+		return genericBody(id, service, path, in+out)
 	}
 	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
 	return append(b, '\n')
+}
+
+// genericBody is a generic tool's answer, {"ok":true,"id":…,"service":…,
+// "path":…,"tokens":…} and a newline, as encoding/json writes it: built
+// without reflection, since it is most of what a tool call costs the
+// server beyond net/http.
+func genericBody(id, service, path string, tokens int64) []byte {
+	b := make([]byte, 0, 64+len(id)+len(service)+len(path))
+	b = append(b, `{"ok":true,"id":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"service":`...)
+	b = appendJSONString(b, service)
+	b = append(b, `,"path":`...)
+	b = appendJSONString(b, path)
+	b = append(b, `,"tokens":`...)
+	b = strconv.AppendInt(b, tokens, 10)
+	return append(b, "}\n"...)
+}
+
+// appendJSONString appends s to b as encoding/json writes a string: quoted
+// as it is when every byte is printable ASCII that needs no escape, by
+// encoding/json itself otherwise.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string: cannot fail
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // toolUseBlock is an Anthropic tool_use content block; a streamed block

@@ -491,3 +491,32 @@ func TestCapAxisSaysLog2WhenCapsDouble(t *testing.T) {
 		}
 	}
 }
+
+// TestPNGAtFastestCompression reads the zlib header of a rendered PNG's
+// first IDAT chunk: its FLEVEL bits (the top two of the second byte) are 0
+// only for the fastest level; Go's default level writes 2.
+func TestPNGAtFastestCompression(t *testing.T) {
+	figs, err := Figures(tier3Results(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := figs[0].PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sig = 8 // the PNG signature's bytes
+	for p := sig; p+8 <= len(data); {
+		n := int(data[p])<<24 | int(data[p+1])<<16 | int(data[p+2])<<8 | int(data[p+3])
+		if string(data[p+4:p+8]) == "IDAT" {
+			if n < 2 || p+10 > len(data) {
+				t.Fatalf("IDAT of %d bytes", n)
+			}
+			if level := data[p+9] >> 6; level != 0 {
+				t.Errorf("zlib FLEVEL %d, want 0 (fastest compression)", level)
+			}
+			return
+		}
+		p += 12 + n // length, type, data, CRC
+	}
+	t.Fatal("no IDAT chunk")
+}

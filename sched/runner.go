@@ -31,9 +31,11 @@ type Executor func(ctx context.Context, call *Call, attempt int) Outcome
 // deadline, an attempt timeout, a hedge, an all-or-nothing join, a context
 // that can be cancelled): then it waits for the decision alone, so that Run
 // returns at the turn's deadline even when an executor ignores its
-// context. Idle workers (at most the larger of Config.MaxInFlight and 16)
-// wait for the next attempt until Close. So a busy Runner starts few
-// goroutines. Config.Hook runs under the lock (see Config.Hook).
+// context. Idle workers wait for the next attempt: as many as the most
+// that ran at once lately (up to 1,024), at least the larger of
+// Config.MaxInFlight and 16; those beyond the latter that stay idle for
+// 5 to 10 seconds return, and Close ends the rest. So a busy Runner starts
+// few goroutines, with or without a cap. Config.Hook runs under the lock (see Config.Hook).
 type Runner struct {
 	exec  Executor
 	epoch time.Time
@@ -56,10 +58,23 @@ type Runner struct {
 	stop context.CancelFunc
 	work sync.WaitGroup // attempts, and credit round trips
 	pool sync.WaitGroup // worker goroutines
-	// idle holds the workers waiting for an attempt, each on its channel;
-	// maxIdle bounds them.
-	idle    []chan start
-	maxIdle int
+	// idle holds the workers waiting for an attempt, each on its channel,
+	// the longest idle first; idleCap bounds them. running counts the
+	// workers running attempts, peak the most that ran at once in the
+	// current window of the trim timer, which runs trimIdle while more
+	// than maxIdle wait (trimArmed).
+	idle      []chan struct{}
+	maxIdle   int
+	running   int
+	peak      int
+	trim      *time.Timer
+	trimArmed bool
+	// ready queues the attempts started for a worker, oldest at
+	// readyHead; waking says a worker is on its way to them (see
+	// dispatch). Whenever one waits, one is.
+	ready     []start
+	readyHead int
+	waking    bool
 }
 
 // waiter is a caller waiting for one turn.
@@ -112,6 +127,8 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 	r.maxIdle = max(cfg.MaxInFlight, minIdle)
 	r.timer = time.AfterFunc(time.Hour, r.tick)
 	r.timer.Stop()
+	r.trim = time.AfterFunc(time.Hour, r.trimIdle)
+	r.trim.Stop()
 	return r, nil
 }
 
@@ -244,10 +261,17 @@ func (r *Runner) Close() error {
 		r.stopEnded()
 		r.closed = true
 		r.timer.Stop()
+		r.trim.Stop()
 		for _, w := range r.idle {
 			close(w)
 		}
 		r.idle = nil
+		// The attempts no worker took are cancelled below: they end
+		// without running.
+		for range r.ready[r.readyHead:] {
+			r.work.Done()
+		}
+		r.ready, r.readyHead = nil, 0
 		for id, a := range r.attempts {
 			a.cancel()
 			delete(r.attempts, id)

@@ -125,45 +125,141 @@ func (c *attemptCtx) cancel() {
 	c.done.Store(&d)
 }
 
-// worker runs attempts on one goroutine: the one it was started for, then
-// the first of those the Core starts when it hears the outcome, and so on;
-// then it waits, idle, for the next attempt dispatch hands it, until Close.
-func (r *Runner) worker(s start) {
+// worker runs attempts on one goroutine: it takes the oldest start waiting
+// for a worker (see dispatch), runs it, then the first of those the Core
+// starts when it hears the outcome, and so on; when no start waits it
+// waits, idle, until wake hands it the next, until Close or until trimIdle
+// lets it go. It starts as the waking worker.
+func (r *Runner) worker() {
 	defer r.pool.Done()
 	growStack()
-	next := make(chan start, 1)
+	next := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.waking = false
 	for {
+		s, ok := r.take()
+		if !ok {
+			r.running--
+			if r.closed || len(r.idle) >= r.idleCap() {
+				r.mu.Unlock()
+				return
+			}
+			r.idle = append(r.idle, next)
+			if len(r.idle) > r.maxIdle && !r.trimArmed {
+				r.trimArmed = true
+				r.trim.Reset(idleWindow)
+			}
+			r.mu.Unlock()
+			if _, ok := <-next; !ok {
+				return // closed by Close or trimIdle
+			}
+			r.mu.Lock()
+			r.waking = false
+			continue
+		}
+		r.mu.Unlock()
 		for r.runAttempt(&s, 0) {
 		}
 		r.mu.Lock()
-		if r.closed || len(r.idle) >= r.maxIdle {
-			r.mu.Unlock()
-			return
-		}
-		r.idle = append(r.idle, next)
-		r.mu.Unlock()
-		var ok bool
-		if s, ok = <-next; !ok {
-			return // closed by Close
-		}
 	}
 }
 
-// minIdle is the fewest idle workers a Runner keeps.
-const minIdle = 16
+// take removes the oldest start from the queue of those waiting for a
+// worker; the caller holds the lock. When more wait, some worker must be on
+// its way to them: take wakes one unless one is already waking.
+func (r *Runner) take() (start, bool) {
+	if r.closed || r.readyHead == len(r.ready) {
+		return start{}, false
+	}
+	s := r.ready[r.readyHead]
+	r.ready[r.readyHead] = start{}
+	r.readyHead++
+	if r.readyHead == len(r.ready) {
+		r.ready, r.readyHead = r.ready[:0], 0
+	} else if !r.waking {
+		r.waking = true
+		r.wake()
+	}
+	return s, true
+}
 
-// dispatch hands an attempt to an idle worker, or to a new one; the caller
-// holds the lock.
+const (
+	// minIdle is the fewest idle workers a Runner keeps.
+	minIdle = 16
+	// maxIdleWorkers bounds the idle workers a Runner keeps for its recent
+	// peak: each holds a stack of 8 KiB (see stackNeed), 8 MiB in all.
+	maxIdleWorkers = 1024
+	// idleWindow is how often a Runner with more than its usual idle
+	// workers (Config.MaxInFlight, minIdle at least) lets go of those its
+	// last window's peak did not need: a worker left idle for two windows
+	// returns.
+	idleWindow = 5 * time.Second
+)
+
+// idleCap is how many workers may wait idle: the usual number (maxIdle), or
+// more, up to maxIdleWorkers, when as many ran at once in the current
+// window, so that the next turn as wide finds them waiting instead of
+// starting a goroutine (its stack growth and channel) for each call. The
+// caller holds the lock.
+func (r *Runner) idleCap() int {
+	return max(r.maxIdle, min(r.peak, maxIdleWorkers))
+}
+
+// dispatch queues an attempt for a worker; the caller holds the lock. One
+// worker at a time is woken for the queue (waking), and it wakes the next
+// as it takes a start, as the workers that finish an attempt take starts
+// too. So the attempts of a wide turn start at once when each blocks, and
+// a few workers run them all when they end quickly, instead of a goroutine
+// woken (or started) for each.
 func (r *Runner) dispatch(s start) {
+	r.ready = append(r.ready, s)
+	if !r.waking {
+		r.waking = true
+		r.wake()
+	}
+}
+
+// wake sets an idle worker, or a new one, on its way to the queue of starts;
+// the caller holds the lock and has set waking.
+func (r *Runner) wake() {
+	r.running++
+	r.peak = max(r.peak, r.running)
 	if n := len(r.idle); n > 0 {
 		next := r.idle[n-1]
 		r.idle[n-1] = nil
 		r.idle = r.idle[:n-1]
-		next <- s // buffered, and empty while the worker is idle
+		next <- struct{}{} // buffered, and empty while the worker is idle
 		return
 	}
 	r.pool.Add(1)
-	go r.worker(s)
+	go r.worker()
+}
+
+// trimIdle is the trim timer's, every idleWindow while more than maxIdle
+// workers wait: it lets go of the idle workers beyond what the window's
+// peak needs (besides those running now), the longest idle first, and
+// starts a new window.
+func (r *Runner) trimIdle() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.trimArmed = false
+	if r.closed {
+		return
+	}
+	keep := max(r.maxIdle, min(r.peak, maxIdleWorkers)-r.running)
+	if extra := len(r.idle) - keep; extra > 0 {
+		for _, w := range r.idle[:extra] {
+			close(w)
+		}
+		n := copy(r.idle, r.idle[extra:])
+		clear(r.idle[n:])
+		r.idle = r.idle[:n]
+	}
+	r.peak = r.running
+	if len(r.idle) > r.maxIdle {
+		r.trimArmed = true
+		r.trim.Reset(idleWindow)
+	}
 }
 
 // runAttempt runs attempt *s and reports its outcome; when the Core starts

@@ -210,6 +210,72 @@ func BenchmarkRunner(b *testing.B) {
 	}
 }
 
+// The shape of BenchmarkRunnerWideTurn: one agent turn of wideCalls no-op
+// calls, with no cap and with a cap of wideCap.
+const (
+	wideCalls = 1000
+	wideCap   = 64
+)
+
+// BenchmarkRunnerWideTurn measures the Runner's CPU cost per call on turns
+// of 1,000 no-op calls with no cap (every call starts at once, on a worker
+// of its own) and with a cap of 64 (64 workers run the turn), against bare
+// goroutines with a WaitGroup, each iteration running a block of turns of
+// each in turn so that drift in the machine's load affects all alike. It
+// reports CPU ns per call of each and nocap/cap64, the figure to gate
+// (target ≤ 1.2): a Runner keeps its recent peak of workers idle, so a
+// large uncapped turn starts no goroutine once the first has run.
+func BenchmarkRunnerWideTurn(b *testing.B) {
+	turn := Turn{Calls: calls(wideCalls, func(int) Call { return Call{Service: "api", Tokens: 10} })}
+	runner := func(maxInFlight int) func() error {
+		r, err := NewRunner(Config{
+			MaxInFlight: maxInFlight,
+			Services:    map[string]ServiceConfig{"api": {RequestsPerMinute: benchRPS * 60, RequestBurst: benchBurst}},
+		}, noop)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { r.Close() })
+		return func() error {
+			res, err := r.Run(context.Background(), turn)
+			if err == nil && len(res) != wideCalls {
+				err = fmt.Errorf("%d results", len(res))
+			}
+			return err
+		}
+	}
+	bare := func() error {
+		var wg sync.WaitGroup
+		res := make([]Outcome, wideCalls)
+		for j := range turn.Calls {
+			wg.Go(func() { res[j] = noop(context.Background(), &turn.Calls[j], 1) })
+		}
+		wg.Wait()
+		return nil
+	}
+	impls := []impl{{"nocap", runner(0)}, {"cap64", runner(wideCap)}, {"bare-goroutines", bare}}
+	const block = 5 // turns of one implementation between switches
+	spent := make([]time.Duration, len(impls))
+	b.ReportAllocs()
+	for b.Loop() {
+		for k, im := range impls {
+			start := cpu(b)
+			for range block {
+				if err := im.turn(); err != nil {
+					b.Fatal(im.name, err)
+				}
+			}
+			spent[k] += cpu(b) - start
+		}
+	}
+	n := float64(b.N * block * wideCalls)
+	for k, im := range impls {
+		b.ReportMetric(float64(spent[k])/n, im.name+"-cpu-ns/call")
+	}
+	b.ReportMetric(float64(spent[0])/float64(spent[1]), "nocap/cap64")
+	b.ReportMetric(0, "ns/op") // an iteration runs every implementation: its time means nothing alone
+}
+
 // BenchmarkStuckToolDeadline measures, on the real clock, how long Run takes
 // to return from a turn of 4 calls with a 100 ms deadline whose tool sleeps
 // 3 s ignoring its context. Each iteration is one turn, the deadlines of
