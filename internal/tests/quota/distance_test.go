@@ -70,7 +70,7 @@ type outage struct {
 	atRestore      Stats // when the proxy was restored
 	atRecovery     Stats // when Failover switched back (zero if it did not)
 	recovered      bool
-	downBeforeCut  bool // a switch to the fallback happened before the cut
+	downBeforeCut  bool  // a switch to the fallback happened before the cut
 	grantsAfterRec int64 // of the reservations after the switch back
 }
 
