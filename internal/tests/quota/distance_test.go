@@ -127,6 +127,8 @@ func cutAndRestore(t *testing.T, rtt time.Duration, f *Failover, before, during,
 func (o outage) check(t *testing.T, after int) {
 	t.Helper()
 	switch {
+	case o.downBeforeCut:
+		t.Fatalf("stats %+v: on the fallback before the cut", o.st)
 	case o.atRestore.Switches == 0 || o.atRestore.FallbackGrants == 0:
 		t.Fatalf("at the restore %+v: want a switch to the fallback during the cut", o.atRestore)
 	case !o.recovered:
