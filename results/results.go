@@ -57,11 +57,14 @@ type Results struct {
 }
 
 // FleetMember names one member of a fleet run: member Member (0-based) of
-// Of, of the run RunID (the rendezvous its members met at).
+// Of, of the run RunID (the rendezvous its members met at), and the
+// strategies it was to run and has no figures for (Missing: it was stopped
+// or its rendezvous failed before them).
 type FleetMember struct {
-	Member int    `json:"member"`
-	Of     int    `json:"of"`
-	RunID  string `json:"run_id"`
+	Member  int      `json:"member"`
+	Of      int      `json:"of"`
+	RunID   string   `json:"run_id"`
+	Missing []string `json:"missing,omitempty"`
 }
 
 // EventSpan is one timed event of a run: from StartS to EndS (seconds
