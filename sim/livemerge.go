@@ -127,7 +127,8 @@ var ErrMissingMembers = errors.New("fleet members missing")
 // same code computes them for one process), and each strategy's
 // per-process rows the members' own. Peaks in flight (per service and in
 // the timeline's buckets) are the sums of the members' peaks: a bound on
-// the fleet's, which the members cannot see together. The adaptive
+// the fleet's, which the members cannot see together
+// (PeakInFlightBound says so). The adaptive
 // limits' traces, one per process, are left out. When members are
 // missing, or a strategy lacks members that did not run it (listed in
 // their Fleet.Missing), the results cover the others, Invalid and
@@ -361,6 +362,7 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 	if len(invalid) > 0 {
 		r.Invalid = joinReasons(invalid)
 	}
+	r.PeakInFlightBound = len(parts) > 1 // the members' peaks, summed, need not have come at once
 	if finish > 0 {
 		r.FinishS = finish
 	}

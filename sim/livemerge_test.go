@@ -84,7 +84,7 @@ func TestMergeMembersPercentiles(t *testing.T) {
 	if w := one.summary(); st.TurnLatencyMs.P50 != w.P50 || st.TurnLatencyMs.P95 != w.P95 || st.TurnLatencyMs.P99 != w.P99 || st.TurnLatencyMs.Max != w.Max || math.Abs(st.TurnLatencyMs.Mean-w.Mean) > 0.001 {
 		t.Errorf("merged %+v, one process's histogram %+v", st.TurnLatencyMs, w)
 	}
-	if st.Turns != 1550 || st.Calls != 1550 || st.Attempts != 1553 || st.RateLimited != 3 || st.PeakInFlight["api"] != 12 || st.AttemptsPerCall[0] != 1550 || len(st.Processes) != 3 {
+	if st.Turns != 1550 || st.Calls != 1550 || st.Attempts != 1553 || st.RateLimited != 3 || st.PeakInFlight["api"] != 12 || !st.PeakInFlightBound || st.AttemptsPerCall[0] != 1550 || len(st.Processes) != 3 {
 		t.Errorf("merged counts %+v", st)
 	}
 	if st.AnswerLatencyMs.AnsweredShare != 1 || float64(st.AnswerLatencyMs.P95) != st.TurnLatencyMs.P95 {
