@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/gate"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
@@ -27,6 +28,7 @@ type ReportCmd struct {
 	More             []string  `arg:"" optional:"" name:"dirs" help:"With --merge: the other fleet members' folders."`
 	Merge            bool      `help:"Combine the folders of a live fleet's members (simbench worker --out DIR, one per member) into one results.json in --out, as one process running the whole fleet reports it: counts summed, percentiles from the pooled histograms. A member whose folder holds no results is named, and the command exits 1 after writing the others' merge."`
 	Out              string    `placeholder:"OUT" help:"With --merge: the folder to write the merged results.json and reports to."`
+	AllowInvalid     bool      `help:"With --merge: exit 0 even when the merged run is invalid (it is still marked invalid). Without it such a run exits 3, as worker and run --live do."`
 	Stdout           io.Writer `kong:"-"` // nil: os.Stdout
 
 	isTerminal func() bool // tests: pretend stdout is (not) a terminal
@@ -114,9 +116,12 @@ func (c *ReportCmd) colored() bool {
 
 // merge combines fleet members' folders into one results.json in --out,
 // with its reports, and prints the table. A folder without results (a
-// member that never wrote them) leaves that member missing: the others'
-// merge is written, and the error (exit 1) names the missing members. An
-// unreadable member or members of different runs are invalid input.
+// member that never wrote them) leaves that member missing, and a member
+// that did not run a strategy (its results list it as missing) leaves the
+// strategy without it: the others' merge is written, and the error (exit
+// 1) names what is missing. Otherwise a merged run marked invalid exits 3
+// unless --allow-invalid. An unreadable member or members of different
+// runs are invalid input.
 func (c *ReportCmd) merge() error {
 	if !c.Merge || c.Out == "" {
 		return codedError{errors.New("--merge and --out go together: simbench report --merge DIR DIR... --out OUT"), exitInvalid}
@@ -160,6 +165,9 @@ func (c *ReportCmd) merge() error {
 			mergeErr = fmt.Errorf("%w (no results in %s)", mergeErr, strings.Join(absent, ", "))
 		}
 		return codedError{mergeErr, exitFailure}
+	}
+	if err := gate.CheckValid(res); err != nil && !c.AllowInvalid {
+		return codedError{err, exitInvalidRun}
 	}
 	return nil
 }

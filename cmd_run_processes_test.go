@@ -26,7 +26,8 @@ func TestRunProcessesNeedLive(t *testing.T) {
 // run --live --processes 2 --quota shared starts its own redis-server from
 // PATH and two simbench worker processes (this test binary, running as
 // simbench: see TestMain), and writes each process's figures to results.json: its own
-// calls and attempts, adding up to the fleet's.
+// calls and attempts, adding up to the fleet's, and the provider's peak in
+// flight.
 func TestRunLiveProcessesShared(t *testing.T) {
 	redistest.Start(t) // skips (fails under CI=true) without redis-server
 	dir := t.TempDir()
@@ -46,5 +47,12 @@ func TestRunLiveProcessesShared(t *testing.T) {
 	st := res.Strategies[0]
 	if c, a := ps[0].Calls+ps[1].Calls, ps[0].Attempts+ps[1].Attempts; c != st.Calls || a != st.Attempts || ps[1].Calls == 0 || ps[1].Attempts < ps[1].Calls {
 		t.Errorf("processes' calls %d and attempts %d (rows %+v), the fleet's %d and %d: want each its own, adding up", c, a, ps, st.Calls, st.Attempts)
+	}
+	// The provider counted the fleet's peak in flight: a measurement, not
+	// the members' summed bound.
+	for svc, n := range st.PeakInFlight {
+		if st.PeakInFlightBound || n <= 0 {
+			t.Errorf("peak in flight at %s: %d (a bound: %v), want the provider's count", svc, n, st.PeakInFlightBound)
+		}
 	}
 }

@@ -69,10 +69,12 @@ func parseMember(s string) (memberFlag, error) {
 	return memberFlag{i, n}, nil
 }
 
-// Run runs the member, writes DIR/results.json and DIR/histograms.hlog,
+// Run runs the member, writes DIR/results.json and DIR/histograms.hlog
+// after each strategy (the strategies still to run listed as missing),
 // and prints one line per strategy. Ctrl-C writes what was measured
-// (marked partial) and exits 130; a run marked invalid exits 3 unless
-// --allow-invalid.
+// (marked partial) and exits 130; a rendezvous the others did not reach
+// writes what was measured before it and exits 1; a run marked invalid
+// exits 3 unless --allow-invalid.
 func (c *WorkerCmd) Run() error {
 	sc, err := openScenario(c.Scenario)
 	if err != nil {
@@ -86,6 +88,8 @@ func (c *WorkerCmd) Run() error {
 		LiveOptions: sim.LiveOptions{Options: sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Version: simbenchVersion()},
 			TimeScale: c.TimeScale, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback},
 		Member: c.Member.I, Of: c.Member.N, BaseURL: c.BaseURL, Rendezvous: c.Rendezvous, RunID: c.RunID, Wait: c.Wait.D(),
+		// After each strategy: a member killed later leaves these behind.
+		Checkpoint: func(m *sim.Member) error { return sim.WriteMember(c.Out, m) },
 	}
 	// One signal only: a member a run started gets the terminal's Ctrl-C
 	// and the run's own interrupt, which must not read as a second one
@@ -105,12 +109,15 @@ func (c *WorkerCmd) Run() error {
 	for _, st := range m.Results.Strategies {
 		fmt.Fprintf(out, "member %d/%d %s: %d turns, %d calls, %d attempts, %d 429s\n", c.Member.I, c.Member.N, st.Name, st.Turns, st.Calls, st.Attempts, st.RateLimited)
 	}
+	if f := m.Results.Fleet; len(f.Missing) > 0 {
+		fmt.Fprintf(out, "member %d/%d did not run: %s\n", c.Member.I, c.Member.N, strings.Join(f.Missing, ", "))
+	}
 	fmt.Fprintf(out, "results: %s\n", filepath.Join(c.Out, results.ResultsFile))
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return codedError{fmt.Errorf("interrupted: wrote what was measured to %s", c.Out), exitInterrupted}
 		}
-		return runErr
+		return fmt.Errorf("%w (what was measured before is in %s)", runErr, c.Out)
 	}
 	if err := gate.CheckValid(m.Results); err != nil && !c.AllowInvalid {
 		return codedError{err, exitInvalidRun}

@@ -309,3 +309,50 @@ func TestWorkerProviderUnreachable(t *testing.T) {
 		})
 	}
 }
+
+// TestFleetInvalidExits3 runs a fleet of two members against a provider
+// that is not there, so that every strategy is marked invalid: each
+// worker exits 3 with its results written, and so does report --merge of
+// their folders, as run --live does (TestRunLiveTooFastIsInvalid);
+// --allow-invalid exits 0.
+func TestFleetInvalidExits3(t *testing.T) {
+	rs := redistest.Start(t)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + closed.Addr().String()
+	closed.Close()
+	root := t.TempDir()
+	var dirs []string
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for i := range 2 {
+		dir := filepath.Join(root, fmt.Sprintf("host%d", i))
+		cmd := exec.Command(os.Args[0], "worker", fleetScenario, "--member", fmt.Sprintf("%d/2", i), "--base-url", base,
+			"--redis", rs.URL(), "--out", dir, "--run-id", "invalid-test", "-s", "shared", "--duration", "2s")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		dirs, cmds, outs = append(dirs, dir), append(cmds, cmd), append(outs, &out)
+	}
+	for i, cmd := range cmds {
+		var ee *exec.ExitError
+		if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != exitInvalidRun {
+			t.Errorf("member %d: %v, want exit %d\n%s", i, err, exitInvalidRun, outs[i])
+		}
+	}
+	out := filepath.Join(root, "merged")
+	code, stdout, stderr := cli("report", "--merge", dirs[0], dirs[1], "--out", out)
+	if code != exitInvalidRun || !strings.Contains(stderr, "invalid") {
+		t.Fatalf("report --merge: exit %d, stderr %q: want %d, the run named invalid\n%s", code, stderr, exitInvalidRun, stdout)
+	}
+	if res, err := results.Read(out); err != nil || res.Invalid == "" {
+		t.Fatalf("merged results %v: want them written, marked invalid", err)
+	}
+	if code, _, stderr := cli("report", "--merge", dirs[0], dirs[1], "--out", out, "--allow-invalid"); code != 0 {
+		t.Errorf("report --merge --allow-invalid: exit %d (%s), want 0", code, stderr)
+	}
+}

@@ -111,13 +111,14 @@ func metrics(rs ...*results.Results) []metric {
 		ms = slices.Insert(ms, i+1, hs[1:]...)
 	}
 	services := map[string]bool{}
-	unfinished := false
+	unfinished, bound := false, false
 	for _, r := range rs {
 		if r == nil {
 			continue
 		}
 		for _, s := range r.Strategies {
 			unfinished = unfinished || s.UnfinishedTurns > 0
+			bound = bound || s.PeakInFlightBound
 			for name := range s.PeakInFlight {
 				services[name] = true
 			}
@@ -129,11 +130,15 @@ func metrics(rs ...*results.Results) []metric {
 	}
 	names := slices.Sorted(maps.Keys(services))
 	for _, name := range names {
-		header := "peak " + name
+		header, what := "peak "+name, "peak in flight at "+name
 		if len(names) == 1 {
 			header = "peak"
 		}
-		ms = append(ms, metric{header: header, name: "peak in flight at " + name, dir: neutral, key: results.PeakFigure + name, format: count})
+		if bound {
+			// The sum of a fleet's members' peaks: at most, not measured.
+			header, what = header+" ≤", what+" (at most: the sum of the members' peaks)"
+		}
+		ms = append(ms, metric{header: header, name: what, dir: neutral, key: results.PeakFigure + name, format: count})
 	}
 	return ms
 }

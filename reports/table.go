@@ -252,6 +252,7 @@ func tableKey(r *results.Results) []string {
 		"early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read",
 	}
 	var services []string
+	bound := false
 	for _, m := range metrics(r) {
 		if m.header == "hedges" {
 			key = append(key, "hedges: second attempts of slow idempotent reads, each an attempt too (% extra attempts: over the attempts that were not hedges); hedges won: calls answered by their hedge (% of hedges); cancelled s: server seconds of attempts cancelled at the transport, the losers of hedges among them")
@@ -260,11 +261,15 @@ func tableKey(r *results.Results) []string {
 			key = append(key, "unfinished: turns still running when the run ended at its duration, kept out of every latency and rate figure")
 		}
 		if strings.HasPrefix(m.header, "peak") {
-			services = append(services, strings.TrimPrefix(m.name, "peak in flight at "))
+			name, isBound := strings.CutSuffix(strings.TrimPrefix(m.name, "peak in flight at "), " (at most: the sum of the members' peaks)")
+			services, bound = append(services, name), isBound
 		}
 	}
 	last := "races: overlapping writes to one resource"
-	if len(services) > 0 {
+	switch {
+	case len(services) > 0 && bound:
+		last += "; peak ≤: at most the sum of the fleet members' peaks in flight at " + strings.Join(services, ", ") + " (a bound: the members' peaks need not have come at once)"
+	case len(services) > 0:
 		last += "; peak: most attempts in flight at " + strings.Join(services, ", ")
 	}
 	return append(key, last)

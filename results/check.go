@@ -176,6 +176,13 @@ func checkResults(ps *problems, r *Results) {
 		if msg := names.Text(f.RunID); msg != "" {
 			ps.add("fleet.run_id", "%s", msg)
 		}
+		for i, name := range f.Missing {
+			at := fmt.Sprintf("fleet.missing[%d]", i)
+			nameOK(ps, at, "strategy", name)
+			if r.Strategy(name) != nil {
+				ps.add(at, "names %q, which has figures: a missing strategy has none", name)
+			}
+		}
 	}
 	for i, l := range r.Limits {
 		at := fmt.Sprintf("limits[%d]", i)

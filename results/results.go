@@ -57,11 +57,14 @@ type Results struct {
 }
 
 // FleetMember names one member of a fleet run: member Member (0-based) of
-// Of, of the run RunID (the rendezvous its members met at).
+// Of, of the run RunID (the rendezvous its members met at), and the
+// strategies it was to run and has no figures for (Missing: it was stopped
+// or its rendezvous failed before them).
 type FleetMember struct {
-	Member int    `json:"member"`
-	Of     int    `json:"of"`
-	RunID  string `json:"run_id"`
+	Member  int      `json:"member"`
+	Of      int      `json:"of"`
+	RunID   string   `json:"run_id"`
+	Missing []string `json:"missing,omitempty"`
 }
 
 // EventSpan is one timed event of a run: from StartS to EndS (seconds
@@ -185,6 +188,11 @@ type StrategyResult struct {
 	// fraction of the binding limit consumed over the run (0..1).
 	PeakInFlight map[string]int     `json:"peak_in_flight"`
 	QuotaUsed    map[string]float64 `json:"quota_used,omitempty"`
+	// PeakInFlightBound says PeakInFlight is a bound, not a measurement:
+	// the sum of a fleet's members' peaks (report --merge), which did not
+	// all happen at once. A fleet whose provider counted its own peak
+	// (run --live --processes) reports that one, and no bound.
+	PeakInFlightBound bool `json:"peak_in_flight_bound,omitempty"`
 	// AttemptsPerCall is a histogram: AttemptsPerCall[i] calls took i+1
 	// attempts (the last bin also holds the calls that took more).
 	AttemptsPerCall []int64 `json:"attempts_per_call,omitempty"`

@@ -42,8 +42,10 @@ const DefaultQuotaRTT = 200 * time.Microsecond
 const MinQuotaRTT = 10 * time.Microsecond
 
 // DefaultQuotaTimeout bounds each round trip to the shared quota store
-// when a strategy's quota sets no timeout: sched/quota's
-// Failover.DefaultTimeout, 50 ms.
+// when a strategy's quota sets no timeout: 50 ms, a store on the same
+// network (sched/quota's DefaultTimeout, 250 ms, is chosen for one up to
+// 100 ms away; a scenario whose live fleet reaches its Redis across such
+// a distance sets timeout = "250ms").
 const DefaultQuotaTimeout = 50 * time.Millisecond
 
 // DefaultQuotaProbeEvery is how often, while the shared store is

@@ -193,9 +193,9 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			}
 			quietRedis()
 			rdb := quota.NewClient(ro)
-			closers = append(closers, func() { rdb.Close() })
 			rs := &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second}
 			fail := newFailover(rs, l.st.Quota, fo.n, l.f, func(e quota.Event) { l.quotaSwitch(p, e) })
+			closers = append(closers, func() { fail.Close(); rdb.Close() }) // a probe in flight ends first
 			sh := newSharedQuota(fail, key, cfg, l.st.Quota, fo.n, l.f)
 			opts = append(opts, sched.WithQuota(sh))
 			l.procs[p].store, l.procs[p].redis, l.procs[p].shared = fail, rs, sh
@@ -265,12 +265,19 @@ func (l *liveRun) quotaSwitch(p int, e quota.Event) {
 	}
 }
 
-// endFallback closes process p's fallback period at now.
+// endFallback closes process p's fallback period at now. Only its part
+// within the run counts (from 0 to the scenario's duration): a switch
+// made while the process connected before the start, or while its last
+// turns drained after the end, spends none of the run on the fallback.
 func (l *liveRun) endFallback(p int, now time.Duration) {
 	t := &l.procs[p]
-	t.fallbackS += (now - t.downSince).Seconds()
-	l.fallbacks = append(l.fallbacks, results.EventSpan{Service: "*", Kind: "quota-fallback", StartS: t.downSince.Seconds(), EndS: now.Seconds(),
-		Label: fmt.Sprintf("%s: process p%d on a local share (Redis unreachable)", l.st.Name, p+1)})
+	runEnd := time.Duration(float64(l.sc.Duration) / l.f)
+	from, to := min(max(t.downSince, 0), runEnd), min(max(now, 0), runEnd)
+	if to > from {
+		t.fallbackS += (to - from).Seconds()
+		l.fallbacks = append(l.fallbacks, results.EventSpan{Service: "*", Kind: "quota-fallback", StartS: from.Seconds(), EndS: to.Seconds(),
+			Label: fmt.Sprintf("%s: process p%d on a local share (Redis unreachable)", l.st.Name, p+1)})
+	}
 	t.downSince = -1
 }
 

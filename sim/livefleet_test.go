@@ -347,3 +347,28 @@ func scriptsRun(t *testing.T, url string) int64 {
 	}
 	return n
 }
+
+// TestLiveFallbackWithinRun checks that a process's seconds on its
+// fallback count only the run's part of each switch: a switch before the
+// start (while the process connected) or lasting past the end (while its
+// last turns drained) never makes them exceed the run, and a span wholly
+// outside it is no event.
+func TestLiveFallbackWithinRun(t *testing.T) {
+	l := &liveRun{sc: &scenarios.Scenario{Duration: 30 * time.Second}, f: 0.5, st: &scenarios.Strategy{Name: "shared"},
+		procs: []procTally{{downSince: -1}}}
+	// The scaled scenario's 30 s are the scenario's 60 s at time scale 0.5.
+	for _, span := range []struct{ from, to time.Duration }{
+		{-2 * time.Second, 5 * time.Second},  // 5 s of the run
+		{58 * time.Second, 62 * time.Second}, // 2 s of it
+		{61 * time.Second, 64 * time.Second}, // none
+	} {
+		l.procs[0].downSince = span.from
+		l.endFallback(0, span.to)
+	}
+	if got := l.procs[0].fallbackS; got != 7 {
+		t.Errorf("%v s on the fallback, want 7 (5 + 2) of the 60 s run", got)
+	}
+	if len(l.fallbacks) != 2 || l.fallbacks[0].StartS != 0 || l.fallbacks[1].EndS != 60 {
+		t.Errorf("events %+v: want two, clipped to [0, 60] s", l.fallbacks)
+	}
+}

@@ -50,6 +50,12 @@ type MemberOptions struct {
 	Rendezvous string
 	// Wait bounds the wait at the rendezvous (0: DefaultRendezvousWait).
 	Wait time.Duration
+	// Checkpoint, when set, is given what the member has measured after
+	// each strategy (the strategies still to run listed in
+	// Results.Fleet.Missing), for the caller to write (WriteMember): a
+	// member killed later leaves those figures behind. An error ends the
+	// run.
+	Checkpoint func(*Member) error
 }
 
 // Member is what one fleet member measured: its results (each strategy's
@@ -135,7 +141,30 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 		Events: EventSpans(sc), Fleet: &results.FleetMember{Member: opts.Member, Of: opts.Of, RunID: runID},
 	}
 	m := &Member{Results: res}
+	stopAlive := ms.keepAlive()
+	defer stopAlive()
 	var own [][]string
+	// done returns what was measured up to strategy next (the strategies
+	// from next on missing), marked as the end of a run marks it.
+	done := func(next int) *Member {
+		r := *res
+		r.Strategies = slices.Clone(res.Strategies)
+		fl := *res.Fleet
+		fl.Missing = nil
+		for _, st := range ls.sc.Strategies[next:] {
+			if r.Strategy(st.Name) == nil {
+				fl.Missing = append(fl.Missing, st.Name)
+			}
+		}
+		r.Fleet = &fl
+		markInvalid(&r, commonReasons(sc, f), own)
+		if r.Partial {
+			for i := range r.Strategies {
+				r.Strategies[i].Partial = true
+			}
+		}
+		return &Member{Results: &r, Hists: slices.Clone(m.Hists)}
+	}
 	for i := range ls.sc.Strategies {
 		st := &ls.sc.Strategies[i]
 		if lo.Trace != nil {
@@ -153,19 +182,22 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 		if err != nil {
 			if ctx.Err() != nil {
 				res.Partial = true
-				break
+				return done(i + 1), ctx.Err()
 			}
-			return nil, err
+			if len(res.Strategies) == 0 {
+				return nil, err
+			}
+			// What was measured before the failure (a rendezvous the
+			// others did not reach) is the member's to keep.
+			return done(i + 1), err
+		}
+		if opts.Checkpoint != nil && i+1 < len(ls.sc.Strategies) {
+			if err := opts.Checkpoint(done(i + 1)); err != nil {
+				return nil, err
+			}
 		}
 	}
-	markInvalid(res, commonReasons(sc, f), own)
-	if res.Partial {
-		for i := range res.Strategies {
-			res.Strategies[i].Partial = true
-		}
-		return m, ctx.Err()
-	}
-	return m, nil
+	return done(len(ls.sc.Strategies)), nil
 }
 
 // check refuses member settings no run can take.
@@ -227,14 +259,69 @@ func (m *memberSetup) startKey(st string) string {
 
 // meetKeys are the Redis keys of strategy st's rendezvous, as meetScript
 // takes them: the starts by launch, the last start, the members' acks,
-// then each member's place.
+// each member's place, each member's liveness (aliveKey), then the
+// members that have met at an earlier rendezvous of the run (joinedKey).
 func (m *memberSetup) meetKeys(st string) []string {
 	k := m.key(st)
 	keys := []string{k + "/met", m.startKey(st), k + "/ack"}
 	for i := range m.n {
 		keys = append(keys, k+"/member/"+strconv.Itoa(i))
 	}
-	return keys
+	for i := range m.n {
+		keys = append(keys, m.aliveKey(i))
+	}
+	return append(keys, m.joinedKey())
+}
+
+// aliveKey is the Redis key member i keeps while its process runs
+// (keepAlive): gone, the member has died.
+func (m *memberSetup) aliveKey(i int) string {
+	return "simbench/fleet/" + m.runID + "/alive/" + strconv.Itoa(i)
+}
+
+// joinedKey is the Redis hash of the members (by index) that have met at
+// a rendezvous of the run: one of them whose aliveKey is gone has died,
+// and the later rendezvous start without it.
+func (m *memberSetup) joinedKey() string {
+	return "simbench/fleet/" + m.runID + "/joined"
+}
+
+// keepAlive holds this member's aliveKey, refreshing it every quarter of
+// the arrival TTL, until the returned func is called, which deletes it (a
+// member that ends is not waited for).
+func (m *memberSetup) keepAlive() (stop func()) {
+	if m.launch == "" {
+		m.launch = rand.Text()
+	}
+	key, ttl := m.aliveKey(m.index), m.arrivalTTL()
+	ctx, cancel := context.WithCancel(context.Background())
+	set := func() {
+		c, done := context.WithTimeout(ctx, ttl/4)
+		defer done()
+		_ = m.rdb.Set(c, key, m.launch, ttl).Err()
+	}
+	set()
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(ttl / 4)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				set()
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-finished
+		c, done := context.WithTimeout(context.Background(), 2*time.Second)
+		defer done()
+		_ = m.rdb.Del(c, key).Err()
+	}
 }
 
 // arrivalTTL returns how long an arrival outlives its last refresh.
@@ -256,7 +343,9 @@ var errDuplicateMember = errors.New("another member has this member's index")
 // meetScript is one poll of a member at a rendezvous. KEYS: the starts by
 // launch (hash), the last start, the acks by launch (hash), then each
 // member's place (member i at KEYS[4+i], holding its launch, expiring
-// unless refreshed). ARGV: index, launch, TTL of a place (ms), and the
+// unless refreshed), each member's liveness (at KEYS[4+n+i]), and the
+// members that met before (hash by index). A member that met before and
+// whose liveness is gone has died: the meeting does not wait for it. ARGV: index, launch, TTL of a place (ms), and the
 // start (ns since the epoch, a string) if this poll completes the meeting.
 // A member takes its place (or refreshes it); with every place taken it
 // acks the launches it sees, and once every one of them has acked the same
@@ -278,27 +367,33 @@ elseif not holder then
 else
   return {'held', holder}
 end
-local n = #KEYS - 3
-local ids, present = {}, {'wait'}
+local n = (#KEYS - 4) / 2
+local joined = KEYS[#KEYS]
+local ids, at, present, dead = {}, {}, {'wait'}, 0
 for i = 1, n do
   local v = redis.call('GET', KEYS[3 + i])
   if v then
     table.insert(ids, v)
+    table.insert(at, i)
     table.insert(present, tostring(i - 1))
+  elseif redis.call('HEXISTS', joined, tostring(i - 1)) == 1 and redis.call('EXISTS', KEYS[3 + n + i]) == 0 then
+    dead = dead + 1
   end
 end
-if #ids < n then return present end
+if #ids < n - dead then return present end
 local seen = table.concat(ids, ',')
 redis.call('HSET', KEYS[3], launch, seen)
 redis.call('PEXPIRE', KEYS[3], 3600000)
-for i = 1, n do
-  if redis.call('HGET', KEYS[3], ids[i]) ~= seen then return present end
+for j = 1, #ids do
+  if redis.call('HGET', KEYS[3], ids[j]) ~= seen then return present end
 end
-for i = 1, n do
-  redis.call('HSET', KEYS[1], ids[i], ARGV[4])
-  redis.call('HDEL', KEYS[3], ids[i])
-  redis.call('DEL', KEYS[3 + i])
+for j = 1, #ids do
+  redis.call('HSET', KEYS[1], ids[j], ARGV[4])
+  redis.call('HDEL', KEYS[3], ids[j])
+  redis.call('DEL', KEYS[3 + at[j]])
+  redis.call('HSET', joined, tostring(at[j] - 1), ids[j])
 end
+redis.call('PEXPIRE', joined, 3600000)
 redis.call('PEXPIRE', KEYS[1], 3600000)
 redis.call('SET', KEYS[2], ARGV[4], 'PX', 3600000)
 return {'start', ARGV[4]}

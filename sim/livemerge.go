@@ -127,11 +127,13 @@ var ErrMissingMembers = errors.New("fleet members missing")
 // same code computes them for one process), and each strategy's
 // per-process rows the members' own. Peaks in flight (per service and in
 // the timeline's buckets) are the sums of the members' peaks: a bound on
-// the fleet's, which the members cannot see together. The adaptive
+// the fleet's, which the members cannot see together
+// (PeakInFlightBound says so). The adaptive
 // limits' traces, one per process, are left out. When members are
-// missing, the results cover the others, Invalid and PartialReason say
-// which are missing (and Partial is set), and the error wraps
-// ErrMissingMembers; members of another
+// missing, or a strategy lacks members that did not run it (listed in
+// their Fleet.Missing), the results cover the others, Invalid and
+// PartialReason say which are missing (and Partial is set, on the
+// strategy lacking members), and the error wraps ErrMissingMembers; members of another
 // run, duplicates, or results that are not a member's are an error.
 func MergeMembers(ms []*Member) (*results.Results, error) {
 	if len(ms) == 0 {
@@ -179,7 +181,7 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 			invalid = append(invalid, fmt.Sprintf("p%d: %s", m.Results.Fleet.Member+1, m.Results.Invalid))
 		}
 	}
-	var names []string
+	var names, unrun []string
 	for _, m := range ms {
 		for _, st := range m.Results.Strategies {
 			if !slices.Contains(names, st.Name) {
@@ -187,53 +189,91 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 			}
 		}
 	}
+	for _, m := range ms {
+		for _, name := range m.Results.Fleet.Missing {
+			if !slices.Contains(names, name) && !slices.Contains(unrun, name) {
+				unrun = append(unrun, name)
+			}
+		}
+	}
+	var lacking []string // "strategy "x": member i (pN), …" for each strategy some present member did not run
 	for _, name := range names {
 		var parts []*results.StrategyResult
 		var hs []*MemberHists
+		var without []string
 		for _, m := range ms {
 			if st := m.Results.Strategy(name); st != nil {
 				parts = append(parts, st)
 				hs = append(hs, m.hists(name))
+			} else {
+				without = append(without, memberName(m.Results.Fleet.Member))
 			}
 		}
 		st, err := mergeStrategy(parts, hs)
 		if err != nil {
 			return nil, fmt.Errorf("sim: strategy %q: %w", name, err)
 		}
-		if len(parts) < len(ms) {
+		if len(without) > 0 {
 			st.Partial = true
+			why := fmt.Sprintf("%s did not run it: the figures cover the others", strings.Join(without, ", "))
+			st.Invalid = joinReasons(append([]string{why}, nonEmpty(st.Invalid)...))
+			lacking = append(lacking, fmt.Sprintf("strategy %q: %s", name, strings.Join(without, ", ")))
 		}
 		out.Strategies = append(out.Strategies, st)
+	}
+	for _, name := range unrun {
+		lacking = append(lacking, fmt.Sprintf("strategy %q: every member", name))
 	}
 	var missing []string
 	for i, ok := range seen {
 		if !ok {
-			missing = append(missing, fmt.Sprintf("member %d (p%d)", i, i+1))
+			missing = append(missing, memberName(i))
 		}
 	}
 	var err error
-	if len(missing) > 0 {
-		why := fmt.Sprintf("%d of %d fleet members missing (%s)", len(missing), of, strings.Join(missing, ", "))
+	if len(missing) > 0 || len(lacking) > 0 {
+		var whys []string
+		if len(missing) > 0 {
+			whys = append(whys, fmt.Sprintf("%d of %d fleet members missing (%s)", len(missing), of, strings.Join(missing, ", ")))
+		}
+		if len(lacking) > 0 {
+			whys = append(whys, "strategies not run by every member ("+strings.Join(lacking, "; ")+")")
+		}
+		why := strings.Join(whys, "; ")
 		invalid = append([]string{why + ": the figures cover the others"}, invalid...)
 		var stopped []string // members present but interrupted
 		for _, m := range ms {
 			if m.Results.Partial {
-				stopped = append(stopped, fmt.Sprintf("member %d (p%d)", m.Results.Fleet.Member, m.Results.Fleet.Member+1))
+				stopped = append(stopped, memberName(m.Results.Fleet.Member))
 			}
 		}
 		if len(stopped) > 0 {
 			why += "; interrupted: " + strings.Join(stopped, ", ")
 		}
 		out.Partial, out.PartialReason = true, why
-		for i := range out.Strategies {
-			out.Strategies[i].Partial = true
+		if len(missing) > 0 {
+			for i := range out.Strategies {
+				out.Strategies[i].Partial = true
+			}
 		}
-		err = fmt.Errorf("sim: run %q: %w: %s", first.Fleet.RunID, ErrMissingMembers, strings.Join(missing, ", "))
+		err = fmt.Errorf("sim: run %q: %w: %s", first.Fleet.RunID, ErrMissingMembers, strings.Join(append(missing, lacking...), "; "))
 	}
 	if len(invalid) > 0 {
 		out.Invalid = joinReasons(invalid)
 	}
 	return &out, err
+}
+
+// memberName names member i (0-based) of a fleet as reports do: "member
+// 1 (p2)".
+func memberName(i int) string { return fmt.Sprintf("member %d (p%d)", i, i+1) }
+
+// nonEmpty returns s as a list of one reason, or none when s is "".
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // hists returns the member's histograms of strategy name (nil: none).
@@ -322,6 +362,7 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 	if len(invalid) > 0 {
 		r.Invalid = joinReasons(invalid)
 	}
+	r.PeakInFlightBound = len(parts) > 1 // the members' peaks, summed, need not have come at once
 	if finish > 0 {
 		r.FinishS = finish
 	}

@@ -84,7 +84,7 @@ func TestMergeMembersPercentiles(t *testing.T) {
 	if w := one.summary(); st.TurnLatencyMs.P50 != w.P50 || st.TurnLatencyMs.P95 != w.P95 || st.TurnLatencyMs.P99 != w.P99 || st.TurnLatencyMs.Max != w.Max || math.Abs(st.TurnLatencyMs.Mean-w.Mean) > 0.001 {
 		t.Errorf("merged %+v, one process's histogram %+v", st.TurnLatencyMs, w)
 	}
-	if st.Turns != 1550 || st.Calls != 1550 || st.Attempts != 1553 || st.RateLimited != 3 || st.PeakInFlight["api"] != 12 || st.AttemptsPerCall[0] != 1550 || len(st.Processes) != 3 {
+	if st.Turns != 1550 || st.Calls != 1550 || st.Attempts != 1553 || st.RateLimited != 3 || st.PeakInFlight["api"] != 12 || !st.PeakInFlightBound || st.AttemptsPerCall[0] != 1550 || len(st.Processes) != 3 {
 		t.Errorf("merged counts %+v", st)
 	}
 	if st.AnswerLatencyMs.AnsweredShare != 1 || float64(st.AnswerLatencyMs.P95) != st.TurnLatencyMs.P95 {
@@ -142,5 +142,40 @@ func TestMergeMembersRefuses(t *testing.T) {
 	}
 	if _, err := MergeMembers([]*Member{m0, fakeMember(0, 3, d, d)}); err == nil || !strings.Contains(err.Error(), "given twice") {
 		t.Errorf("a member twice: err %v", err)
+	}
+}
+
+// A member that ran the first of two strategies and not the second (its
+// results list it as missing) leaves the second merged from the others,
+// partial and naming it; the first is whole. A strategy no member ran is
+// named too.
+func TestMergeMembersStrategyMissing(t *testing.T) {
+	d := []time.Duration{time.Second, 2 * time.Second}
+	ms := []*Member{fakeMember(0, 2, d, d), fakeMember(1, 2, d, d)}
+	for _, m := range ms { // a second strategy, "later"
+		st := m.Results.Strategies[0]
+		st.Name = "later"
+		m.Results.Strategies = append(m.Results.Strategies, st)
+		h := m.Hists[0]
+		h.Strategy = "later"
+		m.Hists = append(m.Hists, h)
+	}
+	m1 := ms[1]
+	m1.Results.Strategies, m1.Hists = m1.Results.Strategies[:1], m1.Hists[:1]
+	m1.Results.Fleet.Missing = []string{"later", "never"}
+	ms[0].Results.Fleet.Missing = []string{"never"}
+	res, err := MergeMembers(ms)
+	if !errors.Is(err, ErrMissingMembers) || !strings.Contains(err.Error(), `strategy "later": member 1 (p2)`) || !strings.Contains(err.Error(), `strategy "never": every member`) {
+		t.Fatalf("err %v, want member 1 (p2) named for strategy later, and strategy never", err)
+	}
+	first, later := res.Strategies[0], res.Strategies[1]
+	if first.Partial || first.Invalid != "" || first.Turns != 4 || len(first.Processes) != 2 {
+		t.Errorf("shared: %+v, want both members' figures, whole", first)
+	}
+	if !later.Partial || !strings.Contains(later.Invalid, "member 1 (p2) did not run it") || later.Turns != 2 || len(later.Processes) != 1 {
+		t.Errorf("later: partial %v, invalid %q, %d turns over %d processes: want member 0's alone, naming member 1 (p2)", later.Partial, later.Invalid, later.Turns, len(later.Processes))
+	}
+	if !res.Partial || !strings.Contains(res.PartialReason, "member 1 (p2)") {
+		t.Errorf("partial %v (%q), want the member that did not run later named", res.Partial, res.PartialReason)
 	}
 }

@@ -148,6 +148,12 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 		r.QuotaUsed = map[string]float64{}
 	}
 	addServiceBooks(r, names, models, orig.Duration)
+	// The provider saw every member's attempts: its peak is the fleet's,
+	// where the members' summed peaks are only a bound.
+	for i, name := range names {
+		r.PeakInFlight[name] = models[i].stats.PeakConcurrency
+	}
+	r.PeakInFlightBound = false
 	r.WastedWorkS = round6(r.WastedWorkS)
 	invalid := r.Invalid
 	r.Invalid = ""

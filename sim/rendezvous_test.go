@@ -96,3 +96,37 @@ func waitKeys(t *testing.T, rdb *redis.Client, pattern string) {
 	}
 	t.Fatalf("no key %s appeared", pattern)
 }
+
+// A member that met at an earlier rendezvous and has died (its liveness
+// key gone) is not waited for at the next: the others start without it.
+// One still alive, or one that never met, is waited for.
+func TestRendezvousSkipsDeadMember(t *testing.T) {
+	rs := redistest.Start(t)
+	rdb := redistest.Client(t, rs.URL())
+	const runID = "dead-test"
+	// Both meet at the first strategy, keeping alive while they run.
+	a := &memberSetup{index: 0, n: 2, runID: runID, rdb: rdb, wait: 10 * time.Second, ttl: time.Second}
+	b := &memberSetup{index: 1, n: 2, runID: runID, rdb: rdb, wait: 10 * time.Second, ttl: time.Second}
+	stopA, stopB := a.keepAlive(), b.keepAlive()
+	defer stopA()
+	if _, errs := meetAll(a, b); errs[0] != nil || errs[1] != nil {
+		t.Fatalf("the first rendezvous: %v", errs)
+	}
+	// Member 1 alive: member 0 waits for it, and gives up.
+	a.wait = 100 * time.Millisecond
+	if _, err := a.meet(context.Background(), "second"); !errors.Is(err, errRendezvous) {
+		t.Fatalf("member 1 alive and away: %v, want member 0 to wait for it", err)
+	}
+	// Member 1 dies (its key gone, as when it stops refreshing): member 0
+	// starts alone.
+	stopB()
+	a.wait = 10 * time.Second
+	if _, err := a.meet(context.Background(), "second"); err != nil {
+		t.Fatalf("member 1 dead: %v, want member 0 to start without it", err)
+	}
+	// Another run whose member 1 never met is waited for.
+	c := &memberSetup{index: 0, n: 2, runID: "never-met-test", rdb: rdb, wait: 100 * time.Millisecond}
+	if _, err := c.meet(context.Background(), "s"); !errors.Is(err, errRendezvous) {
+		t.Fatalf("member 1 never met: %v, want member 0 to wait for it", err)
+	}
+}

@@ -7,19 +7,17 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// DefaultDialTimeout bounds a new connection to Redis when the options
-// given to NewClient set none: twice DefaultTimeout, so that a dead server
-// costs a Failover probe little, and a connection made just before the
-// deadline still has a round trip's worth of time.
-const DefaultDialTimeout = 2 * DefaultTimeout
-
 // NewClient returns a go-redis client for a Redis backend: opt, copied,
 // with ContextTimeoutEnabled set, so that a round trip ends at its
-// context's deadline (Failover's Timeout, 50 ms by default) instead of at
+// context's deadline (Failover's Timeout, 250 ms by default) instead of at
 // go-redis's ReadTimeout (3 s, and 5 s of dialling before it) when the
 // server is hung; MaxRetries, when 0, set to -1 (no retries: Failover
 // retries by probing, and a retry would only spend the deadline); and
-// DialTimeout, when 0, set to DefaultDialTimeout. opt is not modified.
+// DialTimeout, when 0, set to DefaultDialTimeout (1 s). Under a Failover
+// the wait for a connection ends at the deadline of the Failover's own
+// budget (Failover.DialTimeout, which follows its Timeout); a dial still
+// under way then goes on in the background and leaves its connection in
+// the pool. opt is not modified.
 func NewClient(opt *redis.Options) *redis.Client {
 	o := *opt
 	o.ContextTimeoutEnabled = true

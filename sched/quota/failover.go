@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -21,11 +22,37 @@ const (
 	FailClosed
 )
 
-// DefaultTimeout bounds each round trip to the primary backend.
-const DefaultTimeout = 50 * time.Millisecond
+// DefaultTimeout bounds each round trip to the primary backend. It is
+// chosen for a Redis up to 100 ms of round-trip time away (another
+// availability zone is 1–2 ms, another region 30–100 ms): a script's round
+// trip then has 2.5 times its RTT. A hung Redis costs one reservation this
+// long before the switch to the fallback; the reservations after it do not
+// wait.
+const DefaultTimeout = 250 * time.Millisecond
 
 // DefaultProbeEvery is how often, while down, Failover tries the primary again.
 const DefaultProbeEvery = time.Second
+
+// DialFactor is how many times Failover.Timeout a Connector's connections
+// get to open (dial, handshake and script load: 3 or 4 round trips), when
+// Failover.DialTimeout is 0.
+const DialFactor = 4
+
+// DefaultDialTimeout bounds the opening of a Connector's connections at the
+// default timeout: DialFactor × DefaultTimeout.
+const DefaultDialTimeout = DialFactor * DefaultTimeout
+
+// Connector is a Backend whose connections Failover opens off the path of
+// any reservation, on a budget of their own (Failover.DialTimeout): Redis
+// is one. A round trip on a connection that is not open yet would spend a
+// reservation's timeout on the dial and the handshake, which at tens of
+// milliseconds of RTT do not fit in it.
+type Connector interface {
+	// Connect makes the backend's connections ready (dialled, handshaken,
+	// its scripts loaded) within ctx's deadline, and reports whether the
+	// backend answered on them.
+	Connect(ctx context.Context) error
+}
 
 // Event reports a switch between the primary backend and the fallback.
 type Event struct {
@@ -44,12 +71,27 @@ type Stats struct {
 	FallbackGrants int64 // reservations granted by the local fallback bucket
 	Refused        int64 // reservations refused with ErrUnavailable (FailClosed)
 	Forfeited      int64 // refunds to the primary lost while it was down
+	Probes         int64 // tries of the primary while down (in-line round trips, or background connects)
+	Connects       int64 // a Connector's connections opened (at first use, then at each probe that reached the server)
 }
 
 // Failover is a Backend that sends every operation to Primary with a
 // timeout per round trip and, when a round trip fails, switches to Policy
-// until a probe (at most every ProbeEvery, made by a real operation)
-// succeeds. Every Reserve gets exactly one answer from exactly one bucket:
+// until a probe (at most every ProbeEvery) succeeds.
+//
+// When Primary is a Connector (Redis is) and Timeout is not negative, its
+// connections are opened on a budget of their own, DialTimeout: at first
+// use (the first operations wait for it; a failure switches to the
+// fallback), and while down by each probe, which runs in the background
+// (the operations meanwhile are served by the fallback without waiting):
+// a Connect, then a peek at the bucket within Timeout on the open
+// connections, switching back when both succeed. go-redis
+// closes a connection whose command hit its deadline, so a probe made by
+// a reservation would dial again within one timeout; at 30 ms of RTT the
+// dial, handshake and script load do not fit in 50 ms, and Redis would
+// never be used again. Otherwise (a simulated store on a virtual clock)
+// a probe is a real operation sent to the primary.
+// Every Reserve gets exactly one answer from exactly one bucket:
 // a reservation is never granted by both. A reservation whose round trip
 // timed out may still have been applied by the server; those units are
 // forfeited, which errs on the side of the limit. Settle and Refund go to
@@ -68,8 +110,10 @@ type Failover struct {
 	// simulated store on a virtual clock, which must not arm real timers).
 	Timeout    time.Duration
 	ProbeEvery time.Duration // DefaultProbeEvery if 0
-	OnSwitch   func(Event)   // called (synchronously, without locks held) on each switch; may be nil
-	Now        func() time.Time
+	// DialTimeout bounds a Connector's Connect (DialFactor × Timeout if 0).
+	DialTimeout time.Duration
+	OnSwitch    func(Event) // called (synchronously, without locks held) on each switch; may be nil
+	Now         func() time.Time
 
 	mu        sync.Mutex
 	local     *Memory
@@ -78,6 +122,10 @@ type Failover struct {
 	lastProbe time.Time
 	holders   int
 	stats     Stats
+	ready     chan struct{}  // closed when the first use's Connect is done (nil before it begins)
+	probing   bool           // a background Connect is in flight
+	closed    bool           // Close was called: no more background work
+	bg        sync.WaitGroup // background Connects
 }
 
 func (f *Failover) init() {
@@ -103,6 +151,75 @@ func (f *Failover) Down() bool {
 	return f.down
 }
 
+// Close waits for the background Connects in flight (each bounded by
+// DialTimeout plus Timeout) and starts no more (a Failover closed before
+// its first use never connects); the Failover still answers
+// every operation afterwards. Close does not close Primary's client.
+func (f *Failover) Close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	f.bg.Wait()
+}
+
+// connector returns Primary as a Connector whose connections Failover
+// opens in the background, or nil (Primary is no Connector, or Timeout is
+// negative: a virtual clock, on which nothing may run in the background).
+func (f *Failover) connector() Connector {
+	if c, ok := f.Primary.(Connector); ok && f.Timeout >= 0 {
+		return c
+	}
+	return nil
+}
+
+// timeouts returns the round trip's timeout and the connections' budget.
+func (f *Failover) timeouts() (timeout, dial time.Duration) {
+	timeout = cmp.Or(f.Timeout, DefaultTimeout)
+	return timeout, cmp.Or(f.DialTimeout, DialFactor*timeout)
+}
+
+// connect starts, with f.mu held, a background Connect of c on the dial
+// budget: a probe when probe is set (Primary's connections did not answer
+// in epoch), which then peeks at lim's bucket within the round trip's
+// timeout and switches back to the primary when both succeed; otherwise
+// the first use's, which closes f.ready when done and switches to the
+// fallback when it fails.
+func (f *Failover) connect(c Connector, probe bool, lim Limit) {
+	f.probing = true
+	epoch := f.epoch
+	if probe {
+		f.stats.Probes++
+	}
+	ready := f.ready
+	f.bg.Add(1)
+	go func() {
+		defer f.bg.Done()
+		timeout, dial := f.timeouts()
+		ctx, cancel := context.WithTimeout(context.Background(), dial)
+		err := c.Connect(ctx)
+		cancel()
+		if err == nil {
+			f.mu.Lock()
+			f.stats.Connects++
+			f.mu.Unlock()
+			if probe {
+				ctx, cancel = context.WithTimeout(context.Background(), timeout)
+				_, err = f.Primary.Available(ctx, lim)
+				cancel()
+			}
+		}
+		f.mu.Lock()
+		f.probing = false
+		f.mu.Unlock()
+		if probe || err != nil {
+			f.result(err, epoch)
+		}
+		if !probe {
+			close(ready)
+		}
+	}()
+}
+
 func (f *Failover) divisor() int {
 	if f.Processes > 0 {
 		return f.Processes
@@ -110,12 +227,25 @@ func (f *Failover) divisor() int {
 	return max(f.holders, 1)
 }
 
-// usePrimary says whether this operation should try the primary, and the
-// epoch the round trip begins in (pass it to result).
-func (f *Failover) usePrimary() (bool, int) {
+// usePrimary says whether this operation, on lim, should try the
+// primary, and the epoch the round trip begins in (pass it to result). The
+// first operations on a Connector wait for its first Connect (at most
+// DialTimeout).
+func (f *Failover) usePrimary(lim Limit) (bool, int) {
+	f.mu.Lock()
+	f.init()
+	c := f.connector()
+	if c != nil && f.ready == nil && !f.closed {
+		f.ready = make(chan struct{})
+		f.connect(c, false, lim)
+	}
+	ready := f.ready
+	f.mu.Unlock()
+	if ready != nil {
+		<-ready
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.init()
 	if !f.down {
 		return true, f.epoch
 	}
@@ -123,8 +253,15 @@ func (f *Failover) usePrimary() (bool, int) {
 	if every <= 0 {
 		every = DefaultProbeEvery
 	}
-	if now := f.Now(); now.Sub(f.lastProbe) >= every {
+	if now := f.Now(); now.Sub(f.lastProbe) >= every && !f.probing {
 		f.lastProbe = now
+		if c != nil {
+			if !f.closed {
+				f.connect(c, true, lim)
+			}
+			return false, f.epoch
+		}
+		f.stats.Probes++
 		return true, f.epoch
 	}
 	return false, f.epoch
@@ -168,19 +305,16 @@ func (f *Failover) result(err error, epoch int) {
 }
 
 func (f *Failover) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
-	t := f.Timeout
-	switch {
-	case t < 0:
+	if f.Timeout < 0 {
 		return ctx, func() {}
-	case t == 0:
-		t = DefaultTimeout
 	}
+	t, _ := f.timeouts()
 	return context.WithTimeout(ctx, t)
 }
 
 // Reserve implements Backend.
 func (f *Failover) Reserve(ctx context.Context, l Limit, n float64, maxWait time.Duration) (Reservation, error) {
-	if use, epoch := f.usePrimary(); use {
+	if use, epoch := f.usePrimary(l); use {
 		c, cancel := f.ctx(ctx)
 		r, err := f.Primary.Reserve(c, l, n, maxWait)
 		cancel()
@@ -269,7 +403,7 @@ func (f *Failover) Refund(ctx context.Context, l Limit, n float64, m Mark) error
 // Available implements Backend: the primary's figure, or while down the
 // fallback bucket's.
 func (f *Failover) Available(ctx context.Context, l Limit) (float64, error) {
-	if use, epoch := f.usePrimary(); use {
+	if use, epoch := f.usePrimary(l); use {
 		c, cancel := f.ctx(ctx)
 		a, err := f.Primary.Available(c, l)
 		cancel()

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -41,8 +42,39 @@ type Redis struct {
 	// Redis server's TIME: for tests that pin time. Every process sharing a
 	// bucket must then agree on it.
 	Now func() time.Time
+	// Conns is how many connections Connect opens at once (DefaultConns
+	// if 0): the pool a Failover keeps warm for the quota path.
+	Conns int
 
 	roundTrips atomic.Int64
+}
+
+// DefaultConns is how many connections Redis.Connect opens: a Shared
+// quota's operations on one key rarely overlap more than twice.
+const DefaultConns = 2
+
+// Connect implements Connector: it loads the script on Conns connections
+// at once (SCRIPT LOAD, which is no script call: RoundTrips does not count
+// it), dialling and handshaking those the client's pool lacks, within
+// ctx's deadline. A successful Connect leaves them idle in the pool, the
+// script known to the server, so that a reservation's round trip is one
+// EVALSHA on an open connection.
+func (r *Redis) Connect(ctx context.Context) error {
+	if !honoursDeadlines(r.Client) {
+		panic(errIgnoresDeadlines)
+	}
+	n := cmp.Or(max(r.Conns, 0), DefaultConns)
+	errs := make(chan error, n)
+	for range n {
+		go func() { errs <- script.Load(ctx, r.Client).Err() }()
+	}
+	var err error
+	for range n {
+		if e := <-errs; e != nil && err == nil {
+			err = fmt.Errorf("quota: connect: %w", e)
+		}
+	}
+	return err
 }
 
 // DefaultHolderTTL is how long a process stays counted among a bucket's

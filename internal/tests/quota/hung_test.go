@@ -35,65 +35,80 @@ func silentListener(tb testing.TB) string {
 	return ln.Addr().String()
 }
 
-// pausedServer returns a client of a redis-server that answered one
-// reservation and was then stopped with SIGSTOP (resumed when tb ends), so
-// the client holds a pooled connection to a server that reads nothing.
-func pausedServer(tb testing.TB) *redis.Client {
+// pausedServer returns a source of Failovers on a redis-server stopped
+// with SIGSTOP (resumed when tb ends): each one is made while the server
+// runs and has its connections open and one reservation granted by Redis,
+// then the server is stopped, so that it holds pooled connections to a
+// server that reads nothing.
+func pausedServer(tb testing.TB) func() *Failover {
 	tb.Helper()
 	srv := redistest.Start(tb)
 	c := NewClient(slowOptions(srv.Addr()))
 	tb.Cleanup(func() { c.Close() })
-	if r, err := NewRedis(c).Reserve(context.Background(), hungLimit, 1, 0); err != nil || !r.OK {
-		tb.Fatalf("before the stop: %+v, %v", r, err)
-	}
-	if err := srv.Pause(); err != nil {
-		tb.Fatal(err)
-	}
 	tb.Cleanup(func() { _ = srv.Resume() })
-	return c
+	return func() *Failover {
+		if err := srv.Resume(); err != nil {
+			tb.Fatal(err)
+		}
+		f := &Failover{Primary: NewRedis(c), Processes: 2}
+		if r, err := f.Reserve(context.Background(), hungLimit, 1, 0); err != nil || !r.OK || r.Mark.Local() {
+			tb.Fatalf("before the stop: %+v, %v", r, err)
+		}
+		if err := srv.Pause(); err != nil {
+			tb.Fatal(err)
+		}
+		return f
+	}
 }
 
-// hungPeers are the two hung peers, each returning a client of one.
+// hungPeers are the two hung peers, each returning a source of Failovers
+// whose next reservation meets a hung peer, and the budget that
+// reservation falls back within: on a silent listener a Failover's first
+// reservation waits for its connections (DefaultDialTimeout); on a
+// SIGSTOPped redis-server its connections are open, and a round trip waits
+// out DefaultTimeout.
 var hungPeers = []struct {
-	name   string
-	client func(testing.TB) *redis.Client
+	name     string
+	failover func(testing.TB) func() *Failover
+	budget   time.Duration
 }{
-	{"silent-listener", func(tb testing.TB) *redis.Client {
+	{"silent-listener", func(tb testing.TB) func() *Failover {
 		c := NewClient(slowOptions(silentListener(tb)))
 		tb.Cleanup(func() { c.Close() })
-		return c
-	}},
-	{"sigstopped-redis", pausedServer},
+		return func() *Failover { return &Failover{Primary: NewRedis(c), Processes: 2} }
+	}, DefaultDialTimeout},
+	{"sigstopped-redis", pausedServer, DefaultTimeout},
 }
 
-// fallBack makes one reservation through a Failover at the default
-// timeout on c and returns how long it took; it fails tb unless the
-// reservation was granted by the local fallback after one switch.
-func fallBack(tb testing.TB, c *redis.Client) time.Duration {
+// fallBack makes one reservation through f and returns how long it took;
+// it fails tb unless the reservation was granted by the local fallback
+// after one failed round trip (or connect) and one switch.
+func fallBack(tb testing.TB, f *Failover) time.Duration {
 	tb.Helper()
-	f := &Failover{Primary: NewRedis(c), Processes: 2}
+	before := f.Stats()
 	start := time.Now()
 	r, err := f.Reserve(context.Background(), hungLimit, 1, 0)
 	took := time.Since(start)
+	f.Close()
 	if err != nil || !r.OK || !r.Mark.Local() {
 		tb.Fatalf("Reserve against a hung peer: %+v, %v; want a grant from the local fallback", r, err)
 	}
-	if st := f.Stats(); st.Switches != 1 || st.FallbackGrants != 1 || st.PrimaryErrors != 1 {
-		tb.Fatalf("stats %+v: want one failed round trip, one switch, one fallback grant", st)
+	if st := f.Stats(); st.Switches-before.Switches != 1 || st.FallbackGrants-before.FallbackGrants != 1 || st.PrimaryErrors-before.PrimaryErrors != 1 {
+		tb.Fatalf("stats %+v (before %+v): want one failed round trip, one switch, one fallback grant", st, before)
 	}
 	return took
 }
 
 // TestFailoverHungPeer checks that a Reserve against a peer that never
 // answers (a silent listener, a SIGSTOPped redis-server) falls back to the
-// local bucket after one failed round trip, with the client's own timeouts
-// a minute long. It times nothing: TestLongFailoverHungPeerWithinTwiceTimeout
+// local bucket after one failed round trip (or connect), with the
+// client's own timeouts a minute long. It times nothing: TestLongFailoverHungPeerWithinTwiceTimeout
 // (long tag) and BenchmarkFailoverHungPeer measure how soon the context
 // deadline ends the round trip.
 func TestFailoverHungPeer(t *testing.T) {
 	for _, tt := range hungPeers {
 		t.Run(tt.name, func(t *testing.T) {
-			fallBack(t, tt.client(t))
+			fallBack(t, tt.failover(t)())
 		})
 	}
 }
@@ -149,20 +164,24 @@ func TestParseURL(t *testing.T) {
 }
 
 // BenchmarkFailoverHungPeer measures how long a Reserve takes to fall back
-// when the peer hangs, at the default 50 ms timeout: fallback-ms per
-// reservation and its ratio to the timeout (×timeout; the README promises
-// at most 2).
+// when the peer hangs, at the default timeouts: fallback-ms per
+// reservation and its ratio to the peer's budget (×budget: the dial
+// budget on a silent listener, the round trip's on a SIGSTOPped server;
+// the README promises at most 2).
 func BenchmarkFailoverHungPeer(b *testing.B) {
 	for _, tt := range hungPeers {
 		b.Run(tt.name, func(b *testing.B) {
-			c := tt.client(b)
+			next := tt.failover(b)
 			var total time.Duration
 			for b.Loop() {
-				total += fallBack(b, c)
+				b.StopTimer()
+				f := next()
+				b.StartTimer()
+				total += fallBack(b, f)
 			}
 			per := total / time.Duration(b.N)
 			b.ReportMetric(float64(per.Microseconds())/1000, "fallback-ms")
-			b.ReportMetric(float64(per)/float64(DefaultTimeout), "×timeout")
+			b.ReportMetric(float64(per)/float64(tt.budget), "×budget")
 		})
 	}
 }

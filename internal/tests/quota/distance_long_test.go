@@ -1,0 +1,55 @@
+//go:build long
+
+package quota_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/simbench/simbench/sched/quota"
+)
+
+// distances are the round-trip times the long distant-Redis tests put
+// between the Failover and Redis: a Redis in another region, near and far.
+var distances = []time.Duration{30 * time.Millisecond, 100 * time.Millisecond}
+
+// TestLongFailoverDistantRedis makes one reservation every 100 ms for 20 s
+// through a Redis 30 ms and 100 ms of RTT away, at the library's defaults,
+// and checks that Redis grants at least 95% of them (it granted none
+// before the connections were opened off the reservations' path).
+func TestLongFailoverDistantRedis(t *testing.T) {
+	for _, rtt := range distances {
+		t.Run(fmt.Sprint(rtt), func(t *testing.T) {
+			t.Parallel()
+			f := &Failover{}
+			distantFailover(t, rtt, f)
+			const n = 200
+			reserveEvery(t, f, distantLimit("distant-"+rtt.String()), n, 100*time.Millisecond)
+			st := f.Stats()
+			t.Logf("RTT %v: %d of %d reservations granted by Redis, %d by the fallback (stats %+v)", rtt, st.PrimaryGrants, n, st.FallbackGrants, st)
+			if st.PrimaryGrants*100 < n*95 {
+				t.Fatalf("Redis granted %d of %d reservations, want at least 95%%", st.PrimaryGrants, n)
+			}
+		})
+	}
+}
+
+// TestLongFailoverOutage cuts a Redis 30 ms and 100 ms of RTT away for
+// 10 s, reserving every 100 ms at the library's defaults, and checks that
+// the Failover falls back during the cut, is back on Redis within two
+// probes (two probe intervals) begun after the restore, and is then
+// served by Redis.
+func TestLongFailoverOutage(t *testing.T) {
+	for _, rtt := range distances {
+		t.Run(fmt.Sprint(rtt), func(t *testing.T) {
+			t.Parallel()
+			f := &Failover{}
+			const after = 20
+			o := cutAndRestore(t, rtt, f, 30, 100, 100, after, 100*time.Millisecond)
+			t.Logf("RTT %v: %d probes during the cut, %d after the restore until the switch back; stats %+v",
+				rtt, o.atRestore.Probes, o.atRecovery.Probes-o.atRestore.Probes, o.st)
+			o.check(t, after)
+		})
+	}
+}
