@@ -48,7 +48,7 @@ func (c *CheckCmd) Run() error {
 		c.Command = c.Command[1:] // kong passes the separator through
 	}
 	var rec check.Recorder
-	srv, services, err := c.start(sc, errOut, false, rec.Add)
+	srv, services, err := c.start(sc, errOut, true, rec.Add) // /metrics as serve --metrics
 	if err != nil {
 		return err
 	}

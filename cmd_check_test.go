@@ -148,6 +148,15 @@ func TestCheckWithoutAClientFails(t *testing.T) {
 	}
 }
 
+func TestCheckServesMetrics(t *testing.T) {
+	var errOut bytes.Buffer
+	cmd := &CheckCmd{Scenario: "tier3", Command: []string{"--", "true"}, Stdout: new(bytes.Buffer), Stderr: &errOut}
+	cmd.Run() // no requests: a FAIL, beside the point here
+	if !strings.Contains(errOut.String(), "/metrics\n") {
+		t.Errorf("check names no /metrics endpoint:\n%s", errOut.String())
+	}
+}
+
 func TestCheckReportsAFailingCommand(t *testing.T) {
 	var out bytes.Buffer
 	cmd := &CheckCmd{Scenario: "tier3", Command: []string{"--", "false"}, Stdout: &out, Stderr: new(bytes.Buffer)}
