@@ -17,12 +17,17 @@ import (
 // of its retries to mean anything.
 const minShared = 3
 
+// minHerds is the fewest herds that WARN on the jitter line (see jitter).
+const minHerds = 2
+
 // jitter grades the spread of the retries after each shared 429: 429s
 // answered within rules.JitterWindow of the first of them, at least
 // minShared of them retried. A shared 429 whose retries spread over less
 // than max(JitterMinSpread, JitterMinShare × their median delay) (see
 // spreadOf) returned as a herd. FAIL when half the shared
-// 429s or more did, WARN when any did. A shared 429 whose retries spread
+// 429s or more did, WARN when minHerds or more did: one herd among a few
+// retries is what full jitter gives by chance (three retries jittered
+// over a span fall within a tenth of it one time in 36). A shared 429 whose retries spread
 // enough for their delays but not for their count (the request limit
 // cannot admit so many so fast) is a herd only when capped says the
 // client kept its cap: otherwise the crowd is the missing cap's doing,
@@ -43,8 +48,8 @@ func jitter(recs []*fakeapi.Record, calls []*call, rules Rules, capped bool) Lin
 	}
 	slices.SortStableFunc(limited, func(a, b *fakeapi.Record) int { return cmp.Compare(a.Answered, b.Answered) })
 	l := Line{Check: CheckJitter, Verdict: Pass,
-		Rule: fmt.Sprintf("the retries after a shared 429 (%d or more 429s within %v) spread, in arrival and in delay, over at least max(%v, %g × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short",
-			minShared, rules.JitterWindow, rules.JitterMinSpread, rules.JitterMinShare)}
+		Rule: fmt.Sprintf("the retries after a shared 429 (%d or more 429s within %v) spread, in arrival and in delay, over at least max(%v, %g × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short, WARN when %d do",
+			minShared, rules.JitterWindow, rules.JitterMinSpread, rules.JitterMinShare, minHerds)}
 	shared, herds, crowds := 0, 0, 0
 	worst, worstNeed := time.Duration(-1), time.Duration(0)
 	for i := 0; i < len(limited); {
@@ -83,7 +88,7 @@ func jitter(recs []*fakeapi.Record, calls []*call, rules Rules, capped bool) Lin
 	switch {
 	case 2*herds >= shared:
 		l.Verdict = Fail
-	case herds > 0:
+	case herds >= minHerds:
 		l.Verdict = Warn
 	}
 	return l

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -424,5 +425,33 @@ func TestGradeCountsLostToolResults(t *testing.T) {
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "1 of 2 tool calls lost their result") {
 		t.Errorf("summary: %v\n%s", err, text.String())
+	}
+}
+
+func TestJitterWarnsOnTwoHerdsNotOne(t *testing.T) {
+	// Shared 429s a second apart, 4 calls each, told 100 ms: the retries
+	// of herd groups come at once, the others spread 150 ms apart.
+	shared := func(groups, herds int) []fakeapi.Record {
+		var recs []fakeapi.Record
+		for g := range groups {
+			for i := range 4 {
+				id, at := uint64(10*g+i), 1000*g+i
+				retry := at + 100 + 150*i
+				if g < herds {
+					retry = at + 100
+				}
+				recs = append(recs, limited(id, at, 100), ok(id, retry, retry+10))
+			}
+		}
+		return recs
+	}
+	for _, tt := range []struct {
+		groups, herds int
+		want          Verdict
+	}{{5, 0, Pass}, {5, 1, Pass}, {5, 2, Warn}, {4, 2, Fail}} {
+		l := gradeOf(t, shared(tt.groups, tt.herds), CheckJitter)
+		if l.Verdict != tt.want || !strings.HasPrefix(l.Figure, fmt.Sprintf("%d of %d shared 429s", tt.herds, tt.groups)) {
+			t.Errorf("%d herds of %d: %s (%s), want %s", tt.herds, tt.groups, l.Verdict, l.Figure, tt.want)
+		}
 	}
 }
