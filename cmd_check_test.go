@@ -111,8 +111,8 @@ func wantNoFault(t *testing.T, rep *check.Report, err error) {
 	if rep.Count()[check.NotMeasured] > 0 {
 		want = exitNotMeasured
 	}
-	if exitCode(err) != want {
-		t.Errorf("exit code %d (%v), want %d; the report:\n%+v", exitCode(err), err, want, rep.Lines)
+	if codeOf(err) != want {
+		t.Errorf("exit code %d (%v), want %d; the report:\n%+v", codeOf(err), err, want, rep.Lines)
 	}
 	for _, l := range rep.Lines {
 		if l.Verdict != check.Pass && l.Verdict != check.NotMeasured {
