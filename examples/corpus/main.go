@@ -226,4 +226,3 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	}
 }
-
