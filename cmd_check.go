@@ -130,7 +130,7 @@ else "anonymous"; give each process or conversation its own header. An attempt
 belongs to a call by its Idempotency-Key, else by its client, method, path and
 body: it retries an open call of that identity whose last attempt failed, or
 one still being served when it declares a retry (x-stainless-retry-count or
-X-Simbench-Retry above 0) or declares nothing and comes 100ms or more after
+X-Simbench-Retry above 0) or declares nothing and comes 1s or more after
 it (a retry after a timeout). A model request begins a new round: the same
 tool call in two rounds is two calls. A new Idempotency-Key is matched the
 same way, so an agent's retries around its SDK's count as one call's attempts.
@@ -139,7 +139,7 @@ Lines per client and service (defaults; the scenario's [check] table changes
 them): in_flight (at most the Little's-law cap simbench recommend sets),
 rate_limited (WARN above 1%, FAIL above 10% of attempts answered 429),
 early_retries (none before the delay a 429 gave), jitter (the retries after
-3 or more 429s within 100ms spread over at least max(20ms, 0.1 x their median
+5 or more 429s within 100ms spread over at least max(20ms, 0.1 x their median
 delay, their count / the request limit)), attempts (WARN above 5, FAIL above
 10 per call), cancellation (no attempt left running while its call was
 retried and its connection kept open more than 250ms after the retry

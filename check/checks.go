@@ -14,8 +14,11 @@ import (
 )
 
 // minShared is the fewest retried 429s a shared 429 needs for the spread
-// of its retries to mean anything.
-const minShared = 3
+// of its retries to mean anything: n retries jittered over a span fall
+// within a fraction x of it (p10 to p90, which for n up to 9 is their
+// range) with probability about n·x^(n-1): for 3 retries within a tenth,
+// one time in 36, too often to call a herd; for 5, one in 2,000.
+const minShared = 5
 
 // minHerds is the fewest herds that WARN on the jitter line (see jitter).
 const minHerds = 2
@@ -25,9 +28,8 @@ const minHerds = 2
 // minShared of them retried. A shared 429 whose retries spread over less
 // than max(JitterMinSpread, JitterMinShare × their median delay) (see
 // spreadOf) returned as a herd. FAIL when half the shared
-// 429s or more did, WARN when minHerds or more did: one herd among a few
-// retries is what full jitter gives by chance (three retries jittered
-// over a span fall within a tenth of it one time in 36). A shared 429 whose retries spread
+// 429s or more did, WARN when minHerds or more did: one herd is still
+// what full jitter gives by chance now and then. A shared 429 whose retries spread
 // enough for their delays but not for their count (the request limit
 // cannot admit so many so fast) is a herd only when capped says the
 // client kept its cap: otherwise the crowd is the missing cap's doing,
@@ -172,21 +174,19 @@ func cancellation(calls []*call, rules Rules) Line {
 }
 
 // writes grades the client's writes: admitted while another write to the
-// same resource was in flight (overlapping), or retried without an
+// same resource was in flight (overlapping; not a retry that overlapped
+// only the attempt its client had just closed, see closedLate), or retried without an
 // Idempotency-Key after an attempt whose fate the client could not know
 // (a timeout, a reset or a 5xx; see uncertain), so that the server cannot
 // tell the retry from a second write. The figure adds the calls the
 // server applied twice (see call.applied), under one key or none: with a
 // key that is the service's not deduplicating, not the client's doing.
 // It reports false when there were no writes.
-func writes(recs []*fakeapi.Record, calls []*call) (Line, bool) {
-	n, races, unkeyed, twice := 0, 0, 0, 0
+func writes(recs []*fakeapi.Record, calls []*call, grace time.Duration) (Line, bool) {
+	n, races, own, unkeyed, twice := 0, 0, 0, 0, 0
 	for _, r := range recs {
 		if r.Write {
 			n++
-			if r.WriteRace {
-				races++
-			}
 		}
 	}
 	if n == 0 {
@@ -196,8 +196,15 @@ func writes(recs []*fakeapi.Record, calls []*call) (Line, bool) {
 		if c.applied() > 1 {
 			twice++
 		}
-		for i := 1; i < len(c.attempts); i++ {
-			if a := c.attempts[i]; a.Write && a.IdempotencyKey == "" && uncertain(c.attempts[i-1], a) {
+		for i, a := range c.attempts {
+			if a.Write && a.WriteRace {
+				if i > 0 && closedLate(c.attempts[i-1], a, grace) {
+					own++
+				} else {
+					races++
+				}
+			}
+			if i > 0 && a.Write && a.IdempotencyKey == "" && uncertain(c.attempts[i-1], a) {
 				unkeyed++
 			}
 		}
@@ -206,10 +213,22 @@ func writes(recs []*fakeapi.Record, calls []*call) (Line, bool) {
 		Figure: fmt.Sprintf("%d writes: %d overlapping another to the same resource, %d retried without an Idempotency-Key after a timeout, reset or 5xx; %d calls applied twice by the server",
 			n, races, unkeyed, twice),
 		Rule: "no write overlaps another to its resource; a write retried after an unknown outcome carries an Idempotency-Key"}
+	if own > 0 {
+		l.Figure += fmt.Sprintf("; %d retries overlapped only the attempt their client had just closed, the server yet to see it (within %v)", own, grace)
+	}
 	if races+unkeyed > 0 {
 		l.Verdict = Fail
 	}
 	return l, true
+}
+
+// closedLate reports whether next, the attempt after a in its call,
+// arrived while the server still served a whose client had closed it,
+// the server seeing the disconnect within grace after next arrived: a
+// client that cancels and retries at once has its retry reach the server
+// first. A write race of next is then with a, which the client had let go.
+func closedLate(a, next *fakeapi.Record, grace time.Duration) bool {
+	return (a.Cancelled || a.Left > 0) && a.Answered > next.Arrived && min(a.Answered, a.Left)-next.Arrived <= grace
 }
 
 // answerGap grades the p95 time from one model answer to the client to the

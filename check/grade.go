@@ -126,7 +126,7 @@ func gradeOne(recs []*fakeapi.Record, calls []*call, rules Rules) []Line {
 	if l, ok := nonRetryable(calls, rules); ok {
 		lines = append(lines, l)
 	}
-	if l, ok := writes(recs, calls); ok {
+	if l, ok := writes(recs, calls, rules.AbandonGrace); ok {
 		lines = append(lines, l)
 	}
 	if l, ok := answerGap(recs, rules); ok {

@@ -119,10 +119,10 @@ func cancelled(r fakeapi.Record) fakeapi.Record {
 }
 
 func TestJitterTellsAHerdFromSpreadRetries(t *testing.T) {
-	// Four calls meet 429s within 3 ms, told to wait 100 ms.
+	// Five calls meet 429s within 4 ms, told to wait 100 ms.
 	shared := func(retry func(i int) int) []fakeapi.Record {
 		var recs []fakeapi.Record
-		for i := range 4 {
+		for i := range 5 {
 			recs = append(recs, limited(uint64(i), i, 100), ok(uint64(i), retry(i), retry(i)+10))
 		}
 		return recs
@@ -341,15 +341,16 @@ func TestGradeSeesWhatTheServerSees(t *testing.T) {
 		want  Verdict
 		value float64
 	}{
-		// A timeout without abort: the attempt runs to 2 s, its client
-		// connected; the same request, undeclared, comes at 200 ms.
-		{"timeout without abort", []fakeapi.Record{tool(ok(1, 0, 2000)), tool(ok(1, 200, 300))}, CheckCancel, Fail, 1},
+		// A timeout without abort: the attempt runs to 3 s, its client
+		// connected; the same request, undeclared, comes at 1.2 s.
+		{"timeout without abort", []fakeapi.Record{tool(ok(1, 0, 3000)), tool(ok(1, 1200, 1300))}, CheckCancel, Fail, 1},
 		// A client that cancels at 200 ms and retries at once under its
 		// key: the retry reaches the server 3 ms before the disconnect.
 		{"cancel then retry at once", []fakeapi.Record{withKey(left(cancelled(tool(ok(1, 0, 203))), 203), "k"), withKey(tool(ok(1, 200, 300)), "k")},
 			CheckCancel, Pass, 0},
-		// Parallel identical calls of a fan-out, 1 ms apart, stay apart.
-		{"fan-out", []fakeapi.Record{tool(ok(1, 0, 2000)), tool(ok(1, 1, 2000)), tool(ok(1, 2, 2000))}, CheckCancel, NotMeasured, 0},
+		// Parallel identical calls of a fan-out stay apart, the last one
+		// 400 ms behind the first (a loaded process).
+		{"fan-out", []fakeapi.Record{tool(ok(1, 0, 2000)), tool(ok(1, 1, 2000)), tool(ok(1, 400, 2000))}, CheckCancel, NotMeasured, 0},
 		// A tool call answered 429 (wait 1 s), the error handed to the
 		// model at once, then the same tool call in the next round: two
 		// calls, no early retry to measure.
@@ -365,6 +366,13 @@ func TestGradeSeesWhatTheServerSees(t *testing.T) {
 		{"write retried after a 5xx", []fakeapi.Record{write(overloaded(1, 0, 0)), write(ok(1, 10, 30))}, CheckWrites, Fail, 1},
 		{"write retried under its key", []fakeapi.Record{withKey(write(ok(1, 0, 2000)), "w"), withKey(write(ok(1, 200, 300)), "w")},
 			CheckWrites, Pass, 0},
+		// A write cancelled at 200 ms and retried at once under its key:
+		// the retry is admitted 3 ms before the server sees the cancel, a
+		// race with the attempt its client let go, not another write.
+		{"write retried as its cancel lands", []fakeapi.Record{withKey(left(cancelled(write(ok(1, 0, 203))), 203), "w"),
+			func() fakeapi.Record { r := withKey(write(ok(1, 200, 300)), "w"); r.WriteRace = true; return r }()}, CheckWrites, Pass, 0},
+		{"write racing one left running", []fakeapi.Record{write(ok(1, 0, 3000)),
+			func() fakeapi.Record { r := write(ok(2, 200, 300)); r.WriteRace = true; return r }()}, CheckWrites, Fail, 1},
 		{"write retried after a 429", []fakeapi.Record{write(limited(1, 0, 10)), write(ok(1, 10, 30))}, CheckWrites, Pass, 0},
 		// Nothing to measure reads NOT MEASURED, never PASS.
 		{"no shared 429", []fakeapi.Record{ok(1, 0, 10)}, CheckJitter, NotMeasured, 0},
@@ -429,12 +437,12 @@ func TestGradeCountsLostToolResults(t *testing.T) {
 }
 
 func TestJitterWarnsOnTwoHerdsNotOne(t *testing.T) {
-	// Shared 429s a second apart, 4 calls each, told 100 ms: the retries
+	// Shared 429s a second apart, 5 calls each, told 100 ms: the retries
 	// of herd groups come at once, the others spread 150 ms apart.
 	shared := func(groups, herds int) []fakeapi.Record {
 		var recs []fakeapi.Record
 		for g := range groups {
-			for i := range 4 {
+			for i := range 5 {
 				id, at := uint64(10*g+i), 1000*g+i
 				retry := at + 100 + 150*i
 				if g < herds {

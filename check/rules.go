@@ -47,8 +47,12 @@ const (
 	// DefaultRetryGap is the least time after an attempt still being
 	// served that an identical attempt which declares nothing is taken
 	// for its retry (sent when a timeout gave it up); identical attempts
-	// sent closer together are parallel calls of a fan-out.
-	DefaultRetryGap = 100 * time.Millisecond
+	// sent closer together are parallel calls of a fan-out, whose last
+	// may leave a loaded process well after its first (the OpenAI Agents
+	// SDK's 8 identical lookups, under the race detector on a busy
+	// machine, came more than 100 ms apart). A timeout of a second or
+	// more is what a tool call gets.
+	DefaultRetryGap = time.Second
 	// DefaultNonRetryable is the most retries of answers no retry can
 	// change (see nonRetryable): none.
 	DefaultNonRetryable = 0

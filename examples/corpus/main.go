@@ -5,9 +5,9 @@
 // a bearer key, JSON bodies and, on writes, an Idempotency-Key.
 //
 // The good runtime runs -sessions sessions of -turns turns; each turn
-// looks 4 things up at once, then saves 2 changes to the session's
+// looks 4 things up at once, then saves 3 changes to the session's
 // document one at a time. At most 8 calls are in flight (a semaphore held
-// for the whole call, its waits included). Each attempt has a 300 ms
+// for the whole call, its waits included). Each attempt has a 1 s
 // timeout that aborts its request; a call is tried at most 5 times. After
 // a 429 it waits the Retry-After (Retry-After-Ms, else Retry-After) plus
 // up to 2 s of jitter; after a timeout, a reset or a 5xx, a full-jitter
@@ -79,7 +79,7 @@ func main() {
 	fmt.Printf("corpus %s: %d calls answered, %d lost, %d attempts\n", *defect, rt.ok.Load(), rt.lost.Load(), rt.sent.Load())
 }
 
-// session runs one session's turns: 4 lookups at once, then 2 saves of
+// session runs one session's turns: 4 lookups at once, then 3 saves of
 // its document, one at a time (at once with parallel-writes).
 func (rt *runtime) session(ctx context.Context, s, turns int) {
 	for t := range turns {
@@ -91,7 +91,7 @@ func (rt *runtime) session(ctx context.Context, s, turns int) {
 		}
 		lookups.Wait()
 		var saves sync.WaitGroup
-		for c := range 2 {
+		for c := range 3 {
 			save := func() {
 				key := fmt.Sprintf("s%d-t%d-c%d-%d", s, t, c, rand.Uint64())
 				if rt.defect == "write-no-key" {
@@ -112,7 +112,7 @@ func (rt *runtime) session(ctx context.Context, s, turns int) {
 // Retry settings of the good runtime.
 const (
 	attempts    = 5
-	timeout     = 300 * time.Millisecond
+	timeout     = time.Second
 	backoffBase = 100 * time.Millisecond
 	jitterMax   = 2 * time.Second
 )
