@@ -26,6 +26,7 @@ const (
 	exitFailure     = 1   // something went wrong, a regression, a threshold not met
 	exitInvalid     = 2   // invalid input: a bad scenario file, flag or results file
 	exitInvalidRun  = 3   // a live run the machine could not keep the timing of
+	exitNotMeasured = 4   // check: no line failed, but some had nothing to measure
 	exitBug         = 70  // a panic: a bug in simbench (EX_SOFTWARE of sysexits.h)
 	exitInterrupted = 130 // Ctrl-C: what was measured has been written
 )

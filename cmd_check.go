@@ -28,7 +28,8 @@ type CheckCmd struct {
 // Run serves the scenario, runs the client or waits, stops the services,
 // grades every client's requests per service and prints one line per
 // rule. It returns an error (exit 1) when a line FAILs or the client
-// command failed; Ctrl-C while a command runs stops it and exits 130 after
+// command failed, else exit 4 when a line had nothing to measure (NOT
+// MEASURED); Ctrl-C while a command runs stops it and exits 130 after
 // printing the grades of what was seen, while without a command it is the
 // way to end the wait and grade.
 func (c *CheckCmd) Run() error {
@@ -47,7 +48,7 @@ func (c *CheckCmd) Run() error {
 		c.Command = c.Command[1:] // kong passes the separator through
 	}
 	var rec check.Recorder
-	srv, services, err := c.start(sc, errOut, false, rec.Add)
+	srv, services, err := c.start(sc, errOut, true, rec.Add) // /metrics as serve --metrics
 	if err != nil {
 		return err
 	}
@@ -96,17 +97,20 @@ func (c *CheckCmd) Run() error {
 	case len(c.Command) > 0 && ctx.Err() != nil:
 		return codedError{errors.New("interrupted; graded what the clients did until then"), exitInterrupted}
 	case report.Verdict == check.Fail:
-		return codedError{errors.Join(fmt.Errorf("check %s: FAIL (%s)", sc.Name, failedChecks(report)), cmdErr), exitFailure}
+		return codedError{errors.Join(fmt.Errorf("check %s: FAIL (%s)", sc.Name, checksOf(report, check.Fail)), cmdErr), exitFailure}
+	case report.Count()[check.NotMeasured] > 0:
+		return codedError{fmt.Errorf("check %s: nothing failed, but nothing to measure on %s", sc.Name, checksOf(report, check.NotMeasured)), exitNotMeasured}
 	}
 	return nil
 }
 
-// failedChecks names the checks that failed, once each, in report order.
-func failedChecks(r *check.Report) string {
+// checksOf names the checks whose verdict was v, once each, in report
+// order.
+func checksOf(r *check.Report, v check.Verdict) string {
 	seen := map[string]bool{}
 	var s string
 	for _, l := range r.Lines {
-		if l.Verdict != check.Fail || seen[l.Check] {
+		if l.Verdict != v || seen[l.Check] {
 			continue
 		}
 		seen[l.Check] = true
@@ -124,21 +128,31 @@ func (c *CheckCmd) Help() string {
 	return `A client is a request's X-Simbench-Client header, else its API key (key:sk-...),
 else "anonymous"; give each process or conversation its own header. An attempt
 belongs to a call by its Idempotency-Key, else by its client, method, path and
-body: it retries an open call of that identity whose last attempt failed, or,
-when it declares a retry (x-stainless-retry-count or X-Simbench-Retry above
-0), one still being served. A new Idempotency-Key is matched the same way,
-so an agent's retries around its SDK's count as one call's attempts.
+body: it retries an open call of that identity whose last attempt failed, or
+one still being served when it declares a retry (x-stainless-retry-count or
+X-Simbench-Retry above 0) or declares nothing and comes 1s or more after
+it (a retry after a timeout). A model request begins a new round: the same
+tool call in two rounds is two calls. A new Idempotency-Key is matched the
+same way, so an agent's retries around its SDK's count as one call's attempts.
 
 Lines per client and service (defaults; the scenario's [check] table changes
 them): in_flight (at most the Little's-law cap simbench recommend sets),
 rate_limited (WARN above 1%, FAIL above 10% of attempts answered 429),
 early_retries (none before the delay a 429 gave), jitter (the retries after
-3 or more 429s within 100ms spread over at least max(20ms, 0.1 x their median
+5 or more 429s within 100ms spread over at least max(20ms, 0.1 x their median
 delay, their count / the request limit)), attempts (WARN above 5, FAIL above
 10 per call), cancellation (no attempt left running while its call was
-retried), non_retryable (no retry of insufficient_quota, a context too
-long, 400, 401 or 413), writes (none overlapping, none applied twice) and answer_gap (p95
-between model answers, WARN above 30s, FAIL above 2m).
+retried and its connection kept open more than 250ms after the retry
+arrived), non_retryable (no retry of insufficient_quota, a context too
+long, 400, 401 or 413), writes (none overlapping, none retried without an
+Idempotency-Key after a timeout, reset or 5xx) and answer_gap (p95
+between model answers, WARN above 30s, FAIL above 2m). A line with nothing
+to measure says NOT MEASURED and names a scenario that measures it. The
+summary counts the tool calls whose result was lost (their last attempt
+failed, so the model was handed an error).
+
+Exit codes: 0 when no line fails or is NOT MEASURED, 1 when a line fails
+(or the client command did), 4 when none fails but some are NOT MEASURED.
 
 Example: simbench check tier3 -- go run ./examples/schedrunner`
 }

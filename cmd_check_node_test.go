@@ -5,8 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/simbench/simbench/check"
 )
 
 // nodeInstall is how to install what the Node examples need.
@@ -43,9 +41,7 @@ func TestCheckGradesNodeAgents(t *testing.T) {
 	for _, name := range []string{"agents-sdk", "vercel-ai"} {
 		t.Run(name, func(t *testing.T) {
 			rep, err := runCheckArgv(t, "tier3", nodeExample(t, name))
-			if err != nil {
-				t.Fatalf("check: %v; the report:\n%+v", err, rep.Lines)
-			}
+			wantNoFault(t, rep, err)
 			if rep.Requests != 40 {
 				t.Errorf("%d requests graded, want 4 conversations of 10", rep.Requests)
 			}
@@ -53,9 +49,6 @@ func TestCheckGradesNodeAgents(t *testing.T) {
 			for _, l := range rep.Lines {
 				clients[l.Client] = true
 				t.Logf("%s %s %s %s", l.Client, l.Verdict, l.Check, l.Figure)
-				if l.Verdict != check.Pass {
-					t.Errorf("%s: %s %s: %s", l.Client, l.Verdict, l.Check, l.Figure)
-				}
 			}
 			// The 4 conversations, and the key they share.
 			if len(clients) != 5 || !clients["key:sk-simbench (all 4 clients)"] {

@@ -103,19 +103,35 @@ func TestCheckFailsAClientThatFiresEveryCallAtOnceWithoutBackoff(t *testing.T) {
 	}
 }
 
+// wantNoFault fails t unless every line of rep passed or had nothing to
+// measure, and check exited 0 or, with a NOT MEASURED line, 4.
+func wantNoFault(t *testing.T, rep *check.Report, err error) {
+	t.Helper()
+	want := 0
+	if rep.Count()[check.NotMeasured] > 0 {
+		want = exitNotMeasured
+	}
+	if codeOf(err) != want {
+		t.Errorf("exit code %d (%v), want %d; the report:\n%+v", codeOf(err), err, want, rep.Lines)
+	}
+	for _, l := range rep.Lines {
+		if l.Verdict != check.Pass && l.Verdict != check.NotMeasured {
+			t.Errorf("%s %s %s: %s (rule: %s)", l.Client, l.Verdict, l.Check, l.Figure, l.Rule)
+		}
+	}
+}
+
 func TestCheckPassesTheSchedRunnerAtTheRecommendedSettings(t *testing.T) {
 	t.Parallel() // real time waiting on a client process: share it with the other slow ones
 	rep, err := runCheck(t, "tier3", "schedrunner", "-sessions", "40", "-turns", "1")
-	if err != nil {
-		t.Fatalf("check: %v; the report:\n%+v", err, rep.Lines)
-	}
 	if len(rep.Lines) == 0 || rep.Requests != 320 {
 		t.Fatalf("%d lines, %d requests; want lines for 320 requests", len(rep.Lines), rep.Requests)
 	}
-	for _, l := range rep.Lines {
-		if l.Verdict != check.Pass {
-			t.Errorf("%s %s: %s (rule: %s)", l.Verdict, l.Check, l.Figure, l.Rule)
-		}
+	wantNoFault(t, rep, err)
+	// tier3 sends it no 429: nothing to measure of its retries, which is
+	// exit 4, not a pass.
+	if v := verdicts(rep); v[check.CheckJitter] != check.NotMeasured || exitCode(err) != exitNotMeasured {
+		t.Errorf("jitter %s, exit %d; want NOT MEASURED and %d", v[check.CheckJitter], exitCode(err), exitNotMeasured)
 	}
 }
 
@@ -129,6 +145,15 @@ func TestCheckWithoutAClientFails(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "FAIL  client        no requests arrived") {
 		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestCheckServesMetrics(t *testing.T) {
+	var errOut bytes.Buffer
+	cmd := &CheckCmd{Scenario: "tier3", Command: []string{"--", "true"}, Stdout: new(bytes.Buffer), Stderr: &errOut}
+	cmd.Run() // no requests: a FAIL, beside the point here
+	if !strings.Contains(errOut.String(), "/metrics\n") {
+		t.Errorf("check names no /metrics endpoint:\n%s", errOut.String())
 	}
 }
 
@@ -154,9 +179,7 @@ func TestCheckRefusesABadScenario(t *testing.T) {
 func TestCheckGradesAnOpenAIGoAgentLoopPerConversation(t *testing.T) {
 	t.Parallel() // real time waiting on a client process: share it with the other slow ones
 	rep, err := runCheck(t, "tier3", "openaigo", "-sessions", "4")
-	if err != nil {
-		t.Fatalf("check: %v; the report:\n%+v", err, rep.Lines)
-	}
+	wantNoFault(t, rep, err)
 	// Each conversation: a model call, its 8 lookups at once, a model call
 	// that gets the text answer.
 	if rep.Requests != 40 {

@@ -21,7 +21,7 @@ type ServeCmd struct {
 	Scenario string `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
 	serveFlags
 	JSON    bool `help:"On exit, print the accounting as JSON instead of text."`
-	Metrics bool `help:"Serve Prometheus metrics at /metrics on the same address: per service requests arrived, admitted and limited (label limit: rps, rpm, tpm, concurrency, overload), in flight, and a latency histogram."`
+	Metrics bool `help:"Serve Prometheus metrics at /metrics on the same address: per service every counter of /_simbench/stats (requests arrived, admitted and limited by limit, errors by class, early retries by rule, cancellations, wasted work, writes raced or applied twice, ...), in flight, and a latency histogram."`
 
 	Stdout io.Writer       `kong:"-"` // nil: os.Stdout
 	Stderr io.Writer       `kong:"-"` // nil: os.Stderr

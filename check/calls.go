@@ -21,14 +21,20 @@ type call struct {
 // arrival) into logical calls. Attempts with one Idempotency-Key are one
 // call. An attempt with no key, or with a key not seen before, is a retry
 // of the earliest open call of its identity whose last attempt had failed
-// by the time it arrived; failing that, when it declares itself a retry
-// (Attempt above 1), of the earliest whose last attempt was still being
-// served (an attempt given up without a cancel); otherwise it starts a new
-// call. So parallel identical calls stay apart, each retry answers one
-// failure, and the retries of an outer layer (an agent that calls its SDK
-// again, which sends a new key or starts its count again) join the call
-// whose inner attempts failed: nested retries count as one call's.
-func callsOf(recs []*fakeapi.Record) []*call {
+// by the time it arrived; failing that, of the earliest whose last attempt
+// was still being served, when it declares itself a retry (Attempt above
+// 1) or declares nothing and arrived at least rules.RetryGap after that
+// attempt (a retry sent when a timeout gave the attempt up, cancelled or
+// not); otherwise it starts a new call. So parallel identical calls stay
+// apart, each retry answers one failure, and the retries of an outer layer
+// (an agent that calls its SDK again, which sends a new key or starts its
+// count again) join the call whose inner attempts failed: nested retries
+// count as one call's. An attempt that is not a model request never joins
+// a call across one of its client's model rounds: rounds holds the
+// arrivals of the client's model requests (to any service), in order, and
+// one that arrived between the call's last attempt and this one began a
+// new round, so identical tool calls of two rounds are two calls.
+func callsOf(recs []*fakeapi.Record, rounds []time.Duration, rules Rules) []*call {
 	var calls []*call
 	keyed := map[string]*call{}
 	open := map[uint64][]*call{}
@@ -39,7 +45,7 @@ func callsOf(recs []*fakeapi.Record) []*call {
 			continue
 		}
 		cs := pruneOpen(open[r.Identity], r.Arrived)
-		c := retried(cs, r)
+		c := retried(cs, r, rounds, rules.RetryGap)
 		if c != nil {
 			c.attempts = append(c.attempts, r)
 		} else {
@@ -87,21 +93,31 @@ func pruneOpen(cs []*call, now time.Duration) []*call {
 	})
 }
 
-// retried returns the open call (of r's identity) that r retries, or nil.
-func retried(cs []*call, r *fakeapi.Record) *call {
+// retried returns the open call (of r's identity) that r retries, or nil
+// (see callsOf).
+func retried(cs []*call, r *fakeapi.Record, rounds []time.Duration, gap time.Duration) *call {
+	same := func(c *call) bool { return r.Model || !newRound(rounds, c.last().Arrived, r.Arrived) }
 	for _, c := range cs {
-		if l := c.last(); failed(l) && l.Answered <= r.Arrived {
+		if l := c.last(); same(c) && failed(l) && l.Answered <= r.Arrived {
 			return c
 		}
 	}
-	if r.Attempt > 1 {
-		for _, c := range cs {
-			if c.last().Answered > r.Arrived {
-				return c
-			}
+	if r.Attempt == 1 {
+		return nil // declares a first attempt
+	}
+	for _, c := range cs {
+		if l := c.last(); same(c) && l.Answered > r.Arrived && (r.Attempt > 1 || r.Arrived-l.Arrived >= gap) {
+			return c
 		}
 	}
 	return nil
+}
+
+// newRound reports whether a model request arrived (rounds, sorted) after
+// from and before to: a new model round began between them.
+func newRound(rounds []time.Duration, from, to time.Duration) bool {
+	i, _ := slices.BinarySearch(rounds, from+1)
+	return i < len(rounds) && rounds[i] < to
 }
 
 // failed reports whether an attempt brought its client no answer.
@@ -109,11 +125,30 @@ func failed(r *fakeapi.Record) bool {
 	return r.Kind != fakeapi.KindOK || r.Cancelled || r.Wasted || r.Status/100 != 2
 }
 
-// abandoned reports whether attempt a was still running on the server,
-// its client still connected, when the next attempt of its call, next,
-// arrived: the client gave up on it without closing the connection.
-func abandoned(a, next *fakeapi.Record) bool {
-	return a.Admitted && next.Arrived < a.Answered && (a.Left == 0 || a.Left > next.Arrived)
+// abandoned reports whether attempt a was abandoned by its client: its
+// call's next attempt, next, arrived while the server worked on a, and
+// the client kept a's connection open for longer than grace after sending
+// next (to the server's own disconnect time, or to a's end when it never
+// closed). A client that cancels at once and retries at once has its
+// retry reach the server a little before its disconnect does: grace
+// allows for that.
+func abandoned(a, next *fakeapi.Record, grace time.Duration) bool {
+	if !a.Admitted || next.Arrived >= a.Answered {
+		return false
+	}
+	closed := a.Answered
+	if a.Left > 0 {
+		closed = a.Left
+	}
+	return closed-next.Arrived > grace
+}
+
+// uncertain reports whether attempt a's client could not know whether the
+// server applied it when it sent the next attempt of its call, next: a
+// timeout (next arrived while a was served, or a was cancelled or its
+// client left), a reset or hang (no status) or a 5xx.
+func uncertain(a, next *fakeapi.Record) bool {
+	return next.Arrived < a.Answered || a.Cancelled || a.Left > 0 || a.Status == 0 || a.Status/100 == 5
 }
 
 // early returns how long before the delay it was told retry r of a
@@ -125,12 +160,13 @@ func early(prev, r *fakeapi.Record) time.Duration {
 	return max(prev.Answered+prev.RetryAfter-r.Arrived, 0)
 }
 
-// applied counts the attempts of c that wrote: writes answered with
-// success, to a client still there or not.
+// applied counts the attempts of c that wrote: as serve counts them
+// (Stats.WritesAppliedTwice), a write is applied once the model admits it
+// to succeed, whether or not its client stays for the answer.
 func (c *call) applied() int {
 	n := 0
 	for _, a := range c.attempts {
-		if a.Write && a.Kind == fakeapi.KindOK && !a.Cancelled {
+		if a.Write && a.Kind == fakeapi.KindOK && a.Admitted {
 			n++
 		}
 	}

@@ -14,16 +14,28 @@ import (
 )
 
 // minShared is the fewest retried 429s a shared 429 needs for the spread
-// of its retries to mean anything.
-const minShared = 3
+// of its retries to mean anything: n retries jittered over a span fall
+// within a fraction x of it (p10 to p90, which for n up to 9 is their
+// range) with probability about n·x^(n-1): for 3 retries within a tenth,
+// one time in 36, too often to call a herd; for 5, one in 2,000.
+const minShared = 5
+
+// minHerds is the fewest herds that WARN on the jitter line (see jitter).
+const minHerds = 2
 
 // jitter grades the spread of the retries after each shared 429: 429s
 // answered within rules.JitterWindow of the first of them, at least
 // minShared of them retried. A shared 429 whose retries spread over less
 // than max(JitterMinSpread, JitterMinShare × their median delay) (see
 // spreadOf) returned as a herd. FAIL when half the shared
-// 429s or more did, WARN when any did.
-func jitter(recs []*fakeapi.Record, calls []*call, rules Rules) Line {
+// 429s or more did, WARN when minHerds or more did: one herd is still
+// what full jitter gives by chance now and then. A shared 429 whose retries spread
+// enough for their delays but not for their count (the request limit
+// cannot admit so many so fast) is a herd only when capped says the
+// client kept its cap: otherwise the crowd is the missing cap's doing,
+// which in_flight reports, and the figure says so. NOT MEASURED without a
+// shared 429.
+func jitter(recs []*fakeapi.Record, calls []*call, rules Rules, capped bool) Line {
 	retryOf := map[*fakeapi.Record]*fakeapi.Record{}
 	for _, c := range calls {
 		for i := 1; i < len(c.attempts); i++ {
@@ -38,9 +50,9 @@ func jitter(recs []*fakeapi.Record, calls []*call, rules Rules) Line {
 	}
 	slices.SortStableFunc(limited, func(a, b *fakeapi.Record) int { return cmp.Compare(a.Answered, b.Answered) })
 	l := Line{Check: CheckJitter, Verdict: Pass,
-		Rule: fmt.Sprintf("the retries after a shared 429 (%d or more 429s within %v) spread, in arrival and in delay, over at least max(%v, %g × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short",
-			minShared, rules.JitterWindow, rules.JitterMinSpread, rules.JitterMinShare)}
-	shared, herds := 0, 0
+		Rule: fmt.Sprintf("the retries after a shared 429 (%d or more 429s within %v) spread, in arrival and in delay, over at least max(%v, %g × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short, WARN when %d do",
+			minShared, rules.JitterWindow, rules.JitterMinSpread, rules.JitterMinShare, minHerds)}
+	shared, herds, crowds := 0, 0, 0
 	worst, worstNeed := time.Duration(-1), time.Duration(0)
 	for i := 0; i < len(limited); {
 		j := i
@@ -49,9 +61,15 @@ func jitter(recs []*fakeapi.Record, calls []*call, rules Rules) Line {
 		}
 		if j-i >= minShared {
 			shared++
-			spread, need := spreadOf(limited[i:j], retryOf, rules, rules.RequestRate[limited[i].Service])
-			if spread < need {
+			spread, delays, need := spreadOf(limited[i:j], retryOf, rules, rules.RequestRate[limited[i].Service])
+			switch {
+			case spread < delays:
 				herds++
+			case spread < need && capped:
+				herds++
+			case spread < need:
+				crowds++
+				need = delays // the rest is in_flight's
 			}
 			if worst < 0 || float64(spread)/float64(need) < float64(worst)/float64(worstNeed) {
 				worst, worstNeed = spread, need
@@ -60,29 +78,34 @@ func jitter(recs []*fakeapi.Record, calls []*call, rules Rules) Line {
 		i = j
 	}
 	if shared == 0 {
-		l.Figure = "no shared 429s to measure"
+		l.Verdict = NotMeasured
+		l.Figure = "no shared 429s to measure; scenario retry-after-herd measures it"
 		return l
 	}
 	l.Value = worst.Seconds()
 	l.Figure = fmt.Sprintf("%d of %d shared 429s were followed by a herd; the tightest spread %s where %s was needed", herds, shared, ms(worst), ms(worstNeed))
+	if crowds > 0 {
+		l.Figure += fmt.Sprintf("; the retries of %d more spread enough for their delays but were too many for the request limit to admit, the missing cap's doing (see in_flight)", crowds)
+	}
 	switch {
 	case 2*herds >= shared:
 		l.Verdict = Fail
-	case herds > 0:
+	case herds >= minHerds:
 		l.Verdict = Warn
 	}
 	return l
 }
 
 // spreadOf returns the spread (p10 to p90) of the retries of one shared
-// 429's answers, and the spread the rules need of them: the largest of
-// JitterMinSpread, JitterMinShare × their median delay, and the time a
-// request limit of rate per second (0: none) takes to admit them. The spread is the
+// 429's answers, the spread their delays need (the larger of
+// JitterMinSpread and JitterMinShare × their median delay) and the spread
+// the rules need of them: that, or the time a request limit of rate per
+// second (0: none) takes to admit them if longer. The spread is the
 // smaller of that of their arrivals and that of their delays: retries at
 // once keep the 429s' own spread of arrivals but all wait the same, and
 // retries at the delay each was told arrive together though they waited
 // differently; only jitter spreads both.
-func spreadOf(group []*fakeapi.Record, retryOf map[*fakeapi.Record]*fakeapi.Record, rules Rules, rate float64) (spread, need time.Duration) {
+func spreadOf(group []*fakeapi.Record, retryOf map[*fakeapi.Record]*fakeapi.Record, rules Rules, rate float64) (spread, delays, need time.Duration) {
 	at := make([]float64, len(group))
 	delay := make([]float64, len(group))
 	for k, r := range group {
@@ -93,22 +116,25 @@ func spreadOf(group []*fakeapi.Record, retryOf map[*fakeapi.Record]*fakeapi.Reco
 	slices.Sort(at)
 	slices.Sort(delay)
 	spread = time.Duration(min(quantile(0.9, at)-quantile(0.1, at), quantile(0.9, delay)-quantile(0.1, delay)))
-	need = max(rules.JitterMinSpread, time.Duration(rules.JitterMinShare*quantile(0.5, delay)))
+	delays = max(rules.JitterMinSpread, time.Duration(rules.JitterMinShare*quantile(0.5, delay)))
+	need = delays
 	if rate > 0 {
 		need = max(need, time.Duration(float64(len(group))/rate*float64(time.Second)))
 	}
-	return spread, need
+	return spread, delays, need
 }
 
 // cancellation grades whether a client's giving up reaches the server:
-// attempts still being served, their client connected, when the retry of
-// their call arrived were abandoned without a cancel. The figure adds the
-// server-side seconds spent after the client moved on (abandoned attempts
-// from their retry's arrival; attempts finished after their client
-// closed the connection, from its closing) and the attempts the client
-// cancelled at the transport.
+// an attempt whose retry arrived while the server worked on it, and whose
+// connection the client kept open for longer than rules.AbandonGrace
+// after it, was abandoned without a cancel (see abandoned). The figure
+// adds the server-side seconds spent after the client moved on (abandoned
+// attempts from their retry's arrival; attempts finished after their
+// client closed the connection, from its closing) and the attempts the
+// client cancelled at the transport. NOT MEASURED when the client gave up
+// no attempt: none retried while served, cancelled or left.
 func cancellation(calls []*call, rules Rules) Line {
-	aband, cancelled := 0, 0
+	aband, cancelled, gaveUp := 0, 0, 0
 	var wasted time.Duration
 	for _, c := range calls {
 		for i, a := range c.attempts {
@@ -118,33 +144,49 @@ func cancellation(calls []*call, rules Rules) Line {
 			if a.Wasted {
 				wasted += a.Answered - a.Left
 			}
-			if i+1 < len(c.attempts) && abandoned(a, c.attempts[i+1]) {
+			if a.Cancelled || a.Left > 0 {
+				gaveUp++
+			}
+			if i+1 >= len(c.attempts) {
+				continue
+			}
+			next := c.attempts[i+1]
+			if !a.Cancelled && a.Left == 0 && next.Arrived < a.Answered {
+				gaveUp++
+			}
+			if abandoned(a, next, rules.AbandonGrace) {
 				aband++
-				wasted += a.Answered - c.attempts[i+1].Arrived
+				wasted += a.Answered - next.Arrived
 			}
 		}
 	}
 	l := Line{Check: CheckCancel, Verdict: Pass, Value: float64(aband),
 		Figure: fmt.Sprintf("%d attempts abandoned while the server worked on them, %d cancelled at the transport; %.3fs of work after the client moved on", aband, cancelled, wasted.Seconds()),
-		Rule:   fmt.Sprintf("at most %d attempts abandoned without closing their connection", rules.Abandoned)}
-	if aband > rules.Abandoned {
+		Rule:   fmt.Sprintf("at most %d attempts whose connection stayed open more than %v after their retry arrived", rules.Abandoned, rules.AbandonGrace)}
+	switch {
+	case aband > rules.Abandoned:
 		l.Verdict = Fail
+	case gaveUp == 0:
+		l.Verdict = NotMeasured
+		l.Figure = "the client gave up no attempt (no timeout, cancel or retry while one was served); scenario cancel measures it"
 	}
 	return l
 }
 
 // writes grades the client's writes: admitted while another write to the
-// same resource was in flight (overlapping), or a call's write applied by
-// more than one of its attempts. It reports false when there were no
-// writes.
-func writes(recs []*fakeapi.Record, calls []*call) (Line, bool) {
-	n, races, twice := 0, 0, 0
+// same resource was in flight (overlapping; not a retry that overlapped
+// only the attempt its client had just closed, see closedLate), or retried without an
+// Idempotency-Key after an attempt whose fate the client could not know
+// (a timeout, a reset or a 5xx; see uncertain), so that the server cannot
+// tell the retry from a second write. The figure adds the calls the
+// server applied twice (see call.applied), under one key or none: with a
+// key that is the service's not deduplicating, not the client's doing.
+// It reports false when there were no writes.
+func writes(recs []*fakeapi.Record, calls []*call, grace time.Duration) (Line, bool) {
+	n, races, own, unkeyed, twice := 0, 0, 0, 0, 0
 	for _, r := range recs {
 		if r.Write {
 			n++
-			if r.WriteRace {
-				races++
-			}
 		}
 	}
 	if n == 0 {
@@ -154,14 +196,39 @@ func writes(recs []*fakeapi.Record, calls []*call) (Line, bool) {
 		if c.applied() > 1 {
 			twice++
 		}
+		for i, a := range c.attempts {
+			if a.Write && a.WriteRace {
+				if i > 0 && closedLate(c.attempts[i-1], a, grace) {
+					own++
+				} else {
+					races++
+				}
+			}
+			if i > 0 && a.Write && a.IdempotencyKey == "" && uncertain(c.attempts[i-1], a) {
+				unkeyed++
+			}
+		}
 	}
-	l := Line{Check: CheckWrites, Verdict: Pass, Value: float64(races + twice),
-		Figure: fmt.Sprintf("%d writes: %d overlapping another to the same resource, %d calls applied twice", n, races, twice),
-		Rule:   "no write overlaps another to its resource, none is applied twice"}
-	if races+twice > 0 {
+	l := Line{Check: CheckWrites, Verdict: Pass, Value: float64(races + unkeyed),
+		Figure: fmt.Sprintf("%d writes: %d overlapping another to the same resource, %d retried without an Idempotency-Key after a timeout, reset or 5xx; %d calls applied twice by the server",
+			n, races, unkeyed, twice),
+		Rule: "no write overlaps another to its resource; a write retried after an unknown outcome carries an Idempotency-Key"}
+	if own > 0 {
+		l.Figure += fmt.Sprintf("; %d retries overlapped only the attempt their client had just closed, the server yet to see it (within %v)", own, grace)
+	}
+	if races+unkeyed > 0 {
 		l.Verdict = Fail
 	}
 	return l, true
+}
+
+// closedLate reports whether next, the attempt after a in its call,
+// arrived while the server still served a whose client had closed it,
+// the server seeing the disconnect within grace after next arrived: a
+// client that cancels and retries at once has its retry reach the server
+// first. A write race of next is then with a, which the client had let go.
+func closedLate(a, next *fakeapi.Record, grace time.Duration) bool {
+	return (a.Cancelled || a.Left > 0) && a.Answered > next.Arrived && min(a.Answered, a.Left)-next.Arrived <= grace
 }
 
 // answerGap grades the p95 time from one model answer to the client to the

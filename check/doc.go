@@ -10,13 +10,16 @@
 // fakeapi.Record.Client). An attempt belongs to a logical call by its
 // Idempotency-Key, else by its identity (client, method, path and body):
 // it retries the earliest open call of its identity whose last attempt had
-// failed, or, when it declares a retry (x-stainless-retry-count or
-// X-Simbench-Retry above 0), one whose last attempt was still being
-// served; otherwise it is a new call, so parallel identical calls stay
-// apart. An attempt with a new Idempotency-Key is matched by identity the
-// same way, so an outer layer's retries (an agent's around its SDK's)
-// count as one call's.
+// failed, or one whose last attempt was still being served when it
+// declares a retry (x-stainless-retry-count or X-Simbench-Retry above 0)
+// or declares nothing and came at least Rules.RetryGap after that attempt
+// (a retry after a timeout); otherwise it is a new call, so parallel
+// identical calls stay apart. A model request of the client begins a new
+// round: identical tool calls of two rounds are two calls. An attempt
+// with a new Idempotency-Key is matched by identity the same way, so an
+// outer layer's retries (an agent's around its SDK's) count as one call's.
 //
-// Each line is PASS, WARN or FAIL with the figure measured and the rule;
-// [Report.Verdict] is the worst of them.
+// Each line is PASS, NOT MEASURED (nothing in the run to measure; the
+// figure names a scenario that measures it), WARN or FAIL with the figure
+// measured and the rule; [Report.Verdict] is the worst of them.
 package check

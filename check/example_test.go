@@ -17,6 +17,7 @@ func ExampleGrade() {
 		JitterWindow: check.DefaultJitterWindow, JitterMinSpread: check.DefaultJitterMinSpread, JitterMinShare: check.DefaultJitterMinShare,
 		AttemptsWarn: check.DefaultAttemptsWarn, AttemptsFail: check.DefaultAttemptsFail,
 		AnswerGapWarn: check.DefaultAnswerGapWarn, AnswerGapFail: check.DefaultAnswerGapFail,
+		AbandonGrace: check.DefaultAbandonGrace, RetryGap: check.DefaultRetryGap,
 	}
 	ms := time.Millisecond
 	log := []fakeapi.Record{
@@ -31,8 +32,8 @@ func ExampleGrade() {
 	//   PASS  in_flight     peak 1 in flight  (rule: at most 4 in flight ([check] max_in_flight))
 	//   FAIL  rate_limited  1 of 2 attempts answered 429 (50%)  (rule: WARN above 1%, FAIL above 10% of attempts)
 	//   FAIL  early_retries 1 of 1 retries sent before the retry delay the 429 gave, the earliest 49ms before it  (rule: at most 0 early retries)
-	//   PASS  jitter        no shared 429s to measure  (rule: the retries after a shared 429 (3 or more 429s within 100ms) spread, in arrival and in delay, over at least max(20ms, 0.1 × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short)
+	//   NOT MEASURED  jitter        no shared 429s to measure; scenario retry-after-herd measures it  (rule: the retries after a shared 429 (5 or more 429s within 100ms) spread, in arrival and in delay, over at least max(20ms, 0.1 × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short, WARN when 2 do)
 	//   PASS  attempts      1 call took 2 attempts: 2.00 per call, at most 2  (rule: WARN above 5, FAIL above 10 attempts of one call)
-	//   PASS  cancellation  0 attempts abandoned while the server worked on them, 0 cancelled at the transport; 0.000s of work after the client moved on  (rule: at most 0 attempts abandoned without closing their connection)
-	// example: 2 requests graded, 4 PASS, 0 WARN, 2 FAIL
+	//   NOT MEASURED  cancellation  the client gave up no attempt (no timeout, cancel or retry while one was served); scenario cancel measures it  (rule: at most 0 attempts whose connection stayed open more than 250ms after their retry arrived)
+	// example: 2 requests graded, 2 PASS, 2 NOT MEASURED, 0 WARN, 2 FAIL; no tool calls
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -34,10 +35,20 @@ func Grade(scenario string, recs []fakeapi.Record, rules Rules) *Report {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	rounds := modelRounds(recs)
 	for _, k := range keys {
 		g := groups[k]
 		sortRecords(g)
-		for _, l := range gradeOne(g, callsOf(g), rules) {
+		calls := callsOf(g, rounds[k[0]], rules)
+		for _, c := range calls {
+			if a := c.attempts[0]; !a.Model && strings.HasPrefix(a.Path, "/tools/") {
+				rep.ToolCalls++
+				if failed(c.last()) {
+					rep.LostResults++
+				}
+			}
+		}
+		for _, l := range gradeOne(g, calls, rules) {
 			l.Client, l.Service = k[0], k[1]
 			rep.add(l)
 		}
@@ -46,6 +57,21 @@ func Grade(scenario string, recs []fakeapi.Record, rules Rules) *Report {
 		rep.add(l)
 	}
 	return rep
+}
+
+// modelRounds returns, per client, the arrivals of its model requests to
+// any service, in order: each begins a model round (see callsOf).
+func modelRounds(recs []fakeapi.Record) map[string][]time.Duration {
+	rounds := map[string][]time.Duration{}
+	for i := range recs {
+		if r := &recs[i]; r.Model {
+			rounds[r.Client] = append(rounds[r.Client], r.Arrived)
+		}
+	}
+	for _, ts := range rounds {
+		slices.Sort(ts)
+	}
+	return rounds
 }
 
 // sharedKeys grades the attempts in flight of all the clients of one API
@@ -88,18 +114,19 @@ func sharedKeys(recs []fakeapi.Record, rules Rules) []Line {
 // arrival), grouped into calls.
 func gradeOne(recs []*fakeapi.Record, calls []*call, rules Rules) []Line {
 	svc := recs[0].Service
+	capped := inFlight(recs, rules.MaxInFlight[svc], rules.CapSource[svc])
 	lines := []Line{
-		inFlight(recs, rules.MaxInFlight[svc], rules.CapSource[svc]),
+		capped,
 		rateLimited(recs, rules),
 		earlyRetries(calls, rules),
-		jitter(recs, calls, rules),
+		jitter(recs, calls, rules, capped.Verdict == Pass),
 		attempts(calls, rules),
 		cancellation(calls, rules),
 	}
 	if l, ok := nonRetryable(calls, rules); ok {
 		lines = append(lines, l)
 	}
-	if l, ok := writes(recs, calls); ok {
+	if l, ok := writes(recs, calls, rules.AbandonGrace); ok {
 		lines = append(lines, l)
 	}
 	if l, ok := answerGap(recs, rules); ok {
@@ -164,12 +191,15 @@ func rateLimited(recs []*fakeapi.Record, rules Rules) Line {
 // some 429s gave it only in their body (no Retry-After header), the figure
 // says how many of their retries honoured it.
 func earlyRetries(calls []*call, rules Rules) Line {
-	n, retries, inBody, inBodyEarly := 0, 0, 0, 0
+	n, retries, told, inBody, inBodyEarly := 0, 0, 0, 0, 0
 	var most time.Duration
 	for _, c := range calls {
 		for i := 1; i < len(c.attempts); i++ {
 			retries++
 			prev := c.attempts[i-1]
+			if prev.Status == 429 && prev.HasRetryAfter {
+				told++
+			}
 			by := early(prev, c.attempts[i])
 			if by > 0 {
 				n++
@@ -186,6 +216,11 @@ func earlyRetries(calls []*call, rules Rules) Line {
 	l := Line{Check: CheckEarly, Verdict: Pass, Value: float64(n),
 		Figure: fmt.Sprintf("%d of %d retries sent before the retry delay the 429 gave", n, retries),
 		Rule:   fmt.Sprintf("at most %d early retries", rules.EarlyRetries)}
+	if told == 0 {
+		l.Verdict = NotMeasured
+		l.Figure = fmt.Sprintf("no retry followed a 429 that gave a retry delay (%d retries in all); scenario retry-after-herd measures it", retries)
+		return l
+	}
 	if n > 0 {
 		l.Figure += fmt.Sprintf(", the earliest %s before it", ms(most))
 	}

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -35,6 +36,7 @@ func testRules() Rules {
 		JitterWindow: DefaultJitterWindow, JitterMinSpread: DefaultJitterMinSpread, JitterMinShare: DefaultJitterMinShare,
 		AttemptsWarn: DefaultAttemptsWarn, AttemptsFail: DefaultAttemptsFail,
 		AnswerGapWarn: DefaultAnswerGapWarn, AnswerGapFail: DefaultAnswerGapFail,
+		AbandonGrace: DefaultAbandonGrace, RetryGap: DefaultRetryGap,
 	}
 }
 
@@ -79,10 +81,10 @@ func TestGradeLines(t *testing.T) {
 		// The declared retry arrived while the first attempt was still
 		// served and its client still connected: abandoned. The same
 		// request undeclared is a call of its own, in parallel.
-		{"abandoned", []fakeapi.Record{ok(1, 0, 100), retry(ok(1, 50, 60))}, CheckCancel, Fail, 1},
+		{"abandoned", []fakeapi.Record{ok(1, 0, 1000), retry(ok(1, 500, 600))}, CheckCancel, Fail, 1},
 		{"parallel identical", []fakeapi.Record{ok(1, 0, 100), ok(1, 1, 100), ok(1, 2, 100)}, CheckAttempts, Pass, 1},
 		{"cancelled then retried", []fakeapi.Record{cancelled(ok(1, 0, 40)), ok(1, 50, 60)}, CheckCancel, Pass, 0},
-		{"write applied twice", []fakeapi.Record{write(ok(1, 0, 100)), retry(write(ok(1, 50, 60)))}, CheckWrites, Fail, 1},
+		{"write retried without a key", []fakeapi.Record{write(ok(1, 0, 100)), retry(write(ok(1, 50, 60)))}, CheckWrites, Fail, 1},
 		{"overlapping writes", []fakeapi.Record{write(ok(1, 0, 10)), race}, CheckWrites, Fail, 1},
 		{"writes in turn", []fakeapi.Record{write(ok(1, 0, 10)), write(ok(2, 10, 20))}, CheckWrites, Pass, 0},
 		// Answers 10 s apart meet a 30 s bound; 40 s apart pass it.
@@ -117,10 +119,10 @@ func cancelled(r fakeapi.Record) fakeapi.Record {
 }
 
 func TestJitterTellsAHerdFromSpreadRetries(t *testing.T) {
-	// Four calls meet 429s within 3 ms, told to wait 100 ms.
+	// Five calls meet 429s within 4 ms, told to wait 100 ms.
 	shared := func(retry func(i int) int) []fakeapi.Record {
 		var recs []fakeapi.Record
-		for i := range 4 {
+		for i := range 5 {
 			recs = append(recs, limited(uint64(i), i, 100), ok(uint64(i), retry(i), retry(i)+10))
 		}
 		return recs
@@ -239,7 +241,7 @@ func TestReportWritesTextAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Report
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Verdict != Pass || len(back.Lines) != len(rep.Lines) {
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Verdict != NotMeasured || len(back.Lines) != len(rep.Lines) {
 		t.Errorf("JSON round trip: %v %+v", err, back)
 	}
 }
@@ -309,6 +311,155 @@ func TestGradeShowsNoRefusalLineWithoutRefusals(t *testing.T) {
 	for _, l := range Grade("x", []fakeapi.Record{limited(1, 0, 0), ok(1, 1, 5)}, testRules()).Lines {
 		if l.Check == CheckNonRetry {
 			t.Errorf("a non_retryable line without refused answers: %+v", l)
+		}
+	}
+}
+
+// tool makes r a call of tool t.
+func tool(r fakeapi.Record) fakeapi.Record { r.Path = "/tools/lookup"; return r }
+
+// withKey gives r the Idempotency-Key k.
+func withKey(r fakeapi.Record, k string) fakeapi.Record { r.IdempotencyKey = k; return r }
+
+// left has r's client close its connection at ms at.
+func left(r fakeapi.Record, at int) fakeapi.Record { r.Left = time.Duration(at) * ms1; return r }
+
+// TestGradeSeesWhatTheServerSees holds the lines to what the server saw of
+// the defects of issue 39, each of which the grading before it missed or
+// raised a false alarm on.
+func TestGradeSeesWhatTheServerSees(t *testing.T) {
+	write := func(r fakeapi.Record) fakeapi.Record { r.Write, r.Resource = true, "doc"; return r }
+	model := func(id uint64, at, end int) fakeapi.Record {
+		r := ok(id, at, end)
+		r.Model, r.Service, r.Path = true, "llm", "/v1/chat/completions"
+		return r
+	}
+	tests := []struct {
+		name  string
+		give  []fakeapi.Record
+		check string
+		want  Verdict
+		value float64
+	}{
+		// A timeout without abort: the attempt runs to 3 s, its client
+		// connected; the same request, undeclared, comes at 1.2 s.
+		{"timeout without abort", []fakeapi.Record{tool(ok(1, 0, 3000)), tool(ok(1, 1200, 1300))}, CheckCancel, Fail, 1},
+		// A client that cancels at 200 ms and retries at once under its
+		// key: the retry reaches the server 3 ms before the disconnect.
+		{"cancel then retry at once", []fakeapi.Record{withKey(left(cancelled(tool(ok(1, 0, 203))), 203), "k"), withKey(tool(ok(1, 200, 300)), "k")},
+			CheckCancel, Pass, 0},
+		// Parallel identical calls of a fan-out stay apart, the last one
+		// 400 ms behind the first (a loaded process).
+		{"fan-out", []fakeapi.Record{tool(ok(1, 0, 2000)), tool(ok(1, 1, 2000)), tool(ok(1, 400, 2000))}, CheckCancel, NotMeasured, 0},
+		// A tool call answered 429 (wait 1 s), the error handed to the
+		// model at once, then the same tool call in the next round: two
+		// calls, no early retry to measure.
+		{"rounds apart", []fakeapi.Record{model(9, 0, 10), tool(limited(1, 20, 1000)), model(8, 30, 40), tool(ok(1, 50, 60))},
+			CheckEarly, NotMeasured, 0},
+		{"rounds apart, attempts", []fakeapi.Record{model(9, 0, 10), tool(limited(1, 20, 1000)), model(8, 30, 40), tool(ok(1, 50, 60))},
+			CheckAttempts, Pass, 1},
+		// Within one round the same repeat is an early retry.
+		{"one round", []fakeapi.Record{model(9, 0, 10), tool(limited(1, 20, 1000)), tool(ok(1, 50, 60))}, CheckEarly, Fail, 1},
+		// A write timed out and retried without a key: flagged, though the
+		// client cancelled it; under its key it is not the client's doing.
+		{"write retried without a key", []fakeapi.Record{cancelled(write(ok(1, 0, 200))), write(ok(1, 210, 300))}, CheckWrites, Fail, 1},
+		{"write retried after a 5xx", []fakeapi.Record{write(overloaded(1, 0, 0)), write(ok(1, 10, 30))}, CheckWrites, Fail, 1},
+		{"write retried under its key", []fakeapi.Record{withKey(write(ok(1, 0, 2000)), "w"), withKey(write(ok(1, 200, 300)), "w")},
+			CheckWrites, Pass, 0},
+		// A write cancelled at 200 ms and retried at once under its key:
+		// the retry is admitted 3 ms before the server sees the cancel, a
+		// race with the attempt its client let go, not another write.
+		{"write retried as its cancel lands", []fakeapi.Record{withKey(left(cancelled(write(ok(1, 0, 203))), 203), "w"),
+			func() fakeapi.Record { r := withKey(write(ok(1, 200, 300)), "w"); r.WriteRace = true; return r }()}, CheckWrites, Pass, 0},
+		{"write racing one left running", []fakeapi.Record{write(ok(1, 0, 3000)),
+			func() fakeapi.Record { r := write(ok(2, 200, 300)); r.WriteRace = true; return r }()}, CheckWrites, Fail, 1},
+		{"write retried after a 429", []fakeapi.Record{write(limited(1, 0, 10)), write(ok(1, 10, 30))}, CheckWrites, Pass, 0},
+		// Nothing to measure reads NOT MEASURED, never PASS.
+		{"no shared 429", []fakeapi.Record{ok(1, 0, 10)}, CheckJitter, NotMeasured, 0},
+		{"no 429 retried", []fakeapi.Record{ok(1, 0, 10)}, CheckEarly, NotMeasured, 0},
+		{"nothing given up", []fakeapi.Record{ok(1, 0, 10)}, CheckCancel, NotMeasured, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l Line
+			for _, x := range Grade("test", tt.give, testRules()).Lines {
+				if x.Check == tt.check && x.Service == "s" {
+					l = x
+				}
+			}
+			if l.Verdict != tt.want || l.Value != tt.value {
+				t.Errorf("%s %v (%s), want %s %v", l.Verdict, l.Value, l.Figure, tt.want, tt.value)
+			}
+		})
+	}
+}
+
+func TestJitterLeavesAnUncappedCrowdToInFlight(t *testing.T) {
+	// Six calls, over a cap of 2, meet 429s within 5 ms, told 100 ms, and
+	// retry with full jitter over 100 ms: spread for their delays (more
+	// than 20 ms), not for a request limit of 10 a second (600 ms).
+	var recs []fakeapi.Record
+	for i := range 6 {
+		at := 100 + 20*i
+		recs = append(recs, limited(uint64(i), i, 100), ok(uint64(i), at, at+1000))
+	}
+	rules := testRules()
+	rules.RequestRate["s"] = 10
+	grade := func(rules Rules) map[string]Line {
+		lines := map[string]Line{}
+		for _, l := range Grade("test", recs, rules).Lines {
+			lines[l.Check] = l
+		}
+		return lines
+	}
+	lines := grade(rules)
+	if lines[CheckInFlight].Verdict != Fail || lines[CheckJitter].Verdict != Pass || !strings.Contains(lines[CheckJitter].Figure, "the missing cap's doing") {
+		t.Errorf("in_flight %s, jitter %s (%s): want the crowd on in_flight's FAIL alone", lines[CheckInFlight].Verdict, lines[CheckJitter].Verdict, lines[CheckJitter].Figure)
+	}
+	// Under a cap it keeps, the same crowd is jitter's.
+	rules.MaxInFlight["s"] = 10
+	if lines = grade(rules); lines[CheckInFlight].Verdict != Pass || lines[CheckJitter].Verdict != Fail {
+		t.Errorf("capped: in_flight %s, jitter %s (%s), want PASS and FAIL", lines[CheckInFlight].Verdict, lines[CheckJitter].Verdict, lines[CheckJitter].Figure)
+	}
+}
+
+func TestGradeCountsLostToolResults(t *testing.T) {
+	// Two tool calls: one answered, one given up after two 429s.
+	recs := []fakeapi.Record{tool(ok(1, 0, 10)), tool(limited(2, 0, 0)), tool(limited(2, 5, 0))}
+	rep := Grade("x", recs, testRules())
+	if rep.ToolCalls != 2 || rep.LostResults != 1 {
+		t.Errorf("%d tool calls, %d lost, want 2 and 1", rep.ToolCalls, rep.LostResults)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "1 of 2 tool calls lost their result") {
+		t.Errorf("summary: %v\n%s", err, text.String())
+	}
+}
+
+func TestJitterWarnsOnTwoHerdsNotOne(t *testing.T) {
+	// Shared 429s a second apart, 5 calls each, told 100 ms: the retries
+	// of herd groups come at once, the others spread 150 ms apart.
+	shared := func(groups, herds int) []fakeapi.Record {
+		var recs []fakeapi.Record
+		for g := range groups {
+			for i := range 5 {
+				id, at := uint64(10*g+i), 1000*g+i
+				retry := at + 100 + 150*i
+				if g < herds {
+					retry = at + 100
+				}
+				recs = append(recs, limited(id, at, 100), ok(id, retry, retry+10))
+			}
+		}
+		return recs
+	}
+	for _, tt := range []struct {
+		groups, herds int
+		want          Verdict
+	}{{5, 0, Pass}, {5, 1, Pass}, {5, 2, Warn}, {4, 2, Fail}} {
+		l := gradeOf(t, shared(tt.groups, tt.herds), CheckJitter)
+		if l.Verdict != tt.want || !strings.HasPrefix(l.Figure, fmt.Sprintf("%d of %d shared 429s", tt.herds, tt.groups)) {
+			t.Errorf("%d herds of %d: %s (%s), want %s", tt.herds, tt.groups, l.Verdict, l.Figure, tt.want)
 		}
 	}
 }

@@ -6,22 +6,27 @@ import (
 	"io"
 )
 
-// Verdict grades one line: PASS, WARN or FAIL.
+// Verdict grades one line: PASS, NOT MEASURED, WARN or FAIL.
 type Verdict string
 
-// The verdicts, from best to worst.
+// The verdicts, from best to worst. NotMeasured is a line with nothing to
+// measure in this run: its figure names the scenario that would measure
+// it.
 const (
-	Pass Verdict = "PASS"
-	Warn Verdict = "WARN"
-	Fail Verdict = "FAIL"
+	Pass        Verdict = "PASS"
+	NotMeasured Verdict = "NOT MEASURED"
+	Warn        Verdict = "WARN"
+	Fail        Verdict = "FAIL"
 )
 
 // rank orders verdicts from best to worst.
 func (v Verdict) rank() int {
 	switch v {
 	case Fail:
-		return 2
+		return 3
 	case Warn:
+		return 2
+	case NotMeasured:
 		return 1
 	}
 	return 0
@@ -74,8 +79,13 @@ type Report struct {
 	// Verdict is the worst of the lines' (PASS when there are none).
 	Verdict Verdict `json:"verdict"`
 	// Requests counts the records graded.
-	Requests int    `json:"requests"`
-	Lines    []Line `json:"lines"`
+	Requests int `json:"requests"`
+	// ToolCalls counts the logical calls to tools (paths under /tools/);
+	// LostResults those whose last attempt failed, so that the agent got
+	// no result: its model was handed an error in place of one.
+	ToolCalls   int    `json:"tool_calls"`
+	LostResults int    `json:"lost_results"`
+	Lines       []Line `json:"lines"`
 }
 
 // add appends l and folds its verdict into the report's.
@@ -102,17 +112,33 @@ func (r *Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s: %d requests graded, %s\n", r.Scenario, r.Requests, r.summary())
+	_, err := fmt.Fprintf(w, "%s: %d requests graded, %s; %s\n", r.Scenario, r.Requests, r.summary(), r.lost())
 	return err
 }
 
-// summary counts the lines by verdict: "12 PASS, 1 WARN, 3 FAIL".
+// summary counts the lines by verdict: "12 PASS, 2 NOT MEASURED, 1 WARN,
+// 3 FAIL".
 func (r *Report) summary() string {
+	n := r.Count()
+	return fmt.Sprintf("%d PASS, %d NOT MEASURED, %d WARN, %d FAIL", n[Pass], n[NotMeasured], n[Warn], n[Fail])
+}
+
+// lost says how many tool calls lost their result.
+func (r *Report) lost() string {
+	if r.ToolCalls == 0 {
+		return "no tool calls"
+	}
+	return fmt.Sprintf("%d of %s lost their result (its last attempt failed: the model was handed an error)",
+		r.LostResults, plural(r.ToolCalls, "tool call"))
+}
+
+// Count counts the lines by verdict.
+func (r *Report) Count() map[Verdict]int {
 	n := map[Verdict]int{}
 	for _, l := range r.Lines {
 		n[l.Verdict]++
 	}
-	return fmt.Sprintf("%d PASS, %d WARN, %d FAIL", n[Pass], n[Warn], n[Fail])
+	return n
 }
 
 // WriteJSON writes the report as indented JSON; the field names are an

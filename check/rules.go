@@ -39,6 +39,20 @@ const (
 	// the server while it retries them: none (cancellation should reach
 	// the transport).
 	DefaultAbandoned = 0
+	// DefaultAbandonGrace is how long a client may keep an attempt's
+	// connection open after sending its retry before the attempt counts
+	// as abandoned: a client that cancels and retries at once has its
+	// retry reach the server before its disconnect does.
+	DefaultAbandonGrace = 250 * time.Millisecond
+	// DefaultRetryGap is the least time after an attempt still being
+	// served that an identical attempt which declares nothing is taken
+	// for its retry (sent when a timeout gave it up); identical attempts
+	// sent closer together are parallel calls of a fan-out, whose last
+	// may leave a loaded process well after its first (the OpenAI Agents
+	// SDK's 8 identical lookups, under the race detector on a busy
+	// machine, came more than 100 ms apart). A timeout of a second or
+	// more is what a tool call gets.
+	DefaultRetryGap = time.Second
 	// DefaultNonRetryable is the most retries of answers no retry can
 	// change (see nonRetryable): none.
 	DefaultNonRetryable = 0
@@ -73,6 +87,11 @@ type Rules struct {
 	// Abandoned is the most attempts left running on the server while
 	// their call was retried.
 	Abandoned int
+	// AbandonGrace is how long after its retry's arrival an attempt's
+	// connection may stay open before the attempt counts as abandoned;
+	// RetryGap the least time after a running attempt that an undeclared
+	// identical one is its retry (see the defaults).
+	AbandonGrace, RetryGap time.Duration
 	// NonRetryable is the most retries of answers that no retry can
 	// change: a spent credit, a context too long, a malformed, refused or
 	// oversized request.
@@ -92,6 +111,7 @@ func RulesFor(sc *scenarios.Scenario) Rules {
 		MaxInFlight: map[string]int{}, CapSource: map[string]string{}, RequestRate: map[string]float64{},
 		RateLimitedWarn: or(c.RateLimitedWarn, DefaultRateLimitedWarn), RateLimitedFail: or(c.RateLimitedFail, DefaultRateLimitedFail),
 		EarlyRetries: DefaultEarlyRetries, Abandoned: DefaultAbandoned, NonRetryable: DefaultNonRetryable,
+		AbandonGrace: DefaultAbandonGrace, RetryGap: DefaultRetryGap,
 		JitterWindow: or(c.JitterWindow, DefaultJitterWindow), JitterMinSpread: or(c.JitterMinSpread, DefaultJitterMinSpread),
 		JitterMinShare: or(c.JitterMinShare, DefaultJitterMinShare),
 		AttemptsWarn:   or(c.AttemptsWarn, DefaultAttemptsWarn), AttemptsFail: or(c.AttemptsFail, DefaultAttemptsFail),

@@ -64,6 +64,9 @@ func (s *Server) Reset() {
 		sv.mu.Unlock()
 	}
 	s.notFound.Store(0)
+	s.roundsMu.Lock()
+	clear(s.rounds)
+	s.roundsMu.Unlock()
 	if s.metrics != nil {
 		s.metrics.reset()
 	}

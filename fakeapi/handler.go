@@ -68,6 +68,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		return
 	}
 	in := readRequest(r, sv, ep, path, body, n)
+	s.conversationRetry(&in, ep, body)
 	if ep == epCountTokens {
 		answerCount(w, c, &in)
 		return

@@ -158,3 +158,90 @@ func TestMetricsPerServicePort(t *testing.T) {
 		t.Errorf("admitted_total{service=b} = %v on a's listener, want 1", got)
 	}
 }
+
+// TestMetricsCarryEveryStat drives a server into 429s, early retries,
+// writes applied twice and unknown paths, then holds every number of the
+// stats endpoint's JSON — read as JSON, not through Stats — to the metric
+// of its name: a field added to Stats without a metric fails it.
+func TestMetricsCarryEveryStat(t *testing.T) {
+	var clk manualClock
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Metrics: true, Services: []ServiceConfig{
+		{Config: spec.Config{Name: "llm", RPS: 2, TPM: 100_000}},
+		{Config: spec.Config{Name: "store"}},
+	}})
+	for range 3 {
+		do(t, c, "POST", s.URL("llm")+"/v1/chat/completions", chatBody, "X-Stainless-Retry-Count", "0")
+	}
+	// A marked retry before the delay the 429 gave: early.
+	do(t, c, "POST", s.URL("llm")+"/v1/chat/completions", chatBody, "X-Stainless-Retry-Count", "1")
+	for range 2 {
+		do(t, c, "PUT", s.URL("store")+"/tools/save", `{"q":1}`, "Idempotency-Key", "w1")
+	}
+	res, err := c.Get(strings.TrimSuffix(s.StatsURL(), StatsPath) + "/no-such-service/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+
+	fams := scrape(t, c, s.MetricsURL())
+	res, err = c.Get(s.StatsURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Services map[string]map[string]json.RawMessage `json:"services"`
+		NotFound float64                               `json:"not_found"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&st)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := value(fams, "simbench_fakeapi_not_found_total", nil); !ok || got != st.NotFound || got != 1 {
+		t.Errorf("not_found_total = %v (present %v), stats say %v, want 1", got, ok, st.NotFound)
+	}
+	// The metric of each JSON name, and a map's label.
+	named := map[string]string{"arrived": "arrived_total", "accepted": "admitted_total", "in_flight": "in_flight_requests",
+		"rate_limited_by": "limited_total", "peak_concurrency": "peak_concurrency",
+		"cancelled_work_s": "cancelled_work_seconds_total", "wasted_work_s": "wasted_work_seconds_total"}
+	labels := map[string]string{"rate_limited_by": "limit", "errors": "class", "early_retries_by": "rule"}
+	metricOf := func(key string) string {
+		if n, ok := named[key]; ok {
+			return "simbench_fakeapi_" + n
+		}
+		return "simbench_fakeapi_" + key + "_total"
+	}
+	seen := map[string]float64{}
+	for svc, fields := range st.Services {
+		for key, raw := range fields {
+			if key == "service" || key == "timeline" {
+				continue
+			}
+			var n float64
+			if json.Unmarshal(raw, &n) == nil {
+				got, ok := value(fams, metricOf(key), map[string]string{"service": svc})
+				if !ok || got != n {
+					t.Errorf("%s{service=%q} = %v (present %v), stats' %s say %v", metricOf(key), svc, got, ok, key, n)
+				}
+				seen[svc+"/"+key] = n
+				continue
+			}
+			var m map[string]float64
+			if err := json.Unmarshal(raw, &m); err != nil {
+				t.Errorf("stats' %s of %s is neither a number nor a map of numbers: %s", key, svc, raw)
+				continue
+			}
+			for k, n := range m {
+				got, ok := value(fams, metricOf(key), map[string]string{"service": svc, labels[key]: k})
+				if !ok || got != n {
+					t.Errorf("%s{service=%q,%s=%q} = %v (present %v), stats' %s say %v", metricOf(key), svc, labels[key], k, got, ok, key, n)
+				}
+			}
+		}
+	}
+	// The run must have exercised what it checks.
+	if seen["llm/early_retries"] != 1 || seen["llm/rate_limited"] != 2 || seen["store/writes_applied_twice"] != 1 {
+		t.Errorf("early retries %v, 429s %v, writes applied twice %v; want 1, 2 and 1",
+			seen["llm/early_retries"], seen["llm/rate_limited"], seen["store/writes_applied_twice"])
+	}
+}

@@ -91,3 +91,34 @@ func TestRecordOfAStreamEndsBeforeItsClientCanSendAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestEarlyRetriesKeepModelRoundsApart: a conversation (X-Simbench-Client,
+// no retry marks) that asks a model has a tool call counted early only
+// when it repeats a rate-limited one in the same model round; a client
+// that never asks a model keeps the rule of one request at a time.
+func TestEarlyRetriesKeepModelRoundsApart(t *testing.T) {
+	var clk manualClock
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{
+		{Config: spec.Config{Name: "llm", TPM: 1_000_000}},
+		{Config: spec.Config{Name: "tools", RPS: 1}},
+	}})
+	conv := []string{"X-Simbench-Client", "conv"}
+	model := func() { do(t, c, "POST", s.URL("llm")+"/v1/chat/completions", chatBody, conv...) }
+	lookup := func(path string, client ...string) int {
+		return do(t, c, "POST", s.URL("tools")+path, `{"q":1}`, client...).status
+	}
+	model()
+	lookup("/tools/x", conv...) // admitted: the second in this second is a 429
+	if st := lookup("/tools/x", conv...); st != 429 {
+		t.Fatalf("status %d, want 429", st)
+	}
+	model()                     // the 429 handed to the model: a new round
+	lookup("/tools/x", conv...) // the same call in the next round: not early, a 429 again
+	lookup("/tools/x", conv...) // repeated in its round before the delay: early
+	lookup("/tools/x", "X-Simbench-Client", "solo")
+	lookup("/tools/y", "X-Simbench-Client", "solo") // one request at a time: early
+	x := s.Stats().Services["tools"]
+	if x.EarlyRetries != 2 || x.EarlyRetriesBy["client"] != 2 {
+		t.Errorf("early retries %d (%v), want 2: one in conv's second round, one of solo", x.EarlyRetries, x.EarlyRetriesBy)
+	}
+}

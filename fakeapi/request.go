@@ -6,6 +6,45 @@ import (
 	"strings"
 )
 
+// maxRounds bounds the clients whose model rounds a server counts; past
+// it the counts start again (a repeat across the restart may then count
+// as early).
+const maxRounds = 1 << 16
+
+// conversationRetry narrows the early-retry identity of in, a request to
+// endpoint ep with body that names its client (X-Simbench-Client) and
+// marks no retry, once that client has asked a model (a conversation of
+// an agent runtime, which sends tool calls in parallel): a model request
+// begins a new round and is early only when it repeats a rate-limited
+// request's body; a tool call is early only when it repeats one of the
+// same method, path and body in the same round. So the next round's model
+// request, and the same tool call in the next round, are not retries of a
+// 429 the model was handed. A client that never asks a model keeps the
+// rule of one request at a time.
+func (s *Server) conversationRetry(in *incoming, ep endpoint, body []byte) {
+	if in.how != byClient {
+		return
+	}
+	s.roundsMu.Lock()
+	n, asked := s.rounds[in.req.Client]
+	if ep.generates() {
+		if s.rounds == nil || len(s.rounds) >= maxRounds {
+			s.rounds = map[string]uint64{}
+		}
+		s.rounds[in.req.Client], asked = n+1, true
+	}
+	s.roundsMu.Unlock()
+	if !asked {
+		return
+	}
+	id := strconv.FormatUint(identity("", in.req.Method, in.req.Path, body), 16)
+	if ep.generates() {
+		in.req.Client += "|model:" + id
+	} else {
+		in.req.Client += "|round:" + strconv.FormatUint(n, 10) + ":" + id
+	}
+}
+
 // What a request is: a retry or not, and a write of which resource.
 
 // Headers that tell the server what a request is (see the README).
@@ -38,7 +77,9 @@ const (
 //     told to wait past now, so parallel callers that each honour their own
 //     delay never count; 0 is a first attempt, never early.
 //   - With only X-Simbench-Client, the client says it sends one request at a
-//     time: any request before its latest delay has elapsed is early.
+//     time: any request before its latest delay has elapsed is early; once
+//     it has asked a model, only a repeat within its model round (see
+//     conversationRetry).
 //   - With none of these, the request is a first attempt.
 //
 // how names the rule, for Stats.EarlyRetriesBy.

@@ -127,6 +127,10 @@ type Server struct {
 	answering active
 	notFound  atomic.Int64
 	metrics   *metrics // nil unless ServerConfig.Metrics
+	// rounds counts the model requests of each client that names itself
+	// and marks no retries (see conversationRetry; guarded by roundsMu).
+	roundsMu sync.Mutex
+	rounds   map[string]uint64
 }
 
 type service struct {

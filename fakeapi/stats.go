@@ -61,7 +61,8 @@ type Stats struct {
 	// EarlyRetriesBy splits EarlyRetries by how the server knew the request
 	// was a retry: "idempotency_key" (a repeated Idempotency-Key),
 	// "retry_count" (x-stainless-retry-count or X-Simbench-Retry above 0),
-	// "client" (X-Simbench-Client, a client sending one request at a time).
+	// "client" (X-Simbench-Client, a client sending one request at a time;
+	// once it has asked a model, a repeat within its model round).
 	// Only the HTTP server fills it.
 	EarlyRetriesBy map[string]int64 `json:"early_retries_by,omitempty"`
 	// WriteRaces counts writes admitted while another write to the same
