@@ -87,16 +87,26 @@ func verdicts(rep *check.Report) map[string]check.Verdict {
 	return v
 }
 
+// The 320 calls of its first turn go out at once, about twice tier3's burst,
+// so that a client slowed by a busy machine still meets 429s (24 sessions,
+// 192 calls, met none twice at a load of 12).
 func TestCheckFailsAClientThatFiresEveryCallAtOnceWithoutBackoff(t *testing.T) {
-	rep, err := runCheck(t, "tier3", "naive", "-sessions", "24", "-turns", "3")
+	rep, err := runCheck(t, "tier3", "naive", "-sessions", "40", "-turns", "3")
 	if exitCode(err) != exitFailure {
 		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitFailure)
 	}
 	v := verdicts(rep)
-	for _, c := range []string{check.CheckInFlight, check.CheckEarly, check.CheckJitter} {
+	for _, c := range []string{check.CheckInFlight, check.CheckEarly} {
 		if v[c] != check.Fail {
 			t.Errorf("%s is %s, want FAIL; the report:\n%+v", c, v[c], rep.Lines)
 		}
+	}
+	// Its retries go out at once, so the herds are there; how many of
+	// them check lays to the missing cap (see in_flight) rather than to
+	// jitter depends on how fast the client sends, so jitter is FAIL or
+	// WARN, never PASS.
+	if j := v[check.CheckJitter]; j != check.Fail && j != check.Warn {
+		t.Errorf("jitter is %s, want FAIL or WARN; the report:\n%+v", j, rep.Lines)
 	}
 	if rep.Verdict != check.Fail {
 		t.Errorf("verdict %s, want FAIL", rep.Verdict)
