@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -291,6 +292,9 @@ func (d *decoder) decodeQuota(sc *Scenario, s *Strategy, t *table) {
 	if q.Mode == QuotaSplit && !s.TokenBucket {
 		t.add("mode", "\"split\" divides the token buckets' limits, so it needs token_bucket = true in the strategy")
 	}
+	if q.Mode == QuotaSplit && s.TokenBucket {
+		splitAboveFloor(sc, t)
+	}
 	if q.Mode == QuotaShared && !s.TokenBucket {
 		t.add("mode", "\"shared\" shares the token buckets' limits (as sched.WithQuota does), so it needs token_bucket = true in the strategy")
 	}
@@ -352,5 +356,25 @@ func (d *decoder) decodeFailover(sc *Scenario, t *table, q *Quota) {
 	q.Outage = enum(t, "outage", OutageDown, OutageDown, OutageHung)
 	if q.OutageFor <= 0 {
 		q.Outage = ""
+	}
+}
+
+// splitAboveFloor reports, at the quota's mode, a service whose request or
+// token rate divided among the workload's processes falls below the
+// scheduler's floor (sched.MinRatePerMinute, one a day): each process's
+// scheduler would refuse it.
+func splitAboveFloor(sc *Scenario, t *table) {
+	n := float64(max(sc.Workload.Processes, 1))
+	for i := range sc.Services {
+		svc := &sc.Services[i]
+		for _, r := range []struct {
+			what string
+			rate float64
+		}{{"requests", svc.RequestsPerMinuteLimit()}, {"tokens", svc.TokensPerMinute}} {
+			if r.rate > 0 && r.rate/n < sched.MinRatePerMinute {
+				t.add("mode", "\"split\" gives each of the %d processes %.3g %s a minute of service %q (%.3g ÷ %d), below the scheduler's floor of one a day (%.3g a minute); raise the service's limit or use fewer processes",
+					int(n), r.rate/n, r.what, svc.Name, r.rate, int(n), sched.MinRatePerMinute)
+			}
+		}
 	}
 }
