@@ -111,3 +111,24 @@ quota = { mode = "split" }
 		t.Errorf("25 processes: %v, want it to say %q and name the floor", err, want)
 	}
 }
+
+// TestServicesBounded: a scenario may have MaxServices services, not one
+// more; the problem names the file and line of the services.
+func TestServicesBounded(t *testing.T) {
+	src := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("name = \"a\"\nduration = \"10s\"\n[workload]\nsessions = 1\ncalls = [ { tool = \"t\", count = 1 } ]\n[tools.t]\nservice = \"s0\"\n[[strategy]]\nname = \"x\"\n")
+		for i := range n {
+			fmt.Fprintf(&b, "[services.s%d]\nrps = 5\n", i)
+		}
+		return []byte(b.String())
+	}
+	if _, err := scenarios.Parse("a.toml", src(scenarios.MaxServices)); err != nil {
+		t.Errorf("%d services: %v", scenarios.MaxServices, err)
+	}
+	_, err := scenarios.Parse("a.toml", src(scenarios.MaxServices+1))
+	want := fmt.Sprintf("a.toml:10:2: services: %d services; a scenario may have at most %d", scenarios.MaxServices+1, scenarios.MaxServices)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%d services: %v, want it to say %q", scenarios.MaxServices+1, err, want)
+	}
+}
