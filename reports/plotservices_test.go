@@ -145,21 +145,7 @@ func TestServiceRequestsKeepsThePanelBound(t *testing.T) {
 // Limits lists them in (here the reverse).
 func TestManyServicesDrawTheBusiest(t *testing.T) {
 	n := 3 * MaxDrawnServices
-	r := &results.Results{Scenario: "many", DurationS: 10}
-	s := results.StrategyResult{Name: "only", ServiceTimelines: map[string][]results.TimelinePoint{}}
-	for k := n - 1; k >= 0; k-- {
-		r.Limits = append(r.Limits, results.ServiceLimits{Service: fmt.Sprintf("svc%02d", k), RequestsPerMinute: 6000})
-	}
-	for k := range n {
-		for sec := range 10 {
-			pt := results.TimelinePoint{T: float64(sec), BucketS: 1, Started: float64(k), InFlight: 1}
-			s.ServiceTimelines[fmt.Sprintf("svc%02d", k)] = append(s.ServiceTimelines[fmt.Sprintf("svc%02d", k)], pt)
-		}
-	}
-	for sec := range 10 {
-		s.Timeline = append(s.Timeline, results.TimelinePoint{T: float64(sec), BucketS: 1, Started: float64(n * (n - 1) / 2), InFlight: n})
-	}
-	r.Strategies = []results.StrategyResult{s}
+	r := manyServiceResults(n, 10)
 	var want []string
 	for k := n - 1; k >= n-MaxDrawnServices; k-- {
 		want = append(want, fmt.Sprintf("svc%02d", k))
@@ -184,6 +170,41 @@ func TestManyServicesDrawTheBusiest(t *testing.T) {
 		}
 		if name == "requests" && len(f.plots) != MaxDrawnServices {
 			t.Errorf("requests: %d panels, want %d", len(f.plots), MaxDrawnServices)
+		}
+	}
+}
+
+// manyServiceResults is a run of one strategy over n services for secs
+// seconds, a timeline bucket a second: service svcK takes K requests a
+// second; the results' Limits list the services in reverse.
+func manyServiceResults(n, secs int) *results.Results {
+	r := &results.Results{Scenario: "many", DurationS: float64(secs)}
+	s := results.StrategyResult{Name: "only", ServiceTimelines: map[string][]results.TimelinePoint{}}
+	for k := n - 1; k >= 0; k-- {
+		r.Limits = append(r.Limits, results.ServiceLimits{Service: fmt.Sprintf("svc%02d", k), RequestsPerMinute: 6000})
+	}
+	for k := range n {
+		name := fmt.Sprintf("svc%02d", k)
+		for sec := range secs {
+			s.ServiceTimelines[name] = append(s.ServiceTimelines[name], results.TimelinePoint{T: float64(sec), BucketS: 1, Started: float64(k), InFlight: 1})
+		}
+	}
+	for sec := range secs {
+		s.Timeline = append(s.Timeline, results.TimelinePoint{T: float64(sec), BucketS: 1, Started: float64(n * (n - 1) / 2), InFlight: n})
+	}
+	r.Strategies = []results.StrategyResult{s}
+	return r
+}
+
+// BenchmarkPlotsManyServices writes the figures (PNG and SVG) of a 60 s
+// run of 200 services: the time and memory the reports of a run with
+// many services take (MaxDrawnServices bounds them).
+func BenchmarkPlotsManyServices(b *testing.B) {
+	r := manyServiceResults(200, 60)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := WritePlots(b.TempDir(), r, Options{}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
