@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -361,20 +362,30 @@ func (d *decoder) decodeFailover(sc *Scenario, t *table, q *Quota) {
 
 // splitAboveFloor reports, at the quota's mode, a service whose request or
 // token rate divided among the workload's processes falls below the
-// scheduler's floor (sched.MinRatePerMinute, one a day): each process's
-// scheduler would refuse it.
+// scheduler's floor (see SplitBelowFloor).
 func splitAboveFloor(sc *Scenario, t *table) {
-	n := float64(max(sc.Workload.Processes, 1))
+	if msg := SplitBelowFloor(sc, max(sc.Workload.Processes, 1), 1); msg != "" {
+		t.add("mode", "%s", msg)
+	}
+}
+
+// SplitBelowFloor says which service of sc, its rates divided by the time
+// scale f (as a live run plays them) and among n processes (quota mode
+// "split"), would give each process a request or token rate below the
+// scheduler's floor, sched.MinRatePerMinute (one a day), which every
+// process's scheduler refuses; "" when none would.
+func SplitBelowFloor(sc *Scenario, n int, f float64) string {
 	for i := range sc.Services {
 		svc := &sc.Services[i]
 		for _, r := range []struct {
 			what string
 			rate float64
-		}{{"requests", svc.RequestsPerMinuteLimit()}, {"tokens", svc.TokensPerMinute}} {
-			if r.rate > 0 && r.rate/n < sched.MinRatePerMinute {
-				t.add("mode", "\"split\" gives each of the %d processes %.3g %s a minute of service %q (%.3g ÷ %d), below the scheduler's floor of one a day (%.3g a minute); raise the service's limit or use fewer processes",
-					int(n), r.rate/n, r.what, svc.Name, r.rate, int(n), sched.MinRatePerMinute)
+		}{{"requests", svc.RequestsPerMinuteLimit() / f}, {"tokens", svc.TokensPerMinute / f}} {
+			if each := r.rate / float64(n); r.rate > 0 && each < sched.MinRatePerMinute {
+				return fmt.Sprintf("\"split\" gives each of the %d processes %.3g %s a minute of service %q (%.3g ÷ %d), below the scheduler's floor of one a day (%.3g a minute); raise the service's limit or use fewer processes",
+					n, each, r.what, svc.Name, r.rate, n, sched.MinRatePerMinute)
 			}
 		}
 	}
+	return ""
 }
