@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -88,6 +89,7 @@ func interruptible(parent context.Context) (context.Context, context.CancelFunc)
 	// not dropped.
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	handlers.Add(1) // after Notify: no signal falls between the two catches
 	released := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -108,6 +110,7 @@ func interruptible(parent context.Context) (context.Context, context.CancelFunc)
 	var once sync.Once
 	return ctx, func() {
 		once.Do(func() {
+			handlers.Add(-1) // before Stop, as Add(1) after Notify
 			signal.Stop(sig)
 			close(released)
 			wg.Wait()
@@ -125,7 +128,41 @@ func interruptibleOnce(parent context.Context) (context.Context, context.CancelF
 	if parent == nil {
 		parent = context.Background()
 	}
-	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	handlers.Add(1) // after NotifyContext, as in interruptible
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() { handlers.Add(-1) })
+		stop()
+	}
+}
+
+// handlers counts the signal handlers that commands hold now
+// (interruptible, interruptibleOnce): while one does, catchSignalsEarly
+// leaves SIGINT and SIGTERM to it.
+var handlers atomic.Int32
+
+// catchSignalsEarly catches SIGINT and SIGTERM from the start of the
+// process (main calls it first, before parsing flags or loading a
+// scenario), so that no signal takes the default action of killing
+// simbench without a word: one that comes while no command handles
+// signals (before a command installs its handler, or in a command that has
+// none, such as report or gate) exits at once with exitInterrupted and
+// says so; nothing has been measured yet, or the command has nothing to
+// save. It returns at once; the goroutine it starts lives as long as the
+// process.
+func catchSignalsEarly() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for s := range sig {
+			if handlers.Load() > 0 {
+				continue // the command's handler has it too
+			}
+			fmt.Fprintf(os.Stderr, "\nsimbench: %s: exiting at once (exit %d)\n", signalName(s), exitInterrupted)
+			os.Exit(exitInterrupted)
+		}
+	}()
 }
 
 // signalName names s as a user sent it: Ctrl-C or SIGTERM.

@@ -10,9 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/simbench/simbench/check"
+	"github.com/simbench/simbench/internal/proc"
+	"github.com/simbench/simbench/internal/proc/proctest"
 )
 
 // examples holds the example clients built so far, one build each per test
@@ -176,6 +180,36 @@ func TestCheckReportsAFailingCommand(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "the client command exits 0") {
 		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// A client started through a shell, as npm, make or uv start one, leaves
+// no process running once check has exited: check ends the client's whole
+// process group, whether the shell waits for its background job (and
+// check's --duration ends it) or exits first and leaves the job behind.
+// The job here is a sleep that writes its pid; no request arrives, so
+// check grades it FAIL (exit 1).
+func TestCheckLeavesNoProcessOfTheClientRunning(t *testing.T) {
+	for _, tt := range []struct{ name, script string }{
+		{"the shell waits", `sleep 300 & echo $! > "$0"; wait`},
+		{"the shell exits first", `sleep 300 & echo $! > "$0"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "pid")
+			var out, errOut bytes.Buffer
+			cmd := &CheckCmd{Scenario: "tier3", Duration: positiveDuration(time.Second),
+				Command: []string{"--", "sh", "-c", tt.script, file}, Stdout: &out, Stderr: &errOut}
+			err := cmd.Run()
+			if exitCode(err) != exitFailure || !strings.Contains(out.String(), "no requests arrived") {
+				t.Errorf("exit code %d (%v), want %d with no requests; output:\n%s%s", exitCode(err), err, exitFailure, out.String(), errOut.String())
+			}
+			// The shell wrote the pid before check could end it, and check
+			// waits for the group to be gone before it returns.
+			if pid := proctest.ReadPid(t, file); proc.Running(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the client's background job (pid %d) still ran after check returned", pid)
+			}
+		})
 	}
 }
 

@@ -91,3 +91,57 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A signal that comes before a command installs its handler, or in a
+// command that has none, exits with 130 and says so, where the default
+// action killed simbench without a word. gate reading standard input from
+// a pipe the test holds open never ends by itself and installs no
+// handler. A signal sent at once may still come before main runs (the
+// runtime starting); then the process dies of it and the test sends the
+// next one later, after a fixed wait: what counts is the first process
+// that did not die of its signal, whatever the machine's load.
+func TestSignalBeforeAnyHandlerExits130(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		sig  syscall.Signal
+	}{
+		{"gate, Ctrl-C", []string{"gate", "-"}, syscall.SIGINT},
+		{"gate, SIGTERM", []string{"gate", "-"}, syscall.SIGTERM},
+		{"run, Ctrl-C", []string{"run", "research-agent", "--no-recommend", "--no-cache", "--no-reports", "--out", t.TempDir()}, syscall.SIGINT},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, wait := range []time.Duration{0, 0, 10 * time.Millisecond, 100 * time.Millisecond, time.Second, 5 * time.Second} {
+				ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+				cmd := exec.CommandContext(ctx, os.Args[0], tt.args...)
+				stdin, err := cmd.StdinPipe() // held open: gate waits for it
+				if err != nil {
+					t.Fatal(err)
+				}
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(wait)
+				if err := cmd.Process.Signal(tt.sig); err != nil {
+					t.Fatal(err)
+				}
+				err = cmd.Wait()
+				stdin.Close()
+				timedOut := ctx.Err() != nil // killed by the test's limit
+				cancel()
+				var ee *exec.ExitError
+				if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() && !timedOut {
+					t.Logf("sent after %v, the signal killed the process: %v", wait, err)
+					continue
+				}
+				if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "simbench: "+signalName(tt.sig)+":") {
+					t.Fatalf("signal sent after %v: %v, want exit %d with the signal named; standard error:\n%s", wait, err, exitInterrupted, stderr.String())
+				}
+				return
+			}
+			t.Fatalf("every %s killed simbench: it never caught the signal", signalName(tt.sig))
+		})
+	}
+}

@@ -57,6 +57,7 @@ Environment: SIMBENCH_SEED, SIMBENCH_DURATION, SIMBENCH_OUT, SIMBENCH_MAX_SHARE,
 SIMBENCH_ADDR, … set the flags of the same name (see each command's --help).`
 
 func main() {
+	catchSignalsEarly()
 	debug.SetGCPercent(sim.GCPercent) // see sim.GCPercent for the measurement
 	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -26,6 +26,7 @@ const asSimbench = "SIMBENCH_TEST_AS_SIMBENCH"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asSimbench) != "" {
+		catchSignalsEarly() // as main does
 		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if err := os.Setenv(asSimbench, "1"); err != nil {

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/simbench/simbench/internal/proc"
 )
 
 // ErrCommand is returned (wrapped) by RunCommand when the command could
@@ -124,32 +124,12 @@ func groupGone(pgid int) bool {
 		if err != nil {
 			continue
 		}
-		state, group, ok := procStat(pid)
+		state, group, ok := proc.Stat(pid)
 		if ok && group == pgid && state != 'Z' {
 			return false
 		}
 	}
 	return true
-}
-
-// procStat reads process pid's state letter and process group from
-// /proc/<pid>/stat; ok is false when it cannot (the process is gone).
-func procStat(pid int) (state byte, pgid int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, false
-	}
-	g, err := strconv.Atoi(f[2])
-	return f[0][0], g, err == nil
 }
 
 // outputs carries a command's standard output and error to writers that

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"slices"
@@ -17,33 +18,69 @@ import (
 // each service's timeline (StrategyResult.ServiceTimelines), and the
 // figures draw each against its own limits.
 
+// MaxDrawnServices is the most services the timeline figures draw one by
+// one (a line each in the in-flight figure, a panel per strategy each in
+// the requests figure): a report's time and memory grow with every
+// service drawn (a 10 s run of 200 services drawn one by one took 30 s
+// and 500 MB of reports, against 3 s and 60 MB without). A run of more
+// draws the MaxDrawnServices that took the most requests, and says so;
+// the figures' all-services lines sum every service.
+const MaxDrawnServices = 8
+
 // drawnServices returns the services the timeline figures draw one by one:
 // those with a timeline of their own in some strategy, in the order of the
-// results' Limits (the rest after, by name). It is nil when fewer than two
-// have one: the strategy's own timeline is then the one service's.
-func drawnServices(r *results.Results) []string {
-	seen := map[string]bool{}
+// results' Limits (the rest after, by name), and of more than
+// MaxDrawnServices the MaxDrawnServices that took the most requests over
+// all strategies. It is nil when fewer than two have one: the strategy's
+// own timeline is then the one service's. total is how many services have
+// a timeline.
+func drawnServices(r *results.Results) (drawn []string, total int) {
+	requests := map[string]float64{}
 	for i := range r.Strategies {
-		for name := range r.Strategies[i].ServiceTimelines {
-			seen[name] = true
+		for name, tl := range r.Strategies[i].ServiceTimelines {
+			requests[name] += 0 // listed even when it took none
+			for _, pt := range trimTimeline(r, tl) {
+				requests[name] += pt.Started * pt.BucketS
+			}
 		}
 	}
-	if len(seen) < 2 {
-		return nil
+	if len(requests) < 2 {
+		return nil, len(requests)
 	}
 	var out []string
 	for _, l := range r.Limits {
-		if seen[l.Service] {
+		if _, ok := requests[l.Service]; ok && !slices.Contains(out, l.Service) {
 			out = append(out, l.Service)
-			delete(seen, l.Service)
 		}
 	}
-	rest := make([]string, 0, len(seen))
-	for name := range seen {
-		rest = append(rest, name)
+	rest := make([]string, 0, len(requests))
+	for name := range requests {
+		if !slices.Contains(out, name) {
+			rest = append(rest, name)
+		}
 	}
 	slices.Sort(rest)
-	return append(out, rest...)
+	out = append(out, rest...)
+	if len(out) > MaxDrawnServices {
+		// The busiest, ties in the order above; then back in that order.
+		order := make(map[string]int, len(out))
+		for k, name := range out {
+			order[name] = k
+		}
+		slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(requests[b], requests[a]) })
+		out = out[:MaxDrawnServices]
+		slices.SortFunc(out, func(a, b string) int { return cmp.Compare(order[a], order[b]) })
+	}
+	return out, len(requests)
+}
+
+// drawnNote is what a figure's caption adds when it draws drawn of total
+// services one by one: nothing when it draws them all.
+func drawnNote(drawn []string, total int) string {
+	if len(drawn) >= total {
+		return ""
+	}
+	return fmt.Sprintf(" Drawn one by one: the %d of the %d services that took the most requests (%s); the others are in the all-services lines only.", len(drawn), total, strings.Join(drawn, ", "))
 }
 
 // serviceLimits are the limits drawn on a panel of service name: its own
@@ -179,7 +216,7 @@ func lighter(c color.Color) color.Color {
 // or more services: a panel per strategy and service, each against the
 // service's own limit, for as many strategies as MaxFigureStrategies
 // panels hold.
-func serviceRequestRate(r *results.Results, opts Options, services []string) (*Figure, error) {
+func serviceRequestRate(r *results.Results, opts Options, services []string, total int) (*Figure, error) {
 	t0, t1, ok := timelineSpan(r)
 	if !ok {
 		return nil, nil
@@ -200,7 +237,7 @@ func serviceRequestRate(r *results.Results, opts Options, services []string) (*F
 			panels = append(panels, p)
 		}
 	}
-	caption := ("One panel per strategy and service, each against that service's own limit: where the service refused requests (429s) the band is shaded; the gap between started and admitted is the 429s; a dotted line is the pace a strategy's token bucket aims at.")
+	caption := ("One panel per strategy and service, each against that service's own limit: where the service refused requests (429s) the band is shaded; the gap between started and admitted is the 429s; a dotted line is the pace a strategy's token bucket aims at.") + drawnNote(services, total)
 	if strategies < len(r.Strategies) {
 		caption += fmt.Sprintf(" Drawn: the first %d of the %d strategies (%d panels at most).", strategies, len(r.Strategies), MaxFigureStrategies)
 	}

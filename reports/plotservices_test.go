@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,4 +135,76 @@ func TestServiceRequestsKeepsThePanelBound(t *testing.T) {
 		return
 	}
 	t.Fatal("no requests figure")
+}
+
+// Of more than MaxDrawnServices services, the timeline figures draw the
+// MaxDrawnServices busiest one by one, in the order of the results'
+// Limits, and their captions name them and how many were left to the
+// all-services lines. Service k of 3·MaxDrawnServices takes k requests a
+// second, so the busiest are the last MaxDrawnServices, whichever order
+// Limits lists them in (here the reverse).
+func TestManyServicesDrawTheBusiest(t *testing.T) {
+	n := 3 * MaxDrawnServices
+	r := manyServiceResults(n, 10)
+	var want []string
+	for k := n - 1; k >= n-MaxDrawnServices; k-- {
+		want = append(want, fmt.Sprintf("svc%02d", k))
+	}
+	drawn, total := drawnServices(r)
+	if fmt.Sprint(drawn) != fmt.Sprint(want) || total != n {
+		t.Fatalf("drawn %v of %d, want %v of %d", drawn, total, want, n)
+	}
+	figs, err := Figures(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := fmt.Sprintf("Drawn one by one: the %d of the %d services that took the most requests (%s)", MaxDrawnServices, n, strings.Join(want, ", "))
+	for _, name := range []string{"requests", "in-flight"} {
+		i := slices.IndexFunc(figs, func(f Figure) bool { return f.Name == name })
+		if i < 0 {
+			t.Fatalf("no %s figure", name)
+		}
+		f := figs[i]
+		if !strings.Contains(f.Caption, note) {
+			t.Errorf("%s caption %q lacks %q", name, f.Caption, note)
+		}
+		if name == "requests" && len(f.plots) != MaxDrawnServices {
+			t.Errorf("requests: %d panels, want %d", len(f.plots), MaxDrawnServices)
+		}
+	}
+}
+
+// manyServiceResults is a run of one strategy over n services for secs
+// seconds, a timeline bucket a second: service svcK takes K requests a
+// second; the results' Limits list the services in reverse.
+func manyServiceResults(n, secs int) *results.Results {
+	r := &results.Results{Scenario: "many", DurationS: float64(secs)}
+	s := results.StrategyResult{Name: "only", ServiceTimelines: map[string][]results.TimelinePoint{}}
+	for k := n - 1; k >= 0; k-- {
+		r.Limits = append(r.Limits, results.ServiceLimits{Service: fmt.Sprintf("svc%02d", k), RequestsPerMinute: 6000})
+	}
+	for k := range n {
+		name := fmt.Sprintf("svc%02d", k)
+		for sec := range secs {
+			s.ServiceTimelines[name] = append(s.ServiceTimelines[name], results.TimelinePoint{T: float64(sec), BucketS: 1, Started: float64(k), InFlight: 1})
+		}
+	}
+	for sec := range secs {
+		s.Timeline = append(s.Timeline, results.TimelinePoint{T: float64(sec), BucketS: 1, Started: float64(n * (n - 1) / 2), InFlight: n})
+	}
+	r.Strategies = []results.StrategyResult{s}
+	return r
+}
+
+// BenchmarkPlotsManyServices writes the figures (PNG and SVG) of a 60 s
+// run of 200 services: the time and memory the reports of a run with
+// many services take (MaxDrawnServices bounds them).
+func BenchmarkPlotsManyServices(b *testing.B) {
+	r := manyServiceResults(200, 60)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := WritePlots(b.TempDir(), r, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -132,7 +132,7 @@ func serviceLimitLine(p *plot.Plot, limit int, t0, t1 float64) error {
 // its cap and the service's limit on requests in flight.
 func inFlight(r *results.Results, opts Options) (*Figure, error) {
 	lim := opts.limits(r)
-	services := drawnServices(r)
+	services, total := drawnServices(r)
 	title := func(s *results.StrategyResult) string { return capTitle(s, services) }
 	panels, err := timelinePanels(r, "attempts in flight", title, func(p *plot.Plot, i int, s *results.StrategyResult, t0, t1 float64) error {
 		tl := runTimeline(r, s)
@@ -202,7 +202,7 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 	}
 	caption := "Does each strategy's line stay under its cap and the service's limit, or pile up in bursts?"
 	if services != nil {
-		caption = "Does each strategy's line stay under its caps and the services' limits, or pile up in bursts? The wide line is every service together (under the global cap, dashed black); each service's line is drawn with its own cap (dashed) and limit (dotted) in its colour."
+		caption = "Does each strategy's line stay under its caps and the services' limits, or pile up in bursts? The wide line is every service together (under the global cap, dashed black); each service's line is drawn with its own cap (dashed) and limit (dotted) in its colour." + drawnNote(services, total)
 	}
 	return newFigure("in-flight", "In flight over time", caption, panelsHeight(len(panels)), panels...), nil
 }
@@ -241,8 +241,8 @@ func spans(tl []results.TimelinePoint, flags []bool, gap float64) [][2]float64 {
 // service's rate limit, with the buckets where the limit was saturated
 // shaded.
 func requestRate(r *results.Results, opts Options) (*Figure, error) {
-	if services := drawnServices(r); services != nil {
-		return serviceRequestRate(r, opts, services)
+	if services, total := drawnServices(r); services != nil {
+		return serviceRequestRate(r, opts, services, total)
 	}
 	lim := opts.limits(r)
 	title := func(s *results.StrategyResult) string { return s.Name }

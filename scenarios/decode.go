@@ -40,7 +40,11 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	// reported when it was read, so it gets no second problem.
 	reported := len(d.problems)
 	if st := t.sub("services"); st != nil {
-		for _, name := range st.keys() {
+		names := st.keys()
+		if len(names) > MaxServices {
+			t.add("services", "%d services; a scenario may have at most %d (each one is simulated with timelines of its own in every strategy, and reported): model the services the agent's turns wait on, and fold the rest into one", len(names), MaxServices)
+		}
+		for _, name := range names {
 			if len(name) > MaxNameLength {
 				st.add(name, "%s", NameProblem("service", name))
 			}

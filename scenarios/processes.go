@@ -2,10 +2,12 @@ package scenarios
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -293,6 +295,9 @@ func (d *decoder) decodeQuota(sc *Scenario, s *Strategy, t *table) {
 	if q.Mode == QuotaSplit && !s.TokenBucket {
 		t.add("mode", "\"split\" divides the token buckets' limits, so it needs token_bucket = true in the strategy")
 	}
+	if q.Mode == QuotaSplit && s.TokenBucket {
+		splitAboveFloor(sc, t)
+	}
 	if q.Mode == QuotaShared && !s.TokenBucket {
 		t.add("mode", "\"shared\" shares the token buckets' limits (as sched.WithQuota does), so it needs token_bucket = true in the strategy")
 	}
@@ -355,4 +360,34 @@ func (d *decoder) decodeFailover(sc *Scenario, t *table, q *Quota) {
 	if q.OutageFor <= 0 {
 		q.Outage = ""
 	}
+}
+
+// splitAboveFloor reports, at the quota's mode, a service whose request or
+// token rate divided among the workload's processes falls below the
+// scheduler's floor (see SplitBelowFloor).
+func splitAboveFloor(sc *Scenario, t *table) {
+	if msg := SplitBelowFloor(sc, max(sc.Workload.Processes, 1), 1); msg != "" {
+		t.add("mode", "%s", msg)
+	}
+}
+
+// SplitBelowFloor says which service of sc, its rates divided by the time
+// scale f (as a live run plays them) and among n processes (quota mode
+// "split"), would give each process a request or token rate below the
+// scheduler's floor, sched.MinRatePerMinute (one a day), which every
+// process's scheduler refuses; "" when none would.
+func SplitBelowFloor(sc *Scenario, n int, f float64) string {
+	for i := range sc.Services {
+		svc := &sc.Services[i]
+		for _, r := range []struct {
+			what string
+			rate float64
+		}{{"requests", svc.RequestsPerMinuteLimit() / f}, {"tokens", svc.TokensPerMinute / f}} {
+			if each := r.rate / float64(n); r.rate > 0 && each < sched.MinRatePerMinute {
+				return fmt.Sprintf("\"split\" gives each of the %d processes %.3g %s a minute of service %q (%.3g ÷ %d), below the scheduler's floor of one a day (%.3g a minute); raise the service's limit or use fewer processes",
+					n, each, r.what, svc.Name, r.rate, n, sched.MinRatePerMinute)
+			}
+		}
+	}
+	return ""
 }

@@ -5,6 +5,16 @@ import (
 	"time"
 )
 
+// MaxServices bounds a scenario's [services.NAME] tables. Measured on a
+// 10 s run of two strategies whose turns call every service once (20
+// sessions, one tool per service; `simbench run FILE --no-cache
+// --no-recommend`, reports included): 200 services run in 3.6 s and
+// 72 MB, 500 in 10 s and 92 MB, 1,000 in 25 s and 164 MB, the
+// simulation's time growing faster than the number of services. 256 keeps
+// such a run within a few seconds; the reports draw at most
+// reports.MaxDrawnServices of them one by one whatever the number.
+const MaxServices = 256
+
 // MaxStrategies bounds a scenario's [[strategy]] tables: every strategy is
 // simulated in memory of its own, a row of every table and a series of
 // every figure.

@@ -196,9 +196,7 @@ func (c *Core) reserve(cs *callState) {
 		c.start(cs)
 		return
 	}
-	if s.tok != nil {
-		c.addPending(s, c.lastReservation(cs))
-	}
+	c.addPending(s, c.lastReservation(cs)) // for settle and SetLimits
 	c.setTimer(timer{at: at, kind: timerRelease, cs: cs, gen: cs.gen})
 }
 

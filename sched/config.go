@@ -58,8 +58,8 @@ const (
 )
 
 // ServiceConfig holds the limits that apply to every call naming one service.
-// Zero fields mean no limit. Rates below MinRatePerMinute are taken here
-// (SetLimits refuses them): a call booked under one may wait years.
+// Zero fields mean no limit. New refuses a rate below MinRatePerMinute, as
+// SetLimits does.
 type ServiceConfig struct {
 	// MaxInFlight caps attempts in flight to the service (0: only the global cap).
 	MaxInFlight int
@@ -229,7 +229,7 @@ func (c *Config) validate() error {
 		}
 	}
 	for name, s := range c.Services {
-		if err := limitsOf(s).check(0); err != nil {
+		if err := limitsOf(s).check(); err != nil {
 			return fmt.Errorf("sched: service %q: %w", name, err)
 		}
 		if !(s.Headroom >= 0 && s.Headroom <= 1) {

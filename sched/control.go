@@ -25,18 +25,17 @@ type Limits struct {
 	TokensPerMinute, TokenBurst float64
 }
 
-// MinRatePerMinute is the lowest refill rate SetLimits takes, in units
-// (requests or tokens) per minute: one a day. A call admitted under a
-// bucket keeps the start booked for it when SetLimits raises the limit (see
-// Core.SetLimits), so a lower rate could book a call years ahead, or past
-// the range of a time.Duration, never to start. A rate of 0 is no limit.
-// Config takes any rate above 0: a simulation scales its rates down by its
-// time scale and its number of processes.
+// MinRatePerMinute is the lowest refill rate New and SetLimits take, in
+// units (requests or tokens) per minute: one a day. A lower rate books a
+// call years ahead, or past the range of a time.Duration, never to start;
+// a rate of 0 is no limit. A caller that derives rates (divides a limit
+// among processes, scales it) checks the result against it: New refuses
+// the rate rather than take it silently.
 const MinRatePerMinute = 1.0 / (24 * 60)
 
 // check reports the first limit that is negative, NaN or infinite, or a
-// rate other than 0 below floor (per minute).
-func (l Limits) check(floor float64) error {
+// rate other than 0 below MinRatePerMinute.
+func (l Limits) check() error {
 	if l.MaxInFlight < 0 {
 		return fmt.Errorf("MaxInFlight %d is negative", l.MaxInFlight)
 	}
@@ -51,8 +50,8 @@ func (l Limits) check(floor float64) error {
 		switch {
 		case f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0):
 			return fmt.Errorf("%s %g is not a finite number at least 0", f.name, f.v)
-		case f.rate && f.v > 0 && f.v < floor:
-			return fmt.Errorf("%s %g is below the floor of %g (one a day); 0 is no limit", f.name, f.v, floor)
+		case f.rate && f.v > 0 && f.v < MinRatePerMinute:
+			return fmt.Errorf("%s %g is below the floor of %g (one a day); 0 is no limit", f.name, f.v, MinRatePerMinute)
 		}
 	}
 	return nil
@@ -179,11 +178,15 @@ func limitsOf(s ServiceConfig) Limits {
 
 // SetLimits replaces the limits of a service of Config.Services at now, as
 // x/time/rate's SetLimitAt does for one limiter. The new limits hold from
-// the next admission: calls already admitted keep their slots and the start
-// times booked for them, and what the buckets hold now carries over (never
-// above the new capacity), so lowering a limit does not refill a bucket and
-// raising one does not empty it. A bucket that did not exist starts full.
-// Refunds of reservations made before the change are forfeited. Queued
+// now: calls already admitted keep their slots, and those booked for a
+// later start are booked again, in admission order, under the new buckets
+// (a call booked a day ahead under a tiny rate starts as soon as the
+// raised one allows). What the buckets hold now, less those calls'
+// bookings, carries over (never above the new capacity), so lowering a
+// limit does not refill a bucket and raising one does not empty it. A
+// bucket that did not exist starts full. Refunds of reservations made
+// before the change are forfeited; a booking that a later change to the
+// buckets (usage beyond an estimate, a header sync) covers keeps its start. Queued
 // calls that the new token capacity can never hold fail with
 // ErrNeverFits when their turn comes. It refuses an unknown service, a
 // negative, NaN or infinite limit, and a rate below MinRatePerMinute.
@@ -198,10 +201,15 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 		slices.Sort(names)
 		return fmt.Errorf("sched: SetLimits: unknown service %q (Config.Services lists %q)", service, names)
 	}
-	if err := l.check(MinRatePerMinute); err != nil {
+	if err := l.check(); err != nil {
 		return fmt.Errorf("sched: SetLimits: service %q: %w", service, err)
 	}
 	s := c.service(service)
+	// The calls admitted for a later start leave the old buckets (those
+	// whose takes are still the buckets' latest changes: all of them,
+	// unless a usage report or header sync came after) and are booked
+	// again under the new ones below.
+	k := c.unbook(s)
 	s.cfg.MaxInFlight = l.MaxInFlight
 	s.cfg.RequestsPerMinute, s.cfg.RequestBurst = l.RequestsPerMinute, l.RequestBurst
 	s.cfg.TokensPerMinute, s.cfg.TokenBurst = l.TokensPerMinute, l.TokenBurst
@@ -214,11 +222,7 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 	req, tok := serviceBuckets(s.cfg)
 	s.req = carryBucket(s.req, req, c.now)
 	s.tok = carryBucket(s.tok, tok, c.now)
-	for _, r := range s.pending {
-		c.unref(r.cs.turn)
-	}
-	clear(s.pending)
-	s.pending = s.pending[:0]
+	c.rebookPending(s, k, 0)
 	c.pump()
 	return nil
 }

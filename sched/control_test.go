@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// A lowered request rate holds from the next admission: the calls booked
-// before the change keep their times, and the bucket carries over what it
+// A lowered request rate holds from the change: a call booked before it
+// is booked again under the new rate, and the bucket carries over what it
 // held, debt included.
-func TestSetLimitsHoldsFromTheNextAdmission(t *testing.T) {
+func TestSetLimitsHoldsFromTheChange(t *testing.T) {
 	cfg := Config{Services: map[string]ServiceConfig{"api": {MaxInFlight: 1, RequestsPerMinute: 600, RequestBurst: 1}}} // 10/s
 	d := newDriver(t, cfg, func(*Call, int, time.Duration) (time.Duration, Outcome) {
 		return 10 * time.Millisecond, Succeeded(nil)
@@ -22,16 +22,20 @@ func TestSetLimitsHoldsFromTheNextAdmission(t *testing.T) {
 	// c0 starts at 0; c1, admitted at 10 ms, is booked for 100 ms; c2,
 	// admitted at 110 ms, for 200 ms.
 	d.run(150 * time.Millisecond)
+	if len(d.starts) != 2 {
+		t.Fatalf("%d starts by 150 ms, want c0 and c1", len(d.starts))
+	}
 	d.now = 150 * time.Millisecond
 	if err := d.core.SetLimits(d.now, "api", Limits{MaxInFlight: 1, RequestsPerMinute: 60, RequestBurst: 1}); err != nil {
 		t.Fatal(err)
 	}
 	d.drain()
 	d.run(time.Hour)
-	// At 150 ms the old bucket was booked to 300 ms, half a request in
-	// debt: the new one (1/s) holds −0.5 then, so c3 starts at
-	// 150 ms + 1.5 s and c4 a second later.
-	want := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 1650 * time.Millisecond, 2650 * time.Millisecond}
+	// At 150 ms, c2's booking taken back, the old bucket was booked to
+	// 200 ms: it held half a request, and so does the new one (1/s), so c2
+	// starts 0.5 s later, at 650 ms; c3, admitted when c2 ends, at 1.65 s,
+	// and c4 a second later.
+	want := []time.Duration{0, 100 * time.Millisecond, 650 * time.Millisecond, 1650 * time.Millisecond, 2650 * time.Millisecond}
 	for i, s := range d.starts {
 		if s.at != want[i] {
 			t.Errorf("start %d at %v, want %v", i, s.at, want[i])
@@ -75,24 +79,22 @@ func TestSetLimitsRefusesMistakes(t *testing.T) {
 // TestLimitsBelowTheFloorRefused: SetLimits refuses a rate other than 0
 // below MinRatePerMinute, and a limit that is not a finite number at least
 // 0, naming the service (the limits in force stay); it takes the floor
-// itself. New refuses what is not a finite number at least 0, and takes
-// rates below the floor (a simulation scales its rates down).
+// itself. New refuses and takes the same limits.
 func TestLimitsBelowTheFloorRefused(t *testing.T) {
 	set := Limits{MaxInFlight: 2, RequestsPerMinute: 60}
 	tests := []struct {
-		give     Limits
-		want     string // in SetLimits' error; "" for none
-		newTakes bool
+		give Limits
+		want string // in SetLimits' and New's error; "" for none
 	}{
-		{Limits{RequestsPerMinute: 1e-300}, "RequestsPerMinute 1e-300 is below the floor of 0.000694", true},
-		{Limits{TokensPerMinute: math.SmallestNonzeroFloat64}, "TokensPerMinute 5e-324 is below the floor", true},
-		{Limits{RequestsPerMinute: MinRatePerMinute * 0.999}, "is below the floor", true},
-		{Limits{RequestsPerMinute: math.NaN()}, "RequestsPerMinute NaN is not a finite number", false},
-		{Limits{TokenBurst: math.Inf(1)}, "TokenBurst +Inf is not a finite number", false},
-		{Limits{RequestBurst: -1}, "RequestBurst -1 is not a finite number", false},
-		{Limits{MaxInFlight: -1}, "MaxInFlight -1 is negative", false},
-		{Limits{RequestsPerMinute: MinRatePerMinute, TokensPerMinute: MinRatePerMinute}, "", true},
-		{Limits{}, "", true},
+		{Limits{RequestsPerMinute: 1e-300}, "RequestsPerMinute 1e-300 is below the floor of 0.000694"},
+		{Limits{TokensPerMinute: math.SmallestNonzeroFloat64}, "TokensPerMinute 5e-324 is below the floor"},
+		{Limits{RequestsPerMinute: MinRatePerMinute * 0.999}, "is below the floor"},
+		{Limits{RequestsPerMinute: math.NaN()}, "RequestsPerMinute NaN is not a finite number"},
+		{Limits{TokenBurst: math.Inf(1)}, "TokenBurst +Inf is not a finite number"},
+		{Limits{RequestBurst: -1}, "RequestBurst -1 is not a finite number"},
+		{Limits{MaxInFlight: -1}, "MaxInFlight -1 is negative"},
+		{Limits{RequestsPerMinute: MinRatePerMinute, TokensPerMinute: MinRatePerMinute}, ""},
+		{Limits{}, ""},
 	}
 	for _, tt := range tests {
 		c, err := New(Config{Services: map[string]ServiceConfig{"api": {MaxInFlight: set.MaxInFlight, RequestsPerMinute: set.RequestsPerMinute}}})
@@ -113,16 +115,16 @@ func TestLimitsBelowTheFloorRefused(t *testing.T) {
 		_, err = New(Config{Services: map[string]ServiceConfig{"api": {MaxInFlight: tt.give.MaxInFlight,
 			RequestsPerMinute: tt.give.RequestsPerMinute, RequestBurst: tt.give.RequestBurst,
 			TokensPerMinute: tt.give.TokensPerMinute, TokenBurst: tt.give.TokenBurst}}})
-		if (err == nil) != tt.newTakes || (err != nil && !strings.Contains(err.Error(), tt.want)) {
-			t.Errorf("%+v: New: %v, want taken %v", tt.give, err, tt.newTakes)
+		if (err == nil) != (tt.want == "") || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%+v: New: %v, want %q", tt.give, err, tt.want)
 		}
 	}
 }
 
 // TestCallBookedAtTheFloorStarts books a call under the lowest rate, one
-// request a day, then raises the limit: the call keeps its booked start
-// (SetLimits changes the next admissions), a day after the bucket emptied,
-// and the next call follows the new rate.
+// request a day, then raises the limit: the call, booked a day ahead, is
+// booked again under the new rate and starts about a second later, and
+// the next call follows it at the new rate.
 func TestCallBookedAtTheFloorStarts(t *testing.T) {
 	cfg := Config{Services: map[string]ServiceConfig{"api": {RequestsPerMinute: 60, RequestBurst: 1, Headroom: 1}}}
 	d := newDriver(t, cfg, func(*Call, int, time.Duration) (time.Duration, Outcome) { return 0, Succeeded(nil) })
@@ -135,26 +137,56 @@ func TestCallBookedAtTheFloorStarts(t *testing.T) {
 	if err := d.core.SetLimits(d.now, "api", Limits{RequestsPerMinute: 60, RequestBurst: 1}); err != nil {
 		t.Fatal(err)
 	}
+	d.drain()
 	d.submit(Call{ID: "late", Service: "api"})
 	d.run(math.MaxInt64 - 1)
 	if len(d.starts) != 3 {
 		t.Fatalf("%d starts, want 3: %+v", len(d.starts), d.starts)
 	}
-	// c0 empties the bucket at 0; one request a day books c1 at 24 h (to
-	// a nanosecond of rounding), which leaves the bucket in debt until
-	// 48 h. At 1 s the new bucket (1/s) carries the old one's level then,
-	// 1 − (48 h − 1 s)/24 h requests, and takes late when it holds one:
-	// (48 h − 1 s)/24 h seconds later.
+	// c0 empties the bucket at 0, and one request a day refills it by 24 h
+	// (c1 was booked then). At 1 s c1's booking is taken back and the new
+	// bucket (1/s) carries the old one's level, 1 s/24 h of a request: it
+	// holds one (1 − 1 s/24 h) s later, when c1 starts; late follows 1 s
+	// after.
 	const day = 24 * time.Hour
 	if s := d.starts[0]; s.id != "c0" || s.at != 0 {
 		t.Errorf("first start %s at %v, want c0 at 0", s.id, s.at)
 	}
-	late := time.Second + time.Duration(math.Round(float64(2*day-time.Second)/float64(day)*float64(time.Second)))
-	if s := d.starts[1]; s.id != "late" || s.at < late-time.Microsecond || s.at > late+time.Microsecond {
-		t.Errorf("second start %s at %v, want late at %v", s.id, s.at, late)
+	c1 := time.Second + time.Duration(math.Round((1-float64(time.Second)/float64(day))*float64(time.Second)))
+	if s := d.starts[1]; s.id != "c1" || s.at < c1-time.Microsecond || s.at > c1+time.Microsecond {
+		t.Errorf("second start %s at %v, want c1 at %v", s.id, s.at, c1)
 	}
-	if s := d.starts[2]; s.id != "c1" || s.at < day-time.Nanosecond || s.at > day+time.Nanosecond {
-		t.Errorf("third start %s at %v, want c1 at %v", s.id, s.at, day)
+	if s := d.starts[2]; s.id != "late" || s.at < c1+time.Second-time.Microsecond || s.at > c1+time.Second+time.Microsecond {
+		t.Errorf("third start %s at %v, want late at %v", s.id, s.at, c1+time.Second)
+	}
+}
+
+// TestSetLimitsRebooksInAdmissionOrder: calls booked ahead under one rate
+// are booked again in the order they were admitted when SetLimits lowers
+// or raises it, at the new pace from the level the bucket holds.
+func TestSetLimitsRebooksInAdmissionOrder(t *testing.T) {
+	cfg := Config{Services: map[string]ServiceConfig{"api": {RequestsPerMinute: 60, RequestBurst: 1, Headroom: 1}}}
+	d := newDriver(t, cfg, func(*Call, int, time.Duration) (time.Duration, Outcome) { return 0, Succeeded(nil) })
+	d.submit(calls(4, func(int) Call { return Call{Service: "api"} })...)
+	d.run(0) // c0 starts at 0; c1, c2, c3 are booked at 1 s, 2 s, 3 s
+	// At 0 the bucket is empty: at 120 a minute (2/s) it holds one request
+	// after 0.5 s, then one every 0.5 s.
+	if err := d.core.SetLimits(0, "api", Limits{RequestsPerMinute: 120, RequestBurst: 1}); err != nil {
+		t.Fatal(err)
+	}
+	d.drain()
+	d.run(math.MaxInt64 - 1)
+	want := []struct {
+		id string
+		at time.Duration
+	}{{"c0", 0}, {"c1", 500 * time.Millisecond}, {"c2", time.Second}, {"c3", 1500 * time.Millisecond}}
+	if len(d.starts) != len(want) {
+		t.Fatalf("%d starts, want %d: %+v", len(d.starts), len(want), d.starts)
+	}
+	for i, w := range want {
+		if s := d.starts[i]; s.id != w.id || s.at != w.at {
+			t.Errorf("start %d: %s at %v, want %s at %v", i, s.id, s.at, w.id, w.at)
+		}
 	}
 }
 

@@ -150,11 +150,13 @@ func TestHugeTimeoutsMeanNoTimeout(t *testing.T) {
 
 // TestTinyRateNeverRefills gives a bucket a rate so small that refilling one
 // request takes longer than the largest Duration: after the first request
-// the bucket is empty for good.
+// the bucket is empty for good. New refuses a rate below MinRatePerMinute;
+// a tiny headroom scales the floor itself further down (and the burst,
+// which 1/headroom brings back to one request).
 func TestTinyRateNeverRefills(t *testing.T) {
-	for _, rpm := range []float64{1e-12, 1e-300, math.SmallestNonzeroFloat64} {
-		t.Run(fmt.Sprint(rpm), func(t *testing.T) {
-			cfg := Config{Services: map[string]ServiceConfig{"api": {RequestsPerMinute: rpm, RequestBurst: 1}}}
+	for _, h := range []float64{1e-12, 1e-300} {
+		t.Run(fmt.Sprint(h), func(t *testing.T) {
+			cfg := Config{Services: map[string]ServiceConfig{"api": {RequestsPerMinute: MinRatePerMinute, RequestBurst: 1 / h, Headroom: h}}}
 			d := newDriver(t, cfg, nil)
 			d.submit(Call{ID: "a", Service: "api"}, Call{ID: "b", Service: "api"})
 			d.run(forever - 1)

@@ -12,7 +12,8 @@ func (r *Runner) Stats() Stats {
 }
 
 // SetLimits replaces a service's limits while turns run; the new limits
-// hold from the next admission (see Core.SetLimits). It returns an error
+// hold from now, calls booked for a later start booked again under them
+// (see Core.SetLimits). It returns an error
 // for a service Config.Services does not list, a negative, NaN or infinite
 // limit or a rate below MinRatePerMinute, and ErrClosed after Close.
 func (r *Runner) SetLimits(service string, l Limits) error {

@@ -30,30 +30,47 @@ func (r *reservation) live() bool {
 // is: undoing it would undo those too.
 func (c *Core) settle(cs *callState, n float64) {
 	s := cs.svc
+	k := c.unbook(s)
+	s.tok.refund(n, cs.tokMark)
+	if k == len(s.pending) {
+		return
+	}
+	c.rebookPending(s, k, k)
+}
+
+// unbook takes back from s's buckets, newest first, the reservations of
+// s.pending as long as they are the buckets' latest changes, and returns
+// how many, at the head of s.pending, stay booked. A call that started or
+// ended since its booking changed the buckets after it, or used its take:
+// nothing below it can move.
+func (c *Core) unbook(s *serviceState) int {
 	k := len(s.pending)
 	for k > 0 {
-		// A call that started or ended since its booking changed the
-		// buckets after it, or used its take: nothing below it can move.
 		r := &s.pending[k-1]
-		if !r.live() || !s.tok.latest(&r.tok) || (s.req != nil && !s.req.latest(&r.req)) {
+		if !r.live() || (s.tok != nil && !s.tok.latest(&r.tok)) || (s.req != nil && !s.req.latest(&r.req)) {
 			break
 		}
-		s.tok.undo(&r.tok)
+		if s.tok != nil {
+			s.tok.undo(&r.tok)
+		}
 		if s.req != nil {
 			s.req.undo(&r.req)
 		}
 		k--
 	}
-	s.tok.refund(n, cs.tokMark)
-	if k == len(s.pending) {
-		return
-	}
-	c.moved = append(c.moved[:0], s.pending[k:]...)
-	for _, r := range s.pending[k:] {
+	return k
+}
+
+// rebookPending books again, in admission order, the calls of
+// s.pending[from:] (which unbook took back), and keeps the first keep
+// entries of s.pending (keep <= from), forgetting the others.
+func (c *Core) rebookPending(s *serviceState, from, keep int) {
+	c.moved = append(c.moved[:0], s.pending[from:]...)
+	for _, r := range s.pending[keep:] {
 		c.unref(r.cs.turn)
 	}
-	clear(s.pending[k:])
-	s.pending = s.pending[:k]
+	clear(s.pending[keep:])
+	s.pending = s.pending[:keep]
 	for _, r := range c.moved {
 		c.rebook(r.cs)
 	}

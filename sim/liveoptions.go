@@ -52,8 +52,22 @@ func (o LiveOptions) Validate(sc *scenarios.Scenario) error {
 	if o.Processes > scenarios.MaxProcesses {
 		return bad("%d processes: at most %d (the limit of workload.processes)", o.Processes, scenarios.MaxProcesses)
 	}
-	if _, err := o.fleetFor(sc); err != nil {
+	fo, err := o.fleetFor(sc)
+	if err != nil {
 		return badOption{err}
+	}
+	if fo.n > 1 {
+		f := o.TimeScale
+		if f <= 0 {
+			f = 1
+		}
+		for i := range sc.Strategies {
+			if st := &sc.Strategies[i]; st.TokenBucket && fo.forStrategy(st).mode == QuotaSplit {
+				if msg := scenarios.SplitBelowFloor(sc, fo.n, f); msg != "" {
+					return bad("strategy %q: %s", st.Name, msg)
+				}
+			}
+		}
 	}
 	if o.Redis != "" {
 		if _, err := quota.ParseURL(o.Redis); err != nil {
