@@ -38,7 +38,7 @@ type RunCmd struct {
 	Redis         string           `placeholder:"URL" env:"SIMBENCH_REDIS" help:"With --quota shared: the redis:// URL of the server to share the quota through (default: start redis-server from PATH on a free 127.0.0.1 port for the run)."`
 	RedisFallback bool             `help:"With --quota shared: when Redis cannot be reached, run each process on its local share (limit÷N) instead of failing the run, and do not mark the run invalid when Redis is lost during it."`
 	AllowInvalid  bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
-	Seeds         int              `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
+	Seeds         seedCount        `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
 	Columns       []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
 	MaxMemory     byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
 	NoRecommend   bool             `help:"Skip the decision (what to set, verified by a sweep over seeds) and the load check (the workload's demand, simulated with every limit lifted); print the arithmetic only."`
@@ -123,7 +123,7 @@ func (c *RunCmd) Run() error {
 // --no-recommend keeps the arithmetic only. An interrupt leaves them out
 // and returns nil: the results are still written.
 func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *results.Results, cache *sim.Cache, out io.Writer, bars bool) error {
-	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
+	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
 		Cache: cache, Parallel: c.Parallel}
 	decide := decision.Decide
 	if c.NoRecommend {
@@ -161,7 +161,7 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 	if c.Seeds < 0 || (c.Seeds > 1 && c.Live) {
 		return invalid(fmt.Errorf("--seeds %d: want at least 1, and one seed with --live", c.Seeds))
 	}
-	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: c.Seeds,
+	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: int(c.Seeds),
 		MaxMemory: int64(c.MaxMemory), Version: simbenchVersion()}
 	if opts.MaxMemory == 0 {
 		opts.MaxMemory = sim.DefaultMaxMemory
