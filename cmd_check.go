@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/simbench/simbench/check"
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/scenarios"
 )
 
 // CheckCmd serves a scenario's services, runs a client against them (or
@@ -19,6 +21,7 @@ type CheckCmd struct {
 	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted."`
 	JSON     bool             `help:"Print the grades as JSON (the client's output goes to standard error)."`
 	serveFlags
+	cacheFlags `embed:""`
 
 	Stdout io.Writer       `kong:"-"` // nil: os.Stdout
 	Stderr io.Writer       `kong:"-"` // nil: os.Stderr
@@ -75,7 +78,11 @@ func (c *CheckCmd) Run() error {
 	c.drain(srv, "check", errOut, nil)
 
 	recs, dropped := rec.Records()
-	report := check.Grade(sc.Name, recs, check.RulesFor(sc))
+	d, err := c.decide(ctx, sc, errOut)
+	if err != nil {
+		return err
+	}
+	report := check.Grade(sc.Name, recs, check.RulesFor(sc, d))
 	if dropped > 0 {
 		report.Add(check.Line{Check: check.CheckClient, Verdict: check.Warn, Value: float64(dropped),
 			Figure: fmt.Sprintf("%d requests past the first %d were not graded", dropped, check.MaxRecords),
@@ -99,6 +106,24 @@ func (c *CheckCmd) Run() error {
 		return codedError{errors.Join(fmt.Errorf("check %s: FAIL (%s)", sc.Name, failedChecks(report)), cmdErr), exitFailure}
 	}
 	return nil
+}
+
+// decide computes what simbench recommend decides for sc with its
+// defaults, the cap check's in_flight rule grades by, unless the [check]
+// table caps every service itself (nil then). It runs after the client
+// has finished, so that its simulations take no time from the client.
+func (c *CheckCmd) decide(ctx context.Context, sc *scenarios.Scenario, errOut io.Writer) (*decision.Result, error) {
+	if sc.Check.AllMaxInFlight > 0 || len(sc.Check.MaxInFlight) == len(sc.Services) {
+		return nil, nil
+	}
+	fmt.Fprintln(errOut, "deciding the cap to grade in_flight by, as simbench recommend does")
+	d, err := decision.Decide(context.WithoutCancel(ctx), sc, decision.Options{
+		Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seed: c.Seed,
+		Cache: c.open(errOut), NoLoad: true})
+	if err != nil {
+		return nil, fmt.Errorf("check %s: deciding the in-flight cap: %w", sc.Name, err)
+	}
+	return d, nil
 }
 
 // failedChecks names the checks that failed, once each, in report order.
@@ -130,7 +155,8 @@ when it declares a retry (x-stainless-retry-count or X-Simbench-Retry above
 so an agent's retries around its SDK's count as one call's attempts.
 
 Lines per client and service (defaults; the scenario's [check] table changes
-them): in_flight (at most the Little's-law cap simbench recommend sets),
+them): in_flight (at most the cap simbench recommend --emit sets, named with
+the Little's-law arithmetic's),
 rate_limited (WARN above 1%, FAIL above 10% of attempts answered 429),
 early_retries (none before the delay a 429 gave), jitter (the retries after
 3 or more 429s within 100ms spread over at least max(20ms, 0.1 x their median

@@ -191,8 +191,8 @@ func TestRulesForTakesTheCheckTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := RulesFor(sc)
-	// The cap recommend sets: the Little's-law cap at bounded-64's headroom.
+	r := RulesFor(sc, nil)
+	// Without a decision: the Little's-law cap at bounded-64's headroom.
 	plans, _ := decision.PlanServices(sc, sc.Strategy("bounded-64").Headroom)
 	if len(plans) != 1 || r.MaxInFlight["openai"] != plans[0].MaxInFlight || r.EarlyRetries != DefaultEarlyRetries || r.JitterWindow != DefaultJitterWindow {
 		t.Errorf("tier3's rules: %+v, want the cap of %+v", r, plans)
@@ -206,7 +206,7 @@ func TestRulesForTakesTheCheckTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = RulesFor(sc)
+	r = RulesFor(sc, nil)
 	if r.MaxInFlight["openai"] != 8 || r.EarlyRetries != 2 || r.JitterMinSpread != 50*ms1 || r.AttemptsFail != 4 || r.AttemptsWarn != 4 {
 		t.Errorf("rules with [check]: %+v", r)
 	}
