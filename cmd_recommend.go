@@ -185,6 +185,11 @@ func printRecommendation(out io.Writer, res *decision.Report, d *decision.Result
 			fmt.Fprintf(out, "\n%s\n", res.Verdict)
 		}
 	}
+	if res.Decision != nil {
+		// Again last: the arithmetic and the sweep have scrolled the
+		// first off the screen.
+		fmt.Fprintf(out, "\n%s\n", res.Decision.Sentence)
+	}
 	return nil
 }
 

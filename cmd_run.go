@@ -302,12 +302,20 @@ func (c *RunCmd) write(out io.Writer, tty bool, dir string, res *results.Results
 		_, err = out.Write(data)
 		return err
 	}
+	if res.Decision != nil {
+		// The answer first and last: the table between is longer than a
+		// screen, so the end of the run would scroll the first off.
+		fmt.Fprintf(out, "%s\n\n", res.Decision.Sentence)
+	}
 	if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns, Width: terminalWidth(tty)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, results.ResultsFile))
 	if !c.NoReports {
 		fmt.Fprintf(out, "report:  %s\n", filepath.Join(dir, reports.HTMLFile))
+	}
+	if res.Decision != nil {
+		fmt.Fprintf(out, "\n%s\n", res.Decision.Sentence)
 	}
 	return nil
 }

@@ -158,6 +158,10 @@ func (c *SweepCmd) print(out io.Writer, scenario, dir string, sw *results.Sweep,
 		fmt.Fprintln(out, "\nthe caps and strategy are as given; `simbench recommend` decides what to set over its own range")
 	}
 	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)
+	if sw.Decision != nil {
+		// Again last: the table has scrolled the first off the screen.
+		fmt.Fprintf(out, "\n%s\n", sw.Decision.Sentence)
+	}
 	return nil
 }
 

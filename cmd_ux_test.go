@@ -198,3 +198,33 @@ func TestPaceInTheFilesUnit(t *testing.T) {
 		}
 	}
 }
+
+// run, sweep and recommend print the one-line answer first and again as
+// their last line, so that it is on the screen when they end.
+func TestAnswerFirstAndLast(t *testing.T) {
+	d := positiveDuration(30 * time.Second)
+	cache := cacheFlags{cache: sim.NewCache(t.TempDir(), "test", func(msg string) { t.Log(msg) })}
+	var runOut, sweepOut, recOut bytes.Buffer
+	cmds := map[string]interface{ Run() error }{
+		"run": &RunCmd{Scenario: "retry-after-herd", Duration: d, Seeds: 1, Out: t.TempDir(), NoReports: true, Stdout: &runOut, cacheFlags: cache},
+		"sweep": &SweepCmd{Scenario: "retry-after-herd", Duration: d, Seeds: 1, MaxShare: decision.DefaultMaxRateLimitedShare, Tolerance: decision.DefaultTolerance,
+			Out: t.TempDir(), Stdout: &sweepOut, Stderr: io.Discard, cacheFlags: cache},
+		"recommend": &RecommendCmd{Scenario: "retry-after-herd", Duration: d, Seeds: 1, MaxShare: decision.DefaultMaxRateLimitedShare, Tolerance: decision.DefaultTolerance,
+			Stdout: &recOut, cacheFlags: cache},
+	}
+	outs := map[string]*bytes.Buffer{"run": &runOut, "sweep": &sweepOut, "recommend": &recOut}
+	var answer string
+	for _, name := range []string{"recommend", "sweep", "run"} {
+		if err := cmds[name].Run(); err != nil {
+			t.Fatal(name, err)
+		}
+		lines := strings.Split(strings.TrimRight(outs[name].String(), "\n"), "\n")
+		first, last := lines[0], lines[len(lines)-1]
+		if answer == "" {
+			answer = first
+		}
+		if !strings.HasPrefix(first, "with strategy ") || first != answer || last != answer {
+			t.Errorf("%s: first line %q, last %q; want both the answer %q", name, first, last, answer)
+		}
+	}
+}
