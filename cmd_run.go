@@ -43,7 +43,7 @@ type RunCmd struct {
 	MaxMemory     byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
 	NoRecommend   bool             `help:"Skip the decision (what to set, verified by a sweep over seeds) and the load check (the workload's demand, simulated with every limit lifted); print the arithmetic only."`
 	Trace         string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
-	Threshold     []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
+	Threshold     []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=1%'; a time takes its unit (the table's ms, or s), a share is a fraction or a percent; repeatable, added to the scenario's [thresholds]."`
 	cacheFlags    `embed:""`
 	HDR           string    `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
 	Stdout        io.Writer `kong:"-"` // nil: os.Stdout

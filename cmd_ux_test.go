@@ -228,3 +228,12 @@ func TestAnswerFirstAndLast(t *testing.T) {
 		}
 	}
 }
+
+// A threshold copied from the table's milliseconds is refused, exit 2,
+// not read as seconds.
+func TestThresholdBareTimeRefused(t *testing.T) {
+	err := parseAndRun(t, "run", "burst-8", "--duration", "1s", "--no-recommend", "--no-cache", "--out", t.TempDir(), "--threshold", "answer_p95<5000")
+	if exitCode(err) != exitInvalid || !strings.Contains(err.Error(), "write the unit, such as 5000ms or 5000s") {
+		t.Errorf("--threshold answer_p95<5000: %v (exit %d), want exit %d saying to write the unit", err, exitCode(err), exitInvalid)
+	}
+}
