@@ -289,10 +289,15 @@ func (c *RunCmd) write(out io.Writer, tty bool, dir string, res *results.Results
 	if err := results.Write(dir, res); err != nil {
 		return err
 	}
+	var written []string
 	if !c.NoReports {
-		if _, err := reports.WriteAll(dir, res, reports.Options{}); err != nil {
+		var err error
+		if written, err = reports.WriteAll(dir, res, reports.Options{}); err != nil {
 			return fmt.Errorf("writing reports: %w", err)
 		}
+	}
+	if err := removeStale(dir, reports.Outputs(), written); err != nil {
+		return err
 	}
 	if c.JSON {
 		data, err := results.Encode(res)

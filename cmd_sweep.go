@@ -122,7 +122,11 @@ func (c *SweepCmd) write(out io.Writer, scenario, dir string, sw *results.Sweep,
 	if err := results.WriteSweep(dir, sw); err != nil {
 		return err
 	}
-	if _, err := reports.WriteSweepPlots(dir, sw); err != nil {
+	written, err := reports.WriteSweepPlots(dir, sw)
+	if err != nil {
+		return err
+	}
+	if err := removeStale(dir, []string{"sweep.png", "sweep.svg"}, written); err != nil {
 		return err
 	}
 	if c.JSON {

@@ -237,3 +237,49 @@ func TestThresholdBareTimeRefused(t *testing.T) {
 		t.Errorf("--threshold answer_p95<5000: %v (exit %d), want exit %d saying to write the unit", err, exitCode(err), exitInvalid)
 	}
 }
+
+// A run removes from --out the outputs an earlier run wrote that it did
+// not (sweep.png after --no-recommend, every report after --no-reports),
+// and leaves the user's own files alone.
+func TestRunRemovesStaleOutputs(t *testing.T) {
+	dir := t.TempDir()
+	cache := cacheFlags{cache: sim.NewCache(t.TempDir(), "test", func(msg string) { t.Log(msg) })}
+	run := func(noRecommend, noReports bool) {
+		t.Helper()
+		cmd := &RunCmd{Scenario: "retry-after-herd", Duration: positiveDuration(30 * time.Second), Seeds: 1, Out: dir,
+			NoRecommend: noRecommend, NoReports: noReports, Stdout: io.Discard, cacheFlags: cache}
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+	run(false, false)
+	if !exists("sweep.png") || !exists("report.html") {
+		t.Fatal("a run with its decision wrote no sweep.png or report.html")
+	}
+	mine := []string{"notes.txt", "mine.png", "sweep-old.png"}
+	for _, n := range mine {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(true, false)
+	if exists("sweep.png") || exists("sweep.svg") || !exists("report.html") || !exists("in-flight.png") {
+		t.Errorf("after --no-recommend: sweep.png %v, sweep.svg %v, report.html %v, in-flight.png %v; want only the sweep gone",
+			exists("sweep.png"), exists("sweep.svg"), exists("report.html"), exists("in-flight.png"))
+	}
+	run(true, true)
+	for _, n := range reports.Outputs() {
+		if exists(n) {
+			t.Errorf("after --no-reports, %s is still there", n)
+		}
+	}
+	for _, n := range append(mine, results.ResultsFile) {
+		if !exists(n) {
+			t.Errorf("%s was removed", n)
+		}
+	}
+}

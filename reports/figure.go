@@ -35,6 +35,21 @@ type Figure struct {
 	legends        []plot.Legend // one per panel, drawn right of its frame
 }
 
+// FigureNames are the names of every figure Figures may draw, each
+// written as NAME.png and NAME.svg: what a run's folder may hold from an
+// earlier run that this one did not draw.
+var FigureNames = []string{"latency-cdf", "in-flight", "requests", "limits", "attempts", "backoff", "sweep"}
+
+// Outputs are the names of every file WriteAll may write into a folder,
+// relative to it, whichever figures a run draws.
+func Outputs() []string {
+	out := []string{HTMLFile, MarkdownFile}
+	for _, n := range FigureNames {
+		out = append(out, n+".png", n+".svg")
+	}
+	return out
+}
+
 // newFigure lays out panels top to bottom. Each panel's legend moves out of
 // its data area into a column on the right of the frames, so that no
 // legend covers data.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/simbench/simbench/results"
 )
@@ -168,6 +169,10 @@ func WritePlots(dir string, r *results.Results, opts Options) ([]string, error) 
 	}
 	var names []string
 	for _, f := range figs {
+		if !slices.Contains(FigureNames, f.Name) {
+			// A stale copy of its files would never be removed.
+			return names, fmt.Errorf("reports: figure %s is not in FigureNames", f.Name)
+		}
 		for _, ext := range []string{"png", "svg"} {
 			render := f.PNG
 			if ext == "svg" {
