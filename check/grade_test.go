@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -310,5 +311,36 @@ func TestGradeShowsNoRefusalLineWithoutRefusals(t *testing.T) {
 		if l.Check == CheckNonRetry {
 			t.Errorf("a non_retryable line without refused answers: %+v", l)
 		}
+	}
+}
+
+// With a decision, in_flight grades by the caps it sets and by nothing
+// else: research-agent's decision caps sources alone, so llm is not held
+// to the arithmetic's cap a client following recommend never set; each
+// rule names the strategy, its pace in the file's unit and the arithmetic.
+func TestRulesForTakesTheDecisionsCaps(t *testing.T) {
+	sc, err := scenarios.Builtin("research-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, _ := decision.PlanServices(sc, 0.7)
+	d := &decision.Result{Plans: plans, Tuned: scenarios.Strategy{Name: "semaphore-4", MaxInFlightPerService: map[string]int{"sources": 5}, TokenBucket: true, Headroom: 0.7}}
+	r := RulesFor(sc, d)
+	var arithmetic int
+	for _, p := range plans {
+		if p.Service.Name == "sources" {
+			arithmetic = p.MaxInFlight
+		}
+	}
+	want := fmt.Sprintf("the cap simbench recommend --emit sets, strategy semaphore-4 paced at 420 requests/min; the Little's-law arithmetic alone gives %d at headroom 0.7", arithmetic)
+	if r.MaxInFlight["sources"] != 5 || r.CapSource["sources"] != want {
+		t.Errorf("sources: cap %d (%q), want 5 (%q)", r.MaxInFlight["sources"], r.CapSource["sources"], want)
+	}
+	if n, ok := r.MaxInFlight["llm"]; ok || !strings.Contains(r.CapSource["llm"], "simbench recommend sets none on llm") {
+		t.Errorf("llm: cap %d (%v), rule %q; want none, saying recommend sets none", n, ok, r.CapSource["llm"])
+	}
+	line := inFlight(nil, r.MaxInFlight["llm"], r.CapSource["llm"])
+	if line.Verdict != Pass || !strings.HasPrefix(line.Rule, "no cap: simbench recommend sets none on llm") {
+		t.Errorf("llm's line: %s %q", line.Verdict, line.Rule)
 	}
 }
