@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -197,6 +198,29 @@ func (p *positiveDuration) Decode(ctx *kong.DecodeContext) error {
 
 // D returns the flag as a time.Duration (0: not given).
 func (p positiveDuration) D() time.Duration { return time.Duration(p) }
+
+// seedCount is a --seeds flag: how many seeds to run, at least 1 when
+// given. --seeds 0 is refused as invalid input by every command rather
+// than read as "not set" by one and refused by another.
+type seedCount int
+
+// Decode reads the flag's value, a whole number of seeds, and refuses
+// zero and negative counts.
+func (n *seedCount) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("seeds", &s); err != nil {
+		return err
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number of seeds", s)
+	}
+	if v < 1 {
+		return fmt.Errorf("%d: want at least 1 seed (each seed is one simulated run of every configuration)", v)
+	}
+	*n = seedCount(v)
+	return nil
+}
 
 // byteSize is a memory budget flag: a whole number of bytes with an
 // optional unit, KiB, MiB, GiB (powers of 1,024) or KB, MB, GB (of 1,000).

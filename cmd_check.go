@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/simbench/simbench/check"
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/scenarios"
 )
 
 // CheckCmd serves a scenario's services, runs a client against them (or
@@ -19,6 +21,7 @@ type CheckCmd struct {
 	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted."`
 	JSON     bool             `help:"Print the grades as JSON (the client's output goes to standard error)."`
 	serveFlags
+	cacheFlags `embed:""`
 
 	Stdout io.Writer       `kong:"-"` // nil: os.Stdout
 	Stderr io.Writer       `kong:"-"` // nil: os.Stderr
@@ -76,7 +79,13 @@ func (c *CheckCmd) Run() error {
 	c.drain(srv, "check", errOut, nil)
 
 	recs, dropped := rec.Records()
-	report := check.Grade(sc.Name, recs, check.RulesFor(sc))
+	var d *decision.Result
+	if len(recs) > 0 { // nothing to grade: no cap to decide
+		if d, err = c.decide(ctx, sc, errOut); err != nil {
+			return err
+		}
+	}
+	report := check.Grade(sc.Name, recs, check.RulesFor(sc, d))
 	if dropped > 0 {
 		report.Add(check.Line{Check: check.CheckClient, Verdict: check.Warn, Value: float64(dropped),
 			Figure: fmt.Sprintf("%d requests past the first %d were not graded", dropped, check.MaxRecords),
@@ -102,6 +111,24 @@ func (c *CheckCmd) Run() error {
 		return codedError{fmt.Errorf("check %s: nothing failed, but nothing to measure on %s", sc.Name, checksOf(report, check.NotMeasured)), exitNotMeasured}
 	}
 	return nil
+}
+
+// decide computes what simbench recommend decides for sc with its
+// defaults, the cap check's in_flight rule grades by, unless the [check]
+// table caps every service itself (nil then). It runs after the client
+// has finished, so that its simulations take no time from the client.
+func (c *CheckCmd) decide(ctx context.Context, sc *scenarios.Scenario, errOut io.Writer) (*decision.Result, error) {
+	if sc.Check.AllMaxInFlight > 0 || len(sc.Check.MaxInFlight) == len(sc.Services) {
+		return nil, nil
+	}
+	fmt.Fprintln(errOut, "deciding the cap to grade in_flight by, as simbench recommend does")
+	d, err := decision.Decide(context.WithoutCancel(ctx), sc, decision.Options{
+		Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seed: c.Seed,
+		Cache: c.open(errOut), NoLoad: true})
+	if err != nil {
+		return nil, fmt.Errorf("check %s: deciding the in-flight cap: %w", sc.Name, err)
+	}
+	return d, nil
 }
 
 // checksOf names the checks whose verdict was v, once each, in report
@@ -136,7 +163,8 @@ tool call in two rounds is two calls. A new Idempotency-Key is matched the
 same way, so an agent's retries around its SDK's count as one call's attempts.
 
 Lines per client and service (defaults; the scenario's [check] table changes
-them): in_flight (at most the Little's-law cap simbench recommend sets),
+them): in_flight (at most the cap simbench recommend --emit sets, named with
+the Little's-law arithmetic's),
 rate_limited (WARN above 1%, FAIL above 10% of attempts answered 429),
 early_retries (none before the delay a 429 gave), jitter (the retries after
 5 or more 429s within 100ms spread over at least max(20ms, 0.1 x their median

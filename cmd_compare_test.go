@@ -76,7 +76,7 @@ func seededRun(t *testing.T, maxInFlight int, seed uint64, n int, all ...bool) s
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "run")
-	cmd := &RunCmd{Scenario: file, Strategy: []string{"bounded-64"}, Seed: &seed, Seeds: n, Duration: positiveDuration(2 * time.Minute),
+	cmd := &RunCmd{Scenario: file, Strategy: []string{"bounded-64"}, Seed: &seed, Seeds: seedCount(n), Duration: positiveDuration(2 * time.Minute),
 		Out: out, NoReports: true, NoRecommend: true, Stdout: &bytes.Buffer{}}
 	if len(all) > 0 && all[0] {
 		cmd.Strategy = nil

@@ -26,7 +26,7 @@ type RecommendCmd struct {
 	Strategy   string           `short:"s" placeholder:"NAME" help:"The strategy to tune (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
 	MaxShare   float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
 	Tolerance  float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
-	Seeds      int              `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	Seeds      seedCount        `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
 	Seed       *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
 	Duration   positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
 	NoVerify   bool             `help:"Print the arithmetic only; skip the verifying sweep."`
@@ -72,7 +72,7 @@ func (c *RecommendCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	if err := checkDecisionFlags(c.Seeds, c.Headroom, c.MaxShare, c.Tolerance); err != nil {
+	if err := checkDecisionFlags(int(c.Seeds), c.Headroom, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
 	if c.Emit != "" && c.NoVerify {
@@ -81,7 +81,7 @@ func (c *RecommendCmd) Run() error {
 	out, tty := console(c.Stdout, nil)
 	ctx, stop := interruptible(c.parent)
 	defer stop()
-	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
+	o := decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
 		Progress: c.progress, Cache: c.open(os.Stderr), Parallel: c.Parallel}
 	decide := decision.Decide
 	if c.NoVerify {
@@ -184,6 +184,11 @@ func printRecommendation(out io.Writer, res *decision.Report, d *decision.Result
 		if res.Verdict != "" {
 			fmt.Fprintf(out, "\n%s\n", res.Verdict)
 		}
+	}
+	if res.Decision != nil {
+		// Again last: the arithmetic and the sweep have scrolled the
+		// first off the screen.
+		fmt.Fprintf(out, "\n%s\n", res.Decision.Sentence)
 	}
 	return nil
 }

@@ -38,12 +38,12 @@ type RunCmd struct {
 	Redis         string           `placeholder:"URL" env:"SIMBENCH_REDIS" help:"With --quota shared: the redis:// URL of the server to share the quota through (default: start redis-server from PATH on a free 127.0.0.1 port for the run)."`
 	RedisFallback bool             `help:"With --quota shared: when Redis cannot be reached, run each process on its local share (limit÷N) instead of failing the run, and do not mark the run invalid when Redis is lost during it."`
 	AllowInvalid  bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
-	Seeds         int              `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
+	Seeds         seedCount        `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
 	Columns       []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
 	MaxMemory     byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
 	NoRecommend   bool             `help:"Skip the decision (what to set, verified by a sweep over seeds) and the load check (the workload's demand, simulated with every limit lifted); print the arithmetic only."`
 	Trace         string           `placeholder:"FILE" help:"Write one record per attempt of every strategy to FILE (JSON Lines, the trace format calibrate reads), a section per strategy; finished atomically."`
-	Threshold     []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=0.01'; repeatable, added to the scenario's [thresholds]."`
+	Threshold     []string         `placeholder:"[STRATEGY:]METRIC<VALUE" help:"Fail (exit 1) unless METRIC meets the bound in every strategy (or in STRATEGY), such as 'answer_p95<5s' or 'bounded-64:rate_limited_share<=1%'; a time takes its unit (the table's ms, or s), a share is a fraction or a percent; repeatable, added to the scenario's [thresholds]."`
 	cacheFlags    `embed:""`
 	HDR           string    `name:"hdr" placeholder:"DIR" help:"Write each strategy's turn and call latencies (microseconds) as HdrHistogram interval logs, DIR/<strategy>-turn.hlog and DIR/<strategy>-call.hlog, one interval per seed; each finished atomically."`
 	Stdout        io.Writer `kong:"-"` // nil: os.Stdout
@@ -123,7 +123,7 @@ func (c *RunCmd) Run() error {
 // --no-recommend keeps the arithmetic only. An interrupt leaves them out
 // and returns nil: the results are still written.
 func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *results.Results, cache *sim.Cache, out io.Writer, bars bool) error {
-	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
+	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
 		Cache: cache, Parallel: c.Parallel}
 	decide := decision.Decide
 	if c.NoRecommend {
@@ -161,7 +161,7 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 	if c.Seeds < 0 || (c.Seeds > 1 && c.Live) {
 		return invalid(fmt.Errorf("--seeds %d: want at least 1, and one seed with --live", c.Seeds))
 	}
-	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: c.Seeds,
+	opts := sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Parallel: c.Parallel, Seeds: int(c.Seeds),
 		MaxMemory: int64(c.MaxMemory), Version: simbenchVersion()}
 	if opts.MaxMemory == 0 {
 		opts.MaxMemory = sim.DefaultMaxMemory
@@ -289,10 +289,15 @@ func (c *RunCmd) write(out io.Writer, tty bool, dir string, res *results.Results
 	if err := results.Write(dir, res); err != nil {
 		return err
 	}
+	var written []string
 	if !c.NoReports {
-		if _, err := reports.WriteAll(dir, res, reports.Options{}); err != nil {
+		var err error
+		if written, err = reports.WriteAll(dir, res, reports.Options{}); err != nil {
 			return fmt.Errorf("writing reports: %w", err)
 		}
+	}
+	if err := removeStale(dir, reports.Outputs(), written); err != nil {
+		return err
 	}
 	if c.JSON {
 		data, err := results.Encode(res)
@@ -302,12 +307,20 @@ func (c *RunCmd) write(out io.Writer, tty bool, dir string, res *results.Results
 		_, err = out.Write(data)
 		return err
 	}
+	if res.Decision != nil {
+		// The answer first and last: the table between is longer than a
+		// screen, so the end of the run would scroll the first off.
+		fmt.Fprintf(out, "%s\n\n", res.Decision.Sentence)
+	}
 	if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns, Width: terminalWidth(tty)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, results.ResultsFile))
 	if !c.NoReports {
 		fmt.Fprintf(out, "report:  %s\n", filepath.Join(dir, reports.HTMLFile))
+	}
+	if res.Decision != nil {
+		fmt.Fprintf(out, "\n%s\n", res.Decision.Sentence)
 	}
 	return nil
 }

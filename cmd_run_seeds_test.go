@@ -35,7 +35,7 @@ func runSeeds(t *testing.T, scenario string, seeds int, columns []string) (resul
 	seed := uint64(42)
 	run := func(asJSON bool) string {
 		var out bytes.Buffer
-		cmd := &RunCmd{Scenario: scenario, Seed: &seed, Seeds: seeds, Duration: positiveDuration(time.Minute), Out: t.TempDir(),
+		cmd := &RunCmd{Scenario: scenario, Seed: &seed, Seeds: seedCount(seeds), Duration: positiveDuration(time.Minute), Out: t.TempDir(),
 			JSON: asJSON, NoReports: true, NoRecommend: true, Columns: columns, Stdout: &out}
 		if err := cmd.Run(); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/simbench/simbench/decision"
@@ -28,7 +30,7 @@ type SweepCmd struct {
 	By         string           `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
 	MaxShare   float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
 	Tolerance  float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap whose p95 time to answer is within this fraction of the best."`
-	Seeds      int              `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	Seeds      seedCount        `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
 	Seed       *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
 	Duration   positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
 	Out        string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
@@ -36,6 +38,7 @@ type SweepCmd struct {
 	Parallel   int              `env:"SIMBENCH_PARALLEL" help:"Runs simulated at once (default: the number of CPUs)."`
 	cacheFlags `embed:""`
 	Stdout     io.Writer `kong:"-"`
+	Stderr     io.Writer `kong:"-"` // nil: os.Stderr
 
 	parent   context.Context                                  // tests: a context to cancel in place of Ctrl-C
 	progress func(strategy string, done, total time.Duration) // tests: follows the runs over the caps
@@ -49,18 +52,25 @@ func (c *SweepCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	if err := checkDecisionFlags(c.Seeds, 0, c.MaxShare, c.Tolerance); err != nil {
+	if err := checkDecisionFlags(int(c.Seeds), 0, c.MaxShare, c.Tolerance); err != nil {
 		return err
 	}
 	dir, err := outDir(c.Out, sc.Name, "-sweep")
 	if err != nil {
 		return err
 	}
-	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: c.Seeds, Seed: c.Seed, Duration: c.Duration.D(),
+	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
 		Cache: c.open(os.Stderr), Parallel: c.Parallel}
 	if c.Cap != "" {
 		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
 			return codedError{err, exitInvalid}
+		}
+		if note := capsNote(c.Cap, o.Caps); note != "" {
+			errOut := c.Stderr
+			if errOut == nil {
+				errOut = os.Stderr
+			}
+			fmt.Fprintln(errOut, note)
 		}
 	}
 	if c.By != "" {
@@ -112,7 +122,11 @@ func (c *SweepCmd) write(out io.Writer, scenario, dir string, sw *results.Sweep,
 	if err := results.WriteSweep(dir, sw); err != nil {
 		return err
 	}
-	if _, err := reports.WriteSweepPlots(dir, sw); err != nil {
+	written, err := reports.WriteSweepPlots(dir, sw)
+	if err != nil {
+		return err
+	}
+	if err := removeStale(dir, []string{"sweep.png", "sweep.svg"}, written); err != nil {
 		return err
 	}
 	if c.JSON {
@@ -134,12 +148,12 @@ func (c *SweepCmd) print(out io.Writer, scenario, dir string, sw *results.Sweep,
 		}
 		fmt.Fprintln(out)
 	}
-	title := fmt.Sprintf("sweep of %s · strategy %s as written · %s", scenario, sw.Strategy, seedsText(c.Seeds))
+	title := fmt.Sprintf("sweep of %s · strategy %s as written · %s", scenario, sw.Strategy, seedsText(int(c.Seeds)))
 	if sw.Partial {
 		title = fmt.Sprintf("PARTIAL (interrupted) sweep of %s · strategy %s · the caps measured before Ctrl-C, each over the seeds that finished", scenario, sw.Strategy)
 	}
 	if sw.Decision != nil && len(o.Loads) == 0 {
-		title = fmt.Sprintf("sweep of %s · strategy %s paced at headroom %s · %s · %s", scenario, sw.Strategy, fmtFloat(sw.Decision.Headroom), sw.Decision.Knob, seedsText(c.Seeds))
+		title = fmt.Sprintf("sweep of %s · strategy %s paced at headroom %s · %s · %s", scenario, sw.Strategy, fmtFloat(sw.Decision.Headroom), sw.Decision.Knob, seedsText(int(c.Seeds)))
 	}
 	if err := reports.WriteSweep(out, title, sw.Rows, o.Rule.String(), o.Rule.MaxShare); err != nil {
 		return err
@@ -148,5 +162,32 @@ func (c *SweepCmd) print(out io.Writer, scenario, dir string, sw *results.Sweep,
 		fmt.Fprintln(out, "\nthe caps and strategy are as given; `simbench recommend` decides what to set over its own range")
 	}
 	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)
+	if sw.Decision != nil {
+		// Again last: the table has scrolled the first off the screen.
+		fmt.Fprintf(out, "\n%s\n", sw.Decision.Sentence)
+	}
 	return nil
+}
+
+// capsNote says what a --cap range expands to, since A..B doubles rather
+// than counting by one ("" for a list, which says it already).
+func capsNote(spec string, caps []int) string {
+	if !strings.Contains(spec, "..") {
+		return ""
+	}
+	note := fmt.Sprintf("--cap %s runs the caps %s", spec, joinCaps(caps))
+	if !strings.Contains(spec, "/") {
+		lo, hi, _ := strings.Cut(spec, "..")
+		note += fmt.Sprintf(" (A..B doubles from A; %s..%s/1 runs every cap)", lo, hi)
+	}
+	return note
+}
+
+// joinCaps writes caps as "1, 2, 4, 8".
+func joinCaps(caps []int) string {
+	s := make([]string, len(caps))
+	for i, c := range caps {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ", ")
 }

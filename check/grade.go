@@ -157,6 +157,9 @@ func inFlight(recs []*fakeapi.Record, limit int, source string) Line {
 	l := Line{Check: CheckInFlight, Verdict: Pass, Value: float64(peak), Figure: fmt.Sprintf("peak %d in flight", peak)}
 	if limit <= 0 {
 		l.Rule = "no cap: the service has no limit to plan a cap from; set [check] max_in_flight"
+		if source != "" {
+			l.Rule = "no cap: " + source
+		}
 		return l
 	}
 	l.Rule = fmt.Sprintf("at most %d in flight (%s)", limit, source)

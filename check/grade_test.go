@@ -193,8 +193,8 @@ func TestRulesForTakesTheCheckTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := RulesFor(sc)
-	// The cap recommend sets: the Little's-law cap at bounded-64's headroom.
+	r := RulesFor(sc, nil)
+	// Without a decision: the Little's-law cap at bounded-64's headroom.
 	plans, _ := decision.PlanServices(sc, sc.Strategy("bounded-64").Headroom)
 	if len(plans) != 1 || r.MaxInFlight["openai"] != plans[0].MaxInFlight || r.EarlyRetries != DefaultEarlyRetries || r.JitterWindow != DefaultJitterWindow {
 		t.Errorf("tier3's rules: %+v, want the cap of %+v", r, plans)
@@ -208,7 +208,7 @@ func TestRulesForTakesTheCheckTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = RulesFor(sc)
+	r = RulesFor(sc, nil)
 	if r.MaxInFlight["openai"] != 8 || r.EarlyRetries != 2 || r.JitterMinSpread != 50*ms1 || r.AttemptsFail != 4 || r.AttemptsWarn != 4 {
 		t.Errorf("rules with [check]: %+v", r)
 	}
@@ -461,5 +461,36 @@ func TestJitterWarnsOnTwoHerdsNotOne(t *testing.T) {
 		if l.Verdict != tt.want || !strings.HasPrefix(l.Figure, fmt.Sprintf("%d of %d shared 429s", tt.herds, tt.groups)) {
 			t.Errorf("%d herds of %d: %s (%s), want %s", tt.herds, tt.groups, l.Verdict, l.Figure, tt.want)
 		}
+	}
+}
+
+// With a decision, in_flight grades by the caps it sets and by nothing
+// else: research-agent's decision caps sources alone, so llm is not held
+// to the arithmetic's cap a client following recommend never set; each
+// rule names the strategy, its pace in the file's unit and the arithmetic.
+func TestRulesForTakesTheDecisionsCaps(t *testing.T) {
+	sc, err := scenarios.Builtin("research-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, _ := decision.PlanServices(sc, 0.7)
+	d := &decision.Result{Plans: plans, Tuned: scenarios.Strategy{Name: "semaphore-4", MaxInFlightPerService: map[string]int{"sources": 5}, TokenBucket: true, Headroom: 0.7}}
+	r := RulesFor(sc, d)
+	var arithmetic int
+	for _, p := range plans {
+		if p.Service.Name == "sources" {
+			arithmetic = p.MaxInFlight
+		}
+	}
+	want := fmt.Sprintf("the cap simbench recommend --emit sets, strategy semaphore-4 paced at 420 requests/min; the Little's-law arithmetic alone gives %d at headroom 0.7", arithmetic)
+	if r.MaxInFlight["sources"] != 5 || r.CapSource["sources"] != want {
+		t.Errorf("sources: cap %d (%q), want 5 (%q)", r.MaxInFlight["sources"], r.CapSource["sources"], want)
+	}
+	if n, ok := r.MaxInFlight["llm"]; ok || !strings.Contains(r.CapSource["llm"], "simbench recommend sets none on llm") {
+		t.Errorf("llm: cap %d (%v), rule %q; want none, saying recommend sets none", n, ok, r.CapSource["llm"])
+	}
+	line := inFlight(nil, r.MaxInFlight["llm"], r.CapSource["llm"])
+	if line.Verdict != Pass || !strings.HasPrefix(line.Rule, "no cap: simbench recommend sets none on llm") {
+		t.Errorf("llm's line: %s %q", line.Verdict, line.Rule)
 	}
 }

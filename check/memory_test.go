@@ -35,7 +35,7 @@ func recordMemory(t testing.TB, n int) (kept, graded, gradeAlloc float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := RulesFor(sc)
+	rules := RulesFor(sc, nil)
 	base := heapNow()
 	rec := new(Recorder)
 	for i := range n {

@@ -102,10 +102,11 @@ type Rules struct {
 }
 
 // RulesFor returns the rules of scenario sc: its [check] table over the
-// defaults; a service's in-flight cap defaults to its Little's-law cap at
-// the headroom of the strategy the scenario tunes (what `simbench
-// recommend` prints as max_in_flight).
-func RulesFor(sc *scenarios.Scenario) Rules {
+// defaults; a service's in-flight cap defaults to the cap decision d sets
+// on it (decision.Settings, what `simbench recommend --emit` prints), and
+// where d is nil or sets none, to its Little's-law cap at the headroom of
+// the strategy the scenario tunes.
+func RulesFor(sc *scenarios.Scenario, d *decision.Result) Rules {
 	c := sc.Check
 	r := Rules{
 		MaxInFlight: map[string]int{}, CapSource: map[string]string{}, RequestRate: map[string]float64{},
@@ -139,7 +140,22 @@ func RulesFor(sc *scenarios.Scenario) Rules {
 	for _, p := range plans {
 		r.MaxInFlight[p.Service.Name] = p.MaxInFlight
 		r.RequestRate[p.Service.Name] = p.BindingRPM / 60
-		r.CapSource[p.Service.Name] = fmt.Sprintf("the Little's-law cap at headroom %g, as simbench recommend sets it", p.Service.Headroom)
+		r.CapSource[p.Service.Name] = fmt.Sprintf("the Little's-law cap at headroom %g; no decision was simulated", p.Service.Headroom)
+	}
+	if d != nil {
+		// The decision is the one answer: a service it leaves uncapped
+		// is not graded by the arithmetic's cap either.
+		set := decision.Settings(sc, d)
+		for _, svc := range sc.Services {
+			s := set[svc.Name]
+			if s.MaxInFlight <= 0 {
+				delete(r.MaxInFlight, svc.Name)
+				r.CapSource[svc.Name] = fmt.Sprintf("simbench recommend sets none on %s (strategy %s); set [check] max_in_flight to grade one", svc.Name, d.Tuned.Name)
+				continue
+			}
+			r.MaxInFlight[svc.Name] = s.MaxInFlight
+			r.CapSource[svc.Name] = decidedSource(sc, d.Tuned.Name, svc.Name, s)
+		}
 	}
 	for _, svc := range sc.Services {
 		n, src := c.MaxInFlight[svc.Name], "[check] max_in_flight."+svc.Name
@@ -151,6 +167,20 @@ func RulesFor(sc *scenarios.Scenario) Rules {
 		}
 	}
 	return r
+}
+
+// decidedSource says where a decided cap comes from: the strategy tuned,
+// its pace on the service in the unit of the service's file, and the
+// arithmetic's cap beside it.
+func decidedSource(sc *scenarios.Scenario, strategy, service string, set decision.Setting) string {
+	s := "the cap simbench recommend --emit sets, strategy " + strategy
+	if set.PaceRPM > 0 {
+		s += " paced at " + decision.RateText(sc.Service(service), set.PaceRPM)
+	}
+	if set.ArithmeticCap > 0 {
+		s += fmt.Sprintf("; the Little's-law arithmetic alone gives %d at headroom %g", set.ArithmeticCap, set.Headroom)
+	}
+	return s
 }
 
 // or is v, or def when v is zero.

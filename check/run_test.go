@@ -160,7 +160,7 @@ func TestRecorderBoundsA500KiBClientName(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := Grade(sc.Name, recs, RulesFor(sc)).WriteText(&out); err != nil {
+	if err := Grade(sc.Name, recs, RulesFor(sc, nil)).WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(out.String(), "\n") {

@@ -437,6 +437,7 @@ func paces(sc *scenarios.Scenario, headroom float64) map[string]results.Pace {
 		p.RequestsPerMinute = rpm * headroom
 		p.TokensPerMinute = s.TokensPerMinute * headroom
 		if p != (results.Pace{}) {
+			p.PerSecond = PerSecond(&s)
 			out[s.Name] = p
 		}
 	}

@@ -50,7 +50,7 @@ func TestDecideBurst8ThePaceIsTheLever(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := r.Decision
-	if d.Headroom != 1 || !d.Evidence.CapFlat || !strings.HasPrefix(d.Sentence, "pace geo at 300 requests/min") {
+	if d.Headroom != 1 || !d.Evidence.CapFlat || !strings.HasPrefix(d.Sentence, "pace geo at 5 requests/s") { // rps = 5: paced in the file's unit
 		t.Errorf("headroom %g, cap flat %v, sentence %q: want headroom 1, a flat cap and the pace first", d.Headroom, d.Evidence.CapFlat, d.Sentence)
 	}
 	if len(d.Evidence.Paces) != len(SearchHeadrooms) || len(d.Evidence.Strategies) != len(sc.Strategies) {

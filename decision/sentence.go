@@ -22,7 +22,7 @@ func decisionSentence(d *results.Decision, in input) string {
 	}
 	pace := ""
 	if p, ok := d.Pace[d.Service]; ok && (p.RequestsPerMinute > 0 || p.TokensPerMinute > 0) {
-		pace = "pace " + d.Service + " at " + numfmt.Rates(p.RequestsPerMinute, p.TokensPerMinute)
+		pace = "pace " + d.Service + " at " + numfmt.Rates(p.RequestsPerMinute, p.TokensPerMinute, p.PerSecond)
 	}
 	set := fmt.Sprintf("with strategy %s, set %s = %d", d.Strategy, d.Knob, d.Evidence.Chosen)
 	if others := otherCaps(d); others != "" {

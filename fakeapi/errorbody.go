@@ -152,6 +152,11 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 		if d.Limit == LimitRPS && d.Requests.Limit > 0 {
 			// The headers publish a per-second limit per minute.
 			q.Limit /= 60
+			if c.RPM > 0 {
+				// The quota is then the per-minute limit's: its figures
+				// are not the per-second limit's, which the body names.
+				q.Limit = 0
+			}
 		}
 		msg := fmt.Sprintf("Rate limit reached for %s on service %s", limitPhrases[d.Limit], service)
 		if d.Limit != LimitConcurrency && q.Limit > 0 {

@@ -52,7 +52,7 @@ func settingsText(d *results.Decision) string {
 		parts = append(parts, "no token buckets")
 	}
 	for _, name := range slices.Sorted(maps.Keys(d.Pace)) {
-		if t := numfmt.Rates(d.Pace[name].RequestsPerMinute, d.Pace[name].TokensPerMinute); t != "" {
+		if t := numfmt.Rates(d.Pace[name].RequestsPerMinute, d.Pace[name].TokensPerMinute, d.Pace[name].PerSecond); t != "" {
 			parts = append(parts, name+" "+t)
 		}
 	}

@@ -38,9 +38,9 @@ func ExampleWriteTable() {
 	// unbounded  3,010            211   24,080     30,920    1,210    9,870   21,400            —       36.30   6,840        0   1,070      206.3       0    400
 	// bounded-8  3,340              0*  26,720     26,720      980    1,540    1,890        1,540*      44.50*      0*       0       0*       1.6*      0      8
 	//
-	// * best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns
+	// * best in its column (no mark when every value is equal; never on an invalid run); turns, calls, p50 ms, p95 ms, p99 ms are marked only among the strategies whose share of failed turns is within 1 percentage point of the lowest
 	// answer p95: turn latency with every failed turn counted as never answered (—: the 95th-percentile turn got no answer)
-	// goodput: successful calls of turns answered in full, per second (a success inside a failed turn is not goodput; the column 'calls ok/s' counts every success)
+	// goodput: successful calls of turns answered in full, per second (a success inside a failed turn is not goodput)
 	// early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read
 	// races: overlapping writes to one resource; peak: most attempts in flight at llm
 }

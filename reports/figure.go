@@ -21,6 +21,10 @@ const (
 	pngDPI       = 96
 	// legendGap separates a panel's frame from its legend, on the right.
 	legendGap = 10
+	// maxLegendShare is the most of the figure's width the legends' column
+	// may take; wider legends go under their panels, full width, and the
+	// figure grows by their height.
+	maxLegendShare = 0.3
 )
 
 // Figure is one plot, ready to render as SVG or PNG. Rendering the same
@@ -34,6 +38,22 @@ type Figure struct {
 	w, h           vg.Length
 	plots          []*plot.Plot  // panels, top to bottom
 	legends        []plot.Legend // one per panel, drawn right of its frame
+	below          bool          // the legends are drawn under their panels
+}
+
+// FigureNames are the names of every figure Figures may draw, each
+// written as NAME.png and NAME.svg: what a run's folder may hold from an
+// earlier run that this one did not draw.
+var FigureNames = []string{"latency-cdf", "in-flight", "requests", "limits", "attempts", "backoff", "sweep"}
+
+// Outputs are the names of every file WriteAll may write into a folder,
+// relative to it, whichever figures a run draws.
+func Outputs() []string {
+	out := []string{HTMLFile, MarkdownFile}
+	for _, n := range FigureNames {
+		out = append(out, n+".png", n+".svg")
+	}
+	return out
 }
 
 // newFigure lays out panels top to bottom. Each panel's legend moves out of
@@ -41,11 +61,17 @@ type Figure struct {
 // legend covers data.
 func newFigure(name, title, caption string, h vg.Length, panels ...*plot.Plot) *Figure {
 	f := &Figure{Name: name, Title: title, Caption: caption, w: figureWidth, h: h, plots: panels}
+	var widest, tall vg.Length
 	for _, p := range panels {
 		l := p.Legend
 		l.Top, l.Left = true, true
 		f.legends = append(f.legends, l)
 		p.Legend = plot.NewLegend()
+		r := l.Rectangle(draw.Canvas{})
+		widest, tall = max(widest, r.Max.X-r.Min.X), tall+r.Max.Y-r.Min.Y+legendGap
+	}
+	if widest+legendGap > maxLegendShare*figureWidth {
+		f.below, f.h = true, f.h+tall
 	}
 	return f
 }
@@ -56,6 +82,9 @@ func (f Figure) Size() (w, h vg.Length) { return f.w, f.h }
 // layout places the panels on dc: each panel's canvas, and the canvas of
 // its legend, right of the panel's frame and level with its data area.
 func (f Figure) layout(dc draw.Canvas) (panels, legends []draw.Canvas) {
+	if f.below {
+		return f.layoutBelow(dc)
+	}
 	var legendW vg.Length
 	for i := range f.legends {
 		r := f.legends[i].Rectangle(dc)
@@ -76,6 +105,38 @@ func (f Figure) layout(dc draw.Canvas) (panels, legends []draw.Canvas) {
 		legends = append(legends, draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: c[0].Max.X + legendGap, Y: data.Min.Y},
 			Max: vg.Point{X: dc.Max.X - 4, Y: data.Max.Y},
+		}})
+	}
+	return panels, legends
+}
+
+// layoutBelow places the panels full width, each with its legend under
+// its frame, level with its data area's left edge.
+func (f Figure) layoutBelow(dc draw.Canvas) (panels, legends []draw.Canvas) {
+	rows := make([][]*plot.Plot, len(f.plots))
+	heights := make([]vg.Length, len(f.plots))
+	var total vg.Length
+	for i, p := range f.plots {
+		rows[i] = []*plot.Plot{p}
+		r := f.legends[i].Rectangle(dc)
+		heights[i] = r.Max.Y - r.Min.Y + legendGap
+		total += heights[i]
+	}
+	// The panels are aligned in the area above all the legends' strips,
+	// then each moved down by the strips of the panels above it: its own
+	// strip lies under it.
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8, PadY: 10}
+	var above vg.Length
+	for i, c := range plot.Align(rows, tiles, draw.Crop(dc, 0, 0, total, 0)) {
+		panel := c[0]
+		panel.Min.Y -= above
+		panel.Max.Y -= above
+		above += heights[i]
+		panels = append(panels, panel)
+		data := f.plots[i].DataCanvas(panel)
+		legends = append(legends, draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: data.Min.X, Y: panel.Min.Y - heights[i]},
+			Max: vg.Point{X: dc.Max.X - 4, Y: panel.Min.Y - legendGap/2},
 		}})
 	}
 	return panels, legends

@@ -36,7 +36,7 @@ type metric struct {
 	format func(float64) string
 	// reliable marks a metric that a strategy can improve by failing: fast
 	// failures shorten turns and free sessions for more of them. Only the
-	// strategies that fail the fewest turns compete for its best mark.
+	// strategies whose share of failed turns is within reliableSlack of the lowest compete for its best mark.
 	reliable bool
 	// share is the mean figure the value is also shown as a percentage
 	// of ("579 (2.3%)"; nil: none); ok is false when it does not apply.
@@ -213,7 +213,7 @@ func contends(ss []results.StrategyResult) []bool {
 // best returns, for metric m, which strategies hold the best value. Nothing
 // is marked for a neutral metric, with fewer than two applicable values, or
 // when all of them are equal (a mark would say nothing). For a reliable
-// metric only the strategies that fail the fewest turns compete, so a
+// metric only the strategies whose share of failed turns is within reliableSlack of the lowest (contends) compete, so a
 // strategy cannot win on latency by failing fast.
 func best(m metric, ss []results.StrategyResult) []bool {
 	marked := make([]bool, len(ss))

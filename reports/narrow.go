@@ -40,17 +40,6 @@ func wrap(line string, width int) []string {
 	return append(out, cur)
 }
 
-// narrowKey reports whether a line of the table's key explains a column
-// of the narrow layout.
-func narrowKey(line string) bool {
-	for _, p := range []string{"* best", "answer p95:", "goodput:", "unfinished:"} {
-		if strings.HasPrefix(line, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // tableWidth is the widest of lines, in runes.
 func tableWidth(lines []string) int {
 	w := 0

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/simbench/simbench/results"
 )
@@ -27,6 +28,10 @@ type Options struct {
 	// MaxRateLimitedShare is the 429 share the sweep's chosen cap could
 	// have, drawn as a threshold line; 0 means results.DefaultMaxRateLimitedShare.
 	MaxRateLimitedShare float64
+	// Tolerance is the fraction of the best p95 within which the sweep's
+	// rule counts caps as equal, drawn as a band on a panel zoomed on the
+	// best (0 or below: no such panel).
+	Tolerance float64
 	// MaxPoints bounds the points of each timeline line (see Downsample);
 	// 0 means DefaultMaxPoints.
 	MaxPoints int
@@ -49,6 +54,7 @@ func (o Options) withDecision(r *results.Results) Options {
 	if d.Evidence.MaxShare > 0 {
 		o.MaxRateLimitedShare = d.Evidence.MaxShare
 	}
+	o.Tolerance = d.Evidence.Tolerance
 	return o
 }
 
@@ -168,6 +174,10 @@ func WritePlots(dir string, r *results.Results, opts Options) ([]string, error) 
 	}
 	var names []string
 	for _, f := range figs {
+		if !slices.Contains(FigureNames, f.Name) {
+			// A stale copy of its files would never be removed.
+			return names, fmt.Errorf("reports: figure %s is not in FigureNames", f.Name)
+		}
 		for _, ext := range []string{"png", "svg"} {
 			render := f.PNG
 			if ext == "svg" {

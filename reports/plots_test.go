@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
@@ -338,7 +339,10 @@ func TestLinTicksLabelAboutFive(t *testing.T) {
 }
 
 // No legend covers data: every panel's legend lies right of its frame.
-func TestLegendsBesideTheData(t *testing.T) {
+// Legends never cover data, and take at most maxLegendShare of the
+// width: a legend wider than that goes under its panel, in a strip as
+// tall as it is.
+func TestLegendsApartFromTheData(t *testing.T) {
 	figs, err := Figures(backoffResults(), tier3Options())
 	if err != nil {
 		t.Fatal(err)
@@ -349,11 +353,23 @@ func TestLegendsBesideTheData(t *testing.T) {
 		for i, p := range f.plots {
 			data := p.DataCanvas(panels[i])
 			box := f.legends[i].Rectangle(legends[i])
-			if box.Max.X > box.Min.X && box.Min.X < data.Max.X {
-				t.Errorf("%s panel %d: legend from x=%.0f overlaps the data area ending at x=%.0f", f.Name, i, box.Min.X, data.Max.X)
+			w, h := box.Max.X-box.Min.X, box.Max.Y-box.Min.Y
+			if w == 0 {
+				continue
 			}
-			if box.Max.X > f.w {
-				t.Errorf("%s panel %d: legend runs off the figure", f.Name, i)
+			at := legends[i].Rectangle // where the legend is drawn: from its top left
+			drawn := vg.Rectangle{Min: vg.Point{X: at.Min.X, Y: at.Max.Y - h}, Max: vg.Point{X: at.Min.X + w, Y: at.Max.Y}}
+			if drawn.Min.X < data.Max.X && drawn.Max.X > data.Min.X && drawn.Min.Y < data.Max.Y && drawn.Max.Y > data.Min.Y {
+				t.Errorf("%s panel %d: legend %v overlaps the data area %v", f.Name, i, drawn, data.Rectangle)
+			}
+			if drawn.Max.X > f.w || drawn.Min.Y < 0 {
+				t.Errorf("%s panel %d: legend %v runs off the figure", f.Name, i, drawn)
+			}
+			if !f.below && w+legendGap > maxLegendShare*f.w {
+				t.Errorf("%s panel %d: legend beside the data %.0f wide, more than %g of the figure's %.0f", f.Name, i, w, maxLegendShare, f.w)
+			}
+			if f.below && at.Max.Y-at.Min.Y < h {
+				t.Errorf("%s panel %d: legend %.0f tall in a strip of %.0f", f.Name, i, h, at.Max.Y-at.Min.Y)
 			}
 		}
 	}

@@ -53,6 +53,11 @@ var (
 	neutralGray = color.Gray{Y: 150}
 	dashed      = []vg.Length{vg.Points(6), vg.Points(3)}
 	dotted      = []vg.Length{vg.Points(2), vg.Points(2)}
+	// paceDots and capDashes draw a level over a line that may sit on it:
+	// paceDots' dots are round and spaced, capDashes' gaps wider than its
+	// dashes, so the line shows between them.
+	paceDots  = []vg.Length{vg.Points(2), vg.Points(4)}
+	capDashes = []vg.Length{vg.Points(5), vg.Points(7)}
 )
 
 // line returns a line through xys in the given colour, width 1.5 pt.

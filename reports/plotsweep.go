@@ -122,10 +122,96 @@ func sweepFigure(_ *results.Results, opts Options) (*Figure, error) {
 		}
 	}
 	caption := "Pick the cap where the p95 time to answer stops falling while the 429 share stays under the threshold; the knee is where more concurrency stops buying goodput."
+	if !sp.multi && opts.Tolerance > 0 {
+		z, err := toleranceZoom(rows[0], caps, opts.Tolerance, opts.maxShare())
+		if err != nil {
+			return nil, err
+		}
+		if z != nil {
+			sp.panels = append(sp.panels, z)
+			caption += fmt.Sprintf(" The last panel zooms on the best p95: the caps inside the shaded band, within %s%% of it, count as equal.", num(100*opts.Tolerance))
+		}
+	}
 	if sp.multi {
 		caption = "One line per load: see whether the chosen cap (ring) moves with the load, and where each load's goodput levels off (knee, triangle)."
 	}
-	return newFigure("sweep", "Sweep over the concurrency cap", caption, panelsHeight(3), sp.panels...), nil
+	return newFigure("sweep", "Sweep over the concurrency cap", caption, panelsHeight(len(sp.panels)), sp.panels...), nil
+}
+
+// toleranceZoom draws row r's p95 time to answer, with its intervals, on
+// an axis scaled around the best p95 among the caps within the 429 share
+// maxShare, the band within tol of it shaded, and the chosen cap: the
+// rule's comparison, which the first panel's axis, scaled to the slowest
+// cap, flattens into a line. nil when no cap qualifies.
+func toleranceZoom(r results.SweepRow, caps []int, tol, maxShare float64) (*plot.Plot, error) {
+	best := math.Inf(1)
+	for _, p := range r.Points {
+		if p.P95Ms.Answered() && p.RateLimitedShare <= maxShare {
+			best = min(best, float64(p.P95Ms))
+		}
+	}
+	if math.IsInf(best, 1) || best <= 0 {
+		return nil, nil
+	}
+	p := newPlot(fmt.Sprintf("p95 near the best: the band within %s%% of it", num(100*tol)), "", "p95 time to answer (ms)")
+	p.Title.TextStyle.Font = sans(11)
+	at := capAxis(p, caps)
+	lo, hi := best*(1-2*tol), best*(1+4*tol)
+	for _, pt := range r.Points {
+		if pt.Cap == r.Chosen && pt.P95HiMs.Answered() {
+			hi = max(hi, min(float64(pt.P95HiMs)*1.02, 2*best))
+		}
+	}
+	band := &rects{fill: color.NRGBA{R: 0, G: 150, B: 70, A: 50}}
+	band.add(p.X.Min, p.X.Max, best, best*(1+tol))
+	p.Add(band)
+	p.Legend.Add(fmt.Sprintf("within %s%% of the best, %s ms", num(100*tol), num(math.Round(best))), band)
+	var xys plotter.XYs
+	above := 0
+	for _, pt := range r.Points {
+		if !pt.P95Ms.Answered() {
+			above++
+			continue
+		}
+		v := float64(pt.P95Ms)
+		if v > hi {
+			above++
+		}
+		xys = append(xys, plotter.XY{X: at(pt.Cap), Y: v})
+		if pt.P95LoMs > 0 && pt.P95HiMs.Answered() && pt.P95HiMs > pt.P95LoMs {
+			l, err := vline(at(pt.Cap), float64(pt.P95LoMs), float64(pt.P95HiMs), strategyColor(0), nil)
+			if err != nil {
+				return nil, err
+			}
+			p.Add(l)
+		}
+	}
+	if len(xys) > 0 {
+		l, sc, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("reports: sweep zoom: %w", err)
+		}
+		l.Color, l.Width = strategyColor(0), vg.Points(1.5)
+		sc.Color, sc.Radius = strategyColor(0), vg.Points(2.5)
+		p.Add(l, sc)
+		label := "p95 (bars: 95% interval)"
+		if above > 0 {
+			label += fmt.Sprintf("; %d caps above the scale", above)
+		}
+		p.Legend.Add(label, l, sc)
+	}
+	if r.Chosen > 0 {
+		l, err := vline(at(r.Chosen), lo, hi, chosenCol, dashed)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("chosen %d", r.Chosen), l)
+	}
+	// After the lines, which widen the axis to their data: the caps far
+	// above the best leave the frame, clipped.
+	p.Y.Min, p.Y.Max = lo, hi
+	return p, nil
 }
 
 // sweepPlot is the sweep figure while it is drawn: its three panels, where

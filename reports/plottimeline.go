@@ -158,7 +158,7 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 			if err != nil {
 				return fmt.Errorf("reports: in flight of %s: %w", s.Name, err)
 			}
-			l.Width = vg.Points(2.5)
+			l.Width = vg.Points(4)
 			p.Add(l)
 			label := "in flight (peak per bucket)"
 			if services != nil {
@@ -174,9 +174,12 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 			if len(tl) > 0 {
 				label += fmt.Sprintf(", reached in %s%% of buckets", num(math.Round(100*float64(atCap)/float64(len(tl)))))
 			}
-			if _, err := levelLine(p, label, float64(s.MaxInFlight), t0, t1, color.Black, dashed); err != nil {
+			// Thin, with wide gaps: the line at the cap shows through.
+			l, err := levelLine(p, label, float64(s.MaxInFlight), t0, t1, color.Black, capDashes)
+			if err != nil {
 				return err
 			}
+			l.Width = vg.Points(1)
 			top = max(top, float64(s.MaxInFlight))
 		}
 		if services != nil {
@@ -279,7 +282,7 @@ func limitedServices(r *results.Results) int {
 // service, the pace the strategy's token bucket aims at dotted, and the
 // started, admitted and 429 rates, each line downsampled to about
 // maxPoints. A start-up spike far above the rest is named, not scaled to.
-func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.TimelinePoint, t0, t1 float64, lim drawnLimits, maxPoints int) error {
+func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.TimelinePoint, t0, t1 float64, lim drawnLimits, maxPoints int) (err error) {
 	ratePerS := lim.ratePerS
 	started := make(plotter.XYs, len(tl))
 	admitted := make(plotter.XYs, len(tl))
@@ -316,12 +319,18 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		if _, err := levelLine(p, label, ratePerS, t0, t1, color.Black, dashed); err != nil {
 			return err
 		}
-		if h := s.Headroom; h > 0 && h < 1 {
-			if _, err := levelLine(p, fmt.Sprintf("pace %s/s (headroom %s)", num(ratePerS*h), num(h)), ratePerS*h, t0, t1, strategyColor(i), dotted); err != nil {
-				return err
+	}
+	// The pace goes over the lines, in black: a strategy that keeps its
+	// pace starts requests right at it, and a line of its own colour
+	// under them would vanish.
+	defer func() {
+		if h := s.Headroom; ratePerS > 0 && h > 0 && h < 1 && err == nil {
+			var l *plotter.Line
+			if l, err = levelLine(p, fmt.Sprintf("pace %s/s (headroom %s)", num(ratePerS*h), num(h)), ratePerS*h, t0, t1, color.Black, paceDots); err == nil {
+				l.Width = vg.Points(2)
 			}
 		}
-	}
+	}()
 	if len(tl) == 0 {
 		return nil
 	}

@@ -13,9 +13,11 @@ import (
 // line per load, each row's knee and chosen cap marked and sw.MaxShare
 // drawn as the threshold, and returns the names of the files written.
 func WriteSweepPlots(dir string, sw *results.Sweep) ([]string, error) {
-	return WritePlots(dir, &results.Results{Scenario: sw.Scenario}, Options{
-		Sweep: sw.Rows, SweepStrategy: sw.Strategy, MaxRateLimitedShare: sw.MaxShare,
-	})
+	o := Options{Sweep: sw.Rows, SweepStrategy: sw.Strategy, MaxRateLimitedShare: sw.MaxShare}
+	if sw.Decision != nil {
+		o.Tolerance = sw.Decision.Evidence.Tolerance
+	}
+	return WritePlots(dir, &results.Results{Scenario: sw.Scenario}, o)
 }
 
 // WriteSweep writes a sweep as one aligned table per load, the chosen cap

@@ -59,7 +59,8 @@ func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 	if err != nil {
 		return err
 	}
-	narrow := o.Width > 0 && len(o.Columns) == 0 && (o.Width < NarrowWidth || tableWidth(comparisonTable(r, ms, false)) > o.Width)
+	fullWidth := tableWidth(comparisonTable(r, ms, false))
+	narrow := o.Width > 0 && len(o.Columns) == 0 && (o.Width < NarrowWidth || fullWidth > o.Width)
 	wrapTo := 0
 	if narrow {
 		ms, wrapTo = narrowMetrics(ms), o.Width
@@ -92,14 +93,11 @@ func WriteTableWith(w io.Writer, r *results.Results, o TableOptions) error {
 			fmt.Fprintln(&b, line)
 		}
 		b.WriteByte('\n')
-		for _, l := range tableKey(r) {
-			if narrow && !narrowKey(l) {
-				continue
-			}
+		for _, l := range tableKeyFor(r, ms) {
 			put("", l)
 		}
 		if narrow {
-			put("", fmt.Sprintf("(the terminal is %d columns wide: the table shows the columns a choice rests on; --columns all, or %d columns, shows every one)", o.Width, NarrowWidth))
+			put("", fmt.Sprintf("(the terminal is %d columns wide: the table shows the columns a choice rests on; a terminal of %d columns shows the default ones, --columns all every one)", o.Width, max(fullWidth, NarrowWidth)))
 		}
 		writeSections(&b, r, wrapTo, put)
 	}
@@ -243,17 +241,51 @@ func comparisonTable(r *results.Results, ms []metric, color bool) []string {
 	return t.lines()
 }
 
-// tableKey explains the mark and the abbreviated headers.
-func tableKey(r *results.Results) []string {
-	key := []string{
-		"* best in its column; latencies are per turn; turns, calls and latencies are marked only among the strategies that fail the fewest turns",
-		"answer p95: turn latency with every failed turn counted as never answered (—: the 95th-percentile turn got no answer)",
-		"goodput: successful calls of turns answered in full, per second (a success inside a failed turn is not goodput; the column 'calls ok/s' counts every success)",
-		"early: retries sent before the server's Retry-After; wasted s: server seconds spent on results nobody read",
+// tableKey explains the columns of the comparison table with every
+// default column, a line each (the first explains the * marks).
+func tableKey(r *results.Results) []string { return tableKeyFor(r, metrics(r)) }
+
+// tableKeyFor explains the columns ms of the comparison table: only those
+// shown, and the * marks as best marks them.
+func tableKeyFor(r *results.Results, ms []metric) []string {
+	has := func(header string) bool {
+		return slices.ContainsFunc(ms, func(m metric) bool { return m.header == header })
+	}
+	var reliable []string
+	for _, m := range ms {
+		if m.reliable {
+			reliable = append(reliable, m.header)
+		}
+	}
+	star := "* best in its column (no mark when every value is equal; never on an invalid run)"
+	if len(reliable) > 0 {
+		star += fmt.Sprintf("; %s are marked only among the strategies whose share of failed turns is within %s percentage point of the lowest",
+			strings.Join(reliable, ", "), num(100*reliableSlack))
+	}
+	key := []string{star}
+	if has("answer p95") {
+		key = append(key, "answer p95: turn latency with every failed turn counted as never answered (—: the 95th-percentile turn got no answer)")
+	}
+	if has("goodput/s") {
+		g := "goodput: successful calls of turns answered in full, per second (a success inside a failed turn is not goodput"
+		if has("calls ok/s") {
+			g += "; the column 'calls ok/s' counts every success"
+		}
+		key = append(key, g+")")
+	}
+	var parts []string
+	if has("early") {
+		parts = append(parts, "early: retries sent before the server's Retry-After")
+	}
+	if has("wasted s") {
+		parts = append(parts, "wasted s: server seconds spent on results nobody read")
+	}
+	if len(parts) > 0 {
+		key = append(key, strings.Join(parts, "; "))
 	}
 	var services []string
 	bound := false
-	for _, m := range metrics(r) {
+	for _, m := range ms {
 		if m.header == "hedges" {
 			key = append(key, "hedges: second attempts of slow idempotent reads, each an attempt too (% extra attempts: over the attempts that were not hedges); hedges won: calls answered by their hedge (% of hedges); cancelled s: server seconds of attempts cancelled at the transport, the losers of hedges among them")
 		}
@@ -265,14 +297,20 @@ func tableKey(r *results.Results) []string {
 			services, bound = append(services, name), isBound
 		}
 	}
-	last := "races: overlapping writes to one resource"
+	parts = nil
+	if has("races") {
+		parts = append(parts, "races: overlapping writes to one resource")
+	}
 	switch {
 	case len(services) > 0 && bound:
-		last += "; peak ≤: at most the sum of the fleet members' peaks in flight at " + strings.Join(services, ", ") + " (a bound: the members' peaks need not have come at once)"
+		parts = append(parts, "peak ≤: at most the sum of the fleet members' peaks in flight at "+strings.Join(services, ", ")+" (a bound: the members' peaks need not have come at once)")
 	case len(services) > 0:
-		last += "; peak: most attempts in flight at " + strings.Join(services, ", ")
+		parts = append(parts, "peak: most attempts in flight at "+strings.Join(services, ", "))
 	}
-	return append(key, last)
+	if len(parts) > 0 {
+		key = append(key, strings.Join(parts, "; "))
+	}
+	return key
 }
 
 // recommendationLines describes each service's recommendation, services

@@ -2,9 +2,14 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
+	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/simbench/simbench/results"
 )
@@ -284,5 +289,103 @@ func TestCellShowsATinySpread(t *testing.T) {
 	same := results.StrategyResult{Name: "s", SeedRuns: []results.StrategyResult{{AnsweredGoodputPerS: 10}, {AnsweredGoodputPerS: 10}}}
 	if got := cellText(m, &same); got != "10.00" {
 		t.Errorf("equal seeds: cell %q, want 10.00", got)
+	}
+}
+
+// The table's key explains only the columns the table shows, at every
+// width; the * rule it states is the one best applies; and the narrow
+// layout names the width the default columns need.
+func TestTableKeySaysWhatTheTableShows(t *testing.T) {
+	r := tier3Results()
+	for _, width := range []int{0, 80, 119} {
+		var b bytes.Buffer
+		if err := WriteTableWith(&b, r, TableOptions{Width: width}); err != nil {
+			t.Fatal(err)
+		}
+		// The key: the lines after the table's, up to the next blank one,
+		// each with its wrapped continuation lines joined.
+		all := strings.Split(b.String(), "\n")
+		h := slices.IndexFunc(all, func(l string) bool { return strings.HasPrefix(l, "strategy ") })
+		e := h + slices.Index(all[h:], "")
+		header := all[h]
+		var lines []string
+		for _, l := range all[e+1:] {
+			if l == "" {
+				break
+			}
+			if strings.HasPrefix(l, "  ") && len(lines) > 0 {
+				lines[len(lines)-1] += " " + strings.TrimSpace(l)
+				continue
+			}
+			lines = append(lines, l)
+		}
+		columns := regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(header), -1) // headers are apart by two spaces or more
+		shown := func(name string) bool { return slices.Contains(columns, name) }
+		for _, l := range lines {
+			switch {
+			case strings.HasPrefix(l, "* best"):
+				_, rule, _ := strings.Cut(l, "); ")
+				for _, name := range regexp.MustCompile(`([a-z0-9 ]+?)(?:,| are marked)`).FindAllStringSubmatch(rule, -1) {
+					if n := strings.TrimSpace(name[1]); !shown(n) {
+						t.Errorf("width %d: the * rule names column %q, which the table does not show (%q)", width, n, columns)
+					}
+				}
+			case regexp.MustCompile(`^[a-z0-9 /]+: `).MatchString(l):
+				for _, part := range strings.Split(l, "; ") {
+					name, _, ok := strings.Cut(part, ": ")
+					if name == "goodput" {
+						name = "goodput/s"
+					}
+					if ok && !strings.Contains(name, "(") && !shown(name) {
+						t.Errorf("width %d: the key explains %q, which the table does not show (%q)", width, name, columns)
+					}
+				}
+			}
+			if strings.Contains(l, "calls ok/s") && !shown("calls ok/s") {
+				t.Errorf("width %d: the key names the column 'calls ok/s', which the table does not show", width)
+			}
+		}
+		if width > 0 {
+			var full bytes.Buffer
+			if err := WriteTableWith(&full, r, TableOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			need := 0
+			for _, l := range strings.Split(full.String(), "\n") {
+				if strings.HasPrefix(l, "strategy ") || strings.HasPrefix(l, "unbounded ") {
+					need = max(need, utf8.RuneCountInString(l))
+				}
+			}
+			if want := fmt.Sprintf("a terminal of %d columns shows the default ones", max(need, NarrowWidth)); !strings.Contains(strings.Join(strings.Fields(b.String()), " "), want) {
+				t.Errorf("width %d: the narrow note does not say %q:\n%s", width, want, b.String())
+			}
+		}
+	}
+
+	// The * rule as stated: a strategy whose share of failed turns is
+	// within the stated points of the lowest competes for p95 ms; one
+	// beyond them does not.
+	var key bytes.Buffer
+	if err := WriteTable(&key, r, false); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`within (\d+(?:\.\d+)?) percentage point`).FindStringSubmatch(key.String())
+	if m == nil {
+		t.Fatalf("the key states no slack for the * rule:\n%s", key.String())
+	}
+	slack, _ := strconv.ParseFloat(m[1], 64)
+	p95 := metricsByHeader()["p95 ms"]
+	for _, tt := range []struct {
+		points float64 // the fast strategy's failed turns above the other's, in percentage points
+		marked bool
+	}{{slack - 0.2, true}, {slack + 0.2, false}} {
+		failed := int64(math.Round(tt.points * 100)) // of 10,000 turns
+		ss := []results.StrategyResult{
+			{Name: "fast", Turns: 10_000, FailedTurns: failed, TurnLatencyMs: results.Summary{P95: 300}},
+			{Name: "slow", Turns: 10_000, TurnLatencyMs: results.Summary{P95: 900}},
+		}
+		if got := best(p95, ss)[0]; got != tt.marked {
+			t.Errorf("a strategy failing %g points more turns: marked %v, the key's rule says %v", tt.points, got, tt.marked)
+		}
 	}
 }

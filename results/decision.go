@@ -43,6 +43,9 @@ type Pace struct {
 	// service has no such limit).
 	RequestsPerMinute float64 `json:"requests_per_minute,omitempty"`
 	TokensPerMinute   float64 `json:"tokens_per_minute,omitempty"`
+	// PerSecond says the service's file wrote its binding request limit
+	// per second (key rps): the pace is said in requests/s, the file's unit.
+	PerSecond bool `json:"per_second,omitempty"`
 }
 
 // Outcome is a setting's figures, means over the seeds.

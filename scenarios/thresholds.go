@@ -10,9 +10,11 @@ import (
 )
 
 // ThresholdMetrics are the metrics a threshold may bound. Those ending in
-// _p50, _p95 or _p99 are times in seconds (a bound may be written as a
-// duration, "5s"); the shares are in [0, 1]; goodput_per_s is successful
-// calls per second; failed_turns and early_retries are counts.
+// _p50, _p95 or _p99 are times in seconds, whose bound is written as a
+// duration ("5s", "5000ms"): the table shows them in ms, so a bare number
+// is refused; the shares are in [0, 1], written as a fraction or a percent
+// ("0.01", "1%"); goodput_per_s is successful calls per second;
+// failed_turns and early_retries are counts.
 var ThresholdMetrics = []string{
 	"answer_p50", "answer_p95", "answer_p99", "turn_p95",
 	"answered_share", "rate_limited_share", "goodput_per_s", "failed_turns", "early_retries",
@@ -35,6 +37,7 @@ type Threshold struct {
 	Source string
 
 	durationValue bool // the bound was written as a duration
+	percentValue  bool // the bound was written as a percent
 }
 
 // Holds reports whether v meets the threshold.
@@ -97,6 +100,18 @@ func (t *Threshold) checkMetric() error {
 	if t.durationValue && !IsTimeMetric(t.Metric) {
 		return fmt.Errorf("%s is not a time; give a number, not a duration", t.Metric)
 	}
+	if IsTimeMetric(t.Metric) && !t.durationValue {
+		v := strconv.FormatFloat(t.Value, 'g', -1, 64)
+		return fmt.Errorf("%s is a time, which the table shows in ms: a bare %s would be read as %s s; write the unit, such as %sms or %ss", t.Metric, v, v, v, v)
+	}
+	share := strings.HasSuffix(t.Metric, "_share")
+	if t.percentValue && !share {
+		return fmt.Errorf("%s is not a share; give a number, not a percent", t.Metric)
+	}
+	if share && !t.percentValue && t.Value > 1 {
+		v := strconv.FormatFloat(t.Value, 'g', -1, 64)
+		return fmt.Errorf("%s is a fraction in [0, 1], which the table shows as a percent: write %s%% or %s", t.Metric, v, strconv.FormatFloat(t.Value/100, 'g', -1, 64))
+	}
 	if IsTimeMetric(t.Metric) && t.Value < 0 {
 		return fmt.Errorf("%s is a time, never below 0; %v s can never be measured", t.Metric, t.Value)
 	}
@@ -120,6 +135,14 @@ func parseBound(s string) (Threshold, error) {
 	}
 	if t.Op == "" {
 		return t, fmt.Errorf("no comparison; start with one of < <= > >= ==")
+	}
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return t, fmt.Errorf("%q is not a finite percent such as 1%%", s)
+		}
+		t.Value, t.percentValue = v/100, true
+		return t, nil
 	}
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

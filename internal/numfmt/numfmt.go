@@ -77,11 +77,16 @@ func AnswerMillis(v float64) string {
 	return Millis(v)
 }
 
-// Rates shows a client's pace for one service: "9,000 requests/min and
-// 9,000,000 tokens/min", leaving out a rate that is 0 ("" when both are).
-func Rates(requestsPerMinute, tokensPerMinute float64) string {
+// Rates writes a pace as "420 requests/min and 9,000 tokens/min", the
+// request rate in requests/s instead ("7 requests/s") when perSecond,
+// for a service whose file wrote its limit per second; a zero rate is
+// left out.
+func Rates(requestsPerMinute, tokensPerMinute float64, perSecond bool) string {
 	var parts []string
-	if requestsPerMinute > 0 {
+	switch {
+	case requestsPerMinute > 0 && perSecond:
+		parts = append(parts, Num(requestsPerMinute/60)+" requests/s")
+	case requestsPerMinute > 0:
 		parts = append(parts, Num(requestsPerMinute)+" requests/min")
 	}
 	if tokensPerMinute > 0 {

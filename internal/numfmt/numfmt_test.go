@@ -34,9 +34,10 @@ func TestFixedAndFriends(t *testing.T) {
 		{"Millis whole", Millis(1234.4), "1,234"},
 		{"Millis decimal", Millis(12.34), "12.3"},
 		{"AnswerMillis unanswered", AnswerMillis(math.Inf(1)), "—"},
-		{"Rates both", Rates(9000, 9e6), "9,000 requests/min and 9,000,000 tokens/min"},
-		{"Rates tokens", Rates(0, 5e5), "500,000 tokens/min"},
-		{"Rates none", Rates(0, 0), ""},
+		{"Rates both", Rates(9000, 9e6, false), "9,000 requests/min and 9,000,000 tokens/min"},
+		{"Rates tokens", Rates(0, 5e5, false), "500,000 tokens/min"},
+		{"Rates per second", Rates(300, 0, true), "5 requests/s"},
+		{"Rates none", Rates(0, 0, true), ""},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
