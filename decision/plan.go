@@ -23,6 +23,7 @@ const DefaultMaxRateLimitedShare = results.DefaultMaxRateLimitedShare
 // Names of the limit that binds, as in results.Recommendation.BindingLimit.
 const (
 	LimitRPM         = "rpm"
+	LimitRPS         = "rps" // the request limit, when the file wrote it per second
 	LimitTPM         = "tpm"
 	LimitConcurrency = "concurrency"
 )
@@ -57,6 +58,10 @@ type Service struct {
 	// Headroom is the fraction of the binding limit to plan for, in (0, 1];
 	// the remainder is reserved for retries. Zero means DefaultHeadroom.
 	Headroom float64
+	// PerSecond says the service's file wrote its request limit per second
+	// (rps): RPM still holds it per minute, but the binding limit is named
+	// LimitRPS and Lines answer request rates in requests/s.
+	PerSecond bool
 }
 
 // Plan is the recommendation arithmetic for one service, as computed by
@@ -68,7 +73,8 @@ type Plan struct {
 	// each limit allows on its own: RPM; TPM ÷ tokens per call; max
 	// concurrent ÷ mean latency × 60 (Little's law). Zero when the limit is not set.
 	ByRPM, ByTPM, ByConcurrency float64
-	// BindingLimit names the smallest of them: LimitRPM, LimitTPM or LimitConcurrency.
+	// BindingLimit names the smallest of them: LimitRPM (LimitRPS when the
+	// file wrote it per second), LimitTPM or LimitConcurrency.
 	BindingLimit string
 	// BindingRPM is the binding rate in requests/min, before headroom.
 	BindingRPM float64
@@ -143,6 +149,9 @@ func Recommend(s Service) (Plan, error) {
 			p.BindingLimit, p.BindingRPM = c.name, c.rpm
 		}
 	}
+	if p.BindingLimit == LimitRPM && s.PerSecond {
+		p.BindingLimit = LimitRPS
+	}
 	p.UsableRPM = p.BindingRPM * s.Headroom
 	p.ReservedRPM = p.BindingRPM - p.UsableRPM
 	p.LittleCap = p.BindingRPM / 60 * s.Headroom * p.InFlightTime().Seconds()
@@ -165,7 +174,10 @@ func (p Plan) Lines() []string {
 		name = "service"
 	}
 	lines = append(lines, fmt.Sprintf("%s: limits %s", name, p.limitsText()))
-	if p.ByRPM > 0 {
+	switch {
+	case p.ByRPM > 0 && s.PerSecond:
+		lines = append(lines, fmt.Sprintf("requests/s allowed by rps: %s", numfmt.Num(p.ByRPM/60)))
+	case p.ByRPM > 0:
 		lines = append(lines, fmt.Sprintf("requests/min allowed by rpm: %s", numfmt.Num(p.ByRPM)))
 	}
 	if p.ByTPM > 0 {
@@ -176,12 +188,17 @@ func (p Plan) Lines() []string {
 		lines = append(lines, fmt.Sprintf("requests/min allowed by concurrency: %d in flight ÷ %s s × 60 = %s",
 			s.MaxConcurrent, numfmt.Num(s.MeanLatency.Seconds()), numfmt.Num(p.ByConcurrency)))
 	}
+	// In the file's unit: per second when it wrote rps.
+	unit, per := "requests/min", 1.0
+	if s.PerSecond {
+		unit, per = "requests/s", 60
+	}
 	lines = append(lines,
-		fmt.Sprintf("binding limit: %s at %s requests/min", p.BindingLimit, numfmt.Num(p.BindingRPM)),
-		fmt.Sprintf("usable with headroom %s: %s × %s = %s requests/min",
-			numfmt.Num(s.Headroom), numfmt.Num(p.BindingRPM), numfmt.Num(s.Headroom), numfmt.Num(p.UsableRPM)),
-		fmt.Sprintf("reserved for retries: %s − %s = %s requests/min",
-			numfmt.Num(p.BindingRPM), numfmt.Num(p.UsableRPM), numfmt.Num(p.ReservedRPM)),
+		fmt.Sprintf("binding limit: %s at %s %s", p.BindingLimit, numfmt.Num(p.BindingRPM/per), unit),
+		fmt.Sprintf("usable with headroom %s: %s × %s = %s %s",
+			numfmt.Num(s.Headroom), numfmt.Num(p.BindingRPM/per), numfmt.Num(s.Headroom), numfmt.Num(p.UsableRPM/per), unit),
+		fmt.Sprintf("reserved for retries: %s − %s = %s %s",
+			numfmt.Num(p.BindingRPM/per), numfmt.Num(p.UsableRPM/per), numfmt.Num(p.ReservedRPM/per), unit),
 	)
 	if s.RoundTrip > 0 {
 		lines = append(lines, fmt.Sprintf("time in flight: %s s service + %s s network round trip = %s s",
@@ -193,10 +210,14 @@ func (p Plan) Lines() []string {
 		capLine = fmt.Sprintf("Little's-law cap: %s requests/s × %s × %s s = %s, raised to 1 in flight",
 			numfmt.Num(p.BindingRPM/60), numfmt.Num(s.Headroom), seconds(p.InFlightTime()), numfmt.Num(p.LittleCap))
 	}
+	usable := numfmt.Num(p.UsableRPM) + " requests/min"
+	if s.PerSecond {
+		usable = numfmt.Num(p.UsableRPM/60) + " requests/s × 60"
+	}
 	lines = append(lines, capLine,
-		fmt.Sprintf("turns/min sustainable: floor(%s requests/min ÷ %s) = floor(%s) = %s",
-			numfmt.Num(p.UsableRPM), numfmt.Counted(s.CallsPerTurn, "call/turn", "calls/turn"), floorArg(p.Turns), numfmt.Num(float64(p.TurnsPerMinute))))
-	bucket := fmt.Sprintf("token bucket: %s requests/min", numfmt.Num(p.UsableRPM))
+		fmt.Sprintf("turns/min sustainable: floor(%s ÷ %s) = floor(%s) = %s",
+			usable, numfmt.Counted(s.CallsPerTurn, "call/turn", "calls/turn"), floorArg(p.Turns), numfmt.Num(float64(p.TurnsPerMinute))))
+	bucket := "token bucket: " + numfmt.Num(p.UsableRPM/per) + " " + unit
 	if p.UsableTPM > 0 {
 		bucket += fmt.Sprintf(", %s tokens/min", numfmt.Num(p.UsableTPM))
 	}
@@ -221,7 +242,10 @@ func (p Plan) limitsText() string {
 		}
 		parts += t
 	}
-	if s.RPM > 0 {
+	switch {
+	case s.RPM > 0 && s.PerSecond:
+		add(numfmt.Num(s.RPM/60) + " requests/s")
+	case s.RPM > 0:
 		add(numfmt.Num(s.RPM) + " requests/min")
 	}
 	if s.TPM > 0 {
@@ -237,8 +261,8 @@ func (p Plan) limitsText() string {
 // Reason is the conclusion in one line, then the arithmetic of Lines, one
 // step per line, so reports re-rendered from results.json can show it.
 func (p Plan) Recommendation() results.Recommendation {
-	reason := fmt.Sprintf("%s binds at %s requests/min; with headroom %s, Little's law gives %s in flight and %s turns/min",
-		p.BindingLimit, numfmt.Num(p.BindingRPM), numfmt.Num(p.Service.Headroom), numfmt.Num(float64(p.MaxInFlight)), numfmt.Num(float64(p.TurnsPerMinute)))
+	reason := fmt.Sprintf("%s binds at %s; with headroom %s, Little's law gives %s in flight and %s turns/min",
+		p.BindingLimit, numfmt.Rates(p.BindingRPM, 0, p.Service.PerSecond), numfmt.Num(p.Service.Headroom), numfmt.Num(float64(p.MaxInFlight)), numfmt.Num(float64(p.TurnsPerMinute)))
 	return results.Recommendation{
 		MaxInFlight:       p.MaxInFlight,
 		BindingLimit:      p.BindingLimit,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simbench/simbench/internal/fixtures"
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
 )
 
 func TestRecommendWorkedNumbers(t *testing.T) {
@@ -392,5 +393,62 @@ func TestRecommendLinesSingular(t *testing.T) {
 	got := strings.Join(p.Lines(), "\n")
 	if strings.Contains(got, "1 calls/turn") || !strings.Contains(got, "800 ms mean latency, 1 call/turn") || !strings.Contains(got, "÷ 1 call/turn)") {
 		t.Errorf("lines:\n%s", got)
+	}
+}
+
+// TestPlanAnswersInTheFilesUnit holds a service whose file wrote rps = 5 to
+// the per-second unit in every line of its arithmetic: 5 requests/s at
+// headroom 0.7 is 3.5 usable and 1.5 reserved, 3.5 × 2 s = 7 in flight and
+// floor(3.5 × 60 ÷ 8) = 26 turns/min; no line speaks per minute of a
+// request rate.
+func TestPlanAnswersInTheFilesUnit(t *testing.T) {
+	sc, err := scenarios.Parse("rps.toml", []byte(`
+name = "rps"
+duration = "1m"
+
+[workload]
+sessions = 4
+calls = [ { tool = "search", count = 8 } ]
+
+[services.search_api]
+rps = 5
+latency = { dist = "constant", value = "2s" }
+
+[tools.search]
+service = "search_api"
+
+[[strategy]]
+name = "s"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, unplanned := PlanServices(sc, 0.7)
+	if len(plans) != 1 || len(unplanned) > 0 {
+		t.Fatalf("plans %v, unplanned %v", plans, unplanned)
+	}
+	p := plans[0]
+	if p.BindingLimit != LimitRPS || p.MaxInFlight != 7 || p.TurnsPerMinute != 26 {
+		t.Errorf("binding %s, cap %d, turns/min %d; want rps, 7, 26", p.BindingLimit, p.MaxInFlight, p.TurnsPerMinute)
+	}
+	text := strings.Join(p.Lines(), "\n")
+	for _, want := range []string{
+		"search_api: limits 5 requests/s;",
+		"requests/s allowed by rps: 5",
+		"binding limit: rps at 5 requests/s",
+		"usable with headroom 0.7: 5 × 0.7 = 3.5 requests/s",
+		"reserved for retries: 5 − 3.5 = 1.5 requests/s",
+		"turns/min sustainable: floor(3.5 requests/s × 60 ÷ 8 calls/turn) = floor(26.25) = 26",
+		"token bucket: 3.5 requests/s",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the arithmetic lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "requests/min") {
+		t.Errorf("a request rate per minute in the arithmetic of an rps service:\n%s", text)
+	}
+	if r := p.Recommendation(); !strings.HasPrefix(r.Reason, "rps binds at 5 requests/s;") || r.BindingLimit != "rps" {
+		t.Errorf("recommendation: binding %q, reason %q", r.BindingLimit, r.Reason)
 	}
 }

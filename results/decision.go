@@ -135,7 +135,8 @@ type Evidence struct {
 // Recommendation is the cap advised for one service, with its reasoning.
 type Recommendation struct {
 	MaxInFlight int `json:"max_in_flight"`
-	// BindingLimit names the limit that binds: "rpm", "tpm" or "concurrency".
+	// BindingLimit names the limit that binds: "rpm", "rps" (the request
+	// limit, written per second in the scenario), "tpm" or "concurrency".
 	BindingLimit string `json:"binding_limit"`
 	// RequestsPerMinute and TokensPerMinute are the bucket settings advised
 	// (the service's limits times the headroom).
