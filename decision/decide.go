@@ -1,8 +1,10 @@
 package decision
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -110,6 +112,9 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		_, err := (&sim.Options{Strategies: []string{name}}).Apply(sc)
 		return nil, InputError{err}
 	}
+	if o.Rule.Objective == "" {
+		o.Rule.Objective = sc.Objective
+	}
 	seeds := o.Seeds
 	if seeds == 0 {
 		seeds = DefaultSeeds
@@ -167,36 +172,63 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	return res, nil
 }
 
-// tryOthers tunes the strategy that, as written, answers fastest among
-// those meeting the rule, when it answers faster than t's choice, and
-// returns whichever tuning answers faster.
+// tryOthers considers every other strategy of the scenario, as written,
+// from the best-scoring: one that scores lower than t's choice is tuned
+// (whether or not it meets the rule as written: a cap or a pace may bring
+// it inside), and the tuning that scores lowest is kept. Every strategy
+// left untuned is said in the search with its reason.
 func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written []results.Outcome, points []results.SweepPoint, o Options, opts sim.Options) (*tuning, error) {
-	var other *results.SweepPoint
-	name := ""
+	r := o.Rule
+	order := make([]int, 0, len(points))
 	for i := range points {
-		p := &points[i]
-		if c := t.chosen(); written[i].Strategy == t.name || !o.Rule.meets(*p) || (c != nil && p.P95Ms >= c.P95Ms) {
+		if written[i].Strategy != t.name {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(r.Score(points[a]), r.Score(points[b])) })
+	tried := map[string]bool{t.name: true}
+	for _, i := range order {
+		name, p := written[i].Strategy, &points[i]
+		if tried[name] {
 			continue
 		}
-		if other == nil || p.P95Ms < other.P95Ms {
-			other, name = p, written[i].Strategy
+		c := t.chosen()
+		if c != nil && !(r.Score(*p) < r.Score(*c)) {
+			t.search = append(t.search, fmt.Sprintf("strategy: %s not tuned: as written its %s, %s, is no better than %s tuned (%s), and a cap or a pace only holds it back", name, ObjectiveText(r.Objective), scoreText(r, p), t.name, scoreText(r, c)))
+			continue
 		}
+		tried[name] = true
+		why := fmt.Sprintf("strategy: %s as written scores %s, better than %s tuned (%s), so %s was tuned too", name, scoreText(r, p), t.name, scoreText(r, c), name)
+		if !r.meets(*p) {
+			why = fmt.Sprintf("strategy: %s as written fails the rule but scores %s, better than %s tuned (%s), so %s was tuned too, a cap or a pace may bring it inside", name, scoreText(r, p), t.name, scoreText(r, c), name)
+		}
+		t2, err := tune(ctx, sc, name, o, opts)
+		if err != nil {
+			return t, err
+		}
+		if t2.better(t, r) {
+			t2.search = append(slices.Clone(t.search), append([]string{why + " and kept"}, t2.search...)...)
+			t = t2
+			continue
+		}
+		t.search = append(t.search, why+"; tuned, it scored no better, so "+t.name+" is kept")
 	}
-	if other == nil {
-		t.search = append(t.search, fmt.Sprintf("strategy: %s; no other strategy of the scenario, as written, meets the rule and answers faster", t.name))
-		return t, nil
-	}
-	why := fmt.Sprintf("strategy: %s as written answers at p95 %s, faster than %s tuned (%s), so %s was tuned too", name, p95Text(other), t.name, p95Text(t.chosen()), name)
-	t2, err := tune(ctx, sc, name, o, opts)
-	if err != nil {
-		return t, err
-	}
-	if t2.better(t) {
-		t2.search = append(slices.Clone(t.search), append([]string{why + " and kept"}, t2.search...)...)
-		return t2, nil
-	}
-	t.search = append(t.search, why+"; tuned, it answered no faster, so "+t.name+" is kept")
 	return t, nil
+}
+
+// scoreText shows a point's score under r's objective ("no answer" for
+// none): "p95 3.4 s", "$0.0166 per answered task", "97.5% answered".
+func scoreText(r Rule, p *results.SweepPoint) string {
+	if p == nil || math.IsInf(r.Score(*p), 1) {
+		return "no answer"
+	}
+	switch r.Objective {
+	case scenarios.ObjectiveCost:
+		return dollarsText(p.CostPerAnsweredTaskUSD) + " per answered task"
+	case scenarios.ObjectiveCompletion:
+		return percent(p.AnsweredShare) + " answered"
+	}
+	return "p95 " + p95Text(p)
 }
 
 // priced reports whether sc prices a service.
@@ -255,6 +287,10 @@ type extendedSweep struct {
 	best     int      // the cap with the lowest p95 (0: none qualified)
 	extended []string // why the range grew, a round a line
 	oneSeed  []int    // the caps run over their first seed only (settle)
+	// moreSeeds are the caps run over more seeds than asked because the
+	// rule's test could not decide on them; undecided the caps it still
+	// could not decide at MaxSeeds (Rule.Pending).
+	moreSeeds, undecided []int
 }
 
 // sweepExtending sweeps strategy name of sc over caps, then over the caps
@@ -302,6 +338,34 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 			}
 			err = runTrials(ctx, sc, open, 1, n, fmt.Sprintf("%s at caps %s, seeds 2 to %d", name, joinInts(at), n), true, o, opts)
 		}
+		for err == nil && n >= 2 {
+			// The rule's test cannot yet decide: more seeds, up to MaxSeeds.
+			var more []*trial
+			for _, c := range rule.Pending(points()) {
+				for _, t := range trials {
+					if t.cap == c && len(t.runs) >= n && len(t.runs) < max(n, MaxSeeds) {
+						more = append(more, t)
+					}
+				}
+			}
+			if len(more) == 0 {
+				break
+			}
+			from := len(more[0].runs)
+			for _, t := range more {
+				from = min(from, len(t.runs))
+			}
+			more = slices.DeleteFunc(more, func(t *trial) bool { return len(t.runs) != from })
+			to := min(from+MoreSeeds, max(n, MaxSeeds))
+			var at []int
+			for _, t := range more {
+				at = append(at, t.cap)
+				if !slices.Contains(out.moreSeeds, t.cap) {
+					out.moreSeeds = append(out.moreSeeds, t.cap)
+				}
+			}
+			err = runTrials(ctx, sc, more, from, to, fmt.Sprintf("%s at caps %s, seeds %d to %d (the rule's test could not yet decide)", name, joinInts(at), from+1, to), false, o, opts)
+		}
 		pts := points()
 		out.row = NewSweepRow("as written", pts, rule)
 		if err != nil {
@@ -309,8 +373,10 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 			return out, err
 		}
 		_, out.best, _ = rule.Choose(pts)
+		out.undecided = rule.Pending(pts)
 		more, why := Extend(pts, out.row.Chosen)
 		if len(more) == 0 || round == maxExtensions {
+			slices.Sort(out.moreSeeds)
 			out.oneSeed = nil
 			for _, p := range pts {
 				if n > 1 && p.Seeds == 1 {
@@ -354,6 +420,9 @@ func settle(ts []*trial, r Rule, n int) []*trial {
 	}
 	partial := func(t *trial) bool { return len(t.runs) == 1 }
 	chosen, best, ok := r.Choose(pts)
+	if ok && r.Objective != "" && r.Objective != scenarios.ObjectiveP95 {
+		ok = false // the margins below read the p95: every seed of every cap that may qualify
+	}
 	var open []*trial
 	if !ok {
 		// Nothing qualifies as the points stand: every cap whose first

@@ -78,8 +78,9 @@ func pointAt(points []results.SweepPoint, c int) *results.SweepPoint {
 	return nil
 }
 
-// faster reports whether point a answers faster than b beyond the rule's
-// tolerance (a nil point never answers; any answer beats it).
+// faster reports whether point a is better than b on the objective and b
+// is not shown no worse than a by the rule's test (a nil point never
+// answers; any answer beats it).
 func (r Rule) faster(a, b *results.SweepPoint) bool {
 	switch {
 	case a == nil:
@@ -87,13 +88,14 @@ func (r Rule) faster(a, b *results.SweepPoint) bool {
 	case b == nil:
 		return true
 	}
-	return float64(a.P95Ms)*(1+r.tolerance()) < float64(b.P95Ms) && !overlaps(*a, *b)
+	return r.Score(*a) < r.Score(*b) && r.Compare(*b, *a) != NoWorse
 }
 
-// better reports whether tuning a's choice answers faster than b's.
-func (t *tuning) better(b *tuning) bool {
+// better reports whether tuning t's choice scores lower than b's under
+// rule r.
+func (t *tuning) better(b *tuning, r Rule) bool {
 	a, c := t.chosen(), b.chosen()
-	return a != nil && (c == nil || a.P95Ms < c.P95Ms)
+	return a != nil && (c == nil || r.Score(*a) < r.Score(*c))
 }
 
 // tune tunes strategy name of sc: the cap swept at the strategy's pace,
@@ -138,7 +140,7 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 		return t, err
 	}
 	t2.paces, t2.search = t.paces, append(append(t.search, why), t2.search...)
-	if !t2.better(t) && t.chosen() != nil {
+	if !t2.better(t, o.Rule) && t.chosen() != nil {
 		t.search = append(t.search, why+"; it answered no faster there, so "+paceText(h0)+" is kept")
 		return t, nil
 	}
@@ -146,28 +148,28 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 }
 
 // choosePace picks the pace from pts (in SearchHeadrooms' order): the
-// strategy's own h0 (point own) unless paces that meet the rule answer
-// faster than it beyond the tolerance; among those, the ones within the
-// tolerance of the fastest count as equal, and the lowest headroom of them
-// is taken (it leaves the most quota), no token bucket last.
+// strategy's own h0 (point own) unless paces that meet the rule are
+// better than it (Rule.faster); among those, the ones the rule's test
+// finds no worse than the best of them count as equal, and the lowest
+// headroom of them is taken (it leaves the most quota), no token bucket
+// last.
 func choosePace(pts []results.SweepPoint, h0 float64, own *results.SweepPoint, r Rule) (float64, *results.SweepPoint) {
 	if own != nil && !r.qualifies(*own) {
 		own = nil
 	}
 	var fastest *results.SweepPoint
 	for i := range pts {
-		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && (fastest == nil || p.P95Ms < fastest.P95Ms) {
+		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && (fastest == nil || r.Score(*p) < r.Score(*fastest)) {
 			fastest = p
 		}
 	}
 	if fastest == nil {
 		return h0, own
 	}
-	limit := float64(fastest.P95Ms) * (1 + r.tolerance())
 	order := append(slices.Clone(SearchHeadrooms[1:]), SearchHeadrooms[0])
 	for _, h := range order {
 		i := slices.Index(SearchHeadrooms, h)
-		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && float64(p.P95Ms) <= limit {
+		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && r.Compare(*p, *fastest) == NoWorse {
 			return h, p
 		}
 	}
@@ -209,7 +211,7 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Opt
 		err = runTrials(ctx, sc, ts, 0, 1, name, false, o, opts)
 		var rest []*trial
 		for k, tr := range ts {
-			if pts := tr.seedPoints(); err == nil && (o.Rule.cannotQualify(pts, n) || o.Rule.cannotBeFaster(pts, n, own)) {
+			if pts := tr.seedPoints(); err == nil && (o.Rule.cannotQualify(pts, n) || o.Rule.cannotBeFaster(pts, own)) {
 				cut = append(cut, SearchHeadrooms[idx[k]])
 				continue
 			}
@@ -259,7 +261,7 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 			t.search = append(t.search, fmt.Sprintf("caps: %s ran one seed of %d at %s: that seed's p95 sits clearly away from what could change the choice, or fails the rule whatever the other seeds measure",
 				joinInts(sw.oneSeed), len(o.seeds), paceText(h)))
 		}
-		if best == nil || t.better(best) {
+		if best == nil || t.better(best, o.Rule) {
 			best = t
 		}
 		if !flat(sw.row.Points, o.Rule) {
@@ -294,24 +296,26 @@ func capsToSweep(st *scenarios.Strategy, plans []Plan) []string {
 	return names
 }
 
-// flat reports whether every point that meets the rule answers within the
-// tolerance of the best (at least two such points): the cap does not bind
-// in the range swept.
+// flat reports whether every point that meets the rule is no worse than
+// the best by the rule's test (at least two such points): the cap does
+// not bind in the range swept.
 func flat(points []results.SweepPoint, r Rule) bool {
-	var q []results.SweepPoint
-	for _, p := range points {
-		if r.qualifies(p) {
-			q = append(q, p)
-		}
-	}
+	q := r.qualifying(points)
 	if len(q) < 2 {
 		return false
 	}
-	lo, hi := q[0].P95Ms, q[0].P95Ms
+	b := q[0]
 	for _, p := range q {
-		lo, hi = min(lo, p.P95Ms), max(hi, p.P95Ms)
+		if r.Score(p) < r.Score(b) {
+			b = p
+		}
 	}
-	return float64(hi) <= float64(lo)*(1+r.tolerance())
+	for _, p := range q {
+		if r.Compare(p, b) != NoWorse {
+			return false
+		}
+	}
+	return true
 }
 
 // withCap returns st with the cap a sweep varies (service's, or the
