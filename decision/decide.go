@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/internal/numfmt"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -63,6 +64,9 @@ type Options struct {
 
 	each  time.Duration // each run's simulated time, set by Decide
 	seeds []uint64      // the seeds of every configuration, set by Decide
+	// writtenPeak is each strategy's peak in flight as written (set by
+	// Decide): the cap a sweep of an uncapped strategy adds.
+	writtenPeak map[string]int
 }
 
 // step reports a step of runs runs through o.Steps, setting
@@ -125,13 +129,24 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		return nil, InputError{err}
 	}
 	o.each, o.seeds = applied.Duration, sim.Seeds(applied.Seed, seeds)
-	written, points, err := asWritten(ctx, sc, o, opts)
+	written, points, peaks, err := asWritten(ctx, sc, o, opts)
 	if err != nil {
 		return nil, err
 	}
+	o.writtenPeak = peaks
 	t, err := tune(ctx, sc, name, o, opts)
+	all := []*tuning{t}
 	if err == nil && o.Strategy == "" {
-		t, err = tryOthers(ctx, sc, t, written, points, o, opts)
+		t, all, err = tryOthers(ctx, sc, t, written, points, o, opts)
+	}
+	if err == nil {
+		var wp []results.SweepPoint
+		for i := range points {
+			if o.Strategy == "" || written[i].Strategy == o.Strategy {
+				wp = append(wp, points[i])
+			}
+		}
+		t = pickAcross(all, wp, o.Rule)
 	}
 	if err != nil {
 		if ctx.Err() != nil && t != nil && len(t.sw.row.Points) > 0 {
@@ -155,7 +170,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		Plan: res.Plan, Row: t.sw.row, Best: t.sw.best, Extended: t.sw.extended, Rule: o.Rule,
 		Seeds: sim.Seeds(applied.Seed, seeds), DurationS: applied.Duration.Seconds(), Load: res.Load,
 		Strategies: written, Paces: t.paces, Search: t.search, CapFlat: flat(t.sw.row.Points, o.Rule),
-		Priced: priced(sc),
+		Priced: priced(sc), Undecided: undecidedText(t.sw, o.Rule),
 	}
 	if ub := unboundedStrategy(sc); ub != "" && ub != t.name {
 		for _, w := range written {
@@ -177,8 +192,9 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 // (whether or not it meets the rule as written: a cap or a pace may bring
 // it inside), and the tuning that scores lowest is kept. Every strategy
 // left untuned is said in the search with its reason.
-func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written []results.Outcome, points []results.SweepPoint, o Options, opts sim.Options) (*tuning, error) {
+func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written []results.Outcome, points []results.SweepPoint, o Options, opts sim.Options) (*tuning, []*tuning, error) {
 	r := o.Rule
+	all := []*tuning{t}
 	order := make([]int, 0, len(points))
 	for i := range points {
 		if written[i].Strategy != t.name {
@@ -204,8 +220,9 @@ func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written [
 		}
 		t2, err := tune(ctx, sc, name, o, opts)
 		if err != nil {
-			return t, err
+			return t, all, err
 		}
+		all = append(all, t2)
 		if t2.better(t, r) {
 			t2.search = append(slices.Clone(t.search), append([]string{why + " and kept"}, t2.search...)...)
 			t = t2
@@ -213,7 +230,90 @@ func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written [
 		}
 		t.search = append(t.search, why+"; tuned, it scored no better, so "+t.name+" is kept")
 	}
-	return t, nil
+	return t, all, nil
+}
+
+// pickAcross returns the tuning whose choice the decision sets, so that the
+// decision is no worse, by the rule's test, than any configuration the
+// search measured that meets the rule (every tuning's caps and paces, and
+// the strategies as written, written): of the tunings' chosen points, from
+// the lowest score, the first that Compare finds NoWorse than every such
+// configuration scoring lower. When none is, the tuning holding the
+// lowest-scoring cap is taken at that cap. t's search says why.
+func pickAcross(all []*tuning, written []results.SweepPoint, r Rule) *tuning {
+	type measured struct {
+		p    results.SweepPoint
+		what string
+	}
+	var ms []measured
+	for _, t := range all {
+		for _, p := range t.sw.row.Points {
+			if r.qualifies(p) {
+				ms = append(ms, measured{p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(t.headroom))})
+			}
+		}
+		for i := range t.pacePts {
+			if p := t.pacePts[i]; r.qualifies(p) {
+				ms = append(ms, measured{p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(SearchHeadrooms[i]))})
+			}
+		}
+	}
+	for _, p := range written {
+		if r.meets(p) {
+			ms = append(ms, measured{p, "a strategy as written"})
+		}
+	}
+	worseThan := func(d results.SweepPoint) string {
+		for _, m := range ms {
+			if r.Score(m.p) < r.Score(d) && r.Compare(d, m.p) != NoWorse {
+				return m.what
+			}
+		}
+		return ""
+	}
+	order := slices.Clone(all)
+	slices.SortStableFunc(order, func(a, b *tuning) int {
+		return cmp.Compare(chosenScore(a, r), chosenScore(b, r))
+	})
+	var why []string
+	for _, t := range order {
+		c := t.chosen()
+		if c == nil {
+			continue
+		}
+		w := worseThan(*c)
+		if w == "" {
+			if len(why) > 0 {
+				t.search = append(t.search, why...)
+			}
+			return t
+		}
+		why = append(why, fmt.Sprintf("across: %s at cap %d is not shown within %s%% of %s, which scores lower, so it is not taken", t.name, c.Cap, numfmt.Num(100*r.tolerance()), w))
+	}
+	// None is: the lowest-scoring cap of any sweep.
+	best, bc := all[0], 0
+	for _, t := range all {
+		for _, p := range t.sw.row.Points {
+			if r.qualifies(p) && (bc == 0 || r.Score(p) < r.Score(*pointAt(best.sw.row.Points, bc))) {
+				best, bc = t, p.Cap
+			}
+		}
+	}
+	if bc == 0 {
+		return order[0]
+	}
+	best.search = append(best.search, why...)
+	best.search = append(best.search, fmt.Sprintf("across: %s at cap %d, the lowest-scoring cap swept, is set instead", best.name, bc))
+	best.sw.row.Chosen = bc
+	return best
+}
+
+// chosenScore is the score of t's chosen point (+Inf: none).
+func chosenScore(t *tuning, r Rule) float64 {
+	if c := t.chosen(); c != nil {
+		return r.Score(*c)
+	}
+	return math.Inf(1)
 }
 
 // scoreText shows a point's score under r's objective ("no answer" for
@@ -229,6 +329,31 @@ func scoreText(r Rule, p *results.SweepPoint) string {
 		return percent(p.AnsweredShare) + " answered"
 	}
 	return "p95 " + p95Text(p)
+}
+
+// undecidedText says which smaller caps the rule's test still could not
+// tell from a better one after MaxSeeds ("" when none): the decision keeps
+// the larger cap, as it is not shown worse.
+func undecidedText(sw extendedSweep, r Rule) string {
+	var caps []int
+	for _, c := range sw.undecided {
+		if c < sw.row.Chosen {
+			caps = append(caps, c)
+		}
+	}
+	if len(caps) == 0 {
+		return ""
+	}
+	word := "cap"
+	if len(caps) > 1 {
+		word = "caps"
+	}
+	n := 0
+	for _, p := range sw.row.Points {
+		n = max(n, p.Seeds)
+	}
+	return fmt.Sprintf("undecided: %s %s could be within %s%% of cap %d but %d seeds do not show it, so %d is kept",
+		word, joinInts(caps), numfmt.Num(100*r.tolerance()), sw.row.Chosen, n, sw.row.Chosen)
 }
 
 // priced reports whether sc prices a service.

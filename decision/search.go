@@ -57,7 +57,8 @@ type tuning struct {
 	unplanned map[string]error
 	plan      *Plan
 	sw        extendedSweep
-	paces     []results.Outcome // the headrooms tried at the chosen cap
+	paces     []results.Outcome    // the headrooms tried at the chosen cap
+	pacePts   []results.SweepPoint // their points, in SearchHeadrooms' order
 	search    []string
 }
 
@@ -125,6 +126,7 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 			pacesText(cut), at, len(o.seeds), name, paceText(h0)))
 	}
 	own := pointAt(t.sw.row.Points, at)
+	t.pacePts = pts
 	for i, h := range SearchHeadrooms {
 		t.paces = append(t.paces, paceOutcome(name, &pts[i], h, o.Rule))
 	}
@@ -139,7 +141,7 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 	if err != nil {
 		return t, err
 	}
-	t2.paces, t2.search = t.paces, append(append(t.search, why), t2.search...)
+	t2.paces, t2.pacePts, t2.search = t.paces, t.pacePts, append(append(t.search, why), t2.search...)
 	if !t2.better(t, o.Rule) && t.chosen() != nil {
 		t.search = append(t.search, why+"; it answered no faster there, so "+paceText(h0)+" is kept")
 		return t, nil
@@ -251,6 +253,11 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 			if t.plan != nil {
 				caps = CapsAround(t.plan.MaxInFlight)
 			}
+			if p := o.writtenPeak[base.Name]; svc == "" && base.MaxInFlight == 0 && p > caps[len(caps)-1] && p <= MaxSweepCap {
+				// The strategy as written has no cap: its own peak is a
+				// cap that holds it as written, a candidate too.
+				caps = append(slices.Clone(caps), p)
+			}
 		}
 		sw, err := sweepExtending(ctx, withStrategy(sc, tuned), base.Name, svc, caps, o, opts)
 		t.sw = sw
@@ -260,6 +267,10 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 		if len(sw.oneSeed) > 0 {
 			t.search = append(t.search, fmt.Sprintf("caps: %s ran one seed of %d at %s: that seed's p95 sits clearly away from what could change the choice, or fails the rule whatever the other seeds measure",
 				joinInts(sw.oneSeed), len(o.seeds), paceText(h)))
+		}
+		if len(sw.moreSeeds) > 0 {
+			t.search = append(t.search, fmt.Sprintf("seeds: caps %s ran more seeds, up to %d, at %s: the rule's paired test could not decide on %d",
+				joinInts(sw.moreSeeds), max(len(o.seeds), MaxSeeds), paceText(h), len(o.seeds)))
 		}
 		if best == nil || t.better(best, o.Rule) {
 			best = t
@@ -296,22 +307,17 @@ func capsToSweep(st *scenarios.Strategy, plans []Plan) []string {
 	return names
 }
 
-// flat reports whether every point that meets the rule is no worse than
-// the best by the rule's test (at least two such points): the cap does
-// not bind in the range swept.
+// flat reports whether every point that meets the rule is no worse, by
+// the rule's test, than every such point scoring lower (at least two such
+// points): the cap does not bind in the range swept, and the rule takes
+// the smallest.
 func flat(points []results.SweepPoint, r Rule) bool {
 	q := r.qualifying(points)
 	if len(q) < 2 {
 		return false
 	}
-	b := q[0]
 	for _, p := range q {
-		if r.Score(p) < r.Score(b) {
-			b = p
-		}
-	}
-	for _, p := range q {
-		if r.Compare(p, b) != NoWorse {
+		if v, _ := r.against(p, q); v != NoWorse {
 			return false
 		}
 	}
@@ -334,7 +340,7 @@ func withCap(st scenarios.Strategy, service string, c int) scenarios.Strategy {
 // unbounded baseline (unboundedStrategy) at the first seed only: the
 // configurations a decision must be no worse than, and the contrast, which
 // only says how unbounded fares and costs the most to simulate.
-func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, error) {
+func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, map[string]int, error) {
 	rule := o.Rule
 	opts.Strategies = nil
 	done := o.step("strategies as written", len(sc.Strategies), &opts)
@@ -360,7 +366,7 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 		res, err := sim.RunSeeds(ctx, sc, po)
 		if err != nil {
 			done(true)
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for _, r := range res.Strategies {
 			byName[r.Name] = r
@@ -369,6 +375,10 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 	done(false)
 	var outs []results.Outcome
 	var pts []results.SweepPoint
+	peaks := map[string]int{}
+	for name, r := range byName {
+		peaks[name] = peakInFlight(r)
+	}
 	for i := range sc.Strategies {
 		st := &sc.Strategies[i]
 		p := SweepPointOf(max(1, st.MaxInFlight), byName[st.Name])
@@ -380,7 +390,25 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 		o.MeetsRule = rule.meets(p)
 		outs, pts = append(outs, o), append(pts, p)
 	}
-	return outs, pts, nil
+	return outs, pts, peaks, nil
+}
+
+// peakInFlight is the most a strategy's run held in flight, over its
+// seeds: the sum of its services' peaks, a cap that a run as written never
+// reaches.
+func peakInFlight(r results.StrategyResult) int {
+	sum := func(m map[string]int) int {
+		n := 0
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	peak := sum(r.PeakInFlight)
+	for _, s := range r.SeedRuns {
+		peak = max(peak, sum(s.PeakInFlight))
+	}
+	return peak
 }
 
 func paceOutcome(name string, p *results.SweepPoint, h float64, r Rule) results.Outcome {

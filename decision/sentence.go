@@ -51,6 +51,9 @@ func decisionSentence(d *results.Decision, in input) string {
 		}
 		s += ")"
 	}
+	if in.Undecided != "" {
+		s += "; " + in.Undecided
+	}
 	return s
 }
 
