@@ -67,6 +67,9 @@ type Options struct {
 	// writtenPeak is each strategy's peak in flight as written (set by
 	// Decide): the cap a sweep of an uncapped strategy adds.
 	writtenPeak map[string]int
+	// paced holds the configurations the pace searches ran (set by
+	// Decide), so that a later round reuses them.
+	paced map[paceKey]*trial
 }
 
 // step reports a step of runs runs through o.Steps, setting
@@ -133,7 +136,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	o.writtenPeak = peaks
+	o.writtenPeak, o.paced = peaks, map[paceKey]*trial{}
 	t, err := tune(ctx, sc, name, o, opts)
 	all := []*tuning{t}
 	if err == nil && o.Strategy == "" {
@@ -441,7 +444,15 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 	}
 	for round := 0; ; round++ {
 		var fresh []*trial
+		h := Unpaced
+		if base.TokenBucket {
+			h = base.Headroom
+		}
 		for _, c := range caps {
+			if tr := o.paced[paceKey{base.Name, service, c, h}]; tr != nil && len(tr.runs) > 0 {
+				trials = append(trials, tr) // a pace search ran it already
+				continue
+			}
 			st := withCap(*base, service, c)
 			st.Name = fmt.Sprintf("%s@%d", base.Name, c)
 			fresh = append(fresh, &trial{st: st, cap: c})

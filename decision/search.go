@@ -99,10 +99,25 @@ func (t *tuning) better(b *tuning, r Rule) bool {
 	return a != nil && (c == nil || r.Score(*a) < r.Score(*c))
 }
 
-// tune tunes strategy name of sc: the cap swept at the strategy's pace,
-// then, unless o fixes the headroom, the other SearchHeadrooms tried at
-// the chosen cap, and the cap swept again at a pace that answers faster
-// beyond the tolerance.
+// paceKey names a configuration a pace search ran: a strategy, the
+// service whose cap it sets ("": the global cap), the cap and the pace.
+type paceKey struct {
+	strategy, svc string
+	cap           int
+	headroom      float64
+}
+
+// maxPaceRounds bounds the rounds of tune's coordinate search.
+const maxPaceRounds = 3
+
+// tune tunes strategy name of sc by a coordinate search of cap × pace: the
+// cap swept at the strategy's pace; then, unless o fixes the headroom,
+// every other SearchHeadroom tried at the chosen cap and at the
+// arithmetic's own cap for that headroom (the move along both axes at
+// once, which finds a pace the chosen cap alone would hold back); when a
+// pace is better (Rule.faster) the cap is swept again there, and the
+// search repeats from the new choice until no move helps, at most
+// maxPaceRounds times.
 func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, opts sim.Options) (*tuning, error) {
 	base := sc.Strategy(name)
 	h0 := headroomFor(o.Headroom, base)
@@ -110,6 +125,36 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 	if err != nil || o.Headroom != 0 {
 		return t, err
 	}
+	tried := map[float64]bool{h0: true}
+	for round := 0; round < maxPaceRounds; round++ {
+		next, why, err := movePace(ctx, sc, t, tried, o, opts)
+		if err != nil || next == 0 && why == "" {
+			return t, err
+		}
+		if next < 0 || tried[next] {
+			t.search = append(t.search, why)
+			return t, nil
+		}
+		tried[next] = true
+		t2, err := tuneAt(ctx, sc, base, next, o, opts)
+		if err != nil {
+			return t, err
+		}
+		t2.paces, t2.pacePts, t2.search = t.paces, t.pacePts, append(append(t.search, why), t2.search...)
+		if !t2.better(t, o.Rule) && t.chosen() != nil {
+			t.search = append(t.search, why+"; it scored no better there, so "+paceText(t.headroom)+" is kept")
+			return t, nil
+		}
+		t = t2
+	}
+	return t, nil
+}
+
+// movePace tries every SearchHeadroom not yet swept (tried) at t's chosen
+// cap and at the arithmetic's cap for it, records them in t, and returns the headroom to
+// sweep the cap at next with why (next −1: none is better, why says so).
+func movePace(ctx context.Context, sc *scenarios.Scenario, t *tuning, tried map[float64]bool, o Options, opts sim.Options) (next float64, why string, err error) {
+	name, h0 := t.name, t.headroom
 	at := t.sw.row.Chosen
 	if at == 0 && t.plan != nil {
 		at = t.plan.MaxInFlight
@@ -117,36 +162,60 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 	if at == 0 {
 		at = t.sw.row.Points[len(t.sw.row.Points)/2].Cap
 	}
-	pts, cut, err := paceAt(ctx, sc, t, at, o, opts)
+	caps := make([]int, len(SearchHeadrooms))
+	for i, h := range SearchHeadrooms {
+		if h == h0 || !tried[h] {
+			caps[i] = at // a pace whose cap was swept already is not a move
+		}
+	}
+	pts, cut, err := paceAt(ctx, sc, t, at, caps, o, opts)
 	if err != nil {
-		return t, err
+		return 0, "", err
 	}
 	if len(cut) > 0 {
-		t.search = append(t.search, fmt.Sprintf("pace: %s at cap %d ran one seed of %d: that seed already rules out answering faster than %s's own %s beyond the tolerance (or meeting the rule), whatever the other seeds measure",
+		t.search = append(t.search, fmt.Sprintf("pace: %s at cap %d ran one seed of %d: that seed is clearly worse than %s's own %s, or fails the rule whatever the other seeds measure",
 			pacesText(cut), at, len(o.seeds), name, paceText(h0)))
 	}
 	own := pointAt(t.sw.row.Points, at)
-	t.pacePts = pts
+	t.paces, t.pacePts = nil, pts
 	for i, h := range SearchHeadrooms {
 		t.paces = append(t.paces, paceOutcome(name, &pts[i], h, o.Rule))
 	}
 	bestH, best := choosePace(pts, h0, own, o.Rule)
+	// The diagonal: each pace at the arithmetic's cap for it.
+	diag := make([]int, len(SearchHeadrooms))
+	moved := false
+	for i, h := range SearchHeadrooms {
+		if h == h0 || tried[h] {
+			continue
+		}
+		plans, _ := PlanServices(sc, planHeadroom(h))
+		if p := planOf(plans, t.svc); p != nil && p.MaxInFlight >= 1 && p.MaxInFlight != at && p.MaxInFlight <= MaxSweepCap {
+			diag[i], moved = p.MaxInFlight, true // the same cap as above is not run twice
+		}
+	}
+	if moved {
+		dpts, _, err := paceAt(ctx, sc, t, at, diag, o, opts)
+		if err != nil {
+			return 0, "", err
+		}
+		if dh, dp := choosePace(dpts, h0, own, o.Rule); dh != h0 && (bestH == h0 || o.Rule.faster(dp, best)) {
+			why := fmt.Sprintf("pace: %s tried at cap %d and each at the arithmetic's cap for it; %s at cap %d scores %s against %s with %s's own %s at cap %d, so the cap was swept again with %s",
+				headroomsText(), at, paceText(dh), dp.Cap, scoreText(o.Rule, dp), scoreText(o.Rule, own), name, paceText(h0), at, paceText(dh))
+			for i := range dpts {
+				if dpts[i].Cap > 0 {
+					t.pacePts = append(t.pacePts, dpts[i])
+					t.paces = append(t.paces, paceOutcome(name, &dpts[i], SearchHeadrooms[i], o.Rule))
+				}
+			}
+			return dh, why, nil
+		}
+	}
 	if bestH == h0 {
-		t.search = append(t.search, fmt.Sprintf("pace: %s tried at cap %d; %s's own %s is kept: no other answers faster beyond the tolerance", headroomsText(), at, name, paceText(h0)))
-		return t, nil
+		return -1, fmt.Sprintf("pace: %s tried at cap %d and each at the arithmetic's cap for it; %s's own %s is kept: no other is better beyond the tolerance", headroomsText(), at, name, paceText(h0)), nil
 	}
-	why := fmt.Sprintf("pace: %s tried at cap %d; %s answers at p95 %s against %s with %s's own %s, so the cap was swept again with %s",
-		headroomsText(), at, paceText(bestH), secondsText(float64(best.P95Ms)), p95Text(own), name, paceText(h0), paceText(bestH))
-	t2, err := tuneAt(ctx, sc, base, bestH, o, opts)
-	if err != nil {
-		return t, err
-	}
-	t2.paces, t2.pacePts, t2.search = t.paces, t.pacePts, append(append(t.search, why), t2.search...)
-	if !t2.better(t, o.Rule) && t.chosen() != nil {
-		t.search = append(t.search, why+"; it answered no faster there, so "+paceText(h0)+" is kept")
-		return t, nil
-	}
-	return t2, nil
+	return bestH, fmt.Sprintf("pace: %s tried at cap %d; %s scores %s against %s with %s's own %s, so the cap was swept again with %s",
+		headroomsText(), at, paceText(bestH), scoreText(o.Rule, best), scoreText(o.Rule, own), name, paceText(h0), paceText(bestH)), nil
 }
 
 // choosePace picks the pace from pts (in SearchHeadrooms' order): the
@@ -178,32 +247,45 @@ func choosePace(pts []results.SweepPoint, h0 float64, own *results.SweepPoint, r
 	return h0, own
 }
 
-// paceAt runs t's strategy at cap c at every SearchHeadroom (the point
-// already swept reused), in SearchHeadrooms' order. Each pace runs its
-// first seed, then the other seeds unless that one already rules it out
-// of choosePace, whatever the others measure (cannotQualify,
+// paceAt runs t's strategy at every SearchHeadroom h, at cap caps[i] for
+// the i-th (0: not run; a point already swept at t's own pace reused), in
+// SearchHeadrooms' order. Each pace runs its first seed, then the other
+// seeds unless that one already rules it out of choosePace (cannotQualify,
 // cannotBeFaster); cut lists the headrooms left at one seed.
-func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Options, opts sim.Options) (out []results.SweepPoint, cut []float64, err error) {
+func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, at int, caps []int, o Options, opts sim.Options) (out []results.SweepPoint, cut []float64, err error) {
 	out = make([]results.SweepPoint, len(SearchHeadrooms))
 	n := len(o.seeds)
-	own := pointAt(t.sw.row.Points, c)
+	own := pointAt(t.sw.row.Points, at)
 	var ts []*trial
 	var idx []int
 	for i, h := range SearchHeadrooms {
-		if h == t.headroom && own != nil {
-			out[i] = *own
+		c := caps[i]
+		if c == 0 {
+			continue // not asked for: out[i] stays a point that never qualifies
+		}
+		if p := pointAt(t.sw.row.Points, c); h == t.headroom && p != nil {
+			out[i] = *p
+			continue
+		}
+		key := paceKey{t.name, t.svc, c, h}
+		if tr := o.paced[key]; tr != nil {
+			out[i] = tr.point(n)
 			continue
 		}
 		st := paced(withCap(t.tuned, t.svc, c), h)
 		st.Name = fmt.Sprintf("%s@%d/%s", t.name, c, numfmt.Num(h))
-		ts = append(ts, &trial{st: st, cap: c})
+		tr := &trial{st: st, cap: c}
+		if o.paced != nil {
+			o.paced[key] = tr
+		}
+		ts = append(ts, tr)
 		idx = append(idx, i)
 	}
 	if len(ts) == 0 {
 		return out, nil, nil
 	}
 	opts.Strategies = nil
-	name := fmt.Sprintf("%s's paces at cap %d", t.name, c)
+	name := fmt.Sprintf("%s's paces at caps %s", t.name, joinInts(slices.Compact(slices.Clone(caps))))
 	if n < 2 {
 		err = runTrials(ctx, sc, ts, 0, n, name, false, o, opts)
 	} else {
