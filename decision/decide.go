@@ -132,24 +132,39 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		return nil, InputError{err}
 	}
 	o.each, o.seeds = applied.Duration, sim.Seeds(applied.Seed, seeds)
+	o.paced = map[paceKey]*trial{}
 	written, points, peaks, err := asWritten(ctx, sc, o, opts)
 	if err != nil {
 		return nil, err
 	}
-	o.writtenPeak, o.paced = peaks, map[paceKey]*trial{}
+	o.writtenPeak = peaks
 	t, err := tune(ctx, sc, name, o, opts)
 	all := []*tuning{t}
 	if err == nil && o.Strategy == "" {
 		t, all, err = tryOthers(ctx, sc, t, written, points, o, opts)
 	}
 	if err == nil {
-		var wp []results.SweepPoint
-		for i := range points {
-			if o.Strategy == "" || written[i].Strategy == o.Strategy {
-				wp = append(wp, points[i])
+		var wc []config
+		for i, st := range sc.Strategies {
+			if o.Strategy == "" || st.Name == o.Strategy {
+				wc = append(wc, writtenConfig(st, points[i], peaks[st.Name]))
 			}
 		}
-		t = pickAcross(all, wp, o.Rule)
+		var need *config
+		t, need = pickAcross(all, wc, o.Rule)
+		if need != nil {
+			// The best configuration measured is no cap of a sweep: sweep
+			// its strategy at its pace, with its cap among the caps (its
+			// runs reused), and take the best there.
+			var t2 *tuning
+			if t2, err = tuneAt(ctx, sc, sc.Strategy(need.strategy), need.headroom, need.p.Cap, o, opts); err == nil {
+				t2.search = append(t.search, t2.search...)
+				all = append(all, t2)
+				t2.sw.row.Chosen = lowest(t2.sw.row.Points, o.Rule)
+				t2.search = append(t2.search, fmt.Sprintf("across: no tuning's choice is shown no worse than every configuration measured that scores better; %s scores best, so %s was swept at %s with cap %d, and its best cap, %d, is set", need.what, need.strategy, paceText(need.headroom), need.p.Cap, t2.sw.row.Chosen))
+				t = t2
+			}
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil && t != nil && len(t.sw.row.Points) > 0 {
@@ -236,34 +251,57 @@ func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written [
 	return t, all, nil
 }
 
+// config is a configuration the search measured: a strategy at a cap
+// and a pace, with its point.
+type config struct {
+	strategy string
+	headroom float64
+	p        results.SweepPoint
+	what     string
+}
+
+// writtenConfig is strategy st as written, measured as p: at its own cap,
+// or, with none, at its peak in flight as written (a cap it never reaches),
+// and its own pace.
+func writtenConfig(st scenarios.Strategy, p results.SweepPoint, peak int) config {
+	h := Unpaced
+	if st.TokenBucket {
+		h = st.Headroom
+	}
+	c := st.MaxInFlight
+	if c == 0 {
+		c = max(1, peak)
+	}
+	p.Cap = c
+	return config{strategy: st.Name, headroom: h, p: p, what: st.Name + " as written"}
+}
+
 // pickAcross returns the tuning whose choice the decision sets, so that the
 // decision is no worse, by the rule's test, than any configuration the
 // search measured that meets the rule (every tuning's caps and paces, and
 // the strategies as written, written): of the tunings' chosen points, from
 // the lowest score, the first that Compare finds NoWorse than every such
-// configuration scoring lower. When none is, the tuning holding the
-// lowest-scoring cap is taken at that cap. t's search says why.
-func pickAcross(all []*tuning, written []results.SweepPoint, r Rule) *tuning {
-	type measured struct {
-		p    results.SweepPoint
-		what string
-	}
-	var ms []measured
+// configuration scoring lower. When none is, it returns the
+// lowest-scoring configuration as need when no sweep holds it, else the
+// tuning holding it, at that cap. t's search says why.
+func pickAcross(all []*tuning, written []config, r Rule) (*tuning, *config) {
+	var ms []config
 	for _, t := range all {
 		for _, p := range t.sw.row.Points {
 			if r.qualifies(p) {
-				ms = append(ms, measured{p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(t.headroom))})
+				ms = append(ms, config{t.name, t.headroom, p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(t.headroom))})
 			}
 		}
-		for i := range t.pacePts {
-			if p := t.pacePts[i]; r.qualifies(p) {
-				ms = append(ms, measured{p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(SearchHeadrooms[i]))})
+		for i, p := range t.pacePts {
+			if r.qualifies(p) && i < len(t.paces) {
+				h := t.paces[i].Headroom
+				ms = append(ms, config{t.name, h, p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(h))})
 			}
 		}
 	}
-	for _, p := range written {
-		if r.meets(p) {
-			ms = append(ms, measured{p, "a strategy as written"})
+	for _, c := range written {
+		if r.qualifies(c.p) {
+			ms = append(ms, c)
 		}
 	}
 	worseThan := func(d results.SweepPoint) string {
@@ -286,29 +324,42 @@ func pickAcross(all []*tuning, written []results.SweepPoint, r Rule) *tuning {
 		}
 		w := worseThan(*c)
 		if w == "" {
-			if len(why) > 0 {
-				t.search = append(t.search, why...)
-			}
-			return t
+			t.search = append(t.search, why...)
+			return t, nil
 		}
 		why = append(why, fmt.Sprintf("across: %s at cap %d is not shown within %s%% of %s, which scores lower, so it is not taken", t.name, c.Cap, numfmt.Num(100*r.tolerance()), w))
 	}
-	// None is: the lowest-scoring cap of any sweep.
-	best, bc := all[0], 0
-	for _, t := range all {
-		for _, p := range t.sw.row.Points {
-			if r.qualifies(p) && (bc == 0 || r.Score(p) < r.Score(*pointAt(best.sw.row.Points, bc))) {
-				best, bc = t, p.Cap
-			}
+	if len(ms) == 0 {
+		return order[0], nil
+	}
+	best := ms[0]
+	for _, m := range ms {
+		if r.Score(m.p) < r.Score(best.p) {
+			best = m
 		}
 	}
-	if bc == 0 {
-		return order[0]
+	for _, t := range all {
+		if t.name == best.strategy && t.headroom == best.headroom && pointAt(t.sw.row.Points, best.p.Cap) != nil {
+			t.search = append(t.search, why...)
+			t.search = append(t.search, fmt.Sprintf("across: %s, the lowest-scoring configuration measured, is set instead", best.what))
+			t.sw.row.Chosen = best.p.Cap
+			return t, nil
+		}
 	}
-	best.search = append(best.search, why...)
-	best.search = append(best.search, fmt.Sprintf("across: %s at cap %d, the lowest-scoring cap swept, is set instead", best.name, bc))
-	best.sw.row.Chosen = bc
-	return best
+	order[0].search = append(order[0].search, why...)
+	return order[0], &best
+}
+
+// lowest returns the cap of the lowest-scoring point that qualifies (0:
+// none).
+func lowest(points []results.SweepPoint, r Rule) int {
+	c := 0
+	for i := range points {
+		if r.qualifies(points[i]) && (c == 0 || r.Score(points[i]) < r.Score(*pointAt(points, c))) {
+			c = points[i].Cap
+		}
+	}
+	return c
 }
 
 // chosenScore is the score of t's chosen point (+Inf: none).

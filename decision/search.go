@@ -121,7 +121,7 @@ const maxPaceRounds = 3
 func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, opts sim.Options) (*tuning, error) {
 	base := sc.Strategy(name)
 	h0 := headroomFor(o.Headroom, base)
-	t, err := tuneAt(ctx, sc, base, h0, o, opts)
+	t, err := tuneAt(ctx, sc, base, h0, 0, o, opts)
 	if err != nil || o.Headroom != 0 {
 		return t, err
 	}
@@ -136,7 +136,7 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 			return t, nil
 		}
 		tried[next] = true
-		t2, err := tuneAt(ctx, sc, base, next, o, opts)
+		t2, err := tuneAt(ctx, sc, base, next, 0, o, opts)
 		if err != nil {
 			return t, err
 		}
@@ -177,9 +177,12 @@ func movePace(ctx context.Context, sc *scenarios.Scenario, t *tuning, tried map[
 			pacesText(cut), at, len(o.seeds), name, paceText(h0)))
 	}
 	own := pointAt(t.sw.row.Points, at)
-	t.paces, t.pacePts = nil, pts
+	t.paces, t.pacePts = nil, nil
 	for i, h := range SearchHeadrooms {
-		t.paces = append(t.paces, paceOutcome(name, &pts[i], h, o.Rule))
+		if pts[i].Cap > 0 { // a pace run (or reused) at cap at
+			t.pacePts = append(t.pacePts, pts[i])
+			t.paces = append(t.paces, paceOutcome(name, &pts[i], h, o.Rule))
+		}
 	}
 	bestH, best := choosePace(pts, h0, own, o.Rule)
 	// The diagonal: each pace at the arithmetic's cap for it.
@@ -319,7 +322,7 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, at int, caps
 // one of the service a turn calls most swept first; when that sweep is
 // flat (the cap does not bind), the others are swept in turn and the
 // first that is not flat, else the fastest, is kept.
-func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strategy, h float64, o Options, opts sim.Options) (*tuning, error) {
+func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strategy, h float64, extra int, o Options, opts sim.Options) (*tuning, error) {
 	tuned := paced(*base, h)
 	plans, unplanned := PlanServices(sc, planHeadroom(h))
 	var best *tuning
@@ -335,10 +338,17 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 			if t.plan != nil {
 				caps = CapsAround(t.plan.MaxInFlight)
 			}
-			if p := o.writtenPeak[base.Name]; svc == "" && base.MaxInFlight == 0 && p > caps[len(caps)-1] && p <= MaxSweepCap {
+			w := base.MaxInFlight // the strategy's own cap, a candidate too
+			if w == 0 {
 				// The strategy as written has no cap: its own peak is a
-				// cap that holds it as written, a candidate too.
-				caps = append(slices.Clone(caps), p)
+				// cap that holds it as written.
+				w = o.writtenPeak[base.Name]
+			}
+			for _, c := range []int{w, extra} {
+				if svc == "" && c >= 1 && c <= MaxSweepCap && !slices.Contains(caps, c) {
+					caps = append(slices.Clone(caps), c)
+					slices.Sort(caps)
+				}
 			}
 		}
 		sw, err := sweepExtending(ctx, withStrategy(sc, tuned), base.Name, svc, caps, o, opts)
@@ -460,6 +470,20 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 	peaks := map[string]int{}
 	for name, r := range byName {
 		peaks[name] = peakInFlight(r)
+	}
+	for _, st := range sc.Strategies {
+		// A sweep at the strategy's own pace and cap reuses these runs
+		// (for a strategy with no cap, at its peak: a cap it never reaches).
+		if len(st.MaxInFlightPerService) > 0 && st.MaxInFlight == 0 || o.paced == nil {
+			continue
+		}
+		wc := writtenConfig(st, results.SweepPoint{}, peaks[st.Name])
+		r := byName[st.Name]
+		runs := r.SeedRuns
+		if len(runs) == 0 {
+			runs = []results.StrategyResult{r}
+		}
+		o.paced[paceKey{st.Name, "", wc.p.Cap, wc.headroom}] = &trial{st: st, cap: wc.p.Cap, runs: slices.Clone(runs)}
 	}
 	for i := range sc.Strategies {
 		st := &sc.Strategies[i]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simbench/simbench/internal/numfmt"
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
 )
 
 // decisionSentence says the decision in one line: what to set, what it gives, and
@@ -43,6 +44,9 @@ func decisionSentence(d *results.Decision, in input) string {
 	s := fmt.Sprintf("%s: p95 answer %s, %s answered, %s", set, p95, percent(e.AnsweredShare), limitedText(e.RateLimitedShare))
 	if in.Priced {
 		s += costText(d)
+	}
+	if o := in.Rule.Objective; o != "" && o != scenarios.ObjectiveP95 {
+		s += "; the scenario's objective: " + ObjectiveText(o)
 	}
 	if b := d.Baseline; b != nil {
 		s += fmt.Sprintf(" (%s answers %s", b.Strategy, percent(b.AnsweredShare))
