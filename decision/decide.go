@@ -95,6 +95,10 @@ type Result struct {
 	// Tuned is the strategy as verified: the scenario's, paced at the
 	// headroom, with the chosen cap.
 	Tuned scenarios.Strategy
+	// Measured holds every configuration the search measured that meets
+	// the rule, by what it was ("capped at cap 4, headroom 0.9", "paced
+	// as written"), each over every seed it ran.
+	Measured map[string]results.SweepPoint
 }
 
 // Decide is the one function that says what to set. It searches the
@@ -143,26 +147,43 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	if err == nil && o.Strategy == "" {
 		t, all, err = tryOthers(ctx, sc, t, written, points, o, opts)
 	}
+	var measured []config
 	if err == nil {
-		var wc []config
-		for i, st := range sc.Strategies {
-			if o.Strategy == "" || st.Name == o.Strategy {
-				wc = append(wc, writtenConfig(st, points[i], peaks[st.Name]))
+		writtenNow := func() []config {
+			var wc []config
+			for i, st := range sc.Strategies {
+				if o.Strategy == "" || st.Name == o.Strategy {
+					c := writtenConfig(st, points[i], peaks[st.Name])
+					if tr := o.paced[paceKey{st.Name, "", c.p.Cap, c.headroom}]; tr != nil && len(tr.runs) > 1 {
+						c.p = tr.point(len(o.seeds)) // over every seed a sweep has run it since
+					}
+					wc = append(wc, c)
+				}
 			}
+			return wc
 		}
 		var need *config
-		t, need = pickAcross(all, wc, o.Rule)
+		var lines []string
+		log := t.search // the search so far, every strategy's step in order
+		t, need, lines, measured = pickAcross(all, writtenNow(), o.Rule)
+		t.search = append(slices.Clone(log), lines...)
 		if need != nil {
 			// The best configuration measured is no cap of a sweep: sweep
 			// its strategy at its pace, with its cap among the caps (its
-			// runs reused), and take the best there.
+			// runs reused), and pick again.
 			var t2 *tuning
 			if t2, err = tuneAt(ctx, sc, sc.Strategy(need.strategy), need.headroom, need.p.Cap, o, opts); err == nil {
-				t2.search = append(t.search, t2.search...)
 				all = append(all, t2)
-				t2.sw.row.Chosen = lowest(t2.sw.row.Points, o.Rule)
-				t2.search = append(t2.search, fmt.Sprintf("across: no tuning's choice is shown no worse than every configuration measured that scores better; %s scores best, so %s was swept at %s with cap %d, and its best cap, %d, is set", need.what, need.strategy, paceText(need.headroom), need.p.Cap, t2.sw.row.Chosen))
-				t = t2
+				log := append(t.search, fmt.Sprintf("across: no tuning's choice is shown no worse than every configuration measured that scores better; %s scores best, so %s was swept at %s with cap %d", need.what, need.strategy, paceText(need.headroom), need.p.Cap))
+				log = append(log, t2.search...)
+				var again *config
+				t, again, lines, measured = pickAcross(all, writtenNow(), o.Rule)
+				if again != nil {
+					t = t2
+					t.sw.row.Chosen = lowest(t2.sw.row.Points, o.Rule)
+					lines = append(lines, fmt.Sprintf("across: %s at cap %d, the best cap of that sweep, is set", t2.name, t.sw.row.Chosen))
+				}
+				t.search = append(log, lines...)
 			}
 		}
 	}
@@ -173,7 +194,10 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		}
 		return nil, err
 	}
-	res := &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan}
+	res := &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan, Measured: map[string]results.SweepPoint{}}
+	for _, m := range measured {
+		res.Measured[m.what] = m.p
+	}
 	if res.Load, err = measureLoad(ctx, sc, o, res.Plans); err != nil {
 		return nil, err
 	}
@@ -283,9 +307,8 @@ func writtenConfig(st scenarios.Strategy, p results.SweepPoint, peak int) config
 // the lowest score, the first that Compare finds NoWorse than every such
 // configuration scoring lower. When none is, it returns the
 // lowest-scoring configuration as need when no sweep holds it, else the
-// tuning holding it, at that cap. t's search says why.
-func pickAcross(all []*tuning, written []config, r Rule) (*tuning, *config) {
-	var ms []config
+// tuning holding it, at that cap. The lines say why, for the search.
+func pickAcross(all []*tuning, written []config, r Rule) (_ *tuning, _ *config, _ []string, ms []config) {
 	for _, t := range all {
 		for _, p := range t.sw.row.Points {
 			if r.qualifies(p) {
@@ -324,13 +347,12 @@ func pickAcross(all []*tuning, written []config, r Rule) (*tuning, *config) {
 		}
 		w := worseThan(*c)
 		if w == "" {
-			t.search = append(t.search, why...)
-			return t, nil
+			return t, nil, why, ms
 		}
 		why = append(why, fmt.Sprintf("across: %s at cap %d is not shown within %s%% of %s, which scores lower, so it is not taken", t.name, c.Cap, numfmt.Num(100*r.tolerance()), w))
 	}
 	if len(ms) == 0 {
-		return order[0], nil
+		return order[0], nil, why, ms
 	}
 	best := ms[0]
 	for _, m := range ms {
@@ -340,14 +362,11 @@ func pickAcross(all []*tuning, written []config, r Rule) (*tuning, *config) {
 	}
 	for _, t := range all {
 		if t.name == best.strategy && t.headroom == best.headroom && pointAt(t.sw.row.Points, best.p.Cap) != nil {
-			t.search = append(t.search, why...)
-			t.search = append(t.search, fmt.Sprintf("across: %s, the lowest-scoring configuration measured, is set instead", best.what))
 			t.sw.row.Chosen = best.p.Cap
-			return t, nil
+			return t, nil, append(why, fmt.Sprintf("across: %s, the lowest-scoring configuration measured, is set instead", best.what)), ms
 		}
 	}
-	order[0].search = append(order[0].search, why...)
-	return order[0], &best
+	return order[0], &best, why, ms
 }
 
 // lowest returns the cap of the lowest-scoring point that qualifies (0:
