@@ -361,7 +361,7 @@ func pickAcross(all []*tuning, written []config, r Rule) (_ *tuning, _ *config, 
 		}
 	}
 	for _, t := range all {
-		if t.name == best.strategy && t.headroom == best.headroom && pointAt(t.sw.row.Points, best.p.Cap) != nil {
+		if p := pointAt(t.sw.row.Points, best.p.Cap); t.name == best.strategy && t.headroom == best.headroom && p != nil && r.Score(*p) == r.Score(best.p) {
 			t.sw.row.Chosen = best.p.Cap
 			return t, nil, append(why, fmt.Sprintf("across: %s, the lowest-scoring configuration measured, is set instead", best.what)), ms
 		}

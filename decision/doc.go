@@ -31,12 +31,13 @@
 // and said in the sentence.
 //
 // The search is a coordinate search of cap × pace × strategy: each
-// strategy's cap swept (its own cap, or its peak in flight as written,
-// among the caps), then every pace tried at the chosen cap and at the
+// strategy's cap swept, then every pace tried at the chosen cap and at the
 // arithmetic's cap for that pace, the cap swept again at a better pace,
 // until no move helps; every strategy that scores better as written is
 // tuned too, and the decision is the tuning whose choice the test finds
-// no worse than every configuration measured that meets the rule.
+// no worse than every configuration measured that meets the rule (when
+// none is, the best configuration measured is swept at its pace and the
+// pick made again).
 //
 // It runs simulations through sim and writes its answers as results types;
 // it draws nothing (reports does, from results).

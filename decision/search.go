@@ -338,17 +338,11 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 			if t.plan != nil {
 				caps = CapsAround(t.plan.MaxInFlight)
 			}
-			w := base.MaxInFlight // the strategy's own cap, a candidate too
-			if w == 0 {
-				// The strategy as written has no cap: its own peak is a
-				// cap that holds it as written.
-				w = o.writtenPeak[base.Name]
-			}
-			for _, c := range []int{w, extra} {
-				if svc == "" && c >= 1 && c <= MaxSweepCap && !slices.Contains(caps, c) {
-					caps = append(slices.Clone(caps), c)
-					slices.Sort(caps)
-				}
+			// extra: a configuration measured already (a strategy as
+			// written, a pace) that the sweep must hold.
+			if svc == "" && extra >= 1 && extra <= MaxSweepCap && !slices.Contains(caps, extra) {
+				caps = append(slices.Clone(caps), extra)
+				slices.Sort(caps)
 			}
 		}
 		sw, err := sweepExtending(ctx, withStrategy(sc, tuned), base.Name, svc, caps, o, opts)
