@@ -167,7 +167,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		log := t.search // the search so far, every strategy's step in order
 		t, need, lines, measured = pickAcross(all, writtenNow(), o.Rule)
 		t.search = append(slices.Clone(log), lines...)
-		if need != nil {
+		for round := 0; need != nil && err == nil && round < maxNeedRounds; round++ {
 			// The best configuration measured is no cap of a sweep: sweep
 			// its strategy at its pace, with its cap among the caps (its
 			// runs reused), and pick again.
@@ -178,7 +178,8 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 				log = append(log, t2.search...)
 				var again *config
 				t, again, lines, measured = pickAcross(all, writtenNow(), o.Rule)
-				if again != nil {
+				need = again
+				if again != nil && round == maxNeedRounds-1 {
 					t = t2
 					t.sw.row.Chosen = lowest(t2.sw.row.Points, o.Rule)
 					lines = append(lines, fmt.Sprintf("across: %s at cap %d, the best cap of that sweep, is set", t2.name, t.sw.row.Chosen))
@@ -274,6 +275,10 @@ func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written [
 	}
 	return t, all, nil
 }
+
+// maxNeedRounds bounds the sweeps of the best configuration measured that
+// pickAcross asks for: each may run more seeds, which can move the best.
+const maxNeedRounds = 3
 
 // config is a configuration the search measured: a strategy at a cap
 // and a pace, with its point.
