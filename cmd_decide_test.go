@@ -54,8 +54,8 @@ func TestRunSweepRecommendAgree(t *testing.T) {
 			t.Errorf("%s decided %q, recommend %q", name, got.Sentence, want.Sentence)
 		}
 	}
-	if want.MaxInFlight < 1 || want.Pace["openai"].RequestsPerMinute != 9000 || !strings.HasPrefix(want.Sentence, "with strategy bounded-64, set max_in_flight = ") {
-		t.Errorf("decision %+v: want a cap, openai paced at 9,000 requests/min, a sentence that says set", want)
+	if want.MaxInFlight < 1 || want.Headroom <= 0 || want.Pace["openai"].RequestsPerMinute != 10000*want.Headroom || !strings.HasPrefix(want.Sentence, "with strategy bounded-64, set max_in_flight = ") {
+		t.Errorf("decision %+v: want a cap, openai paced at the headroom of its 10,000 requests/min, a sentence that says set", want)
 	}
 	if len(want.Evidence.Seeds) != 2 || want.Expected.P95LoMs > want.Expected.P95Ms || want.Expected.P95HiMs < want.Expected.P95Ms {
 		t.Errorf("evidence %+v, expected %+v: want 2 seeds and an interval around the p95", want.Evidence, want.Expected)

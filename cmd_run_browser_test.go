@@ -66,7 +66,7 @@ func TestRunReportShowsTheSweep(t *testing.T) {
 	if got.SweepRows < 3 {
 		t.Errorf("the sweep table has %d rows; want one per cap swept", got.SweepRows)
 	}
-	for _, want := range []string{"Little's-law cap", "rule: the smallest cap whose p95 time to answer", "with strategy bounded-64, set max_in_flight ="} {
+	for _, want := range []string{"Little's-law cap", "rule: the smallest cap shown no worse than every better-scoring cap", "with strategy bounded-64, set max_in_flight ="} {
 		if !strings.Contains(got.Text, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -51,6 +51,9 @@ type input struct {
 	Paces      []results.Outcome
 	Search     []string
 	CapFlat    bool
+	// Undecided says what the rule's test could still not decide ("":
+	// nothing), for the sentence.
+	Undecided string
 }
 
 // outcomeOf converts a sweep point into the decision's figures.

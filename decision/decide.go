@@ -1,12 +1,15 @@
 package decision
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/internal/numfmt"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -61,6 +64,12 @@ type Options struct {
 
 	each  time.Duration // each run's simulated time, set by Decide
 	seeds []uint64      // the seeds of every configuration, set by Decide
+	// writtenPeak is each strategy's peak in flight as written (set by
+	// Decide): the cap a sweep of an uncapped strategy adds.
+	writtenPeak map[string]int
+	// paced holds the configurations the pace searches ran (set by
+	// Decide), so that a later round reuses them.
+	paced map[paceKey]*trial
 }
 
 // step reports a step of runs runs through o.Steps, setting
@@ -86,6 +95,10 @@ type Result struct {
 	// Tuned is the strategy as verified: the scenario's, paced at the
 	// headroom, with the chosen cap.
 	Tuned scenarios.Strategy
+	// Measured holds every configuration the search measured that meets
+	// the rule, by what it was ("capped at cap 4, headroom 0.9", "paced
+	// as written"), each over every seed it ran.
+	Measured map[string]results.SweepPoint
 }
 
 // Decide is the one function that says what to set. It searches the
@@ -110,6 +123,9 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		_, err := (&sim.Options{Strategies: []string{name}}).Apply(sc)
 		return nil, InputError{err}
 	}
+	if o.Rule.Objective == "" {
+		o.Rule.Objective = sc.Objective
+	}
 	seeds := o.Seeds
 	if seeds == 0 {
 		seeds = DefaultSeeds
@@ -120,13 +136,57 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		return nil, InputError{err}
 	}
 	o.each, o.seeds = applied.Duration, sim.Seeds(applied.Seed, seeds)
-	written, points, err := asWritten(ctx, sc, o, opts)
+	o.paced = map[paceKey]*trial{}
+	written, points, peaks, err := asWritten(ctx, sc, o, opts)
 	if err != nil {
 		return nil, err
 	}
+	o.writtenPeak = peaks
 	t, err := tune(ctx, sc, name, o, opts)
+	all := []*tuning{t}
 	if err == nil && o.Strategy == "" {
-		t, err = tryOthers(ctx, sc, t, written, points, o, opts)
+		t, all, err = tryOthers(ctx, sc, t, written, points, o, opts)
+	}
+	var measured []config
+	if err == nil {
+		writtenNow := func() []config {
+			var wc []config
+			for i, st := range sc.Strategies {
+				if o.Strategy == "" || st.Name == o.Strategy {
+					c := writtenConfig(st, points[i], peaks[st.Name])
+					if tr := o.paced[paceKey{st.Name, "", c.p.Cap, c.headroom}]; tr != nil && len(tr.runs) > 1 {
+						c.p = tr.point(len(o.seeds)) // over every seed a sweep has run it since
+					}
+					wc = append(wc, c)
+				}
+			}
+			return wc
+		}
+		var need *config
+		var lines []string
+		log := t.search // the search so far, every strategy's step in order
+		t, need, lines, measured = pickAcross(all, writtenNow(), o.Rule)
+		t.search = append(slices.Clone(log), lines...)
+		for round := 0; need != nil && err == nil && round < maxNeedRounds; round++ {
+			// The best configuration measured is no cap of a sweep: sweep
+			// its strategy at its pace, with its cap among the caps (its
+			// runs reused), and pick again.
+			var t2 *tuning
+			if t2, err = tuneAt(ctx, sc, sc.Strategy(need.strategy), need.headroom, need.p.Cap, o, opts); err == nil {
+				all = append(all, t2)
+				log := append(t.search, fmt.Sprintf("across: no tuning's choice is shown no worse than every configuration measured that scores better; %s scores best, so %s was swept at %s with cap %d", need.what, need.strategy, paceText(need.headroom), need.p.Cap))
+				log = append(log, t2.search...)
+				var again *config
+				t, again, lines, measured = pickAcross(all, writtenNow(), o.Rule)
+				need = again
+				if again != nil && round == maxNeedRounds-1 {
+					t = t2
+					t.sw.row.Chosen = lowest(t2.sw.row.Points, o.Rule)
+					lines = append(lines, fmt.Sprintf("across: %s at cap %d, the best cap of that sweep, is set", t2.name, t.sw.row.Chosen))
+				}
+				t.search = append(log, lines...)
+			}
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil && t != nil && len(t.sw.row.Points) > 0 {
@@ -135,7 +195,10 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		}
 		return nil, err
 	}
-	res := &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan}
+	res := &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan, Measured: map[string]results.SweepPoint{}}
+	for _, m := range measured {
+		res.Measured[m.what] = m.p
+	}
 	if res.Load, err = measureLoad(ctx, sc, o, res.Plans); err != nil {
 		return nil, err
 	}
@@ -150,7 +213,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		Plan: res.Plan, Row: t.sw.row, Best: t.sw.best, Extended: t.sw.extended, Rule: o.Rule,
 		Seeds: sim.Seeds(applied.Seed, seeds), DurationS: applied.Duration.Seconds(), Load: res.Load,
 		Strategies: written, Paces: t.paces, Search: t.search, CapFlat: flat(t.sw.row.Points, o.Rule),
-		Priced: priced(sc),
+		Priced: priced(sc), Undecided: undecidedText(t.sw, o.Rule),
 	}
 	if ub := unboundedStrategy(sc); ub != "" && ub != t.name {
 		for _, w := range written {
@@ -167,36 +230,208 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	return res, nil
 }
 
-// tryOthers tunes the strategy that, as written, answers fastest among
-// those meeting the rule, when it answers faster than t's choice, and
-// returns whichever tuning answers faster.
-func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written []results.Outcome, points []results.SweepPoint, o Options, opts sim.Options) (*tuning, error) {
-	var other *results.SweepPoint
-	name := ""
+// tryOthers considers every other strategy of the scenario, as written,
+// from the best-scoring: one that scores lower than t's choice is tuned
+// (whether or not it meets the rule as written: a cap or a pace may bring
+// it inside), and the tuning that scores lowest is kept. Every strategy
+// left untuned is said in the search with its reason.
+func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written []results.Outcome, points []results.SweepPoint, o Options, opts sim.Options) (*tuning, []*tuning, error) {
+	r := o.Rule
+	all := []*tuning{t}
+	order := make([]int, 0, len(points))
 	for i := range points {
-		p := &points[i]
-		if c := t.chosen(); written[i].Strategy == t.name || !o.Rule.meets(*p) || (c != nil && p.P95Ms >= c.P95Ms) {
+		if written[i].Strategy != t.name {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(r.Score(points[a]), r.Score(points[b])) })
+	tried := map[string]bool{t.name: true}
+	for _, i := range order {
+		name, p := written[i].Strategy, &points[i]
+		if tried[name] {
 			continue
 		}
-		if other == nil || p.P95Ms < other.P95Ms {
-			other, name = p, written[i].Strategy
+		c := t.chosen()
+		if c != nil && !(r.Score(*p) < r.Score(*c)) {
+			t.search = append(t.search, fmt.Sprintf("strategy: %s not tuned: as written its %s, %s, is no better than %s tuned (%s), and a cap or a pace only holds it back", name, ObjectiveText(r.Objective), scoreText(r, p), t.name, scoreText(r, c)))
+			continue
+		}
+		tried[name] = true
+		why := fmt.Sprintf("strategy: %s as written scores %s, better than %s tuned (%s), so %s was tuned too", name, scoreText(r, p), t.name, scoreText(r, c), name)
+		if !r.meets(*p) {
+			why = fmt.Sprintf("strategy: %s as written fails the rule but scores %s, better than %s tuned (%s), so %s was tuned too, a cap or a pace may bring it inside", name, scoreText(r, p), t.name, scoreText(r, c), name)
+		}
+		t2, err := tune(ctx, sc, name, o, opts)
+		if err != nil {
+			return t, all, err
+		}
+		all = append(all, t2)
+		if t2.better(t, r) {
+			t2.search = append(slices.Clone(t.search), append([]string{why + " and kept"}, t2.search...)...)
+			t = t2
+			continue
+		}
+		t.search = append(t.search, why+"; tuned, it scored no better, so "+t.name+" is kept")
+	}
+	return t, all, nil
+}
+
+// maxNeedRounds bounds the sweeps of the best configuration measured that
+// pickAcross asks for: each may run more seeds, which can move the best.
+const maxNeedRounds = 3
+
+// config is a configuration the search measured: a strategy at a cap
+// and a pace, with its point.
+type config struct {
+	strategy string
+	headroom float64
+	p        results.SweepPoint
+	what     string
+}
+
+// writtenConfig is strategy st as written, measured as p: at its own cap,
+// or, with none, at its peak in flight as written (a cap it never reaches),
+// and its own pace.
+func writtenConfig(st scenarios.Strategy, p results.SweepPoint, peak int) config {
+	h := Unpaced
+	if st.TokenBucket {
+		h = st.Headroom
+	}
+	c := st.MaxInFlight
+	if c == 0 {
+		c = max(1, peak)
+	}
+	p.Cap = c
+	return config{strategy: st.Name, headroom: h, p: p, what: st.Name + " as written"}
+}
+
+// pickAcross returns the tuning whose choice the decision sets, so that the
+// decision is no worse, by the rule's test, than any configuration the
+// search measured that meets the rule (every tuning's caps and paces, and
+// the strategies as written, written): of the tunings' chosen points, from
+// the lowest score, the first that Compare finds NoWorse than every such
+// configuration scoring lower. When none is, it returns the
+// lowest-scoring configuration as need when no sweep holds it, else the
+// tuning holding it, at that cap. The lines say why, for the search.
+func pickAcross(all []*tuning, written []config, r Rule) (_ *tuning, _ *config, _ []string, ms []config) {
+	for _, t := range all {
+		for _, p := range t.sw.row.Points {
+			if r.qualifies(p) {
+				ms = append(ms, config{t.name, t.headroom, p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(t.headroom))})
+			}
+		}
+		for i, p := range t.pacePts {
+			if r.qualifies(p) && i < len(t.paces) {
+				h := t.paces[i].Headroom
+				ms = append(ms, config{t.name, h, p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(h))})
+			}
 		}
 	}
-	if other == nil {
-		t.search = append(t.search, fmt.Sprintf("strategy: %s; no other strategy of the scenario, as written, meets the rule and answers faster", t.name))
-		return t, nil
+	for _, c := range written {
+		if r.qualifies(c.p) {
+			ms = append(ms, c)
+		}
 	}
-	why := fmt.Sprintf("strategy: %s as written answers at p95 %s, faster than %s tuned (%s), so %s was tuned too", name, p95Text(other), t.name, p95Text(t.chosen()), name)
-	t2, err := tune(ctx, sc, name, o, opts)
-	if err != nil {
-		return t, err
+	worseThan := func(d results.SweepPoint) string {
+		for _, m := range ms {
+			if r.Score(m.p) < r.Score(d) && r.Compare(d, m.p) != NoWorse {
+				return m.what
+			}
+		}
+		return ""
 	}
-	if t2.better(t) {
-		t2.search = append(slices.Clone(t.search), append([]string{why + " and kept"}, t2.search...)...)
-		return t2, nil
+	order := slices.Clone(all)
+	slices.SortStableFunc(order, func(a, b *tuning) int {
+		return cmp.Compare(chosenScore(a, r), chosenScore(b, r))
+	})
+	var why []string
+	for _, t := range order {
+		c := t.chosen()
+		if c == nil {
+			continue
+		}
+		w := worseThan(*c)
+		if w == "" {
+			return t, nil, why, ms
+		}
+		why = append(why, fmt.Sprintf("across: %s at cap %d is not shown within %s%% of %s, which scores lower, so it is not taken", t.name, c.Cap, numfmt.Num(100*r.tolerance()), w))
 	}
-	t.search = append(t.search, why+"; tuned, it answered no faster, so "+t.name+" is kept")
-	return t, nil
+	if len(ms) == 0 {
+		return order[0], nil, why, ms
+	}
+	best := ms[0]
+	for _, m := range ms {
+		if r.Score(m.p) < r.Score(best.p) {
+			best = m
+		}
+	}
+	for _, t := range all {
+		if p := pointAt(t.sw.row.Points, best.p.Cap); t.name == best.strategy && t.headroom == best.headroom && p != nil && r.Score(*p) == r.Score(best.p) {
+			t.sw.row.Chosen = best.p.Cap
+			return t, nil, append(why, fmt.Sprintf("across: %s, the lowest-scoring configuration measured, is set instead", best.what)), ms
+		}
+	}
+	return order[0], &best, why, ms
+}
+
+// lowest returns the cap of the lowest-scoring point that qualifies (0:
+// none).
+func lowest(points []results.SweepPoint, r Rule) int {
+	c := 0
+	for i := range points {
+		if r.qualifies(points[i]) && (c == 0 || r.Score(points[i]) < r.Score(*pointAt(points, c))) {
+			c = points[i].Cap
+		}
+	}
+	return c
+}
+
+// chosenScore is the score of t's chosen point (+Inf: none).
+func chosenScore(t *tuning, r Rule) float64 {
+	if c := t.chosen(); c != nil {
+		return r.Score(*c)
+	}
+	return math.Inf(1)
+}
+
+// scoreText shows a point's score under r's objective ("no answer" for
+// none): "p95 3.4 s", "$0.0166 per answered task", "97.5% answered".
+func scoreText(r Rule, p *results.SweepPoint) string {
+	if p == nil || math.IsInf(r.Score(*p), 1) {
+		return "no answer"
+	}
+	switch r.Objective {
+	case scenarios.ObjectiveCost:
+		return dollarsText(p.CostPerAnsweredTaskUSD) + " per answered task"
+	case scenarios.ObjectiveCompletion:
+		return percent(p.AnsweredShare) + " answered"
+	}
+	return "p95 " + p95Text(p)
+}
+
+// undecidedText says which smaller caps the rule's test still could not
+// tell from a better one after MaxSeeds ("" when none): the decision keeps
+// the larger cap, as it is not shown worse.
+func undecidedText(sw extendedSweep, r Rule) string {
+	var caps []int
+	for _, c := range sw.undecided {
+		if c < sw.row.Chosen {
+			caps = append(caps, c)
+		}
+	}
+	if len(caps) == 0 {
+		return ""
+	}
+	word := "cap"
+	if len(caps) > 1 {
+		word = "caps"
+	}
+	n := 0
+	for _, p := range sw.row.Points {
+		n = max(n, p.Seeds)
+	}
+	return fmt.Sprintf("undecided: %s %s could be within %s%% of cap %d but %d seeds do not show it, so %d is kept",
+		word, joinInts(caps), numfmt.Num(100*r.tolerance()), sw.row.Chosen, n, sw.row.Chosen)
 }
 
 // priced reports whether sc prices a service.
@@ -255,6 +490,10 @@ type extendedSweep struct {
 	best     int      // the cap with the lowest p95 (0: none qualified)
 	extended []string // why the range grew, a round a line
 	oneSeed  []int    // the caps run over their first seed only (settle)
+	// moreSeeds are the caps run over more seeds than asked because the
+	// rule's test could not decide on them; undecided the caps it still
+	// could not decide at MaxSeeds (Rule.Pending).
+	moreSeeds, undecided []int
 }
 
 // sweepExtending sweeps strategy name of sc over caps, then over the caps
@@ -280,7 +519,15 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 	}
 	for round := 0; ; round++ {
 		var fresh []*trial
+		h := Unpaced
+		if base.TokenBucket {
+			h = base.Headroom
+		}
 		for _, c := range caps {
+			if tr := o.paced[paceKey{base.Name, service, c, h}]; tr != nil && len(tr.runs) > 0 {
+				trials = append(trials, tr) // a pace search ran it already
+				continue
+			}
 			st := withCap(*base, service, c)
 			st.Name = fmt.Sprintf("%s@%d", base.Name, c)
 			fresh = append(fresh, &trial{st: st, cap: c})
@@ -302,6 +549,34 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 			}
 			err = runTrials(ctx, sc, open, 1, n, fmt.Sprintf("%s at caps %s, seeds 2 to %d", name, joinInts(at), n), true, o, opts)
 		}
+		for err == nil && n >= 2 {
+			// The rule's test cannot yet decide: more seeds, up to MaxSeeds.
+			var more []*trial
+			for _, c := range rule.Pending(points()) {
+				for _, t := range trials {
+					if t.cap == c && len(t.runs) >= n && len(t.runs) < max(n, MaxSeeds) {
+						more = append(more, t)
+					}
+				}
+			}
+			if len(more) == 0 {
+				break
+			}
+			from := len(more[0].runs)
+			for _, t := range more {
+				from = min(from, len(t.runs))
+			}
+			more = slices.DeleteFunc(more, func(t *trial) bool { return len(t.runs) != from })
+			to := min(from+MoreSeeds, max(n, MaxSeeds))
+			var at []int
+			for _, t := range more {
+				at = append(at, t.cap)
+				if !slices.Contains(out.moreSeeds, t.cap) {
+					out.moreSeeds = append(out.moreSeeds, t.cap)
+				}
+			}
+			err = runTrials(ctx, sc, more, from, to, fmt.Sprintf("%s at caps %s, seeds %d to %d (the rule's test could not yet decide)", name, joinInts(at), from+1, to), false, o, opts)
+		}
 		pts := points()
 		out.row = NewSweepRow("as written", pts, rule)
 		if err != nil {
@@ -309,8 +584,10 @@ func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service s
 			return out, err
 		}
 		_, out.best, _ = rule.Choose(pts)
+		out.undecided = rule.Pending(pts)
 		more, why := Extend(pts, out.row.Chosen)
 		if len(more) == 0 || round == maxExtensions {
+			slices.Sort(out.moreSeeds)
 			out.oneSeed = nil
 			for _, p := range pts {
 				if n > 1 && p.Seeds == 1 {
@@ -354,6 +631,9 @@ func settle(ts []*trial, r Rule, n int) []*trial {
 	}
 	partial := func(t *trial) bool { return len(t.runs) == 1 }
 	chosen, best, ok := r.Choose(pts)
+	if ok && r.Objective != "" && r.Objective != scenarios.ObjectiveP95 {
+		ok = false // the margins below read the p95: every seed of every cap that may qualify
+	}
 	var open []*trial
 	if !ok {
 		// Nothing qualifies as the points stand: every cap whose first

@@ -77,7 +77,7 @@ func TestEmitTOMLRoundTrip(t *testing.T) {
 	if _, err := parser.ParseExpr(text); err != nil {
 		t.Errorf("the emitted Go does not parse: %v\n%s", err, text)
 	}
-	for _, want := range []string{"MaxInFlight: " + strconv.Itoa(d.Decision.MaxInFlight) + ",", "Backoff: sched.BackoffFullJitter,", "Cap: time.Minute,", `"openai": {`, "Headroom: 0.9,"} {
+	for _, want := range []string{"MaxInFlight: " + strconv.Itoa(d.Decision.MaxInFlight) + ",", "Backoff: sched.BackoffFullJitter,", "Cap: time.Minute,", `"openai": {`, "Headroom: " + strconv.FormatFloat(d.Decision.Headroom, 'g', -1, 64) + ","} {
 		if !strings.Contains(text, want) {
 			t.Errorf("emitted Go lacks %q:\n%s", want, text)
 		}

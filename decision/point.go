@@ -19,8 +19,10 @@ func SweepPointOf(maxInFlight int, s results.StrategyResult) results.SweepPoint 
 		return p
 	}
 	var p50, p95, answered, goodput, share, cost []float64
+	var per []results.SeedFigures
 	for _, r := range s.SeedRuns {
 		q := onePoint(maxInFlight, r)
+		per = append(per, results.SeedFigures{P95Ms: q.P95Ms, AnsweredShare: q.AnsweredShare, CostPerAnsweredTaskUSD: q.CostPerAnsweredTaskUSD})
 		if q.CostPerAnsweredTaskUSD > 0 {
 			cost = append(cost, q.CostPerAnsweredTaskUSD)
 		}
@@ -32,7 +34,7 @@ func SweepPointOf(maxInFlight int, s results.StrategyResult) results.SweepPoint 
 		Cap: maxInFlight, P50Ms: results.AnswerMs(results.IntervalOf(p50).Mean), P95Ms: results.AnswerMs(iv.Mean),
 		P95LoMs: results.AnswerMs(iv.Lo), P95HiMs: results.AnswerMs(iv.Hi), Seeds: len(s.SeedRuns),
 		AnsweredShare: results.IntervalOf(answered).Mean, GoodputPerS: results.IntervalOf(goodput).Mean,
-		RateLimitedShare: results.IntervalOf(share).Mean,
+		RateLimitedShare: results.IntervalOf(share).Mean, PerSeed: per,
 	}
 	if len(cost) > 0 {
 		p.CostPerAnsweredTaskUSD = round6(results.IntervalOf(cost).Mean)

@@ -57,7 +57,8 @@ type tuning struct {
 	unplanned map[string]error
 	plan      *Plan
 	sw        extendedSweep
-	paces     []results.Outcome // the headrooms tried at the chosen cap
+	paces     []results.Outcome    // the headrooms tried at the chosen cap
+	pacePts   []results.SweepPoint // their points, in SearchHeadrooms' order
 	search    []string
 }
 
@@ -78,8 +79,9 @@ func pointAt(points []results.SweepPoint, c int) *results.SweepPoint {
 	return nil
 }
 
-// faster reports whether point a answers faster than b beyond the rule's
-// tolerance (a nil point never answers; any answer beats it).
+// faster reports whether point a is better than b on the objective and b
+// is not shown no worse than a by the rule's test (a nil point never
+// answers; any answer beats it).
 func (r Rule) faster(a, b *results.SweepPoint) bool {
 	switch {
 	case a == nil:
@@ -87,26 +89,72 @@ func (r Rule) faster(a, b *results.SweepPoint) bool {
 	case b == nil:
 		return true
 	}
-	return float64(a.P95Ms)*(1+r.tolerance()) < float64(b.P95Ms) && !overlaps(*a, *b)
+	return r.Score(*a) < r.Score(*b) && r.Compare(*b, *a) != NoWorse
 }
 
-// better reports whether tuning a's choice answers faster than b's.
-func (t *tuning) better(b *tuning) bool {
+// better reports whether tuning t's choice scores lower than b's under
+// rule r.
+func (t *tuning) better(b *tuning, r Rule) bool {
 	a, c := t.chosen(), b.chosen()
-	return a != nil && (c == nil || a.P95Ms < c.P95Ms)
+	return a != nil && (c == nil || r.Score(*a) < r.Score(*c))
 }
 
-// tune tunes strategy name of sc: the cap swept at the strategy's pace,
-// then, unless o fixes the headroom, the other SearchHeadrooms tried at
-// the chosen cap, and the cap swept again at a pace that answers faster
-// beyond the tolerance.
+// paceKey names a configuration a pace search ran: a strategy, the
+// service whose cap it sets ("": the global cap), the cap and the pace.
+type paceKey struct {
+	strategy, svc string
+	cap           int
+	headroom      float64
+}
+
+// maxPaceRounds bounds the rounds of tune's coordinate search.
+const maxPaceRounds = 3
+
+// tune tunes strategy name of sc by a coordinate search of cap × pace: the
+// cap swept at the strategy's pace; then, unless o fixes the headroom,
+// every other SearchHeadroom tried at the chosen cap and at the
+// arithmetic's own cap for that headroom (the move along both axes at
+// once, which finds a pace the chosen cap alone would hold back); when a
+// pace is better (Rule.faster) the cap is swept again there, and the
+// search repeats from the new choice until no move helps, at most
+// maxPaceRounds times.
 func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, opts sim.Options) (*tuning, error) {
 	base := sc.Strategy(name)
 	h0 := headroomFor(o.Headroom, base)
-	t, err := tuneAt(ctx, sc, base, h0, o, opts)
+	t, err := tuneAt(ctx, sc, base, h0, 0, o, opts)
 	if err != nil || o.Headroom != 0 {
 		return t, err
 	}
+	tried := map[float64]bool{h0: true}
+	for round := 0; round < maxPaceRounds; round++ {
+		next, why, err := movePace(ctx, sc, t, tried, o, opts)
+		if err != nil || next == 0 && why == "" {
+			return t, err
+		}
+		if next < 0 || tried[next] {
+			t.search = append(t.search, why)
+			return t, nil
+		}
+		tried[next] = true
+		t2, err := tuneAt(ctx, sc, base, next, 0, o, opts)
+		if err != nil {
+			return t, err
+		}
+		t2.paces, t2.pacePts, t2.search = t.paces, t.pacePts, append(append(t.search, why), t2.search...)
+		if !t2.better(t, o.Rule) && t.chosen() != nil {
+			t.search = append(t.search, why+"; it scored no better there, so "+paceText(t.headroom)+" is kept")
+			return t, nil
+		}
+		t = t2
+	}
+	return t, nil
+}
+
+// movePace tries every SearchHeadroom not yet swept (tried) at t's chosen
+// cap and at the arithmetic's cap for it, records them in t, and returns the headroom to
+// sweep the cap at next with why (next −1: none is better, why says so).
+func movePace(ctx context.Context, sc *scenarios.Scenario, t *tuning, tried map[float64]bool, o Options, opts sim.Options) (next float64, why string, err error) {
+	name, h0 := t.name, t.headroom
 	at := t.sw.row.Chosen
 	if at == 0 && t.plan != nil {
 		at = t.plan.MaxInFlight
@@ -114,92 +162,133 @@ func tune(ctx context.Context, sc *scenarios.Scenario, name string, o Options, o
 	if at == 0 {
 		at = t.sw.row.Points[len(t.sw.row.Points)/2].Cap
 	}
-	pts, cut, err := paceAt(ctx, sc, t, at, o, opts)
+	caps := make([]int, len(SearchHeadrooms))
+	for i, h := range SearchHeadrooms {
+		if h == h0 || !tried[h] {
+			caps[i] = at // a pace whose cap was swept already is not a move
+		}
+	}
+	pts, cut, err := paceAt(ctx, sc, t, at, caps, o, opts)
 	if err != nil {
-		return t, err
+		return 0, "", err
 	}
 	if len(cut) > 0 {
-		t.search = append(t.search, fmt.Sprintf("pace: %s at cap %d ran one seed of %d: that seed already rules out answering faster than %s's own %s beyond the tolerance (or meeting the rule), whatever the other seeds measure",
+		t.search = append(t.search, fmt.Sprintf("pace: %s at cap %d ran one seed of %d: that seed is clearly worse than %s's own %s, or fails the rule whatever the other seeds measure",
 			pacesText(cut), at, len(o.seeds), name, paceText(h0)))
 	}
 	own := pointAt(t.sw.row.Points, at)
+	t.paces, t.pacePts = nil, nil
 	for i, h := range SearchHeadrooms {
-		t.paces = append(t.paces, paceOutcome(name, &pts[i], h, o.Rule))
+		if pts[i].Cap > 0 { // a pace run (or reused) at cap at
+			t.pacePts = append(t.pacePts, pts[i])
+			t.paces = append(t.paces, paceOutcome(name, &pts[i], h, o.Rule))
+		}
 	}
 	bestH, best := choosePace(pts, h0, own, o.Rule)
+	// The diagonal: each pace at the arithmetic's cap for it.
+	diag := make([]int, len(SearchHeadrooms))
+	moved := false
+	for i, h := range SearchHeadrooms {
+		if h == h0 || tried[h] {
+			continue
+		}
+		plans, _ := PlanServices(sc, planHeadroom(h))
+		if p := planOf(plans, t.svc); p != nil && p.MaxInFlight >= 1 && p.MaxInFlight != at && p.MaxInFlight <= MaxSweepCap {
+			diag[i], moved = p.MaxInFlight, true // the same cap as above is not run twice
+		}
+	}
+	if moved {
+		dpts, _, err := paceAt(ctx, sc, t, at, diag, o, opts)
+		if err != nil {
+			return 0, "", err
+		}
+		if dh, dp := choosePace(dpts, h0, own, o.Rule); dh != h0 && (bestH == h0 || o.Rule.faster(dp, best)) {
+			why := fmt.Sprintf("pace: %s tried at cap %d and each at the arithmetic's cap for it; %s at cap %d scores %s against %s with %s's own %s at cap %d, so the cap was swept again with %s",
+				headroomsText(), at, paceText(dh), dp.Cap, scoreText(o.Rule, dp), scoreText(o.Rule, own), name, paceText(h0), at, paceText(dh))
+			for i := range dpts {
+				if dpts[i].Cap > 0 {
+					t.pacePts = append(t.pacePts, dpts[i])
+					t.paces = append(t.paces, paceOutcome(name, &dpts[i], SearchHeadrooms[i], o.Rule))
+				}
+			}
+			return dh, why, nil
+		}
+	}
 	if bestH == h0 {
-		t.search = append(t.search, fmt.Sprintf("pace: %s tried at cap %d; %s's own %s is kept: no other answers faster beyond the tolerance", headroomsText(), at, name, paceText(h0)))
-		return t, nil
+		return -1, fmt.Sprintf("pace: %s tried at cap %d and each at the arithmetic's cap for it; %s's own %s is kept: no other is better beyond the tolerance", headroomsText(), at, name, paceText(h0)), nil
 	}
-	why := fmt.Sprintf("pace: %s tried at cap %d; %s answers at p95 %s against %s with %s's own %s, so the cap was swept again with %s",
-		headroomsText(), at, paceText(bestH), secondsText(float64(best.P95Ms)), p95Text(own), name, paceText(h0), paceText(bestH))
-	t2, err := tuneAt(ctx, sc, base, bestH, o, opts)
-	if err != nil {
-		return t, err
-	}
-	t2.paces, t2.search = t.paces, append(append(t.search, why), t2.search...)
-	if !t2.better(t) && t.chosen() != nil {
-		t.search = append(t.search, why+"; it answered no faster there, so "+paceText(h0)+" is kept")
-		return t, nil
-	}
-	return t2, nil
+	return bestH, fmt.Sprintf("pace: %s tried at cap %d; %s scores %s against %s with %s's own %s, so the cap was swept again with %s",
+		headroomsText(), at, paceText(bestH), scoreText(o.Rule, best), scoreText(o.Rule, own), name, paceText(h0), paceText(bestH)), nil
 }
 
 // choosePace picks the pace from pts (in SearchHeadrooms' order): the
-// strategy's own h0 (point own) unless paces that meet the rule answer
-// faster than it beyond the tolerance; among those, the ones within the
-// tolerance of the fastest count as equal, and the lowest headroom of them
-// is taken (it leaves the most quota), no token bucket last.
+// strategy's own h0 (point own) unless paces that meet the rule are
+// better than it (Rule.faster); among those, the ones the rule's test
+// finds no worse than the best of them count as equal, and the lowest
+// headroom of them is taken (it leaves the most quota), no token bucket
+// last.
 func choosePace(pts []results.SweepPoint, h0 float64, own *results.SweepPoint, r Rule) (float64, *results.SweepPoint) {
 	if own != nil && !r.qualifies(*own) {
 		own = nil
 	}
 	var fastest *results.SweepPoint
 	for i := range pts {
-		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && (fastest == nil || p.P95Ms < fastest.P95Ms) {
+		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && (fastest == nil || r.Score(*p) < r.Score(*fastest)) {
 			fastest = p
 		}
 	}
 	if fastest == nil {
 		return h0, own
 	}
-	limit := float64(fastest.P95Ms) * (1 + r.tolerance())
 	order := append(slices.Clone(SearchHeadrooms[1:]), SearchHeadrooms[0])
 	for _, h := range order {
 		i := slices.Index(SearchHeadrooms, h)
-		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && float64(p.P95Ms) <= limit {
+		if p := &pts[i]; r.qualifies(*p) && r.faster(p, own) && r.Compare(*p, *fastest) == NoWorse {
 			return h, p
 		}
 	}
 	return h0, own
 }
 
-// paceAt runs t's strategy at cap c at every SearchHeadroom (the point
-// already swept reused), in SearchHeadrooms' order. Each pace runs its
-// first seed, then the other seeds unless that one already rules it out
-// of choosePace, whatever the others measure (cannotQualify,
+// paceAt runs t's strategy at every SearchHeadroom h, at cap caps[i] for
+// the i-th (0: not run; a point already swept at t's own pace reused), in
+// SearchHeadrooms' order. Each pace runs its first seed, then the other
+// seeds unless that one already rules it out of choosePace (cannotQualify,
 // cannotBeFaster); cut lists the headrooms left at one seed.
-func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Options, opts sim.Options) (out []results.SweepPoint, cut []float64, err error) {
+func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, at int, caps []int, o Options, opts sim.Options) (out []results.SweepPoint, cut []float64, err error) {
 	out = make([]results.SweepPoint, len(SearchHeadrooms))
 	n := len(o.seeds)
-	own := pointAt(t.sw.row.Points, c)
+	own := pointAt(t.sw.row.Points, at)
 	var ts []*trial
 	var idx []int
 	for i, h := range SearchHeadrooms {
-		if h == t.headroom && own != nil {
-			out[i] = *own
+		c := caps[i]
+		if c == 0 {
+			continue // not asked for: out[i] stays a point that never qualifies
+		}
+		if p := pointAt(t.sw.row.Points, c); h == t.headroom && p != nil {
+			out[i] = *p
+			continue
+		}
+		key := paceKey{t.name, t.svc, c, h}
+		if tr := o.paced[key]; tr != nil {
+			out[i] = tr.point(n)
 			continue
 		}
 		st := paced(withCap(t.tuned, t.svc, c), h)
 		st.Name = fmt.Sprintf("%s@%d/%s", t.name, c, numfmt.Num(h))
-		ts = append(ts, &trial{st: st, cap: c})
+		tr := &trial{st: st, cap: c}
+		if o.paced != nil {
+			o.paced[key] = tr
+		}
+		ts = append(ts, tr)
 		idx = append(idx, i)
 	}
 	if len(ts) == 0 {
 		return out, nil, nil
 	}
 	opts.Strategies = nil
-	name := fmt.Sprintf("%s's paces at cap %d", t.name, c)
+	name := fmt.Sprintf("%s's paces at caps %s", t.name, joinInts(slices.Compact(slices.Clone(caps))))
 	if n < 2 {
 		err = runTrials(ctx, sc, ts, 0, n, name, false, o, opts)
 	} else {
@@ -209,7 +298,7 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Opt
 		err = runTrials(ctx, sc, ts, 0, 1, name, false, o, opts)
 		var rest []*trial
 		for k, tr := range ts {
-			if pts := tr.seedPoints(); err == nil && (o.Rule.cannotQualify(pts, n) || o.Rule.cannotBeFaster(pts, n, own)) {
+			if pts := tr.seedPoints(); err == nil && (o.Rule.cannotQualify(pts, n) || o.Rule.cannotBeFaster(pts, own)) {
 				cut = append(cut, SearchHeadrooms[idx[k]])
 				continue
 			}
@@ -233,7 +322,7 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, c int, o Opt
 // one of the service a turn calls most swept first; when that sweep is
 // flat (the cap does not bind), the others are swept in turn and the
 // first that is not flat, else the fastest, is kept.
-func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strategy, h float64, o Options, opts sim.Options) (*tuning, error) {
+func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strategy, h float64, extra int, o Options, opts sim.Options) (*tuning, error) {
 	tuned := paced(*base, h)
 	plans, unplanned := PlanServices(sc, planHeadroom(h))
 	var best *tuning
@@ -249,6 +338,12 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 			if t.plan != nil {
 				caps = CapsAround(t.plan.MaxInFlight)
 			}
+			// extra: a configuration measured already (a strategy as
+			// written, a pace) that the sweep must hold.
+			if svc == "" && extra >= 1 && extra <= MaxSweepCap && !slices.Contains(caps, extra) {
+				caps = append(slices.Clone(caps), extra)
+				slices.Sort(caps)
+			}
 		}
 		sw, err := sweepExtending(ctx, withStrategy(sc, tuned), base.Name, svc, caps, o, opts)
 		t.sw = sw
@@ -259,7 +354,11 @@ func tuneAt(ctx context.Context, sc *scenarios.Scenario, base *scenarios.Strateg
 			t.search = append(t.search, fmt.Sprintf("caps: %s ran one seed of %d at %s: that seed's p95 sits clearly away from what could change the choice, or fails the rule whatever the other seeds measure",
 				joinInts(sw.oneSeed), len(o.seeds), paceText(h)))
 		}
-		if best == nil || t.better(best) {
+		if len(sw.moreSeeds) > 0 {
+			t.search = append(t.search, fmt.Sprintf("seeds: caps %s ran more seeds, up to %d, at %s: the rule's paired test could not decide on %d",
+				joinInts(sw.moreSeeds), max(len(o.seeds), MaxSeeds), paceText(h), len(o.seeds)))
+		}
+		if best == nil || t.better(best, o.Rule) {
 			best = t
 		}
 		if !flat(sw.row.Points, o.Rule) {
@@ -294,24 +393,21 @@ func capsToSweep(st *scenarios.Strategy, plans []Plan) []string {
 	return names
 }
 
-// flat reports whether every point that meets the rule answers within the
-// tolerance of the best (at least two such points): the cap does not bind
-// in the range swept.
+// flat reports whether every point that meets the rule is no worse, by
+// the rule's test, than every such point scoring lower (at least two such
+// points): the cap does not bind in the range swept, and the rule takes
+// the smallest.
 func flat(points []results.SweepPoint, r Rule) bool {
-	var q []results.SweepPoint
-	for _, p := range points {
-		if r.qualifies(p) {
-			q = append(q, p)
-		}
-	}
+	q := r.qualifying(points)
 	if len(q) < 2 {
 		return false
 	}
-	lo, hi := q[0].P95Ms, q[0].P95Ms
 	for _, p := range q {
-		lo, hi = min(lo, p.P95Ms), max(hi, p.P95Ms)
+		if v, _ := r.against(p, q); v != NoWorse {
+			return false
+		}
 	}
-	return float64(hi) <= float64(lo)*(1+r.tolerance())
+	return true
 }
 
 // withCap returns st with the cap a sweep varies (service's, or the
@@ -330,7 +426,7 @@ func withCap(st scenarios.Strategy, service string, c int) scenarios.Strategy {
 // unbounded baseline (unboundedStrategy) at the first seed only: the
 // configurations a decision must be no worse than, and the contrast, which
 // only says how unbounded fares and costs the most to simulate.
-func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, error) {
+func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, map[string]int, error) {
 	rule := o.Rule
 	opts.Strategies = nil
 	done := o.step("strategies as written", len(sc.Strategies), &opts)
@@ -356,7 +452,7 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 		res, err := sim.RunSeeds(ctx, sc, po)
 		if err != nil {
 			done(true)
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for _, r := range res.Strategies {
 			byName[r.Name] = r
@@ -365,6 +461,24 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 	done(false)
 	var outs []results.Outcome
 	var pts []results.SweepPoint
+	peaks := map[string]int{}
+	for name, r := range byName {
+		peaks[name] = peakInFlight(r)
+	}
+	for _, st := range sc.Strategies {
+		// A sweep at the strategy's own pace and cap reuses these runs
+		// (for a strategy with no cap, at its peak: a cap it never reaches).
+		if len(st.MaxInFlightPerService) > 0 && st.MaxInFlight == 0 || o.paced == nil {
+			continue
+		}
+		wc := writtenConfig(st, results.SweepPoint{}, peaks[st.Name])
+		r := byName[st.Name]
+		runs := r.SeedRuns
+		if len(runs) == 0 {
+			runs = []results.StrategyResult{r}
+		}
+		o.paced[paceKey{st.Name, "", wc.p.Cap, wc.headroom}] = &trial{st: st, cap: wc.p.Cap, runs: slices.Clone(runs)}
+	}
 	for i := range sc.Strategies {
 		st := &sc.Strategies[i]
 		p := SweepPointOf(max(1, st.MaxInFlight), byName[st.Name])
@@ -376,7 +490,25 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 		o.MeetsRule = rule.meets(p)
 		outs, pts = append(outs, o), append(pts, p)
 	}
-	return outs, pts, nil
+	return outs, pts, peaks, nil
+}
+
+// peakInFlight is the most a strategy's run held in flight, over its
+// seeds: the sum of its services' peaks, a cap that a run as written never
+// reaches.
+func peakInFlight(r results.StrategyResult) int {
+	sum := func(m map[string]int) int {
+		n := 0
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	peak := sum(r.PeakInFlight)
+	for _, s := range r.SeedRuns {
+		peak = max(peak, sum(s.PeakInFlight))
+	}
+	return peak
 }
 
 func paceOutcome(name string, p *results.SweepPoint, h float64, r Rule) results.Outcome {

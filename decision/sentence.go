@@ -8,6 +8,7 @@ import (
 
 	"github.com/simbench/simbench/internal/numfmt"
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
 )
 
 // decisionSentence says the decision in one line: what to set, what it gives, and
@@ -44,12 +45,18 @@ func decisionSentence(d *results.Decision, in input) string {
 	if in.Priced {
 		s += costText(d)
 	}
+	if o := in.Rule.Objective; o != "" && o != scenarios.ObjectiveP95 {
+		s += "; the scenario's objective: " + ObjectiveText(o)
+	}
 	if b := d.Baseline; b != nil {
 		s += fmt.Sprintf(" (%s answers %s", b.Strategy, percent(b.AnsweredShare))
 		if b.AnsweredShare >= MinAnsweredShare && b.P95Ms.Answered() {
 			s += ", p95 " + secondsText(float64(b.P95Ms))
 		}
 		s += ")"
+	}
+	if in.Undecided != "" {
+		s += "; " + in.Undecided
 	}
 	return s
 }

@@ -2,6 +2,8 @@ package decision
 
 import (
 	"context"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/simbench/simbench/results"
@@ -63,7 +65,8 @@ func runTrials(ctx context.Context, sc *scenarios.Scenario, ts []*trial, from, t
 	for _, t := range ts {
 		run.Strategies = append(run.Strategies, t.st)
 	}
-	seed := o.seeds[from]
+	seed := o.seeds[0] + uint64(from) // sim.Seeds: the seeds follow the first
+
 	po := opts
 	po.Strategies, po.Seed, po.Seeds = nil, &seed, to-from
 	done := o.step(name, len(ts), &po)
@@ -107,34 +110,37 @@ func (r Rule) cannotQualify(pts []results.SweepPoint, n int) bool {
 	return false
 }
 
-// intervalCoversSeeds reports whether, over n seeds, the p95's 95%
-// interval (results.IntervalOf) always holds every seed's value: a value
-// lies at most sd·(n−1)/√n from the mean, and the interval reaches
-// t·sd/√n either side, so it holds them when Student's t quantile (n−1
-// degrees of freedom) is at least n−1. True for n = 2, 3, 4 (t = 12.71,
-// 4.30, 3.18), false from 5 (t = 2.78 < 4).
-func intervalCoversSeeds(n int) bool { return n >= 2 && n <= 4 }
-
 // cannotBeFaster reports whether a pace whose seeds run so far are pts,
-// of n in all, can no longer answer faster than own (Rule.faster) however
-// its other seeds come out, so that choosePace would not take it. Some
-// seed's p95 x at or above own's interval's low end and at or above
-// own's p95 ÷ (1 + tolerance) proves it: over all n seeds, either the
-// mean is no faster beyond the tolerance, or it is below own's p95, and
-// then the pace's interval (which holds x, intervalCoversSeeds) overlaps
-// own's. Over that one seed alone it is no faster beyond the tolerance
-// either.
-func (r Rule) cannotBeFaster(pts []results.SweepPoint, n int, own *results.SweepPoint) bool {
-	if own == nil || own.Seeds < 2 || !intervalCoversSeeds(n) {
+// of n in all, clearly will not be better than own (Rule.faster) however
+// its other seeds come out, so that its other seeds are left out: some
+// seed scores at least own's score × (1 + m), m being 5 times own's
+// seed-to-seed spread of the score (relative standard deviation) and at
+// least minMargin, as settle takes it.
+func (r Rule) cannotBeFaster(pts []results.SweepPoint, own *results.SweepPoint) bool {
+	if own == nil || own.Seeds < 2 {
 		return false
 	}
+	x0 := r.Score(*own)
+	m := max(minMargin, 5*relSpread(r.seedScores(*own)))
 	for _, p := range pts {
-		x := float64(p.P95Ms)
-		if x >= float64(own.P95LoMs) && !(x*(1+r.tolerance()) < float64(own.P95Ms)) {
+		if r.Score(p) >= x0*(1+m) {
 			return true
 		}
 	}
 	return false
+}
+
+// relSpread is the relative standard deviation of xs (0 for fewer than
+// two finite values).
+func relSpread(xs []float64) float64 {
+	xs = slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return math.IsInf(x, 0) })
+	if len(xs) < 2 {
+		return 0
+	}
+	if mean, sd := stat.MeanStdDev(xs, nil); mean > 0 {
+		return sd / mean
+	}
+	return 0
 }
 
 // seedSpread is the largest relative standard deviation of the p95 over

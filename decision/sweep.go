@@ -53,6 +53,9 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, o SweepOptions) (*result
 		_, err := (&sim.Options{Strategies: []string{strategy}}).Apply(sc)
 		return nil, InputError{err}
 	}
+	if o.Rule.Objective == "" {
+		o.Rule.Objective = sc.Objective
+	}
 	sw := &results.Sweep{Scenario: sc.Name, Strategy: strategy, MaxShare: o.Rule.MaxShare, Chosen: map[string]int{}, Knee: map[string]int{}}
 	opts := sim.Options{Duration: o.Duration, Seed: o.Seed, Seeds: o.Seeds, Cache: o.Cache, Parallel: o.Parallel}
 	applied, err := opts.Apply(sc)

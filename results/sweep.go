@@ -39,6 +39,20 @@ type SweepPoint struct {
 	// the seeds): absent when the scenario prices no service or no task
 	// was completed.
 	CostPerAnsweredTaskUSD float64 `json:"cost_per_answered_task_usd,omitempty"`
+	// PerSeed holds each seed's own figures, in the order of the seeds,
+	// when the point is the mean of several: the decision's rule compares
+	// points seed by seed (a paired test). Not written to files.
+	PerSeed []SeedFigures `json:"-"`
+}
+
+// SeedFigures are one seed's figures of a sweep point: its p95 time to
+// answer in milliseconds (Unanswered when its p95 turn got no answer),
+// its answered share in [0, 1] and its cost per answered task in dollars
+// (0: none).
+type SeedFigures struct {
+	P95Ms                  AnswerMs
+	AnsweredShare          float64
+	CostPerAnsweredTaskUSD float64
 }
 
 // SweepRow is one load of a sweep: the strategy's points at every cap, with

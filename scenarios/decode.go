@@ -36,6 +36,8 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 		t.add("duration", "missing; set the virtual time a run covers, like duration = \"10m\"")
 	}
 
+	sc.Objective = enum(t, "objective", "", Objectives...)
+
 	// A missing or empty table is reported here; one of the wrong type was
 	// reported when it was read, so it gets no second problem.
 	reported := len(d.problems)
@@ -94,8 +96,21 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	if ct := t.sub("check"); ct != nil {
 		sc.Check = d.decodeCheck(sc, ct)
 	}
+	if sc.Objective == ObjectiveCost && !anyPriced(sc) {
+		t.add("objective", "is %q but no service has a price; give a service price_per_1k_input or price_per_1k_output, or use %q", ObjectiveCost, ObjectiveP95)
+	}
 	t.finish()
 	return sc
+}
+
+// anyPriced reports whether sc prices a service.
+func anyPriced(sc *Scenario) bool {
+	for i := range sc.Services {
+		if sc.Services[i].Priced() {
+			return true
+		}
+	}
+	return false
 }
 
 // checkService reports a reference to a service the scenario lacks.

@@ -148,7 +148,7 @@ func TestFullFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Scenario{
-		Name: "full", Description: "every key", Source: "testdata/full.toml", Seed: 9, Duration: 90 * time.Second,
+		Name: "full", Description: "every key", Source: "testdata/full.toml", Seed: 9, Duration: 90 * time.Second, Objective: ObjectiveCost,
 		Workload: Workload{
 			Sessions: 12, Turns: 3,
 			Think:     spec.Dist[time.Duration]{Kind: spec.DistNormal, Mean: 2 * time.Second, Stddev: 500 * time.Millisecond, Max: 5 * time.Second},

@@ -21,6 +21,11 @@ type Scenario struct {
 	Seed uint64
 	// Duration is how much virtual time a run covers; always > 0.
 	Duration time.Duration
+	// Objective is what the decision counts as best: the p95 time to
+	// answer (ObjectiveP95; "" when the file sets none means it too), the
+	// cost per answered task (ObjectiveCost) or the share of turns
+	// answered (ObjectiveCompletion).
+	Objective Objective
 
 	Workload Workload
 	// Services in file order; Service looks one up by name.
@@ -109,3 +114,22 @@ type Info struct {
 	Name        string // without .toml
 	Description string // one line
 }
+
+// Objective is what a decision minimises or maximises (the scenario's
+// objective key).
+type Objective string
+
+// The objectives a scenario may declare.
+const (
+	// ObjectiveP95 is the p95 time to answer, lowest best (the default).
+	ObjectiveP95 Objective = "answer_p95"
+	// ObjectiveCost is the cost per answered task in dollars, lowest best;
+	// it needs a priced service.
+	ObjectiveCost Objective = "cost_per_answered_task"
+	// ObjectiveCompletion is the share of turns answered in full, highest
+	// best.
+	ObjectiveCompletion Objective = "completion"
+)
+
+// Objectives lists the objectives in the order the docs give them.
+var Objectives = []Objective{ObjectiveP95, ObjectiveCost, ObjectiveCompletion}
