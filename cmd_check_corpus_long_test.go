@@ -2,6 +2,9 @@
 
 package main
 
-// Under -tags long the corpus runs 3 times: every defect must be caught
-// in 3 runs of 3.
-func init() { corpusRuns = 3 }
+import "testing"
+
+// TestLongCheckCorpus runs the labelled corpus 3 times: every defect must
+// be caught in 3 runs of 3, and no line of a runtime without that line's
+// defect may FAIL or WARN in any run.
+func TestLongCheckCorpus(t *testing.T) { runCorpus(t, 3) }

@@ -154,6 +154,11 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 			for i, st := range sc.Strategies {
 				if o.Strategy == "" || st.Name == o.Strategy {
 					c := writtenConfig(st, points[i], peaks[st.Name])
+					if o.Headroom != 0 && c.headroom != o.Headroom {
+						// The caller pinned the pace: a strategy as
+						// written at another pace is not a choice.
+						continue
+					}
 					if tr := o.paced[paceKey{st.Name, "", c.p.Cap, c.headroom}]; tr != nil && len(tr.runs) > 1 {
 						c.p = tr.point(len(o.seeds)) // over every seed a sweep has run it since
 					}

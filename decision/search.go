@@ -288,7 +288,12 @@ func paceAt(ctx context.Context, sc *scenarios.Scenario, t *tuning, at int, caps
 		return out, nil, nil
 	}
 	opts.Strategies = nil
-	name := fmt.Sprintf("%s's paces at caps %s", t.name, joinInts(slices.Compact(slices.Clone(caps))))
+	onCaps := slices.Compact(slices.Clone(caps))
+	word := "caps"
+	if len(onCaps) == 1 {
+		word = "cap"
+	}
+	name := fmt.Sprintf("%s's paces at %s %s", t.name, word, joinInts(onCaps))
 	if n < 2 {
 		err = runTrials(ctx, sc, ts, 0, n, name, false, o, opts)
 	} else {
