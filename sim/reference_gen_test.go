@@ -159,6 +159,16 @@ func (g *tomlGen) top() {
 	if g.chance("check", 4) {
 		g.check()
 	}
+	// Drawn last, so that the scenarios drawn before the key existed stay
+	// the same, and written first, among the top-level keys. The
+	// simulation ignores it (it is the decision's); the cost objective
+	// needs a priced service, so it is left to the decision's tests.
+	if o := rapid.SampledFrom([]string{"", "answer_p95", "completion"}).Draw(g.t, "objective"); o != "" {
+		rest := g.b.String()
+		g.b.Reset()
+		g.line(`objective = %q`, o)
+		g.b.WriteString(rest)
+	}
 }
 
 // workloadHead draws the workload's shape; the [workload] table itself is
