@@ -23,44 +23,15 @@ import (
 // service) and against a bare net/http handler answering a JSON body of the
 // same kind. It reports both rates and their ratio (target ≥ 0.7).
 func BenchmarkHTTPServer(b *testing.B) {
-	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "tool", Headers: spec.HeadersNone}}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		s.Shutdown(ctx) //nolint:errcheck // benchmark teardown
-	}()
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	bare := &http.Server{ReadHeaderTimeout: 30 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body) //nolint:errcheck // benchmark handler
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"ok":true,"id":"1","service":"tool","path":"/search","tokens":0}`+"\n") //nolint:errcheck // benchmark handler
-	})}
-	done := make(chan struct{})
-	go func() { defer close(done); bare.Serve(ln) }() //nolint:errcheck // ErrServerClosed
-	defer func() { bare.Close(); <-done }()
-
+	fakeURL, bareURL := servePair(b, spec.HeadersNone)
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
 	post := func(url string) {
-		res, err := c.Post(url, "application/json", strings.NewReader(`{"q":"x"}`))
-		if err != nil {
+		if err := postSearch(c, url); err != nil {
 			b.Fatal(err)
 		}
-		io.Copy(io.Discard, res.Body) //nolint:errcheck // drained for reuse
-		res.Body.Close()
-		if res.StatusCode != 200 {
-			b.Fatalf("%s: status %d", url, res.StatusCode)
-		}
 	}
-	bareURL, fakeURL := "http://"+ln.Addr().String()+"/search", s.URL("tool")+"/search"
 	post(bareURL)
 	post(fakeURL)
 
@@ -232,43 +203,11 @@ const saturationClients = 32
 // gate (target ≥ 0.9); cpu/req-ratio is better lower.
 // The sub-benchmarks run one server alone, for profiles.
 func BenchmarkHTTPSaturation(b *testing.B) {
-	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "tool"}}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		s.Shutdown(ctx) //nolint:errcheck // benchmark teardown
-	}()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	bare := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body) //nolint:errcheck // benchmark handler
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"ok":true,"id":"1","service":"tool","path":"/search","tokens":0}`+"\n") //nolint:errcheck // benchmark handler
-	})}
-	done := make(chan struct{})
-	go func() { defer close(done); bare.Serve(ln) }() //nolint:errcheck // ErrServerClosed
-	defer func() { bare.Close(); <-done }()
-
+	fakeURL, bareURL := servePair(b, "")
 	tr := &http.Transport{MaxIdleConnsPerHost: saturationClients}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
-	post := func(url string) error {
-		res, err := c.Post(url, "application/json", strings.NewReader(`{"q":"x"}`))
-		if err != nil {
-			return err
-		}
-		io.Copy(io.Discard, res.Body) //nolint:errcheck // drained for reuse
-		res.Body.Close()
-		if res.StatusCode != 200 {
-			return fmt.Errorf("%s: status %d", url, res.StatusCode)
-		}
-		return nil
-	}
+	post := func(url string) error { return postSearch(c, url) }
 	// block sends n requests to url from saturationClients clients.
 	block := func(url string, n int) error {
 		var next atomic.Int64
@@ -291,8 +230,8 @@ func BenchmarkHTTPSaturation(b *testing.B) {
 		return first
 	}
 	targets := []struct{ name, url string }{
-		{"bare", "http://" + ln.Addr().String() + "/search"},
-		{"fakeapi", s.URL("tool") + "/search"},
+		{"bare", bareURL},
+		{"fakeapi", fakeURL},
 	}
 	for _, t := range targets {
 		if err := block(t.url, saturationClients); err != nil { // one connection per client
@@ -342,4 +281,49 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// servePair starts, until b ends, the fakeapi server with one unlimited
+// generic service "tool" (rate-limit headers of the given style) and a bare
+// net/http handler answering a JSON body of the same kind, and returns the
+// URL of /search on each.
+func servePair(b *testing.B, headers spec.HeaderStyle) (fakeURL, bareURL string) {
+	b.Helper()
+	s, err := Start(ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "tool", Headers: headers}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx) //nolint:errcheck // benchmark teardown
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare := &http.Server{ReadHeaderTimeout: 30 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // benchmark handler
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true,"id":"1","service":"tool","path":"/search","tokens":0}`+"\n") //nolint:errcheck // benchmark handler
+	})}
+	done := make(chan struct{})
+	go func() { defer close(done); bare.Serve(ln) }() //nolint:errcheck // ErrServerClosed
+	b.Cleanup(func() { bare.Close(); <-done })
+	return s.URL("tool") + "/search", "http://" + ln.Addr().String() + "/search"
+}
+
+// postSearch posts a small JSON body to url with c, drains the answer for
+// the connection's reuse and wants status 200.
+func postSearch(c *http.Client, url string) error {
+	res, err := c.Post(url, "application/json", strings.NewReader(`{"q":"x"}`))
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, res.Body) //nolint:errcheck // drained for reuse
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		return fmt.Errorf("%s: status %d", url, res.StatusCode)
+	}
+	return nil
 }
