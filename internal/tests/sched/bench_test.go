@@ -173,19 +173,7 @@ func BenchmarkRunner(b *testing.B) {
 	defer closeAll()
 	const block = 50 // turns of one implementation between switches
 	b.Run("alternating", func(b *testing.B) {
-		spent := make([]time.Duration, len(impls))
-		b.ReportAllocs()
-		for b.Loop() {
-			for k, im := range impls {
-				start := cpu(b)
-				for range block {
-					if err := im.turn(); err != nil {
-						b.Fatal(im.name, err)
-					}
-				}
-				spent[k] += cpu(b) - start
-			}
-		}
+		spent := alternate(b, impls, block)
 		calls := float64(b.N * block * turnCalls)
 		ref := float64(spent[2]) / calls
 		for k, im := range impls {
@@ -255,19 +243,7 @@ func BenchmarkRunnerWideTurn(b *testing.B) {
 	}
 	impls := []impl{{"nocap", runner(0)}, {"cap64", runner(wideCap)}, {"bare-goroutines", bare}}
 	const block = 5 // turns of one implementation between switches
-	spent := make([]time.Duration, len(impls))
-	b.ReportAllocs()
-	for b.Loop() {
-		for k, im := range impls {
-			start := cpu(b)
-			for range block {
-				if err := im.turn(); err != nil {
-					b.Fatal(im.name, err)
-				}
-			}
-			spent[k] += cpu(b) - start
-		}
-	}
+	spent := alternate(b, impls, block)
 	n := float64(b.N * block * wideCalls)
 	for k, im := range impls {
 		b.ReportMetric(float64(spent[k])/n, im.name+"-cpu-ns/call")
@@ -344,4 +320,24 @@ func BenchmarkStuckToolDeadline(b *testing.B) {
 		b.ReportMetric(float64(over), m.prefix+"over-150ms")
 	}
 	b.ReportMetric(ms(excess), "max-excess-ms")
+}
+
+// alternate runs, b.N times, block turns of each implementation in turn,
+// so that drift in the machine's load affects them alike, and returns the
+// process CPU each spent, in impls' order.
+func alternate(b *testing.B, impls []impl, block int) []time.Duration {
+	spent := make([]time.Duration, len(impls))
+	b.ReportAllocs()
+	for b.Loop() {
+		for k, im := range impls {
+			start := cpu(b)
+			for range block {
+				if err := im.turn(); err != nil {
+					b.Fatal(im.name, err)
+				}
+			}
+			spent[k] += cpu(b) - start
+		}
+	}
+	return spent
 }
