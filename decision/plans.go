@@ -13,13 +13,7 @@ import (
 // back in unplanned with the reason.
 func PlanServices(sc *scenarios.Scenario, headroom float64) (plans []Plan, unplanned map[string]error) {
 	for _, l := range sim.Loads(sc) {
-		var file *scenarios.Service
-		for i := range sc.Services {
-			if sc.Services[i].Name == l.Name {
-				file = &sc.Services[i]
-			}
-		}
-		p, err := Recommend(Service{PerSecond: PerSecond(file),
+		p, err := Recommend(Service{PerSecond: PerSecond(sc.Service(l.Name)),
 			Name: l.Name, RPM: l.RequestsPerMinute, TPM: l.TokensPerMinute, MaxConcurrent: l.MaxConcurrent,
 			TokensPerCall: l.TokensPerCall, MeanLatency: l.MeanLatency, RoundTrip: l.RoundTrip, CallsPerTurn: l.CallsPerTurn, Headroom: headroom,
 		})
