@@ -143,6 +143,15 @@ func abandoned(a, next *fakeapi.Record, grace time.Duration) bool {
 	return closed-next.Arrived > grace
 }
 
+// clientEnd is when attempt r ended for its client: when it was answered,
+// or when the client closed its connection before that.
+func clientEnd(r *fakeapi.Record) time.Duration {
+	if r.Left > 0 && r.Left < r.Answered {
+		return r.Left
+	}
+	return r.Answered
+}
+
 // uncertain reports whether attempt a's client could not know whether the
 // server applied it when it sent the next attempt of its call, next: a
 // timeout (next arrived while a was served, or a was cancelled or its

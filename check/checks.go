@@ -174,8 +174,8 @@ func cancellation(calls []*call, rules Rules) Line {
 }
 
 // writes grades the client's writes: admitted while another write to the
-// same resource was in flight (overlapping; not a retry that overlapped
-// only the attempt its client had just closed, see closedLate), or retried without an
+// same resource was in flight (overlapping; not one that overlapped only
+// writes its client had just closed, see letGo), or retried without an
 // Idempotency-Key after an attempt whose fate the client could not know
 // (a timeout, a reset or a 5xx; see uncertain), so that the server cannot
 // tell the retry from a second write. The figure adds the calls the
@@ -184,9 +184,11 @@ func cancellation(calls []*call, rules Rules) Line {
 // It reports false when there were no writes.
 func writes(recs []*fakeapi.Record, calls []*call, grace time.Duration) (Line, bool) {
 	n, races, own, unkeyed, twice := 0, 0, 0, 0, 0
+	byResource := map[string][]*fakeapi.Record{}
 	for _, r := range recs {
 		if r.Write {
 			n++
+			byResource[r.Resource] = append(byResource[r.Resource], r)
 		}
 	}
 	if n == 0 {
@@ -198,7 +200,7 @@ func writes(recs []*fakeapi.Record, calls []*call, grace time.Duration) (Line, b
 		}
 		for i, a := range c.attempts {
 			if a.Write && a.WriteRace {
-				if i > 0 && closedLate(c.attempts[i-1], a, grace) {
+				if letGo(a, byResource[a.Resource], grace) {
 					own++
 				} else {
 					races++
@@ -214,7 +216,7 @@ func writes(recs []*fakeapi.Record, calls []*call, grace time.Duration) (Line, b
 			n, races, unkeyed, twice),
 		Rule: "no write overlaps another to its resource; a write retried after an unknown outcome carries an Idempotency-Key"}
 	if own > 0 {
-		l.Figure += fmt.Sprintf("; %d retries overlapped only the attempt their client had just closed, the server yet to see it (within %v)", own, grace)
+		l.Figure += fmt.Sprintf("; %d overlapped only writes their client had just closed, the server yet to see it (within %v)", own, grace)
 	}
 	if races+unkeyed > 0 {
 		l.Verdict = Fail
@@ -222,13 +224,27 @@ func writes(recs []*fakeapi.Record, calls []*call, grace time.Duration) (Line, b
 	return l, true
 }
 
-// closedLate reports whether next, the attempt after a in its call,
-// arrived while the server still served a whose client had closed it,
-// the server seeing the disconnect within grace after next arrived: a
-// client that cancels and retries at once has its retry reach the server
-// first. A write race of next is then with a, which the client had let go.
-func closedLate(a, next *fakeapi.Record, grace time.Duration) bool {
-	return (a.Cancelled || a.Left > 0) && a.Answered > next.Arrived && min(a.Answered, a.Left)-next.Arrived <= grace
+// letGo reports whether write a, admitted while another write to its
+// resource was in flight on the server, overlapped only writes its client
+// had let go: among the client's writes to the resource (same, in order
+// of arrival), each that arrived before a and was still served when a
+// arrived was closed by the client, the server seeing the close within
+// grace after a arrived. A client that cancels a write and sends the next
+// at once has the next reach the server before its disconnect does. It
+// reports false when it finds no such write (the write a overlapped was
+// another client's).
+func letGo(a *fakeapi.Record, same []*fakeapi.Record, grace time.Duration) bool {
+	found := false
+	for _, v := range same {
+		if v == a || v.Arrived > a.Arrived || v.Answered <= a.Arrived {
+			continue
+		}
+		if !v.Cancelled && v.Left == 0 || clientEnd(v)-a.Arrived > grace {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // answerGap grades the p95 time from one model answer to the client to the

@@ -136,7 +136,9 @@ func gradeOne(recs []*fakeapi.Record, calls []*call, rules Rules) []Line {
 }
 
 // inFlight grades the most attempts in flight at once against limit (0:
-// none).
+// none). An attempt is in flight from its arrival until it was answered or
+// its client closed it, whichever came first: an attempt the client let
+// go is no longer its, however long the server worked on.
 func inFlight(recs []*fakeapi.Record, limit int, source string) Line {
 	type edge struct {
 		at    time.Duration
@@ -144,7 +146,7 @@ func inFlight(recs []*fakeapi.Record, limit int, source string) Line {
 	}
 	edges := make([]edge, 0, 2*len(recs))
 	for _, r := range recs {
-		edges = append(edges, edge{r.Arrived, 1}, edge{r.Answered, -1})
+		edges = append(edges, edge{r.Arrived, 1}, edge{clientEnd(r), -1})
 	}
 	// Ends before starts at one instant: an attempt sent as another's
 	// answer went out does not overlap it.

@@ -96,7 +96,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	seen := s.realDecision(d) // what the client is told, in real time
 	status := writeDecisionHeaders(w.Header(), c, "req_"+id, &seen, wall)
 	rec.decided(arrived, &d, &seen, status)
-	defer s.emit(rec) // also when the handler aborts the connection
+	p := s.pending.arrive(rec, s.conns.raw(r.RemoteAddr), arrived)
+	defer func() { // also when the handler aborts the connection
+		s.pending.done(p)
+		s.emit(rec)
+	}()
 	if !d.Admitted() {
 		s.answerRejection(w, r, c, id, status, &d, &seen, in.bodyErr, rec)
 		return

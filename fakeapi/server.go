@@ -131,6 +131,10 @@ type Server struct {
 	// and marks no retries (see conversationRetry; guarded by roundsMu).
 	roundsMu sync.Mutex
 	rounds   map[string]uint64
+	// pending holds the logged requests in flight, conns the connections
+	// they came on (see pendingSet; only while the server logs requests).
+	pending pendingSet
+	conns   conns
 }
 
 type service struct {
@@ -281,6 +285,9 @@ func (s *Server) listen(addr string, h http.Handler) (string, error) {
 		return "", fmt.Errorf("fakeapi: %w", err)
 	}
 	url := "http://" + ln.Addr().String()
+	if s.cfg.OnRequest != nil {
+		ln = connsListener{Listener: ln, conns: &s.conns}
+	}
 	if n := limit(s.cfg.MaxConns, DefaultMaxConns); n > 0 {
 		ln = netutil.LimitListener(ln, n)
 	}
