@@ -42,6 +42,13 @@ import (
 // its local share (a Redis round trip past the scaled timeout) is left
 // out.
 //
+// A machine too busy to answer Redis within the scaled timeout sends the
+// processes to their local shares, over and over (13 periods in one run
+// at a load of 10, which met 55 429s after the ramp away from any
+// window's edge): such a run measures the machine, not the shared quota,
+// so a run with more than maxFallbacks of them is played again at 1, and
+// the test skips, saying so, when that one has as many.
+//
 // Even at 0.5 a loaded machine can let the live phase drift toward an
 // edge: one CI run met 21 429s after the ramp, every one of them sent in
 // a window's last 10 ms, where the virtual run met none. Those edge 429s
@@ -51,6 +58,7 @@ import (
 // its share would meet 429s all through the windows, which the check
 // still counts.
 func TestLongSharedKeyLiveAgreement(t *testing.T) {
+	const maxFallbacks = 2
 	t.Parallel() // waits on real time; the live checks overlap
 	rs := redistest.Start(t)
 	sc, err := scenarios.Builtin("shared-key")
@@ -69,6 +77,7 @@ func TestLongSharedKeyLiveAgreement(t *testing.T) {
 	var (
 		live *results.Results
 		recs []trace.Record
+		down []results.EventSpan
 	)
 	for _, scale := range []float64{0.5, 1} {
 		var buf bytes.Buffer
@@ -79,16 +88,19 @@ func TestLongSharedKeyLiveAgreement(t *testing.T) {
 			t.Fatal(err)
 		}
 		recs = tracedRecords(t, w, &buf)
-		if live.Invalid == "" {
+		down = down[:0]
+		for _, e := range live.Events {
+			if e.Kind == "quota-fallback" {
+				down = append(down, e)
+			}
+		}
+		if live.Invalid == "" && len(down) <= maxFallbacks {
 			break
 		}
-		t.Logf("time scale %g: %s", scale, live.Invalid)
+		t.Logf("time scale %g: %q, %d periods on the local share", scale, live.Invalid, len(down))
 	}
-	var down []results.EventSpan
-	for _, e := range live.Events {
-		if e.Kind == "quota-fallback" {
-			down = append(down, e)
-		}
+	if live.Invalid != "" || len(down) > maxFallbacks {
+		t.Skipf("the machine could not keep the run at time scale 1 (%q; %d periods on the local share, each a Redis round trip past the scaled timeout): the shared quota was not measured", live.Invalid, len(down))
 	}
 	inDown := func(r trace.Record) bool {
 		for _, e := range down {
