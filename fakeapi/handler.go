@@ -80,11 +80,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	if ep.generates() && in.bodyErr == nil && !in.tooLarge {
 		// The fake model's answer, known before admission: its length
 		// paces the generation.
-		prefix := "call"
-		if ep == epMessages {
-			prefix = "toolu"
-		}
-		in.dec.reply = c.Agent.decide(sv.agentSeed, &in.dec.agent, prefix)
+		in.dec.reply = c.Agent.decide(sv.agentSeed, &in.dec.agent, providerOf(c.API).callPrefix())
 		in.dec.answer = c.Agent.answerTokens(sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
 		in.req.Generated = in.dec.answer
 	}
@@ -218,9 +214,7 @@ func (s *Server) settle(sv *service, d *Decision, out int64) {
 // is the time of the decision. It returns the answer's HTTP status.
 func writeDecisionHeaders(h http.Header, c *ServiceConfig, requestID string, seen *Decision, wall time.Time) int {
 	h.Set("X-Request-Id", requestID)
-	if c.API == spec.APIAnthropic {
-		h.Set("Request-Id", requestID)
-	}
+	providerOf(c.API).setRequestID(h, requestID)
 	return seen.Answer(c.API, c.Headers, wall, h)
 }
 
@@ -261,7 +255,7 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 		s.settle(sv, d, out)
 	}
 	if d.Kind == KindOK && dec.stream {
-		groups, n := streamBody(ep, id, model, wall, d.Tokens-dec.output, out, dec)
+		groups, n := streamBody(c.API, ep, id, model, wall, d.Tokens-dec.output, out, dec)
 		s.stream(w, r.Context(), sv, d, rec, groups, n)
 		return
 	}
@@ -270,7 +264,7 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	}
 	switch d.Kind {
 	case KindOK:
-		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, out, dec))
+		writeJSON(w, 200, okBody(c.API, ep, c.Name, path, id, model, wall, d.Tokens-dec.output, out, dec))
 	case KindServerError, KindConflict:
 		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
 	case KindReset:
@@ -326,19 +320,6 @@ func knownKey(c *ServiceConfig, key string) bool {
 	return false
 }
 
-// providerStatus is the status a provider style sends for a rejection: an
-// OpenAI-style service answers a request too large for its token limit with
-// 429 (type tokens) and an overload with 503, as OpenAI does; the rest is
-// the model's status.
-func providerStatus(api spec.APIStyle, d *Decision) int {
-	if api != spec.APIOpenAI {
-		return d.Status
-	}
-	switch {
-	case d.Kind == KindTooLarge && d.Limit == LimitTPM:
-		return http.StatusTooManyRequests
-	case d.Kind == KindOverloaded:
-		return http.StatusServiceUnavailable
-	}
-	return d.Status
-}
+// providerStatus is the status API style api sends for decision d
+// (provider.status).
+func providerStatus(api spec.APIStyle, d *Decision) int { return providerOf(api).status(d) }
