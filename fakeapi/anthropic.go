@@ -97,7 +97,7 @@ func (anthropicShape) okBody(ep endpoint, a *answerArgs) any {
 		return nil
 	}
 	calls := a.dec.reply.calls
-	content, stop := []any{map[string]any{"type": "text", "text": strings.Join(answer(a.out), "")}}, "end_turn"
+	content, stop := []any{map[string]any{"type": "text", "text": strings.Join(answer(a.out), "")}}, messageStop(a.dec)
 	if len(calls) > 0 {
 		content, stop = make([]any, len(calls)), "tool_use"
 		for i, c := range calls {
@@ -109,6 +109,15 @@ func (anthropicShape) okBody(ep endpoint, a *answerArgs) any {
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": a.in, "output_tokens": a.out},
 	}
+}
+
+// messageStop is a message's stop_reason without tool use: "max_tokens"
+// when the answer stopped at the request's max_tokens, else "end_turn".
+func messageStop(dec *decoded) string {
+	if dec.truncated {
+		return "max_tokens"
+	}
+	return "end_turn"
 }
 
 // toolUseBlock is an Anthropic tool_use content block; a streamed block
@@ -133,7 +142,7 @@ func (anthropicShape) streamEvents(ep endpoint, groups *sseGroups, a *answerArgs
 func messageEvents(groups *sseGroups, pieces answerPieces, id, model string, in, out int64, dec *decoded) {
 	calls := dec.reply.calls
 	last := groups.n - 1 // the last piece
-	stop := "end_turn"
+	stop := messageStop(dec)
 	groups.event(0, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_" + id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,

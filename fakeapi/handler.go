@@ -81,7 +81,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		// The fake model's answer, known before admission: its length
 		// paces the generation.
 		in.dec.reply = c.Agent.decide(sv.agentSeed, &in.dec.agent, providerOf(c.API).callPrefix())
-		in.dec.answer = c.Agent.answerTokens(sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
+		var cut bool
+		in.dec.answer, cut = c.Agent.answerTokens(sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
+		in.dec.truncated = cut && in.dec.maxSet
 		in.req.Generated = in.dec.answer
 	}
 	now, d := s.decide(sv, &in)

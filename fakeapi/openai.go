@@ -110,7 +110,7 @@ func (openAIShape) okBody(ep endpoint, a *answerArgs) any {
 	case epChat:
 		calls := dec.reply.calls
 		msg := map[string]any{"role": "assistant", "content": strings.Join(answer(out), ""), "refusal": nil}
-		finish := "stop"
+		finish := chatFinish(dec)
 		if len(calls) > 0 {
 			tc := make([]any, len(calls))
 			for i, c := range calls {
@@ -144,6 +144,16 @@ func (openAIShape) streamEvents(ep endpoint, groups *sseGroups, a *answerArgs) {
 	}
 }
 
+// chatFinish is a chat completion's finish_reason without tool calls:
+// "length" when the answer stopped at the request's max_tokens, else
+// "stop".
+func chatFinish(dec *decoded) string {
+	if dec.truncated {
+		return "length"
+	}
+	return "stop"
+}
+
 // chatEvents adds the chunks of a streamed chat completion to groups: the
 // answer's pieces or dec.reply's tool calls, the finish, and the usage
 // chunk when dec asks for it.
@@ -161,7 +171,7 @@ func chatEvents(groups *sseGroups, pieces answerPieces, id, model string, create
 		}
 		return c
 	}
-	finish := "stop"
+	finish := chatFinish(dec)
 	if len(calls) == 0 {
 		groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
 		for i, p := range pieces.all() {

@@ -240,6 +240,12 @@ type decoded struct {
 	// answer is the output tokens of the fake model's answer (see
 	// AgentConfig.answerTokens), set with reply.
 	answer int64
+	// maxSet says the request named its output limit (max_tokens,
+	// max_completion_tokens or max_output_tokens); truncated, set with
+	// reply, that the text answer stopped at it, which the answer's stop
+	// reason says (OpenAI's finish_reason "length", Anthropic's
+	// stop_reason "max_tokens").
+	maxSet, truncated bool
 }
 
 // generates reports whether the endpoint answers with generated text (or
@@ -285,6 +291,7 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, 
 	if err := decodeFields(ep, &b, &d); err != nil {
 		return d, err
 	}
+	d.maxSet = b.MaxCompletionTokens != nil || b.MaxTokens != nil || b.MaxOutputTokens != nil
 	if d.input, d.output, err = tokenCounts(ep, &b, tokensHeader, outputHeader, defaultOutput); err != nil {
 		return d, err
 	}
@@ -412,13 +419,16 @@ func okBody(api spec.APIStyle, ep endpoint, service, path, id, model string, cre
 // pieces (tokens) a stream sends.
 var answerHead = []string{"simbench", ":", " ok"}
 
-// maxAnswerPieces caps the tokens of a text answer, whatever the output
-// tokens a request is charged for.
+// maxAnswerPieces caps the tokens of a text answer (AgentConfig.answerTokens
+// draws no longer one), so that the answer's pieces are as many as its
+// usage reports.
 const maxAnswerPieces = 4096
 
 // answer returns the fake model's text answer to a request of out output
-// tokens, as the pieces a stream sends (one per token): answerHead, then
-// " ok" until the answer has out tokens (at most maxAnswerPieces).
+// tokens, as the pieces a stream sends (one per token): the first out of
+// answerHead, then " ok" until the answer has out tokens (at most
+// maxAnswerPieces). The fake's tokens are these pieces: "simbench", ":"
+// and each " ok" are one token each.
 func answer(out int64) []string {
 	p := make([]string, 0, int(streamedAnswer(out)))
 	for _, piece := range streamedAnswer(out).all() {

@@ -80,9 +80,10 @@ func (s *sseGroups) finish() {
 	}
 }
 
-// streamedAnswer is answer(out) as a stream sends it, piece by piece.
+// streamedAnswer is answer(out) as a stream sends it, piece by piece:
+// out pieces, one per token (at most maxAnswerPieces).
 func streamedAnswer(out int64) answerPieces {
-	return answerPieces(min(max(out, int64(len(answerHead))), maxAnswerPieces))
+	return answerPieces(min(max(out, 0), maxAnswerPieces))
 }
 
 // answerPieces is a text answer of that many pieces, computed piece by
@@ -125,7 +126,7 @@ func (a answerPieces) text() string {
 // follow the Responses API's events (see responseEvents).
 func streamBody(api spec.APIStyle, ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) (iter.Seq2[int, []byte], int) {
 	pieces := streamedAnswer(out)
-	n := int(pieces)
+	n := max(int(pieces), 1) // an empty answer still has its events
 	if len(dec.reply.calls) > 0 {
 		n = len(dec.reply.calls)
 	}
