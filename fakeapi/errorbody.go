@@ -10,17 +10,16 @@ import (
 	"github.com/simbench/simbench/spec"
 )
 
-// The error bodies and messages of rejections, in each API style.
+// The error bodies and messages of rejections; each API style's shape is
+// its provider's errorBody (openai.go, anthropic.go, generic.go).
 
-// errorBody renders an error in the API style's shape. extra fields are
-// added to the error object (generic style only), except "request_id",
-// which Anthropic style sends beside the error, "limit", which makes an
-// OpenAI-style 429 of the token limit type "tokens", "kind", which gives an
-// OpenAI-style overload (503) the code "overloaded" and a spent credit or a
-// context too long their codes (every style but Anthropic's, which words
-// them in the message), and "retry_delay", a time.Duration sent in every
-// style as Google APIs send one: error.details[] holding a
-// google.rpc.RetryInfo with retryDelay in seconds ("1.5s").
+// errorBody renders an error in the API style's shape (provider.errorBody).
+// extra holds what the shapes read: "kind" (the decision's Kind),
+// "limit" (the Limit of a 429), "request_id" (which the Anthropic shape
+// sends beside the error), "retry_after_ms", and "retry_delay", a
+// time.Duration sent in every style as Google APIs send one:
+// error.details[] holding a google.rpc.RetryInfo with retryDelay in seconds
+// ("1.5s"). The generic shape puts the other fields in the error object.
 func errorBody(api spec.APIStyle, status int, message string, extra map[string]any) []byte {
 	v, e := providerOf(api).errorBody(status, message, extra)
 	if d, ok := extra["retry_delay"].(time.Duration); ok {

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/simbench/simbench/spec"
 )
 
 // Routing and answering one request: the steps of serve.
@@ -321,7 +319,3 @@ func knownKey(c *ServiceConfig, key string) bool {
 	}
 	return false
 }
-
-// providerStatus is the status API style api sends for decision d
-// (provider.status).
-func providerStatus(api spec.APIStyle, d *Decision) int { return providerOf(api).status(d) }
