@@ -130,7 +130,7 @@ func (openAIShape) okBody(ep endpoint, a *answerArgs) any {
 			"usage": map[string]any{"prompt_tokens": in, "total_tokens": in},
 		}
 	case epResponses:
-		return responseObject(a.id, a.model, a.created, "completed", responseOutput(a.id, out, dec, true), in, out, dec)
+		return responseObject(a.id, a.model, a.created, responseStatus(dec), responseOutput(a.id, out, dec, true), in, out, dec)
 	}
 	return nil
 }
