@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,6 +14,17 @@ import (
 // {"type":"error","error":{"type","message"},"request_id"}; the request id
 // also in a request-id header; an overload or outage is a 529, a spent
 // credit a 400, as Anthropic answers them.
+
+// ThreadsBeta is the anthropic-beta value of the message-threads beta,
+// whose thread continuation the fake service does not implement.
+const ThreadsBeta = "message-threads-2026-08-12"
+
+// errUnsupportedThread refuses a messages request that continues a thread:
+// answering it as a fresh conversation would silently change the client's
+// loop (it sends only the tool results), so it gets a 400 that names the
+// beta instead.
+var errUnsupportedThread = errors.New("thread: the message-threads beta (anthropic-beta: " + ThreadsBeta +
+	") is not supported by this fake service, so a thread cannot be continued; send the whole conversation in messages without the beta")
 
 // anthropicShape is the Anthropic provider shape.
 type anthropicShape struct{}
@@ -81,6 +93,24 @@ func (anthropicShape) contextMessage(window, tokens int64) string {
 
 // setRequestID adds Anthropic's request-id header.
 func (anthropicShape) setRequestID(h http.Header, id string) { h.Set("Request-Id", id) }
+
+// checkFields refuses a thread continuation (errUnsupportedThread) and
+// requires messages, and a message's max_tokens.
+func (anthropicShape) checkFields(ep endpoint, b *reqBody, _ *decoded) error {
+	if ep != epMessages && ep != epCountTokens {
+		return nil
+	}
+	if len(b.Thread) > 0 && string(b.Thread) != "null" {
+		return errUnsupportedThread
+	}
+	if len(b.Messages) == 0 {
+		return errors.New("messages is required")
+	}
+	if b.MaxTokens == nil && ep == epMessages {
+		return errors.New("max_tokens is required")
+	}
+	return nil
+}
 
 func (anthropicShape) modelsBody(model string, created time.Time) any {
 	return map[string]any{

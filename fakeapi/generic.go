@@ -55,6 +55,9 @@ func (genericShape) contextMessage(window, tokens int64) string {
 
 func (genericShape) setRequestID(http.Header, string) {}
 
+// checkFields: a generic tool takes any JSON object.
+func (genericShape) checkFields(endpoint, *reqBody, *decoded) error { return nil }
+
 // modelsBody: a generic service routes no /v1/models; nil.
 func (genericShape) modelsBody(string, time.Time) any { return nil }
 

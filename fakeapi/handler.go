@@ -165,7 +165,7 @@ func readRequest(r *http.Request, sv *service, ep endpoint, path string, body []
 	in := incoming{req: Request{Method: r.Method, Path: path, Key: apiKey(r), Bytes: n}, tooLarge: n > c.MaxBodyBytes}
 	in.req.Client, in.req.Retry, in.how = retryIdentity(r, in.req.Key)
 	if !in.tooLarge {
-		in.dec, in.bodyErr = decodeRequest(ep, body, r.Header.Get(TokensHeader), r.Header.Get(OutputTokensHeader), c.OutputTokens)
+		in.dec, in.bodyErr = decodeRequest(c.API, ep, body, r.Header.Get(TokensHeader), r.Header.Get(OutputTokensHeader), c.OutputTokens)
 		in.req.Malformed = in.bodyErr != nil
 	}
 	in.req.Tokens, in.req.OutputTokens = in.dec.input, in.dec.output

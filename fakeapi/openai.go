@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -96,6 +97,31 @@ func (openAIShape) contextMessage(window, tokens int64) string {
 }
 
 func (openAIShape) setRequestID(http.Header, string) {}
+
+// checkFields requires a chat completion's messages, a response's input
+// (or previous_response_id) and an embedding's input, which it decodes.
+func (openAIShape) checkFields(ep endpoint, b *reqBody, d *decoded) error {
+	switch ep {
+	case epChat:
+		if len(b.Messages) == 0 {
+			return errors.New("messages is required")
+		}
+	case epEmbeddings:
+		if len(b.Input) == 0 {
+			return errors.New("input is required")
+		}
+		e, err := decodeEmbed(b.Input, b.EncodingFormat, b.Dimensions)
+		if err != nil {
+			return err
+		}
+		d.embed = e
+	case epResponses:
+		if len(b.Input) == 0 && b.PreviousResponseID == "" {
+			return errors.New("input is required")
+		}
+	}
+	return nil
+}
 
 func (openAIShape) modelsBody(model string, created time.Time) any {
 	return map[string]any{"object": "list", "data": []any{map[string]any{

@@ -75,6 +75,10 @@ type provider interface {
 	// setRequestID adds to h the request-id headers the provider sends
 	// besides X-Request-Id.
 	setRequestID(h http.Header, id string)
+	// checkFields checks the fields endpoint ep (one of the provider's
+	// routes, or epGeneric) requires of body b, and decodes into d what
+	// the endpoint asks for beyond tokens and tools (an embedding).
+	checkFields(ep endpoint, b *reqBody, d *decoded) error
 	// modelsBody is the JSON value of GET /v1/models listing model,
 	// created at created.
 	modelsBody(model string, created time.Time) any
@@ -210,17 +214,6 @@ type reqBody struct {
 	Thread json.RawMessage `json:"thread"`
 }
 
-// ThreadsBeta is the anthropic-beta value of the message-threads beta,
-// whose thread continuation the fake service does not implement.
-const ThreadsBeta = "message-threads-2026-08-12"
-
-// errUnsupportedThread refuses a messages request that continues a thread:
-// answering it as a fresh conversation would silently change the client's
-// loop (it sends only the tool results), so it gets a 400 that names the
-// beta instead.
-var errUnsupportedThread = errors.New("thread: the message-threads beta (anthropic-beta: " + ThreadsBeta +
-	") is not supported by this fake service, so a thread cannot be continued; send the whole conversation in messages without the beta")
-
 // decoded is what the server learns from a request.
 type decoded struct {
 	model         string
@@ -271,7 +264,7 @@ const ClientHeader = "X-Simbench-Client"
 // them; output tokens are max_completion_tokens, max_tokens, or
 // defaultOutput for chat and messages, 0 for embeddings, and for generic
 // tools outputHeader or the body's "output_tokens" (0 without them).
-func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (decoded, error) {
+func decodeRequest(api spec.APIStyle, ep endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (decoded, error) {
 	var d decoded
 	b, err := parseBody(ep, body)
 	if err != nil {
@@ -288,7 +281,7 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, 
 			return d, fmt.Errorf("token counts must not be negative (got %d)", *p)
 		}
 	}
-	if err := decodeFields(ep, &b, &d); err != nil {
+	if err := decodeFields(api, ep, &b, &d); err != nil {
 		return d, err
 	}
 	d.maxSet = b.MaxCompletionTokens != nil || b.MaxTokens != nil || b.MaxOutputTokens != nil
@@ -320,38 +313,12 @@ func parseBody(ep endpoint, body []byte) (reqBody, error) {
 	return b, nil
 }
 
-// decodeFields checks the fields endpoint ep requires of body b and
-// decodes into d what an embeddings request asks for and what a generating
+// decodeFields checks the fields endpoint ep of API style api requires of
+// body b (provider.checkFields) and decodes into d what a generating
 // request says about tools.
-func decodeFields(ep endpoint, b *reqBody, d *decoded) error {
-	switch ep {
-	case epChat:
-		if len(b.Messages) == 0 {
-			return errors.New("messages is required")
-		}
-	case epEmbeddings:
-		if len(b.Input) == 0 {
-			return errors.New("input is required")
-		}
-		e, err := decodeEmbed(b.Input, b.EncodingFormat, b.Dimensions)
-		if err != nil {
-			return err
-		}
-		d.embed = e
-	case epMessages, epCountTokens:
-		if len(b.Thread) > 0 && string(b.Thread) != "null" {
-			return errUnsupportedThread
-		}
-		if len(b.Messages) == 0 {
-			return errors.New("messages is required")
-		}
-		if b.MaxTokens == nil && ep == epMessages {
-			return errors.New("max_tokens is required")
-		}
-	case epResponses:
-		if len(b.Input) == 0 && b.PreviousResponseID == "" {
-			return errors.New("input is required")
-		}
+func decodeFields(api spec.APIStyle, ep endpoint, b *reqBody, d *decoded) error {
+	if err := providerOf(api).checkFields(ep, b, d); err != nil {
+		return err
 	}
 	if ep.generates() {
 		a, err := decodeAgent(ep, b)
