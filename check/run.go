@@ -97,7 +97,7 @@ func Environment(sc *scenarios.Scenario, srv *fakeapi.Server) []string {
 			key = "sk-simbench"
 		}
 		api := srv.API(svc.Name)
-		prefix := map[spec.APIStyle]string{spec.APIOpenAI: "OPENAI", spec.APIAnthropic: "ANTHROPIC"}[api]
+		prefix := srv.SDKEnv(svc.Name)
 		if prefix != "" && !sdk[api] {
 			sdk[api] = true
 			env = append(env, prefix+"_BASE_URL="+srv.SDKBaseURL(svc.Name), prefix+"_API_KEY="+key)

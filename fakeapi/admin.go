@@ -145,11 +145,9 @@ func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Summary(w io.Writer) {
 	for _, sv := range s.services {
 		fmt.Fprintf(w, "%-12s %s", sv.cfg.Name, sv.url)
-		switch base := s.SDKBaseURL(sv.cfg.Name); sv.cfg.API {
-		case spec.APIOpenAI:
-			fmt.Fprintf(w, "  (openai SDK base URL: %s, OPENAI_BASE_URL=%s)", base, base)
-		case spec.APIAnthropic:
-			fmt.Fprintf(w, "  (anthropic SDK base URL: %s, ANTHROPIC_BASE_URL=%s)", base, base)
+		if env := s.SDKEnv(sv.cfg.Name); env != "" {
+			base := s.SDKBaseURL(sv.cfg.Name)
+			fmt.Fprintf(w, "  (%s SDK base URL: %s, %s_BASE_URL=%s)", sv.cfg.API, base, env, base)
 		}
 		if len(sv.cfg.Keys) > 0 {
 			keys := make([]string, len(sv.cfg.Keys))

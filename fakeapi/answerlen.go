@@ -28,23 +28,23 @@ const bytesPerToken = 4
 // limit (the request's max_tokens or its default; at least 1): a tool-call
 // answer's serialized calls at bytesPerToken, a text answer's drawn from
 // a.Answer with a stream of the conversation's round, so that a
-// conversation replays alike for a seed.
-func (a *AgentConfig) answerTokens(seed uint64, req *agentRequest, r *reply, limit int64) int64 {
+// conversation replays alike for a seed, and at most maxAnswerPieces (the
+// text answer is that many pieces, one per token). cut reports a text
+// answer cut at limit: the drawn length was longer.
+func (a *AgentConfig) answerTokens(seed uint64, req *agentRequest, r *reply, limit int64) (n int64, cut bool) {
 	if limit <= 0 {
-		return 0
+		return 0, len(r.calls) == 0
 	}
-	var n float64
 	if len(r.calls) > 0 {
-		n = float64(toolCallTokens(r.calls))
-	} else {
-		s := defaultAnswer
-		if a.Answer.Kind != "" {
-			s = spec.NewSampler(a.Answer)
-		}
-		rng := rand.New(rand.NewPCG(seed^0x6a09e667f3bcc909^uint64(req.round), req.conv))
-		n = math.Round(s.Draw(rng))
+		return max(1, min(toolCallTokens(r.calls), limit)), false
 	}
-	return int64(max(1, min(n, float64(limit))))
+	s := defaultAnswer
+	if a.Answer.Kind != "" {
+		s = spec.NewSampler(a.Answer)
+	}
+	rng := rand.New(rand.NewPCG(seed^0x6a09e667f3bcc909^uint64(req.round), req.conv))
+	drawn := math.Round(s.Draw(rng))
+	return int64(max(1, min(drawn, float64(limit), maxAnswerPieces))), drawn > float64(limit)
 }
 
 // toolCallTokens is the tokens of a tool-call answer: its calls serialized

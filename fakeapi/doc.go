@@ -34,4 +34,23 @@
 // that live runs, tests and `simbench serve` can point real clients (the
 // official SDKs included) at it. The server reads the real clock only at its
 // edges and serializes access to each Model with a mutex.
+//
+// Each API shape a service speaks (spec.APIStyle) is one provider, in one
+// file: openai.go (with responses.go and embeddings.go), anthropic.go and
+// generic.go. A provider holds its routes, the answers and streamed events
+// of its endpoints, its error bodies and statuses (a 429, an overload, an
+// outage, a spent credit, a context too long), its request-id headers and
+// the base URL and environment variables of its official SDK; the rest of
+// the server asks the service's provider and keeps no arm per shape. The
+// rate-limit headers follow the service's header style (headers.go), set
+// apart from the shape. On a provider-shaped service, a path under another
+// API's prefix (/v1…, /v1beta…, Azure's /openai/…, Bedrock's /model/…) that
+// is not one of the provider's routes answers 404 in the provider's error
+// shape; other paths are generic tool endpoints.
+//
+// A text answer is as many tokens as its usage reports: "simbench", ":"
+// and each " ok" are one token each, a stream sends one per delta, and an
+// answer cut at the request's max_tokens ends as the provider ends it
+// (finish_reason "length", stop_reason "max_tokens", a Responses API
+// response "incomplete").
 package fakeapi

@@ -4,64 +4,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/simbench/simbench/spec"
 )
 
-// The error bodies and messages of rejections, in each API style.
+// The error bodies and messages of rejections; each API style's shape is
+// its provider's errorBody (openai.go, anthropic.go, generic.go).
 
-// errorBody renders an error in the API style's shape. extra fields are
-// added to the error object (generic style only), except "request_id",
-// which Anthropic style sends beside the error, "limit", which makes an
-// OpenAI-style 429 of the token limit type "tokens", "kind", which gives an
-// OpenAI-style overload (503) the code "overloaded" and a spent credit or a
-// context too long their codes (every style but Anthropic's, which words
-// them in the message), and "retry_delay", a time.Duration sent in every
-// style as Google APIs send one: error.details[] holding a
-// google.rpc.RetryInfo with retryDelay in seconds ("1.5s").
+// errorBody renders an error in the API style's shape (provider.errorBody).
+// extra holds what the shapes read: "kind" (the decision's Kind),
+// "limit" (the Limit of a 429), "request_id" (which the Anthropic shape
+// sends beside the error), "retry_after_ms", and "retry_delay", a
+// time.Duration sent in every style as Google APIs send one:
+// error.details[] holding a google.rpc.RetryInfo with retryDelay in seconds
+// ("1.5s"). The generic shape puts the other fields in the error object.
 func errorBody(api spec.APIStyle, status int, message string, extra map[string]any) []byte {
-	var v any
-	var e map[string]any
-	kind, _ := extra["kind"].(string)
-	switch api {
-	case spec.APIAnthropic:
-		e = map[string]any{"type": anthropicType(status), "message": message}
-		m := map[string]any{"type": "error", "error": e}
-		if id, ok := extra["request_id"]; ok {
-			m["request_id"] = id
-		}
-		v = m
-	case spec.APIOpenAI:
-		typ, code := openAIType(status)
-		var param any
-		if l := extra["limit"]; status == http.StatusTooManyRequests && (l == LimitTPM.String() || l == LimitITPM.String() || l == LimitOTPM.String()) {
-			typ = "tokens"
-		}
-		switch kind {
-		case KindOverloaded.String():
-			code = "overloaded" // OpenAI answers an overload 503 with it
-		case KindQuotaExhausted.String():
-			typ, code = kind, kind // as OpenAI sends insufficient_quota
-		case KindContextTooLong.String():
-			code, param = kind, "messages"
-		}
-		e = map[string]any{"message": message, "type": typ, "param": param, "code": code}
-		v = map[string]any{"error": e}
-	default:
-		e = map[string]any{"type": anthropicType(status), "message": message, "status": status}
-		for k, x := range extra {
-			if k != "retry_delay" {
-				e[k] = x
-			}
-		}
-		if kind == KindQuotaExhausted.String() || kind == KindContextTooLong.String() {
-			e["code"] = kind
-		}
-		v = map[string]any{"error": e}
-	}
+	v, e := providerOf(api).errorBody(status, message, extra)
 	if d, ok := extra["retry_delay"].(time.Duration); ok {
 		e["details"] = []any{map[string]any{"@type": RetryInfoType, "retryDelay": strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"}}
 	}
@@ -76,47 +36,6 @@ func errorBody(api spec.APIStyle, status int, message string, extra map[string]a
 // RetryInfoType is the @type of the google.rpc.RetryInfo detail in which
 // an error body carries its retry delay (spec.Faults.RetryDelayBody).
 const RetryInfoType = "type.googleapis.com/google.rpc.RetryInfo"
-
-// anthropicType is the Anthropic error type of a status.
-func anthropicType(status int) string {
-	switch status {
-	case 400:
-		return "invalid_request_error"
-	case 401:
-		return "authentication_error"
-	case 404:
-		return "not_found_error"
-	case 405:
-		return "invalid_request_error"
-	case 409:
-		return "conflict_error"
-	case 413:
-		return "request_too_large"
-	case 429:
-		return "rate_limit_error"
-	case 529:
-		return "overloaded_error"
-	}
-	return "api_error"
-}
-
-func openAIType(status int) (typ string, code any) {
-	switch status {
-	case 400, 404, 405:
-		return "invalid_request_error", nil
-	case 401:
-		return "invalid_request_error", "invalid_api_key"
-	case 409:
-		return "invalid_request_error", "conflict"
-	case 413:
-		return "invalid_request_error", "request_too_large"
-	case 429:
-		return "requests", "rate_limit_exceeded"
-	case 529:
-		return "server_error", "overloaded"
-	}
-	return "server_error", nil
-}
 
 // limitPhrases word each Limit in a rejection message.
 var limitPhrases = [numLimits]string{"", "requests per second (RPS)", "requests per min (RPM)", "tokens per min (TPM)", "concurrent requests",
@@ -184,16 +103,9 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 	case KindConflict:
 		return fmt.Sprintf("Conflict on service %s: another write to this resource was in progress and commits first; retry the write, after a backoff.", service)
 	case KindQuotaExhausted:
-		if c.API == spec.APIAnthropic {
-			return "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."
-		}
-		return fmt.Sprintf("You exceeded your current quota on service %s, please check your plan and billing details. Waiting does not help: retry after adding credit.", service)
+		return providerOf(c.API).quotaMessage(service)
 	case KindContextTooLong:
-		w := c.Faults.ContextWindow
-		if c.API == spec.APIAnthropic {
-			return fmt.Sprintf("prompt is too long: %d tokens > %d maximum", d.InputTokens, w)
-		}
-		return fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", w, d.InputTokens)
+		return providerOf(c.API).contextMessage(c.Faults.ContextWindow, d.InputTokens)
 	case KindBadRequest:
 		if bodyErr != nil {
 			return bodyErr.Error()
@@ -201,6 +113,12 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 		return "Bad request."
 	}
 	return "The server had an error while processing your request."
+}
+
+// spentCreditMessage words a refusal for spent credit by service as
+// OpenAI does.
+func spentCreditMessage(service string) string {
+	return fmt.Sprintf("You exceeded your current quota on service %s, please check your plan and billing details. Waiting does not help: retry after adding credit.", service)
 }
 
 // rejectionBody is the body of the answer with status to request id, which
@@ -233,8 +151,6 @@ func (d *Decision) RejectionBody(c *ServiceConfig, status int) []byte {
 // answered to request requestID.
 func errorExtra(api spec.APIStyle, k Kind, requestID string) map[string]any {
 	extra := map[string]any{"kind": k.String()}
-	if api == spec.APIAnthropic {
-		extra["request_id"] = requestID
-	}
+	providerOf(api).errorExtra(extra, requestID)
 	return extra
 }

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/simbench/simbench/spec"
 )
 
 // Routing and answering one request: the steps of serve.
@@ -80,12 +78,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	if ep.generates() && in.bodyErr == nil && !in.tooLarge {
 		// The fake model's answer, known before admission: its length
 		// paces the generation.
-		prefix := "call"
-		if ep == epMessages {
-			prefix = "toolu"
-		}
-		in.dec.reply = c.Agent.decide(sv.agentSeed, &in.dec.agent, prefix)
-		in.dec.answer = c.Agent.answerTokens(sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
+		in.dec.reply = c.Agent.decide(sv.agentSeed, &in.dec.agent, providerOf(c.API).callPrefix())
+		var cut bool
+		in.dec.answer, cut = c.Agent.answerTokens(sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
+		in.dec.truncated = cut && in.dec.maxSet
 		in.req.Generated = in.dec.answer
 	}
 	now, d := s.decide(sv, &in)
@@ -173,7 +169,7 @@ func readRequest(r *http.Request, sv *service, ep endpoint, path string, body []
 	in := incoming{req: Request{Method: r.Method, Path: path, Key: apiKey(r), Bytes: n}, tooLarge: n > c.MaxBodyBytes}
 	in.req.Client, in.req.Retry, in.how = retryIdentity(r, in.req.Key)
 	if !in.tooLarge {
-		in.dec, in.bodyErr = decodeRequest(ep, body, r.Header.Get(TokensHeader), r.Header.Get(OutputTokensHeader), c.OutputTokens)
+		in.dec, in.bodyErr = decodeRequest(c.API, ep, body, r.Header.Get(TokensHeader), r.Header.Get(OutputTokensHeader), c.OutputTokens)
 		in.req.Malformed = in.bodyErr != nil
 	}
 	in.req.Tokens, in.req.OutputTokens = in.dec.input, in.dec.output
@@ -222,9 +218,7 @@ func (s *Server) settle(sv *service, d *Decision, out int64) {
 // is the time of the decision. It returns the answer's HTTP status.
 func writeDecisionHeaders(h http.Header, c *ServiceConfig, requestID string, seen *Decision, wall time.Time) int {
 	h.Set("X-Request-Id", requestID)
-	if c.API == spec.APIAnthropic {
-		h.Set("Request-Id", requestID)
-	}
+	providerOf(c.API).setRequestID(h, requestID)
 	return seen.Answer(c.API, c.Headers, wall, h)
 }
 
@@ -265,7 +259,7 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 		s.settle(sv, d, out)
 	}
 	if d.Kind == KindOK && dec.stream {
-		groups, n := streamBody(ep, id, model, wall, d.Tokens-dec.output, out, dec)
+		groups, n := streamBody(c.API, ep, id, model, wall, d.Tokens-dec.output, out, dec)
 		s.stream(w, r.Context(), sv, d, rec, groups, n)
 		return
 	}
@@ -274,7 +268,7 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	}
 	switch d.Kind {
 	case KindOK:
-		writeJSON(w, 200, okBody(ep, c.Name, path, id, model, wall, d.Tokens-dec.output, out, dec))
+		writeJSON(w, 200, okBody(c.API, ep, c.Name, path, id, model, wall, d.Tokens-dec.output, out, dec))
 	case KindServerError, KindConflict:
 		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
 	case KindReset:
@@ -328,21 +322,4 @@ func knownKey(c *ServiceConfig, key string) bool {
 		}
 	}
 	return false
-}
-
-// providerStatus is the status a provider style sends for a rejection: an
-// OpenAI-style service answers a request too large for its token limit with
-// 429 (type tokens) and an overload with 503, as OpenAI does; the rest is
-// the model's status.
-func providerStatus(api spec.APIStyle, d *Decision) int {
-	if api != spec.APIOpenAI {
-		return d.Status
-	}
-	switch {
-	case d.Kind == KindTooLarge && d.Limit == LimitTPM:
-		return http.StatusTooManyRequests
-	case d.Kind == KindOverloaded:
-		return http.StatusServiceUnavailable
-	}
-	return d.Status
 }

@@ -204,10 +204,7 @@ func (m *Model) arrive(now time.Duration, r *Request, d *Decision) {
 func (m *Model) screen(now time.Duration, r *Request, d *Decision) (t *tenant, k Kind, status int) {
 	if e := m.events.active(now, func(e *spec.Event) bool { return e.Outage }); e != nil {
 		d.Wait = e.End() - now
-		if m.cfg.API == spec.APIAnthropic {
-			return nil, KindOverloaded, 529
-		}
-		return nil, KindOverloaded, 503
+		return nil, KindOverloaded, providerOf(m.cfg.API).outageStatus()
 	}
 	t = &m.single
 	if m.tenants != nil {
@@ -233,19 +230,9 @@ func (m *Model) screen(now time.Duration, r *Request, d *Decision) (t *tenant, k
 		return nil, KindContextTooLong, 400
 	}
 	if fc.Credit > 0 && m.spent >= fc.Credit {
-		return nil, KindQuotaExhausted, quotaStatus(m.cfg.API)
+		return nil, KindQuotaExhausted, providerOf(m.cfg.API).quotaStatus()
 	}
 	return t, 0, 0
-}
-
-// quotaStatus is the status of a refusal for spent credit in API style api:
-// OpenAI's 429 insufficient_quota; Anthropic, which has no such 429, refuses
-// an account without credit with 400 invalid_request_error.
-func quotaStatus(api spec.APIStyle) int {
-	if api == spec.APIAnthropic {
-		return 400
-	}
-	return 429
 }
 
 // admit admits r for tenant t at now: it spends the units u, draws the

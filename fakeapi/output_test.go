@@ -3,6 +3,8 @@ package fakeapi
 import (
 	"strings"
 	"testing"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // TestDecodeOutputTokens checks how a generic request gives its output
@@ -26,7 +28,7 @@ func TestDecodeOutputTokens(t *testing.T) {
 		{"provider endpoint", epChat, `{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 9}`, "300", 700, 9, ""},
 	}
 	for _, tt := range tests {
-		d, err := decodeRequest(tt.ep, []byte(tt.body), "700", tt.header, 16)
+		d, err := decodeRequest(spec.APIOpenAI, tt.ep, []byte(tt.body), "700", tt.header, 16)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -37,42 +36,152 @@ func (ep endpoint) method() string {
 	return http.MethodPost
 }
 
+// provider is one API shape a service speaks (spec.APIStyle): its own
+// paths, the answers and streams of its endpoints, its error bodies and
+// statuses, its request-id headers and how an official SDK finds it. Each
+// shape is one file: openai.go (with responses.go and embeddings.go),
+// anthropic.go and generic.go; the rest of the server asks the service's
+// provider (providerOf) and holds no arm per shape. Request reading
+// (decodeRequest) is per endpoint, and an endpoint belongs to one shape.
+// The rate-limit headers follow the service's header style
+// (spec.HeaderStyle, headers.go), which a scenario sets apart from the
+// shape.
+//
+// Adding an error shape to a provider touches its errorBody (and status,
+// if the status differs); adding a provider is one file, an entry in
+// providers and a value of spec.APIStyle.
+type provider interface {
+	// routes lists the provider's own paths and their endpoints, in the
+	// order a 404 names them.
+	routes() []providerRoute
+	// errorBody is the JSON value of an error with status and message in
+	// the provider's shape, and the error object within it (where
+	// errorBody adds a retry delay's details); extra is errorBody's.
+	errorBody(status int, message string, extra map[string]any) (v any, e map[string]any)
+	// errorExtra adds to extra what the provider's error bodies to request
+	// requestID carry beside the error.
+	errorExtra(extra map[string]any, requestID string)
+	// status is the HTTP status of the answer to decision d (0: none).
+	status(d *Decision) int
+	// outageStatus is the status of a refusal during an outage.
+	outageStatus() int
+	// quotaStatus is the status of a refusal for spent credit.
+	quotaStatus() int
+	// quotaMessage words a refusal for spent credit by service.
+	quotaMessage(service string) string
+	// contextMessage words a refusal of a prompt of tokens input tokens
+	// beyond a context window of window tokens.
+	contextMessage(window, tokens int64) string
+	// setRequestID adds to h the request-id headers the provider sends
+	// besides X-Request-Id.
+	setRequestID(h http.Header, id string)
+	// checkFields checks the fields endpoint ep (one of the provider's
+	// routes, or epGeneric) requires of body b, and decodes into d what
+	// the endpoint asks for beyond tokens and tools (an embedding).
+	checkFields(ep endpoint, b *reqBody, d *decoded) error
+	// modelsBody is the JSON value of GET /v1/models listing model,
+	// created at created.
+	modelsBody(model string, created time.Time) any
+	// okBody is the JSON value of a successful answer of endpoint ep, one
+	// of the provider's routes other than epModels and epCountTokens.
+	okBody(ep endpoint, a *answerArgs) any
+	// streamEvents adds to groups the events of a streamed answer of
+	// endpoint ep (ep.generates()).
+	streamEvents(ep endpoint, groups *sseGroups, a *answerArgs)
+	// callPrefix begins the ids of the fake model's tool calls.
+	callPrefix() string
+	// sdk returns the base URL an official SDK takes for a service at url,
+	// and the prefix of the SDK's environment variables ("OPENAI":
+	// OPENAI_BASE_URL, OPENAI_API_KEY; "" for none).
+	sdk(url string) (base, env string)
+}
+
+// providerRoute is one of a provider's own paths and its endpoint.
+type providerRoute struct {
+	path string
+	ep   endpoint
+}
+
+// providers are the shapes by API style.
+var providers = map[spec.APIStyle]provider{
+	spec.APIOpenAI:    openAIShape{},
+	spec.APIAnthropic: anthropicShape{},
+	spec.APIGeneric:   genericShape{},
+}
+
+// providerOf returns the shape of API style api (a validated style; the
+// generic shape for any other).
+func providerOf(api spec.APIStyle) provider {
+	if p, ok := providers[api]; ok {
+		return p
+	}
+	return genericShape{}
+}
+
+// answerArgs is what an admitted request's answer is rendered from.
+type answerArgs struct {
+	// id is the request's number, model the model answering.
+	id, model string
+	// created is the wall-clock time of the decision.
+	created time.Time
+	// in and out are the input and output tokens of its usage.
+	in, out int64
+	// dec is the decoded request with the fake model's reply.
+	dec *decoded
+	// pieces are the text answer's pieces, for a stream.
+	pieces answerPieces
+}
+
 // route maps a path within a service to its endpoint; ok is false for a
 // provider endpoint called with another method than its own. On a
-// provider-style service, paths under /v1 that are not its endpoints are
-// epUnknown (404); other paths are generic tool paths.
+// provider-shaped service (one with routes), an API path (apiPath) that is
+// not one of its routes is epUnknown (404); other paths are generic tool
+// paths.
 func route(api spec.APIStyle, method, path string) (ep endpoint, ok bool) {
-	switch {
-	case api == spec.APIOpenAI && path == "/v1/chat/completions":
-		ep = epChat
-	case api == spec.APIOpenAI && path == "/v1/embeddings":
-		ep = epEmbeddings
-	case api == spec.APIOpenAI && path == "/v1/responses":
-		ep = epResponses
-	case api == spec.APIAnthropic && path == "/v1/messages":
-		ep = epMessages
-	case api == spec.APIAnthropic && path == "/v1/messages/count_tokens":
-		ep = epCountTokens
-	case api != spec.APIGeneric && path == "/v1/models":
-		ep = epModels
-	case api != spec.APIGeneric && (path == "/v1" || strings.HasPrefix(path, "/v1/")):
-		return epUnknown, true
-	default:
-		return epGeneric, true
+	p := providerOf(api)
+	for _, r := range p.routes() {
+		if r.path == path {
+			return r.ep, method == r.ep.method()
+		}
 	}
-	return ep, method == ep.method()
+	if len(p.routes()) > 0 && apiPath(path) {
+		return epUnknown, true
+	}
+	return epGeneric, true
+}
+
+// apiPath reports whether path is under a provider API's prefix rather
+// than a tool path: its first segment is a version ("v1", "v1beta",
+// "v2alpha1", as OpenAI, Anthropic and Gemini paths begin), "openai"
+// (Azure OpenAI's /openai/deployments/…) or "model" (Bedrock's
+// /model/ID/converse).
+func apiPath(path string) bool {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	switch seg {
+	case "openai", "model":
+		return true
+	}
+	v, ok := strings.CutPrefix(seg, "v")
+	if !ok || v == "" || v[0] < '0' || v[0] > '9' {
+		return false
+	}
+	v = strings.TrimLeft(v, "0123456789")
+	for _, pre := range []string{"alpha", "beta"} {
+		if rest, ok := strings.CutPrefix(v, pre); ok {
+			v = strings.TrimLeft(rest, "0123456789")
+		}
+	}
+	return v == ""
 }
 
 // knownPaths lists a service's provider endpoints, for 404 messages; the
 // last entry is always "/*", the generic tool paths.
 func knownPaths(api spec.APIStyle) []string {
-	switch api {
-	case spec.APIOpenAI:
-		return []string{"/v1/chat/completions", "/v1/responses", "/v1/embeddings", "/v1/models", "/*"}
-	case spec.APIAnthropic:
-		return []string{"/v1/messages", "/v1/messages/count_tokens", "/v1/models", "/*"}
+	var out []string
+	for _, r := range providerOf(api).routes() {
+		out = append(out, r.path)
 	}
-	return []string{"/*"}
+	return append(out, "/*")
 }
 
 // reqBody holds the fields of a request body that the server reads.
@@ -105,17 +214,6 @@ type reqBody struct {
 	Thread json.RawMessage `json:"thread"`
 }
 
-// ThreadsBeta is the anthropic-beta value of the message-threads beta,
-// whose thread continuation the fake service does not implement.
-const ThreadsBeta = "message-threads-2026-08-12"
-
-// errUnsupportedThread refuses a messages request that continues a thread:
-// answering it as a fresh conversation would silently change the client's
-// loop (it sends only the tool results), so it gets a 400 that names the
-// beta instead.
-var errUnsupportedThread = errors.New("thread: the message-threads beta (anthropic-beta: " + ThreadsBeta +
-	") is not supported by this fake service, so a thread cannot be continued; send the whole conversation in messages without the beta")
-
 // decoded is what the server learns from a request.
 type decoded struct {
 	model         string
@@ -135,6 +233,12 @@ type decoded struct {
 	// answer is the output tokens of the fake model's answer (see
 	// AgentConfig.answerTokens), set with reply.
 	answer int64
+	// maxSet says the request named its output limit (max_tokens,
+	// max_completion_tokens or max_output_tokens); truncated, set with
+	// reply, that the text answer stopped at it, which the answer's stop
+	// reason says (OpenAI's finish_reason "length", Anthropic's
+	// stop_reason "max_tokens").
+	maxSet, truncated bool
 }
 
 // generates reports whether the endpoint answers with generated text (or
@@ -160,7 +264,7 @@ const ClientHeader = "X-Simbench-Client"
 // them; output tokens are max_completion_tokens, max_tokens, or
 // defaultOutput for chat and messages, 0 for embeddings, and for generic
 // tools outputHeader or the body's "output_tokens" (0 without them).
-func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (decoded, error) {
+func decodeRequest(api spec.APIStyle, ep endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (decoded, error) {
 	var d decoded
 	b, err := parseBody(ep, body)
 	if err != nil {
@@ -177,9 +281,10 @@ func decodeRequest(ep endpoint, body []byte, tokensHeader, outputHeader string, 
 			return d, fmt.Errorf("token counts must not be negative (got %d)", *p)
 		}
 	}
-	if err := decodeFields(ep, &b, &d); err != nil {
+	if err := decodeFields(api, ep, &b, &d); err != nil {
 		return d, err
 	}
+	d.maxSet = b.MaxCompletionTokens != nil || b.MaxTokens != nil || b.MaxOutputTokens != nil
 	if d.input, d.output, err = tokenCounts(ep, &b, tokensHeader, outputHeader, defaultOutput); err != nil {
 		return d, err
 	}
@@ -208,38 +313,12 @@ func parseBody(ep endpoint, body []byte) (reqBody, error) {
 	return b, nil
 }
 
-// decodeFields checks the fields endpoint ep requires of body b and
-// decodes into d what an embeddings request asks for and what a generating
+// decodeFields checks the fields endpoint ep of API style api requires of
+// body b (provider.checkFields) and decodes into d what a generating
 // request says about tools.
-func decodeFields(ep endpoint, b *reqBody, d *decoded) error {
-	switch ep {
-	case epChat:
-		if len(b.Messages) == 0 {
-			return errors.New("messages is required")
-		}
-	case epEmbeddings:
-		if len(b.Input) == 0 {
-			return errors.New("input is required")
-		}
-		e, err := decodeEmbed(b.Input, b.EncodingFormat, b.Dimensions)
-		if err != nil {
-			return err
-		}
-		d.embed = e
-	case epMessages, epCountTokens:
-		if len(b.Thread) > 0 && string(b.Thread) != "null" {
-			return errUnsupportedThread
-		}
-		if len(b.Messages) == 0 {
-			return errors.New("messages is required")
-		}
-		if b.MaxTokens == nil && ep == epMessages {
-			return errors.New("max_tokens is required")
-		}
-	case epResponses:
-		if len(b.Input) == 0 && b.PreviousResponseID == "" {
-			return errors.New("input is required")
-		}
+func decodeFields(api spec.APIStyle, ep endpoint, b *reqBody, d *decoded) error {
+	if err := providerOf(api).checkFields(ep, b, d); err != nil {
+		return err
 	}
 	if ep.generates() {
 		a, err := decodeAgent(ep, b)
@@ -291,108 +370,32 @@ func tokenCounts(ep endpoint, b *reqBody, tokensHeader, outputHeader string, def
 	return in, out, nil
 }
 
-// okBody renders a successful response of the endpoint's real shape: for
-// chat, messages and responses, the text answer or dec.reply's tool calls.
-func okBody(ep endpoint, service, path, id, model string, created time.Time, in, out int64, dec *decoded) []byte {
-	var v any
-	calls := dec.reply.calls
-	switch ep {
-	case epChat:
-		msg := map[string]any{"role": "assistant", "content": strings.Join(answer(out), ""), "refusal": nil}
-		finish := "stop"
-		if len(calls) > 0 {
-			tc := make([]any, len(calls))
-			for i, c := range calls {
-				tc[i] = map[string]any{"id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": string(c.args)}}
-			}
-			msg["content"], msg["tool_calls"], finish = nil, tc, "tool_calls"
-		}
-		v = map[string]any{
-			"id": "chatcmpl-" + id, "object": "chat.completion", "created": created.Unix(), "model": model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "logprobs": nil, "message": msg}},
-			"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)},
-		}
-	case epEmbeddings:
-		v = map[string]any{
-			"object": "list", "model": model,
-			"data":  dec.embed.data(),
-			"usage": map[string]any{"prompt_tokens": in, "total_tokens": in},
-		}
-	case epMessages:
-		content, stop := []any{map[string]any{"type": "text", "text": strings.Join(answer(out), "")}}, "end_turn"
-		if len(calls) > 0 {
-			content, stop = make([]any, len(calls)), "tool_use"
-			for i, c := range calls {
-				content[i] = toolUseBlock(c, true)
-			}
-		}
-		v = map[string]any{
-			"id": "msg_" + id, "type": "message", "role": "assistant", "model": model,
-			"content": content, "stop_reason": stop, "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": in, "output_tokens": out},
-		}
-	case epResponses:
-		v = responseObject(id, model, created, "completed", responseOutput(id, out, dec, true), in, out, dec)
-	default:
+// okBody renders a successful response of the endpoint's real shape (for
+// chat, messages and responses, the text answer or dec.reply's tool calls),
+// or a generic tool's answer.
+func okBody(api spec.APIStyle, ep endpoint, service, path, id, model string, created time.Time, in, out int64, dec *decoded) []byte {
+	if ep == epGeneric {
 		return genericBody(id, service, path, in+out)
 	}
+	v := providerOf(api).okBody(ep, &answerArgs{id: id, model: model, created: created, in: in, out: out, dec: dec})
 	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
 	return append(b, '\n')
-}
-
-// genericBody is a generic tool's answer, {"ok":true,"id":…,"service":…,
-// "path":…,"tokens":…} and a newline, as encoding/json writes it: built
-// without reflection, since it is most of what a tool call costs the
-// server beyond net/http.
-func genericBody(id, service, path string, tokens int64) []byte {
-	b := make([]byte, 0, 64+len(id)+len(service)+len(path))
-	b = append(b, `{"ok":true,"id":`...)
-	b = appendJSONString(b, id)
-	b = append(b, `,"service":`...)
-	b = appendJSONString(b, service)
-	b = append(b, `,"path":`...)
-	b = appendJSONString(b, path)
-	b = append(b, `,"tokens":`...)
-	b = strconv.AppendInt(b, tokens, 10)
-	return append(b, "}\n"...)
-}
-
-// appendJSONString appends s to b as encoding/json writes a string: quoted
-// as it is when every byte is printable ASCII that needs no escape, by
-// encoding/json itself otherwise.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string: cannot fail
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// toolUseBlock is an Anthropic tool_use content block; a streamed block
-// starts with an empty input that input_json_delta events fill.
-func toolUseBlock(c toolCall, withInput bool) map[string]any {
-	input := json.RawMessage("{}")
-	if withInput {
-		input = c.args
-	}
-	return map[string]any{"type": "tool_use", "id": c.id, "name": c.name, "input": input}
 }
 
 // answerHead is how the fake model's answer begins ("simbench: ok"), in the
 // pieces (tokens) a stream sends.
 var answerHead = []string{"simbench", ":", " ok"}
 
-// maxAnswerPieces caps the tokens of a text answer, whatever the output
-// tokens a request is charged for.
+// maxAnswerPieces caps the tokens of a text answer (AgentConfig.answerTokens
+// draws no longer one), so that the answer's pieces are as many as its
+// usage reports.
 const maxAnswerPieces = 4096
 
 // answer returns the fake model's text answer to a request of out output
-// tokens, as the pieces a stream sends (one per token): answerHead, then
-// " ok" until the answer has out tokens (at most maxAnswerPieces).
+// tokens, as the pieces a stream sends (one per token): the first out of
+// answerHead, then " ok" until the answer has out tokens (at most
+// maxAnswerPieces). The fake's tokens are these pieces: "simbench", ":"
+// and each " ok" are one token each.
 func answer(out int64) []string {
 	p := make([]string, 0, int(streamedAnswer(out)))
 	for _, piece := range streamedAnswer(out).all() {
@@ -403,17 +406,6 @@ func answer(out int64) []string {
 
 // modelsBody lists the service's model as the provider's /v1/models does.
 func modelsBody(api spec.APIStyle, model string, created time.Time) []byte {
-	var v any
-	if api == spec.APIAnthropic {
-		v = map[string]any{
-			"data": []any{map[string]any{"type": "model", "id": model, "display_name": model,
-				"created_at": created.UTC().Format(time.RFC3339)}},
-			"has_more": false, "first_id": model, "last_id": model,
-		}
-	} else {
-		v = map[string]any{"object": "list", "data": []any{map[string]any{
-			"id": model, "object": "model", "created": created.Unix(), "owned_by": "simbench"}}}
-	}
-	b, _ := json.Marshal(v)
+	b, _ := json.Marshal(providerOf(api).modelsBody(model, created))
 	return append(b, '\n')
 }

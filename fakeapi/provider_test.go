@@ -131,7 +131,7 @@ func TestServeStreamChatCompletion(t *testing.T) {
 			text.WriteString(c.Delta.Content)
 			if c.FinishReason != nil {
 				finishes++
-				if *c.FinishReason != "stop" {
+				if *c.FinishReason != "length" { // the drawn answer, cut at max_tokens 7
 					t.Fatalf("finish_reason %q", *c.FinishReason)
 				}
 			}
@@ -222,7 +222,7 @@ func TestServeStreamAnthropicMessages(t *testing.T) {
 			}
 			text.WriteString(v.Delta.Text)
 		case "message_delta":
-			if v.Delta.StopReason != "end_turn" {
+			if v.Delta.StopReason != "max_tokens" { // the drawn answer, cut at max_tokens 9
 				t.Fatalf("message_delta %s", e.data)
 			}
 			outTokens = v.Usage.OutputTokens
@@ -317,6 +317,21 @@ func TestServeAnthropicBaseURL(t *testing.T) {
 	}
 }
 
+// TestAPIPath checks which paths of a provider-shaped service are taken
+// for another API's (404) and which for tool paths.
+func TestAPIPath(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/v1": true, "/v1/x": true, "/v2/chat": true, "/v1beta/models/g:generateContent": true, "/v1alpha": true,
+		"/v1beta1/x": true, "/openai/deployments/gpt4/chat/completions": true, "/model/m/converse": true,
+		"/": false, "": false, "/tools/v1": false, "/llm": false, "/resources/doc-1": false, "/v": false,
+		"/vx": false, "/v1x": false, "/v1betax": false, "/version": false, "/models": false, "/openaix": false,
+	} {
+		if got := apiPath(path); got != want {
+			t.Errorf("apiPath(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
 func TestServeUnknownProviderPaths(t *testing.T) {
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
 		{Config: spec.Config{Name: "llm", RPM: 1, TPM: 100, ModelName: "gpt-fake"}},
@@ -328,10 +343,16 @@ func TestServeUnknownProviderPaths(t *testing.T) {
 		{"llm", "GET", "/v1/models/gpt-fake/x", "invalid_request_error"},
 		{"claude", "POST", "/v1/complete", "not_found_error"},
 		{"claude", "POST", "/v1/v1/messages", "not_found_error"},
+		// Another provider's paths: Azure OpenAI, Gemini, Bedrock.
+		{"llm", "POST", "/openai/deployments/gpt4/chat/completions?api-version=2024-10-21", "invalid_request_error"},
+		{"llm", "POST", "/v1beta/models/gemini-2.5-flash:generateContent", "invalid_request_error"},
+		{"claude", "POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent", "not_found_error"},
+		{"claude", "POST", "/model/anthropic.claude-3/converse", "not_found_error"},
 	} {
 		r := do(t, c, tc.method, s.URL(tc.service)+tc.path, `{"model":"m","input":"x","messages":[]}`, WriteHeader, "1")
 		e, _ := r.body["error"].(map[string]any)
-		if r.status != 404 || e["type"] != tc.errType || !strings.Contains(e["message"].(string), tc.path) {
+		path, _, _ := strings.Cut(tc.path, "?")
+		if r.status != 404 || e["type"] != tc.errType || !strings.Contains(e["message"].(string), path) || r.body["ok"] != nil {
 			t.Errorf("%s %s: %d %v", tc.service, tc.path, r.status, r.body)
 		}
 	}
@@ -349,8 +370,8 @@ func TestServeUnknownProviderPaths(t *testing.T) {
 			t.Errorf("%s: %+v; want nothing spent", name, x)
 		}
 	}
-	if st.NotFound != 5 {
-		t.Errorf("not found %d, want 5", st.NotFound)
+	if st.NotFound != 9 { // every path above
+		t.Errorf("not found %d, want 9", st.NotFound)
 	}
 }
 

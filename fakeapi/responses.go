@@ -28,7 +28,7 @@ func responseRounds(dec *decoded) int {
 func responseOutput(id string, out int64, dec *decoded, done bool) []any {
 	calls := dec.reply.calls
 	if len(calls) == 0 {
-		return []any{responseMessage(id, strings.Join(answer(out), ""), done)}
+		return []any{responseMessage(id, strings.Join(answer(out), ""), done, dec.truncated)}
 	}
 	items := make([]any, len(calls))
 	for i, c := range calls {
@@ -37,10 +37,16 @@ func responseOutput(id string, out int64, dec *decoded, done bool) []any {
 	return items
 }
 
-func responseMessage(id, text string, done bool) map[string]any {
+// responseMessage is the assistant message item of a response with text:
+// in progress and empty unless done; done, "incomplete" when cut at
+// max_output_tokens, else "completed".
+func responseMessage(id, text string, done, cut bool) map[string]any {
 	status, content := "in_progress", []any{}
 	if done {
 		status, content = "completed", []any{outputText(text)}
+		if cut {
+			status = "incomplete"
+		}
 	}
 	return map[string]any{"id": "msg_" + id, "type": "message", "status": status, "role": "assistant", "content": content}
 }
@@ -58,9 +64,20 @@ func functionCallItem(id string, i int, c toolCall, done bool) map[string]any {
 		"call_id": c.id, "name": c.name, "arguments": args}
 }
 
+// responseStatus is the status of a finished response: "incomplete" when
+// its text stopped at max_output_tokens, else "completed".
+func responseStatus(dec *decoded) string {
+	if dec.truncated {
+		return "incomplete"
+	}
+	return "completed"
+}
+
 // responseObject is the Response the API returns (and sends in
-// response.created, response.in_progress and response.completed); usage is
-// sent only once completed.
+// response.created, response.in_progress and response.completed or
+// response.incomplete); usage is sent only once finished, and an
+// incomplete response says why in incomplete_details
+// ({"reason":"max_output_tokens"}).
 func responseObject(id, model string, created time.Time, status string, output []any, in, out int64, dec *decoded) map[string]any {
 	r := map[string]any{
 		"id": responseID(dec.agent.conv, responseRounds(dec), id), "object": "response", "created_at": created.Unix(),
@@ -71,7 +88,10 @@ func responseObject(id, model string, created time.Time, status string, output [
 		"text":  map[string]any{"format": map[string]any{"type": "text"}},
 		"usage": nil,
 	}
-	if status == "completed" {
+	if status == "incomplete" {
+		r["incomplete_details"] = map[string]any{"reason": "max_output_tokens"}
+	}
+	if status == "completed" || status == "incomplete" {
 		r["usage"] = map[string]any{
 			"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
 			"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
@@ -113,7 +133,7 @@ func responseEvents(groups *sseGroups, pieces answerPieces, id, model string, cr
 		part := func() map[string]any {
 			return map[string]any{"item_id": itemID, "output_index": 0, "content_index": 0}
 		}
-		event(0, "response.output_item.added", map[string]any{"output_index": 0, "item": responseMessage(id, "", false)})
+		event(0, "response.output_item.added", map[string]any{"output_index": 0, "item": responseMessage(id, "", false, false)})
 		p := part()
 		p["part"] = outputText("")
 		event(0, "response.content_part.added", p)
@@ -129,7 +149,8 @@ func responseEvents(groups *sseGroups, pieces answerPieces, id, model string, cr
 		p = part()
 		p["part"] = outputText(text)
 		event(last, "response.content_part.done", p)
-		event(last, "response.output_item.done", map[string]any{"output_index": 0, "item": responseMessage(id, text, true)})
+		event(last, "response.output_item.done", map[string]any{"output_index": 0, "item": responseMessage(id, text, true, dec.truncated)})
 	}
-	event(last, "response.completed", map[string]any{"response": responseObject(id, model, created, "completed", responseOutput(id, out, dec, true), in, out, dec)})
+	status := responseStatus(dec)
+	event(last, "response."+status, map[string]any{"response": responseObject(id, model, created, status, responseOutput(id, out, dec, true), in, out, dec)})
 }

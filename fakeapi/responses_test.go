@@ -55,7 +55,7 @@ func TestServeResponsesStreamedWhole(t *testing.T) {
 		switch ev.Type {
 		case "response.output_text.delta":
 			text.WriteString(ev.Delta)
-		case "response.completed":
+		case "response.completed", "response.incomplete":
 			r := ev.Response
 			done = &r
 		}
@@ -63,15 +63,17 @@ func TestServeResponsesStreamedWhole(t *testing.T) {
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
+	// The drawn answer (median 200 tokens) stops at max_output_tokens 9.
 	want := "response.created response.in_progress response.output_item.added response.content_part.added" +
 		strings.Repeat(" response.output_text.delta", 9) +
-		" response.output_text.done response.content_part.done response.output_item.done response.completed"
+		" response.output_text.done response.content_part.done response.output_item.done response.incomplete"
 	if got := strings.Join(types, " "); got != want {
 		t.Fatalf("events\n%s\nwant\n%s", got, want)
 	}
 	full := strings.Join(answer(9), "")
-	if done == nil || text.String() != full || done.OutputText() != full || done.Status != "completed" {
-		t.Fatalf("text %q, completed %+v", text.String(), done)
+	if done == nil || text.String() != full || done.OutputText() != full || done.Status != "incomplete" ||
+		done.IncompleteDetails.Reason != "max_output_tokens" || done.Output[0].Status != "incomplete" {
+		t.Fatalf("text %q, incomplete %+v", text.String(), done)
 	}
 	if u := done.Usage; u.OutputTokens != 9 || u.InputTokens <= 0 || u.TotalTokens != u.InputTokens+9 {
 		t.Fatalf("usage %+v", u)
@@ -207,5 +209,33 @@ func TestServeResponsesToolCalls(t *testing.T) {
 	}
 	if args := second.Output[0].AsFunctionCall().Arguments; args != searchArgs {
 		t.Fatalf("second round's arguments %s", args)
+	}
+}
+
+// TestServeResponsesStatusAtMaxOutputTokens checks, through the official
+// SDK, that a response of 5 tokens under max_output_tokens 9 is
+// completed, and one cut at max_output_tokens 3 incomplete with reason
+// max_output_tokens; either way its text is as many tokens as its usage.
+func TestServeResponsesStatusAtMaxOutputTokens(t *testing.T) {
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "llm"},
+		Agent: AgentConfig{Answer: spec.Constant(5.0)}}}})
+	client := openai.NewClient(option.WithBaseURL(s.SDKBaseURL("llm")), option.WithAPIKey("sk-test"))
+	for _, tc := range []struct {
+		max          int64
+		status, why  string
+		outputTokens int64
+	}{{9, "completed", "", 5}, {3, "incomplete", "max_output_tokens", 3}} {
+		r, err := client.Responses.New(context.Background(), responses.ResponseNewParams{
+			Model: openai.ChatModel("gpt-4o-mini"), Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("hi")},
+			MaxOutputTokens: openai.Int(tc.max),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := countTokens(r.OutputText())
+		if string(r.Status) != tc.status || r.IncompleteDetails.Reason != tc.why || r.Usage.OutputTokens != tc.outputTokens || !ok || n != tc.outputTokens {
+			t.Errorf("max_output_tokens %d: status %q (%q), usage %d, text %q; want %q (%q) and %d tokens",
+				tc.max, r.Status, r.IncompleteDetails.Reason, r.Usage.OutputTokens, r.OutputText(), tc.status, tc.why, tc.outputTokens)
+		}
 	}
 }

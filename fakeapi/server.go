@@ -345,10 +345,21 @@ func (s *Server) SDKBaseURL(service string) string {
 	if sv == nil {
 		return ""
 	}
-	if sv.cfg.API == spec.APIOpenAI {
-		return sv.url + "/v1"
+	base, _ := providerOf(sv.cfg.API).sdk(sv.url)
+	return base
+}
+
+// SDKEnv returns the prefix of the environment variables the official SDK
+// of the named service's API style reads ("OPENAI" for OPENAI_BASE_URL and
+// OPENAI_API_KEY, "ANTHROPIC"), or "" when it has none or there is no such
+// service.
+func (s *Server) SDKEnv(service string) string {
+	sv := s.byName[service]
+	if sv == nil {
+		return ""
 	}
-	return sv.url
+	_, env := providerOf(sv.cfg.API).sdk(sv.url)
+	return env
 }
 
 // Services returns the service names in configuration order.

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/simbench/simbench/sched/satmath"
+	"github.com/simbench/simbench/spec"
 )
 
 // Streamed answers: server-sent events in each API style, in groups sent
@@ -80,9 +80,10 @@ func (s *sseGroups) finish() {
 	}
 }
 
-// streamedAnswer is answer(out) as a stream sends it, piece by piece.
+// streamedAnswer is answer(out) as a stream sends it, piece by piece:
+// out pieces, one per token (at most maxAnswerPieces).
 func streamedAnswer(out int64) answerPieces {
-	return answerPieces(min(max(out, int64(len(answerHead))), maxAnswerPieces))
+	return answerPieces(min(max(out, 0), maxAnswerPieces))
 }
 
 // answerPieces is a text answer of that many pieces, computed piece by
@@ -123,112 +124,18 @@ func (a answerPieces) text() string {
 // (message_start, content_block_start, ping, content_block_delta...,
 // content_block_stop, message_delta with usage, message_stop); responses
 // follow the Responses API's events (see responseEvents).
-func streamBody(ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) (iter.Seq2[int, []byte], int) {
+func streamBody(api spec.APIStyle, ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) (iter.Seq2[int, []byte], int) {
 	pieces := streamedAnswer(out)
-	n := int(pieces)
+	n := max(int(pieces), 1) // an empty answer still has its events
 	if len(dec.reply.calls) > 0 {
 		n = len(dec.reply.calls)
 	}
 	seq := func(yield func(int, []byte) bool) {
 		groups := newSSEGroups(n, yield)
-		switch ep {
-		case epChat:
-			chatEvents(groups, pieces, id, model, created, in, out, dec)
-		case epMessages:
-			messageEvents(groups, pieces, id, model, in, out, dec)
-		case epResponses:
-			responseEvents(groups, pieces, id, model, created, in, out, dec)
-		}
+		providerOf(api).streamEvents(ep, groups, &answerArgs{id: id, model: model, created: created, in: in, out: out, dec: dec, pieces: pieces})
 		groups.finish()
 	}
 	return seq, min(n, maxStreamGroups)
-}
-
-// chatEvents adds the chunks of a streamed chat completion to groups: the
-// answer's pieces or dec.reply's tool calls, the finish, and the usage
-// chunk when dec asks for it.
-func chatEvents(groups *sseGroups, pieces answerPieces, id, model string, created time.Time, in, out int64, dec *decoded) {
-	calls := dec.reply.calls
-	last := groups.n - 1 // the last piece
-	chunk := func(delta map[string]any, finish any) map[string]any {
-		c := map[string]any{
-			"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": created.Unix(), "model": model,
-			"system_fingerprint": nil,
-			"choices":            []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
-		}
-		if dec.includeUsage {
-			c["usage"] = nil
-		}
-		return c
-	}
-	finish := "stop"
-	if len(calls) == 0 {
-		groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
-		for i, p := range pieces.all() {
-			groups.event(i, "", chunk(map[string]any{"content": p}, nil))
-		}
-	} else {
-		finish = "tool_calls"
-		groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": nil, "refusal": nil}, nil))
-		for i, c := range calls {
-			groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
-				"index": i, "id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": ""}}}}, nil))
-			for _, p := range argPieces(c.args) {
-				groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
-					"index": i, "function": map[string]any{"arguments": p}}}}, nil))
-			}
-		}
-	}
-	groups.event(last, "", chunk(map[string]any{}, finish))
-	if dec.includeUsage {
-		u := chunk(nil, nil)
-		u["choices"] = []any{}
-		u["usage"] = map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)}
-		groups.event(last, "", u)
-	}
-	groups.raw("data: [DONE]\n\n")
-}
-
-// messageEvents adds the events of a streamed Anthropic message to groups:
-// the message start, a text block of the answer's pieces or a tool_use
-// block per call of dec.reply, the stop reason and the usage.
-func messageEvents(groups *sseGroups, pieces answerPieces, id, model string, in, out int64, dec *decoded) {
-	calls := dec.reply.calls
-	last := groups.n - 1 // the last piece
-	stop := "end_turn"
-	groups.event(0, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": "msg_" + id, "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": in, "output_tokens": 1},
-	}})
-	if len(calls) == 0 {
-		groups.event(0, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		groups.event(0, "ping", map[string]any{"type": "ping"})
-		for i, p := range pieces.all() {
-			groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-				"delta": map[string]any{"type": "text_delta", "text": p}})
-		}
-		groups.event(last, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-	} else {
-		stop = "tool_use"
-		for i, c := range calls {
-			groups.event(i, "content_block_start", map[string]any{"type": "content_block_start", "index": i,
-				"content_block": toolUseBlock(c, false)})
-			if i == 0 {
-				groups.event(0, "ping", map[string]any{"type": "ping"})
-			}
-			for _, p := range append([]string{""}, argPieces(c.args)...) {
-				groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-					"delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
-			}
-			groups.event(i, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
-		}
-	}
-	groups.event(last, "message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": out}})
-	groups.event(last, "message_stop", map[string]any{"type": "message_stop"})
 }
 
 // argPieces splits a tool call's JSON arguments in two, as models stream
