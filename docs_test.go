@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/simbench/simbench/internal/mdcheck"
 )
 
@@ -173,6 +175,78 @@ func TestDocFigures(t *testing.T) {
 					t.Errorf("%s:%d: %q is in no session's output on the page and its paragraph has no date: show the command that prints it, or say when and how it was measured", path, p.Line, f)
 				}
 			}
+		}
+	}
+}
+
+// flagPages names the page that documents each command's flags, under the
+// heading "### `simbench NAME` flags".
+var flagPages = map[string]string{
+	"run": "docs/commands.md", "sweep": "docs/commands.md", "recommend": "docs/commands.md",
+	"report": "docs/commands.md", "compare": "docs/commands.md", "calibrate": "docs/commands.md",
+	"validate": "docs/commands.md", "scenarios": "docs/commands.md", "install-completions": "docs/commands.md",
+	"serve": "docs/serve-and-check.md", "check": "docs/serve-and-check.md",
+	"gate":   "docs/gate.md",
+	"worker": "docs/fleets-and-sweeps.md",
+}
+
+// flagRow is a row of a flags table: "| `-s, --strategy=NAME` | …".
+var flagRow = regexp.MustCompile("(?m)^\\| `(?:-[a-zA-Z], )?--([a-z0-9-]+)")
+
+// TestHelpMatchesDocs holds each command's flags table to its --help: the
+// parser is built from the CLI struct, as runMain builds it, and each
+// command's visible flags (its --help's, but --help and --version, which
+// every command takes) must be the flags its page's table lists, no more
+// and no fewer.
+func TestHelpMatchesDocs(t *testing.T) {
+	var cli CLI
+	parser, err := kong.New(&cli, kong.Name("simbench"), kong.Vars{"version": "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range parser.Model.Node.Children {
+		if n.Hidden {
+			continue
+		}
+		page, ok := flagPages[n.Name]
+		if !ok {
+			t.Errorf("command %s has no page in flagPages: document its flags", n.Name)
+			continue
+		}
+		src, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heading := "### `simbench " + n.Name + "` flags\n"
+		_, section, found := strings.Cut(string(src), "\n"+heading)
+		if !found {
+			t.Errorf("%s: no heading %q", page, strings.TrimSpace(heading))
+			continue
+		}
+		if i := strings.Index(section, "\n#"); i >= 0 {
+			section = section[:i]
+		}
+		var documented, help []string
+		for _, m := range flagRow.FindAllStringSubmatch(section, -1) {
+			documented = append(documented, m[1])
+		}
+		for _, f := range n.Flags {
+			if !f.Hidden {
+				help = append(help, f.Name)
+			}
+		}
+		for _, f := range help {
+			if !slices.Contains(documented, f) {
+				t.Errorf("%s: simbench %s --help lists --%s, which the page's table does not", page, n.Name, f)
+			}
+		}
+		for _, f := range documented {
+			if !slices.Contains(help, f) {
+				t.Errorf("%s: the table of simbench %s lists --%s, which its --help does not", page, n.Name, f)
+			}
+		}
+		if len(help) == 0 && !strings.Contains(section, "None besides") {
+			t.Errorf("%s: simbench %s has no flags of its own: say so under its heading", page, n.Name)
 		}
 	}
 }
