@@ -42,7 +42,20 @@ var sessionCommands = []string{"run", "sweep", "recommend", "validate", "scenari
 // and fails when the output differs from what the page shows (mdcheck.Match:
 // "⋯" stands for lines or text the page leaves out) or the exit code from
 // the one it states.
+//
+// Under the race detector every command would run race-instrumented, some
+// ten times slower (the README's run: about 29 CPU-s instead of 3), so the
+// race suite skips it and make test runs it in its long checks
+// (TestLongDocSessions), without the race detector.
 func TestDocSessions(t *testing.T) {
+	if raceBuild {
+		t.Skip("the documentation's sessions run without the race detector: make test-long runs them (TestLongDocSessions)")
+	}
+	docSessions(t)
+}
+
+// docSessions is TestDocSessions's work.
+func docSessions(t *testing.T) {
 	exe, err := os.Executable() // runs as simbench: see TestMain
 	if err != nil {
 		t.Fatal(err)

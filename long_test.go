@@ -45,3 +45,9 @@ func TestLongReportRoundTripsEveryScenario(t *testing.T) {
 		})
 	}
 }
+
+// TestLongDocSessions runs the documentation's sessions (TestDocSessions)
+// in make test-long, without the race detector, which the race suite skips.
+func TestLongDocSessions(t *testing.T) {
+	docSessions(t)
+}
