@@ -85,7 +85,7 @@ func TestDecideReadmeExampleNoSlowerThanPaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)## A complete scenario.*?```toml\n(.*?)```").FindSubmatch(data)
+	m := regexp.MustCompile("(?s)## A complete scenario.*?```toml[^\n]*\n(.*?)```").FindSubmatch(data)
 	if m == nil {
 		t.Fatal("no complete scenario in README.md")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -98,12 +99,11 @@ func TestReferenceExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(data), "```toml\n")
-	block, _, closed := strings.Cut(rest, "```")
-	if !ok || !closed {
+	m := regexp.MustCompile("(?s)```toml[^\n]*\n(.*?)```").FindSubmatch(data)
+	if m == nil {
 		t.Fatal("README.md has no ```toml block")
 	}
-	if _, err := Parse("README.md", []byte(block)); err != nil {
+	if _, err := Parse("README.md", m[1]); err != nil {
 		t.Errorf("the README's complete scenario does not load:\n%v", err)
 	}
 }
