@@ -5,7 +5,7 @@ GO ?= go
 SHELL := bash
 .SHELLFLAGS := -o pipefail -c
 
-# The repository's modules (README: "Modules"). `./...` stops at a nested
+# The repository's modules (docs/library.md: "Modules"). `./...` stops at a nested
 # go.mod, so every target runs once per module, in the module's directory:
 # each module's go.mod must then be complete on its own. GOWORK=off keeps a
 # developer's go.work from hiding a missing requirement.
@@ -44,7 +44,7 @@ test: deps
 	$(MAKE) --no-print-directory test-long
 
 ## test-long: the checks too slow for the race detector: full-length
-## property soaks, and the README's tier3 decision at every default
+## property soaks, and the tier3 decision docs/decision.md shows, at every default
 test-long:
 	$(call each,test -timeout $(TESTTIMEOUT) -tags long -run Long)
 
@@ -56,7 +56,7 @@ bench: deps
 ## bench-scale: BenchmarkEngine10M alone, in a process of its own so that
 ## its peak-rss-MB is the run's: tier3 at 10,000 agents, some 11 M calls
 ## (targets: at most 2,000 cpu-ns/call, under 500 peak-rss-MB); it also
-## reports gc-cpu-%, peak-heap-MB and peak-live-MB (README: make bench-scale)
+## reports gc-cpu-%, peak-heap-MB and peak-live-MB (docs/speed.md: make bench-scale)
 bench-scale:
 	$(GO) test -run '^$$' -timeout $(BENCHTIMEOUT) -bench '^BenchmarkEngine10M$$' -benchtime 1x ./sim
 

@@ -23,7 +23,7 @@ import (
 )
 
 // Exit codes shared by every command (exitCodesHelp in main.go and the
-// README say the same).
+// docs/commands.md say the same).
 const (
 	exitFailure     = 1   // something went wrong, a regression, a threshold not met
 	exitInvalid     = 2   // invalid input: a bad scenario file, flag or results file

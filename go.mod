@@ -88,7 +88,7 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-// The sched modules build from the copies in this repository (README:
+// The sched modules build from the copies in this repository (docs/library.md:
 // "Modules"); the placeholder versions above are never fetched.
 replace (
 	github.com/simbench/simbench/sched => ./sched

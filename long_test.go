@@ -15,7 +15,7 @@ import (
 	"github.com/simbench/simbench/scenarios"
 )
 
-// README's tier3 paragraph shows the decision line exactly as `run tier3`
+// docs/decision.md's tier3 paragraph shows the decision line exactly as `run tier3`
 // prints it with every default.
 func TestLongReadmeShowsTier3Decision(t *testing.T) {
 	sc, err := scenarios.Builtin("tier3")
@@ -26,12 +26,12 @@ func TestLongReadmeShowsTier3Decision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("docs/decision.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), "\n"+d.Decision.Sentence+"\n") {
-		t.Errorf("README.md does not show the decision as printed:\n%s", d.Decision.Sentence)
+		t.Errorf("docs/decision.md does not show the decision as printed:\n%s", d.Decision.Sentence)
 	}
 }
 
@@ -44,4 +44,10 @@ func TestLongReportRoundTripsEveryScenario(t *testing.T) {
 			reportRoundTrip(t, info.Name)
 		})
 	}
+}
+
+// TestLongDocSessions runs the documentation's sessions (TestDocSessions)
+// in make test-long, without the race detector, which the race suite skips.
+func TestLongDocSessions(t *testing.T) {
+	docSessions(t)
 }

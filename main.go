@@ -37,7 +37,7 @@ type CLI struct {
 	Validate  ValidateCmd  `cmd:"" help:"Check scenario files or built-in names and list every problem."`
 	Scenarios ScenariosCmd `cmd:"" help:"List the built-in scenarios with their descriptions."`
 	Report    ReportCmd    `cmd:"" help:"Re-render a run's report.html, report.md and plots from its results.json, and print the comparison."`
-	Compare   CompareCmd   `cmd:"" help:"Compare two runs (results.json files or run directories) metric by metric: better or worse when the change counts (any change on the same seeds, a significant one on different seeds), else within noise or undecided. The method: README, How compare judges a change."`
+	Compare   CompareCmd   `cmd:"" help:"Compare two runs (results.json files or run directories) metric by metric: better or worse when the change counts (any change on the same seeds, a significant one on different seeds), else within noise or undecided. The method: docs/decision.md, How compare judges a change."`
 	Gate      GateCmd      `cmd:"" help:"Compare go test -bench output against the baseline; exit 1 on a regression, 2 on missing data."`
 	Calibrate CalibrateCmd `cmd:"" help:"Fit a scenario to traces of tool calls (simbench, OpenTelemetry JSON or CSV): latency, error and 429 rates, limits, fan-out, think time or arrival rate."`
 

@@ -1,6 +1,6 @@
 // Package deploy holds no code: its directory is where simbench runs past
 // one machine on an existing job engine, and its tests check that what it
-// ships agrees with itself and with the README. The Kubernetes manifests
+// ships agrees with itself and with docs/fleets-and-sweeps.md. The Kubernetes manifests
 // (fleet/: Redis, the fake provider and a fleet of workers as an Indexed
 // Job, and the Job that merges the members; results-pvc.yaml: the volume
 // every Job shares) are parsed strictly with the Kubernetes API types, and

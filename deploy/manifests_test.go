@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The names the README and the manifests share.
+// The names docs/fleets-and-sweeps.md and the manifests share.
 const (
 	indexVar        = "JOB_COMPLETION_INDEX"
 	indexRef        = "$(" + indexVar + ")"
@@ -144,7 +144,7 @@ func stripComments(doc []byte) []byte {
 
 // readFiles reads what the checks look at, keyed by the path from the
 // repository's root: deploy's manifests, Dockerfile and sweep driver, the
-// workflows and the README.
+// workflows and docs/fleets-and-sweeps.md.
 func readFiles(t *testing.T) map[string]string {
 	t.Helper()
 	files := map[string]string{}
@@ -173,20 +173,20 @@ func readFiles(t *testing.T) map[string]string {
 	read(roundsFile)
 	read(workflowFile)
 	read(roundFile)
-	read("README.md")
+	read("docs/fleets-and-sweeps.md")
 	return files
 }
 
 // checkAll parses files, drives rounds.sh through the tier3 sweep with a
 // fake kubectl, simulates the workflows, and returns every way they
-// disagree with each other or with what the README says of them.
+// disagree with each other or with what docs/fleets-and-sweeps.md says of them.
 func checkAll(files map[string]string) []string {
 	files = maps.Clone(files)
 	applied, problems := driveTier3(files[roundsFile])
 	files[appliedKey] = applied
 	m, p := parseManifests(files)
 	problems = append(problems, p...)
-	image, p := readmeImage(files["README.md"])
+	image, p := readmeImage(files["docs/fleets-and-sweeps.md"])
 	problems = append(problems, p...)
 	problems = append(problems, checkDockerfile(files["deploy/Dockerfile"])...)
 	problems = append(problems, m.checkRounds(image, len(tier3Counts))...)
@@ -201,24 +201,24 @@ func checkAll(files map[string]string) []string {
 	return problems
 }
 
-// readmeImage returns the tag the README's docker build command gives the
+// readmeImage returns the tag docs/fleets-and-sweeps.md's docker build command gives the
 // image, which every manifest must run.
 func readmeImage(readme string) (string, []string) {
 	re := regexp.MustCompile(`docker build -f deploy/Dockerfile -t (\S+) \.`)
 	found := re.FindAllStringSubmatch(readme, -1)
 	if len(found) == 0 {
-		return "", []string{"README.md: no `docker build -f deploy/Dockerfile -t IMAGE .` names the image"}
+		return "", []string{"docs/fleets-and-sweeps.md: no `docker build -f deploy/Dockerfile -t IMAGE .` names the image"}
 	}
 	var problems []string
 	for _, f := range found[1:] {
 		if f[1] != found[0][1] {
-			problems = append(problems, fmt.Sprintf("README.md: docker build tags both %s and %s", found[0][1], f[1]))
+			problems = append(problems, fmt.Sprintf("docs/fleets-and-sweeps.md: docker build tags both %s and %s", found[0][1], f[1]))
 		}
 	}
 	return found[0][1], problems
 }
 
-// checkDockerfile checks the stages the README describes (golang:1.26 to
+// checkDockerfile checks the stages docs/fleets-and-sweeps.md describes (golang:1.26 to
 // distroless), that the binary lands where the manifests' command
 // (simbench, found on distroless's PATH) finds it, and that each file the
 // build stage copies before the whole context exists in the repository.
@@ -502,7 +502,7 @@ func simbenchContainer(spec *corev1.PodSpec, where, image string) (*corev1.Conta
 	c := &spec.Containers[0]
 	var problems []string
 	if c.Image != image {
-		problems = append(problems, fmt.Sprintf("%s: image %q, want %q, the one the README builds", where, c.Image, image))
+		problems = append(problems, fmt.Sprintf("%s: image %q, want %q, the one docs/fleets-and-sweeps.md builds", where, c.Image, image))
 	}
 	if !slices.Equal(c.Command, []string{"simbench"}) {
 		problems = append(problems, fmt.Sprintf("%s: command %q, want [simbench]", where, c.Command))
@@ -597,7 +597,7 @@ func ptrString(p *int32) string {
 	return strconv.Itoa(int(*p))
 }
 
-// The shipped files agree with each other and with the README.
+// The shipped files agree with each other and with docs/fleets-and-sweeps.md.
 func TestManifests(t *testing.T) {
 	for _, p := range checkAll(readFiles(t)) {
 		t.Error(p)
@@ -683,7 +683,7 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{workflowFile, "    if: ${{ !cancelled() && needs.build.result == 'success' }}\n", "", "the merge of the whole sweep false"},
 		{workflowFile, "--merge shards/* --out merged", "--merge shards/sweep-r1-shard-0 --out merged", "not every folder of rounds 1 to 1"},
 		{workflowFile, "uses: ./.github/workflows/sweep-round.yml\n    with:\n      round: 2", "uses: ./.github/workflows/sweep-rounds.yml\n    with:\n      round: 2", "want \"./.github/workflows/sweep-round.yml\""},
-		{"README.md", "docker build -f deploy/Dockerfile -t simbench:dev .", "docker build -f deploy/Dockerfile -t simbench:latest .", "want \"simbench:latest\""},
+		{"docs/fleets-and-sweeps.md", "docker build -f deploy/Dockerfile -t simbench:dev .", "docker build -f deploy/Dockerfile -t simbench:latest .", "want \"simbench:latest\""},
 	}
 	base := readFiles(t)
 	if problems := checkAll(base); len(problems) > 0 {

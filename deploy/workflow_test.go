@@ -663,10 +663,10 @@ func sweepFlags(args []string) string {
 
 // tier3Counts are the runs the tier3 decision sweep needs after 0, 1, …
 // rounds (measured: simbench sweep tier3 --plan after each round of 2
-// shards, as in the README).
+// shards, as in docs/fleets-and-sweeps.md).
 var tier3Counts = []int{6, 1, 21, 15, 1, 0}
 
-// checkWorkflows checks what the README and the workflows' comments say,
+// checkWorkflows checks what docs/fleets-and-sweeps.md and the workflows' comments say,
 // by simulating them: one go build, whose binary every other job
 // downloads and makes executable; rounds 1 to R, each after the one
 // before and only when its plan was not empty; in every round the plan

@@ -47,7 +47,7 @@ func (s *Server) conversationRetry(in *incoming, ep endpoint, body []byte) {
 
 // What a request is: a retry or not, and a write of which resource.
 
-// Headers that tell the server what a request is (see the README).
+// Headers that tell the server what a request is (see docs/serve-and-check.md).
 const (
 	// WriteHeader marks a request as a write: its value names the resource
 	// written ("1" or "true": the body's "resource" field, else the path).

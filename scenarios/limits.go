@@ -10,7 +10,7 @@ import (
 // The bounds below make loading and validation refuse what a run cannot
 // survive, instead of letting it run out of memory, overflow or loop. Each
 // is derived from what the engine, the scheduler and the fake service can
-// represent; README.md lists them for users. A problem that breaks one names
+// represent; docs/scenario-format.md lists them for users. A problem that breaks one names
 // the key, its line and the bound.
 
 // Loading: reading and parsing a file takes time and memory linear in its

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,16 +18,19 @@ import (
 // model's keys cannot share a workload with sessions.
 var referenceInputs = []string{"testdata/full.toml", "testdata/full-open.toml"}
 
-// TestReference keeps README.md, the reference for scenario files, complete.
+// formatPage is the reference for scenario files.
+const formatPage = "../docs/scenario-format.md"
+
+// TestReference keeps docs/scenario-format.md, the reference for scenario files, complete.
 // The decoder itself lists what it accepts: decoding the reference inputs, it
 // reports each table's keys as the table finishes (the list unknown keys are
 // checked against) and each enum key's values. Every key must appear in the
-// README in backticks, as `key`, and every enum value quoted, as `"value"`.
+// format page in backticks, as `key`, and every enum value quoted, as `"value"`.
 // Tables keyed by names the file chooses (services, tools, mix,
 // max_in_flight_per_service) have no fixed keys and never finish, so their
 // names are not listed.
 func TestReference(t *testing.T) {
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile(formatPage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +77,7 @@ func TestReference(t *testing.T) {
 			where += fmt.Sprintf(" and %d more", n)
 		}
 		if !strings.Contains(readme, "`"+name+"`") {
-			t.Errorf("README.md does not document `%s` (accepted at %s); add it to its section's table", name, where)
+			t.Errorf("%s does not document `%s` (accepted at %s); add it to its section's table", formatPage, name, where)
 		}
 		if !k.set {
 			t.Errorf("no reference input sets %s (accepted at %s); add it to testdata/full.toml and TestFullFile", name, where)
@@ -82,26 +86,25 @@ func TestReference(t *testing.T) {
 	for _, name := range enums {
 		for _, v := range values[name] {
 			if !strings.Contains(readme, "`\""+v+"\"`") {
-				t.Errorf("README.md does not list `\"%s\"`, a value of %s", v, name)
+				t.Errorf("%s does not list `\"%s\"`, a value of %s", formatPage, v, name)
 			}
 		}
 	}
 }
 
 // TestReferenceExample checks that the README's first TOML block, the
-// minimal scenario it opens with, loads.
+// complete scenario it shows, loads.
 func TestReferenceExample(t *testing.T) {
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(data), "```toml\n")
-	block, _, closed := strings.Cut(rest, "```")
-	if !ok || !closed {
+	m := regexp.MustCompile("(?s)```toml[^\n]*\n(.*?)```").FindSubmatch(data)
+	if m == nil {
 		t.Fatal("README.md has no ```toml block")
 	}
-	if _, err := Parse("README.md", []byte(block)); err != nil {
-		t.Errorf("the README's minimal example does not load:\n%v", err)
+	if _, err := Parse("README.md", m[1]); err != nil {
+		t.Errorf("the README's complete scenario does not load:\n%v", err)
 	}
 }
 
@@ -133,10 +136,10 @@ func lastSegment(path string) string {
 	return name
 }
 
-// TestReferenceLimits keeps the README's table of limits in step with the
-// constants: every bound appears there as written.
+// TestReferenceLimits keeps the format page's table of limits in step with
+// the constants: every bound appears there as written.
 func TestReferenceLimits(t *testing.T) {
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile(formatPage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +170,11 @@ func TestReferenceLimits(t *testing.T) {
 		fmt.Sprintf("at least %s |", spec.ShowAmount(MinHeadroom)),
 	}
 	if section == "" {
-		t.Fatal("README.md has no ## Limits section")
+		t.Fatal(formatPage + " has no ## Limits section")
 	}
 	for _, b := range bounds {
 		if !strings.Contains(section, b) {
-			t.Errorf("the README's limits do not say %q", b)
+			t.Errorf("%s's limits do not say %q", formatPage, b)
 		}
 	}
 }

@@ -90,7 +90,7 @@ func (s *Service) Priced() bool { return s.PricePer1kInput > 0 || s.PricePer1kOu
 // scenario file does not set one: a lognormal with a median of 1 ms and a
 // 95th percentile of 5 ms, from a client in the provider's region (under a
 // millisecond each way) to one in a nearby region (a few milliseconds),
-// with the tail a busy client's dispatch adds. scenarios/README.md says why.
+// with the tail a busy client's dispatch adds. docs/scenario-format.md says why.
 var DefaultNetworkDelay = spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: time.Millisecond, P95: 5 * time.Millisecond}
 
 // ClientKey is the API key the simulated agents send to the service: the

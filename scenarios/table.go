@@ -27,7 +27,7 @@ type decoder struct {
 	// accepts, when set, is told every key the decoder accepts: each
 	// table's keys as the table finishes, whether the file sets them or not,
 	// and each enum key with its allowed values. TestReference uses it to
-	// check that README.md documents the whole format.
+	// check that docs/scenario-format.md documents the whole format.
 	accepts func(key string, set bool, values []string)
 }
 

@@ -2,7 +2,7 @@
 # Runs a sweep sharded over Kubernetes to completion, round by round.
 #
 # The decision's sweep is adaptive, so its runs are known only round by
-# round (README, "A sweep in shards"). Each round this script applies a
+# round (docs/fleets-and-sweeps.md, "A sweep in shards"). Each round this script applies a
 # Job that plans the round (simbench sweep --plan over the shard folders of
 # the rounds before; its log's last line is how many runs are needed), and
 # when that is not 0, an Indexed Job of SHARDS pods: pod I runs

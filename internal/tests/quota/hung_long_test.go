@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestLongFailoverHungPeerWithinTwiceTimeout checks the README's promise
+// TestLongFailoverHungPeerWithinTwiceTimeout checks docs/library.md's promise
 // against a hung peer: at the default timeouts, Reserve falls back within
 // twice the peer's budget (a silent listener: the dial budget, 1 s; a
 // SIGSTOPped server whose connections were open: the 250 ms timeout). A wall-clock bound, so behind the

@@ -167,7 +167,7 @@ func TestParseURL(t *testing.T) {
 // when the peer hangs, at the default timeouts: fallback-ms per
 // reservation and its ratio to the peer's budget (×budget: the dial
 // budget on a silent listener, the round trip's on a SIGSTOPped server;
-// the README promises at most 2).
+// docs/library.md promises at most 2).
 func BenchmarkFailoverHungPeer(b *testing.B) {
 	for _, tt := range hungPeers {
 		b.Run(tt.name, func(b *testing.B) {
