@@ -234,8 +234,11 @@ func TestCheckGradesAnOpenAIGoAgentLoopPerConversation(t *testing.T) {
 		if l.Check == check.CheckAnswerGap {
 			gaps[l.Client] = true
 		}
-		if l.Check == check.CheckInFlight && !strings.HasPrefix(l.Client, "key:") && l.Value != 8 {
-			t.Errorf("%s: peak %v in flight, want the 8 lookups of a turn", l.Client, l.Value)
+		// At most the 8 lookups of one turn: the four conversations
+		// graded as one client would reach 32. Fewer than 8 when a loaded
+		// machine starts the last lookup after the first was answered.
+		if l.Check == check.CheckInFlight && !strings.HasPrefix(l.Client, "key:") && (l.Value < 1 || l.Value > 8) {
+			t.Errorf("%s: peak %v in flight, want at most the 8 lookups of a turn", l.Client, l.Value)
 		}
 	}
 	if len(gaps) != 4 || !gaps["session-0"] {
