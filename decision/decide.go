@@ -180,13 +180,13 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 				all = append(all, t2)
 				log := append(t.search, fmt.Sprintf("across: no tuning's choice is shown no worse than every configuration measured that scores better; %s scores best, so %s was swept at %s with cap %d", need.what, need.strategy, paceText(need.headroom), need.p.Cap))
 				log = append(log, t2.search...)
-				var again *config
-				t, again, lines, measured = pickAcross(all, writtenNow(), o.Rule)
-				need = again
-				if again != nil && round == maxNeedRounds-1 {
-					t = t2
-					t.sw.row.Chosen = lowest(t2.sw.row.Points, o.Rule)
-					lines = append(lines, fmt.Sprintf("across: %s at cap %d, the best cap of that sweep, is set", t2.name, t.sw.row.Chosen))
+				t, need, lines, measured = pickAcross(all, writtenNow(), o.Rule)
+				if need != nil && round == maxNeedRounds-1 {
+					// Each sweep's seeds can move the best: the lowest-scoring
+					// configuration measured is set, with no further sweep.
+					best := bestConfig(measured, o.Rule)
+					t = setBest(sc, all, best, o.Rule)
+					lines = append(lines, fmt.Sprintf("across: after %d sweeps no tuning's choice is shown no worse than every configuration measured that scores better; %s, the lowest-scoring configuration measured, is set", maxNeedRounds, best.what))
 				}
 				t.search = append(log, lines...)
 			}
