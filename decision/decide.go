@@ -69,6 +69,29 @@ type Options struct {
 	// paced holds the configurations the pace searches ran (set by
 	// Decide), so that a later round reuses them.
 	paced map[paceKey]*trial
+	// ran, when set (by the tests' oracle), is told of every run the
+	// search simulates: the strategy as run, the seed's index in the
+	// sequence of seeds (sim.Seeds), and the run's figures.
+	ran func(st scenarios.Strategy, seed int, r results.StrategyResult)
+}
+
+// tell tells o.ran of the runs of res, of strategies of sc, their seeds
+// from the from-th on.
+func (o Options) tell(sc *scenarios.Scenario, res *results.Results, from int) {
+	if o.ran == nil || res == nil {
+		return
+	}
+	for _, r := range res.Strategies {
+		runs := r.SeedRuns
+		if len(runs) == 0 && !r.Partial {
+			runs = []results.StrategyResult{r}
+		}
+		for i, s := range runs {
+			if !s.Partial {
+				o.ran(*sc.Strategy(r.Name), from+i, s)
+			}
+		}
+	}
 }
 
 // step reports a step of runs runs through o.Steps, setting

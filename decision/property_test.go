@@ -2,8 +2,11 @@ package decision
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/simbench/simbench/internal/racebuild"
+	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -80,13 +84,35 @@ func checkDecisionProperty(t *testing.T, n int) {
 	rapid.Check(t, func(rt *rapid.T) {
 		sc := randomDecisionScenario(rt)
 		r := Rule{MaxShare: DefaultMaxRateLimitedShare}
-		d, err := Decide(context.Background(), sc, Options{Rule: r, Parallel: 1, NoLoad: true})
+		runs := map[string]*simulated{}
+		o := Options{Rule: r, Parallel: 1, NoLoad: true}
+		o.ran = func(st scenarios.Strategy, seed int, res results.StrategyResult) {
+			// A configuration is its settings and its name, which names
+			// its random stream.
+			key, err := json.Marshal(st)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			c := runs[string(key)]
+			if c == nil {
+				c = &simulated{st: st, runs: map[int]results.StrategyResult{}}
+				runs[string(key)] = c
+			}
+			if was, ok := c.runs[seed]; ok && !reflect.DeepEqual(was, res) {
+				// A configuration the search runs again (a sweep of a
+				// strategy at a pace swept before) runs the same.
+				rt.Fatalf("%s ran seed %d twice, with different figures", st.Name, seed)
+			}
+			c.runs[seed] = res
+		}
+		d, err := Decide(context.Background(), sc, o)
 		if err != nil {
 			rt.Fatal(err)
 		}
 		if d.Row.Chosen == 0 {
 			return // nothing meets the rule: nothing to be worse than
 		}
+		noWorseThanEveryRun(rt, runs, d, r)
 		c := pointAt(d.Row.Points, d.Row.Chosen)
 		if len(d.Measured) == 0 {
 			rt.Fatal("no configuration measured")
@@ -126,4 +152,84 @@ func withChecks(t *testing.T, n int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = flag.Set("rapid.seed", oldSeed) })
+}
+
+// simulated is the runs of one configuration (one strategy as run, its
+// name naming its random stream), by the index of their seed.
+type simulated struct {
+	st   scenarios.Strategy
+	runs map[int]results.StrategyResult
+}
+
+// noWorseThanEveryRun is the property's oracle, apart from what the
+// decision says it measured: every run the decision simulated (byKey, as
+// the simulator returned them), gathered by configuration with the figures
+// of each seed in the seeds' order. The configuration the decision sets
+// (d.Tuned; an uncapped strategy as written when the cap is one it never
+// reached) must be among them, and no configuration that meets the rule
+// and scores lower may find it worse by the rule's test.
+func noWorseThanEveryRun(rt *rapid.T, byKey map[string]*simulated, d *Result, r Rule) {
+	type config = simulated
+	// point is a configuration's figures over its seeds, each seed's own
+	// kept for the paired test: the mean p95 time to answer, answered
+	// share and 429 share.
+	point := func(c *config) results.SweepPoint {
+		var p results.SweepPoint
+		var p95, answered, limited float64
+		for i := 0; ; i++ {
+			run, ok := c.runs[i]
+			if !ok {
+				break
+			}
+			a := run.AnswerLatencyMs
+			share := 0.0
+			if run.Attempts > 0 {
+				share = float64(run.RateLimited) / float64(run.Attempts)
+			}
+			p.PerSeed = append(p.PerSeed, results.SeedFigures{P95Ms: a.P95, AnsweredShare: a.AnsweredShare})
+			p95, answered, limited = p95+float64(a.P95), answered+a.AnsweredShare, limited+share
+		}
+		n := float64(len(p.PerSeed))
+		p.Cap, p.Seeds = 1, len(p.PerSeed)
+		p.P95Ms, p.AnsweredShare, p.RateLimitedShare = results.AnswerMs(p95/n), answered/n, limited/n
+		return p
+	}
+	// same reports whether a and b run alike: the same settings, but for
+	// the name and a headroom with no token bucket to pace.
+	same := func(a, b scenarios.Strategy) bool {
+		for _, s := range []*scenarios.Strategy{&a, &b} {
+			s.Name = ""
+			if !s.TokenBucket {
+				s.Headroom = 0
+			}
+		}
+		return reflect.DeepEqual(a, b)
+	}
+	var set *config
+	for _, c := range byKey {
+		uncapped := c.st
+		uncapped.MaxInFlight = d.Tuned.MaxInFlight
+		if same(c.st, d.Tuned) || c.st.Name == d.Decision.Strategy && c.st.MaxInFlight == 0 && same(uncapped, d.Tuned) {
+			if set == nil || len(c.runs) > len(set.runs) || len(c.runs) == len(set.runs) && c.st.Name < set.st.Name {
+				set = c
+			}
+		}
+	}
+	if set == nil {
+		var names []string
+		for _, c := range byKey {
+			if strings.HasPrefix(c.st.Name, d.Decision.Strategy) {
+				names = append(names, fmt.Sprintf("%s: cap %d, token bucket %v, headroom %v", c.st.Name, c.st.MaxInFlight, c.st.TokenBucket, c.st.Headroom))
+			}
+		}
+		slices.Sort(names)
+		rt.Fatalf("the decision sets %s at cap %d, token bucket %v, headroom %v, which no run of the search ran:\n%s", d.Tuned.Name, d.Tuned.MaxInFlight, d.Tuned.TokenBucket, d.Tuned.Headroom, strings.Join(names, "\n"))
+	}
+	chosen := point(set)
+	for _, c := range byKey {
+		if p := point(c); r.meets(p) && r.Score(p) < r.Score(chosen) && r.Compare(chosen, p) == Worse {
+			rt.Fatalf("the decision (%s; runs of %s, p95 %v) is found worse by the rule's test than the runs of %s (p95 %v)\n%s",
+				d.Decision.Sentence, set.st.Name, chosen.P95Ms, c.st.Name, p.P95Ms, strings.Join(d.Decision.Evidence.Search, "\n"))
+		}
+	}
 }
