@@ -9,6 +9,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/simbench/simbench/check"
+	"github.com/simbench/simbench/internal/racebuild"
 )
 
 // corpusEntry is one runtime of examples/corpus/manifest.toml.
@@ -33,7 +34,7 @@ type corpusEntry struct {
 // runtimes, in a loaded race run). TestLongCheckCorpus runs the corpus 3
 // times without it.
 func TestCheckCorpus(t *testing.T) {
-	if raceBuild {
+	if racebuild.On {
 		t.Skip("the race detector slows the server's view of a closed connection past check's grace on a loaded machine; TestLongCheckCorpus runs the corpus")
 	}
 	runCorpus(t, 1)

@@ -17,6 +17,7 @@ import (
 	"github.com/simbench/simbench/check"
 	"github.com/simbench/simbench/internal/proc"
 	"github.com/simbench/simbench/internal/proc/proctest"
+	"github.com/simbench/simbench/internal/racebuild"
 )
 
 // examples holds the example clients built so far, one build each per test
@@ -47,7 +48,7 @@ func buildExample(t *testing.T, name string) string {
 	b.once.Do(func() {
 		b.bin = filepath.Join(exampleBin, name)
 		args := []string{"build", "-o", b.bin}
-		if raceBuild && sdkExamples[name] {
+		if racebuild.On && sdkExamples[name] {
 			args = append(args, "-race")
 		}
 		if out, err := exec.Command("go", append(args, "./examples/"+name)...).CombinedOutput(); err != nil {

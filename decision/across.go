@@ -71,10 +71,16 @@ const maxNeedRounds = 3
 // and a pace, with its point.
 type config struct {
 	strategy string
+	svc      string // the per-service cap p.Cap is ("": the global cap)
 	headroom float64
 	p        results.SweepPoint
 	what     string
 }
+
+// key names c's configuration: every point of it was measured on the same
+// runs, seed by seed (the search shares a configuration's runs between its
+// steps), so the point over the most seeds is the latest of them.
+func (c config) key() paceKey { return paceKey{c.strategy, c.svc, c.p.Cap, c.headroom} }
 
 // writtenConfig is strategy st as written, measured as p: at its own cap,
 // or, with none, at its peak in flight as written (a cap it never reaches),
@@ -101,24 +107,7 @@ func writtenConfig(st scenarios.Strategy, p results.SweepPoint, peak int) config
 // lowest-scoring configuration as need when no sweep holds it, else the
 // tuning holding it, at that cap. The lines say why, for the search.
 func pickAcross(all []*tuning, written []config, r Rule) (_ *tuning, _ *config, _ []string, ms []config) {
-	for _, t := range all {
-		for _, p := range t.sw.row.Points {
-			if r.qualifies(p) {
-				ms = append(ms, config{t.name, t.headroom, p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(t.headroom))})
-			}
-		}
-		for i, p := range t.pacePts {
-			if r.qualifies(p) && i < len(t.paces) {
-				h := t.paces[i].Headroom
-				ms = append(ms, config{t.name, h, p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(h))})
-			}
-		}
-	}
-	for _, c := range written {
-		if r.qualifies(c.p) {
-			ms = append(ms, c)
-		}
-	}
+	ms = measuredConfigs(all, written, r)
 	worseThan := func(d results.SweepPoint) string {
 		for _, m := range ms {
 			if r.Score(m.p) < r.Score(d) && r.Compare(d, m.p) != NoWorse {
@@ -146,14 +135,9 @@ func pickAcross(all []*tuning, written []config, r Rule) (_ *tuning, _ *config, 
 	if len(ms) == 0 {
 		return order[0], nil, why, ms
 	}
-	best := ms[0]
-	for _, m := range ms {
-		if r.Score(m.p) < r.Score(best.p) {
-			best = m
-		}
-	}
+	best := bestConfig(ms, r)
 	for _, t := range all {
-		if p := pointAt(t.sw.row.Points, best.p.Cap); t.name == best.strategy && t.headroom == best.headroom && p != nil && r.Score(*p) == r.Score(best.p) {
+		if t.name == best.strategy && t.svc == best.svc && t.headroom == best.headroom && pointAt(t.sw.row.Points, best.p.Cap) != nil {
 			t.sw.row.Chosen = best.p.Cap
 			return t, nil, append(why, fmt.Sprintf("across: %s, the lowest-scoring configuration measured, is set instead", best.what)), ms
 		}
@@ -161,16 +145,94 @@ func pickAcross(all []*tuning, written []config, r Rule) (_ *tuning, _ *config, 
 	return order[0], &best, why, ms
 }
 
-// lowest returns the cap of the lowest-scoring point that qualifies (0:
-// none).
-func lowest(points []results.SweepPoint, r Rule) int {
-	c := 0
-	for i := range points {
-		if r.qualifies(points[i]) && (c == 0 || r.Score(points[i]) < r.Score(*pointAt(points, c))) {
-			c = points[i].Cap
+// measuredConfigs returns every configuration measured that meets the
+// rule, once each (every tuning's caps and paces, and the strategies as
+// written), at its latest point: a configuration's runs are shared between
+// the search's steps, and a later step may have run more seeds of it than
+// an earlier one's point holds. The tunings' rows and pace points are
+// brought up to date too, so that a choice is weighed on every seed run.
+func measuredConfigs(all []*tuning, written []config, r Rule) []config {
+	var each []config
+	for _, t := range all {
+		for _, p := range t.sw.row.Points {
+			each = append(each, config{t.name, t.svc, t.headroom, p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(t.headroom))})
+		}
+		for i, p := range t.pacePts {
+			if i < len(t.paces) {
+				h := t.paces[i].Headroom
+				each = append(each, config{t.name, t.svc, h, p, fmt.Sprintf("%s at cap %d, %s", t.name, p.Cap, paceText(h))})
+			}
 		}
 	}
-	return c
+	each = append(each, written...)
+	latest := map[paceKey]config{}
+	var keys []paceKey
+	for _, c := range each {
+		k := c.key()
+		l, ok := latest[k]
+		if !ok {
+			keys = append(keys, k)
+		}
+		if !ok || len(c.p.PerSeed) > len(l.p.PerSeed) {
+			if ok {
+				c.what = l.what // the name it was first measured under
+			}
+			latest[k] = c
+		}
+	}
+	for _, t := range all {
+		for i, p := range t.sw.row.Points {
+			t.sw.row.Points[i] = latest[paceKey{t.name, t.svc, p.Cap, t.headroom}].p
+		}
+		for i, p := range t.pacePts {
+			if i < len(t.paces) {
+				t.pacePts[i] = latest[paceKey{t.name, t.svc, p.Cap, t.paces[i].Headroom}].p
+			}
+		}
+	}
+	var ms []config
+	for _, k := range keys {
+		if c := latest[k]; r.qualifies(c.p) {
+			ms = append(ms, c)
+		}
+	}
+	return ms
+}
+
+// bestConfig returns the lowest-scoring configuration of ms (the first
+// of equals); ms is not empty.
+func bestConfig(ms []config, r Rule) config {
+	best := ms[0]
+	for _, m := range ms {
+		if r.Score(m.p) < r.Score(best.p) {
+			best = m
+		}
+	}
+	return best
+}
+
+// setBest sets best, the lowest-scoring configuration measured, on a
+// tuning of its strategy, service and pace: one of all whose row holds its
+// cap, or to whose row its point is added, else a tuning made for it from
+// sc whose row is that point alone. Nothing measured scores lower, so the
+// rule's test finds nothing it is worse than.
+func setBest(sc *scenarios.Scenario, all []*tuning, best config, r Rule) *tuning {
+	for _, t := range all {
+		if t.name == best.strategy && t.svc == best.svc && t.headroom == best.headroom {
+			if pointAt(t.sw.row.Points, best.p.Cap) == nil {
+				t.sw.row.Points = append(t.sw.row.Points, best.p)
+				slices.SortFunc(t.sw.row.Points, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
+			}
+			t.sw.row.Chosen = best.p.Cap
+			return t
+		}
+	}
+	base := sc.Strategy(best.strategy)
+	plans, unplanned := PlanServices(sc, planHeadroom(best.headroom))
+	t := &tuning{name: base.Name, tuned: paced(*base, best.headroom), svc: best.svc, headroom: best.headroom, plans: plans, unplanned: unplanned, plan: planOf(plans, best.svc)}
+	t.sw.row = NewSweepRow("as written", []results.SweepPoint{best.p}, r)
+	t.sw.row.Chosen, t.sw.best = best.p.Cap, best.p.Cap
+	return t
 }
 
 // chosenScore is the score of t's chosen point (+Inf: none).

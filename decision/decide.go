@@ -69,6 +69,29 @@ type Options struct {
 	// paced holds the configurations the pace searches ran (set by
 	// Decide), so that a later round reuses them.
 	paced map[paceKey]*trial
+	// ran, when set (by the tests' oracle), is told of every run the
+	// search simulates: the strategy as run, the seed's index in the
+	// sequence of seeds (sim.Seeds), and the run's figures.
+	ran func(st scenarios.Strategy, seed int, r results.StrategyResult)
+}
+
+// tell tells o.ran of the runs of res, of strategies of sc, their seeds
+// from the from-th on.
+func (o Options) tell(sc *scenarios.Scenario, res *results.Results, from int) {
+	if o.ran == nil || res == nil {
+		return
+	}
+	for _, r := range res.Strategies {
+		runs := r.SeedRuns
+		if len(runs) == 0 && !r.Partial {
+			runs = []results.StrategyResult{r}
+		}
+		for i, s := range runs {
+			if !s.Partial {
+				o.ran(*sc.Strategy(r.Name), from+i, s)
+			}
+		}
+	}
 }
 
 // step reports a step of runs runs through o.Steps, setting
@@ -114,28 +137,10 @@ type Result struct {
 // Decide returns, with ctx.Err(), a Result whose Row holds the points
 // measured and whose Decision is nil (nil when no point was).
 func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, error) {
-	name := o.Strategy
-	if name == "" {
-		name = sim.SweepStrategy(sc)
-	}
-	if sc.Strategy(name) == nil {
-		_, err := (&sim.Options{Strategies: []string{name}}).Apply(sc)
-		return nil, InputError{err}
-	}
-	if o.Rule.Objective == "" {
-		o.Rule.Objective = sc.Objective
-	}
-	seeds := o.Seeds
-	if seeds == 0 {
-		seeds = DefaultSeeds
-	}
-	opts := sim.Options{Seed: o.Seed, Duration: o.Duration, Seeds: seeds, Cache: o.Cache, Parallel: o.Parallel}
-	applied, err := opts.Apply(sc)
+	name, o, opts, err := setUp(sc, o)
 	if err != nil {
-		return nil, InputError{err}
+		return nil, err
 	}
-	o.each, o.seeds = applied.Duration, sim.Seeds(applied.Seed, seeds)
-	o.paced = map[paceKey]*trial{}
 	written, points, peaks, err := asWritten(ctx, sc, o, opts)
 	if err != nil {
 		return nil, err
@@ -148,49 +153,8 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	}
 	var measured []config
 	if err == nil {
-		writtenNow := func() []config {
-			var wc []config
-			for i, st := range sc.Strategies {
-				if o.Strategy == "" || st.Name == o.Strategy {
-					c := writtenConfig(st, points[i], peaks[st.Name])
-					if o.Headroom != 0 && c.headroom != o.Headroom {
-						// The caller pinned the pace: a strategy as
-						// written at another pace is not a choice.
-						continue
-					}
-					if tr := o.paced[paceKey{st.Name, "", c.p.Cap, c.headroom}]; tr != nil && len(tr.runs) > 1 {
-						c.p = tr.point(len(o.seeds)) // over every seed a sweep has run it since
-					}
-					wc = append(wc, c)
-				}
-			}
-			return wc
-		}
-		var need *config
-		var lines []string
-		log := t.search // the search so far, every strategy's step in order
-		t, need, lines, measured = pickAcross(all, writtenNow(), o.Rule)
-		t.search = append(slices.Clone(log), lines...)
-		for round := 0; need != nil && err == nil && round < maxNeedRounds; round++ {
-			// The best configuration measured is no cap of a sweep: sweep
-			// its strategy at its pace, with its cap among the caps (its
-			// runs reused), and pick again.
-			var t2 *tuning
-			if t2, err = tuneAt(ctx, sc, sc.Strategy(need.strategy), need.headroom, need.p.Cap, o, opts); err == nil {
-				all = append(all, t2)
-				log := append(t.search, fmt.Sprintf("across: no tuning's choice is shown no worse than every configuration measured that scores better; %s scores best, so %s was swept at %s with cap %d", need.what, need.strategy, paceText(need.headroom), need.p.Cap))
-				log = append(log, t2.search...)
-				var again *config
-				t, again, lines, measured = pickAcross(all, writtenNow(), o.Rule)
-				need = again
-				if again != nil && round == maxNeedRounds-1 {
-					t = t2
-					t.sw.row.Chosen = lowest(t2.sw.row.Points, o.Rule)
-					lines = append(lines, fmt.Sprintf("across: %s at cap %d, the best cap of that sweep, is set", t2.name, t.sw.row.Chosen))
-				}
-				t.search = append(log, lines...)
-			}
-		}
+		writtenNow := func() []config { return writtenConfigs(sc, points, peaks, o) }
+		t, measured, err = across(ctx, sc, t, all, writtenNow, o, opts)
 	}
 	if err != nil {
 		if ctx.Err() != nil && t != nil && len(t.sw.row.Points) > 0 {
@@ -199,10 +163,105 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		}
 		return nil, err
 	}
+	return decided(ctx, sc, t, measured, written, o)
+}
+
+// setUp checks Decide's strategy and options against sc and returns the
+// strategy to tune first, o with the objective, each run's simulated time,
+// the seeds and the search's shared runs set, and the simulator's options.
+func setUp(sc *scenarios.Scenario, o Options) (string, Options, sim.Options, error) {
+	name := o.Strategy
+	if name == "" {
+		name = sim.SweepStrategy(sc)
+	}
+	if sc.Strategy(name) == nil {
+		_, err := (&sim.Options{Strategies: []string{name}}).Apply(sc)
+		return "", o, sim.Options{}, InputError{err}
+	}
+	if o.Rule.Objective == "" {
+		o.Rule.Objective = sc.Objective
+	}
+	seeds := o.Seeds
+	if seeds == 0 {
+		seeds = DefaultSeeds
+	}
+	opts := sim.Options{Seed: o.Seed, Duration: o.Duration, Seeds: seeds, Cache: o.Cache, Parallel: o.Parallel}
+	applied, err := opts.Apply(sc)
+	if err != nil {
+		return "", o, opts, InputError{err}
+	}
+	o.each, o.seeds = applied.Duration, sim.Seeds(applied.Seed, seeds)
+	o.paced = map[paceKey]*trial{}
+	return name, o, opts, nil
+}
+
+// writtenConfigs returns the strategies of sc as written (o.Strategy's
+// alone when set; none at another pace than o.Headroom when set), each
+// over every seed a sweep has run it since (points: as asWritten measured
+// them; peaks: their peaks in flight).
+func writtenConfigs(sc *scenarios.Scenario, points []results.SweepPoint, peaks map[string]int, o Options) []config {
+	var wc []config
+	for i, st := range sc.Strategies {
+		if o.Strategy == "" || st.Name == o.Strategy {
+			c := writtenConfig(st, points[i], peaks[st.Name])
+			if o.Headroom != 0 && c.headroom != o.Headroom {
+				// The caller pinned the pace: a strategy as
+				// written at another pace is not a choice.
+				continue
+			}
+			if tr := o.paced[paceKey{st.Name, "", c.p.Cap, c.headroom}]; tr != nil && len(tr.runs) > 1 {
+				c.p = tr.point(len(o.seeds)) // over every seed a sweep has run it since
+			}
+			wc = append(wc, c)
+		}
+	}
+	return wc
+}
+
+// across is the step across strategies: of every tuning (all; t the one
+// tuned so far), the one whose choice is no worse than every configuration
+// measured (pickAcross, written giving the strategies as written as they
+// stand). While none is, the best configuration measured is swept at its
+// pace, up to maxNeedRounds times; after that the best configuration
+// measured is set (setBest). It returns the tuning set, with the search's
+// log, and the configurations measured that meet the rule.
+func across(ctx context.Context, sc *scenarios.Scenario, t *tuning, all []*tuning, written func() []config, o Options, opts sim.Options) (*tuning, []config, error) {
+	log := t.search // the search so far, every strategy's step in order
+	t, need, lines, measured := pickAcross(all, written(), o.Rule)
+	t.search = append(slices.Clone(log), lines...)
+	for round := 0; need != nil && round < maxNeedRounds; round++ {
+		// The best configuration measured is no cap of a sweep: sweep
+		// its strategy at its pace, with its cap among the caps (its
+		// runs reused), and pick again.
+		t2, err := tuneAt(ctx, sc, sc.Strategy(need.strategy), need.headroom, need.p.Cap, o, opts)
+		if err != nil {
+			return t, measured, err
+		}
+		all = append(all, t2)
+		log := append(t.search, fmt.Sprintf("across: no tuning's choice is shown no worse than every configuration measured that scores better; %s scores best, so %s was swept at %s with cap %d", need.what, need.strategy, paceText(need.headroom), need.p.Cap))
+		log = append(log, t2.search...)
+		t, need, lines, measured = pickAcross(all, written(), o.Rule)
+		if need != nil && round == maxNeedRounds-1 {
+			// Each sweep's seeds can move the best: the lowest-scoring
+			// configuration measured is set, with no further sweep.
+			best := bestConfig(measured, o.Rule)
+			t = setBest(sc, all, best, o.Rule)
+			lines = append(lines, fmt.Sprintf("across: after %d sweeps no tuning's choice is shown no worse than every configuration measured that scores better; %s, the lowest-scoring configuration measured, is set", maxNeedRounds, best.what))
+		}
+		t.search = append(log, lines...)
+	}
+	return t, measured, nil
+}
+
+// decided makes the Result of tuning t, the one set: the load check
+// (unless o.NoLoad), the decision in words and figures, the strategy as
+// set, and every configuration measured that meets the rule.
+func decided(ctx context.Context, sc *scenarios.Scenario, t *tuning, measured []config, written []results.Outcome, o Options) (*Result, error) {
 	res := &Result{Tuned: t.tuned, Row: t.sw.row, Plans: t.plans, Unplanned: t.unplanned, Plan: t.plan, Measured: map[string]results.SweepPoint{}}
 	for _, m := range measured {
 		res.Measured[m.what] = m.p
 	}
+	var err error
 	if res.Load, err = measureLoad(ctx, sc, o, res.Plans); err != nil {
 		return nil, err
 	}
@@ -215,7 +274,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 		MaxInFlight: t.tuned.MaxInFlight, MaxInFlightPerService: t.tuned.MaxInFlightPerService,
 		Headroom: t.headroom, Pace: paces(sc, t.headroom), Retry: sim.RetryText(&t.tuned),
 		Plan: res.Plan, Row: t.sw.row, Best: t.sw.best, Extended: t.sw.extended, Rule: o.Rule,
-		Seeds: sim.Seeds(applied.Seed, seeds), DurationS: applied.Duration.Seconds(), Load: res.Load,
+		Seeds: o.seeds, DurationS: o.each.Seconds(), Load: res.Load,
 		Strategies: written, Paces: t.paces, Search: t.search, CapFlat: flat(t.sw.row.Points, o.Rule),
 		Priced: priced(sc), Undecided: undecidedText(t.sw, o.Rule),
 	}

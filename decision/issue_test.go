@@ -2,6 +2,7 @@ package decision
 
 import (
 	"context"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -123,4 +124,47 @@ func TestDecideNarrowVersusWideByCost(t *testing.T) {
 		}
 	}
 	noWorseThanMeasured(t, sc, d, r)
+}
+
+// The completion objective changes the answer (testdata/flaky-completion.toml):
+// a tool answers a share f = 0.08 of its requests 500, and a turn makes
+// k = 4 calls. "quick" tries a call twice, so a turn fails when one of its
+// calls fails both times: it answers (1 − f²)^k = 97.5% of turns. "patient"
+// tries five times: (1 − f⁵)^k, 99.99%. A turn meets an error with
+// chance 1 − (1 − f)^k = 28%, more than the 5% above the p95, and patient
+// waits up to 3 s before its retry, where quick waits at most 50 ms: by
+// the p95 time to answer quick is best, by the share answered patient.
+// Both meet the rule (no 429: the limit is far above the load).
+func TestDecideCompletionObjective(t *testing.T) {
+	sc, err := scenarios.Load("testdata/flaky-completion.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Objective != scenarios.ObjectiveCompletion {
+		t.Fatalf("objective %q, want completion", sc.Objective)
+	}
+	const f, k = 0.08, 4
+	share := map[string]float64{"quick": math.Pow(1-f*f, k), "patient": math.Pow(1-math.Pow(f, 5), k)}
+	for _, c := range []struct {
+		objective scenarios.Objective
+		want      string
+	}{{scenarios.ObjectiveCompletion, "patient"}, {scenarios.ObjectiveP95, "quick"}} {
+		s := *sc
+		s.Objective = c.objective
+		d, err := Decide(context.Background(), &s, Options{Rule: Rule{MaxShare: DefaultMaxRateLimitedShare}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Decision.Strategy != c.want {
+			t.Errorf("objective %s: the decision sets %s, want %s: %s", c.objective, d.Decision.Strategy, c.want, d.Decision.Sentence)
+		}
+		// The figures the answer rests on are the ones worked out above.
+		for _, o := range d.Decision.Evidence.Strategies {
+			if w, ok := share[o.Strategy]; ok && math.Abs(o.AnsweredShare-w) > 0.01 {
+				t.Errorf("%s as written answers %v of turns, want %.4f ± 0.01", o.Strategy, o.AnsweredShare, w)
+			}
+		}
+		r := Rule{MaxShare: DefaultMaxRateLimitedShare, Objective: c.objective}
+		noWorseThanMeasured(t, &s, d, r)
+	}
 }

@@ -459,6 +459,7 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 			done(true)
 			return nil, nil, nil, err
 		}
+		o.tell(sc, res, 0)
 		for _, r := range res.Strategies {
 			byName[r.Name] = r
 		}

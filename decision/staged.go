@@ -81,6 +81,7 @@ func runTrials(ctx context.Context, sc *scenarios.Scenario, ts []*trial, from, t
 	if res == nil {
 		return err
 	}
+	o.tell(&run, res, from)
 	for k, t := range ts {
 		r := res.Strategies[k]
 		switch {
