@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/simbench/simbench/internal/mdcheck"
+	"github.com/simbench/simbench/internal/racebuild"
 )
 
 // The budget of the documentation's sessions: every command they show runs
@@ -48,7 +49,7 @@ var sessionCommands = []string{"run", "sweep", "recommend", "validate", "scenari
 // race suite skips it and make test runs it in its long checks
 // (TestLongDocSessions), without the race detector.
 func TestDocSessions(t *testing.T) {
-	if raceBuild {
+	if racebuild.On {
 		t.Skip("the documentation's sessions run without the race detector: make test-long runs them (TestLongDocSessions)")
 	}
 	docSessions(t)
