@@ -25,7 +25,6 @@ import (
 	"github.com/simbench/simbench/internal/racebuild"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/sched/quota"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -205,6 +204,7 @@ func TestDocFigures(t *testing.T) {
 	date := regexp.MustCompile(`\b20\d\d-\d\d-\d\d\b`)
 	defaults := flagDefaults(t)
 	defined := 0
+	used := map[string]bool{} // docConstants a note names
 	for _, path := range append(figurePages, docFiles(t)[4:]...) {
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -246,6 +246,7 @@ func TestDocFigures(t *testing.T) {
 					}
 				case "const":
 					v, ok := docConstants[why]
+					used[why] = true
 					if !ok {
 						t.Errorf("%s:%d: const %s: %q is not in docConstants", path, p.Line, fig, why)
 						continue
@@ -265,6 +266,11 @@ func TestDocFigures(t *testing.T) {
 					t.Errorf("%s:%d: %q is in no session's output on the page and its paragraph has no date: show the command that prints it, or say when and how it was measured", path, p.Line, f)
 				}
 			}
+		}
+	}
+	for name := range docConstants {
+		if !used[name] {
+			t.Errorf("docConstants holds %s, which no page's note names: remove it", name)
 		}
 	}
 	if defined > maxDefinedNotes {
@@ -302,8 +308,7 @@ var docConstants = map[string]string{
 	"check.DefaultRetryGap":             check.DefaultRetryGap.String(),
 	"check.CommandGrace":                check.CommandGrace.String(),
 	"check.DefaultAnswerGapWarn":        check.DefaultAnswerGapWarn.String(),
-	"quota.DefaultLeaseTTL":             quota.DefaultLeaseTTL.String(),
-	"quota.DefaultHolderTTL":            quota.DefaultHolderTTL.String(),
+	"sim.WindowSettle":                  sim.WindowSettle.String(),
 	"results.MaxFileBytes":              fmt.Sprintf("%dMiB", results.MaxFileBytes>>20),
 	"sim.MaxReadBackBytes":              fmt.Sprintf("%dMiB", sim.MaxReadBackBytes>>20),
 	"sim.DefaultMaxMemory":              fmt.Sprintf("%dGiB", sim.DefaultMaxMemory>>30),
