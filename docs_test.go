@@ -5,19 +5,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/simbench/simbench/check"
+	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/gate"
 	"github.com/simbench/simbench/internal/mdcheck"
 	"github.com/simbench/simbench/internal/racebuild"
+	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
 )
 
 // The budget of the documentation's sessions: every command they show runs
@@ -156,41 +164,239 @@ func runSession(t *testing.T, exe, dir, path string, c mdcheck.Command) {
 
 // figurePages are the pages whose prose quotes no measured figure that
 // neither a session of the page shows nor a date in its paragraph dates
-// (TestDocFigures).
+// (TestDocFigures); docs/*.md are held too.
 var figurePages = []string{"README.md", "scenarios/README.md"}
 
 // figure is a measured figure as prose quotes one: a number with a unit of
-// time, size or share.
-var figure = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?\s?(?:%|(?:ms|s|MB|KB|GB|MiB|GiB|CPU-s)\b)`)
+// time, size or share, standing on its own ("p95s" and "float32s" are
+// names). A status code's plural ("429s", "5xx") is no figure:
+// statusPlural tells it.
+var figure = regexp.MustCompile(`\b\d[\d,]*(?:\.\d+)?\s?(?:%|(?:ms|s|MB|KB|GB|MiB|GiB|CPU-s)\b)`)
 
-// TestDocFigures holds figurePages to their figures: each time, size or
-// share their prose quotes (outside code) appears in the output a session
-// of the page shows, which TestDocSessions holds to what the command
-// prints, or its paragraph carries the date it was measured (YYYY-MM-DD).
+// statusPlural is an HTTP status code's plural ("429s": the 429 answers),
+// which figure matches as seconds.
+var statusPlural = regexp.MustCompile(`^[45]\d\ds$`)
+
+// figureNote is a note in a paragraph's source that a figure in it is no
+// measurement (Markdown renders it as nothing):
+//
+//	<!-- default 5%: sweep --tolerance -->   a flag's default, held to --help's
+//	<!-- const 250 ms: check.DefaultAbandonGrace -->   a constant of docConstants
+//	<!-- defined 95%: the intervals' confidence -->   a definition, by its reason
+//
+// "default" notes are checked against the flag's default as the parser
+// has it, "const" notes against the constant's value; "defined" notes are few (maxDefinedNotes) and each names its
+// reason for a reviewer.
+var figureNote = regexp.MustCompile(`<!-- (default|const|defined) ([^:]+): ([^>]*?) -->`)
+
+// maxDefinedNotes bounds the "defined" notes of every page together, at
+// the count the pages hold: a note the compiler cannot check is added only
+// by raising it, in the same change, for a reviewer to see.
+const maxDefinedNotes = 39
+
+// TestDocFigures holds figurePages and docs/*.md to their figures: each
+// time, size or share their prose quotes (outside code) appears in the
+// output a session of the page shows, which TestDocSessions holds to what
+// the command prints, or its paragraph carries the date it was measured
+// (YYYY-MM-DD), or a note in the paragraph (figureNote) shows it is a flag's
+// default or a definition rather than a measurement.
 func TestDocFigures(t *testing.T) {
 	date := regexp.MustCompile(`\b20\d\d-\d\d-\d\d\b`)
-	for _, path := range figurePages {
+	defaults := flagDefaults(t)
+	defined := 0
+	used := map[string]bool{} // docConstants a note names
+	for _, path := range append(figurePages, docFiles(t)[4:]...) {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		lines := strings.Split(string(src), "\n")
 		var shown strings.Builder
 		for _, b := range mdcheck.FencedBlocks(src) {
 			if b.Lang == "console" {
 				shown.WriteString(b.Text)
 			}
 		}
-		for _, p := range mdcheck.Paragraphs(src) {
+		paras := mdcheck.Paragraphs(src)
+		onLine := map[int][]string{} // a table row's cells share a line
+		for _, p := range paras {
+			onLine[p.Line] = append(onLine[p.Line], figure.FindAllString(p.Text, -1)...)
+		}
+		for _, p := range paras {
 			if date.MatchString(p.Text) {
 				continue
 			}
+			noted := map[string]bool{}
+			for _, n := range figureNote.FindAllStringSubmatch(paragraphSource(lines, p.Line), -1) {
+				kind, fig, why := n[1], n[2], n[3]
+				if !slices.Contains(onLine[p.Line], fig) {
+					t.Errorf("%s:%d: the note on %q names no figure of its paragraph", path, p.Line, fig)
+					continue
+				}
+				if !slices.Contains(figure.FindAllString(p.Text, -1), fig) {
+					continue // another cell's
+				}
+				switch kind {
+				case "defined":
+					defined++
+				case "default":
+					if err := isDefault(defaults, fig, why); err != nil {
+						t.Errorf("%s:%d: %v", path, p.Line, err)
+						continue
+					}
+				case "const":
+					v, ok := docConstants[why]
+					used[why] = true
+					if !ok {
+						t.Errorf("%s:%d: const %s: %q is not in docConstants", path, p.Line, fig, why)
+						continue
+					}
+					if err := isDefault(map[string]string{why: v}, fig, why); err != nil {
+						t.Errorf("%s:%d: %v", path, p.Line, err)
+						continue
+					}
+				}
+				noted[fig] = true
+			}
 			for _, f := range figure.FindAllString(p.Text, -1) {
-				if !strings.Contains(shown.String(), f) {
+				if statusPlural.MatchString(f) || noted[f] {
+					continue
+				}
+				if !strings.Contains(shown.String(), f) && !inOutput(shown.String(), f) {
 					t.Errorf("%s:%d: %q is in no session's output on the page and its paragraph has no date: show the command that prints it, or say when and how it was measured", path, p.Line, f)
 				}
 			}
 		}
 	}
+	for name := range docConstants {
+		if !used[name] {
+			t.Errorf("docConstants holds %s, which no page's note names: remove it", name)
+		}
+	}
+	if defined > maxDefinedNotes {
+		t.Errorf("%d figures are noted as definitions, more than maxDefinedNotes (%d): date the measured ones, note a constant or a flag's default as one, or raise it for a reviewer to see", defined, maxDefinedNotes)
+	}
+}
+
+// inOutput reports whether the number of figure f ("2,349 ms", "87.0%")
+// stands in a session's output as a number of its own ("2,349*" in a
+// table): a number of at least three digits, so that a "1%" or a "5 s" is
+// not found in any output.
+func inOutput(shown, f string) bool {
+	num := strings.TrimRight(f, "%abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ- ")
+	if len(strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, num)) < 3 {
+		return false
+	}
+	return regexp.MustCompile(`(?:^|[^\d.,])` + regexp.QuoteMeta(num) + `(?:[^\d.,]|[.,]\D|$)`).MatchString(shown)
+}
+
+// docConstants are the constants a page's figure may be noted as
+// ("<!-- const 250 ms: check.DefaultAbandonGrace -->"), by their Go names,
+// with their values as the compiler has them: a duration as a Go
+// duration, a share as a fraction, a size in bytes with its unit.
+var docConstants = map[string]string{
+	"check.DefaultRateLimitedWarn":      fmt.Sprint(check.DefaultRateLimitedWarn),
+	"check.DefaultRateLimitedFail":      fmt.Sprint(check.DefaultRateLimitedFail),
+	"check.DefaultJitterWindow":         check.DefaultJitterWindow.String(),
+	"check.DefaultJitterMinSpread":      check.DefaultJitterMinSpread.String(),
+	"check.DefaultAbandonGrace":         check.DefaultAbandonGrace.String(),
+	"check.DefaultRetryGap":             check.DefaultRetryGap.String(),
+	"check.CommandGrace":                check.CommandGrace.String(),
+	"check.DefaultAnswerGapWarn":        check.DefaultAnswerGapWarn.String(),
+	"sim.WindowSettle":                  sim.WindowSettle.String(),
+	"results.MaxFileBytes":              fmt.Sprintf("%dMiB", results.MaxFileBytes>>20),
+	"sim.MaxReadBackBytes":              fmt.Sprintf("%dMiB", sim.MaxReadBackBytes>>20),
+	"sim.DefaultMaxMemory":              fmt.Sprintf("%dGiB", sim.DefaultMaxMemory>>30),
+	"decision.MinAnsweredShare":         fmt.Sprint(decision.MinAnsweredShare),
+	"scenarios.DefaultQuotaRTT":         scenarios.DefaultQuotaRTT.String(),
+	"scenarios.DefaultQuotaTimeout":     scenarios.DefaultQuotaTimeout.String(),
+	"scenarios.DefaultNetworkDelay.P50": scenarios.DefaultNetworkDelay.P50.String(),
+	"scenarios.DefaultNetworkDelay.P95": scenarios.DefaultNetworkDelay.P95.String(),
+	"gate p95-turn-ms":                  gateTolerance("p95-turn-ms"),
+	"gate wasted-s":                     gateTolerance("wasted-s"),
+}
+
+// gateTolerance is the tolerance of a deterministic unit of the gate, as a
+// fraction ("" for a unit it has none of).
+func gateTolerance(unit string) string {
+	t, ok := gate.Lookup(unit)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprint(t.MaxWorse)
+}
+
+// paragraphSource returns the source of the paragraph whose text starts on
+// line (1-based): a table row's own line, or the lines up to a blank one,
+// a fence or the next list item.
+func paragraphSource(lines []string, line int) string {
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	if strings.HasPrefix(strings.TrimSpace(lines[line-1]), "|") {
+		return lines[line-1]
+	}
+	end := line
+	for end < len(lines) {
+		l := strings.TrimSpace(lines[end])
+		if l == "" || strings.HasPrefix(l, "```") || listItem.MatchString(lines[end]) {
+			break
+		}
+		end++
+	}
+	return strings.Join(lines[line-1:end], "\n")
+}
+
+// listItem is the first line of a list item.
+var listItem = regexp.MustCompile(`^\s*(?:[-*+]|\d+\.)\s`)
+
+// flagDefaults returns each visible flag's default as the parser has it,
+// by "COMMAND --FLAG".
+func flagDefaults(t *testing.T) map[string]string {
+	t.Helper()
+	var cli CLI
+	parser, err := kong.New(&cli, kong.Name("simbench"), kong.Vars{"version": "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, n := range parser.Model.Node.Children {
+		for _, f := range n.Flags {
+			out[n.Name+" --"+f.Name] = f.Default
+		}
+	}
+	return out
+}
+
+// isDefault reports whether fig ("5%", "250 ms") is the default of flag
+// ("sweep --tolerance"): a share as a fraction or a percent, a time as a
+// Go duration.
+func isDefault(defaults map[string]string, fig, flag string) error {
+	def, ok := defaults[flag]
+	if !ok {
+		return fmt.Errorf("default %s: no flag %q (COMMAND --FLAG)", fig, flag)
+	}
+	f := strings.ReplaceAll(strings.ReplaceAll(fig, " ", ""), ",", "")
+	if pct, ok := strings.CutSuffix(f, "%"); ok {
+		want, err1 := strconv.ParseFloat(pct, 64)
+		got, err2 := strconv.ParseFloat(strings.TrimSuffix(def, "%"), 64)
+		if err1 == nil && err2 == nil && (got == want || math.Abs(got*100-want) < 1e-9) {
+			return nil
+		}
+	} else if want, err := time.ParseDuration(f); err == nil {
+		if got, err := time.ParseDuration(def); err == nil && got == want {
+			return nil
+		}
+	}
+	if f == strings.ReplaceAll(def, " ", "") { // a size: "4GiB"
+		return nil
+	}
+	return fmt.Errorf("%s is not %s, which is %q", fig, flag, def)
 }
 
 // flagPages names the page that documents each command's flags, under the
