@@ -61,7 +61,8 @@ type Outcome struct {
 	P95Ms   AnswerMs `json:"p95_ms"`
 	P95LoMs AnswerMs `json:"p95_lo_ms"`
 	P95HiMs AnswerMs `json:"p95_hi_ms"`
-	// AnsweredShare is the share of turns begun answered in full, among
+	// AnsweredShare is the share of the turns that ended (unfinished ones
+	// left out) answered in full, among
 	// the turns the scheduler could answer when the model's turns may fail
 	// (SweepPoint.AnsweredShare);
 	// RateLimitedShare is 429 responses ÷ attempts.

@@ -23,8 +23,9 @@ type AnswerSummary struct {
 	P50  AnswerMs `json:"p50"`
 	P95  AnswerMs `json:"p95"`
 	P99  AnswerMs `json:"p99"`
-	// AnsweredShare is the share of the turns begun whose every call
-	// succeeded, in [0, 1].
+	// AnsweredShare is the share of the turns that ended whose every call
+	// succeeded, in [0, 1]; turns still running when the run ended
+	// (unfinished) are left out, as from every latency figure.
 	AnsweredShare float64 `json:"answered_share"`
 }
 
