@@ -242,3 +242,61 @@ func chosenScore(t *tuning, r Rule) float64 {
 	}
 	return math.Inf(1)
 }
+
+// writtenConfigs returns the strategies of sc as written (o.Strategy's
+// alone when set; none at another pace than o.Headroom when set), each
+// over every seed a sweep has run it since (points: as asWritten measured
+// them; peaks: their peaks in flight).
+func writtenConfigs(sc *scenarios.Scenario, points []results.SweepPoint, peaks map[string]int, o Options) []config {
+	var wc []config
+	for i, st := range sc.Strategies {
+		if o.Strategy == "" || st.Name == o.Strategy {
+			c := writtenConfig(st, points[i], peaks[st.Name])
+			if o.Headroom != 0 && c.headroom != o.Headroom {
+				// The caller pinned the pace: a strategy as
+				// written at another pace is not a choice.
+				continue
+			}
+			if tr := o.paced[paceKey{st.Name, "", c.p.Cap, c.headroom}]; tr != nil && len(tr.runs) > 1 {
+				c.p = tr.point(len(o.seeds)) // over every seed a sweep has run it since
+			}
+			wc = append(wc, c)
+		}
+	}
+	return wc
+}
+
+// across is the step across strategies: of every tuning (all; t the one
+// tuned so far), the one whose choice is no worse than every configuration
+// measured (pickAcross, written giving the strategies as written as they
+// stand). While none is, the best configuration measured is swept at its
+// pace, up to maxNeedRounds times; after that the best configuration
+// measured is set (setBest). It returns the tuning set, with the search's
+// log, and the configurations measured that meet the rule.
+func across(ctx context.Context, sc *scenarios.Scenario, t *tuning, all []*tuning, written func() []config, o Options, opts sim.Options) (*tuning, []config, error) {
+	log := t.search // the search so far, every strategy's step in order
+	t, need, lines, measured := pickAcross(all, written(), o.Rule)
+	t.search = append(slices.Clone(log), lines...)
+	for round := 0; need != nil && round < maxNeedRounds; round++ {
+		// The best configuration measured is no cap of a sweep: sweep
+		// its strategy at its pace, with its cap among the caps (its
+		// runs reused), and pick again.
+		t2, err := tuneAt(ctx, sc, sc.Strategy(need.strategy), need.headroom, need.p.Cap, o, opts)
+		if err != nil {
+			return t, measured, err
+		}
+		all = append(all, t2)
+		log := append(t.search, fmt.Sprintf("across: no tuning's choice is shown no worse than every configuration measured that scores better; %s scores best, so %s was swept at %s with cap %d", need.what, need.strategy, paceText(need.headroom), need.p.Cap))
+		log = append(log, t2.search...)
+		t, need, lines, measured = pickAcross(all, written(), o.Rule)
+		if need != nil && round == maxNeedRounds-1 {
+			// Each sweep's seeds can move the best: the lowest-scoring
+			// configuration measured is set, with no further sweep.
+			best := bestConfig(measured, o.Rule)
+			t = setBest(sc, all, best, o.Rule)
+			lines = append(lines, fmt.Sprintf("across: after %d sweeps no tuning's choice is shown no worse than every configuration measured that scores better; %s, the lowest-scoring configuration measured, is set", maxNeedRounds, best.what))
+		}
+		t.search = append(log, lines...)
+	}
+	return t, measured, nil
+}
