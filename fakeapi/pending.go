@@ -74,7 +74,10 @@ func (ps *pendingSet) arrive(rec *Record, raw syscall.RawConn, at time.Duration)
 		}
 		set := ps.byKey[k]
 		for q := range set {
-			if probes < maxProbes && q.closedBy == 0 && q.raw != nil {
+			if probes == maxProbes {
+				break
+			}
+			if q.closedBy == 0 && q.raw != nil {
 				probes++
 				if peerClosed(q.raw) {
 					q.closedBy = at
