@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/results"
@@ -22,11 +24,11 @@ import (
 // several seeds.
 type RecommendCmd struct {
 	Scenario   string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario."`
-	Headroom   float64          `placeholder:"F" env:"SIMBENCH_HEADROOM" help:"Fraction of the limits to pace at; the rest is kept for retries (default: the tuned strategy's own headroom when it paces, else 0.7)."`
+	Headroom   float64          `placeholder:"F" env:"SIMBENCH_HEADROOM" help:"Fraction of the limits to pace at; the rest is kept for retries (default: the tuned strategy's own headroom when it paces, else ${headroom})."`
 	Strategy   string           `short:"s" placeholder:"NAME" help:"The strategy to tune (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
-	MaxShare   float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Tolerance  float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap that a paired test over the seeds shows no worse, by more than this fraction, than every better cap."`
-	Seeds      seedCount        `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	MaxShare   float64          `default:"${max_share}" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Tolerance  float64          `default:"${tolerance}" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap that a paired test over the seeds shows no worse, by more than this fraction, than every better cap."`
+	Seeds      seedCount        `default:"${seeds}" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
 	Seed       *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
 	Duration   positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
 	NoVerify   bool             `help:"Print the arithmetic only; skip the verifying sweep."`
@@ -38,6 +40,16 @@ type RecommendCmd struct {
 
 	parent   context.Context                                  // tests: a context to cancel in place of Ctrl-C
 	progress func(strategy string, done, total time.Duration) // tests: follows the verifying sweep's runs
+}
+
+// decisionVars are the decision's defaults as kong variables, which the
+// flags of run, sweep and recommend interpolate (default:"${tolerance}"),
+// so that no command writes a default of the decision as a literal.
+var decisionVars = kong.Vars{
+	"max_share": fmtFloat(decision.DefaultMaxRateLimitedShare),
+	"tolerance": fmtFloat(decision.DefaultTolerance),
+	"seeds":     strconv.Itoa(decision.DefaultSeeds),
+	"headroom":  fmtFloat(decision.DefaultHeadroom),
 }
 
 // checkDecisionFlags rejects flag values no decision can use, as invalid

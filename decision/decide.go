@@ -16,7 +16,8 @@ import (
 
 // DefaultSeeds is how many seeds each cap of the deciding sweep runs
 // with unless --seeds says otherwise: enough for an interval, few enough
-// that `run` stays quick.
+// that `run` stays quick. It is the default of sweep's and recommend's
+// --seeds (a count of seeds).
 const DefaultSeeds = 3
 
 // maxExtensions bounds the rounds that grow a sweep whose choice sits at an
