@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,11 +27,11 @@ func TestRunSweepRecommendAgree(t *testing.T) {
 	if err := run.Run(); err != nil {
 		t.Fatal(err)
 	}
-	sweep := &SweepCmd{Scenario: "tier3", Duration: d, Seeds: 2, MaxShare: 0.001, Tolerance: 0.05, Out: t.TempDir(), JSON: true, Stdout: &sweepOut}
+	sweep := &SweepCmd{Scenario: "tier3", Duration: d, Seeds: 2, MaxShare: decision.DefaultMaxRateLimitedShare, Tolerance: decision.DefaultTolerance, Out: t.TempDir(), JSON: true, Stdout: &sweepOut}
 	if err := sweep.Run(); err != nil {
 		t.Fatal(err)
 	}
-	rec := &RecommendCmd{Scenario: "tier3", Duration: d, Seeds: 2, MaxShare: 0.001, Tolerance: 0.05, JSON: true, Stdout: &recOut}
+	rec := &RecommendCmd{Scenario: "tier3", Duration: d, Seeds: 2, MaxShare: decision.DefaultMaxRateLimitedShare, Tolerance: decision.DefaultTolerance, JSON: true, Stdout: &recOut}
 	if err := rec.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestDecisionFlagsRejected(t *testing.T) {
 		{"recommend", "tier3", "--emit", "yaml"},
 	} {
 		var cli CLI
-		parser, err := kong.New(&cli, kong.Name("simbench"), kong.Exit(func(int) {}))
+		parser, err := kong.New(&cli, kong.Name("simbench"), decisionVars, kong.Exit(func(int) {}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,5 +156,48 @@ func TestRecommendSaysItExtended(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "range extended: the chosen cap") {
 		t.Errorf("recommend does not say it extended the range:\n%s", out.String())
+	}
+}
+
+// TestDecisionDefaultsAreTheDecisions builds the command line as main does
+// and checks that each decision flag's default, and each help text that
+// names a default of the decision, is the decision's constant: a command
+// that wrote its own literal, and a literal that drifted, fail here.
+func TestDecisionDefaultsAreTheDecisions(t *testing.T) {
+	var cli CLI
+	parser, err := kong.New(&cli, kong.Name("simbench"), kong.Vars{"version": "test"}, decisionVars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string]*kong.Flag{}
+	for _, n := range parser.Model.Node.Children {
+		for _, f := range n.Flags {
+			flags[n.Name+" --"+f.Name] = f
+		}
+	}
+	want := map[string]float64{
+		"--max-share": decision.DefaultMaxRateLimitedShare,
+		"--tolerance": decision.DefaultTolerance,
+		"--seeds":     decision.DefaultSeeds,
+	}
+	for _, cmd := range []string{"sweep", "recommend"} {
+		for flag, w := range want {
+			f := flags[cmd+" "+flag]
+			if f == nil {
+				t.Errorf("%s has no %s flag", cmd, flag)
+				continue
+			}
+			if got, err := strconv.ParseFloat(f.Default, 64); err != nil || got != w {
+				t.Errorf("%s %s: default %q, the decision's constant is %v", cmd, flag, f.Default, w)
+			}
+		}
+	}
+	for key, text := range map[string]string{
+		"run --seeds":          strconv.Itoa(decision.DefaultSeeds) + " for the decision",
+		"recommend --headroom": "else " + strconv.FormatFloat(decision.DefaultHeadroom, 'g', -1, 64) + ")",
+	} {
+		if f := flags[key]; f == nil || !strings.Contains(f.Help, text) {
+			t.Errorf("%s: help does not say %q", key, text)
+		}
 	}
 }

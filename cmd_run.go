@@ -8,16 +8,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime/debug"
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/gate"
+	"github.com/simbench/simbench/pipeline"
 	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
-	"github.com/simbench/simbench/trace"
 )
 
 // RunCmd runs a scenario's strategies and compares them.
@@ -38,7 +35,7 @@ type RunCmd struct {
 	Redis         string           `placeholder:"URL" env:"SIMBENCH_REDIS" help:"With --quota shared: the redis:// URL of the server to share the quota through (default: start redis-server from PATH on a free 127.0.0.1 port for the run)."`
 	RedisFallback bool             `help:"With --quota shared: when Redis cannot be reached, run each process on its local share (limit÷N) instead of failing the run, and do not mark the run invalid when Redis is lost during it."`
 	AllowInvalid  bool             `help:"With --live: exit 0 even when a strategy's run is invalid (the machine could not keep its timing); it is still marked invalid. Without it such a run exits 3."`
-	Seeds         seedCount        `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, 3 for the decision)."`
+	Seeds         seedCount        `placeholder:"N" env:"SIMBENCH_SEEDS" help:"Run every strategy with N seeds (the scenario's and the N−1 after it): figures become means with 95% intervals. Also the seeds of the decision's sweep (default: 1 for the comparison, ${seeds} for the decision)."`
 	Columns       []string         `sep:"," placeholder:"COL,..." help:"The table's columns, comma-separated: default, all, or names such as 'answer p95,mean ms,answer mean,L turns,L attempts' (default: default)."`
 	MaxMemory     byteSize         `placeholder:"4GiB" env:"SIMBENCH_MAX_MEMORY" help:"Refuse a run whose estimated memory exceeds this (exit 2), and hold the process's heap to it (default: 4GiB)."`
 	NoRecommend   bool             `help:"Skip the decision (what to set, verified by a sweep over seeds) and the load check (the workload's demand, simulated with every limit lifted); print the arithmetic only."`
@@ -55,8 +52,8 @@ type RunCmd struct {
 }
 
 // Run simulates, writes DIR/results.json (and the reports) atomically, and
-// prints the comparison. On Ctrl-C it writes what was measured, marked
-// partial, and exits with code 130.
+// prints the comparison (pipeline.Run). On Ctrl-C it writes what was
+// measured, marked partial, and exits with code 130.
 func (c *RunCmd) Run() error {
 	sc, err := openScenario(c.Scenario)
 	if err != nil {
@@ -69,91 +66,42 @@ func (c *RunCmd) Run() error {
 	out, tty := console(c.Stdout, c.isTerminal)
 	ctx, stop := interruptible(c.parent)
 	defer stop()
-	opts, thresholds, err := c.options(sc)
+	o, err := c.options(sc)
 	if c.private != "" {
 		defer os.RemoveAll(c.private)
 	}
 	if err != nil {
 		return err
 	}
-	// The binary collects garbage lazily (sim.GCPercent); a soft limit at
-	// the budget keeps the heap within it when the live set grows.
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(opts.MaxMemory))
-	res, runErr := c.simulate(ctx, sc, opts, out, tty && !c.JSON)
-	if res == nil {
-		return runErr
+	o.Dir, o.Out, o.Stderr, o.AfterSim = dir, out, os.Stderr, c.afterSim
+	o.Table = reports.TableOptions{Color: colour(tty), Columns: c.Columns, Width: terminalWidth(tty)}
+	if tty && !c.JSON {
+		o.Bars = pipeline.Bars{Decision: decisionBarsOn(out), Sim: func(opts *sim.Options) func(bool) {
+			pr := newProgress(out, sc, opts)
+			opts.Progress = pr.update
+			return pr.wait
+		}}
 	}
-	if c.afterSim != nil {
-		c.afterSim()
-	}
-	if runErr == nil {
-		if err := c.decide(ctx, sc, res, opts.Cache, out, tty && !c.JSON); err != nil {
-			return err
-		}
-	}
-	if err := c.write(out, tty, dir, res); err != nil {
-		return err
-	}
-	switch {
-	case errors.Is(runErr, context.Canceled):
-		return codedError{fmt.Errorf("interrupted: partial results written to %s", dir), exitInterrupted}
-	case runErr != nil:
-		return runErr
-	case ctx.Err() != nil && res.Decision == nil && !c.NoRecommend:
-		// Ctrl-C after the simulation, while the decision's sweep ran: the
-		// comparison is whole and written, the decision is left out.
-		return codedError{fmt.Errorf("interrupted while deciding what to set: the comparison is complete and written to %s, without the decision", dir), exitInterrupted}
-	}
-	if err := gate.CheckValid(res); err != nil && !c.AllowInvalid {
-		return codedError{err, exitInvalidRun}
-	}
-	if len(thresholds) > 0 {
-		w := out
-		if c.JSON {
-			w = os.Stderr
-		}
-		return gate.CheckThresholds(w, res, thresholds)
-	}
-	return nil
+	return exitOf(pipeline.Run(ctx, sc, o))
 }
 
-// decide puts the decision (what to set, verified by a sweep over seeds)
-// and the arithmetic it starts from into res, as recommend computes them,
-// reading from and adding to cache (nil: none) the runs it needs;
-// --no-recommend keeps the arithmetic only. An interrupt leaves them out
-// and returns nil: the results are still written.
-func (c *RunCmd) decide(ctx context.Context, sc *scenarios.Scenario, res *results.Results, cache *sim.Cache, out io.Writer, bars bool) error {
-	o := decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
-		Cache: cache, Parallel: c.Parallel}
-	decide := decision.Decide
-	if c.NoRecommend {
-		// The arithmetic only, without the load check: the demand it
-		// measures is a simulation of its own, which a run asked to skip
-		// the decision should not pay for.
-		decide, o.NoLoad = decision.Arithmetic, true
-	}
-	if bars && !c.NoRecommend {
-		// The search's steps, as they run: the first minute of a run is
-		// often the decision, not the comparison.
-		db := newDecisionBars(out)
-		o.Steps = db.stage
-		defer db.wait()
-	}
-	switch d, err := decide(ctx, sc, o); {
-	case err != nil && ctx.Err() == nil:
+// exitOf gives an error of the pipeline the exit code of its kind.
+func exitOf(err error) error {
+	var pe *pipeline.Error
+	if !errors.As(err, &pe) {
 		return err
-	case err == nil:
-		d.Merge(res)
 	}
-	return nil
+	code := map[pipeline.Kind]int{pipeline.Invalid: exitInvalid, pipeline.InvalidRun: exitInvalidRun, pipeline.Interrupted: exitInterrupted}[pe.Kind]
+	return codedError{err, cmp.Or(code, exitFailure)}
 }
 
-// options checks the flags against the scenario and returns the
-// simulation's options (MaxMemory set to the budget) and the thresholds
-// the run is held to; a flag the run cannot take is invalid input.
-func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Threshold, error) {
-	invalid := func(err error) (sim.Options, []scenarios.Threshold, error) {
-		return sim.Options{}, nil, codedError{err, exitInvalid}
+// options checks the flags against the scenario and returns the run's
+// options: the simulation's (MaxMemory set to the budget), the decision's
+// and the thresholds the run is held to; a flag the run cannot take is
+// invalid input.
+func (c *RunCmd) options(sc *scenarios.Scenario) (pipeline.RunOptions, error) {
+	invalid := func(err error) (pipeline.RunOptions, error) {
+		return pipeline.RunOptions{}, codedError{err, exitInvalid}
 	}
 	if err := reports.CheckColumns(c.Columns); err != nil {
 		return invalid(fmt.Errorf("--columns: %w", err))
@@ -196,13 +144,19 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 			return invalid(fmt.Errorf("--trace and --hdr with %d processes: a fleet's members write neither; run one process (--processes 1) for them", n))
 		}
 	}
-	if !c.Live {
+	o := pipeline.RunOptions{Trace: c.Trace, HDR: c.HDR, Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), NoRecommend: c.NoRecommend,
+		NoReports: c.NoReports, JSON: c.JSON, Thresholds: thresholds, AllowInvalid: c.AllowInvalid}
+	if c.Live {
+		live := c.liveOptions(opts)
+		o.Live = &live
+	} else {
 		opts.Cache = c.open(os.Stderr)
 		if opts.Cache == nil && !c.NoRecommend {
 			opts.Cache, c.private = privateCache()
 		}
 	}
-	return opts, thresholds, nil
+	o.Sim = opts
+	return o, nil
 }
 
 // liveOptions are the live run's options from the flags.
@@ -228,99 +182,4 @@ func (c *RunCmd) timeScale() float64 {
 		return 1
 	}
 	return c.TimeScale
-}
-
-// simulate runs the scenario, in virtual time or live, with the trace, the
-// HDR logs and the progress bars the flags ask for, and returns what was
-// measured (nil when nothing was) and the run's error.
-func (c *RunCmd) simulate(ctx context.Context, sc *scenarios.Scenario, opts sim.Options, out io.Writer, bars bool) (*results.Results, error) {
-	if c.Trace != "" {
-		tw, err := trace.Create(c.Trace)
-		if err != nil {
-			return nil, err
-		}
-		opts.Trace = tw
-		// Aborted unless the run measured something: a failed run leaves
-		// no trace, an interrupted one keeps what was measured.
-		defer tw.Abort()
-	}
-	var hdrs sim.HDRSet
-	if c.HDR != "" {
-		if err := sim.MakeHDRDir(c.HDR); err != nil {
-			return nil, codedError{fmt.Errorf("--hdr %s: %w", c.HDR, err), exitInvalid}
-		}
-		opts.HDR = hdrs.Add
-	}
-	var pr *progress
-	if bars {
-		pr = newProgress(out, sc, &opts)
-		opts.Progress = pr.update
-	}
-	var res *results.Results
-	var runErr error
-	if c.Live {
-		res, runErr = sim.RunLive(ctx, sc, c.liveOptions(opts))
-	} else {
-		res, runErr = sim.RunSeeds(ctx, sc, opts)
-	}
-	if pr != nil {
-		pr.wait(runErr != nil)
-	}
-	if res == nil {
-		return nil, runErr
-	}
-	if opts.Trace != nil {
-		if err := opts.Trace.Close(); err != nil {
-			return nil, err
-		}
-	}
-	if c.HDR != "" {
-		if err := hdrs.WriteFiles(c.HDR); err != nil {
-			return nil, fmt.Errorf("--hdr: %w", err)
-		}
-	}
-	return res, runErr
-}
-
-// write writes DIR/results.json and, unless --no-reports, the reports
-// beside it, then prints the results: as JSON with --json, else the
-// comparison table and where the files are.
-func (c *RunCmd) write(out io.Writer, tty bool, dir string, res *results.Results) error {
-	if err := results.Write(dir, res); err != nil {
-		return err
-	}
-	var written []string
-	if !c.NoReports {
-		var err error
-		if written, err = reports.WriteAll(dir, res, reports.Options{}); err != nil {
-			return fmt.Errorf("writing reports: %w", err)
-		}
-	}
-	if err := removeStale(dir, reports.Outputs(), written); err != nil {
-		return err
-	}
-	if c.JSON {
-		data, err := results.Encode(res)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(data)
-		return err
-	}
-	if res.Decision != nil {
-		// The answer first and last: the table between is longer than a
-		// screen, so the end of the run would scroll the first off.
-		fmt.Fprintf(out, "%s\n\n", res.Decision.Sentence)
-	}
-	if err := reports.WriteTableWith(out, res, reports.TableOptions{Color: colour(tty), Columns: c.Columns, Width: terminalWidth(tty)}); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "\nresults: %s\n", filepath.Join(dir, results.ResultsFile))
-	if !c.NoReports {
-		fmt.Fprintf(out, "report:  %s\n", filepath.Join(dir, reports.HTMLFile))
-	}
-	if res.Decision != nil {
-		fmt.Fprintf(out, "\n%s\n", res.Decision.Sentence)
-	}
-	return nil
 }

@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/simbench/simbench/decision"
-	"github.com/simbench/simbench/reports"
-	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/pipeline"
 	"github.com/simbench/simbench/sim"
 )
 
@@ -28,9 +25,9 @@ type SweepCmd struct {
 	Cap        string           `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
 	Strategy   string           `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
 	By         string           `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
-	MaxShare   float64          `default:"0.001" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
-	Tolerance  float64          `default:"0.05" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap that a paired test over the seeds shows no worse, by more than this fraction, than every better cap."`
-	Seeds      seedCount        `default:"3" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
+	MaxShare   float64          `default:"${max_share}" env:"SIMBENCH_MAX_SHARE" help:"Largest share of 429s (429s ÷ attempts) the chosen cap may have."`
+	Tolerance  float64          `default:"${tolerance}" env:"SIMBENCH_TOLERANCE" help:"Take the smallest cap that a paired test over the seeds shows no worse, by more than this fraction, than every better cap."`
+	Seeds      seedCount        `default:"${seeds}" env:"SIMBENCH_SEEDS" help:"Seeds each cap is simulated with; figures are means with 95% intervals."`
 	Seed       *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
 	Duration   positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
 	Out        string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
@@ -45,8 +42,9 @@ type SweepCmd struct {
 }
 
 // Run sweeps, prints a table per load with the knee and the chosen cap
-// marked, and writes sweep.json and the sweep plots. On Ctrl-C it writes
-// and prints the points measured, marked partial, and exits with 130.
+// marked, and writes sweep.json and the sweep plots (pipeline.Sweep). On
+// Ctrl-C it writes and prints the points measured, marked partial, and
+// exits with 130.
 func (c *SweepCmd) Run() error {
 	sc, err := openScenario(c.Scenario)
 	if err != nil {
@@ -98,75 +96,13 @@ func (c *SweepCmd) Run() error {
 	}
 	ctx, stop := interruptible(c.parent)
 	defer stop()
-	sw, err := decision.Sweep(ctx, sc, o)
-	switch {
-	case err != nil && ctx.Err() != nil && sw == nil:
-		return codedError{fmt.Errorf("interrupted before any cap was measured: nothing written"), exitInterrupted}
-	case errors.As(err, new(decision.InputError)):
-		return codedError{err, exitInvalid}
-	case err != nil && ctx.Err() == nil:
-		return err
-	}
-	if err := c.write(out, sc.Name, dir, sw, o); err != nil {
-		return err
-	}
-	if sw.Partial {
-		return codedError{fmt.Errorf("interrupted: the points measured are written to %s, marked partial", filepath.Join(dir, results.SweepFile)), exitInterrupted}
-	}
-	return nil
+	return exitOf(pipeline.Sweep(ctx, sc, c.pipelineOptions(out, dir, o)))
 }
 
-// write writes sweep.json and the sweep plots to dir, then prints the
-// sweep (as JSON with --json).
-func (c *SweepCmd) write(out io.Writer, scenario, dir string, sw *results.Sweep, o decision.SweepOptions) error {
-	if err := results.WriteSweep(dir, sw); err != nil {
-		return err
-	}
-	written, err := reports.WriteSweepPlots(dir, sw)
-	if err != nil {
-		return err
-	}
-	if err := removeStale(dir, []string{"sweep.png", "sweep.svg"}, written); err != nil {
-		return err
-	}
-	if c.JSON {
-		data, err := results.Encode(sw)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(data)
-		return err
-	}
-	return c.print(out, scenario, dir, sw, o)
-}
-
-// print shows the decision (when the sweep made one) and the sweep's table.
-func (c *SweepCmd) print(out io.Writer, scenario, dir string, sw *results.Sweep, o decision.SweepOptions) error {
-	if sw.Decision != nil {
-		for _, line := range reports.DecisionLines(sw.Decision) {
-			fmt.Fprintln(out, line)
-		}
-		fmt.Fprintln(out)
-	}
-	title := fmt.Sprintf("sweep of %s · strategy %s as written · %s", scenario, sw.Strategy, seedsText(int(c.Seeds)))
-	if sw.Partial {
-		title = fmt.Sprintf("PARTIAL (interrupted) sweep of %s · strategy %s · the caps measured before Ctrl-C, each over the seeds that finished", scenario, sw.Strategy)
-	}
-	if sw.Decision != nil && len(o.Loads) == 0 {
-		title = fmt.Sprintf("sweep of %s · strategy %s paced at headroom %s · %s · %s", scenario, sw.Strategy, fmtFloat(sw.Decision.Headroom), sw.Decision.Knob, seedsText(int(c.Seeds)))
-	}
-	if err := reports.WriteSweep(out, title, sw.Rows, o.Rule.String(), o.Rule.MaxShare); err != nil {
-		return err
-	}
-	if sw.Decision == nil && !sw.Partial {
-		fmt.Fprintln(out, "\nthe caps and strategy are as given; `simbench recommend` decides what to set over its own range")
-	}
-	fmt.Fprintf(out, "\nplots and sweep.json: %s\n", dir)
-	if sw.Decision != nil {
-		// Again last: the table has scrolled the first off the screen.
-		fmt.Fprintf(out, "\n%s\n", sw.Decision.Sentence)
-	}
-	return nil
+// pipelineOptions are the sweep's options for the pipeline: the
+// decision's sweep o, written to dir and printed to out.
+func (c *SweepCmd) pipelineOptions(out io.Writer, dir string, o decision.SweepOptions) pipeline.SweepOptions {
+	return pipeline.SweepOptions{Sweep: o, Dir: dir, JSON: c.JSON, Out: out}
 }
 
 // capsNote says what a --cap range expands to, since A..B doubles rather

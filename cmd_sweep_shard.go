@@ -10,6 +10,7 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/pipeline"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -75,7 +76,7 @@ func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o 
 	case c.Merge && len(missing) > 0:
 		return fmt.Errorf("the folders do not hold the whole sweep: %w; run `simbench sweep %s --plan` and the shards until the plan is empty", &sim.MissError{Keys: keysOf(missing)}, c.Scenario)
 	case c.Merge:
-		return c.write(out, sc.Name, dir, sw, o)
+		return pipeline.WriteSweep(sc.Name, sw, c.pipelineOptions(out, dir, o))
 	case c.Plan:
 		p := sweepPlan{Format: planFormat, Points: keysOf(missing)}
 		data, err := results.Encode(p)

@@ -31,7 +31,7 @@ import (
 func parseAndRun(t *testing.T, args ...string) error {
 	t.Helper()
 	var cli CLI
-	parser, err := kong.New(&cli, kong.Name("simbench"), kong.Exit(func(int) {}))
+	parser, err := kong.New(&cli, kong.Name("simbench"), decisionVars, kong.Exit(func(int) {}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestDeployCommandsParse(t *testing.T) {
 		}
 		n++
 		var cli CLI
-		parser, err := kong.New(&cli, kong.Vars{"version": "test"}, kong.Exit(func(int) { t.Errorf("%s: simbench %s asks to exit", c.Source, strings.Join(c.Args, " ")) }))
+		parser, err := kong.New(&cli, kong.Vars{"version": "test"}, decisionVars, kong.Exit(func(int) { t.Errorf("%s: simbench %s asks to exit", c.Source, strings.Join(c.Args, " ")) }))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -360,7 +360,7 @@ var listItem = regexp.MustCompile(`^\s*(?:[-*+]|\d+\.)\s`)
 func flagDefaults(t *testing.T) map[string]string {
 	t.Helper()
 	var cli CLI
-	parser, err := kong.New(&cli, kong.Name("simbench"), kong.Vars{"version": "test"})
+	parser, err := kong.New(&cli, kong.Name("simbench"), kong.Vars{"version": "test"}, decisionVars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +420,7 @@ var flagRow = regexp.MustCompile("(?m)^\\| `(?:-[a-zA-Z], )?--([a-z0-9-]+)")
 // and no fewer.
 func TestHelpMatchesDocs(t *testing.T) {
 	var cli CLI
-	parser, err := kong.New(&cli, kong.Name("simbench"), kong.Vars{"version": "test"})
+	parser, err := kong.New(&cli, kong.Name("simbench"), kong.Vars{"version": "test"}, decisionVars)
 	if err != nil {
 		t.Fatal(err)
 	}

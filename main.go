@@ -80,6 +80,7 @@ func runMain(args []string, stdout, stderr io.Writer) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(helpWithExitCodes),
 		kong.Vars{"version": v},
+		decisionVars,
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
 	)

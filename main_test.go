@@ -85,7 +85,7 @@ func captureStdout(t *testing.T, f func()) string {
 func parseOnly(t *testing.T, args ...string) *CLI {
 	t.Helper()
 	var c CLI
-	parser, err := kong.New(&c, kong.Vars{"version": "test"})
+	parser, err := kong.New(&c, kong.Vars{"version": "test"}, decisionVars)
 	if err != nil {
 		t.Fatal(err)
 	}

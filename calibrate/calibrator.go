@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -98,7 +99,7 @@ type Source struct {
 type serviceAcc struct {
 	name      string
 	attempts  int64
-	outcomes  [9]int64
+	outcomes  [classCount]int64
 	latency   *sample
 	limits    trace.Limits // from headers of traces
 	limitReq  float64      // the largest limit_requests seen
@@ -191,20 +192,18 @@ func (c *Calibrator) service(name string) *serviceAcc {
 	return s
 }
 
-// outcomeIndex is the position of o in trace.Outcomes.
-func outcomeIndex(o string) int {
+// classOf is the scheduler's class named o, one of trace.Outcomes, which
+// lists the names in sched.Class order (trace.Record.Check refuses any
+// other name; an unknown one counts as transient).
+func classOf(o string) sched.Class {
 	if i := slices.Index(trace.Outcomes, o); i >= 0 {
-		return i
+		return sched.Class(i)
 	}
-	return int(classTransient)
+	return sched.ClassTransient
 }
 
-const (
-	classSuccess     = 0
-	classRateLimited = 1
-	classTransient   = 5
-	classCancelled   = 7
-)
+// classCount is the number of the scheduler's outcome classes.
+const classCount = int(sched.ClassConflict) + 1
 
 // Add takes one attempt into the figures. Records of a session are keyed
 // by r.Session (0: none) and of a turn by r.Turn, within the current
@@ -258,14 +257,14 @@ func (c *Calibrator) addAttempt(r *trace.Record) *serviceAcc {
 		c.last = s
 	}
 	s.attempts++
-	oc := outcomeIndex(r.Outcome)
+	oc := classOf(r.Outcome)
 	s.outcomes[oc]++
-	if oc == classSuccess {
+	if oc == sched.ClassSuccess {
 		s.latency.add(r.End - r.Start)
 	}
-	if oc == classRateLimited {
+	if oc == sched.ClassRateLimited {
 		s.limited++
-	} else if oc != classCancelled || r.Status != 0 {
+	} else if oc != sched.ClassCancelled || r.Status != 0 {
 		s.perSecond[int64(math.Floor(r.Start))]++ // admitted (or at least answered) requests
 	}
 	s.limitReq = max(s.limitReq, r.LimitRequests)

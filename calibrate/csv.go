@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/sched/httptool"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -323,23 +324,11 @@ var outcomeAliases = func() map[string]string {
 	return m
 }()
 
-// outcomeOfStatus classes an HTTP status the way the scheduler's HTTP
-// adapter does.
+// outcomeOfStatus classes an HTTP status as the scheduler's HTTP reader
+// does (httptool.StatusClass): 409 a conflict, 3xx and statuses from 600 on
+// permanent.
 func outcomeOfStatus(status int) string {
-	switch {
-	case status >= 200 && status < 400:
-		return trace.OutcomeSuccess
-	case status == 429:
-		return trace.OutcomeRateLimited
-	case status == 529 || status == 503:
-		return trace.OutcomeOverloaded
-	case status == 413:
-		return trace.OutcomeTooLarge
-	case status >= 500 || status == 408 || status == 0:
-		return trace.OutcomeTransient
-	default:
-		return trace.OutcomePermanent
-	}
+	return httptool.StatusClass(status).String()
 }
 
 // csvTime reads a time field: seconds, an RFC 3339 time, or (in the

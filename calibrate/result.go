@@ -9,6 +9,7 @@ import (
 
 	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -43,10 +44,10 @@ type ServiceFit struct {
 	// when that is a safe name (atomicfile.SafeName), else a slug of it;
 	// TraceName is then the name in the traces ("" when unchanged).
 	Name, TraceName string
-	// Attempts counts the attempts; Outcomes counts them by class, in the
-	// order of trace.Outcomes.
+	// Attempts counts the attempts; Outcomes counts them by class, indexed
+	// by sched.Class (the order of trace.Outcomes).
 	Attempts int64
-	Outcomes [9]int64
+	Outcomes [classCount]int64
 	// Latency is the lognormal fit to the durations of the successful
 	// attempts, in seconds; P50 and P95 are the sample's own percentiles.
 	Latency  LognormalFit
@@ -229,13 +230,13 @@ func (c *Calibrator) fitService(s *serviceAcc, duration float64) ServiceFit {
 	f := ServiceFit{Name: s.name, Attempts: s.attempts, Outcomes: s.outcomes, latency: s.latency}
 	f.Latency = s.latency.lognormal(c.opts.KSMax)
 	f.P50, f.P95 = s.latency.quantile(0.5), s.latency.quantile(0.95)
-	o := func(name string) int64 { return s.outcomes[slices.Index(trace.Outcomes, name)] }
-	answered := s.attempts - o(trace.OutcomeRateLimited) - o(trace.OutcomeOverloaded) - o(trace.OutcomeCancelled)
+	o := s.outcomes
+	answered := s.attempts - o[sched.ClassRateLimited] - o[sched.ClassOverloaded] - o[sched.ClassCancelled]
 	if answered > 0 {
-		f.ErrorRate = float64(o(trace.OutcomeTransient)) / float64(answered)
+		f.ErrorRate = float64(o[sched.ClassTransient]) / float64(answered)
 	}
-	f.RateLimitedShare = float64(o(trace.OutcomeRateLimited)) / float64(s.attempts)
-	f.OverloadedShare = float64(o(trace.OutcomeOverloaded)) / float64(s.attempts)
+	f.RateLimitedShare = float64(o[sched.ClassRateLimited]) / float64(s.attempts)
+	f.OverloadedShare = float64(o[sched.ClassOverloaded]) / float64(s.attempts)
 	switch {
 	case s.limitReq > 0 || s.limitTok > 0:
 		f.Limits = trace.Limits{RPM: s.limitReq, TPM: s.limitTok}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/trace"
+	"github.com/simbench/simbench/sched"
 )
 
 // Errors WriteScenario wraps, for callers that choose an exit code.
@@ -232,7 +232,7 @@ func (w *tomlWriter) service(s *ServiceFit, duration float64) {
 	var parts []string
 	for i, n := range s.Outcomes {
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s (%.1f%%)", count(n), trace.Outcomes[i], 100*float64(n)/float64(s.Attempts)))
+			parts = append(parts, fmt.Sprintf("%s %s (%.1f%%)", count(n), sched.Class(i), 100*float64(n)/float64(s.Attempts)))
 		}
 	}
 	w.p("# %s attempts: %s.\n", count(s.Attempts), strings.Join(parts, ", "))

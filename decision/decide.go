@@ -16,7 +16,8 @@ import (
 
 // DefaultSeeds is how many seeds each cap of the deciding sweep runs
 // with unless --seeds says otherwise: enough for an interval, few enough
-// that `run` stays quick.
+// that `run` stays quick. It is the default of sweep's and recommend's
+// --seeds (a count of seeds).
 const DefaultSeeds = 3
 
 // maxExtensions bounds the rounds that grow a sweep whose choice sits at an
@@ -323,123 +324,6 @@ func withStrategy(sc *scenarios.Scenario, st scenarios.Strategy) *scenarios.Scen
 		}
 	}
 	return &out
-}
-
-// extendedSweep is a sweep grown while its choice sat at an edge.
-type extendedSweep struct {
-	row      results.SweepRow
-	best     int      // the cap with the lowest p95 (0: none qualified)
-	extended []string // why the range grew, a round a line
-	oneSeed  []int    // the caps run over their first seed only (settle)
-	// moreSeeds are the caps run over more seeds than asked because the
-	// rule's test could not decide on them; undecided the caps it still
-	// could not decide at MaxSeeds (Rule.Pending).
-	moreSeeds, undecided []int
-}
-
-// sweepExtending sweeps strategy name of sc over caps, then over the caps
-// Extend adds while the rule's choice sits at an edge of the range, for at
-// most maxExtensions rounds. Each round runs the first seed of its caps,
-// then the other seeds of every cap whose first seed leaves the choice
-// open (settle); the caps settled by their first seed keep that one run.
-func sweepExtending(ctx context.Context, sc *scenarios.Scenario, name, service string, caps []int, o Options, opts sim.Options) (extendedSweep, error) {
-	rule := o.Rule
-	n := len(o.seeds)
-	base := sc.Strategy(name)
-	var out extendedSweep
-	var trials []*trial
-	points := func() []results.SweepPoint {
-		var pts []results.SweepPoint
-		for _, t := range trials {
-			if len(t.runs) > 0 {
-				pts = append(pts, t.point(n))
-			}
-		}
-		slices.SortFunc(pts, func(a, b results.SweepPoint) int { return a.Cap - b.Cap })
-		return pts
-	}
-	for round := 0; ; round++ {
-		var fresh []*trial
-		h := Unpaced
-		if base.TokenBucket {
-			h = base.Headroom
-		}
-		for _, c := range caps {
-			if tr := o.paced[paceKey{base.Name, service, c, h}]; tr != nil && len(tr.runs) > 0 {
-				trials = append(trials, tr) // a pace search ran it already
-				continue
-			}
-			st := withCap(*base, service, c)
-			st.Name = fmt.Sprintf("%s@%d", base.Name, c)
-			fresh = append(fresh, &trial{st: st, cap: c})
-		}
-		trials = append(trials, fresh...)
-		first := n
-		if n > 1 {
-			first = 1
-		}
-		err := runTrials(ctx, sc, fresh, 0, first, fmt.Sprintf("%s at caps %s", name, joinInts(caps)), true, o, opts)
-		for err == nil {
-			open := settle(trials, rule, n)
-			if len(open) == 0 {
-				break
-			}
-			var at []int
-			for _, t := range open {
-				at = append(at, t.cap)
-			}
-			err = runTrials(ctx, sc, open, 1, n, fmt.Sprintf("%s at caps %s, seeds 2 to %d", name, joinInts(at), n), true, o, opts)
-		}
-		for err == nil && n >= 2 {
-			// The rule's test cannot yet decide: more seeds, up to MaxSeeds.
-			var more []*trial
-			for _, c := range rule.Pending(points()) {
-				for _, t := range trials {
-					if t.cap == c && len(t.runs) >= n && len(t.runs) < max(n, MaxSeeds) {
-						more = append(more, t)
-					}
-				}
-			}
-			if len(more) == 0 {
-				break
-			}
-			from := len(more[0].runs)
-			for _, t := range more {
-				from = min(from, len(t.runs))
-			}
-			more = slices.DeleteFunc(more, func(t *trial) bool { return len(t.runs) != from })
-			to := min(from+MoreSeeds, max(n, MaxSeeds))
-			var at []int
-			for _, t := range more {
-				at = append(at, t.cap)
-				if !slices.Contains(out.moreSeeds, t.cap) {
-					out.moreSeeds = append(out.moreSeeds, t.cap)
-				}
-			}
-			err = runTrials(ctx, sc, more, from, to, fmt.Sprintf("%s at caps %s, seeds %d to %d (the rule's test could not yet decide)", name, joinInts(at), from+1, to), false, o, opts)
-		}
-		pts := points()
-		out.row = NewSweepRow("as written", pts, rule)
-		if err != nil {
-			// Interrupted: out.row holds the points measured.
-			return out, err
-		}
-		_, out.best, _ = rule.Choose(pts)
-		out.undecided = rule.Pending(pts)
-		more, why := Extend(pts, out.row.Chosen)
-		if len(more) == 0 || round == maxExtensions {
-			slices.Sort(out.moreSeeds)
-			out.oneSeed = nil
-			for _, p := range pts {
-				if n > 1 && p.Seeds == 1 {
-					out.oneSeed = append(out.oneSeed, p.Cap)
-				}
-			}
-			return out, nil
-		}
-		out.extended = append(out.extended, fmt.Sprintf("%s, so caps %s were added", why, joinInts(more)))
-		caps = more
-	}
 }
 
 // settle returns the trials of a sweep, run over their first seed only,

@@ -12,12 +12,14 @@ import (
 )
 
 // DefaultHeadroom is the fraction of the binding limit a plan uses when
-// Service.Headroom is zero; the rest is reserved for retries.
+// Service.Headroom is zero; the rest is reserved for retries. It is the
+// default recommend's --headroom help names (a fraction in (0, 1]).
 const DefaultHeadroom = 0.7
 
 // DefaultMaxRateLimitedShare is the largest share of attempts answered with
 // 429 (0.001 = 0.1%) that ChooseCap accepts for a cap, when callers want the
-// default (results.DefaultMaxRateLimitedShare, which reports draw).
+// default (results.DefaultMaxRateLimitedShare, which reports draw). It is
+// the default of sweep's and recommend's --max-share (a fraction).
 const DefaultMaxRateLimitedShare = results.DefaultMaxRateLimitedShare
 
 // Names of the limit that binds, as in results.Recommendation.BindingLimit.

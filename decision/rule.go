@@ -15,7 +15,8 @@ import (
 
 // DefaultTolerance is how much worse, as a fraction of the better figure
 // (the p95 time to answer by default), a smaller cap may be and still be
-// chosen over a better one: the margin of the rule's paired test.
+// chosen over a better one: the margin of the rule's paired test. It is the
+// default of sweep's and recommend's --tolerance (a fraction).
 const DefaultTolerance = 0.05
 
 // MinAnsweredShare is the share of turns a cap must answer in full to be

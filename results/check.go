@@ -146,6 +146,31 @@ func checkResults(ps *problems, r *Results) {
 	if len(r.Strategies) == 0 {
 		ps.add("strategies", "is empty; a run has at least one strategy")
 	}
+	checkStrategies(ps, r)
+	checkFleet(ps, r)
+	for i, l := range r.Limits {
+		at := fmt.Sprintf("limits[%d]", i)
+		nameOK(ps, at+".service", "service", l.Service)
+		nonNegative(ps, at, map[string]float64{"requests_per_minute": l.RequestsPerMinute, "tokens_per_minute": l.TokensPerMinute,
+			"max_concurrent": float64(l.MaxConcurrent), "calls_per_turn": l.CallsPerTurn})
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
+		nameOK(ps, fmt.Sprintf("recommendation.%q", name), "service", name)
+	}
+	for i, e := range r.Events {
+		at := fmt.Sprintf("events[%d]", i)
+		if !(e.StartS >= 0 && e.StartS <= e.EndS && e.EndS <= maxSeconds) {
+			ps.add(at, "runs from %v s to %v s; want 0 ≤ start_s ≤ end_s ≤ %v", e.StartS, e.EndS, maxSeconds)
+		}
+		if msg := names.Text(e.Label); msg != "" {
+			ps.add(at+".label", "%s", msg)
+		}
+	}
+}
+
+// checkStrategies checks each strategy's figures and those of each of its
+// seeds' runs, and that no two strategies share a name.
+func checkStrategies(ps *problems, r *Results) {
 	seen := map[string]int{}
 	for i := range r.Strategies {
 		s := &r.Strategies[i]
@@ -167,39 +192,28 @@ func checkResults(ps *problems, r *Results) {
 			checkStrategy(ps, at, sr, r.DurationS)
 		}
 	}
-	if f := r.Fleet; f != nil {
-		if !(f.Of >= 1 && f.Of <= MaxFleetMembers) {
-			ps.add("fleet.of", "is %d; want 1 to %d members", f.Of, MaxFleetMembers)
-		} else if !(f.Member >= 0 && f.Member < f.Of) {
-			ps.add("fleet.member", "is %d; want 0 to %d, a member of the %d", f.Member, f.Of-1, f.Of)
-		}
-		if msg := names.Text(f.RunID); msg != "" {
-			ps.add("fleet.run_id", "%s", msg)
-		}
-		for i, name := range f.Missing {
-			at := fmt.Sprintf("fleet.missing[%d]", i)
-			nameOK(ps, at, "strategy", name)
-			if r.Strategy(name) != nil {
-				ps.add(at, "names %q, which has figures: a missing strategy has none", name)
-			}
-		}
+}
+
+// checkFleet checks a fleet member's results: its place in the fleet
+// and the strategies it names as missing.
+func checkFleet(ps *problems, r *Results) {
+	f := r.Fleet
+	if f == nil {
+		return
 	}
-	for i, l := range r.Limits {
-		at := fmt.Sprintf("limits[%d]", i)
-		nameOK(ps, at+".service", "service", l.Service)
-		nonNegative(ps, at, map[string]float64{"requests_per_minute": l.RequestsPerMinute, "tokens_per_minute": l.TokensPerMinute,
-			"max_concurrent": float64(l.MaxConcurrent), "calls_per_turn": l.CallsPerTurn})
+	if !(f.Of >= 1 && f.Of <= MaxFleetMembers) {
+		ps.add("fleet.of", "is %d; want 1 to %d members", f.Of, MaxFleetMembers)
+	} else if !(f.Member >= 0 && f.Member < f.Of) {
+		ps.add("fleet.member", "is %d; want 0 to %d, a member of the %d", f.Member, f.Of-1, f.Of)
 	}
-	for _, name := range slices.Sorted(maps.Keys(r.Recommendation)) {
-		nameOK(ps, fmt.Sprintf("recommendation.%q", name), "service", name)
+	if msg := names.Text(f.RunID); msg != "" {
+		ps.add("fleet.run_id", "%s", msg)
 	}
-	for i, e := range r.Events {
-		at := fmt.Sprintf("events[%d]", i)
-		if !(e.StartS >= 0 && e.StartS <= e.EndS && e.EndS <= maxSeconds) {
-			ps.add(at, "runs from %v s to %v s; want 0 ≤ start_s ≤ end_s ≤ %v", e.StartS, e.EndS, maxSeconds)
-		}
-		if msg := names.Text(e.Label); msg != "" {
-			ps.add(at+".label", "%s", msg)
+	for i, name := range f.Missing {
+		at := fmt.Sprintf("fleet.missing[%d]", i)
+		nameOK(ps, at, "strategy", name)
+		if r.Strategy(name) != nil {
+			ps.add(at, "names %q, which has figures: a missing strategy has none", name)
 		}
 	}
 }
