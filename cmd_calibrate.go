@@ -17,7 +17,7 @@ type CalibrateCmd struct {
 	Format     string    `enum:"auto,simbench,otel,csv" default:"auto" help:"The traces' format: auto (.csv is CSV; a JSON object holding resourceSpans is OpenTelemetry; other JSON Lines are simbench), simbench, otel or csv."`
 	CSVColumns string    `name:"csv-columns" placeholder:"FIELD=COLUMN,..." help:"For CSV: which column holds each field, e.g. start=ts,latency_ms=dur,service=svc,status=code,turn=turn_id. Fields: session, turn, call, kind, service, tool, attempt, intended, start, start_ms, end, end_ms, latency_s, latency_ms, status, outcome, tokens, retry_after."`
 	Strategy   string    `short:"s" placeholder:"NAME" help:"Fit to the sections of this strategy only: a trace from 'run --trace' holds one section per strategy, and calibrating from several merges their sessions and 429s. Required when the traces hold more than one."`
-	KSMax      float64   `name:"ks-max" default:"0.05" placeholder:"D" help:"The Kolmogorov–Smirnov distance above which a lognormal fit is poor and the recorded values are used instead (default 0.05)."`
+	KSMax      float64   `name:"ks-max" default:"${ks_max}" placeholder:"D" help:"The Kolmogorov–Smirnov distance above which a lognormal fit is poor and the recorded values are used instead (default ${ks_max})."`
 	Stdout     io.Writer `kong:"-"` // nil: os.Stdout
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/simbench/simbench/calibrate"
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/results"
 )
@@ -192,7 +193,18 @@ func TestDecisionDefaultsAreTheDecisions(t *testing.T) {
 			}
 		}
 	}
+	for key, w := range map[string]float64{
+		"report --max-share": decision.DefaultMaxRateLimitedShare,
+		"calibrate --ks-max": calibrate.DefaultKSMax,
+	} {
+		if f := flags[key]; f == nil {
+			t.Errorf("no flag %s", key)
+		} else if got, err := strconv.ParseFloat(f.Default, 64); err != nil || got != w {
+			t.Errorf("%s: default %q, the package's constant is %v", key, f.Default, w)
+		}
+	}
 	for key, text := range map[string]string{
+		"calibrate --ks-max":   "(default " + strconv.FormatFloat(calibrate.DefaultKSMax, 'g', -1, 64) + ")",
 		"run --seeds":          strconv.Itoa(decision.DefaultSeeds) + " for the decision",
 		"recommend --headroom": "else " + strconv.FormatFloat(decision.DefaultHeadroom, 'g', -1, 64) + ")",
 	} {

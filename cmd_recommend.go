@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/simbench/simbench/calibrate"
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/pipeline"
 )
@@ -38,14 +39,16 @@ type RecommendCmd struct {
 	progress func(strategy string, done, total time.Duration) // tests: follows the verifying sweep's runs
 }
 
-// decisionVars are the decision's defaults as kong variables, which the
-// flags of run, sweep and recommend interpolate (default:"${tolerance}"),
-// so that no command writes a default of the decision as a literal.
+// decisionVars are the decision's (and calibrate's) defaults as kong
+// variables, which the flags of run, sweep, recommend, report and
+// calibrate interpolate (default:"${tolerance}"), so that no command writes
+// a package's default as a literal.
 var decisionVars = kong.Vars{
 	"max_share": strconv.FormatFloat(decision.DefaultMaxRateLimitedShare, 'g', -1, 64),
 	"tolerance": strconv.FormatFloat(decision.DefaultTolerance, 'g', -1, 64),
 	"seeds":     strconv.Itoa(decision.DefaultSeeds),
 	"headroom":  strconv.FormatFloat(decision.DefaultHeadroom, 'g', -1, 64),
+	"ks_max":    strconv.FormatFloat(calibrate.DefaultKSMax, 'g', -1, 64),
 }
 
 // checkDecisionFlags rejects flag values no decision can use, as invalid

@@ -23,7 +23,7 @@ type ReportCmd struct {
 	RateLimit        float64   `placeholder:"N" help:"Draw this limit in requests/s on the requests plot instead of the one results.json records."`
 	ConcurrencyLimit int       `placeholder:"N" help:"Draw this limit on requests in flight on the in-flight plot instead of the one results.json records."`
 	Sweep            string    `placeholder:"FILE" help:"A sweep to plot, with each load's knee and chosen cap marked: the sweep.json 'simbench sweep' writes (default: DIR/sweep.json when present), or a JSON array of sweep points."`
-	MaxRateLimited   float64   `name:"max-share" aliases:"max-rate-limited" default:"0.001" placeholder:"SHARE" env:"SIMBENCH_MAX_SHARE" help:"The 429 share drawn as the sweep's threshold, for a sweep file that does not record its own (--max-rate-limited is the old name)."`
+	MaxRateLimited   float64   `name:"max-share" aliases:"max-rate-limited" default:"${max_share}" placeholder:"SHARE" env:"SIMBENCH_MAX_SHARE" help:"The 429 share drawn as the sweep's threshold, for a sweep file that does not record its own (--max-rate-limited is the old name)."`
 	Color            string    `enum:"auto,always,never" default:"auto" help:"Colour the table: auto (when standard output is a terminal and NO_COLOR is unset), always or never."`
 	More             []string  `arg:"" optional:"" name:"dirs" help:"With --merge: the other fleet members' folders."`
 	Merge            bool      `help:"Combine the folders of a live fleet's members (simbench worker --out DIR, one per member) into one results.json in --out, as one process running the whole fleet reports it: counts summed, percentiles from the pooled histograms. A member whose folder holds no results is named, and the command exits 1 after writing the others' merge."`
