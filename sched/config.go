@@ -2,7 +2,9 @@ package sched
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -212,7 +214,8 @@ func (s ServiceConfig) headroom() float64 {
 }
 
 // validate reports the first impossible value; Config errors are programming
-// errors of the caller's, so one at a time is enough.
+// errors of the caller's, so one at a time is enough. Services are checked
+// in the order of their names, so the same Config names the same one.
 func (c *Config) validate() error {
 	if c.MaxInFlight < 0 || c.MaxQueued < 0 || c.FanOut < 0 || c.TurnAttemptBudget < 0 || c.TurnTokenBudget < 0 {
 		return fmt.Errorf("sched: negative cap or budget in config")
@@ -228,7 +231,8 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
-	for name, s := range c.Services {
+	for _, name := range c.serviceNames() {
+		s := c.Services[name]
 		if err := limitsOf(s).check(); err != nil {
 			return fmt.Errorf("sched: service %q: %w", name, err)
 		}
@@ -247,4 +251,11 @@ func (c *Config) validate() error {
 		}
 	}
 	return nil
+}
+
+// serviceNames returns the names of c.Services, sorted: the order in which
+// anything that walks the services does, so that no result depends on
+// map order.
+func (c *Config) serviceNames() []string {
+	return slices.Sorted(maps.Keys(c.Services))
 }

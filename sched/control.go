@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/simbench/simbench/sched/satmath"
@@ -194,12 +193,7 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 	c.advanceTo(now)
 	defer c.announceWake()
 	if !c.listed(service) {
-		names := make([]string, 0, len(c.cfg.Services))
-		for n := range c.cfg.Services {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return fmt.Errorf("sched: SetLimits: unknown service %q (Config.Services lists %q)", service, names)
+		return fmt.Errorf("sched: SetLimits: unknown service %q (Config.Services lists %q)", service, c.cfg.serviceNames())
 	}
 	if err := l.check(); err != nil {
 		return fmt.Errorf("sched: SetLimits: service %q: %w", service, err)

@@ -141,12 +141,7 @@ func New(cfg Config) (*Core, error) {
 	if c.maxRetry <= 0 {
 		c.maxRetry = DefaultMaxRetryAfter
 	}
-	names := make([]string, 0, len(cfg.Services))
-	for name := range cfg.Services {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range cfg.serviceNames() {
 		c.service(name)
 	}
 	return c, nil
