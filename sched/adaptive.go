@@ -47,6 +47,24 @@ const (
 	AlgorithmGradient
 )
 
+var algorithms = vocab[Algorithm]{what: "adaptive algorithm", names: []string{"", "aimd", "gradient"}}
+
+// String returns the algorithm's name as written in scenario files.
+func (a Algorithm) String() string { return algorithms.name(a) }
+
+// ParseAlgorithm returns the algorithm named s (as String prints it).
+func ParseAlgorithm(s string) (Algorithm, error) { return algorithms.parse(s) }
+
+// Algorithms returns every adaptive algorithm, in order.
+func Algorithms() []Algorithm { return algorithms.choices() }
+
+// MarshalText returns the algorithm's name (encoding.TextMarshaler); the
+// zero Algorithm, which names none, is an error.
+func (a Algorithm) MarshalText() ([]byte, error) { return algorithms.marshal(a) }
+
+// UnmarshalText sets a to the algorithm text names (encoding.TextUnmarshaler).
+func (a *Algorithm) UnmarshalText(text []byte) error { return algorithms.unmarshal(a, text) }
+
 // Defaults of AdaptiveConfig's zero fields.
 const (
 	// DefaultAdaptiveInitial is the starting limit, in attempts in flight.

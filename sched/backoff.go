@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -26,25 +25,24 @@ const (
 	BackoffDecorrelatedJitter
 )
 
-var backoffNames = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"}
+var backoffs = vocab[Backoff]{what: "backoff",
+	names: []string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"}}
 
 // String returns the policy's name as written in scenario files.
-func (b Backoff) String() string {
-	if int(b) < len(backoffNames) {
-		return backoffNames[b]
-	}
-	return fmt.Sprintf("backoff(%d)", uint8(b))
-}
+func (b Backoff) String() string { return backoffs.name(b) }
 
 // ParseBackoff returns the policy named s (as String prints it).
-func ParseBackoff(s string) (Backoff, error) {
-	for i, n := range backoffNames {
-		if n == s {
-			return Backoff(i), nil
-		}
-	}
-	return 0, fmt.Errorf("sched: unknown backoff %q (want one of %v)", s, backoffNames[:])
-}
+func ParseBackoff(s string) (Backoff, error) { return backoffs.parse(s) }
+
+// Backoffs returns every policy, in order: the values ParseBackoff accepts.
+func Backoffs() []Backoff { return backoffs.choices() }
+
+// MarshalText returns the policy's name (encoding.TextMarshaler), so that
+// JSON and other text encodings write it as scenario files do.
+func (b Backoff) MarshalText() ([]byte, error) { return backoffs.marshal(b) }
+
+// UnmarshalText sets b to the policy text names (encoding.TextUnmarshaler).
+func (b *Backoff) UnmarshalText(text []byte) error { return backoffs.unmarshal(b, text) }
 
 // Jittered reports whether the policy draws randomness.
 func (b Backoff) Jittered() bool {
