@@ -342,9 +342,26 @@ func (t *table) rate(k string, per time.Duration, hi float64, why string) (float
 // enum returns the value of k, which must be one of allowed, or def when k
 // is absent or wrong.
 func enum[E ~string](t *table, k string, def E, allowed ...E) E {
+	return pick(t, k, def, allowed, func(e E) string { return string(e) })
+}
+
+// named is enum for a type that names its values itself, as sched's
+// strategy enumerations do: allowed are its choices (sched.Backoffs, …),
+// spelled as String prints them, so the file format keeps no list of
+// its own.
+func named[E interface {
+	comparable
+	fmt.Stringer
+}](t *table, k string, def E, allowed []E) E {
+	return pick(t, k, def, allowed, E.String)
+}
+
+// pick returns the value of k whose name is one of allowed's, or def when
+// k is absent or names none of them.
+func pick[E comparable](t *table, k string, def E, allowed []E, name func(E) string) E {
 	names := make([]string, len(allowed))
 	for i, a := range allowed {
-		names[i] = string(a)
+		names[i] = name(a)
 	}
 	if t.d.accepts != nil {
 		t.d.accepts(t.key(k), t.has(k), names)
@@ -353,8 +370,8 @@ func enum[E ~string](t *table, k string, def E, allowed ...E) E {
 	if !ok {
 		return def
 	}
-	if slices.Contains(allowed, E(s)) {
-		return E(s)
+	if i := slices.Index(names, s); i >= 0 {
+		return allowed[i]
 	}
 	if near := t.d.suggest.closest(s, names); near != "" {
 		t.add(k, "unknown value %q; did you mean %s? (one of %s)", s, near, quoteList(names))
