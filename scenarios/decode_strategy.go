@@ -38,6 +38,8 @@ func (d *decoder) strategyName(t *table) (name, description string) {
 	return name, description
 }
 
+// decodeStrategy reads one [[strategy]] table; its defaults are those of a
+// strategy that sets nothing.
 func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	defer t.finish()
 	s := Strategy{Headroom: 1, Retry: defaultRetry(), SerializeWrites: true,
@@ -56,17 +58,7 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 		}
 	}
 	s.TokenBucket, _ = t.boolean("token_bucket")
-	if h, ok := t.positive("headroom", math.MaxFloat64, ""); ok {
-		s.Headroom = h
-		switch {
-		case h > 1:
-			t.add("headroom", "is %s; it is the fraction of the published limits to use, so keep it in (0, 1]", spec.ShowAmount(h))
-		case h < MinHeadroom:
-			t.add("headroom", "is %s; it must be at least %s: below 1%% of the published limits the buckets barely refill, and their waits overflow", spec.ShowAmount(h), spec.ShowAmount(MinHeadroom))
-		case !s.TokenBucket:
-			t.add("headroom", "only applies with token_bucket = true; add that or remove headroom")
-		}
-	}
+	decodeHeadroom(t, &s)
 	if rt := t.sub("retry"); rt != nil {
 		s.Retry = d.decodeRetry(rt)
 	}
@@ -108,15 +100,7 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	if jt := t.sub("progressive_join"); jt != nil {
 		s.ProgressiveJoin = d.decodeProgressiveJoin(sc, jt)
 	}
-	s.AttemptTimeout, _ = t.duration("attempt_timeout")
-	s.CallTimeout, _ = t.duration("call_timeout")
-	s.TurnTimeout, _ = t.duration("turn_timeout")
-	if s.AttemptTimeout > 0 && s.CallTimeout > 0 && s.AttemptTimeout > s.CallTimeout {
-		t.add("attempt_timeout", "attempt_timeout (%s) is longer than call_timeout (%s); an attempt cannot outlive its call", s.AttemptTimeout, s.CallTimeout)
-	}
-	if s.CallTimeout > 0 && s.TurnTimeout > 0 && s.CallTimeout > s.TurnTimeout {
-		t.add("call_timeout", "call_timeout (%s) is longer than turn_timeout (%s); a call cannot outlive its turn", s.CallTimeout, s.TurnTimeout)
-	}
+	decodeTimeouts(t, &s)
 	s.TokenBudget, _ = t.integer("token_budget", 0, MaxTokenBudget, whyTokenBudget)
 	if n, ok := t.integer("attempt_budget", 0, MaxCap, whyCap); ok {
 		s.AttemptBudget = int(n)
@@ -128,6 +112,36 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	s.Priority = d.decodePriority(sc, t)
 	s.Hedge = d.decodeHedge(sc, t)
 	return s
+}
+
+// decodeHeadroom reads headroom: a fraction of the published limits in
+// [MinHeadroom, 1], with token_bucket = true.
+func decodeHeadroom(t *table, s *Strategy) {
+	if h, ok := t.positive("headroom", math.MaxFloat64, ""); ok {
+		s.Headroom = h
+		switch {
+		case h > 1:
+			t.add("headroom", "is %s; it is the fraction of the published limits to use, so keep it in (0, 1]", spec.ShowAmount(h))
+		case h < MinHeadroom:
+			t.add("headroom", "is %s; it must be at least %s: below 1%% of the published limits the buckets barely refill, and their waits overflow", spec.ShowAmount(h), spec.ShowAmount(MinHeadroom))
+		case !s.TokenBucket:
+			t.add("headroom", "only applies with token_bucket = true; add that or remove headroom")
+		}
+	}
+}
+
+// decodeTimeouts reads attempt_timeout, call_timeout and turn_timeout, each
+// no longer than the one after it.
+func decodeTimeouts(t *table, s *Strategy) {
+	s.AttemptTimeout, _ = t.duration("attempt_timeout")
+	s.CallTimeout, _ = t.duration("call_timeout")
+	s.TurnTimeout, _ = t.duration("turn_timeout")
+	if s.AttemptTimeout > 0 && s.CallTimeout > 0 && s.AttemptTimeout > s.CallTimeout {
+		t.add("attempt_timeout", "attempt_timeout (%s) is longer than call_timeout (%s); an attempt cannot outlive its call", s.AttemptTimeout, s.CallTimeout)
+	}
+	if s.CallTimeout > 0 && s.TurnTimeout > 0 && s.CallTimeout > s.TurnTimeout {
+		t.add("call_timeout", "call_timeout (%s) is longer than turn_timeout (%s); a call cannot outlive its turn", s.CallTimeout, s.TurnTimeout)
+	}
 }
 
 // decodeAdaptive reads a strategy's adaptive concurrency limit.
