@@ -249,7 +249,7 @@ func (c *Core) start(cs *callState) {
 	}
 	cs.queued += c.now - cs.waitSince
 	cs.runSince = c.now
-	c.attempts.put(cs.attempt, cs)
+	c.attempts.Put(cs.attempt, cs)
 	if c.cfg.AttemptTimeout > 0 {
 		c.setTimer(timer{at: satmath.Add(c.now, c.cfg.AttemptTimeout), kind: timerAttempt, cs: cs, gen: cs.gen})
 	}
@@ -276,7 +276,7 @@ func (c *Core) releaseSlot(cs *callState) {
 
 // endAttempt accounts for the end of the attempt in flight.
 func (c *Core) endAttempt(cs *callState) {
-	c.attempts.remove(cs.attempt)
+	c.attempts.Remove(cs.attempt)
 	cs.running += c.now - cs.runSince
 	cs.waitSince = c.now
 	cs.phase = phaseEnded

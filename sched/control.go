@@ -134,7 +134,7 @@ func (s *ServiceStats) UnmarshalJSON(b []byte) error {
 func (c *Core) Stats(now time.Duration) Stats {
 	c.advanceTo(now)
 	c.announceWake()
-	st := Stats{At: c.now, InFlight: c.inFlight, Waiting: c.waiting, Turns: c.turns.len()}
+	st := Stats{At: c.now, InFlight: c.inFlight, Waiting: c.waiting, Turns: c.turns.Len()}
 	for _, s := range c.svcList {
 		if !c.listed(s.name) {
 			continue

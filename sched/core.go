@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/idring"
 )
 
 // Core holds every scheduling decision for any number of concurrent turns
@@ -31,8 +33,8 @@ type Core struct {
 	listedName string
 	writes     map[string]*writeQueue
 
-	turns    idRing[TurnID, turnState]
-	attempts idRing[AttemptID, callState]
+	turns    idring.Ring[TurnID, turnState]
+	attempts idring.Ring[AttemptID, callState]
 	// hedging and hedgeOf find the hedges in flight by attempt and by call
 	// (hedge.go): kept out of callState, which every call pays for.
 	hedging map[AttemptID]*hedgeState
@@ -234,7 +236,7 @@ func (c *Core) InFlight() int { return c.inFlight }
 func (c *Core) Waiting() int { return c.waiting }
 
 // Turns returns the number of turns not yet finished.
-func (c *Core) Turns() int { return c.turns.len() }
+func (c *Core) Turns() int { return c.turns.Len() }
 
 // Advance processes every timer due at or before now and admits what can start.
 func (c *Core) Advance(now time.Duration) {
@@ -264,7 +266,7 @@ func (c *Core) Recycle(r *TurnResult) {
 // already cancelled (timeouts, turn cancels) or does not know are ignored.
 func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 	c.advanceTo(now)
-	if cs, ok := c.attempts.get(a); ok {
+	if cs, ok := c.attempts.Get(a); ok {
 		c.complete(cs, o)
 		c.pump()
 	} else if hs, ok := c.hedging[a]; ok {
@@ -285,7 +287,7 @@ func (c *Core) mayAbandon(id TurnID) bool {
 	if c.cfg.AttemptTimeout > 0 {
 		return true
 	}
-	t, ok := c.turns.get(id)
+	t, ok := c.turns.Get(id)
 	if !ok {
 		return false
 	}
@@ -313,7 +315,7 @@ func (c *Core) Cancel(now time.Duration, id TurnID) {
 // ErrCancelled (nil: none).
 func (c *Core) cancelFor(now time.Duration, id TurnID, cause error) {
 	c.advanceTo(now)
-	if t, ok := c.turns.get(id); ok {
+	if t, ok := c.turns.Get(id); ok {
 		err := fmt.Errorf("turn cancelled: %w", ErrCancelled)
 		if cause != nil {
 			err = fmt.Errorf("turn cancelled: %w: %w", cause, ErrCancelled)

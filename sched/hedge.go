@@ -388,7 +388,7 @@ func (c *Core) promoteHedge(cs *callState) {
 	cs.phase = phaseRunning
 	cs.gen++
 	cs.fromHedge = true
-	c.attempts.put(cs.attempt, cs)
+	c.attempts.Put(cs.attempt, cs)
 	if c.cfg.AttemptTimeout > 0 {
 		c.setTimer(timer{at: satmath.Add(hs.start, c.cfg.AttemptTimeout), kind: timerAttempt, cs: cs, gen: cs.gen})
 	}

@@ -252,7 +252,7 @@ func (r *Runner) Close() error {
 		closed := fmt.Errorf("runner closed: %w", ErrClosed)
 		for id, w := range r.waiters {
 			w.err = ErrClosed
-			t, _ := r.core.turns.get(id)
+			t, _ := r.core.turns.Get(id)
 			r.core.cancelTurn(t, closed)
 		}
 		r.core.DropCredit(now)

@@ -146,7 +146,7 @@ func (c *Core) submit(t *Turn) (TurnID, error) {
 		return 0, &QueueFullError{Waiting: c.waiting, Adding: len(t.Calls), Bound: c.cfg.MaxQueued}
 	}
 	ts := c.newTurn(t)
-	c.turns.put(ts.id, ts)
+	c.turns.Put(ts.id, ts)
 	if len(t.Calls) == 0 {
 		c.turnDone(ts)
 		return ts.id, nil
