@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/vocab"
 )
 
 // Algorithm picks how an adaptive concurrency limit moves.
@@ -47,23 +49,23 @@ const (
 	AlgorithmGradient
 )
 
-var algorithms = vocab[Algorithm]{what: "adaptive algorithm", names: []string{"", "aimd", "gradient"}}
+var algorithms = vocab.Vocab[Algorithm]{What: "adaptive algorithm", Names: []string{"", "aimd", "gradient"}}
 
 // String returns the algorithm's name as written in scenario files.
-func (a Algorithm) String() string { return algorithms.name(a) }
+func (a Algorithm) String() string { return algorithms.Name(a) }
 
 // ParseAlgorithm returns the algorithm named s (as String prints it).
-func ParseAlgorithm(s string) (Algorithm, error) { return algorithms.parse(s) }
+func ParseAlgorithm(s string) (Algorithm, error) { return algorithms.Parse(s) }
 
 // Algorithms returns every adaptive algorithm, in order.
-func Algorithms() []Algorithm { return algorithms.choices() }
+func Algorithms() []Algorithm { return algorithms.Choices() }
 
 // MarshalText returns the algorithm's name (encoding.TextMarshaler); the
 // zero Algorithm, which names none, is an error.
-func (a Algorithm) MarshalText() ([]byte, error) { return algorithms.marshal(a) }
+func (a Algorithm) MarshalText() ([]byte, error) { return algorithms.Marshal(a) }
 
 // UnmarshalText sets a to the algorithm text names (encoding.TextUnmarshaler).
-func (a *Algorithm) UnmarshalText(text []byte) error { return algorithms.unmarshal(a, text) }
+func (a *Algorithm) UnmarshalText(text []byte) error { return algorithms.Unmarshal(a, text) }
 
 // Defaults of AdaptiveConfig's zero fields.
 const (

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/vocab"
 )
 
 // Defaults applied by Config when a field is zero.
@@ -60,58 +62,58 @@ const (
 )
 
 var (
-	fanOutModes = vocab[FanOutMode]{what: "fan-out mode", names: []string{"batch", "truncate"}}
-	joinModes   = vocab[JoinMode]{what: "join mode", names: []string{"default", "partial", "all-or-nothing"}, first: JoinPartial}
-	overMaxes   = vocab[OverMaxRetryAfter]{what: "over-max-retry-after", names: []string{"clamp", "fail"}}
+	fanOutModes = vocab.Vocab[FanOutMode]{What: "fan-out mode", Names: []string{"batch", "truncate"}}
+	joinModes   = vocab.Vocab[JoinMode]{What: "join mode", Names: []string{"default", "partial", "all-or-nothing"}, First: JoinPartial}
+	overMaxes   = vocab.Vocab[OverMaxRetryAfter]{What: "over-max-retry-after", Names: []string{"clamp", "fail"}}
 )
 
 // String returns the mode's name as written in scenario files.
-func (m FanOutMode) String() string { return fanOutModes.name(m) }
+func (m FanOutMode) String() string { return fanOutModes.Name(m) }
 
 // ParseFanOutMode returns the mode named s (as String prints it).
-func ParseFanOutMode(s string) (FanOutMode, error) { return fanOutModes.parse(s) }
+func ParseFanOutMode(s string) (FanOutMode, error) { return fanOutModes.Parse(s) }
 
 // FanOutModes returns every fan-out mode, in order.
-func FanOutModes() []FanOutMode { return fanOutModes.choices() }
+func FanOutModes() []FanOutMode { return fanOutModes.Choices() }
 
 // MarshalText returns the mode's name (encoding.TextMarshaler).
-func (m FanOutMode) MarshalText() ([]byte, error) { return fanOutModes.marshal(m) }
+func (m FanOutMode) MarshalText() ([]byte, error) { return fanOutModes.Marshal(m) }
 
 // UnmarshalText sets m to the mode text names (encoding.TextUnmarshaler).
-func (m *FanOutMode) UnmarshalText(text []byte) error { return fanOutModes.unmarshal(m, text) }
+func (m *FanOutMode) UnmarshalText(text []byte) error { return fanOutModes.Unmarshal(m, text) }
 
 // String returns the mode's name as written in scenario files ("default"
 // for JoinDefault).
-func (m JoinMode) String() string { return joinModes.name(m) }
+func (m JoinMode) String() string { return joinModes.Name(m) }
 
 // ParseJoinMode returns the mode named s (as String prints it).
-func ParseJoinMode(s string) (JoinMode, error) { return joinModes.parse(s) }
+func ParseJoinMode(s string) (JoinMode, error) { return joinModes.Parse(s) }
 
 // JoinModes returns the join modes a caller picks from, in order:
 // JoinPartial and JoinAllOrNothing (JoinDefault only defers to another).
-func JoinModes() []JoinMode { return joinModes.choices() }
+func JoinModes() []JoinMode { return joinModes.Choices() }
 
 // MarshalText returns the mode's name (encoding.TextMarshaler).
-func (m JoinMode) MarshalText() ([]byte, error) { return joinModes.marshal(m) }
+func (m JoinMode) MarshalText() ([]byte, error) { return joinModes.Marshal(m) }
 
 // UnmarshalText sets m to the mode text names (encoding.TextUnmarshaler).
-func (m *JoinMode) UnmarshalText(text []byte) error { return joinModes.unmarshal(m, text) }
+func (m *JoinMode) UnmarshalText(text []byte) error { return joinModes.Unmarshal(m, text) }
 
 // String returns the choice's name as written in scenario files.
-func (o OverMaxRetryAfter) String() string { return overMaxes.name(o) }
+func (o OverMaxRetryAfter) String() string { return overMaxes.Name(o) }
 
 // ParseOverMaxRetryAfter returns the choice named s (as String prints it).
-func ParseOverMaxRetryAfter(s string) (OverMaxRetryAfter, error) { return overMaxes.parse(s) }
+func ParseOverMaxRetryAfter(s string) (OverMaxRetryAfter, error) { return overMaxes.Parse(s) }
 
 // OverMaxRetryAfters returns every choice for a server delay above
 // Config.MaxRetryAfter, in order.
-func OverMaxRetryAfters() []OverMaxRetryAfter { return overMaxes.choices() }
+func OverMaxRetryAfters() []OverMaxRetryAfter { return overMaxes.Choices() }
 
 // MarshalText returns the choice's name (encoding.TextMarshaler).
-func (o OverMaxRetryAfter) MarshalText() ([]byte, error) { return overMaxes.marshal(o) }
+func (o OverMaxRetryAfter) MarshalText() ([]byte, error) { return overMaxes.Marshal(o) }
 
 // UnmarshalText sets o to the choice text names (encoding.TextUnmarshaler).
-func (o *OverMaxRetryAfter) UnmarshalText(text []byte) error { return overMaxes.unmarshal(o, text) }
+func (o *OverMaxRetryAfter) UnmarshalText(text []byte) error { return overMaxes.Unmarshal(o, text) }
 
 // ServiceConfig holds the limits that apply to every call naming one service.
 // Zero fields mean no limit. New refuses a rate below MinRatePerMinute, as
