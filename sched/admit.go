@@ -219,10 +219,10 @@ func (c *Core) release(cs *callState) {
 func (c *Core) unreserve(cs *callState) {
 	s := cs.svc
 	if s.req != nil {
-		s.req.refund(1, cs.reqMark)
+		s.req.Refund(1, cs.reqMark)
 	}
 	if s.tok != nil {
-		s.tok.refund(float64(cs.reserved), cs.tokMark)
+		s.tok.Refund(float64(cs.reserved), cs.tokMark)
 	}
 	if s.usesCredit() {
 		c.refundCredit(cs)
@@ -321,7 +321,7 @@ func (c *Core) complete(cs *callState, o Outcome) {
 			// includes the extra tokens: taking them here too would count
 			// them twice.
 			if !cs.svc.cfg.HeaderSync || !o.Quota.Tokens.Known {
-				cs.svc.tok.take(c.now, float64(diff))
+				cs.svc.tok.Take(c.now, float64(diff))
 			}
 		} else if diff < 0 {
 			c.settle(cs, -float64(diff))

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/simbench/simbench/sched/satmath"
+	"github.com/simbench/simbench/sched/internal/bucket"
 )
 
 // Limits are the limits of one service that can change while a Core runs
@@ -142,10 +142,10 @@ func (c *Core) Stats(now time.Duration) Stats {
 		ss := ServiceStats{Name: s.name, InFlight: s.inFlight, Queued: s.queued(), Limit: s.maxIn,
 			Limits: limitsOf(s.cfg), Requests: math.NaN(), Tokens: math.NaN(), PausedFor: max(0, s.pausedUntil-c.now)}
 		if s.req != nil {
-			ss.Requests = s.req.available(c.now)
+			ss.Requests = s.req.Available(c.now)
 		}
 		if s.tok != nil {
-			ss.Tokens = s.tok.available(c.now)
+			ss.Tokens = s.tok.Available(c.now)
 		}
 		st.Services = append(st.Services, ss)
 	}
@@ -214,8 +214,8 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 		s.maxIn = l.MaxInFlight
 	}
 	req, tok := serviceBuckets(s.cfg)
-	s.req = carryBucket(s.req, req, c.now)
-	s.tok = carryBucket(s.tok, tok, c.now)
+	s.req = bucket.Carry(s.req, req, c.now)
+	s.tok = bucket.Carry(s.tok, tok, c.now)
 	c.rebookPending(s, k, 0)
 	c.pump()
 	return nil
@@ -227,20 +227,4 @@ func (c *Core) staticCap(svc int) int {
 		return g
 	}
 	return svc
-}
-
-// carryBucket returns the bucket next, holding what old holds at now (no
-// more than next's capacity), or next full when there was no old.
-func carryBucket(old, next *bucket, now time.Duration) *bucket {
-	if old == nil || next == nil {
-		return next
-	}
-	level := min(old.available(now), next.capacity)
-	next.tat = satmath.Add(now, satmath.FromFloat[time.Duration](math.Ceil((next.capacity-level)*1e9/next.rate)))
-	// Refund marks of earlier takes are in the old bucket's spans: keep
-	// them increasing, and let no refund take tat below where it is now.
-	next.spent = old.spent
-	next.maxAt = next.tat
-	next.gen = old.gen + 1
-	return next
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/simbench/simbench/sched/internal/bucket"
 	"github.com/simbench/simbench/sched/internal/idring"
 )
 
@@ -87,7 +88,7 @@ type serviceState struct {
 	inFlight    int
 	maxIn       int      // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
 	lim         *limiter // nil without Adaptive
-	req, tok    *bucket
+	req, tok    *bucket.Bucket
 	budget      *retryBudget  // nil without RetryBudget
 	hedge       *hedgeService // nil without Config.Hedge
 	pausedUntil time.Duration
@@ -98,7 +99,7 @@ type serviceState struct {
 	// release time, in admission order (see settle); booked is what the
 	// last book recorded.
 	pending []reservation
-	booked  struct{ req, tok undo }
+	booked  struct{ req, tok bucket.Undo }
 }
 
 // callQueue holds calls waiting for admission to one service: fresh calls
@@ -188,7 +189,7 @@ func (c *Core) service(name string) *serviceState {
 
 // serviceBuckets returns the request and token buckets of a service's
 // configuration (nil for a limit it does not set).
-func serviceBuckets(sc ServiceConfig) (req, tok *bucket) {
+func serviceBuckets(sc ServiceConfig) (req, tok *bucket.Bucket) {
 	h := sc.headroom()
 	reqBurst := sc.RequestBurst
 	if reqBurst <= 0 {
@@ -198,7 +199,7 @@ func serviceBuckets(sc ServiceConfig) (req, tok *bucket) {
 	if tokBurst <= 0 {
 		tokBurst = sc.TokensPerMinute
 	}
-	return newBucket(sc.RequestsPerMinute, reqBurst, h), newBucket(sc.TokensPerMinute, tokBurst, h)
+	return bucket.New(sc.RequestsPerMinute, reqBurst, h), bucket.New(sc.TokensPerMinute, tokBurst, h)
 }
 
 // Actions appends the decisions made since the last call to dst and returns

@@ -295,10 +295,10 @@ func (c *Core) sendHedge(cs *callState) {
 	}
 	hs := &hedgeState{cs: cs, start: c.now, reserved: tokens}
 	if s.req != nil {
-		hs.reqMark = s.req.take(c.now, 1)
+		hs.reqMark = s.req.Take(c.now, 1)
 	}
 	if s.tok != nil {
-		hs.tokMark = s.tok.take(c.now, float64(tokens))
+		hs.tokMark = s.tok.Take(c.now, float64(tokens))
 	}
 	c.inFlight++
 	s.inFlight++
@@ -342,9 +342,9 @@ func (c *Core) hedgeDone(cs *callState, o Outcome) {
 	hs := c.endHedge(cs)
 	if o.HasUsage && s.tok != nil {
 		if diff := satmath.Sub(o.Tokens, hs.reserved); diff > 0 {
-			s.tok.take(c.now, float64(diff))
+			s.tok.Take(c.now, float64(diff))
 		} else if diff < 0 {
-			s.tok.refund(-float64(diff), hs.tokMark)
+			s.tok.Refund(-float64(diff), hs.tokMark)
 		}
 		t.tokUsed = satmath.Add(t.tokUsed, satmath.Sub(o.Tokens, hs.reserved))
 	}

@@ -328,8 +328,8 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // neverFits returns an error when the call's cost exceeds a bucket's capacity.
 func (c *Core) neverFits(cs *callState) error {
-	if b := cs.svc.tok; b != nil && float64(cs.call.Tokens) > b.capacity {
-		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: int64(b.capacity)}
+	if b := cs.svc.tok; b != nil && float64(cs.call.Tokens) > b.Capacity() {
+		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: int64(b.Capacity())}
 	}
 	if b := cs.turn.tokBudget; b > 0 && cs.call.Tokens > b {
 		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: b, Budget: true}
