@@ -140,7 +140,7 @@ func (d *decoder) checkService(sc *Scenario, key, name string) {
 		return
 	}
 	names := d.serviceList(sc)
-	if near := d.suggest.closest(name, names); near != "" {
+	if near := d.suggest.Closest(name, names); near != "" {
 		d.add(key, "unknown service %q; did you mean %s?", name, near)
 	} else if len(names) == 0 {
 		d.add(key, "unknown service %q; define it in a [services.%s] table", name, name)
@@ -154,7 +154,7 @@ func (d *decoder) checkTool(sc *Scenario, key, name, what string) bool {
 		return true
 	}
 	names := d.toolList(sc)
-	if near := d.suggest.closest(name, names); near != "" {
+	if near := d.suggest.Closest(name, names); near != "" {
 		d.add(key, "unknown %s %q; did you mean %s?", what, name, near)
 	} else {
 		d.add(key, "unknown %s %q; define [tools.%s] or use one of %s", what, name, name, quoteSome(names))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/scenarios/internal/suggest"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -23,7 +24,7 @@ type decoder struct {
 	services, tools         map[string]int
 	strategies              map[string]string // name → key path of its first name key
 	serviceNames, toolNames []string          // names in file order, cached
-	suggest                 suggester
+	suggest                 suggest.Suggester
 	// accepts, when set, is told every key the decoder accepts: each
 	// table's keys as the table finishes, whether the file sets them or not,
 	// and each enum key with its allowed values. TestReference uses it to
@@ -112,7 +113,7 @@ func (t *table) finish() {
 		if t.isKnown(k) {
 			continue
 		}
-		if near := t.d.suggest.closest(k, t.known); near != "" {
+		if near := t.d.suggest.Closest(k, t.known); near != "" {
 			t.add(k, "unknown key; did you mean %s?", near)
 		} else {
 			t.add(k, "unknown key; the keys here are %s", strings.Join(t.known, ", "))
@@ -373,7 +374,7 @@ func pick[E comparable](t *table, k string, def E, allowed []E, name func(E) str
 	if i := slices.Index(names, s); i >= 0 {
 		return allowed[i]
 	}
-	if near := t.d.suggest.closest(s, names); near != "" {
+	if near := t.d.suggest.Closest(s, names); near != "" {
 		t.add(k, "unknown value %q; did you mean %s? (one of %s)", s, near, quoteList(names))
 	} else {
 		t.add(k, "unknown value %q; use one of %s", s, quoteList(names))
