@@ -208,8 +208,8 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 	s.cfg.RequestsPerMinute, s.cfg.RequestBurst = l.RequestsPerMinute, l.RequestBurst
 	s.cfg.TokensPerMinute, s.cfg.TokenBurst = l.TokensPerMinute, l.TokenBurst
 	if s.lim != nil {
-		s.lim.setCeiling(c.staticCap(l.MaxInFlight), s.cfg.Adaptive)
-		s.maxIn = s.lim.cap()
+		s.lim.SetBounds(limiterBounds(s.cfg.Adaptive, c.staticCap(l.MaxInFlight)))
+		s.maxIn = s.lim.Cap()
 	} else {
 		s.maxIn = l.MaxInFlight
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/simbench/simbench/sched/internal/adaptive"
 	"github.com/simbench/simbench/sched/internal/bucket"
 	"github.com/simbench/simbench/sched/internal/idring"
 )
@@ -86,8 +87,8 @@ type serviceState struct {
 	name        string
 	cfg         ServiceConfig
 	inFlight    int
-	maxIn       int      // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
-	lim         *limiter // nil without Adaptive
+	maxIn       int               // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
+	lim         *adaptive.Limiter // nil without Adaptive
 	req, tok    *bucket.Bucket
 	budget      *retryBudget  // nil without RetryBudget
 	hedge       *hedgeService // nil without Config.Hedge
@@ -172,7 +173,7 @@ func (c *Core) service(name string) *serviceState {
 	}
 	if sc.Adaptive != nil {
 		s.lim = newLimiter(sc.Adaptive, c.staticCap(sc.MaxInFlight))
-		s.maxIn = s.lim.cap()
+		s.maxIn = s.lim.Cap()
 	}
 	s.req, s.tok = serviceBuckets(sc)
 	if sc.RetryBudget != nil {
