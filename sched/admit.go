@@ -352,7 +352,7 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	}
 	if o.Class == ClassSuccess {
 		if b := cs.svc.budget; b != nil {
-			b.success(c.now)
+			b.Success(c.now)
 		}
 		if h := cs.svc.hedge; h != nil && !cs.fromHedge {
 			h.observe(c.now-cs.runSince, false) // a hedge's latency is not a first attempt's

@@ -90,8 +90,8 @@ type serviceState struct {
 	maxIn       int               // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
 	lim         *adaptive.Limiter // nil without Adaptive
 	req, tok    *bucket.Bucket
-	budget      *retryBudget  // nil without RetryBudget
-	hedge       *hedgeService // nil without Config.Hedge
+	budget      *bucket.Retries // nil without RetryBudget
+	hedge       *hedgeService   // nil without Config.Hedge
 	pausedUntil time.Duration
 	callQueue                // the queue of calls waiting for admission (without classes)
 	prio        *classQueues // the queues by priority class (nil: Config.Priorities unset)

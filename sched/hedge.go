@@ -277,7 +277,7 @@ func (c *Core) hedgeDone(cs *callState, o Outcome) {
 	// only that it is above the time it ran (hedgeService).
 	s.hedge.observe(c.now-cs.runSince, true)
 	if b := s.budget; b != nil {
-		b.success(c.now)
+		b.Success(c.now)
 	}
 	// The hedge won: cancel the first attempt at the transport.
 	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, Index: int(cs.idx)})
