@@ -273,7 +273,7 @@ func (r *Runner) Close() error {
 		}
 		r.ready, r.readyHead = nil, 0
 		for id, a := range r.attempts {
-			a.cancel()
+			a.Cancel()
 			delete(r.attempts, id)
 		}
 	}
@@ -349,7 +349,7 @@ func (r *Runner) carry(self *start, mine TurnID) (took bool) {
 			}
 		case ActCancel:
 			if ctx, ok := r.attempts[a.Attempt]; ok {
-				ctx.cancel()
+				ctx.Cancel()
 				delete(r.attempts, a.Attempt)
 			}
 		case ActWake:

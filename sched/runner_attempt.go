@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/lazyctx"
 )
 
 // attemptCtx is the context of one attempt: the values of the caller's
@@ -19,10 +19,8 @@ import (
 // profile: the done channel is made only when an executor asks for it, and
 // nothing is registered with a parent.
 type attemptCtx struct {
-	parent context.Context // values only
-	mu     sync.Mutex
-	done   atomic.Pointer[chan struct{}]
-	err    error // guarded by mu
+	parent           context.Context // values only
+	lazyctx.Canceler                 // Done, Err and Cancel
 
 	// What AttemptOf tells the executor.
 	runner *Runner
@@ -32,35 +30,8 @@ type attemptCtx struct {
 	hedge  bool
 }
 
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
 // Deadline returns no deadline: the Runner enforces timeouts by cancelling.
 func (c *attemptCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-
-// Done returns a channel closed when the attempt is cancelled.
-func (c *attemptCtx) Done() <-chan struct{} {
-	if d := c.done.Load(); d != nil {
-		return *d
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d := c.done.Load(); d != nil {
-		return *d
-	}
-	d := make(chan struct{})
-	if c.err != nil {
-		d = closedChan
-	}
-	c.done.Store(&d)
-	return d
-}
-
-// Err returns context.Canceled once the attempt is cancelled, else nil.
-func (c *attemptCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
 
 // Value returns the caller's context's value for key.
 func (c *attemptCtx) Value(key any) any {
@@ -108,22 +79,6 @@ func runnerID() string {
 }
 
 func (c *attemptCtx) String() string { return "sched.attemptContext" }
-
-// cancel cancels the attempt; later calls do nothing.
-func (c *attemptCtx) cancel() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err != nil {
-		return
-	}
-	c.err = context.Canceled
-	if d := c.done.Load(); d != nil {
-		close(*d)
-		return
-	}
-	d := closedChan
-	c.done.Store(&d)
-}
 
 // worker runs attempts on one goroutine: it takes the oldest start waiting
 // for a worker (see dispatch), runs it, then the first of those the Core
