@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/sched/internal/dag"
 	"github.com/simbench/simbench/sched/satmath"
 )
 
@@ -462,55 +463,18 @@ func (c *Core) validSmall(calls []Call) bool {
 }
 
 // findCycle returns one dependency cycle as a list of ids (first repeated
-// last), or nil. Iterative depth-first search, so deep chains cannot
-// overflow the stack.
+// last, each needing the next), or nil.
 func findCycle(calls []Call, index map[string]int) []string {
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := make([]uint8, len(calls))
-	parent := make([]int, len(calls))
-	type frame struct{ node, next int }
-	for root := range calls {
-		if color[root] != white {
-			continue
-		}
-		stack := []frame{{root, 0}}
-		color[root] = grey
-		parent[root] = -1
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			deps := calls[f.node].After
-			if f.next == len(deps) {
-				color[f.node] = black
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			d := index[deps[f.next]]
-			f.next++
-			switch color[d] {
-			case white:
-				color[d] = grey
-				parent[d] = f.node
-				stack = append(stack, frame{d, 0})
-			case grey:
-				cycle := []string{calls[d].ID}
-				for n := f.node; n != d; n = parent[n] {
-					cycle = append(cycle, calls[n].ID)
-				}
-				cycle = append(cycle, calls[d].ID)
-				// The walk went from dependents to dependencies; reverse it
-				// so it reads "a needs b needs a".
-				for i, j := 0, len(cycle)-1; i < j; i, j = i+1, j-1 {
-					cycle[i], cycle[j] = cycle[j], cycle[i]
-				}
-				return cycle
-			}
-		}
+	nodes := dag.FindCycle(len(calls), func(i int) int { return len(calls[i].After) },
+		func(i, k int) int { return index[calls[i].After[k]] })
+	if nodes == nil {
+		return nil
 	}
-	return nil
+	cycle := make([]string, len(nodes))
+	for i, n := range nodes {
+		cycle[i] = calls[n].ID
+	}
+	return cycle
 }
 
 // tryReady moves a blocked call into its service's queue once its
