@@ -11,6 +11,7 @@ import (
 	"github.com/simbench/simbench/sched/internal/adaptive"
 	"github.com/simbench/simbench/sched/internal/bucket"
 	"github.com/simbench/simbench/sched/internal/idring"
+	"github.com/simbench/simbench/sched/internal/slabs"
 )
 
 // Core holds every scheduling decision for any number of concurrent turns
@@ -76,7 +77,7 @@ type Core struct {
 	// retired holds done turns nothing refers to any more, whose states
 	// reclaim puts in free, by size class, for newStates to reuse.
 	retired []*turnState
-	free    [maxStateClass + 1][][]callState
+	free    slabs.Pool[callState]
 	// spareTurns are cleared turn states for newTurn to reuse.
 	spareTurns []*turnState
 	// outs holds what drivers are handed of done turns (outChunks).
