@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 )
 
 // TOML writes a strategy as the [[strategy]] block of a scenario file:
@@ -48,11 +49,11 @@ func TOML(st *scenarios.Strategy) string {
 	}
 	if st.FanOut > 0 {
 		fmt.Fprintf(&b, "fan_out = %d\n", st.FanOut)
-		if st.FanOutMode != "" && st.FanOutMode != scenarios.FanOutBatch {
+		if st.FanOutMode != sched.FanOutBatch {
 			fmt.Fprintf(&b, "fan_out_mode = %q\n", st.FanOutMode)
 		}
 	}
-	if st.Join != "" && st.Join != scenarios.JoinPartial {
+	if st.Join != sched.JoinDefault && st.Join != sched.JoinPartial {
 		fmt.Fprintf(&b, "join = %q\n", st.Join)
 	}
 	durKey := func(key string, d time.Duration) {
@@ -118,7 +119,7 @@ func adaptiveTOML(a *scenarios.Adaptive) string {
 	if a.Decrease > 0 {
 		parts = append(parts, "decrease = "+formatFloat(a.Decrease))
 	}
-	if a.Algorithm == scenarios.AdaptiveGradient {
+	if a.Algorithm == sched.AlgorithmGradient {
 		if a.Smoothing > 0 {
 			parts = append(parts, "smoothing = "+formatFloat(a.Smoothing))
 		}
@@ -146,7 +147,7 @@ func adaptiveTOML(a *scenarios.Adaptive) string {
 // one attempt).
 func retryTOML(r scenarios.Retry) string {
 	var parts []string
-	if r.Backoff != "" && r.Backoff != scenarios.BackoffNone {
+	if r.Backoff != sched.BackoffNone {
 		parts = append(parts, fmt.Sprintf("backoff = %q", r.Backoff))
 	}
 	for _, kv := range []struct {
@@ -163,7 +164,7 @@ func retryTOML(r scenarios.Retry) string {
 	if !r.HonorRetryAfter {
 		parts = append(parts, "honor_retry_after = false")
 	}
-	if r.OverMaxRetryAfter == scenarios.OverMaxFail {
+	if r.OverMaxRetryAfter == sched.RetryAfterFail {
 		parts = append(parts, `over_max_retry_after = "fail"`)
 	}
 	return strings.Join(parts, ", ")

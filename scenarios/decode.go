@@ -11,6 +11,32 @@ import (
 func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scenario {
 	t := &table{d: d, m: root}
 	sc := &Scenario{Name: defaultName}
+	d.decodeHead(sc, t)
+	d.decodeServices(sc, t)
+	d.decodeTools(sc, t)
+	if wt := t.sub("workload"); wt != nil {
+		sc.Workload = d.decodeWorkload(sc, wt)
+	} else if !t.has("workload") {
+		t.add("workload", "missing; add a [workload] table saying what the agents do")
+	}
+	d.decodeStrategies(sc, t)
+	if tt := t.sub("thresholds"); tt != nil {
+		sc.Thresholds = d.decodeThresholds(sc, tt)
+	}
+	sc.Events = d.decodeEvents(sc, t)
+	if ct := t.sub("check"); ct != nil {
+		sc.Check = d.decodeCheck(sc, ct)
+	}
+	if sc.Objective == ObjectiveCost && !anyPriced(sc) {
+		t.add("objective", "is %q but no service has a price; give a service price_per_1k_input or price_per_1k_output, or use %q", ObjectiveCost, ObjectiveP95)
+	}
+	t.finish()
+	return sc
+}
+
+// decodeHead reads the scenario's own keys: name, description, seed,
+// duration and objective.
+func (d *decoder) decodeHead(sc *Scenario, t *table) {
 	if name, ok := t.str("name"); ok {
 		if msg := ScenarioNameProblem(name); msg != "" {
 			t.add("name", "%s", msg)
@@ -37,7 +63,10 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	}
 
 	sc.Objective = enum(t, "objective", "", Objectives...)
+}
 
+// decodeServices reads the [services.NAME] tables, at most MaxServices.
+func (d *decoder) decodeServices(sc *Scenario, t *table) {
 	// A missing or empty table is reported here; one of the wrong type was
 	// reported when it was read, so it gets no second problem.
 	reported := len(d.problems)
@@ -59,6 +88,10 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	if len(sc.Services) == 0 && len(d.problems) == reported {
 		t.add("services", "no services; add a [services.NAME] table with its limits")
 	}
+}
+
+// decodeTools reads the [tools.NAME] tables.
+func (d *decoder) decodeTools(sc *Scenario, t *table) {
 	if tt := t.sub("tools"); tt != nil {
 		for _, name := range tt.keys() {
 			if msg := NameProblem("tool", name); msg != "" {
@@ -70,12 +103,12 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 			}
 		}
 	}
-	if wt := t.sub("workload"); wt != nil {
-		sc.Workload = d.decodeWorkload(sc, wt)
-	} else if !t.has("workload") {
-		t.add("workload", "missing; add a [workload] table saying what the agents do")
-	}
-	reported = len(d.problems)
+}
+
+// decodeStrategies reads the [[strategy]] tables: at least one, at most
+// MaxStrategies.
+func (d *decoder) decodeStrategies(sc *Scenario, t *table) {
+	reported := len(d.problems)
 	strategies := t.tables("strategy")
 	if len(strategies) == 0 && len(d.problems) == reported {
 		t.add("strategy", "no strategies; add at least one [[strategy]] table with a name")
@@ -89,18 +122,6 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 			sc.Strategies = append(sc.Strategies, d.decodeStrategy(sc, st))
 		}
 	}
-	if tt := t.sub("thresholds"); tt != nil {
-		sc.Thresholds = d.decodeThresholds(sc, tt)
-	}
-	sc.Events = d.decodeEvents(sc, t)
-	if ct := t.sub("check"); ct != nil {
-		sc.Check = d.decodeCheck(sc, ct)
-	}
-	if sc.Objective == ObjectiveCost && !anyPriced(sc) {
-		t.add("objective", "is %q but no service has a price; give a service price_per_1k_input or price_per_1k_output, or use %q", ObjectiveCost, ObjectiveP95)
-	}
-	t.finish()
-	return sc
 }
 
 // anyPriced reports whether sc prices a service.
@@ -119,7 +140,7 @@ func (d *decoder) checkService(sc *Scenario, key, name string) {
 		return
 	}
 	names := d.serviceList(sc)
-	if near := d.suggest.closest(name, names); near != "" {
+	if near := d.suggest.Closest(name, names); near != "" {
 		d.add(key, "unknown service %q; did you mean %s?", name, near)
 	} else if len(names) == 0 {
 		d.add(key, "unknown service %q; define it in a [services.%s] table", name, name)
@@ -133,7 +154,7 @@ func (d *decoder) checkTool(sc *Scenario, key, name, what string) bool {
 		return true
 	}
 	names := d.toolList(sc)
-	if near := d.suggest.closest(name, names); near != "" {
+	if near := d.suggest.Closest(name, names); near != "" {
 		d.add(key, "unknown %s %q; did you mean %s?", what, name, near)
 	} else {
 		d.add(key, "unknown %s %q; define [tools.%s] or use one of %s", what, name, name, quoteSome(names))

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -37,10 +38,12 @@ func (d *decoder) strategyName(t *table) (name, description string) {
 	return name, description
 }
 
+// decodeStrategy reads one [[strategy]] table; its defaults are those of a
+// strategy that sets nothing.
 func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	defer t.finish()
 	s := Strategy{Headroom: 1, Retry: defaultRetry(), SerializeWrites: true,
-		FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport, Quota: Quota{Mode: QuotaFull}}
+		FanOutMode: sched.FanOutBatch, Join: sched.JoinPartial, CancelAt: CancelAtTransport, Quota: Quota{Mode: QuotaFull}}
 	s.Name, s.Description = d.strategyName(t)
 	if n, ok := t.integer("max_in_flight", 0, MaxCap, whyCap); ok {
 		s.MaxInFlight = int(n)
@@ -55,17 +58,7 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 		}
 	}
 	s.TokenBucket, _ = t.boolean("token_bucket")
-	if h, ok := t.positive("headroom", math.MaxFloat64, ""); ok {
-		s.Headroom = h
-		switch {
-		case h > 1:
-			t.add("headroom", "is %s; it is the fraction of the published limits to use, so keep it in (0, 1]", spec.ShowAmount(h))
-		case h < MinHeadroom:
-			t.add("headroom", "is %s; it must be at least %s: below 1%% of the published limits the buckets barely refill, and their waits overflow", spec.ShowAmount(h), spec.ShowAmount(MinHeadroom))
-		case !s.TokenBucket:
-			t.add("headroom", "only applies with token_bucket = true; add that or remove headroom")
-		}
-	}
+	decodeHeadroom(t, &s)
 	if rt := t.sub("retry"); rt != nil {
 		s.Retry = d.decodeRetry(rt)
 	}
@@ -98,24 +91,16 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	if n, ok := t.integer("fan_out", 0, MaxCap, whyCap); ok {
 		s.FanOut = int(n)
 	}
-	s.FanOutMode = enum(t, "fan_out_mode", FanOutBatch, FanOutBatch, FanOutTruncate)
+	s.FanOutMode = named(t, "fan_out_mode", sched.FanOutBatch, sched.FanOutModes())
 	if t.has("fan_out_mode") && s.FanOut == 0 {
 		t.add("fan_out_mode", "only applies with fan_out > 0; add fan_out = N or remove fan_out_mode")
 	}
-	s.Join = enum(t, "join", JoinPartial, JoinPartial, JoinAllOrNothing)
+	s.Join = named(t, "join", sched.JoinPartial, sched.JoinModes())
 	d.decodeBatchTurns(sc, t, &s)
 	if jt := t.sub("progressive_join"); jt != nil {
 		s.ProgressiveJoin = d.decodeProgressiveJoin(sc, jt)
 	}
-	s.AttemptTimeout, _ = t.duration("attempt_timeout")
-	s.CallTimeout, _ = t.duration("call_timeout")
-	s.TurnTimeout, _ = t.duration("turn_timeout")
-	if s.AttemptTimeout > 0 && s.CallTimeout > 0 && s.AttemptTimeout > s.CallTimeout {
-		t.add("attempt_timeout", "attempt_timeout (%s) is longer than call_timeout (%s); an attempt cannot outlive its call", s.AttemptTimeout, s.CallTimeout)
-	}
-	if s.CallTimeout > 0 && s.TurnTimeout > 0 && s.CallTimeout > s.TurnTimeout {
-		t.add("call_timeout", "call_timeout (%s) is longer than turn_timeout (%s); a call cannot outlive its turn", s.CallTimeout, s.TurnTimeout)
-	}
+	decodeTimeouts(t, &s)
 	s.TokenBudget, _ = t.integer("token_budget", 0, MaxTokenBudget, whyTokenBudget)
 	if n, ok := t.integer("attempt_budget", 0, MaxCap, whyCap); ok {
 		s.AttemptBudget = int(n)
@@ -129,6 +114,36 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 	return s
 }
 
+// decodeHeadroom reads headroom: a fraction of the published limits in
+// [MinHeadroom, 1], with token_bucket = true.
+func decodeHeadroom(t *table, s *Strategy) {
+	if h, ok := t.positive("headroom", math.MaxFloat64, ""); ok {
+		s.Headroom = h
+		switch {
+		case h > 1:
+			t.add("headroom", "is %s; it is the fraction of the published limits to use, so keep it in (0, 1]", spec.ShowAmount(h))
+		case h < MinHeadroom:
+			t.add("headroom", "is %s; it must be at least %s: below 1%% of the published limits the buckets barely refill, and their waits overflow", spec.ShowAmount(h), spec.ShowAmount(MinHeadroom))
+		case !s.TokenBucket:
+			t.add("headroom", "only applies with token_bucket = true; add that or remove headroom")
+		}
+	}
+}
+
+// decodeTimeouts reads attempt_timeout, call_timeout and turn_timeout, each
+// no longer than the one after it.
+func decodeTimeouts(t *table, s *Strategy) {
+	s.AttemptTimeout, _ = t.duration("attempt_timeout")
+	s.CallTimeout, _ = t.duration("call_timeout")
+	s.TurnTimeout, _ = t.duration("turn_timeout")
+	if s.AttemptTimeout > 0 && s.CallTimeout > 0 && s.AttemptTimeout > s.CallTimeout {
+		t.add("attempt_timeout", "attempt_timeout (%s) is longer than call_timeout (%s); an attempt cannot outlive its call", s.AttemptTimeout, s.CallTimeout)
+	}
+	if s.CallTimeout > 0 && s.TurnTimeout > 0 && s.CallTimeout > s.TurnTimeout {
+		t.add("call_timeout", "call_timeout (%s) is longer than turn_timeout (%s); a call cannot outlive its turn", s.CallTimeout, s.TurnTimeout)
+	}
+}
+
 // decodeAdaptive reads a strategy's adaptive concurrency limit.
 func (d *decoder) decodeAdaptive(sc *Scenario, t *table) *Adaptive {
 	defer t.finish()
@@ -136,7 +151,7 @@ func (d *decoder) decodeAdaptive(sc *Scenario, t *table) *Adaptive {
 	if !t.has("algorithm") {
 		t.add("algorithm", "is required; write algorithm = \"aimd\" or algorithm = \"gradient\"")
 	}
-	a.Algorithm = enum(t, "algorithm", AdaptiveAIMD, AdaptiveAIMD, AdaptiveGradient)
+	a.Algorithm = named(t, "algorithm", sched.AlgorithmAIMD, sched.Algorithms())
 	whole := func(k string, lo int64) int {
 		n, _ := t.integer(k, lo, MaxCap, whyCap)
 		return int(n)
@@ -165,7 +180,7 @@ func (d *decoder) decodeAdaptive(sc *Scenario, t *table) *Adaptive {
 	}
 	a.LongWindow = whole("long_window", 1)
 	a.QueueSize, _ = t.positive("queue_size", MaxCap, whyCap)
-	if a.Algorithm == AdaptiveAIMD {
+	if a.Algorithm == sched.AlgorithmAIMD {
 		for _, k := range []string{"smoothing", "tolerance", "long_window", "queue_size"} {
 			if t.has(k) {
 				t.add(k, "only applies with algorithm = \"gradient\"; remove it or change the algorithm")
@@ -212,14 +227,13 @@ func (d *decoder) decodeRetryBudget(t *table) *RetryBudget {
 // defaultRetry is the policy of a strategy without a retry table: one
 // attempt, no retries.
 func defaultRetry() Retry {
-	return Retry{Backoff: BackoffNone, HonorRetryAfter: true, OverMaxRetryAfter: OverMaxClamp}
+	return Retry{Backoff: sched.BackoffNone, HonorRetryAfter: true, OverMaxRetryAfter: sched.RetryAfterClamp}
 }
 
 func (d *decoder) decodeRetry(t *table) Retry {
 	defer t.finish()
 	r := defaultRetry()
-	r.Backoff = enum(t, "backoff", BackoffNone, BackoffNone, BackoffConstant, BackoffExponential,
-		BackoffFullJitter, BackoffEqualJitter, BackoffDecorrelatedJitter)
+	r.Backoff = named(t, "backoff", sched.BackoffNone, sched.Backoffs())
 	r.Base, _ = t.duration("base")
 	if r.Base > 0 && r.Base < MinBackoffBase {
 		t.add("base", "is %v; it must be 0 or at least %v: shorter backoff steps only spin", r.Base, MinBackoffBase)
@@ -234,8 +248,8 @@ func (d *decoder) decodeRetry(t *table) Retry {
 	}
 	r.RetryAfterJitter, _ = t.duration("retry_after_jitter")
 	r.MaxRetryAfter, _ = t.duration("max_retry_after")
-	r.OverMaxRetryAfter = enum(t, "over_max_retry_after", OverMaxClamp, OverMaxClamp, OverMaxFail)
-	if r.Backoff != BackoffNone && r.Base == 0 && t.has("backoff") {
+	r.OverMaxRetryAfter = named(t, "over_max_retry_after", sched.RetryAfterClamp, sched.OverMaxRetryAfters())
+	if r.Backoff != sched.BackoffNone && r.Base == 0 && t.has("backoff") {
 		t.add("backoff", "backoff = %q needs base, the first delay, like base = \"500ms\"", r.Backoff)
 	}
 	if r.Cap > 0 && r.Cap < r.Base {

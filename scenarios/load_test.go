@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -216,8 +217,8 @@ func TestFullFile(t *testing.T) {
 		},
 		Strategies: []Strategy{
 			{
-				Name: "defaults", Headroom: 1, Retry: Retry{Backoff: BackoffNone, HonorRetryAfter: true, OverMaxRetryAfter: OverMaxClamp},
-				SerializeWrites: true, FanOutMode: FanOutBatch, Join: JoinPartial, CancelAt: CancelAtTransport,
+				Name: "defaults", Headroom: 1, Retry: Retry{Backoff: sched.BackoffNone, HonorRetryAfter: true, OverMaxRetryAfter: sched.RetryAfterClamp},
+				SerializeWrites: true, FanOutMode: sched.FanOutBatch, Join: sched.JoinPartial, CancelAt: CancelAtTransport,
 				Quota: Quota{Mode: QuotaFull},
 			},
 			{
@@ -226,18 +227,18 @@ func TestFullFile(t *testing.T) {
 				MaxInFlightPerService: map[string]int{"llm": 8, "tools": 12},
 				TokenBucket:           true, Headroom: 0.8,
 				Retry: Retry{
-					Backoff: BackoffDecorrelatedJitter, Base: 250 * time.Millisecond, Cap: 30 * time.Second,
+					Backoff: sched.BackoffDecorrelatedJitter, Base: 250 * time.Millisecond, Cap: 30 * time.Second,
 					Attempts: 7, Budget: 2 * time.Minute, HonorRetryAfter: true, RetryAfterJitter: 500 * time.Millisecond,
-					MaxRetryAfter: time.Minute, OverMaxRetryAfter: OverMaxFail,
+					MaxRetryAfter: time.Minute, OverMaxRetryAfter: sched.RetryAfterFail,
 				},
 				SerializeWrites: false, KeepSlotDuringBackoff: true, PauseOnRetryAfter: true, Recommend: true,
-				FanOut: 6, FanOutMode: FanOutTruncate, Join: JoinAllOrNothing,
+				FanOut: 6, FanOutMode: sched.FanOutTruncate, Join: sched.JoinAllOrNothing,
 				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute,
 				TokenBudget: 50000, AttemptBudget: 40, MaxQueued: 1000, CancelAt: CancelAtReader,
 				Quota: Quota{Mode: QuotaShared, RTT: 2 * time.Millisecond, Lease: 250 * time.Millisecond, LeaseMax: 0.5,
 					Timeout: 20 * time.Millisecond, ProbeEvery: 500 * time.Millisecond, Fallback: FallbackClosed, OutageAt: 30 * time.Second, OutageFor: 10 * time.Second, Outage: OutageHung},
 				Adaptive: &Adaptive{
-					Algorithm: AdaptiveGradient, Initial: 4, Min: 2, Max: 12, Decrease: 0.7,
+					Algorithm: sched.AlgorithmGradient, Initial: 4, Min: 2, Max: 12, Decrease: 0.7,
 					Smoothing: 0.3, Tolerance: 2, LongWindow: 100, QueueSize: 3, Services: []string{"llm"},
 				},
 				RetryBudget: &RetryBudget{Ratio: 0.1, MinPerSecond: 1, Max: 20},
@@ -678,7 +679,7 @@ func TestAdaptiveProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := sc.Strategies[0].Adaptive; a == nil || a.Algorithm != AdaptiveAIMD || a.Initial != 4 || a.Services != nil {
+	if a := sc.Strategies[0].Adaptive; a == nil || a.Algorithm != sched.AlgorithmAIMD || a.Initial != 4 || a.Services != nil {
 		t.Fatalf("decoded %+v", a)
 	}
 }

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"math"
 	"time"
+
+	"github.com/simbench/simbench/sched"
 )
 
 // MaxServices bounds a scenario's [services.NAME] tables. Measured on a
@@ -62,11 +64,13 @@ type Strategy struct {
 	// passed (sched.ServiceConfig.PauseOnRetryAfter, for every service).
 	PauseOnRetryAfter bool
 	// FanOut caps the calls of one turn active at once (0: no cap);
-	// FanOutMode says what happens to the rest.
+	// FanOutMode says what happens to the rest (key fan_out_mode, one of
+	// sched.FanOutModes; sched.FanOutBatch when unset).
 	FanOut     int
-	FanOutMode FanOutMode
-	// Join says how one failure affects the rest of a turn.
-	Join Join
+	FanOutMode sched.FanOutMode
+	// Join says how one failure affects the rest of a turn (key join, one
+	// of sched.JoinModes; sched.JoinPartial when unset).
+	Join sched.JoinMode
 	// BatchTurns is how many of the workload's turns the agent asks for in
 	// one model turn (key batch_turns; 0 when unset, which means 1): each
 	// turn draws the calls of BatchTurns turns at once, a session has
@@ -128,8 +132,9 @@ type RetryBudget struct {
 // Adaptive is an adaptive concurrency limit per service (sched.AdaptiveConfig).
 // Zero numbers take sched's defaults.
 type Adaptive struct {
-	// Algorithm is "aimd" or "gradient".
-	Algorithm AdaptiveAlgorithm
+	// Algorithm is one of sched.Algorithms, by name in the file ("aimd"
+	// or "gradient").
+	Algorithm sched.Algorithm
 	// Initial, Min and Max bound the limit, in attempts in flight per
 	// service; the strategy's static caps bound it further.
 	Initial, Min, Max int
@@ -144,22 +149,11 @@ type Adaptive struct {
 	Services []string
 }
 
-// AdaptiveAlgorithm names an adaptive limit's algorithm.
-type AdaptiveAlgorithm string
-
-// The adaptive algorithms, as written in scenario files.
-const (
-	// AdaptiveAIMD grows the limit by one per round trip and cuts it on a 429.
-	AdaptiveAIMD AdaptiveAlgorithm = "aimd"
-	// AdaptiveGradient follows the ratio of long- to short-term latency.
-	AdaptiveGradient AdaptiveAlgorithm = "gradient"
-)
-
 // Retry is a retry policy (sched.RetryPolicy).
 type Retry struct {
-	// Backoff is the delay policy when the server gives no delay. Its values
-	// are the names sched.ParseBackoff accepts.
-	Backoff Backoff
+	// Backoff is the delay policy when the server gives no delay: one of
+	// sched.Backoffs, by name in the file (sched.BackoffNone when unset).
+	Backoff sched.Backoff
 	// Base and Cap bound the backoff delays (Cap 0: no cap).
 	Base, Cap time.Duration
 	// Attempts counts attempts including the first (0: sched's default —
@@ -177,50 +171,8 @@ type Retry struct {
 	// MaxRetryAfter is the longest server delay honoured (0: sched's default);
 	// OverMaxRetryAfter says whether longer ones are clamped or fail the call.
 	MaxRetryAfter     time.Duration
-	OverMaxRetryAfter OverMaxRetryAfter
+	OverMaxRetryAfter sched.OverMaxRetryAfter
 }
-
-// Backoff names a backoff policy, spelled as sched.Backoff.String.
-type Backoff string
-
-// The backoff policies, as written in scenario files (sched.ParseBackoff reads them).
-const (
-	BackoffNone               Backoff = "none"
-	BackoffConstant           Backoff = "constant"
-	BackoffExponential        Backoff = "exponential"
-	BackoffFullJitter         Backoff = "full-jitter"
-	BackoffEqualJitter        Backoff = "equal-jitter"
-	BackoffDecorrelatedJitter Backoff = "decorrelated-jitter"
-)
-
-// OverMaxRetryAfter says what happens to a server delay above MaxRetryAfter.
-type OverMaxRetryAfter string
-
-// What to do with a server delay above max_retry_after, as written in scenario files.
-const (
-	OverMaxClamp OverMaxRetryAfter = "clamp"
-	OverMaxFail  OverMaxRetryAfter = "fail"
-)
-
-// FanOutMode says what happens to a turn's calls beyond Strategy.FanOut.
-type FanOutMode string
-
-const (
-	// FanOutBatch makes them wait for earlier calls of the turn.
-	FanOutBatch FanOutMode = "batch"
-	// FanOutTruncate fails them at once.
-	FanOutTruncate FanOutMode = "truncate"
-)
-
-// Join says how one failed call affects the rest of its turn.
-type Join string
-
-const (
-	// JoinPartial returns every result, failures included.
-	JoinPartial Join = "partial"
-	// JoinAllOrNothing cancels the siblings at the first failure.
-	JoinAllOrNothing Join = "all-or-nothing"
-)
 
 // ProgressiveJoin is the article's as_completed: a turn's tool calls are
 // read as they answer, and once First of them (or the Share of them,

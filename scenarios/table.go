@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/scenarios/internal/suggest"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -23,7 +24,7 @@ type decoder struct {
 	services, tools         map[string]int
 	strategies              map[string]string // name → key path of its first name key
 	serviceNames, toolNames []string          // names in file order, cached
-	suggest                 suggester
+	suggest                 suggest.Suggester
 	// accepts, when set, is told every key the decoder accepts: each
 	// table's keys as the table finishes, whether the file sets them or not,
 	// and each enum key with its allowed values. TestReference uses it to
@@ -112,7 +113,7 @@ func (t *table) finish() {
 		if t.isKnown(k) {
 			continue
 		}
-		if near := t.d.suggest.closest(k, t.known); near != "" {
+		if near := t.d.suggest.Closest(k, t.known); near != "" {
 			t.add(k, "unknown key; did you mean %s?", near)
 		} else {
 			t.add(k, "unknown key; the keys here are %s", strings.Join(t.known, ", "))
@@ -342,9 +343,26 @@ func (t *table) rate(k string, per time.Duration, hi float64, why string) (float
 // enum returns the value of k, which must be one of allowed, or def when k
 // is absent or wrong.
 func enum[E ~string](t *table, k string, def E, allowed ...E) E {
+	return pick(t, k, def, allowed, func(e E) string { return string(e) })
+}
+
+// named is enum for a type that names its values itself, as sched's
+// strategy enumerations do: allowed are its choices (sched.Backoffs, …),
+// spelled as String prints them, so the file format keeps no list of
+// its own.
+func named[E interface {
+	comparable
+	fmt.Stringer
+}](t *table, k string, def E, allowed []E) E {
+	return pick(t, k, def, allowed, E.String)
+}
+
+// pick returns the value of k whose name is one of allowed's, or def when
+// k is absent or names none of them.
+func pick[E comparable](t *table, k string, def E, allowed []E, name func(E) string) E {
 	names := make([]string, len(allowed))
 	for i, a := range allowed {
-		names[i] = string(a)
+		names[i] = name(a)
 	}
 	if t.d.accepts != nil {
 		t.d.accepts(t.key(k), t.has(k), names)
@@ -353,10 +371,10 @@ func enum[E ~string](t *table, k string, def E, allowed ...E) E {
 	if !ok {
 		return def
 	}
-	if slices.Contains(allowed, E(s)) {
-		return E(s)
+	if i := slices.Index(names, s); i >= 0 {
+		return allowed[i]
 	}
-	if near := t.d.suggest.closest(s, names); near != "" {
+	if near := t.d.suggest.Closest(s, names); near != "" {
 		t.add(k, "unknown value %q; did you mean %s? (one of %s)", s, near, quoteList(names))
 	} else {
 		t.add(k, "unknown value %q; use one of %s", s, quoteList(names))

@@ -2,8 +2,9 @@ package sched
 
 import (
 	"fmt"
-	"math"
-	"time"
+
+	"github.com/simbench/simbench/sched/internal/adaptive"
+	"github.com/simbench/simbench/sched/internal/vocab"
 )
 
 // Algorithm picks how an adaptive concurrency limit moves.
@@ -46,6 +47,24 @@ const (
 	// Below that level (a cut for latency) it grows back as before.
 	AlgorithmGradient
 )
+
+var algorithms = vocab.Vocab[Algorithm]{What: "adaptive algorithm", Names: []string{"", "aimd", "gradient"}}
+
+// String returns the algorithm's name as written in scenario files.
+func (a Algorithm) String() string { return algorithms.Name(a) }
+
+// ParseAlgorithm returns the algorithm named s (as String prints it).
+func ParseAlgorithm(s string) (Algorithm, error) { return algorithms.Parse(s) }
+
+// Algorithms returns every adaptive algorithm, in order.
+func Algorithms() []Algorithm { return algorithms.Choices() }
+
+// MarshalText returns the algorithm's name (encoding.TextMarshaler); the
+// zero Algorithm, which names none, is an error.
+func (a Algorithm) MarshalText() ([]byte, error) { return algorithms.Marshal(a) }
+
+// UnmarshalText sets a to the algorithm text names (encoding.TextUnmarshaler).
+func (a *Algorithm) UnmarshalText(text []byte) error { return algorithms.Unmarshal(a, text) }
 
 // Defaults of AdaptiveConfig's zero fields.
 const (
@@ -116,51 +135,29 @@ func (a *AdaptiveConfig) validate() error {
 	return nil
 }
 
-// limiter is one service's adaptive limit.
-type limiter struct {
-	alg        Algorithm
-	limit      float64 // current limit; the cap in force is its floor
-	lo, hi     float64
-	backoff    float64
-	smoothing  float64
-	tolerance  float64
-	window     float64
-	queue      float64
-	successes  int           // AIMD: successes since the last increase
-	cutAt      time.Duration // attempts started before this don't cut again
-	longRTT    float64       // gradient: smoothed long-term RTT, in ns
-	samples    int           // gradient: RTT samples seen
-	threshold  float64       // gradient: the limit a rate-limit answer cut it to (0: none yet); growth above it is additive
-	lastReport int           // the cap last announced, to emit changes only
-}
-
-// newLimiter builds the limiter for a, with its ceiling lowered to static (0: none).
-func newLimiter(a *AdaptiveConfig, static int) *limiter {
-	l := &limiter{
-		alg:       a.Algorithm,
-		backoff:   orFloat(a.Backoff, DefaultAdaptiveBackoff),
-		smoothing: orFloat(a.Smoothing, DefaultGradientSmoothing),
-		tolerance: orFloat(a.Tolerance, DefaultGradientTolerance),
-		window:    float64(orInt(a.LongWindow, DefaultGradientLongWindow)),
-		queue:     orFloat(a.QueueSize, DefaultGradientQueueSize),
-		cutAt:     -1,
+// newLimiter builds the limiter for a, with its ceiling lowered to static
+// (0: none) and a's zero fields at their defaults.
+func newLimiter(a *AdaptiveConfig, static int) *adaptive.Limiter {
+	lo, hi := limiterBounds(a, static)
+	p := adaptive.Params{
+		Gradient:   a.Algorithm == AlgorithmGradient,
+		Backoff:    orFloat(a.Backoff, DefaultAdaptiveBackoff),
+		Smoothing:  orFloat(a.Smoothing, DefaultGradientSmoothing),
+		Tolerance:  orFloat(a.Tolerance, DefaultGradientTolerance),
+		LongWindow: orInt(a.LongWindow, DefaultGradientLongWindow),
+		QueueSize:  orFloat(a.QueueSize, DefaultGradientQueueSize),
 	}
-	l.setCeiling(static, a)
-	l.limit = math.Min(math.Max(float64(orInt(a.Initial, DefaultAdaptiveInitial)), l.lo), l.hi)
-	l.lastReport = l.cap()
-	return l
+	return adaptive.New(p, orInt(a.Initial, DefaultAdaptiveInitial), lo, hi)
 }
 
-// setCeiling bounds the limit by a's Min and Max and by static (0: none),
-// bringing the limit inside the new bounds.
-func (l *limiter) setCeiling(static int, a *AdaptiveConfig) {
-	hi := orInt(a.Max, DefaultAdaptiveMax)
+// limiterBounds returns the bounds of a's limit: Min and Max, and static
+// (0: none) as a further ceiling.
+func limiterBounds(a *AdaptiveConfig, static int) (lo, hi int) {
+	hi = orInt(a.Max, DefaultAdaptiveMax)
 	if static > 0 {
 		hi = min(hi, static)
 	}
-	lo := min(orInt(a.Min, DefaultAdaptiveMin), hi)
-	l.lo, l.hi = float64(lo), float64(hi)
-	l.limit = math.Min(math.Max(l.limit, l.lo), l.hi)
+	return min(orInt(a.Min, DefaultAdaptiveMin), hi), hi
 }
 
 func orFloat(v, d float64) float64 {
@@ -177,75 +174,13 @@ func orInt(v, d int) int {
 	return d
 }
 
-// cap returns the attempts in flight the limit allows now, at least 1.
-func (l *limiter) cap() int { return max(1, int(l.limit)) }
-
-// observe moves the limit for one completed attempt that started at started
-// and ended at now with class; inFlight counts the service's attempts in
-// flight including this one.
-func (l *limiter) observe(now, started time.Duration, class Class, inFlight int) {
-	switch class {
-	case ClassRateLimited, ClassOverloaded:
-		// Only an attempt sent after the last cut can cut again, so a burst
-		// of refusals from one round trip counts once.
-		if started < l.cutAt {
-			return
-		}
-		l.limit = math.Max(l.lo, math.Floor(l.limit*l.backoff))
-		l.threshold = l.limit
-		l.cutAt = now
-		l.successes = 0
-	case ClassSuccess:
-		if l.alg == AlgorithmAIMD {
-			l.aimdSuccess(inFlight)
-		} else {
-			l.gradientSample(float64(now-started), inFlight)
-		}
-	}
-}
-
-// aimdSuccess adds one to the limit once per limit successful completions
-// while the service is using at least half of it.
-func (l *limiter) aimdSuccess(inFlight int) {
-	if 2*inFlight < l.cap() {
-		return
-	}
-	l.successes++
-	if l.successes >= l.cap() {
-		l.successes = 0
-		l.limit = math.Min(l.hi, l.limit+1)
-	}
-}
-
-// gradientSample moves the gradient limit for one round-trip time rtt, in ns.
-func (l *limiter) gradientSample(rtt float64, inFlight int) {
-	rtt = math.Max(rtt, 1)
-	l.samples++
-	alpha := math.Max(1/float64(l.samples), 2/(l.window+1))
-	l.longRTT += alpha * (rtt - l.longRTT)
-	if l.longRTT > 2*rtt {
-		l.longRTT *= 0.95
-	}
-	if 2*inFlight < l.cap() {
-		return
-	}
-	gradient := math.Max(0.5, math.Min(1, l.tolerance*l.longRTT/rtt))
-	target := l.limit*gradient + l.queue
-	next := (1-l.smoothing)*l.limit + l.smoothing*target
-	if l.threshold > 0 && next > l.threshold && next > l.limit {
-		// Above the level of the last rate-limit cut: one per round trip.
-		next = math.Min(next, math.Max(l.threshold, l.limit+1/l.limit))
-	}
-	l.limit = math.Max(l.lo, math.Min(l.hi, next))
-}
-
 // Limit returns the concurrency limit in force for the named service, in
 // attempts in flight: its adaptive limit when it has one (already bounded by
 // the static caps), else the smaller of its MaxInFlight and
 // Config.MaxInFlight (0: unbounded).
 func (c *Core) Limit(service string) int {
 	if s, ok := c.services[service]; ok && s.lim != nil {
-		return s.lim.cap()
+		return s.lim.Cap()
 	}
 	svc, global := c.cfg.Services[service].MaxInFlight, c.cfg.MaxInFlight
 	if svc > 0 && (global == 0 || svc < global) {
@@ -258,12 +193,17 @@ func (c *Core) Limit(service string) int {
 // announces a change of the cap in force.
 func (c *Core) adapt(cs *callState, class Class) {
 	s := cs.svc
-	s.lim.observe(c.now, cs.runSince, class, s.inFlight)
-	s.maxIn = s.lim.cap()
-	if s.maxIn == s.lim.lastReport {
+	switch class {
+	case ClassRateLimited, ClassOverloaded:
+		s.lim.Refused(c.now, cs.runSince)
+	case ClassSuccess:
+		s.lim.Succeeded(c.now, cs.runSince, s.inFlight)
+	}
+	s.maxIn = s.lim.Cap()
+	if s.maxIn == s.lim.LastReport {
 		return
 	}
-	s.lim.lastReport = s.maxIn
+	s.lim.LastReport = s.maxIn
 	if c.cfg.Hook != nil {
 		c.emit(Event{Kind: EventLimit, Service: s.name, N: s.maxIn, Class: class})
 	}

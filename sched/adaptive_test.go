@@ -245,34 +245,34 @@ func TestGradientGrowsAdditivelyAfterRateLimit(t *testing.T) {
 	rtt := 100 * time.Millisecond
 	for range 50 {
 		now += time.Millisecond
-		l.observe(now, now-rtt, ClassSuccess, l.cap())
+		l.Succeeded(now, now-rtt, l.Cap())
 	}
-	l.observe(now, now-rtt, ClassRateLimited, l.cap())
-	if l.cap() != 20 {
-		t.Fatalf("limit %d after the 429, want 20", l.cap())
+	l.Refused(now, now-rtt)
+	if l.Cap() != 20 {
+		t.Fatalf("limit %d after the 429, want 20", l.Cap())
 	}
 	for range 40 { // two round trips at about 20 in flight
 		now += time.Millisecond
-		l.observe(now, now-rtt, ClassSuccess, l.cap())
+		l.Succeeded(now, now-rtt, l.Cap())
 	}
-	if got := l.cap(); got > 22 {
+	if got := l.Cap(); got > 22 {
 		t.Fatalf("limit %d two round trips after the 429 cut it to 20, want at most 22", got)
 	}
 	// Latency triples: the limit falls below the cut level, then, when the
 	// latency is back, regrows to it at the allowance's pace.
 	for range 40 {
 		now += time.Millisecond
-		l.observe(now, now-3*rtt, ClassSuccess, l.cap())
+		l.Succeeded(now, now-3*rtt, l.Cap())
 	}
-	low := l.cap()
+	low := l.Cap()
 	if low >= 20 {
 		t.Fatalf("limit %d after latency tripled, want it below 20", low)
 	}
 	for range 10 {
 		now += time.Millisecond
-		l.observe(now, now-rtt, ClassSuccess, l.cap())
+		l.Succeeded(now, now-rtt, l.Cap())
 	}
-	if got := l.cap(); got < min(20, low+5) {
+	if got := l.Cap(); got < min(20, low+5) {
 		t.Fatalf("limit %d ten completions after latency fell back from %d, want it regrowing fast towards 20", got, low)
 	}
 }

@@ -219,10 +219,10 @@ func (c *Core) release(cs *callState) {
 func (c *Core) unreserve(cs *callState) {
 	s := cs.svc
 	if s.req != nil {
-		s.req.refund(1, cs.reqMark)
+		s.req.Refund(1, cs.reqMark)
 	}
 	if s.tok != nil {
-		s.tok.refund(float64(cs.reserved), cs.tokMark)
+		s.tok.Refund(float64(cs.reserved), cs.tokMark)
 	}
 	if s.usesCredit() {
 		c.refundCredit(cs)
@@ -249,7 +249,7 @@ func (c *Core) start(cs *callState) {
 	}
 	cs.queued += c.now - cs.waitSince
 	cs.runSince = c.now
-	c.attempts.put(cs.attempt, cs)
+	c.attempts.Put(cs.attempt, cs)
 	if c.cfg.AttemptTimeout > 0 {
 		c.setTimer(timer{at: satmath.Add(c.now, c.cfg.AttemptTimeout), kind: timerAttempt, cs: cs, gen: cs.gen})
 	}
@@ -276,7 +276,7 @@ func (c *Core) releaseSlot(cs *callState) {
 
 // endAttempt accounts for the end of the attempt in flight.
 func (c *Core) endAttempt(cs *callState) {
-	c.attempts.remove(cs.attempt)
+	c.attempts.Remove(cs.attempt)
 	cs.running += c.now - cs.runSince
 	cs.waitSince = c.now
 	cs.phase = phaseEnded
@@ -321,7 +321,7 @@ func (c *Core) complete(cs *callState, o Outcome) {
 			// includes the extra tokens: taking them here too would count
 			// them twice.
 			if !cs.svc.cfg.HeaderSync || !o.Quota.Tokens.Known {
-				cs.svc.tok.take(c.now, float64(diff))
+				cs.svc.tok.Take(c.now, float64(diff))
 			}
 		} else if diff < 0 {
 			c.settle(cs, -float64(diff))
@@ -352,7 +352,7 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	}
 	if o.Class == ClassSuccess {
 		if b := cs.svc.budget; b != nil {
-			b.success(c.now)
+			b.Success(c.now)
 		}
 		if h := cs.svc.hedge; h != nil && !cs.fromHedge {
 			h.observe(c.now-cs.runSince, false) // a hedge's latency is not a first attempt's

@@ -1,10 +1,10 @@
 package sched
 
 import (
-	"fmt"
 	"math"
 	"time"
 
+	"github.com/simbench/simbench/sched/internal/vocab"
 	"github.com/simbench/simbench/sched/satmath"
 )
 
@@ -26,25 +26,24 @@ const (
 	BackoffDecorrelatedJitter
 )
 
-var backoffNames = [...]string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"}
+var backoffs = vocab.Vocab[Backoff]{What: "backoff",
+	Names: []string{"none", "constant", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"}}
 
 // String returns the policy's name as written in scenario files.
-func (b Backoff) String() string {
-	if int(b) < len(backoffNames) {
-		return backoffNames[b]
-	}
-	return fmt.Sprintf("backoff(%d)", uint8(b))
-}
+func (b Backoff) String() string { return backoffs.Name(b) }
 
 // ParseBackoff returns the policy named s (as String prints it).
-func ParseBackoff(s string) (Backoff, error) {
-	for i, n := range backoffNames {
-		if n == s {
-			return Backoff(i), nil
-		}
-	}
-	return 0, fmt.Errorf("sched: unknown backoff %q (want one of %v)", s, backoffNames[:])
-}
+func ParseBackoff(s string) (Backoff, error) { return backoffs.Parse(s) }
+
+// Backoffs returns every policy, in order: the values ParseBackoff accepts.
+func Backoffs() []Backoff { return backoffs.Choices() }
+
+// MarshalText returns the policy's name (encoding.TextMarshaler), so that
+// JSON and other text encodings write it as scenario files do.
+func (b Backoff) MarshalText() ([]byte, error) { return backoffs.Marshal(b) }
+
+// UnmarshalText sets b to the policy text names (encoding.TextUnmarshaler).
+func (b *Backoff) UnmarshalText(text []byte) error { return backoffs.Unmarshal(b, text) }
 
 // Jittered reports whether the policy draws randomness.
 func (b Backoff) Jittered() bool {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/bucket"
 )
 
 // DefaultRetryBudgetMax is the most tokens a retry budget holds when
@@ -41,46 +43,13 @@ func (b *RetryBudget) validate() error {
 	return nil
 }
 
-// retryBudget is one service's retry budget, refilled lazily.
-type retryBudget struct {
-	cfg    RetryBudget
-	max    float64
-	tokens float64
-	last   time.Duration // when tokens was last brought up to date
-}
-
-func newRetryBudget(cfg *RetryBudget, now time.Duration) *retryBudget {
+// newRetryBudget returns the retry budget cfg describes, full at now.
+func newRetryBudget(cfg *RetryBudget, now time.Duration) *bucket.Retries {
 	m := cfg.Max
 	if m <= 0 {
 		m = DefaultRetryBudgetMax
 	}
-	return &retryBudget{cfg: *cfg, max: m, tokens: m, last: now}
-}
-
-// refill adds the floor's tokens for the time since the last update.
-func (b *retryBudget) refill(now time.Duration) {
-	if now > b.last {
-		if b.cfg.MinPerSecond > 0 {
-			b.tokens = math.Min(b.max, b.tokens+b.cfg.MinPerSecond*(now-b.last).Seconds())
-		}
-		b.last = now
-	}
-}
-
-// success credits one successful attempt.
-func (b *retryBudget) success(now time.Duration) {
-	b.refill(now)
-	b.tokens = math.Min(b.max, b.tokens+b.cfg.Ratio)
-}
-
-// spend takes one token for a retry at now and reports whether there was one.
-func (b *retryBudget) spend(now time.Duration) bool {
-	b.refill(now)
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+	return bucket.NewRetries(cfg.Ratio, cfg.MinPerSecond, m, now)
 }
 
 // RetryBudgetLeft returns the retries the named service's retry budget
@@ -91,18 +60,17 @@ func (c *Core) RetryBudgetLeft(service string) (float64, bool) {
 	if !ok || s.budget == nil {
 		return 0, false
 	}
-	s.budget.refill(c.now)
-	return s.budget.tokens, true
+	return s.budget.Left(c.now), true
 }
 
 // spendRetry takes a retry token from the call's service budget, or fails
 // the call with ErrRetryBudget and reports false.
 func (c *Core) spendRetry(cs *callState, o *Outcome) bool {
 	b := cs.svc.budget
-	if b == nil || b.spend(c.now) {
+	if b == nil || b.Spend(c.now) {
 		return true
 	}
 	c.finish(cs, o.Class, nil, fmt.Errorf("service %q: retry budget empty (%.2f of %g tokens left; %g per success, %g/s floor), call %q not retried: %w: %w",
-		cs.svc.name, b.tokens, b.max, b.cfg.Ratio, b.cfg.MinPerSecond, cs.call.ID, ErrRetryBudget, attemptErr(cs, o)))
+		cs.svc.name, b.Left(c.now), b.Max(), b.Ratio(), b.MinPerSecond(), cs.call.ID, ErrRetryBudget, attemptErr(cs, o)))
 	return false
 }

@@ -2,8 +2,12 @@ package sched
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/vocab"
 )
 
 // Defaults applied by Config when a field is zero.
@@ -56,6 +60,60 @@ const (
 	// RetryAfterFail fails the call with ErrRetryAfterTooLong, stating the value.
 	RetryAfterFail
 )
+
+var (
+	fanOutModes = vocab.Vocab[FanOutMode]{What: "fan-out mode", Names: []string{"batch", "truncate"}}
+	joinModes   = vocab.Vocab[JoinMode]{What: "join mode", Names: []string{"default", "partial", "all-or-nothing"}, First: JoinPartial}
+	overMaxes   = vocab.Vocab[OverMaxRetryAfter]{What: "over-max-retry-after", Names: []string{"clamp", "fail"}}
+)
+
+// String returns the mode's name as written in scenario files.
+func (m FanOutMode) String() string { return fanOutModes.Name(m) }
+
+// ParseFanOutMode returns the mode named s (as String prints it).
+func ParseFanOutMode(s string) (FanOutMode, error) { return fanOutModes.Parse(s) }
+
+// FanOutModes returns every fan-out mode, in order.
+func FanOutModes() []FanOutMode { return fanOutModes.Choices() }
+
+// MarshalText returns the mode's name (encoding.TextMarshaler).
+func (m FanOutMode) MarshalText() ([]byte, error) { return fanOutModes.Marshal(m) }
+
+// UnmarshalText sets m to the mode text names (encoding.TextUnmarshaler).
+func (m *FanOutMode) UnmarshalText(text []byte) error { return fanOutModes.Unmarshal(m, text) }
+
+// String returns the mode's name as written in scenario files ("default"
+// for JoinDefault).
+func (m JoinMode) String() string { return joinModes.Name(m) }
+
+// ParseJoinMode returns the mode named s (as String prints it).
+func ParseJoinMode(s string) (JoinMode, error) { return joinModes.Parse(s) }
+
+// JoinModes returns the join modes a caller picks from, in order:
+// JoinPartial and JoinAllOrNothing (JoinDefault only defers to another).
+func JoinModes() []JoinMode { return joinModes.Choices() }
+
+// MarshalText returns the mode's name (encoding.TextMarshaler).
+func (m JoinMode) MarshalText() ([]byte, error) { return joinModes.Marshal(m) }
+
+// UnmarshalText sets m to the mode text names (encoding.TextUnmarshaler).
+func (m *JoinMode) UnmarshalText(text []byte) error { return joinModes.Unmarshal(m, text) }
+
+// String returns the choice's name as written in scenario files.
+func (o OverMaxRetryAfter) String() string { return overMaxes.Name(o) }
+
+// ParseOverMaxRetryAfter returns the choice named s (as String prints it).
+func ParseOverMaxRetryAfter(s string) (OverMaxRetryAfter, error) { return overMaxes.Parse(s) }
+
+// OverMaxRetryAfters returns every choice for a server delay above
+// Config.MaxRetryAfter, in order.
+func OverMaxRetryAfters() []OverMaxRetryAfter { return overMaxes.Choices() }
+
+// MarshalText returns the choice's name (encoding.TextMarshaler).
+func (o OverMaxRetryAfter) MarshalText() ([]byte, error) { return overMaxes.Marshal(o) }
+
+// UnmarshalText sets o to the choice text names (encoding.TextUnmarshaler).
+func (o *OverMaxRetryAfter) UnmarshalText(text []byte) error { return overMaxes.Unmarshal(o, text) }
 
 // ServiceConfig holds the limits that apply to every call naming one service.
 // Zero fields mean no limit. New refuses a rate below MinRatePerMinute, as
@@ -212,7 +270,8 @@ func (s ServiceConfig) headroom() float64 {
 }
 
 // validate reports the first impossible value; Config errors are programming
-// errors of the caller's, so one at a time is enough.
+// errors of the caller's, so one at a time is enough. Services are checked
+// in the order of their names, so the same Config names the same one.
 func (c *Config) validate() error {
 	if c.MaxInFlight < 0 || c.MaxQueued < 0 || c.FanOut < 0 || c.TurnAttemptBudget < 0 || c.TurnTokenBudget < 0 {
 		return fmt.Errorf("sched: negative cap or budget in config")
@@ -228,7 +287,8 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
-	for name, s := range c.Services {
+	for _, name := range c.serviceNames() {
+		s := c.Services[name]
 		if err := limitsOf(s).check(); err != nil {
 			return fmt.Errorf("sched: service %q: %w", name, err)
 		}
@@ -247,4 +307,11 @@ func (c *Config) validate() error {
 		}
 	}
 	return nil
+}
+
+// serviceNames returns the names of c.Services, sorted: the order in which
+// anything that walks the services does, so that no result depends on
+// map order.
+func (c *Config) serviceNames() []string {
+	return slices.Sorted(maps.Keys(c.Services))
 }

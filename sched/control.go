@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
-	"github.com/simbench/simbench/sched/satmath"
+	"github.com/simbench/simbench/sched/internal/bucket"
 )
 
 // Limits are the limits of one service that can change while a Core runs
@@ -135,7 +134,7 @@ func (s *ServiceStats) UnmarshalJSON(b []byte) error {
 func (c *Core) Stats(now time.Duration) Stats {
 	c.advanceTo(now)
 	c.announceWake()
-	st := Stats{At: c.now, InFlight: c.inFlight, Waiting: c.waiting, Turns: c.turns.len()}
+	st := Stats{At: c.now, InFlight: c.inFlight, Waiting: c.waiting, Turns: c.turns.Len()}
 	for _, s := range c.svcList {
 		if !c.listed(s.name) {
 			continue
@@ -143,10 +142,10 @@ func (c *Core) Stats(now time.Duration) Stats {
 		ss := ServiceStats{Name: s.name, InFlight: s.inFlight, Queued: s.queued(), Limit: s.maxIn,
 			Limits: limitsOf(s.cfg), Requests: math.NaN(), Tokens: math.NaN(), PausedFor: max(0, s.pausedUntil-c.now)}
 		if s.req != nil {
-			ss.Requests = s.req.available(c.now)
+			ss.Requests = s.req.Available(c.now)
 		}
 		if s.tok != nil {
-			ss.Tokens = s.tok.available(c.now)
+			ss.Tokens = s.tok.Available(c.now)
 		}
 		st.Services = append(st.Services, ss)
 	}
@@ -194,12 +193,7 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 	c.advanceTo(now)
 	defer c.announceWake()
 	if !c.listed(service) {
-		names := make([]string, 0, len(c.cfg.Services))
-		for n := range c.cfg.Services {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		return fmt.Errorf("sched: SetLimits: unknown service %q (Config.Services lists %q)", service, names)
+		return fmt.Errorf("sched: SetLimits: unknown service %q (Config.Services lists %q)", service, c.cfg.serviceNames())
 	}
 	if err := l.check(); err != nil {
 		return fmt.Errorf("sched: SetLimits: service %q: %w", service, err)
@@ -214,14 +208,14 @@ func (c *Core) SetLimits(now time.Duration, service string, l Limits) error {
 	s.cfg.RequestsPerMinute, s.cfg.RequestBurst = l.RequestsPerMinute, l.RequestBurst
 	s.cfg.TokensPerMinute, s.cfg.TokenBurst = l.TokensPerMinute, l.TokenBurst
 	if s.lim != nil {
-		s.lim.setCeiling(c.staticCap(l.MaxInFlight), s.cfg.Adaptive)
-		s.maxIn = s.lim.cap()
+		s.lim.SetBounds(limiterBounds(s.cfg.Adaptive, c.staticCap(l.MaxInFlight)))
+		s.maxIn = s.lim.Cap()
 	} else {
 		s.maxIn = l.MaxInFlight
 	}
 	req, tok := serviceBuckets(s.cfg)
-	s.req = carryBucket(s.req, req, c.now)
-	s.tok = carryBucket(s.tok, tok, c.now)
+	s.req = bucket.Carry(s.req, req, c.now)
+	s.tok = bucket.Carry(s.tok, tok, c.now)
 	c.rebookPending(s, k, 0)
 	c.pump()
 	return nil
@@ -233,20 +227,4 @@ func (c *Core) staticCap(svc int) int {
 		return g
 	}
 	return svc
-}
-
-// carryBucket returns the bucket next, holding what old holds at now (no
-// more than next's capacity), or next full when there was no old.
-func carryBucket(old, next *bucket, now time.Duration) *bucket {
-	if old == nil || next == nil {
-		return next
-	}
-	level := min(old.available(now), next.capacity)
-	next.tat = satmath.Add(now, satmath.FromFloat[time.Duration](math.Ceil((next.capacity-level)*1e9/next.rate)))
-	// Refund marks of earlier takes are in the old bucket's spans: keep
-	// them increasing, and let no refund take tat below where it is now.
-	next.spent = old.spent
-	next.maxAt = next.tat
-	next.gen = old.gen + 1
-	return next
 }

@@ -7,6 +7,11 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/adaptive"
+	"github.com/simbench/simbench/sched/internal/bucket"
+	"github.com/simbench/simbench/sched/internal/idring"
+	"github.com/simbench/simbench/sched/internal/slabs"
 )
 
 // Core holds every scheduling decision for any number of concurrent turns
@@ -31,8 +36,8 @@ type Core struct {
 	listedName string
 	writes     map[string]*writeQueue
 
-	turns    idRing[TurnID, turnState]
-	attempts idRing[AttemptID, callState]
+	turns    idring.Ring[TurnID, turnState]
+	attempts idring.Ring[AttemptID, callState]
 	// hedging and hedgeOf find the hedges in flight by attempt and by call
 	// (hedge.go): kept out of callState, which every call pays for.
 	hedging map[AttemptID]*hedgeState
@@ -72,7 +77,7 @@ type Core struct {
 	// retired holds done turns nothing refers to any more, whose states
 	// reclaim puts in free, by size class, for newStates to reuse.
 	retired []*turnState
-	free    [maxStateClass + 1][][]callState
+	free    slabs.Pool[callState]
 	// spareTurns are cleared turn states for newTurn to reuse.
 	spareTurns []*turnState
 	// outs holds what drivers are handed of done turns (outChunks).
@@ -83,11 +88,11 @@ type serviceState struct {
 	name        string
 	cfg         ServiceConfig
 	inFlight    int
-	maxIn       int      // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
-	lim         *limiter // nil without Adaptive
-	req, tok    *bucket
-	budget      *retryBudget  // nil without RetryBudget
-	hedge       *hedgeService // nil without Config.Hedge
+	maxIn       int               // the cap in force: the adaptive limit, else cfg.MaxInFlight (0: none)
+	lim         *adaptive.Limiter // nil without Adaptive
+	req, tok    *bucket.Bucket
+	budget      *bucket.Retries // nil without RetryBudget
+	hedge       *hedgeService   // nil without Config.Hedge
 	pausedUntil time.Duration
 	callQueue                // the queue of calls waiting for admission (without classes)
 	prio        *classQueues // the queues by priority class (nil: Config.Priorities unset)
@@ -96,7 +101,7 @@ type serviceState struct {
 	// release time, in admission order (see settle); booked is what the
 	// last book recorded.
 	pending []reservation
-	booked  struct{ req, tok undo }
+	booked  struct{ req, tok bucket.Undo }
 }
 
 // callQueue holds calls waiting for admission to one service: fresh calls
@@ -141,12 +146,7 @@ func New(cfg Config) (*Core, error) {
 	if c.maxRetry <= 0 {
 		c.maxRetry = DefaultMaxRetryAfter
 	}
-	names := make([]string, 0, len(cfg.Services))
-	for name := range cfg.Services {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range cfg.serviceNames() {
 		c.service(name)
 	}
 	return c, nil
@@ -174,7 +174,7 @@ func (c *Core) service(name string) *serviceState {
 	}
 	if sc.Adaptive != nil {
 		s.lim = newLimiter(sc.Adaptive, c.staticCap(sc.MaxInFlight))
-		s.maxIn = s.lim.cap()
+		s.maxIn = s.lim.Cap()
 	}
 	s.req, s.tok = serviceBuckets(sc)
 	if sc.RetryBudget != nil {
@@ -191,7 +191,7 @@ func (c *Core) service(name string) *serviceState {
 
 // serviceBuckets returns the request and token buckets of a service's
 // configuration (nil for a limit it does not set).
-func serviceBuckets(sc ServiceConfig) (req, tok *bucket) {
+func serviceBuckets(sc ServiceConfig) (req, tok *bucket.Bucket) {
 	h := sc.headroom()
 	reqBurst := sc.RequestBurst
 	if reqBurst <= 0 {
@@ -201,7 +201,7 @@ func serviceBuckets(sc ServiceConfig) (req, tok *bucket) {
 	if tokBurst <= 0 {
 		tokBurst = sc.TokensPerMinute
 	}
-	return newBucket(sc.RequestsPerMinute, reqBurst, h), newBucket(sc.TokensPerMinute, tokBurst, h)
+	return bucket.New(sc.RequestsPerMinute, reqBurst, h), bucket.New(sc.TokensPerMinute, tokBurst, h)
 }
 
 // Actions appends the decisions made since the last call to dst and returns
@@ -239,7 +239,7 @@ func (c *Core) InFlight() int { return c.inFlight }
 func (c *Core) Waiting() int { return c.waiting }
 
 // Turns returns the number of turns not yet finished.
-func (c *Core) Turns() int { return c.turns.len() }
+func (c *Core) Turns() int { return c.turns.Len() }
 
 // Advance processes every timer due at or before now and admits what can start.
 func (c *Core) Advance(now time.Duration) {
@@ -269,7 +269,7 @@ func (c *Core) Recycle(r *TurnResult) {
 // already cancelled (timeouts, turn cancels) or does not know are ignored.
 func (c *Core) Complete(now time.Duration, a AttemptID, o Outcome) {
 	c.advanceTo(now)
-	if cs, ok := c.attempts.get(a); ok {
+	if cs, ok := c.attempts.Get(a); ok {
 		c.complete(cs, o)
 		c.pump()
 	} else if hs, ok := c.hedging[a]; ok {
@@ -290,7 +290,7 @@ func (c *Core) mayAbandon(id TurnID) bool {
 	if c.cfg.AttemptTimeout > 0 {
 		return true
 	}
-	t, ok := c.turns.get(id)
+	t, ok := c.turns.Get(id)
 	if !ok {
 		return false
 	}
@@ -318,7 +318,7 @@ func (c *Core) Cancel(now time.Duration, id TurnID) {
 // ErrCancelled (nil: none).
 func (c *Core) cancelFor(now time.Duration, id TurnID, cause error) {
 	c.advanceTo(now)
-	if t, ok := c.turns.get(id); ok {
+	if t, ok := c.turns.Get(id); ok {
 		err := fmt.Errorf("turn cancelled: %w", ErrCancelled)
 		if cause != nil {
 			err = fmt.Errorf("turn cancelled: %w: %w", cause, ErrCancelled)

@@ -90,7 +90,7 @@ func TestTokensPerMinuteBucketAndSettle(t *testing.T) {
 	// c2's booking at 1 s moved tat to 10 s; its refund of 250 at 2 s
 	// brought it back to 7.5 s, so at 6 s the bucket holds
 	// 1000 − (7.5 s − 6 s) × 100 = 850.
-	if got := d.core.service("llm").tok.available(6 * time.Second); got != 850 {
+	if got := d.core.service("llm").tok.Available(6 * time.Second); got != 850 {
 		t.Errorf("tokens at 6s = %v, want 850", got)
 	}
 }

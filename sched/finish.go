@@ -169,7 +169,7 @@ func (c *Core) turnDone(t *turnState) {
 	if t.refs == 0 {
 		c.retired = append(c.retired, t)
 	}
-	c.turns.remove(t.id)
+	c.turns.Remove(t.id)
 	res := t.res
 	if res == nil {
 		res = c.outs.turnResult()

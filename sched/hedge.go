@@ -1,12 +1,11 @@
 package sched
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
+	"github.com/simbench/simbench/sched/internal/latency"
 	"github.com/simbench/simbench/sched/satmath"
 )
 
@@ -110,40 +109,17 @@ func (p *HedgePolicy) validate() error {
 // calls' answers: the hedges themselves shorten the answers, so a
 // percentile of the winning attempts' latencies falls as hedges win and
 // hedges more calls (0.95 hedged 11.9% of exponential latencies so).
-//
-// Some first attempts never answer: the one a winning hedge cancels, one
-// cancelled because its call's result was decided elsewhere, one that
-// runs past Config.AttemptTimeout. All that is known of their latency is
-// that it is above the time they ran; they are the slow ones, so dropping
-// them, or counting the time they ran as their latency, would bias the
-// percentile low and hedge more than the percentile says (counting it
-// hedged 5.6% at 0.95, dropping them 9.7%). They are kept as censored
-// samples instead, and the percentile is read from the product-limit
-// (Kaplan–Meier) estimate of the latencies' distribution, which counts a
-// censored sample among the attempts still running up to its time and
-// makes no guess beyond it. A cancel depends on the hedge's latency and
-// the call's other events, not on how long the first attempt would have
-// run, which is what this estimate needs (independent censoring).
+// First attempts that never answer are kept as censored samples (see
+// package latency).
 type hedgeService struct {
 	budget, burst float64
 	allowance     float64
-	lat           []latSample // a ring of the last first attempts' latencies
-	next, n       int
+	lat           *latency.Window // the last first attempts' latencies; nil without Percentile
 	minSamples    int
-	sorted        []latSample   // scratch for the percentile
-	pct           time.Duration // the percentile of lat, while !dirty
-	dirty         bool
-}
-
-// latSample is a first attempt's latency; censored says it did not answer
-// and its latency is above lat.
-type latSample struct {
-	lat      time.Duration
-	censored bool
 }
 
 func newHedgeService(p *HedgePolicy) *hedgeService {
-	h := &hedgeService{budget: p.Budget, burst: p.Burst, minSamples: p.MinSamples, dirty: true}
+	h := &hedgeService{budget: p.Budget, burst: p.Burst, minSamples: p.MinSamples}
 	if h.budget == 0 {
 		h.budget = DefaultHedgeBudget
 	}
@@ -159,7 +135,7 @@ func newHedgeService(p *HedgePolicy) *hedgeService {
 	}
 	h.minSamples = min(h.minSamples, w)
 	if p.Percentile > 0 {
-		h.lat = make([]latSample, w)
+		h.lat = latency.NewWindow(w)
 	}
 	return h
 }
@@ -167,13 +143,9 @@ func newHedgeService(p *HedgePolicy) *hedgeService {
 // observe records a first attempt's latency d: its answer's, or, censored,
 // the time it ran before it was cut short without an answer.
 func (h *hedgeService) observe(d time.Duration, censored bool) {
-	if h.lat == nil {
-		return
+	if h.lat != nil {
+		h.lat.Observe(d, censored)
 	}
-	h.lat[h.next] = latSample{d, censored}
-	h.next = (h.next + 1) % len(h.lat)
-	h.n = min(h.n+1, len(h.lat))
-	h.dirty = true
 }
 
 // delay returns the delay of a hedge of an attempt starting now, and false
@@ -182,65 +154,10 @@ func (h *hedgeService) delay(p *HedgePolicy) (time.Duration, bool) {
 	if p.Percentile == 0 {
 		return p.After, true
 	}
-	if h.n < h.minSamples {
+	if h.lat.Len() < h.minSamples {
 		return p.After, p.After > 0
 	}
-	if h.dirty {
-		h.sorted = append(h.sorted[:0], h.lat[:h.n]...)
-		slices.SortFunc(h.sorted, func(a, b latSample) int {
-			if a.lat != b.lat {
-				return cmp.Compare(a.lat, b.lat)
-			}
-			// At a tie an answer comes first: a censored sample ran at
-			// least that long.
-			switch {
-			case a.censored == b.censored:
-				return 0
-			case b.censored:
-				return -1
-			}
-			return 1
-		})
-		h.pct = quantile(h.sorted, p.Percentile)
-		h.dirty = false
-	}
-	return max(p.After, h.pct), true
-}
-
-// quantile returns the p quantile of the latencies x, sorted, some of them
-// censored.
-//
-// Each answered latency t gets the share F(t) of latencies at most t:
-// F = 1 − S, S the product over the answers up to t of r/(r+1), r the
-// samples still running at each (those whose latency is at least its,
-// censored ones included). This is the product-limit estimate with r+1 in
-// place of r (Herd–Johnson): with nothing censored the j-th smallest of n
-// gets j/(n+1), the chance that a next latency is below it, so that a
-// delay read at p is exceeded by a share 1−p of the next attempts, where
-// the plain estimate (j/n) is exceeded by more (5.9% at 0.95 over 100
-// samples). The quantile is interpolated between the two answers whose
-// shares span p: the smallest answer when p is below its share, and the
-// largest sample, a lower bound, when no answer's share reaches p.
-func quantile(x []latSample, p float64) time.Duration {
-	n := len(x)
-	s, f := 1.0, 0.0 // S and F at the last answer, below p
-	last := time.Duration(-1)
-	for i, v := range x {
-		if v.censored {
-			continue
-		}
-		r := float64(n - i)
-		fi := 1 - s*r/(r+1)
-		if fi >= p {
-			if last < 0 {
-				return v.lat
-			}
-			return last + time.Duration(math.Round((p-f)/(fi-f)*float64(v.lat-last)))
-		}
-		s *= r / (r + 1)
-		f, last = fi, v.lat
-	}
-	return x[n-1].lat
+	return max(p.After, h.lat.Percentile(p.Percentile)), true
 }
 
 // hedgeState is a hedge in flight: its attempt and what it took.
@@ -295,10 +212,10 @@ func (c *Core) sendHedge(cs *callState) {
 	}
 	hs := &hedgeState{cs: cs, start: c.now, reserved: tokens}
 	if s.req != nil {
-		hs.reqMark = s.req.take(c.now, 1)
+		hs.reqMark = s.req.Take(c.now, 1)
 	}
 	if s.tok != nil {
-		hs.tokMark = s.tok.take(c.now, float64(tokens))
+		hs.tokMark = s.tok.Take(c.now, float64(tokens))
 	}
 	c.inFlight++
 	s.inFlight++
@@ -342,9 +259,9 @@ func (c *Core) hedgeDone(cs *callState, o Outcome) {
 	hs := c.endHedge(cs)
 	if o.HasUsage && s.tok != nil {
 		if diff := satmath.Sub(o.Tokens, hs.reserved); diff > 0 {
-			s.tok.take(c.now, float64(diff))
+			s.tok.Take(c.now, float64(diff))
 		} else if diff < 0 {
-			s.tok.refund(-float64(diff), hs.tokMark)
+			s.tok.Refund(-float64(diff), hs.tokMark)
 		}
 		t.tokUsed = satmath.Add(t.tokUsed, satmath.Sub(o.Tokens, hs.reserved))
 	}
@@ -360,7 +277,7 @@ func (c *Core) hedgeDone(cs *callState, o Outcome) {
 	// only that it is above the time it ran (hedgeService).
 	s.hedge.observe(c.now-cs.runSince, true)
 	if b := s.budget; b != nil {
-		b.success(c.now)
+		b.Success(c.now)
 	}
 	// The hedge won: cancel the first attempt at the transport.
 	c.out = append(c.out, Action{Kind: ActCancel, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, Index: int(cs.idx)})
@@ -388,7 +305,7 @@ func (c *Core) promoteHedge(cs *callState) {
 	cs.phase = phaseRunning
 	cs.gen++
 	cs.fromHedge = true
-	c.attempts.put(cs.attempt, cs)
+	c.attempts.Put(cs.attempt, cs)
 	if c.cfg.AttemptTimeout > 0 {
 		c.setTimer(timer{at: satmath.Add(hs.start, c.cfg.AttemptTimeout), kind: timerAttempt, cs: cs, gen: cs.gen})
 	}

@@ -1,8 +1,9 @@
 package sched
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/vocab"
 )
 
 // Class is what happened to an attempt, as far as retrying is concerned.
@@ -38,15 +39,11 @@ const (
 	ClassConflict
 )
 
-var classNames = [...]string{"success", "rate_limited", "overloaded", "quota_exhausted", "too_large", "transient", "permanent", "cancelled", "conflict"}
+var classNames = vocab.Vocab[Class]{What: "class",
+	Names: []string{"success", "rate_limited", "overloaded", "quota_exhausted", "too_large", "transient", "permanent", "cancelled", "conflict"}}
 
 // String returns the class's snake_case name, as used in results files.
-func (c Class) String() string {
-	if int(c) < len(classNames) {
-		return classNames[c]
-	}
-	return fmt.Sprintf("class(%d)", uint8(c))
-}
+func (c Class) String() string { return classNames.Name(c) }
 
 // Retryable reports whether an attempt of this class may be retried.
 func (c Class) Retryable() bool {

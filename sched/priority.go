@@ -2,8 +2,9 @@ package sched
 
 import (
 	"fmt"
-	"math"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/share"
 )
 
 // PriorityClass is one class of calls under Config.Priorities. Classes
@@ -39,32 +40,21 @@ func validatePriorities(ps []PriorityClass) error {
 }
 
 // classQueues holds one service's waiting calls by priority class, and what
-// each class is owed under its guaranteed share.
-//
-// Each admission to the service accrues every backlogged class its share,
-// and takes 1 from the class admitted. The next class admitted is the one
-// owed the most among those owed at least one admission (counting the
-// accrual of this one), ties to the higher class; when none is owed, the
-// highest backlogged class. What a class is owed never drops below 0 (a
-// class admitted ahead of its share does not bank a debt that would starve
-// it later) and is forgotten while it has nothing waiting (it does not bank
-// credit to burst with later either).
+// each class is owed under its guaranteed share (share.Shares).
 type classQueues struct {
-	q     []callQueue
-	share []float64
-	owed  []float64
-	next  int // the class peekClass chose; -1: nothing waits
+	q    []callQueue
+	owed *share.Shares
 	// wake is the time a prioritized service's next call fits its buckets,
 	// when a timer is set for it (0: none).
 	wake time.Duration
 }
 
 func newClassQueues(ps []PriorityClass) *classQueues {
-	x := &classQueues{q: make([]callQueue, len(ps)), share: make([]float64, len(ps)), owed: make([]float64, len(ps)), next: -1}
+	shares := make([]float64, len(ps))
 	for i, p := range ps {
-		x.share[i] = p.Share
+		shares[i] = p.Share
 	}
-	return x
+	return &classQueues{q: make([]callQueue, len(ps)), owed: share.New(shares)}
 }
 
 // queueOf returns the queue a call of the service waits in.
@@ -87,40 +77,19 @@ func (s *serviceState) queues() []callQueue {
 // returns that call, or nil when no call waits.
 func (c *Core) peekClass(s *serviceState) *callState {
 	x := s.prio
-	x.next = -1
-	best, bestOwed := -1, 0.0
-	for i := range x.q {
-		if c.peekQueue(&x.q[i]) == nil {
-			x.owed[i] = 0
-			continue
-		}
-		if x.next < 0 {
-			x.next = i // the highest class with calls waiting
-		}
-		if o := x.owed[i] + x.share[i]; o >= 1 && o > bestOwed {
-			best, bestOwed = i, o
-		}
-	}
-	if best >= 0 {
-		x.next = best
-	}
-	if x.next < 0 {
+	next := x.owed.Pick(func(i int) bool { return c.peekQueue(&x.q[i]) != nil })
+	if next < 0 {
 		return nil
 	}
-	return c.peekQueue(&x.q[x.next])
+	return c.peekQueue(&x.q[next])
 }
 
 // popClass admits the call peekClass returned and settles what each
 // class is owed.
 func (c *Core) popClass(s *serviceState) {
 	x := s.prio
-	for i := range x.q {
-		if i == x.next || c.peekQueue(&x.q[i]) != nil {
-			x.owed[i] += x.share[i]
-		}
-	}
-	x.owed[x.next] = math.Max(0, x.owed[x.next]-1)
-	c.popQueue(&x.q[x.next])
+	next := x.owed.Admitted(func(i int) bool { return c.peekQueue(&x.q[i]) != nil })
+	c.popQueue(&x.q[next])
 }
 
 // fitsNow reports whether a prioritized service's next call h fits its

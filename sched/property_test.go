@@ -296,8 +296,8 @@ func checkResults(rt *testing.T, d *vdriver, calls, turns int) {
 		}
 	}
 	// Nothing is left behind.
-	if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || d.core.attempts.len() != 0 || len(d.core.hedging) != 0 {
-		rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), d.core.attempts.len())
+	if d.core.InFlight() != 0 || d.core.Waiting() != 0 || d.core.Turns() != 0 || d.core.attempts.Len() != 0 || len(d.core.hedging) != 0 {
+		rt.Fatalf("left: in flight %d waiting %d turns %d attempts %d", d.core.InFlight(), d.core.Waiting(), d.core.Turns(), d.core.attempts.Len())
 	}
 }
 

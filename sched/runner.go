@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/workers"
 )
 
 // Executor runs one attempt of a call. It must return when ctx is cancelled
@@ -57,24 +59,9 @@ type Runner struct {
 	base context.Context // cancelled by Close: credit round trips
 	stop context.CancelFunc
 	work sync.WaitGroup // attempts, and credit round trips
-	pool sync.WaitGroup // worker goroutines
-	// idle holds the workers waiting for an attempt, each on its channel,
-	// the longest idle first; idleCap bounds them. running counts the
-	// workers running attempts, peak the most that ran at once in the
-	// current window of the trim timer, which runs trimIdle while more
-	// than maxIdle wait (trimArmed).
-	idle      []chan struct{}
-	maxIdle   int
-	running   int
-	peak      int
-	trim      *time.Timer
-	trimArmed bool
-	// ready queues the attempts started for a worker, oldest at
-	// readyHead; waking says a worker is on its way to them (see
-	// dispatch). Whenever one waits, one is.
-	ready     []start
-	readyHead int
-	waking    bool
+	// workers run the attempts started; a worker that reports an outcome
+	// runs the first attempt the Core starts in return.
+	workers *workers.Pool[start]
 }
 
 // waiter is a caller waiting for one turn.
@@ -124,11 +111,9 @@ func NewRunner(cfg Config, exec Executor, opts ...RunnerOption) (*Runner, error)
 	r := &Runner{exec: exec, epoch: time.Now(), quota: o.quota, core: core, id: runnerID(),
 		waiters: map[TurnID]*waiter{}, attempts: map[AttemptID]*attemptCtx{}, grants: map[uint64]Grant{}}
 	r.base, r.stop = context.WithCancel(context.Background())
-	r.maxIdle = max(cfg.MaxInFlight, minIdle)
+	r.workers = workers.New(&r.mu, cfg.MaxInFlight, func(s *start) bool { return r.runAttempt(s, 0) })
 	r.timer = time.AfterFunc(time.Hour, r.tick)
 	r.timer.Stop()
-	r.trim = time.AfterFunc(time.Hour, r.trimIdle)
-	r.trim.Stop()
 	return r, nil
 }
 
@@ -252,7 +237,7 @@ func (r *Runner) Close() error {
 		closed := fmt.Errorf("runner closed: %w", ErrClosed)
 		for id, w := range r.waiters {
 			w.err = ErrClosed
-			t, _ := r.core.turns.get(id)
+			t, _ := r.core.turns.Get(id)
 			r.core.cancelTurn(t, closed)
 		}
 		r.core.DropCredit(now)
@@ -261,26 +246,20 @@ func (r *Runner) Close() error {
 		r.stopEnded()
 		r.closed = true
 		r.timer.Stop()
-		r.trim.Stop()
-		for _, w := range r.idle {
-			close(w)
-		}
-		r.idle = nil
 		// The attempts no worker took are cancelled below: they end
 		// without running.
-		for range r.ready[r.readyHead:] {
+		for range r.workers.Close() {
 			r.work.Done()
 		}
-		r.ready, r.readyHead = nil, 0
 		for id, a := range r.attempts {
-			a.cancel()
+			a.Cancel()
 			delete(r.attempts, id)
 		}
 	}
 	r.mu.Unlock()
 	r.stop()
 	r.work.Wait()
-	r.pool.Wait()
+	r.workers.Wait()
 	return nil
 }
 
@@ -345,11 +324,11 @@ func (r *Runner) carry(self *start, mine TurnID) (took bool) {
 			if self != nil && !took && (mine == 0 || a.TurnID == mine) {
 				*self, took = st, true
 			} else {
-				r.dispatch(st)
+				r.workers.Dispatch(st)
 			}
 		case ActCancel:
 			if ctx, ok := r.attempts[a.Attempt]; ok {
-				ctx.cancel()
+				ctx.Cancel()
 				delete(r.attempts, a.Attempt)
 			}
 		case ActWake:

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/simbench/simbench/sched/internal/lazyctx"
 )
 
 // attemptCtx is the context of one attempt: the values of the caller's
@@ -19,10 +19,8 @@ import (
 // profile: the done channel is made only when an executor asks for it, and
 // nothing is registered with a parent.
 type attemptCtx struct {
-	parent context.Context // values only
-	mu     sync.Mutex
-	done   atomic.Pointer[chan struct{}]
-	err    error // guarded by mu
+	parent           context.Context // values only
+	lazyctx.Canceler                 // Done, Err and Cancel
 
 	// What AttemptOf tells the executor.
 	runner *Runner
@@ -32,35 +30,8 @@ type attemptCtx struct {
 	hedge  bool
 }
 
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
 // Deadline returns no deadline: the Runner enforces timeouts by cancelling.
 func (c *attemptCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-
-// Done returns a channel closed when the attempt is cancelled.
-func (c *attemptCtx) Done() <-chan struct{} {
-	if d := c.done.Load(); d != nil {
-		return *d
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d := c.done.Load(); d != nil {
-		return *d
-	}
-	d := make(chan struct{})
-	if c.err != nil {
-		d = closedChan
-	}
-	c.done.Store(&d)
-	return d
-}
-
-// Err returns context.Canceled once the attempt is cancelled, else nil.
-func (c *attemptCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
 
 // Value returns the caller's context's value for key.
 func (c *attemptCtx) Value(key any) any {
@@ -109,159 +80,6 @@ func runnerID() string {
 
 func (c *attemptCtx) String() string { return "sched.attemptContext" }
 
-// cancel cancels the attempt; later calls do nothing.
-func (c *attemptCtx) cancel() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err != nil {
-		return
-	}
-	c.err = context.Canceled
-	if d := c.done.Load(); d != nil {
-		close(*d)
-		return
-	}
-	d := closedChan
-	c.done.Store(&d)
-}
-
-// worker runs attempts on one goroutine: it takes the oldest start waiting
-// for a worker (see dispatch), runs it, then the first of those the Core
-// starts when it hears the outcome, and so on; when no start waits it
-// waits, idle, until wake hands it the next, until Close or until trimIdle
-// lets it go. It starts as the waking worker.
-func (r *Runner) worker() {
-	defer r.pool.Done()
-	growStack()
-	next := make(chan struct{}, 1)
-	r.mu.Lock()
-	r.waking = false
-	for {
-		s, ok := r.take()
-		if !ok {
-			r.running--
-			if r.closed || len(r.idle) >= r.idleCap() {
-				r.mu.Unlock()
-				return
-			}
-			r.idle = append(r.idle, next)
-			if len(r.idle) > r.maxIdle && !r.trimArmed {
-				r.trimArmed = true
-				r.trim.Reset(idleWindow)
-			}
-			r.mu.Unlock()
-			if _, ok := <-next; !ok {
-				return // closed by Close or trimIdle
-			}
-			r.mu.Lock()
-			r.waking = false
-			continue
-		}
-		r.mu.Unlock()
-		for r.runAttempt(&s, 0) {
-		}
-		r.mu.Lock()
-	}
-}
-
-// take removes the oldest start from the queue of those waiting for a
-// worker; the caller holds the lock. When more wait, some worker must be on
-// its way to them: take wakes one unless one is already waking.
-func (r *Runner) take() (start, bool) {
-	if r.closed || r.readyHead == len(r.ready) {
-		return start{}, false
-	}
-	s := r.ready[r.readyHead]
-	r.ready[r.readyHead] = start{}
-	r.readyHead++
-	if r.readyHead == len(r.ready) {
-		r.ready, r.readyHead = r.ready[:0], 0
-	} else if !r.waking {
-		r.waking = true
-		r.wake()
-	}
-	return s, true
-}
-
-const (
-	// minIdle is the fewest idle workers a Runner keeps.
-	minIdle = 16
-	// maxIdleWorkers bounds the idle workers a Runner keeps for its recent
-	// peak: each holds a stack of 8 KiB (see stackNeed), 8 MiB in all.
-	maxIdleWorkers = 1024
-	// idleWindow is how often a Runner with more than its usual idle
-	// workers (Config.MaxInFlight, minIdle at least) lets go of those its
-	// last window's peak did not need: a worker left idle for two windows
-	// returns.
-	idleWindow = 5 * time.Second
-)
-
-// idleCap is how many workers may wait idle: the usual number (maxIdle), or
-// more, up to maxIdleWorkers, when as many ran at once in the current
-// window, so that the next turn as wide finds them waiting instead of
-// starting a goroutine (its stack growth and channel) for each call. The
-// caller holds the lock.
-func (r *Runner) idleCap() int {
-	return max(r.maxIdle, min(r.peak, maxIdleWorkers))
-}
-
-// dispatch queues an attempt for a worker; the caller holds the lock. One
-// worker at a time is woken for the queue (waking), and it wakes the next
-// as it takes a start, as the workers that finish an attempt take starts
-// too. So the attempts of a wide turn start at once when each blocks, and
-// a few workers run them all when they end quickly, instead of a goroutine
-// woken (or started) for each.
-func (r *Runner) dispatch(s start) {
-	r.ready = append(r.ready, s)
-	if !r.waking {
-		r.waking = true
-		r.wake()
-	}
-}
-
-// wake sets an idle worker, or a new one, on its way to the queue of starts;
-// the caller holds the lock and has set waking.
-func (r *Runner) wake() {
-	r.running++
-	r.peak = max(r.peak, r.running)
-	if n := len(r.idle); n > 0 {
-		next := r.idle[n-1]
-		r.idle[n-1] = nil
-		r.idle = r.idle[:n-1]
-		next <- struct{}{} // buffered, and empty while the worker is idle
-		return
-	}
-	r.pool.Add(1)
-	go r.worker()
-}
-
-// trimIdle is the trim timer's, every idleWindow while more than maxIdle
-// workers wait: it lets go of the idle workers beyond what the window's
-// peak needs (besides those running now), the longest idle first, and
-// starts a new window.
-func (r *Runner) trimIdle() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.trimArmed = false
-	if r.closed {
-		return
-	}
-	keep := max(r.maxIdle, min(r.peak, maxIdleWorkers)-r.running)
-	if extra := len(r.idle) - keep; extra > 0 {
-		for _, w := range r.idle[:extra] {
-			close(w)
-		}
-		n := copy(r.idle, r.idle[extra:])
-		clear(r.idle[n:])
-		r.idle = r.idle[:n]
-	}
-	r.peak = r.running
-	if len(r.idle) > r.maxIdle {
-		r.trimArmed = true
-		r.trim.Reset(idleWindow)
-	}
-}
-
 // runAttempt runs attempt *s and reports its outcome; when the Core starts
 // attempts in return, the first (of turn mine, unless 0) is written to *s
 // for the caller to run next, and runAttempt reports true.
@@ -281,27 +99,6 @@ func (r *Runner) runAttempt(s *start, mine TurnID) bool {
 	r.stopEnded()
 	return took
 }
-
-// stackNeed is about the stack an attempt's goroutine needs to report an
-// outcome: the Core's decisions run on it, several frames deep.
-const stackNeed = 4 << 10
-
-// growStack grows a new goroutine's stack to stackNeed at once. A goroutine
-// starts with a small stack and doubles it whenever a call overflows it,
-// copying and re-pointing every frame; growing it here, two frames deep,
-// costs a fraction of growing it inside the Core, which the Runner's
-// profile showed as a quarter of a no-op attempt's CPU.
-//
-//go:noinline
-func growStack() {
-	var pad [stackNeed]byte
-	touch(pad[:])
-}
-
-// touch reads b, so that the compiler keeps growStack's frame.
-//
-//go:noinline
-func touch(b []byte) byte { return b[len(b)-1] }
 
 // safeExec runs the executor, turning a panic into an outcome. recover is
 // called only when the executor did not return (it costs a stack walk).

@@ -6,15 +6,17 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/simbench/simbench/sched/internal/workers"
 )
 
 // TestRunnerKeepsPeakWorkersIdle runs an uncapped turn whose calls all wait
 // until every one of them has started, so that its workers all run at once:
 // the caller of Run runs one, workers the others. Once the turn is over, the
-// workers wait idle, as many as ran at once but at most maxIdleWorkers; two
-// windows of the trim timer without work let them go, down to minIdle.
+// workers wait idle, as many as ran at once but at most workers.MaxIdleWorkers; two
+// windows of the trim timer without work let them go, down to workers.MinIdle.
 func TestRunnerKeepsPeakWorkersIdle(t *testing.T) {
-	for _, n := range []int{200, maxIdleWorkers + 50} {
+	for _, n := range []int{200, workers.MaxIdleWorkers + 50} {
 		t.Run(fmt.Sprint(n, "-calls"), func(t *testing.T) {
 			var entered sync.WaitGroup
 			entered.Add(n)
@@ -40,22 +42,22 @@ func TestRunnerKeepsPeakWorkersIdle(t *testing.T) {
 			idle := func() (idle, running int) {
 				r.mu.Lock()
 				defer r.mu.Unlock()
-				return len(r.idle), r.running
+				return r.workers.Idle()
 			}
 			for _, running := idle(); running > 0; _, running = idle() {
 				runtime.Gosched()
 			}
-			want := min(n-1, maxIdleWorkers)
+			want := min(n-1, workers.MaxIdleWorkers)
 			if got, _ := idle(); got != want {
 				t.Errorf("%d workers idle after a turn that ran %d at once, want %d", got, n-1, want)
 			}
-			r.trimIdle() // the window that saw the turn: its peak stays
+			r.workers.Trim() // the window that saw the turn: its peak stays
 			if got, _ := idle(); got != want {
 				t.Errorf("%d workers idle after the turn's window, want %d", got, want)
 			}
-			r.trimIdle() // a window without work
-			if got, _ := idle(); got != minIdle {
-				t.Errorf("%d workers idle after a window without work, want %d", got, minIdle)
+			r.workers.Trim() // a window without work
+			if got, _ := idle(); got != workers.MinIdle {
+				t.Errorf("%d workers idle after a window without work, want %d", got, workers.MinIdle)
 			}
 		})
 	}

@@ -1,5 +1,7 @@
 package sched
 
+import "github.com/simbench/simbench/sched/internal/bucket"
+
 import "time"
 
 // reservation is an admitted call waiting for its release time, with what
@@ -8,7 +10,7 @@ import "time"
 type reservation struct {
 	cs       *callState
 	gen      uint32 // cs.gen when it was made: stale once the call moves on
-	req, tok undo
+	req, tok bucket.Undo
 }
 
 // live reports whether the call still waits on this reservation.
@@ -31,7 +33,7 @@ func (r *reservation) live() bool {
 func (c *Core) settle(cs *callState, n float64) {
 	s := cs.svc
 	k := c.unbook(s)
-	s.tok.refund(n, cs.tokMark)
+	s.tok.Refund(n, cs.tokMark)
 	if k == len(s.pending) {
 		return
 	}
@@ -47,14 +49,14 @@ func (c *Core) unbook(s *serviceState) int {
 	k := len(s.pending)
 	for k > 0 {
 		r := &s.pending[k-1]
-		if !r.live() || (s.tok != nil && !s.tok.latest(&r.tok)) || (s.req != nil && !s.req.latest(&r.req)) {
+		if !r.live() || (s.tok != nil && !s.tok.Latest(&r.tok)) || (s.req != nil && !s.req.Latest(&r.req)) {
 			break
 		}
 		if s.tok != nil {
-			s.tok.undo(&r.tok)
+			s.tok.Undo(&r.tok)
 		}
 		if s.req != nil {
-			s.req.undo(&r.req)
+			s.req.Undo(&r.req)
 		}
 		k--
 	}
@@ -118,10 +120,10 @@ func (c *Core) earliest(cs *callState) time.Duration {
 	s := cs.svc
 	at := max(c.now, s.pausedUntil)
 	if s.req != nil {
-		at = max(at, s.req.earliest(c.now, 1))
+		at = max(at, s.req.Earliest(c.now, 1))
 	}
 	if s.tok != nil {
-		at = max(at, s.tok.earliest(c.now, float64(cs.call.Tokens)))
+		at = max(at, s.tok.Earliest(c.now, float64(cs.call.Tokens)))
 	}
 	return at
 }
@@ -131,10 +133,10 @@ func (c *Core) earliest(cs *callState) time.Duration {
 func (c *Core) book(cs *callState, at time.Duration) {
 	s := cs.svc
 	if s.req != nil {
-		cs.reqMark, s.booked.req = s.req.takeUndoable(at, 1)
+		cs.reqMark, s.booked.req = s.req.TakeUndoable(at, 1)
 	}
 	if s.tok != nil {
-		cs.tokMark, s.booked.tok = s.tok.takeUndoable(at, float64(cs.call.Tokens))
+		cs.tokMark, s.booked.tok = s.tok.TakeUndoable(at, float64(cs.call.Tokens))
 	}
 }
 

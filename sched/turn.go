@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/sched/internal/dag"
 	"github.com/simbench/simbench/sched/satmath"
 )
 
@@ -146,7 +147,7 @@ func (c *Core) submit(t *Turn) (TurnID, error) {
 		return 0, &QueueFullError{Waiting: c.waiting, Adding: len(t.Calls), Bound: c.cfg.MaxQueued}
 	}
 	ts := c.newTurn(t)
-	c.turns.put(ts.id, ts)
+	c.turns.Put(ts.id, ts)
 	if len(t.Calls) == 0 {
 		c.turnDone(ts)
 		return ts.id, nil
@@ -328,8 +329,8 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // neverFits returns an error when the call's cost exceeds a bucket's capacity.
 func (c *Core) neverFits(cs *callState) error {
-	if b := cs.svc.tok; b != nil && float64(cs.call.Tokens) > b.capacity {
-		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: int64(b.capacity)}
+	if b := cs.svc.tok; b != nil && float64(cs.call.Tokens) > b.Capacity() {
+		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: int64(b.Capacity())}
 	}
 	if b := cs.turn.tokBudget; b > 0 && cs.call.Tokens > b {
 		return &NeverFitsError{Call: cs.call.ID, Service: cs.svc.name, Need: cs.call.Tokens, Capacity: b, Budget: true}
@@ -462,55 +463,18 @@ func (c *Core) validSmall(calls []Call) bool {
 }
 
 // findCycle returns one dependency cycle as a list of ids (first repeated
-// last), or nil. Iterative depth-first search, so deep chains cannot
-// overflow the stack.
+// last, each needing the next), or nil.
 func findCycle(calls []Call, index map[string]int) []string {
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := make([]uint8, len(calls))
-	parent := make([]int, len(calls))
-	type frame struct{ node, next int }
-	for root := range calls {
-		if color[root] != white {
-			continue
-		}
-		stack := []frame{{root, 0}}
-		color[root] = grey
-		parent[root] = -1
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			deps := calls[f.node].After
-			if f.next == len(deps) {
-				color[f.node] = black
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			d := index[deps[f.next]]
-			f.next++
-			switch color[d] {
-			case white:
-				color[d] = grey
-				parent[d] = f.node
-				stack = append(stack, frame{d, 0})
-			case grey:
-				cycle := []string{calls[d].ID}
-				for n := f.node; n != d; n = parent[n] {
-					cycle = append(cycle, calls[n].ID)
-				}
-				cycle = append(cycle, calls[d].ID)
-				// The walk went from dependents to dependencies; reverse it
-				// so it reads "a needs b needs a".
-				for i, j := 0, len(cycle)-1; i < j; i, j = i+1, j-1 {
-					cycle[i], cycle[j] = cycle[j], cycle[i]
-				}
-				return cycle
-			}
-		}
+	nodes := dag.FindCycle(len(calls), func(i int) int { return len(calls[i].After) },
+		func(i, k int) int { return index[calls[i].After[k]] })
+	if nodes == nil {
+		return nil
 	}
-	return nil
+	cycle := make([]string, len(nodes))
+	for i, n := range nodes {
+		cycle[i] = calls[n].ID
+	}
+	return cycle
 }
 
 // tryReady moves a blocked call into its service's queue once its

@@ -26,7 +26,7 @@ func TestAdaptiveAIMDOnTier3(t *testing.T) {
 	}
 	aimd := *sc.Strategy("bounded-64")
 	aimd.Name, aimd.MaxInFlight, aimd.TokenBucket, aimd.Headroom, aimd.Recommend = "aimd", 0, false, 1, false
-	aimd.Adaptive = &scenarios.Adaptive{Algorithm: scenarios.AdaptiveAIMD, Initial: 32, Min: 1, Max: 256}
+	aimd.Adaptive = &scenarios.Adaptive{Algorithm: sched.AlgorithmAIMD, Initial: 32, Min: 1, Max: 256}
 	sc.Strategies = append(sc.Strategies, aimd)
 	res, err := Run(context.Background(), sc, Options{Strategies: []string{"unbounded", "bounded-64", "aimd"}, Duration: 60 * time.Second})
 	if err != nil {
@@ -55,7 +55,7 @@ func TestAdaptiveAIMDOnTier3(t *testing.T) {
 // the services it names, each with its own copy, and no other.
 func TestSchedConfigAdaptive(t *testing.T) {
 	sc := &scenarios.Scenario{Services: []scenarios.Service{{Name: "a"}, {Name: "b"}}}
-	st := &scenarios.Strategy{Name: "x", Adaptive: &scenarios.Adaptive{Algorithm: scenarios.AdaptiveGradient, Initial: 3, Max: 9, Decrease: 0.6, LongWindow: 50}}
+	st := &scenarios.Strategy{Name: "x", Adaptive: &scenarios.Adaptive{Algorithm: sched.AlgorithmGradient, Initial: 3, Max: 9, Decrease: 0.6, LongWindow: 50}}
 	cfg, err := SchedConfig(sc, st)
 	if err != nil {
 		t.Fatal(err)

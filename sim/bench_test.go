@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -25,7 +26,7 @@ func engineScenario(n int) *scenarios.Scenario {
 	sc.Services[0].NetworkDelay = scenarios.DefaultNetworkDelay
 	sc.Strategies[0].TokenBucket = true
 	sc.Strategies[0].Headroom = 0.9
-	sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: time.Second, Cap: 30 * time.Second, Attempts: 5, HonorRetryAfter: true}
+	sc.Strategies[0].Retry = scenarios.Retry{Backoff: sched.BackoffFullJitter, Base: time.Second, Cap: 30 * time.Second, Attempts: 5, HonorRetryAfter: true}
 	return sc
 }
 
@@ -141,7 +142,7 @@ func BenchmarkEngineAdaptive(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
 	sc := engineScenario(1_000_000)
 	sc.Strategies[0].TokenBucket = false
-	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: scenarios.AdaptiveAIMD, Initial: 64, Max: 1024}
+	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: sched.AlgorithmAIMD, Initial: 64, Max: 1024}
 	var calls int64
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -12,17 +11,15 @@ import (
 // SchedConfig returns the scheduler configuration a strategy describes for
 // the scenario's services. The caller sets Rand and Hook.
 func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, error) {
-	backoff, err := sched.ParseBackoff(string(st.Retry.Backoff))
-	if err != nil && st.Retry.Backoff != "" {
-		return sched.Config{}, fmt.Errorf("strategy %q: %w", st.Name, err)
-	}
 	cfg := sched.Config{
 		MaxInFlight: st.MaxInFlight,
 		Services:    make(map[string]sched.ServiceConfig, len(sc.Services)),
 		MaxQueued:   st.MaxQueued,
 		FanOut:      st.FanOut,
+		FanOutMode:  st.FanOutMode,
+		Join:        st.Join,
 		Retry: sched.RetryPolicy{
-			Backoff:          backoff,
+			Backoff:          st.Retry.Backoff,
 			Base:             st.Retry.Base,
 			Cap:              st.Retry.Cap,
 			MaxAttempts:      st.Retry.Attempts,
@@ -32,6 +29,7 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 		},
 		KeepSlotDuringBackoff: st.KeepSlotDuringBackoff,
 		MaxRetryAfter:         st.Retry.MaxRetryAfter,
+		OverMaxRetryAfter:     st.Retry.OverMaxRetryAfter,
 		AttemptTimeout:        st.AttemptTimeout,
 		CallTimeout:           st.CallTimeout,
 		TurnTimeout:           st.TurnTimeout,
@@ -41,15 +39,6 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 	}
 	if h := st.Hedge; h != nil {
 		cfg.Hedge = &sched.HedgePolicy{After: h.After, Percentile: h.Percentile, Budget: h.Budget}
-	}
-	if st.FanOutMode == scenarios.FanOutTruncate {
-		cfg.FanOutMode = sched.FanOutTruncate
-	}
-	if st.Join == scenarios.JoinAllOrNothing {
-		cfg.Join = sched.JoinAllOrNothing
-	}
-	if st.Retry.OverMaxRetryAfter == scenarios.OverMaxFail {
-		cfg.OverMaxRetryAfter = sched.RetryAfterFail
 	}
 	for _, svc := range sc.Services {
 		s := sched.ServiceConfig{
@@ -78,12 +67,8 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 // adaptiveConfig returns the sched form of a strategy's adaptive limit; each
 // service gets its own copy, so its own limit.
 func adaptiveConfig(a *scenarios.Adaptive) *sched.AdaptiveConfig {
-	alg := sched.AlgorithmAIMD
-	if a.Algorithm == scenarios.AdaptiveGradient {
-		alg = sched.AlgorithmGradient
-	}
 	return &sched.AdaptiveConfig{
-		Algorithm: alg, Initial: a.Initial, Min: a.Min, Max: a.Max, Backoff: a.Decrease,
+		Algorithm: a.Algorithm, Initial: a.Initial, Min: a.Min, Max: a.Max, Backoff: a.Decrease,
 		Smoothing: a.Smoothing, Tolerance: a.Tolerance, LongWindow: a.LongWindow, QueueSize: a.QueueSize,
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -31,8 +32,8 @@ func pair(kind scenarios.Kind, serialize bool, retry scenarios.Retry) *scenarios
 // The first arrival holds the resource from 0 to 100 ms; the second is
 // answered 409 at 100 ms and retried after the backoff, then takes 100 ms.
 func TestEngineConflictTimes(t *testing.T) {
-	none := scenarios.Retry{Backoff: "none", Attempts: 3}
-	expo := scenarios.Retry{Backoff: "exponential", Base: time.Second, Cap: time.Minute, Attempts: 3}
+	none := scenarios.Retry{Backoff: sched.BackoffNone, Attempts: 3}
+	expo := scenarios.Retry{Backoff: sched.BackoffExponential, Base: time.Second, Cap: time.Minute, Attempts: 3}
 	tests := []struct {
 		name      string
 		kind      scenarios.Kind

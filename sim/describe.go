@@ -36,17 +36,11 @@ func serviceCaps(st *scenarios.Strategy) map[string]int {
 // RetryText describes a strategy's retry policy in one line, such as
 // "full-jitter 1s–60s, 5 attempts, honours Retry-After": the backoff, its
 // base and cap, the attempts, and how the strategy treats the server's
-// Retry-After. A strategy without retries reads "no retries".
+// Retry-After.
 func RetryText(st *scenarios.Strategy) string {
 	r := &st.Retry
-	if r.Backoff == "" && r.Base == 0 && r.Attempts <= 1 {
-		return "no retries"
-	}
 	var parts []string
-	b := string(r.Backoff)
-	if b == "" {
-		b = "default backoff"
-	}
+	b := r.Backoff.String()
 	if r.Base > 0 {
 		b += " " + shortDuration(r.Base)
 		if r.Cap > 0 {

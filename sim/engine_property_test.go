@@ -11,6 +11,7 @@ import (
 
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -89,18 +90,17 @@ func randomScenarioUpTo(t *rapid.T, longest time.Duration) *scenarios.Scenario {
 	if rapid.Bool().Draw(t, "cancels") {
 		w.Cancel = scenarios.Cancel{Probability: 0.2, After: spec.Constant(ms("cancel after", 50, 2000)), ParentTimeout: ms("parent timeout", 0, 5000)}
 	}
-	backoffs := []scenarios.Backoff{scenarios.BackoffNone, scenarios.BackoffConstant, scenarios.BackoffExponential, scenarios.BackoffFullJitter, scenarios.BackoffEqualJitter, scenarios.BackoffDecorrelatedJitter}
 	sc.Strategies = []scenarios.Strategy{{
 		Name: "st", MaxInFlight: rapid.IntRange(0, 8).Draw(t, "cap"), TokenBucket: rapid.Bool().Draw(t, "bucket"), Headroom: 0.9,
 		SerializeWrites: rapid.Bool().Draw(t, "serialize"), KeepSlotDuringBackoff: rapid.Bool().Draw(t, "keep slot"),
 		PauseOnRetryAfter: rapid.Bool().Draw(t, "pause"), FanOut: rapid.IntRange(0, 4).Draw(t, "fan-out"),
-		FanOutMode:     rapid.SampledFrom([]scenarios.FanOutMode{scenarios.FanOutBatch, scenarios.FanOutTruncate}).Draw(t, "fan-out mode"),
-		Join:           rapid.SampledFrom([]scenarios.Join{scenarios.JoinPartial, scenarios.JoinAllOrNothing}).Draw(t, "join"),
+		FanOutMode:     rapid.SampledFrom(sched.FanOutModes()).Draw(t, "fan-out mode"),
+		Join:           rapid.SampledFrom(sched.JoinModes()).Draw(t, "join"),
 		AttemptTimeout: ms("attempt timeout", 0, 1500), TurnTimeout: ms("turn timeout", 0, 6000),
 		AttemptBudget: rapid.IntRange(0, 10).Draw(t, "attempt budget"),
 		CancelAt:      rapid.SampledFrom([]scenarios.CancelAt{scenarios.CancelAtTransport, scenarios.CancelAtReader}).Draw(t, "cancel at"),
 		Retry: scenarios.Retry{
-			Backoff: rapid.SampledFrom(backoffs).Draw(t, "backoff"), Base: ms("base", 0, 500), Cap: 5 * time.Second,
+			Backoff: rapid.SampledFrom(sched.Backoffs()).Draw(t, "backoff"), Base: ms("base", 0, 500), Cap: 5 * time.Second,
 			Attempts: rapid.IntRange(1, 4).Draw(t, "attempts"), HonorRetryAfter: rapid.Bool().Draw(t, "honor"),
 		},
 	}}

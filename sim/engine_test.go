@@ -10,6 +10,7 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -131,7 +132,7 @@ func TestTokenBucketServiceWindow(t *testing.T) {
 	// at once: no window of admissions may exceed 10 + 10 × its length.
 	sc := queue(40, spec.Constant(50*time.Millisecond), 0, 4000)
 	sc.Services[0].RequestsPerSecond = 10
-	sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffNone, Attempts: 3, HonorRetryAfter: false}
+	sc.Strategies[0].Retry = scenarios.Retry{Backoff: sched.BackoffNone, Attempts: 3, HonorRetryAfter: false}
 	e, err := newEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -12,7 +13,7 @@ import (
 // input tokens) at time 0, on a service whose every request takes 100 ms,
 // with faults f, retried up to 3 attempts without backoff.
 func faultPair(tokens float64, f spec.Faults, rps float64, headers spec.HeaderStyle) *scenarios.Scenario {
-	sc := pair(scenarios.KindRead, false, scenarios.Retry{Backoff: "none", Attempts: 3, HonorRetryAfter: true})
+	sc := pair(scenarios.KindRead, false, scenarios.Retry{Backoff: sched.BackoffNone, Attempts: 3, HonorRetryAfter: true})
 	sc.Services[0].Faults = f
 	sc.Services[0].Headers = headers
 	sc.Services[0].RequestsPerSecond = rps

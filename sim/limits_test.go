@@ -12,6 +12,7 @@ import (
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -25,7 +26,7 @@ func aimdQueue(latency time.Duration, calls, max int) *scenarios.Scenario {
 	sc.Workload.Sessions, sc.Workload.Turns = 1, 1
 	sc.Workload.Calls[0].Count = spec.Constant(float64(calls))
 	sc.Strategies[0].Name = "aimd"
-	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: scenarios.AdaptiveAIMD, Initial: 1, Min: 1, Max: max}
+	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: sched.AlgorithmAIMD, Initial: 1, Min: 1, Max: max}
 	return sc
 }
 
@@ -66,7 +67,7 @@ func TestLimitTraceAIMDByHand(t *testing.T) {
 func TestLimitTraceFollowsTheCore(t *testing.T) {
 	sc := aimdQueue(50*time.Millisecond, 4000, 200)
 	sc.Services[0].RequestsPerSecond = 100
-	sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
+	sc.Strategies[0].Retry = scenarios.Retry{Backoff: sched.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
 	e, err := newEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +208,7 @@ func TestLimitTraceDeterministic(t *testing.T) {
 		sc := aimdQueue(50*time.Millisecond, 2000, 100)
 		sc.Services[0].RequestsPerSecond = 100
 		sc.Services[0].Latency = spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 50 * time.Millisecond, P95: 200 * time.Millisecond}
-		sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
+		sc.Strategies[0].Retry = scenarios.Retry{Backoff: sched.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
 		res, err := Run(context.Background(), sc, Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -44,7 +45,7 @@ func small() *scenarios.Scenario {
 		Tools: []scenarios.Tool{{Name: "lookup", Service: "api", Tokens: spec.Constant(100.0), Kind: scenarios.KindRead}},
 		Strategies: []scenarios.Strategy{{
 			Name: "bounded-4", MaxInFlight: 4, TokenBucket: true, Headroom: 0.9, SerializeWrites: true,
-			Retry: scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: time.Second, Cap: 10 * time.Second, Attempts: 4, HonorRetryAfter: true},
+			Retry: scenarios.Retry{Backoff: sched.BackoffFullJitter, Base: time.Second, Cap: 10 * time.Second, Attempts: 4, HonorRetryAfter: true},
 		}},
 	}
 }

@@ -155,31 +155,16 @@ func (o *Observer) service(name string) *service {
 func (o *Observer) Hook(e sched.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if e.Kind == sched.EventLimit {
-		s := o.service(e.Service)
-		if s.limit == nil {
-			// Created on the first change, so a service without an
-			// adaptive limit exports none.
-			s.limit = o.limit.WithLabelValues(e.Service)
-		}
-		s.limit.Set(float64(e.N))
+	switch e.Kind {
+	case sched.EventLimit:
+		o.limitChanged(e)
 		return
-	}
-	if e.Kind == sched.EventPaused {
+	case sched.EventPaused:
 		return
 	}
 	k := callKey{e.Turn, e.CallID}
 	if e.Kind == sched.EventQueued {
-		s := o.service(e.Service)
-		var cs *callState
-		if n := len(o.free); n > 0 {
-			cs, o.free = o.free[n-1], o.free[:n-1]
-		} else {
-			cs = new(callState)
-		}
-		*cs = callState{svc: s, phase: phaseWaiting}
-		o.pending[k] = cs
-		s.queued.Inc()
+		o.enqueue(k, e)
 		return
 	}
 	cs := o.pending[k]
@@ -218,26 +203,59 @@ func (o *Observer) Hook(e sched.Event) {
 		s.queued.Inc()
 		s.retry.Observe(e.Delay.Seconds())
 	case sched.EventResult:
-		switch cs.phase {
-		case phaseWaiting:
-			s.queued.Dec()
-		case phaseRunning:
-			s.inFlight.Dec()
-			s.attempts[sched.ClassCancelled].Inc()
-		case phaseCancelled:
-			s.attempts[sched.ClassCancelled].Inc()
-		}
-		s.calls[classIndex(e.Class)].Inc()
-		if e.Err != nil && errors.Is(e.Err, sched.ErrBudgetExhausted) {
-			s.exhausted.Inc()
-		}
-		if e.Err != nil && errors.Is(e.Err, sched.ErrRetryBudget) {
-			s.refused.Inc()
-		}
-		delete(o.pending, k)
-		*cs = callState{}
-		o.free = append(o.free, cs)
+		o.result(k, cs, e)
 	}
+}
+
+// limitChanged sets a service's adaptive limit gauge. o.mu is held.
+func (o *Observer) limitChanged(e sched.Event) {
+	s := o.service(e.Service)
+	if s.limit == nil {
+		// Created on the first change, so a service without an
+		// adaptive limit exports none.
+		s.limit = o.limit.WithLabelValues(e.Service)
+	}
+	s.limit.Set(float64(e.N))
+}
+
+// enqueue starts following a call that has just queued, in a state
+// recycled from an ended call when there is one. o.mu is held.
+func (o *Observer) enqueue(k callKey, e sched.Event) {
+	s := o.service(e.Service)
+	var cs *callState
+	if n := len(o.free); n > 0 {
+		cs, o.free = o.free[n-1], o.free[:n-1]
+	} else {
+		cs = new(callState)
+	}
+	*cs = callState{svc: s, phase: phaseWaiting}
+	o.pending[k] = cs
+	s.queued.Inc()
+}
+
+// result counts a decided call, ends what its phase held, and recycles
+// its state. o.mu is held.
+func (o *Observer) result(k callKey, cs *callState, e sched.Event) {
+	s := cs.svc
+	switch cs.phase {
+	case phaseWaiting:
+		s.queued.Dec()
+	case phaseRunning:
+		s.inFlight.Dec()
+		s.attempts[sched.ClassCancelled].Inc()
+	case phaseCancelled:
+		s.attempts[sched.ClassCancelled].Inc()
+	}
+	s.calls[classIndex(e.Class)].Inc()
+	if e.Err != nil && errors.Is(e.Err, sched.ErrBudgetExhausted) {
+		s.exhausted.Inc()
+	}
+	if e.Err != nil && errors.Is(e.Err, sched.ErrRetryBudget) {
+		s.refused.Inc()
+	}
+	delete(o.pending, k)
+	*cs = callState{}
+	o.free = append(o.free, cs)
 }
 
 // classIndex maps a class to its children, unknown classes to permanent.

@@ -1,7 +1,10 @@
-package sched
+// Package idring holds Ring, the scheduler core's table of unfinished
+// turns and attempts by id: a pure data structure, kept apart from the
+// core so that its rules are read and tested alone.
+package idring
 
-// idRing maps ids handed out in sequence (turn ids, attempt ids) to the
-// unfinished things they name (*turnState, *callState). Most of those finish
+// Ring maps ids handed out in sequence (turn ids, attempt ids) to the
+// unfinished things they name (the core's turn and call states). Most of those finish
 // soon after later ones begin, so a ring indexed by id modulo its size finds
 // them without hashing (a map's insert and delete were a tenth of the Core's
 // time for attempts, a twentieth of a one-call turn's for turns).
@@ -14,29 +17,29 @@ package sched
 // Each slot keeps its id beside the pointer, so V is a struct type (not a
 // pointer type): the instantiations are stenciled per struct shape and no
 // lookup calls through a generic dictionary.
-type idRing[K ~uint64, V any] struct {
-	ring []idSlot[K, V] // by id & mask; v == nil: empty
+type Ring[K ~uint64, V any] struct {
+	ring []slot[K, V] // by id & mask; v == nil: empty
 	mask K
 	live int      // entries in the ring
 	old  map[K]*V // entries moved out of the ring
 }
 
-type idSlot[K ~uint64, V any] struct {
+type slot[K ~uint64, V any] struct {
 	id K
 	v  *V
 }
 
-const idRingSize = 64 // slots of a new ring; a power of two
+const size = 64 // slots of a new ring; a power of two
 
-// put adds v under id, which must not be in the table.
-func (x *idRing[K, V]) put(id K, v *V) {
+// Put adds v under id, which must not be in the table.
+func (x *Ring[K, V]) Put(id K, v *V) {
 	if x.ring == nil {
-		x.ring, x.mask = make([]idSlot[K, V], idRingSize), idRingSize-1
+		x.ring, x.mask = make([]slot[K, V], size), size-1
 	}
 	for {
 		s := &x.ring[id&x.mask]
 		if s.v == nil {
-			*s = idSlot[K, V]{id, v}
+			*s = slot[K, V]{id, v}
 			x.live++
 			return
 		}
@@ -48,13 +51,13 @@ func (x *idRing[K, V]) put(id K, v *V) {
 			x.old = make(map[K]*V)
 		}
 		x.old[s.id] = s.v
-		*s = idSlot[K, V]{id, v}
+		*s = slot[K, V]{id, v}
 		return
 	}
 }
 
-// get returns the entry of id, if it is in the table.
-func (x *idRing[K, V]) get(id K) (*V, bool) {
+// Get returns the entry of id, if it is in the table.
+func (x *Ring[K, V]) Get(id K) (*V, bool) {
 	if x.ring != nil {
 		if s := x.ring[id&x.mask]; s.v != nil && s.id == id {
 			return s.v, true
@@ -67,11 +70,11 @@ func (x *idRing[K, V]) get(id K) (*V, bool) {
 	return nil, false
 }
 
-// remove drops id from the table, if it is there.
-func (x *idRing[K, V]) remove(id K) {
+// Remove drops id from the table, if it is there.
+func (x *Ring[K, V]) Remove(id K) {
 	if x.ring != nil {
 		if s := &x.ring[id&x.mask]; s.v != nil && s.id == id {
-			*s = idSlot[K, V]{}
+			*s = slot[K, V]{}
 			x.live--
 			return
 		}
@@ -80,8 +83,8 @@ func (x *idRing[K, V]) remove(id K) {
 }
 
 // grow doubles the ring; entries that still collide go to the map.
-func (x *idRing[K, V]) grow() {
-	ring := make([]idSlot[K, V], 2*len(x.ring))
+func (x *Ring[K, V]) grow() {
+	ring := make([]slot[K, V], 2*len(x.ring))
 	mask := K(len(ring) - 1)
 	x.live = 0
 	for _, s := range x.ring {
@@ -102,5 +105,5 @@ func (x *idRing[K, V]) grow() {
 	x.ring, x.mask = ring, mask
 }
 
-// len returns the entries in the table.
-func (x *idRing[K, V]) len() int { return x.live + len(x.old) }
+// Len returns the entries in the table.
+func (x *Ring[K, V]) Len() int { return x.live + len(x.old) }
