@@ -38,23 +38,12 @@ func BenchmarkScenario(b *testing.B) {
 	}
 }
 
-// reportFigures reports one strategy's deterministic figures; the units are
-// the names the gate's tolerances are set for.
+// reportFigures reports one strategy's deterministic figures: those of
+// results' registry with a benchmark unit (results.BenchFigures), in it,
+// the units the gate's tolerances are set for.
 func reportFigures(b *testing.B, s *results.StrategyResult) {
-	b.ReportMetric(s.TurnLatencyMs.P50, "p50-turn-ms")
-	b.ReportMetric(s.TurnLatencyMs.P95, "p95-turn-ms")
-	b.ReportMetric(s.TurnLatencyMs.P99, "p99-turn-ms")
-	b.ReportMetric(float64(s.RateLimited), "429s/op")
-	b.ReportMetric(s.GoodputPerS, "goodput/s")
-	b.ReportMetric(s.WastedWorkS, "wasted-s")
-	b.ReportMetric(float64(s.EarlyRetries), "early-retries")
-	b.ReportMetric(float64(s.WriteRaces), "write-races")
-	b.ReportMetric(float64(s.Failed), "failed-calls")
-	b.ReportMetric(float64(s.FailedTurns), "failed-turns")
-	b.ReportMetric(float64(s.UnfinishedTurns), "unfinished-turns")
-	var apc float64
-	if s.Calls > 0 {
-		apc = float64(s.Attempts) / float64(s.Calls)
+	for _, f := range results.BenchFigures() {
+		v, _ := f.Value(s)
+		b.ReportMetric(v, f.Bench)
 	}
-	b.ReportMetric(apc, "attempts/call")
 }

@@ -89,7 +89,7 @@ func backoffComparison(r *results.Results, _ Options) (*Figure, error) {
 	if cost != nil {
 		caption = "Strategies with the same cap that retry differently: compare the total attempts each sent with the time it took to finish the workload (fewer attempts ease the server; finishing sooner only by sending more loads it), the red share of calls that gave up, the 429s each retry drew, and the p95 answer (a red row never got one)."
 	}
-	return newFigure("backoff", "Backoff comparison",
+	return newFigure("backoff", false,
 		caption, max(figureHeight, vg.Length(len(panels))*panel), panels...), nil
 }
 

@@ -64,7 +64,7 @@ func attemptsHistogram(r *results.Results, _ Options) (*Figure, error) {
 			panels = append(panels, attemptsPanel(i, s, most, hi))
 		}
 	}
-	return newFigure("attempts", "Attempts per call",
+	return newFigure("attempts", false,
 		"How many calls needed 1, 2, 3, … attempts, and after how many the calls that gave up stopped: red bars are calls that never got a result.",
 		panelsHeight(len(panels)), panels...), nil
 }

@@ -21,12 +21,12 @@ import (
 // turn-latency CDF of every finished turn. Dotted lines at 0.5 and 0.95
 // let a reader take p50 and p95 off the curves.
 func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
-	name, figTitle := "latency-cdf", "Turn latency CDF"
+	answers := false
 	caption := "Read each strategy's p50 and p95 where its line crosses the dotted 0.5 and 0.95 lines; further left is faster."
 	points := func(s *results.StrategyResult) []results.CDFPoint { return s.LatencyCDF }
 	title, xLabel, yLabel := "Turn latency, cumulative", "turn latency (ms, log scale)", "share of turns finished"
 	if slices.ContainsFunc(r.Strategies, func(s results.StrategyResult) bool { return len(s.AnswerCDF) > 0 }) {
-		figTitle = "Turn latency CDF: turns answered within a time"
+		answers = true
 		caption = "Read p50 and p95 where each line crosses the dotted 0.5 and 0.95 lines; a line that levels off below 1 failed that share of its turns, which count as never answered."
 		points = func(s *results.StrategyResult) []results.CDFPoint { return s.AnswerCDF }
 		title, xLabel, yLabel = "Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered"
@@ -77,7 +77,7 @@ func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 		p.Add(l)
 	}
 	p.Legend.Add("p50, p95", guide{})
-	return newFigure(name, figTitle, caption, figureHeight, p), nil
+	return newFigure("latency-cdf", answers, caption, figureHeight, p), nil
 }
 
 // guide is the legend thumbnail of the CDF's dotted percentile lines.

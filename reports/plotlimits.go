@@ -93,7 +93,7 @@ func limitsFigure(r *results.Results, opts Options) (*Figure, error) {
 		labelEvents(p, bands)
 		panels = append(panels, p)
 	}
-	return newFigure("limits", "Adaptive concurrency limits over time",
+	return newFigure("limits", false,
 		"Each adaptive strategy's limit steps down when the service refuses or slows and climbs back while it answers; dashed lines are the static caps it competes with, shaded bands the timed events.",
 		panelsHeight(len(panels)), panels...), nil
 }

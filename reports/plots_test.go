@@ -273,8 +273,8 @@ func TestRenderTurnsPanicsIntoErrors(t *testing.T) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{}
 	p.X.Min, p.X.Max = 0, 0
-	f := newFigure("broken", "", "", figureHeight, p)
-	if _, err := f.SVG(); err == nil || !strings.Contains(err.Error(), "drawing broken") {
+	f := newFigure("latency-cdf", false, "", figureHeight, p)
+	if _, err := f.SVG(); err == nil || !strings.Contains(err.Error(), "drawing latency-cdf") {
 		t.Errorf("error %v, want one naming the figure", err)
 	}
 }

@@ -241,6 +241,6 @@ func serviceRequestRate(r *results.Results, opts Options, services []string, tot
 	if strategies < len(r.Strategies) {
 		caption += fmt.Sprintf(" Drawn: the first %d of the %d strategies (%d panels at most).", strategies, len(r.Strategies), MaxFigureStrategies)
 	}
-	return newFigure("requests", "Requests per second to each service against its limit", caption,
+	return newFigure("requests", true, caption,
 		panelsHeight(len(panels)), panels...), nil
 }

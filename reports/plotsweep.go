@@ -135,7 +135,7 @@ func sweepFigure(_ *results.Results, opts Options) (*Figure, error) {
 	if sp.multi {
 		caption = "One line per load: see whether the chosen cap (ring) moves with the load, and where each load's goodput levels off (knee, triangle)."
 	}
-	return newFigure("sweep", "Sweep over the concurrency cap", caption, panelsHeight(len(sp.panels)), sp.panels...), nil
+	return newFigure("sweep", false, caption, panelsHeight(len(sp.panels)), sp.panels...), nil
 }
 
 // toleranceZoom draws row r's p95 time to answer, with its intervals, on

@@ -207,7 +207,7 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 	if services != nil {
 		caption = "Does each strategy's line stay under its caps and the services' limits, or pile up in bursts? The wide line is every service together (under the global cap, dashed black); each service's line is drawn with its own cap (dashed) and limit (dotted) in its colour." + drawnNote(services, total)
 	}
-	return newFigure("in-flight", "In flight over time", caption, panelsHeight(len(panels)), panels...), nil
+	return newFigure("in-flight", false, caption, panelsHeight(len(panels)), panels...), nil
 }
 
 // saturated reports the timeline buckets where the limit was saturated:
@@ -261,7 +261,7 @@ func requestRate(r *results.Results, opts Options) (*Figure, error) {
 	if panels == nil {
 		return nil, err
 	}
-	return newFigure("requests", "Requests per second against the limit", caption,
+	return newFigure("requests", false, caption,
 		panelsHeight(len(panels)), panels...), nil
 }
 
