@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -89,9 +90,9 @@ const attemptsBase = 0.5
 func attemptsPanel(i int, s *results.StrategyResult, most int, hi int64) *plot.Plot {
 	known := len(s.AttemptsPerFailedCall) > 0 || s.Failed == 0
 	var calls, retried, gaveUp int64
-	ok := &rects{fill: okColor} // the same in every panel: green succeeded, red gave up
-	failed := &rects{fill: failColor}
-	unknown := &rects{fill: neutralGray}
+	ok := &rects{fill: plots.OKColor} // the same in every panel: green succeeded, red gave up
+	failed := &rects{fill: plots.FailColor}
+	unknown := &rects{fill: plots.NeutralGray}
 	for k, n := range s.AttemptsPerCall {
 		calls += n
 		if k > 0 {
@@ -100,33 +101,33 @@ func attemptsPanel(i int, s *results.StrategyResult, most int, hi int64) *plot.P
 		x := float64(k + 1)
 		if !known {
 			if n > 0 {
-				unknown.add(x-0.3, x+0.3, lg(attemptsBase), lg(float64(n)))
+				unknown.add(x-0.3, x+0.3, plots.Lg(attemptsBase), plots.Lg(float64(n)))
 			}
 			continue
 		}
 		f := failedAt(s, k)
 		gaveUp += f
 		if n-f > 0 {
-			ok.add(x-0.38, x, lg(attemptsBase), lg(float64(n-f)))
+			ok.add(x-0.38, x, plots.Lg(attemptsBase), plots.Lg(float64(n-f)))
 		}
 		if f > 0 {
-			failed.add(x, x+0.38, lg(attemptsBase), lg(float64(f)))
+			failed.add(x, x+0.38, plots.Lg(attemptsBase), plots.Lg(float64(f)))
 		}
 	}
 	title := fmt.Sprintf("%s: %s calls, %s retried, %s gave up", s.Name, num(float64(calls)), num(float64(retried)), num(float64(gaveUp)))
 	if !known {
 		title = fmt.Sprintf("%s: %s calls, %s retried, %s failed", s.Name, num(float64(calls)), num(float64(retried)), num(float64(s.Failed)))
 	}
-	p := newPlot(title, "attempts the call took", "calls (log scale)")
-	p.Title.TextStyle.Font = sans(11)
+	p := plots.NewPlot(title, "attempts the call took", "calls (log scale)")
+	p.Title.TextStyle.Font = plots.Sans(11)
 	var ticks plot.ConstantTicks
 	for k := 1; k <= most; k++ {
 		ticks = append(ticks, plot.Tick{Value: float64(k), Label: fmt.Sprint(k)})
 	}
 	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = 0.5, float64(most)+0.5
-	p.Y.Tick.Marker = logAxis{logTicks{maxLabels: 6}}
-	p.Y.Min, p.Y.Max = lg(attemptsBase), lg(float64(hi)*1.6)
+	p.Y.Tick.Marker = plots.LogAxis{LogTicks: plots.LogTicks{MaxLabels: 6}}
+	p.Y.Min, p.Y.Max = plots.Lg(attemptsBase), plots.Lg(float64(hi)*1.6)
 	if known {
 		p.Add(ok, failed)
 		p.Legend.Add("succeeded", ok)

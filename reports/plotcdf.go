@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -31,8 +32,8 @@ func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 		points = func(s *results.StrategyResult) []results.CDFPoint { return s.AnswerCDF }
 		title, xLabel, yLabel = "Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered"
 	}
-	p := newPlot(title, xLabel, yLabel)
-	p.X.Tick.Marker = logAxis{}
+	p := plots.NewPlot(title, xLabel, yLabel)
+	p.X.Tick.Marker = plots.LogAxis{}
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = plot.ConstantTicks{
 		{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
@@ -46,14 +47,14 @@ func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 		var xys plotter.XYs
 		for _, c := range points(s) {
 			if c.Ms > 0 { // a log axis has no place for 0
-				xys = append(xys, plotter.XY{X: lg(c.Ms), Y: c.P})
+				xys = append(xys, plotter.XY{X: plots.Lg(c.Ms), Y: c.P})
 				lo, hi = min(lo, c.Ms), max(hi, c.Ms)
 			}
 		}
 		if len(xys) == 0 {
 			continue
 		}
-		l, err := line(xys, strategyColor(i), plotutil.Dashes(i/len(plotutil.DefaultColors)))
+		l, err := plots.Line(xys, plots.StrategyColor(i), plotutil.Dashes(i/len(plotutil.DefaultColors)))
 		if err != nil {
 			return nil, fmt.Errorf("reports: latency CDF of %s: %w", s.Name, err)
 		}
@@ -64,9 +65,9 @@ func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 	if !drawn {
 		return nil, nil
 	}
-	logRange(&p.X, lo, hi)
+	plots.LogRange(&p.X, lo, hi)
 	for _, q := range []float64{0.5, 0.95} {
-		l, err := hline(q, p.X.Min, p.X.Max, color.Gray{Y: 110}, dotted)
+		l, err := plots.HLine(q, p.X.Min, p.X.Max, color.Gray{Y: 110}, plots.Dotted)
 		if err != nil {
 			return nil, err
 		}
@@ -86,5 +87,5 @@ type guide struct{}
 // Thumbnail implements plot.Thumbnailer.
 func (guide) Thumbnail(c *draw.Canvas) {
 	y := (c.Min.Y + c.Max.Y) / 2
-	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: dotted}, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: plots.Dotted}, c.Min.X, y, c.Max.X, y)
 }

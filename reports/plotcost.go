@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -27,10 +28,10 @@ func costPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot 
 	if mostTime == 0 {
 		return nil
 	}
-	p := newPlot("Total attempts beside the time to finish the workload", "share of the largest (%)", "")
+	p := plots.NewPlot("Total attempts beside the time to finish the workload", "share of the largest (%)", "")
 	attempts := &rects{fill: color.RGBA{R: 230, G: 140, B: 40, A: 255}}
 	finish := &rects{fill: color.RGBA{R: 60, G: 110, B: 170, A: 255}}
-	unfinished := &rects{fill: shadeColor}
+	unfinished := &rects{fill: plots.ShadeColor}
 	anyUnfinished := false
 	var ticks plot.ConstantTicks
 	for i, s := range r.Strategies {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -170,7 +171,7 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 			}
 			t, _, _ := scaleTop(xys, 0)
 			top = max(top, t)
-			l, err := line(Downsample(xys, opts.maxPoints()), col, nil)
+			l, err := plots.Line(Downsample(xys, opts.maxPoints()), col, nil)
 			if err != nil {
 				return 0, fmt.Errorf("reports: in flight of %s to %s: %w", s.Name, name, err)
 			}
@@ -182,14 +183,14 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 			y      int
 			dashes []vg.Length
 		}{
-			{fmt.Sprintf("%s cap %d", name, s.MaxInFlightPerService[name]), s.MaxInFlightPerService[name], dashed},
-			{fmt.Sprintf("%s service limit %d", name, opts.serviceLimits(r, name).inFlight), opts.serviceLimits(r, name).inFlight, dotted},
+			{fmt.Sprintf("%s cap %d", name, s.MaxInFlightPerService[name]), s.MaxInFlightPerService[name], plots.Dashed},
+			{fmt.Sprintf("%s service limit %d", name, opts.serviceLimits(r, name).inFlight), opts.serviceLimits(r, name).inFlight, plots.Dotted},
 		}
 		for _, lv := range levels {
 			if lv.y <= 0 {
 				continue
 			}
-			l, err := hline(float64(lv.y), t0, t1, lighter(col), lv.dashes)
+			l, err := plots.HLine(float64(lv.y), t0, t1, lighter(col), lv.dashes)
 			if err != nil {
 				return 0, err
 			}
@@ -226,7 +227,7 @@ func serviceRequestRate(r *results.Results, opts Options, services []string, tot
 	for i := range strategies {
 		s := &r.Strategies[i]
 		for _, name := range services {
-			p := newPlot(s.Name+" → "+name, "time (s)", "requests/s to "+name)
+			p := plots.NewPlot(s.Name+" → "+name, "time (s)", "requests/s to "+name)
 			p.X.Min, p.X.Max = t0, t1
 			bands := eventBands(r, name, t0, t1)
 			shadeEvents(p, bands)

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -54,7 +55,7 @@ func trimTimeline(r *results.Results, tl []results.TimelinePoint) []results.Time
 func scaleTop(xys plotter.XYs, floor float64) (top float64, spike plotter.XY, clipped bool) {
 	top, spike, clipped = seriesTop(xys)
 	top = max(top, floor)
-	if clipped && spike.Y <= fitTop(top) {
+	if clipped && spike.Y <= plots.FitTop(top) {
 		return max(spike.Y, floor), spike, false
 	}
 	return top, spike, clipped
@@ -95,7 +96,7 @@ func timelinePanels(r *results.Results, yLabel string, title func(s *results.Str
 	var panels []*plot.Plot
 	for i := range r.Strategies {
 		s := &r.Strategies[i]
-		p := newPlot(title(s), "time (s)", yLabel)
+		p := plots.NewPlot(title(s), "time (s)", yLabel)
 		p.X.Min, p.X.Max = t0, t1
 		shadeEvents(p, bands)
 		if err := fill(p, i, s, t0, t1); err != nil {
@@ -112,7 +113,7 @@ func timelinePanels(r *results.Results, yLabel string, title func(s *results.Str
 // levelLine adds to p a horizontal line at y from x0 to x1 with a legend
 // entry, and returns it.
 func levelLine(p *plot.Plot, label string, y, x0, x1 float64, c color.Color, dashes []vg.Length) (*plotter.Line, error) {
-	l, err := hline(y, x0, x1, c, dashes)
+	l, err := plots.HLine(y, x0, x1, c, dashes)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func levelLine(p *plot.Plot, label string, y, x0, x1 float64, c color.Color, das
 // serviceLimitLine adds the service's limit on requests in flight to p,
 // dotted, from t0 to t1 seconds.
 func serviceLimitLine(p *plot.Plot, limit int, t0, t1 float64) error {
-	_, err := levelLine(p, fmt.Sprintf("service limit %d", limit), float64(limit), t0, t1, limitColor, dotted)
+	_, err := levelLine(p, fmt.Sprintf("service limit %d", limit), float64(limit), t0, t1, plots.LimitColor, plots.Dotted)
 	return err
 }
 
@@ -154,7 +155,7 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 		if len(xys) > 0 {
 			// Wide and under the cap's dashes, so a line that sits at the
 			// cap shows between them.
-			l, err := line(Downsample(xys, opts.maxPoints()), strategyColor(i), nil)
+			l, err := plots.Line(Downsample(xys, opts.maxPoints()), plots.StrategyColor(i), nil)
 			if err != nil {
 				return fmt.Errorf("reports: in flight of %s: %w", s.Name, err)
 			}
@@ -175,7 +176,7 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 				label += fmt.Sprintf(", reached in %s%% of buckets", num(math.Round(100*float64(atCap)/float64(len(tl)))))
 			}
 			// Thin, with wide gaps: the line at the cap shows through.
-			l, err := levelLine(p, label, float64(s.MaxInFlight), t0, t1, color.Black, capDashes)
+			l, err := levelLine(p, label, float64(s.MaxInFlight), t0, t1, color.Black, plots.CapDashes)
 			if err != nil {
 				return err
 			}
@@ -194,9 +195,9 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 			}
 			top = max(top, float64(lim.inFlight))
 		}
-		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		p.Y.Min, p.Y.Max = 0, plots.FitTop(top)
 		if clipped {
-			p.Y.Max = fitTop(top) * 1.15
+			p.Y.Max = plots.FitTop(top) * 1.15
 		}
 		return nil
 	})
@@ -295,12 +296,12 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		any429 = any429 || pt.RateLimited > 0
 	}
 	top, spike, clipped := scaleTop(started, ratePerS)
-	p.Y.Min, p.Y.Max = 0, fitTop(top)
+	p.Y.Min, p.Y.Max = 0, plots.FitTop(top)
 	if clipped {
 		p.Y.Max *= 1.15
 	}
 	if shade := spans(tl, saturated(tl), (t1-t0)/300); len(shade) > 0 {
-		b := &rects{fill: shadeColor}
+		b := &rects{fill: plots.ShadeColor}
 		for _, sp := range shade {
 			b.add(sp[0], sp[1], p.Y.Min, p.Y.Max)
 		}
@@ -316,7 +317,7 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		if lim.tokensPerMin > 0 {
 			label += fmt.Sprintf(" and %s tokens/min", count(lim.tokensPerMin))
 		}
-		if _, err := levelLine(p, label, ratePerS, t0, t1, color.Black, dashed); err != nil {
+		if _, err := levelLine(p, label, ratePerS, t0, t1, color.Black, plots.Dashed); err != nil {
 			return err
 		}
 	}
@@ -326,7 +327,7 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 	defer func() {
 		if h := s.Headroom; ratePerS > 0 && h > 0 && h < 1 && err == nil {
 			var l *plotter.Line
-			if l, err = levelLine(p, fmt.Sprintf("pace %s/s (headroom %s)", num(ratePerS*h), num(h)), ratePerS*h, t0, t1, color.Black, paceDots); err == nil {
+			if l, err = levelLine(p, fmt.Sprintf("pace %s/s (headroom %s)", num(ratePerS*h), num(h)), ratePerS*h, t0, t1, color.Black, plots.PaceDots); err == nil {
 				l.Width = vg.Points(2)
 			}
 		}
@@ -342,14 +343,14 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		skip  bool
 	}{
 		{admitted, "admitted/s", color.Gray{Y: 40}, 1, !any429},
-		{limited, "429s/s", refusedCol, 1, !any429}, // teal: apart from every strategy's colour
-		{started, startedLabel(spike, clipped), strategyColor(i), 1.5, false},
+		{limited, "429s/s", plots.RefusedColor, 1, !any429}, // teal: apart from every strategy's colour
+		{started, startedLabel(spike, clipped), plots.StrategyColor(i), 1.5, false},
 	}
 	for _, sr := range series {
 		if sr.skip {
 			continue
 		}
-		l, err := line(Downsample(sr.xys, maxPoints), sr.col, nil)
+		l, err := plots.Line(Downsample(sr.xys, maxPoints), sr.col, nil)
 		if err != nil {
 			return fmt.Errorf("reports: requests/s of %s: %w", s.Name, err)
 		}
