@@ -57,7 +57,7 @@ func limitsFigure(r *results.Results, opts Options) (*Figure, error) {
 			if s.MaxInFlight <= 0 {
 				continue
 			}
-			l, err := levelLine(p, fmt.Sprintf("%s: cap %d", s.Name, s.MaxInFlight), float64(s.MaxInFlight), t0, t1, plots.StrategyColor(i), plots.Dashed)
+			l, err := plots.LevelLine(p, fmt.Sprintf("%s: cap %d", s.Name, s.MaxInFlight), float64(s.MaxInFlight), t0, t1, plots.StrategyColor(i), plots.Dashed)
 			if err != nil {
 				return nil, err
 			}

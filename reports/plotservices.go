@@ -169,7 +169,7 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 			for k, pt := range tl {
 				xys[k] = plotter.XY{X: pt.T, Y: float64(pt.InFlight)}
 			}
-			t, _, _ := scaleTop(xys, 0)
+			t, _, _ := plots.ScaleTop(xys, 0)
 			top = max(top, t)
 			l, err := plots.Line(Downsample(xys, opts.maxPoints()), col, nil)
 			if err != nil {
@@ -190,7 +190,7 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 			if lv.y <= 0 {
 				continue
 			}
-			l, err := plots.HLine(float64(lv.y), t0, t1, lighter(col), lv.dashes)
+			l, err := plots.HLine(float64(lv.y), t0, t1, plots.Lighter(col), lv.dashes)
 			if err != nil {
 				return 0, err
 			}
@@ -205,12 +205,6 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 		p.Legend.Add(e.label, e.thumb)
 	}
 	return top, nil
-}
-
-// lighter is opaque c at 45% opacity.
-func lighter(c color.Color) color.Color {
-	r, g, b, _ := c.RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 115}
 }
 
 // serviceRequestRate draws the requests-per-second figure of a run of two

@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -163,8 +162,8 @@ func toleranceZoom(r results.SweepRow, caps []int, tol, maxShare float64) (*plot
 			hi = max(hi, min(float64(pt.P95HiMs)*1.02, 2*best))
 		}
 	}
-	band := &rects{fill: color.NRGBA{R: 0, G: 150, B: 70, A: 50}}
-	band.add(p.X.Min, p.X.Max, best, best*(1+tol))
+	band := &plots.Rects{Fill: color.NRGBA{R: 0, G: 150, B: 70, A: 50}}
+	band.Add(p.X.Min, p.X.Max, best, best*(1+tol))
 	p.Add(band)
 	p.Legend.Add(fmt.Sprintf("within %s%% of the best, %s ms", num(100*tol), num(math.Round(best))), band)
 	var xys plotter.XYs
@@ -409,7 +408,7 @@ func (sp *sweepPlot) finishAxes(threshold float64) error {
 	}
 	sp.good.Y.Min, sp.good.Y.Max = 0, plots.FitTop(sp.goodTop)
 	sp.share.Y.Min, sp.share.Y.Max = 0, plots.FitTop(sp.shareTop)
-	if _, err := levelLine(sp.share, fmt.Sprintf("threshold %s%%", num(threshold)), threshold, sp.share.X.Min, sp.share.X.Max, color.Black, plots.Dotted); err != nil {
+	if _, err := plots.LevelLine(sp.share, fmt.Sprintf("threshold %s%%", num(threshold)), threshold, sp.share.X.Min, sp.share.X.Max, color.Black, plots.Dotted); err != nil {
 		return err
 	}
 	if len(sp.never) == 0 {
@@ -478,28 +477,10 @@ func (sp *sweepPlot) markLines(p *plot.Plot, r results.SweepRow, mid bool) error
 		case sp.curveAt(p, x) > p.Y.Min+0.6*(p.Y.Max-p.Y.Min):
 			y, yAlign, dy = p.Y.Min, draw.YBottom, 3
 		}
-		if err := addMarkLabel(p, x, y, text, v.col, v.right, yAlign, dy); err != nil {
+		if err := plots.MarkLabel(p, x, y, text, v.col, v.right, yAlign, dy); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// addMarkLabel writes text at (x, y) on p in colour c, to the right of x
-// (or to its left), aligned vertically by yAlign and offset by dy.
-func addMarkLabel(p *plot.Plot, x, y float64, s string, c color.Color, right bool, yAlign draw.YAlignment, dy vg.Length) error {
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{s}})
-	if err != nil {
-		return err
-	}
-	sty := text.Style{Color: c, Font: plots.Sans(9), Handler: lb.TextStyle[0].Handler, XAlign: draw.XLeft, YAlign: yAlign}
-	lb.Offset = vg.Point{X: 3, Y: dy}
-	if !right {
-		sty.XAlign = draw.XRight
-		lb.Offset.X = -3
-	}
-	lb.TextStyle[0] = sty
-	p.Add(lb)
 	return nil
 }
 
