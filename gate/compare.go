@@ -5,7 +5,7 @@
 //
 // Two kinds of units are compared differently:
 //
-//   - Deterministic units (the table in tolerances.go: p95-turn-ms,
+//   - Deterministic units (the benchmark units of results' figure registry: p95-turn-ms,
 //     429s/op, goodput/s, …) come from virtual-time simulations that give
 //     the same value on every run, so one run per side decides them. Every
 //     run of a side must agree; the new value may be worse than the
