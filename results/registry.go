@@ -55,6 +55,10 @@ type FigureSpec struct {
 	// worse direction that still passes, as a fraction of the baseline
 	// value (0.02: 2% worse passes; 0: any worsening is a regression).
 	MaxWorse float64
+	// OverRun marks a figure that counts or sums over the whole run (turns,
+	// 429s, wasted seconds): runs of different durations compare it per
+	// minute.
+	OverRun bool
 	// Derived marks a figure computed from others and not stored in
 	// results.json: neither FigureKeys nor seed_stats list it.
 	Derived bool
@@ -72,14 +76,14 @@ func (f FigureSpec) Value(s *StrategyResult) (float64, bool) { return f.read(s) 
 // registry is THE list of a strategy's figures. Tables choose their
 // columns from it by key; thresholds list their names in its order.
 var registry = []FigureSpec{
-	{Key: "turns", Header: "turns", Title: "turns completed", Unit: UnitCount, Better: Higher,
+	{Key: "turns", Header: "turns", Title: "turns completed", Unit: UnitCount, Better: Higher, OverRun: true,
 		read: always(func(s *StrategyResult) float64 { return float64(s.Turns) })},
 	{Key: "unfinished_turns", Header: "unfinished", Title: "turns unfinished at the end of the run", Unit: UnitCount, Better: Lower,
 		Bench: "unfinished-turns",
 		read:  always(func(s *StrategyResult) float64 { return float64(s.UnfinishedTurns) })},
-	{Key: "calls", Header: "calls", Title: "calls completed", Unit: UnitCount, Better: Higher,
+	{Key: "calls", Header: "calls", Title: "calls completed", Unit: UnitCount, Better: Higher, OverRun: true,
 		read: always(func(s *StrategyResult) float64 { return float64(s.Calls) })},
-	{Key: "attempts", Header: "attempts", Title: "attempts (calls + retries)", Unit: UnitCount, Better: Neutral,
+	{Key: "attempts", Header: "attempts", Title: "attempts (calls + retries)", Unit: UnitCount, Better: Neutral, OverRun: true,
 		read: always(func(s *StrategyResult) float64 { return float64(s.Attempts) })},
 	{Key: "attempts_per_call", Title: "attempts per call (0 without calls)", Unit: UnitRatio, Better: Lower,
 		Bench: "attempts/call", MaxWorse: 0.01, Derived: true, read: attemptsPerCall},
@@ -138,28 +142,28 @@ var registry = []FigureSpec{
 		read: always(func(s *StrategyResult) float64 { return s.AnsweredTurnsPerS })},
 	{Key: "achieved_turns_per_s", Title: "turns finished per s, failed ones included", Unit: UnitPerS, Better: Neutral,
 		read: always(func(s *StrategyResult) float64 { return s.AchievedTurnsPerS })},
-	{Key: "rate_limited", Header: "429s", Title: "rate limited (429s)", Unit: UnitCount, Better: Lower,
+	{Key: "rate_limited", Header: "429s", Title: "rate limited (429s)", Unit: UnitCount, Better: Lower, OverRun: true,
 		Bench: "429s/op",
 		read:  always(func(s *StrategyResult) float64 { return float64(s.RateLimited) })},
-	{Key: "failed", Header: "failed", Title: "failed calls", Unit: UnitCount, Better: Lower,
+	{Key: "failed", Header: "failed", Title: "failed calls", Unit: UnitCount, Better: Lower, OverRun: true,
 		Bench: "failed-calls",
 		read:  always(func(s *StrategyResult) float64 { return float64(s.Failed) })},
-	{Key: "failed_turns", Header: "failed turns", Title: "turns with a failed call", Unit: UnitCount, Better: Lower,
+	{Key: "failed_turns", Header: "failed turns", Title: "turns with a failed call", Unit: UnitCount, Better: Lower, OverRun: true,
 		Threshold: "failed_turns", Bench: "failed-turns",
 		read: always(func(s *StrategyResult) float64 { return float64(s.FailedTurns) })},
-	{Key: "early_retries", Header: "early", Title: "early retries", Unit: UnitCount, Better: Lower,
+	{Key: "early_retries", Header: "early", Title: "early retries", Unit: UnitCount, Better: Lower, OverRun: true,
 		Threshold: "early_retries", Bench: "early-retries",
 		read: always(func(s *StrategyResult) float64 { return float64(s.EarlyRetries) })},
-	{Key: "wasted_work_s", Header: "wasted s", Title: "wasted work (s)", Unit: UnitS, Better: Lower,
+	{Key: "wasted_work_s", Header: "wasted s", Title: "wasted work (s)", Unit: UnitS, Better: Lower, OverRun: true,
 		Bench: "wasted-s", MaxWorse: 0.01,
 		read: always(func(s *StrategyResult) float64 { return s.WastedWorkS })},
-	{Key: "hedges", Header: "hedges", Title: "hedges sent (second attempts of slow reads; % extra attempts)", Unit: UnitCount, Better: Neutral,
+	{Key: "hedges", Header: "hedges", Title: "hedges sent (second attempts of slow reads; % extra attempts)", Unit: UnitCount, Better: Neutral, OverRun: true,
 		read: hedged(func(s *StrategyResult) float64 { return float64(s.Hedges) })},
-	{Key: "hedges_won", Header: "hedges won", Title: "calls answered by their hedge (% of hedges)", Unit: UnitCount, Better: Neutral,
+	{Key: "hedges_won", Header: "hedges won", Title: "calls answered by their hedge (% of hedges)", Unit: UnitCount, Better: Neutral, OverRun: true,
 		read: hedged(func(s *StrategyResult) float64 { return float64(s.HedgesWon) })},
-	{Key: "cancelled_work_s", Header: "cancelled s", Title: "work of attempts cancelled at the transport (s)", Unit: UnitS, Better: Lower,
+	{Key: "cancelled_work_s", Header: "cancelled s", Title: "work of attempts cancelled at the transport (s)", Unit: UnitS, Better: Lower, OverRun: true,
 		read: hedged(func(s *StrategyResult) float64 { return s.CancelledWorkS })},
-	{Key: "write_races", Header: "races", Title: "write races", Unit: UnitCount, Better: Lower,
+	{Key: "write_races", Header: "races", Title: "write races", Unit: UnitCount, Better: Lower, OverRun: true,
 		Bench: "write-races",
 		read:  always(func(s *StrategyResult) float64 { return float64(s.WriteRaces) })},
 	{Key: "turns_in_system", Header: "L turns", Title: "turns in the system, time-averaged (Little's L)", Unit: UnitMean, Better: Neutral,
