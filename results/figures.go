@@ -99,10 +99,11 @@ func (s *StrategyResult) Figure(key string) (float64, bool) {
 	return 0, false
 }
 
-// FigureKeys lists the keys of Figure: the fixed figures in table order,
-// then PeakFigure + service for every service a strategy of ss names in
-// its PeakInFlight, sorted, then the class figures of every session class
-// a strategy of ss has (ClassFigure), in the order of its classes.
+// FigureKeys lists the keys of Figure: the registry's figures that
+// results.json stores (not Derived), in its order, then PeakFigure +
+// service for every service a strategy of ss names in its PeakInFlight,
+// sorted, then the class figures of every session class a strategy of ss
+// has (ClassFigure), in the order of its classes.
 func FigureKeys(ss ...*StrategyResult) []string {
 	var out []string
 	for _, f := range registry {
