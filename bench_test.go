@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/simbench/simbench/gate"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -38,23 +39,40 @@ func BenchmarkScenario(b *testing.B) {
 	}
 }
 
-// reportFigures reports one strategy's deterministic figures; the units are
-// the names the gate's tolerances are set for.
+// reportFigures reports one strategy's deterministic figures: those of
+// results' registry with a benchmark unit (results.BenchFigures), in it,
+// the units the gate's tolerances are set for.
 func reportFigures(b *testing.B, s *results.StrategyResult) {
-	b.ReportMetric(s.TurnLatencyMs.P50, "p50-turn-ms")
-	b.ReportMetric(s.TurnLatencyMs.P95, "p95-turn-ms")
-	b.ReportMetric(s.TurnLatencyMs.P99, "p99-turn-ms")
-	b.ReportMetric(float64(s.RateLimited), "429s/op")
-	b.ReportMetric(s.GoodputPerS, "goodput/s")
-	b.ReportMetric(s.WastedWorkS, "wasted-s")
-	b.ReportMetric(float64(s.EarlyRetries), "early-retries")
-	b.ReportMetric(float64(s.WriteRaces), "write-races")
-	b.ReportMetric(float64(s.Failed), "failed-calls")
-	b.ReportMetric(float64(s.FailedTurns), "failed-turns")
-	b.ReportMetric(float64(s.UnfinishedTurns), "unfinished-turns")
-	var apc float64
-	if s.Calls > 0 {
-		apc = float64(s.Attempts) / float64(s.Calls)
+	for _, f := range results.BenchFigures() {
+		v, _ := f.Value(s)
+		b.ReportMetric(v, f.Bench)
 	}
-	b.ReportMetric(apc, "attempts/call")
+}
+
+// The benchmark reports every figure of results' registry that has a
+// benchmark unit, under that unit, with the value worked out by hand from
+// the strategy's fields; the gate judges each unit in the registry's
+// direction.
+func TestBenchUnitsFromRegistry(t *testing.T) {
+	s := &results.StrategyResult{Turns: 9, FailedTurns: 2, UnfinishedTurns: 1, Calls: 40, Attempts: 50, Failed: 3,
+		RateLimited: 7, EarlyRetries: 4, WriteRaces: 1, GoodputPerS: 1.5, WastedWorkS: 12.5,
+		TurnLatencyMs: results.Summary{P50: 100, P95: 400, P99: 900}}
+	want := map[string]float64{"p50-turn-ms": 100, "p95-turn-ms": 400, "p99-turn-ms": 900, "429s/op": 7,
+		"goodput/s": 1.5, "wasted-s": 12.5, "early-retries": 4, "write-races": 1, "failed-calls": 3,
+		"failed-turns": 2, "unfinished-turns": 1, "attempts/call": 1.25}
+	got := testing.Benchmark(func(b *testing.B) { reportFigures(b, s) }).Extra
+	for unit, v := range want {
+		if got[unit] != v {
+			t.Errorf("%s = %v, want %v", unit, got[unit], v)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("units %v, want those of %v", got, want)
+	}
+	for _, f := range results.BenchFigures() {
+		tol, ok := gate.Lookup(f.Bench)
+		if !ok || (tol.Better == gate.HigherIsBetter) != (f.Better == results.Higher) || f.Better == results.Neutral {
+			t.Errorf("%s: the gate's tolerance %+v, %v; the registry's direction %v", f.Bench, tol, ok, f.Better)
+		}
+	}
 }

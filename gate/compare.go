@@ -5,11 +5,11 @@
 //
 // Two kinds of units are compared differently:
 //
-//   - Deterministic units (the table in tolerances.go: p95-turn-ms,
-//     429s/op, goodput/s, …) come from virtual-time simulations that give
-//     the same value on every run, so one run per side decides them. Every
-//     run of a side must agree; the new value may be worse than the
-//     baseline by at most the unit's tolerance.
+//   - Deterministic units (the benchmark units of results' figure
+//     registry: p95-turn-ms, 429s/op, goodput/s, …) come from virtual-time
+//     simulations that give the same value on every run, so one run per
+//     side decides them. Every run of a side must agree; the new value may
+//     be worse than the baseline by at most the unit's tolerance.
 //   - Noisy units (ns/op, B/op, allocs/op and any unit not in the table)
 //     are compared as benchstat does, with benchmath's Mann-Whitney U test
 //     at alpha 0.05: only a significant change of at least MinChange

@@ -1,6 +1,10 @@
 package gate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/simbench/simbench/results"
+)
 
 // Direction says which way a unit gets better.
 type Direction int
@@ -26,32 +30,40 @@ type Tolerance struct {
 	MaxWorse float64
 }
 
-// deterministic is THE table of tolerances: the units the scenario
-// benchmarks (bench_test.go, reportFigures) report from virtual-time runs.
-// Those runs give the same value on every run of the same code, so the
-// gate compares them exactly; the tolerance is how much worse a change of
-// the code may make them before it counts as a regression. Any change in
-// the better direction is an improvement.
+// deterministic is the table of tolerances: the units the scenario
+// benchmarks (bench_test.go, reportFigures) report from virtual-time runs,
+// each with its direction and tolerance as results' figure registry gives
+// them (FigureSpec.Bench, Better, MaxWorse). Those runs give the same
+// value on every run of the same code, so the gate compares them exactly;
+// the tolerance is how much worse a change of the code may make them
+// before it counts as a regression. Any change in the better direction is
+// an improvement.
 //
 // Every unit not in this table is noisy (ns/op, B/op, allocs/op, calls/s,
 // …) and is compared statistically; see noisyBetter for its direction.
-var deterministic = []Tolerance{
-	{Unit: "p50-turn-ms", Better: LowerIsBetter, MaxWorse: 0.02},   // may rise 2%
-	{Unit: "p95-turn-ms", Better: LowerIsBetter, MaxWorse: 0.02},   // may rise 2%
-	{Unit: "p99-turn-ms", Better: LowerIsBetter, MaxWorse: 0.02},   // may rise 2%
-	{Unit: "429s/op", Better: LowerIsBetter, MaxWorse: 0},          // may not rise
-	{Unit: "write-races", Better: LowerIsBetter, MaxWorse: 0},      // may not rise
-	{Unit: "early-retries", Better: LowerIsBetter, MaxWorse: 0},    // may not rise
-	{Unit: "failed-calls", Better: LowerIsBetter, MaxWorse: 0},     // may not rise
-	{Unit: "failed-turns", Better: LowerIsBetter, MaxWorse: 0},     // may not rise
-	{Unit: "unfinished-turns", Better: LowerIsBetter, MaxWorse: 0}, // may not rise
-	{Unit: "goodput/s", Better: HigherIsBetter, MaxWorse: 0.01},    // may fall 1%
-	{Unit: "wasted-s", Better: LowerIsBetter, MaxWorse: 0.01},      // may rise 1%
-	{Unit: "attempts/call", Better: LowerIsBetter, MaxWorse: 0.01}, // may rise 1%
+var deterministic = tolerances(results.BenchFigures())
+
+// tolerances are the tolerances of the benchmark units of figs.
+func tolerances(figs []results.FigureSpec) []Tolerance {
+	out := make([]Tolerance, 0, len(figs))
+	for _, f := range figs {
+		out = append(out, Tolerance{Unit: f.Bench, Better: direction(f.Better), MaxWorse: f.MaxWorse})
+	}
+	return out
+}
+
+// direction is the gate's direction of a figure that improves b-wards. A
+// neutral figure is compared as lower-is-better: a change of the code that
+// moves it at all is worth a look.
+func direction(b results.Better) Direction {
+	if b == results.Higher {
+		return HigherIsBetter
+	}
+	return LowerIsBetter
 }
 
 // Deterministic returns a copy of the tolerance table for deterministic
-// units, in the order above.
+// units, in the registry's order.
 func Deterministic() []Tolerance {
 	return append([]Tolerance(nil), deterministic...)
 }

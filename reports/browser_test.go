@@ -74,24 +74,7 @@ func TestReportInBrowser(t *testing.T) {
 		problems = append(problems, fmt.Sprintf(format, args...))
 	}
 	// Listen starts the browser; no timeout on this first call (see chromedp.Run).
-	err := chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				report("console.%s: %v", ev.Type, ev.Args)
-			}
-		case *runtime.EventExceptionThrown:
-			report("exception: %s", ev.ExceptionDetails.Text)
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError {
-				report("log error: %s (%s)", ev.Entry.Text, ev.Entry.URL)
-			}
-		case *network.EventRequestWillBeSent:
-			if u := ev.Request.URL; !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
-				report("the page fetched %s", u)
-			}
-		}
-	})
+	err := chromedp.Listen(ctx, problemListener(report))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +84,26 @@ func TestReportInBrowser(t *testing.T) {
 	if err := chromedp.Do(runCtx, chromedp.Navigate(page)); err != nil {
 		t.Fatal(err)
 	}
+	checkPlots(t, runCtx)
+	checkDecisionFirst(t, runCtx, decision.Sentence)
+	checkTableFits(t, runCtx)
+	saveScreenshot(t, runCtx)
+
+	// Stop the browser before reading what it reported.
+	cancelRun()
+	cancel()
+	cancelAlloc()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// checkPlots checks that every plot on the page renders with a non-zero
+// size and some paths.
+func checkPlots(t *testing.T, runCtx context.Context) {
+	t.Helper()
 	type box struct {
 		ID    string  `json:"id"`
 		W     float64 `json:"w"`
@@ -124,6 +127,12 @@ func TestReportInBrowser(t *testing.T) {
 			t.Errorf("plot %s rendered %.0fx%.0f px with %d paths", b.ID, b.W, b.H, b.Paths)
 		}
 	}
+}
+
+// checkDecisionFirst checks that the decision is the page's first block
+// and shows sentence.
+func checkDecisionFirst(t *testing.T, runCtx context.Context, sentence string) {
+	t.Helper()
 	type block struct {
 		First    string  `json:"first"`
 		Sentence string  `json:"sentence"`
@@ -138,9 +147,15 @@ func TestReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if db.First != "decision" || db.Sentence != decision.Sentence || db.H <= 0 {
-		t.Errorf("decision block: first block %q, sentence %q, %.0f px high; want the decision first, showing %q", db.First, db.Sentence, db.H, decision.Sentence)
+	if db.First != "decision" || db.Sentence != sentence || db.H <= 0 {
+		t.Errorf("decision block: first block %q, sentence %q, %.0f px high; want the decision first, showing %q", db.First, db.Sentence, db.H, sentence)
 	}
+}
+
+// checkTableFits checks that the strategy table fits a 1,400 px window
+// without scrolling sideways.
+func checkTableFits(t *testing.T, runCtx context.Context) {
+	t.Helper()
 	type overflow struct {
 		Table  float64 `json:"table"`
 		Box    float64 `json:"box"`
@@ -161,6 +176,13 @@ func TestReportInBrowser(t *testing.T) {
 	if ov.Table > ov.Box || ov.Page > ov.Window {
 		t.Errorf("at 1,400 px the strategy table is %.0f px in a %.0f px box (page %.0f px in a %.0f px window): it scrolls sideways", ov.Table, ov.Box, ov.Page, ov.Window)
 	}
+}
+
+// saveScreenshot takes a screenshot of the whole page, checks that the
+// report is long, and saves it in SIMBENCH_SCREENSHOT_DIR (or a temporary
+// folder).
+func saveScreenshot(t *testing.T, runCtx context.Context) {
+	t.Helper()
 	shot, err := chromedp.Run(runCtx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
@@ -181,14 +203,27 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
+}
 
-	// Stop the browser before reading what it reported.
-	cancelRun()
-	cancel()
-	cancelAlloc()
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
-		t.Error(p)
+// problemListener is a chromedp listener that reports console errors,
+// exceptions, error log entries and any fetch beyond the page's own file.
+func problemListener(report func(format string, args ...any)) func(ev any) {
+	return func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				report("console.%s: %v", ev.Type, ev.Args)
+			}
+		case *runtime.EventExceptionThrown:
+			report("exception: %s", ev.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError {
+				report("log error: %s (%s)", ev.Entry.Text, ev.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			if u := ev.Request.URL; !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+				report("the page fetched %s", u)
+			}
+		}
 	}
 }

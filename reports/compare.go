@@ -37,12 +37,6 @@ type CompareOptions struct {
 	MinEffect float64
 }
 
-// countHeaders are the metrics that count events over a run: compared
-// across runs of different durations as rates per minute.
-var countHeaders = map[string]bool{"turns": true, "failed turns": true, "calls": true, "attempts": true,
-	"429s": true, "failed": true, "early": true, "wasted s": true, "races": true,
-	"hedges": true, "hedges won": true, "cancelled s": true}
-
 // Change is one metric of one strategy in two runs.
 type Change struct {
 	// Strategy names the strategy; Metric is the table's column header for
@@ -108,7 +102,7 @@ func Changes(a, b *results.Results, o CompareOptions) []Change {
 		for _, m := range ms {
 			scaleOld, scaleNew := 1.0, 1.0
 			header := m.header
-			if rates && countHeaders[m.header] {
+			if f, _ := results.Lookup(m.key); rates && f.OverRun {
 				scaleOld, scaleNew = 60/a.DurationS, 60/b.DurationS
 				header += "/min"
 			}

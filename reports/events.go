@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -150,7 +151,7 @@ func labelEvents(p *plot.Plot, bands []band) {
 // Plot implements plot.Plotter.
 func (s *eventLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	sty := draw.TextStyle{Color: color.Gray{Y: 50}, Font: sans(9), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	sty := draw.TextStyle{Color: color.Gray{Y: 50}, Font: plots.Sans(9), XAlign: draw.XLeft, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
 	var rows []vg.Length // per row of labels, where its last label ends
 	for _, b := range s.bands {
 		x0, _, ok := bandRect(c, trX, b)

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -57,7 +58,7 @@ func levelPixels(t *testing.T, name string, level float64, want [3]uint8) (level
 		h := img.Bounds().Dy()
 		py := h - int(float64(trY(level))*scale+0.5)
 		x0, x1 := int(float64(trX(10))*scale), int(float64(trX(110))*scale)
-		line := strategyColor(0)
+		line := plots.StrategyColor(0)
 		lr, lg, lb, _ := line.RGBA()
 		for x := x0; x < x1; x++ {
 			hitLevel, hitLine := false, false

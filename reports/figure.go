@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/simbench/simbench/results"
 )
 
 // Figure sizes: 600 pt is 800 px at the PNG's 96 dpi.
@@ -41,10 +43,19 @@ type Figure struct {
 	below          bool          // the legends are drawn under their panels
 }
 
-// FigureNames are the names of every figure Figures may draw, each
-// written as NAME.png and NAME.svg: what a run's folder may hold from an
-// earlier run that this one did not draw.
-var FigureNames = []string{"latency-cdf", "in-flight", "requests", "limits", "attempts", "backoff", "sweep"}
+// FigureNames are the names of every figure Figures may draw (results'
+// plots, results.Plots), each written as NAME.png and NAME.svg: what a
+// run's folder may hold from an earlier run that this one did not draw.
+var FigureNames = plotNames()
+
+// plotNames lists the names of results' plots, in report order.
+func plotNames() []string {
+	var out []string
+	for _, p := range results.Plots() {
+		out = append(out, p.Name)
+	}
+	return out
+}
 
 // Outputs are the names of every file WriteAll may write into a folder,
 // relative to it, whichever figures a run draws.
@@ -56,10 +67,20 @@ func Outputs() []string {
 	return out
 }
 
-// newFigure lays out panels top to bottom. Each panel's legend moves out of
+// newFigure lays out panels top to bottom, under the title results' plot
+// registry gives the figure named name: its VariantTitle when variant is
+// set and it has one, else its Title. Each panel's legend moves out of
 // its data area into a column on the right of the frames, so that no
 // legend covers data.
-func newFigure(name, title, caption string, h vg.Length, panels ...*plot.Plot) *Figure {
+func newFigure(name string, variant bool, caption string, h vg.Length, panels ...*plot.Plot) *Figure {
+	spec, ok := results.Plot(name)
+	if !ok {
+		panic("reports: no plot " + name + " in results' registry")
+	}
+	title := spec.Title
+	if variant && spec.VariantTitle != "" {
+		title = spec.VariantTitle
+	}
 	f := &Figure{Name: name, Title: title, Caption: caption, w: figureWidth, h: h, plots: panels}
 	var widest, tall vg.Length
 	for _, p := range panels {

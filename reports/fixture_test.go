@@ -40,9 +40,43 @@ type strategySpec struct {
 // the tier3 scenario: 10,000 requests/min (166.7/s) at 200–900 ms, eight
 // calls per turn, four strategies.
 func tier3Results() *results.Results {
-	const duration = 1200
-	const limit = 10000.0 / 60
-	specs := []strategySpec{
+	r := &results.Results{
+		Scenario:        "tier3",
+		Description:     "Research agent on OpenAI tier-3 limits: 8 lookups per turn",
+		Seed:            42,
+		SimbenchVersion: "v0.3.0",
+		DurationS:       tier3Duration,
+		Mode:            "virtual",
+		Limits:          []results.ServiceLimits{{Service: "llm", RequestsPerMinute: 10000, TokensPerMinute: 10_000_000, CallsPerTurn: 8}},
+	}
+	n := noise(42)
+	for _, sp := range tier3Specs() {
+		r.Strategies = append(r.Strategies, sp.result(&n))
+	}
+	plan, err := decision.Recommend(decision.Service{
+		Name: "llm", RPM: 10000, TPM: 10_000_000, TokensPerCall: 1000,
+		MeanLatency: 550 * time.Millisecond, CallsPerTurn: 8, Headroom: 0.7,
+	})
+	if err != nil {
+		panic(err)
+	}
+	rec := plan.Recommendation()
+	rec.VerifiedCap = 48
+	r.Recommendation = map[string]results.Recommendation{"llm": rec}
+	return r
+}
+
+// tier3Duration and tier3Limit are tier3Results' run length (s) and
+// request limit (requests/s).
+const (
+	tier3Duration = 1200
+	tier3Limit    = 10000.0 / 60
+)
+
+// tier3Specs are tier3Results' four strategies.
+func tier3Specs() []strategySpec {
+	const limit = tier3Limit
+	return []strategySpec{
 		{
 			name: "sequential", cap: 1, turns: 5210,
 			latency:     results.Summary{Mean: 4480, P50: 4420, P95: 5710, P99: 6240, Max: 7380},
@@ -106,71 +140,52 @@ func tier3Results() *results.Results {
 			},
 		},
 	}
-	r := &results.Results{
-		Scenario:        "tier3",
-		Description:     "Research agent on OpenAI tier-3 limits: 8 lookups per turn",
-		Seed:            42,
-		SimbenchVersion: "v0.3.0",
-		DurationS:       duration,
-		Mode:            "virtual",
-		Limits:          []results.ServiceLimits{{Service: "llm", RequestsPerMinute: 10000, TokensPerMinute: 10_000_000, CallsPerTurn: 8}},
+}
+
+// result is the strategy's figures, its timeline drawn from n.
+func (sp strategySpec) result(n *noise) results.StrategyResult {
+	var calls, attempts int64
+	for i, h := range sp.hist {
+		calls += h
+		attempts += int64(i+1) * h
 	}
-	n := noise(42)
-	for _, sp := range specs {
-		var calls, attempts int64
-		for i, h := range sp.hist {
-			calls += h
-			attempts += int64(i+1) * h
-		}
-		s := results.StrategyResult{
-			Name:                  sp.name,
-			MaxInFlight:           sp.cap,
-			Turns:                 sp.turns,
-			Calls:                 calls - sp.failed,
-			Attempts:              attempts,
-			FailedTurns:           sp.failed,
-			TurnLatencyMs:         sp.latency,
-			AnswerLatencyMs:       answerOf(sp.latency, sp.turns, sp.failed),
-			CallLatencyMs:         sp.callLatency,
-			GoodputPerS:           math.Round(float64(calls-sp.failed)/duration*100) / 100,
-			AnsweredGoodputPerS:   math.Round(float64(calls-sp.failed)/duration*float64(sp.turns-sp.failed)/float64(max(sp.turns, 1))*100) / 100,
-			AchievedTurnsPerS:     math.Round(float64(sp.turns)/duration*1000) / 1000,
-			RateLimited:           sp.rateLimited,
-			Failed:                sp.failed,
-			EarlyRetries:          sp.early,
-			WastedWorkS:           sp.wasted,
-			WastedTokens:          int64(sp.wasted * 1800),
-			WriteRaces:            sp.races,
-			PeakInFlight:          map[string]int{"llm": sp.peak},
-			QuotaUsed:             map[string]float64{"llm": math.Round(float64(attempts)/duration/limit*1000) / 1000},
-			AttemptsPerCall:       sp.hist,
-			AttemptsPerFailedCall: sp.failedHist,
-			Retry:                 sp.retry,
-			LatencyCDF:            cdf(sp.latency),
-			AnswerCDF:             answerCDF(cdf(sp.latency), sp.turns, sp.failed),
-		}
-		for t := range duration {
-			started, limited, inFlight := sp.rate(float64(t), &n)
-			s.Timeline = append(s.Timeline, results.TimelinePoint{
-				T: float64(t), BucketS: 1,
-				Started:     math.Round(started*10) / 10,
-				RateLimited: math.Round(limited*10) / 10,
-				InFlight:    inFlight,
-			})
-		}
-		r.Strategies = append(r.Strategies, s)
+	s := results.StrategyResult{
+		Name:                  sp.name,
+		MaxInFlight:           sp.cap,
+		Turns:                 sp.turns,
+		Calls:                 calls - sp.failed,
+		Attempts:              attempts,
+		FailedTurns:           sp.failed,
+		TurnLatencyMs:         sp.latency,
+		AnswerLatencyMs:       answerOf(sp.latency, sp.turns, sp.failed),
+		CallLatencyMs:         sp.callLatency,
+		GoodputPerS:           math.Round(float64(calls-sp.failed)/tier3Duration*100) / 100,
+		AnsweredGoodputPerS:   math.Round(float64(calls-sp.failed)/tier3Duration*float64(sp.turns-sp.failed)/float64(max(sp.turns, 1))*100) / 100,
+		AchievedTurnsPerS:     math.Round(float64(sp.turns)/tier3Duration*1000) / 1000,
+		RateLimited:           sp.rateLimited,
+		Failed:                sp.failed,
+		EarlyRetries:          sp.early,
+		WastedWorkS:           sp.wasted,
+		WastedTokens:          int64(sp.wasted * 1800),
+		WriteRaces:            sp.races,
+		PeakInFlight:          map[string]int{"llm": sp.peak},
+		QuotaUsed:             map[string]float64{"llm": math.Round(float64(attempts)/tier3Duration/tier3Limit*1000) / 1000},
+		AttemptsPerCall:       sp.hist,
+		AttemptsPerFailedCall: sp.failedHist,
+		Retry:                 sp.retry,
+		LatencyCDF:            cdf(sp.latency),
+		AnswerCDF:             answerCDF(cdf(sp.latency), sp.turns, sp.failed),
 	}
-	plan, err := decision.Recommend(decision.Service{
-		Name: "llm", RPM: 10000, TPM: 10_000_000, TokensPerCall: 1000,
-		MeanLatency: 550 * time.Millisecond, CallsPerTurn: 8, Headroom: 0.7,
-	})
-	if err != nil {
-		panic(err)
+	for t := range tier3Duration {
+		started, limited, inFlight := sp.rate(float64(t), n)
+		s.Timeline = append(s.Timeline, results.TimelinePoint{
+			T: float64(t), BucketS: 1,
+			Started:     math.Round(started*10) / 10,
+			RateLimited: math.Round(limited*10) / 10,
+			InFlight:    inFlight,
+		})
 	}
-	rec := plan.Recommendation()
-	rec.VerifiedCap = 48
-	r.Recommendation = map[string]results.Recommendation{"llm": rec}
-	return r
+	return s
 }
 
 // cdf samples a turn-latency distribution whose median and 95th percentile

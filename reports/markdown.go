@@ -12,17 +12,6 @@ import (
 	"github.com/simbench/simbench/results"
 )
 
-// figureTitles names the figures Figures draws, for links and alt text.
-var figureTitles = map[string]string{
-	"latency-cdf": "Turn latency CDF",
-	"in-flight":   "In flight over time",
-	"requests":    "Requests per second against the limit",
-	"limits":      "Adaptive concurrency limits over time",
-	"attempts":    "Attempts per call",
-	"backoff":     "Backoff comparison",
-	"sweep":       "Sweep over the concurrency cap",
-}
-
 // WriteMarkdown writes report.md: the run's parameters and warnings, its
 // timed events (when it had any), the comparison table with the best value per column in bold, the
 // recommendation with its arithmetic, and the plots as images linked by the names in pngs
@@ -144,7 +133,8 @@ func mdRecommendation(b *strings.Builder, r *results.Results) {
 	}
 }
 
-// mdPlots links the PNGs among names as images, titled by figureTitles.
+// mdPlots links the PNGs among names as images, titled by results' plot
+// registry (PlotSpec.Title; a name it lacks by itself).
 func mdPlots(b *strings.Builder, names []string) {
 	var images []string
 	for _, p := range names {
@@ -158,9 +148,9 @@ func mdPlots(b *strings.Builder, names []string) {
 	b.WriteString("## Plots\n\n")
 	for _, p := range images {
 		name := strings.TrimSuffix(path.Base(p), ".png")
-		title, ok := figureTitles[name]
-		if !ok {
-			title = name
+		title := name
+		if p, ok := results.Plot(name); ok {
+			title = p.Title
 		}
 		fmt.Fprintf(b, "![%s](%s)\n\n", mdEscape(title), p)
 	}

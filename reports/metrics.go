@@ -12,13 +12,14 @@ import (
 	"github.com/simbench/simbench/results"
 )
 
-// direction says which way a metric improves.
-type direction int
+// direction says which way a metric improves: its figure's direction in
+// results' registry.
+type direction = results.Better
 
 const (
-	neutral direction = iota // a property, not a score: never marked best
-	lowerBetter
-	higherBetter
+	neutral      = results.Neutral // a property, not a score: never marked best
+	lowerBetter  = results.Lower
+	higherBetter = results.Higher
 )
 
 // metric is one column of the comparison table and one row of Compare: the
@@ -26,9 +27,19 @@ const (
 // a figure of the results (results.StrategyResult.Figure), so a run over
 // seeds shows the mean and interval results.json's seed_stats holds.
 type metric struct {
-	header string // short column header, units included
-	name   string // longer name for Compare and HTML titles
+	// header, name and dir are the figure's Header, Title and Better in
+	// results' registry (fromRegistry): the short column header, units
+	// included; the longer name for Compare and the tables' keys; which
+	// way it improves.
+	header string
+	name   string
 	dir    direction
+	// unscored marks a column that marks no best and that Compare gives no
+	// verdict, though its figure has a direction: a strategy can raise it
+	// by failing (calls ok/s counts the calls of failed turns; answered
+	// goodput is the one to compare by), or it says when the run ended
+	// more than how well (unfinished turns).
+	unscored bool
 	// key names the figure the column shows (results.FigureKeys); scale
 	// multiplies it for display (0: 1), as a share shown in percent.
 	key    string
@@ -44,6 +55,24 @@ type metric struct {
 	// report marks a column the reports' tables show and the terminal's
 	// shows on request only (--columns).
 	report bool
+}
+
+// fromRegistry fills each of ms's header, name and direction from its
+// figure in results' registry (results.Lookup); an unscored column's
+// direction is neutral. It panics on a key the registry lacks: a column
+// of no figure is a programming error that every report test shows.
+func fromRegistry(ms ...metric) []metric {
+	for i := range ms {
+		f, ok := results.Lookup(ms[i].key)
+		if !ok {
+			panic("reports: no figure " + ms[i].key + " in results' registry")
+		}
+		ms[i].header, ms[i].name, ms[i].dir = f.Header, f.Title, f.Better
+		if ms[i].unscored {
+			ms[i].dir = neutral
+		}
+	}
+	return ms
 }
 
 // value reads the metric; ok is false when it does not apply (the latency
@@ -87,22 +116,22 @@ func dec2(v float64) string { return fixed(v, 2, false) }
 // then peak in flight for each service any of them mentions (one column
 // titled "peak in flight" when there is a single service).
 func metrics(rs ...*results.Results) []metric {
-	ms := []metric{
-		{header: "turns", name: "turns completed", dir: higherBetter, key: "turns", format: count, reliable: true},
-		{header: "failed turns", name: "turns with a failed call", dir: lowerBetter, key: "failed_turns", format: count},
-		{header: "calls", name: "calls completed", dir: higherBetter, key: "calls", format: count, reliable: true},
-		{header: "attempts", name: "attempts (calls + retries)", dir: neutral, key: "attempts", format: count},
-		{header: "p50 ms", name: "turn latency p50 (ms)", dir: lowerBetter, key: "turn_latency_ms.p50", format: millis, reliable: true},
-		{header: "p95 ms", name: "turn latency p95 (ms)", dir: lowerBetter, key: "turn_latency_ms.p95", format: millis, reliable: true},
-		{header: "p99 ms", name: "turn latency p99 (ms)", dir: lowerBetter, key: "turn_latency_ms.p99", format: millis, reliable: true},
-		{header: "answer p95", name: "time to answer p95 (ms; a failed turn is never answered)", dir: lowerBetter, key: "answer_latency_ms.p95", format: answerFloat},
-		{header: "goodput/s", name: "goodput (successful calls of turns answered in full, per s)", dir: higherBetter, key: "answered_goodput_per_s", format: dec2},
-		{header: "429s", name: "rate limited (429s)", dir: lowerBetter, key: "rate_limited", format: count},
-		{header: "failed", name: "failed calls", dir: lowerBetter, key: "failed", format: count},
-		{header: "early", name: "early retries", dir: lowerBetter, key: "early_retries", format: count},
-		{header: "wasted s", name: "wasted work (s)", dir: lowerBetter, key: "wasted_work_s", format: dec1},
-		{header: "races", name: "write races", dir: lowerBetter, key: "write_races", format: count},
-	}
+	ms := fromRegistry([]metric{
+		{key: "turns", format: count, reliable: true},
+		{key: "failed_turns", format: count},
+		{key: "calls", format: count, reliable: true},
+		{key: "attempts", format: count},
+		{key: "turn_latency_ms.p50", format: millis, reliable: true},
+		{key: "turn_latency_ms.p95", format: millis, reliable: true},
+		{key: "turn_latency_ms.p99", format: millis, reliable: true},
+		{key: "answer_latency_ms.p95", format: answerFloat},
+		{key: "answered_goodput_per_s", format: dec2},
+		{key: "rate_limited", format: count},
+		{key: "failed", format: count},
+		{key: "early_retries", format: count},
+		{key: "wasted_work_s", format: dec1},
+		{key: "write_races", format: count},
+	}...)
 	if anyHedges(rs) {
 		// After "attempts" and "wasted s": what hedged reads cost.
 		hs := hedgeMetrics()
@@ -126,11 +155,12 @@ func metrics(rs ...*results.Results) []metric {
 	}
 	if unfinished {
 		// After "failed turns": turns still running when the run ended.
-		ms = slices.Insert(ms, 2, metric{header: "unfinished", name: "turns unfinished at the end of the run", dir: neutral, key: "unfinished_turns", format: count})
+		ms = slices.Insert(ms, 2, fromRegistry(metric{key: "unfinished_turns", format: count, unscored: true})...)
 	}
 	names := slices.Sorted(maps.Keys(services))
 	for _, name := range names {
-		header, what := "peak "+name, "peak in flight at "+name
+		m := fromRegistry(metric{key: results.PeakFigure + name, format: count})[0]
+		header, what := m.header, m.name
 		if len(names) == 1 {
 			header = "peak"
 		}
@@ -138,7 +168,8 @@ func metrics(rs ...*results.Results) []metric {
 			// The sum of a fleet's members' peaks: at most, not measured.
 			header, what = header+" ≤", what+" (at most: the sum of the members' peaks)"
 		}
-		ms = append(ms, metric{header: header, name: what, dir: neutral, key: results.PeakFigure + name, format: count})
+		m.header, m.name = header, what
+		ms = append(ms, m)
 	}
 	return ms
 }
@@ -146,11 +177,11 @@ func metrics(rs ...*results.Results) []metric {
 // hedgeMetrics are the figures of hedged reads: columns when a strategy
 // hedges (the terminal's shows hedges alone), on request otherwise.
 func hedgeMetrics() []metric {
-	return []metric{
-		{header: "hedges", name: "hedges sent (second attempts of slow reads; % extra attempts)", dir: neutral, key: "hedges", format: count, share: unhedgedAttempts},
-		{header: "hedges won", name: "calls answered by their hedge (% of hedges)", dir: neutral, key: "hedges_won", format: count, share: meanOf("hedges"), report: true},
-		{header: "cancelled s", name: "work of attempts cancelled at the transport (s)", dir: lowerBetter, key: "cancelled_work_s", format: dec1, report: true},
-	}
+	return fromRegistry([]metric{
+		{key: "hedges", format: count, share: unhedgedAttempts},
+		{key: "hedges_won", format: count, share: meanOf("hedges"), report: true},
+		{key: "cancelled_work_s", format: dec1, report: true},
+	}...)
 }
 
 // meanOf is the mean figure named key, as a metric's share.
@@ -305,15 +336,15 @@ func halfWidthText(hw float64, format func(float64) string) string {
 // Little's L, and the agent-level figures (tasks, cost, tokens), which
 // the tasks table below the comparison shows by default.
 func extraMetrics() []metric {
-	ms := []metric{
-		{header: "mean ms", name: "turn latency mean (ms)", dir: lowerBetter, key: "turn_latency_ms.mean", format: millis, reliable: true},
-		{header: "answer mean", name: "mean time to answer of the answered turns (ms)", dir: lowerBetter, key: "answer_latency_ms.mean", format: millis, reliable: true},
-		{header: "answered", name: "share of turns answered in full (%)", dir: higherBetter, key: "answer_latency_ms.answered_share", scale: 100, format: dec1},
-		{header: "calls ok/s", name: "successful calls per s, those of failed turns included", dir: neutral, key: "goodput_per_s", format: dec2},
-		{header: "answered/s", name: "turns answered in full per s", dir: higherBetter, key: "answered_turns_per_s", format: dec2},
-		{header: "L turns", name: "turns in the system, time-averaged (Little's L)", dir: neutral, key: "turns_in_system", format: dec2},
-		{header: "L attempts", name: "attempts in service, time-averaged (Little's L)", dir: neutral, key: "attempts_in_service", format: dec2},
-	}
+	ms := fromRegistry([]metric{
+		{key: "turn_latency_ms.mean", format: millis, reliable: true},
+		{key: "answer_latency_ms.mean", format: millis, reliable: true},
+		{key: "answer_latency_ms.answered_share", scale: 100, format: dec1},
+		{key: "goodput_per_s", format: dec2, unscored: true},
+		{key: "answered_turns_per_s", format: dec2},
+		{key: "turns_in_system", format: dec2},
+		{key: "attempts_in_service", format: dec2},
+	}...)
 	ms = append(ms, hedgeMetrics()...)
 	return append(append(ms, taskMetrics()...), append(tokenMetrics(), schedulerMetrics()...)...)
 }

@@ -6,13 +6,13 @@ import (
 	"unicode/utf8"
 )
 
-// narrowColumns are the columns of the narrow layout, in order: what the
-// choice between strategies rests on.
-var narrowColumns = []string{"failed turns", "unfinished", "answer p95", "goodput/s", "429s"}
+// narrowColumns are the figures (results' registry keys) of the narrow
+// layout's columns: what the choice between strategies rests on.
+var narrowColumns = []string{"failed_turns", "unfinished_turns", "answer_latency_ms.p95", "answered_goodput_per_s", "rate_limited"}
 
 // narrowMetrics keeps the metrics of ms that the narrow layout shows.
 func narrowMetrics(ms []metric) []metric {
-	return slices.DeleteFunc(slices.Clone(ms), func(m metric) bool { return !slices.Contains(narrowColumns, m.header) })
+	return slices.DeleteFunc(slices.Clone(ms), func(m metric) bool { return !slices.Contains(narrowColumns, m.key) })
 }
 
 // wrap breaks line at spaces into lines of at most width columns (runes),

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -81,15 +82,15 @@ func backoffComparison(r *results.Results, _ Options) (*Figure, error) {
 			p.Y.Tick.Marker = rowTicks
 		}
 		p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
-		p.Y.Tick.Label.Font = sans(9)
-		p.Title.TextStyle.Font = sans(11)
+		p.Y.Tick.Label.Font = plots.Sans(9)
+		p.Title.TextStyle.Font = plots.Sans(11)
 	}
 	panel := 70 + vg.Length(n)*34
 	caption := "Strategies with the same cap that retry differently: compare the red share of calls that gave up, the 429s each retry drew, and the p95 answer (a red row never got one)."
 	if cost != nil {
 		caption = "Strategies with the same cap that retry differently: compare the total attempts each sent with the time it took to finish the workload (fewer attempts ease the server; finishing sooner only by sending more loads it), the red share of calls that gave up, the 429s each retry drew, and the p95 answer (a red row never got one)."
 	}
-	return newFigure("backoff", "Backoff comparison",
+	return newFigure("backoff", false,
 		caption, max(figureHeight, vg.Length(len(panels))*panel), panels...), nil
 }
 
@@ -97,8 +98,8 @@ func backoffComparison(r *results.Results, _ Options) (*Figure, error) {
 // (row(i) is strategy i's, h half a row's bar height), the shares of its
 // calls that succeeded at the first try, after retries, and that gave up.
 func outcomePanel(r *results.Results, row func(int) float64, h float64) *plot.Plot {
-	p := newPlot("What the calls came to", "share of calls (%)", "")
-	first, retried, gave := &rects{fill: color.RGBA{R: 80, G: 150, B: 90, A: 255}}, &rects{fill: color.RGBA{R: 170, G: 210, B: 150, A: 255}}, &rects{fill: failColor}
+	p := plots.NewPlot("What the calls came to", "share of calls (%)", "")
+	first, retried, gave := &plots.Rects{Fill: color.RGBA{R: 80, G: 150, B: 90, A: 255}}, &plots.Rects{Fill: color.RGBA{R: 170, G: 210, B: 150, A: 255}}, &plots.Rects{Fill: plots.FailColor}
 	for i := range r.Strategies {
 		a, b, c := callOutcomes(&r.Strategies[i])
 		total := a + b + c
@@ -107,9 +108,9 @@ func outcomePanel(r *results.Results, row func(int) float64, h float64) *plot.Pl
 		}
 		a, b, c = 100*a/total, 100*b/total, 100*c/total
 		y := row(i)
-		first.add(0, a, y-h, y+h)
-		retried.add(a, a+b, y-h, y+h)
-		gave.add(a+b, a+b+c, y-h, y+h)
+		first.Add(0, a, y-h, y+h)
+		retried.Add(a, a+b, y-h, y+h)
+		gave.Add(a+b, a+b+c, y-h, y+h)
 	}
 	p.Add(first, retried, gave)
 	p.Legend.Add("succeeded first try", first)
@@ -122,8 +123,8 @@ func outcomePanel(r *results.Results, row func(int) float64, h float64) *plot.Pl
 // spentPanel draws, for each strategy on the rows of the backoff figure,
 // the retries, 429s and early retries it spent per call.
 func spentPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot {
-	p := newPlot("What the retries cost", "per call", "")
-	retryBars, limitedBars, earlyBars := &rects{fill: color.RGBA{R: 230, G: 140, B: 40, A: 255}}, &rects{fill: limitColor}, &rects{fill: color.RGBA{R: 120, G: 90, B: 170, A: 255}}
+	p := plots.NewPlot("What the retries cost", "per call", "")
+	retryBars, limitedBars, earlyBars := &plots.Rects{Fill: color.RGBA{R: 230, G: 140, B: 40, A: 255}}, &plots.Rects{Fill: plots.LimitColor}, &plots.Rects{Fill: color.RGBA{R: 120, G: 90, B: 170, A: 255}}
 	top := 0.0
 	for i, s := range r.Strategies {
 		if s.Calls+s.Failed == 0 {
@@ -132,10 +133,10 @@ func spentPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot
 		calls := float64(max(s.Calls, 1))
 		vals := []float64{float64(s.Attempts-s.Calls) / calls, float64(s.RateLimited) / calls, float64(s.EarlyRetries) / calls}
 		y := row(i)
-		for k, b := range []*rects{retryBars, limitedBars, earlyBars} {
+		for k, b := range []*plots.Rects{retryBars, limitedBars, earlyBars} {
 			v := max(0, vals[k])
 			y1 := y + h - float64(k)*2*h/3
-			b.add(0, v, y1-2*h/3, y1)
+			b.Add(0, v, y1-2*h/3, y1)
 			top = max(top, v)
 		}
 	}
@@ -143,7 +144,7 @@ func spentPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot
 	p.Legend.Add("retries", retryBars)
 	p.Legend.Add("429s", limitedBars)
 	p.Legend.Add("early retries", earlyBars)
-	p.X.Min, p.X.Max = 0, fitTop(top)
+	p.X.Min, p.X.Max = 0, plots.FitTop(top)
 	return p
 }
 
@@ -151,8 +152,8 @@ func spentPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot
 // its p50 and p95 time to answer, failed turns counted as never answered:
 // a time that never came fills its row.
 func answerPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot {
-	p := newPlot("Time to answer (failed turns never answered)", "time to answer (ms)", "")
-	p50, p95, never := &rects{fill: color.RGBA{R: 120, G: 170, B: 120, A: 255}}, &rects{fill: color.RGBA{R: 40, G: 100, B: 50, A: 255}}, &rects{fill: shadeColor}
+	p := plots.NewPlot("Time to answer (failed turns never answered)", "time to answer (ms)", "")
+	p50, p95, never := &plots.Rects{Fill: color.RGBA{R: 120, G: 170, B: 120, A: 255}}, &plots.Rects{Fill: color.RGBA{R: 40, G: 100, B: 50, A: 255}}, &plots.Rects{Fill: plots.ShadeColor}
 	top := 0.0
 	for _, s := range r.Strategies {
 		for _, v := range []results.AnswerMs{s.AnswerLatencyMs.P50, s.AnswerLatencyMs.P95} {
@@ -161,7 +162,7 @@ func answerPanel(r *results.Results, row func(int) float64, h float64) *plot.Plo
 			}
 		}
 	}
-	xMax := fitTop(top)
+	xMax := plots.FitTop(top)
 	anyNever := false
 	for i, s := range r.Strategies {
 		y := row(i)
@@ -170,12 +171,12 @@ func answerPanel(r *results.Results, row func(int) float64, h float64) *plot.Plo
 			switch {
 			case s.Turns == 0 && s.UnfinishedTurns == 0:
 			case !v.Answered():
-				never.add(0, xMax, y1-h, y1)
+				never.Add(0, xMax, y1-h, y1)
 				anyNever = true
 			case k == 0:
-				p50.add(0, float64(v), y1-h, y1)
+				p50.Add(0, float64(v), y1-h, y1)
 			default:
-				p95.add(0, float64(v), y1-h, y1)
+				p95.Add(0, float64(v), y1-h, y1)
 			}
 		}
 	}

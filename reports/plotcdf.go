@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -21,18 +22,18 @@ import (
 // turn-latency CDF of every finished turn. Dotted lines at 0.5 and 0.95
 // let a reader take p50 and p95 off the curves.
 func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
-	name, figTitle := "latency-cdf", "Turn latency CDF"
+	answers := false
 	caption := "Read each strategy's p50 and p95 where its line crosses the dotted 0.5 and 0.95 lines; further left is faster."
 	points := func(s *results.StrategyResult) []results.CDFPoint { return s.LatencyCDF }
 	title, xLabel, yLabel := "Turn latency, cumulative", "turn latency (ms, log scale)", "share of turns finished"
 	if slices.ContainsFunc(r.Strategies, func(s results.StrategyResult) bool { return len(s.AnswerCDF) > 0 }) {
-		figTitle = "Turn latency CDF: turns answered within a time"
+		answers = true
 		caption = "Read p50 and p95 where each line crosses the dotted 0.5 and 0.95 lines; a line that levels off below 1 failed that share of its turns, which count as never answered."
 		points = func(s *results.StrategyResult) []results.CDFPoint { return s.AnswerCDF }
 		title, xLabel, yLabel = "Turns answered, cumulative", "time to answer (ms, log scale)", "share of turns answered"
 	}
-	p := newPlot(title, xLabel, yLabel)
-	p.X.Tick.Marker = logAxis{}
+	p := plots.NewPlot(title, xLabel, yLabel)
+	p.X.Tick.Marker = plots.LogAxis{}
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = plot.ConstantTicks{
 		{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
@@ -46,14 +47,14 @@ func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 		var xys plotter.XYs
 		for _, c := range points(s) {
 			if c.Ms > 0 { // a log axis has no place for 0
-				xys = append(xys, plotter.XY{X: lg(c.Ms), Y: c.P})
+				xys = append(xys, plotter.XY{X: plots.Lg(c.Ms), Y: c.P})
 				lo, hi = min(lo, c.Ms), max(hi, c.Ms)
 			}
 		}
 		if len(xys) == 0 {
 			continue
 		}
-		l, err := line(xys, strategyColor(i), plotutil.Dashes(i/len(plotutil.DefaultColors)))
+		l, err := plots.Line(xys, plots.StrategyColor(i), plotutil.Dashes(i/len(plotutil.DefaultColors)))
 		if err != nil {
 			return nil, fmt.Errorf("reports: latency CDF of %s: %w", s.Name, err)
 		}
@@ -64,9 +65,9 @@ func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 	if !drawn {
 		return nil, nil
 	}
-	logRange(&p.X, lo, hi)
+	plots.LogRange(&p.X, lo, hi)
 	for _, q := range []float64{0.5, 0.95} {
-		l, err := hline(q, p.X.Min, p.X.Max, color.Gray{Y: 110}, dotted)
+		l, err := plots.HLine(q, p.X.Min, p.X.Max, color.Gray{Y: 110}, plots.Dotted)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +78,7 @@ func latencyCDF(r *results.Results, _ Options) (*Figure, error) {
 		p.Add(l)
 	}
 	p.Legend.Add("p50, p95", guide{})
-	return newFigure(name, figTitle, caption, figureHeight, p), nil
+	return newFigure("latency-cdf", answers, caption, figureHeight, p), nil
 }
 
 // guide is the legend thumbnail of the CDF's dotted percentile lines.
@@ -86,5 +87,5 @@ type guide struct{}
 // Thumbnail implements plot.Thumbnailer.
 func (guide) Thumbnail(c *draw.Canvas) {
 	y := (c.Min.Y + c.Max.Y) / 2
-	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: dotted}, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 110}, Width: vg.Points(1), Dashes: plots.Dotted}, c.Min.X, y, c.Max.X, y)
 }

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/plot"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -27,23 +28,23 @@ func costPanel(r *results.Results, row func(int) float64, h float64) *plot.Plot 
 	if mostTime == 0 {
 		return nil
 	}
-	p := newPlot("Total attempts beside the time to finish the workload", "share of the largest (%)", "")
-	attempts := &rects{fill: color.RGBA{R: 230, G: 140, B: 40, A: 255}}
-	finish := &rects{fill: color.RGBA{R: 60, G: 110, B: 170, A: 255}}
-	unfinished := &rects{fill: shadeColor}
+	p := plots.NewPlot("Total attempts beside the time to finish the workload", "share of the largest (%)", "")
+	attempts := &plots.Rects{Fill: color.RGBA{R: 230, G: 140, B: 40, A: 255}}
+	finish := &plots.Rects{Fill: color.RGBA{R: 60, G: 110, B: 170, A: 255}}
+	unfinished := &plots.Rects{Fill: plots.ShadeColor}
 	anyUnfinished := false
 	var ticks plot.ConstantTicks
 	for i, s := range r.Strategies {
 		y := row(i)
 		label := fmt.Sprintf("%s\n%s attempts", s.Name, num(float64(s.Attempts)))
 		if mostAttempts > 0 {
-			attempts.add(0, 100*float64(s.Attempts)/mostAttempts, y-h/6, y+h)
+			attempts.Add(0, 100*float64(s.Attempts)/mostAttempts, y-h/6, y+h)
 		}
 		if s.FinishS > 0 {
-			finish.add(0, 100*s.FinishS/mostTime, y-h, y-h/6)
+			finish.Add(0, 100*s.FinishS/mostTime, y-h, y-h/6)
 			label += fmt.Sprintf(", %s s", dec1(s.FinishS))
 		} else {
-			unfinished.add(0, 100, y-h, y-h/6)
+			unfinished.Add(0, 100, y-h, y-h/6)
 			anyUnfinished = true
 			label += ", did not finish"
 		}

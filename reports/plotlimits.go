@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/simbench/simbench/internal/downsample"
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -46,7 +47,7 @@ func limitsFigure(r *results.Results, opts Options) (*Figure, error) {
 	}
 	var panels []*plot.Plot
 	for _, svc := range services {
-		p := newPlot("Concurrency limit: "+svc, "time (s)", "limit (attempts in flight)")
+		p := plots.NewPlot("Concurrency limit: "+svc, "time (s)", "limit (attempts in flight)")
 		p.X.Min, p.X.Max = t0, t1
 		bands := eventBands(r, svc, t0, t1)
 		shadeEvents(p, bands)
@@ -56,7 +57,7 @@ func limitsFigure(r *results.Results, opts Options) (*Figure, error) {
 			if s.MaxInFlight <= 0 {
 				continue
 			}
-			l, err := levelLine(p, fmt.Sprintf("%s: cap %d", s.Name, s.MaxInFlight), float64(s.MaxInFlight), t0, t1, strategyColor(i), dashed)
+			l, err := plots.LevelLine(p, fmt.Sprintf("%s: cap %d", s.Name, s.MaxInFlight), float64(s.MaxInFlight), t0, t1, plots.StrategyColor(i), plots.Dashed)
 			if err != nil {
 				return nil, err
 			}
@@ -82,18 +83,18 @@ func limitsFigure(r *results.Results, opts Options) (*Figure, error) {
 			for _, xy := range xys {
 				top = max(top, xy.Y)
 			}
-			l, err := line(xys, strategyColor(i), nil)
+			l, err := plots.Line(xys, plots.StrategyColor(i), nil)
 			if err != nil {
 				return nil, fmt.Errorf("reports: limit of %s for %s: %w", s.Name, svc, err)
 			}
 			p.Add(l)
 			p.Legend.Add(s.Name+" (adaptive)", l)
 		}
-		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		p.Y.Min, p.Y.Max = 0, plots.FitTop(top)
 		labelEvents(p, bands)
 		panels = append(panels, p)
 	}
-	return newFigure("limits", "Adaptive concurrency limits over time",
+	return newFigure("limits", false,
 		"Each adaptive strategy's limit steps down when the service refuses or slows and climbs back while it answers; dashed lines are the static caps it competes with, shaded bands the timed events.",
 		panelsHeight(len(panels)), panels...), nil
 }

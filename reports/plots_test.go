@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/simbench/simbench/internal/fixtures"
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -123,7 +124,7 @@ func TestLatencyCDFDrawsEveryStrategy(t *testing.T) {
 	}
 	for i, s := range r.Strategies {
 		// A line across the plot is hundreds of pixels; the legend alone is a few dozen.
-		if n := pixelsOf(img, strategyColor(i)); n < 300 {
+		if n := pixelsOf(img, plots.StrategyColor(i)); n < 300 {
 			t.Errorf("%s: %d pixels of its colour, want a line", s.Name, n)
 		}
 	}
@@ -269,12 +270,12 @@ func TestFiguresDrawDegenerateData(t *testing.T) {
 }
 
 func TestRenderTurnsPanicsIntoErrors(t *testing.T) {
-	p := newPlot("empty log axis", "x", "y")
+	p := plots.NewPlot("empty log axis", "x", "y")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{}
 	p.X.Min, p.X.Max = 0, 0
-	f := newFigure("broken", "", "", figureHeight, p)
-	if _, err := f.SVG(); err == nil || !strings.Contains(err.Error(), "drawing broken") {
+	f := newFigure("latency-cdf", false, "", figureHeight, p)
+	if _, err := f.SVG(); err == nil || !strings.Contains(err.Error(), "drawing latency-cdf") {
 		t.Errorf("error %v, want one naming the figure", err)
 	}
 }
@@ -298,43 +299,6 @@ func TestLatencyCDFFallsBackWithoutAnswerCDF(t *testing.T) {
 	}
 	if figs[0].Name != "latency-cdf" || figs[0].Title != "Turn latency CDF" {
 		t.Errorf("without answer CDFs: %q %q", figs[0].Name, figs[0].Title)
-	}
-}
-
-// labels returns the labelled ticks of a ticker over lo..hi.
-func labels(t plot.Ticker, lo, hi float64) []string {
-	var out []string
-	for _, tk := range t.Ticks(lo, hi) {
-		if tk.Label != "" {
-			out = append(out, tk.Label)
-		}
-	}
-	return out
-}
-
-func TestLogTicksLabelOneTwoFive(t *testing.T) {
-	tests := []struct {
-		name   string
-		ticker logTicks
-		lo, hi float64
-		want   []string
-	}{
-		{"time to answer", logTicks{}, 80, 6000, []string{"100", "200", "500", "1k", "2k", "5k"}},
-		{"within a decade", logTicks{}, 1100, 4800, []string{"2k", "3k", "4k"}},
-		{"short axis, many decades", logTicks{maxLabels: 6}, 0.5, 80000, []string{"1", "10", "100", "1k", "10k"}},
-		// 1-2-5 would be 11 labels and 1-3 eight: one per decade.
-		{"short axis, fewer decades", logTicks{maxLabels: 6}, 1, 5000, []string{"1", "10", "100", "1k"}},
-	}
-	for _, tt := range tests {
-		if got := labels(tt.ticker, tt.lo, tt.hi); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: labels %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestLinTicksLabelAboutFive(t *testing.T) {
-	if got, want := labels(linTicks{}, 0, 1800), []string{"0", "500", "1,000", "1,500"}; !slices.Equal(got, want) {
-		t.Errorf("labels %v, want %v", got, want)
 	}
 }
 
@@ -480,7 +444,7 @@ func TestSweepDrawsEveryLoad(t *testing.T) {
 	}
 	for _, p := range f.plots {
 		// The marks at caps 1 and 128 sit inside the frame.
-		if !(p.X.Min < lg(1) && lg(128) < p.X.Max) {
+		if !(p.X.Min < plots.Lg(1) && plots.Lg(128) < p.X.Max) {
 			t.Errorf("%s: x from %g to %g cuts the caps 1 and 128 at the frame", p.Title.Text, p.X.Min, p.X.Max)
 		}
 	}
@@ -500,7 +464,7 @@ func TestCapAxisSaysLog2WhenCapsDouble(t *testing.T) {
 		{[]int{4, 6, 8, 10}, "max in flight"},
 	}
 	for _, tt := range tests {
-		p := newPlot("", "", "")
+		p := plots.NewPlot("", "", "")
 		capAxis(p, tt.caps)
 		if p.X.Label.Text != tt.want {
 			t.Errorf("caps %v: label %q, want %q", tt.caps, p.X.Label.Text, tt.want)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -168,9 +169,9 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 			for k, pt := range tl {
 				xys[k] = plotter.XY{X: pt.T, Y: float64(pt.InFlight)}
 			}
-			t, _, _ := scaleTop(xys, 0)
+			t, _, _ := plots.ScaleTop(xys, 0)
 			top = max(top, t)
-			l, err := line(Downsample(xys, opts.maxPoints()), col, nil)
+			l, err := plots.Line(Downsample(xys, opts.maxPoints()), col, nil)
 			if err != nil {
 				return 0, fmt.Errorf("reports: in flight of %s to %s: %w", s.Name, name, err)
 			}
@@ -182,14 +183,14 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 			y      int
 			dashes []vg.Length
 		}{
-			{fmt.Sprintf("%s cap %d", name, s.MaxInFlightPerService[name]), s.MaxInFlightPerService[name], dashed},
-			{fmt.Sprintf("%s service limit %d", name, opts.serviceLimits(r, name).inFlight), opts.serviceLimits(r, name).inFlight, dotted},
+			{fmt.Sprintf("%s cap %d", name, s.MaxInFlightPerService[name]), s.MaxInFlightPerService[name], plots.Dashed},
+			{fmt.Sprintf("%s service limit %d", name, opts.serviceLimits(r, name).inFlight), opts.serviceLimits(r, name).inFlight, plots.Dotted},
 		}
 		for _, lv := range levels {
 			if lv.y <= 0 {
 				continue
 			}
-			l, err := hline(float64(lv.y), t0, t1, lighter(col), lv.dashes)
+			l, err := plots.HLine(float64(lv.y), t0, t1, plots.Lighter(col), lv.dashes)
 			if err != nil {
 				return 0, err
 			}
@@ -206,12 +207,6 @@ func serviceInFlight(p *plot.Plot, r *results.Results, s *results.StrategyResult
 	return top, nil
 }
 
-// lighter is opaque c at 45% opacity.
-func lighter(c color.Color) color.Color {
-	r, g, b, _ := c.RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 115}
-}
-
 // serviceRequestRate draws the requests-per-second figure of a run of two
 // or more services: a panel per strategy and service, each against the
 // service's own limit, for as many strategies as MaxFigureStrategies
@@ -226,7 +221,7 @@ func serviceRequestRate(r *results.Results, opts Options, services []string, tot
 	for i := range strategies {
 		s := &r.Strategies[i]
 		for _, name := range services {
-			p := newPlot(s.Name+" → "+name, "time (s)", "requests/s to "+name)
+			p := plots.NewPlot(s.Name+" → "+name, "time (s)", "requests/s to "+name)
 			p.X.Min, p.X.Max = t0, t1
 			bands := eventBands(r, name, t0, t1)
 			shadeEvents(p, bands)
@@ -241,6 +236,6 @@ func serviceRequestRate(r *results.Results, opts Options, services []string, tot
 	if strategies < len(r.Strategies) {
 		caption += fmt.Sprintf(" Drawn: the first %d of the %d strategies (%d panels at most).", strategies, len(r.Strategies), MaxFigureStrategies)
 	}
-	return newFigure("requests", "Requests per second to each service against its limit", caption,
+	return newFigure("requests", true, caption,
 		panelsHeight(len(panels)), panels...), nil
 }

@@ -8,10 +8,10 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -49,14 +49,14 @@ func doubling(caps []int) bool {
 // capAxis sets p's X axis for the caps: logarithmic when they double or
 // span a factor of 8 or more (labelled as such), with a tick at each cap
 // when there are few, and a margin so a mark at the first or last cap sits
-// inside the frame. It returns where a cap goes on the axis (see logAxis).
+// inside the frame. It returns where a cap goes on the axis (see plots.LogAxis).
 func capAxis(p *plot.Plot, caps []int) (at func(int) float64) {
 	c0, c1 := float64(caps[0]), float64(caps[len(caps)-1])
 	logScale := c0 > 0 && c1/c0 >= 8
 	at = func(c int) float64 { return float64(c) }
 	if logScale {
-		at = func(c int) float64 { return lg(float64(c)) }
-		p.X.Min, p.X.Max = lg(c0/1.2), lg(c1*1.2)
+		at = func(c int) float64 { return plots.Lg(float64(c)) }
+		p.X.Min, p.X.Max = plots.Lg(c0/1.2), plots.Lg(c1*1.2)
 		p.X.Label.Text = "max in flight (log scale)"
 		if doubling(caps) {
 			p.X.Label.Text = "max in flight (log₂ scale: each step doubles)"
@@ -74,7 +74,7 @@ func capAxis(p *plot.Plot, caps []int) (at func(int) float64) {
 		}
 		p.X.Tick.Marker = ticks
 	case logScale:
-		p.X.Tick.Marker = logAxis{}
+		p.X.Tick.Marker = plots.LogAxis{}
 	}
 	return at
 }
@@ -135,7 +135,7 @@ func sweepFigure(_ *results.Results, opts Options) (*Figure, error) {
 	if sp.multi {
 		caption = "One line per load: see whether the chosen cap (ring) moves with the load, and where each load's goodput levels off (knee, triangle)."
 	}
-	return newFigure("sweep", "Sweep over the concurrency cap", caption, panelsHeight(len(sp.panels)), sp.panels...), nil
+	return newFigure("sweep", false, caption, panelsHeight(len(sp.panels)), sp.panels...), nil
 }
 
 // toleranceZoom draws row r's p95 time to answer, with its intervals, on
@@ -153,8 +153,8 @@ func toleranceZoom(r results.SweepRow, caps []int, tol, maxShare float64) (*plot
 	if math.IsInf(best, 1) || best <= 0 {
 		return nil, nil
 	}
-	p := newPlot(fmt.Sprintf("p95 near the best: the band within %s%% of it", num(100*tol)), "", "p95 time to answer (ms)")
-	p.Title.TextStyle.Font = sans(11)
+	p := plots.NewPlot(fmt.Sprintf("p95 near the best: the band within %s%% of it", num(100*tol)), "", "p95 time to answer (ms)")
+	p.Title.TextStyle.Font = plots.Sans(11)
 	at := capAxis(p, caps)
 	lo, hi := best*(1-2*tol), best*(1+4*tol)
 	for _, pt := range r.Points {
@@ -162,8 +162,8 @@ func toleranceZoom(r results.SweepRow, caps []int, tol, maxShare float64) (*plot
 			hi = max(hi, min(float64(pt.P95HiMs)*1.02, 2*best))
 		}
 	}
-	band := &rects{fill: color.NRGBA{R: 0, G: 150, B: 70, A: 50}}
-	band.add(p.X.Min, p.X.Max, best, best*(1+tol))
+	band := &plots.Rects{Fill: color.NRGBA{R: 0, G: 150, B: 70, A: 50}}
+	band.Add(p.X.Min, p.X.Max, best, best*(1+tol))
 	p.Add(band)
 	p.Legend.Add(fmt.Sprintf("within %s%% of the best, %s ms", num(100*tol), num(math.Round(best))), band)
 	var xys plotter.XYs
@@ -179,7 +179,7 @@ func toleranceZoom(r results.SweepRow, caps []int, tol, maxShare float64) (*plot
 		}
 		xys = append(xys, plotter.XY{X: at(pt.Cap), Y: v})
 		if pt.P95LoMs > 0 && pt.P95HiMs.Answered() && pt.P95HiMs > pt.P95LoMs {
-			l, err := vline(at(pt.Cap), float64(pt.P95LoMs), float64(pt.P95HiMs), strategyColor(0), nil)
+			l, err := plots.VLine(at(pt.Cap), float64(pt.P95LoMs), float64(pt.P95HiMs), plots.StrategyColor(0), nil)
 			if err != nil {
 				return nil, err
 			}
@@ -191,8 +191,8 @@ func toleranceZoom(r results.SweepRow, caps []int, tol, maxShare float64) (*plot
 		if err != nil {
 			return nil, fmt.Errorf("reports: sweep zoom: %w", err)
 		}
-		l.Color, l.Width = strategyColor(0), vg.Points(1.5)
-		sc.Color, sc.Radius = strategyColor(0), vg.Points(2.5)
+		l.Color, l.Width = plots.StrategyColor(0), vg.Points(1.5)
+		sc.Color, sc.Radius = plots.StrategyColor(0), vg.Points(2.5)
 		p.Add(l, sc)
 		label := "p95 (bars: 95% interval)"
 		if above > 0 {
@@ -201,7 +201,7 @@ func toleranceZoom(r results.SweepRow, caps []int, tol, maxShare float64) (*plot
 		p.Legend.Add(label, l, sc)
 	}
 	if r.Chosen > 0 {
-		l, err := vline(at(r.Chosen), lo, hi, chosenCol, dashed)
+		l, err := plots.VLine(at(r.Chosen), lo, hi, plots.ChosenColor, plots.Dashed)
 		if err != nil {
 			return nil, err
 		}
@@ -244,9 +244,9 @@ func newSweepPlot(rows []results.SweepRow, caps []int, who string) *sweepPlot {
 	sp := &sweepPlot{
 		rows:   rows,
 		multi:  len(rows) > 1,
-		lat:    newPlot(who+": time to answer against cap", "", "time to answer (ms)"),
-		good:   newPlot("Goodput against cap", "", "successful calls/s"),
-		share:  newPlot("Rate-limited share against cap", "", "429s per attempt (%)"),
+		lat:    plots.NewPlot(who+": time to answer against cap", "", "time to answer (ms)"),
+		good:   plots.NewPlot("Goodput against cap", "", "successful calls/s"),
+		share:  plots.NewPlot("Rate-limited share against cap", "", "429s per attempt (%)"),
 		ty:     func(v float64) float64 { return v },
 		chosen: map[*plot.Plot]plotter.XYs{}, knee: map[*plot.Plot]plotter.XYs{},
 		curves: map[*plot.Plot][]plotter.XYs{},
@@ -254,7 +254,7 @@ func newSweepPlot(rows []results.SweepRow, caps []int, who string) *sweepPlot {
 	sp.panels = []*plot.Plot{sp.lat, sp.good, sp.share}
 	for _, p := range sp.panels {
 		sp.at = capAxis(p, caps)
-		p.Title.TextStyle.Font = sans(11)
+		p.Title.TextStyle.Font = plots.Sans(11)
 	}
 	sp.latencyScale()
 	return sp
@@ -276,9 +276,9 @@ func (sp *sweepPlot) latencyScale() {
 	}
 	sp.logLat = sp.latHi >= 10*sp.latLo
 	if sp.logLat {
-		sp.ty = lg
+		sp.ty = plots.Lg
 		sp.lat.Y.Label.Text = "time to answer (ms, log scale)"
-		sp.lat.Y.Tick.Marker = logAxis{logTicks{maxLabels: 8}}
+		sp.lat.Y.Tick.Marker = plots.LogAxis{LogTicks: plots.LogTicks{MaxLabels: 8}}
 	}
 }
 
@@ -352,7 +352,7 @@ func (sp *sweepPlot) series(r results.SweepRow) sweepSeries {
 // addRow draws row j's curves in its colour: the p95 interval as a band,
 // p95 and p50 time to answer, goodput and 429 share.
 func (sp *sweepPlot) addRow(j int, r results.SweepRow) error {
-	col := strategyColor(j)
+	col := plots.StrategyColor(j)
 	c := sp.series(r)
 	if len(c.bandLo) > 1 {
 		slices.Reverse(c.bandHi)
@@ -373,7 +373,7 @@ func (sp *sweepPlot) addRow(j int, r results.SweepRow) error {
 		dashes []vg.Length
 	}{
 		{sp.lat, "p95", c.p95, nil},
-		{sp.lat, "p50", c.p50, dashed},
+		{sp.lat, "p50", c.p50, plots.Dashed},
 		{sp.good, "", c.goodput, nil},
 		{sp.share, "", c.share, nil},
 	}
@@ -402,13 +402,13 @@ func (sp *sweepPlot) addRow(j int, r results.SweepRow) error {
 // whose p95 turn was never answered.
 func (sp *sweepPlot) finishAxes(threshold float64) error {
 	sp.shareTop = max(sp.shareTop, threshold)
-	sp.lat.Y.Min, sp.lat.Y.Max = 0, fitTop(sp.latTop)
+	sp.lat.Y.Min, sp.lat.Y.Max = 0, plots.FitTop(sp.latTop)
 	if sp.logLat {
-		sp.lat.Y.Min, sp.lat.Y.Max = lg(sp.latLo/1.15), lg(sp.latHi*1.15)
+		sp.lat.Y.Min, sp.lat.Y.Max = plots.Lg(sp.latLo/1.15), plots.Lg(sp.latHi*1.15)
 	}
-	sp.good.Y.Min, sp.good.Y.Max = 0, fitTop(sp.goodTop)
-	sp.share.Y.Min, sp.share.Y.Max = 0, fitTop(sp.shareTop)
-	if _, err := levelLine(sp.share, fmt.Sprintf("threshold %s%%", num(threshold)), threshold, sp.share.X.Min, sp.share.X.Max, color.Black, dotted); err != nil {
+	sp.good.Y.Min, sp.good.Y.Max = 0, plots.FitTop(sp.goodTop)
+	sp.share.Y.Min, sp.share.Y.Max = 0, plots.FitTop(sp.shareTop)
+	if _, err := plots.LevelLine(sp.share, fmt.Sprintf("threshold %s%%", num(threshold)), threshold, sp.share.X.Min, sp.share.X.Max, color.Black, plots.Dotted); err != nil {
 		return err
 	}
 	if len(sp.never) == 0 {
@@ -421,7 +421,7 @@ func (sp *sweepPlot) finishAxes(threshold float64) error {
 	if err != nil {
 		return err
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: limitColor, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+	sc.GlyphStyle = draw.GlyphStyle{Color: plots.LimitColor, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
 	sp.lat.Add(sc)
 	sp.lat.Legend.Add("p95 never answered", sc)
 	return nil
@@ -454,16 +454,16 @@ func (sp *sweepPlot) markLines(p *plot.Plot, r results.SweepRow, mid bool) error
 		dashes []vg.Length
 		right  bool
 	}
-	marks := []mark{{r.Knee, "knee", kneeColor, dotted, false}, {r.Chosen, "chosen", chosenCol, dashed, true}}
+	marks := []mark{{r.Knee, "knee", plots.KneeColor, plots.Dotted, false}, {r.Chosen, "chosen", plots.ChosenColor, plots.Dashed, true}}
 	if r.Knee == r.Chosen {
-		marks = []mark{{r.Chosen, "knee = chosen", chosenCol, dashed, true}}
+		marks = []mark{{r.Chosen, "knee = chosen", plots.ChosenColor, plots.Dashed, true}}
 	}
 	for _, v := range marks {
 		if v.cp == 0 {
 			continue
 		}
 		x := sp.at(v.cp)
-		l, err := vline(x, p.Y.Min, p.Y.Max, v.col, v.dashes)
+		l, err := plots.VLine(x, p.Y.Min, p.Y.Max, v.col, v.dashes)
 		if err != nil {
 			return err
 		}
@@ -477,28 +477,10 @@ func (sp *sweepPlot) markLines(p *plot.Plot, r results.SweepRow, mid bool) error
 		case sp.curveAt(p, x) > p.Y.Min+0.6*(p.Y.Max-p.Y.Min):
 			y, yAlign, dy = p.Y.Min, draw.YBottom, 3
 		}
-		if err := addMarkLabel(p, x, y, text, v.col, v.right, yAlign, dy); err != nil {
+		if err := plots.MarkLabel(p, x, y, text, v.col, v.right, yAlign, dy); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// addMarkLabel writes text at (x, y) on p in colour c, to the right of x
-// (or to its left), aligned vertically by yAlign and offset by dy.
-func addMarkLabel(p *plot.Plot, x, y float64, s string, c color.Color, right bool, yAlign draw.YAlignment, dy vg.Length) error {
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{s}})
-	if err != nil {
-		return err
-	}
-	sty := text.Style{Color: c, Font: sans(9), Handler: lb.TextStyle[0].Handler, XAlign: draw.XLeft, YAlign: yAlign}
-	lb.Offset = vg.Point{X: 3, Y: dy}
-	if !right {
-		sty.XAlign = draw.XRight
-		lb.Offset.X = -3
-	}
-	lb.TextStyle[0] = sty
-	p.Add(lb)
 	return nil
 }
 

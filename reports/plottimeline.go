@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/simbench/simbench/reports/plots"
 	"github.com/simbench/simbench/results"
 )
 
@@ -44,42 +44,6 @@ func trimTimeline(r *results.Results, tl []results.TimelinePoint) []results.Time
 	return tl
 }
 
-// scaleTop returns the top of a y axis for values vs that must also show
-// floor (a limit or cap drawn on the same panel; 0 for none): their
-// maximum, unless a few buckets (a start-up burst) rise far above the rest
-// and above floor's axis, in which case the axis is set by the 99th
-// percentile (or floor) and the spike is returned (its value and time) to
-// be named instead of flattening every other line. A spike the axis shows
-// anyway is not clipped.
-func scaleTop(xys plotter.XYs, floor float64) (top float64, spike plotter.XY, clipped bool) {
-	top, spike, clipped = seriesTop(xys)
-	top = max(top, floor)
-	if clipped && spike.Y <= fitTop(top) {
-		return max(spike.Y, floor), spike, false
-	}
-	return top, spike, clipped
-}
-
-// seriesTop is scaleTop of the values alone.
-func seriesTop(xys plotter.XYs) (top float64, spike plotter.XY, clipped bool) {
-	if len(xys) == 0 {
-		return 0, spike, false
-	}
-	ys := make([]float64, len(xys))
-	for i, p := range xys {
-		ys[i] = p.Y
-		if p.Y > spike.Y {
-			spike = p
-		}
-	}
-	slices.Sort(ys)
-	q := ys[min(len(ys)-1, int(math.Ceil(0.99*float64(len(ys))))-1)]
-	if len(ys) >= 20 && spike.Y > 2*q && q > 0 {
-		return q, spike, true
-	}
-	return spike.Y, spike, false
-}
-
 // timelinePanels draws one panel per strategy on the run's time axis
 // (timelineSpan), titled title(s) with yLabel up the side, the run's timed
 // events shaded under the data and labelled over it on the first panel;
@@ -95,7 +59,7 @@ func timelinePanels(r *results.Results, yLabel string, title func(s *results.Str
 	var panels []*plot.Plot
 	for i := range r.Strategies {
 		s := &r.Strategies[i]
-		p := newPlot(title(s), "time (s)", yLabel)
+		p := plots.NewPlot(title(s), "time (s)", yLabel)
 		p.X.Min, p.X.Max = t0, t1
 		shadeEvents(p, bands)
 		if err := fill(p, i, s, t0, t1); err != nil {
@@ -109,22 +73,10 @@ func timelinePanels(r *results.Results, yLabel string, title func(s *results.Str
 	return panels, nil
 }
 
-// levelLine adds to p a horizontal line at y from x0 to x1 with a legend
-// entry, and returns it.
-func levelLine(p *plot.Plot, label string, y, x0, x1 float64, c color.Color, dashes []vg.Length) (*plotter.Line, error) {
-	l, err := hline(y, x0, x1, c, dashes)
-	if err != nil {
-		return nil, err
-	}
-	p.Add(l)
-	p.Legend.Add(label, l)
-	return l, nil
-}
-
 // serviceLimitLine adds the service's limit on requests in flight to p,
 // dotted, from t0 to t1 seconds.
 func serviceLimitLine(p *plot.Plot, limit int, t0, t1 float64) error {
-	_, err := levelLine(p, fmt.Sprintf("service limit %d", limit), float64(limit), t0, t1, limitColor, dotted)
+	_, err := plots.LevelLine(p, fmt.Sprintf("service limit %d", limit), float64(limit), t0, t1, plots.LimitColor, plots.Dotted)
 	return err
 }
 
@@ -150,11 +102,11 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 		if services == nil {
 			floor = max(floor, float64(lim.inFlight))
 		}
-		top, spike, clipped := scaleTop(xys, floor)
+		top, spike, clipped := plots.ScaleTop(xys, floor)
 		if len(xys) > 0 {
 			// Wide and under the cap's dashes, so a line that sits at the
 			// cap shows between them.
-			l, err := line(Downsample(xys, opts.maxPoints()), strategyColor(i), nil)
+			l, err := plots.Line(Downsample(xys, opts.maxPoints()), plots.StrategyColor(i), nil)
 			if err != nil {
 				return fmt.Errorf("reports: in flight of %s: %w", s.Name, err)
 			}
@@ -175,7 +127,7 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 				label += fmt.Sprintf(", reached in %s%% of buckets", num(math.Round(100*float64(atCap)/float64(len(tl)))))
 			}
 			// Thin, with wide gaps: the line at the cap shows through.
-			l, err := levelLine(p, label, float64(s.MaxInFlight), t0, t1, color.Black, capDashes)
+			l, err := plots.LevelLine(p, label, float64(s.MaxInFlight), t0, t1, color.Black, plots.CapDashes)
 			if err != nil {
 				return err
 			}
@@ -194,9 +146,9 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 			}
 			top = max(top, float64(lim.inFlight))
 		}
-		p.Y.Min, p.Y.Max = 0, fitTop(top)
+		p.Y.Min, p.Y.Max = 0, plots.FitTop(top)
 		if clipped {
-			p.Y.Max = fitTop(top) * 1.15
+			p.Y.Max = plots.FitTop(top) * 1.15
 		}
 		return nil
 	})
@@ -207,7 +159,7 @@ func inFlight(r *results.Results, opts Options) (*Figure, error) {
 	if services != nil {
 		caption = "Does each strategy's line stay under its caps and the services' limits, or pile up in bursts? The wide line is every service together (under the global cap, dashed black); each service's line is drawn with its own cap (dashed) and limit (dotted) in its colour." + drawnNote(services, total)
 	}
-	return newFigure("in-flight", "In flight over time", caption, panelsHeight(len(panels)), panels...), nil
+	return newFigure("in-flight", false, caption, panelsHeight(len(panels)), panels...), nil
 }
 
 // saturated reports the timeline buckets where the limit was saturated:
@@ -261,7 +213,7 @@ func requestRate(r *results.Results, opts Options) (*Figure, error) {
 	if panels == nil {
 		return nil, err
 	}
-	return newFigure("requests", "Requests per second against the limit", caption,
+	return newFigure("requests", false, caption,
 		panelsHeight(len(panels)), panels...), nil
 }
 
@@ -294,15 +246,15 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		limited[k] = plotter.XY{X: pt.T, Y: pt.RateLimited}
 		any429 = any429 || pt.RateLimited > 0
 	}
-	top, spike, clipped := scaleTop(started, ratePerS)
-	p.Y.Min, p.Y.Max = 0, fitTop(top)
+	top, spike, clipped := plots.ScaleTop(started, ratePerS)
+	p.Y.Min, p.Y.Max = 0, plots.FitTop(top)
 	if clipped {
 		p.Y.Max *= 1.15
 	}
 	if shade := spans(tl, saturated(tl), (t1-t0)/300); len(shade) > 0 {
-		b := &rects{fill: shadeColor}
+		b := &plots.Rects{Fill: plots.ShadeColor}
 		for _, sp := range shade {
-			b.add(sp[0], sp[1], p.Y.Min, p.Y.Max)
+			b.Add(sp[0], sp[1], p.Y.Min, p.Y.Max)
 		}
 		p.Add(b)
 		p.Legend.Add("429s (limit saturated)", b)
@@ -316,7 +268,7 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		if lim.tokensPerMin > 0 {
 			label += fmt.Sprintf(" and %s tokens/min", count(lim.tokensPerMin))
 		}
-		if _, err := levelLine(p, label, ratePerS, t0, t1, color.Black, dashed); err != nil {
+		if _, err := plots.LevelLine(p, label, ratePerS, t0, t1, color.Black, plots.Dashed); err != nil {
 			return err
 		}
 	}
@@ -326,7 +278,7 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 	defer func() {
 		if h := s.Headroom; ratePerS > 0 && h > 0 && h < 1 && err == nil {
 			var l *plotter.Line
-			if l, err = levelLine(p, fmt.Sprintf("pace %s/s (headroom %s)", num(ratePerS*h), num(h)), ratePerS*h, t0, t1, color.Black, paceDots); err == nil {
+			if l, err = plots.LevelLine(p, fmt.Sprintf("pace %s/s (headroom %s)", num(ratePerS*h), num(h)), ratePerS*h, t0, t1, color.Black, plots.PaceDots); err == nil {
 				l.Width = vg.Points(2)
 			}
 		}
@@ -342,14 +294,14 @@ func requestPanel(p *plot.Plot, i int, s *results.StrategyResult, tl []results.T
 		skip  bool
 	}{
 		{admitted, "admitted/s", color.Gray{Y: 40}, 1, !any429},
-		{limited, "429s/s", refusedCol, 1, !any429}, // teal: apart from every strategy's colour
-		{started, startedLabel(spike, clipped), strategyColor(i), 1.5, false},
+		{limited, "429s/s", plots.RefusedColor, 1, !any429}, // teal: apart from every strategy's colour
+		{started, startedLabel(spike, clipped), plots.StrategyColor(i), 1.5, false},
 	}
 	for _, sr := range series {
 		if sr.skip {
 			continue
 		}
-		l, err := line(Downsample(sr.xys, maxPoints), sr.col, nil)
+		l, err := plots.Line(Downsample(sr.xys, maxPoints), sr.col, nil)
 		if err != nil {
 			return fmt.Errorf("reports: requests/s of %s: %w", s.Name, err)
 		}

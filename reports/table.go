@@ -286,10 +286,10 @@ func tableKeyFor(r *results.Results, ms []metric) []string {
 	var services []string
 	bound := false
 	for _, m := range ms {
-		if m.header == "hedges" {
+		if m.key == "hedges" {
 			key = append(key, "hedges: second attempts of slow idempotent reads, each an attempt too (% extra attempts: over the attempts that were not hedges); hedges won: calls answered by their hedge (% of hedges); cancelled s: server seconds of attempts cancelled at the transport, the losers of hedges among them")
 		}
-		if m.header == "unfinished" {
+		if m.key == "unfinished_turns" {
 			key = append(key, "unfinished: turns still running when the run ended at its duration, kept out of every latency and rate figure")
 		}
 		if strings.HasPrefix(m.header, "peak") {

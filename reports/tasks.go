@@ -10,34 +10,34 @@ import (
 // taskMetrics are the agent-level figures (results.Tasks): the columns of
 // the tasks table, and columns the terminal table shows on request.
 func taskMetrics() []metric {
-	return []metric{
-		{header: "completion %", name: "tasks answered end to end (%)", dir: higherBetter, key: "tasks.completion", scale: 100, format: dec1},
-		{header: "task p50", name: "time to answer a completed task p50 (ms)", dir: lowerBetter, key: "tasks.time_to_answer_ms.p50", format: millis},
-		{header: "task p95", name: "time to answer a completed task p95 (ms)", dir: lowerBetter, key: "tasks.time_to_answer_ms.p95", format: millis},
-		{header: "model fails", name: "model turns that failed for reasons of the model", dir: lowerBetter, key: "tasks.model_failures", format: count},
-		{header: "cost $", name: "cost of the run (dollars)", dir: lowerBetter, key: "tasks.cost_usd", format: dollars},
-		{header: "$/answer", name: "cost per answered task (dollars)", dir: lowerBetter, key: "tasks.cost_per_answered_task_usd", format: dollars},
-	}
+	return fromRegistry([]metric{
+		{key: "tasks.completion", scale: 100, format: dec1},
+		{key: "tasks.time_to_answer_ms.p50", format: millis},
+		{key: "tasks.time_to_answer_ms.p95", format: millis},
+		{key: "tasks.model_failures", format: count},
+		{key: "tasks.cost_usd", format: dollars},
+		{key: "tasks.cost_per_answered_task_usd", format: dollars},
+	}...)
 }
 
 // tokenMetrics are the billed tokens, columns on request only.
 func tokenMetrics() []metric {
-	return []metric{
-		{header: "tokens in", name: "input tokens billed", dir: lowerBetter, key: "tasks.input_tokens", format: count},
-		{header: "tokens out", name: "output tokens billed", dir: lowerBetter, key: "tasks.output_tokens", format: count},
-		{header: "skipped subagents", name: "subagents the orchestrator budget did not spawn", dir: neutral, key: "tasks.skipped_subagents", format: count},
-	}
+	return fromRegistry([]metric{
+		{key: "tasks.input_tokens", format: count},
+		{key: "tasks.output_tokens", format: count},
+		{key: "tasks.skipped_subagents", format: count},
+	}...)
 }
 
 // schedulerMetrics are the figures of the turns the scheduler could
 // answer (those the model did not get wrong): columns on request in the
 // terminal, and in the report's tasks table when a strategy has them.
 func schedulerMetrics() []metric {
-	return []metric{
-		{header: "model-failed turns", name: "turns failed for reasons of the model", dir: lowerBetter, key: "tasks.model_failed_turns", format: count},
-		{header: "sched answered %", name: "turns answered among those the scheduler could answer (%)", dir: higherBetter, key: "tasks.scheduler_answer_latency_ms.answered_share", scale: 100, format: dec1},
-		{header: "sched answer p95", name: "time to answer p95 among the turns the scheduler could answer (ms)", dir: lowerBetter, key: "tasks.scheduler_answer_latency_ms.p95", format: answerFloat},
-	}
+	return fromRegistry([]metric{
+		{key: "tasks.model_failed_turns", format: count},
+		{key: "tasks.scheduler_answer_latency_ms.answered_share", scale: 100, format: dec1},
+		{key: "tasks.scheduler_answer_latency_ms.p95", format: answerFloat},
+	}...)
 }
 
 // taskColumns are the columns of the tasks table: taskMetrics, and in a

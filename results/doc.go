@@ -13,4 +13,11 @@
 // figures' keys (StrategyResult.Figure, FigureKeys: a figure's JSON path,
 // "turn_latency_ms.p95") and SeedStatsOf, which fills a run's seed_stats
 // from its seed_runs, so that results.json and every table agree.
+//
+// The figure registry (Figures, Lookup, Plots) writes each figure once:
+// its key, column header, title, unit, better direction, threshold name,
+// benchmark unit and gate tolerance, and each plot's name and titles. The
+// tables, report.md, report.html, the thresholds, the scenario benchmarks
+// and the gate all read it; a figure whose data is in results becomes a
+// column, a threshold or a gated benchmark unit by one entry there.
 package results

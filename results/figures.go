@@ -10,13 +10,6 @@ import (
 // "peak_in_flight.llm" is StrategyResult.PeakInFlight["llm"].
 const PeakFigure = "peak_in_flight."
 
-// figure reads one figure of a strategy; ok is false when it does not apply
-// (a turn latency percentile with no turn finished).
-type figure struct {
-	key  string
-	read func(s *StrategyResult) (float64, bool)
-}
-
 func always(f func(s *StrategyResult) float64) func(*StrategyResult) (float64, bool) {
 	return func(s *StrategyResult) (float64, bool) { return f(s), true }
 }
@@ -34,63 +27,6 @@ func answerPercentile(f func(a AnswerSummary) AnswerMs) func(*StrategyResult) (f
 		v := f(a)
 		return float64(v), s.Turns > 0 && (a.AnsweredShare > 0 || !v.Answered())
 	}
-}
-
-// figures is THE list of the figures the reports' tables show and
-// SeedStats summarises, each keyed by the JSON path of its field in a
-// strategy's results; per-service peaks in flight follow (PeakFigure).
-var figures = []figure{
-	{"turns", always(func(s *StrategyResult) float64 { return float64(s.Turns) })},
-	{"failed_turns", always(func(s *StrategyResult) float64 { return float64(s.FailedTurns) })},
-	{"unfinished_turns", always(func(s *StrategyResult) float64 { return float64(s.UnfinishedTurns) })},
-	{"calls", always(func(s *StrategyResult) float64 { return float64(s.Calls) })},
-	{"attempts", always(func(s *StrategyResult) float64 { return float64(s.Attempts) })},
-	{"turn_latency_ms.mean", turnLatency(func(l Summary) float64 { return l.Mean })},
-	{"turn_latency_ms.p50", turnLatency(func(l Summary) float64 { return l.P50 })},
-	{"turn_latency_ms.p95", turnLatency(func(l Summary) float64 { return l.P95 })},
-	{"turn_latency_ms.p99", turnLatency(func(l Summary) float64 { return l.P99 })},
-	{"answer_latency_ms.mean", func(s *StrategyResult) (float64, bool) {
-		return s.AnswerLatencyMs.Mean, s.AnswerLatencyMs.AnsweredShare > 0
-	}},
-	{"answer_latency_ms.p50", answerPercentile(func(a AnswerSummary) AnswerMs { return a.P50 })},
-	{"answer_latency_ms.p95", answerPercentile(func(a AnswerSummary) AnswerMs { return a.P95 })},
-	{"answer_latency_ms.p99", answerPercentile(func(a AnswerSummary) AnswerMs { return a.P99 })},
-	{"answer_latency_ms.answered_share", func(s *StrategyResult) (float64, bool) {
-		return s.AnswerLatencyMs.AnsweredShare, s.Turns > 0
-	}},
-	{"goodput_per_s", always(func(s *StrategyResult) float64 { return s.GoodputPerS })},
-	// answered goodput is absent from results written before the field
-	// existed: successful calls there, but none counted as answered.
-	{"answered_goodput_per_s", func(s *StrategyResult) (float64, bool) {
-		return s.AnsweredGoodputPerS, s.AnsweredGoodputPerS > 0 || s.GoodputPerS == 0 || s.FailedTurns == s.Turns
-	}},
-	{"answered_turns_per_s", always(func(s *StrategyResult) float64 { return s.AnsweredTurnsPerS })},
-	{"achieved_turns_per_s", always(func(s *StrategyResult) float64 { return s.AchievedTurnsPerS })},
-	{"rate_limited", always(func(s *StrategyResult) float64 { return float64(s.RateLimited) })},
-	{"failed", always(func(s *StrategyResult) float64 { return float64(s.Failed) })},
-	{"early_retries", always(func(s *StrategyResult) float64 { return float64(s.EarlyRetries) })},
-	{"wasted_work_s", always(func(s *StrategyResult) float64 { return s.WastedWorkS })},
-	{"hedges", hedged(func(s *StrategyResult) float64 { return float64(s.Hedges) })},
-	{"hedges_won", hedged(func(s *StrategyResult) float64 { return float64(s.HedgesWon) })},
-	{"cancelled_work_s", hedged(func(s *StrategyResult) float64 { return s.CancelledWorkS })},
-	{"write_races", always(func(s *StrategyResult) float64 { return float64(s.WriteRaces) })},
-	{"turns_in_system", always(func(s *StrategyResult) float64 { return s.TurnsInSystem })},
-	{"attempts_in_service", always(func(s *StrategyResult) float64 { return s.AttemptsInService })},
-	{"tasks.completion", task(func(t *Tasks) float64 { return t.Completion })},
-	{"tasks.completed", task(func(t *Tasks) float64 { return float64(t.Completed) })},
-	{"tasks.model_failures", task(func(t *Tasks) float64 { return float64(t.ModelFailures) })},
-	{"tasks.skipped_subagents", task(func(t *Tasks) float64 { return float64(t.SkippedSubagents) })},
-	{"tasks.model_failed_turns", schedulerAnswer(func(t *Tasks) float64 { return float64(t.ModelFailedTurns) })},
-	{"tasks.scheduler_answer_latency_ms.answered_share", schedulerAnswer(func(t *Tasks) float64 { return t.SchedulerAnswerLatencyMs.AnsweredShare })},
-	{"tasks.scheduler_answer_latency_ms.p95", schedulerAnswer(func(t *Tasks) float64 { return float64(t.SchedulerAnswerLatencyMs.P95) })},
-	{"tasks.time_to_answer_ms.p50", answeredTask(func(l Summary) float64 { return l.P50 })},
-	{"tasks.time_to_answer_ms.p95", answeredTask(func(l Summary) float64 { return l.P95 })},
-	{"tasks.input_tokens", task(func(t *Tasks) float64 { return float64(t.InputTokens) })},
-	{"tasks.output_tokens", task(func(t *Tasks) float64 { return float64(t.OutputTokens) })},
-	{"tasks.cost_usd", task(func(t *Tasks) float64 { return t.CostUSD })},
-	{"tasks.cost_per_answered_task_usd", func(s *StrategyResult) (float64, bool) {
-		return taskOr0(s).CostPerAnsweredTaskUSD, s.Tasks != nil && s.Tasks.Completed > 0
-	}},
 }
 
 // hedged reads a figure of hedged reads, which applies only to a strategy
@@ -157,22 +93,23 @@ func (s *StrategyResult) Figure(key string) (float64, bool) {
 	if rest, ok := strings.CutPrefix(key, ClassFigure); ok {
 		return s.classFigure(rest)
 	}
-	for _, f := range figures {
-		if f.key == key {
-			return f.read(s)
-		}
+	if f, ok := lookup(key); ok && !f.Derived {
+		return f.read(s)
 	}
 	return 0, false
 }
 
-// FigureKeys lists the keys of Figure: the fixed figures in table order,
-// then PeakFigure + service for every service a strategy of ss names in
-// its PeakInFlight, sorted, then the class figures of every session class
-// a strategy of ss has (ClassFigure), in the order of its classes.
+// FigureKeys lists the keys of Figure: the registry's figures that
+// results.json stores (not Derived), in its order, then PeakFigure +
+// service for every service a strategy of ss names in its PeakInFlight,
+// sorted, then the class figures of every session class a strategy of ss
+// has (ClassFigure), in the order of its classes.
 func FigureKeys(ss ...*StrategyResult) []string {
 	var out []string
-	for _, f := range figures {
-		out = append(out, f.key)
+	for _, f := range registry {
+		if !f.Derived {
+			out = append(out, f.Key)
+		}
 	}
 	services := map[string]bool{}
 	for _, s := range ss {

@@ -7,18 +7,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/results"
 )
 
-// ThresholdMetrics are the metrics a threshold may bound. Those ending in
-// _p50, _p95 or _p99 are times in seconds, whose bound is written as a
-// duration ("5s", "5000ms"): the table shows them in ms, so a bare number
-// is refused; the shares are in [0, 1], written as a fraction or a percent
-// ("0.01", "1%"); goodput_per_s is successful calls per second;
-// failed_turns and early_retries are counts.
-var ThresholdMetrics = []string{
-	"answer_p50", "answer_p95", "answer_p99", "turn_p95",
-	"answered_share", "rate_limited_share", "goodput_per_s", "failed_turns", "early_retries",
-}
+// ThresholdMetrics are the metrics a threshold may bound: the figures of
+// results' registry that have a threshold name, in its order. Those in ms
+// there (answer_p95, turn_p95, …) are times in seconds here, whose bound is
+// written as a duration ("5s", "5000ms"): the table shows them in ms, so a
+// bare number is refused; the shares are in [0, 1], written as a fraction
+// or a percent ("0.01", "1%"); goodput_per_s is successful calls per
+// second; failed_turns and early_retries are counts.
+var ThresholdMetrics = results.ThresholdNames()
 
 // Threshold bounds one metric of a run, in the manner of k6: the run fails
 // unless Metric Op Value holds for every strategy, or for Strategy alone.
@@ -104,7 +104,8 @@ func (t *Threshold) checkMetric() error {
 		v := strconv.FormatFloat(t.Value, 'g', -1, 64)
 		return fmt.Errorf("%s is a time, which the table shows in ms: a bare %s would be read as %s s; write the unit, such as %sms or %ss", t.Metric, v, v, v, v)
 	}
-	share := strings.HasSuffix(t.Metric, "_share")
+	f, _ := results.ThresholdFigure(t.Metric)
+	share := f.Unit == results.UnitShare
 	if t.percentValue && !share {
 		return fmt.Errorf("%s is not a share; give a number, not a percent", t.Metric)
 	}
@@ -118,10 +119,9 @@ func (t *Threshold) checkMetric() error {
 	return nil
 }
 
-// IsTimeMetric reports whether a threshold metric is a time, in seconds.
-func IsTimeMetric(metric string) bool {
-	return strings.HasSuffix(metric, "_p50") || strings.HasSuffix(metric, "_p95") || strings.HasSuffix(metric, "_p99")
-}
+// IsTimeMetric reports whether a threshold metric is a time, in seconds
+// (results.ThresholdIsTime).
+func IsTimeMetric(metric string) bool { return results.ThresholdIsTime(metric) }
 
 // parseBound reads "OP VALUE", VALUE a number or a duration.
 func parseBound(s string) (Threshold, error) {

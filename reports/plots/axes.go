@@ -1,21 +1,22 @@
-package reports
+package plots
 
 import (
+	"github.com/simbench/simbench/internal/numfmt"
 	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
 )
 
-// linTicks labels a linear axis at about five round values (1, 2 or 5
+// LinTicks labels a linear axis at about five round values (1, 2 or 5
 // × 10ⁿ apart), written the way the tables write numbers ("10,000", not
 // "1e+04"), with an unlabelled mark between labels.
-type linTicks struct{}
+type LinTicks struct{}
 
 // Ticks implements plot.Ticker.
-func (linTicks) Ticks(lo, hi float64) []plot.Tick {
+func (LinTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) {
-		return []plot.Tick{{Value: lo, Label: fixed(lo, 3, true)}}
+		return []plot.Tick{{Value: lo, Label: numfmt.Fixed(lo, 3, true)}}
 	}
 	raw := (hi - lo) / 5
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
@@ -30,26 +31,26 @@ func (linTicks) Ticks(lo, hi float64) []plot.Tick {
 		v = math.Round(v/step*2) * step / 2
 		t := plot.Tick{Value: v}
 		if math.Abs(math.Remainder(v, step)) < step*1e-6 {
-			t.Label = fixed(v, 3, true)
+			t.Label = numfmt.Fixed(v, 3, true)
 		}
 		ticks = append(ticks, t)
 	}
 	return ticks
 }
 
-// logTicks marks a log axis at every 1…9 × 10ⁿ and labels 1, 2 and 5 × 10ⁿ
+// LogTicks marks a log axis at every 1…9 × 10ⁿ and labels 1, 2 and 5 × 10ⁿ
 // (100, 200, 500, 1k, 2k, 5k), so that a reader can place a value within a
-// decade. An axis too short for that many labels (more than maxLabels) is
+// decade. An axis too short for that many labels (more than MaxLabels) is
 // labelled at 1 and 3 × 10ⁿ, or 1 × 10ⁿ; one that holds fewer than two of
-// them is labelled at every mark. maxLabels 0 means 15.
-type logTicks struct{ maxLabels int }
+// them is labelled at every mark. MaxLabels 0 means 15.
+type LogTicks struct{ MaxLabels int }
 
 // Ticks implements plot.Ticker.
-func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t LogTicks) Ticks(lo, hi float64) []plot.Tick {
 	if lo <= 0 || hi <= lo {
 		return nil
 	}
-	limit := t.maxLabels
+	limit := t.MaxLabels
 	if limit == 0 {
 		limit = 15
 	}
@@ -98,50 +99,50 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// logAxis marks an axis that shows log10 of the data on a linear scale:
+// LogAxis marks an axis that shows log10 of the data on a linear scale:
 // the figures plot lg(v) rather than use plot.LogScale, whose axis label
 // gonum sizes at the linear midpoint of the range, which shrinks the data
-// area of a log axis spanning decades. Its ticks are logTicks, placed at
-// lg of their values.
-type logAxis struct{ logTicks }
+// area of a log axis spanning decades. Its ticks are LogTicks, placed at
+// Lg of their values.
+type LogAxis struct{ LogTicks }
 
 // Ticks implements plot.Ticker.
-func (t logAxis) Ticks(lo, hi float64) []plot.Tick {
-	ticks := t.logTicks.Ticks(math.Pow(10, lo), math.Pow(10, hi))
+func (t LogAxis) Ticks(lo, hi float64) []plot.Tick {
+	ticks := t.LogTicks.Ticks(math.Pow(10, lo), math.Pow(10, hi))
 	for i := range ticks {
-		ticks[i].Value = lg(ticks[i].Value)
+		ticks[i].Value = Lg(ticks[i].Value)
 	}
 	return ticks
 }
 
-// lg is the position of v on a logAxis.
-func lg(v float64) float64 { return math.Log10(v) }
+// Lg is the position of v on a LogAxis.
+func Lg(v float64) float64 { return math.Log10(v) }
 
 // compactNum writes a tick value short: 500, 1k, 2.5k, 10k, 1M, 0.2.
 func compactNum(v float64) string {
 	switch a := math.Abs(v); {
 	case a >= 1e6:
-		return fixed(v/1e6, 1, true) + "M"
+		return numfmt.Fixed(v/1e6, 1, true) + "M"
 	case a >= 1e3:
-		return fixed(v/1e3, 1, true) + "k"
+		return numfmt.Fixed(v/1e3, 1, true) + "k"
 	case a >= 1:
-		return fixed(v, 0, false)
+		return numfmt.Fixed(v, 0, false)
 	}
-	return fixed(v, 3, true)
+	return numfmt.Fixed(v, 3, true)
 }
 
-// logRange sets a logAxis to span lo..hi, both above zero, widening a
+// LogRange sets a LogAxis to span lo..hi, both above zero, widening a
 // range of one value to a factor of two either side.
-func logRange(a *plot.Axis, lo, hi float64) {
+func LogRange(a *plot.Axis, lo, hi float64) {
 	if lo >= hi {
 		lo, hi = lo/2, hi*2
 	}
-	a.Min, a.Max = lg(lo), lg(hi)
+	a.Min, a.Max = Lg(lo), Lg(hi)
 }
 
-// fitTop returns the top of a linear axis from 0 for data up to top: a
+// FitTop returns the top of a linear axis from 0 for data up to top: a
 // little above it, so the highest point does not sit on the frame.
-func fitTop(top float64) float64 {
+func FitTop(top float64) float64 {
 	if top <= 0 {
 		return 1
 	}
