@@ -31,7 +31,7 @@ const bytesPerToken = 4
 // conversation replays alike for a seed, and at most maxAnswerPieces (the
 // text answer is that many pieces, one per token). cut reports a text
 // answer cut at limit: the drawn length was longer.
-func (a *AgentConfig) answerTokens(seed uint64, req *agentRequest, r *reply, limit int64) (n int64, cut bool) {
+func answerTokens(a *AgentConfig, seed uint64, req *agentRequest, r *reply, limit int64) (n int64, cut bool) {
 	if limit <= 0 {
 		return 0, len(r.calls) == 0
 	}

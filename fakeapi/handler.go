@@ -78,9 +78,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	if ep.generates() && in.bodyErr == nil && !in.tooLarge {
 		// The fake model's answer, known before admission: its length
 		// paces the generation.
-		in.dec.reply = c.Agent.decide(sv.agentSeed, &in.dec.agent, providerOf(c.API).callPrefix())
+		in.dec.reply = decideCalls(&c.Agent, sv.agentSeed, &in.dec.agent, providerOf(c.API).callPrefix())
 		var cut bool
-		in.dec.answer, cut = c.Agent.answerTokens(sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
+		in.dec.answer, cut = answerTokens(&c.Agent, sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
 		in.dec.truncated = cut && in.dec.maxSet
 		in.req.Generated = in.dec.answer
 	}

@@ -231,7 +231,7 @@ type decoded struct {
 	agent agentRequest
 	reply reply
 	// answer is the output tokens of the fake model's answer (see
-	// AgentConfig.answerTokens), set with reply.
+	// answerTokens), set with reply.
 	answer int64
 	// maxSet says the request named its output limit (max_tokens,
 	// max_completion_tokens or max_output_tokens); truncated, set with
@@ -386,7 +386,7 @@ func okBody(api spec.APIStyle, ep endpoint, service, path, id, model string, cre
 // pieces (tokens) a stream sends.
 var answerHead = []string{"simbench", ":", " ok"}
 
-// maxAnswerPieces caps the tokens of a text answer (AgentConfig.answerTokens
+// maxAnswerPieces caps the tokens of a text answer (answerTokens
 // draws no longer one), so that the answer's pieces are as many as its
 // usage reports.
 const maxAnswerPieces = 4096

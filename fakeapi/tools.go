@@ -13,57 +13,22 @@ import (
 	"strings"
 )
 
-// Defaults of AgentConfig, used when a field is zero.
+// Defaults of AgentConfig, used when a field is zero (spec's).
 const (
 	// DefaultAgentCalls is the tool calls per response when AgentConfig.Calls
 	// is nil.
-	DefaultAgentCalls = 1
+	DefaultAgentCalls = spec.DefaultAgentCalls
 	// DefaultAgentIterations is the responses with tool calls per
 	// conversation when AgentConfig.MaxIterations is 0.
-	DefaultAgentIterations = 1
+	DefaultAgentIterations = spec.DefaultAgentIterations
 )
 
-// AgentConfig makes a provider-style service drive an agent's loop. When a
-// request carries tools, the service answers with tool calls: their number
-// drawn by Calls, their names drawn from the request's tools, their
-// arguments the smallest JSON object the tool's schema accepts. When the
-// tool results come back it calls tools again, until the conversation has
-// had its iterations (MaxIterations, or fewer by FinishProbability); then it
-// answers in text. Every draw comes from a stream derived from the server's
-// seed, the service and a hash of the conversation's first message, so a
-// conversation replays the same way whatever else runs. The zero value makes
-// one call, once.
-type AgentConfig struct {
-	// Calls draws the tool calls of one response (the fan-out) from rng;
-	// nil: DefaultAgentCalls. A draw of 0 answers in text, unless the request
-	// requires a tool call (then 1). It must be safe for concurrent use; it
-	// is called with a stream of its own each time.
-	Calls func(rng *rand.Rand) int
-	// MaxIterations is the most responses with tool calls a conversation
-	// gets before the model answers in text (0: DefaultAgentIterations).
-	MaxIterations int
-	// FinishProbability is the chance the model is done after each response
-	// with tool calls, in [0, 1] (0: it always runs MaxIterations).
-	FinishProbability float64
-	// Answer is the distribution of a text answer's output tokens, capped
-	// at the request's max_tokens (zero: DefaultAnswerTokens). A tool-call
-	// answer's tokens are its serialized calls'.
-	Answer spec.Dist[float64]
-}
-
-func (a AgentConfig) validate(name string) []error {
-	var errs []error
-	if a.MaxIterations < 0 {
-		errs = append(errs, fmt.Errorf("fakeapi: service %q: agent: max_iterations is negative (%d)", name, a.MaxIterations))
-	}
-	if !(a.FinishProbability >= 0 && a.FinishProbability <= 1) {
-		errs = append(errs, fmt.Errorf("fakeapi: service %q: agent: finish_probability %v is outside [0, 1]", name, a.FinishProbability))
-	}
-	return errs
-}
+// AgentConfig makes a provider-style service drive an agent's loop: see
+// spec.Agent, its type and its one validator.
+type AgentConfig = spec.Agent
 
 // iterations draws how many responses with tool calls a conversation gets.
-func (a *AgentConfig) iterations(rng *rand.Rand) int {
+func iterations(a *AgentConfig, rng *rand.Rand) int {
 	most := a.MaxIterations
 	if most == 0 {
 		most = DefaultAgentIterations
@@ -76,7 +41,7 @@ func (a *AgentConfig) iterations(rng *rand.Rand) int {
 }
 
 // calls draws the tool calls of one response.
-func (a *AgentConfig) calls(rng *rand.Rand) int {
+func calls(a *AgentConfig, rng *rand.Rand) int {
 	if a.Calls == nil {
 		return DefaultAgentCalls
 	}
@@ -349,21 +314,21 @@ func messageText(content json.RawMessage) string {
 	return buf.String()
 }
 
-// decide is the fake model's answer to a request with tools; seed is the
+// decideCalls is the fake model's answer to a request with tools; seed is the
 // service's stream seed. The conversation's iterations come from the stream
 // (seed, conv), each round's calls from a stream of the round's own, so the
 // answer does not depend on what else the server has seen.
-func (a *AgentConfig) decide(seed uint64, req *agentRequest, idPrefix string) reply {
+func decideCalls(a *AgentConfig, seed uint64, req *agentRequest, idPrefix string) reply {
 	if len(req.tools) == 0 || req.mode == choiceNone {
 		return reply{}
 	}
 	forced := req.mode == choiceRequired || req.mode == choiceNamed
 	conv := rand.New(rand.NewPCG(seed, req.conv))
-	if req.round >= a.iterations(conv) && !forced {
+	if req.round >= iterations(a, conv) && !forced {
 		return reply{}
 	}
 	rng := rand.New(rand.NewPCG(seed^uint64(req.round+1)*0x9e3779b97f4a7c15, req.conv))
-	n := a.calls(rng)
+	n := calls(a, rng)
 	if n == 0 && !forced {
 		return reply{}
 	}
