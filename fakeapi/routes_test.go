@@ -45,7 +45,7 @@ func TestServeWriteRoutesResourceFrom(t *testing.T) {
 		{"json different", same("/tools/put"), [2]string{`{"doc_id":"a","resource":"r"}`, `{"doc_id":7,"resource":"r"}`}, same(""), false},
 		{"header same", same("/tools/tag"), same(`{}`), same("d1"), true},
 		{"header different", same("/tools/tag"), same(`{"resource":"r"}`), [2]string{"d1", "d2"}, false},
-		{"not a route", same("/tools/saved"), same(`{}`), same(""), false},
+		{"not a wire.RouteOf", same("/tools/saved"), same(`{}`), same(""), false},
 	}
 	for _, tc := range cases {
 		for _, svc := range []string{"tool", "strict"} {
@@ -110,7 +110,7 @@ func TestWriteRoutesValidate(t *testing.T) {
 		}
 	}
 	if strings.Contains(err.Error(), "write_routes[5]") {
-		t.Errorf("%v\nreports the valid route", err)
+		t.Errorf("%v\nreports the valid wire.RouteOf", err)
 	}
 }
 
