@@ -22,7 +22,7 @@ var defaultAnswer = spec.NewSampler(DefaultAnswerTokens)
 
 // answerTokens returns the output tokens of the answer r to req, at most
 // limit (the request's max_tokens or its default; at least 1): a tool-call
-// answer's serialized calls at bytesPerToken, a text answer's drawn from
+// answer's serialized calls (wire.ToolCallTokens), a text answer's drawn from
 // a.Answer with a stream of the conversation's round, so that a
 // conversation replays alike for a seed, and at most maxAnswerPieces (the
 // text answer is that many pieces, one per token). cut reports a text

@@ -1,9 +1,10 @@
 package fakeapi
 
 import (
+	"math/rand/v2"
+
 	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
-	"math/rand/v2"
 )
 
 // Defaults of AgentConfig, used when a field is zero (spec's).
