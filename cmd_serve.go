@@ -96,7 +96,7 @@ func writeServed(out io.Writer, sc *scenarios.Scenario, srv *fakeapi.Server, ser
 	fmt.Fprintf(out, "writes are PUT, PATCH and DELETE to tool paths, or requests with %s: RESOURCE; provider endpoints are reads\n", fakeapi.WriteHeader)
 	for _, svc := range services {
 		for _, rt := range svc.WriteRoutes {
-			from := rt.ResourceFrom
+			from := rt.ResourceFrom.String()
 			if from == "" {
 				from = "the default"
 			}

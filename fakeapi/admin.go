@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -77,19 +78,19 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == StatsPath && r.Method == http.MethodGet:
 		b, err := json.MarshalIndent(s.Stats(), "", "  ")
 		if err != nil {
-			writeJSON(w, 500, errorBody(spec.APIGeneric, 500, err.Error(), nil))
+			writeJSON(w, 500, wire.ErrorBody(spec.APIGeneric, 500, err.Error(), nil))
 			return
 		}
 		writeJSON(w, 200, append(b, '\n'))
 	case r.URL.Path == ResetPath && r.Method == http.MethodPost:
 		if status, msg := s.authorizeReset(apiKey(r)); status != 0 {
-			writeJSON(w, status, errorBody(spec.APIGeneric, status, msg, nil))
+			writeJSON(w, status, wire.ErrorBody(spec.APIGeneric, status, msg, nil))
 			return
 		}
 		s.Reset()
 		writeJSON(w, 200, []byte(`{"ok":true}`+"\n"))
 	case r.URL.Path == StatsPath || r.URL.Path == ResetPath:
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody(spec.APIGeneric, 405, "use GET "+StatsPath+" or POST "+ResetPath, nil))
+		writeJSON(w, http.StatusMethodNotAllowed, wire.ErrorBody(spec.APIGeneric, 405, "use GET "+StatsPath+" or POST "+ResetPath, nil))
 	default:
 		s.serveNotFound(w, r)
 	}
@@ -125,7 +126,7 @@ func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 		if !s.cfg.PortPerService {
 			prefix = "/" + sv.cfg.Name
 		}
-		for _, k := range knownPaths(sv.cfg.API) {
+		for _, k := range wire.KnownPaths(sv.cfg.API) {
 			known = append(known, prefix+k)
 		}
 	}
@@ -133,7 +134,7 @@ func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 	if s.metrics != nil {
 		known = append(known, MetricsPath)
 	}
-	writeJSON(w, http.StatusNotFound, errorBody(spec.APIGeneric, 404,
+	writeJSON(w, http.StatusNotFound, wire.ErrorBody(spec.APIGeneric, 404,
 		fmt.Sprintf("no service answers %s; known paths: %s", r.URL.Path, strings.Join(known, ", ")),
 		map[string]any{"known": known}))
 }

@@ -1,10 +1,10 @@
 package fakeapi
 
 import (
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -20,40 +20,25 @@ var DefaultAnswerTokens = spec.Dist[float64]{Kind: spec.DistLognormal, P50: 200,
 // defaultAnswer draws from DefaultAnswerTokens (a Sampler may be shared).
 var defaultAnswer = spec.NewSampler(DefaultAnswerTokens)
 
-// bytesPerToken is how many bytes of text make one token, as the input
-// tokens are estimated from the prompt.
-const bytesPerToken = 4
-
 // answerTokens returns the output tokens of the answer r to req, at most
 // limit (the request's max_tokens or its default; at least 1): a tool-call
-// answer's serialized calls at bytesPerToken, a text answer's drawn from
+// answer's serialized calls (wire.ToolCallTokens), a text answer's drawn from
 // a.Answer with a stream of the conversation's round, so that a
 // conversation replays alike for a seed, and at most maxAnswerPieces (the
 // text answer is that many pieces, one per token). cut reports a text
 // answer cut at limit: the drawn length was longer.
-func (a *AgentConfig) answerTokens(seed uint64, req *agentRequest, r *reply, limit int64) (n int64, cut bool) {
+func answerTokens(a *AgentConfig, seed uint64, req *wire.AgentRequest, r *wire.Reply, limit int64) (n int64, cut bool) {
 	if limit <= 0 {
-		return 0, len(r.calls) == 0
+		return 0, len(r.Calls) == 0
 	}
-	if len(r.calls) > 0 {
-		return max(1, min(toolCallTokens(r.calls), limit)), false
+	if len(r.Calls) > 0 {
+		return max(1, min(wire.ToolCallTokens(r.Calls), limit)), false
 	}
 	s := defaultAnswer
 	if a.Answer.Kind != "" {
 		s = spec.NewSampler(a.Answer)
 	}
-	rng := rand.New(rand.NewPCG(seed^0x6a09e667f3bcc909^uint64(req.round), req.conv))
+	rng := rand.New(rand.NewPCG(seed^0x6a09e667f3bcc909^uint64(req.Round), req.Conv))
 	drawn := math.Round(s.Draw(rng))
-	return int64(max(1, min(drawn, float64(limit), maxAnswerPieces))), drawn > float64(limit)
-}
-
-// toolCallTokens is the tokens of a tool-call answer: its calls serialized
-// as tool_use blocks, at bytesPerToken.
-func toolCallTokens(calls []toolCall) int64 {
-	var size int
-	for _, c := range calls {
-		b, _ := json.Marshal(toolUseBlock(c, true)) // plain maps: cannot fail
-		size += len(b)
-	}
-	return int64((size + bytesPerToken - 1) / bytesPerToken)
+	return int64(max(1, min(drawn, float64(limit), wire.MaxAnswerPieces))), drawn > float64(limit)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -62,12 +63,12 @@ func TestTextAnswerLengthsAreDrawnUnderMaxTokens(t *testing.T) {
 	a := AgentConfig{}
 	seen := map[int64]bool{}
 	for conv := range uint64(50) {
-		n, _ := a.answerTokens(1, &agentRequest{conv: conv}, &reply{}, 4096)
+		n, _ := answerTokens(&a, 1, &wire.AgentRequest{Conv: conv}, &wire.Reply{}, 4096)
 		if n < 1 || n > 4096 {
 			t.Fatalf("answer of %d tokens, want 1 to 4096", n)
 		}
 		seen[n] = true
-		if m, _ := a.answerTokens(1, &agentRequest{conv: conv}, &reply{}, 50); m > 50 {
+		if m, _ := answerTokens(&a, 1, &wire.AgentRequest{Conv: conv}, &wire.Reply{}, 50); m > 50 {
 			t.Fatalf("answer of %d tokens under max_tokens 50", m)
 		}
 	}

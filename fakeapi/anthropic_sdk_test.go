@@ -12,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -43,7 +44,7 @@ func TestServeAnthropicSDKStreamWhole(t *testing.T) {
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(msg.Content) != 1 || msg.Content[0].Text != strings.Join(answer(12), "") || deltas != 12 || msg.StopReason != anthropic.StopReasonMaxTokens {
+	if len(msg.Content) != 1 || msg.Content[0].Text != strings.Join(wire.Answer(12), "") || deltas != 12 || msg.StopReason != anthropic.StopReasonMaxTokens {
 		// The drawn answer (median 200 tokens) is cut at max_tokens 12.
 		t.Fatalf("message %+v after %d deltas", msg, deltas)
 	}

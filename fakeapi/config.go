@@ -65,18 +65,24 @@ func (c *ServiceConfig) LoadFiles() error {
 }
 
 // Validate reports every problem with the configuration at once, joined
-// with errors.Join; nil means NewModel accepts it. The service's own
-// problems are those of spec.Config.Problems, the one validator that
-// scenario files are also checked with; the agent loop, events and write
-// routes add theirs, and the events are checked against the service by
-// spec.Config.EventProblems, the one validator of events. It reads no
-// files.
+// with errors.Join; nil means NewModel accepts it. Every rule is spec's:
+// the service's (spec.Config.Problems, the one validator that scenario
+// files are also checked with), the events' (spec.Config.EventProblems),
+// the agent loop's (spec.Agent.Problems) and the write routes'
+// (spec.WriteRoute.Problems). It reads no files.
 func (c ServiceConfig) Validate() error {
-	var errs []error
-	for _, p := range append(c.Config.Problems(), c.Config.EventProblems(c.Events)...) {
-		errs = append(errs, fmt.Errorf("fakeapi: service %q: %s", c.Name, p))
+	ps := append(c.Config.Problems(), c.Config.EventProblems(c.Events)...)
+	for _, p := range c.Agent.Problems() {
+		ps = append(ps, spec.Problem{Key: "agent." + p.Key, Msg: p.Msg})
 	}
-	errs = append(errs, c.Agent.validate(c.Name)...)
-	errs = append(errs, c.validateRoutes()...)
+	for i, rt := range c.WriteRoutes {
+		for _, p := range rt.Problems() {
+			ps = append(ps, spec.Problem{Key: fmt.Sprintf("write_routes[%d].%s", i, p.Key), Msg: p.Msg})
+		}
+	}
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		errs[i] = fmt.Errorf("fakeapi: service %q: %s", c.Name, p)
+	}
 	return errors.Join(errs...)
 }

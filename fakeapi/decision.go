@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -50,8 +51,10 @@ const (
 	numKinds
 )
 
-var kindNames = [numKinds]string{"ok", "server_error", "hang", "reset", "rate_limited", "overloaded", "unauthorized", "too_large", "bad_request", "conflict",
-	"insufficient_quota", "context_length_exceeded"}
+// kindNames are the kinds' names; those the provider shapes word
+// differently are theirs (package wire).
+var kindNames = [numKinds]string{"ok", "server_error", "hang", "reset", "rate_limited", wire.KindOverloaded, "unauthorized", wire.KindTooLarge, "bad_request", "conflict",
+	wire.KindQuotaExhausted, wire.KindContextTooLong}
 
 // String returns the kind's snake_case name, as used in Stats.Errors.
 func (k Kind) String() string {
@@ -83,7 +86,9 @@ const (
 	numLimits
 )
 
-var limitNames = [numLimits]string{"none", "rps", "rpm", "tpm", "concurrency", "itpm", "otpm"}
+// limitNames are the limits' names; the token limits' are the provider
+// shapes' (package wire).
+var limitNames = [numLimits]string{"none", "rps", "rpm", wire.LimitTPM, "concurrency", wire.LimitITPM, wire.LimitOTPM}
 
 // String returns the limit's name: "rps", "rpm", "tpm", "concurrency",
 // "itpm", "otpm" or "none".

@@ -36,13 +36,16 @@
 // edges and serializes access to each Model with a mutex.
 //
 // Each API shape a service speaks (spec.APIStyle) is one provider, in one
-// file: openai.go (with responses.go and embeddings.go), anthropic.go and
-// generic.go. A provider holds its routes, the answers and streamed events
+// file of package fakeapi/internal/wire: openai.go (with responses.go and
+// embeddings.go), anthropic.go and generic.go. The package holds what only
+// HTTP needs (reading a request body, the answers, error bodies and
+// streamed events); every decision stays in the model and in this package
+// (the agent loop's tool calls and answer lengths included). A provider holds its routes, the answers and streamed events
 // of its endpoints, its error bodies and statuses (a 429, an overload, an
 // outage, a spent credit, a context too long), its request-id headers and
 // the base URL and environment variables of its official SDK; the rest of
 // the server asks the service's provider and keeps no arm per shape. The
-// rate-limit headers follow the service's header style (headers.go), set
+// rate-limit headers follow the service's header style (headers.go in this package), set
 // apart from the shape. On a provider-shaped service, a path under another
 // API's prefix (/v1…, /v1beta…, Azure's /openai/…, Bedrock's /model/…) that
 // is not one of the provider's routes answers 404 in the provider's error

@@ -1,41 +1,16 @@
 package fakeapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
 // The error bodies and messages of rejections; each API style's shape is
-// its provider's errorBody (openai.go, anthropic.go, generic.go).
-
-// errorBody renders an error in the API style's shape (provider.errorBody).
-// extra holds what the shapes read: "kind" (the decision's Kind),
-// "limit" (the Limit of a 429), "request_id" (which the Anthropic shape
-// sends beside the error), "retry_after_ms", and "retry_delay", a
-// time.Duration sent in every style as Google APIs send one:
-// error.details[] holding a google.rpc.RetryInfo with retryDelay in seconds
-// ("1.5s"). The generic shape puts the other fields in the error object.
-func errorBody(api spec.APIStyle, status int, message string, extra map[string]any) []byte {
-	v, e := providerOf(api).errorBody(status, message, extra)
-	if d, ok := extra["retry_delay"].(time.Duration); ok {
-		e["details"] = []any{map[string]any{"@type": RetryInfoType, "retryDelay": strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"}}
-	}
-	// Without HTML escaping, as providers send "prompt is too long: N tokens > W".
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v) //nolint:errcheck // maps of strings and numbers always encode
-	return b.Bytes()
-}
-
-// RetryInfoType is the @type of the google.rpc.RetryInfo detail in which
-// an error body carries its retry delay (spec.Faults.RetryDelayBody).
-const RetryInfoType = "type.googleapis.com/google.rpc.RetryInfo"
+// its provider's errorBody (package wire: openai.go, anthropic.go,
+// generic.go).
 
 // limitPhrases word each Limit in a rejection message.
 var limitPhrases = [numLimits]string{"", "requests per second (RPS)", "requests per min (RPM)", "tokens per min (TPM)", "concurrent requests",
@@ -103,9 +78,9 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 	case KindConflict:
 		return fmt.Sprintf("Conflict on service %s: another write to this resource was in progress and commits first; retry the write, after a backoff.", service)
 	case KindQuotaExhausted:
-		return providerOf(c.API).quotaMessage(service)
+		return wire.ProviderOf(c.API).QuotaMessage(service)
 	case KindContextTooLong:
-		return providerOf(c.API).contextMessage(c.Faults.ContextWindow, d.InputTokens)
+		return wire.ProviderOf(c.API).ContextMessage(c.Faults.ContextWindow, d.InputTokens)
 	case KindBadRequest:
 		if bodyErr != nil {
 			return bodyErr.Error()
@@ -113,12 +88,6 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 		return "Bad request."
 	}
 	return "The server had an error while processing your request."
-}
-
-// spentCreditMessage words a refusal for spent credit by service as
-// OpenAI does.
-func spentCreditMessage(service string) string {
-	return fmt.Sprintf("You exceeded your current quota on service %s, please check your plan and billing details. Waiting does not help: retry after adding credit.", service)
 }
 
 // rejectionBody is the body of the answer with status to request id, which
@@ -136,7 +105,7 @@ func rejectionBody(c *ServiceConfig, id string, status int, d, seen *Decision, b
 			}
 		}
 	}
-	return errorBody(c.API, status, rejectMessage(c, d, bodyErr), extra)
+	return wire.ErrorBody(c.API, status, rejectMessage(c, d, bodyErr), extra)
 }
 
 // RejectionBody is the JSON body service c sends with status for decision
@@ -151,6 +120,6 @@ func (d *Decision) RejectionBody(c *ServiceConfig, status int) []byte {
 // answered to request requestID.
 func errorExtra(api spec.APIStyle, k Kind, requestID string) map[string]any {
 	extra := map[string]any{"kind": k.String()}
-	providerOf(api).errorExtra(extra, requestID)
+	wire.ProviderOf(api).ErrorExtra(extra, requestID)
 	return extra
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 )
 
 // Routing and answering one request: the steps of serve.
@@ -52,10 +54,10 @@ func (s *Server) serviceHandler(sv *service) http.Handler {
 // the model decide, then answer the rejection or the admission.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path string) {
 	c := &sv.cfg
-	ep, ok := route(c.API, r.Method, path)
+	ep, ok := wire.RouteOf(c.API, r.Method, path)
 	if !ok {
-		w.Header().Set("Allow", ep.method())
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody(c.API, 405, fmt.Sprintf("%s %s is not supported; use %s", r.Method, path, ep.method()), nil))
+		w.Header().Set("Allow", ep.Method())
+		writeJSON(w, http.StatusMethodNotAllowed, wire.ErrorBody(c.API, 405, fmt.Sprintf("%s %s is not supported; use %s", r.Method, path, ep.Method()), nil))
 		return
 	}
 	if s.serveAside(w, r, c, ep) {
@@ -67,7 +69,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 	}
 	in := readRequest(r, sv, ep, path, body, n)
 	s.conversationRetry(&in, ep, body)
-	if ep == epCountTokens {
+	if ep == wire.EpCountTokens {
 		answerCount(w, c, &in)
 		return
 	}
@@ -75,14 +77,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		return // answered from the write's first application, without the model
 	}
 	rec := s.newRecord(r, sv, ep, path, body, &in)
-	if ep.generates() && in.bodyErr == nil && !in.tooLarge {
+	if ep.Generates() && in.bodyErr == nil && !in.tooLarge {
 		// The fake model's answer, known before admission: its length
 		// paces the generation.
-		in.dec.reply = c.Agent.decide(sv.agentSeed, &in.dec.agent, providerOf(c.API).callPrefix())
+		in.dec.Reply = decideCalls(&c.Agent, sv.agentSeed, &in.dec.Agent, wire.ProviderOf(c.API).CallPrefix())
 		var cut bool
-		in.dec.answer, cut = c.Agent.answerTokens(sv.agentSeed, &in.dec.agent, &in.dec.reply, in.dec.output)
-		in.dec.truncated = cut && in.dec.maxSet
-		in.req.Generated = in.dec.answer
+		in.dec.Answer, cut = answerTokens(&c.Agent, sv.agentSeed, &in.dec.Agent, &in.dec.Reply, in.dec.Output)
+		in.dec.Truncated = cut && in.dec.MaxSet
+		in.req.Generated = in.dec.Answer
 	}
 	now, d := s.decide(sv, &in)
 	s.noteWrite(r, sv, &in, &d)
@@ -107,22 +109,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 // serveAside answers, without the model, what spends no quota: an unknown
 // path (404), the model list and, for a key the service does not accept,
 // token counting (401). It reports whether it answered.
-func (s *Server) serveAside(w http.ResponseWriter, r *http.Request, c *ServiceConfig, ep endpoint) bool {
+func (s *Server) serveAside(w http.ResponseWriter, r *http.Request, c *ServiceConfig, ep wire.Endpoint) bool {
 	switch ep {
-	case epUnknown:
+	case wire.EpUnknown:
 		s.notFound.Add(1)
 		msg := fmt.Sprintf("Unknown request URL: %s %s. This fake %s service answers %s; check the base URL (the SDK appends the /v1/... path itself).",
-			r.Method, r.URL.Path, c.API, strings.Join(knownPaths(c.API)[:len(knownPaths(c.API))-1], ", "))
-		writeJSON(w, http.StatusNotFound, errorBody(c.API, 404, msg, nil))
+			r.Method, r.URL.Path, c.API, strings.Join(wire.KnownPaths(c.API)[:len(wire.KnownPaths(c.API))-1], ", "))
+		writeJSON(w, http.StatusNotFound, wire.ErrorBody(c.API, 404, msg, nil))
 		return true
-	case epModels, epCountTokens:
+	case wire.EpModels, wire.EpCountTokens:
 		// The API key is still checked.
 		if !knownKey(c, apiKey(r)) {
-			writeJSON(w, http.StatusUnauthorized, errorBody(c.API, 401, rejectMessage(c, &Decision{Kind: KindUnauthorized}, nil), nil))
+			writeJSON(w, http.StatusUnauthorized, wire.ErrorBody(c.API, 401, rejectMessage(c, &Decision{Kind: KindUnauthorized}, nil), nil))
 			return true
 		}
-		if ep == epModels {
-			writeJSON(w, 200, modelsBody(c.API, c.ModelName, s.start))
+		if ep == wire.EpModels {
+			writeJSON(w, 200, wire.ModelsBody(c.API, c.ModelName, s.start))
 			return true
 		}
 	}
@@ -140,7 +142,7 @@ func readRequestBody(w http.ResponseWriter, r *http.Request, c *ServiceConfig) (
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			w.Header().Set("Connection", "close")
-			writeJSON(w, http.StatusRequestTimeout, errorBody(c.API, http.StatusRequestTimeout, "the request body did not arrive within the read timeout", nil))
+			writeJSON(w, http.StatusRequestTimeout, wire.ErrorBody(c.API, http.StatusRequestTimeout, "the request body did not arrive within the read timeout", nil))
 		}
 		return nil, 0, false
 	}
@@ -155,7 +157,7 @@ type incoming struct {
 	how retryRule
 	// dec is the decoded body; bodyErr says why it did not decode (the
 	// request is then Malformed).
-	dec     decoded
+	dec     wire.Decoded
 	bodyErr error
 	// tooLarge says the body is past the service's MaxBodyBytes (it is not
 	// decoded).
@@ -164,15 +166,15 @@ type incoming struct {
 
 // readRequest turns an HTTP request with body (n bytes read) to endpoint ep
 // of sv into what the model decides on.
-func readRequest(r *http.Request, sv *service, ep endpoint, path string, body []byte, n int64) incoming {
+func readRequest(r *http.Request, sv *service, ep wire.Endpoint, path string, body []byte, n int64) incoming {
 	c := &sv.cfg
 	in := incoming{req: Request{Method: r.Method, Path: path, Key: apiKey(r), Bytes: n}, tooLarge: n > c.MaxBodyBytes}
 	in.req.Client, in.req.Retry, in.how = retryIdentity(r, in.req.Key)
 	if !in.tooLarge {
-		in.dec, in.bodyErr = decodeRequest(c.API, ep, body, r.Header.Get(TokensHeader), r.Header.Get(OutputTokensHeader), c.OutputTokens)
+		in.dec, in.bodyErr = wire.DecodeRequest(c.API, ep, body, r.Header.Get(TokensHeader), r.Header.Get(OutputTokensHeader), c.OutputTokens)
 		in.req.Malformed = in.bodyErr != nil
 	}
-	in.req.Tokens, in.req.OutputTokens = in.dec.input, in.dec.output
+	in.req.Tokens, in.req.OutputTokens = in.dec.Input, in.dec.Output
 	in.req.Write, in.req.Resource = writeOf(r, ep, path, body, &in.dec, sv.routes)
 	return in
 }
@@ -184,10 +186,10 @@ func answerCount(w http.ResponseWriter, c *ServiceConfig, in *incoming) {
 		if in.bodyErr != nil {
 			msg = in.bodyErr.Error()
 		}
-		writeJSON(w, 400, errorBody(c.API, 400, msg, nil))
+		writeJSON(w, 400, wire.ErrorBody(c.API, 400, msg, nil))
 		return
 	}
-	writeJSON(w, 200, []byte(fmt.Sprintf(`{"input_tokens":%d}`+"\n", in.dec.input)))
+	writeJSON(w, 200, []byte(fmt.Sprintf(`{"input_tokens":%d}`+"\n", in.dec.Input)))
 }
 
 // decide lets sv's model decide on the request at the models' time now,
@@ -218,7 +220,7 @@ func (s *Server) settle(sv *service, d *Decision, out int64) {
 // is the time of the decision. It returns the answer's HTTP status.
 func writeDecisionHeaders(h http.Header, c *ServiceConfig, requestID string, seen *Decision, wall time.Time) int {
 	h.Set("X-Request-Id", requestID)
-	providerOf(c.API).setRequestID(h, requestID)
+	wire.ProviderOf(c.API).SetRequestID(h, requestID)
 	return seen.Answer(c.API, c.Headers, wall, h)
 }
 
@@ -242,24 +244,24 @@ func (s *Server) answerRejection(w http.ResponseWriter, r *http.Request, c *Serv
 // a server error or a conflict with
 // status, or a connection reset; it ends the request in the model and in
 // rec (nil: the server logs no requests).
-func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *service, ep endpoint, path, id string, status int, now time.Duration, wall time.Time, d *Decision, dec *decoded, rec *Record) {
+func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *service, ep wire.Endpoint, path, id string, status int, now time.Duration, wall time.Time, d *Decision, dec *wire.Decoded, rec *Record) {
 	c := &sv.cfg
 	if s.metrics != nil {
 		// Runs after the request ended in the model, also when the
 		// handler panics to abort the connection.
 		defer s.metrics.observe(sv, now)
 	}
-	model := dec.model
+	model := dec.Model
 	if model == "" {
 		model = c.ModelName
 	}
-	out := dec.output
-	if d.Kind == KindOK && ep.generates() {
-		out = dec.answer
+	out := dec.Output
+	if d.Kind == KindOK && ep.Generates() {
+		out = dec.Answer
 		s.settle(sv, d, out)
 	}
-	if d.Kind == KindOK && dec.stream {
-		groups, n := streamBody(c.API, ep, id, model, wall, d.Tokens-dec.output, out, dec)
+	if d.Kind == KindOK && dec.Stream {
+		groups, n := wire.StreamBody(c.API, ep, id, model, wall, d.Tokens-dec.Output, out, dec)
 		s.stream(w, r.Context(), sv, d, rec, groups, n)
 		return
 	}
@@ -268,9 +270,9 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	}
 	switch d.Kind {
 	case KindOK:
-		writeJSON(w, 200, okBody(c.API, ep, c.Name, path, id, model, wall, d.Tokens-dec.output, out, dec))
+		writeJSON(w, 200, wire.OKBody(c.API, ep, c.Name, path, id, model, wall, d.Tokens-dec.Output, out, dec))
 	case KindServerError, KindConflict:
-		writeJSON(w, status, errorBody(c.API, status, rejectMessage(c, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
+		writeJSON(w, status, wire.ErrorBody(c.API, status, rejectMessage(c, d, nil), errorExtra(c.API, d.Kind, "req_"+id)))
 	case KindReset:
 		panic(http.ErrAbortHandler) // closes the connection without a response
 	}

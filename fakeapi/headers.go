@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/sched/httptool"
 	"github.com/simbench/simbench/spec"
 )
@@ -101,7 +102,9 @@ func (d *Decision) Answer(api spec.APIStyle, style spec.HeaderStyle, wall time.T
 // HTTPStatus is the HTTP status of the server's response to decision d in
 // API style api, or 0 for a decision answered with no response (a hang, a
 // reset); Answer returns it too.
-func (d *Decision) HTTPStatus(api spec.APIStyle) int { return providerOf(api).status(d) }
+func (d *Decision) HTTPStatus(api spec.APIStyle) int {
+	return wire.ProviderOf(api).Status(d.Kind.String(), d.Limit.String(), d.Status)
+}
 
 // HeaderShouldRetry is the header the official OpenAI and Anthropic SDKs
 // obey over the status when deciding whether to retry ("true" or "false").

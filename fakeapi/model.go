@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/spec"
 )
@@ -204,7 +205,7 @@ func (m *Model) arrive(now time.Duration, r *Request, d *Decision) {
 func (m *Model) screen(now time.Duration, r *Request, d *Decision) (t *tenant, k Kind, status int) {
 	if e := m.events.active(now, func(e *spec.Event) bool { return e.Outage }); e != nil {
 		d.Wait = e.End() - now
-		return nil, KindOverloaded, providerOf(m.cfg.API).outageStatus()
+		return nil, KindOverloaded, wire.ProviderOf(m.cfg.API).OutageStatus()
 	}
 	t = &m.single
 	if m.tenants != nil {
@@ -230,7 +231,7 @@ func (m *Model) screen(now time.Duration, r *Request, d *Decision) (t *tenant, k
 		return nil, KindContextTooLong, 400
 	}
 	if fc.Credit > 0 && m.spent >= fc.Credit {
-		return nil, KindQuotaExhausted, providerOf(m.cfg.API).quotaStatus()
+		return nil, KindQuotaExhausted, wire.ProviderOf(m.cfg.API).QuotaStatus()
 	}
 	return t, 0, 0
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -14,29 +15,29 @@ import (
 func TestDecodeOutputTokens(t *testing.T) {
 	tests := []struct {
 		name         string
-		ep           endpoint
+		ep           wire.Endpoint
 		body, header string
 		in, out      int64
 		err          string
 	}{
-		{"header", epGeneric, "", "300", 700, 300, ""},
-		{"body", epGeneric, `{"tokens": 5, "output_tokens": 40}`, "", 700, 40, ""},
-		{"header over body", epGeneric, `{"output_tokens": 40}`, "41", 700, 41, ""},
-		{"neither", epGeneric, "", "", 700, 0, ""},
-		{"bad header", epGeneric, "", "many", 0, 0, `X-Simbench-Output-Tokens "many" is not a non-negative integer`},
-		{"negative body", epGeneric, `{"output_tokens": -1}`, "", 0, 0, "must not be negative"},
-		{"provider endpoint", epChat, `{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 9}`, "300", 700, 9, ""},
+		{"header", wire.EpGeneric, "", "300", 700, 300, ""},
+		{"body", wire.EpGeneric, `{"tokens": 5, "output_tokens": 40}`, "", 700, 40, ""},
+		{"header over body", wire.EpGeneric, `{"output_tokens": 40}`, "41", 700, 41, ""},
+		{"neither", wire.EpGeneric, "", "", 700, 0, ""},
+		{"bad header", wire.EpGeneric, "", "many", 0, 0, `X-Simbench-Output-Tokens "many" is not a non-negative integer`},
+		{"negative body", wire.EpGeneric, `{"output_tokens": -1}`, "", 0, 0, "must not be negative"},
+		{"provider wire.Endpoint", wire.EpChat, `{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 9}`, "300", 700, 9, ""},
 	}
 	for _, tt := range tests {
-		d, err := decodeRequest(spec.APIOpenAI, tt.ep, []byte(tt.body), "700", tt.header, 16)
+		d, err := wire.DecodeRequest(spec.APIOpenAI, tt.ep, []byte(tt.body), "700", tt.header, 16)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%s: error %v, want %q", tt.name, err, tt.err)
 			}
 			continue
 		}
-		if err != nil || d.input != tt.in || d.output != tt.out {
-			t.Errorf("%s: input %d, output %d, error %v; want %d, %d", tt.name, d.input, d.output, err, tt.in, tt.out)
+		if err != nil || d.Input != tt.in || d.Output != tt.out {
+			t.Errorf("%s: input %d, output %d, error %v; want %d, %d", tt.name, d.Input, d.Output, err, tt.in, tt.out)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -174,7 +175,7 @@ func TestServeStreamOpenAISDK(t *testing.T) {
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(acc.Choices) != 1 || acc.Choices[0].Message.Content != strings.Join(answer(spec.DefaultOutputTokens), "") || acc.Choices[0].FinishReason != "stop" || acc.Usage.CompletionTokens != spec.DefaultOutputTokens {
+	if len(acc.Choices) != 1 || acc.Choices[0].Message.Content != strings.Join(wire.Answer(spec.DefaultOutputTokens), "") || acc.Choices[0].FinishReason != "stop" || acc.Usage.CompletionTokens != spec.DefaultOutputTokens {
 		t.Fatalf("accumulated %+v", acc.ChatCompletion)
 	}
 }
@@ -314,21 +315,6 @@ func TestServeAnthropicBaseURL(t *testing.T) {
 	}
 	if st := s.Stats().Services["claude"]; st.Arrived != 1 {
 		t.Fatalf("arrived %d, want only the good call", st.Arrived)
-	}
-}
-
-// TestAPIPath checks which paths of a provider-shaped service are taken
-// for another API's (404) and which for tool paths.
-func TestAPIPath(t *testing.T) {
-	for path, want := range map[string]bool{
-		"/v1": true, "/v1/x": true, "/v2/chat": true, "/v1beta/models/g:generateContent": true, "/v1alpha": true,
-		"/v1beta1/x": true, "/openai/deployments/gpt4/chat/completions": true, "/model/m/converse": true,
-		"/": false, "": false, "/tools/v1": false, "/llm": false, "/resources/doc-1": false, "/v": false,
-		"/vx": false, "/v1x": false, "/v1betax": false, "/version": false, "/models": false, "/openaix": false,
-	} {
-		if got := apiPath(path); got != want {
-			t.Errorf("apiPath(%q) = %v, want %v", path, got, want)
-		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -111,13 +112,13 @@ func identity(client, method, path string, body []byte) uint64 {
 
 // newRecord starts the record of request r to sv with body, when the
 // server logs requests (ServerConfig.OnRequest); nil otherwise.
-func (s *Server) newRecord(r *http.Request, sv *service, ep endpoint, path string, body []byte, in *incoming) *Record {
+func (s *Server) newRecord(r *http.Request, sv *service, ep wire.Endpoint, path string, body []byte, in *incoming) *Record {
 	if s.cfg.OnRequest == nil {
 		return nil
 	}
 	client := clientOf(r, in.req.Key)
 	return &Record{
-		Service: sv.cfg.Name, Client: client, Key: in.req.Key, Method: r.Method, Path: path, Model: ep.generates(),
+		Service: sv.cfg.Name, Client: client, Key: in.req.Key, Method: r.Method, Path: path, Model: ep.Generates(),
 		IdempotencyKey: r.Header.Get(IdempotencyHeader), Attempt: declaredAttempt(r),
 		Identity: identity(client, r.Method, path, body),
 		Write:    in.req.Write, Resource: in.req.resource(),

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 )
 
 // maxRounds bounds the clients whose model rounds a server counts; past
@@ -21,13 +23,13 @@ const maxRounds = 1 << 16
 // request, and the same tool call in the next round, are not retries of a
 // 429 the model was handed. A client that never asks a model keeps the
 // rule of one request at a time.
-func (s *Server) conversationRetry(in *incoming, ep endpoint, body []byte) {
+func (s *Server) conversationRetry(in *incoming, ep wire.Endpoint, body []byte) {
 	if in.how != byClient {
 		return
 	}
 	s.roundsMu.Lock()
 	n, asked := s.rounds[in.req.Client]
-	if ep.generates() {
+	if ep.Generates() {
 		if s.rounds == nil || len(s.rounds) >= maxRounds {
 			s.rounds = map[string]uint64{}
 		}
@@ -38,7 +40,7 @@ func (s *Server) conversationRetry(in *incoming, ep endpoint, body []byte) {
 		return
 	}
 	id := strconv.FormatUint(identity("", in.req.Method, in.req.Path, body), 16)
-	if ep.generates() {
+	if ep.Generates() {
 		in.req.Client += "|model:" + id
 	} else {
 		in.req.Client += "|round:" + strconv.FormatUint(n, 10) + ":" + id
@@ -120,8 +122,8 @@ var retryRuleNames = [numRetryRules]string{"idempotency_key", "retry_count", "cl
 // or below one of routes (ServiceConfig.WriteRoutes and WritePaths) on a
 // tool path. A route's declared resource key (WriteRoute.ResourceFrom)
 // names the resource when the request carries it.
-func writeOf(r *http.Request, ep endpoint, path string, body []byte, dec *decoded, routes []writeRoute) (bool, string) {
-	if ep != epGeneric {
+func writeOf(r *http.Request, ep wire.Endpoint, path string, body []byte, dec *wire.Decoded, routes []writeRoute) (bool, string) {
+	if ep != wire.EpGeneric {
 		return false, ""
 	}
 	rt := matchRoute(routes, path)
@@ -131,8 +133,8 @@ func writeOf(r *http.Request, ep endpoint, path string, body []byte, dec *decode
 		}
 	}
 	res := path
-	if dec.hasResource && dec.resource != "" {
-		res = dec.resource
+	if dec.HasResource && dec.Resource != "" {
+		res = dec.Resource
 	}
 	switch v := strings.TrimSpace(r.Header.Get(WriteHeader)); strings.ToLower(v) {
 	case "", "0", "false", "no":

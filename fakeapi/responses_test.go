@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -70,7 +71,7 @@ func TestServeResponsesStreamedWhole(t *testing.T) {
 	if got := strings.Join(types, " "); got != want {
 		t.Fatalf("events\n%s\nwant\n%s", got, want)
 	}
-	full := strings.Join(answer(9), "")
+	full := strings.Join(wire.Answer(9), "")
 	if done == nil || text.String() != full || done.OutputText() != full || done.Status != "incomplete" ||
 		done.IncompleteDetails.Reason != "max_output_tokens" || done.Output[0].Status != "incomplete" {
 		t.Fatalf("text %q, incomplete %+v", text.String(), done)
@@ -95,7 +96,7 @@ func TestServeResponsesNotStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OutputText() != strings.Join(answer(spec.DefaultOutputTokens), "") || r.Usage.OutputTokens != spec.DefaultOutputTokens || r.Model != string(openai.ChatModel("gpt-4o-mini")) {
+	if r.OutputText() != strings.Join(wire.Answer(spec.DefaultOutputTokens), "") || r.Usage.OutputTokens != spec.DefaultOutputTokens || r.Model != string(openai.ChatModel("gpt-4o-mini")) {
 		t.Fatalf("response %+v", r)
 	}
 	// Limits apply as to chat completions: the second call in the minute is

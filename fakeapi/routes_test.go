@@ -12,15 +12,15 @@ import (
 func TestServeWriteRoutesResourceFrom(t *testing.T) {
 	lat := spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: 300 * time.Millisecond}
 	routes := []WriteRoute{
-		{Path: "/tools/save", ResourceFrom: "path:2"},
-		{Path: "/tools/put", ResourceFrom: "json:doc_id"},
-		{Path: "/tools/tag", ResourceFrom: "header:X-Doc-Id"},
+		{Path: "/tools/save", ResourceFrom: resourceFrom(t, "path:2")},
+		{Path: "/tools/put", ResourceFrom: resourceFrom(t, "json:doc_id")},
+		{Path: "/tools/tag", ResourceFrom: resourceFrom(t, "header:X-Doc-Id")},
 	}
 	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{
 		{Config: spec.Config{Name: "tool", Latency: lat}, WriteRoutes: routes},
 		{Config: spec.Config{Name: "strict", Latency: lat, Faults: spec.Faults{Conflict: 1}}, WriteRoutes: routes},
 		// Provider endpoints are reads even under a declared write route.
-		{Config: spec.Config{Name: "llm", TPM: 10_000_000, Latency: lat}, WriteRoutes: []WriteRoute{{Path: "/v1", ResourceFrom: "header:X-Doc-Id"}}},
+		{Config: spec.Config{Name: "llm", TPM: 10_000_000, Latency: lat}, WriteRoutes: []WriteRoute{{Path: "/v1", ResourceFrom: resourceFrom(t, "header:X-Doc-Id")}}},
 	}})
 	// pair sends two overlapping requests, the ith with path, body and
 	// header value i.
@@ -45,7 +45,7 @@ func TestServeWriteRoutesResourceFrom(t *testing.T) {
 		{"json different", same("/tools/put"), [2]string{`{"doc_id":"a","resource":"r"}`, `{"doc_id":7,"resource":"r"}`}, same(""), false},
 		{"header same", same("/tools/tag"), same(`{}`), same("d1"), true},
 		{"header different", same("/tools/tag"), same(`{"resource":"r"}`), [2]string{"d1", "d2"}, false},
-		{"not a route", same("/tools/saved"), same(`{}`), same(""), false},
+		{"not a wire.RouteOf", same("/tools/saved"), same(`{}`), same(""), false},
 	}
 	for _, tc := range cases {
 		for _, svc := range []string{"tool", "strict"} {
@@ -71,24 +71,63 @@ func TestServeWriteRoutesResourceFrom(t *testing.T) {
 	}
 }
 
+// resourceFrom parses s, which must be valid.
+func resourceFrom(t *testing.T, s string) spec.ResourceFrom {
+	t.Helper()
+	r, err := spec.ParseResourceFrom(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestWriteRoutesValidate checks that Validate rejects routes by spec's
+// rules (spec.WriteRoute.Problems), the ones scenario files are held to:
+// the header name with CR LF in it, which fakeapi once accepted while
+// scenario files did not, is rejected by both.
 func TestWriteRoutesValidate(t *testing.T) {
 	cfg := ServiceConfig{Config: spec.Config{Name: "tool"}, WriteRoutes: []WriteRoute{
-		{Path: "/tools/a", ResourceFrom: "path:0"},
-		{Path: "tools/b", ResourceFrom: "json:id"},
-		{Path: "/tools/c", ResourceFrom: "cookie:id"},
-		{Path: "/tools/d", ResourceFrom: "header:"},
-		{Path: "/tools/e", ResourceFrom: "path:2"},
+		{Path: "/tools/a", ResourceFrom: spec.ResourceFrom{Kind: spec.ResourcePath}},
+		{Path: "tools/b", ResourceFrom: spec.ResourceFrom{Kind: spec.ResourceJSON, Name: "id"}},
+		{Path: "/tools/c", ResourceFrom: spec.ResourceFrom{Kind: "cookie", Name: "id"}},
+		{Path: "/tools/d", ResourceFrom: spec.ResourceFrom{Kind: spec.ResourceHeader}},
+		{Path: "/tools/e", ResourceFrom: spec.ResourceFrom{Kind: spec.ResourceHeader, Name: "X\r\nInjected: 1"}},
+		{Path: "/tools/f", ResourceFrom: spec.ResourceFrom{Kind: spec.ResourcePath, Segment: 2}},
 	}}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{`write_routes[0]: resource_from "path:0"`, `write_routes[1]: path "tools/b"`, `write_routes[2]: resource_from "cookie:id"`, `write_routes[3]: resource_from "header:"`} {
+	for _, want := range []string{
+		`service "tool": write_routes[0].resource_from: "path:0": the path segment must be a whole number from 1`,
+		`service "tool": write_routes[1].path: "tools/b" does not start with /`,
+		`service "tool": write_routes[2].resource_from: "cookie:id" is not`,
+		`service "tool": write_routes[3].resource_from: "header:" is not`,
+		`service "tool": write_routes[4].resource_from: "header:X\r\nInjected: 1": "X\r\nInjected: 1" is not an HTTP header name`,
+	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v\nlacks %q", err, want)
 		}
 	}
-	if strings.Contains(err.Error(), "write_routes[4]") {
-		t.Errorf("%v\nreports the valid route", err)
+	if strings.Contains(err.Error(), "write_routes[5]") {
+		t.Errorf("%v\nreports the valid wire.RouteOf", err)
+	}
+}
+
+// TestAgentValidate checks that Validate rejects an agent loop by spec's
+// rules (spec.Agent.Problems).
+func TestAgentValidate(t *testing.T) {
+	cfg := ServiceConfig{Config: spec.Config{Name: "llm"}, Agent: AgentConfig{MaxIterations: -1, FinishProbability: 1.5}}
+	err := cfg.Validate()
+	for _, want := range []string{
+		`fakeapi: service "llm": agent.max_iterations: is negative (-1)`,
+		`fakeapi: service "llm": agent.finish_probability: 1.5 is outside [0, 1]`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nlacks %q", err, want)
+		}
+	}
+	if err := (ServiceConfig{Config: spec.Config{Name: "llm"}, Agent: AgentConfig{MaxIterations: 3, FinishProbability: 1}}).Validate(); err != nil {
+		t.Error(err)
 	}
 }

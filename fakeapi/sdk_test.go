@@ -12,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -65,7 +66,7 @@ func TestOpenAISDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Choices[0].Message.Content != strings.Join(answer(spec.DefaultOutputTokens), "") || first.Model != string(openai.ChatModel("gpt-4o-mini")) || first.Usage.CompletionTokens != spec.DefaultOutputTokens {
+	if first.Choices[0].Message.Content != strings.Join(wire.Answer(spec.DefaultOutputTokens), "") || first.Model != string(openai.ChatModel("gpt-4o-mini")) || first.Usage.CompletionTokens != spec.DefaultOutputTokens {
 		t.Fatalf("completion = %+v", first)
 	}
 

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 	"golang.org/x/net/netutil"
 )
@@ -345,7 +346,7 @@ func (s *Server) SDKBaseURL(service string) string {
 	if sv == nil {
 		return ""
 	}
-	base, _ := providerOf(sv.cfg.API).sdk(sv.url)
+	base, _ := wire.ProviderOf(sv.cfg.API).SDK(sv.url)
 	return base
 }
 
@@ -358,7 +359,7 @@ func (s *Server) SDKEnv(service string) string {
 	if sv == nil {
 		return ""
 	}
-	_, env := providerOf(sv.cfg.API).sdk(sv.url)
+	_, env := wire.ProviderOf(sv.cfg.API).SDK(sv.url)
 	return env
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -76,7 +77,7 @@ func heapAndStacks() float64 {
 // 1,000 tokens (about 250 KB of events, which a stream used to hold whole
 // for its latency) and of the most pieces an answer has.
 func TestIdleStreamMemory(t *testing.T) {
-	for _, out := range []int{1000, maxAnswerPieces} {
+	for _, out := range []int{1000, wire.MaxAnswerPieces} {
 		if per := idleStreamBytes(t, 200, out); per > maxIdleStreamBytes {
 			t.Errorf("%d-token streams: %.0f bytes each while idle, want at most %d", out, per, maxIdleStreamBytes)
 		}

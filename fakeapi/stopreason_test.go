@@ -10,6 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -187,7 +188,7 @@ func TestAnswerTokensMatchUsage(t *testing.T) {
 		content := rapid.StringMatching(`[a-z ]{1,12}`).Draw(rt, "content")
 		m := rapid.Int64Range(1, 1500).Draw(rt, "max_tokens")
 		stream := rapid.Bool().Draw(rt, "stream")
-		natural := askLLM(t, c, s.URL(service), api, content, maxAnswerPieces, false)
+		natural := askLLM(t, c, s.URL(service), api, content, wire.MaxAnswerPieces, false)
 		l := natural.usage
 		a := askLLM(t, c, s.URL(service), api, content, m, stream)
 		n, ok := countTokens(a.text)
@@ -198,7 +199,7 @@ func TestAnswerTokensMatchUsage(t *testing.T) {
 			rt.Fatalf("usage %d; want min(natural length %d, max_tokens %d)", a.usage, l, m)
 		}
 		cutStop := map[spec.APIStyle]string{spec.APIOpenAI: "length", spec.APIAnthropic: "max_tokens"}[api]
-		if cut := a.stop == cutStop; cut != (l > m) && l < maxAnswerPieces {
+		if cut := a.stop == cutStop; cut != (l > m) && l < wire.MaxAnswerPieces {
 			rt.Fatalf("stop reason %q for natural length %d at max_tokens %d", a.stop, l, m)
 		}
 	})

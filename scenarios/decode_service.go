@@ -2,11 +2,8 @@ package scenarios
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/net/http/httpguts"
 
 	"github.com/simbench/simbench/spec"
 )
@@ -210,33 +207,15 @@ func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
 		tool.Idempotent = idem
 	}
 	if from, ok := t.str("resource_from"); ok {
-		tool.ResourceFrom = from
 		if tool.Kind != KindWrite {
 			t.add("resource_from", "only applies to kind = \"write\" (reads never race); remove it or make the tool a write")
-		} else if msg := checkResourceFrom(from); msg != "" {
-			t.add("resource_from", "%s", msg)
+		} else if r, err := spec.ParseResourceFrom(from); err != nil {
+			t.add("resource_from", "%v", err)
+		} else {
+			tool.ResourceFrom = r
 		}
 	}
 	return tool
-}
-
-// checkResourceFrom says what is wrong with a tool's resource_from, or "".
-func checkResourceFrom(s string) string {
-	kind, arg, _ := strings.Cut(s, ":")
-	switch {
-	case kind == "path":
-		if n, err := strconv.Atoi(arg); err != nil || n < 1 {
-			return fmt.Sprintf("%q: the path segment must be a whole number from 1, like \"path:1\"", s)
-		}
-		return ""
-	case kind == "header" && arg != "" && !httpguts.ValidHeaderFieldName(arg):
-		return fmt.Sprintf("%q: %q is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~, no space, colon or control character)", s, arg)
-	case kind == "json" && TextProblem(arg) != "":
-		return fmt.Sprintf("%q: the field %s", s, TextProblem(arg))
-	case (kind == "json" || kind == "header") && arg != "":
-		return ""
-	}
-	return fmt.Sprintf("%q is not \"path:N\", \"json:FIELD\" or \"header:NAME\"", s)
 }
 
 // keyBelow appends rel, a dotted path of bare segments each with an

@@ -213,7 +213,7 @@ func TestFullFile(t *testing.T) {
 		Tools: []Tool{
 			{Name: "search", Service: "tools", Tokens: spec.Constant(0.0), Kind: KindRead},
 			{Name: "fetch", Service: "tools", Tokens: spec.Constant(250.0), Kind: KindRead},
-			{Name: "write_note", Service: "tools", Tokens: spec.Constant(0.0), Kind: KindWrite, Resource: "notes", Idempotent: true, ResourceFrom: "json:note_id"},
+			{Name: "write_note", Service: "tools", Tokens: spec.Constant(0.0), Kind: KindWrite, Resource: "notes", Idempotent: true, ResourceFrom: spec.ResourceFrom{Kind: spec.ResourceJSON, Name: "note_id"}},
 		},
 		Strategies: []Strategy{
 			{

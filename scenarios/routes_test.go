@@ -17,7 +17,7 @@ func TestResourceFromKey(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", from, err)
 		}
-		if got := sc.Tool("w").ResourceFrom; got != from {
+		if got := sc.Tool("w").ResourceFrom.String(); got != from {
 			t.Errorf("resource_from %q, want %q", got, from)
 		}
 	}

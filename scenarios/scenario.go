@@ -93,11 +93,11 @@ type Tool struct {
 	// (Strategy.Hedge): a second copy of it in flight changes nothing.
 	Idempotent bool
 	// ResourceFrom says where a served write request's resource key comes
-	// from: "path:N" (the Nth path segment after the tool's path),
-	// "json:FIELD" (a top-level field of the JSON body) or "header:NAME"
-	// (a request header); "" keeps the server's default. Only set on
-	// writes.
-	ResourceFrom string
+	// from, as spec.ParseResourceFrom parses resource_from: "path:N" (the
+	// Nth path segment after the tool's path), "json:FIELD" (a top-level
+	// field of the JSON body) or "header:NAME" (a request header); the
+	// zero value keeps the server's default. Only set on writes.
+	ResourceFrom spec.ResourceFrom
 }
 
 // Kind says whether a tool reads or writes.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/spec"
 )
 
 // TestAdaptiveAIMDOnTier3 adds an AIMD strategy to tier3 — no token bucket
@@ -84,7 +84,7 @@ func TestServeConfigListsWritePaths(t *testing.T) {
 	var writes, routes []fakeapi.WriteRoute
 	for i, tl := range sc.Tools {
 		if tl.Kind == scenarios.KindWrite {
-			sc.Tools[i].ResourceFrom = fmt.Sprintf("path:%d", i+1)
+			sc.Tools[i].ResourceFrom = spec.ResourceFrom{Kind: spec.ResourcePath, Segment: i + 1}
 			writes = append(writes, fakeapi.WriteRoute{Path: "/tools/" + tl.Name, ResourceFrom: sc.Tools[i].ResourceFrom})
 		}
 	}

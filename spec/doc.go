@@ -2,9 +2,13 @@
 // limits and limiter algorithm, latency distributions, injected faults,
 // rate-limit header styles, API keys, background load, overload episodes,
 // generation pace and timed events (Event: limit cuts, slow spells, error
-// bursts, stalls, outages). It holds one set of types and enums, the one
-// validator of a service (Config.Problems) and of its events
-// (Config.EventProblems), the one sampler for the distributions (Sampler)
+// bursts, stalls, outages), and what a served service adds: its write
+// routes (WriteRoute, with the one parser of resource_from,
+// ParseResourceFrom) and the agent loop a provider-style service answers
+// with (Agent). It holds one set of types and enums, the one validator of
+// a service (Config.Problems), of its events (Config.EventProblems), of a
+// write route (WriteRoute.Problems) and of an agent loop
+// (Agent.Problems), the one sampler for the distributions (Sampler)
 // and the one reader of an empirical distribution's samples file
 // (ReadSamples).
 //

@@ -1,4 +1,4 @@
-package fakeapi
+package wire
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ type openAIShape struct{}
 // openAIRoutes are the OpenAI shape's own paths, in the order a 404 names
 // them.
 var openAIRoutes = []providerRoute{
-	{"/v1/chat/completions", epChat}, {"/v1/responses", epResponses}, {"/v1/embeddings", epEmbeddings}, {"/v1/models", epModels},
+	{"/v1/chat/completions", EpChat}, {"/v1/responses", EpResponses}, {"/v1/embeddings", EpEmbeddings}, {"/v1/models", EpModels},
 }
 
 func (openAIShape) routes() []providerRoute { return openAIRoutes }
@@ -35,15 +35,15 @@ func (openAIShape) errorBody(status int, message string, extra map[string]any) (
 	kind, _ := extra["kind"].(string)
 	typ, code := openAIType(status)
 	var param any
-	if l := extra["limit"]; status == http.StatusTooManyRequests && (l == LimitTPM.String() || l == LimitITPM.String() || l == LimitOTPM.String()) {
+	if l := extra["limit"]; status == http.StatusTooManyRequests && (l == LimitTPM || l == LimitITPM || l == LimitOTPM) {
 		typ = "tokens"
 	}
 	switch kind {
-	case KindOverloaded.String():
+	case KindOverloaded:
 		code = "overloaded" // OpenAI answers an overload 503 with it
-	case KindQuotaExhausted.String():
+	case KindQuotaExhausted:
 		typ, code = kind, kind // as OpenAI sends insufficient_quota
-	case KindContextTooLong.String():
+	case KindContextTooLong:
 		code, param = kind, "messages"
 	}
 	e = map[string]any{"message": message, "type": typ, "param": param, "code": code}
@@ -69,44 +69,44 @@ func openAIType(status int) (typ string, code any) {
 	return "server_error", nil
 }
 
-func (openAIShape) errorExtra(map[string]any, string) {}
+func (openAIShape) ErrorExtra(map[string]any, string) {}
 
-// status answers a request too large for the token limit with 429 (type
+// Status answers a request too large for the token limit with 429 (type
 // tokens) and an overload with 503, as OpenAI does; the rest is the
-// model's status.
-func (openAIShape) status(d *Decision) int {
+// model's Status.
+func (openAIShape) Status(kind, limit string, model int) int {
 	switch {
-	case d.Kind == KindTooLarge && d.Limit == LimitTPM:
+	case kind == KindTooLarge && limit == LimitTPM:
 		return http.StatusTooManyRequests
-	case d.Kind == KindOverloaded:
+	case kind == KindOverloaded:
 		return http.StatusServiceUnavailable
 	}
-	return d.Status
+	return model
 }
 
-func (openAIShape) outageStatus() int { return http.StatusServiceUnavailable }
+func (openAIShape) OutageStatus() int { return http.StatusServiceUnavailable }
 
-// quotaStatus is OpenAI's 429 insufficient_quota.
-func (openAIShape) quotaStatus() int { return http.StatusTooManyRequests }
+// QuotaStatus is OpenAI's 429 insufficient_quota.
+func (openAIShape) QuotaStatus() int { return http.StatusTooManyRequests }
 
-func (openAIShape) quotaMessage(service string) string { return spentCreditMessage(service) }
+func (openAIShape) QuotaMessage(service string) string { return spentCreditMessage(service) }
 
-// contextMessage is OpenAI's context_length_exceeded message.
-func (openAIShape) contextMessage(window, tokens int64) string {
+// ContextMessage is OpenAI's context_length_exceeded message.
+func (openAIShape) ContextMessage(window, tokens int64) string {
 	return fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", window, tokens)
 }
 
-func (openAIShape) setRequestID(http.Header, string) {}
+func (openAIShape) SetRequestID(http.Header, string) {}
 
 // checkFields requires a chat completion's messages, a response's input
 // (or previous_response_id) and an embedding's input, which it decodes.
-func (openAIShape) checkFields(ep endpoint, b *reqBody, d *decoded) error {
+func (openAIShape) checkFields(ep Endpoint, b *reqBody, d *Decoded) error {
 	switch ep {
-	case epChat:
+	case EpChat:
 		if len(b.Messages) == 0 {
 			return errors.New("messages is required")
 		}
-	case epEmbeddings:
+	case EpEmbeddings:
 		if len(b.Input) == 0 {
 			return errors.New("input is required")
 		}
@@ -115,7 +115,7 @@ func (openAIShape) checkFields(ep endpoint, b *reqBody, d *decoded) error {
 			return err
 		}
 		d.embed = e
-	case epResponses:
+	case EpResponses:
 		if len(b.Input) == 0 && b.PreviousResponseID == "" {
 			return errors.New("input is required")
 		}
@@ -130,17 +130,17 @@ func (openAIShape) modelsBody(model string, created time.Time) any {
 
 // okBody renders a chat completion (the text answer or a.dec.reply's tool
 // calls), an embeddings list or a response object.
-func (openAIShape) okBody(ep endpoint, a *answerArgs) any {
+func (openAIShape) okBody(ep Endpoint, a *answerArgs) any {
 	dec, in, out := a.dec, a.in, a.out
 	switch ep {
-	case epChat:
-		calls := dec.reply.calls
-		msg := map[string]any{"role": "assistant", "content": strings.Join(answer(out), ""), "refusal": nil}
+	case EpChat:
+		calls := dec.Reply.Calls
+		msg := map[string]any{"role": "assistant", "content": strings.Join(Answer(out), ""), "refusal": nil}
 		finish := chatFinish(dec)
 		if len(calls) > 0 {
 			tc := make([]any, len(calls))
 			for i, c := range calls {
-				tc[i] = map[string]any{"id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": string(c.args)}}
+				tc[i] = map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": string(c.Args)}}
 			}
 			msg["content"], msg["tool_calls"], finish = nil, tc, "tool_calls"
 		}
@@ -149,23 +149,23 @@ func (openAIShape) okBody(ep endpoint, a *answerArgs) any {
 			"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "logprobs": nil, "message": msg}},
 			"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": satmath.Add(in, out)},
 		}
-	case epEmbeddings:
+	case EpEmbeddings:
 		return map[string]any{
 			"object": "list", "model": a.model,
 			"data":  dec.embed.data(),
 			"usage": map[string]any{"prompt_tokens": in, "total_tokens": in},
 		}
-	case epResponses:
+	case EpResponses:
 		return responseObject(a.id, a.model, a.created, responseStatus(dec), responseOutput(a.id, out, dec, true), in, out, dec)
 	}
 	return nil
 }
 
-func (openAIShape) streamEvents(ep endpoint, groups *sseGroups, a *answerArgs) {
+func (openAIShape) streamEvents(ep Endpoint, groups *sseGroups, a *answerArgs) {
 	switch ep {
-	case epChat:
+	case EpChat:
 		chatEvents(groups, a.pieces, a.id, a.model, a.created, a.in, a.out, a.dec)
-	case epResponses:
+	case EpResponses:
 		responseEvents(groups, a.pieces, a.id, a.model, a.created, a.in, a.out, a.dec)
 	}
 }
@@ -173,8 +173,8 @@ func (openAIShape) streamEvents(ep endpoint, groups *sseGroups, a *answerArgs) {
 // chatFinish is a chat completion's finish_reason without tool calls:
 // "length" when the answer stopped at the request's max_tokens, else
 // "stop".
-func chatFinish(dec *decoded) string {
-	if dec.truncated {
+func chatFinish(dec *Decoded) string {
+	if dec.Truncated {
 		return "length"
 	}
 	return "stop"
@@ -183,8 +183,8 @@ func chatFinish(dec *decoded) string {
 // chatEvents adds the chunks of a streamed chat completion to groups: the
 // answer's pieces or dec.reply's tool calls, the finish, and the usage
 // chunk when dec asks for it.
-func chatEvents(groups *sseGroups, pieces answerPieces, id, model string, created time.Time, in, out int64, dec *decoded) {
-	calls := dec.reply.calls
+func chatEvents(groups *sseGroups, pieces answerPieces, id, model string, created time.Time, in, out int64, dec *Decoded) {
+	calls := dec.Reply.Calls
 	last := groups.n - 1 // the last piece
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		c := map[string]any{
@@ -208,8 +208,8 @@ func chatEvents(groups *sseGroups, pieces answerPieces, id, model string, create
 		groups.event(0, "", chunk(map[string]any{"role": "assistant", "content": nil, "refusal": nil}, nil))
 		for i, c := range calls {
 			groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
-				"index": i, "id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": ""}}}}, nil))
-			for _, p := range argPieces(c.args) {
+				"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil))
+			for _, p := range argPieces(c.Args) {
 				groups.event(i, "", chunk(map[string]any{"tool_calls": []any{map[string]any{
 					"index": i, "function": map[string]any{"arguments": p}}}}, nil))
 			}
@@ -225,8 +225,8 @@ func chatEvents(groups *sseGroups, pieces answerPieces, id, model string, create
 	groups.raw("data: [DONE]\n\n")
 }
 
-func (openAIShape) callPrefix() string { return "call" }
+func (openAIShape) CallPrefix() string { return "call" }
 
-// sdk: the OpenAI SDKs take URL+"/v1" and append /chat/completions,
+// SDK: the OpenAI SDKs take URL+"/v1" and append /chat/completions,
 // /responses, ...
-func (openAIShape) sdk(url string) (base, env string) { return url + "/v1", "OPENAI" }
+func (openAIShape) SDK(url string) (base, env string) { return url + "/v1", "OPENAI" }

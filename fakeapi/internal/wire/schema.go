@@ -1,4 +1,4 @@
-package fakeapi
+package wire
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 // The smallest arguments a tool's JSON schema accepts, which the fake
 // model sends with its tool calls.
 
-// minimalArgs is the smallest JSON object the schema accepts: its required
+// MinimalArgs is the smallest JSON object the schema accepts: its required
 // properties with the minimal values of their types (enums and consts take
 // their first value). A schema that is not valid JSON gives {}.
-func minimalArgs(schema json.RawMessage) []byte {
+func MinimalArgs(schema json.RawMessage) []byte {
 	var root any
 	if len(bytes.TrimSpace(schema)) == 0 || json.Unmarshal(schema, &root) != nil {
 		return []byte("{}")

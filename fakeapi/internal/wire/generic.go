@@ -1,4 +1,4 @@
-package fakeapi
+package wire
 
 import (
 	"encoding/json"
@@ -31,46 +31,46 @@ func (genericShape) errorBody(status int, message string, extra map[string]any) 
 			e[k] = x
 		}
 	}
-	if kind == KindQuotaExhausted.String() || kind == KindContextTooLong.String() {
+	if kind == KindQuotaExhausted || kind == KindContextTooLong {
 		e["code"] = kind
 	}
 	return map[string]any{"error": e}, e
 }
 
-func (genericShape) errorExtra(map[string]any, string) {}
+func (genericShape) ErrorExtra(map[string]any, string) {}
 
-func (genericShape) status(d *Decision) int { return d.Status }
+func (genericShape) Status(_, _ string, model int) int { return model }
 
-func (genericShape) outageStatus() int { return http.StatusServiceUnavailable }
+func (genericShape) OutageStatus() int { return http.StatusServiceUnavailable }
 
-// quotaStatus is a 429 with kind insufficient_quota.
-func (genericShape) quotaStatus() int { return http.StatusTooManyRequests }
+// QuotaStatus is a 429 with kind insufficient_quota.
+func (genericShape) QuotaStatus() int { return http.StatusTooManyRequests }
 
-func (genericShape) quotaMessage(service string) string { return spentCreditMessage(service) }
+func (genericShape) QuotaMessage(service string) string { return spentCreditMessage(service) }
 
-// contextMessage words a context too long as OpenAI does.
-func (genericShape) contextMessage(window, tokens int64) string {
-	return openAIShape{}.contextMessage(window, tokens)
+// ContextMessage words a context too long as OpenAI does.
+func (genericShape) ContextMessage(window, tokens int64) string {
+	return openAIShape{}.ContextMessage(window, tokens)
 }
 
-func (genericShape) setRequestID(http.Header, string) {}
+func (genericShape) SetRequestID(http.Header, string) {}
 
 // checkFields: a generic tool takes any JSON object.
-func (genericShape) checkFields(endpoint, *reqBody, *decoded) error { return nil }
+func (genericShape) checkFields(Endpoint, *reqBody, *Decoded) error { return nil }
 
 // modelsBody: a generic service routes no /v1/models; nil.
 func (genericShape) modelsBody(string, time.Time) any { return nil }
 
 // okBody: a generic service generates nothing (genericBody answers its
 // paths); nil.
-func (genericShape) okBody(endpoint, *answerArgs) any { return nil }
+func (genericShape) okBody(Endpoint, *answerArgs) any { return nil }
 
-func (genericShape) streamEvents(endpoint, *sseGroups, *answerArgs) {}
+func (genericShape) streamEvents(Endpoint, *sseGroups, *answerArgs) {}
 
-func (genericShape) callPrefix() string { return "call" }
+func (genericShape) CallPrefix() string { return "call" }
 
-// sdk: no official SDK; the URL itself.
-func (genericShape) sdk(url string) (base, env string) { return url, "" }
+// SDK: no official SDK; the URL itself.
+func (genericShape) SDK(url string) (base, env string) { return url, "" }
 
 // genericBody is a generic tool's answer, {"ok":true,"id":…,"service":…,
 // "path":…,"tokens":…} and a newline, as encoding/json writes it: built

@@ -1,4 +1,4 @@
-package fakeapi
+package wire
 
 import (
 	"encoding/json"
@@ -80,10 +80,10 @@ func (s *sseGroups) finish() {
 	}
 }
 
-// streamedAnswer is answer(out) as a stream sends it, piece by piece:
+// streamedAnswer is Answer(out) as a stream sends it, piece by piece:
 // out pieces, one per token (at most maxAnswerPieces).
 func streamedAnswer(out int64) answerPieces {
-	return answerPieces(min(max(out, 0), maxAnswerPieces))
+	return answerPieces(min(max(out, 0), MaxAnswerPieces))
 }
 
 // answerPieces is a text answer of that many pieces, computed piece by
@@ -114,7 +114,7 @@ func (a answerPieces) text() string {
 	return b.String()
 }
 
-// streamBody renders a streamed response as groups of server-sent events,
+// StreamBody renders a streamed response as groups of server-sent events,
 // one event per token of the answer, or per tool call of dec.reply, and
 // returns them as a sequence of (index, bytes) rendered as they are ranged
 // over (the bytes are valid until the next group), and how many groups
@@ -124,15 +124,15 @@ func (a answerPieces) text() string {
 // (message_start, content_block_start, ping, content_block_delta...,
 // content_block_stop, message_delta with usage, message_stop); responses
 // follow the Responses API's events (see responseEvents).
-func streamBody(api spec.APIStyle, ep endpoint, id, model string, created time.Time, in, out int64, dec *decoded) (iter.Seq2[int, []byte], int) {
+func StreamBody(api spec.APIStyle, ep Endpoint, id, model string, created time.Time, in, out int64, dec *Decoded) (iter.Seq2[int, []byte], int) {
 	pieces := streamedAnswer(out)
 	n := max(int(pieces), 1) // an empty answer still has its events
-	if len(dec.reply.calls) > 0 {
-		n = len(dec.reply.calls)
+	if len(dec.Reply.Calls) > 0 {
+		n = len(dec.Reply.Calls)
 	}
 	seq := func(yield func(int, []byte) bool) {
 		groups := newSSEGroups(n, yield)
-		providerOf(api).streamEvents(ep, groups, &answerArgs{id: id, model: model, created: created, in: in, out: out, dec: dec, pieces: pieces})
+		ProviderOf(api).streamEvents(ep, groups, &answerArgs{id: id, model: model, created: created, in: in, out: out, dec: dec, pieces: pieces})
 		groups.finish()
 	}
 	return seq, min(n, maxStreamGroups)

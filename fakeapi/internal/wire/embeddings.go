@@ -1,4 +1,4 @@
-package fakeapi
+package wire
 
 import (
 	"encoding/base64"

@@ -1,4 +1,4 @@
-package fakeapi
+package wire
 
 import (
 	"strconv"
@@ -15,20 +15,20 @@ import (
 // responseRounds is the count of responses with tool calls that the
 // conversation has had once this one is sent; the response id carries it,
 // so that previous_response_id continues the conversation.
-func responseRounds(dec *decoded) int {
-	if len(dec.reply.calls) > 0 {
-		return dec.agent.round + 1
+func responseRounds(dec *Decoded) int {
+	if len(dec.Reply.Calls) > 0 {
+		return dec.Agent.Round + 1
 	}
-	return dec.agent.round
+	return dec.Agent.Round
 }
 
 // responseOutput is the output array of a response: one assistant message
 // with the answer, or one function_call item per tool call. done renders
 // the items as completed, else as they start in a stream (empty).
-func responseOutput(id string, out int64, dec *decoded, done bool) []any {
-	calls := dec.reply.calls
+func responseOutput(id string, out int64, dec *Decoded, done bool) []any {
+	calls := dec.Reply.Calls
 	if len(calls) == 0 {
-		return []any{responseMessage(id, strings.Join(answer(out), ""), done, dec.truncated)}
+		return []any{responseMessage(id, strings.Join(Answer(out), ""), done, dec.Truncated)}
 	}
 	items := make([]any, len(calls))
 	for i, c := range calls {
@@ -55,19 +55,19 @@ func outputText(text string) map[string]any {
 	return map[string]any{"type": "output_text", "text": text, "annotations": []any{}, "logprobs": []any{}}
 }
 
-func functionCallItem(id string, i int, c toolCall, done bool) map[string]any {
+func functionCallItem(id string, i int, c ToolCall, done bool) map[string]any {
 	status, args := "in_progress", ""
 	if done {
-		status, args = "completed", string(c.args)
+		status, args = "completed", string(c.Args)
 	}
 	return map[string]any{"id": "fc_" + id + "_" + strconv.Itoa(i), "type": "function_call", "status": status,
-		"call_id": c.id, "name": c.name, "arguments": args}
+		"call_id": c.ID, "name": c.Name, "arguments": args}
 }
 
 // responseStatus is the status of a finished response: "incomplete" when
 // its text stopped at max_output_tokens, else "completed".
-func responseStatus(dec *decoded) string {
-	if dec.truncated {
+func responseStatus(dec *Decoded) string {
+	if dec.Truncated {
 		return "incomplete"
 	}
 	return "completed"
@@ -78,11 +78,11 @@ func responseStatus(dec *decoded) string {
 // response.incomplete); usage is sent only once finished, and an
 // incomplete response says why in incomplete_details
 // ({"reason":"max_output_tokens"}).
-func responseObject(id, model string, created time.Time, status string, output []any, in, out int64, dec *decoded) map[string]any {
+func responseObject(id, model string, created time.Time, status string, output []any, in, out int64, dec *Decoded) map[string]any {
 	r := map[string]any{
-		"id": responseID(dec.agent.conv, responseRounds(dec), id), "object": "response", "created_at": created.Unix(),
+		"id": responseID(dec.Agent.Conv, responseRounds(dec), id), "object": "response", "created_at": created.Unix(),
 		"status": status, "model": model, "output": output,
-		"parallel_tool_calls": dec.agent.parallel, "tool_choice": "auto", "tools": []any{},
+		"parallel_tool_calls": dec.Agent.Parallel, "tool_choice": "auto", "tools": []any{},
 		"error": nil, "incomplete_details": nil, "instructions": nil, "metadata": map[string]any{},
 		"temperature": 1, "top_p": 1, "truncation": "disabled",
 		"text":  map[string]any{"format": map[string]any{"type": "text"}},
@@ -108,7 +108,7 @@ func responseObject(id, model string, created time.Time, status string, output [
 // output_item.done; for tool calls, per call output_item.added,
 // function_call_arguments.delta and .done, and output_item.done; then
 // response.completed with usage. Every event carries a sequence_number.
-func responseEvents(groups *sseGroups, pieces answerPieces, id, model string, created time.Time, in, out int64, dec *decoded) {
+func responseEvents(groups *sseGroups, pieces answerPieces, id, model string, created time.Time, in, out int64, dec *Decoded) {
 	seq := 0
 	event := func(g int, typ string, v map[string]any) {
 		v["type"], v["sequence_number"] = typ, seq
@@ -118,14 +118,14 @@ func responseEvents(groups *sseGroups, pieces answerPieces, id, model string, cr
 	last := groups.n - 1
 	event(0, "response.created", map[string]any{"response": responseObject(id, model, created, "in_progress", []any{}, in, out, dec)})
 	event(0, "response.in_progress", map[string]any{"response": responseObject(id, model, created, "in_progress", []any{}, in, out, dec)})
-	if calls := dec.reply.calls; len(calls) > 0 {
+	if calls := dec.Reply.Calls; len(calls) > 0 {
 		for i, c := range calls {
 			itemID := "fc_" + id + "_" + strconv.Itoa(i)
 			event(i, "response.output_item.added", map[string]any{"output_index": i, "item": functionCallItem(id, i, c, false)})
-			for _, p := range argPieces(c.args) {
+			for _, p := range argPieces(c.Args) {
 				event(i, "response.function_call_arguments.delta", map[string]any{"item_id": itemID, "output_index": i, "delta": p})
 			}
-			event(i, "response.function_call_arguments.done", map[string]any{"item_id": itemID, "output_index": i, "name": c.name, "arguments": string(c.args)})
+			event(i, "response.function_call_arguments.done", map[string]any{"item_id": itemID, "output_index": i, "name": c.Name, "arguments": string(c.Args)})
 			event(i, "response.output_item.done", map[string]any{"output_index": i, "item": functionCallItem(id, i, c, true)})
 		}
 	} else {
@@ -149,7 +149,7 @@ func responseEvents(groups *sseGroups, pieces answerPieces, id, model string, cr
 		p = part()
 		p["part"] = outputText(text)
 		event(last, "response.content_part.done", p)
-		event(last, "response.output_item.done", map[string]any{"output_index": 0, "item": responseMessage(id, text, true, dec.truncated)})
+		event(last, "response.output_item.done", map[string]any{"output_index": 0, "item": responseMessage(id, text, true, dec.Truncated)})
 	}
 	status := responseStatus(dec)
 	event(last, "response."+status, map[string]any{"response": responseObject(id, model, created, status, responseOutput(id, out, dec, true), in, out, dec)})

@@ -1,4 +1,4 @@
-package fakeapi
+package wire
 
 import (
 	"bytes"
@@ -13,44 +13,44 @@ import (
 	"github.com/simbench/simbench/spec"
 )
 
-// endpoint is what a path means for a service.
-type endpoint uint8
+// Endpoint is what a path means for a service.
+type Endpoint uint8
 
 const (
-	epGeneric endpoint = iota
-	epChat
-	epEmbeddings
-	epMessages
-	epCountTokens
-	epModels
-	epResponses
-	// epUnknown is a /v1/... path a provider-style service does not answer.
-	epUnknown
+	EpGeneric Endpoint = iota
+	EpChat
+	EpEmbeddings
+	EpMessages
+	EpCountTokens
+	EpModels
+	EpResponses
+	// EpUnknown is a /v1/... path a provider-style service does not answer.
+	EpUnknown
 )
 
 // method is the HTTP method an endpoint answers.
-func (ep endpoint) method() string {
-	if ep == epModels {
+func (ep Endpoint) Method() string {
+	if ep == EpModels {
 		return http.MethodGet
 	}
 	return http.MethodPost
 }
 
-// provider is one API shape a service speaks (spec.APIStyle): its own
+// Provider is one API shape a service speaks (spec.APIStyle): its own
 // paths, the answers and streams of its endpoints, its error bodies and
 // statuses, its request-id headers and how an official SDK finds it. Each
 // shape is one file: openai.go (with responses.go and embeddings.go),
 // anthropic.go and generic.go; the rest of the server asks the service's
-// provider (providerOf) and holds no arm per shape. Request reading
-// (decodeRequest) is per endpoint, and an endpoint belongs to one shape.
+// Provider (ProviderOf) and holds no arm per shape. Request reading
+// (DecodeRequest) is per endpoint, and an endpoint belongs to one shape.
 // The rate-limit headers follow the service's header style
-// (spec.HeaderStyle, headers.go), which a scenario sets apart from the
+// (spec.HeaderStyle, fakeapi's headers.go), which a scenario sets apart from the
 // shape.
 //
-// Adding an error shape to a provider touches its errorBody (and status,
-// if the status differs); adding a provider is one file, an entry in
+// Adding an error shape to a Provider touches its errorBody (and status,
+// if the status differs); adding a Provider is one file, an entry in
 // providers and a value of spec.APIStyle.
-type provider interface {
+type Provider interface {
 	// routes lists the provider's own paths and their endpoints, in the
 	// order a 404 names them.
 	routes() []providerRoute
@@ -58,60 +58,62 @@ type provider interface {
 	// the provider's shape, and the error object within it (where
 	// errorBody adds a retry delay's details); extra is errorBody's.
 	errorBody(status int, message string, extra map[string]any) (v any, e map[string]any)
-	// errorExtra adds to extra what the provider's error bodies to request
+	// ErrorExtra adds to extra what the provider's error bodies to request
 	// requestID carry beside the error.
-	errorExtra(extra map[string]any, requestID string)
-	// status is the HTTP status of the answer to decision d (0: none).
-	status(d *Decision) int
-	// outageStatus is the status of a refusal during an outage.
-	outageStatus() int
-	// quotaStatus is the status of a refusal for spent credit.
-	quotaStatus() int
-	// quotaMessage words a refusal for spent credit by service.
-	quotaMessage(service string) string
-	// contextMessage words a refusal of a prompt of tokens input tokens
+	ErrorExtra(extra map[string]any, requestID string)
+	// Status is the HTTP Status of the answer to a decision of kind,
+	// refused by limit (their names, as Kind* and Limit* spell them), that
+	// the model answers with Status model (0: none).
+	Status(kind, limit string, model int) int
+	// OutageStatus is the status of a refusal during an outage.
+	OutageStatus() int
+	// QuotaStatus is the status of a refusal for spent credit.
+	QuotaStatus() int
+	// QuotaMessage words a refusal for spent credit by service.
+	QuotaMessage(service string) string
+	// ContextMessage words a refusal of a prompt of tokens input tokens
 	// beyond a context window of window tokens.
-	contextMessage(window, tokens int64) string
-	// setRequestID adds to h the request-id headers the provider sends
+	ContextMessage(window, tokens int64) string
+	// SetRequestID adds to h the request-id headers the provider sends
 	// besides X-Request-Id.
-	setRequestID(h http.Header, id string)
+	SetRequestID(h http.Header, id string)
 	// checkFields checks the fields endpoint ep (one of the provider's
 	// routes, or epGeneric) requires of body b, and decodes into d what
 	// the endpoint asks for beyond tokens and tools (an embedding).
-	checkFields(ep endpoint, b *reqBody, d *decoded) error
+	checkFields(ep Endpoint, b *reqBody, d *Decoded) error
 	// modelsBody is the JSON value of GET /v1/models listing model,
 	// created at created.
 	modelsBody(model string, created time.Time) any
 	// okBody is the JSON value of a successful answer of endpoint ep, one
 	// of the provider's routes other than epModels and epCountTokens.
-	okBody(ep endpoint, a *answerArgs) any
+	okBody(ep Endpoint, a *answerArgs) any
 	// streamEvents adds to groups the events of a streamed answer of
-	// endpoint ep (ep.generates()).
-	streamEvents(ep endpoint, groups *sseGroups, a *answerArgs)
-	// callPrefix begins the ids of the fake model's tool calls.
-	callPrefix() string
-	// sdk returns the base URL an official SDK takes for a service at url,
+	// endpoint ep (ep.Generates()).
+	streamEvents(ep Endpoint, groups *sseGroups, a *answerArgs)
+	// CallPrefix begins the ids of the fake model's tool calls.
+	CallPrefix() string
+	// SDK returns the base URL an official SDK takes for a service at url,
 	// and the prefix of the SDK's environment variables ("OPENAI":
 	// OPENAI_BASE_URL, OPENAI_API_KEY; "" for none).
-	sdk(url string) (base, env string)
+	SDK(url string) (base, env string)
 }
 
 // providerRoute is one of a provider's own paths and its endpoint.
 type providerRoute struct {
 	path string
-	ep   endpoint
+	ep   Endpoint
 }
 
 // providers are the shapes by API style.
-var providers = map[spec.APIStyle]provider{
+var providers = map[spec.APIStyle]Provider{
 	spec.APIOpenAI:    openAIShape{},
 	spec.APIAnthropic: anthropicShape{},
 	spec.APIGeneric:   genericShape{},
 }
 
-// providerOf returns the shape of API style api (a validated style; the
+// ProviderOf returns the shape of API style api (a validated style; the
 // generic shape for any other).
-func providerOf(api spec.APIStyle) provider {
+func ProviderOf(api spec.APIStyle) Provider {
 	if p, ok := providers[api]; ok {
 		return p
 	}
@@ -127,27 +129,27 @@ type answerArgs struct {
 	// in and out are the input and output tokens of its usage.
 	in, out int64
 	// dec is the decoded request with the fake model's reply.
-	dec *decoded
+	dec *Decoded
 	// pieces are the text answer's pieces, for a stream.
 	pieces answerPieces
 }
 
-// route maps a path within a service to its endpoint; ok is false for a
+// RouteOf maps a path within a service to its endpoint; ok is false for a
 // provider endpoint called with another method than its own. On a
 // provider-shaped service (one with routes), an API path (apiPath) that is
 // not one of its routes is epUnknown (404); other paths are generic tool
 // paths.
-func route(api spec.APIStyle, method, path string) (ep endpoint, ok bool) {
-	p := providerOf(api)
+func RouteOf(api spec.APIStyle, method, path string) (ep Endpoint, ok bool) {
+	p := ProviderOf(api)
 	for _, r := range p.routes() {
 		if r.path == path {
-			return r.ep, method == r.ep.method()
+			return r.ep, method == r.ep.Method()
 		}
 	}
 	if len(p.routes()) > 0 && apiPath(path) {
-		return epUnknown, true
+		return EpUnknown, true
 	}
-	return epGeneric, true
+	return EpGeneric, true
 }
 
 // apiPath reports whether path is under a provider API's prefix rather
@@ -174,11 +176,11 @@ func apiPath(path string) bool {
 	return v == ""
 }
 
-// knownPaths lists a service's provider endpoints, for 404 messages; the
+// KnownPaths lists a service's provider endpoints, for 404 messages; the
 // last entry is always "/*", the generic tool paths.
-func knownPaths(api spec.APIStyle) []string {
+func KnownPaths(api spec.APIStyle) []string {
 	var out []string
-	for _, r := range providerOf(api).routes() {
+	for _, r := range ProviderOf(api).routes() {
 		out = append(out, r.path)
 	}
 	return append(out, "/*")
@@ -214,37 +216,37 @@ type reqBody struct {
 	Thread json.RawMessage `json:"thread"`
 }
 
-// decoded is what the server learns from a request.
-type decoded struct {
-	model         string
-	input, output int64
-	resource      string
-	hasResource   bool
-	// stream asks for server-sent events; includeUsage for OpenAI's final
+// Decoded is what the server learns from a request.
+type Decoded struct {
+	Model         string
+	Input, Output int64
+	Resource      string
+	HasResource   bool
+	// Stream asks for server-sent events; includeUsage for OpenAI's final
 	// usage chunk.
-	stream, includeUsage bool
+	Stream, includeUsage bool
 	// embed is what an embeddings request asks for.
 	embed embedRequest
-	// agent is what a chat, messages or responses request says about tools
+	// Agent is what a chat, messages or responses request says about tools
 	// and its conversation; reply is the fake model's answer, set before
 	// the model decides on the request.
-	agent agentRequest
-	reply reply
-	// answer is the output tokens of the fake model's answer (see
-	// AgentConfig.answerTokens), set with reply.
-	answer int64
-	// maxSet says the request named its output limit (max_tokens,
-	// max_completion_tokens or max_output_tokens); truncated, set with
+	Agent AgentRequest
+	Reply Reply
+	// Answer is the output tokens of the fake model's Answer (see
+	// fakeapi's answerTokens), set with reply.
+	Answer int64
+	// MaxSet says the request named its output limit (max_tokens,
+	// max_completion_tokens or max_output_tokens); Truncated, set with
 	// reply, that the text answer stopped at it, which the answer's stop
 	// reason says (OpenAI's finish_reason "length", Anthropic's
 	// stop_reason "max_tokens").
-	maxSet, truncated bool
+	MaxSet, Truncated bool
 }
 
 // generates reports whether the endpoint answers with generated text (or
 // tool calls), streamed on request.
-func (ep endpoint) generates() bool {
-	return ep == epChat || ep == epMessages || ep == epResponses
+func (ep Endpoint) Generates() bool {
+	return ep == EpChat || ep == EpMessages || ep == EpResponses
 }
 
 // TokensHeader overrides the input-token estimate of a request.
@@ -258,24 +260,24 @@ const OutputTokensHeader = "X-Simbench-Output-Tokens"
 // ClientHeader tells clients sharing one API key apart for early-retry accounting.
 const ClientHeader = "X-Simbench-Client"
 
-// decodeRequest reads the fields the model needs from a body. Input tokens
+// DecodeRequest reads the fields the model needs from a body. Input tokens
 // are estimated as one per four bytes of the prompt fields (messages, input,
 // system, prompt) unless tokensHeader (or a generic body's "tokens") gives
 // them; output tokens are max_completion_tokens, max_tokens, or
 // defaultOutput for chat and messages, 0 for embeddings, and for generic
 // tools outputHeader or the body's "output_tokens" (0 without them).
-func decodeRequest(api spec.APIStyle, ep endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (decoded, error) {
-	var d decoded
+func DecodeRequest(api spec.APIStyle, ep Endpoint, body []byte, tokensHeader, outputHeader string, defaultOutput int64) (Decoded, error) {
+	var d Decoded
 	b, err := parseBody(ep, body)
 	if err != nil {
 		return d, err
 	}
-	if b.Stream && !ep.generates() {
+	if b.Stream && !ep.Generates() {
 		return d, errors.New("stream is supported on chat completions, responses and messages only; send stream: false")
 	}
-	d.stream = b.Stream
+	d.Stream = b.Stream
 	d.includeUsage = b.StreamOptions != nil && b.StreamOptions.IncludeUsage
-	d.model = b.Model
+	d.Model = b.Model
 	for _, p := range []*int64{b.MaxTokens, b.MaxCompletionTokens, b.MaxOutputTokens, b.Tokens, b.OutputTokens} {
 		if p != nil && *p < 0 {
 			return d, fmt.Errorf("token counts must not be negative (got %d)", *p)
@@ -284,23 +286,23 @@ func decodeRequest(api spec.APIStyle, ep endpoint, body []byte, tokensHeader, ou
 	if err := decodeFields(api, ep, &b, &d); err != nil {
 		return d, err
 	}
-	d.maxSet = b.MaxCompletionTokens != nil || b.MaxTokens != nil || b.MaxOutputTokens != nil
-	if d.input, d.output, err = tokenCounts(ep, &b, tokensHeader, outputHeader, defaultOutput); err != nil {
+	d.MaxSet = b.MaxCompletionTokens != nil || b.MaxTokens != nil || b.MaxOutputTokens != nil
+	if d.Input, d.Output, err = tokenCounts(ep, &b, tokensHeader, outputHeader, defaultOutput); err != nil {
 		return d, err
 	}
 	if b.Resource != nil {
-		d.resource, d.hasResource = *b.Resource, true
+		d.Resource, d.HasResource = *b.Resource, true
 	}
 	return d, nil
 }
 
 // parseBody parses a request body, which must be a JSON object (or empty,
 // for a generic tool).
-func parseBody(ep endpoint, body []byte) (reqBody, error) {
+func parseBody(ep Endpoint, body []byte) (reqBody, error) {
 	var b reqBody
 	trimmed := bytes.TrimSpace(body)
 	switch {
-	case len(trimmed) == 0 && ep == epGeneric:
+	case len(trimmed) == 0 && ep == EpGeneric:
 	case len(trimmed) == 0:
 		return b, errors.New("the request body is empty; send a JSON object")
 	case trimmed[0] != '{':
@@ -316,27 +318,27 @@ func parseBody(ep endpoint, body []byte) (reqBody, error) {
 // decodeFields checks the fields endpoint ep of API style api requires of
 // body b (provider.checkFields) and decodes into d what a generating
 // request says about tools.
-func decodeFields(api spec.APIStyle, ep endpoint, b *reqBody, d *decoded) error {
-	if err := providerOf(api).checkFields(ep, b, d); err != nil {
+func decodeFields(api spec.APIStyle, ep Endpoint, b *reqBody, d *Decoded) error {
+	if err := ProviderOf(api).checkFields(ep, b, d); err != nil {
 		return err
 	}
-	if ep.generates() {
+	if ep.Generates() {
 		a, err := decodeAgent(ep, b)
 		if err != nil {
 			return err
 		}
-		d.agent = a
+		d.Agent = a
 	}
 	return nil
 }
 
 // tokenCounts returns the input and output tokens of a request to ep with
-// body b (see decodeRequest); on an error, the counts found so far.
-func tokenCounts(ep endpoint, b *reqBody, tokensHeader, outputHeader string, defaultOutput int64) (in, out int64, err error) {
+// body b (see DecodeRequest); on an error, the counts found so far.
+func tokenCounts(ep Endpoint, b *reqBody, tokensHeader, outputHeader string, defaultOutput int64) (in, out int64, err error) {
 	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt) + len(b.Instructions) + len(b.Tools)
 	in = int64(prompt+3) / 4
 	switch ep {
-	case epChat, epMessages, epResponses:
+	case EpChat, EpMessages, EpResponses:
 		out = defaultOutput
 		if b.MaxCompletionTokens != nil {
 			out = *b.MaxCompletionTokens
@@ -345,7 +347,7 @@ func tokenCounts(ep endpoint, b *reqBody, tokensHeader, outputHeader string, def
 		} else if b.MaxOutputTokens != nil {
 			out = *b.MaxOutputTokens
 		}
-	case epGeneric:
+	case EpGeneric:
 		if b.Tokens != nil {
 			in = *b.Tokens
 		}
@@ -370,14 +372,14 @@ func tokenCounts(ep endpoint, b *reqBody, tokensHeader, outputHeader string, def
 	return in, out, nil
 }
 
-// okBody renders a successful response of the endpoint's real shape (for
+// OKBody renders a successful response of the endpoint's real shape (for
 // chat, messages and responses, the text answer or dec.reply's tool calls),
 // or a generic tool's answer.
-func okBody(api spec.APIStyle, ep endpoint, service, path, id, model string, created time.Time, in, out int64, dec *decoded) []byte {
-	if ep == epGeneric {
+func OKBody(api spec.APIStyle, ep Endpoint, service, path, id, model string, created time.Time, in, out int64, dec *Decoded) []byte {
+	if ep == EpGeneric {
 		return genericBody(id, service, path, in+out)
 	}
-	v := providerOf(api).okBody(ep, &answerArgs{id: id, model: model, created: created, in: in, out: out, dec: dec})
+	v := ProviderOf(api).okBody(ep, &answerArgs{id: id, model: model, created: created, in: in, out: out, dec: dec})
 	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
 	return append(b, '\n')
 }
@@ -386,17 +388,17 @@ func okBody(api spec.APIStyle, ep endpoint, service, path, id, model string, cre
 // pieces (tokens) a stream sends.
 var answerHead = []string{"simbench", ":", " ok"}
 
-// maxAnswerPieces caps the tokens of a text answer (AgentConfig.answerTokens
+// MaxAnswerPieces caps the tokens of a text answer (fakeapi's answerTokens
 // draws no longer one), so that the answer's pieces are as many as its
 // usage reports.
-const maxAnswerPieces = 4096
+const MaxAnswerPieces = 4096
 
 // answer returns the fake model's text answer to a request of out output
 // tokens, as the pieces a stream sends (one per token): the first out of
 // answerHead, then " ok" until the answer has out tokens (at most
 // maxAnswerPieces). The fake's tokens are these pieces: "simbench", ":"
 // and each " ok" are one token each.
-func answer(out int64) []string {
+func Answer(out int64) []string {
 	p := make([]string, 0, int(streamedAnswer(out)))
 	for _, piece := range streamedAnswer(out).all() {
 		p = append(p, piece)
@@ -404,8 +406,8 @@ func answer(out int64) []string {
 	return p
 }
 
-// modelsBody lists the service's model as the provider's /v1/models does.
-func modelsBody(api spec.APIStyle, model string, created time.Time) []byte {
-	b, _ := json.Marshal(providerOf(api).modelsBody(model, created))
+// ModelsBody lists the service's model as the provider's /v1/models does.
+func ModelsBody(api spec.APIStyle, model string, created time.Time) []byte {
+	b, _ := json.Marshal(ProviderOf(api).modelsBody(model, created))
 	return append(b, '\n')
 }

@@ -1,4 +1,4 @@
-package fakeapi
+package wire
 
 import (
 	"encoding/json"
@@ -32,7 +32,7 @@ type anthropicShape struct{}
 // anthropicRoutes are the Anthropic shape's own paths, in the order a 404
 // names them.
 var anthropicRoutes = []providerRoute{
-	{"/v1/messages", epMessages}, {"/v1/messages/count_tokens", epCountTokens}, {"/v1/models", epModels},
+	{"/v1/messages", EpMessages}, {"/v1/messages/count_tokens", EpCountTokens}, {"/v1/models", EpModels},
 }
 
 func (anthropicShape) routes() []providerRoute { return anthropicRoutes }
@@ -70,34 +70,34 @@ func anthropicType(status int) string {
 	return "api_error"
 }
 
-// errorExtra sends the request id beside the error.
-func (anthropicShape) errorExtra(extra map[string]any, requestID string) {
+// ErrorExtra sends the request id beside the error.
+func (anthropicShape) ErrorExtra(extra map[string]any, requestID string) {
 	extra["request_id"] = requestID
 }
 
-func (anthropicShape) status(d *Decision) int { return d.Status }
+func (anthropicShape) Status(_, _ string, model int) int { return model }
 
-func (anthropicShape) outageStatus() int { return 529 }
+func (anthropicShape) OutageStatus() int { return 529 }
 
-// quotaStatus: Anthropic, which has no insufficient_quota 429, refuses an
+// QuotaStatus: Anthropic, which has no insufficient_quota 429, refuses an
 // account without credit with 400 invalid_request_error.
-func (anthropicShape) quotaStatus() int { return http.StatusBadRequest }
+func (anthropicShape) QuotaStatus() int { return http.StatusBadRequest }
 
-func (anthropicShape) quotaMessage(string) string {
+func (anthropicShape) QuotaMessage(string) string {
 	return "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."
 }
 
-func (anthropicShape) contextMessage(window, tokens int64) string {
+func (anthropicShape) ContextMessage(window, tokens int64) string {
 	return fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, window)
 }
 
-// setRequestID adds Anthropic's request-id header.
-func (anthropicShape) setRequestID(h http.Header, id string) { h.Set("Request-Id", id) }
+// SetRequestID adds Anthropic's request-id header.
+func (anthropicShape) SetRequestID(h http.Header, id string) { h.Set("Request-Id", id) }
 
 // checkFields refuses a thread continuation (errUnsupportedThread) and
 // requires messages, and a message's max_tokens.
-func (anthropicShape) checkFields(ep endpoint, b *reqBody, _ *decoded) error {
-	if ep != epMessages && ep != epCountTokens {
+func (anthropicShape) checkFields(ep Endpoint, b *reqBody, _ *Decoded) error {
+	if ep != EpMessages && ep != EpCountTokens {
 		return nil
 	}
 	if len(b.Thread) > 0 && string(b.Thread) != "null" {
@@ -106,7 +106,7 @@ func (anthropicShape) checkFields(ep endpoint, b *reqBody, _ *decoded) error {
 	if len(b.Messages) == 0 {
 		return errors.New("messages is required")
 	}
-	if b.MaxTokens == nil && ep == epMessages {
+	if b.MaxTokens == nil && ep == EpMessages {
 		return errors.New("max_tokens is required")
 	}
 	return nil
@@ -122,12 +122,12 @@ func (anthropicShape) modelsBody(model string, created time.Time) any {
 
 // okBody renders a message: a text block of the answer or a tool_use
 // block per call of a.dec.reply.
-func (anthropicShape) okBody(ep endpoint, a *answerArgs) any {
-	if ep != epMessages {
+func (anthropicShape) okBody(ep Endpoint, a *answerArgs) any {
+	if ep != EpMessages {
 		return nil
 	}
-	calls := a.dec.reply.calls
-	content, stop := []any{map[string]any{"type": "text", "text": strings.Join(answer(a.out), "")}}, messageStop(a.dec)
+	calls := a.dec.Reply.Calls
+	content, stop := []any{map[string]any{"type": "text", "text": strings.Join(Answer(a.out), "")}}, messageStop(a.dec)
 	if len(calls) > 0 {
 		content, stop = make([]any, len(calls)), "tool_use"
 		for i, c := range calls {
@@ -143,8 +143,8 @@ func (anthropicShape) okBody(ep endpoint, a *answerArgs) any {
 
 // messageStop is a message's stop_reason without tool use: "max_tokens"
 // when the answer stopped at the request's max_tokens, else "end_turn".
-func messageStop(dec *decoded) string {
-	if dec.truncated {
+func messageStop(dec *Decoded) string {
+	if dec.Truncated {
 		return "max_tokens"
 	}
 	return "end_turn"
@@ -152,16 +152,16 @@ func messageStop(dec *decoded) string {
 
 // toolUseBlock is an Anthropic tool_use content block; a streamed block
 // starts with an empty input that input_json_delta events fill.
-func toolUseBlock(c toolCall, withInput bool) map[string]any {
+func toolUseBlock(c ToolCall, withInput bool) map[string]any {
 	input := json.RawMessage("{}")
 	if withInput {
-		input = c.args
+		input = c.Args
 	}
-	return map[string]any{"type": "tool_use", "id": c.id, "name": c.name, "input": input}
+	return map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": input}
 }
 
-func (anthropicShape) streamEvents(ep endpoint, groups *sseGroups, a *answerArgs) {
-	if ep == epMessages {
+func (anthropicShape) streamEvents(ep Endpoint, groups *sseGroups, a *answerArgs) {
+	if ep == EpMessages {
 		messageEvents(groups, a.pieces, a.id, a.model, a.in, a.out, a.dec)
 	}
 }
@@ -169,8 +169,8 @@ func (anthropicShape) streamEvents(ep endpoint, groups *sseGroups, a *answerArgs
 // messageEvents adds the events of a streamed Anthropic message to groups:
 // the message start, a text block of the answer's pieces or a tool_use
 // block per call of dec.reply, the stop reason and the usage.
-func messageEvents(groups *sseGroups, pieces answerPieces, id, model string, in, out int64, dec *decoded) {
-	calls := dec.reply.calls
+func messageEvents(groups *sseGroups, pieces answerPieces, id, model string, in, out int64, dec *Decoded) {
+	calls := dec.Reply.Calls
 	last := groups.n - 1 // the last piece
 	stop := messageStop(dec)
 	groups.event(0, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
@@ -195,7 +195,7 @@ func messageEvents(groups *sseGroups, pieces answerPieces, id, model string, in,
 			if i == 0 {
 				groups.event(0, "ping", map[string]any{"type": "ping"})
 			}
-			for _, p := range append([]string{""}, argPieces(c.args)...) {
+			for _, p := range append([]string{""}, argPieces(c.Args)...) {
 				groups.event(i, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
 					"delta": map[string]any{"type": "input_json_delta", "partial_json": p}})
 			}
@@ -208,7 +208,7 @@ func messageEvents(groups *sseGroups, pieces answerPieces, id, model string, in,
 	groups.event(last, "message_stop", map[string]any{"type": "message_stop"})
 }
 
-func (anthropicShape) callPrefix() string { return "toolu" }
+func (anthropicShape) CallPrefix() string { return "toolu" }
 
-// sdk: the Anthropic SDKs take the URL itself and append /v1/messages.
-func (anthropicShape) sdk(url string) (base, env string) { return url, "ANTHROPIC" }
+// SDK: the Anthropic SDKs take the URL itself and append /v1/messages.
+func (anthropicShape) SDK(url string) (base, env string) { return url, "ANTHROPIC" }
