@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -195,33 +194,6 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 	capped.arrive(0)
 	if !errors.Is(capped.err, ErrTooLarge) {
 		t.Errorf("a turn of 3 calls under a cap of 2: err %v, want ErrTooLarge", capped.err)
-	}
-}
-
-// TestLiveCapsCallsPerTurn: call counts from a Pareto with α = 0.01 draw
-// turns of astronomically many calls. A virtual run stops with ErrTooLarge
-// at the first such turn; a live run, driven by the same agent loop, stops
-// the same way instead of trying to make them.
-func TestLiveCapsCallsPerTurn(t *testing.T) {
-	sc := small()
-	sc.Duration = 20 * time.Second
-	sc.Workload.Calls[0].Count = spec.Dist[float64]{Kind: spec.DistPareto, Min: 1, Alpha: 0.01}
-	budget := int64(1000 * bytesPerCall) // room for 1000 calls in a turn
-	e, err := newEngine(sc, &sc.Strategies[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.agents.maxTurnCalls = maxTurnCalls(budget)
-	e.run(context.Background(), nil)
-	if !errors.Is(e.err, ErrTooLarge) {
-		t.Fatalf("virtual: %v, want ErrTooLarge", e.err)
-	}
-	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: Options{MaxMemory: budget}, TimeScale: 0.05})
-	if !errors.Is(err, ErrTooLarge) || res != nil {
-		t.Fatalf("live: %v (results %v), want ErrTooLarge and no results", err, res != nil)
-	}
-	if !strings.Contains(err.Error(), "more than the 1000 that fit") {
-		t.Errorf("live: %v, want the cap named", err)
 	}
 }
 

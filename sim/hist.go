@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"time"
@@ -202,4 +203,33 @@ func (h *histogram) cdfAmong(n int, total uint64) []results.CDFPoint {
 		}
 	}
 	return out
+}
+
+// pool adds a member's histogram to h: its buckets (the same layout as
+// h's), its count and, from the member's summary, its sum (mean × count)
+// and maximum. A histogram whose count is not the member's n, or whose
+// layout differs, is refused.
+func (h *histogram) pool(from *hdrhistogram.Histogram, s results.Summary, n int64) error {
+	if from.TotalCount() != n {
+		return fmt.Errorf("a member's histogram holds %d values, its results count %d", from.TotalCount(), n)
+	}
+	if n == 0 {
+		return nil
+	}
+	into := h.full()
+	if from.SignificantFigures() != into.SignificantFigures() || from.HighestTrackableValue() != into.HighestTrackableValue() {
+		return fmt.Errorf("a member's histogram is of another layout (%d significant digits up to %d)", from.SignificantFigures(), from.HighestTrackableValue())
+	}
+	if dropped := into.Merge(from); dropped > 0 {
+		return fmt.Errorf("%d of a member's values are out of range", dropped)
+	}
+	lo := time.Duration(from.Min())
+	hi := time.Duration(math.Round(s.Max * 1e6)) // the summary's max, to the nanosecond of its microsecond
+	if h.n == 0 || lo < h.min {
+		h.min = lo
+	}
+	h.max = max(h.max, hi)
+	h.n += uint64(n)
+	h.sum += s.Mean / 1e3 * float64(n)
+	return nil
 }

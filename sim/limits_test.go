@@ -171,34 +171,6 @@ func TestLimitTraceOnlyForAdaptive(t *testing.T) {
 	}
 }
 
-// TestLiveLimitTrace: the live driver records the limit's steps too. With
-// the service's queue kept full and no refusals, AIMD's limit takes every
-// value from its start to its ceiling in turn, whatever the machine's
-// timing; the steps come in time order within the run.
-func TestLiveLimitTrace(t *testing.T) {
-	const ceiling = 6
-	sc := aimdQueue(100*time.Millisecond, 60, ceiling)
-	res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := res.Strategies[0].LimitTrace["s"]
-	var limits []int
-	for i, p := range got {
-		limits = append(limits, p.Limit)
-		if i > 0 && p.T < got[i-1].T || p.T < 0 || p.T > sc.Duration.Seconds() {
-			t.Errorf("step %d at %v s: out of order or outside the run", i, p.T)
-		}
-	}
-	var want []int
-	for l := 1; l <= ceiling; l++ {
-		want = append(want, l)
-	}
-	if !slices.Equal(limits, want) {
-		t.Errorf("live limits %v, want %v", limits, want)
-	}
-}
-
 // TestLimitTraceDeterministic: the same scenario and seed give the same
 // limit trace, byte for byte in results.json.
 func TestLimitTraceDeterministic(t *testing.T) {

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
+	"github.com/simbench/simbench/trace"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -166,4 +170,186 @@ func TestLivePanicReachesTheCaller(t *testing.T) {
 	}()
 	l.repanic()
 	t.Error("repanic returned")
+}
+
+// TestLiveCapsCallsPerTurn: call counts from a Pareto with α = 0.01 draw
+// turns of astronomically many calls. A virtual run stops with ErrTooLarge
+// at the first such turn; a live run, driven by the same agent loop, stops
+// the same way instead of trying to make them.
+func TestLiveCapsCallsPerTurn(t *testing.T) {
+	sc := small()
+	sc.Duration = 20 * time.Second
+	sc.Workload.Calls[0].Count = spec.Dist[float64]{Kind: spec.DistPareto, Min: 1, Alpha: 0.01}
+	budget := int64(1000 * bytesPerCall) // room for 1000 calls in a turn
+	e, err := newEngine(sc, &sc.Strategies[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.agents.maxTurnCalls = maxTurnCalls(budget)
+	e.run(context.Background(), nil)
+	if !errors.Is(e.err, ErrTooLarge) {
+		t.Fatalf("virtual: %v, want ErrTooLarge", e.err)
+	}
+	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: Options{MaxMemory: budget}, TimeScale: 0.05})
+	if !errors.Is(err, ErrTooLarge) || res != nil {
+		t.Fatalf("live: %v (results %v), want ErrTooLarge and no results", err, res != nil)
+	}
+	if !strings.Contains(err.Error(), "more than the 1000 that fit") {
+		t.Errorf("live: %v, want the cap named", err)
+	}
+}
+
+// TestLiveLimitTrace: the live driver records the limit's steps too. With
+// the service's queue kept full and no refusals, AIMD's limit takes every
+// value from its start to its ceiling in turn, whatever the machine's
+// timing; the steps come in time order within the run.
+func TestLiveLimitTrace(t *testing.T) {
+	const ceiling = 6
+	sc := aimdQueue(100*time.Millisecond, 60, ceiling)
+	res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Strategies[0].LimitTrace["s"]
+	var limits []int
+	for i, p := range got {
+		limits = append(limits, p.Limit)
+		if i > 0 && p.T < got[i-1].T || p.T < 0 || p.T > sc.Duration.Seconds() {
+			t.Errorf("step %d at %v s: out of order or outside the run", i, p.T)
+		}
+	}
+	var want []int
+	for l := 1; l <= ceiling; l++ {
+		want = append(want, l)
+	}
+	if !slices.Equal(limits, want) {
+		t.Errorf("live limits %v, want %v", limits, want)
+	}
+}
+
+// A live run's trace holds a "live" section per strategy whose records
+// count the same 429s as the run's results, with retries carrying the
+// delay the scheduler chose.
+func TestTraceLive(t *testing.T) {
+	sc, err := scenarios.Builtin("burst-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = 10 * time.Second
+	var buf bytes.Buffer
+	w := trace.NewWriter(&buf)
+	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: Options{Strategies: []string{"no-jitter", "paced"}, Trace: w}, TimeScale: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := trace.NewReader(&buf, "live.jsonl")
+	var names []string
+	limited := map[string]int64{}
+	delays := 0
+	for r.Next() {
+		h := r.Header()
+		if len(names) == 0 || names[len(names)-1] != h.Strategy {
+			names = append(names, h.Strategy)
+			if h.Mode != "live" || h.Limits["geo"].RPS != 5 {
+				t.Errorf("header %+v", *h)
+			}
+		}
+		rec := r.Record()
+		if err := rec.Check(); err != nil {
+			t.Fatalf("line %d: %v", r.Line(), err)
+		}
+		if rec.Session < 1 || rec.Turn < 1 || rec.Intended > rec.Start {
+			t.Errorf("line %d: %+v", r.Line(), *rec)
+		}
+		if rec.Outcome == trace.OutcomeRateLimited {
+			limited[h.Strategy]++
+		}
+		if rec.Attempt > 1 && rec.RetryDelay > 0 {
+			delays++
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 2 || names[0] != "no-jitter" || names[1] != "paced" {
+		t.Fatalf("sections %v", names)
+	}
+	for _, s := range res.Strategies {
+		if limited[s.Name] != s.RateLimited {
+			t.Errorf("%s: %d rate_limited records, the run counted %d", s.Name, limited[s.Name], s.RateLimited)
+		}
+	}
+	if limited["no-jitter"] == 0 || delays == 0 {
+		t.Errorf("no-jitter: %d 429s and %d retries with the delay chosen before them; want some of each", limited["no-jitter"], delays)
+	}
+}
+
+// TestEventOutageLive: a live run's server applies the scenario's events in
+// the run's own time. Four turns of one call arrive 1 s apart (scenario
+// time) and an outage covers [1.5 s, 2.5 s): the turn at 2 s, and only it,
+// fails, refused with 503. The boundaries lie half a second from any
+// arrival, at time scale 1 half a second of real time too (at 0.2 the
+// 100 ms of it were lost to a machine at load average 15), so the test
+// counts outcomes and does not depend on timing; it waits 4 s in parallel
+// with the other tests.
+func TestEventOutageLive(t *testing.T) {
+	t.Parallel()
+	sc := mustParse(t, `
+duration = "4s"
+[workload]
+arrival_rate = 1
+arrival = "constant"
+calls = [ { tool = "t" } ]
+[services.api]
+latency = "10ms"
+[tools.t]
+service = "api"
+[[strategy]]
+name = "once"
+[[events]]
+service = "api"
+at = "1500ms"
+for = "1s"
+outage = true
+`)
+	virtual := runOnly(t, sc)
+	live, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range []*results.Results{virtual, live} {
+		st := res.Strategies[0]
+		if st.Turns != 4 || st.FailedTurns != 1 || st.Failed != 1 || st.RateLimited != 0 {
+			t.Errorf("%s: turns %d, failed turns %d, failed calls %d, 429s %d; want 4, 1, 1, 0",
+				res.Mode, st.Turns, st.FailedTurns, st.Failed, st.RateLimited)
+		}
+		if len(res.Events) != 1 || res.Events[0].Label != "outage 503" {
+			t.Errorf("%s: events %+v", res.Mode, res.Events)
+		}
+	}
+}
+
+// TestLiveSendsOutputTokens checks that a live run sends a model call's
+// output part to the fake server apart from its input: the service's
+// output_tpm then rate-limits the calls, as in a virtual run, and without
+// output_tokens it does not.
+func TestLiveSendsOutputTokens(t *testing.T) {
+	limited := func(llm string) int64 {
+		sc := outputScenario(t, "output_tpm = 600\n", llm)
+		sc.Duration = 5 * time.Second
+		res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Strategies[0].RateLimited
+	}
+	if n := limited(", output_tokens = 300"); n == 0 {
+		t.Error("with output_tokens over output_tpm, no call was rate limited")
+	}
+	if n := limited(""); n != 0 {
+		t.Errorf("without output_tokens, %d calls were rate limited", n)
+	}
 }

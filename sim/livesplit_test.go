@@ -2,8 +2,10 @@ package sim
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/simbench/simbench/scenarios"
 )
@@ -50,5 +52,26 @@ token_bucket = true
 	// With quota full every process has the whole rate.
 	if err := (LiveOptions{Processes: 1000, Quota: QuotaFull}).Validate(sc); err != nil {
 		t.Errorf("1000 processes with quota full: %v", err)
+	}
+}
+
+// TestLiveRefusesStoreOutage checks that a live run refuses a strategy
+// whose quota simulates a store outage (its Redis is real), naming the
+// strategy, and runs the others.
+func TestLiveRefusesStoreOutage(t *testing.T) {
+	sc, err := scenarios.Builtin("shared-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *sc
+	c.Strategies = slices.Clone(sc.Strategies)
+	q := &c.Strategy("shared").Quota
+	q.OutageAt, q.OutageFor, q.Outage = time.Minute, time.Minute, scenarios.OutageDown
+	err = LiveOptions{TimeScale: 0.2}.Validate(&c)
+	if !errors.Is(err, ErrBadLiveOption) || !strings.Contains(err.Error(), `strategy "shared": quota.outage_at simulates its store's outage in virtual time only`) {
+		t.Errorf("live options for a simulated store outage: %v; want ErrBadLiveOption naming the strategy", err)
+	}
+	if err := (LiveOptions{TimeScale: 0.2, Options: Options{Strategies: []string{"full", "split"}}}).Validate(&c); err != nil {
+		t.Errorf("live options leaving the strategy out: %v; want none", err)
 	}
 }

@@ -167,25 +167,3 @@ func TestOutputTokensDefaultUnchanged(t *testing.T) {
 		t.Error("an output_tokens of 500 left the results as they were")
 	}
 }
-
-// TestLiveSendsOutputTokens checks that a live run sends a model call's
-// output part to the fake server apart from its input: the service's
-// output_tpm then rate-limits the calls, as in a virtual run, and without
-// output_tokens it does not.
-func TestLiveSendsOutputTokens(t *testing.T) {
-	limited := func(llm string) int64 {
-		sc := outputScenario(t, "output_tpm = 600\n", llm)
-		sc.Duration = 5 * time.Second
-		res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Strategies[0].RateLimited
-	}
-	if n := limited(", output_tokens = 300"); n == 0 {
-		t.Error("with output_tokens over output_tpm, no call was rate limited")
-	}
-	if n := limited(""); n != 0 {
-		t.Errorf("without output_tokens, %d calls were rate limited", n)
-	}
-}

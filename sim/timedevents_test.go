@@ -150,51 +150,6 @@ stall = true
 	}
 }
 
-// TestEventOutageLive: a live run's server applies the scenario's events in
-// the run's own time. Four turns of one call arrive 1 s apart (scenario
-// time) and an outage covers [1.5 s, 2.5 s): the turn at 2 s, and only it,
-// fails, refused with 503. The boundaries lie half a second from any
-// arrival, at time scale 1 half a second of real time too (at 0.2 the
-// 100 ms of it were lost to a machine at load average 15), so the test
-// counts outcomes and does not depend on timing; it waits 4 s in parallel
-// with the other tests.
-func TestEventOutageLive(t *testing.T) {
-	t.Parallel()
-	sc := mustParse(t, `
-duration = "4s"
-[workload]
-arrival_rate = 1
-arrival = "constant"
-calls = [ { tool = "t" } ]
-[services.api]
-latency = "10ms"
-[tools.t]
-service = "api"
-[[strategy]]
-name = "once"
-[[events]]
-service = "api"
-at = "1500ms"
-for = "1s"
-outage = true
-`)
-	virtual := runOnly(t, sc)
-	live, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, res := range []*results.Results{virtual, live} {
-		st := res.Strategies[0]
-		if st.Turns != 4 || st.FailedTurns != 1 || st.Failed != 1 || st.RateLimited != 0 {
-			t.Errorf("%s: turns %d, failed turns %d, failed calls %d, 429s %d; want 4, 1, 1, 0",
-				res.Mode, st.Turns, st.FailedTurns, st.Failed, st.RateLimited)
-		}
-		if len(res.Events) != 1 || res.Events[0].Label != "outage 503" {
-			t.Errorf("%s: events %+v", res.Mode, res.Events)
-		}
-	}
-}
-
 // TestEventLabels: each kind of change in words, and spans in start order.
 func TestEventLabels(t *testing.T) {
 	sc := mustParse(t, `
