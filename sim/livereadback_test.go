@@ -1,12 +1,15 @@
 package sim
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/simbench/simbench/internal/hostile"
 	"github.com/simbench/simbench/results"
 )
 
@@ -32,11 +35,11 @@ func memberFolder(t *testing.T) string {
 func TestHostileMemberFolders(t *testing.T) {
 	type target struct {
 		file string
-		hs   []hostile
+		hs   []hostile.Damage
 	}
-	for _, tg := range []target{{results.ResultsFile, append(append([]hostile{}, hostileFiles...), hostileMembers...)}, {MemberHistFile, append(append([]hostile{}, hostileFiles...), hostileHistLogs...)}} {
+	for _, tg := range []target{{results.ResultsFile, append(append([]hostile.Damage{}, hostile.Files...), hostileMembers...)}, {MemberHistFile, append(append([]hostile.Damage{}, hostile.Files...), hostileHistLogs...)}} {
 		for _, h := range tg.hs {
-			t.Run(tg.file+"/"+h.name, func(t *testing.T) {
+			t.Run(tg.file+"/"+h.Name, func(t *testing.T) {
 				dir := memberFolder(t)
 				path := filepath.Join(dir, tg.file)
 				good, err := os.ReadFile(path)
@@ -46,12 +49,59 @@ func TestHostileMemberFolders(t *testing.T) {
 				if _, err := ReadMember(dir); err != nil {
 					t.Fatal(err)
 				}
-				h.spoil(t, path, good)
-				err = guarded(t, func() error { _, err := ReadMember(dir); return err })
-				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), h.want) {
-					t.Errorf("err = %v, want one naming %s and saying %q", err, path, h.want)
+				h.Spoil(t, path, good)
+				err = hostile.Guarded(t, func() error { _, err := ReadMember(dir); return err })
+				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), h.Want) {
+					t.Errorf("err = %v, want one naming %s and saying %q", err, path, h.Want)
 				}
 			})
 		}
 	}
+}
+
+// The damages only a member's histogram log can have: intervals of a
+// layout that takes tens of megabytes each, many of them.
+var hostileHistLogs = []hostile.Damage{
+	hostile.D("huge-histograms", func(t *testing.T, path string, good []byte) {
+		h, err := hdrhistogram.Decode(hostile.HugeHistogram(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteHDRLog(&buf, "huge", "turn:shared", []*hdrhistogram.Histogram{h}); err != nil {
+			t.Fatal(err)
+		}
+		// The interval 100 times over (encoding it anew each time is slow).
+		lines := bytes.SplitAfter(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+		interval := append(lines[len(lines)-1], '\n')
+		hostile.WriteFile(t, path, append(buf.Bytes(), bytes.Repeat(interval, 99)...))
+	}, "another layout"),
+}
+
+// The damages only a member's results can have: figures that contradict
+// the histograms beside them, or a fleet size out of range.
+var hostileMembers = []hostile.Damage{
+	hostile.D("turns-edited", func(t *testing.T, path string, good []byte) {
+		hostile.EditJSON(t, path, good, "strategies.turns", "999999")
+	}, "turns, its turn histogram"),
+	hostile.D("calls-edited", func(t *testing.T, path string, good []byte) {
+		hostile.EditJSON(t, path, good, "strategies.calls", "81")
+	}, "calls, its call histogram"),
+	hostile.D("negative", func(t *testing.T, path string, good []byte) {
+		hostile.EditJSON(t, path, good, "strategies.turns", "-1")
+	}, "a count is ≥ 0"),
+	hostile.D("nan", func(t *testing.T, path string, good []byte) {
+		hostile.EditJSON(t, path, good, "strategies.turn_latency_ms.p95", "NaN")
+	}, "invalid character"),
+	hostile.D("1e308", func(t *testing.T, path string, good []byte) {
+		hostile.EditJSON(t, path, good, "strategies.turn_latency_ms.max", "1e308")
+	}, "want at most"),
+	hostile.D("fleet-of-negative", func(t *testing.T, path string, good []byte) { hostile.EditJSON(t, path, good, "fleet.of", "-1") }, "fleet.of"),
+	hostile.D("fleet-of-2^62", func(t *testing.T, path string, good []byte) {
+		hostile.EditJSON(t, path, good, "fleet.of", "4611686018427387904")
+	}, "fleet.of"),
+	hostile.D("fleet-of-1e9", func(t *testing.T, path string, good []byte) {
+		hostile.EditJSON(t, path, good, "fleet.of", "1000000000")
+	}, "fleet.of"),
+	hostile.D("member-out-of-range", func(t *testing.T, path string, good []byte) { hostile.EditJSON(t, path, good, "fleet.member", "2") }, "fleet.member"),
 }
