@@ -13,6 +13,7 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/gate"
+	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -174,8 +175,8 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 	if err != nil {
 		return invalid(err)
 	}
-	switch sim.QuotaMode(c.Quota) {
-	case "", sim.QuotaFull, sim.QuotaSplit, sim.QuotaShared:
+	switch live.QuotaMode(c.Quota) {
+	case "", live.QuotaFull, live.QuotaSplit, live.QuotaShared:
 	default:
 		return invalid(fmt.Errorf("--quota %q: want full, split or shared", c.Quota))
 	}
@@ -187,7 +188,7 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 	}
 	if c.Live {
 		if c.TimeScale == 0 { // kong's default is 1: a 0 was given
-			return invalid(fmt.Errorf("--time-scale 0: want a number from %g to %g", sim.MinTimeScale, sim.MaxTimeScale))
+			return invalid(fmt.Errorf("--time-scale 0: want a number from %g to %g", live.MinTimeScale, live.MaxTimeScale))
 		}
 		if err := c.liveOptions(opts).Validate(sc); err != nil {
 			return invalid(err)
@@ -206,9 +207,9 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (sim.Options, []scenarios.Thres
 }
 
 // liveOptions are the live run's options from the flags.
-func (c *RunCmd) liveOptions(opts sim.Options) sim.LiveOptions {
-	return sim.LiveOptions{Options: opts, TimeScale: c.timeScale(), Processes: c.Processes, Shares: c.Shares,
-		Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback, Worker: c.worker}
+func (c *RunCmd) liveOptions(opts sim.Options) live.LiveOptions {
+	return live.LiveOptions{Options: opts, TimeScale: c.timeScale(), Processes: c.Processes, Shares: c.Shares,
+		Quota: live.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback, Worker: c.worker}
 }
 
 // worker runs a fleet member as `simbench worker` of this very binary on
@@ -259,7 +260,7 @@ func (c *RunCmd) simulate(ctx context.Context, sc *scenarios.Scenario, opts sim.
 	var res *results.Results
 	var runErr error
 	if c.Live {
-		res, runErr = sim.RunLive(ctx, sc, c.liveOptions(opts))
+		res, runErr = live.RunLive(ctx, sc, c.liveOptions(opts))
 	} else {
 		res, runErr = sim.RunSeeds(ctx, sc, opts)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -193,7 +194,7 @@ func TestWorkerInterruptWritesMeasured(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 		t.Fatalf("err %v, want exit %d\n%s", err, exitInterrupted, out)
 	}
-	m, err := sim.ReadMember(dir)
+	m, err := live.ReadMember(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

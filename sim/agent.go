@@ -48,7 +48,7 @@ func callsPerTurn(gs []scenarios.CallGroup) func(*rand.Rand) int {
 	}
 	groups := make([]g, len(gs))
 	for i, x := range gs {
-		groups[i] = g{newSampler(x.Count), x.Probability}
+		groups[i] = g{NewSampler(x.Count), x.Probability}
 	}
 	return func(rng *rand.Rand) int {
 		var n int64

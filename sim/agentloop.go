@@ -10,7 +10,7 @@ import (
 	"github.com/simbench/simbench/sched/satmath"
 )
 
-// agentLoop is the agent side of a run, written once for virtual and live
+// AgentLoop is the agent side of a run, written once for virtual and live
 // runs: closed-model sessions (a turn, think time, the next turn) or
 // open-model arrivals, each turn's optional model call, its tool calls and
 // its subagents' iterations with their token budgets, the stop rules (no
@@ -29,16 +29,16 @@ import (
 // and the processes', so that every strategy and both drivers face the
 // same turns. The virtual engine drives it from its event heap, the live
 // driver from real timers and sched.Runners. Not safe for concurrent use.
-type agentLoop struct {
+type AgentLoop struct {
 	sc           *scenarios.Scenario
 	wl           *workload
 	end          time.Duration              // no turn starts at or after end
 	serialize    bool                       // the strategy serializes writes
 	classRank    []int                      // each session class's sched.Call.Priority (nil: no priority table)
-	maxTurnCalls int                        // calls (and subagents) one turn may draw; past it, err wraps ErrTooLarge
+	MaxTurnCalls int                        // calls (and subagents) one turn may draw; past it, err wraps ErrTooLarge
 	batch        int                        // the workload's turns one turn asks for (batch_turns)
 	join         *scenarios.ProgressiveJoin // nil: a turn waits for all its tool calls
-	turns        int                        // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
+	Turns        int                        // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
 	serial       uint64                     // numbers calls, to tell clients apart at the services
 	turnNo       uint64
 	arrivals     *rand.Rand
@@ -46,19 +46,19 @@ type agentLoop struct {
 	sessionProc  []uint16 // the process of each session (nil: all on process 0)
 	procDraws    *rand.Rand
 	shares       []float64 // each process's share of the workload
-	// member is 1 + the one process this loop runs turns for, a fleet
+	// Member is 1 + the one process this loop runs turns for, a fleet
 	// member on a host of its own (0: every process). Its turns are the
 	// ones a loop of the whole fleet gives that process: the others'
 	// arrivals are drawn and skipped, their sessions never woken.
-	member  int
+	Member  int
 	live    []int     // turns begun and not ended, by process
 	pending int       // wakes and arrivals handed out and not yet called
 	book    *taskBook // agent-level outcomes (nil: the scenario models none)
-	err     error
-	out     []agentOp
+	Err     error
+	out     []AgentOp
 	// spareTurns are ended turns the driver gave back (recycle), for
 	// startTurn to reuse: a run in steady state allocates no turns.
-	spareTurns []*agentTurn
+	spareTurns []*AgentTurn
 }
 
 // agentOpKind is what an op asks of the driver.
@@ -66,48 +66,48 @@ type agentOpKind uint8
 
 const (
 	// opBegin: turn began now; count it.
-	opBegin agentOpKind = iota
+	OpBegin agentOpKind = iota
 	// opSubmit: submit part to its turn's process's scheduler now, and
 	// answer with finished when its results are in, or refused.
-	opSubmit
+	OpSubmit
 	// opCancel: cancel part's sched turn now.
-	opCancel
+	OpCancel
 	// opCancelAt: call cancel(turn) at at.
-	opCancelAt
+	OpCancelAt
 	// opWake: call wake(session) at at, on process proc (the session
 	// thinks until then, or its ramp starts it then).
-	opWake
+	OpWake
 	// opArrive: call arrive at at (the next open-model turn).
-	opArrive
+	OpArrive
 	// opEnd: turn ended now, failed (or cancelled) or not.
-	opEnd
+	OpEnd
 	// opSessionDone: session starts no more turns (the run passed its
 	// duration, or the session had its workload.turns).
-	opSessionDone
+	OpSessionDone
 )
 
-// agentOp is one thing the driver must do.
-type agentOp struct {
-	kind    agentOpKind
-	failed  bool          // opEnd
-	at      time.Duration // opCancelAt, opWake, opArrive
-	session int           // opWake, opSessionDone
+// AgentOp is one thing the driver must do.
+type AgentOp struct {
+	Kind    agentOpKind
+	Failed  bool          // opEnd
+	At      time.Duration // opCancelAt, opWake, opArrive
+	Session int           // opWake, opSessionDone
 	proc    int           // opWake
-	turn    *agentTurn    // opBegin, opCancelAt, opEnd
-	part    *agentPart    // opSubmit, opCancel
+	Turn    *AgentTurn    // opBegin, opCancelAt, opEnd
+	Part    *AgentPart    // opSubmit, opCancel
 }
 
-// newAgentLoop returns the agent loop of strategy st on scenario sc, whose
+// NewAgentLoop returns the agent loop of strategy st on scenario sc, whose
 // workload runs on len(shares) processes weighted by shares (normalised),
 // with at most maxTurnCalls calls in a turn.
-func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float64, maxTurnCalls int) *agentLoop {
-	a := &agentLoop{
-		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, maxTurnCalls: maxTurnCalls,
-		arrivals: stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
+func NewAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float64, maxTurnCalls int) *AgentLoop {
+	a := &AgentLoop{
+		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, MaxTurnCalls: maxTurnCalls,
+		arrivals: Stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
 		classRank: classRanks(sc, st),
 		book:      newTaskBook(sc), batch: st.Batch(), join: st.ProgressiveJoin,
 	}
-	a.turns = (sc.Workload.Turns + a.batch - 1) / a.batch
+	a.Turns = (sc.Workload.Turns + a.batch - 1) / a.batch
 	if n := sc.Workload.Sessions; n > 0 {
 		a.sessionTurns = make([]int, n)
 	}
@@ -121,38 +121,38 @@ func newAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 				a.sessionProc[s] = uint16(p)
 			}
 		} else {
-			a.procDraws = stream(sc.Seed, "arrivals/process")
+			a.procDraws = Stream(sc.Seed, "arrivals/process")
 		}
 	}
 	return a
 }
 
-// take returns the ops since the last take, and keeps buf, emptied, to
+// Take returns the ops since the last take, and keeps buf, emptied, to
 // collect the next ones in: no op is copied. The ops returned are the
 // caller's until it hands them back to take (through reuseOps).
-func (a *agentLoop) take(buf []agentOp) []agentOp {
+func (a *AgentLoop) Take(buf []AgentOp) []AgentOp {
 	out := a.out
 	a.out = buf[:0]
 	return out
 }
 
-// reuseOps empties a list of ops for reuse, or drops it when it is large
+// ReuseOps empties a list of ops for reuse, or drops it when it is large
 // (begin hands out one op per session), so that it holds no memory a run
 // does not need all along. The ops it keeps are not cleared: the turns and
 // parts they name (at most 64) stay reachable until the next ops overwrite
 // them, which costs a run nothing it would miss, while clearing them cost
 // a memory clear at every drive, with a write barrier per pointer while
 // the collector marks.
-func reuseOps(ops []agentOp) []agentOp {
+func ReuseOps(ops []AgentOp) []AgentOp {
 	if cap(ops) > 64 {
 		return nil
 	}
 	return ops[:0]
 }
 
-// done reports whether the loop will do nothing more: every session or
+// Done reports whether the loop will do nothing more: every session or
 // the arrivals stopped and every turn ended.
-func (a *agentLoop) done() bool {
+func (a *AgentLoop) Done() bool {
 	if a.pending > 0 {
 		return false
 	}
@@ -164,25 +164,25 @@ func (a *agentLoop) done() bool {
 	return true
 }
 
-// unfinished returns the turns of process p begun and not ended.
-func (a *agentLoop) unfinished(p int) int { return a.live[p] }
+// Unfinished returns the turns of process p begun and not ended.
+func (a *AgentLoop) Unfinished(p int) int { return a.live[p] }
 
-func (a *agentLoop) emit(op agentOp) { a.out = append(a.out, op) }
+func (a *AgentLoop) emit(op AgentOp) { a.out = append(a.out, op) }
 
 // fail keeps the first error that stops the run.
-func (a *agentLoop) fail(err error) {
-	if a.err == nil {
-		a.err = err
+func (a *AgentLoop) fail(err error) {
+	if a.Err == nil {
+		a.Err = err
 	}
 }
 
-// begin starts the run at time 0: every session wakes at its ramp start,
+// Begin starts the run at time 0: every session wakes at its ramp start,
 // or the first arrival comes at 0.
-func (a *agentLoop) begin() {
+func (a *AgentLoop) Begin() {
 	w := &a.sc.Workload
 	if w.Sessions <= 0 {
 		a.pending++
-		a.emit(agentOp{kind: opArrive})
+		a.emit(AgentOp{Kind: OpArrive})
 		return
 	}
 	for s := range w.Sessions {
@@ -191,35 +191,35 @@ func (a *agentLoop) begin() {
 			continue
 		}
 		a.pending++
-		a.emit(agentOp{kind: opWake, at: w.SessionStart(s), session: s, proc: p})
+		a.emit(AgentOp{Kind: OpWake, At: w.SessionStart(s), Session: s, proc: p})
 	}
 }
 
 // runs says whether this loop runs process p's turns.
-func (a *agentLoop) runs(p int) bool { return a.member == 0 || a.member == p+1 }
+func (a *AgentLoop) runs(p int) bool { return a.Member == 0 || a.Member == p+1 }
 
 // sessionProcess is the process that runs closed-model session s.
-func (a *agentLoop) sessionProcess(s int) int {
+func (a *AgentLoop) sessionProcess(s int) int {
 	if a.sessionProc == nil {
 		return 0
 	}
 	return int(a.sessionProc[s])
 }
 
-// wake starts session s's next turn at now (an opWake falling due), unless
+// Wake starts session s's next turn at now (an opWake falling due), unless
 // the run is past its duration or the session has had its turns.
-func (a *agentLoop) wake(now time.Duration, s int) {
+func (a *AgentLoop) Wake(now time.Duration, s int) {
 	a.pending--
-	if now < a.end && (a.turns == 0 || a.sessionTurns[s] < a.turns) {
+	if now < a.end && (a.Turns == 0 || a.sessionTurns[s] < a.Turns) {
 		a.startTurn(now, s, a.sessionProcess(s))
 		return
 	}
-	a.emit(agentOp{kind: opSessionDone, session: s})
+	a.emit(AgentOp{Kind: OpSessionDone, Session: s})
 }
 
-// arrive starts an open-model turn at now (an opArrive falling due) on a
+// Arrive starts an open-model turn at now (an opArrive falling due) on a
 // process drawn by share, and hands out the next arrival.
-func (a *agentLoop) arrive(now time.Duration) {
+func (a *AgentLoop) Arrive(now time.Duration) {
 	a.pending--
 	if now >= a.end {
 		return
@@ -237,7 +237,7 @@ func (a *agentLoop) arrive(now time.Duration) {
 	// keeps a gap too long for a Duration from counting as work cut off.
 	if next := satmath.Add(now, a.wl.interarrival(a.arrivals)); next < a.end {
 		a.pending++
-		a.emit(agentOp{kind: opArrive, at: next})
+		a.emit(AgentOp{Kind: OpArrive, At: next})
 	}
 }
 
@@ -253,18 +253,18 @@ func pick(shares []float64, u float64) int {
 }
 
 // startTurn begins a turn of session (-1: the open model) on process p.
-func (a *agentLoop) startTurn(now time.Duration, session, p int) {
+func (a *AgentLoop) startTurn(now time.Duration, session, p int) {
 	a.turnNo++
-	var t *agentTurn
+	var t *AgentTurn
 	if n := len(a.spareTurns); n > 0 {
 		t = a.spareTurns[n-1]
 		a.spareTurns[n-1] = nil
 		a.spareTurns = a.spareTurns[:n-1]
 		many := t.spare.many // the storage of several calls is the next turn's
-		t.turnState = turnState{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}
+		t.turnState = turnState{Proc: p, Session: session, No: a.turnNo, Start: now, sessionTurn: 1}
 		t.spare.many = many
 	} else {
-		t = &agentTurn{turnState: turnState{proc: p, session: session, no: a.turnNo, start: now, sessionTurn: 1}}
+		t = &AgentTurn{turnState: turnState{Proc: p, Session: session, No: a.turnNo, Start: now, sessionTurn: 1}}
 	}
 	if session >= 0 {
 		a.sessionTurns[session]++
@@ -276,16 +276,16 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 	t.rand = *rand.New(&t.pcg)
 	t.rng, t.active, t.spare.one = &t.rand, t.one[:0], &t.call
 	a.live[p]++
-	a.emit(agentOp{kind: opBegin, turn: t})
+	a.emit(AgentOp{Kind: OpBegin, Turn: t})
 	if a.book != nil {
 		a.book.turnBegun(t, t.sessionTurn)
 	}
 	c := &a.sc.Workload.Cancel
 	if c.Probability > 0 && t.rng.Float64() < c.Probability {
-		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, a.wl.cancelAt.duration(t.rng)), turn: t})
+		a.emit(AgentOp{Kind: OpCancelAt, At: satmath.Add(now, a.wl.cancelAt.duration(t.rng)), Turn: t})
 	}
 	if c.ParentTimeout > 0 {
-		a.emit(agentOp{kind: opCancelAt, at: satmath.Add(now, c.ParentTimeout), turn: t})
+		a.emit(AgentOp{Kind: OpCancelAt, At: satmath.Add(now, c.ParentTimeout), Turn: t})
 	}
 	if a.wl.llm != nil {
 		calls := a.wl.llmCall(t.rng, a.wl.llm, &a.serial, &t.spare)
@@ -298,8 +298,8 @@ func (a *agentLoop) startTurn(now time.Duration, session, p int) {
 
 // toolPhase submits a turn's tool calls (none is a part too: it ends at
 // once).
-func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
-	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.batch, a.serialize, &a.serial, a.maxTurnCalls, &t.spare)
+func (a *AgentLoop) toolPhase(now time.Duration, t *AgentTurn) {
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.groups, a.batch, a.serialize, &a.serial, a.MaxTurnCalls, &t.spare)
 	if err != nil {
 		a.fail(err)
 		return
@@ -307,21 +307,21 @@ func (a *agentLoop) toolPhase(now time.Duration, t *agentTurn) {
 	a.submit(now, t, partTools, nil, calls, 0)
 	if a.join != nil && len(calls) > 0 {
 		if k := a.join.Need(len(calls)); k < len(calls) && k <= math.MaxUint16 {
-			t.active[len(t.active)-1].join = uint16(k)
+			t.active[len(t.active)-1].Join = uint16(k)
 		}
 	}
 }
 
 // submit hands a part of turn t to the driver.
-func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subagent, calls []sched.Call, budget int64) {
+func (a *AgentLoop) submit(now time.Duration, t *AgentTurn, kind uint8, s *subagent, calls []sched.Call, budget int64) {
 	p := &t.first
-	if p.turn != nil {
-		p = new(agentPart)
+	if p.Turn != nil {
+		p = new(AgentPart)
 	}
-	*p = agentPart{turn: t, kind: kind, sub: s, at: now, calls: calls, budget: budget, counted: kind == partTools || kind == partSubTools || a.wl.modelOnly}
-	if a.classRank != nil && t.session >= 0 {
+	*p = AgentPart{Turn: t, kind: kind, sub: s, at: now, Calls: calls, budget: budget, Counted: kind == partTools || kind == partSubTools || a.wl.modelOnly}
+	if a.classRank != nil && t.Session >= 0 {
 		for i := range calls {
-			calls[i].Priority = a.classRank[a.sc.Workload.ClassOf(t.session)]
+			calls[i].Priority = a.classRank[a.sc.Workload.ClassOf(t.Session)]
 		}
 	}
 	t.parts++
@@ -329,12 +329,12 @@ func (a *agentLoop) submit(now time.Duration, t *agentTurn, kind uint8, s *subag
 	for i := range calls {
 		t.spent = satmath.Add(t.spent, calls[i].Tokens)
 	}
-	a.emit(agentOp{kind: opSubmit, part: p})
+	a.emit(AgentOp{Kind: OpSubmit, Part: p})
 }
 
 // detach takes a part off its turn.
-func (a *agentLoop) detach(p *agentPart) {
-	t := p.turn
+func (a *AgentLoop) detach(p *AgentPart) {
+	t := p.Turn
 	t.parts--
 	if n := len(t.active); n > 0 && t.active[n-1] == p {
 		// The last part (a turn's only one, mostly) leaves with no copy.
@@ -349,31 +349,31 @@ func (a *agentLoop) detach(p *agentPart) {
 	}
 }
 
-// refused takes a part the scheduler refused at now (a full queue): the
+// Refused takes a part the scheduler refused at now (a full queue): the
 // turn fails.
-func (a *agentLoop) refused(now time.Duration, p *agentPart) {
+func (a *AgentLoop) Refused(now time.Duration, p *AgentPart) {
 	a.detach(p)
-	p.turn.failed = true
-	if p.turn.parts == 0 {
-		a.finishTurn(now, p.turn)
+	p.Turn.failed = true
+	if p.Turn.parts == 0 {
+		a.finishTurn(now, p.Turn)
 	}
 }
 
-// cancel cancels every part of turn t still running, at now (an
+// Cancel cancels every part of turn t still running, at now (an
 // opCancelAt falling due); nothing more of it starts.
-func (a *agentLoop) cancel(now time.Duration, t *agentTurn) {
+func (a *AgentLoop) Cancel(now time.Duration, t *AgentTurn) {
 	if t.cancelled || t.parts == 0 {
 		return
 	}
 	t.cancelled = true
 	for _, p := range t.active {
-		a.emit(agentOp{kind: opCancel, part: p})
+		a.emit(AgentOp{Kind: OpCancel, Part: p})
 	}
 }
 
-// finished moves a turn on when its part p finished at now with results.
-func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Result) {
-	t := p.turn
+// Finished moves a turn on when its part p finished at now with results.
+func (a *AgentLoop) Finished(now time.Duration, p *AgentPart, results []sched.Result) {
+	t := p.Turn
 	if a.book != nil {
 		a.book.billed(p, results)
 	}
@@ -388,8 +388,8 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 	for i := range results {
 		if results[i].Err != nil {
 			ok = false
-		} else if p.counted {
-			t.good++
+		} else if p.Counted {
+			t.Good++
 		}
 	}
 	if !t.cancelled {
@@ -405,9 +405,9 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 				// model turn again, resending the same context.
 				t.tries++
 				a.book.modelRetries++
-				a.submit(now, t, partLLM, nil, a.wl.llmAgain(p.calls, &a.serial, &t.spare), 0)
+				a.submit(now, t, partLLM, nil, a.wl.llmAgain(p.Calls, &a.serial, &t.spare), 0)
 			default:
-				t.failed, t.abandoned = true, true
+				t.failed, t.Abandoned = true, true
 			}
 		case partTools:
 			a.afterTools(now, t, ok)
@@ -427,7 +427,7 @@ func (a *agentLoop) finished(now time.Duration, p *agentPart, results []sched.Re
 // afterTools moves turn t on at now once its tool calls are in (all of
 // them, or its progressive join's share), ok when none failed: its
 // subagents start.
-func (a *agentLoop) afterTools(now time.Duration, t *agentTurn, ok bool) {
+func (a *AgentLoop) afterTools(now time.Duration, t *AgentTurn, ok bool) {
 	if !ok {
 		t.failed = true
 	}
@@ -436,8 +436,8 @@ func (a *agentLoop) afterTools(now time.Duration, t *agentTurn, ok bool) {
 		return
 	}
 	n := sg.count.count(t.rng) // a draw of 0 runs no subagent
-	if n > a.maxTurnCalls {
-		a.fail(tooManyInTurn("subagents", int64(n), a.maxTurnCalls))
+	if n > a.MaxTurnCalls {
+		a.fail(tooManyInTurn("subagents", int64(n), a.MaxTurnCalls))
 		return
 	}
 	for range n {
@@ -449,27 +449,27 @@ func (a *agentLoop) afterTools(now time.Duration, t *agentTurn, ok bool) {
 	}
 }
 
-// answered takes one result of a tools part with a progressive join, at
+// Answered takes one result of a tools part with a progressive join, at
 // now, as it is decided. At the join's count of successes the turn moves
 // on (afterTools) and the part leaves it: its late calls run on (fold)
 // or are cancelled (drop), and finished only bills them. A join its
 // failures leave out of reach is no join: the part ends with its sched
 // turn, failed.
-func (a *agentLoop) answered(now time.Duration, p *agentPart, r *sched.Result) {
+func (a *AgentLoop) Answered(now time.Duration, p *AgentPart, r *sched.Result) {
 	if p.joined || r.Err != nil {
 		return
 	}
 	p.answers++
-	t := p.turn
-	if p.answers < p.join || t.cancelled {
+	t := p.Turn
+	if p.answers < p.Join || t.cancelled {
 		return
 	}
 	p.joined = true
 	t.late++
-	t.good += int(p.answers)
+	t.Good += int(p.answers)
 	a.detach(p)
 	if a.join.Late == scenarios.JoinLateDrop {
-		a.emit(agentOp{kind: opCancel, part: p})
+		a.emit(AgentOp{Kind: OpCancel, Part: p})
 	}
 	a.afterTools(now, t, true)
 	if t.parts == 0 {
@@ -480,7 +480,7 @@ func (a *agentLoop) answered(now time.Duration, p *agentPart, r *sched.Result) {
 // iterate starts a subagent's next iteration. Iterations that make no call
 // follow one another in a loop, not by recursion, so a subagent of many
 // empty iterations cannot exhaust the stack.
-func (a *agentLoop) iterate(now time.Duration, t *agentTurn, s *subagent) {
+func (a *AgentLoop) iterate(now time.Duration, t *AgentTurn, s *subagent) {
 	sg := a.wl.sub
 	for {
 		s.iteration++
@@ -498,7 +498,7 @@ func (a *agentLoop) iterate(now time.Duration, t *agentTurn, s *subagent) {
 
 // subTools submits a subagent iteration's tool calls after its model call,
 // or moves on when it makes none.
-func (a *agentLoop) subTools(now time.Duration, t *agentTurn, s *subagent) {
+func (a *AgentLoop) subTools(now time.Duration, t *AgentTurn, s *subagent) {
 	if !a.subCalls(now, t, s) {
 		a.afterIteration(now, t, s)
 	}
@@ -506,8 +506,8 @@ func (a *agentLoop) subTools(now time.Duration, t *agentTurn, s *subagent) {
 
 // subCalls submits a subagent iteration's tool calls and reports whether it
 // made any (or the run failed).
-func (a *agentLoop) subCalls(now time.Duration, t *agentTurn, s *subagent) bool {
-	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, 1, a.serialize, &a.serial, a.maxTurnCalls, &t.spare)
+func (a *AgentLoop) subCalls(now time.Duration, t *AgentTurn, s *subagent) bool {
+	calls, err := a.wl.callsUpTo(t.rng, a.wl.sub.groups, 1, a.serialize, &a.serial, a.MaxTurnCalls, &t.spare)
 	if err != nil {
 		a.fail(err)
 		return true
@@ -522,7 +522,7 @@ func (a *agentLoop) subCalls(now time.Duration, t *agentTurn, s *subagent) bool 
 // budgeted returns a subagent's remaining token budget as the budget of
 // its next sched turn (0: none), and counts that turn's estimated tokens
 // as spent.
-func (a *agentLoop) budgeted(s *subagent, calls []sched.Call) int64 {
+func (a *AgentLoop) budgeted(s *subagent, calls []sched.Call) int64 {
 	var budget int64
 	if b := a.wl.sub.budget; b > 0 {
 		budget = max(1, b-s.spent)
@@ -534,7 +534,7 @@ func (a *agentLoop) budgeted(s *subagent, calls []sched.Call) int64 {
 }
 
 // afterIteration ends a subagent or starts its next iteration.
-func (a *agentLoop) afterIteration(now time.Duration, t *agentTurn, s *subagent) {
+func (a *AgentLoop) afterIteration(now time.Duration, t *AgentTurn, s *subagent) {
 	if !a.subDone(t, s) {
 		a.iterate(now, t, s)
 	}
@@ -542,7 +542,7 @@ func (a *agentLoop) afterIteration(now time.Duration, t *agentTurn, s *subagent)
 
 // subDone reports whether a subagent ends after its current iteration: its
 // iterations or its budget are spent, or it draws its finish.
-func (a *agentLoop) subDone(t *agentTurn, s *subagent) bool {
+func (a *AgentLoop) subDone(t *AgentTurn, s *subagent) bool {
 	sg := a.wl.sub
 	return s.iteration >= sg.maxIterations || (sg.budget > 0 && s.spent >= sg.budget) ||
 		(sg.orchestrator > 0 && t.spent >= sg.orchestrator) ||
@@ -553,7 +553,7 @@ func (a *agentLoop) subDone(t *agentTurn, s *subagent) bool {
 // subagent: the tokens it spent and the budgets of the subagents it
 // spawned must leave room for the new one's token_budget (for any token,
 // without one). With room, it reserves that budget.
-func (a *agentLoop) roomForSubagent(t *agentTurn) bool {
+func (a *AgentLoop) roomForSubagent(t *AgentTurn) bool {
 	sg := a.wl.sub
 	if sg.orchestrator == 0 {
 		return true
@@ -568,34 +568,34 @@ func (a *agentLoop) roomForSubagent(t *agentTurn) bool {
 
 // finishTurn ends turn t at now and, in the closed model, hands out its
 // session's wake after its think time.
-func (a *agentLoop) finishTurn(now time.Duration, t *agentTurn) {
-	a.live[t.proc]--
+func (a *AgentLoop) finishTurn(now time.Duration, t *AgentTurn) {
+	a.live[t.Proc]--
 	failed := t.failed || t.cancelled
-	a.emit(agentOp{kind: opEnd, turn: t, failed: failed})
+	a.emit(AgentOp{Kind: OpEnd, Turn: t, Failed: failed})
 	if b := a.book; b != nil {
-		b.turnEnded(now, t, failed, t.abandoned || t.sessionTurn == a.turns)
-		if t.abandoned && b.perSession && t.session >= 0 {
+		b.turnEnded(now, t, failed, t.Abandoned || t.sessionTurn == a.Turns)
+		if t.Abandoned && b.perSession && t.Session >= 0 {
 			// The task is abandoned: its session starts no more turns.
-			a.emit(agentOp{kind: opSessionDone, session: t.session})
+			a.emit(AgentOp{Kind: OpSessionDone, Session: t.Session})
 			return
 		}
 	}
-	if t.session < 0 {
+	if t.Session < 0 {
 		return
 	}
 	next := satmath.Add(now, a.wl.think.duration(t.rng))
-	if next == t.start {
+	if next == t.Start {
 		// A turn that failed at once with no think time would start the
 		// next at the same instant, forever: time would never move. An
 		// agent needs some time between turns.
 		next += minTurnGap
 	}
 	if next >= a.end { // later wakes start nothing
-		a.emit(agentOp{kind: opSessionDone, session: t.session})
+		a.emit(AgentOp{Kind: OpSessionDone, Session: t.Session})
 		return
 	}
 	a.pending++
-	a.emit(agentOp{kind: opWake, at: next, session: t.session, proc: t.proc})
+	a.emit(AgentOp{Kind: OpWake, At: next, Session: t.Session, proc: t.Proc})
 }
 
 // minTurnGap is the least time between a session's turns when a turn took

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
@@ -32,19 +33,19 @@ func agentScenario() *scenarios.Scenario {
 // when told, and writes down every op as a line.
 type loopDriver struct {
 	t       *testing.T
-	a       *agentLoop
-	ops     []agentOp
+	a       *AgentLoop
+	ops     []AgentOp
 	log     []string
-	pending []*agentPart // submitted, not yet answered, in order
+	pending []*AgentPart // submitted, not yet answered, in order
 }
 
 func (d *loopDriver) take() {
-	d.ops = d.a.take(d.ops[:0])
+	d.ops = d.a.Take(d.ops[:0])
 	for i := range d.ops {
 		op := &d.ops[i]
 		d.log = append(d.log, describeOp(op))
-		if op.kind == opSubmit {
-			d.pending = append(d.pending, op.part)
+		if op.Kind == OpSubmit {
+			d.pending = append(d.pending, op.Part)
 		}
 	}
 }
@@ -57,41 +58,41 @@ func (d *loopDriver) answer(now time.Duration, failed bool) {
 	}
 	p := d.pending[0]
 	d.pending = d.pending[1:]
-	res := make([]sched.Result, len(p.calls))
+	res := make([]sched.Result, len(p.Calls))
 	for i := range res {
-		res[i] = sched.Result{ID: p.calls[i].ID, Finished: now}
+		res[i] = sched.Result{ID: p.Calls[i].ID, Finished: now}
 		if failed {
 			res[i].Err, res[i].Class = errors.New("boom"), sched.ClassPermanent
 		}
 	}
-	d.a.finished(now, p, res)
+	d.a.Finished(now, p, res)
 	d.take()
 }
 
-func describeOp(op *agentOp) string {
-	switch op.kind {
-	case opBegin:
-		return fmt.Sprintf("begin turn %d of session %d at %v", op.turn.no, op.turn.session, op.turn.start)
-	case opSubmit:
-		p := op.part
+func describeOp(op *AgentOp) string {
+	switch op.Kind {
+	case OpBegin:
+		return fmt.Sprintf("begin turn %d of session %d at %v", op.Turn.No, op.Turn.Session, op.Turn.Start)
+	case OpSubmit:
+		p := op.Part
 		kinds := [...]string{"llm", "tools", "subagent llm", "subagent tools"}
 		var tokens int64
-		for _, c := range p.calls {
+		for _, c := range p.Calls {
 			tokens += c.Tokens
 		}
-		return fmt.Sprintf("submit %s: %d calls, %d tokens, budget %d, at %v", kinds[p.kind], len(p.calls), tokens, p.budget, p.at)
-	case opCancel:
-		return fmt.Sprintf("cancel a part of turn %d", op.part.turn.no)
-	case opCancelAt:
-		return fmt.Sprintf("cancel turn %d at %v", op.turn.no, op.at)
-	case opWake:
-		return fmt.Sprintf("wake session %d at %v", op.session, op.at)
-	case opArrive:
-		return fmt.Sprintf("arrive at %v", op.at)
-	case opEnd:
-		return fmt.Sprintf("end turn %d, failed %v", op.turn.no, op.failed)
-	case opSessionDone:
-		return fmt.Sprintf("session %d done", op.session)
+		return fmt.Sprintf("submit %s: %d calls, %d tokens, budget %d, at %v", kinds[p.kind], len(p.Calls), tokens, p.budget, p.at)
+	case OpCancel:
+		return fmt.Sprintf("cancel a part of turn %d", op.Part.Turn.No)
+	case OpCancelAt:
+		return fmt.Sprintf("cancel turn %d at %v", op.Turn.No, op.At)
+	case OpWake:
+		return fmt.Sprintf("wake session %d at %v", op.Session, op.At)
+	case OpArrive:
+		return fmt.Sprintf("arrive at %v", op.At)
+	case OpEnd:
+		return fmt.Sprintf("end turn %d, failed %v", op.Turn.No, op.Failed)
+	case OpSessionDone:
+		return fmt.Sprintf("session %d done", op.Session)
 	}
 	return "?"
 }
@@ -101,20 +102,20 @@ func describeOp(op *agentOp) string {
 // op it asks for, with its time, is as written below.
 func TestAgentLoopSessionExactly(t *testing.T) {
 	sc := agentScenario()
-	d := &loopDriver{t: t, a: newAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
+	d := &loopDriver{t: t, a: NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
 	ms := time.Millisecond
-	d.a.begin()
+	d.a.Begin()
 	d.take()
-	d.a.wake(0, 0)
+	d.a.Wake(0, 0)
 	d.take()
 	d.answer(500*ms, false)  // the model call
 	d.answer(1200*ms, false) // the three tool calls: the subagent starts
 	d.answer(1500*ms, false) // its first iteration
 	d.answer(1700*ms, false) // its second: the turn ends, the session thinks 2 s
-	d.a.wake(3700*ms, 0)
+	d.a.Wake(3700*ms, 0)
 	d.take()
 	d.answer(3900*ms, true) // the second turn's model call fails: so does the turn
-	d.a.wake(5900*ms, 0)    // the session had its two turns
+	d.a.Wake(5900*ms, 0)    // the session had its two turns
 	d.take()
 	want := []string{
 		"wake session 0 at 0s",
@@ -134,8 +135,8 @@ func TestAgentLoopSessionExactly(t *testing.T) {
 	if got := strings.Join(d.log, "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("ops:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
-	if !d.a.done() || d.a.unfinished(0) != 0 || d.a.err != nil {
-		t.Errorf("done %v, unfinished %d, err %v; want done", d.a.done(), d.a.unfinished(0), d.a.err)
+	if !d.a.Done() || d.a.Unfinished(0) != 0 || d.a.Err != nil {
+		t.Errorf("done %v, unfinished %d, err %v; want done", d.a.Done(), d.a.Unfinished(0), d.a.Err)
 	}
 }
 
@@ -144,23 +145,23 @@ func TestAgentLoopSessionExactly(t *testing.T) {
 // to be cancelled and starts nothing more; a turn that draws more calls
 // than the cap stops the loop with ErrTooLarge.
 func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
-	sc := queue(2.5, constLatency(10*time.Millisecond), 4, 2)
+	sc := simtest.Queue(2.5, constLatency(10*time.Millisecond), 4, 2)
 	sc.Workload.Arrival = scenarios.ArrivalConstant
 	sc.Workload.Cancel.ParentTimeout = 300 * time.Millisecond
 	sc.Duration = time.Second
-	d := &loopDriver{t: t, a: newAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
+	d := &loopDriver{t: t, a: NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
 	ms := time.Millisecond
-	d.a.begin()
+	d.a.Begin()
 	d.take()
-	d.a.arrive(0)
+	d.a.Arrive(0)
 	d.take()
-	d.a.cancel(300*ms, d.pending[0].turn)
+	d.a.Cancel(300*ms, d.pending[0].Turn)
 	d.take()
 	d.answer(310*ms, true) // the cancelled part's results
-	d.a.arrive(400 * ms)
+	d.a.Arrive(400 * ms)
 	d.take()
 	d.answer(450*ms, false)
-	d.a.arrive(800 * ms) // the next would come at 1.2 s, after the end
+	d.a.Arrive(800 * ms) // the next would come at 1.2 s, after the end
 	d.take()
 	d.answer(900*ms, false)
 	want := []string{
@@ -184,16 +185,16 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 	if got := strings.Join(d.log, "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("ops:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
-	if !d.a.done() {
+	if !d.a.Done() {
 		t.Error("the loop is not done after the last arrival's turn")
 	}
 
 	sc.Workload.Calls[0].Count = spec.Constant(3.0)
-	capped := newAgentLoop(sc, &sc.Strategies[0], []float64{1}, 2)
-	capped.begin()
-	capped.arrive(0)
-	if !errors.Is(capped.err, ErrTooLarge) {
-		t.Errorf("a turn of 3 calls under a cap of 2: err %v, want ErrTooLarge", capped.err)
+	capped := NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, 2)
+	capped.Begin()
+	capped.Arrive(0)
+	if !errors.Is(capped.Err, ErrTooLarge) {
+		t.Errorf("a turn of 3 calls under a cap of 2: err %v, want ErrTooLarge", capped.Err)
 	}
 }
 
@@ -202,9 +203,9 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 // running or a late part of its progressive join still running, and on a
 // turn given back twice.
 func TestRecycleRefusesATurnThatCanStillRun(t *testing.T) {
-	refused := func(tr *agentTurn) (msg any) {
+	refused := func(tr *AgentTurn) (msg any) {
 		defer func() { msg = recover() }()
-		(&agentLoop{}).recycle(tr)
+		(&AgentLoop{}).recycle(tr)
 		return nil
 	}
 	for _, s := range []turnState{
@@ -213,12 +214,12 @@ func TestRecycleRefusesATurnThatCanStillRun(t *testing.T) {
 		{ended: true, parts: 1},
 		{ended: true, late: 1},
 	} {
-		if refused(&agentTurn{turnState: s}) == nil {
+		if refused(&AgentTurn{turnState: s}) == nil {
 			t.Errorf("recycle took a turn that can still run: ended %v, %d cancels pending, %d parts running, %d late", s.ended, s.held, s.parts, s.late)
 		}
 	}
-	a := &agentLoop{}
-	tr := &agentTurn{turnState: turnState{ended: true}}
+	a := &AgentLoop{}
+	tr := &AgentTurn{turnState: turnState{ended: true}}
 	a.recycle(tr)
 	if len(a.spareTurns) != 1 {
 		t.Fatalf("recycle kept %d turns of an idle one; want 1", len(a.spareTurns))
@@ -227,8 +228,8 @@ func TestRecycleRefusesATurnThatCanStillRun(t *testing.T) {
 		t.Error("recycle took a turn given back already")
 	}
 	// release recycles only an idle turn.
-	a.release(&agentTurn{turnState: turnState{ended: true, late: 1}})
-	a.release(&agentTurn{turnState: turnState{ended: true}})
+	a.release(&AgentTurn{turnState: turnState{ended: true, late: 1}})
+	a.release(&AgentTurn{turnState: turnState{ended: true}})
 	if len(a.spareTurns) != 2 {
 		t.Errorf("release kept %d turns; want 2 (the first and the idle one)", len(a.spareTurns))
 	}

@@ -8,19 +8,19 @@ import (
 	"github.com/simbench/simbench/sched"
 )
 
-// agentTurn is one agent turn: an optional model call, then the tool
+// AgentTurn is one agent turn: an optional model call, then the tool
 // calls, then (multi-agent) the subagents; it ends when its last part ends.
 // A turn reused for a later one (recycle) gets its turnState afresh and
 // keeps the rest, storage that each turn writes whole before it reads it:
 // that spares some 95 instructions a turn against zeroing all 464 bytes
 // (callgrind, M/M/20), and the pointers' write barriers while the
 // collector marks.
-type agentTurn struct {
+type AgentTurn struct {
 	turnState
 	pcg  rand.PCG  // the turn's own stream, kept here to save an allocation (seeded at the turn's start)
 	rand rand.Rand // rng's Rand, kept here for the same reason
 	rng  *rand.Rand
-	one  [1]*agentPart // active's first backing array
+	one  [1]*AgentPart // active's first backing array
 	// call holds the turn's first one-call part's call and meta, while
 	// spare.one points to it (callSlices, whose callers write both
 	// whole): one-call turns cost no allocation for their call either.
@@ -29,22 +29,22 @@ type agentTurn struct {
 
 // turnState is what a turn starts afresh with.
 type turnState struct {
-	proc    int
-	session int    // -1 in the open model
-	no      uint64 // the turn's number in the run, from 1
-	start   time.Duration
-	active  []*agentPart // submitted and not yet finished
+	Proc    int
+	Session int    // -1 in the open model
+	No      uint64 // the turn's number in the run, from 1
+	Start   time.Duration
+	active  []*AgentPart // submitted and not yet finished
 	// first is the turn's first part (unused while its turn is nil) and
 	// agentTurn.one is active's first backing array: a turn of one part at
 	// a time costs no allocation beyond the turn itself.
-	first     agentPart
+	first     AgentPart
 	spare     callSpare
 	parts     int
 	cancelled bool
 	failed    bool
-	// good counts the turn's tool calls that succeeded: the answered
+	// Good counts the turn's tool calls that succeeded: the answered
 	// goodput when the turn is answered in full.
-	good int
+	Good int
 	// sessionTurn is the turn's number in its session, from 1 (1 in the
 	// open model): the iteration its model call's context has grown to.
 	sessionTurn int
@@ -58,7 +58,7 @@ type turnState struct {
 	model       rand.PCG
 	tries       int
 	modelSeeded bool
-	abandoned   bool
+	Abandoned   bool
 	// late counts the turn's parts that left it at their progressive join
 	// and whose sched turns still run (fold) or are being cancelled
 	// (drop): their calls and call metas are the turn's storage, and the
@@ -72,10 +72,10 @@ type turnState struct {
 	held  int32
 }
 
-// agentPart is one sched turn of an agent turn: what to submit, and the
+// AgentPart is one sched turn of an agent turn: what to submit, and the
 // driver's handle on it.
-type agentPart struct {
-	turn *agentTurn
+type AgentPart struct {
+	Turn *AgentTurn
 	kind uint8 // partLLM, partTools, partSubLLM, partSubTools
 	// joined marks a part its turn has moved on from at its progressive
 	// join, whose late results are only billed; join is how many of a
@@ -86,12 +86,12 @@ type agentPart struct {
 	// padding after kind: a part costs no more memory for them (a turn
 	// has at most scenarios.MaxCallsPerTurn calls).
 	joined  bool
-	counted bool
-	join    uint16
+	Counted bool
+	Join    uint16
 	answers uint16
 	sub     *subagent
 	at      time.Duration // when it was submitted
-	calls   []sched.Call
+	Calls   []sched.Call
 	budget  int64 // the sched turn's token budget (0: none)
 	// id is the sched turn a virtual driver submitted it as.
 	id sched.TurnID
@@ -105,9 +105,9 @@ const (
 	partSubTools
 )
 
-// schedTurn is the part as a sched.Turn tagged tag.
-func (p *agentPart) schedTurn(tag any) sched.Turn {
-	return sched.Turn{Calls: p.calls, TokenBudget: p.budget, Tag: tag}
+// SchedTurn is the part as a sched.Turn tagged tag.
+func (p *AgentPart) SchedTurn(tag any) sched.Turn {
+	return sched.Turn{Calls: p.Calls, TokenBudget: p.budget, Tag: tag}
 }
 
 // subagent is one subagent of a multi-agent turn.
@@ -123,13 +123,13 @@ const maxSpareTurns = 256
 // its opEnd was carried out, the driver holds no reference to it (no
 // pending cancel) and every part's sched turn is done, the late ones of
 // its progressive joins included.
-func (t *agentTurn) idle() bool {
+func (t *AgentTurn) idle() bool {
 	return t.ended && t.held == 0 && t.late == 0 && t.parts == 0
 }
 
 // release gives turn t back for a later turn to reuse (recycle) once it is
 // idle; a driver calls it whenever one of idle's conditions clears.
-func (a *agentLoop) release(t *agentTurn) {
+func (a *AgentLoop) release(t *AgentTurn) {
 	if t.idle() {
 		a.recycle(t)
 	}
@@ -140,10 +140,10 @@ func (a *agentLoop) release(t *agentTurn) {
 // and its first part to the next turn: that is a bug of the driver's, and
 // recycle panics rather than let a run count one turn's answers as
 // another's.
-func (a *agentLoop) recycle(t *agentTurn) {
+func (a *AgentLoop) recycle(t *AgentTurn) {
 	if !t.idle() {
 		panic(fmt.Sprintf("sim: turn %d reused while it can still run (ended %v, %d cancels pending, %d parts running, %d late)",
-			t.no, t.ended, t.held, t.parts, t.late))
+			t.No, t.ended, t.held, t.parts, t.late))
 	}
 	t.ended = false // a second recycle of t, before its reuse, panics too
 	if len(a.spareTurns) < maxSpareTurns {

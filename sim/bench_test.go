@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -19,7 +20,7 @@ import (
 // latency and the default network delay (as a scenario file gets it), run
 // by a bounded, token-paced strategy with jittered retries.
 func engineScenario(n int) *scenarios.Scenario {
-	sc := queue(250, spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond}, 1024, n/8)
+	sc := simtest.Queue(250, spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond}, 1024, n/8)
 	sc.Workload.Calls[0].Count = spec.Constant(8.0)
 	sc.Services[0].RequestsPerMinute = 150_000
 	sc.Services[0].NetworkDelay = scenarios.DefaultNetworkDelay
@@ -59,7 +60,7 @@ func BenchmarkEngine(b *testing.B) {
 		b.ReportMetric(bareCPU, "cpu-ns/call")
 	})
 	b.Run("mm20", func(b *testing.B) {
-		sc := queue(lambda, spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: time.Duration(mean * float64(time.Second))}, servers, calls)
+		sc := simtest.Queue(lambda, spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: time.Duration(mean * float64(time.Second))}, servers, calls)
 		perCall := benchEngine(b, sc)
 		if bareCPU > 0 {
 			b.ReportMetric(bareCPU/perCall, "ratio")
@@ -77,11 +78,11 @@ func benchEngine(b *testing.B, sc *scenarios.Scenario) float64 {
 	b.ReportAllocs()
 	cpu, gc := newCPUMeter(), newGCMeter()
 	for i := 0; i < b.N; i++ {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.run(context.Background(), nil)
+		e.Run(context.Background(), nil)
 		calls += e.m.calls
 		events += e.processed
 	}
@@ -118,11 +119,11 @@ func BenchmarkEngineProcesses(b *testing.B) {
 			var calls, trips int64
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				e, err := newEngine(sc, &sc.Strategies[0])
+				e, err := NewEngine(sc, &sc.Strategies[0])
 				if err != nil {
 					b.Fatal(err)
 				}
-				e.run(context.Background(), nil)
+				e.Run(context.Background(), nil)
 				calls += e.m.calls
 				for p := range e.procs {
 					trips += e.procs[p].quota.roundTrips()
@@ -145,14 +146,14 @@ func BenchmarkEngineAdaptive(b *testing.B) {
 	var calls int64
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.run(context.Background(), nil)
+		e.Run(context.Background(), nil)
 		calls += e.m.calls
 		if i == 0 {
-			b.ReportMetric(float64(len(e.limits.trace()["s"])), "trace-points")
+			b.ReportMetric(float64(len(e.limits.Trace()["s"])), "trace-points")
 		}
 	}
 	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
@@ -207,11 +208,11 @@ func scaleRun(b *testing.B, sc *scenarios.Scenario, minCalls int64) {
 	var calls int64
 	cpu, gc := newCPUMeter(), newGCMeter()
 	for i := 0; i < b.N; i++ {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.run(context.Background(), func(time.Duration) {
+		e.Run(context.Background(), func(time.Duration) {
 			live, objects := heapNow()
 			peak, peakLive = max(peak, objects), max(peakLive, live)
 		})

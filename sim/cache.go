@@ -180,7 +180,7 @@ func (e *RunEntry) Latencies() (HDRLatencies, error) {
 		if err != nil {
 			return HDRLatencies{}, fmt.Errorf("%s: %w", what, err)
 		}
-		if err := checkLayout(what, h, int64(histMax/time.Microsecond)); err != nil {
+		if err := CheckLayout(what, h, int64(HistMax/time.Microsecond)); err != nil {
 			return HDRLatencies{}, err
 		}
 		hs[i] = h
@@ -201,7 +201,7 @@ func (e *RunEntry) Latencies() (HDRLatencies, error) {
 // pass results.CheckStrategy, histograms that decode and hold as many
 // turns and calls as the result counts. The error names the file.
 func ReadRunEntry(path string) (*RunEntry, HDRLatencies, error) {
-	data, err := readBack(path)
+	data, err := ReadBack(path)
 	if err != nil {
 		return nil, HDRLatencies{}, err
 	}
@@ -212,7 +212,7 @@ func ReadRunEntry(path string) (*RunEntry, HDRLatencies, error) {
 	if err := results.CheckStrategy(path, "result", &e.Result, e.Key.DurationNs.Seconds()); err != nil {
 		return nil, HDRLatencies{}, err
 	}
-	if err := checkCounts(path, path, &e.Result, l.Turn, nil, l.Call); err != nil {
+	if err := CheckCounts(path, path, &e.Result, l.Turn, nil, l.Call); err != nil {
 		return nil, HDRLatencies{}, err
 	}
 	return e, l, nil

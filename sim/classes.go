@@ -18,7 +18,7 @@ type classStats struct {
 
 type classAcc struct {
 	turns, failed, calls, good int64
-	turnLat, okTurnLat         *histogram
+	turnLat, okTurnLat         *Histogram
 }
 
 // newClassStats returns the class figures of sc's run, or nil when its
@@ -30,7 +30,7 @@ func newClassStats(sc *scenarios.Scenario) *classStats {
 	}
 	c := &classStats{w: w, window: sc.Duration, classes: make([]classAcc, len(w.Classes))}
 	for i := range c.classes {
-		c.classes[i] = classAcc{turnLat: newHistogram(), okTurnLat: newHistogram()}
+		c.classes[i] = classAcc{turnLat: NewHistogram(), okTurnLat: NewHistogram()}
 	}
 	return c
 }
@@ -45,9 +45,9 @@ func (c *classStats) turn(session int, now, latency time.Duration, failed bool) 
 	if failed {
 		a.failed++
 	} else {
-		a.okTurnLat.add(latency)
+		a.okTurnLat.Add(latency)
 	}
-	a.turnLat.add(latency)
+	a.turnLat.Add(latency)
 }
 
 // result records a tool call's result of session.
@@ -74,10 +74,10 @@ func (c *classStats) results() []results.ClassResult {
 		out[i] = results.ClassResult{
 			Name: c.w.Classes[i].Name, Sessions: c.w.Classes[i].Sessions,
 			Turns: a.turns, FailedTurns: a.failed, Calls: a.calls, GoodCalls: a.good,
-			TurnLatencyMs: a.turnLat.summary(), AnswerLatencyMs: a.okTurnLat.answerSummary(uint64(a.turns)),
+			TurnLatencyMs: a.turnLat.Summary(), AnswerLatencyMs: a.okTurnLat.AnswerSummary(uint64(a.turns)),
 		}
 		if good > 0 {
-			out[i].CallShare = round6(float64(a.good) / float64(good))
+			out[i].CallShare = Round6(float64(a.good) / float64(good))
 		}
 	}
 	return out

@@ -69,7 +69,7 @@ func demand(ctx context.Context, c *scenarios.Scenario, o Options, window time.D
 		if err != nil {
 			return 0, err
 		}
-		return round6(n / durS), nil
+		return Round6(n / durS), nil
 	}
 	n, _, turnS, err := turnsBegun(ctx, c, o, window)
 	if err != nil {
@@ -81,7 +81,7 @@ func demand(ctx context.Context, c *scenarios.Scenario, o Options, window time.D
 	if w.Turns > 0 {
 		total = min(total, float64(w.Sessions)*float64(w.Turns))
 	}
-	return round6(total / run.Seconds()), nil
+	return Round6(total / run.Seconds()), nil
 }
 
 // unlimited returns a copy of sc whose services have no rate or concurrency

@@ -16,17 +16,17 @@ func LimitsOf(sc *scenarios.Scenario) []results.ServiceLimits {
 	var out []results.ServiceLimits
 	for _, l := range Loads(sc) {
 		out = append(out, results.ServiceLimits{
-			Service: l.Name, RequestsPerMinute: round6(l.RequestsPerMinute), TokensPerMinute: round6(l.TokensPerMinute),
-			MaxConcurrent: l.MaxConcurrent, CallsPerTurn: round6(l.CallsPerTurn),
+			Service: l.Name, RequestsPerMinute: Round6(l.RequestsPerMinute), TokensPerMinute: Round6(l.TokensPerMinute),
+			MaxConcurrent: l.MaxConcurrent, CallsPerTurn: Round6(l.CallsPerTurn),
 		})
 	}
 	return out
 }
 
-// serviceCaps returns a copy of st's per-service caps on attempts in
+// ServiceCaps returns a copy of st's per-service caps on attempts in
 // flight, by service name (nil when it has none, as results.json reads
 // back).
-func serviceCaps(st *scenarios.Strategy) map[string]int {
+func ServiceCaps(st *scenarios.Strategy) map[string]int {
 	if len(st.MaxInFlightPerService) == 0 {
 		return nil
 	}

@@ -139,21 +139,21 @@ func TestEngineProperties(t *testing.T) {
 // rerun (see TestEngineProperties).
 func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 	run := func() (*engine, results.StrategyResult) {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			rt.Fatal(err)
 		}
 		// Drain past the end, so that the books can be checked with every
 		// turn finished; what finishes after the end is unfinished.
-		e.stop = drainLimit(e.end)
-		if !e.run(context.Background(), nil) {
+		e.stop = DrainLimit(e.end)
+		if !e.Run(context.Background(), nil) {
 			rt.Fatal("run did not complete")
 		}
 		return e, e.result()
 	}
 	e, r := run()
 	m := e.m
-	if m.unfinished > 0 {
+	if m.Unfinished > 0 {
 		// Only the drain limit (more work than the run can finish) or a
 		// request the service never answers, with nothing to time it
 		// out, may leave a turn running at the end.
@@ -164,7 +164,7 @@ func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 		st := &sc.Strategies[0]
 		timeouts := st.AttemptTimeout > 0 || st.TurnTimeout > 0 || sc.Workload.Cancel.ParentTimeout > 0
 		if !e.cutOff && (!hangs || timeouts) {
-			rt.Fatalf("%d turns never finished", m.unfinished)
+			rt.Fatalf("%d turns never finished", m.Unfinished)
 		}
 		return
 	}

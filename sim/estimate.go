@@ -26,8 +26,8 @@ const DefaultMaxMemory int64 = 4 << 30
 // latency HdrHistograms, about 410 KB of counters each). The constants
 // round those up.
 const (
-	// bytesPerCall is one call in progress.
-	bytesPerCall = 576
+	// BytesPerCall is one call in progress.
+	BytesPerCall = 576
 	// bytesPerTurn is one agent turn in progress, beyond its calls.
 	bytesPerTurn = 512
 	// bytesPerSession is one closed-model session.
@@ -114,20 +114,20 @@ func parallel(opts Options, n int) int {
 	return max(1, min(par, n))
 }
 
-// budget returns the memory budget of a run in bytes (≤ 0: none).
-func (o *Options) budget() int64 {
+// Budget returns the memory budget of a run in bytes (≤ 0: none).
+func (o *Options) Budget() int64 {
 	if o.MaxMemory == 0 {
 		return DefaultMaxMemory
 	}
 	return o.MaxMemory
 }
 
-// maxTurnCalls is the most calls one turn may draw under a memory budget.
-func maxTurnCalls(budget int64) int {
+// MaxTurnCalls is the most calls one turn may draw under a memory budget.
+func MaxTurnCalls(budget int64) int {
 	if budget <= 0 {
 		return math.MaxInt
 	}
-	return int(max(1, budget/bytesPerCall))
+	return int(max(1, budget/BytesPerCall))
 }
 
 // estimator holds a scenario's per-service figures.
@@ -162,7 +162,7 @@ func estimate(sc *scenarios.Scenario, par int) RunEstimate {
 	for i := range sc.Strategies {
 		turns := x.liveTurns(&sc.Strategies[i], est.Turns)
 		est.LiveCalls = max(est.LiveCalls, turns*x.live)
-		bytes[i] = turns*(bytesPerTurn+x.live*bytesPerCall) + float64(w.Sessions)*bytesPerSession + bytesPerStrategy
+		bytes[i] = turns*(bytesPerTurn+x.live*BytesPerCall) + float64(w.Sessions)*bytesPerSession + bytesPerStrategy
 	}
 	slices.Sort(bytes)
 	for _, b := range bytes[max(0, len(bytes)-par):] {
@@ -329,7 +329,7 @@ func (x *estimator) capacity(st *scenarios.Strategy) float64 {
 // meanOf returns a distribution's mean, no more than its cap when it has
 // one (in the distribution's unit: nanoseconds for durations).
 func meanOf[T time.Duration | float64](d spec.Dist[T]) float64 {
-	m := newSampler(d).mean()
+	m := NewSampler(d).Mean()
 	if d.Max > 0 && d.Kind != spec.DistUniform {
 		m = min(m, float64(d.Max))
 	}

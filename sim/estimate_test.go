@@ -30,11 +30,11 @@ func liveHeap(tb testing.TB, sc *scenarios.Scenario) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e.run(context.Background(), nil)
+	e.Run(context.Background(), nil)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(e)

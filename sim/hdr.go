@@ -27,15 +27,15 @@ type HDRLatencies struct {
 	Turn, Call *hdrhistogram.Histogram
 }
 
-// hdr converts the histogram into an HdrHistogram of microseconds covering
+// Hdr converts the histogram into an HdrHistogram of microseconds covering
 // 1 µs to 2^40 µs: each bucket's count is recorded at the value the
 // histogram reports for it (the top of the bucket, kept within the
 // observed min and max), so the HdrHistogram's quantiles agree with
 // summary's within a microsecond and its 0.1% precision. end stamps the
 // interval's end, in milliseconds.
-func (h *histogram) hdr(end time.Duration) *hdrhistogram.Histogram {
-	out := hdrhistogram.New(1, int64(histMax/time.Microsecond), HDRSignificantDigits)
-	for _, bar := range h.full().Distribution() {
+func (h *Histogram) Hdr(end time.Duration) *hdrhistogram.Histogram {
+	out := hdrhistogram.New(1, int64(HistMax/time.Microsecond), HDRSignificantDigits)
+	for _, bar := range h.Full().Distribution() {
 		if bar.Count == 0 {
 			continue
 		}
@@ -51,12 +51,12 @@ func (h *histogram) hdr(end time.Duration) *hdrhistogram.Histogram {
 func (e *engine) hdrLatencies() HDRLatencies {
 	return HDRLatencies{
 		Strategy: e.st.Name, Seed: e.sc.Seed,
-		Turn: e.m.turnLat.hdr(e.m.window), Call: e.m.callLat.hdr(e.m.window),
+		Turn: e.m.TurnLat.Hdr(e.m.Window), Call: e.m.CallLat.Hdr(e.m.Window),
 	}
 }
 
-// badTag matches what an interval log's tag may not hold.
-var badTag = regexp.MustCompile(`[^A-Za-z0-9_.:+-]`)
+// BadTag matches what an interval log's tag may not hold.
+var BadTag = regexp.MustCompile(`[^A-Za-z0-9_.:+-]`)
 
 // WriteHDRLog writes an HdrHistogram interval log (format 1.3, which
 // HdrHistogram's log processors and plotters read) to w: a header of
@@ -72,12 +72,12 @@ func WriteHDRLog(w io.Writer, what, tag string, hs []*hdrhistogram.Histogram) er
 	for i := range tags {
 		tags[i] = tag
 	}
-	return writeHDRLog(w, what, "[Values are latencies in microseconds (1 µs … 2^40 µs, 3 significant digits); Interval_Max is in seconds; times are virtual, from the run's start]", tags, hs)
+	return WriteHDRLogTagged(w, what, "[Values are latencies in microseconds (1 µs … 2^40 µs, 3 significant digits); Interval_Max is in seconds; times are virtual, from the run's start]", tags, hs)
 }
 
-// writeHDRLog is WriteHDRLog with the comment saying what the values are
+// WriteHDRLogTagged is WriteHDRLog with the comment saying what the values are
 // and a tag per histogram.
-func writeHDRLog(w io.Writer, what, units string, tags []string, hs []*hdrhistogram.Histogram) error {
+func WriteHDRLogTagged(w io.Writer, what, units string, tags []string, hs []*hdrhistogram.Histogram) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	lines := []func() error{
 		lw.OutputLogFormatVersion,
@@ -94,7 +94,7 @@ func writeHDRLog(w io.Writer, what, units string, tags []string, hs []*hdrhistog
 	}
 	var offset int64
 	for i, h := range hs {
-		tag := badTag.ReplaceAllString(tags[i], "_")
+		tag := BadTag.ReplaceAllString(tags[i], "_")
 		c := hdrhistogram.Import(h.Export())
 		length := h.EndTimeMs() - h.StartTimeMs()
 		c.SetStartTimeMs(offset)

@@ -11,7 +11,7 @@ import (
 	"github.com/simbench/simbench/results"
 )
 
-// histogram is a streaming histogram of durations: an HdrHistogram of
+// Histogram is a streaming histogram of durations: an HdrHistogram of
 // nanoseconds at HDRSignificantDigits (3) significant digits, from 1 ns
 // to histMax, in fixed memory however many samples it holds. Mean, min and
 // max are kept exactly beside it.
@@ -22,7 +22,7 @@ import (
 // 1/1024 (0.098%) above it; values under 2,048 ns are exact. A sample
 // whose values are all equal reads as that value at every quantile.
 // Reports round it to the microsecond (ms).
-type histogram struct {
+type Histogram struct {
 	// h holds the values up to the last flush; full returns it with every
 	// value. Read it through full only.
 	h *hdrhistogram.Histogram
@@ -34,7 +34,7 @@ type histogram struct {
 	// instructions per call (callgrind, collector off).
 	pending   []uint32
 	unflushed uint32
-	n         uint64
+	N         uint64
 	sum       float64 // seconds
 	min, max  time.Duration
 }
@@ -62,9 +62,9 @@ func hdrValue(i int) int64 {
 	return int64(i&(subHalf-1)+subHalf) << (i>>subHalfMag - 1)
 }
 
-// full returns the HdrHistogram holding every value added, flushing the
+// Full returns the HdrHistogram holding every value added, flushing the
 // pending counts into it.
-func (h *histogram) full() *hdrhistogram.Histogram {
+func (h *Histogram) Full() *hdrhistogram.Histogram {
 	if h.unflushed == 0 {
 		return h.h
 	}
@@ -80,18 +80,18 @@ func (h *histogram) full() *hdrhistogram.Histogram {
 	return h.h
 }
 
-// histMax is the longest duration the histogram tells apart: 2^40 µs
+// HistMax is the longest duration the histogram tells apart: 2^40 µs
 // (12.7 days); longer ones are recorded as it.
-const histMax = time.Duration(1<<40) * time.Microsecond
+const HistMax = time.Duration(1<<40) * time.Microsecond
 
-func newHistogram() *histogram {
-	return &histogram{h: hdrhistogram.New(1, int64(histMax), HDRSignificantDigits)}
+func NewHistogram() *Histogram {
+	return &Histogram{h: hdrhistogram.New(1, int64(HistMax), HDRSignificantDigits)}
 }
 
-func (h *histogram) add(d time.Duration) {
-	d = min(max(d, 0), histMax)
+func (h *Histogram) Add(d time.Duration) {
+	d = min(max(d, 0), HistMax)
 	if h.unflushed == math.MaxUint32 {
-		h.full()
+		h.Full()
 	}
 	i := hdrIndex(int64(d))
 	if i >= len(h.pending) {
@@ -99,60 +99,60 @@ func (h *histogram) add(d time.Duration) {
 	}
 	h.pending[i]++
 	h.unflushed++
-	if h.n == 0 || d < h.min {
+	if h.N == 0 || d < h.min {
 		h.min = d
 	}
-	h.n++
+	h.N++
 	h.sum += d.Seconds()
 	h.max = max(h.max, d)
 }
 
-// quantile returns the q-quantile (0 ≤ q ≤ 1) by nearest rank, never
+// Quantile returns the q-quantile (0 ≤ q ≤ 1) by nearest rank, never
 // above the exact max.
-func (h *histogram) quantile(q float64) time.Duration {
-	if h.n == 0 {
+func (h *Histogram) Quantile(q float64) time.Duration {
+	if h.N == 0 {
 		return 0
 	}
-	return h.ranked(max(uint64(math.Ceil(q*float64(h.n))), 1))
+	return h.ranked(max(uint64(math.Ceil(q*float64(h.N))), 1))
 }
 
 // ranked returns the rank-th smallest value (1 ≤ rank ≤ h.n), as the top
 // of its bucket, never outside the exact min and max.
-func (h *histogram) ranked(rank uint64) time.Duration {
+func (h *Histogram) ranked(rank uint64) time.Duration {
 	// The HdrHistogram's rank of percentile p is ⌊p/100·n + 0.5⌋, which for
 	// p = 100·rank/n is rank (within float rounding, which the + 0.5
 	// absorbs).
-	v := h.full().ValueAtPercentile(100 * float64(rank) / float64(h.n))
+	v := h.Full().ValueAtPercentile(100 * float64(rank) / float64(h.N))
 	return h.clamp(time.Duration(v))
 }
 
 // clamp keeps a bucket's value within what was observed.
-func (h *histogram) clamp(d time.Duration) time.Duration { return min(max(d, h.min), h.max) }
+func (h *Histogram) clamp(d time.Duration) time.Duration { return min(max(d, h.min), h.max) }
 
 // quantileAmong returns the q-quantile (0 ≤ q ≤ 1) of a population of total
 // values of which the histogram holds the smallest h.n, the rest being
 // larger than any it holds; ok is false when the quantile falls among
 // those others.
-func (h *histogram) quantileAmong(q float64, total uint64) (d time.Duration, ok bool) {
+func (h *Histogram) quantileAmong(q float64, total uint64) (d time.Duration, ok bool) {
 	rank := max(uint64(math.Ceil(q*float64(total))), 1)
-	if total == 0 || rank > h.n {
+	if total == 0 || rank > h.N {
 		return 0, false
 	}
 	return h.ranked(rank), true
 }
 
-func (h *histogram) mean() time.Duration {
-	if h.n == 0 {
+func (h *Histogram) mean() time.Duration {
+	if h.N == 0 {
 		return 0
 	}
-	return time.Duration(h.sum / float64(h.n) * 1e9)
+	return time.Duration(h.sum / float64(h.N) * 1e9)
 }
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
-// answerSummary summarises the time to answer of total turns begun, of
+// AnswerSummary summarises the time to answer of total turns begun, of
 // which the histogram holds the answered ones.
-func (h *histogram) answerSummary(total uint64) results.AnswerSummary {
+func (h *Histogram) AnswerSummary(total uint64) results.AnswerSummary {
 	at := func(q float64) results.AnswerMs {
 		if d, ok := h.quantileAmong(q, total); ok {
 			return results.AnswerMs(ms(d))
@@ -161,41 +161,41 @@ func (h *histogram) answerSummary(total uint64) results.AnswerSummary {
 	}
 	s := results.AnswerSummary{Mean: ms(h.mean()), P50: at(0.5), P95: at(0.95), P99: at(0.99)}
 	if total > 0 {
-		s.AnsweredShare = round6(float64(h.n) / float64(total))
+		s.AnsweredShare = Round6(float64(h.N) / float64(total))
 	}
 	return s
 }
 
-// summary returns the histogram's summary in milliseconds (microsecond precision).
-func (h *histogram) summary() results.Summary {
+// Summary returns the histogram's summary in milliseconds (microsecond precision).
+func (h *Histogram) Summary() results.Summary {
 	return results.Summary{
-		Mean: ms(h.mean()), P50: ms(h.quantile(0.5)), P95: ms(h.quantile(0.95)),
-		P99: ms(h.quantile(0.99)), Max: ms(h.max),
+		Mean: ms(h.mean()), P50: ms(h.Quantile(0.5)), P95: ms(h.Quantile(0.95)),
+		P99: ms(h.Quantile(0.99)), Max: ms(h.max),
 	}
 }
 
-// cdf samples the distribution at up to n points for plots.
-func (h *histogram) cdf(n int) []results.CDFPoint { return h.cdfAmong(n, h.n) }
+// Cdf samples the distribution at up to n points for plots.
+func (h *Histogram) Cdf(n int) []results.CDFPoint { return h.CdfAmong(n, h.N) }
 
-// cdfAmong samples, at up to n points, the distribution of a population of
+// CdfAmong samples, at up to n points, the distribution of a population of
 // total values of which the histogram holds the smallest h.n, the rest
 // never arriving: its P ends at h.n ÷ total. Each point is the top of a
 // bucket (within the exact min and max) with the share of values at or
 // below it.
-func (h *histogram) cdfAmong(n int, total uint64) []results.CDFPoint {
-	if h.n == 0 || total < h.n {
+func (h *Histogram) CdfAmong(n int, total uint64) []results.CDFPoint {
+	if h.N == 0 || total < h.N {
 		return nil
 	}
 	var out []results.CDFPoint
 	var seen uint64
-	step := max(h.n/uint64(n), 1)
+	step := max(h.N/uint64(n), 1)
 	next := step
-	for _, bar := range h.full().Distribution() {
+	for _, bar := range h.Full().Distribution() {
 		if bar.Count == 0 {
 			continue
 		}
 		seen += uint64(bar.Count)
-		if seen >= next || seen == h.n {
+		if seen >= next || seen == h.N {
 			out = append(out, results.CDFPoint{Ms: ms(h.clamp(time.Duration(bar.To))), P: math.Round(float64(seen)/float64(total)*1e6) / 1e6})
 			for next <= seen {
 				next += step
@@ -205,18 +205,18 @@ func (h *histogram) cdfAmong(n int, total uint64) []results.CDFPoint {
 	return out
 }
 
-// pool adds a member's histogram to h: its buckets (the same layout as
+// Pool adds a member's histogram to h: its buckets (the same layout as
 // h's), its count and, from the member's summary, its sum (mean × count)
 // and maximum. A histogram whose count is not the member's n, or whose
 // layout differs, is refused.
-func (h *histogram) pool(from *hdrhistogram.Histogram, s results.Summary, n int64) error {
+func (h *Histogram) Pool(from *hdrhistogram.Histogram, s results.Summary, n int64) error {
 	if from.TotalCount() != n {
 		return fmt.Errorf("a member's histogram holds %d values, its results count %d", from.TotalCount(), n)
 	}
 	if n == 0 {
 		return nil
 	}
-	into := h.full()
+	into := h.Full()
 	if from.SignificantFigures() != into.SignificantFigures() || from.HighestTrackableValue() != into.HighestTrackableValue() {
 		return fmt.Errorf("a member's histogram is of another layout (%d significant digits up to %d)", from.SignificantFigures(), from.HighestTrackableValue())
 	}
@@ -225,11 +225,11 @@ func (h *histogram) pool(from *hdrhistogram.Histogram, s results.Summary, n int6
 	}
 	lo := time.Duration(from.Min())
 	hi := time.Duration(math.Round(s.Max * 1e6)) // the summary's max, to the nanosecond of its microsecond
-	if h.n == 0 || lo < h.min {
+	if h.N == 0 || lo < h.min {
 		h.min = lo
 	}
 	h.max = max(h.max, hi)
-	h.n += uint64(n)
+	h.N += uint64(n)
 	h.sum += s.Mean / 1e3 * float64(n)
 	return nil
 }

@@ -15,11 +15,11 @@ import (
 
 func TestHistogramQuantilesWithinPrecision(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	h := newHistogram()
+	h := NewHistogram()
 	var all []time.Duration
 	for range 100_000 {
 		d := time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond))
-		h.add(d)
+		h.Add(d)
 		all = append(all, d)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
@@ -28,15 +28,15 @@ func TestHistogramQuantilesWithinPrecision(t *testing.T) {
 	for k := 1; k <= 999; k++ {
 		q := float64(k) / 1000
 		exact := all[int(math.Ceil(q*float64(len(all))))-1]
-		got := h.quantile(q)
+		got := h.Quantile(q)
 		if rel := float64(got-exact) / float64(exact); rel < 0 || rel >= 1.0/1024 {
 			t.Errorf("q%.3f: got %v, exact %v (%+.3f%%)", q, got, exact, rel*100)
 		}
 	}
-	if h.max != all[len(all)-1] || h.quantile(1) != h.max {
-		t.Errorf("max %v, q1 %v, want %v", h.max, h.quantile(1), all[len(all)-1])
+	if h.max != all[len(all)-1] || h.Quantile(1) != h.max {
+		t.Errorf("max %v, q1 %v, want %v", h.max, h.Quantile(1), all[len(all)-1])
 	}
-	cdf := h.cdf(100)
+	cdf := h.Cdf(100)
 	if len(cdf) < 50 || cdf[len(cdf)-1].P != 1 {
 		t.Errorf("cdf has %d points, last %+v", len(cdf), cdf[len(cdf)-1])
 	}
@@ -51,11 +51,11 @@ func TestHistogramQuantilesWithinPrecision(t *testing.T) {
 // answered one: with 100 turns begun and 90 answered in 1..90 ms, the median
 // is the 50th answered turn, and p95 and p99 fall among the unanswered.
 func TestAnswerSummaryCountsUnansweredTurnsAsSlowest(t *testing.T) {
-	h := newHistogram()
+	h := NewHistogram()
 	for i := 1; i <= 90; i++ {
-		h.add(time.Duration(i) * time.Millisecond)
+		h.Add(time.Duration(i) * time.Millisecond)
 	}
-	got := h.answerSummary(100)
+	got := h.AnswerSummary(100)
 	if p50 := float64(got.P50); p50 < 50 || p50 >= 50*(1+1.0/1024) {
 		t.Errorf("p50 = %v ms, want 50 ms or less than 0.1%% above", got.P50)
 	}
@@ -67,23 +67,23 @@ func TestAnswerSummaryCountsUnansweredTurnsAsSlowest(t *testing.T) {
 	}
 
 	// Every turn answered: the same percentiles as the histogram's own.
-	all := h.answerSummary(90)
-	if float64(all.P95) != ms(h.quantile(0.95)) || float64(all.P99) != ms(h.quantile(0.99)) || all.AnsweredShare != 1 {
-		t.Errorf("all answered: %+v, want p95 %v p99 %v share 1", all, ms(h.quantile(0.95)), ms(h.quantile(0.99)))
+	all := h.AnswerSummary(90)
+	if float64(all.P95) != ms(h.Quantile(0.95)) || float64(all.P99) != ms(h.Quantile(0.99)) || all.AnsweredShare != 1 {
+		t.Errorf("all answered: %+v, want p95 %v p99 %v share 1", all, ms(h.Quantile(0.95)), ms(h.Quantile(0.99)))
 	}
 
 	// The boundary: 95 of 100 answered keeps p95 answered, 94 does not.
 	for n, want := range map[int]bool{95: true, 94: false} {
-		h := newHistogram()
+		h := NewHistogram()
 		for range n {
-			h.add(time.Second)
+			h.Add(time.Second)
 		}
-		if got := h.answerSummary(100).P95.Answered(); got != want {
+		if got := h.AnswerSummary(100).P95.Answered(); got != want {
 			t.Errorf("%d of 100 answered: p95 answered = %v, want %v", n, got, want)
 		}
 	}
 
-	if none := newHistogram().answerSummary(0); none.P50.Answered() || none.AnsweredShare != 0 {
+	if none := NewHistogram().AnswerSummary(0); none.P50.Answered() || none.AnsweredShare != 0 {
 		t.Errorf("no turns: %+v, want unanswered and share 0", none)
 	}
 }
@@ -112,18 +112,18 @@ func TestAnswerMsJSON(t *testing.T) {
 // The answer CDF levels off at the answered share: 90 answered of 100
 // begun ends at P = 0.9, and with every turn answered it is the CDF.
 func TestCDFAmongLevelsOffAtTheAnsweredShare(t *testing.T) {
-	h := newHistogram()
+	h := NewHistogram()
 	for i := 1; i <= 90; i++ {
-		h.add(time.Duration(i) * time.Millisecond)
+		h.Add(time.Duration(i) * time.Millisecond)
 	}
-	cdf := h.cdfAmong(100, 100)
+	cdf := h.CdfAmong(100, 100)
 	if last := cdf[len(cdf)-1]; last.P != 0.9 || math.Abs(last.Ms-90) > 90*0.008 {
 		t.Errorf("last point %+v, want 90 ms (within the histogram's precision) at 0.9", last)
 	}
-	if got, want := h.cdfAmong(100, 90), h.cdf(100); !slices.Equal(got, want) {
+	if got, want := h.CdfAmong(100, 90), h.Cdf(100); !slices.Equal(got, want) {
 		t.Errorf("all answered: %v, want the CDF %v", got, want)
 	}
-	if got := newHistogram().cdfAmong(100, 10); got != nil {
+	if got := NewHistogram().CdfAmong(100, 10); got != nil {
 		t.Errorf("none answered: %v, want no points", got)
 	}
 }
@@ -131,26 +131,26 @@ func TestCDFAmongLevelsOffAtTheAnsweredShare(t *testing.T) {
 func TestQuantilesStayWithinObserved(t *testing.T) {
 	// One turn of 9,501 ms: its bucket's top is above the only value
 	// observed; every percentile must be that value.
-	h := newHistogram()
-	h.add(9501 * time.Millisecond)
-	s := h.summary()
+	h := NewHistogram()
+	h.Add(9501 * time.Millisecond)
+	s := h.Summary()
 	for _, v := range []float64{s.P50, s.P95, s.P99, s.Max, s.Mean} {
 		if v != 9501 {
 			t.Errorf("summary %+v: want every figure 9501", s)
 			break
 		}
 	}
-	if a := h.answerSummary(1); a.P50 != 9501 || a.Mean != 9501 {
+	if a := h.AnswerSummary(1); a.P50 != 9501 || a.Mean != 9501 {
 		t.Errorf("answer summary %+v: want p50 and mean 9501", a)
 	}
 	// Two values in one bucket: the quantiles stay between them.
-	h = newHistogram()
-	h.add(1000 * time.Millisecond)
-	h.add(1003 * time.Millisecond)
-	if lo, hi := h.quantile(0.01), h.quantile(1); lo < 1000*time.Millisecond || hi > 1003*time.Millisecond {
+	h = NewHistogram()
+	h.Add(1000 * time.Millisecond)
+	h.Add(1003 * time.Millisecond)
+	if lo, hi := h.Quantile(0.01), h.Quantile(1); lo < 1000*time.Millisecond || hi > 1003*time.Millisecond {
 		t.Errorf("quantiles %v, %v outside [1s, 1.003s]", lo, hi)
 	}
-	if cdf := h.cdf(10); cdf[0].Ms < 1000 || cdf[len(cdf)-1].Ms > 1003 {
+	if cdf := h.Cdf(10); cdf[0].Ms < 1000 || cdf[len(cdf)-1].Ms > 1003 {
 		t.Errorf("cdf %v outside [1000, 1003] ms", cdf)
 	}
 }
@@ -174,11 +174,11 @@ func TestLevelTimeAverage(t *testing.T) {
 // every bucket's edges, read between adds as well as at the end.
 func TestHistogramPendingMatchesHdr(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	h := newHistogram()
-	ref := hdrhistogram.New(1, int64(histMax), HDRSignificantDigits)
+	h := NewHistogram()
+	ref := hdrhistogram.New(1, int64(HistMax), HDRSignificantDigits)
 	add := func(d time.Duration) {
-		h.add(d)
-		if err := ref.RecordValue(int64(min(max(d, 0), histMax))); err != nil {
+		h.Add(d)
+		if err := ref.RecordValue(int64(min(max(d, 0), HistMax))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +187,7 @@ func TestHistogramPendingMatchesHdr(t *testing.T) {
 		case 0:
 			add(time.Duration(rng.Int64N(4 * subHalf)))
 		case 1:
-			add(time.Duration(rng.Int64N(int64(histMax) + 1)))
+			add(time.Duration(rng.Int64N(int64(HistMax) + 1)))
 		case 2:
 			add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
 		default:
@@ -195,13 +195,13 @@ func TestHistogramPendingMatchesHdr(t *testing.T) {
 			add(time.Duration(int64(1)<<rng.IntN(40+10)) - time.Duration(rng.IntN(2)))
 		}
 		if i%50_000 == 0 {
-			_ = h.full()
+			_ = h.Full()
 		}
 	}
-	add(histMax)
-	add(histMax + 1)
+	add(HistMax)
+	add(HistMax + 1)
 	add(-1)
-	got, want := h.full(), ref
+	got, want := h.Full(), ref
 	if got.TotalCount() != want.TotalCount() || !slices.Equal(got.Export().Counts, want.Export().Counts) {
 		t.Fatalf("flushed histogram differs from recording each value: total %d, want %d", got.TotalCount(), want.TotalCount())
 	}

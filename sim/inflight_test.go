@@ -20,7 +20,7 @@ func TestInFlightFindsTheCancelledAttempt(t *testing.T) {
 		{id: 10, proc: 1},            // its latest hedge
 		{id: 7, proc: 1},             // attempt 7 of process 1, in flight
 	}
-	meta := &callMeta{slab: [2]int32{3, 4}}
+	meta := &CallMeta{slab: [2]int32{3, 4}}
 	for _, tt := range []struct {
 		id   sched.AttemptID
 		want int32

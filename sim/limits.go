@@ -18,11 +18,11 @@ const maxLimitPoints = 2000
 // never fewer than limitChunk/2, four times what results.json keeps.
 const limitChunk = 8 * maxLimitPoints
 
-// limitRecorder collects one strategy's adaptive limits as they step, per
+// LimitRecorder collects one strategy's adaptive limits as they step, per
 // service, for StrategyResult.LimitTrace. It is fed from the scheduler's
 // Hook, so it is used from one goroutine at a time (the engine's, or the
 // Runner's in a live run).
-type limitRecorder struct {
+type LimitRecorder struct {
 	services []string // the services with an adaptive limit, in scenario order
 	series   map[string]*limitSeries
 }
@@ -37,17 +37,17 @@ type limitSeries struct {
 	factor    int
 }
 
-// newLimitRecorder returns a recorder for the services cfg gives an
+// NewLimitRecorder returns a recorder for the services cfg gives an
 // adaptive limit, or nil when it gives none (then nothing is recorded and
 // the scheduler needs no hook for it).
-func newLimitRecorder(sc *scenarios.Scenario, cfg *sched.Config) *limitRecorder {
-	var r *limitRecorder
+func NewLimitRecorder(sc *scenarios.Scenario, cfg *sched.Config) *LimitRecorder {
+	var r *LimitRecorder
 	for _, svc := range sc.Services {
 		if cfg.Services[svc.Name].Adaptive == nil {
 			continue
 		}
 		if r == nil {
-			r = &limitRecorder{series: map[string]*limitSeries{}}
+			r = &LimitRecorder{series: map[string]*limitSeries{}}
 		}
 		r.services = append(r.services, svc.Name)
 		r.series[svc.Name] = &limitSeries{factor: 1}
@@ -55,16 +55,16 @@ func newLimitRecorder(sc *scenarios.Scenario, cfg *sched.Config) *limitRecorder 
 	return r
 }
 
-// begin records each service's starting limit at time 0, as the core
+// Begin records each service's starting limit at time 0, as the core
 // holds it before any completion has moved it.
-func (r *limitRecorder) begin(core *sched.Core) {
+func (r *LimitRecorder) Begin(core *sched.Core) {
 	for _, name := range r.services {
-		r.add(name, 0, core.Limit(name))
+		r.Add(name, 0, core.Limit(name))
 	}
 }
 
-// add records that the limit of service stepped to n at t seconds.
-func (r *limitRecorder) add(service string, t float64, n int) {
+// Add records that the limit of service stepped to n at t seconds.
+func (r *LimitRecorder) Add(service string, t float64, n int) {
 	s := r.series[service]
 	if s == nil { // a service the configuration gave no adaptive limit
 		s = &limitSeries{factor: 1}
@@ -78,9 +78,9 @@ func (r *limitRecorder) add(service string, t float64, n int) {
 
 // see is a sched.Config.Hook for virtual runs: it records every
 // EventLimit at the event's (virtual) time and ignores the rest.
-func (r *limitRecorder) see(ev sched.Event) {
+func (r *LimitRecorder) see(ev sched.Event) {
 	if ev.Kind == sched.EventLimit {
-		r.add(ev.Service, ev.At.Seconds(), ev.N)
+		r.Add(ev.Service, ev.At.Seconds(), ev.N)
 	}
 }
 
@@ -114,9 +114,9 @@ func (s *limitSeries) last() results.LimitPoint {
 	return s.kept[len(s.kept)-1]
 }
 
-// trace returns the recorded steps for StrategyResult.LimitTrace, each
+// Trace returns the recorded steps for StrategyResult.LimitTrace, each
 // service's at most maxLimitPoints long; nil for a nil recorder.
-func (r *limitRecorder) trace() map[string][]results.LimitPoint {
+func (r *LimitRecorder) Trace() map[string][]results.LimitPoint {
 	if r == nil {
 		return nil
 	}
@@ -128,9 +128,9 @@ func (r *limitRecorder) trace() map[string][]results.LimitPoint {
 	return out
 }
 
-// chainHooks returns a hook that calls each non-nil hook in order, or nil
+// ChainHooks returns a hook that calls each non-nil hook in order, or nil
 // when there is none, so a run that wants no events costs the core nothing.
-func chainHooks(hooks ...func(sched.Event)) func(sched.Event) {
+func ChainHooks(hooks ...func(sched.Event)) func(sched.Event) {
 	var hs []func(sched.Event)
 	for _, h := range hooks {
 		if h != nil {

@@ -10,24 +10,11 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
-
-// aimdQueue is one session whose single turn makes calls calls to a
-// service with no limits and a constant latency, run by an AIMD strategy
-// that starts at one attempt in flight and may grow to max.
-func aimdQueue(latency time.Duration, calls, max int) *scenarios.Scenario {
-	sc := queue(1, spec.Constant(latency), 0, 1)
-	sc.Duration = time.Minute
-	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
-	sc.Workload.Sessions, sc.Workload.Turns = 1, 1
-	sc.Workload.Calls[0].Count = spec.Constant(float64(calls))
-	sc.Strategies[0].Name = "aimd"
-	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: scenarios.AdaptiveAIMD, Initial: 1, Min: 1, Max: max}
-	return sc
-}
 
 // TestLimitTraceAIMDByHand: a turn of far more calls than the limit keeps
 // the service's queue full, and every attempt takes exactly one latency,
@@ -40,7 +27,7 @@ func TestLimitTraceAIMDByHand(t *testing.T) {
 		latency = 100 * time.Millisecond
 		ceiling = 10
 	)
-	sc := aimdQueue(latency, 500, ceiling)
+	sc := simtest.AIMDQueue(latency, 500, ceiling)
 	res, err := Run(context.Background(), sc, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -64,10 +51,10 @@ func TestLimitTraceAIMDByHand(t *testing.T) {
 // holds then: the trace misses no step. Steps come in time order, each a
 // change, and the results carry the same steps.
 func TestLimitTraceFollowsTheCore(t *testing.T) {
-	sc := aimdQueue(50*time.Millisecond, 4000, 200)
+	sc := simtest.AIMDQueue(50*time.Millisecond, 4000, 200)
 	sc.Services[0].RequestsPerSecond = 100
 	sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +68,7 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 		}
 		checked++
 	}
-	if !e.run(context.Background(), nil) {
+	if !e.Run(context.Background(), nil) {
 		t.Fatal("run did not complete")
 	}
 	steps := e.limits.series["s"].points()
@@ -107,7 +94,7 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 // and comes back within maxLimitPoints with its first and last steps and
 // its lowest one.
 func TestLimitTraceBounded(t *testing.T) {
-	r := &limitRecorder{services: []string{"s"}, series: map[string]*limitSeries{"s": {factor: 1}}}
+	r := &LimitRecorder{services: []string{"s"}, series: map[string]*limitSeries{"s": {factor: 1}}}
 	const n = 1_000_000
 	low := n / 3
 	most := 0
@@ -116,14 +103,14 @@ func TestLimitTraceBounded(t *testing.T) {
 		if i == low {
 			l = 1
 		}
-		r.add("s", float64(i)/10, l)
+		r.Add("s", float64(i)/10, l)
 		s := r.series["s"]
 		most = max(most, len(s.kept)+len(s.raw))
 	}
 	if most > 3*limitChunk {
 		t.Errorf("held %d points at once, want at most %d", most, 3*limitChunk)
 	}
-	got := r.trace()["s"]
+	got := r.Trace()["s"]
 	if len(got) > maxLimitPoints || len(got) < maxLimitPoints/2 {
 		t.Fatalf("%d points, want at most %d and not far fewer", len(got), maxLimitPoints)
 	}
@@ -148,7 +135,7 @@ func TestLimitTraceBounded(t *testing.T) {
 // TestLimitTraceOnlyForAdaptive: a static strategy leaves LimitTrace nil,
 // and a run over several seeds keeps it out of SeedRuns.
 func TestLimitTraceOnlyForAdaptive(t *testing.T) {
-	sc := aimdQueue(100*time.Millisecond, 50, 8)
+	sc := simtest.AIMDQueue(100*time.Millisecond, 50, 8)
 	static := sc.Strategies[0]
 	static.Name, static.Adaptive, static.MaxInFlight = "static", nil, 4
 	sc.Strategies = append(sc.Strategies, static)
@@ -176,7 +163,7 @@ func TestLimitTraceOnlyForAdaptive(t *testing.T) {
 func TestLimitTraceDeterministic(t *testing.T) {
 	var out [2][]byte
 	for i := range out {
-		sc := aimdQueue(50*time.Millisecond, 2000, 100)
+		sc := simtest.AIMDQueue(50*time.Millisecond, 2000, 100)
 		sc.Services[0].RequestsPerSecond = 100
 		sc.Services[0].Latency = spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 50 * time.Millisecond, P95: 200 * time.Millisecond}
 		sc.Strategies[0].Retry = scenarios.Retry{Backoff: scenarios.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}

@@ -39,7 +39,7 @@ func Loads(sc *scenarios.Scenario) []ServiceLoad {
 	}
 	addGroups := func(groups []scenarios.CallGroup, times float64) {
 		for _, g := range groups {
-			n := newSampler(g.Count).mean() * g.Probability * times
+			n := NewSampler(g.Count).Mean() * g.Probability * times
 			var total float64
 			for _, m := range g.Mix {
 				total += m.Weight
@@ -54,19 +54,19 @@ func Loads(sc *scenarios.Scenario) []ServiceLoad {
 						}
 					}
 				}
-				add(t.Service, n*share, newSampler(t.Tokens).mean())
+				add(t.Service, n*share, NewSampler(t.Tokens).Mean())
 			}
 		}
 	}
 	w := &sc.Workload
 	if w.LLM != nil {
-		add(w.LLM.Service, 1, newSampler(w.LLM.Tokens).mean())
+		add(w.LLM.Service, 1, NewSampler(w.LLM.Tokens).Mean())
 	}
 	addGroups(w.Calls, 1)
 	if s := w.Subagents; s != nil {
-		iterations := newSampler(s.Count).mean() * float64(s.MaxIterations)
+		iterations := NewSampler(s.Count).Mean() * float64(s.MaxIterations)
 		if s.LLM != nil {
-			add(s.LLM.Service, iterations, newSampler(s.LLM.Tokens).mean())
+			add(s.LLM.Service, iterations, NewSampler(s.LLM.Tokens).Mean())
 		}
 		addGroups(s.Calls, iterations)
 	}
@@ -77,14 +77,14 @@ func Loads(sc *scenarios.Scenario) []ServiceLoad {
 		if n == 0 {
 			continue
 		}
-		mean := newSampler(svc.Latency).mean()
+		mean := NewSampler(svc.Latency).Mean()
 		if g := svc.Generation.TTFT; g.Kind != "" {
-			mean += newSampler(g).mean() // the calls ask for no output tokens
+			mean += NewSampler(g).Mean() // the calls ask for no output tokens
 		}
 		out = append(out, ServiceLoad{
 			Name: svc.Name, RequestsPerMinute: svc.RequestsPerMinuteLimit(), TokensPerMinute: svc.TokensPerMinute,
 			MaxConcurrent: svc.MaxConcurrent, TokensPerCall: tokens[svc.Name] / n,
-			MeanLatency: time.Duration(mean), RoundTrip: time.Duration(2 * newSampler(svc.NetworkDelay).mean()), CallsPerTurn: n,
+			MeanLatency: time.Duration(mean), RoundTrip: time.Duration(2 * NewSampler(svc.NetworkDelay).Mean()), CallsPerTurn: n,
 		})
 	}
 	return out

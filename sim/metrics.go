@@ -9,23 +9,23 @@ import (
 	"github.com/simbench/simbench/sched"
 )
 
-// collector gathers one strategy's metrics as the run goes, in memory
+// Collector gathers one strategy's metrics as the run goes, in memory
 // bounded by the number of services and timeline buckets, not by calls.
-type collector struct {
+type Collector struct {
 	services []string
-	window   time.Duration // the scenario's duration: goodput's denominator
+	Window   time.Duration // the scenario's duration: goodput's denominator
 
 	turns, failedTurns int64
 	lastTurn           time.Duration // when the latest turn finished
-	// unfinished counts the turns begun and never ended; late those that
+	// Unfinished counts the turns begun and never ended; late those that
 	// ended after the window (a live run's settling, a test's drain): both
 	// are unfinished at the end of the run, and late ones stay out of
 	// every other figure.
-	unfinished, late int64
+	Unfinished, late int64
 	// answeredGood counts the successful tool calls of turns answered in
 	// full within the window; lateCalls the calls that finished after it.
 	answeredGood, lateCalls int64
-	refused                 int64
+	Refused                 int64
 	// modelFailedTurns counts the turns ended within the window that
 	// failed for reasons of the model (workload.llm.success: a model turn
 	// wrong and not cured by its retries).
@@ -35,8 +35,8 @@ type collector struct {
 	hedges, hedgesWon int64 // of the calls counted, hedges sent and won
 	attempts          int64
 	rateLimited       int64
-	turnLat, callLat  *histogram
-	okTurnLat         *histogram
+	TurnLat, CallLat  *Histogram
+	OkTurnLat         *Histogram
 	attemptsPerCall   []int64
 	failedPerAttempts []int64 // of attemptsPerCall, the calls that gave up
 
@@ -61,8 +61,8 @@ type collector struct {
 
 	// Work wasted on results nobody read that only the client can see (a
 	// live run's reader-only cancels), in the scenario's seconds and tokens.
-	wastedS      float64
-	wastedTokens int64
+	WastedS      float64
+	WastedTokens int64
 
 	// Calls in the system (submitted, no result yet) integrated over time:
 	// a check of Little's law on the engine's own bookkeeping.
@@ -106,24 +106,24 @@ func (l *level) mean() float64 {
 	return l.area / l.end.Seconds()
 }
 
-// enter and leave track tool calls in the system.
-func (c *collector) enter(now time.Duration, n int) {
+// Enter and leave track tool calls in the system.
+func (c *Collector) Enter(now time.Duration, n int) {
 	c.integrate(now)
 	c.inSystem += n
 }
 
-// leaveN takes n calls out of the system at once (a refused turn).
-func (c *collector) leaveN(now time.Duration, n int) {
+// LeaveN takes n calls out of the system at once (a refused turn).
+func (c *Collector) LeaveN(now time.Duration, n int) {
 	c.integrate(now)
 	c.inSystem -= n
 }
 
-func (c *collector) leave(now time.Duration) {
+func (c *Collector) leave(now time.Duration) {
 	c.integrate(now)
 	c.inSystem--
 }
 
-func (c *collector) integrate(now time.Duration) {
+func (c *Collector) integrate(now time.Duration) {
 	c.area += float64(c.inSystem) * (now - c.areaSince).Seconds()
 	c.areaSince = now
 }
@@ -131,9 +131,9 @@ func (c *collector) integrate(now time.Duration) {
 // maxTimelinePoints bounds the timeline: longer runs use wider buckets.
 const maxTimelinePoints = 1200
 
-func newCollector(services []string, window time.Duration) *collector {
-	c := &collector{
-		services: services, window: window, turnLat: newHistogram(), callLat: newHistogram(), okTurnLat: newHistogram(),
+func NewCollector(services []string, window time.Duration) *Collector {
+	c := &Collector{
+		services: services, Window: window, TurnLat: NewHistogram(), CallLat: NewHistogram(), OkTurnLat: NewHistogram(),
 		inFlight: make([]int, len(services)), peak: make([]int, len(services)), svcTimeline: make([][]results.TimelinePoint, len(services)),
 		bucket: time.Second, turnsIn: level{end: window}, attemptsIn: level{end: window},
 	}
@@ -153,7 +153,7 @@ func newCollector(services []string, window time.Duration) *collector {
 }
 
 // bucketAt returns the index of the timeline bucket holding t (t ≥ 0).
-func (c *collector) bucketAt(t time.Duration) int {
+func (c *Collector) bucketAt(t time.Duration) int {
 	if t >= c.atFrom && t < c.atTo {
 		return c.at
 	}
@@ -166,13 +166,13 @@ func (c *collector) bucketAt(t time.Duration) int {
 
 // point returns the timeline bucket holding t, growing the timeline as
 // needed; for t after the window, past.
-func (c *collector) point(t time.Duration) *results.TimelinePoint {
+func (c *Collector) point(t time.Duration) *results.TimelinePoint {
 	return c.bucketOf(&c.timeline, t, c.total)
 }
 
 // svcPoint returns service svc's timeline bucket holding t; for t after
 // the window, past.
-func (c *collector) svcPoint(svc int, t time.Duration) *results.TimelinePoint {
+func (c *Collector) svcPoint(svc int, t time.Duration) *results.TimelinePoint {
 	return c.bucketOf(&c.svcTimeline[svc], t, c.inFlight[svc])
 }
 
@@ -180,8 +180,8 @@ func (c *collector) svcPoint(svc int, t time.Duration) *results.TimelinePoint {
 // capacity newCollector gave it) with buckets that start with inFlight
 // attempts in flight. A time after the window is in none of *tl's
 // buckets: bucketOf returns past, cleared, whose counts are dropped.
-func (c *collector) bucketOf(tl *[]results.TimelinePoint, t time.Duration, inFlight int) *results.TimelinePoint {
-	if t > c.window {
+func (c *Collector) bucketOf(tl *[]results.TimelinePoint, t time.Duration, inFlight int) *results.TimelinePoint {
+	if t > c.Window {
 		c.past = results.TimelinePoint{}
 		return &c.past
 	}
@@ -193,9 +193,9 @@ func (c *collector) bucketOf(tl *[]results.TimelinePoint, t time.Duration, inFli
 	return &(*tl)[i]
 }
 
-// started records an attempt; counted marks one of a call that counts
+// Started records an attempt; counted marks one of a call that counts
 // among the run's calls (callMeta.counted), whose attempts are counted.
-func (c *collector) started(svc int, now time.Duration, counted bool) {
+func (c *Collector) Started(svc int, now time.Duration, counted bool) {
 	if counted {
 		c.attempts++
 		for i := range c.windows {
@@ -216,7 +216,7 @@ func (c *collector) started(svc int, now time.Duration, counted bool) {
 	sp.InFlight = max(sp.InFlight, c.inFlight[svc])
 }
 
-func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
+func (c *Collector) Ended(svc int, now time.Duration, rateLimited bool) {
 	c.inFlight[svc]--
 	c.total--
 	c.attemptsIn.add(now, -1)
@@ -235,13 +235,13 @@ func (c *collector) ended(svc int, now time.Duration, rateLimited bool) {
 	c.svcPoint(svc, now)
 }
 
-// result records one call's final result; only a call that counts among
+// Result records one call's final result; only a call that counts among
 // the run's calls (counted: callMeta.counted) is in its figures.
-func (c *collector) result(r *sched.Result, counted bool) {
+func (c *Collector) Result(r *sched.Result, counted bool) {
 	if !counted {
 		return
 	}
-	if r.Finished > c.window {
+	if r.Finished > c.Window {
 		// Finished after the run's end: unfinished work, in no figure.
 		c.lateCalls++
 		c.callSum += (r.Queued + r.Running).Seconds()
@@ -255,7 +255,7 @@ func (c *collector) result(r *sched.Result, counted bool) {
 	}
 	if r.Err != nil {
 		c.failed++
-	} else if r.Finished <= c.window {
+	} else if r.Finished <= c.Window {
 		c.goodCalls++
 	}
 	for i := range c.windows {
@@ -267,7 +267,7 @@ func (c *collector) result(r *sched.Result, counted bool) {
 			}
 		}
 	}
-	c.callLat.add(r.Queued + r.Running)
+	c.CallLat.Add(r.Queued + r.Running)
 	c.callSum += (r.Queued + r.Running).Seconds()
 	c.leave(r.Finished)
 	if r.Attempts > 0 {
@@ -285,15 +285,15 @@ func (c *collector) result(r *sched.Result, counted bool) {
 	}
 }
 
-// turnBegun counts a turn into the system at now.
-func (c *collector) turnBegun(now time.Duration) { c.turnsIn.add(now, 1) }
+// TurnBegun counts a turn into the system at now.
+func (c *Collector) TurnBegun(now time.Duration) { c.turnsIn.add(now, 1) }
 
-// turn records a turn that finished at now, its latency and its
+// Turn records a turn that finished at now, its latency and its
 // successful tool calls; a turn that finished after the window counts as
 // unfinished and in no other figure.
-func (c *collector) turn(now, latency time.Duration, failed bool, good int) {
+func (c *Collector) Turn(now, latency time.Duration, failed bool, good int) {
 	c.turnsIn.add(now, -1)
-	if now > c.window {
+	if now > c.Window {
 		c.late++
 		return
 	}
@@ -305,78 +305,78 @@ func (c *collector) turn(now, latency time.Duration, failed bool, good int) {
 	if failed {
 		c.failedTurns++
 	} else {
-		c.okTurnLat.add(latency)
+		c.OkTurnLat.Add(latency)
 	}
-	c.turnLat.add(latency)
+	c.TurnLat.Add(latency)
 }
 
-// modelFailedTurn counts a turn that ended at now failed for reasons of
+// ModelFailedTurn counts a turn that ended at now failed for reasons of
 // the model, when it ended within the window (turn counts it too).
-func (c *collector) modelFailedTurn(now time.Duration) {
-	if now <= c.window {
+func (c *Collector) ModelFailedTurn(now time.Duration) {
+	if now <= c.Window {
 		c.modelFailedTurns++
 	}
 }
 
-// schedulerAnswer adds to t the turns failed for reasons of the model and
+// SchedulerAnswer adds to t the turns failed for reasons of the model and
 // the time to answer among the other turns, those the scheduler could
 // answer: the same percentiles as answer_latency_ms over the turns ended
 // within the window less the model-failed ones.
-func (c *collector) schedulerAnswer(t *results.Tasks) {
+func (c *Collector) SchedulerAnswer(t *results.Tasks) {
 	t.ModelFailedTurns = c.modelFailedTurns
-	s := c.okTurnLat.answerSummary(uint64(c.turns - c.modelFailedTurns))
+	s := c.OkTurnLat.AnswerSummary(uint64(c.turns - c.modelFailedTurns))
 	t.SchedulerAnswerLatencyMs = &s
 }
 
-// modelStats is one service's own accounting and its limits (in the
+// ModelStats is one service's own accounting and its limits (in the
 // scenario's time).
-type modelStats struct {
-	stats fakeapi.Stats
-	cfg   fakeapi.ServiceConfig
+type ModelStats struct {
+	Stats fakeapi.Stats
+	Cfg   fakeapi.ServiceConfig
 }
 
 // strategyResult builds the strategy's entry of results.json from the
 // collector and the services' models.
-func (c *collector) strategyResult(name string, maxInFlight int, models []*fakeapi.Model, offered float64) results.StrategyResult {
-	ms := make([]modelStats, len(models))
+func (c *Collector) strategyResult(name string, maxInFlight int, models []*fakeapi.Model, offered float64) results.StrategyResult {
+	ms := make([]ModelStats, len(models))
 	for i, m := range models {
-		ms[i] = modelStats{m.Stats(), m.Config()}
+		ms[i] = ModelStats{m.Stats(), m.Config()}
 	}
-	return c.strategyResultFrom(name, maxInFlight, ms, offered)
+	return c.StrategyResultFrom(name, maxInFlight, ms, offered)
 }
 
-// strategyResultFrom builds the strategy's entry of results.json from the
+// StrategyResultFrom builds the strategy's entry of results.json from the
 // collector and the services' own accounting.
-func (c *collector) strategyResultFrom(name string, maxInFlight int, models []modelStats, offered float64) results.StrategyResult {
+func (c *Collector) StrategyResultFrom(name string, maxInFlight int, models []ModelStats, offered float64) results.StrategyResult {
 	r := results.StrategyResult{
 		Name: name, MaxInFlight: maxInFlight,
-		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.unfinished + c.late, RefusedTurns: c.refused,
+		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.Unfinished + c.late, RefusedTurns: c.Refused,
 		Calls: c.calls, Attempts: c.attempts,
-		TurnLatencyMs: c.turnLat.summary(), OKTurnLatencyMs: c.okTurnLat.summary(),
-		AnswerLatencyMs: c.okTurnLat.answerSummary(uint64(c.turns)), CallLatencyMs: c.callLat.summary(),
-		GoodputPerS:         round6(float64(c.goodCalls) / c.window.Seconds()),
-		AnsweredGoodputPerS: round6(float64(c.answeredGood) / c.window.Seconds()),
-		AnsweredTurnsPerS:   round6(float64(c.turns-c.failedTurns) / c.window.Seconds()),
-		OfferedTurnsPerS:    round6(offered),
-		AchievedTurnsPerS:   round6(float64(c.turns) / c.window.Seconds()),
-		TurnsInSystem:       round6(c.turnsIn.mean()),
-		AttemptsInService:   round6(c.attemptsIn.mean()),
+		TurnLatencyMs: c.TurnLat.Summary(), OKTurnLatencyMs: c.OkTurnLat.Summary(),
+		AnswerLatencyMs: c.OkTurnLat.AnswerSummary(uint64(c.turns)), CallLatencyMs: c.CallLat.Summary(),
+		GoodputPerS:         Round6(float64(c.goodCalls) / c.Window.Seconds()),
+		AnsweredGoodputPerS: Round6(float64(c.answeredGood) / c.Window.Seconds()),
+		AnsweredTurnsPerS:   Round6(float64(c.turns-c.failedTurns) / c.Window.Seconds()),
+		OfferedTurnsPerS:    Round6(offered),
+		AchievedTurnsPerS:   Round6(float64(c.turns) / c.Window.Seconds()),
+		TurnsInSystem:       Round6(c.turnsIn.mean()),
+		AttemptsInService:   Round6(c.attemptsIn.mean()),
 		RateLimited:         c.rateLimited, Failed: c.failed,
 		Hedges: c.hedges, HedgesWon: c.hedgesWon,
 		PeakInFlight:    map[string]int{},
 		QuotaUsed:       map[string]float64{},
 		AttemptsPerCall: c.attemptsPerCall,
-		LatencyCDF:      c.turnLat.cdf(100),
-		AnswerCDF:       c.okTurnLat.cdfAmong(100, uint64(c.turns)),
+		LatencyCDF:      c.TurnLat.Cdf(100),
+		AnswerCDF:       c.OkTurnLat.CdfAmong(100, uint64(c.turns)),
 		Timeline:        c.timeline,
 	}
 	r.AttemptsPerFailedCall = c.failedPerAttempts
 	for i := range models {
 		r.PeakInFlight[c.services[i]] = c.peak[i]
 	}
-	addServiceBooks(&r, c.services, models, c.window)
-	r.WastedWorkS = round6(r.WastedWorkS + c.wastedS)
-	r.WastedTokens += c.wastedTokens
+	AddServiceBooks(&r, c.services, models, c.Window)
+	r.WastedWorkS = Round6(r.WastedWorkS + c.WastedS)
+	r.WastedTokens += c.WastedTokens
 	perSecond(r.Timeline)
 	if len(c.services) > 1 {
 		r.ServiceTimelines = make(map[string][]results.TimelinePoint, len(c.services))
@@ -387,18 +387,18 @@ func (c *collector) strategyResultFrom(name string, maxInFlight int, models []mo
 	return r
 }
 
-// addServiceBooks adds to r what the services' own accounting says of a
+// AddServiceBooks adds to r what the services' own accounting says of a
 // run over window: early retries, wasted work, write races and conflicts,
 // and the share of each service's binding limit used (QuotaUsed, which
 // must not be nil), in the order of services.
-func addServiceBooks(r *results.StrategyResult, services []string, models []modelStats, window time.Duration) {
+func AddServiceBooks(r *results.StrategyResult, services []string, models []ModelStats, window time.Duration) {
 	minutes := window.Minutes()
 	for i, m := range models {
-		st, cfg := m.stats, m.cfg
+		st, cfg := m.Stats, m.Cfg
 		r.EarlyRetries += st.EarlyRetries
 		r.WastedWorkS += st.WastedWorkS
 		r.WastedTokens += st.WastedTokens
-		r.CancelledWorkS = round6(r.CancelledWorkS + st.CancelledWorkS)
+		r.CancelledWorkS = Round6(r.CancelledWorkS + st.CancelledWorkS)
 		r.WriteRaces += st.WriteRaces
 		r.Conflicts += st.Conflicts
 		var used float64
@@ -412,7 +412,7 @@ func addServiceBooks(r *results.StrategyResult, services []string, models []mode
 			used = max(used, float64(st.TokensAccepted)/(float64(cfg.TPM)*minutes))
 		}
 		if used > 0 {
-			r.QuotaUsed[services[i]] = round6(used)
+			r.QuotaUsed[services[i]] = Round6(used)
 		}
 	}
 }
@@ -422,22 +422,22 @@ func addServiceBooks(r *results.StrategyResult, services []string, models []mode
 func perSecond(tl []results.TimelinePoint) []results.TimelinePoint {
 	for i := range tl {
 		p := &tl[i]
-		p.Started = round6(p.Started / p.BucketS)
-		p.RateLimited = round6(p.RateLimited / p.BucketS)
+		p.Started = Round6(p.Started / p.BucketS)
+		p.RateLimited = Round6(p.RateLimited / p.BucketS)
 	}
 	return tl
 }
 
-// finishS is the time to finish a finite workload, in seconds: when the
+// FinishS is the time to finish a finite workload, in seconds: when the
 // last of its sessions × turns turns ended (turns: a strategy's turns per
 // session, the workload's over its batch_turns). It is 0 for a workload
 // without a set number of turns, or one whose turns did not all finish
 // (the duration ended first, or the run was cut off).
-func (c *collector) finishS(sessions, turns int) float64 {
-	if sessions == 0 || turns == 0 || c.unfinished+c.late > 0 || c.turns != int64(sessions)*int64(turns) {
+func (c *Collector) FinishS(sessions, turns int) float64 {
+	if sessions == 0 || turns == 0 || c.Unfinished+c.late > 0 || c.turns != int64(sessions)*int64(turns) {
 		return 0
 	}
-	return round6(c.lastTurn.Seconds())
+	return Round6(c.lastTurn.Seconds())
 }
 
-func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+func Round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

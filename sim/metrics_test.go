@@ -25,7 +25,7 @@ func TestCollectorTimelineBoundedByWindow(t *testing.T) {
 	lateness := []time.Duration{0, time.Second, 100_000 * time.Second, 1_000_000 * time.Second}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCollector([]string{"a", "b"}, tt.window)
+			c := NewCollector([]string{"a", "b"}, tt.window)
 			// Buckets 0 to ⌊window ÷ bucket⌋: the last holds the window's end.
 			want := int(tt.window/tt.bucket) + 1
 			tl, svc := &c.timeline, &c.svcTimeline[1]
@@ -33,14 +33,14 @@ func TestCollectorTimelineBoundedByWindow(t *testing.T) {
 				t.Fatalf("buckets of %v, want %v", c.bucket, tt.bucket)
 			}
 			caps := [2]int{cap(*tl), cap(*svc)}
-			c.started(1, time.Second/2, true)
-			c.ended(1, time.Second/2, true)
-			c.started(1, tt.window, true)
-			c.ended(1, tt.window, false)
+			c.Started(1, time.Second/2, true)
+			c.Ended(1, time.Second/2, true)
+			c.Started(1, tt.window, true)
+			c.Ended(1, tt.window, false)
 			for _, late := range lateness {
 				at := tt.window + time.Nanosecond + late
-				c.started(1, at, true)
-				c.ended(1, at, true)
+				c.Started(1, at, true)
+				c.Ended(1, at, true)
 			}
 			if len(*tl) != want || len(*svc) != want || len(c.svcTimeline[0]) != 0 {
 				t.Errorf("timelines of %d, %d and %d buckets; want %d, %d and 0", len(*tl), len(*svc), len(c.svcTimeline[0]), want, want)

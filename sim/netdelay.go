@@ -8,27 +8,27 @@ import (
 	"github.com/simbench/simbench/spec"
 )
 
-// netDelay draws a service's one-way network delays (the scenario's
+// NetDelay draws a service's one-way network delays (the scenario's
 // network_delay): the time between the client deciding to send an attempt
 // and the service seeing it, and between the service answering and the
 // client reading the answer. The zero value draws 0.
-type netDelay struct {
+type NetDelay struct {
 	s     *sampler
 	upper time.Duration // the largest draw the loader validated
 }
 
-func newNetDelay(d spec.Dist[time.Duration]) netDelay {
+func NewNetDelay(d spec.Dist[time.Duration]) NetDelay {
 	if d.Upper() <= 0 {
-		return netDelay{} // a constant 0 or no distribution: no delay
+		return NetDelay{} // a constant 0 or no distribution: no delay
 	}
-	return netDelay{s: newSampler(d), upper: satmath.FromFloat[time.Duration](d.Upper())}
+	return NetDelay{s: NewSampler(d), upper: satmath.FromFloat[time.Duration](d.Upper())}
 }
 
-// on reports whether the delay can be above 0.
-func (n *netDelay) on() bool { return n.s != nil }
+// On reports whether the delay can be above 0.
+func (n *NetDelay) On() bool { return n.s != nil }
 
-// draw returns one one-way delay from rng (0 without drawing when off).
-func (n *netDelay) draw(rng *rand.Rand) time.Duration {
+// Draw returns one one-way delay from rng (0 without drawing when off).
+func (n *NetDelay) Draw(rng *rand.Rand) time.Duration {
 	if n.s == nil {
 		return 0
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -13,7 +14,7 @@ import (
 // the service time plus the delay out and the delay back, and the service
 // sees it one delay after it left.
 func TestNetworkDelayAddsBothWays(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "delay"
 duration = "1m"
 [workload]
@@ -29,14 +30,14 @@ service = "s"
 [[strategy]]
 name = "all"
 `)
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	var arrived []time.Duration
 	e.onArrive = func(now time.Duration, _ *fakeapi.Decision) { arrived = append(arrived, now) }
-	e.run(context.Background(), nil)
-	r := e.m.strategyResultFrom("all", 0, nil, 0)
+	e.Run(context.Background(), nil)
+	r := e.m.StrategyResultFrom("all", 0, nil, 0)
 	const out, service, back = 2 * time.Millisecond, 100 * time.Millisecond, 2 * time.Millisecond
 	turn := out + service + back
 	if r.Turns != 3 || r.TurnLatencyMs.Mean != ms(turn) || r.TurnLatencyMs.Max != ms(turn) || r.CallLatencyMs.Max != ms(turn) {
@@ -53,7 +54,7 @@ name = "all"
 // The calls of one turn leave together but, each with its own delay, do
 // not reach the service at one instant (the default delay: no key).
 func TestCallsOfATurnArriveApart(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "apart"
 duration = "1s"
 [workload]
@@ -67,13 +68,13 @@ service = "s"
 [[strategy]]
 name = "all"
 `)
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[time.Duration]bool{}
 	e.onArrive = func(now time.Duration, _ *fakeapi.Decision) { seen[now] = true }
-	e.run(context.Background(), nil)
+	e.Run(context.Background(), nil)
 	if len(seen) != 8 {
 		t.Errorf("8 calls of a turn reached the service at %d instants; want 8", len(seen))
 	}
@@ -84,7 +85,7 @@ name = "all"
 // 4.6 ms away each way, keep 10 attempts in flight (the one starting and
 // the 9 of the last 9.2 ms).
 func TestRejectionsHoldTheirPlaceInFlight(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "herd"
 duration = "1s"
 [workload]
@@ -101,7 +102,7 @@ name = "once"
 retry = { attempts = 1 }
 `)
 	e := runOne(t, sc)
-	r := e.m.strategyResultFrom("once", 0, nil, 0)
+	r := e.m.StrategyResultFrom("once", 0, nil, 0)
 	const trip = 9.2 // ms out and back
 	if r.RateLimited < 990 || r.PeakInFlight == nil {
 		t.Fatalf("%d 429s; want all but the first of 1000 calls rejected", r.RateLimited)
@@ -115,7 +116,7 @@ retry = { attempts = 1 }
 	for k := range 1000 {
 		area += min(trip, 1000-float64(k))
 	}
-	if want := round6(area / 1000); r.AttemptsInService != want {
+	if want := Round6(area / 1000); r.AttemptsInService != want {
 		t.Errorf("attempts in flight on average %v; want %v", r.AttemptsInService, want)
 	}
 }
@@ -134,7 +135,7 @@ func TestCancelOnTheWayOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cancelAt, func(t *testing.T) {
-			sc := mustParse(t, `
+			sc := simtest.MustParse(t, `
 name = "early-cancel"
 duration = "10s"
 [workload]
@@ -153,13 +154,13 @@ service = "s"
 name = "s"
 cancel_at = "`+tt.cancelAt+`"
 `)
-			e, err := newEngine(sc, &sc.Strategies[0])
+			e, err := NewEngine(sc, &sc.Strategies[0])
 			if err != nil {
 				t.Fatal(err)
 			}
 			arrived := 0
 			e.onArrive = func(time.Duration, *fakeapi.Decision) { arrived++ }
-			e.run(context.Background(), nil)
+			e.Run(context.Background(), nil)
 			r := e.m.strategyResult("s", 0, e.models, 0)
 			if arrived != tt.wantArrived || r.WastedWorkS != tt.wantWastedS || r.FailedTurns != 3 {
 				t.Errorf("%d requests reached the service, %v s wasted, %d failed turns; want %d, %v, 3",

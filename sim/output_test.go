@@ -8,35 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 	"github.com/simbench/simbench/trace"
 )
-
-// outputScenario is a workload of model calls only, of 1000 tokens each,
-// to a service m whose extra keys are svc; llm adds keys to the model call.
-func outputScenario(t *testing.T, svc, llm string) *scenarios.Scenario {
-	t.Helper()
-	src := `name = "output"
-duration = "60s"
-[workload]
-sessions = 4
-turns = 1000
-think = "1s"
-llm = { service = "m", tokens = 1000` + llm + ` }
-[services.m]
-latency = "100ms"
-network_delay = "0s"
-` + svc + `
-[[strategy]]
-name = "plain"
-`
-	sc, err := scenarios.Parse("output.toml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
 
 // modelRecords runs sc with a trace and returns its model-call records.
 func modelRecords(t *testing.T, sc *scenarios.Scenario) []trace.Record {
@@ -80,7 +56,7 @@ func TestOutputTokensPace(t *testing.T) {
 		{"", 0.1 + 0.2},
 	} {
 		checked := 0
-		for _, rec := range modelRecords(t, outputScenario(t, gen, tt.llm)) {
+		for _, rec := range modelRecords(t, simtest.OutputScenario(t, gen, tt.llm)) {
 			if rec.Outcome != trace.OutcomeSuccess && rec.Outcome != trace.OutcomeCancelled {
 				t.Fatalf("llm%q: outcome %s", tt.llm, rec.Outcome)
 			}
@@ -106,7 +82,7 @@ func TestOutputTokensPace(t *testing.T) {
 // without output_tokens, the limit never bites.
 func TestOutputTokensOTPM(t *testing.T) {
 	count := func(llm string) (ok, limited int) {
-		for _, rec := range modelRecords(t, outputScenario(t, "output_tpm = 600\n", llm)) {
+		for _, rec := range modelRecords(t, simtest.OutputScenario(t, "output_tpm = 600\n", llm)) {
 			switch rec.Outcome {
 			case trace.OutcomeSuccess:
 				ok++

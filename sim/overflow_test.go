@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -24,7 +25,7 @@ func constLatency(d time.Duration) spec.Dist[time.Duration] {
 // closed is a closed-model scenario of sessions agents making turns of one
 // call each to a service answering in 10 ms.
 func closed(sessions, turns int) *scenarios.Scenario {
-	sc := queue(1, constLatency(10*time.Millisecond), 4, 10)
+	sc := simtest.Queue(1, constLatency(10*time.Millisecond), 4, 10)
 	sc.Duration = 10 * time.Second
 	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
 	sc.Workload.Sessions, sc.Workload.Turns = sessions, turns
@@ -37,7 +38,7 @@ func closed(sessions, turns int) *scenarios.Scenario {
 func TestTinyArrivalRate(t *testing.T) {
 	for _, arrival := range []scenarios.Arrival{scenarios.ArrivalPoisson, scenarios.ArrivalConstant} {
 		t.Run(string(arrival), func(t *testing.T) {
-			sc := queue(1, constLatency(10*time.Millisecond), 4, 10)
+			sc := simtest.Queue(1, constLatency(10*time.Millisecond), 4, 10)
 			sc.Duration = 10 * time.Second
 			sc.Workload.Arrival, sc.Workload.ArrivalRate = arrival, 1e-300
 			e := runOne(t, sc)
@@ -55,14 +56,14 @@ func TestParetoThinkTime(t *testing.T) {
 	sc.Workload.Think = spec.Dist[time.Duration]{Kind: spec.DistPareto, Min: time.Second, Alpha: 0.01}
 	e := runOne(t, sc)
 	var began int64
-	for _, n := range e.agents.sessionTurns {
+	for _, n := range e.Agents.sessionTurns {
 		began += int64(n)
 	}
 	if e.m.turns < 50 || e.m.turns != began || e.m.calls != e.m.turns || e.cutOff || e.m.failedTurns != 0 {
 		t.Errorf("%d turns of %d begun, %d calls, %d failed, cut off %v", e.m.turns, began, e.m.calls, e.m.failedTurns, e.cutOff)
 	}
-	if e.m.turnLat.summary().Max > 1000 {
-		t.Errorf("turn latency up to %v ms, want 10", e.m.turnLat.summary().Max)
+	if e.m.TurnLat.Summary().Max > 1000 {
+		t.Errorf("turn latency up to %v ms, want 10", e.m.TurnLat.Summary().Max)
 	}
 }
 
@@ -123,14 +124,14 @@ func TestHugeCallCount(t *testing.T) {
 func TestHeavyTailedCallCountStopsTheEngine(t *testing.T) {
 	sc := closed(2, 3)
 	sc.Workload.Calls[0].Count = spec.Dist[float64]{Kind: spec.DistPareto, Min: 1, Alpha: 0.01}
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.agents.maxTurnCalls = 1000
-	e.run(context.Background(), nil)
-	if !errors.Is(e.err, ErrTooLarge) {
-		t.Fatalf("engine error %v, want ErrTooLarge", e.err)
+	e.Agents.MaxTurnCalls = 1000
+	e.Run(context.Background(), nil)
+	if !errors.Is(e.Err, ErrTooLarge) {
+		t.Fatalf("engine error %v, want ErrTooLarge", e.Err)
 	}
 	if e.m.calls > 6*1000 {
 		t.Errorf("%d calls made", e.m.calls)
@@ -149,7 +150,7 @@ func TestHugeRates(t *testing.T) {
 	} {
 		sc := closed(1, 1)
 		set(&sc.Services[0])
-		_, err := newEngine(sc, &sc.Strategies[0])
+		_, err := NewEngine(sc, &sc.Strategies[0])
 		if err == nil || strings.Contains(err.Error(), "negative") || !strings.Contains(err.Error(), "too large") {
 			t.Errorf("newEngine: %v, want a limit reported as too large", err)
 		}
@@ -159,7 +160,7 @@ func TestHugeRates(t *testing.T) {
 // TestTooManySessions: session events carry their session in an int32.
 func TestTooManySessions(t *testing.T) {
 	sc := closed(math.MaxInt32+1, 1)
-	if _, err := newEngine(sc, &sc.Strategies[0]); !errors.Is(err, ErrTooLarge) {
+	if _, err := NewEngine(sc, &sc.Strategies[0]); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("newEngine: %v, want ErrTooLarge", err)
 	}
 }

@@ -22,7 +22,7 @@ type proc struct {
 type procStats struct {
 	turns, failedTurns, unfinished          int64
 	calls, goodCalls, attempts, rateLimited int64
-	okTurnLat                               *histogram
+	okTurnLat                               *Histogram
 }
 
 func (s *procStats) result(r *sched.Result, window time.Duration) {
@@ -40,7 +40,7 @@ func (s *procStats) turn(latency time.Duration, failed bool) {
 	if failed {
 		s.failedTurns++
 	} else {
-		s.okTurnLat.add(latency)
+		s.okTurnLat.Add(latency)
 	}
 }
 
@@ -55,14 +55,14 @@ func ProcessSchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.C
 		return cfg, err
 	}
 	if st.Quota.Mode == scenarios.QuotaSplit {
-		cfg.Services = splitServices(cfg.Services, max(sc.Workload.Processes, 1))
+		cfg.Services = SplitServices(cfg.Services, max(sc.Workload.Processes, 1))
 	}
 	return cfg, nil
 }
 
-// splitServices returns the services' configurations with every rate and
+// SplitServices returns the services' configurations with every rate and
 // capacity divided among n processes: limit ÷ n, request bursts at least 1.
-func splitServices(svcs map[string]sched.ServiceConfig, n int) map[string]sched.ServiceConfig {
+func SplitServices(svcs map[string]sched.ServiceConfig, n int) map[string]sched.ServiceConfig {
 	out := make(map[string]sched.ServiceConfig, len(svcs))
 	f := float64(n)
 	for name, s := range svcs {

@@ -131,7 +131,7 @@ func RunReference(ctx context.Context, sc *scenarios.Scenario, opts Options) (*r
 		if err != nil {
 			return nil, err
 		}
-		r.agents.maxTurnCalls = maxTurnCalls(opts.budget())
+		r.Agents.MaxTurnCalls = MaxTurnCalls(opts.Budget())
 		done := r.run(ctx)
 		if r.err != nil {
 			return nil, r.err
@@ -148,7 +148,7 @@ func RunReference(ctx context.Context, sc *scenarios.Scenario, opts Options) (*r
 // run simulates until no event is left or the run's end passes. It
 // returns false when ctx ended the run early.
 func (r *reference) run(ctx context.Context) bool {
-	r.agents.begin()
+	r.Agents.Begin()
 	r.drive()
 	r.carry()
 	for r.events.Len() > 0 && r.err == nil {
@@ -185,7 +185,7 @@ func (r *reference) fail(err error) {
 // drive carries out what the agent loop asks for, until it asks nothing.
 func (r *reference) drive() {
 	for {
-		ops := r.agents.take(nil)
+		ops := r.Agents.Take(nil)
 		if len(ops) == 0 {
 			break
 		}
@@ -193,43 +193,43 @@ func (r *reference) drive() {
 			r.do(&ops[i])
 		}
 	}
-	if err := r.agents.err; err != nil {
+	if err := r.Agents.Err; err != nil {
 		r.fail(err)
 	}
 }
 
 // do carries out one of the agent loop's ops, now.
-func (r *reference) do(op *agentOp) {
-	switch op.kind {
-	case opBegin:
-		r.m.turnBegun(r.now)
-	case opSubmit:
-		r.submit(r.now, op.part)
-	case opCancel:
-		r.procs[op.part.turn.proc].core.Cancel(r.now, op.part.id)
-	case opCancelAt:
+func (r *reference) do(op *AgentOp) {
+	switch op.Kind {
+	case OpBegin:
+		r.m.TurnBegun(r.now)
+	case OpSubmit:
+		r.submit(r.now, op.Part)
+	case OpCancel:
+		r.procs[op.Part.Turn.Proc].core.Cancel(r.now, op.Part.id)
+	case OpCancelAt:
 		// A cancel due after the run's end never happens: it is not work
 		// left undone, so it is not scheduled.
-		if t := op.turn; op.at <= r.stop {
-			r.schedule(op.at, func() {
-				r.agents.cancel(r.now, t)
+		if t := op.Turn; op.At <= r.stop {
+			r.schedule(op.At, func() {
+				r.Agents.Cancel(r.now, t)
 				r.drive()
 			})
 		}
-	case opWake:
-		s := op.session
-		r.schedule(op.at, func() {
-			r.agents.wake(r.now, s)
+	case OpWake:
+		s := op.Session
+		r.schedule(op.At, func() {
+			r.Agents.Wake(r.now, s)
 			r.drive()
 		})
-	case opArrive:
-		r.schedule(op.at, func() {
-			r.agents.arrive(r.now)
+	case OpArrive:
+		r.schedule(op.At, func() {
+			r.Agents.Arrive(r.now)
 			r.drive()
 		})
-	case opEnd:
-		r.countTurn(r.now, op.turn, op.failed)
-	case opSessionDone:
+	case OpEnd:
+		r.countTurn(r.now, op.Turn, op.Failed)
+	case OpSessionDone:
 	}
 }
 
@@ -280,13 +280,13 @@ func (r *reference) act(p int, a *sched.Action) {
 	case sched.ActReturnCredit:
 		pr.returnCredit(r.now, a.Credit)
 	case sched.ActTurnDone:
-		part := a.Tag.(*agentPart)
+		part := a.Tag.(*AgentPart)
 		r.countResults(part, a.Turn.Results)
-		r.agents.finished(r.now, part, a.Turn.Results)
+		r.Agents.Finished(r.now, part, a.Turn.Results)
 		r.drive()
 	case sched.ActResult:
-		if part := a.Tag.(*agentPart); part.join > 0 {
-			r.agents.answered(r.now, part, a.Result)
+		if part := a.Tag.(*AgentPart); part.Join > 0 {
+			r.Agents.Answered(r.now, part, a.Result)
 			r.drive()
 		}
 	}
@@ -295,13 +295,13 @@ func (r *reference) act(p int, a *sched.Action) {
 // start sends an attempt to its service. With a network delay the service
 // sees it that much later; the client waits for it from now.
 func (r *reference) start(p int, a *sched.Action) {
-	meta := a.Call.Payload.(*callMeta)
-	at := &refAttempt{proc: p, id: a.Attempt, svc: meta.svc, out: newOutgoing(a, meta)}
+	meta := a.Call.Payload.(*CallMeta)
+	at := &refAttempt{proc: p, id: a.Attempt, svc: meta.Svc, out: newOutgoing(a, meta)}
 	var out time.Duration
-	if nd := &r.net[at.svc]; nd.on() {
+	if nd := &r.net[at.svc]; nd.On() {
 		// Both ways are drawn as the attempt leaves.
-		out = nd.draw(r.netRng[at.svc])
-		at.back = nd.draw(r.netRng[at.svc])
+		out = nd.Draw(r.netRng[at.svc])
+		at.back = nd.Draw(r.netRng[at.svc])
 	}
 	r.countStart(p, meta, r.now)
 	r.awaited[refKey{p, at.id}] = at
@@ -412,7 +412,7 @@ func (r *reference) cancelAttempt(p int, id sched.AttemptID) {
 		return
 	}
 	delete(r.awaited, k)
-	r.m.ended(at.svc, r.now, false)
+	r.m.Ended(at.svc, r.now, false)
 	at.dead = true
 	switch {
 	case at.phase == phaseOut:

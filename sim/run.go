@@ -76,8 +76,8 @@ type Options struct {
 	Cache *Cache
 }
 
-// version is the simbench version the results record.
-func (o *Options) version() string {
+// VersionOrDefault is the simbench version the results record.
+func (o *Options) VersionOrDefault() string {
 	if o.Version == "" {
 		return DefaultVersion
 	}
@@ -131,7 +131,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 		return nil, err
 	}
 	par := parallel(opts, len(sc.Strategies))
-	budget := opts.budget()
+	budget := opts.Budget()
 	if est := estimate(sc, par); budget > 0 && !(est.PeakBytes <= float64(budget)) {
 		return nil, &TooLargeError{Estimate: est, Budget: budget}
 	}
@@ -173,7 +173,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 		if engines[i], err = newTracedEngine(sc, &sc.Strategies[i], tw); err != nil {
 			return nil, err
 		}
-		engines[i].agents.maxTurnCalls = maxTurnCalls(budget)
+		engines[i].Agents.MaxTurnCalls = MaxTurnCalls(budget)
 	}
 	if len(misses) > 0 {
 		return nil, &MissError{Keys: misses}
@@ -211,7 +211,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 			if opts.Progress != nil {
 				progress = func(d time.Duration) { opts.Progress(e.st.Name, d, sc.Duration) }
 			}
-			complete[i] = e.run(ctx, progress)
+			complete[i] = e.Run(ctx, progress)
 			res.Strategies[i] = e.result()
 		}()
 	}
@@ -220,8 +220,8 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 		panic(fmt.Sprintf("%v\n\nin a strategy's simulation:\n%s", crash, crashStack))
 	}
 	for _, e := range engines {
-		if e != nil && e.err != nil {
-			return nil, e.err
+		if e != nil && e.Err != nil {
+			return nil, e.Err
 		}
 	}
 	if secs != nil {
@@ -263,7 +263,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 // before its strategies are simulated.
 func newResults(sc *scenarios.Scenario, opts *Options) *results.Results {
 	return &results.Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.version(),
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.VersionOrDefault(),
 		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
 		Events:     EventSpans(sc),
 		Strategies: make([]results.StrategyResult, len(sc.Strategies)),

@@ -13,7 +13,7 @@ import (
 // turn's draws can all come from the turn's own stream.
 type sampler struct{ s *spec.Sampler }
 
-func newSampler[T spec.Unit](d spec.Dist[T]) *sampler { return &sampler{spec.NewSampler(d)} }
+func NewSampler[T spec.Unit](d spec.Dist[T]) *sampler { return &sampler{spec.NewSampler(d)} }
 
 // draw returns the next value (≥ 0) from rng, capped by Max where the family allows a cap.
 func (s *sampler) draw(rng *rand.Rand) float64 { return s.s.Draw(rng) }
@@ -24,5 +24,5 @@ func (s *sampler) duration(rng *rand.Rand) time.Duration { return s.s.Duration(r
 // count draws a whole number ≥ 0, saturated at the largest int.
 func (s *sampler) count(rng *rand.Rand) int { return s.s.Count(rng) }
 
-// mean returns the distribution's mean (used by recommendations), ignoring caps.
-func (s *sampler) mean() float64 { return s.s.Mean() }
+// Mean returns the distribution's mean (used by recommendations), ignoring caps.
+func (s *sampler) Mean() float64 { return s.s.Mean() }

@@ -21,12 +21,12 @@ import (
 func TestLongEngineMemoryIsInFlight(t *testing.T) {
 	sc := tier3At(t, 500)
 	sc.Duration = 40 * time.Minute
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	var early, late uint64 // live-heap peaks over 5–10 min and 35–40 min
-	e.run(context.Background(), func(v time.Duration) {
+	e.Run(context.Background(), func(v time.Duration) {
 		live, _ := heapNow()
 		switch {
 		case v >= 5*time.Minute && v < 10*time.Minute:

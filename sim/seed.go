@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 )
 
-// stream returns a random stream derived from the scenario seed and a name
+// Stream returns a random stream derived from the scenario seed and a name
 // such as "workload" or "service/openai". Each source draws from its own
 // stream, so adding a service or a strategy never reshuffles the others.
-func stream(seed uint64, name string) *rand.Rand {
+func Stream(seed uint64, name string) *rand.Rand {
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	return rand.New(rand.NewPCG(seed, h.Sum64()))

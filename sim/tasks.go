@@ -26,7 +26,7 @@ type taskBook struct {
 	begun, completed, failed    int64
 	modelFailures, modelRetries int64
 	skipped                     int64
-	answer                      *histogram
+	answer                      *Histogram
 	sessionStart                []time.Duration // by session, when perSession
 	sessionFailed               []bool
 	input, output               []int64 // billed tokens, by service
@@ -61,7 +61,7 @@ func newTaskBook(sc *scenarios.Scenario) *taskBook {
 	}
 	w := &sc.Workload
 	b := &taskBook{
-		end: sc.Duration, success: w.LLM.SuccessProbability(), answer: newHistogram(),
+		end: sc.Duration, success: w.LLM.SuccessProbability(), answer: NewHistogram(),
 		input: make([]int64, len(sc.Services)), output: make([]int64, len(sc.Services)),
 	}
 	if w.LLM != nil {
@@ -83,30 +83,30 @@ func newTaskBook(sc *scenarios.Scenario) *taskBook {
 
 // turnBegun counts turn t's task as begun when t is its first turn
 // (turnNo, from 1, is its number in its session).
-func (b *taskBook) turnBegun(t *agentTurn, turnNo int) {
-	if !b.perSession || t.session < 0 {
+func (b *taskBook) turnBegun(t *AgentTurn, turnNo int) {
+	if !b.perSession || t.Session < 0 {
 		b.begun++
 		return
 	}
 	if turnNo == 1 {
 		b.begun++
-		b.sessionStart[t.session] = t.start
-		b.sessionFailed[t.session] = false
+		b.sessionStart[t.Session] = t.Start
+		b.sessionFailed[t.Session] = false
 	}
 }
 
 // turnEnded records turn t's end at now, failed or not; last says whether
 // its task ends with it (its session's last turn, or an abandoned task).
-func (b *taskBook) turnEnded(now time.Duration, t *agentTurn, failed, last bool) {
-	start := t.start
-	if b.perSession && t.session >= 0 {
+func (b *taskBook) turnEnded(now time.Duration, t *AgentTurn, failed, last bool) {
+	start := t.Start
+	if b.perSession && t.Session >= 0 {
 		if failed {
-			b.sessionFailed[t.session] = true
+			b.sessionFailed[t.Session] = true
 		}
 		if !last {
 			return
 		}
-		failed, start = b.sessionFailed[t.session], b.sessionStart[t.session]
+		failed, start = b.sessionFailed[t.Session], b.sessionStart[t.Session]
 	}
 	if now > b.end {
 		return // unfinished at the end of the run
@@ -116,21 +116,21 @@ func (b *taskBook) turnEnded(now time.Duration, t *agentTurn, failed, last bool)
 		return
 	}
 	b.completed++
-	b.answer.add(now - start)
+	b.answer.Add(now - start)
 }
 
 // modelTurn draws whether turn t's model turn succeeded, from the turn's
 // own model stream (seeded at its first draw, so that a run without
 // success draws nothing from it and no other stream moves).
-func (b *taskBook) modelTurn(t *agentTurn, seed uint64) bool {
+func (b *taskBook) modelTurn(t *AgentTurn, seed uint64) bool {
 	if b.success >= 1 {
 		return true
 	}
 	if !t.modelSeeded {
 		t.modelSeeded = true
-		key := uint64(t.no)
-		if t.session >= 0 {
-			key = uint64(t.session)<<32 | uint64(t.sessionTurn)
+		key := uint64(t.No)
+		if t.Session >= 0 {
+			key = uint64(t.Session)<<32 | uint64(t.sessionTurn)
 		}
 		t.model = *rand.NewPCG(seed^0x6d0de1, key)
 	}
@@ -144,19 +144,19 @@ func (b *taskBook) modelTurn(t *agentTurn, seed uint64) bool {
 
 // billed counts the tokens of part p's calls that succeeded within the
 // run against their services.
-func (b *taskBook) billed(p *agentPart, res []sched.Result) {
+func (b *taskBook) billed(p *AgentPart, res []sched.Result) {
 	for i := range res {
 		r := &res[i]
-		if r.Err != nil || r.Finished > b.end || r.Index < 0 || r.Index >= len(p.calls) {
+		if r.Err != nil || r.Finished > b.end || r.Index < 0 || r.Index >= len(p.Calls) {
 			continue
 		}
-		c := &p.calls[r.Index]
-		m, _ := c.Payload.(*callMeta)
-		if m == nil || m.svc < 0 {
+		c := &p.Calls[r.Index]
+		m, _ := c.Payload.(*CallMeta)
+		if m == nil || m.Svc < 0 {
 			continue
 		}
-		b.input[m.svc] = satmath.Add(b.input[m.svc], c.Tokens-m.output)
-		b.output[m.svc] = satmath.Add(b.output[m.svc], m.output)
+		b.input[m.Svc] = satmath.Add(b.input[m.Svc], c.Tokens-m.Output)
+		b.output[m.Svc] = satmath.Add(b.output[m.Svc], m.Output)
 	}
 }
 
@@ -167,10 +167,10 @@ func (b *taskBook) result() *results.Tasks {
 		ModelFailures: b.modelFailures, ModelRetries: b.modelRetries, SkippedSubagents: b.skipped,
 	}
 	if b.begun > 0 {
-		r.Completion = round6(float64(b.completed) / float64(b.begun))
+		r.Completion = Round6(float64(b.completed) / float64(b.begun))
 	}
 	if b.completed > 0 {
-		r.TimeToAnswerMs = b.answer.summary()
+		r.TimeToAnswerMs = b.answer.Summary()
 	}
 	var cost float64
 	for i, name := range b.services {
@@ -180,26 +180,26 @@ func (b *taskBook) result() *results.Tasks {
 		r.OutputTokens = satmath.Add(r.OutputTokens, b.output[i])
 		r.Services = append(r.Services, results.ServiceCost{
 			Service: name, InputTokens: b.input[i], OutputTokens: b.output[i],
-			PricePer1kInput: b.priceIn[i], PricePer1kOutput: b.priceOut[i], CostUSD: round6(c),
+			PricePer1kInput: b.priceIn[i], PricePer1kOutput: b.priceOut[i], CostUSD: Round6(c),
 		})
 	}
-	r.CostUSD = round6(cost)
+	r.CostUSD = Round6(cost)
 	if b.completed > 0 {
-		r.CostPerAnsweredTaskUSD = round6(cost / float64(b.completed))
+		r.CostPerAnsweredTaskUSD = Round6(cost / float64(b.completed))
 	}
 	return r
 }
 
-// tasks is the loop's agent-level outcome for results.json, or nil when
+// Tasks is the loop's agent-level outcome for results.json, or nil when
 // the scenario models none.
-func (a *agentLoop) tasks() *results.Tasks {
+func (a *AgentLoop) Tasks() *results.Tasks {
 	if a.book == nil {
 		return nil
 	}
 	return a.book.result()
 }
 
-// modelFails reports whether the scenario's model turns may fail for
+// ModelFails reports whether the scenario's model turns may fail for
 // reasons of the model (workload.llm.success below 1): then results.json's
 // tasks carry the model-failed turns and the scheduler's time to answer.
-func (a *agentLoop) modelFails() bool { return a.book != nil && a.book.success < 1 }
+func (a *AgentLoop) ModelFails() bool { return a.book != nil && a.book.success < 1 }

@@ -125,24 +125,24 @@ func TestModelSuccessMovesNoOtherDraw(t *testing.T) {
 // out exactly those, turn by turn.
 func TestContextGrowthTokensPerIteration(t *testing.T) {
 	sc := tasksScenario(t, 1, 1, 4, ", context_growth = 300", "")
-	d := &loopDriver{t: t, a: newAgentLoop(sc, &sc.Strategies[0], []float64{1}, 100)}
-	d.a.begin()
+	d := &loopDriver{t: t, a: NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, 100)}
+	d.a.Begin()
 	d.take()
-	d.a.wake(0, 0)
+	d.a.Wake(0, 0)
 	d.take()
 	var got []int64
 	for i := range 4 {
 		now := time.Duration(i+1) * time.Second
 		llm := d.pending[0]
-		got = append(got, llm.calls[0].Tokens)
-		if m := llm.calls[0].Payload.(*callMeta); m.output != 200 {
-			t.Errorf("turn %d: %d output tokens; want 200 (growth is input)", i+1, m.output)
+		got = append(got, llm.Calls[0].Tokens)
+		if m := llm.Calls[0].Payload.(*CallMeta); m.Output != 200 {
+			t.Errorf("turn %d: %d output tokens; want 200 (growth is input)", i+1, m.Output)
 		}
 		d.answer(now, false) // the model call
 		d.answer(now, false) // the tool call
 		for _, op := range slices.Clone(d.ops) {
-			if op.kind == opWake {
-				d.a.wake(op.at, op.session)
+			if op.Kind == OpWake {
+				d.a.Wake(op.At, op.Session)
 				d.take()
 			}
 		}
@@ -165,8 +165,8 @@ func TestCostIsTokensTimesPrices(t *testing.T) {
 	}
 	want := []results.ServiceCost{
 		{Service: "model", InputTokens: 12 * 800, OutputTokens: 12 * 200, PricePer1kInput: 0.003, PricePer1kOutput: 0.015,
-			CostUSD: round6(12*800*0.003/1000 + 12*200*0.015/1000)},
-		{Service: "api", InputTokens: 12 * 50, PricePer1kInput: 0.0005, CostUSD: round6(12 * 50 * 0.0005 / 1000)},
+			CostUSD: Round6(12*800*0.003/1000 + 12*200*0.015/1000)},
+		{Service: "api", InputTokens: 12 * 50, PricePer1kInput: 0.0005, CostUSD: Round6(12 * 50 * 0.0005 / 1000)},
 	}
 	if fmt.Sprint(tk.Services) != fmt.Sprint(want) {
 		t.Errorf("billed %+v; want %+v", tk.Services, want)
@@ -175,8 +175,8 @@ func TestCostIsTokensTimesPrices(t *testing.T) {
 	for _, s := range want {
 		cost += float64(s.InputTokens)*s.PricePer1kInput/1000 + float64(s.OutputTokens)*s.PricePer1kOutput/1000
 	}
-	if tk.CostUSD != round6(cost) || tk.CostPerAnsweredTaskUSD != round6(cost/3) {
-		t.Errorf("cost $%v, $%v a task; want $%v, $%v", tk.CostUSD, tk.CostPerAnsweredTaskUSD, round6(cost), round6(cost/3))
+	if tk.CostUSD != Round6(cost) || tk.CostPerAnsweredTaskUSD != Round6(cost/3) {
+		t.Errorf("cost $%v, $%v a task; want $%v, $%v", tk.CostUSD, tk.CostPerAnsweredTaskUSD, Round6(cost), Round6(cost/3))
 	}
 	if tk.InputTokens != 12*850 || tk.OutputTokens != 12*200 {
 		t.Errorf("%d input, %d output tokens; want %d, %d", tk.InputTokens, tk.OutputTokens, 12*850, 12*200)
@@ -194,10 +194,10 @@ func TestOrchestratorBudgetBeforeSpawning(t *testing.T) {
 	sc.Workload.Subagents.Count = spec.Constant(5.0)
 	sc.Workload.Subagents.TokenBudget = 1000
 	sc.Workload.Subagents.OrchestratorBudget = 3500
-	d := &loopDriver{t: t, a: newAgentLoop(sc, &scenarios.Strategy{}, []float64{1}, 100)}
-	d.a.begin()
+	d := &loopDriver{t: t, a: NewAgentLoop(sc, &scenarios.Strategy{}, []float64{1}, 100)}
+	d.a.Begin()
 	d.take()
-	d.a.wake(0, 0)
+	d.a.Wake(0, 0)
 	d.take()
 	d.answer(time.Second, false) // the model call
 	d.answer(time.Second, false) // the tool calls
@@ -220,22 +220,22 @@ func TestBatchTurnsMakeWideTurns(t *testing.T) {
 	sc := tasksScenario(t, 1, 1, 10, ", context_growth = 300", "")
 	st := sc.Strategies[0]
 	st.BatchTurns = 5
-	d := &loopDriver{t: t, a: newAgentLoop(sc, &st, []float64{1}, 100)}
-	d.a.begin()
+	d := &loopDriver{t: t, a: NewAgentLoop(sc, &st, []float64{1}, 100)}
+	d.a.Begin()
 	d.take()
-	d.a.wake(0, 0)
+	d.a.Wake(0, 0)
 	d.take()
 	var tokens []int64
 	var calls []int
 	for i := 0; len(d.pending) > 0; i++ {
 		now := time.Duration(i+1) * time.Second
-		tokens = append(tokens, d.pending[0].calls[0].Tokens)
+		tokens = append(tokens, d.pending[0].Calls[0].Tokens)
 		d.answer(now, false) // the model call
-		calls = append(calls, len(d.pending[0].calls))
+		calls = append(calls, len(d.pending[0].Calls))
 		d.answer(now, false) // the wide turn's tool calls
 		for _, op := range slices.Clone(d.ops) {
-			if op.kind == opWake {
-				d.a.wake(op.at, op.session)
+			if op.Kind == OpWake {
+				d.a.Wake(op.At, op.Session)
 				d.take()
 			}
 		}
@@ -244,7 +244,7 @@ func TestBatchTurnsMakeWideTurns(t *testing.T) {
 	if fmt.Sprint(tokens) != "[1000 2500]" || fmt.Sprint(calls) != "[5 5]" || !done {
 		t.Errorf("model call tokens %v, tool calls %v by turn, session done %v; want [1000 2500], [5 5], true", tokens, calls, done)
 	}
-	if tk := d.a.tasks(); tk.Begun != 1 || tk.Completed != 1 {
+	if tk := d.a.Tasks(); tk.Begun != 1 || tk.Completed != 1 {
 		t.Errorf("tasks %+v; want 1 begun and completed", tk)
 	}
 }

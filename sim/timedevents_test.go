@@ -9,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/spec"
 )
@@ -18,7 +19,7 @@ import (
 // its limits from 10 s for 5 s admits 5 a second exactly in those seconds,
 // and 10 again from 15 s.
 func TestEventLimitsInVirtualRun(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 duration = "20s"
 [workload]
 arrival_rate = 100
@@ -37,7 +38,7 @@ at = "10s"
 for = "5s"
 limit_factor = 0.5
 `)
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ limit_factor = 0.5
 			admitted[now/time.Second]++
 		}
 	}
-	e.run(context.Background(), nil)
+	e.Run(context.Background(), nil)
 	for sec := 2; sec < 20; sec++ {
 		want := 10
 		if sec >= 10 && sec < 15 {
@@ -83,7 +84,7 @@ limit_factor = 0.5
 // the p99 is the ⌈0.99·N⌉-th smallest latency: past the N − J − 1 calls of
 // s, it is the r-th smallest L_j, which (L_j falls as j grows) is L_{J−r+1}.
 func TestEventStallLatency(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 duration = "100s"
 [workload]
 arrival_rate = 100
@@ -140,7 +141,7 @@ stall = true
 	if got.Mean != ms(wantMean) || got.Max != ms(wantMax) {
 		t.Errorf("mean %v ms, max %v ms; want %v, %v", got.Mean, got.Max, ms(wantMean), ms(wantMax))
 	}
-	top := hdrhistogram.New(1, int64(histMax), HDRSignificantDigits)
+	top := hdrhistogram.New(1, int64(HistMax), HDRSignificantDigits)
 	_ = top.RecordValue(int64(wantP99))
 	if want := ms(time.Duration(top.Max())); got.P99 != want {
 		t.Errorf("p99 %v ms, want %v (the histogram bucket of %v)", got.P99, want, wantP99)
@@ -152,7 +153,7 @@ stall = true
 
 // TestEventLabels: each kind of change in words, and spans in start order.
 func TestEventLabels(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 duration = "10m"
 [workload]
 sessions = 1
@@ -273,14 +274,14 @@ at = "90s"
 for = "10s"
 rps = 5
 `
-	sc := mustParse(t, base+events)
+	sc := simtest.MustParse(t, base+events)
 	a, b := runOnly(t, sc), runOnly(t, sc)
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	if string(ja) != string(jb) {
 		t.Error("two runs from one seed differ")
 	}
-	plain := runOnly(t, mustParse(t, base))
+	plain := runOnly(t, simtest.MustParse(t, base))
 	if a.Strategies[0].Failed == plain.Strategies[0].Failed && a.Strategies[0].Attempts == plain.Strategies[0].Attempts {
 		t.Errorf("the events changed nothing: %+v", a.Strategies[0])
 	}

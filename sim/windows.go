@@ -103,23 +103,23 @@ func (a *windowAcc) in(t time.Duration) bool { return t >= a.w.Start && t < a.w.
 
 // windowResults turns the collector's window counts into results for a
 // strategy pacing at headroom.
-func (c *collector) windowResults(headroom float64) []results.WindowResult {
+func (c *Collector) windowResults(headroom float64) []results.WindowResult {
 	var out []results.WindowResult
 	for i := range c.windows {
 		a := &c.windows[i]
 		r := results.WindowResult{
-			Label: a.w.Label, Service: a.w.Service, StartS: round6(a.w.Start.Seconds()), EndS: round6(a.w.End.Seconds()),
+			Label: a.w.Label, Service: a.w.Service, StartS: Round6(a.w.Start.Seconds()), EndS: Round6(a.w.End.Seconds()),
 			Attempts: a.attempts, RateLimited: a.rateLimited, Calls: a.calls,
-			LimitPerS: round6(a.w.LimitPerS), Headroom: headroom,
+			LimitPerS: Round6(a.w.LimitPerS), Headroom: headroom,
 		}
 		if s := (a.w.End - a.w.Start).Seconds(); s > 0 {
-			r.GoodputPerS = round6(float64(a.good) / s)
+			r.GoodputPerS = Round6(float64(a.good) / s)
 		}
 		if a.attempts > 0 {
-			r.RateLimitedShare = round6(float64(a.rateLimited) / float64(a.attempts))
+			r.RateLimitedShare = Round6(float64(a.rateLimited) / float64(a.attempts))
 		}
 		if a.calls > 0 {
-			r.AttemptsPerCall = round6(float64(a.callAttempts) / float64(a.calls))
+			r.AttemptsPerCall = Round6(float64(a.callAttempts) / float64(a.calls))
 		}
 		out = append(out, r)
 	}

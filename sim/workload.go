@@ -77,12 +77,12 @@ type subGen struct {
 
 func newWorkload(sc *scenarios.Scenario) *workload {
 	w := &workload{sc: sc, toolIndex: map[string]int{}}
-	w.think = newSampler(sc.Workload.Think)
-	w.cancelAt = newSampler(sc.Workload.Cancel.After)
+	w.think = NewSampler(sc.Workload.Think)
+	w.cancelAt = NewSampler(sc.Workload.Cancel.After)
 	for i, t := range sc.Tools {
 		w.toolIndex[t.Name] = i
 		w.tools = append(w.tools, toolGen{
-			name: t.Name, service: t.Service, svc: serviceIndex(sc, t.Service), tokens: newSampler(t.Tokens),
+			name: t.Name, service: t.Service, svc: serviceIndex(sc, t.Service), tokens: NewSampler(t.Tokens),
 			write: t.Kind == scenarios.KindWrite, resource: t.Resource, idempotent: t.Idempotent,
 		})
 	}
@@ -91,7 +91,7 @@ func newWorkload(sc *scenarios.Scenario) *workload {
 	w.llm = w.makeLLM(sc.Workload.LLM)
 	if s := sc.Workload.Subagents; s != nil {
 		w.sub = &subGen{
-			count: newSampler(s.Count), maxIterations: s.MaxIterations,
+			count: NewSampler(s.Count), maxIterations: s.MaxIterations,
 			budget: s.TokenBudget, orchestrator: s.OrchestratorBudget, finish: s.FinishProbability,
 			llm: w.makeLLM(s.LLM), groups: w.makeGroups(s.Calls),
 		}
@@ -103,13 +103,13 @@ func (w *workload) makeLLM(l *scenarios.LLMCall) *llmGen {
 	if l == nil {
 		return nil
 	}
-	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: newSampler(l.Tokens), output: newSampler(l.Output), growth: l.ContextGrowth}
+	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: NewSampler(l.Tokens), output: NewSampler(l.Output), growth: l.ContextGrowth}
 }
 
 func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
 	var out []group
 	for _, g := range gs {
-		gr := group{count: newSampler(g.Count), prob: g.Probability}
+		gr := group{count: NewSampler(g.Count), prob: g.Probability}
 		if g.Tool != "" {
 			gr.tools = []int{w.toolIndex[g.Tool]}
 		}
@@ -133,26 +133,26 @@ func (w *workload) id(i int) string {
 	return w.ids[i]
 }
 
-// callMeta travels with a sched.Call as its Payload: what the engine needs
+// CallMeta travels with a sched.Call as its Payload: what the engine needs
 // to build the request to the fake service.
-type callMeta struct {
-	tool  int32 // index of the call's tool, -1 for a model call
-	write bool  // a write at the service, serialized by sched or not
-	// counted marks a call that counts among the run's calls and its
+type CallMeta struct {
+	Tool  int32 // index of the call's tool, -1 for a model call
+	Write bool  // a write at the service, serialized by sched or not
+	// Counted marks a call that counts among the run's calls and its
 	// attempts among their attempts: a tool call, or a model call of a
 	// workload of model calls only (scenarios.Workload.ModelOnly).
-	counted bool
+	Counted bool
 	// slab is the engine's slab entries of the call's latest attempt and
 	// of its latest hedge (engine.send), where engine.cancelAttempt looks
 	// for an attempt the Core cancels: a table by attempt id would cost a
 	// cold read and write for every attempt, for the few that are
 	// cancelled.
 	slab   [2]int32
-	svc    int // index of the call's service in the scenario
-	client string
-	// output is a model call's output tokens, a part of its sched.Call.Tokens
+	Svc    int // index of the call's service in the scenario
+	Client string
+	// Output is a model call's output tokens, a part of its sched.Call.Tokens
 	// (0: all input, and for tool calls).
-	output int64
+	Output int64
 }
 
 // callsUpTo generates one turn's (or one iteration's) tool calls, the
@@ -196,7 +196,7 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 	for i, t := range tools {
 		tg := &w.tools[t]
 		*serial++
-		metas[i] = callMeta{tool: int32(t), svc: tg.svc, write: tg.write, counted: true, client: w.clientName(*serial)}
+		metas[i] = CallMeta{Tool: int32(t), Svc: tg.svc, Write: tg.write, Counted: true, Client: w.clientName(*serial)}
 		calls[i] = sched.Call{
 			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
@@ -220,7 +220,7 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 // oneCall holds a single call and its meta in one allocation.
 type oneCall struct {
 	calls [1]sched.Call
-	metas [1]callMeta
+	metas [1]CallMeta
 }
 
 // callSpare is the storage a turn lends its parts' calls (callSlices):
@@ -237,7 +237,7 @@ type callSpare struct {
 // callBuf is the storage of a part of several calls.
 type callBuf struct {
 	calls []sched.Call
-	metas []callMeta
+	metas []CallMeta
 }
 
 // maxKeptCalls bounds the calls a turn keeps for the next (callSpare.many).
@@ -248,7 +248,7 @@ const maxKeptCalls = 64
 // when it has room and this turn has not used it yet; else one allocation
 // (two for several calls, which spare keeps when it has no storage yet
 // and they are at most maxKeptCalls).
-func callSlices(n int, spare *callSpare) ([]sched.Call, []callMeta) {
+func callSlices(n int, spare *callSpare) ([]sched.Call, []CallMeta) {
 	if n == 1 {
 		var one *oneCall
 		if spare != nil && spare.one != nil {
@@ -259,17 +259,17 @@ func callSlices(n int, spare *callSpare) ([]sched.Call, []callMeta) {
 		return one.calls[:], one.metas[:]
 	}
 	if spare == nil || spare.manyUsed {
-		return make([]sched.Call, n), make([]callMeta, n)
+		return make([]sched.Call, n), make([]CallMeta, n)
 	}
 	if n > maxKeptCalls && (spare.many == nil || cap(spare.many.calls) < n) {
-		return make([]sched.Call, n), make([]callMeta, n)
+		return make([]sched.Call, n), make([]CallMeta, n)
 	}
 	if spare.many == nil {
 		spare.many = new(callBuf)
 	}
 	b := spare.many
 	if cap(b.calls) < n {
-		b.calls, b.metas = make([]sched.Call, n), make([]callMeta, n)
+		b.calls, b.metas = make([]sched.Call, n), make([]CallMeta, n)
 	}
 	spare.manyUsed = true
 	return b.calls[:n], b.metas[:n]
@@ -340,8 +340,8 @@ func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare *cal
 	tokens := satmath.FromFloat[int64](l.tokens.draw(rng))
 	calls, metas := callSlices(1, spare)
 	meta := &metas[0]
-	*meta = callMeta{tool: -1, svc: l.svc, counted: w.modelOnly, client: w.clientName(*serial)}
-	meta.output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
+	*meta = CallMeta{Tool: -1, Svc: l.svc, Counted: w.modelOnly, Client: w.clientName(*serial)}
+	meta.Output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
 	calls[0] = sched.Call{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}
 	return calls
 }
@@ -352,8 +352,8 @@ func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare *cal
 func (w *workload) llmAgain(prev []sched.Call, serial *uint64, spare *callSpare) []sched.Call {
 	*serial++
 	calls, metas := callSlices(1, spare)
-	metas[0] = *prev[0].Payload.(*callMeta)
-	metas[0].client = w.clientName(*serial)
+	metas[0] = *prev[0].Payload.(*CallMeta)
+	metas[0].Client = w.clientName(*serial)
 	calls[0] = prev[0]
 	calls[0].Payload = &metas[0]
 	return calls

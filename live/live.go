@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
 	"github.com/simbench/simbench/spec"
 )
 
 // LiveOptions adjust a live run.
 type LiveOptions struct {
-	Options
+	sim.Options
 	// TimeScale multiplies every duration and divides every rate (0: 1).
 	// Figures are reported in the scenario's own time, divided back.
 	TimeScale float64
@@ -94,17 +95,17 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 	if f <= 0 {
 		f = 1
 	}
-	ls := &liveSetup{orig: sc, sc: Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: maxTurnCalls(opts.budget())}
+	ls := &liveSetup{orig: sc, sc: sim.Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: sim.MaxTurnCalls(opts.Budget())}
 	res := &results.Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.version(),
-		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: LimitsOf(sc),
-		Events: EventSpans(sc),
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.VersionOrDefault(),
+		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: sim.LimitsOf(sc),
+		Events: sim.EventSpans(sc),
 	}
 	var own [][]string // each strategy's reasons to be invalid
 	for i := range ls.sc.Strategies {
 		st := &ls.sc.Strategies[i]
 		if opts.Trace != nil {
-			if err := opts.Trace.Header(TraceHeader(sc, st.Name, "live")); err != nil {
+			if err := opts.Trace.Header(sim.TraceHeader(sc, st.Name, "live")); err != nil {
 				return nil, err
 			}
 		}
@@ -129,7 +130,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 			res.Strategies = append(res.Strategies, lr.result)
 			res.Events = append(res.Events, lr.fallbacks...)
 			if opts.HDR != nil {
-				opts.HDR(HDRLatencies{Strategy: st.Name, Seed: sc.Seed, Turn: lr.m.turnLat.hdr(lr.m.window), Call: lr.m.callLat.hdr(lr.m.window)})
+				opts.HDR(sim.HDRLatencies{Strategy: st.Name, Seed: sc.Seed, Turn: lr.m.TurnLat.Hdr(lr.m.Window), Call: lr.m.CallLat.Hdr(lr.m.Window)})
 			}
 			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, opts.AllowRedisFallback))
 		}
@@ -221,7 +222,7 @@ func virtualTwin(sc *scenarios.Scenario, fo *fleetOptions) *scenarios.Scenario {
 // reasons the figures that should match and do not: the machine did not
 // play the scenario as written.
 func compareVirtual(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions, res *results.Results, own [][]string) error {
-	virtual, err := Run(ctx, sc, Options{Parallel: opts.Parallel})
+	virtual, err := sim.Run(ctx, sc, sim.Options{Parallel: opts.Parallel})
 	if err != nil {
 		if ctx.Err() == nil {
 			return err

@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/httptool"
+	"github.com/simbench/simbench/sim"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -42,10 +43,10 @@ type liveRun struct {
 	f      float64
 	start  time.Time
 	srv    *fakeapi.Server
-	agents *agentLoop
+	agents *sim.AgentLoop
 	mu     sync.Mutex // guards m, late, arrived and procs
-	m      *collector
-	late   *histogram // timer lateness, real time
+	m      *sim.Collector
+	late   *sim.Histogram // timer lateness, real time
 	// shell is the driving goroutine's own state (see livedrive.go).
 	shell   liveShell
 	readers sync.WaitGroup // requests left running after a reader-only cancel
@@ -72,7 +73,7 @@ type liveRun struct {
 	arrived    int64
 	// trace, when set, writes one record per attempt; traceErr holds the
 	// first error writing it, which ends the run.
-	trace    *liveTrace
+	trace    *sim.LiveTrace
 	traceErr atomic.Pointer[error]
 
 	// The processes of a run of several (one otherwise): each one's
@@ -158,7 +159,7 @@ func runLiveStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy,
 	}
 	// Turns still running well after the end are cut off, as the virtual
 	// engine cuts them (and reports them unfinished): a run always ends.
-	cutoff := time.AfterFunc(time.Until(l.realAt(drainLimit(ls.orig.Duration))), cancel)
+	cutoff := time.AfterFunc(time.Until(l.realAt(sim.DrainLimit(ls.orig.Duration))), cancel)
 	defer cutoff.Stop()
 	stopProgress := l.showProgress(runCtx, ls.progress)
 	if sc.Workload.Sessions == 0 {
@@ -193,13 +194,13 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 	var svcs []fakeapi.ServiceConfig
 	names := make([]string, len(orig.Services))
 	for i := range orig.Services {
-		svcs = append(svcs, ServeConfig(orig, &orig.Services[i]))
+		svcs = append(svcs, sim.ServeConfig(orig, &orig.Services[i]))
 		names[i] = orig.Services[i].Name
 	}
-	l := &liveRun{sc: ls.sc, st: st, f: ls.f, m: newCollector(names, orig.Duration), late: newHistogram(), fleet: fo,
-		agents: newAgentLoop(orig, st, fo.shares, ls.maxTurnCalls), net: newLiveNet(ls.sc)}
+	l := &liveRun{sc: ls.sc, st: st, f: ls.f, m: sim.NewCollector(names, orig.Duration), late: sim.NewHistogram(), fleet: fo,
+		agents: sim.NewAgentLoop(orig, st, fo.shares, ls.maxTurnCalls), net: newLiveNet(ls.sc)}
 	if m := ls.member; m != nil {
-		l.agents.member, l.member, l.quotaKey = m.index+1, m.index+1, m.key(st.Name)
+		l.agents.Member, l.member, l.quotaKey = m.index+1, m.index+1, m.key(st.Name)
 		l.clientPrefix = "p" + strconv.Itoa(m.index+1) + "-"
 		l.urls = make(map[string]string, len(names))
 		for _, name := range names {
@@ -216,7 +217,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 		l.srv = srv
 	}
 	if ls.trace != nil {
-		l.trace = &liveTrace{w: ls.trace, calls: map[*callMeta]*liveCall{}}
+		l.trace = &sim.LiveTrace{W: ls.trace, Calls: map[*sim.CallMeta]*sim.LiveCall{}}
 	}
 	return l, svcs, nil
 }
@@ -224,8 +225,8 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 // schedConfig returns the strategy's scheduler configuration for the
 // scaled scenario, with hooks that trace its retries and record its
 // adaptive limits as they step.
-func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *limitRecorder, error) {
-	cfg, err := SchedConfig(l.sc, l.st)
+func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *sim.LimitRecorder, error) {
+	cfg, err := sim.SchedConfig(l.sc, l.st)
 	if err != nil {
 		return cfg, nil, err
 	}
@@ -234,11 +235,11 @@ func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *limitRecorder, e
 	if tw != nil {
 		traceHook = func(ev sched.Event) {
 			if ev.Kind == sched.EventRetry {
-				l.trace.retry(ev, l.vnow().Seconds(), ev.Delay.Seconds()/l.f)
+				l.trace.Retry(ev, l.vnow().Seconds(), ev.Delay.Seconds()/l.f)
 			}
 		}
 	}
-	limits := newLimitRecorder(l.sc, &cfg)
+	limits := sim.NewLimitRecorder(l.sc, &cfg)
 	if limits != nil {
 		// The starting limits, as a core of this configuration holds them
 		// (the Runner's own core is out of reach on its goroutine).
@@ -246,17 +247,17 @@ func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *limitRecorder, e
 		if err != nil {
 			return cfg, nil, fmt.Errorf("strategy %q: %w", l.st.Name, err)
 		}
-		limits.begin(core)
+		limits.Begin(core)
 		// The Runner calls the hook from the goroutine that owns its core,
 		// and Close waits for it, so the steps need no lock.
 		limitHook = func(ev sched.Event) {
 			if ev.Kind == sched.EventLimit {
-				limits.add(ev.Service, l.vnow().Seconds(), ev.N)
+				limits.Add(ev.Service, l.vnow().Seconds(), ev.N)
 			}
 		}
 	}
-	cfg.Hook = chainHooks(limitHook, traceHook)
-	cfg.Rand = stream(l.sc.Seed, "strategy/"+l.st.Name)
+	cfg.Hook = sim.ChainHooks(limitHook, traceHook)
+	cfg.Rand = sim.Stream(l.sc.Seed, "strategy/"+l.st.Name)
 	return cfg, limits, nil
 }
 
@@ -283,7 +284,7 @@ func (l *liveRun) showProgress(ctx context.Context, progress func(string, time.D
 	if progress == nil {
 		return func() {}
 	}
-	window := l.m.window
+	window := l.m.Window
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -305,30 +306,30 @@ func (l *liveRun) showProgress(ctx context.Context, progress func(string, time.D
 
 // collect makes the strategy's result from the collector and the servers'
 // own accounting.
-func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *limitRecorder, fo *fleetOptions) {
+func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *sim.LimitRecorder, fo *fleetOptions) {
 	var stats fakeapi.ServerStats
 	if l.srv != nil { // a fleet member's provider keeps its own books (none here)
 		stats = l.srv.Stats()
 	}
-	var models []modelStats
+	var models []sim.ModelStats
 	for i := range l.sc.Services {
 		// The services keep their books in the scenario's own time already.
-		models = append(models, modelStats{stats: stats.Services[l.sc.Services[i].Name], cfg: svcs[i]})
+		models = append(models, sim.ModelStats{Stats: stats.Services[l.sc.Services[i].Name], Cfg: svcs[i]})
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for p := range l.procs {
-		l.m.unfinished += int64(l.agents.unfinished(p))
+		l.m.Unfinished += int64(l.agents.Unfinished(p))
 	}
-	l.result = l.m.strategyResultFrom(l.st.Name, l.st.MaxInFlight, models, l.offered)
-	l.result.Retry = RetryText(l.st)
-	l.result.MaxInFlightPerService = serviceCaps(l.st)
-	l.result.FinishS = l.m.finishS(l.sc.Workload.Sessions, l.agents.turns)
-	l.result.LimitTrace = limits.trace()
+	l.result = l.m.StrategyResultFrom(l.st.Name, l.st.MaxInFlight, models, l.offered)
+	l.result.Retry = sim.RetryText(l.st)
+	l.result.MaxInFlightPerService = sim.ServiceCaps(l.st)
+	l.result.FinishS = l.m.FinishS(l.sc.Workload.Sessions, l.agents.Turns)
+	l.result.LimitTrace = limits.Trace()
 	l.result.Processes = l.processResults(fo)
-	l.result.Tasks = l.agents.tasks()
-	if l.agents.modelFails() {
-		l.m.schedulerAnswer(l.result.Tasks)
+	l.result.Tasks = l.agents.Tasks()
+	if l.agents.ModelFails() {
+		l.m.SchedulerAnswer(l.result.Tasks)
 	}
 }
 

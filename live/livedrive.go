@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sim"
 )
 
 // liveShell is the state of the goroutine that drives a live run's agent
@@ -15,16 +16,16 @@ import (
 // channel their results come back on. Only the driving goroutine touches
 // it, except parts (a WaitGroup) and landed.
 type liveShell struct {
-	timers  eventHeap
+	timers  sim.EventHeap
 	seq     uint64
-	cancels []*agentTurn // turns with a pending cancel, by event ref
+	cancels []*sim.AgentTurn // turns with a pending cancel, by event ref
 	freeC   []int32
-	ops     []agentOp
+	ops     []sim.AgentOp
 	// now is the time the agent loop was last called with: what its ops
 	// are done at.
 	now time.Duration
 	// running cancels each part running on a Runner.
-	running map[*agentPart]context.CancelFunc
+	running map[*sim.AgentPart]context.CancelFunc
 	landed  chan landedPart
 	stopped chan struct{} // closed when the driving goroutine stops reading landed
 	parts   sync.WaitGroup
@@ -33,7 +34,7 @@ type liveShell struct {
 // landedPart is a part's results as its Runner returned them (nil: the
 // Runner refused the turn).
 type landedPart struct {
-	part    *agentPart
+	part    *sim.AgentPart
 	results []sched.Result
 	// one is, for a part with a progressive join, one result as it was
 	// decided (streamed), ahead of the whole part's results.
@@ -46,25 +47,25 @@ type landedPart struct {
 // loop (a turn over the call cap), if any.
 func (l *liveRun) drive(ctx context.Context) error {
 	sh := &l.shell
-	sh.running = map[*agentPart]context.CancelFunc{}
+	sh.running = map[*sim.AgentPart]context.CancelFunc{}
 	sh.landed = make(chan landedPart)
 	sh.stopped = make(chan struct{})
 	defer close(sh.stopped)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	l.agents.begin()
+	l.agents.Begin()
 	for {
 		if err := l.carry(ctx); err != nil {
 			return err
 		}
-		if l.agents.done() && len(sh.running) == 0 {
+		if l.agents.Done() && len(sh.running) == 0 {
 			// Every turn ended and every part landed: a progressive
 			// join's late calls, which no turn waits for, included.
 			return nil
 		}
 		var due <-chan time.Time
 		if len(sh.timers) > 0 {
-			d := time.Until(l.realAt(sh.timers[0].at))
+			d := time.Until(l.realAt(sh.timers[0].At))
 			if d <= 0 {
 				l.fire()
 				continue
@@ -89,30 +90,30 @@ func (l *liveRun) drive(ctx context.Context) error {
 // cannot hide the delay.
 func (l *liveRun) fire() {
 	sh := &l.shell
-	ev := sh.timers.pop()
-	sh.now = ev.at
-	switch ev.kind {
-	case evSession, evArrival:
-		l.noteLate(time.Since(l.realAt(ev.at)))
-		if ev.kind == evSession {
-			l.agents.wake(ev.at, int(ev.ref))
+	ev := sh.timers.Pop()
+	sh.now = ev.At
+	switch ev.Kind {
+	case sim.EvSession, sim.EvArrival:
+		l.noteLate(time.Since(l.realAt(ev.At)))
+		if ev.Kind == sim.EvSession {
+			l.agents.Wake(ev.At, int(ev.Ref))
 		} else {
-			l.agents.arrive(ev.at)
+			l.agents.Arrive(ev.At)
 		}
-	case evCancel:
-		t := sh.cancels[ev.ref]
-		sh.cancels[ev.ref] = nil
-		sh.freeC = append(sh.freeC, ev.ref)
-		l.agents.cancel(ev.at, t)
+	case sim.EvCancel:
+		t := sh.cancels[ev.Ref]
+		sh.cancels[ev.Ref] = nil
+		sh.freeC = append(sh.freeC, ev.Ref)
+		l.agents.Cancel(ev.At, t)
 	}
 }
 
 // schedule puts a timed op in the heap.
-func (l *liveRun) schedule(ev event) {
+func (l *liveRun) schedule(ev sim.Event) {
 	sh := &l.shell
 	sh.seq++
-	ev.seq = sh.seq
-	sh.timers.push(ev)
+	ev.Seq = sh.seq
+	sh.timers.Push(ev)
 }
 
 // carry does what the agent loop asked for, in order, and whatever that
@@ -120,73 +121,73 @@ func (l *liveRun) schedule(ev event) {
 func (l *liveRun) carry(ctx context.Context) error {
 	sh := &l.shell
 	for {
-		sh.ops = l.agents.take(sh.ops[:0])
+		sh.ops = l.agents.Take(sh.ops[:0])
 		if len(sh.ops) == 0 {
 			break
 		}
 		for i := range sh.ops {
 			l.do(ctx, &sh.ops[i])
 		}
-		sh.ops = reuseOps(sh.ops)
+		sh.ops = sim.ReuseOps(sh.ops)
 	}
-	if err := l.agents.err; err != nil {
+	if err := l.agents.Err; err != nil {
 		return fmt.Errorf("strategy %q at %v: %w", l.st.Name, sh.now, err)
 	}
 	return nil
 }
 
 // do carries out one of the agent loop's ops.
-func (l *liveRun) do(ctx context.Context, op *agentOp) {
+func (l *liveRun) do(ctx context.Context, op *sim.AgentOp) {
 	sh := &l.shell
-	switch op.kind {
-	case opBegin:
+	switch op.Kind {
+	case sim.OpBegin:
 		l.mu.Lock()
-		l.m.turnBegun(l.vnow())
-		l.procs[op.turn.proc].begun++
-		if op.turn.session < 0 {
+		l.m.TurnBegun(l.vnow())
+		l.procs[op.Turn.Proc].begun++
+		if op.Turn.Session < 0 {
 			l.arrived++
 		}
 		l.mu.Unlock()
-	case opSubmit:
-		l.submit(ctx, op.part)
-	case opCancel:
-		if cancel := sh.running[op.part]; cancel != nil {
+	case sim.OpSubmit:
+		l.submit(ctx, op.Part)
+	case sim.OpCancel:
+		if cancel := sh.running[op.Part]; cancel != nil {
 			cancel()
 		}
-	case opCancelAt:
+	case sim.OpCancelAt:
 		var i int32
 		if n := len(sh.freeC); n > 0 {
 			i = sh.freeC[n-1]
 			sh.freeC = sh.freeC[:n-1]
-			sh.cancels[i] = op.turn
+			sh.cancels[i] = op.Turn
 		} else {
-			sh.cancels = append(sh.cancels, op.turn)
+			sh.cancels = append(sh.cancels, op.Turn)
 			i = int32(len(sh.cancels) - 1)
 		}
-		l.schedule(event{at: op.at, kind: evCancel, ref: i})
-	case opWake:
-		l.schedule(event{at: op.at, kind: evSession, ref: int32(op.session)})
-	case opArrive:
-		l.schedule(event{at: op.at, kind: evArrival})
-	case opEnd:
-		t := op.turn
+		l.schedule(sim.Event{At: op.At, Kind: sim.EvCancel, Ref: i})
+	case sim.OpWake:
+		l.schedule(sim.Event{At: op.At, Kind: sim.EvSession, Ref: int32(op.Session)})
+	case sim.OpArrive:
+		l.schedule(sim.Event{At: op.At, Kind: sim.EvArrival})
+	case sim.OpEnd:
+		t := op.Turn
 		l.mu.Lock()
 		now := l.vnow()
-		lat := max(now-t.start, 0)
-		l.m.turn(now, lat, op.failed, t.good)
-		if t.abandoned {
-			l.m.modelFailedTurn(now)
+		lat := max(now-t.Start, 0)
+		l.m.Turn(now, lat, op.Failed, t.Good)
+		if t.Abandoned {
+			l.m.ModelFailedTurn(now)
 		}
-		if now <= l.m.window {
-			l.procs[t.proc].ended++
-			if op.failed {
-				l.procs[t.proc].failed++
+		if now <= l.m.Window {
+			l.procs[t.Proc].ended++
+			if op.Failed {
+				l.procs[t.Proc].failed++
 			} else {
-				l.procs[t.proc].answered.add(lat)
+				l.procs[t.Proc].answered.Add(lat)
 			}
 		}
 		l.mu.Unlock()
-	case opSessionDone:
+	case sim.OpSessionDone:
 		// Nothing to do: the session handed out no wake.
 	}
 }
@@ -194,33 +195,33 @@ func (l *liveRun) do(ctx context.Context, op *agentOp) {
 // submit runs a part on its process's Runner, on a goroutine of its own
 // that hands the results back to the driving goroutine. A part of no calls
 // is finished at once.
-func (l *liveRun) submit(ctx context.Context, p *agentPart) {
+func (l *liveRun) submit(ctx context.Context, p *sim.AgentPart) {
 	sh := &l.shell
-	if len(p.calls) == 0 {
-		l.agents.finished(sh.now, p, nil)
+	if len(p.Calls) == 0 {
+		l.agents.Finished(sh.now, p, nil)
 		return
 	}
 	var tag any
 	if l.trace != nil {
-		tag = l.trace.begin(&liveTurn{session: int64(p.turn.session + 1), no: int64(p.turn.no)}, p.calls, l.vnow().Seconds())
+		tag = l.trace.Begin(&sim.LiveTurn{Session: int64(p.Turn.Session + 1), No: int64(p.Turn.No)}, p.Calls, l.vnow().Seconds())
 	}
-	if p.counted {
+	if p.Counted {
 		l.mu.Lock()
-		l.m.enter(l.vnow(), len(p.calls))
+		l.m.Enter(l.vnow(), len(p.Calls))
 		l.mu.Unlock()
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	sh.running[p] = cancel
-	runner := l.runners[p.turn.proc]
+	runner := l.runners[p.Turn.Proc]
 	sh.parts.Add(1)
 	go func() {
 		defer sh.parts.Done()
 		defer l.recoverPanic()
 		var results []sched.Result
-		if p.join > 0 {
+		if p.Join > 0 {
 			results = l.stream(pctx, runner, p, tag)
 		} else {
-			results, _ = runner.Run(pctx, p.schedTurn(tag))
+			results, _ = runner.Run(pctx, p.SchedTurn(tag))
 		}
 		select {
 		case sh.landed <- landedPart{part: p, results: results}:
@@ -232,13 +233,13 @@ func (l *liveRun) submit(ctx context.Context, p *agentPart) {
 // stream runs a part with a progressive join through the Runner's
 // Stream, handing each result to the driving goroutine as it is decided,
 // and returns them all in the order of the part's calls (nil: refused).
-func (l *liveRun) stream(ctx context.Context, runner *sched.Runner, p *agentPart, tag any) []sched.Result {
+func (l *liveRun) stream(ctx context.Context, runner *sched.Runner, p *sim.AgentPart, tag any) []sched.Result {
 	sh := &l.shell
-	ch, err := runner.Stream(ctx, p.schedTurn(tag))
+	ch, err := runner.Stream(ctx, p.SchedTurn(tag))
 	if err != nil {
 		return nil
 	}
-	results := make([]sched.Result, len(p.calls))
+	results := make([]sched.Result, len(p.Calls))
 	for r := range ch {
 		results[r.Index] = r
 		select {
@@ -257,24 +258,24 @@ func (l *liveRun) land(lp landedPart) {
 		l.mu.Lock()
 		sh.now = l.vnow()
 		l.mu.Unlock()
-		l.agents.answered(sh.now, p, lp.one)
+		l.agents.Answered(sh.now, p, lp.one)
 		return
 	}
 	sh.running[p]()
 	delete(sh.running, p)
 	if l.trace != nil {
-		l.trace.end(p.calls)
+		l.trace.End(p.Calls)
 	}
 	l.mu.Lock()
 	now := l.vnow()
 	sh.now = now
 	if lp.results == nil {
-		l.m.refused++
-		if p.counted {
-			l.m.leaveN(now, len(p.calls))
+		l.m.Refused++
+		if p.Counted {
+			l.m.LeaveN(now, len(p.Calls))
 		}
 		l.mu.Unlock()
-		l.agents.refused(now, p)
+		l.agents.Refused(now, p)
 		return
 	}
 	for i := range lp.results {
@@ -282,9 +283,9 @@ func (l *liveRun) land(lp landedPart) {
 		r.Queued = time.Duration(float64(r.Queued) / l.f)
 		r.Running = time.Duration(float64(r.Running) / l.f)
 		r.Finished = now
-		l.m.result(r, p.counted)
-		if p.counted && now <= l.m.window {
-			t := &l.procs[p.turn.proc]
+		l.m.Result(r, p.Counted)
+		if p.Counted && now <= l.m.Window {
+			t := &l.procs[p.Turn.Proc]
 			t.calls++ // as the collector counts calls: those decided within the window
 			if r.Class == sched.ClassSuccess {
 				t.good++
@@ -292,11 +293,11 @@ func (l *liveRun) land(lp landedPart) {
 		}
 	}
 	l.mu.Unlock()
-	l.agents.finished(now, p, lp.results)
+	l.agents.Finished(now, p, lp.results)
 }
 
 func (l *liveRun) noteLate(d time.Duration) {
 	l.mu.Lock()
-	l.late.add(d)
+	l.late.Add(d)
 	l.mu.Unlock()
 }

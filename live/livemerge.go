@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/simbench/simbench/internal/atomicfile"
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/sim"
 )
 
 // MemberHistFile is the file beside a fleet member's results.json that
@@ -47,7 +48,7 @@ func WriteMember(dir string, m *Member) error {
 	var buf bytes.Buffer
 	what := fmt.Sprintf("latencies of fleet member %d of %d (run %s)", m.Results.Fleet.Member, m.Results.Fleet.Of, m.Results.Fleet.RunID)
 	units := "[Values are latencies in nanoseconds (1 ns … 2^40 µs, 3 significant digits); Interval_Max is in milliseconds; per strategy: turn, ok-turn (answered in full), call]"
-	if err := writeHDRLog(&buf, what, units, tags, hs); err != nil {
+	if err := sim.WriteHDRLogTagged(&buf, what, units, tags, hs); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, MemberHistFile), buf.Bytes(), 0o644); err != nil {
@@ -70,7 +71,7 @@ func ReadMember(dir string) (*Member, error) {
 		return nil, fmt.Errorf("%s: not a fleet member's results (no \"fleet\"): write them with simbench worker", filepath.Join(dir, results.ResultsFile))
 	}
 	path := filepath.Join(dir, MemberHistFile)
-	data, err := readBack(path)
+	data, err := sim.ReadBack(path)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func ReadMember(dir string) (*Member, error) {
 		if h == nil {
 			break
 		}
-		if err := checkLayout(fmt.Sprintf("%s: interval %d", path, len(hs)+1), h, int64(histMax)); err != nil {
+		if err := sim.CheckLayout(fmt.Sprintf("%s: interval %d", path, len(hs)+1), h, int64(sim.HistMax)); err != nil {
 			return nil, err
 		}
 		hs = append(hs, h)
@@ -102,11 +103,11 @@ func ReadMember(dir string) (*Member, error) {
 		name := res.Strategies[i].Name
 		h := hs[3*i : 3*i+3]
 		for k, kind := range memberHistKinds {
-			if want := badTag.ReplaceAllString(kind+":"+name, "_"); h[k].Tag() != want {
+			if want := sim.BadTag.ReplaceAllString(kind+":"+name, "_"); h[k].Tag() != want {
 				return nil, fmt.Errorf("%s: interval %d is tagged %q: want %q", path, 3*i+k+1, h[k].Tag(), want)
 			}
 		}
-		if err := checkCounts(filepath.Join(dir, results.ResultsFile), path, &res.Strategies[i], h[0], h[1], h[2]); err != nil {
+		if err := sim.CheckCounts(filepath.Join(dir, results.ResultsFile), path, &res.Strategies[i], h[0], h[1], h[2]); err != nil {
 			return nil, err
 		}
 		m.Hists = append(m.Hists, MemberHists{Strategy: name, Turn: h[0], OKTurn: h[1], Call: h[2]})
@@ -292,7 +293,7 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 		Name: p0.Name, MaxInFlight: p0.MaxInFlight, Retry: p0.Retry, Headroom: p0.Headroom, OfferedTurnsPerS: p0.OfferedTurnsPerS,
 		MaxInFlightPerService: p0.MaxInFlightPerService, PeakInFlight: map[string]int{}, QuotaUsed: map[string]float64{},
 	}
-	turn, ok, call := newHistogram(), newHistogram(), newHistogram()
+	turn, ok, call := sim.NewHistogram(), sim.NewHistogram(), sim.NewHistogram()
 	finish := 0.0
 	var invalid []string
 	for i, p := range parts {
@@ -348,12 +349,12 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 			finish = max(finish, p.FinishS)
 		}
 		for _, m := range []struct {
-			to   *histogram
+			to   *sim.Histogram
 			from *hdrhistogram.Histogram
 			sum  results.Summary
 			n    int64
 		}{{turn, hs[i].Turn, p.TurnLatencyMs, p.Turns}, {ok, hs[i].OKTurn, p.OKTurnLatencyMs, p.Turns - p.FailedTurns}, {call, hs[i].Call, p.CallLatencyMs, p.Calls}} {
-			if err := m.to.pool(m.from, m.sum, m.n); err != nil {
+			if err := m.to.Pool(m.from, m.sum, m.n); err != nil {
 				return r, err
 			}
 		}
@@ -365,14 +366,14 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 	if finish > 0 {
 		r.FinishS = finish
 	}
-	r.TurnLatencyMs, r.OKTurnLatencyMs, r.CallLatencyMs = turn.summary(), ok.summary(), call.summary()
-	r.AnswerLatencyMs = ok.answerSummary(uint64(r.Turns))
-	r.LatencyCDF, r.AnswerCDF = turn.cdf(100), ok.cdfAmong(100, uint64(r.Turns))
+	r.TurnLatencyMs, r.OKTurnLatencyMs, r.CallLatencyMs = turn.Summary(), ok.Summary(), call.Summary()
+	r.AnswerLatencyMs = ok.AnswerSummary(uint64(r.Turns))
+	r.LatencyCDF, r.AnswerCDF = turn.Cdf(100), ok.CdfAmong(100, uint64(r.Turns))
 	for _, x := range []*float64{&r.WastedWorkS, &r.GoodputPerS, &r.AnsweredGoodputPerS, &r.AnsweredTurnsPerS, &r.AchievedTurnsPerS, &r.TurnsInSystem, &r.AttemptsInService} {
-		*x = round6(*x)
+		*x = sim.Round6(*x)
 	}
 	for svc := range r.QuotaUsed {
-		r.QuotaUsed[svc] = round6(r.QuotaUsed[svc])
+		r.QuotaUsed[svc] = sim.Round6(r.QuotaUsed[svc])
 	}
 	if len(r.QuotaUsed) == 0 {
 		r.QuotaUsed = nil
@@ -398,8 +399,8 @@ func addTimeline(a, b []results.TimelinePoint) []results.TimelinePoint {
 		if i == len(a) {
 			a = append(a, results.TimelinePoint{T: p.T, BucketS: p.BucketS})
 		}
-		a[i].Started = round6(a[i].Started + p.Started)
-		a[i].RateLimited = round6(a[i].RateLimited + p.RateLimited)
+		a[i].Started = sim.Round6(a[i].Started + p.Started)
+		a[i].RateLimited = sim.Round6(a[i].RateLimited + p.RateLimited)
 		a[i].InFlight += p.InFlight
 	}
 	return a

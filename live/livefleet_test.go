@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/quota"
+	"github.com/simbench/simbench/sim"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -249,11 +250,11 @@ func TestFleetRunnersSharedLease(t *testing.T) {
 		{scenarios.Quota{Mode: scenarios.QuotaShared, Timeout: 200 * time.Millisecond, ProbeEvery: 3 * time.Second, Fallback: scenarios.FallbackClosed},
 			50 * time.Millisecond, math.SmallestNonzeroFloat64, 10 * time.Millisecond, 150 * time.Millisecond, quota.FailClosed},
 	} {
-		sc := Scale(busy(), 0.05)
+		sc := sim.Scale(busy(), 0.05)
 		st := sc.Strategies[0]
 		st.TokenBucket, st.Quota = true, tc.q
 		l := &liveRun{sc: sc, st: &st, f: 0.05}
-		cfg, err := SchedConfig(sc, &st)
+		cfg, err := sim.SchedConfig(sc, &st)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,12 +302,12 @@ func TestVirtualTwinIsTheFleetAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Strategies: []string{"shared"}}
-	twin, err := Run(context.Background(), virtualTwin(sc, &fleetOptions{n: 4, shares: []float64{.25, .25, .25, .25}, mode: QuotaShared}), opts)
+	opts := sim.Options{Strategies: []string{"shared"}}
+	twin, err := sim.Run(context.Background(), virtualTwin(sc, &fleetOptions{n: 4, shares: []float64{.25, .25, .25, .25}, mode: QuotaShared}), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Run(context.Background(), written, opts)
+	want, err := sim.Run(context.Background(), written, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

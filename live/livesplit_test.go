@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
 )
 
 // A live fleet whose --processes and --quota split divide a service's rate
@@ -71,7 +72,7 @@ func TestLiveRefusesStoreOutage(t *testing.T) {
 	if !errors.Is(err, ErrBadLiveOption) || !strings.Contains(err.Error(), `strategy "shared": quota.outage_at simulates its store's outage in virtual time only`) {
 		t.Errorf("live options for a simulated store outage: %v; want ErrBadLiveOption naming the strategy", err)
 	}
-	if err := (LiveOptions{TimeScale: 0.2, Options: Options{Strategies: []string{"full", "split"}}}).Validate(&c); err != nil {
+	if err := (LiveOptions{TimeScale: 0.2, Options: sim.Options{Strategies: []string{"full", "split"}}}).Validate(&c); err != nil {
 		t.Errorf("live options leaving the strategy out: %v; want none", err)
 	}
 }

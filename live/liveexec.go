@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sim"
 )
 
 // build makes the HTTP request for one attempt on the service's generic
@@ -20,12 +21,12 @@ import (
 // /llm; the tokens (a model call's input and output apart) and the client
 // ride in headers.
 func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Request, error) {
-	meta := call.Payload.(*callMeta)
+	meta := call.Payload.(*sim.CallMeta)
 	method, path := http.MethodGet, "/tools/"+call.Tool
 	switch {
-	case meta.tool < 0:
+	case meta.Tool < 0:
 		method, path = http.MethodGet, "/llm"
-	case meta.write:
+	case meta.Write:
 		res := call.Resource
 		if res == "" {
 			res = call.Service
@@ -36,14 +37,14 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 	if err != nil {
 		return nil, err
 	}
-	if out := max(0, min(meta.output, call.Tokens)); out > 0 {
+	if out := max(0, min(meta.Output, call.Tokens)); out > 0 {
 		req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens-out, 10))
 		req.Header.Set(fakeapi.OutputTokensHeader, strconv.FormatInt(out, 10))
 	} else {
 		req.Header.Set(fakeapi.TokensHeader, strconv.FormatInt(call.Tokens, 10))
 	}
-	req.Header.Set(fakeapi.ClientHeader, l.clientPrefix+meta.client)
-	if key := l.sc.Services[meta.svc].ClientKey(); key != "" {
+	req.Header.Set(fakeapi.ClientHeader, l.clientPrefix+meta.Client)
+	if key := l.sc.Services[meta.Svc].ClientKey(); key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	return req, nil
@@ -53,17 +54,17 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 // attempts in flight per service and 429s seen.
 func (l *liveRun) counted(p int, exec sched.Executor) sched.Executor {
 	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
-		meta := call.Payload.(*callMeta)
-		si := meta.svc
+		meta := call.Payload.(*sim.CallMeta)
+		si := meta.Svc
 		l.mu.Lock()
 		start := l.vnow()
-		l.m.started(si, start, meta.counted)
+		l.m.Started(si, start, meta.Counted)
 		l.mu.Unlock()
 		o := exec(ctx, call, n)
 		l.mu.Lock()
 		end := l.vnow()
-		l.m.ended(si, end, o.Class == sched.ClassRateLimited)
-		if meta.counted {
+		l.m.Ended(si, end, o.Class == sched.ClassRateLimited)
+		if meta.Counted {
 			l.procs[p].attempts++
 			l.countNoAnswer(o)
 		}
@@ -72,7 +73,7 @@ func (l *liveRun) counted(p int, exec sched.Executor) sched.Executor {
 		}
 		l.mu.Unlock()
 		if l.trace != nil {
-			if err := l.trace.attempt(call, n, start.Seconds(), end.Seconds(), o, time.Duration(float64(o.RetryAfter)/l.f)); err != nil {
+			if err := l.trace.Attempt(call, n, start.Seconds(), end.Seconds(), o, time.Duration(float64(o.RetryAfter)/l.f)); err != nil {
 				l.traceErr.CompareAndSwap(nil, &err)
 				l.abort()
 			}
@@ -101,8 +102,8 @@ func (l *liveRun) readerOnly(exec sched.Executor) sched.Executor {
 			// which the server itself cannot tell from a normal request.
 			if out.Class == sched.ClassSuccess {
 				l.mu.Lock()
-				l.m.wastedS += time.Since(start).Seconds() / l.f
-				l.m.wastedTokens += call.Tokens
+				l.m.WastedS += time.Since(start).Seconds() / l.f
+				l.m.WastedTokens += call.Tokens
 				l.mu.Unlock()
 			}
 		}()

@@ -1,11 +1,13 @@
 //go:build long
 
-package sim
+package live
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/internal/simtest"
 )
 
 // TestLongProgressiveJoinLive runs the join scenario live: the Runner's
@@ -14,7 +16,7 @@ import (
 // (drop) and not billed, as in virtual time. It depends on real timing
 // (the slow call answering last), so it runs with the long checks.
 func TestLongProgressiveJoinLive(t *testing.T) {
-	sc := joinScenario(t, `{ first = 2, late = "drop" }`)
+	sc := simtest.JoinScenario(t, `{ first = 2, late = "drop" }`)
 	sc.Duration = time.Minute
 	res, err := RunLive(context.Background(), sc, LiveOptions{TimeScale: 0.1})
 	if err != nil {

@@ -1,16 +1,18 @@
-package sim
+package live
 
 import (
 	"context"
 	"testing"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sim"
 )
 
 // A cancel before the delay out ends sends nothing: the executor is not
 // called.
 func TestLiveDelayCancelledOnTheWayOut(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "d"
 duration = "1s"
 [workload]
@@ -31,7 +33,7 @@ name = "s"
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	o := exec(ctx, &sched.Call{Payload: &callMeta{svc: 0}}, 1)
+	o := exec(ctx, &sched.Call{Payload: &sim.CallMeta{Svc: 0}}, 1)
 	if called != 0 || o.Class != sched.ClassCancelled {
 		t.Errorf("executor called %d times, outcome %v; want 0 and cancelled", called, o.Class)
 	}

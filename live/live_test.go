@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"bytes"
@@ -11,8 +11,10 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
 	"github.com/simbench/simbench/spec"
 	"github.com/simbench/simbench/trace"
 )
@@ -54,7 +56,7 @@ func small() *scenarios.Scenario {
 }
 
 func TestScaleKeepsTheShape(t *testing.T) {
-	sc := Scale(small(), 0.01)
+	sc := sim.Scale(small(), 0.01)
 	if sc.Duration != 3*time.Second || sc.Services[0].RequestsPerMinute != 60_000 ||
 		sc.Services[0].Latency.Min != 2*time.Millisecond || sc.Workload.Think.Max != 15*time.Millisecond ||
 		sc.Strategies[0].Retry.Base != 10*time.Millisecond {
@@ -180,18 +182,18 @@ func TestLiveCapsCallsPerTurn(t *testing.T) {
 	sc := small()
 	sc.Duration = 20 * time.Second
 	sc.Workload.Calls[0].Count = spec.Dist[float64]{Kind: spec.DistPareto, Min: 1, Alpha: 0.01}
-	budget := int64(1000 * bytesPerCall) // room for 1000 calls in a turn
-	e, err := newEngine(sc, &sc.Strategies[0])
+	budget := int64(1000 * sim.BytesPerCall) // room for 1000 calls in a turn
+	e, err := sim.NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.agents.maxTurnCalls = maxTurnCalls(budget)
-	e.run(context.Background(), nil)
-	if !errors.Is(e.err, ErrTooLarge) {
-		t.Fatalf("virtual: %v, want ErrTooLarge", e.err)
+	e.Agents.MaxTurnCalls = sim.MaxTurnCalls(budget)
+	e.Run(context.Background(), nil)
+	if !errors.Is(e.Err, sim.ErrTooLarge) {
+		t.Fatalf("virtual: %v, want ErrTooLarge", e.Err)
 	}
-	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: Options{MaxMemory: budget}, TimeScale: 0.05})
-	if !errors.Is(err, ErrTooLarge) || res != nil {
+	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: sim.Options{MaxMemory: budget}, TimeScale: 0.05})
+	if !errors.Is(err, sim.ErrTooLarge) || res != nil {
 		t.Fatalf("live: %v (results %v), want ErrTooLarge and no results", err, res != nil)
 	}
 	if !strings.Contains(err.Error(), "more than the 1000 that fit") {
@@ -205,7 +207,7 @@ func TestLiveCapsCallsPerTurn(t *testing.T) {
 // timing; the steps come in time order within the run.
 func TestLiveLimitTrace(t *testing.T) {
 	const ceiling = 6
-	sc := aimdQueue(100*time.Millisecond, 60, ceiling)
+	sc := simtest.AIMDQueue(100*time.Millisecond, 60, ceiling)
 	res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +240,7 @@ func TestTraceLive(t *testing.T) {
 	sc.Duration = 10 * time.Second
 	var buf bytes.Buffer
 	w := trace.NewWriter(&buf)
-	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: Options{Strategies: []string{"no-jitter", "paced"}, Trace: w}, TimeScale: 0.1})
+	res, err := RunLive(liveContext(t), sc, LiveOptions{Options: sim.Options{Strategies: []string{"no-jitter", "paced"}, Trace: w}, TimeScale: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +299,7 @@ func TestTraceLive(t *testing.T) {
 // with the other tests.
 func TestEventOutageLive(t *testing.T) {
 	t.Parallel()
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 duration = "4s"
 [workload]
 arrival_rate = 1
@@ -315,7 +317,10 @@ at = "1500ms"
 for = "1s"
 outage = true
 `)
-	virtual := runOnly(t, sc)
+	virtual, err := sim.Run(context.Background(), sc, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	live, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +343,7 @@ outage = true
 // output_tokens it does not.
 func TestLiveSendsOutputTokens(t *testing.T) {
 	limited := func(llm string) int64 {
-		sc := outputScenario(t, "output_tpm = 600\n", llm)
+		sc := simtest.OutputScenario(t, "output_tpm = 600\n", llm)
 		sc.Duration = 5 * time.Second
 		res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
 		if err != nil {

@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/quota"
+	"github.com/simbench/simbench/sim"
 )
 
 // QuotaMode says, with the values of a scenario's quota.mode, how the
@@ -124,7 +125,7 @@ type procTally struct {
 	// shared is its shared quota (nil unless quota mode "shared"): the
 	// grants' lifetime and largest slice it sizes them with.
 	shared    *quota.Shared
-	answered  *histogram
+	answered  *sim.Histogram
 	fallbacks int
 	fallbackS float64
 	downSince time.Duration // scenario time of the last switch to the fallback; -1: up
@@ -175,7 +176,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 		key = l.quotaKey
 	}
 	for p := range fo.n {
-		l.procs[p] = procTally{answered: newHistogram(), downSince: -1}
+		l.procs[p] = procTally{answered: sim.NewHistogram(), downSince: -1}
 		if l.member != 0 && l.member != p+1 {
 			l.runners = append(l.runners, nil) // another member's: it runs elsewhere
 			continue
@@ -184,7 +185,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 		var opts []sched.RunnerOption
 		switch {
 		case fo.mode == QuotaSplit && fo.n > 1:
-			pc.Services = splitServices(cfg.Services, fo.n)
+			pc.Services = sim.SplitServices(cfg.Services, fo.n)
 		case fo.mode == QuotaShared && fo.n > 1:
 			ro, err := quota.ParseURL(fo.redis)
 			if err != nil {
@@ -194,13 +195,13 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			quietRedis()
 			rdb := quota.NewClient(ro)
 			rs := &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second}
-			fail := newFailover(rs, l.st.Quota, fo.n, l.f, func(e quota.Event) { l.quotaSwitch(p, e) })
+			fail := sim.NewFailover(rs, l.st.Quota, fo.n, l.f, func(e quota.Event) { l.quotaSwitch(p, e) })
 			closers = append(closers, func() { fail.Close(); rdb.Close() }) // a probe in flight ends first
-			sh := newSharedQuota(fail, key, cfg, l.st.Quota, fo.n, l.f)
+			sh := sim.NewSharedQuota(fail, key, cfg, l.st.Quota, fo.n, l.f)
 			opts = append(opts, sched.WithQuota(sh))
 			l.procs[p].store, l.procs[p].redis, l.procs[p].shared = fail, rs, sh
 		}
-		pc.Rand = stream(l.sc.Seed, "strategy/"+l.st.Name+"/p"+strconv.Itoa(p))
+		pc.Rand = sim.Stream(l.sc.Seed, "strategy/"+l.st.Name+"/p"+strconv.Itoa(p))
 		if p == 0 {
 			pc.Rand = cfg.Rand // one process draws as a run of one does
 		}
@@ -300,9 +301,9 @@ func (l *liveRun) processResults(fo *fleetOptions) []results.ProcessResult {
 		if t.downSince >= 0 {
 			l.endFallback(p, end)
 		}
-		out = append(out, results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: round6(fo.shares[p]), Turns: t.ended, FailedTurns: t.failed,
-			UnfinishedTurns: t.begun - t.ended, Calls: t.calls, Attempts: t.attempts, GoodputPerS: round6(float64(t.good) / window), RateLimited: t.limited,
-			AnswerLatencyMs: t.answered.answerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: round6(t.fallbackS)})
+		out = append(out, results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: sim.Round6(fo.shares[p]), Turns: t.ended, FailedTurns: t.failed,
+			UnfinishedTurns: t.begun - t.ended, Calls: t.calls, Attempts: t.attempts, GoodputPerS: sim.Round6(float64(t.good) / window), RateLimited: t.limited,
+			AnswerLatencyMs: t.answered.AnswerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: sim.Round6(t.fallbackS)})
 		if t.redis != nil {
 			out[len(out)-1].QuotaRoundTrips = t.redis.RoundTrips()
 			out[len(out)-1].QuotaUnanswered = t.store.Stats().PrimaryErrors

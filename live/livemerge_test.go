@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"errors"
@@ -10,31 +10,32 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/sim"
 )
 
 // fakeMember builds member i of n from raw turn and call latencies as a
 // member's run records them: its histograms and the summaries its results
 // carry (the same code computes both for one process).
 func fakeMember(i, n int, turns, calls []time.Duration) *Member {
-	turn, ok, call := newHistogram(), newHistogram(), newHistogram()
+	turn, ok, call := sim.NewHistogram(), sim.NewHistogram(), sim.NewHistogram()
 	for _, d := range turns {
-		turn.add(d)
-		ok.add(d)
+		turn.Add(d)
+		ok.Add(d)
 	}
 	for _, d := range calls {
-		call.add(d)
+		call.Add(d)
 	}
 	st := results.StrategyResult{
 		Name: "shared", Turns: int64(len(turns)), Calls: int64(len(calls)), Attempts: int64(len(calls) + i), RateLimited: int64(i),
-		TurnLatencyMs: turn.summary(), OKTurnLatencyMs: ok.summary(), CallLatencyMs: call.summary(),
-		AnswerLatencyMs: ok.answerSummary(uint64(len(turns))), GoodputPerS: float64(len(calls)) / 60,
+		TurnLatencyMs: turn.Summary(), OKTurnLatencyMs: ok.Summary(), CallLatencyMs: call.Summary(),
+		AnswerLatencyMs: ok.AnswerSummary(uint64(len(turns))), GoodputPerS: float64(len(calls)) / 60,
 		PeakInFlight: map[string]int{"api": 4}, AttemptsPerCall: []int64{int64(len(calls))},
 		Processes: []results.ProcessResult{{Name: memberDirName(i), Turns: int64(len(turns)), Calls: int64(len(calls))}},
 	}
 	return &Member{
 		Results: &results.Results{Scenario: "s", Seed: 1, DurationS: 60, Mode: "live", TimeScale: 1, Strategies: []results.StrategyResult{st},
 			Fleet: &results.FleetMember{Member: i, Of: n, RunID: "r"}},
-		Hists: []MemberHists{{Strategy: "shared", Turn: turn.full(), OKTurn: ok.full(), Call: call.full()}},
+		Hists: []MemberHists{{Strategy: "shared", Turn: turn.Full(), OKTurn: ok.Full(), Call: call.Full()}},
 	}
 }
 
@@ -51,7 +52,7 @@ func TestMergeMembersPercentiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var all []time.Duration
 	var ms []*Member
-	one := newHistogram()
+	one := sim.NewHistogram()
 	for i, spec := range []struct {
 		n     int
 		scale float64
@@ -61,7 +62,7 @@ func TestMergeMembersPercentiles(t *testing.T) {
 			d := time.Duration(math.Exp(rng.NormFloat64()*0.6) * spec.scale * float64(time.Millisecond))
 			turns = append(turns, d)
 			calls = append(calls, d/2)
-			one.add(d)
+			one.Add(d)
 		}
 		all = append(all, turns...)
 		ms = append(ms, fakeMember(i, 3, turns, calls))
@@ -81,7 +82,7 @@ func TestMergeMembersPercentiles(t *testing.T) {
 			t.Errorf("p%.0f: merged %.3f ms, pooled raw %.3f ms: more than 1%% apart", tt.q*100, tt.got, want)
 		}
 	}
-	if w := one.summary(); st.TurnLatencyMs.P50 != w.P50 || st.TurnLatencyMs.P95 != w.P95 || st.TurnLatencyMs.P99 != w.P99 || st.TurnLatencyMs.Max != w.Max || math.Abs(st.TurnLatencyMs.Mean-w.Mean) > 0.001 {
+	if w := one.Summary(); st.TurnLatencyMs.P50 != w.P50 || st.TurnLatencyMs.P95 != w.P95 || st.TurnLatencyMs.P99 != w.P99 || st.TurnLatencyMs.Max != w.Max || math.Abs(st.TurnLatencyMs.Mean-w.Mean) > 0.001 {
 		t.Errorf("merged %+v, one process's histogram %+v", st.TurnLatencyMs, w)
 	}
 	if st.Turns != 1550 || st.Calls != 1550 || st.Attempts != 1553 || st.RateLimited != 3 || st.PeakInFlight["api"] != 12 || !st.PeakInFlightBound || st.AttemptsPerCall[0] != 1550 || len(st.Processes) != 3 {

@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"cmp"
@@ -17,6 +17,7 @@ import (
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched/quota"
+	"github.com/simbench/simbench/sim"
 )
 
 // DefaultRendezvousWait is how long a fleet member waits at the
@@ -128,17 +129,17 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 	}
 	runID := opts.RunID
 	if runID == "" {
-		runID = fmt.Sprintf("%s-%.12s-%d-of-%d", sc.Name, ScenarioDigest(sc), sc.Seed, opts.Of)
+		runID = fmt.Sprintf("%s-%.12s-%d-of-%d", sc.Name, sim.ScenarioDigest(sc), sc.Seed, opts.Of)
 	}
 	ms := &memberSetup{index: opts.Member, n: opts.Of, baseURL: strings.TrimSuffix(opts.BaseURL, "/"), runID: runID, rdb: rdb, wait: opts.Wait}
 	if ms.wait <= 0 {
 		ms.wait = DefaultRendezvousWait
 	}
-	ls := &liveSetup{orig: sc, sc: Scale(sc, f), f: f, progress: lo.Progress, trace: lo.Trace, maxTurnCalls: maxTurnCalls(lo.budget()), member: ms}
+	ls := &liveSetup{orig: sc, sc: sim.Scale(sc, f), f: f, progress: lo.Progress, trace: lo.Trace, maxTurnCalls: sim.MaxTurnCalls(lo.Budget()), member: ms}
 	res := &results.Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: lo.version(),
-		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: LimitsOf(sc),
-		Events: EventSpans(sc), Fleet: &results.FleetMember{Member: opts.Member, Of: opts.Of, RunID: runID},
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: lo.VersionOrDefault(),
+		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: sim.LimitsOf(sc),
+		Events: sim.EventSpans(sc), Fleet: &results.FleetMember{Member: opts.Member, Of: opts.Of, RunID: runID},
 	}
 	m := &Member{Results: res}
 	stopAlive := ms.keepAlive()
@@ -168,7 +169,7 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 	for i := range ls.sc.Strategies {
 		st := &ls.sc.Strategies[i]
 		if lo.Trace != nil {
-			if err := lo.Trace.Header(TraceHeader(sc, st.Name, "live")); err != nil {
+			if err := lo.Trace.Header(sim.TraceHeader(sc, st.Name, "live")); err != nil {
 				return nil, err
 			}
 		}
@@ -176,7 +177,7 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
 			res.Events = append(res.Events, lr.fallbacks...)
-			m.Hists = append(m.Hists, MemberHists{Strategy: st.Name, Turn: lr.m.turnLat.full(), OKTurn: lr.m.okTurnLat.full(), Call: lr.m.callLat.full()})
+			m.Hists = append(m.Hists, MemberHists{Strategy: st.Name, Turn: lr.m.TurnLat.Full(), OKTurn: lr.m.OkTurnLat.Full(), Call: lr.m.CallLat.Full()})
 			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, lo.AllowRedisFallback))
 		}
 		if err != nil {

@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched/quota"
+	"github.com/simbench/simbench/sim"
 )
 
 // WorkerCommand makes the command that runs one fleet member as an OS
@@ -47,7 +48,7 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 	var svcs []fakeapi.ServiceConfig
 	var names []string
 	for i := range orig.Services {
-		svcs = append(svcs, ServeConfig(orig, &orig.Services[i]))
+		svcs = append(svcs, sim.ServeConfig(orig, &orig.Services[i]))
 		names = append(names, orig.Services[i].Name)
 	}
 	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: ls.sc.Seed, TimeScale: ls.f, Warn: os.Stderr, MaxConns: -1})
@@ -140,21 +141,21 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 		return nil, nil, "", ctx.Err()
 	}
 	stats := srv.Stats()
-	models := make([]modelStats, len(names))
+	models := make([]sim.ModelStats, len(names))
 	for i, name := range names {
-		models[i] = modelStats{stats: stats.Services[name], cfg: svcs[i]}
+		models[i] = sim.ModelStats{Stats: stats.Services[name], Cfg: svcs[i]}
 	}
 	if r.QuotaUsed == nil {
 		r.QuotaUsed = map[string]float64{}
 	}
-	addServiceBooks(r, names, models, orig.Duration)
+	sim.AddServiceBooks(r, names, models, orig.Duration)
 	// The provider saw every member's attempts: its peak is the fleet's,
 	// where the members' summed peaks are only a bound.
 	for i, name := range names {
-		r.PeakInFlight[name] = models[i].stats.PeakConcurrency
+		r.PeakInFlight[name] = models[i].Stats.PeakConcurrency
 	}
 	r.PeakInFlightBound = false
-	r.WastedWorkS = round6(r.WastedWorkS)
+	r.WastedWorkS = sim.Round6(r.WastedWorkS)
 	invalid := r.Invalid
 	r.Invalid = ""
 	if epochErr != nil && ctx.Err() == nil {

@@ -1,6 +1,6 @@
 //go:build long
 
-package sim
+package live
 
 import (
 	"context"

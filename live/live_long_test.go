@@ -1,6 +1,6 @@
 //go:build long
 
-package sim
+package live
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/sim"
 )
 
 // TestLongLiveAgreesWithVirtual runs one small scenario both ways. The live run
@@ -19,7 +20,7 @@ import (
 func TestLongLiveAgreesWithVirtual(t *testing.T) {
 	t.Parallel() // waits on real time; the live checks overlap
 	sc := small()
-	virtual, err := Run(context.Background(), sc, Options{})
+	virtual, err := sim.Run(context.Background(), sc, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
+	"github.com/simbench/simbench/sim"
 )
 
 // liveNet draws one service's network delays for a live run, whose
 // attempts run on many goroutines.
 type liveNet struct {
 	mu  sync.Mutex
-	d   netDelay
+	d   sim.NetDelay
 	rng *rand.Rand
 }
 
@@ -23,20 +24,20 @@ type liveNet struct {
 func newLiveNet(sc *scenarios.Scenario) []liveNet {
 	n := make([]liveNet, len(sc.Services))
 	for i := range sc.Services {
-		n[i].d = newNetDelay(sc.Services[i].NetworkDelay)
-		n[i].rng = stream(sc.Seed, "network/"+sc.Services[i].Name)
+		n[i].d = sim.NewNetDelay(sc.Services[i].NetworkDelay)
+		n[i].rng = sim.Stream(sc.Seed, "network/"+sc.Services[i].Name)
 	}
 	return n
 }
 
 // draw returns an attempt's delays out and back, in real time.
 func (n *liveNet) draw() (out, back time.Duration) {
-	if !n.d.on() {
+	if !n.d.On() {
 		return 0, 0
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.d.draw(n.rng), n.d.draw(n.rng)
+	return n.d.Draw(n.rng), n.d.Draw(n.rng)
 }
 
 // delayed adds the scenario's network delay to a live run's attempts, on
@@ -49,7 +50,7 @@ func (n *liveNet) draw() (out, back time.Duration) {
 // virtual engine does.
 func (l *liveRun) delayed(exec sched.Executor) sched.Executor {
 	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
-		out, back := l.net[call.Payload.(*callMeta).svc].draw()
+		out, back := l.net[call.Payload.(*sim.CallMeta).Svc].draw()
 		if out > 0 && !sleepUntil(ctx, time.Now().Add(out)) {
 			return sched.Outcome{Class: sched.ClassCancelled, Err: ctx.Err()}
 		}

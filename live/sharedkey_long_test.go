@@ -1,6 +1,6 @@
 //go:build long
 
-package sim
+package live
 
 import (
 	"bytes"
@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
 	"github.com/simbench/simbench/trace"
 )
 
@@ -69,11 +71,11 @@ func TestLongSharedKeyLiveAgreement(t *testing.T) {
 	fo := fleetOptions{n: 4, shares: []float64{.25, .25, .25, .25}, mode: QuotaShared}
 	var vbuf bytes.Buffer
 	vw := trace.NewWriter(&vbuf)
-	virt, err := Run(context.Background(), virtualTwin(sc, &fo), Options{Strategies: []string{"shared"}, Trace: vw})
+	virt, err := sim.Run(context.Background(), virtualTwin(sc, &fo), sim.Options{Strategies: []string{"shared"}, Trace: vw})
 	if err != nil {
 		t.Fatal(err)
 	}
-	vrecs := tracedRecords(t, vw, &vbuf)
+	vrecs := simtest.TracedRecords(t, vw, &vbuf)
 	var (
 		live *results.Results
 		recs []trace.Record
@@ -83,11 +85,11 @@ func TestLongSharedKeyLiveAgreement(t *testing.T) {
 		var buf bytes.Buffer
 		w := trace.NewWriter(&buf)
 		live, err = RunLive(context.Background(), sc, LiveOptions{TimeScale: scale, Processes: 4, AllowRedisFallback: true, Redis: rs.URL(),
-			Options: Options{Strategies: []string{"shared"}, Trace: w}})
+			Options: sim.Options{Strategies: []string{"shared"}, Trace: w}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs = tracedRecords(t, w, &buf)
+		recs = simtest.TracedRecords(t, w, &buf)
 		down = down[:0]
 		for _, e := range live.Events {
 			if e.Kind == "quota-fallback" {

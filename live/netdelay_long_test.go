@@ -1,6 +1,6 @@
 //go:build long
 
-package sim
+package live
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
+	"github.com/simbench/simbench/sim"
 )
 
 // liveCheckScale is the time scale of the live half of
@@ -41,9 +42,9 @@ func TestLongSlidingWindowLiveMatchesVirtual(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range seeds {
 		wg.Go(func() {
-			opts := Options{Seed: &seeds[i]}
+			opts := sim.Options{Seed: &seeds[i]}
 			p := &runs[i]
-			if p.virtual, p.err = Run(context.Background(), sc, opts); p.err == nil {
+			if p.virtual, p.err = sim.Run(context.Background(), sc, opts); p.err == nil {
 				p.live, p.err = RunLive(context.Background(), sc, LiveOptions{Options: opts, TimeScale: liveCheckScale})
 			}
 		})

@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/results"
+	"github.com/simbench/simbench/sim"
 )
 
 // Lateness above which a live run is marked invalid: the machine could not
@@ -120,7 +121,7 @@ func (l *liveRun) judge(ctx context.Context) {
 	w := &l.sc.Workload
 	var gap time.Duration
 	if w.Sessions > 0 {
-		gap = time.Duration(newSampler(w.Think).mean())
+		gap = time.Duration(sim.NewSampler(w.Think).Mean())
 	} else {
 		gap = time.Duration(float64(time.Second) / w.ArrivalRate)
 		want := w.ArrivalRate * l.sc.Duration.Seconds()
@@ -130,7 +131,7 @@ func (l *liveRun) judge(ctx context.Context) {
 		}
 	}
 	limit := max(lateAbsolute, time.Duration(lateFraction*float64(gap)))
-	if p95 := l.late.quantile(0.95); l.late.n > 0 && p95 > limit {
+	if p95 := l.late.Quantile(0.95); l.late.N > 0 && p95 > limit {
 		l.invalid = fmt.Sprintf("timers fired %v late (p95, real time), above the %v the scenario's timing tolerates", p95.Round(time.Microsecond), limit)
 	}
 }
