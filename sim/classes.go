@@ -100,12 +100,3 @@ func classRanks(sc *scenarios.Scenario, st *scenarios.Strategy) []int {
 	}
 	return ranks
 }
-
-// schedPriorities returns the sched form of a strategy's priority table.
-func schedPriorities(st *scenarios.Strategy) []sched.PriorityClass {
-	var out []sched.PriorityClass
-	for _, p := range st.Priority {
-		out = append(out, sched.PriorityClass{Name: p.Class, Share: p.Share})
-	}
-	return out
-}

@@ -123,3 +123,12 @@ func ScenarioModelConfig(sc *scenarios.Scenario, svc *scenarios.Service) fakeapi
 	cfg.Events = ModelEvents(sc, svc)
 	return cfg
 }
+
+// schedPriorities returns the sched form of a strategy's priority table.
+func schedPriorities(st *scenarios.Strategy) []sched.PriorityClass {
+	var out []sched.PriorityClass
+	for _, p := range st.Priority {
+		out = append(out, sched.PriorityClass{Name: p.Class, Share: p.Share})
+	}
+	return out
+}

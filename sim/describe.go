@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"maps"
+	"math"
 	"strings"
 	"time"
 
@@ -89,3 +90,5 @@ func shortDuration(d time.Duration) string {
 	}
 	return s
 }
+
+func Round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

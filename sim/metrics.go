@@ -439,5 +439,3 @@ func (c *Collector) FinishS(sessions, turns int) float64 {
 	}
 	return Round6(c.lastTurn.Seconds())
 }
-
-func Round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
