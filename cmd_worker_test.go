@@ -17,10 +17,10 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/sim"
 )
 
 // fleetScenario is the scenario the fleet tests run: shared-key's one
@@ -38,7 +38,7 @@ func startProvider(t *testing.T) (*fakeapi.Server, string) {
 	}
 	var svcs []fakeapi.ServiceConfig
 	for i := range sc.Services {
-		svcs = append(svcs, sim.ServeConfig(sc, &sc.Services[i]))
+		svcs = append(svcs, setup.ServeConfig(sc, &sc.Services[i]))
 	}
 	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, Warn: io.Discard})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -95,11 +96,11 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 	if f <= 0 {
 		f = 1
 	}
-	ls := &liveSetup{orig: sc, sc: sim.Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: sim.MaxTurnCalls(opts.Budget())}
+	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: sim.MaxTurnCalls(opts.Budget())}
 	res := &results.Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.VersionOrDefault(),
-		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: sim.LimitsOf(sc),
-		Events: sim.EventSpans(sc),
+		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: setup.LimitsOf(sc),
+		Events: setup.EventSpans(sc),
 	}
 	var own [][]string // each strategy's reasons to be invalid
 	for i := range ls.sc.Strategies {

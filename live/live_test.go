@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -56,7 +57,7 @@ func small() *scenarios.Scenario {
 }
 
 func TestScaleKeepsTheShape(t *testing.T) {
-	sc := sim.Scale(small(), 0.01)
+	sc := setup.Scale(small(), 0.01)
 	if sc.Duration != 3*time.Second || sc.Services[0].RequestsPerMinute != 60_000 ||
 		sc.Services[0].Latency.Min != 2*time.Millisecond || sc.Workload.Think.Max != 15*time.Millisecond ||
 		sc.Strategies[0].Retry.Base != 10*time.Millisecond {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
-	"github.com/simbench/simbench/sim"
 )
 
 // Lateness above which a live run is marked invalid: the machine could not
@@ -121,7 +121,7 @@ func (l *liveRun) judge(ctx context.Context) {
 	w := &l.sc.Workload
 	var gap time.Duration
 	if w.Sessions > 0 {
-		gap = time.Duration(sim.NewSampler(w.Think).Mean())
+		gap = time.Duration(setup.NewSampler(w.Think).Mean())
 	} else {
 		gap = time.Duration(float64(time.Second) / w.ArrivalRate)
 		want := w.ArrivalRate * l.sc.Duration.Seconds()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/simbench/simbench/internal/redisproc"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -301,9 +302,9 @@ func (l *liveRun) processResults(fo *fleetOptions) []results.ProcessResult {
 		if t.downSince >= 0 {
 			l.endFallback(p, end)
 		}
-		out = append(out, results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: sim.Round6(fo.shares[p]), Turns: t.ended, FailedTurns: t.failed,
-			UnfinishedTurns: t.begun - t.ended, Calls: t.calls, Attempts: t.attempts, GoodputPerS: sim.Round6(float64(t.good) / window), RateLimited: t.limited,
-			AnswerLatencyMs: t.answered.AnswerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: sim.Round6(t.fallbackS)})
+		out = append(out, results.ProcessResult{Name: "p" + strconv.Itoa(p+1), Share: setup.Round6(fo.shares[p]), Turns: t.ended, FailedTurns: t.failed,
+			UnfinishedTurns: t.begun - t.ended, Calls: t.calls, Attempts: t.attempts, GoodputPerS: setup.Round6(float64(t.good) / window), RateLimited: t.limited,
+			AnswerLatencyMs: t.answered.AnswerSummary(uint64(t.ended)), QuotaFallbacks: t.fallbacks, QuotaFallbackS: setup.Round6(t.fallbackS)})
 		if t.redis != nil {
 			out[len(out)-1].QuotaRoundTrips = t.redis.RoundTrips()
 			out[len(out)-1].QuotaUnanswered = t.store.Stats().PrimaryErrors

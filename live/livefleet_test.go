@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -250,11 +251,11 @@ func TestFleetRunnersSharedLease(t *testing.T) {
 		{scenarios.Quota{Mode: scenarios.QuotaShared, Timeout: 200 * time.Millisecond, ProbeEvery: 3 * time.Second, Fallback: scenarios.FallbackClosed},
 			50 * time.Millisecond, math.SmallestNonzeroFloat64, 10 * time.Millisecond, 150 * time.Millisecond, quota.FailClosed},
 	} {
-		sc := sim.Scale(busy(), 0.05)
+		sc := setup.Scale(busy(), 0.05)
 		st := sc.Strategies[0]
 		st.TokenBucket, st.Quota = true, tc.q
 		l := &liveRun{sc: sc, st: &st, f: 0.05}
-		cfg, err := sim.SchedConfig(sc, &st)
+		cfg, err := setup.SchedConfig(sc, &st)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched/quota"
@@ -135,11 +136,11 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 	if ms.wait <= 0 {
 		ms.wait = DefaultRendezvousWait
 	}
-	ls := &liveSetup{orig: sc, sc: sim.Scale(sc, f), f: f, progress: lo.Progress, trace: lo.Trace, maxTurnCalls: sim.MaxTurnCalls(lo.Budget()), member: ms}
+	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: lo.Progress, trace: lo.Trace, maxTurnCalls: sim.MaxTurnCalls(lo.Budget()), member: ms}
 	res := &results.Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: lo.VersionOrDefault(),
-		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: sim.LimitsOf(sc),
-		Events: sim.EventSpans(sc), Fleet: &results.FleetMember{Member: opts.Member, Of: opts.Of, RunID: runID},
+		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: setup.LimitsOf(sc),
+		Events: setup.EventSpans(sc), Fleet: &results.FleetMember{Member: opts.Member, Of: opts.Of, RunID: runID},
 	}
 	m := &Member{Results: res}
 	stopAlive := ms.keepAlive()

@@ -14,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
 )
@@ -370,10 +371,10 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 	r.AnswerLatencyMs = ok.AnswerSummary(uint64(r.Turns))
 	r.LatencyCDF, r.AnswerCDF = turn.Cdf(100), ok.CdfAmong(100, uint64(r.Turns))
 	for _, x := range []*float64{&r.WastedWorkS, &r.GoodputPerS, &r.AnsweredGoodputPerS, &r.AnsweredTurnsPerS, &r.AchievedTurnsPerS, &r.TurnsInSystem, &r.AttemptsInService} {
-		*x = sim.Round6(*x)
+		*x = setup.Round6(*x)
 	}
 	for svc := range r.QuotaUsed {
-		r.QuotaUsed[svc] = sim.Round6(r.QuotaUsed[svc])
+		r.QuotaUsed[svc] = setup.Round6(r.QuotaUsed[svc])
 	}
 	if len(r.QuotaUsed) == 0 {
 		r.QuotaUsed = nil
@@ -399,8 +400,8 @@ func addTimeline(a, b []results.TimelinePoint) []results.TimelinePoint {
 		if i == len(a) {
 			a = append(a, results.TimelinePoint{T: p.T, BucketS: p.BucketS})
 		}
-		a[i].Started = sim.Round6(a[i].Started + p.Started)
-		a[i].RateLimited = sim.Round6(a[i].RateLimited + p.RateLimited)
+		a[i].Started = setup.Round6(a[i].Started + p.Started)
+		a[i].RateLimited = setup.Round6(a[i].RateLimited + p.RateLimited)
 		a[i].InFlight += p.InFlight
 	}
 	return a

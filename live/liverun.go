@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -194,7 +195,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 	var svcs []fakeapi.ServiceConfig
 	names := make([]string, len(orig.Services))
 	for i := range orig.Services {
-		svcs = append(svcs, sim.ServeConfig(orig, &orig.Services[i]))
+		svcs = append(svcs, setup.ServeConfig(orig, &orig.Services[i]))
 		names[i] = orig.Services[i].Name
 	}
 	l := &liveRun{sc: ls.sc, st: st, f: ls.f, m: sim.NewCollector(names, orig.Duration), late: sim.NewHistogram(), fleet: fo,
@@ -226,7 +227,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 // scaled scenario, with hooks that trace its retries and record its
 // adaptive limits as they step.
 func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *sim.LimitRecorder, error) {
-	cfg, err := sim.SchedConfig(l.sc, l.st)
+	cfg, err := setup.SchedConfig(l.sc, l.st)
 	if err != nil {
 		return cfg, nil, err
 	}
@@ -322,8 +323,8 @@ func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *sim.LimitRecorde
 		l.m.Unfinished += int64(l.agents.Unfinished(p))
 	}
 	l.result = l.m.StrategyResultFrom(l.st.Name, l.st.MaxInFlight, models, l.offered)
-	l.result.Retry = sim.RetryText(l.st)
-	l.result.MaxInFlightPerService = sim.ServiceCaps(l.st)
+	l.result.Retry = setup.RetryText(l.st)
+	l.result.MaxInFlightPerService = setup.ServiceCaps(l.st)
 	l.result.FinishS = l.m.FinishS(l.sc.Workload.Sessions, l.agents.Turns)
 	l.result.LimitTrace = limits.Trace()
 	l.result.Processes = l.processResults(fo)

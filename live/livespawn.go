@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched/quota"
@@ -48,7 +49,7 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 	var svcs []fakeapi.ServiceConfig
 	var names []string
 	for i := range orig.Services {
-		svcs = append(svcs, sim.ServeConfig(orig, &orig.Services[i]))
+		svcs = append(svcs, setup.ServeConfig(orig, &orig.Services[i]))
 		names = append(names, orig.Services[i].Name)
 	}
 	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: ls.sc.Seed, TimeScale: ls.f, Warn: os.Stderr, MaxConns: -1})
@@ -155,7 +156,7 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 		r.PeakInFlight[name] = models[i].Stats.PeakConcurrency
 	}
 	r.PeakInFlightBound = false
-	r.WastedWorkS = sim.Round6(r.WastedWorkS)
+	r.WastedWorkS = setup.Round6(r.WastedWorkS)
 	invalid := r.Invalid
 	r.Invalid = ""
 	if epochErr != nil && ctx.Err() == nil {

@@ -203,7 +203,7 @@ type StrategyResult struct {
 	// before the field existed (then the split is unknown when Failed > 0).
 	AttemptsPerFailedCall []int64 `json:"attempts_per_failed_call,omitempty"`
 	// Retry describes the strategy's retry policy in one line (see
-	// sim.RetryText), so reports can tell strategies that differ in backoff.
+	// setup.RetryText), so reports can tell strategies that differ in backoff.
 	Retry string `json:"retry,omitempty"`
 	// LatencyCDF samples the turn-latency distribution for plots.
 	LatencyCDF []CDFPoint `json:"latency_cdf,omitempty"`

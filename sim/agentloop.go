@@ -282,7 +282,7 @@ func (a *AgentLoop) startTurn(now time.Duration, session, p int) {
 	}
 	c := &a.sc.Workload.Cancel
 	if c.Probability > 0 && t.rng.Float64() < c.Probability {
-		a.emit(AgentOp{Kind: OpCancelAt, At: satmath.Add(now, a.wl.cancelAt.duration(t.rng)), Turn: t})
+		a.emit(AgentOp{Kind: OpCancelAt, At: satmath.Add(now, a.wl.cancelAt.Duration(t.rng)), Turn: t})
 	}
 	if c.ParentTimeout > 0 {
 		a.emit(AgentOp{Kind: OpCancelAt, At: satmath.Add(now, c.ParentTimeout), Turn: t})
@@ -435,7 +435,7 @@ func (a *AgentLoop) afterTools(now time.Duration, t *AgentTurn, ok bool) {
 	if sg == nil || !ok {
 		return
 	}
-	n := sg.count.count(t.rng) // a draw of 0 runs no subagent
+	n := sg.count.Count(t.rng) // a draw of 0 runs no subagent
 	if n > a.MaxTurnCalls {
 		a.fail(tooManyInTurn("subagents", int64(n), a.MaxTurnCalls))
 		return
@@ -583,7 +583,7 @@ func (a *AgentLoop) finishTurn(now time.Duration, t *AgentTurn) {
 	if t.Session < 0 {
 		return
 	}
-	next := satmath.Add(now, a.wl.think.duration(t.rng))
+	next := satmath.Add(now, a.wl.think.Duration(t.rng))
 	if next == t.Start {
 		// A turn that failed at once with no think time would start the
 		// next at the same instant, forever: time would never move. An

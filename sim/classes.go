@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -77,7 +78,7 @@ func (c *classStats) results() []results.ClassResult {
 			TurnLatencyMs: a.turnLat.Summary(), AnswerLatencyMs: a.okTurnLat.AnswerSummary(uint64(a.turns)),
 		}
 		if good > 0 {
-			out[i].CallShare = Round6(float64(a.good) / float64(good))
+			out[i].CallShare = setup.Round6(float64(a.good) / float64(good))
 		}
 	}
 	return out

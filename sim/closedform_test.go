@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -971,9 +972,9 @@ name = "unbounded"
 		}
 	}
 	cost := float64(model)*(800*inPrice+200*outPrice)/1000 + float64(tool)*50*toolPrice/1000
-	if tk.CostUSD != Round6(cost) || tk.CostPerAnsweredTaskUSD != Round6(cost/float64(tk.Completed)) {
+	if tk.CostUSD != setup.Round6(cost) || tk.CostPerAnsweredTaskUSD != setup.Round6(cost/float64(tk.Completed)) {
 		t.Errorf("cost $%v, $%v an answered task; the %d model and %d tool calls billed at the prices cost $%v, $%v over %d answered",
-			tk.CostUSD, tk.CostPerAnsweredTaskUSD, model, tool, Round6(cost), Round6(cost/float64(tk.Completed)), tk.Completed)
+			tk.CostUSD, tk.CostPerAnsweredTaskUSD, model, tool, setup.Round6(cost), setup.Round6(cost/float64(tk.Completed)), tk.Completed)
 	}
 	modelCalls := (1 - math.Pow(p, k)) / (1 - p)
 	perTask := modelCalls*(800*inPrice+200*outPrice)/1000 + p*modelCalls*50*toolPrice/1000

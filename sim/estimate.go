@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -329,7 +330,7 @@ func (x *estimator) capacity(st *scenarios.Strategy) float64 {
 // meanOf returns a distribution's mean, no more than its cap when it has
 // one (in the distribution's unit: nanoseconds for durations).
 func meanOf[T time.Duration | float64](d spec.Dist[T]) float64 {
-	m := NewSampler(d).Mean()
+	m := setup.NewSampler(d).Mean()
 	if d.Max > 0 && d.Kind != spec.DistUniform {
 		m = min(m, float64(d.Max))
 	}

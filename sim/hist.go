@@ -8,6 +8,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 )
 
@@ -161,7 +162,7 @@ func (h *Histogram) AnswerSummary(total uint64) results.AnswerSummary {
 	}
 	s := results.AnswerSummary{Mean: ms(h.mean()), P50: at(0.5), P95: at(0.95), P99: at(0.99)}
 	if total > 0 {
-		s.AnsweredShare = Round6(float64(h.N) / float64(total))
+		s.AnsweredShare = setup.Round6(float64(h.N) / float64(total))
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -12,7 +13,7 @@ func TestLoadsOfTier3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Loads(sc)
+	got := setup.Loads(sc)
 	if len(got) != 1 {
 		t.Fatalf("loads %+v", got)
 	}

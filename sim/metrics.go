@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sched"
 )
@@ -354,13 +355,13 @@ func (c *Collector) StrategyResultFrom(name string, maxInFlight int, models []Mo
 		Calls: c.calls, Attempts: c.attempts,
 		TurnLatencyMs: c.TurnLat.Summary(), OKTurnLatencyMs: c.OkTurnLat.Summary(),
 		AnswerLatencyMs: c.OkTurnLat.AnswerSummary(uint64(c.turns)), CallLatencyMs: c.CallLat.Summary(),
-		GoodputPerS:         Round6(float64(c.goodCalls) / c.Window.Seconds()),
-		AnsweredGoodputPerS: Round6(float64(c.answeredGood) / c.Window.Seconds()),
-		AnsweredTurnsPerS:   Round6(float64(c.turns-c.failedTurns) / c.Window.Seconds()),
-		OfferedTurnsPerS:    Round6(offered),
-		AchievedTurnsPerS:   Round6(float64(c.turns) / c.Window.Seconds()),
-		TurnsInSystem:       Round6(c.turnsIn.mean()),
-		AttemptsInService:   Round6(c.attemptsIn.mean()),
+		GoodputPerS:         setup.Round6(float64(c.goodCalls) / c.Window.Seconds()),
+		AnsweredGoodputPerS: setup.Round6(float64(c.answeredGood) / c.Window.Seconds()),
+		AnsweredTurnsPerS:   setup.Round6(float64(c.turns-c.failedTurns) / c.Window.Seconds()),
+		OfferedTurnsPerS:    setup.Round6(offered),
+		AchievedTurnsPerS:   setup.Round6(float64(c.turns) / c.Window.Seconds()),
+		TurnsInSystem:       setup.Round6(c.turnsIn.mean()),
+		AttemptsInService:   setup.Round6(c.attemptsIn.mean()),
 		RateLimited:         c.rateLimited, Failed: c.failed,
 		Hedges: c.hedges, HedgesWon: c.hedgesWon,
 		PeakInFlight:    map[string]int{},
@@ -375,7 +376,7 @@ func (c *Collector) StrategyResultFrom(name string, maxInFlight int, models []Mo
 		r.PeakInFlight[c.services[i]] = c.peak[i]
 	}
 	AddServiceBooks(&r, c.services, models, c.Window)
-	r.WastedWorkS = Round6(r.WastedWorkS + c.WastedS)
+	r.WastedWorkS = setup.Round6(r.WastedWorkS + c.WastedS)
 	r.WastedTokens += c.WastedTokens
 	perSecond(r.Timeline)
 	if len(c.services) > 1 {
@@ -398,7 +399,7 @@ func AddServiceBooks(r *results.StrategyResult, services []string, models []Mode
 		r.EarlyRetries += st.EarlyRetries
 		r.WastedWorkS += st.WastedWorkS
 		r.WastedTokens += st.WastedTokens
-		r.CancelledWorkS = Round6(r.CancelledWorkS + st.CancelledWorkS)
+		r.CancelledWorkS = setup.Round6(r.CancelledWorkS + st.CancelledWorkS)
 		r.WriteRaces += st.WriteRaces
 		r.Conflicts += st.Conflicts
 		var used float64
@@ -412,7 +413,7 @@ func AddServiceBooks(r *results.StrategyResult, services []string, models []Mode
 			used = max(used, float64(st.TokensAccepted)/(float64(cfg.TPM)*minutes))
 		}
 		if used > 0 {
-			r.QuotaUsed[services[i]] = Round6(used)
+			r.QuotaUsed[services[i]] = setup.Round6(used)
 		}
 	}
 }
@@ -422,8 +423,8 @@ func AddServiceBooks(r *results.StrategyResult, services []string, models []Mode
 func perSecond(tl []results.TimelinePoint) []results.TimelinePoint {
 	for i := range tl {
 		p := &tl[i]
-		p.Started = Round6(p.Started / p.BucketS)
-		p.RateLimited = Round6(p.RateLimited / p.BucketS)
+		p.Started = setup.Round6(p.Started / p.BucketS)
+		p.RateLimited = setup.Round6(p.RateLimited / p.BucketS)
 	}
 	return tl
 }
@@ -437,5 +438,5 @@ func (c *Collector) FinishS(sessions, turns int) float64 {
 	if sessions == 0 || turns == 0 || c.Unfinished+c.late > 0 || c.turns != int64(sessions)*int64(turns) {
 		return 0
 	}
-	return Round6(c.lastTurn.Seconds())
+	return setup.Round6(c.lastTurn.Seconds())
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/sched/satmath"
 	"github.com/simbench/simbench/spec"
 )
@@ -13,7 +14,7 @@ import (
 // and the service seeing it, and between the service answering and the
 // client reading the answer. The zero value draws 0.
 type NetDelay struct {
-	s     *sampler
+	s     *setup.Sampler
 	upper time.Duration // the largest draw the loader validated
 }
 
@@ -21,7 +22,7 @@ func NewNetDelay(d spec.Dist[time.Duration]) NetDelay {
 	if d.Upper() <= 0 {
 		return NetDelay{} // a constant 0 or no distribution: no delay
 	}
-	return NetDelay{s: NewSampler(d), upper: satmath.FromFloat[time.Duration](d.Upper())}
+	return NetDelay{s: setup.NewSampler(d), upper: satmath.FromFloat[time.Duration](d.Upper())}
 }
 
 // On reports whether the delay can be above 0.
@@ -32,5 +33,5 @@ func (n *NetDelay) Draw(rng *rand.Rand) time.Duration {
 	if n.s == nil {
 		return 0
 	}
-	return min(n.s.duration(rng), n.upper)
+	return min(n.s.Duration(rng), n.upper)
 }

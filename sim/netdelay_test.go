@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -116,7 +117,7 @@ retry = { attempts = 1 }
 	for k := range 1000 {
 		area += min(trip, 1000-float64(k))
 	}
-	if want := Round6(area / 1000); r.AttemptsInService != want {
+	if want := setup.Round6(area / 1000); r.AttemptsInService != want {
 		t.Errorf("attempts in flight on average %v; want %v", r.AttemptsInService, want)
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -50,7 +51,7 @@ func (s *procStats) turn(latency time.Duration, failed bool) {
 // otherwise it is SchedConfig. The caller sets Rand and Hook. Live runs of
 // several processes use it so that they pace as the simulator does.
 func ProcessSchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, error) {
-	cfg, err := SchedConfig(sc, st)
+	cfg, err := setup.SchedConfig(sc, st)
 	if err != nil {
 		return cfg, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
@@ -265,8 +266,8 @@ func (r *virtualRun) finish() error {
 func newResults(sc *scenarios.Scenario, opts *Options) *results.Results {
 	return &results.Results{
 		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.VersionOrDefault(),
-		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
-		Events:     EventSpans(sc),
+		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: setup.LimitsOf(sc),
+		Events:     setup.EventSpans(sc),
 		Strategies: make([]results.StrategyResult, len(sc.Strategies)),
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -73,7 +74,7 @@ func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook fun
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
 		svc := &sc.Services[i]
-		mc := ScenarioModelConfig(sc, svc)
+		mc := setup.ScenarioModelConfig(sc, svc)
 		// The service's stream depends on the seed and the service only: every
 		// strategy meets the same latencies and faults in the same order of arrivals.
 		m, err := fakeapi.NewModel(mc, Stream(sc.Seed, "service/"+svc.Name))
@@ -200,8 +201,8 @@ func (r *runParts) result() results.StrategyResult {
 		offered = w.ArrivalRate
 	}
 	res := r.m.strategyResult(r.st.Name, r.st.MaxInFlight, r.models, offered)
-	res.Retry = RetryText(r.st)
-	res.MaxInFlightPerService = ServiceCaps(r.st)
+	res.Retry = setup.RetryText(r.st)
+	res.MaxInFlightPerService = setup.ServiceCaps(r.st)
 	if r.st.TokenBucket {
 		res.Headroom = r.st.Headroom
 	}
@@ -231,16 +232,16 @@ func (r *runParts) processResults() []results.ProcessResult {
 	for p := range r.procs {
 		s := &r.procs[p].stats
 		out[p] = results.ProcessResult{
-			Name: "p" + strconv.Itoa(p+1), Share: Round6(r.Agents.shares[p]),
+			Name: "p" + strconv.Itoa(p+1), Share: setup.Round6(r.Agents.shares[p]),
 			Turns: s.turns, FailedTurns: s.failedTurns, UnfinishedTurns: s.unfinished,
 			Calls: s.calls, Attempts: s.attempts,
-			GoodputPerS:     Round6(float64(s.goodCalls) / secs),
+			GoodputPerS:     setup.Round6(float64(s.goodCalls) / secs),
 			RateLimited:     s.rateLimited,
 			AnswerLatencyMs: s.okTurnLat.AnswerSummary(uint64(s.turns)),
 			QuotaRoundTrips: r.procs[p].quota.roundTrips(),
 		}
 		if n, d := r.procs[p].quota.fallback(r.end); n > 0 {
-			out[p].QuotaFallbacks, out[p].QuotaFallbackS = n, Round6(d.Seconds())
+			out[p].QuotaFallbacks, out[p].QuotaFallbackS = n, setup.Round6(d.Seconds())
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -18,7 +19,7 @@ func TestScaledServicesBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := Scale(sc, 0.5)
+		s := setup.Scale(sc, 0.5)
 		for i := range s.Services {
 			if ps := s.Services[i].Model().Problems(); len(ps) > 0 {
 				t.Errorf("%s, service %s scaled by 0.5: %v", info.Name, s.Services[i].Name, ps)

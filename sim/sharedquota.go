@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/quota"
@@ -149,7 +150,7 @@ func failoverSettings(q scenarios.Quota) failover {
 func NewFailover(primary quota.Backend, q scenarios.Quota, n int, f float64, onSwitch func(quota.Event)) *quota.Failover {
 	fo := failoverSettings(q)
 	return &quota.Failover{Primary: primary, Policy: fo.policy, Processes: max(n, 1),
-		Timeout: scaleD(fo.timeout, f), ProbeEvery: scaleD(fo.probeEvery, f), OnSwitch: onSwitch}
+		Timeout: setup.ScaleD(fo.timeout, f), ProbeEvery: setup.ScaleD(fo.probeEvery, f), OnSwitch: onSwitch}
 }
 
 // NewSharedQuota returns the quota.Shared on b of one of n processes for
@@ -166,7 +167,7 @@ func NewSharedQuota(b quota.Backend, key string, cfg sched.Config, q scenarios.Q
 	if q.Lease <= 0 {
 		sh.TTL, sh.Max = quota.DefaultLeaseTTL, math.SmallestNonzeroFloat64
 	}
-	sh.TTL = scaleD(sh.TTL, f)
+	sh.TTL = setup.ScaleD(sh.TTL, f)
 	return sh
 }
 

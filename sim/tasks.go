@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -167,7 +168,7 @@ func (b *taskBook) result() *results.Tasks {
 		ModelFailures: b.modelFailures, ModelRetries: b.modelRetries, SkippedSubagents: b.skipped,
 	}
 	if b.begun > 0 {
-		r.Completion = Round6(float64(b.completed) / float64(b.begun))
+		r.Completion = setup.Round6(float64(b.completed) / float64(b.begun))
 	}
 	if b.completed > 0 {
 		r.TimeToAnswerMs = b.answer.Summary()
@@ -180,12 +181,12 @@ func (b *taskBook) result() *results.Tasks {
 		r.OutputTokens = satmath.Add(r.OutputTokens, b.output[i])
 		r.Services = append(r.Services, results.ServiceCost{
 			Service: name, InputTokens: b.input[i], OutputTokens: b.output[i],
-			PricePer1kInput: b.priceIn[i], PricePer1kOutput: b.priceOut[i], CostUSD: Round6(c),
+			PricePer1kInput: b.priceIn[i], PricePer1kOutput: b.priceOut[i], CostUSD: setup.Round6(c),
 		})
 	}
-	r.CostUSD = Round6(cost)
+	r.CostUSD = setup.Round6(cost)
 	if b.completed > 0 {
-		r.CostPerAnsweredTaskUSD = Round6(cost / float64(b.completed))
+		r.CostPerAnsweredTaskUSD = setup.Round6(cost / float64(b.completed))
 	}
 	return r
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
@@ -165,8 +166,8 @@ func TestCostIsTokensTimesPrices(t *testing.T) {
 	}
 	want := []results.ServiceCost{
 		{Service: "model", InputTokens: 12 * 800, OutputTokens: 12 * 200, PricePer1kInput: 0.003, PricePer1kOutput: 0.015,
-			CostUSD: Round6(12*800*0.003/1000 + 12*200*0.015/1000)},
-		{Service: "api", InputTokens: 12 * 50, PricePer1kInput: 0.0005, CostUSD: Round6(12 * 50 * 0.0005 / 1000)},
+			CostUSD: setup.Round6(12*800*0.003/1000 + 12*200*0.015/1000)},
+		{Service: "api", InputTokens: 12 * 50, PricePer1kInput: 0.0005, CostUSD: setup.Round6(12 * 50 * 0.0005 / 1000)},
 	}
 	if fmt.Sprint(tk.Services) != fmt.Sprint(want) {
 		t.Errorf("billed %+v; want %+v", tk.Services, want)
@@ -175,8 +176,8 @@ func TestCostIsTokensTimesPrices(t *testing.T) {
 	for _, s := range want {
 		cost += float64(s.InputTokens)*s.PricePer1kInput/1000 + float64(s.OutputTokens)*s.PricePer1kOutput/1000
 	}
-	if tk.CostUSD != Round6(cost) || tk.CostPerAnsweredTaskUSD != Round6(cost/3) {
-		t.Errorf("cost $%v, $%v a task; want $%v, $%v", tk.CostUSD, tk.CostPerAnsweredTaskUSD, Round6(cost), Round6(cost/3))
+	if tk.CostUSD != setup.Round6(cost) || tk.CostPerAnsweredTaskUSD != setup.Round6(cost/3) {
+		t.Errorf("cost $%v, $%v a task; want $%v, $%v", tk.CostUSD, tk.CostPerAnsweredTaskUSD, setup.Round6(cost), setup.Round6(cost/3))
 	}
 	if tk.InputTokens != 12*850 || tk.OutputTokens != 12*200 {
 		t.Errorf("%d input, %d output tokens; want %d, %d", tk.InputTokens, tk.OutputTokens, 12*850, 12*200)

@@ -9,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/spec"
@@ -203,7 +204,7 @@ outage = true
 		{Service: "other", Kind: "outage", StartS: 240, EndS: 241, Label: "outage 503"},
 		{Service: "api", Kind: "outage", StartS: 300, EndS: 360, Label: "outage 529"},
 	}
-	got := EventSpans(sc)
+	got := setup.EventSpans(sc)
 	if len(got) != len(want) {
 		t.Fatalf("spans %+v", got)
 	}
@@ -214,11 +215,11 @@ outage = true
 	}
 	// Absolute limits become the whole set the model enforces: the
 	// service's own rps (10, burst one second's worth) with the event's.
-	ev := ModelEvents(sc, sc.Service("api"))
+	ev := setup.ModelEvents(sc, sc.Service("api"))
 	if len(ev) != 2 || ev[1].Limits == nil || ev[1].Limits.Factor != 0.5 || !ev[0].Outage {
 		t.Errorf("api model events %+v", ev)
 	}
-	ev = ModelEvents(sc, sc.Service("other"))
+	ev = setup.ModelEvents(sc, sc.Service("other"))
 	if l := ev[0].Limits; l == nil || *l != (spec.EventLimits{RPM: 300, MaxConcurrent: 4, Burst: 5}) {
 		t.Errorf("other's absolute limits %+v", l)
 	}
@@ -285,7 +286,7 @@ rps = 5
 	if a.Strategies[0].Failed == plain.Strategies[0].Failed && a.Strategies[0].Attempts == plain.Strategies[0].Attempts {
 		t.Errorf("the events changed nothing: %+v", a.Strategies[0])
 	}
-	if got := Scale(sc, 0.1).Events[4]; got.At != 9*time.Second || got.For != time.Second || got.RequestsPerSecond != 50 {
+	if got := setup.Scale(sc, 0.1).Events[4]; got.At != 9*time.Second || got.For != time.Second || got.RequestsPerSecond != 50 {
 		t.Errorf("scaled event %+v", got)
 	}
 }

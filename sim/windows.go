@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -34,7 +35,7 @@ type EventWindow struct {
 // followed by an outage gives one window for the cut alone and one for the
 // outage.
 func EventWindows(sc *scenarios.Scenario) []EventWindow {
-	spans := EventSpans(sc)
+	spans := setup.EventSpans(sc)
 	var out []EventWindow
 	for i, sp := range spans {
 		start, end := durationOf(sp.StartS), durationOf(sp.EndS)
@@ -108,18 +109,18 @@ func (c *Collector) windowResults(headroom float64) []results.WindowResult {
 	for i := range c.windows {
 		a := &c.windows[i]
 		r := results.WindowResult{
-			Label: a.w.Label, Service: a.w.Service, StartS: Round6(a.w.Start.Seconds()), EndS: Round6(a.w.End.Seconds()),
+			Label: a.w.Label, Service: a.w.Service, StartS: setup.Round6(a.w.Start.Seconds()), EndS: setup.Round6(a.w.End.Seconds()),
 			Attempts: a.attempts, RateLimited: a.rateLimited, Calls: a.calls,
-			LimitPerS: Round6(a.w.LimitPerS), Headroom: headroom,
+			LimitPerS: setup.Round6(a.w.LimitPerS), Headroom: headroom,
 		}
 		if s := (a.w.End - a.w.Start).Seconds(); s > 0 {
-			r.GoodputPerS = Round6(float64(a.good) / s)
+			r.GoodputPerS = setup.Round6(float64(a.good) / s)
 		}
 		if a.attempts > 0 {
-			r.RateLimitedShare = Round6(float64(a.rateLimited) / float64(a.attempts))
+			r.RateLimitedShare = setup.Round6(float64(a.rateLimited) / float64(a.attempts))
 		}
 		if a.calls > 0 {
-			r.AttemptsPerCall = Round6(float64(a.callAttempts) / float64(a.calls))
+			r.AttemptsPerCall = setup.Round6(float64(a.callAttempts) / float64(a.calls))
 		}
 		out = append(out, r)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -68,9 +69,9 @@ func TestWindowFigures(t *testing.T) {
 	}
 	first := 10.0 + 10.0/3
 	want := []results.WindowResult{
-		{Label: "latency ×2", Service: "s", StartS: Round6(first), EndS: 20, GoodputPerS: Round6(66 / (20 - first)),
+		{Label: "latency ×2", Service: "s", StartS: setup.Round6(first), EndS: 20, GoodputPerS: setup.Round6(66 / (20 - first)),
 			Attempts: 66, Calls: 66, AttemptsPerCall: 1, Headroom: 1},
-		{Label: "outage 503", Service: "s", StartS: Round6(20 + 5.0/3), EndS: 25,
+		{Label: "outage 503", Service: "s", StartS: setup.Round6(20 + 5.0/3), EndS: 25,
 			Attempts: 33, Calls: 33, AttemptsPerCall: 1, Headroom: 1},
 	}
 	for i := range want {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/satmath"
@@ -17,8 +18,8 @@ import (
 // the same turns whatever order its timing makes them happen in.
 type workload struct {
 	sc       *scenarios.Scenario
-	think    *sampler
-	cancelAt *sampler
+	think    *setup.Sampler
+	cancelAt *setup.Sampler
 	groups   []group
 	llm      *llmGen
 	// modelOnly is the scenario's Workload.ModelOnly: its model calls
@@ -42,7 +43,7 @@ type toolGen struct {
 	name       string
 	service    string
 	svc        int
-	tokens     *sampler
+	tokens     *setup.Sampler
 	write      bool
 	resource   string
 	idempotent bool
@@ -52,7 +53,7 @@ type group struct {
 	tools   []int // tool indexes: one, or the mix
 	weights []float64
 	total   float64
-	count   *sampler
+	count   *setup.Sampler
 	prob    float64
 	after   []int // tool indexes this group waits for
 }
@@ -60,13 +61,13 @@ type group struct {
 type llmGen struct {
 	service string
 	svc     int
-	tokens  *sampler
-	output  *sampler // the zero Dist when output_tokens is unset: draws 0, touching no stream
-	growth  int64    // tokens the prompt grows by each iteration
+	tokens  *setup.Sampler
+	output  *setup.Sampler // the zero Dist when output_tokens is unset: draws 0, touching no stream
+	growth  int64          // tokens the prompt grows by each iteration
 }
 
 type subGen struct {
-	count         *sampler
+	count         *setup.Sampler
 	maxIterations int
 	budget        int64
 	orchestrator  int64 // the whole turn's budget (0: none)
@@ -77,12 +78,12 @@ type subGen struct {
 
 func newWorkload(sc *scenarios.Scenario) *workload {
 	w := &workload{sc: sc, toolIndex: map[string]int{}}
-	w.think = NewSampler(sc.Workload.Think)
-	w.cancelAt = NewSampler(sc.Workload.Cancel.After)
+	w.think = setup.NewSampler(sc.Workload.Think)
+	w.cancelAt = setup.NewSampler(sc.Workload.Cancel.After)
 	for i, t := range sc.Tools {
 		w.toolIndex[t.Name] = i
 		w.tools = append(w.tools, toolGen{
-			name: t.Name, service: t.Service, svc: serviceIndex(sc, t.Service), tokens: NewSampler(t.Tokens),
+			name: t.Name, service: t.Service, svc: serviceIndex(sc, t.Service), tokens: setup.NewSampler(t.Tokens),
 			write: t.Kind == scenarios.KindWrite, resource: t.Resource, idempotent: t.Idempotent,
 		})
 	}
@@ -91,7 +92,7 @@ func newWorkload(sc *scenarios.Scenario) *workload {
 	w.llm = w.makeLLM(sc.Workload.LLM)
 	if s := sc.Workload.Subagents; s != nil {
 		w.sub = &subGen{
-			count: NewSampler(s.Count), maxIterations: s.MaxIterations,
+			count: setup.NewSampler(s.Count), maxIterations: s.MaxIterations,
 			budget: s.TokenBudget, orchestrator: s.OrchestratorBudget, finish: s.FinishProbability,
 			llm: w.makeLLM(s.LLM), groups: w.makeGroups(s.Calls),
 		}
@@ -103,13 +104,13 @@ func (w *workload) makeLLM(l *scenarios.LLMCall) *llmGen {
 	if l == nil {
 		return nil
 	}
-	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: NewSampler(l.Tokens), output: NewSampler(l.Output), growth: l.ContextGrowth}
+	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: setup.NewSampler(l.Tokens), output: setup.NewSampler(l.Output), growth: l.ContextGrowth}
 }
 
 func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
 	var out []group
 	for _, g := range gs {
-		gr := group{count: NewSampler(g.Count), prob: g.Probability}
+		gr := group{count: setup.NewSampler(g.Count), prob: g.Probability}
 		if g.Tool != "" {
 			gr.tools = []int{w.toolIndex[g.Tool]}
 		}
@@ -171,7 +172,7 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 		if g.prob < 1 && rng.Float64() >= g.prob {
 			continue
 		}
-		n := g.count.count(rng)
+		n := g.count.Count(rng)
 		if n > limit-len(tools) {
 			w.toolBuf, w.groupOf = tools[:0], groupOf[:0]
 			return nil, tooManyInTurn("calls", satmath.Add(int64(n), int64(len(tools))), limit)
@@ -198,7 +199,7 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 		*serial++
 		metas[i] = CallMeta{Tool: int32(t), Svc: tg.svc, Write: tg.write, Counted: true, Client: w.clientName(*serial)}
 		calls[i] = sched.Call{
-			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.draw(rng)),
+			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.Draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
 			Payload: &metas[i],
 		}
@@ -337,11 +338,11 @@ func tooManyInTurn(what string, n int64, limit int) error {
 // when it is not nil (callSlices).
 func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare *callSpare) []sched.Call {
 	*serial++
-	tokens := satmath.FromFloat[int64](l.tokens.draw(rng))
+	tokens := satmath.FromFloat[int64](l.tokens.Draw(rng))
 	calls, metas := callSlices(1, spare)
 	meta := &metas[0]
 	*meta = CallMeta{Tool: -1, Svc: l.svc, Counted: w.modelOnly, Client: w.clientName(*serial)}
-	meta.Output = min(satmath.FromFloat[int64](l.output.draw(rng)), tokens)
+	meta.Output = min(satmath.FromFloat[int64](l.output.Draw(rng)), tokens)
 	calls[0] = sched.Call{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}
 	return calls
 }

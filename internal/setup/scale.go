@@ -1,4 +1,4 @@
-package sim
+package setup
 
 import (
 	"time"
@@ -14,13 +14,13 @@ import (
 // latency, the same bursts, the same limits relative to the load.
 func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 	c := *sc
-	c.Duration = scaleD(sc.Duration, f)
+	c.Duration = ScaleD(sc.Duration, f)
 	w := &c.Workload
 	w.Think = scaleDist(w.Think, f)
-	w.Ramp = scaleD(w.Ramp, f)
+	w.Ramp = ScaleD(w.Ramp, f)
 	w.ArrivalRate /= f
 	w.Cancel.After = scaleDist(w.Cancel.After, f)
-	w.Cancel.ParentTimeout = scaleD(w.Cancel.ParentTimeout, f)
+	w.Cancel.ParentTimeout = ScaleD(w.Cancel.ParentTimeout, f)
 	c.Services = append([]scenarios.Service(nil), sc.Services...)
 	for i := range c.Services {
 		s := &c.Services[i]
@@ -33,14 +33,14 @@ func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 		s.TokensPerMinute /= f
 		s.Latency = scaleDist(s.Latency, f)
 		s.NetworkDelay = scaleDist(s.NetworkDelay, f)
-		s.Faults.SlowFirstByte.Delay = scaleD(s.Faults.SlowFirstByte.Delay, f)
-		s.Faults.Overload.Every = scaleD(s.Faults.Overload.Every, f)
-		s.Faults.Overload.Length = scaleD(s.Faults.Overload.Length, f)
+		s.Faults.SlowFirstByte.Delay = ScaleD(s.Faults.SlowFirstByte.Delay, f)
+		s.Faults.Overload.Every = ScaleD(s.Faults.Overload.Every, f)
+		s.Faults.Overload.Length = ScaleD(s.Faults.Overload.Length, f)
 	}
 	c.Events = append([]scenarios.Event(nil), sc.Events...)
 	for i := range c.Events {
 		e := &c.Events[i]
-		e.At, e.For = scaleD(e.At, f), scaleD(e.For, f)
+		e.At, e.For = ScaleD(e.At, f), ScaleD(e.For, f)
 		e.RequestsPerSecond /= f
 		e.RequestsPerMinute /= f
 		e.TokensPerMinute /= f
@@ -49,23 +49,23 @@ func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 	for i := range c.Strategies {
 		st := &c.Strategies[i]
 		r := &st.Retry
-		r.Base, r.Cap, r.Budget = scaleD(r.Base, f), scaleD(r.Cap, f), scaleD(r.Budget, f)
-		r.RetryAfterJitter, r.MaxRetryAfter = scaleD(r.RetryAfterJitter, f), scaleD(r.MaxRetryAfter, f)
-		st.AttemptTimeout, st.CallTimeout, st.TurnTimeout = scaleD(st.AttemptTimeout, f), scaleD(st.CallTimeout, f), scaleD(st.TurnTimeout, f)
+		r.Base, r.Cap, r.Budget = ScaleD(r.Base, f), ScaleD(r.Cap, f), ScaleD(r.Budget, f)
+		r.RetryAfterJitter, r.MaxRetryAfter = ScaleD(r.RetryAfterJitter, f), ScaleD(r.MaxRetryAfter, f)
+		st.AttemptTimeout, st.CallTimeout, st.TurnTimeout = ScaleD(st.AttemptTimeout, f), ScaleD(st.CallTimeout, f), ScaleD(st.TurnTimeout, f)
 	}
 	return &c
 }
 
-func scaleD(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
+func ScaleD(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
 
 func scaleDist(d spec.Dist[time.Duration], f float64) spec.Dist[time.Duration] {
-	d.Value, d.Min, d.Max = scaleD(d.Value, f), scaleD(d.Min, f), scaleD(d.Max, f)
-	d.Mean, d.Stddev = scaleD(d.Mean, f), scaleD(d.Stddev, f)
-	d.P50, d.P95 = scaleD(d.P50, f), scaleD(d.P95, f)
+	d.Value, d.Min, d.Max = ScaleD(d.Value, f), ScaleD(d.Min, f), ScaleD(d.Max, f)
+	d.Mean, d.Stddev = ScaleD(d.Mean, f), ScaleD(d.Stddev, f)
+	d.P50, d.P95 = ScaleD(d.P50, f), ScaleD(d.P95, f)
 	if d.Samples != nil {
 		s := make([]time.Duration, len(d.Samples))
 		for i, v := range d.Samples {
-			s[i] = scaleD(v, f)
+			s[i] = ScaleD(v, f)
 		}
 		d.Samples = s
 	}

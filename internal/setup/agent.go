@@ -1,4 +1,4 @@
-package sim
+package setup
 
 import (
 	"math"
@@ -24,26 +24,26 @@ import (
 func AgentConfig(sc *scenarios.Scenario, service string) fakeapi.AgentConfig {
 	w := &sc.Workload
 	if w.LLM != nil && w.LLM.Service == service && len(w.Calls) > 0 {
-		return fakeapi.AgentConfig{Calls: callsPerTurn(w.Calls), MaxIterations: w.Turns, Answer: w.LLM.Output}
+		return fakeapi.AgentConfig{Calls: CallsPerTurn(w.Calls), MaxIterations: w.Turns, Answer: w.LLM.Output}
 	}
 	if s := w.Subagents; s != nil && s.LLM != nil && s.LLM.Service == service && len(s.Calls) > 0 {
-		return fakeapi.AgentConfig{Calls: callsPerTurn(s.Calls), MaxIterations: s.MaxIterations, FinishProbability: s.FinishProbability, Answer: s.LLM.Output}
+		return fakeapi.AgentConfig{Calls: CallsPerTurn(s.Calls), MaxIterations: s.MaxIterations, FinishProbability: s.FinishProbability, Answer: s.LLM.Output}
 	}
 	if w.LLM == nil && (w.Subagents == nil || w.Subagents.LLM == nil) && len(w.Calls) > 0 {
 		// The workload models no model call: a client's own model calls
 		// to a provider-style service get one turn's tool calls.
 		if svc := sc.Service(service); svc != nil && (svc.Headers == spec.HeadersOpenAI || svc.Headers == spec.HeadersAnthropic) {
-			return fakeapi.AgentConfig{Calls: callsPerTurn(w.Calls), MaxIterations: w.Turns}
+			return fakeapi.AgentConfig{Calls: CallsPerTurn(w.Calls), MaxIterations: w.Turns}
 		}
 	}
 	return fakeapi.AgentConfig{}
 }
 
-// callsPerTurn draws the calls of one turn as the workload does: each group
+// CallsPerTurn draws the calls of one turn as the workload does: each group
 // appears with its probability and adds its count.
-func callsPerTurn(gs []scenarios.CallGroup) func(*rand.Rand) int {
+func CallsPerTurn(gs []scenarios.CallGroup) func(*rand.Rand) int {
 	type g struct {
-		count *sampler
+		count *Sampler
 		prob  float64
 	}
 	groups := make([]g, len(gs))
@@ -56,7 +56,7 @@ func callsPerTurn(gs []scenarios.CallGroup) func(*rand.Rand) int {
 			if x.prob < 1 && rng.Float64() >= x.prob {
 				continue
 			}
-			n = satmath.Add(n, int64(x.count.count(rng)))
+			n = satmath.Add(n, int64(x.count.Count(rng)))
 		}
 		return int(min(n, math.MaxInt32))
 	}
