@@ -219,3 +219,11 @@ func (e *engine) carry() {
 		}
 	}
 }
+
+// hdrLatencies returns the engine's latency distributions as HdrHistograms.
+func (e *engine) hdrLatencies() HDRLatencies {
+	return HDRLatencies{
+		Strategy: e.st.Name, Seed: e.sc.Seed,
+		Turn: e.m.TurnLat.Hdr(e.m.Window), Call: e.m.CallLat.Hdr(e.m.Window),
+	}
+}

@@ -47,14 +47,6 @@ func (h *Histogram) Hdr(end time.Duration) *hdrhistogram.Histogram {
 	return out
 }
 
-// hdrLatencies returns the engine's latency distributions as HdrHistograms.
-func (e *engine) hdrLatencies() HDRLatencies {
-	return HDRLatencies{
-		Strategy: e.st.Name, Seed: e.sc.Seed,
-		Turn: e.m.TurnLat.Hdr(e.m.Window), Call: e.m.CallLat.Hdr(e.m.Window),
-	}
-}
-
 // BadTag matches what an interval log's tag may not hold.
 var BadTag = regexp.MustCompile(`[^A-Za-z0-9_.:+-]`)
 
