@@ -12,6 +12,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
@@ -88,7 +89,7 @@ func TestReportMergeRefusesFleetOutOfRange(t *testing.T) {
 	for _, of := range []string{"-1", "4611686018427387904", "1000000000", "0"} {
 		t.Run(of, func(t *testing.T) {
 			dir := t.TempDir()
-			empty := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, 1<<40, sim.HDRSignificantDigits) }
+			empty := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, 1<<40, collect.HDRSignificantDigits) }
 			m := &live.Member{
 				Results: &results.Results{Scenario: "s", Seed: 1, DurationS: 60, Mode: "live", TimeScale: 1,
 					Strategies: []results.StrategyResult{{Name: "shared"}}, Fleet: &results.FleetMember{Member: 0, Of: 2, RunID: "r"}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -131,7 +132,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 			res.Strategies = append(res.Strategies, lr.result)
 			res.Events = append(res.Events, lr.fallbacks...)
 			if opts.HDR != nil {
-				opts.HDR(sim.HDRLatencies{Strategy: st.Name, Seed: sc.Seed, Turn: lr.m.TurnLat.Hdr(lr.m.Window), Call: lr.m.CallLat.Hdr(lr.m.Window)})
+				opts.HDR(collect.HDRLatencies{Strategy: st.Name, Seed: sc.Seed, Turn: lr.m.TurnLat.Hdr(lr.m.Window), Call: lr.m.CallLat.Hdr(lr.m.Window)})
 			}
 			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, opts.AllowRedisFallback))
 		}

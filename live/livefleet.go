@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/redisproc"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
@@ -126,7 +127,7 @@ type procTally struct {
 	// shared is its shared quota (nil unless quota mode "shared"): the
 	// grants' lifetime and largest slice it sizes them with.
 	shared    *quota.Shared
-	answered  *sim.Histogram
+	answered  *collect.Histogram
 	fallbacks int
 	fallbackS float64
 	downSince time.Duration // scenario time of the last switch to the fallback; -1: up
@@ -177,7 +178,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 		key = l.quotaKey
 	}
 	for p := range fo.n {
-		l.procs[p] = procTally{answered: sim.NewHistogram(), downSince: -1}
+		l.procs[p] = procTally{answered: collect.NewHistogram(), downSince: -1}
 		if l.member != 0 && l.member != p+1 {
 			l.runners = append(l.runners, nil) // another member's: it runs elsewhere
 			continue

@@ -14,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
@@ -49,7 +50,7 @@ func WriteMember(dir string, m *Member) error {
 	var buf bytes.Buffer
 	what := fmt.Sprintf("latencies of fleet member %d of %d (run %s)", m.Results.Fleet.Member, m.Results.Fleet.Of, m.Results.Fleet.RunID)
 	units := "[Values are latencies in nanoseconds (1 ns … 2^40 µs, 3 significant digits); Interval_Max is in milliseconds; per strategy: turn, ok-turn (answered in full), call]"
-	if err := sim.WriteHDRLogTagged(&buf, what, units, tags, hs); err != nil {
+	if err := collect.WriteHDRLogTagged(&buf, what, units, tags, hs); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, MemberHistFile), buf.Bytes(), 0o644); err != nil {
@@ -86,7 +87,7 @@ func ReadMember(dir string) (*Member, error) {
 		if h == nil {
 			break
 		}
-		if err := sim.CheckLayout(fmt.Sprintf("%s: interval %d", path, len(hs)+1), h, int64(sim.HistMax)); err != nil {
+		if err := sim.CheckLayout(fmt.Sprintf("%s: interval %d", path, len(hs)+1), h, int64(collect.HistMax)); err != nil {
 			return nil, err
 		}
 		hs = append(hs, h)
@@ -104,7 +105,7 @@ func ReadMember(dir string) (*Member, error) {
 		name := res.Strategies[i].Name
 		h := hs[3*i : 3*i+3]
 		for k, kind := range memberHistKinds {
-			if want := sim.BadTag.ReplaceAllString(kind+":"+name, "_"); h[k].Tag() != want {
+			if want := collect.BadTag.ReplaceAllString(kind+":"+name, "_"); h[k].Tag() != want {
 				return nil, fmt.Errorf("%s: interval %d is tagged %q: want %q", path, 3*i+k+1, h[k].Tag(), want)
 			}
 		}
@@ -294,7 +295,7 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 		Name: p0.Name, MaxInFlight: p0.MaxInFlight, Retry: p0.Retry, Headroom: p0.Headroom, OfferedTurnsPerS: p0.OfferedTurnsPerS,
 		MaxInFlightPerService: p0.MaxInFlightPerService, PeakInFlight: map[string]int{}, QuotaUsed: map[string]float64{},
 	}
-	turn, ok, call := sim.NewHistogram(), sim.NewHistogram(), sim.NewHistogram()
+	turn, ok, call := collect.NewHistogram(), collect.NewHistogram(), collect.NewHistogram()
 	finish := 0.0
 	var invalid []string
 	for i, p := range parts {
@@ -350,7 +351,7 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 			finish = max(finish, p.FinishS)
 		}
 		for _, m := range []struct {
-			to   *sim.Histogram
+			to   *collect.Histogram
 			from *hdrhistogram.Histogram
 			sum  results.Summary
 			n    int64

@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/results"
-	"github.com/simbench/simbench/sim"
 )
 
 // fakeMember builds member i of n from raw turn and call latencies as a
 // member's run records them: its histograms and the summaries its results
 // carry (the same code computes both for one process).
 func fakeMember(i, n int, turns, calls []time.Duration) *Member {
-	turn, ok, call := sim.NewHistogram(), sim.NewHistogram(), sim.NewHistogram()
+	turn, ok, call := collect.NewHistogram(), collect.NewHistogram(), collect.NewHistogram()
 	for _, d := range turns {
 		turn.Add(d)
 		ok.Add(d)
@@ -52,7 +52,7 @@ func TestMergeMembersPercentiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var all []time.Duration
 	var ms []*Member
-	one := sim.NewHistogram()
+	one := collect.NewHistogram()
 	for i, spec := range []struct {
 		n     int
 		scale float64

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/hostile"
 	"github.com/simbench/simbench/results"
-	"github.com/simbench/simbench/sim"
 )
 
 // memberFolder writes fleet member 0 of 2 into a new folder: 40 turns of
@@ -69,7 +69,7 @@ var hostileHistLogs = []hostile.Damage{
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := sim.WriteHDRLog(&buf, "huge", "turn:shared", []*hdrhistogram.Histogram{h}); err != nil {
+		if err := collect.WriteHDRLog(&buf, "huge", "turn:shared", []*hdrhistogram.Histogram{h}); err != nil {
 			t.Fatal(err)
 		}
 		// The interval 100 times over (encoding it anew each time is slow).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -46,8 +47,8 @@ type liveRun struct {
 	srv    *fakeapi.Server
 	agents *sim.AgentLoop
 	mu     sync.Mutex // guards m, late, arrived and procs
-	m      *sim.Collector
-	late   *sim.Histogram // timer lateness, real time
+	m      *collect.Collector
+	late   *collect.Histogram // timer lateness, real time
 	// shell is the driving goroutine's own state (see livedrive.go).
 	shell   liveShell
 	readers sync.WaitGroup // requests left running after a reader-only cancel
@@ -198,7 +199,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 		svcs = append(svcs, setup.ServeConfig(orig, &orig.Services[i]))
 		names[i] = orig.Services[i].Name
 	}
-	l := &liveRun{sc: ls.sc, st: st, f: ls.f, m: sim.NewCollector(names, orig.Duration), late: sim.NewHistogram(), fleet: fo,
+	l := &liveRun{sc: ls.sc, st: st, f: ls.f, m: collect.NewCollector(names, orig.Duration), late: collect.NewHistogram(), fleet: fo,
 		agents: sim.NewAgentLoop(orig, st, fo.shares, ls.maxTurnCalls), net: newLiveNet(ls.sc)}
 	if m := ls.member; m != nil {
 		l.agents.Member, l.member, l.quotaKey = m.index+1, m.index+1, m.key(st.Name)
@@ -226,7 +227,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 // schedConfig returns the strategy's scheduler configuration for the
 // scaled scenario, with hooks that trace its retries and record its
 // adaptive limits as they step.
-func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *sim.LimitRecorder, error) {
+func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *collect.LimitRecorder, error) {
 	cfg, err := setup.SchedConfig(l.sc, l.st)
 	if err != nil {
 		return cfg, nil, err
@@ -240,7 +241,7 @@ func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *sim.LimitRecorde
 			}
 		}
 	}
-	limits := sim.NewLimitRecorder(l.sc, &cfg)
+	limits := collect.NewLimitRecorder(l.sc, &cfg)
 	if limits != nil {
 		// The starting limits, as a core of this configuration holds them
 		// (the Runner's own core is out of reach on its goroutine).
@@ -257,7 +258,7 @@ func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *sim.LimitRecorde
 			}
 		}
 	}
-	cfg.Hook = sim.ChainHooks(limitHook, traceHook)
+	cfg.Hook = collect.ChainHooks(limitHook, traceHook)
 	cfg.Rand = sim.Stream(l.sc.Seed, "strategy/"+l.st.Name)
 	return cfg, limits, nil
 }
@@ -307,15 +308,15 @@ func (l *liveRun) showProgress(ctx context.Context, progress func(string, time.D
 
 // collect makes the strategy's result from the collector and the servers'
 // own accounting.
-func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *sim.LimitRecorder, fo *fleetOptions) {
+func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *collect.LimitRecorder, fo *fleetOptions) {
 	var stats fakeapi.ServerStats
 	if l.srv != nil { // a fleet member's provider keeps its own books (none here)
 		stats = l.srv.Stats()
 	}
-	var models []sim.ModelStats
+	var models []collect.ModelStats
 	for i := range l.sc.Services {
 		// The services keep their books in the scenario's own time already.
-		models = append(models, sim.ModelStats{Stats: stats.Services[l.sc.Services[i].Name], Cfg: svcs[i]})
+		models = append(models, collect.ModelStats{Stats: stats.Services[l.sc.Services[i].Name], Cfg: svcs[i]})
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched/quota"
-	"github.com/simbench/simbench/sim"
 )
 
 // WorkerCommand makes the command that runs one fleet member as an OS
@@ -142,14 +142,14 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 		return nil, nil, "", ctx.Err()
 	}
 	stats := srv.Stats()
-	models := make([]sim.ModelStats, len(names))
+	models := make([]collect.ModelStats, len(names))
 	for i, name := range names {
-		models[i] = sim.ModelStats{Stats: stats.Services[name], Cfg: svcs[i]}
+		models[i] = collect.ModelStats{Stats: stats.Services[name], Cfg: svcs[i]}
 	}
 	if r.QuotaUsed == nil {
 		r.QuotaUsed = map[string]float64{}
 	}
-	sim.AddServiceBooks(r, names, models, orig.Duration)
+	collect.AddServiceBooks(r, names, models, orig.Duration)
 	// The provider saw every member's attempts: its peak is the fleet's,
 	// where the members' summed peaks are only a bound.
 	for i, name := range names {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/satmath"
@@ -104,7 +105,7 @@ func NewAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 	a := &AgentLoop{
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, MaxTurnCalls: maxTurnCalls,
 		arrivals: Stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
-		classRank: classRanks(sc, st),
+		classRank: collect.ClassRanks(sc, st),
 		book:      newTaskBook(sc), batch: st.Batch(), join: st.ProgressiveJoin,
 	}
 	a.Turns = (sc.Workload.Turns + a.batch - 1) / a.batch

@@ -83,7 +83,7 @@ func benchEngine(b *testing.B, sc *scenarios.Scenario) float64 {
 			b.Fatal(err)
 		}
 		e.Run(context.Background(), nil)
-		calls += e.m.calls
+		calls += e.m.Calls
 		events += e.processed
 	}
 	perCall := cpu.since() / float64(calls)
@@ -124,7 +124,7 @@ func BenchmarkEngineProcesses(b *testing.B) {
 					b.Fatal(err)
 				}
 				e.Run(context.Background(), nil)
-				calls += e.m.calls
+				calls += e.m.Calls
 				for p := range e.procs {
 					trips += e.procs[p].quota.roundTrips()
 				}
@@ -151,7 +151,7 @@ func BenchmarkEngineAdaptive(b *testing.B) {
 			b.Fatal(err)
 		}
 		e.Run(context.Background(), nil)
-		calls += e.m.calls
+		calls += e.m.Calls
 		if i == 0 {
 			b.ReportMetric(float64(len(e.limits.Trace()["s"])), "trace-points")
 		}
@@ -216,10 +216,10 @@ func scaleRun(b *testing.B, sc *scenarios.Scenario, minCalls int64) {
 			live, objects := heapNow()
 			peak, peakLive = max(peak, objects), max(peakLive, live)
 		})
-		if e.m.calls < minCalls {
-			b.Fatalf("only %d calls", e.m.calls)
+		if e.m.Calls < minCalls {
+			b.Fatalf("only %d calls", e.m.Calls)
 		}
-		calls += e.m.calls
+		calls += e.m.Calls
 	}
 	b.ReportMetric(cpu.since()/float64(calls), "cpu-ns/call")
 	b.ReportMetric(gc.share(), "gc-cpu-%")

@@ -126,7 +126,7 @@ func TestEngineAllocationsPerCall(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.Run(t.Context(), nil)
-		calls = e.m.calls
+		calls = e.m.Calls
 	})
 	if perCall := allocs / float64(calls); calls < 35_000 || perCall > 4 {
 		t.Errorf("%.0f allocations for %d calls: %.2f a call, want at most 4", allocs, calls, perCall)

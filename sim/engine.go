@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/trace"
@@ -221,8 +222,8 @@ func (e *engine) carry() {
 }
 
 // hdrLatencies returns the engine's latency distributions as HdrHistograms.
-func (e *engine) hdrLatencies() HDRLatencies {
-	return HDRLatencies{
+func (e *engine) hdrLatencies() collect.HDRLatencies {
+	return collect.HDRLatencies{
 		Strategy: e.st.Name, Seed: e.sc.Seed,
 		Turn: e.m.TurnLat.Hdr(e.m.Window), Call: e.m.CallLat.Hdr(e.m.Window),
 	}

@@ -169,8 +169,8 @@ func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 		return
 	}
 	for p := range e.procs {
-		if c := e.procs[p].core; m.inSystem != 0 || m.total != 0 || c.InFlight() != 0 || c.Turns() != 0 {
-			rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, process %d's core %d slots %d turns", m.inSystem, m.total, p, c.InFlight(), c.Turns())
+		if c := e.procs[p].core; m.InSystem != 0 || m.Total != 0 || c.InFlight() != 0 || c.Turns() != 0 {
+			rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, process %d's core %d slots %d turns", m.InSystem, m.Total, p, c.InFlight(), c.Turns())
 		}
 	}
 	if held := len(e.credits) - len(e.freeQ); held != 0 {
@@ -193,10 +193,10 @@ func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 	if apc > r.Calls || r.Failed > r.Calls || r.FailedTurns > r.Turns {
 		rt.Fatalf("inconsistent counts: %+v", r)
 	}
-	if n := m.calls + m.lateCalls; n > 0 && e.now > 0 {
-		m.integrate(e.now)
-		l := m.area / e.now.Seconds()
-		lw := float64(n) / e.now.Seconds() * (m.callSum / float64(n))
+	if n := m.Calls + m.LateCalls; n > 0 && e.now > 0 {
+		m.Integrate(e.now)
+		l := m.Area / e.now.Seconds()
+		lw := float64(n) / e.now.Seconds() * (m.CallSum / float64(n))
 		if math.Abs(l-lw) > 1e-6*math.Max(1, lw) {
 			rt.Fatalf("Little's law: L = %v, λW = %v", l, lw)
 		}

@@ -48,10 +48,10 @@ func TestEngineMatchesMMc(t *testing.T) {
 	sc := simtest.Queue(3, spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: time.Second}, 4, 200_000)
 	e := runOne(t, sc)
 	want := erlangC(3, 1, 4)
-	got := e.m.TurnLat.mean().Seconds()
-	t.Logf("M/M/4: %.4fs measured over %d calls, %.4fs by Erlang C", got, e.m.turns, want)
-	if e.m.turns < 195_000 || math.Abs(got-want)/want > 0.03 {
-		t.Errorf("M/M/4: mean time in system %.4fs over %d calls, Erlang C says %.4fs", got, e.m.turns, want)
+	got := e.m.TurnLat.Mean().Seconds()
+	t.Logf("M/M/4: %.4fs measured over %d calls, %.4fs by Erlang C", got, e.m.Turns, want)
+	if e.m.Turns < 195_000 || math.Abs(got-want)/want > 0.03 {
+		t.Errorf("M/M/4: mean time in system %.4fs over %d calls, Erlang C says %.4fs", got, e.m.Turns, want)
 	}
 }
 
@@ -60,8 +60,8 @@ func TestEngineMatchesMD1(t *testing.T) {
 	sc := simtest.Queue(0.7, spec.Constant(time.Second), 1, 200_000)
 	e := runOne(t, sc)
 	want := 1 + 0.7/(2*0.3)
-	got := e.m.TurnLat.mean().Seconds()
-	t.Logf("M/D/1: %.4fs measured over %d calls, %.4fs by Pollaczek–Khinchine", got, e.m.turns, want)
+	got := e.m.TurnLat.Mean().Seconds()
+	t.Logf("M/D/1: %.4fs measured over %d calls, %.4fs by Pollaczek–Khinchine", got, e.m.Turns, want)
 	if math.Abs(got-want)/want > 0.03 {
 		t.Errorf("M/D/1: mean time in system %.4fs, Pollaczek–Khinchine says %.4fs", got, want)
 	}
@@ -92,16 +92,16 @@ func checkLittlesLawOnEveryBuiltin(t *testing.T, d time.Duration) {
 				}
 				e.Run(context.Background(), nil)
 				m := e.m
-				if m.calls == 0 || m.turns == 0 {
-					t.Fatalf("%s: %d turns, %d calls", sc.Strategies[i].Name, m.turns, m.calls)
+				if m.Calls == 0 || m.Turns == 0 {
+					t.Fatalf("%s: %d turns, %d calls", sc.Strategies[i].Name, m.Turns, m.Calls)
 				}
-				if m.inSystem != 0 {
+				if m.InSystem != 0 {
 					continue // cut off with calls still running: the identity needs a drained run
 				}
-				m.integrate(e.now)
-				l := m.area / e.now.Seconds()                // mean calls in the system
-				w := m.callSum / float64(m.calls)            // mean call latency, s
-				lambda := float64(m.calls) / e.now.Seconds() // calls per second
+				m.Integrate(e.now)
+				l := m.Area / e.now.Seconds()                // mean calls in the system
+				w := m.CallSum / float64(m.Calls)            // mean call latency, s
+				lambda := float64(m.Calls) / e.now.Seconds() // calls per second
 				t.Logf("%s: L = %.4f, λW = %.4f", sc.Strategies[i].Name, l, lambda*w)
 				if rel := math.Abs(l-lambda*w) / (lambda * w); rel > 0.01 {
 					t.Errorf("%s: L = %.4f but λW = %.4f", sc.Strategies[i].Name, l, lambda*w)
@@ -128,8 +128,8 @@ func TestTokenBucketServiceWindow(t *testing.T) {
 		}
 	}
 	e.Run(context.Background(), nil)
-	if e.m.rateLimited == 0 || len(admitted) < 500 {
-		t.Fatalf("the test needs pressure: %d 429s, %d admitted", e.m.rateLimited, len(admitted))
+	if e.m.RateLimited == 0 || len(admitted) < 500 {
+		t.Fatalf("the test needs pressure: %d 429s, %d admitted", e.m.RateLimited, len(admitted))
 	}
 	for _, w := range []time.Duration{0, 100 * time.Millisecond, time.Second, 5 * time.Second} {
 		limit := 10 + 10*w.Seconds()

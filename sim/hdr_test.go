@@ -10,6 +10,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -18,7 +19,7 @@ import (
 // precision) and a microsecond.
 func TestHistogramToHDR(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	h := NewHistogram()
+	h := collect.NewHistogram()
 	for range 100000 {
 		h.Add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
 	}
@@ -42,8 +43,8 @@ func TestRunCallsHDR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []HDRLatencies
-	res, err := Run(context.Background(), sc, Options{Duration: 10 * time.Second, HDR: func(l HDRLatencies) { got = append(got, l) }})
+	var got []collect.HDRLatencies
+	res, err := Run(context.Background(), sc, Options{Duration: 10 * time.Second, HDR: func(l collect.HDRLatencies) { got = append(got, l) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestWriteHDRLogRoundTrip(t *testing.T) {
 	_ = a.RecordValues(1500, 3)
 	_ = b.RecordValues(2500, 5)
 	var buf bytes.Buffer
-	if err := WriteHDRLog(&buf, "test", "a b,c", []*hdrhistogram.Histogram{a, b}); err != nil {
+	if err := collect.WriteHDRLog(&buf, "test", "a b,c", []*hdrhistogram.Histogram{a, b}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "microseconds") {
@@ -97,7 +98,7 @@ func TestWriteHDRLogRoundTrip(t *testing.T) {
 // --hdr to a run: nothing is recorded while it simulates).
 func BenchmarkHistogramToHDR(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	h := NewHistogram()
+	h := collect.NewHistogram()
 	for range 100000 {
 		h.Add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
 	}

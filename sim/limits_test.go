@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -60,7 +61,7 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 	}
 	checked, mismatched := 0, 0
 	e.onArrive = func(now time.Duration, _ *fakeapi.Decision) {
-		last := e.limits.series["s"].last()
+		last := e.limits.Series["s"].Last()
 		if last.T > now.Seconds() || last.Limit != e.procs[0].core.Limit("s") {
 			if mismatched++; mismatched <= 3 {
 				t.Errorf("at %v the core's limit is %d; last recorded step %+v", now, e.procs[0].core.Limit("s"), last)
@@ -71,7 +72,7 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 	if !e.Run(context.Background(), nil) {
 		t.Fatal("run did not complete")
 	}
-	steps := e.limits.series["s"].points()
+	steps := e.limits.Series["s"].Points()
 	cuts := 0
 	for i := 1; i < len(steps); i++ {
 		if steps[i].T < steps[i-1].T || steps[i].Limit == steps[i-1].Limit {
@@ -94,7 +95,7 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 // and comes back within maxLimitPoints with its first and last steps and
 // its lowest one.
 func TestLimitTraceBounded(t *testing.T) {
-	r := &LimitRecorder{services: []string{"s"}, series: map[string]*limitSeries{"s": {factor: 1}}}
+	r := &collect.LimitRecorder{Services: []string{"s"}, Series: map[string]*collect.LimitSeries{"s": {Factor: 1}}}
 	const n = 1_000_000
 	low := n / 3
 	most := 0
@@ -104,15 +105,15 @@ func TestLimitTraceBounded(t *testing.T) {
 			l = 1
 		}
 		r.Add("s", float64(i)/10, l)
-		s := r.series["s"]
-		most = max(most, len(s.kept)+len(s.raw))
+		s := r.Series["s"]
+		most = max(most, len(s.Kept)+len(s.Raw))
 	}
-	if most > 3*limitChunk {
-		t.Errorf("held %d points at once, want at most %d", most, 3*limitChunk)
+	if most > 3*collect.LimitChunk {
+		t.Errorf("held %d points at once, want at most %d", most, 3*collect.LimitChunk)
 	}
 	got := r.Trace()["s"]
-	if len(got) > maxLimitPoints || len(got) < maxLimitPoints/2 {
-		t.Fatalf("%d points, want at most %d and not far fewer", len(got), maxLimitPoints)
+	if len(got) > collect.MaxLimitPoints || len(got) < collect.MaxLimitPoints/2 {
+		t.Fatalf("%d points, want at most %d and not far fewer", len(got), collect.MaxLimitPoints)
 	}
 	first, last := results.LimitPoint{T: 0, Limit: 50}, results.LimitPoint{T: float64(n-1) / 10, Limit: 50 + int(20*math.Sin(float64(n-1)/30))}
 	if got[0] != first || got[len(got)-1] != last {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
@@ -41,7 +42,7 @@ name = "all"
 	r := e.m.StrategyResultFrom("all", 0, nil, 0)
 	const out, service, back = 2 * time.Millisecond, 100 * time.Millisecond, 2 * time.Millisecond
 	turn := out + service + back
-	if r.Turns != 3 || r.TurnLatencyMs.Mean != ms(turn) || r.TurnLatencyMs.Max != ms(turn) || r.CallLatencyMs.Max != ms(turn) {
+	if r.Turns != 3 || r.TurnLatencyMs.Mean != collect.Ms(turn) || r.TurnLatencyMs.Max != collect.Ms(turn) || r.CallLatencyMs.Max != collect.Ms(turn) {
 		t.Errorf("%d turns of %v ms (mean; max %v), calls up to %v ms; want 3 turns and calls of %v", r.Turns, r.TurnLatencyMs.Mean, r.TurnLatencyMs.Max, r.CallLatencyMs.Max, turn)
 	}
 	// Turn n starts after n−1 turns and n−1 thoughts; its call arrives one delay later.
@@ -108,7 +109,7 @@ retry = { attempts = 1 }
 	if r.RateLimited < 990 || r.PeakInFlight == nil {
 		t.Fatalf("%d 429s; want all but the first of 1000 calls rejected", r.RateLimited)
 	}
-	if got := e.m.peak[0]; got != 10 {
+	if got := e.m.Peak[0]; got != 10 {
 		t.Errorf("peak in flight %d; want 10", got)
 	}
 	// L for attempts: each of the 1000 attempts, sent at k ms, is in
@@ -162,7 +163,7 @@ cancel_at = "`+tt.cancelAt+`"
 			arrived := 0
 			e.onArrive = func(time.Duration, *fakeapi.Decision) { arrived++ }
 			e.Run(context.Background(), nil)
-			r := e.m.strategyResult("s", 0, e.models, 0)
+			r := e.m.StrategyResult("s", 0, e.models, 0)
 			if arrived != tt.wantArrived || r.WastedWorkS != tt.wantWastedS || r.FailedTurns != 3 {
 				t.Errorf("%d requests reached the service, %v s wasted, %d failed turns; want %d, %v, 3",
 					arrived, r.WastedWorkS, r.FailedTurns, tt.wantArrived, tt.wantWastedS)

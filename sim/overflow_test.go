@@ -42,8 +42,8 @@ func TestTinyArrivalRate(t *testing.T) {
 			sc.Duration = 10 * time.Second
 			sc.Workload.Arrival, sc.Workload.ArrivalRate = arrival, 1e-300
 			e := runOne(t, sc)
-			if e.m.turns != 1 || e.m.calls != 1 || e.cutOff {
-				t.Errorf("%d turns, %d calls, cut off %v; want the one turn at 0 and nothing else", e.m.turns, e.m.calls, e.cutOff)
+			if e.m.Turns != 1 || e.m.Calls != 1 || e.cutOff {
+				t.Errorf("%d turns, %d calls, cut off %v; want the one turn at 0 and nothing else", e.m.Turns, e.m.Calls, e.cutOff)
 			}
 		})
 	}
@@ -59,8 +59,8 @@ func TestParetoThinkTime(t *testing.T) {
 	for _, n := range e.Agents.sessionTurns {
 		began += int64(n)
 	}
-	if e.m.turns < 50 || e.m.turns != began || e.m.calls != e.m.turns || e.cutOff || e.m.failedTurns != 0 {
-		t.Errorf("%d turns of %d begun, %d calls, %d failed, cut off %v", e.m.turns, began, e.m.calls, e.m.failedTurns, e.cutOff)
+	if e.m.Turns < 50 || e.m.Turns != began || e.m.Calls != e.m.Turns || e.cutOff || e.m.FailedTurns != 0 {
+		t.Errorf("%d turns of %d begun, %d calls, %d failed, cut off %v", e.m.Turns, began, e.m.Calls, e.m.FailedTurns, e.cutOff)
 	}
 	if e.m.TurnLat.Summary().Max > 1000 {
 		t.Errorf("turn latency up to %v ms, want 10", e.m.TurnLat.Summary().Max)
@@ -74,8 +74,8 @@ func TestHugeDuration(t *testing.T) {
 	sc := closed(2, 3)
 	sc.Duration = 1_710_000 * time.Hour
 	e := runOne(t, sc)
-	if e.m.turns != 6 || e.m.calls != 6 || e.cutOff {
-		t.Errorf("%d turns, %d calls, cut off %v; want 6 and 6", e.m.turns, e.m.calls, e.cutOff)
+	if e.m.Turns != 6 || e.m.Calls != 6 || e.cutOff {
+		t.Errorf("%d turns, %d calls, cut off %v; want 6 and 6", e.m.Turns, e.m.Calls, e.cutOff)
 	}
 }
 
@@ -85,8 +85,8 @@ func TestHugeTimeouts(t *testing.T) {
 	sc := closed(2, 3)
 	sc.Workload.Cancel = scenarios.Cancel{ParentTimeout: forever, Probability: 1, After: constLatency(forever - 1)}
 	e := runOne(t, sc)
-	if e.m.turns != 6 || e.m.failedTurns != 0 || e.m.failed != 0 {
-		t.Errorf("%d turns, %d failed, %d calls failed; want 6 turns, none failed", e.m.turns, e.m.failedTurns, e.m.failed)
+	if e.m.Turns != 6 || e.m.FailedTurns != 0 || e.m.Failed != 0 {
+		t.Errorf("%d turns, %d failed, %d calls failed; want 6 turns, none failed", e.m.Turns, e.m.FailedTurns, e.m.Failed)
 	}
 }
 
@@ -96,13 +96,13 @@ func TestHugeTokenCounts(t *testing.T) {
 	sc := closed(2, 3)
 	sc.Tools[0].Tokens = spec.Constant(1e19)
 	e := runOne(t, sc)
-	if e.m.calls != 6 || e.m.failed != 0 {
-		t.Errorf("%d calls, %d failed; want 6 that succeed at a service without a token limit", e.m.calls, e.m.failed)
+	if e.m.Calls != 6 || e.m.Failed != 0 {
+		t.Errorf("%d calls, %d failed; want 6 that succeed at a service without a token limit", e.m.Calls, e.m.Failed)
 	}
 	sc.Services[0].TokensPerMinute = 100_000
 	e = runOne(t, sc)
-	if e.m.calls != 6 || e.m.failed != 6 {
-		t.Errorf("with a token limit: %d calls, %d failed; want all 6 too large", e.m.calls, e.m.failed)
+	if e.m.Calls != 6 || e.m.Failed != 6 {
+		t.Errorf("with a token limit: %d calls, %d failed; want all 6 too large", e.m.Calls, e.m.Failed)
 	}
 }
 
@@ -133,8 +133,8 @@ func TestHeavyTailedCallCountStopsTheEngine(t *testing.T) {
 	if !errors.Is(e.Err, ErrTooLarge) {
 		t.Fatalf("engine error %v, want ErrTooLarge", e.Err)
 	}
-	if e.m.calls > 6*1000 {
-		t.Errorf("%d calls made", e.m.calls)
+	if e.m.Calls > 6*1000 {
+		t.Errorf("%d calls made", e.m.Calls)
 	}
 }
 
@@ -180,7 +180,7 @@ func TestLongRampOfManySessions(t *testing.T) {
 		}
 	}
 	e := runOne(t, sc)
-	if e.m.turns != 200_000 {
-		t.Errorf("%d turns, want 200,000", e.m.turns)
+	if e.m.Turns != 200_000 {
+		t.Errorf("%d turns, want 200,000", e.m.Turns)
 	}
 }

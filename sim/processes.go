@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -23,7 +24,7 @@ type proc struct {
 type procStats struct {
 	turns, failedTurns, unfinished          int64
 	calls, goodCalls, attempts, rateLimited int64
-	okTurnLat                               *Histogram
+	okTurnLat                               *collect.Histogram
 }
 
 func (s *procStats) result(r *sched.Result, window time.Duration) {

@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/regfile"
 	"github.com/simbench/simbench/results"
 )
@@ -64,9 +65,9 @@ func CheckCounts(path, histPath string, s *results.StrategyResult, turn, okTurn,
 // a histogram's layout sets the memory it takes (a crafted one may ask
 // for tens of megabytes), so a file cannot make its reader hold many.
 func CheckLayout(what string, h *hdrhistogram.Histogram, highest int64) error {
-	if h.SignificantFigures() != HDRSignificantDigits || h.HighestTrackableValue() != highest {
+	if h.SignificantFigures() != collect.HDRSignificantDigits || h.HighestTrackableValue() != highest {
 		return fmt.Errorf("%s: a histogram of another layout (%d significant digits up to %d), not the one simbench records in (%d up to %d)",
-			what, h.SignificantFigures(), h.HighestTrackableValue(), HDRSignificantDigits, highest)
+			what, h.SignificantFigures(), h.HighestTrackableValue(), collect.HDRSignificantDigits, highest)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -65,7 +66,7 @@ type Options struct {
 	// once per seed. Virtual runs only: the histograms are converted from
 	// the simulator's own when it is asked, so a run without it pays
 	// nothing.
-	HDR func(HDRLatencies)
+	HDR func(collect.HDRLatencies)
 	// Version is the simbench version the results record as
 	// simbench_version ("": DefaultVersion).
 	Version string
@@ -172,7 +173,7 @@ type virtualRun struct {
 	cache    *Cache // nil: none, or a traced run
 	secs     []section
 	engines  []*engine
-	cached   []HDRLatencies
+	cached   []collect.HDRLatencies
 	complete []bool
 }
 
@@ -183,7 +184,7 @@ type virtualRun struct {
 func (r *virtualRun) prepare(budget int64) error {
 	sc := r.sc
 	r.engines = make([]*engine, len(sc.Strategies))
-	r.cached = make([]HDRLatencies, len(sc.Strategies))
+	r.cached = make([]collect.HDRLatencies, len(sc.Strategies))
 	var misses []RunKey
 	for i := range sc.Strategies {
 		if c := r.cache; c != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -25,7 +26,7 @@ type runParts struct {
 	// Agents is the agent loop: sessions, turns and subagents.
 	Agents *AgentLoop
 	// classes gathers each session class's figures (nil without classes).
-	classes *classStats
+	classes *collect.ClassStats
 	end     time.Duration // no turn starts at or after end
 	// stop is when the run ends: the scenario's duration, so that work
 	// still running then is unfinished, reported as such and kept out of
@@ -47,11 +48,11 @@ type runParts struct {
 	store *quotaStore
 
 	transport bool // cancellation reaches the transport
-	m         *Collector
+	m         *collect.Collector
 	// cutOff is set when the run stopped at its end with work left.
 	cutOff bool
 	// limits, when set, records the strategy's adaptive limits as they step.
-	limits *LimitRecorder
+	limits *collect.LimitRecorder
 }
 
 // init sets up strategy st of scenario sc. hook, when not nil, gives each
@@ -65,12 +66,12 @@ func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook fun
 	r.transport = st.CancelAt != scenarios.CancelAtReader
 	// Process 0's limits are the ones traced (every process of a fleet
 	// runs the same strategy).
-	r.limits = NewLimitRecorder(sc, &cfg)
+	r.limits = collect.NewLimitRecorder(sc, &cfg)
 	if err := r.newProcesses(cfg, hook); err != nil {
 		return err
 	}
 	r.Agents = NewAgentLoop(sc, st, sc.Workload.Shares(), MaxTurnCalls(DefaultMaxMemory))
-	r.classes = newClassStats(sc)
+	r.classes = collect.NewClassStats(sc)
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
 		svc := &sc.Services[i]
@@ -87,9 +88,9 @@ func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook fun
 		names[i] = svc.Name
 		r.readers = append(r.readers, newAnswerReader(m.Config()))
 	}
-	r.m = NewCollector(names, sc.Duration)
-	for _, w := range EventWindows(sc) {
-		r.m.windows = append(r.m.windows, windowAcc{w: w})
+	r.m = collect.NewCollector(names, sc.Duration)
+	for _, w := range collect.EventWindows(sc) {
+		r.m.Windows = append(r.m.Windows, collect.WindowAcc{W: w})
 	}
 	return nil
 }
@@ -116,9 +117,9 @@ func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Ev
 			traceHook = hook(p)
 		}
 		if p == 0 && r.limits != nil {
-			limitHook = r.limits.see
+			limitHook = r.limits.See
 		}
-		c.Hook = ChainHooks(limitHook, traceHook)
+		c.Hook = collect.ChainHooks(limitHook, traceHook)
 		var pq *procQuota
 		if r.store != nil {
 			pq = r.store.connect(c)
@@ -133,7 +134,7 @@ func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Ev
 		}
 		r.procs[p] = proc{core: core, quota: pq}
 		if r.multi {
-			r.procs[p].stats.okTurnLat = NewHistogram()
+			r.procs[p].stats.okTurnLat = collect.NewHistogram()
 		}
 	}
 	return nil
@@ -146,7 +147,7 @@ func (r *runParts) countTurn(now time.Duration, t *AgentTurn, failed bool) {
 		r.m.ModelFailedTurn(now)
 	}
 	if r.classes != nil {
-		r.classes.turn(t.Session, now, now-t.Start, failed)
+		r.classes.Turn(t.Session, now, now-t.Start, failed)
 	}
 	if r.multi && now <= r.m.Window {
 		r.procs[t.Proc].stats.turn(now-t.Start, failed)
@@ -158,7 +159,7 @@ func (r *runParts) countResults(p *AgentPart, res []sched.Result) {
 	for i := range res {
 		r.m.Result(&res[i], p.Counted)
 		if r.classes != nil && p.Counted {
-			r.classes.result(p.Turn.Session, &res[i])
+			r.classes.Result(p.Turn.Session, &res[i])
 		}
 		if r.multi && p.Counted {
 			r.procs[p.Turn.Proc].stats.result(&res[i], r.m.Window)
@@ -200,7 +201,7 @@ func (r *runParts) result() results.StrategyResult {
 	if w := &r.sc.Workload; w.Sessions == 0 {
 		offered = w.ArrivalRate
 	}
-	res := r.m.strategyResult(r.st.Name, r.st.MaxInFlight, r.models, offered)
+	res := r.m.StrategyResult(r.st.Name, r.st.MaxInFlight, r.models, offered)
 	res.Retry = setup.RetryText(r.st)
 	res.MaxInFlightPerService = setup.ServiceCaps(r.st)
 	if r.st.TokenBucket {
@@ -211,10 +212,10 @@ func (r *runParts) result() results.StrategyResult {
 	}
 	res.Processes = r.processResults()
 	if r.classes != nil {
-		res.Classes = r.classes.results()
+		res.Classes = r.classes.Results()
 	}
 	res.LimitTrace = r.limits.Trace()
-	res.Windows = r.m.windowResults(strategyHeadroom(r.st))
+	res.Windows = r.m.WindowResults(collect.StrategyHeadroom(r.st))
 	res.Tasks = r.Agents.Tasks()
 	if r.Agents.ModelFails() {
 		r.m.SchedulerAnswer(res.Tasks)

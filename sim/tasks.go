@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -27,7 +28,7 @@ type taskBook struct {
 	begun, completed, failed    int64
 	modelFailures, modelRetries int64
 	skipped                     int64
-	answer                      *Histogram
+	answer                      *collect.Histogram
 	sessionStart                []time.Duration // by session, when perSession
 	sessionFailed               []bool
 	input, output               []int64 // billed tokens, by service
@@ -62,7 +63,7 @@ func newTaskBook(sc *scenarios.Scenario) *taskBook {
 	}
 	w := &sc.Workload
 	b := &taskBook{
-		end: sc.Duration, success: w.LLM.SuccessProbability(), answer: NewHistogram(),
+		end: sc.Duration, success: w.LLM.SuccessProbability(), answer: collect.NewHistogram(),
 		input: make([]int64, len(sc.Services)), output: make([]int64, len(sc.Services)),
 	}
 	if w.LLM != nil {

@@ -9,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
@@ -139,12 +140,12 @@ stall = true
 	// the collector's HdrHistogram, which reports the top of the bucket
 	// holding the nearest-rank value (less than 0.1% above it): the derived
 	// p99 must be reported as its bucket's top.
-	if got.Mean != ms(wantMean) || got.Max != ms(wantMax) {
-		t.Errorf("mean %v ms, max %v ms; want %v, %v", got.Mean, got.Max, ms(wantMean), ms(wantMax))
+	if got.Mean != collect.Ms(wantMean) || got.Max != collect.Ms(wantMax) {
+		t.Errorf("mean %v ms, max %v ms; want %v, %v", got.Mean, got.Max, collect.Ms(wantMean), collect.Ms(wantMax))
 	}
-	top := hdrhistogram.New(1, int64(HistMax), HDRSignificantDigits)
+	top := hdrhistogram.New(1, int64(collect.HistMax), collect.HDRSignificantDigits)
 	_ = top.RecordValue(int64(wantP99))
-	if want := ms(time.Duration(top.Max())); got.P99 != want {
+	if want := collect.Ms(time.Duration(top.Max())); got.P99 != want {
 		t.Errorf("p99 %v ms, want %v (the histogram bucket of %v)", got.P99, want, wantP99)
 	}
 	if len(res.Events) != 1 || res.Events[0] != (results.EventSpan{Service: "api", Kind: "stall", StartS: 50, EndS: 51, Label: "stall"}) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -89,8 +90,8 @@ func TestEventWindowsLimitDrop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := EventWindows(sc)
-	want := []EventWindow{
+	got := collect.EventWindows(sc)
+	want := []collect.EventWindow{
 		{Label: "limits ×0.5", Service: "llm", Start: 190 * time.Second, End: 360 * time.Second, LimitPerS: 25},
 		{Label: "outage 503", Service: "llm", Start: 370 * time.Second, End: 390 * time.Second, LimitPerS: 25},
 	}

@@ -1,4 +1,4 @@
-package sim
+package collect
 
 import (
 	"math"
@@ -16,7 +16,7 @@ type Collector struct {
 	services []string
 	Window   time.Duration // the scenario's duration: goodput's denominator
 
-	turns, failedTurns int64
+	Turns, FailedTurns int64
 	lastTurn           time.Duration // when the latest turn finished
 	// Unfinished counts the turns begun and never ended; late those that
 	// ended after the window (a live run's settling, a test's drain): both
@@ -25,26 +25,26 @@ type Collector struct {
 	Unfinished, late int64
 	// answeredGood counts the successful tool calls of turns answered in
 	// full within the window; lateCalls the calls that finished after it.
-	answeredGood, lateCalls int64
+	answeredGood, LateCalls int64
 	Refused                 int64
 	// modelFailedTurns counts the turns ended within the window that
 	// failed for reasons of the model (workload.llm.success: a model turn
 	// wrong and not cured by its retries).
 	modelFailedTurns  int64
-	calls, failed     int64
+	Calls, Failed     int64
 	goodCalls         int64 // successful tool calls finished within the window
 	hedges, hedgesWon int64 // of the calls counted, hedges sent and won
-	attempts          int64
-	rateLimited       int64
+	Attempts          int64
+	RateLimited       int64
 	TurnLat, CallLat  *Histogram
 	OkTurnLat         *Histogram
 	attemptsPerCall   []int64
 	failedPerAttempts []int64 // of attemptsPerCall, the calls that gave up
 
-	inFlight, peak []int // per service, client side
-	total          int   // attempts in flight, all services
+	inFlight, Peak []int // per service, client side
+	Total          int   // attempts in flight, all services
 
-	bucket time.Duration
+	Bucket time.Duration
 	// past takes the counts of times after the window (a live run's
 	// drain, or the lateness a slow machine adds in scenario time), which
 	// are dropped: like the turns and calls that end then, they stay out
@@ -56,9 +56,9 @@ type Collector struct {
 	// before, so this spares a division.
 	at           int
 	atFrom, atTo time.Duration
-	timeline     []results.TimelinePoint
-	// svcTimeline is timeline per service, in the order of services.
-	svcTimeline [][]results.TimelinePoint
+	Timeline     []results.TimelinePoint
+	// SvcTimeline is timeline per service, in the order of services.
+	SvcTimeline [][]results.TimelinePoint
 
 	// Work wasted on results nobody read that only the client can see (a
 	// live run's reader-only cancels), in the scenario's seconds and tokens.
@@ -67,17 +67,17 @@ type Collector struct {
 
 	// Calls in the system (submitted, no result yet) integrated over time:
 	// a check of Little's law on the engine's own bookkeeping.
-	inSystem  int
-	area      float64 // call-seconds
+	InSystem  int
+	Area      float64 // call-seconds
 	areaSince time.Duration
-	callSum   float64 // seconds of call latency
+	CallSum   float64 // seconds of call latency
 
 	// Turns begun and not finished, and attempts in flight, integrated over
 	// the scenario's duration: L for turns and for attempts.
 	turnsIn, attemptsIn level
 
-	// windows count each timed event's figures (nil without events).
-	windows []windowAcc
+	// Windows count each timed event's figures (nil without events).
+	Windows []WindowAcc
 }
 
 // level integrates a count over time up to its end, for time averages.
@@ -109,23 +109,23 @@ func (l *level) mean() float64 {
 
 // Enter and leave track tool calls in the system.
 func (c *Collector) Enter(now time.Duration, n int) {
-	c.integrate(now)
-	c.inSystem += n
+	c.Integrate(now)
+	c.InSystem += n
 }
 
 // LeaveN takes n calls out of the system at once (a refused turn).
 func (c *Collector) LeaveN(now time.Duration, n int) {
-	c.integrate(now)
-	c.inSystem -= n
+	c.Integrate(now)
+	c.InSystem -= n
 }
 
 func (c *Collector) leave(now time.Duration) {
-	c.integrate(now)
-	c.inSystem--
+	c.Integrate(now)
+	c.InSystem--
 }
 
-func (c *Collector) integrate(now time.Duration) {
-	c.area += float64(c.inSystem) * (now - c.areaSince).Seconds()
+func (c *Collector) Integrate(now time.Duration) {
+	c.Area += float64(c.InSystem) * (now - c.areaSince).Seconds()
 	c.areaSince = now
 }
 
@@ -135,20 +135,20 @@ const maxTimelinePoints = 1200
 func NewCollector(services []string, window time.Duration) *Collector {
 	c := &Collector{
 		services: services, Window: window, TurnLat: NewHistogram(), CallLat: NewHistogram(), OkTurnLat: NewHistogram(),
-		inFlight: make([]int, len(services)), peak: make([]int, len(services)), svcTimeline: make([][]results.TimelinePoint, len(services)),
-		bucket: time.Second, turnsIn: level{end: window}, attemptsIn: level{end: window},
+		inFlight: make([]int, len(services)), Peak: make([]int, len(services)), SvcTimeline: make([][]results.TimelinePoint, len(services)),
+		Bucket: time.Second, turnsIn: level{end: window}, attemptsIn: level{end: window},
 	}
 	if n := window / time.Second; n > maxTimelinePoints {
-		c.bucket = time.Duration(math.Ceil(float64(window)/maxTimelinePoints/float64(time.Second))) * time.Second
+		c.Bucket = time.Duration(math.Ceil(float64(window)/maxTimelinePoints/float64(time.Second))) * time.Second
 	}
 	// Every bucket the timelines may hold, allocated now: the buckets up
 	// to the one holding the window's end. A live run's collector grows
 	// its timelines under a lock the Runners' goroutines wait on, where a
 	// timeline must never reallocate.
-	n := int(max(window, 0)/c.bucket) + 1
-	c.timeline = make([]results.TimelinePoint, 0, n)
-	for i := range c.svcTimeline {
-		c.svcTimeline[i] = make([]results.TimelinePoint, 0, n)
+	n := int(max(window, 0)/c.Bucket) + 1
+	c.Timeline = make([]results.TimelinePoint, 0, n)
+	for i := range c.SvcTimeline {
+		c.SvcTimeline[i] = make([]results.TimelinePoint, 0, n)
 	}
 	return c
 }
@@ -158,23 +158,23 @@ func (c *Collector) bucketAt(t time.Duration) int {
 	if t >= c.atFrom && t < c.atTo {
 		return c.at
 	}
-	i := t / c.bucket
+	i := t / c.Bucket
 	// A bucket whose end overflows is not kept (atTo < atFrom): every
 	// time in it divides again.
-	c.at, c.atFrom, c.atTo = int(i), i*c.bucket, i*c.bucket+c.bucket
+	c.at, c.atFrom, c.atTo = int(i), i*c.Bucket, i*c.Bucket+c.Bucket
 	return c.at
 }
 
 // point returns the timeline bucket holding t, growing the timeline as
 // needed; for t after the window, past.
 func (c *Collector) point(t time.Duration) *results.TimelinePoint {
-	return c.bucketOf(&c.timeline, t, c.total)
+	return c.bucketOf(&c.Timeline, t, c.Total)
 }
 
 // svcPoint returns service svc's timeline bucket holding t; for t after
 // the window, past.
 func (c *Collector) svcPoint(svc int, t time.Duration) *results.TimelinePoint {
-	return c.bucketOf(&c.svcTimeline[svc], t, c.inFlight[svc])
+	return c.bucketOf(&c.SvcTimeline[svc], t, c.inFlight[svc])
 }
 
 // bucketOf returns the bucket of *tl holding t, growing *tl (within the
@@ -189,7 +189,7 @@ func (c *Collector) bucketOf(tl *[]results.TimelinePoint, t time.Duration, inFli
 	i := c.bucketAt(t)
 	for len(*tl) <= i {
 		n := len(*tl)
-		*tl = append(*tl, results.TimelinePoint{T: (time.Duration(n) * c.bucket).Seconds(), BucketS: c.bucket.Seconds(), InFlight: inFlight})
+		*tl = append(*tl, results.TimelinePoint{T: (time.Duration(n) * c.Bucket).Seconds(), BucketS: c.Bucket.Seconds(), InFlight: inFlight})
 	}
 	return &(*tl)[i]
 }
@@ -198,20 +198,20 @@ func (c *Collector) bucketOf(tl *[]results.TimelinePoint, t time.Duration, inFli
 // among the run's calls (callMeta.counted), whose attempts are counted.
 func (c *Collector) Started(svc int, now time.Duration, counted bool) {
 	if counted {
-		c.attempts++
-		for i := range c.windows {
-			if c.windows[i].in(now) {
-				c.windows[i].attempts++
+		c.Attempts++
+		for i := range c.Windows {
+			if c.Windows[i].in(now) {
+				c.Windows[i].attempts++
 			}
 		}
 	}
 	c.inFlight[svc]++
-	c.peak[svc] = max(c.peak[svc], c.inFlight[svc])
-	c.total++
+	c.Peak[svc] = max(c.Peak[svc], c.inFlight[svc])
+	c.Total++
 	c.attemptsIn.add(now, 1)
 	p := c.point(now)
 	p.Started++
-	p.InFlight = max(p.InFlight, c.total)
+	p.InFlight = max(p.InFlight, c.Total)
 	sp := c.svcPoint(svc, now)
 	sp.Started++
 	sp.InFlight = max(sp.InFlight, c.inFlight[svc])
@@ -219,15 +219,15 @@ func (c *Collector) Started(svc int, now time.Duration, counted bool) {
 
 func (c *Collector) Ended(svc int, now time.Duration, rateLimited bool) {
 	c.inFlight[svc]--
-	c.total--
+	c.Total--
 	c.attemptsIn.add(now, -1)
 	if rateLimited {
-		c.rateLimited++
+		c.RateLimited++
 		c.point(now).RateLimited++
 		c.svcPoint(svc, now).RateLimited++
-		for i := range c.windows {
-			if c.windows[i].in(now) {
-				c.windows[i].rateLimited++
+		for i := range c.Windows {
+			if c.Windows[i].in(now) {
+				c.Windows[i].rateLimited++
 			}
 		}
 	} else {
@@ -244,23 +244,23 @@ func (c *Collector) Result(r *sched.Result, counted bool) {
 	}
 	if r.Finished > c.Window {
 		// Finished after the run's end: unfinished work, in no figure.
-		c.lateCalls++
-		c.callSum += (r.Queued + r.Running).Seconds()
+		c.LateCalls++
+		c.CallSum += (r.Queued + r.Running).Seconds()
 		c.leave(r.Finished)
 		return
 	}
-	c.calls++
+	c.Calls++
 	c.hedges += int64(r.Hedges)
 	if r.HedgeWon {
 		c.hedgesWon++
 	}
 	if r.Err != nil {
-		c.failed++
+		c.Failed++
 	} else if r.Finished <= c.Window {
 		c.goodCalls++
 	}
-	for i := range c.windows {
-		if a := &c.windows[i]; a.in(r.Finished) {
+	for i := range c.Windows {
+		if a := &c.Windows[i]; a.in(r.Finished) {
 			a.calls++
 			a.callAttempts += int64(r.Attempts)
 			if r.Err == nil {
@@ -269,7 +269,7 @@ func (c *Collector) Result(r *sched.Result, counted bool) {
 		}
 	}
 	c.CallLat.Add(r.Queued + r.Running)
-	c.callSum += (r.Queued + r.Running).Seconds()
+	c.CallSum += (r.Queued + r.Running).Seconds()
 	c.leave(r.Finished)
 	if r.Attempts > 0 {
 		i := min(r.Attempts, 16) - 1
@@ -298,13 +298,13 @@ func (c *Collector) Turn(now, latency time.Duration, failed bool, good int) {
 		c.late++
 		return
 	}
-	c.turns++
+	c.Turns++
 	if !failed {
 		c.answeredGood += int64(good)
 	}
 	c.lastTurn = max(c.lastTurn, now)
 	if failed {
-		c.failedTurns++
+		c.FailedTurns++
 	} else {
 		c.OkTurnLat.Add(latency)
 	}
@@ -325,7 +325,7 @@ func (c *Collector) ModelFailedTurn(now time.Duration) {
 // within the window less the model-failed ones.
 func (c *Collector) SchedulerAnswer(t *results.Tasks) {
 	t.ModelFailedTurns = c.modelFailedTurns
-	s := c.OkTurnLat.AnswerSummary(uint64(c.turns - c.modelFailedTurns))
+	s := c.OkTurnLat.AnswerSummary(uint64(c.Turns - c.modelFailedTurns))
 	t.SchedulerAnswerLatencyMs = &s
 }
 
@@ -336,9 +336,9 @@ type ModelStats struct {
 	Cfg   fakeapi.ServiceConfig
 }
 
-// strategyResult builds the strategy's entry of results.json from the
+// StrategyResult builds the strategy's entry of results.json from the
 // collector and the services' models.
-func (c *Collector) strategyResult(name string, maxInFlight int, models []*fakeapi.Model, offered float64) results.StrategyResult {
+func (c *Collector) StrategyResult(name string, maxInFlight int, models []*fakeapi.Model, offered float64) results.StrategyResult {
 	ms := make([]ModelStats, len(models))
 	for i, m := range models {
 		ms[i] = ModelStats{m.Stats(), m.Config()}
@@ -351,29 +351,29 @@ func (c *Collector) strategyResult(name string, maxInFlight int, models []*fakea
 func (c *Collector) StrategyResultFrom(name string, maxInFlight int, models []ModelStats, offered float64) results.StrategyResult {
 	r := results.StrategyResult{
 		Name: name, MaxInFlight: maxInFlight,
-		Turns: c.turns, FailedTurns: c.failedTurns, UnfinishedTurns: c.Unfinished + c.late, RefusedTurns: c.Refused,
-		Calls: c.calls, Attempts: c.attempts,
+		Turns: c.Turns, FailedTurns: c.FailedTurns, UnfinishedTurns: c.Unfinished + c.late, RefusedTurns: c.Refused,
+		Calls: c.Calls, Attempts: c.Attempts,
 		TurnLatencyMs: c.TurnLat.Summary(), OKTurnLatencyMs: c.OkTurnLat.Summary(),
-		AnswerLatencyMs: c.OkTurnLat.AnswerSummary(uint64(c.turns)), CallLatencyMs: c.CallLat.Summary(),
+		AnswerLatencyMs: c.OkTurnLat.AnswerSummary(uint64(c.Turns)), CallLatencyMs: c.CallLat.Summary(),
 		GoodputPerS:         setup.Round6(float64(c.goodCalls) / c.Window.Seconds()),
 		AnsweredGoodputPerS: setup.Round6(float64(c.answeredGood) / c.Window.Seconds()),
-		AnsweredTurnsPerS:   setup.Round6(float64(c.turns-c.failedTurns) / c.Window.Seconds()),
+		AnsweredTurnsPerS:   setup.Round6(float64(c.Turns-c.FailedTurns) / c.Window.Seconds()),
 		OfferedTurnsPerS:    setup.Round6(offered),
-		AchievedTurnsPerS:   setup.Round6(float64(c.turns) / c.Window.Seconds()),
+		AchievedTurnsPerS:   setup.Round6(float64(c.Turns) / c.Window.Seconds()),
 		TurnsInSystem:       setup.Round6(c.turnsIn.mean()),
 		AttemptsInService:   setup.Round6(c.attemptsIn.mean()),
-		RateLimited:         c.rateLimited, Failed: c.failed,
+		RateLimited:         c.RateLimited, Failed: c.Failed,
 		Hedges: c.hedges, HedgesWon: c.hedgesWon,
 		PeakInFlight:    map[string]int{},
 		QuotaUsed:       map[string]float64{},
 		AttemptsPerCall: c.attemptsPerCall,
 		LatencyCDF:      c.TurnLat.Cdf(100),
-		AnswerCDF:       c.OkTurnLat.CdfAmong(100, uint64(c.turns)),
-		Timeline:        c.timeline,
+		AnswerCDF:       c.OkTurnLat.CdfAmong(100, uint64(c.Turns)),
+		Timeline:        c.Timeline,
 	}
 	r.AttemptsPerFailedCall = c.failedPerAttempts
 	for i := range models {
-		r.PeakInFlight[c.services[i]] = c.peak[i]
+		r.PeakInFlight[c.services[i]] = c.Peak[i]
 	}
 	AddServiceBooks(&r, c.services, models, c.Window)
 	r.WastedWorkS = setup.Round6(r.WastedWorkS + c.WastedS)
@@ -382,7 +382,7 @@ func (c *Collector) StrategyResultFrom(name string, maxInFlight int, models []Mo
 	if len(c.services) > 1 {
 		r.ServiceTimelines = make(map[string][]results.TimelinePoint, len(c.services))
 		for i, name := range c.services {
-			r.ServiceTimelines[name] = perSecond(c.svcTimeline[i])
+			r.ServiceTimelines[name] = perSecond(c.SvcTimeline[i])
 		}
 	}
 	return r
@@ -435,7 +435,7 @@ func perSecond(tl []results.TimelinePoint) []results.TimelinePoint {
 // without a set number of turns, or one whose turns did not all finish
 // (the duration ended first, or the run was cut off).
 func (c *Collector) FinishS(sessions, turns int) float64 {
-	if sessions == 0 || turns == 0 || c.Unfinished+c.late > 0 || c.turns != int64(sessions)*int64(turns) {
+	if sessions == 0 || turns == 0 || c.Unfinished+c.late > 0 || c.Turns != int64(sessions)*int64(turns) {
 		return 0
 	}
 	return setup.Round6(c.lastTurn.Seconds())

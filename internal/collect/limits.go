@@ -1,4 +1,4 @@
-package sim
+package collect
 
 import (
 	"github.com/simbench/simbench/internal/downsample"
@@ -7,34 +7,34 @@ import (
 	"github.com/simbench/simbench/sched"
 )
 
-// maxLimitPoints bounds each service's limit trace in results.json: a
+// MaxLimitPoints bounds each service's limit trace in results.json: a
 // longer one is downsampled (downsample.MinMax), keeping its first and last
 // step and each stretch's lowest and highest limit.
-const maxLimitPoints = 2000
+const MaxLimitPoints = 2000
 
-// limitChunk is how many steps of one service a recorder holds before it
+// LimitChunk is how many steps of one service a recorder holds before it
 // reduces them: what bounds its memory (about 3 × limitChunk points per
 // service, 16 bytes each) however long the run. The points it keeps are
 // never fewer than limitChunk/2, four times what results.json keeps.
-const limitChunk = 8 * maxLimitPoints
+const LimitChunk = 8 * MaxLimitPoints
 
 // LimitRecorder collects one strategy's adaptive limits as they step, per
 // service, for StrategyResult.LimitTrace. It is fed from the scheduler's
 // Hook, so it is used from one goroutine at a time (the engine's, or the
 // Runner's in a live run).
 type LimitRecorder struct {
-	services []string // the services with an adaptive limit, in scenario order
-	series   map[string]*limitSeries
+	Services []string // the services with an adaptive limit, in scenario order
+	Series   map[string]*LimitSeries
 }
 
-// limitSeries is one service's steps in bounded memory. New steps go to
+// LimitSeries is one service's steps in bounded memory. New steps go to
 // raw; a full raw chunk is reduced by factor (downsample.MinMax) onto kept;
 // when kept outgrows limitChunk it is halved the same way and factor
 // doubles. Every stretch of the run is then kept at the same density, the
 // extremes of each stretch included.
-type limitSeries struct {
-	kept, raw []results.LimitPoint
-	factor    int
+type LimitSeries struct {
+	Kept, Raw []results.LimitPoint
+	Factor    int
 }
 
 // NewLimitRecorder returns a recorder for the services cfg gives an
@@ -47,10 +47,10 @@ func NewLimitRecorder(sc *scenarios.Scenario, cfg *sched.Config) *LimitRecorder 
 			continue
 		}
 		if r == nil {
-			r = &LimitRecorder{series: map[string]*limitSeries{}}
+			r = &LimitRecorder{Series: map[string]*LimitSeries{}}
 		}
-		r.services = append(r.services, svc.Name)
-		r.series[svc.Name] = &limitSeries{factor: 1}
+		r.Services = append(r.Services, svc.Name)
+		r.Series[svc.Name] = &LimitSeries{Factor: 1}
 	}
 	return r
 }
@@ -58,27 +58,27 @@ func NewLimitRecorder(sc *scenarios.Scenario, cfg *sched.Config) *LimitRecorder 
 // Begin records each service's starting limit at time 0, as the core
 // holds it before any completion has moved it.
 func (r *LimitRecorder) Begin(core *sched.Core) {
-	for _, name := range r.services {
+	for _, name := range r.Services {
 		r.Add(name, 0, core.Limit(name))
 	}
 }
 
 // Add records that the limit of service stepped to n at t seconds.
 func (r *LimitRecorder) Add(service string, t float64, n int) {
-	s := r.series[service]
+	s := r.Series[service]
 	if s == nil { // a service the configuration gave no adaptive limit
-		s = &limitSeries{factor: 1}
-		r.series[service] = s
+		s = &LimitSeries{Factor: 1}
+		r.Series[service] = s
 	}
-	s.raw = append(s.raw, results.LimitPoint{T: t, Limit: n})
-	if len(s.raw) == limitChunk {
+	s.Raw = append(s.Raw, results.LimitPoint{T: t, Limit: n})
+	if len(s.Raw) == LimitChunk {
 		s.flush()
 	}
 }
 
-// see is a sched.Config.Hook for virtual runs: it records every
+// See is a sched.Config.Hook for virtual runs: it records every
 // EventLimit at the event's (virtual) time and ignores the rest.
-func (r *LimitRecorder) see(ev sched.Event) {
+func (r *LimitRecorder) See(ev sched.Event) {
 	if ev.Kind == sched.EventLimit {
 		r.Add(ev.Service, ev.At.Seconds(), ev.N)
 	}
@@ -89,29 +89,29 @@ func byLimit(p *results.LimitPoint) float64 { return float64(p.Limit) }
 
 // flush reduces the raw steps onto kept, and halves kept when it has
 // outgrown limitChunk.
-func (s *limitSeries) flush() {
-	if len(s.raw) == 0 {
+func (s *LimitSeries) flush() {
+	if len(s.Raw) == 0 {
 		return
 	}
-	s.kept = append(s.kept, downsample.MinMax(s.raw, max(4, len(s.raw)/s.factor), byLimit)...)
-	s.raw = s.raw[:0]
-	if len(s.kept) > limitChunk {
-		s.kept = downsample.MinMax(s.kept, limitChunk/2, byLimit)
-		s.factor *= 2
+	s.Kept = append(s.Kept, downsample.MinMax(s.Raw, max(4, len(s.Raw)/s.Factor), byLimit)...)
+	s.Raw = s.Raw[:0]
+	if len(s.Kept) > LimitChunk {
+		s.Kept = downsample.MinMax(s.Kept, LimitChunk/2, byLimit)
+		s.Factor *= 2
 	}
 }
 
-// points returns the steps kept so far, in time order.
-func (s *limitSeries) points() []results.LimitPoint {
-	return append(append([]results.LimitPoint(nil), s.kept...), s.raw...)
+// Points returns the steps kept so far, in time order.
+func (s *LimitSeries) Points() []results.LimitPoint {
+	return append(append([]results.LimitPoint(nil), s.Kept...), s.Raw...)
 }
 
-// last returns the latest step recorded.
-func (s *limitSeries) last() results.LimitPoint {
-	if n := len(s.raw); n > 0 {
-		return s.raw[n-1]
+// Last returns the latest step recorded.
+func (s *LimitSeries) Last() results.LimitPoint {
+	if n := len(s.Raw); n > 0 {
+		return s.Raw[n-1]
 	}
-	return s.kept[len(s.kept)-1]
+	return s.Kept[len(s.Kept)-1]
 }
 
 // Trace returns the recorded steps for StrategyResult.LimitTrace, each
@@ -120,10 +120,10 @@ func (r *LimitRecorder) Trace() map[string][]results.LimitPoint {
 	if r == nil {
 		return nil
 	}
-	out := make(map[string][]results.LimitPoint, len(r.series))
-	for name, s := range r.series {
+	out := make(map[string][]results.LimitPoint, len(r.Series))
+	for name, s := range r.Series {
 		s.flush()
-		out[name] = downsample.MinMax(s.kept, maxLimitPoints, byLimit)
+		out[name] = downsample.MinMax(s.Kept, MaxLimitPoints, byLimit)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package sim
+package collect
 
 import (
 	"math"
@@ -92,28 +92,28 @@ func limitDuring(sc *scenarios.Scenario, service string, t time.Duration) float6
 	return slices.Min(limits)
 }
 
-// windowAcc counts one window's figures as the run goes.
-type windowAcc struct {
-	w                     EventWindow
+// WindowAcc counts one window's figures as the run goes.
+type WindowAcc struct {
+	W                     EventWindow
 	good, calls, attempts int64
 	callAttempts          int64
 	rateLimited           int64
 }
 
-func (a *windowAcc) in(t time.Duration) bool { return t >= a.w.Start && t < a.w.End }
+func (a *WindowAcc) in(t time.Duration) bool { return t >= a.W.Start && t < a.W.End }
 
-// windowResults turns the collector's window counts into results for a
+// WindowResults turns the collector's window counts into results for a
 // strategy pacing at headroom.
-func (c *Collector) windowResults(headroom float64) []results.WindowResult {
+func (c *Collector) WindowResults(headroom float64) []results.WindowResult {
 	var out []results.WindowResult
-	for i := range c.windows {
-		a := &c.windows[i]
+	for i := range c.Windows {
+		a := &c.Windows[i]
 		r := results.WindowResult{
-			Label: a.w.Label, Service: a.w.Service, StartS: setup.Round6(a.w.Start.Seconds()), EndS: setup.Round6(a.w.End.Seconds()),
+			Label: a.W.Label, Service: a.W.Service, StartS: setup.Round6(a.W.Start.Seconds()), EndS: setup.Round6(a.W.End.Seconds()),
 			Attempts: a.attempts, RateLimited: a.rateLimited, Calls: a.calls,
-			LimitPerS: setup.Round6(a.w.LimitPerS), Headroom: headroom,
+			LimitPerS: setup.Round6(a.W.LimitPerS), Headroom: headroom,
 		}
-		if s := (a.w.End - a.w.Start).Seconds(); s > 0 {
+		if s := (a.W.End - a.W.Start).Seconds(); s > 0 {
 			r.GoodputPerS = setup.Round6(float64(a.good) / s)
 		}
 		if a.attempts > 0 {
@@ -127,9 +127,9 @@ func (c *Collector) windowResults(headroom float64) []results.WindowResult {
 	return out
 }
 
-// strategyHeadroom is the fraction of the published limits st paces at:
+// StrategyHeadroom is the fraction of the published limits st paces at:
 // its headroom with token buckets, else 1.
-func strategyHeadroom(st *scenarios.Strategy) float64 {
+func StrategyHeadroom(st *scenarios.Strategy) float64 {
 	if st.TokenBucket && st.Headroom > 0 {
 		return st.Headroom
 	}

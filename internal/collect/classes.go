@@ -1,4 +1,4 @@
-package sim
+package collect
 
 import (
 	"time"
@@ -9,9 +9,9 @@ import (
 	"github.com/simbench/simbench/sched"
 )
 
-// classStats gathers the figures of each session class of a closed-model
+// ClassStats gathers the figures of each session class of a closed-model
 // workload (scenarios.Workload.Classes), for results.ClassResult.
-type classStats struct {
+type ClassStats struct {
 	w       *scenarios.Workload
 	window  time.Duration
 	classes []classAcc
@@ -22,22 +22,22 @@ type classAcc struct {
 	turnLat, okTurnLat         *Histogram
 }
 
-// newClassStats returns the class figures of sc's run, or nil when its
+// NewClassStats returns the class figures of sc's run, or nil when its
 // workload has no classes.
-func newClassStats(sc *scenarios.Scenario) *classStats {
+func NewClassStats(sc *scenarios.Scenario) *ClassStats {
 	w := &sc.Workload
 	if len(w.Classes) == 0 {
 		return nil
 	}
-	c := &classStats{w: w, window: sc.Duration, classes: make([]classAcc, len(w.Classes))}
+	c := &ClassStats{w: w, window: sc.Duration, classes: make([]classAcc, len(w.Classes))}
 	for i := range c.classes {
 		c.classes[i] = classAcc{turnLat: NewHistogram(), okTurnLat: NewHistogram()}
 	}
 	return c
 }
 
-// turn records a turn of session that finished at now.
-func (c *classStats) turn(session int, now, latency time.Duration, failed bool) {
+// Turn records a turn of session that finished at now.
+func (c *ClassStats) Turn(session int, now, latency time.Duration, failed bool) {
 	if session < 0 || now > c.window {
 		return
 	}
@@ -51,8 +51,8 @@ func (c *classStats) turn(session int, now, latency time.Duration, failed bool) 
 	a.turnLat.Add(latency)
 }
 
-// result records a tool call's result of session.
-func (c *classStats) result(session int, r *sched.Result) {
+// Result records a tool call's result of session.
+func (c *ClassStats) Result(session int, r *sched.Result) {
 	if session < 0 || r.Finished > c.window {
 		return
 	}
@@ -63,8 +63,8 @@ func (c *classStats) result(session int, r *sched.Result) {
 	}
 }
 
-// results returns the classes' figures in the order of the workload's.
-func (c *classStats) results() []results.ClassResult {
+// Results returns the classes' figures in the order of the workload's.
+func (c *ClassStats) Results() []results.ClassResult {
 	var good int64
 	for i := range c.classes {
 		good += c.classes[i].good
@@ -84,10 +84,10 @@ func (c *classStats) results() []results.ClassResult {
 	return out
 }
 
-// classRanks maps each session class of the workload to its priority
+// ClassRanks maps each session class of the workload to its priority
 // (sched.Call.Priority) under the strategy's priority table, or nil
 // without one.
-func classRanks(sc *scenarios.Scenario, st *scenarios.Strategy) []int {
+func ClassRanks(sc *scenarios.Scenario, st *scenarios.Strategy) []int {
 	if len(st.Priority) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package sim
+package collect
 
 import (
 	"encoding/json"
@@ -68,8 +68,8 @@ func TestAnswerSummaryCountsUnansweredTurnsAsSlowest(t *testing.T) {
 
 	// Every turn answered: the same percentiles as the histogram's own.
 	all := h.AnswerSummary(90)
-	if float64(all.P95) != ms(h.Quantile(0.95)) || float64(all.P99) != ms(h.Quantile(0.99)) || all.AnsweredShare != 1 {
-		t.Errorf("all answered: %+v, want p95 %v p99 %v share 1", all, ms(h.Quantile(0.95)), ms(h.Quantile(0.99)))
+	if float64(all.P95) != Ms(h.Quantile(0.95)) || float64(all.P99) != Ms(h.Quantile(0.99)) || all.AnsweredShare != 1 {
+		t.Errorf("all answered: %+v, want p95 %v p99 %v share 1", all, Ms(h.Quantile(0.95)), Ms(h.Quantile(0.99)))
 	}
 
 	// The boundary: 95 of 100 answered keeps p95 answered, 94 does not.

@@ -1,4 +1,4 @@
-package sim
+package collect
 
 import (
 	"fmt"
@@ -142,25 +142,25 @@ func (h *Histogram) quantileAmong(q float64, total uint64) (d time.Duration, ok 
 	return h.ranked(rank), true
 }
 
-func (h *Histogram) mean() time.Duration {
+func (h *Histogram) Mean() time.Duration {
 	if h.N == 0 {
 		return 0
 	}
 	return time.Duration(h.sum / float64(h.N) * 1e9)
 }
 
-func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+func Ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
 // AnswerSummary summarises the time to answer of total turns begun, of
 // which the histogram holds the answered ones.
 func (h *Histogram) AnswerSummary(total uint64) results.AnswerSummary {
 	at := func(q float64) results.AnswerMs {
 		if d, ok := h.quantileAmong(q, total); ok {
-			return results.AnswerMs(ms(d))
+			return results.AnswerMs(Ms(d))
 		}
 		return results.Unanswered
 	}
-	s := results.AnswerSummary{Mean: ms(h.mean()), P50: at(0.5), P95: at(0.95), P99: at(0.99)}
+	s := results.AnswerSummary{Mean: Ms(h.Mean()), P50: at(0.5), P95: at(0.95), P99: at(0.99)}
 	if total > 0 {
 		s.AnsweredShare = setup.Round6(float64(h.N) / float64(total))
 	}
@@ -170,8 +170,8 @@ func (h *Histogram) AnswerSummary(total uint64) results.AnswerSummary {
 // Summary returns the histogram's summary in milliseconds (microsecond precision).
 func (h *Histogram) Summary() results.Summary {
 	return results.Summary{
-		Mean: ms(h.mean()), P50: ms(h.Quantile(0.5)), P95: ms(h.Quantile(0.95)),
-		P99: ms(h.Quantile(0.99)), Max: ms(h.max),
+		Mean: Ms(h.Mean()), P50: Ms(h.Quantile(0.5)), P95: Ms(h.Quantile(0.95)),
+		P99: Ms(h.Quantile(0.99)), Max: Ms(h.max),
 	}
 }
 
@@ -197,7 +197,7 @@ func (h *Histogram) CdfAmong(n int, total uint64) []results.CDFPoint {
 		}
 		seen += uint64(bar.Count)
 		if seen >= next || seen == h.N {
-			out = append(out, results.CDFPoint{Ms: ms(h.clamp(time.Duration(bar.To))), P: math.Round(float64(seen)/float64(total)*1e6) / 1e6})
+			out = append(out, results.CDFPoint{Ms: Ms(h.clamp(time.Duration(bar.To))), P: math.Round(float64(seen)/float64(total)*1e6) / 1e6})
 			for next <= seen {
 				next += step
 			}
