@@ -203,7 +203,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			opts = append(opts, sched.WithQuota(sh))
 			l.procs[p].store, l.procs[p].redis, l.procs[p].shared = fail, rs, sh
 		}
-		pc.Rand = sim.Stream(l.sc.Seed, "strategy/"+l.st.Name+"/p"+strconv.Itoa(p))
+		pc.Rand = setup.Stream(l.sc.Seed, "strategy/"+l.st.Name+"/p"+strconv.Itoa(p))
 		if p == 0 {
 			pc.Rand = cfg.Rand // one process draws as a run of one does
 		}

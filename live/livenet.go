@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sim"
@@ -25,7 +26,7 @@ func newLiveNet(sc *scenarios.Scenario) []liveNet {
 	n := make([]liveNet, len(sc.Services))
 	for i := range sc.Services {
 		n[i].d = sim.NewNetDelay(sc.Services[i].NetworkDelay)
-		n[i].rng = sim.Stream(sc.Seed, "network/"+sc.Services[i].Name)
+		n[i].rng = setup.Stream(sc.Seed, "network/"+sc.Services[i].Name)
 	}
 	return n
 }

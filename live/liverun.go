@@ -259,7 +259,7 @@ func (l *liveRun) schedConfig(tw *trace.Writer) (sched.Config, *collect.LimitRec
 		}
 	}
 	cfg.Hook = collect.ChainHooks(limitHook, traceHook)
-	cfg.Rand = sim.Stream(l.sc.Seed, "strategy/"+l.st.Name)
+	cfg.Rand = setup.Stream(l.sc.Seed, "strategy/"+l.st.Name)
 	return cfg, limits, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/satmath"
@@ -104,7 +105,7 @@ type AgentOp struct {
 func NewAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float64, maxTurnCalls int) *AgentLoop {
 	a := &AgentLoop{
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, MaxTurnCalls: maxTurnCalls,
-		arrivals: Stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
+		arrivals: setup.Stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
 		classRank: collect.ClassRanks(sc, st),
 		book:      newTaskBook(sc), batch: st.Batch(), join: st.ProgressiveJoin,
 	}
@@ -122,7 +123,7 @@ func NewAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float
 				a.sessionProc[s] = uint16(p)
 			}
 		} else {
-			a.procDraws = Stream(sc.Seed, "arrivals/process")
+			a.procDraws = setup.Stream(sc.Seed, "arrivals/process")
 		}
 	}
 	return a

@@ -78,13 +78,13 @@ func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook fun
 		mc := setup.ScenarioModelConfig(sc, svc)
 		// The service's stream depends on the seed and the service only: every
 		// strategy meets the same latencies and faults in the same order of arrivals.
-		m, err := fakeapi.NewModel(mc, Stream(sc.Seed, "service/"+svc.Name))
+		m, err := fakeapi.NewModel(mc, setup.Stream(sc.Seed, "service/"+svc.Name))
 		if err != nil {
 			return fmt.Errorf("service %q: %w", svc.Name, err)
 		}
 		r.models = append(r.models, m)
 		r.net = append(r.net, NewNetDelay(svc.NetworkDelay))
-		r.netRng = append(r.netRng, Stream(sc.Seed, "network/"+svc.Name))
+		r.netRng = append(r.netRng, setup.Stream(sc.Seed, "network/"+svc.Name))
 		names[i] = svc.Name
 		r.readers = append(r.readers, newAnswerReader(m.Config()))
 	}
@@ -108,9 +108,9 @@ func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Ev
 	}
 	for p := range r.procs {
 		c := cfg
-		c.Rand = Stream(sc.Seed, "strategy/"+st.Name)
+		c.Rand = setup.Stream(sc.Seed, "strategy/"+st.Name)
 		if p > 0 {
-			c.Rand = Stream(sc.Seed, "strategy/"+st.Name+"/process/"+strconv.Itoa(p))
+			c.Rand = setup.Stream(sc.Seed, "strategy/"+st.Name+"/process/"+strconv.Itoa(p))
 		}
 		var traceHook, limitHook func(sched.Event)
 		if hook != nil {

@@ -1,4 +1,4 @@
-package sim
+package setup
 
 import (
 	"hash/fnv"
