@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -603,3 +604,9 @@ func (a *AgentLoop) finishTurn(now time.Duration, t *AgentTurn) {
 // minTurnGap is the least time between a session's turns when a turn took
 // no time and the session does not think.
 const minTurnGap = time.Millisecond
+
+// ErrTooLarge is the error of a run that would need more memory than its
+// budget (Options.MaxMemory): Run returns a *TooLargeError, which wraps it,
+// before it allocates anything; a turn that draws more calls than fit the
+// budget stops a run under way with an error wrapping it.
+var ErrTooLarge = errors.New("sim: run too large for its memory budget")

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -42,12 +41,6 @@ const (
 // BenchmarkEngine's scenario (≈ 1.1: each call's response, the turn's
 // arrival and the scheduler's wake-ups), rounded up for retries.
 const eventsPerCall = 1.5
-
-// ErrTooLarge is the error of a run that would need more memory than its
-// budget (Options.MaxMemory): Run returns a *TooLargeError, which wraps it,
-// before it allocates anything; a turn that draws more calls than fit the
-// budget stops a run under way with an error wrapping it.
-var ErrTooLarge = errors.New("sim: run too large for its memory budget")
 
 // TooLargeError is Run's refusal of a run whose estimate passes the budget.
 type TooLargeError struct {
