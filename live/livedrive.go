@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sim"
 )
@@ -18,14 +19,14 @@ import (
 type liveShell struct {
 	timers  sim.EventHeap
 	seq     uint64
-	cancels []*sim.AgentTurn // turns with a pending cancel, by event ref
+	cancels []*agent.AgentTurn // turns with a pending cancel, by event ref
 	freeC   []int32
-	ops     []sim.AgentOp
+	ops     []agent.AgentOp
 	// now is the time the agent loop was last called with: what its ops
 	// are done at.
 	now time.Duration
 	// running cancels each part running on a Runner.
-	running map[*sim.AgentPart]context.CancelFunc
+	running map[*agent.AgentPart]context.CancelFunc
 	landed  chan landedPart
 	stopped chan struct{} // closed when the driving goroutine stops reading landed
 	parts   sync.WaitGroup
@@ -34,7 +35,7 @@ type liveShell struct {
 // landedPart is a part's results as its Runner returned them (nil: the
 // Runner refused the turn).
 type landedPart struct {
-	part    *sim.AgentPart
+	part    *agent.AgentPart
 	results []sched.Result
 	// one is, for a part with a progressive join, one result as it was
 	// decided (streamed), ahead of the whole part's results.
@@ -47,7 +48,7 @@ type landedPart struct {
 // loop (a turn over the call cap), if any.
 func (l *liveRun) drive(ctx context.Context) error {
 	sh := &l.shell
-	sh.running = map[*sim.AgentPart]context.CancelFunc{}
+	sh.running = map[*agent.AgentPart]context.CancelFunc{}
 	sh.landed = make(chan landedPart)
 	sh.stopped = make(chan struct{})
 	defer close(sh.stopped)
@@ -128,7 +129,7 @@ func (l *liveRun) carry(ctx context.Context) error {
 		for i := range sh.ops {
 			l.do(ctx, &sh.ops[i])
 		}
-		sh.ops = sim.ReuseOps(sh.ops)
+		sh.ops = agent.ReuseOps(sh.ops)
 	}
 	if err := l.agents.Err; err != nil {
 		return fmt.Errorf("strategy %q at %v: %w", l.st.Name, sh.now, err)
@@ -137,10 +138,10 @@ func (l *liveRun) carry(ctx context.Context) error {
 }
 
 // do carries out one of the agent loop's ops.
-func (l *liveRun) do(ctx context.Context, op *sim.AgentOp) {
+func (l *liveRun) do(ctx context.Context, op *agent.AgentOp) {
 	sh := &l.shell
 	switch op.Kind {
-	case sim.OpBegin:
+	case agent.OpBegin:
 		l.mu.Lock()
 		l.m.TurnBegun(l.vnow())
 		l.procs[op.Turn.Proc].begun++
@@ -148,13 +149,13 @@ func (l *liveRun) do(ctx context.Context, op *sim.AgentOp) {
 			l.arrived++
 		}
 		l.mu.Unlock()
-	case sim.OpSubmit:
+	case agent.OpSubmit:
 		l.submit(ctx, op.Part)
-	case sim.OpCancel:
+	case agent.OpCancel:
 		if cancel := sh.running[op.Part]; cancel != nil {
 			cancel()
 		}
-	case sim.OpCancelAt:
+	case agent.OpCancelAt:
 		var i int32
 		if n := len(sh.freeC); n > 0 {
 			i = sh.freeC[n-1]
@@ -165,11 +166,11 @@ func (l *liveRun) do(ctx context.Context, op *sim.AgentOp) {
 			i = int32(len(sh.cancels) - 1)
 		}
 		l.schedule(sim.Event{At: op.At, Kind: sim.EvCancel, Ref: i})
-	case sim.OpWake:
+	case agent.OpWake:
 		l.schedule(sim.Event{At: op.At, Kind: sim.EvSession, Ref: int32(op.Session)})
-	case sim.OpArrive:
+	case agent.OpArrive:
 		l.schedule(sim.Event{At: op.At, Kind: sim.EvArrival})
-	case sim.OpEnd:
+	case agent.OpEnd:
 		t := op.Turn
 		l.mu.Lock()
 		now := l.vnow()
@@ -187,7 +188,7 @@ func (l *liveRun) do(ctx context.Context, op *sim.AgentOp) {
 			}
 		}
 		l.mu.Unlock()
-	case sim.OpSessionDone:
+	case agent.OpSessionDone:
 		// Nothing to do: the session handed out no wake.
 	}
 }
@@ -195,7 +196,7 @@ func (l *liveRun) do(ctx context.Context, op *sim.AgentOp) {
 // submit runs a part on its process's Runner, on a goroutine of its own
 // that hands the results back to the driving goroutine. A part of no calls
 // is finished at once.
-func (l *liveRun) submit(ctx context.Context, p *sim.AgentPart) {
+func (l *liveRun) submit(ctx context.Context, p *agent.AgentPart) {
 	sh := &l.shell
 	if len(p.Calls) == 0 {
 		l.agents.Finished(sh.now, p, nil)
@@ -233,7 +234,7 @@ func (l *liveRun) submit(ctx context.Context, p *sim.AgentPart) {
 // stream runs a part with a progressive join through the Runner's
 // Stream, handing each result to the driving goroutine as it is decided,
 // and returns them all in the order of the part's calls (nil: refused).
-func (l *liveRun) stream(ctx context.Context, runner *sched.Runner, p *sim.AgentPart, tag any) []sched.Result {
+func (l *liveRun) stream(ctx context.Context, runner *sched.Runner, p *agent.AgentPart, tag any) []sched.Result {
 	sh := &l.shell
 	ch, err := runner.Stream(ctx, p.SchedTurn(tag))
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/sched"
-	"github.com/simbench/simbench/sim"
 )
 
 // build makes the HTTP request for one attempt on the service's generic
@@ -21,7 +21,7 @@ import (
 // /llm; the tokens (a model call's input and output apart) and the client
 // ride in headers.
 func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Request, error) {
-	meta := call.Payload.(*sim.CallMeta)
+	meta := call.Payload.(*agent.CallMeta)
 	method, path := http.MethodGet, "/tools/"+call.Tool
 	switch {
 	case meta.Tool < 0:
@@ -54,7 +54,7 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 // attempts in flight per service and 429s seen.
 func (l *liveRun) counted(p int, exec sched.Executor) sched.Executor {
 	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
-		meta := call.Payload.(*sim.CallMeta)
+		meta := call.Payload.(*agent.CallMeta)
 		si := meta.Svc
 		l.mu.Lock()
 		start := l.vnow()

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -51,7 +52,7 @@ func (n *liveNet) draw() (out, back time.Duration) {
 // virtual engine does.
 func (l *liveRun) delayed(exec sched.Executor) sched.Executor {
 	return func(ctx context.Context, call *sched.Call, n int) sched.Outcome {
-		out, back := l.net[call.Payload.(*sim.CallMeta).Svc].draw()
+		out, back := l.net[call.Payload.(*agent.CallMeta).Svc].draw()
 		if out > 0 && !sleepUntil(ctx, time.Now().Add(out)) {
 			return sched.Outcome{Class: sched.ClassCancelled, Err: ctx.Err()}
 		}

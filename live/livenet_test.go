@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/sched"
-	"github.com/simbench/simbench/sim"
 )
 
 // A cancel before the delay out ends sends nothing: the executor is not
@@ -33,7 +33,7 @@ name = "s"
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	o := exec(ctx, &sched.Call{Payload: &sim.CallMeta{Svc: 0}}, 1)
+	o := exec(ctx, &sched.Call{Payload: &agent.CallMeta{Svc: 0}}, 1)
 	if called != 0 || o.Class != sched.ClassCancelled {
 		t.Errorf("executor called %d times, outcome %v; want 0 and cancelled", called, o.Class)
 	}

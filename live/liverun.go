@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
@@ -45,7 +46,7 @@ type liveRun struct {
 	f      float64
 	start  time.Time
 	srv    *fakeapi.Server
-	agents *sim.AgentLoop
+	agents *agent.AgentLoop
 	mu     sync.Mutex // guards m, late, arrived and procs
 	m      *collect.Collector
 	late   *collect.Histogram // timer lateness, real time
@@ -200,7 +201,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 		names[i] = orig.Services[i].Name
 	}
 	l := &liveRun{sc: ls.sc, st: st, f: ls.f, m: collect.NewCollector(names, orig.Duration), late: collect.NewHistogram(), fleet: fo,
-		agents: sim.NewAgentLoop(orig, st, fo.shares, ls.maxTurnCalls), net: newLiveNet(ls.sc)}
+		agents: agent.NewAgentLoop(orig, st, fo.shares, ls.maxTurnCalls), net: newLiveNet(ls.sc)}
 	if m := ls.member; m != nil {
 		l.agents.Member, l.member, l.quotaKey = m.index+1, m.index+1, m.key(st.Name)
 		l.clientPrefix = "p" + strconv.Itoa(m.index+1) + "-"
@@ -219,7 +220,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 		l.srv = srv
 	}
 	if ls.trace != nil {
-		l.trace = &sim.LiveTrace{W: ls.trace, Calls: map[*sim.CallMeta]*sim.LiveCall{}}
+		l.trace = &sim.LiveTrace{W: ls.trace, Calls: map[*agent.CallMeta]*sim.LiveCall{}}
 	}
 	return l, svcs, nil
 }

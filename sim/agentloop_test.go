@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -33,10 +34,10 @@ func agentScenario() *scenarios.Scenario {
 // when told, and writes down every op as a line.
 type loopDriver struct {
 	t       *testing.T
-	a       *AgentLoop
-	ops     []AgentOp
+	a       *agent.AgentLoop
+	ops     []agent.AgentOp
 	log     []string
-	pending []*AgentPart // submitted, not yet answered, in order
+	pending []*agent.AgentPart // submitted, not yet answered, in order
 }
 
 func (d *loopDriver) take() {
@@ -44,7 +45,7 @@ func (d *loopDriver) take() {
 	for i := range d.ops {
 		op := &d.ops[i]
 		d.log = append(d.log, describeOp(op))
-		if op.Kind == OpSubmit {
+		if op.Kind == agent.OpSubmit {
 			d.pending = append(d.pending, op.Part)
 		}
 	}
@@ -69,29 +70,29 @@ func (d *loopDriver) answer(now time.Duration, failed bool) {
 	d.take()
 }
 
-func describeOp(op *AgentOp) string {
+func describeOp(op *agent.AgentOp) string {
 	switch op.Kind {
-	case OpBegin:
+	case agent.OpBegin:
 		return fmt.Sprintf("begin turn %d of session %d at %v", op.Turn.No, op.Turn.Session, op.Turn.Start)
-	case OpSubmit:
+	case agent.OpSubmit:
 		p := op.Part
 		kinds := [...]string{"llm", "tools", "subagent llm", "subagent tools"}
 		var tokens int64
 		for _, c := range p.Calls {
 			tokens += c.Tokens
 		}
-		return fmt.Sprintf("submit %s: %d calls, %d tokens, budget %d, at %v", kinds[p.kind], len(p.Calls), tokens, p.budget, p.at)
-	case OpCancel:
+		return fmt.Sprintf("submit %s: %d calls, %d tokens, budget %d, at %v", kinds[p.Kind], len(p.Calls), tokens, p.Budget, p.At)
+	case agent.OpCancel:
 		return fmt.Sprintf("cancel a part of turn %d", op.Part.Turn.No)
-	case OpCancelAt:
+	case agent.OpCancelAt:
 		return fmt.Sprintf("cancel turn %d at %v", op.Turn.No, op.At)
-	case OpWake:
+	case agent.OpWake:
 		return fmt.Sprintf("wake session %d at %v", op.Session, op.At)
-	case OpArrive:
+	case agent.OpArrive:
 		return fmt.Sprintf("arrive at %v", op.At)
-	case OpEnd:
+	case agent.OpEnd:
 		return fmt.Sprintf("end turn %d, failed %v", op.Turn.No, op.Failed)
-	case OpSessionDone:
+	case agent.OpSessionDone:
 		return fmt.Sprintf("session %d done", op.Session)
 	}
 	return "?"
@@ -102,7 +103,7 @@ func describeOp(op *AgentOp) string {
 // op it asks for, with its time, is as written below.
 func TestAgentLoopSessionExactly(t *testing.T) {
 	sc := agentScenario()
-	d := &loopDriver{t: t, a: NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
+	d := &loopDriver{t: t, a: agent.NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
 	ms := time.Millisecond
 	d.a.Begin()
 	d.take()
@@ -149,7 +150,7 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 	sc.Workload.Arrival = scenarios.ArrivalConstant
 	sc.Workload.Cancel.ParentTimeout = 300 * time.Millisecond
 	sc.Duration = time.Second
-	d := &loopDriver{t: t, a: NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
+	d := &loopDriver{t: t, a: agent.NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
 	ms := time.Millisecond
 	d.a.Begin()
 	d.take()
@@ -190,10 +191,10 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 	}
 
 	sc.Workload.Calls[0].Count = spec.Constant(3.0)
-	capped := NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, 2)
+	capped := agent.NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, 2)
 	capped.Begin()
 	capped.Arrive(0)
-	if !errors.Is(capped.Err, ErrTooLarge) {
+	if !errors.Is(capped.Err, agent.ErrTooLarge) {
 		t.Errorf("a turn of 3 calls under a cap of 2: err %v, want ErrTooLarge", capped.Err)
 	}
 }
@@ -203,34 +204,34 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 // running or a late part of its progressive join still running, and on a
 // turn given back twice.
 func TestRecycleRefusesATurnThatCanStillRun(t *testing.T) {
-	refused := func(tr *AgentTurn) (msg any) {
+	refused := func(tr *agent.AgentTurn) (msg any) {
 		defer func() { msg = recover() }()
-		(&AgentLoop{}).recycle(tr)
+		(&agent.AgentLoop{}).Recycle(tr)
 		return nil
 	}
-	for _, s := range []turnState{
+	for _, s := range []agent.TurnState{
 		{},
-		{ended: true, held: 1},
-		{ended: true, parts: 1},
-		{ended: true, late: 1},
+		{Ended: true, Held: 1},
+		{Ended: true, Parts: 1},
+		{Ended: true, Late: 1},
 	} {
-		if refused(&AgentTurn{turnState: s}) == nil {
-			t.Errorf("recycle took a turn that can still run: ended %v, %d cancels pending, %d parts running, %d late", s.ended, s.held, s.parts, s.late)
+		if refused(&agent.AgentTurn{TurnState: s}) == nil {
+			t.Errorf("recycle took a turn that can still run: ended %v, %d cancels pending, %d parts running, %d late", s.Ended, s.Held, s.Parts, s.Late)
 		}
 	}
-	a := &AgentLoop{}
-	tr := &AgentTurn{turnState: turnState{ended: true}}
-	a.recycle(tr)
-	if len(a.spareTurns) != 1 {
-		t.Fatalf("recycle kept %d turns of an idle one; want 1", len(a.spareTurns))
+	a := &agent.AgentLoop{}
+	tr := &agent.AgentTurn{TurnState: agent.TurnState{Ended: true}}
+	a.Recycle(tr)
+	if len(a.SpareTurns) != 1 {
+		t.Fatalf("recycle kept %d turns of an idle one; want 1", len(a.SpareTurns))
 	}
 	if msg := refused(tr); msg == nil {
 		t.Error("recycle took a turn given back already")
 	}
 	// release recycles only an idle turn.
-	a.release(&AgentTurn{turnState: turnState{ended: true, late: 1}})
-	a.release(&AgentTurn{turnState: turnState{ended: true}})
-	if len(a.spareTurns) != 2 {
-		t.Errorf("release kept %d turns; want 2 (the first and the idle one)", len(a.spareTurns))
+	a.Release(&agent.AgentTurn{TurnState: agent.TurnState{Ended: true, Late: 1}})
+	a.Release(&agent.AgentTurn{TurnState: agent.TurnState{Ended: true}})
+	if len(a.SpareTurns) != 2 {
+		t.Errorf("release kept %d turns; want 2 (the first and the idle one)", len(a.SpareTurns))
 	}
 }

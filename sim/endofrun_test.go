@@ -58,7 +58,7 @@ func TestOverloadEndsAtDuration(t *testing.T) {
 	if e.now > time.Hour || !e.cutOff {
 		t.Errorf("the run ended at %v (cut off %v); want it to end at 1h with work left", e.now, e.cutOff)
 	}
-	begun := e.Agents.turnNo
+	begun := e.Agents.TurnNo
 	if r.UnfinishedTurns == 0 || uint64(r.Turns+r.UnfinishedTurns) != begun {
 		t.Errorf("%d turns finished, %d unfinished, %d begun; want every turn begun counted once", r.Turns, r.UnfinishedTurns, begun)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -23,7 +24,7 @@ type engine struct {
 	// runParts is what the reference driver shares: the setup, the
 	// agent loop, the processes' schedulers, the models and collectors.
 	runParts
-	ops []AgentOp // scratch: the agent loop's ops being carried out
+	ops []agent.AgentOp // scratch: the agent loop's ops being carried out
 	now time.Duration
 
 	// p is the process the event being handled belongs to.
@@ -35,8 +36,8 @@ type engine struct {
 	// outReq holds, by slab entry, what the service needs of an attempt on
 	// its way out; apart from the slab so that the slab holds no pointers.
 	outReq  []outgoing
-	free    []int32      // free slab entries
-	cancels []*AgentTurn // turns with a pending cancel event, by event ref
+	free    []int32            // free slab entries
+	cancels []*agent.AgentTurn // turns with a pending cancel event, by event ref
 	freeC   []int32
 	// credits are the processes' requests for credit from the shared
 	// quota on their way, by evCredit ref.
@@ -55,7 +56,7 @@ type engine struct {
 
 // scheduleCancel schedules a cancel of tr at time at, unless at is past the
 // drain limit, where the run ends before it.
-func (e *engine) scheduleCancel(at time.Duration, tr *AgentTurn) {
+func (e *engine) scheduleCancel(at time.Duration, tr *agent.AgentTurn) {
 	if at > e.stop {
 		return
 	}
@@ -68,7 +69,7 @@ func (e *engine) scheduleCancel(at time.Duration, tr *AgentTurn) {
 		e.cancels = append(e.cancels, tr)
 		i = int32(len(e.cancels) - 1)
 	}
-	tr.held++
+	tr.Held++
 	e.schedule(Event{At: at, Kind: EvCancel, Ref: i, proc: uint16(tr.Proc)})
 }
 
@@ -151,10 +152,10 @@ func (e *engine) Run(ctx context.Context, progress func(virtual time.Duration)) 
 			tr := e.cancels[ev.Ref]
 			e.cancels[ev.Ref] = nil
 			e.freeC = append(e.freeC, ev.Ref)
-			tr.held--
+			tr.Held--
 			e.Agents.Cancel(e.now, tr)
 			e.drive()
-			e.Agents.release(tr)
+			e.Agents.Release(tr)
 		case evCredit:
 			e.credited(ev.Ref)
 		}
@@ -170,10 +171,10 @@ func (e *engine) Run(ctx context.Context, progress func(virtual time.Duration)) 
 // partOf returns the part an ActResult or ActTurnDone is about. A part
 // that is now another sched turn's was reused while its own still ran:
 // the results would count as another turn's, and partOf panics.
-func (e *engine) partOf(a *sched.Action) *AgentPart {
-	p := a.Tag.(*AgentPart)
-	if p.id != a.TurnID {
-		panic(fmt.Sprintf("sim: sched turn %d answered at %v through a part reused by sched turn %d", a.TurnID, e.now, p.id))
+func (e *engine) partOf(a *sched.Action) *agent.AgentPart {
+	p := a.Tag.(*agent.AgentPart)
+	if p.Id != a.TurnID {
+		panic(fmt.Sprintf("sim: sched turn %d answered at %v through a part reused by sched turn %d", a.TurnID, e.now, p.Id))
 	}
 	return p
 }

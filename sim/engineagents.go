@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/satmath"
 )
@@ -26,7 +27,7 @@ func (e *engine) drive() {
 		for i := range e.ops {
 			e.do(&e.ops[i])
 		}
-		e.ops = ReuseOps(e.ops)
+		e.ops = agent.ReuseOps(e.ops)
 	}
 	if err := e.Agents.Err; err != nil {
 		e.fail(err)
@@ -34,41 +35,41 @@ func (e *engine) drive() {
 }
 
 // do carries out one of the agent loop's ops, now.
-func (e *engine) do(op *AgentOp) {
+func (e *engine) do(op *agent.AgentOp) {
 	switch op.Kind {
-	case OpBegin:
+	case agent.OpBegin:
 		e.p = op.Turn.Proc // an arrival's process is the loop's draw
 		e.m.TurnBegun(e.now)
-	case OpSubmit:
+	case agent.OpSubmit:
 		e.submit(e.now, op.Part)
-	case OpCancel:
-		e.procs[op.Part.Turn.Proc].core.Cancel(e.now, op.Part.id)
-	case OpCancelAt:
+	case agent.OpCancel:
+		e.procs[op.Part.Turn.Proc].core.Cancel(e.now, op.Part.Id)
+	case agent.OpCancelAt:
 		e.scheduleCancel(op.At, op.Turn)
-	case OpWake:
-		e.schedule(Event{At: op.At, Kind: EvSession, Ref: int32(op.Session), proc: uint16(op.proc)})
-	case OpArrive:
+	case agent.OpWake:
+		e.schedule(Event{At: op.At, Kind: EvSession, Ref: int32(op.Session), proc: uint16(op.Proc)})
+	case agent.OpArrive:
 		e.schedule(Event{At: op.At, Kind: EvArrival})
-	case OpEnd:
+	case agent.OpEnd:
 		t := op.Turn
 		e.countTurn(e.now, t, op.Failed)
-		t.ended = true
-		e.Agents.release(t)
-	case OpSessionDone:
+		t.Ended = true
+		e.Agents.Release(t)
+	case agent.OpSessionDone:
 		// Nothing to do: the session handed out no wake.
 	}
 }
 
 // submit hands a part of a turn to its process's scheduler at now; a
 // refused part (queue full) goes back to the agent loop.
-func (r *runParts) submit(now time.Duration, p *AgentPart) {
+func (r *runParts) submit(now time.Duration, p *agent.AgentPart) {
 	id, err := r.procs[p.Turn.Proc].core.Submit(now, p.SchedTurn(p))
 	if err != nil {
 		r.m.Refused++
 		r.Agents.Refused(now, p)
 		return
 	}
-	p.id = id
+	p.Id = id
 	if p.Counted {
 		r.m.Enter(now, len(p.Calls))
 	}
@@ -76,14 +77,14 @@ func (r *runParts) submit(now time.Duration, p *AgentPart) {
 
 // partDone records a finished part's results and hands them to the agent
 // loop.
-func (e *engine) partDone(p *AgentPart, res *sched.TurnResult) {
+func (e *engine) partDone(p *agent.AgentPart, res *sched.TurnResult) {
 	e.countResults(p, res.Results)
-	t, late := p.Turn, p.joined
+	t, late := p.Turn, p.Joined
 	proc := t.Proc // p may be reused once finished returns
 	e.Agents.Finished(e.now, p, res.Results)
 	if late {
 		// The last late part of an ended turn frees it.
-		e.Agents.release(t)
+		e.Agents.Release(t)
 	}
 	// Nothing reads res any more: the next turns reuse its storage.
 	e.procs[proc].core.Recycle(res)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/satmath"
 )
@@ -63,7 +64,7 @@ type outgoing struct {
 
 // newOutgoing returns the request of attempt a (an ActStart) of the call
 // meta describes.
-func newOutgoing(a *sched.Action, meta *CallMeta) outgoing {
+func newOutgoing(a *sched.Action, meta *agent.CallMeta) outgoing {
 	req := outgoing{client: meta.Client, tokens: a.Call.Tokens, output: max(0, min(meta.Output, a.Call.Tokens)), write: meta.Write}
 	if meta.Write {
 		req.resource = a.Call.Resource
@@ -89,15 +90,15 @@ func (e *engine) start(a *sched.Action) {
 
 // send sends an attempt to its service's model, in slab entry i.
 func (e *engine) send(a *sched.Action, i int32) {
-	meta := a.Call.Payload.(*CallMeta)
+	meta := a.Call.Payload.(*agent.CallMeta)
 	si := meta.Svc
 	req := newOutgoing(a, meta)
 	at := &e.slab[i]
 	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p)}
 	if a.Hedge {
-		meta.slab[1] = i
+		meta.Slab[1] = i
 	} else {
-		meta.slab[0] = i
+		meta.Slab[0] = i
 	}
 	var out time.Duration
 	if nd := &e.net[si]; nd.On() {
@@ -216,12 +217,12 @@ func (e *engine) respond(i int32) {
 // and is not dead. The call's meta remembers its latest attempt and hedge;
 // an attempt neither names (a promoted hedge that was hedged in turn) is
 // looked for in the whole slab.
-func (e *engine) inFlight(meta *CallMeta, id sched.AttemptID) (int32, bool) {
+func (e *engine) inFlight(meta *agent.CallMeta, id sched.AttemptID) (int32, bool) {
 	awaited := func(i int32) bool {
 		at := &e.slab[i]
 		return at.id == id && int(at.proc) == e.p && !at.dead
 	}
-	for _, i := range meta.slab {
+	for _, i := range meta.Slab {
 		if awaited(i) {
 			return i, true
 		}
@@ -240,7 +241,7 @@ func (e *engine) inFlight(meta *CallMeta, id sched.AttemptID) (int32, bool) {
 // work). An answer already on its way back is dropped.
 func (e *engine) cancelAttempt(a *sched.Action) {
 	id := a.Attempt
-	i, ok := e.inFlight(a.Call.Payload.(*CallMeta), id)
+	i, ok := e.inFlight(a.Call.Payload.(*agent.CallMeta), id)
 	if !ok {
 		return
 	}

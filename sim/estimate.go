@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
@@ -41,6 +42,13 @@ const (
 // BenchmarkEngine's scenario (≈ 1.1: each call's response, the turn's
 // arrival and the scheduler's wake-ups), rounded up for retries.
 const eventsPerCall = 1.5
+
+// ErrTooLarge is the error of a run that would need more memory than its
+// budget (Options.MaxMemory): Run returns a *TooLargeError, which wraps it,
+// before it allocates anything; a turn that draws more calls than fit the
+// budget stops a run under way with an error wrapping it. It is the agent
+// loop's error (agent.ErrTooLarge), the same value.
+var ErrTooLarge = agent.ErrTooLarge
 
 // TooLargeError is Run's refusal of a run whose estimate passes the budget.
 type TooLargeError struct {
@@ -141,7 +149,7 @@ func estimate(sc *scenarios.Scenario, par int) RunEstimate {
 	dur := sc.Duration.Seconds()
 	est := RunEstimate{Strategies: len(sc.Strategies), Parallel: par, CallsPerTurn: x.perTurn}
 	if w.Sessions > 0 {
-		cycle := max(x.turnS+meanOf(w.Think)/1e9, minTurnGap.Seconds())
+		cycle := max(x.turnS+meanOf(w.Think)/1e9, agent.MinTurnGap.Seconds())
 		per := math.Ceil(dur / cycle)
 		if w.Turns > 0 {
 			per = min(per, float64(w.Turns))
@@ -238,7 +246,7 @@ func (x *estimator) groups(gs []scenarios.CallGroup, times float64) (calls, seco
 			if t == nil {
 				continue
 			}
-			if i := serviceIndex(x.sc, t.Service); i >= 0 {
+			if i := agent.ServiceIndex(x.sc, t.Service); i >= 0 {
 				x.demand[i] += n * times * weights[k]
 				x.tokens[i] += n * times * weights[k] * meanOf(t.Tokens)
 				seconds = max(seconds, x.latency[i])
@@ -253,7 +261,7 @@ func (x *estimator) llm(l *scenarios.LLMCall, times float64) (calls, seconds flo
 	if l == nil || times == 0 {
 		return 0, 0
 	}
-	if i := serviceIndex(x.sc, l.Service); i >= 0 {
+	if i := agent.ServiceIndex(x.sc, l.Service); i >= 0 {
 		x.demand[i] += times
 		x.tokens[i] += times * meanOf(l.Tokens)
 		seconds = x.latency[i]

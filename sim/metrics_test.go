@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"github.com/simbench/simbench/internal/collect"
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/internal/collect"
 )
 
 // A collector's timelines hold the window's buckets and no more, however

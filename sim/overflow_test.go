@@ -56,7 +56,7 @@ func TestParetoThinkTime(t *testing.T) {
 	sc.Workload.Think = spec.Dist[time.Duration]{Kind: spec.DistPareto, Min: time.Second, Alpha: 0.01}
 	e := runOne(t, sc)
 	var began int64
-	for _, n := range e.Agents.sessionTurns {
+	for _, n := range e.Agents.SessionTurns {
 		began += int64(n)
 	}
 	if e.m.Turns < 50 || e.m.Turns != began || e.m.Calls != e.m.Turns || e.cutOff || e.m.FailedTurns != 0 {

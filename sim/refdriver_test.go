@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -199,15 +200,15 @@ func (r *reference) drive() {
 }
 
 // do carries out one of the agent loop's ops, now.
-func (r *reference) do(op *AgentOp) {
+func (r *reference) do(op *agent.AgentOp) {
 	switch op.Kind {
-	case OpBegin:
+	case agent.OpBegin:
 		r.m.TurnBegun(r.now)
-	case OpSubmit:
+	case agent.OpSubmit:
 		r.submit(r.now, op.Part)
-	case OpCancel:
-		r.procs[op.Part.Turn.Proc].core.Cancel(r.now, op.Part.id)
-	case OpCancelAt:
+	case agent.OpCancel:
+		r.procs[op.Part.Turn.Proc].core.Cancel(r.now, op.Part.Id)
+	case agent.OpCancelAt:
 		// A cancel due after the run's end never happens: it is not work
 		// left undone, so it is not scheduled.
 		if t := op.Turn; op.At <= r.stop {
@@ -216,20 +217,20 @@ func (r *reference) do(op *AgentOp) {
 				r.drive()
 			})
 		}
-	case OpWake:
+	case agent.OpWake:
 		s := op.Session
 		r.schedule(op.At, func() {
 			r.Agents.Wake(r.now, s)
 			r.drive()
 		})
-	case OpArrive:
+	case agent.OpArrive:
 		r.schedule(op.At, func() {
 			r.Agents.Arrive(r.now)
 			r.drive()
 		})
-	case OpEnd:
+	case agent.OpEnd:
 		r.countTurn(r.now, op.Turn, op.Failed)
-	case OpSessionDone:
+	case agent.OpSessionDone:
 	}
 }
 
@@ -280,12 +281,12 @@ func (r *reference) act(p int, a *sched.Action) {
 	case sched.ActReturnCredit:
 		pr.returnCredit(r.now, a.Credit)
 	case sched.ActTurnDone:
-		part := a.Tag.(*AgentPart)
+		part := a.Tag.(*agent.AgentPart)
 		r.countResults(part, a.Turn.Results)
 		r.Agents.Finished(r.now, part, a.Turn.Results)
 		r.drive()
 	case sched.ActResult:
-		if part := a.Tag.(*AgentPart); part.Join > 0 {
+		if part := a.Tag.(*agent.AgentPart); part.Join > 0 {
 			r.Agents.Answered(r.now, part, a.Result)
 			r.drive()
 		}
@@ -295,7 +296,7 @@ func (r *reference) act(p int, a *sched.Action) {
 // start sends an attempt to its service. With a network delay the service
 // sees it that much later; the client waits for it from now.
 func (r *reference) start(p int, a *sched.Action) {
-	meta := a.Call.Payload.(*CallMeta)
+	meta := a.Call.Payload.(*agent.CallMeta)
 	at := &refAttempt{proc: p, id: a.Attempt, svc: meta.Svc, out: newOutgoing(a, meta)}
 	var out time.Duration
 	if nd := &r.net[at.svc]; nd.On() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
@@ -24,7 +25,7 @@ type runParts struct {
 	sc *scenarios.Scenario
 	st *scenarios.Strategy
 	// Agents is the agent loop: sessions, turns and subagents.
-	Agents *AgentLoop
+	Agents *agent.AgentLoop
 	// classes gathers each session class's figures (nil without classes).
 	classes *collect.ClassStats
 	end     time.Duration // no turn starts at or after end
@@ -70,7 +71,7 @@ func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook fun
 	if err := r.newProcesses(cfg, hook); err != nil {
 		return err
 	}
-	r.Agents = NewAgentLoop(sc, st, sc.Workload.Shares(), MaxTurnCalls(DefaultMaxMemory))
+	r.Agents = agent.NewAgentLoop(sc, st, sc.Workload.Shares(), MaxTurnCalls(DefaultMaxMemory))
 	r.classes = collect.NewClassStats(sc)
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
@@ -141,7 +142,7 @@ func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Ev
 }
 
 // countTurn records turn t's end at now, failed (or cancelled) or not.
-func (r *runParts) countTurn(now time.Duration, t *AgentTurn, failed bool) {
+func (r *runParts) countTurn(now time.Duration, t *agent.AgentTurn, failed bool) {
 	r.m.Turn(now, now-t.Start, failed, t.Good)
 	if t.Abandoned {
 		r.m.ModelFailedTurn(now)
@@ -155,7 +156,7 @@ func (r *runParts) countTurn(now time.Duration, t *AgentTurn, failed bool) {
 }
 
 // countResults records the results of part p, whose sched turn is done.
-func (r *runParts) countResults(p *AgentPart, res []sched.Result) {
+func (r *runParts) countResults(p *agent.AgentPart, res []sched.Result) {
 	for i := range res {
 		r.m.Result(&res[i], p.Counted)
 		if r.classes != nil && p.Counted {
@@ -168,7 +169,7 @@ func (r *runParts) countResults(p *AgentPart, res []sched.Result) {
 }
 
 // countStart records an attempt of call meta sent by process p at now.
-func (r *runParts) countStart(p int, meta *CallMeta, now time.Duration) {
+func (r *runParts) countStart(p int, meta *agent.CallMeta, now time.Duration) {
 	r.m.Started(meta.Svc, now, meta.Counted)
 	if r.multi && meta.Counted {
 		r.procs[p].stats.attempts++
@@ -233,7 +234,7 @@ func (r *runParts) processResults() []results.ProcessResult {
 	for p := range r.procs {
 		s := &r.procs[p].stats
 		out[p] = results.ProcessResult{
-			Name: "p" + strconv.Itoa(p+1), Share: setup.Round6(r.Agents.shares[p]),
+			Name: "p" + strconv.Itoa(p+1), Share: setup.Round6(r.Agents.Shares[p]),
 			Turns: s.turns, FailedTurns: s.failedTurns, UnfinishedTurns: s.unfinished,
 			Calls: s.calls, Attempts: s.attempts,
 			GoodputPerS:     setup.Round6(float64(s.goodCalls) / secs),

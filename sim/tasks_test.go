@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -126,7 +127,7 @@ func TestModelSuccessMovesNoOtherDraw(t *testing.T) {
 // out exactly those, turn by turn.
 func TestContextGrowthTokensPerIteration(t *testing.T) {
 	sc := tasksScenario(t, 1, 1, 4, ", context_growth = 300", "")
-	d := &loopDriver{t: t, a: NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, 100)}
+	d := &loopDriver{t: t, a: agent.NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, 100)}
 	d.a.Begin()
 	d.take()
 	d.a.Wake(0, 0)
@@ -136,13 +137,13 @@ func TestContextGrowthTokensPerIteration(t *testing.T) {
 		now := time.Duration(i+1) * time.Second
 		llm := d.pending[0]
 		got = append(got, llm.Calls[0].Tokens)
-		if m := llm.Calls[0].Payload.(*CallMeta); m.Output != 200 {
+		if m := llm.Calls[0].Payload.(*agent.CallMeta); m.Output != 200 {
 			t.Errorf("turn %d: %d output tokens; want 200 (growth is input)", i+1, m.Output)
 		}
 		d.answer(now, false) // the model call
 		d.answer(now, false) // the tool call
 		for _, op := range slices.Clone(d.ops) {
-			if op.Kind == OpWake {
+			if op.Kind == agent.OpWake {
 				d.a.Wake(op.At, op.Session)
 				d.take()
 			}
@@ -195,7 +196,7 @@ func TestOrchestratorBudgetBeforeSpawning(t *testing.T) {
 	sc.Workload.Subagents.Count = spec.Constant(5.0)
 	sc.Workload.Subagents.TokenBudget = 1000
 	sc.Workload.Subagents.OrchestratorBudget = 3500
-	d := &loopDriver{t: t, a: NewAgentLoop(sc, &scenarios.Strategy{}, []float64{1}, 100)}
+	d := &loopDriver{t: t, a: agent.NewAgentLoop(sc, &scenarios.Strategy{}, []float64{1}, 100)}
 	d.a.Begin()
 	d.take()
 	d.a.Wake(0, 0)
@@ -204,12 +205,12 @@ func TestOrchestratorBudgetBeforeSpawning(t *testing.T) {
 	d.answer(time.Second, false) // the tool calls
 	subs := 0
 	for _, p := range d.pending {
-		if p.kind == partSubTools {
+		if p.Kind == agent.PartSubTools {
 			subs++
 		}
 	}
-	if subs != 2 || d.a.book.skipped != 3 {
-		t.Errorf("%d subagents spawned, %d skipped; want 2 and 3", subs, d.a.book.skipped)
+	if subs != 2 || d.a.Book.Skipped != 3 {
+		t.Errorf("%d subagents spawned, %d skipped; want 2 and 3", subs, d.a.Book.Skipped)
 	}
 }
 
@@ -221,7 +222,7 @@ func TestBatchTurnsMakeWideTurns(t *testing.T) {
 	sc := tasksScenario(t, 1, 1, 10, ", context_growth = 300", "")
 	st := sc.Strategies[0]
 	st.BatchTurns = 5
-	d := &loopDriver{t: t, a: NewAgentLoop(sc, &st, []float64{1}, 100)}
+	d := &loopDriver{t: t, a: agent.NewAgentLoop(sc, &st, []float64{1}, 100)}
 	d.a.Begin()
 	d.take()
 	d.a.Wake(0, 0)
@@ -235,7 +236,7 @@ func TestBatchTurnsMakeWideTurns(t *testing.T) {
 		calls = append(calls, len(d.pending[0].Calls))
 		d.answer(now, false) // the wide turn's tool calls
 		for _, op := range slices.Clone(d.ops) {
-			if op.Kind == OpWake {
+			if op.Kind == agent.OpWake {
 				d.a.Wake(op.At, op.Session)
 				d.take()
 			}

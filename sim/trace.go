@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/trace"
@@ -90,15 +91,15 @@ func (t *engineTrace) hook(p uint16, ev sched.Event) {
 // traceStart notes an attempt sent now, in slab entry i: its turn, call,
 // attempt number, and when it was due (the sched turn's submission, or
 // the end of the retry delay the scheduler chose).
-func (e *engine) traceStart(i int32, a *sched.Action, meta *CallMeta) {
+func (e *engine) traceStart(i int32, a *sched.Action, meta *agent.CallMeta) {
 	t := e.trace
 	for int(i) >= len(t.inflight) {
 		t.inflight = append(t.inflight, trace.Record{})
 	}
-	p := a.Tag.(*AgentPart)
+	p := a.Tag.(*agent.AgentPart)
 	r := trace.Record{
 		Session: int64(p.Turn.Session + 1), Turn: int64(p.Turn.No), Call: a.Call.ID, Service: a.Call.Service,
-		Tool: a.Call.Tool, Attempt: a.N, Intended: seconds(p.at), Start: seconds(e.now), Tokens: a.Call.Tokens,
+		Tool: a.Call.Tool, Attempt: a.N, Intended: seconds(p.At), Start: seconds(e.now), Tokens: a.Call.Tokens,
 	}
 	if meta.Tool < 0 {
 		r.Kind, r.Tool = trace.KindModel, ""
@@ -228,7 +229,7 @@ func finishSections(out *trace.Writer, secs []section) error {
 type LiveTrace struct {
 	W     *trace.Writer
 	mu    sync.Mutex
-	Calls map[*CallMeta]*LiveCall
+	Calls map[*agent.CallMeta]*LiveCall
 }
 
 // LiveTurn is one agent turn of a live run.
@@ -259,7 +260,7 @@ func (t *LiveTrace) Begin(lt *LiveTurn, calls []sched.Call, now float64) *livePa
 	for i := range calls {
 		c := &LiveCall{turn: lt, intended: now}
 		p.calls[calls[i].ID] = c
-		t.Calls[calls[i].Payload.(*CallMeta)] = c
+		t.Calls[calls[i].Payload.(*agent.CallMeta)] = c
 	}
 	return p
 }
@@ -269,7 +270,7 @@ func (t *LiveTrace) End(calls []sched.Call) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i := range calls {
-		delete(t.Calls, calls[i].Payload.(*CallMeta))
+		delete(t.Calls, calls[i].Payload.(*agent.CallMeta))
 	}
 }
 
@@ -291,7 +292,7 @@ func (t *LiveTrace) Retry(ev sched.Event, now, delay float64) {
 // answered at end (scenario seconds) with o; retryAfter is the server's
 // delay in the scenario's time.
 func (t *LiveTrace) Attempt(call *sched.Call, n int, start, end float64, o sched.Outcome, retryAfter time.Duration) error {
-	meta := call.Payload.(*CallMeta)
+	meta := call.Payload.(*agent.CallMeta)
 	t.mu.Lock()
 	c := t.Calls[meta]
 	var r trace.Record

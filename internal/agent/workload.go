@@ -1,4 +1,4 @@
-package sim
+package agent
 
 import (
 	"fmt"
@@ -12,11 +12,11 @@ import (
 	"github.com/simbench/simbench/sched/satmath"
 )
 
-// workload generates turns from a scenario's [workload]. Every draw for a
+// Workload generates turns from a scenario's [workload]. Every draw for a
 // turn comes from that turn's own stream, derived from the seed, the session
 // (or the arrival) and the turn's number, so every strategy of a run faces
 // the same turns whatever order its timing makes them happen in.
-type workload struct {
+type Workload struct {
 	sc       *scenarios.Scenario
 	think    *setup.Sampler
 	cancelAt *setup.Sampler
@@ -76,14 +76,14 @@ type subGen struct {
 	groups        []group
 }
 
-func newWorkload(sc *scenarios.Scenario) *workload {
-	w := &workload{sc: sc, toolIndex: map[string]int{}}
+func newWorkload(sc *scenarios.Scenario) *Workload {
+	w := &Workload{sc: sc, toolIndex: map[string]int{}}
 	w.think = setup.NewSampler(sc.Workload.Think)
 	w.cancelAt = setup.NewSampler(sc.Workload.Cancel.After)
 	for i, t := range sc.Tools {
 		w.toolIndex[t.Name] = i
 		w.tools = append(w.tools, toolGen{
-			name: t.Name, service: t.Service, svc: serviceIndex(sc, t.Service), tokens: setup.NewSampler(t.Tokens),
+			name: t.Name, service: t.Service, svc: ServiceIndex(sc, t.Service), tokens: setup.NewSampler(t.Tokens),
 			write: t.Kind == scenarios.KindWrite, resource: t.Resource, idempotent: t.Idempotent,
 		})
 	}
@@ -100,14 +100,14 @@ func newWorkload(sc *scenarios.Scenario) *workload {
 	return w
 }
 
-func (w *workload) makeLLM(l *scenarios.LLMCall) *llmGen {
+func (w *Workload) makeLLM(l *scenarios.LLMCall) *llmGen {
 	if l == nil {
 		return nil
 	}
-	return &llmGen{service: l.Service, svc: serviceIndex(w.sc, l.Service), tokens: setup.NewSampler(l.Tokens), output: setup.NewSampler(l.Output), growth: l.ContextGrowth}
+	return &llmGen{service: l.Service, svc: ServiceIndex(w.sc, l.Service), tokens: setup.NewSampler(l.Tokens), output: setup.NewSampler(l.Output), growth: l.ContextGrowth}
 }
 
-func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
+func (w *Workload) makeGroups(gs []scenarios.CallGroup) []group {
 	var out []group
 	for _, g := range gs {
 		gr := group{count: setup.NewSampler(g.Count), prob: g.Probability}
@@ -127,7 +127,7 @@ func (w *workload) makeGroups(gs []scenarios.CallGroup) []group {
 	return out
 }
 
-func (w *workload) id(i int) string {
+func (w *Workload) id(i int) string {
 	for len(w.ids) <= i {
 		w.ids = append(w.ids, "c"+strconv.Itoa(len(w.ids)))
 	}
@@ -143,12 +143,12 @@ type CallMeta struct {
 	// attempts among their attempts: a tool call, or a model call of a
 	// workload of model calls only (scenarios.Workload.ModelOnly).
 	Counted bool
-	// slab is the engine's slab entries of the call's latest attempt and
+	// Slab is the engine's slab entries of the call's latest attempt and
 	// of its latest hedge (engine.send), where engine.cancelAttempt looks
 	// for an attempt the Core cancels: a table by attempt id would cost a
 	// cold read and write for every attempt, for the few that are
 	// cancelled.
-	slab   [2]int32
+	Slab   [2]int32
 	Svc    int // index of the call's service in the scenario
 	Client string
 	// Output is a model call's output tokens, a part of its sched.Call.Tokens
@@ -162,7 +162,7 @@ type CallMeta struct {
 // drawn pass limit calls. The calls and their metas take one allocation
 // each (one between them for a single call, none when spare holds one: see
 // callSlices), whatever their number; client names come from clientName.
-func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializeWrites bool, serial *uint64, limit int, spare *callSpare) ([]sched.Call, error) {
+func (w *Workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializeWrites bool, serial *uint64, limit int, spare *CallSpare) ([]sched.Call, error) {
 	tools, groupOf := w.toolBuf[:0], w.groupOf[:0]
 	// The scratch goes back to w at each return, written out rather than
 	// deferred: a deferred closure cost some 50 instructions a call.
@@ -193,11 +193,11 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 			groupOf = append(groupOf, gi)
 		}
 	}
-	calls, metas := callSlices(len(tools), spare)
+	calls, metas := CallSlices(len(tools), spare)
 	for i, t := range tools {
 		tg := &w.tools[t]
 		*serial++
-		metas[i] = CallMeta{Tool: int32(t), Svc: tg.svc, Write: tg.write, Counted: true, Client: w.clientName(*serial)}
+		metas[i] = CallMeta{Tool: int32(t), Svc: tg.svc, Write: tg.write, Counted: true, Client: w.ClientName(*serial)}
 		calls[i] = sched.Call{
 			ID: w.id(i), Tool: tg.name, Service: tg.service, Tokens: satmath.FromFloat[int64](tg.tokens.Draw(rng)),
 			Write: tg.write && serializeWrites, Resource: tg.resource, Idempotent: tg.idempotent,
@@ -218,73 +218,73 @@ func (w *workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 	return calls, nil
 }
 
-// oneCall holds a single call and its meta in one allocation.
-type oneCall struct {
-	calls [1]sched.Call
-	metas [1]CallMeta
+// OneCall holds a single call and its meta in one allocation.
+type OneCall struct {
+	Calls [1]sched.Call
+	Metas [1]CallMeta
 }
 
-// callSpare is the storage a turn lends its parts' calls (callSlices):
+// CallSpare is the storage a turn lends its parts' calls (callSlices):
 // one for a one-call part and one for a part of several calls, each used
 // once in the turn. The second outlives the turn: an agent loop reusing
 // the turn (agentLoop.recycle) keeps it for the next, so that a run in
 // steady state allocates no calls.
-type callSpare struct {
-	one      *oneCall // nil: used, or none
-	many     *callBuf // kept from an earlier turn (its slices' capacity), or made for this one (nil: none yet)
-	manyUsed bool     // this turn used many
+type CallSpare struct {
+	One      *OneCall // nil: used, or none
+	Many     *callBuf // kept from an earlier turn (its slices' capacity), or made for this one (nil: none yet)
+	ManyUsed bool     // this turn used many
 }
 
 // callBuf is the storage of a part of several calls.
 type callBuf struct {
-	calls []sched.Call
+	Calls []sched.Call
 	metas []CallMeta
 }
 
-// maxKeptCalls bounds the calls a turn keeps for the next (callSpare.many).
-const maxKeptCalls = 64
+// MaxKeptCalls bounds the calls a turn keeps for the next (callSpare.many).
+const MaxKeptCalls = 64
 
-// callSlices returns n calls and n metas to fill, from spare where it can
+// CallSlices returns n calls and n metas to fill, from spare where it can
 // (spare may be nil): a single call in spare.one, several in spare.many
 // when it has room and this turn has not used it yet; else one allocation
 // (two for several calls, which spare keeps when it has no storage yet
 // and they are at most maxKeptCalls).
-func callSlices(n int, spare *callSpare) ([]sched.Call, []CallMeta) {
+func CallSlices(n int, spare *CallSpare) ([]sched.Call, []CallMeta) {
 	if n == 1 {
-		var one *oneCall
-		if spare != nil && spare.one != nil {
-			one, spare.one = spare.one, nil
+		var one *OneCall
+		if spare != nil && spare.One != nil {
+			one, spare.One = spare.One, nil
 		} else {
-			one = new(oneCall)
+			one = new(OneCall)
 		}
-		return one.calls[:], one.metas[:]
+		return one.Calls[:], one.Metas[:]
 	}
-	if spare == nil || spare.manyUsed {
+	if spare == nil || spare.ManyUsed {
 		return make([]sched.Call, n), make([]CallMeta, n)
 	}
-	if n > maxKeptCalls && (spare.many == nil || cap(spare.many.calls) < n) {
+	if n > MaxKeptCalls && (spare.Many == nil || cap(spare.Many.Calls) < n) {
 		return make([]sched.Call, n), make([]CallMeta, n)
 	}
-	if spare.many == nil {
-		spare.many = new(callBuf)
+	if spare.Many == nil {
+		spare.Many = new(callBuf)
 	}
-	b := spare.many
-	if cap(b.calls) < n {
-		b.calls, b.metas = make([]sched.Call, n), make([]CallMeta, n)
+	b := spare.Many
+	if cap(b.Calls) < n {
+		b.Calls, b.metas = make([]sched.Call, n), make([]CallMeta, n)
 	}
-	spare.manyUsed = true
-	return b.calls[:n], b.metas[:n]
+	spare.ManyUsed = true
+	return b.Calls[:n], b.metas[:n]
 }
 
-// nameChunk is how many client names clientName makes at a time.
-const nameChunk = 512
+// NameChunk is how many client names clientName makes at a time.
+const NameChunk = 512
 
-// clientName returns the client name of call number serial (the number in
+// ClientName returns the client name of call number serial (the number in
 // base 36). Calls are numbered in order, so names are made nameChunk at a
 // time into one string that they are cut from: a call's name costs no
 // allocation of its own. (A name kept by a service pins its chunk, some
 // 2 KB, until the service forgets the client.)
-func (w *workload) clientName(serial uint64) string {
+func (w *Workload) ClientName(serial uint64) string {
 	if serial < w.nameFirst || serial-w.nameFirst >= uint64(len(w.nameEnds)) {
 		w.makeNames(serial)
 	}
@@ -298,11 +298,11 @@ func (w *workload) clientName(serial uint64) string {
 
 // makeNames makes the names of calls serial to serial+nameChunk-1: the
 // first formatted, each next one its predecessor's digits counted up by one.
-func (w *workload) makeNames(serial uint64) {
+func (w *Workload) makeNames(serial uint64) {
 	b, ends := w.nameBuf[:0], w.nameEnds[:0]
 	var buf [14]byte // 13 base-36 digits hold any uint64, and a carry one more
 	digits := strconv.AppendUint(buf[:0], serial, 36)
-	for range nameChunk {
+	for range NameChunk {
 		b = append(b, digits...)
 		ends = append(ends, uint32(len(b)))
 		digits = base36Next(digits)
@@ -336,12 +336,12 @@ func tooManyInTurn(what string, n int64, limit int) error {
 
 // llmCall generates a model call as a one-call turn's call, in *spare
 // when it is not nil (callSlices).
-func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare *callSpare) []sched.Call {
+func (w *Workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare *CallSpare) []sched.Call {
 	*serial++
 	tokens := satmath.FromFloat[int64](l.tokens.Draw(rng))
-	calls, metas := callSlices(1, spare)
+	calls, metas := CallSlices(1, spare)
 	meta := &metas[0]
-	*meta = CallMeta{Tool: -1, Svc: l.svc, Counted: w.modelOnly, Client: w.clientName(*serial)}
+	*meta = CallMeta{Tool: -1, Svc: l.svc, Counted: w.modelOnly, Client: w.ClientName(*serial)}
 	meta.Output = min(satmath.FromFloat[int64](l.output.Draw(rng)), tokens)
 	calls[0] = sched.Call{ID: "llm", Tool: "llm", Service: l.service, Tokens: tokens, Payload: meta}
 	return calls
@@ -350,11 +350,11 @@ func (w *workload) llmCall(rng *rand.Rand, l *llmGen, serial *uint64, spare *cal
 // llmAgain makes a model call again: a copy of prev's one call under a
 // new client name, drawing nothing; in *spare when it is not nil
 // (callSlices).
-func (w *workload) llmAgain(prev []sched.Call, serial *uint64, spare *callSpare) []sched.Call {
+func (w *Workload) llmAgain(prev []sched.Call, serial *uint64, spare *CallSpare) []sched.Call {
 	*serial++
-	calls, metas := callSlices(1, spare)
+	calls, metas := CallSlices(1, spare)
 	metas[0] = *prev[0].Payload.(*CallMeta)
-	metas[0].Client = w.clientName(*serial)
+	metas[0].Client = w.ClientName(*serial)
 	calls[0] = prev[0]
 	calls[0].Payload = &metas[0]
 	return calls
@@ -371,7 +371,7 @@ func grow(calls []sched.Call, l *llmGen, i, batch int) {
 
 // interarrival draws the gap to the next open-model arrival, saturated: a
 // gap too long for a Duration is the longest one.
-func (w *workload) interarrival(rng *rand.Rand) time.Duration {
+func (w *Workload) interarrival(rng *rand.Rand) time.Duration {
 	rate := w.sc.Workload.ArrivalRate
 	if w.sc.Workload.Arrival == scenarios.ArrivalConstant {
 		return satmath.FromFloat[time.Duration](float64(time.Second) / rate)
@@ -379,8 +379,8 @@ func (w *workload) interarrival(rng *rand.Rand) time.Duration {
 	return satmath.FromFloat[time.Duration](rng.ExpFloat64() / rate * float64(time.Second))
 }
 
-// serviceIndex returns the position of the named service in the scenario.
-func serviceIndex(sc *scenarios.Scenario, name string) int {
+// ServiceIndex returns the position of the named service in the scenario.
+func ServiceIndex(sc *scenarios.Scenario, name string) int {
 	for i := range sc.Services {
 		if sc.Services[i].Name == name {
 			return i

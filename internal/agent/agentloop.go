@@ -1,4 +1,4 @@
-package sim
+package agent
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ import (
 // driver from real timers and sched.Runners. Not safe for concurrent use.
 type AgentLoop struct {
 	sc           *scenarios.Scenario
-	wl           *workload
+	wl           *Workload
 	end          time.Duration              // no turn starts at or after end
 	serialize    bool                       // the strategy serializes writes
 	classRank    []int                      // each session class's sched.Call.Priority (nil: no priority table)
@@ -43,12 +43,12 @@ type AgentLoop struct {
 	join         *scenarios.ProgressiveJoin // nil: a turn waits for all its tool calls
 	Turns        int                        // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
 	serial       uint64                     // numbers calls, to tell clients apart at the services
-	turnNo       uint64
+	TurnNo       uint64
 	arrivals     *rand.Rand
-	sessionTurns []int    // turns begun, by session
+	SessionTurns []int    // turns begun, by session
 	sessionProc  []uint16 // the process of each session (nil: all on process 0)
 	procDraws    *rand.Rand
-	shares       []float64 // each process's share of the workload
+	Shares       []float64 // each process's share of the workload
 	// Member is 1 + the one process this loop runs turns for, a fleet
 	// member on a host of its own (0: every process). Its turns are the
 	// ones a loop of the whole fleet gives that process: the others'
@@ -56,12 +56,12 @@ type AgentLoop struct {
 	Member  int
 	live    []int     // turns begun and not ended, by process
 	pending int       // wakes and arrivals handed out and not yet called
-	book    *taskBook // agent-level outcomes (nil: the scenario models none)
+	Book    *taskBook // agent-level outcomes (nil: the scenario models none)
 	Err     error
 	out     []AgentOp
-	// spareTurns are ended turns the driver gave back (recycle), for
+	// SpareTurns are ended turns the driver gave back (recycle), for
 	// startTurn to reuse: a run in steady state allocates no turns.
-	spareTurns []*AgentTurn
+	SpareTurns []*AgentTurn
 }
 
 // agentOpKind is what an op asks of the driver.
@@ -95,7 +95,7 @@ type AgentOp struct {
 	Failed  bool          // opEnd
 	At      time.Duration // opCancelAt, opWake, opArrive
 	Session int           // opWake, opSessionDone
-	proc    int           // opWake
+	Proc    int           // opWake
 	Turn    *AgentTurn    // opBegin, opCancelAt, opEnd
 	Part    *AgentPart    // opSubmit, opCancel
 }
@@ -106,13 +106,13 @@ type AgentOp struct {
 func NewAgentLoop(sc *scenarios.Scenario, st *scenarios.Strategy, shares []float64, maxTurnCalls int) *AgentLoop {
 	a := &AgentLoop{
 		sc: sc, wl: newWorkload(sc), end: sc.Duration, serialize: st.SerializeWrites, MaxTurnCalls: maxTurnCalls,
-		arrivals: setup.Stream(sc.Seed, "arrivals"), shares: shares, live: make([]int, len(shares)),
+		arrivals: setup.Stream(sc.Seed, "arrivals"), Shares: shares, live: make([]int, len(shares)),
 		classRank: collect.ClassRanks(sc, st),
-		book:      newTaskBook(sc), batch: st.Batch(), join: st.ProgressiveJoin,
+		Book:      newTaskBook(sc), batch: st.Batch(), join: st.ProgressiveJoin,
 	}
 	a.Turns = (sc.Workload.Turns + a.batch - 1) / a.batch
 	if n := sc.Workload.Sessions; n > 0 {
-		a.sessionTurns = make([]int, n)
+		a.SessionTurns = make([]int, n)
 	}
 	if len(shares) > 1 {
 		w := sc.Workload
@@ -194,7 +194,7 @@ func (a *AgentLoop) Begin() {
 			continue
 		}
 		a.pending++
-		a.emit(AgentOp{Kind: OpWake, At: w.SessionStart(s), Session: s, proc: p})
+		a.emit(AgentOp{Kind: OpWake, At: w.SessionStart(s), Session: s, Proc: p})
 	}
 }
 
@@ -213,7 +213,7 @@ func (a *AgentLoop) sessionProcess(s int) int {
 // the run is past its duration or the session has had its turns.
 func (a *AgentLoop) Wake(now time.Duration, s int) {
 	a.pending--
-	if now < a.end && (a.Turns == 0 || a.sessionTurns[s] < a.Turns) {
+	if now < a.end && (a.Turns == 0 || a.SessionTurns[s] < a.Turns) {
 		a.startTurn(now, s, a.sessionProcess(s))
 		return
 	}
@@ -229,12 +229,12 @@ func (a *AgentLoop) Arrive(now time.Duration) {
 	}
 	p := 0
 	if a.procDraws != nil {
-		p = pick(a.shares, a.procDraws.Float64())
+		p = pick(a.Shares, a.procDraws.Float64())
 	}
 	if a.runs(p) {
 		a.startTurn(now, -1, p)
 	} else {
-		a.turnNo++ // another member's turn: numbered as the whole fleet numbers it
+		a.TurnNo++ // another member's turn: numbered as the whole fleet numbers it
 	}
 	// Arrivals at or after the end start nothing: not handing them out
 	// keeps a gap too long for a Duration from counting as work cut off.
@@ -257,31 +257,31 @@ func pick(shares []float64, u float64) int {
 
 // startTurn begins a turn of session (-1: the open model) on process p.
 func (a *AgentLoop) startTurn(now time.Duration, session, p int) {
-	a.turnNo++
+	a.TurnNo++
 	var t *AgentTurn
-	if n := len(a.spareTurns); n > 0 {
-		t = a.spareTurns[n-1]
-		a.spareTurns[n-1] = nil
-		a.spareTurns = a.spareTurns[:n-1]
-		many := t.spare.many // the storage of several calls is the next turn's
-		t.turnState = turnState{Proc: p, Session: session, No: a.turnNo, Start: now, sessionTurn: 1}
-		t.spare.many = many
+	if n := len(a.SpareTurns); n > 0 {
+		t = a.SpareTurns[n-1]
+		a.SpareTurns[n-1] = nil
+		a.SpareTurns = a.SpareTurns[:n-1]
+		many := t.spare.Many // the storage of several calls is the next turn's
+		t.TurnState = TurnState{Proc: p, Session: session, No: a.TurnNo, Start: now, sessionTurn: 1}
+		t.spare.Many = many
 	} else {
-		t = &AgentTurn{turnState: turnState{Proc: p, Session: session, No: a.turnNo, Start: now, sessionTurn: 1}}
+		t = &AgentTurn{TurnState: TurnState{Proc: p, Session: session, No: a.TurnNo, Start: now, sessionTurn: 1}}
 	}
 	if session >= 0 {
-		a.sessionTurns[session]++
-		t.sessionTurn = a.sessionTurns[session]
-		t.pcg.Seed(a.sc.Seed^0x5e55, uint64(session)<<32|uint64(a.sessionTurns[session]))
+		a.SessionTurns[session]++
+		t.sessionTurn = a.SessionTurns[session]
+		t.pcg.Seed(a.sc.Seed^0x5e55, uint64(session)<<32|uint64(a.SessionTurns[session]))
 	} else {
-		t.pcg.Seed(a.sc.Seed^0xa771, a.turnNo)
+		t.pcg.Seed(a.sc.Seed^0xa771, a.TurnNo)
 	}
 	t.rand = *rand.New(&t.pcg)
-	t.rng, t.active, t.spare.one = &t.rand, t.one[:0], &t.call
+	t.rng, t.active, t.spare.One = &t.rand, t.one[:0], &t.call
 	a.live[p]++
 	a.emit(AgentOp{Kind: OpBegin, Turn: t})
-	if a.book != nil {
-		a.book.turnBegun(t, t.sessionTurn)
+	if a.Book != nil {
+		a.Book.turnBegun(t, t.sessionTurn)
 	}
 	c := &a.sc.Workload.Cancel
 	if c.Probability > 0 && t.rng.Float64() < c.Probability {
@@ -321,13 +321,13 @@ func (a *AgentLoop) submit(now time.Duration, t *AgentTurn, kind uint8, s *subag
 	if p.Turn != nil {
 		p = new(AgentPart)
 	}
-	*p = AgentPart{Turn: t, kind: kind, sub: s, at: now, Calls: calls, budget: budget, Counted: kind == partTools || kind == partSubTools || a.wl.modelOnly}
+	*p = AgentPart{Turn: t, Kind: kind, sub: s, At: now, Calls: calls, Budget: budget, Counted: kind == partTools || kind == PartSubTools || a.wl.modelOnly}
 	if a.classRank != nil && t.Session >= 0 {
 		for i := range calls {
 			calls[i].Priority = a.classRank[a.sc.Workload.ClassOf(t.Session)]
 		}
 	}
-	t.parts++
+	t.Parts++
 	t.active = append(t.active, p)
 	for i := range calls {
 		t.spent = satmath.Add(t.spent, calls[i].Tokens)
@@ -338,7 +338,7 @@ func (a *AgentLoop) submit(now time.Duration, t *AgentTurn, kind uint8, s *subag
 // detach takes a part off its turn.
 func (a *AgentLoop) detach(p *AgentPart) {
 	t := p.Turn
-	t.parts--
+	t.Parts--
 	if n := len(t.active); n > 0 && t.active[n-1] == p {
 		// The last part (a turn's only one, mostly) leaves with no copy.
 		t.active = t.active[:n-1]
@@ -357,7 +357,7 @@ func (a *AgentLoop) detach(p *AgentPart) {
 func (a *AgentLoop) Refused(now time.Duration, p *AgentPart) {
 	a.detach(p)
 	p.Turn.failed = true
-	if p.Turn.parts == 0 {
+	if p.Turn.Parts == 0 {
 		a.finishTurn(now, p.Turn)
 	}
 }
@@ -365,7 +365,7 @@ func (a *AgentLoop) Refused(now time.Duration, p *AgentPart) {
 // Cancel cancels every part of turn t still running, at now (an
 // opCancelAt falling due); nothing more of it starts.
 func (a *AgentLoop) Cancel(now time.Duration, t *AgentTurn) {
-	if t.cancelled || t.parts == 0 {
+	if t.cancelled || t.Parts == 0 {
 		return
 	}
 	t.cancelled = true
@@ -377,13 +377,13 @@ func (a *AgentLoop) Cancel(now time.Duration, t *AgentTurn) {
 // Finished moves a turn on when its part p finished at now with results.
 func (a *AgentLoop) Finished(now time.Duration, p *AgentPart, results []sched.Result) {
 	t := p.Turn
-	if a.book != nil {
-		a.book.billed(p, results)
+	if a.Book != nil {
+		a.Book.billed(p, results)
 	}
-	if p.joined {
+	if p.Joined {
 		// The turn moved on at its join: late results are only billed,
 		// and the turn may be reused once the last of them is in.
-		t.late--
+		t.Late--
 		return
 	}
 	a.detach(p)
@@ -396,18 +396,18 @@ func (a *AgentLoop) Finished(now time.Duration, p *AgentPart, results []sched.Re
 		}
 	}
 	if !t.cancelled {
-		switch p.kind {
+		switch p.Kind {
 		case partLLM:
 			switch {
 			case !ok:
 				t.failed = true
-			case a.book == nil || a.book.modelTurn(t, a.sc.Seed):
+			case a.Book == nil || a.Book.modelTurn(t, a.sc.Seed):
 				a.toolPhase(now, t)
-			case t.tries < a.book.retries:
+			case t.tries < a.Book.retries:
 				// The model got the step wrong: the agent makes the
 				// model turn again, resending the same context.
 				t.tries++
-				a.book.modelRetries++
+				a.Book.modelRetries++
 				a.submit(now, t, partLLM, nil, a.wl.llmAgain(p.Calls, &a.serial, &t.spare), 0)
 			default:
 				t.failed, t.Abandoned = true, true
@@ -418,11 +418,11 @@ func (a *AgentLoop) Finished(now time.Duration, p *AgentPart, results []sched.Re
 			if ok { // a subagent whose model call failed ends there
 				a.subTools(now, t, p.sub)
 			}
-		case partSubTools:
+		case PartSubTools:
 			a.afterIteration(now, t, p.sub)
 		}
 	}
-	if t.parts == 0 {
+	if t.Parts == 0 {
 		a.finishTurn(now, t)
 	}
 }
@@ -445,7 +445,7 @@ func (a *AgentLoop) afterTools(now time.Duration, t *AgentTurn, ok bool) {
 	}
 	for range n {
 		if !a.roomForSubagent(t) {
-			a.book.skipped++
+			a.Book.Skipped++
 			continue
 		}
 		a.iterate(now, t, &subagent{})
@@ -459,7 +459,7 @@ func (a *AgentLoop) afterTools(now time.Duration, t *AgentTurn, ok bool) {
 // failures leave out of reach is no join: the part ends with its sched
 // turn, failed.
 func (a *AgentLoop) Answered(now time.Duration, p *AgentPart, r *sched.Result) {
-	if p.joined || r.Err != nil {
+	if p.Joined || r.Err != nil {
 		return
 	}
 	p.answers++
@@ -467,15 +467,15 @@ func (a *AgentLoop) Answered(now time.Duration, p *AgentPart, r *sched.Result) {
 	if p.answers < p.Join || t.cancelled {
 		return
 	}
-	p.joined = true
-	t.late++
+	p.Joined = true
+	t.Late++
 	t.Good += int(p.answers)
 	a.detach(p)
 	if a.join.Late == scenarios.JoinLateDrop {
 		a.emit(AgentOp{Kind: OpCancel, Part: p})
 	}
 	a.afterTools(now, t, true)
-	if t.parts == 0 {
+	if t.Parts == 0 {
 		a.finishTurn(now, t)
 	}
 }
@@ -518,7 +518,7 @@ func (a *AgentLoop) subCalls(now time.Duration, t *AgentTurn, s *subagent) bool 
 	if len(calls) == 0 {
 		return false
 	}
-	a.submit(now, t, partSubTools, s, calls, a.budgeted(s, calls))
+	a.submit(now, t, PartSubTools, s, calls, a.budgeted(s, calls))
 	return true
 }
 
@@ -575,7 +575,7 @@ func (a *AgentLoop) finishTurn(now time.Duration, t *AgentTurn) {
 	a.live[t.Proc]--
 	failed := t.failed || t.cancelled
 	a.emit(AgentOp{Kind: OpEnd, Turn: t, Failed: failed})
-	if b := a.book; b != nil {
+	if b := a.Book; b != nil {
 		b.turnEnded(now, t, failed, t.Abandoned || t.sessionTurn == a.Turns)
 		if t.Abandoned && b.perSession && t.Session >= 0 {
 			// The task is abandoned: its session starts no more turns.
@@ -591,19 +591,19 @@ func (a *AgentLoop) finishTurn(now time.Duration, t *AgentTurn) {
 		// A turn that failed at once with no think time would start the
 		// next at the same instant, forever: time would never move. An
 		// agent needs some time between turns.
-		next += minTurnGap
+		next += MinTurnGap
 	}
 	if next >= a.end { // later wakes start nothing
 		a.emit(AgentOp{Kind: OpSessionDone, Session: t.Session})
 		return
 	}
 	a.pending++
-	a.emit(AgentOp{Kind: OpWake, At: next, Session: t.Session, proc: t.Proc})
+	a.emit(AgentOp{Kind: OpWake, At: next, Session: t.Session, Proc: t.Proc})
 }
 
-// minTurnGap is the least time between a session's turns when a turn took
+// MinTurnGap is the least time between a session's turns when a turn took
 // no time and the session does not think.
-const minTurnGap = time.Millisecond
+const MinTurnGap = time.Millisecond
 
 // ErrTooLarge is the error of a run that would need more memory than its
 // budget (Options.MaxMemory): Run returns a *TooLargeError, which wraps it,

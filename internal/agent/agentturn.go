@@ -1,4 +1,4 @@
-package sim
+package agent
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // (callgrind, M/M/20), and the pointers' write barriers while the
 // collector marks.
 type AgentTurn struct {
-	turnState
+	TurnState
 	pcg  rand.PCG  // the turn's own stream, kept here to save an allocation (seeded at the turn's start)
 	rand rand.Rand // rng's Rand, kept here for the same reason
 	rng  *rand.Rand
@@ -24,11 +24,11 @@ type AgentTurn struct {
 	// call holds the turn's first one-call part's call and meta, while
 	// spare.one points to it (callSlices, whose callers write both
 	// whole): one-call turns cost no allocation for their call either.
-	call oneCall
+	call OneCall
 }
 
-// turnState is what a turn starts afresh with.
-type turnState struct {
+// TurnState is what a turn starts afresh with.
+type TurnState struct {
 	Proc    int
 	Session int    // -1 in the open model
 	No      uint64 // the turn's number in the run, from 1
@@ -38,8 +38,8 @@ type turnState struct {
 	// agentTurn.one is active's first backing array: a turn of one part at
 	// a time costs no allocation beyond the turn itself.
 	first     AgentPart
-	spare     callSpare
-	parts     int
+	spare     CallSpare
+	Parts     int
 	cancelled bool
 	failed    bool
 	// Good counts the turn's tool calls that succeeded: the answered
@@ -59,25 +59,25 @@ type turnState struct {
 	tries       int
 	modelSeeded bool
 	Abandoned   bool
-	// late counts the turn's parts that left it at their progressive join
+	// Late counts the turn's parts that left it at their progressive join
 	// and whose sched turns still run (fold) or are being cancelled
 	// (drop): their calls and call metas are the turn's storage, and the
 	// scheduler still answers them tagged with their part.
-	late int32
-	// ended and held are the driver's: the turn's opEnd was carried out,
+	Late int32
+	// Ended and held are the driver's: the turn's opEnd was carried out,
 	// and the references to it the driver still holds (pending cancels).
 	// A driver releases an ended turn once neither it nor the scheduler
 	// holds any reference to it (release).
-	ended bool
-	held  int32
+	Ended bool
+	Held  int32
 }
 
 // AgentPart is one sched turn of an agent turn: what to submit, and the
 // driver's handle on it.
 type AgentPart struct {
 	Turn *AgentTurn
-	kind uint8 // partLLM, partTools, partSubLLM, partSubTools
-	// joined marks a part its turn has moved on from at its progressive
+	Kind uint8 // partLLM, partTools, partSubLLM, partSubTools
+	// Joined marks a part its turn has moved on from at its progressive
 	// join, whose late results are only billed; join is how many of a
 	// tools part's calls must succeed before its turn moves on
 	// (progressive_join; 0: all, and the part ends when its sched turn
@@ -85,16 +85,16 @@ type AgentPart struct {
 	// count among the run's calls (callMeta.counted). They fit in the
 	// padding after kind: a part costs no more memory for them (a turn
 	// has at most scenarios.MaxCallsPerTurn calls).
-	joined  bool
+	Joined  bool
 	Counted bool
 	Join    uint16
 	answers uint16
 	sub     *subagent
-	at      time.Duration // when it was submitted
+	At      time.Duration // when it was submitted
 	Calls   []sched.Call
-	budget  int64 // the sched turn's token budget (0: none)
-	// id is the sched turn a virtual driver submitted it as.
-	id sched.TurnID
+	Budget  int64 // the sched turn's token budget (0: none)
+	// Id is the sched turn a virtual driver submitted it as.
+	Id sched.TurnID
 }
 
 // The kinds of part.
@@ -102,12 +102,12 @@ const (
 	partLLM uint8 = iota
 	partTools
 	partSubLLM
-	partSubTools
+	PartSubTools
 )
 
 // SchedTurn is the part as a sched.Turn tagged tag.
 func (p *AgentPart) SchedTurn(tag any) sched.Turn {
-	return sched.Turn{Calls: p.Calls, TokenBudget: p.budget, Tag: tag}
+	return sched.Turn{Calls: p.Calls, TokenBudget: p.Budget, Tag: tag}
 }
 
 // subagent is one subagent of a multi-agent turn.
@@ -124,29 +124,29 @@ const maxSpareTurns = 256
 // pending cancel) and every part's sched turn is done, the late ones of
 // its progressive joins included.
 func (t *AgentTurn) idle() bool {
-	return t.ended && t.held == 0 && t.late == 0 && t.parts == 0
+	return t.Ended && t.Held == 0 && t.Late == 0 && t.Parts == 0
 }
 
-// release gives turn t back for a later turn to reuse (recycle) once it is
+// Release gives turn t back for a later turn to reuse (recycle) once it is
 // idle; a driver calls it whenever one of idle's conditions clears.
-func (a *AgentLoop) release(t *AgentTurn) {
+func (a *AgentLoop) Release(t *AgentTurn) {
 	if t.idle() {
-		a.recycle(t)
+		a.Recycle(t)
 	}
 }
 
-// recycle takes back turn t, idle, for a later turn to reuse. Reusing a
+// Recycle takes back turn t, idle, for a later turn to reuse. Reusing a
 // turn that can still run would hand its late results, its calls' metas
 // and its first part to the next turn: that is a bug of the driver's, and
 // recycle panics rather than let a run count one turn's answers as
 // another's.
-func (a *AgentLoop) recycle(t *AgentTurn) {
+func (a *AgentLoop) Recycle(t *AgentTurn) {
 	if !t.idle() {
 		panic(fmt.Sprintf("sim: turn %d reused while it can still run (ended %v, %d cancels pending, %d parts running, %d late)",
-			t.No, t.ended, t.held, t.parts, t.late))
+			t.No, t.Ended, t.Held, t.Parts, t.Late))
 	}
-	t.ended = false // a second recycle of t, before its reuse, panics too
-	if len(a.spareTurns) < maxSpareTurns {
-		a.spareTurns = append(a.spareTurns, t)
+	t.Ended = false // a second recycle of t, before its reuse, panics too
+	if len(a.SpareTurns) < maxSpareTurns {
+		a.SpareTurns = append(a.SpareTurns, t)
 	}
 }

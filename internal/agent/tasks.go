@@ -1,4 +1,4 @@
-package sim
+package agent
 
 import (
 	"math/rand/v2"
@@ -27,7 +27,7 @@ type taskBook struct {
 
 	begun, completed, failed    int64
 	modelFailures, modelRetries int64
-	skipped                     int64
+	Skipped                     int64
 	answer                      *collect.Histogram
 	sessionStart                []time.Duration // by session, when perSession
 	sessionFailed               []bool
@@ -166,7 +166,7 @@ func (b *taskBook) billed(p *AgentPart, res []sched.Result) {
 func (b *taskBook) result() *results.Tasks {
 	r := &results.Tasks{
 		Begun: b.begun, Completed: b.completed, FailedTasks: b.failed,
-		ModelFailures: b.modelFailures, ModelRetries: b.modelRetries, SkippedSubagents: b.skipped,
+		ModelFailures: b.modelFailures, ModelRetries: b.modelRetries, SkippedSubagents: b.Skipped,
 	}
 	if b.begun > 0 {
 		r.Completion = setup.Round6(float64(b.completed) / float64(b.begun))
@@ -195,13 +195,13 @@ func (b *taskBook) result() *results.Tasks {
 // Tasks is the loop's agent-level outcome for results.json, or nil when
 // the scenario models none.
 func (a *AgentLoop) Tasks() *results.Tasks {
-	if a.book == nil {
+	if a.Book == nil {
 		return nil
 	}
-	return a.book.result()
+	return a.Book.result()
 }
 
 // ModelFails reports whether the scenario's model turns may fail for
 // reasons of the model (workload.llm.success below 1): then results.json's
 // tasks carry the model-failed turns and the scheduler's time to answer.
-func (a *AgentLoop) ModelFails() bool { return a.book != nil && a.book.success < 1 }
+func (a *AgentLoop) ModelFails() bool { return a.Book != nil && a.Book.success < 1 }
