@@ -98,11 +98,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 		f = 1
 	}
 	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: sim.MaxTurnCalls(opts.Budget())}
-	res := &results.Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.VersionOrDefault(),
-		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: setup.LimitsOf(sc),
-		Events: setup.EventSpans(sc),
-	}
+	res := newLiveResults(sc, &opts, f)
 	var own [][]string // each strategy's reasons to be invalid
 	for i := range ls.sc.Strategies {
 		st := &ls.sc.Strategies[i]
@@ -111,30 +107,9 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 				return nil, err
 			}
 		}
-		if fo.processes {
-			r, spans, invalid, err := runFleetStrategy(ctx, ls, st, fo.forStrategy(st), &opts)
-			if r != nil {
-				res.Strategies = append(res.Strategies, *r)
-				res.Events = append(res.Events, spans...)
-				own = append(own, strategyReasons(invalid, spans, opts.AllowRedisFallback))
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					res.Partial = true
-					break
-				}
-				return nil, err
-			}
-			continue
-		}
-		lr, err := runLiveStrategy(ctx, ls, st, fo.forStrategy(st))
-		if lr != nil {
-			res.Strategies = append(res.Strategies, lr.result)
-			res.Events = append(res.Events, lr.fallbacks...)
-			if opts.HDR != nil {
-				opts.HDR(collect.HDRLatencies{Strategy: st.Name, Seed: sc.Seed, Turn: lr.m.TurnLat.Hdr(lr.m.Window), Call: lr.m.CallLat.Hdr(lr.m.Window)})
-			}
-			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, opts.AllowRedisFallback))
+		reasons, measured, err := runStrategy(ctx, ls, st, &fo, &opts, res)
+		if measured {
+			own = append(own, reasons)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -154,6 +129,42 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// newLiveResults returns the results of a live run of sc (opts applied)
+// at time scale f before its strategies run.
+func newLiveResults(sc *scenarios.Scenario, opts *LiveOptions, f float64) *results.Results {
+	return &results.Results{
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.VersionOrDefault(),
+		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: setup.LimitsOf(sc),
+		Events: setup.EventSpans(sc),
+	}
+}
+
+// runStrategy runs one strategy of a live run, as a fleet of OS processes
+// when fo says so or else in this process, appends its figures and its
+// event spans to res, and returns its own reasons to be invalid; measured
+// is false when it got no figures at all (then err says why).
+func runStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions, opts *LiveOptions, res *results.Results) (reasons []string, measured bool, err error) {
+	if fo.processes {
+		r, spans, invalid, err := runFleetStrategy(ctx, ls, st, fo.forStrategy(st), opts)
+		if r == nil {
+			return nil, false, err
+		}
+		res.Strategies = append(res.Strategies, *r)
+		res.Events = append(res.Events, spans...)
+		return strategyReasons(invalid, spans, opts.AllowRedisFallback), true, err
+	}
+	lr, err := runLiveStrategy(ctx, ls, st, fo.forStrategy(st))
+	if lr == nil {
+		return nil, false, err
+	}
+	res.Strategies = append(res.Strategies, lr.result)
+	res.Events = append(res.Events, lr.fallbacks...)
+	if opts.HDR != nil {
+		opts.HDR(collect.HDRLatencies{Strategy: st.Name, Seed: ls.orig.Seed, Turn: lr.m.TurnLat.Hdr(lr.m.Window), Call: lr.m.CallLat.Hdr(lr.m.Window)})
+	}
+	return strategyReasons(lr.invalid, lr.fallbacks, opts.AllowRedisFallback), true, err
 }
 
 // fleetFor returns the processes a live run of sc runs on: the options',

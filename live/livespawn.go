@@ -46,18 +46,11 @@ const workerStopGrace = 10 * time.Second
 // invalid, named by process.
 func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions, opts *LiveOptions) (*results.StrategyResult, []results.EventSpan, string, error) {
 	orig := ls.orig
-	var svcs []fakeapi.ServiceConfig
-	var names []string
-	for i := range orig.Services {
-		svcs = append(svcs, setup.ServeConfig(orig, &orig.Services[i]))
-		names = append(names, orig.Services[i].Name)
-	}
-	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: ls.sc.Seed, TimeScale: ls.f, Warn: os.Stderr, MaxConns: -1})
+	fs, err := startFleetServices(ls)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	defer srv.Close()
-	base := strings.TrimSuffix(srv.URL(names[0]), "/"+names[0])
+	defer fs.srv.Close()
 	dir, err := os.MkdirTemp("", "simbench-fleet-")
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("sim: %w", err)
@@ -71,92 +64,19 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 	rdb := quota.NewClient(ro)
 	defer rdb.Close()
 	watch := &memberSetup{n: fo.n, runID: runID, rdb: rdb, wait: DefaultRendezvousWait}
-	cmds := make([]*exec.Cmd, fo.n)
-	errs := make([]*bytes.Buffer, fo.n)
-	for i := range fo.n {
-		args := memberArgs(orig, st, fo, opts, ls.f, i, base, dir, runID)
-		cmd := opts.Worker(ctx, args)
-		errs[i] = &bytes.Buffer{}
-		cmd.Stdout, cmd.Stderr = nil, errs[i]
-		// Interrupted with the run, a member writes what it measured.
-		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-		cmd.WaitDelay = workerStopGrace
-		if err := cmd.Start(); err != nil {
-			for _, c := range cmds[:i] {
-				_ = c.Process.Kill()
-				_ = c.Wait()
-			}
-			return nil, nil, "", fmt.Errorf("sim: starting fleet member %d of %d: %w", i, fo.n, err)
-		}
-		cmds[i] = cmd
-	}
-	// Each member is waited for on a goroutine of its own; the first to
-	// fail stops the others (which would wait at the rendezvous for it)
-	// and the wait for the start.
-	waitCtx, stopWait := context.WithCancel(ctx)
-	defer stopWait()
-	werrs := make([]error, fo.n)
-	var wg sync.WaitGroup
-	for i, cmd := range cmds {
-		wg.Go(func() {
-			if werrs[i] = cmd.Wait(); werrs[i] != nil {
-				stopWait()
-				for _, c := range cmds {
-					_ = c.Process.Signal(os.Interrupt) // one that has exited ignores it
-				}
-			}
-		})
-	}
-	epochErr := alignEpoch(waitCtx, srv, watch, st.Name)
-	wg.Wait()
-	var failed []string
-	for i, werr := range werrs {
-		var ee *exec.ExitError
-		if werr != nil && ctx.Err() == nil && !(errors.As(werr, &ee) && ee.ExitCode() == exitInterruptedMember) {
-			failed = append(failed, fmt.Sprintf("member %d (p%d): %v: %s", i, i+1, werr, strings.TrimSpace(errs[i].String())))
-		}
-	}
-	if len(failed) > 0 {
-		return nil, nil, "", fmt.Errorf("sim: strategy %q: %s", st.Name, strings.Join(failed, "; "))
-	}
-	var ms []*Member
-	for i := range fo.n {
-		m, err := ReadMember(filepath.Join(dir, memberDirName(i)))
-		if err != nil {
-			if ctx.Err() != nil {
-				continue // interrupted before it measured anything
-			}
-			return nil, nil, "", err
-		}
-		ms = append(ms, m)
-	}
-	if len(ms) == 0 {
-		return nil, nil, "", ctx.Err()
-	}
-	merged, err := MergeMembers(ms)
-	if err != nil && !(errors.Is(err, ErrMissingMembers) && ctx.Err() != nil) {
+	cmds, errs, err := startMembers(ctx, ls, st, fo, opts, fs.base, dir, runID)
+	if err != nil {
 		return nil, nil, "", err
 	}
-	r := merged.Strategy(st.Name)
+	epochErr, err := waitMembers(ctx, fs.srv, watch, st.Name, cmds, errs)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	merged, r, err := readFleet(ctx, dir, fo.n, st.Name)
 	if r == nil {
-		return nil, nil, "", ctx.Err()
+		return nil, nil, "", err
 	}
-	stats := srv.Stats()
-	models := make([]collect.ModelStats, len(names))
-	for i, name := range names {
-		models[i] = collect.ModelStats{Stats: stats.Services[name], Cfg: svcs[i]}
-	}
-	if r.QuotaUsed == nil {
-		r.QuotaUsed = map[string]float64{}
-	}
-	collect.AddServiceBooks(r, names, models, orig.Duration)
-	// The provider saw every member's attempts: its peak is the fleet's,
-	// where the members' summed peaks are only a bound.
-	for i, name := range names {
-		r.PeakInFlight[name] = models[i].Stats.PeakConcurrency
-	}
-	r.PeakInFlightBound = false
-	r.WastedWorkS = setup.Round6(r.WastedWorkS)
+	fs.addBooks(r, orig.Duration)
 	invalid := r.Invalid
 	r.Invalid = ""
 	if epochErr != nil && ctx.Err() == nil {
@@ -173,6 +93,148 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 		}
 	}
 	return r, spans, invalid, ctx.Err()
+}
+
+// fleetServices are the fake services a fleet's members share: the
+// server, each service's configuration and name, and the base URL the
+// members are given.
+type fleetServices struct {
+	srv   *fakeapi.Server
+	svcs  []fakeapi.ServiceConfig
+	names []string
+	base  string
+}
+
+// startFleetServices starts the fake services of ls's scenario at its
+// time scale, as for one process.
+func startFleetServices(ls *liveSetup) (*fleetServices, error) {
+	orig := ls.orig
+	fs := &fleetServices{}
+	for i := range orig.Services {
+		fs.svcs = append(fs.svcs, setup.ServeConfig(orig, &orig.Services[i]))
+		fs.names = append(fs.names, orig.Services[i].Name)
+	}
+	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: fs.svcs, Seed: ls.sc.Seed, TimeScale: ls.f, Warn: os.Stderr, MaxConns: -1})
+	if err != nil {
+		return nil, err
+	}
+	fs.srv = srv
+	fs.base = strings.TrimSuffix(srv.URL(fs.names[0]), "/"+fs.names[0])
+	return fs, nil
+}
+
+// addBooks adds the services' own accounting to the merged figures r of a
+// run of duration d (the scenario's own time): the provider saw every
+// member's attempts, so its peak in flight is the fleet's, where the
+// members' summed peaks are only a bound.
+func (fs *fleetServices) addBooks(r *results.StrategyResult, d time.Duration) {
+	stats := fs.srv.Stats()
+	models := make([]collect.ModelStats, len(fs.names))
+	for i, name := range fs.names {
+		models[i] = collect.ModelStats{Stats: stats.Services[name], Cfg: fs.svcs[i]}
+	}
+	if r.QuotaUsed == nil {
+		r.QuotaUsed = map[string]float64{}
+	}
+	collect.AddServiceBooks(r, fs.names, models, d)
+	for i, name := range fs.names {
+		r.PeakInFlight[name] = models[i].Stats.PeakConcurrency
+	}
+	r.PeakInFlightBound = false
+	r.WastedWorkS = setup.Round6(r.WastedWorkS)
+}
+
+// startMembers starts the fo.n members of strategy st's fleet with
+// opts.Worker, each told the services' base URL, the folder dir to write
+// into and the run's runID; their standard errors are kept in errs. When
+// one fails to start, those started are killed.
+func startMembers(ctx context.Context, ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions, opts *LiveOptions, base, dir, runID string) ([]*exec.Cmd, []*bytes.Buffer, error) {
+	cmds := make([]*exec.Cmd, fo.n)
+	errs := make([]*bytes.Buffer, fo.n)
+	for i := range fo.n {
+		args := memberArgs(ls.orig, st, fo, opts, ls.f, i, base, dir, runID)
+		cmd := opts.Worker(ctx, args)
+		errs[i] = &bytes.Buffer{}
+		cmd.Stdout, cmd.Stderr = nil, errs[i]
+		// Interrupted with the run, a member writes what it measured.
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = workerStopGrace
+		if err := cmd.Start(); err != nil {
+			for _, c := range cmds[:i] {
+				_ = c.Process.Kill()
+				_ = c.Wait()
+			}
+			return nil, nil, fmt.Errorf("sim: starting fleet member %d of %d: %w", i, fo.n, err)
+		}
+		cmds[i] = cmd
+	}
+	return cmds, errs, nil
+}
+
+// waitMembers sets the services' epoch at the start the members meet at
+// and waits for every member of strategy name's fleet. Each member is
+// waited for on a goroutine of its own; the first to fail stops the
+// others (which would wait at the rendezvous for it) and the wait for the
+// start. It returns why the epoch could not be set (nil: it was) and an
+// error naming every member that failed other than by the run's end.
+func waitMembers(ctx context.Context, srv *fakeapi.Server, watch *memberSetup, name string, cmds []*exec.Cmd, errs []*bytes.Buffer) (epochErr, err error) {
+	waitCtx, stopWait := context.WithCancel(ctx)
+	defer stopWait()
+	werrs := make([]error, len(cmds))
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Go(func() {
+			if werrs[i] = cmd.Wait(); werrs[i] != nil {
+				stopWait()
+				for _, c := range cmds {
+					_ = c.Process.Signal(os.Interrupt) // one that has exited ignores it
+				}
+			}
+		})
+	}
+	epochErr = alignEpoch(waitCtx, srv, watch, name)
+	wg.Wait()
+	var failed []string
+	for i, werr := range werrs {
+		var ee *exec.ExitError
+		if werr != nil && ctx.Err() == nil && !(errors.As(werr, &ee) && ee.ExitCode() == exitInterruptedMember) {
+			failed = append(failed, fmt.Sprintf("member %d (p%d): %v: %s", i, i+1, werr, strings.TrimSpace(errs[i].String())))
+		}
+	}
+	if len(failed) > 0 {
+		return epochErr, fmt.Errorf("sim: strategy %q: %s", name, strings.Join(failed, "; "))
+	}
+	return epochErr, nil
+}
+
+// readFleet reads what the n members wrote into dir and merges it
+// (MergeMembers), returning the merged results and strategy name's
+// figures in them. A member interrupted before it measured anything is
+// left out when the run was ended; r is nil when nothing was measured
+// (err says why, or is the context's).
+func readFleet(ctx context.Context, dir string, n int, name string) (merged *results.Results, r *results.StrategyResult, err error) {
+	var ms []*Member
+	for i := range n {
+		m, err := ReadMember(filepath.Join(dir, memberDirName(i)))
+		if err != nil {
+			if ctx.Err() != nil {
+				continue // interrupted before it measured anything
+			}
+			return nil, nil, err
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return nil, nil, ctx.Err()
+	}
+	merged, err = MergeMembers(ms)
+	if err != nil && !(errors.Is(err, ErrMissingMembers) && ctx.Err() != nil) {
+		return nil, nil, err
+	}
+	if r = merged.Strategy(name); r == nil {
+		return nil, nil, ctx.Err()
+	}
+	return merged, r, nil
 }
 
 // memberArgs are the flags of member i's `simbench worker`: the run's
