@@ -144,25 +144,9 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 	ms = slices.Clone(ms)
 	slices.SortFunc(ms, func(a, b *Member) int { return a.Results.Fleet.Member - b.Results.Fleet.Member })
 	first := ms[0].Results
-	of := first.Fleet.Of
-	if of < 1 || of > results.MaxFleetMembers {
-		return nil, fmt.Errorf("sim: a fleet of %d members: want 1 to %d", of, results.MaxFleetMembers)
-	}
-	seen := make([]bool, of)
-	for _, m := range ms {
-		r := m.Results
-		switch {
-		case r.Fleet.RunID != first.Fleet.RunID || r.Fleet.Of != of:
-			return nil, fmt.Errorf("sim: member %d is of run %q (%d members), member %d of run %q (%d members): merge the members of one run",
-				r.Fleet.Member, r.Fleet.RunID, r.Fleet.Of, first.Fleet.Member, first.Fleet.RunID, of)
-		case r.Fleet.Member < 0 || r.Fleet.Member >= of:
-			return nil, fmt.Errorf("sim: member %d of %d: out of range", r.Fleet.Member, of)
-		case seen[r.Fleet.Member]:
-			return nil, fmt.Errorf("sim: member %d of run %q given twice", r.Fleet.Member, r.Fleet.RunID)
-		case r.ScenarioDigest != first.ScenarioDigest || r.Seed != first.Seed || r.DurationS != first.DurationS || r.TimeScale != first.TimeScale:
-			return nil, fmt.Errorf("sim: member %d ran another scenario, seed, duration or time scale than member %d", r.Fleet.Member, first.Fleet.Member)
-		}
-		seen[r.Fleet.Member] = true
+	seen, err := checkMembers(ms)
+	if err != nil {
+		return nil, err
 	}
 	out := *first
 	out.Fleet = nil
@@ -183,7 +167,56 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 			invalid = append(invalid, fmt.Sprintf("p%d: %s", m.Results.Fleet.Member+1, m.Results.Invalid))
 		}
 	}
-	var names, unrun []string
+	names, unrun := strategyNames(ms)
+	lacking, err := mergeStrategies(ms, names, &out)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range unrun {
+		lacking = append(lacking, fmt.Sprintf("strategy %q: every member", name))
+	}
+	if why := markMissing(&out, ms, seen, lacking); why != "" {
+		invalid = append([]string{why + ": the figures cover the others"}, invalid...)
+		err = fmt.Errorf("sim: run %q: %w: %s", first.Fleet.RunID, ErrMissingMembers, strings.Join(append(missingMembers(seen), lacking...), "; "))
+	}
+	if len(invalid) > 0 {
+		out.Invalid = joinReasons(invalid)
+	}
+	return &out, err
+}
+
+// checkMembers checks that the members, sorted by index, are of one run
+// and one scenario, seed, duration and time scale, each once and in
+// range, and returns which of the fleet's members are present.
+func checkMembers(ms []*Member) (seen []bool, err error) {
+	first := ms[0].Results
+	of := first.Fleet.Of
+	if of < 1 || of > results.MaxFleetMembers {
+		return nil, fmt.Errorf("sim: a fleet of %d members: want 1 to %d", of, results.MaxFleetMembers)
+	}
+	seen = make([]bool, of)
+	for _, m := range ms {
+		r := m.Results
+		switch {
+		case r.Fleet.RunID != first.Fleet.RunID || r.Fleet.Of != of:
+			return nil, fmt.Errorf("sim: member %d is of run %q (%d members), member %d of run %q (%d members): merge the members of one run",
+				r.Fleet.Member, r.Fleet.RunID, r.Fleet.Of, first.Fleet.Member, first.Fleet.RunID, of)
+		case r.Fleet.Member < 0 || r.Fleet.Member >= of:
+			return nil, fmt.Errorf("sim: member %d of %d: out of range", r.Fleet.Member, of)
+		case seen[r.Fleet.Member]:
+			return nil, fmt.Errorf("sim: member %d of run %q given twice", r.Fleet.Member, r.Fleet.RunID)
+		case r.ScenarioDigest != first.ScenarioDigest || r.Seed != first.Seed || r.DurationS != first.DurationS || r.TimeScale != first.TimeScale:
+			return nil, fmt.Errorf("sim: member %d ran another scenario, seed, duration or time scale than member %d", r.Fleet.Member, first.Fleet.Member)
+		}
+		seen[r.Fleet.Member] = true
+	}
+	return seen, nil
+}
+
+// strategyNames returns the strategies some member ran, in the order the
+// members list them, and those every member present lists as not run
+// (Fleet.Missing).
+func strategyNames(ms []*Member) (names, unrun []string) {
 	for _, m := range ms {
 		for _, st := range m.Results.Strategies {
 			if !slices.Contains(names, st.Name) {
@@ -198,7 +231,13 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 			}
 		}
 	}
-	var lacking []string // "strategy "x": member i (pN), …" for each strategy some present member did not run
+	return names, unrun
+}
+
+// mergeStrategies merges each named strategy over the members that ran it
+// into out.Strategies, marking Partial and Invalid one that some member
+// did not run, and returns those, as "strategy "x": member i (pN), …".
+func mergeStrategies(ms []*Member, names []string, out *results.Results) (lacking []string, err error) {
 	for _, name := range names {
 		var parts []*results.StrategyResult
 		var hs []*MemberHists
@@ -223,47 +262,55 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 		}
 		out.Strategies = append(out.Strategies, st)
 	}
-	for _, name := range unrun {
-		lacking = append(lacking, fmt.Sprintf("strategy %q: every member", name))
-	}
+	return lacking, nil
+}
+
+// missingMembers names the fleet's members not present (seen false).
+func missingMembers(seen []bool) []string {
 	var missing []string
 	for i, ok := range seen {
 		if !ok {
 			missing = append(missing, memberName(i))
 		}
 	}
-	var err error
-	if len(missing) > 0 || len(lacking) > 0 {
-		var whys []string
-		if len(missing) > 0 {
-			whys = append(whys, fmt.Sprintf("%d of %d fleet members missing (%s)", len(missing), of, strings.Join(missing, ", ")))
-		}
-		if len(lacking) > 0 {
-			whys = append(whys, "strategies not run by every member ("+strings.Join(lacking, "; ")+")")
-		}
-		why := strings.Join(whys, "; ")
-		invalid = append([]string{why + ": the figures cover the others"}, invalid...)
-		var stopped []string // members present but interrupted
-		for _, m := range ms {
-			if m.Results.Partial {
-				stopped = append(stopped, memberName(m.Results.Fleet.Member))
-			}
-		}
-		if len(stopped) > 0 {
-			why += "; interrupted: " + strings.Join(stopped, ", ")
-		}
-		out.Partial, out.PartialReason = true, why
-		if len(missing) > 0 {
-			for i := range out.Strategies {
-				out.Strategies[i].Partial = true
-			}
-		}
-		err = fmt.Errorf("sim: run %q: %w: %s", first.Fleet.RunID, ErrMissingMembers, strings.Join(append(missing, lacking...), "; "))
+	return missing
+}
+
+// markMissing marks the merged results out Partial when members are
+// missing or strategies lacking (not run by every member), saying why in
+// PartialReason with the members present but interrupted, and every
+// strategy Partial when members are missing. It returns why ("" when
+// nothing is missing).
+func markMissing(out *results.Results, ms []*Member, seen []bool, lacking []string) string {
+	missing := missingMembers(seen)
+	if len(missing) == 0 && len(lacking) == 0 {
+		return ""
 	}
-	if len(invalid) > 0 {
-		out.Invalid = joinReasons(invalid)
+	var whys []string
+	if len(missing) > 0 {
+		whys = append(whys, fmt.Sprintf("%d of %d fleet members missing (%s)", len(missing), len(seen), strings.Join(missing, ", ")))
 	}
-	return &out, err
+	if len(lacking) > 0 {
+		whys = append(whys, "strategies not run by every member ("+strings.Join(lacking, "; ")+")")
+	}
+	why := strings.Join(whys, "; ")
+	reason := why
+	var stopped []string // members present but interrupted
+	for _, m := range ms {
+		if m.Results.Partial {
+			stopped = append(stopped, memberName(m.Results.Fleet.Member))
+		}
+	}
+	if len(stopped) > 0 {
+		reason += "; interrupted: " + strings.Join(stopped, ", ")
+	}
+	out.Partial, out.PartialReason = true, reason
+	if len(missing) > 0 {
+		for i := range out.Strategies {
+			out.Strategies[i].Partial = true
+		}
+	}
+	return why
 }
 
 // memberName names member i (0-based) of a fleet as reports do: "member
