@@ -109,64 +109,22 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 	if err != nil {
 		return nil, err
 	}
-	meet := cmp.Or(opts.Rendezvous, opts.Redis)
-	if err := pingRedis(meet); err != nil {
-		return nil, fmt.Errorf("sim: the rendezvous's Redis does not answer: %w; start it, or give its URL (--redis, --rendezvous)", err)
-	}
-	if fo.anyShared && meet != opts.Redis {
-		if err := pingRedis(opts.Redis); err != nil && !lo.AllowRedisFallback {
-			return nil, fmt.Errorf("sim: the shared quota's Redis does not answer: %w; start it, or allow the member to run on its local share (--redis-fallback)", err)
-		}
-	}
-	ro, err := quota.ParseURL(meet)
+	rdb, err := memberRedis(&opts, fo.anyShared)
 	if err != nil {
 		return nil, err
 	}
-	rdb := quota.NewClient(ro)
 	defer rdb.Close()
 	f := lo.TimeScale
 	if f <= 0 {
 		f = 1
 	}
-	runID := opts.RunID
-	if runID == "" {
-		runID = fmt.Sprintf("%s-%.12s-%d-of-%d", sc.Name, sim.ScenarioDigest(sc), sc.Seed, opts.Of)
-	}
-	ms := &memberSetup{index: opts.Member, n: opts.Of, baseURL: strings.TrimSuffix(opts.BaseURL, "/"), runID: runID, rdb: rdb, wait: opts.Wait}
-	if ms.wait <= 0 {
-		ms.wait = DefaultRendezvousWait
-	}
+	ms := newMemberSetup(&opts, sc, rdb)
 	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: lo.Progress, trace: lo.Trace, maxTurnCalls: sim.MaxTurnCalls(lo.Budget()), member: ms}
-	res := &results.Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: lo.VersionOrDefault(),
-		ScenarioDigest: sim.ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "live", TimeScale: f, Limits: setup.LimitsOf(sc),
-		Events: setup.EventSpans(sc), Fleet: &results.FleetMember{Member: opts.Member, Of: opts.Of, RunID: runID},
-	}
-	m := &Member{Results: res}
+	res := newLiveResults(sc, &lo, f)
+	res.Fleet = &results.FleetMember{Member: opts.Member, Of: opts.Of, RunID: ms.runID}
+	mr := &memberRun{sc: sc, f: f, ls: ls, res: res, m: &Member{Results: res}}
 	stopAlive := ms.keepAlive()
 	defer stopAlive()
-	var own [][]string
-	// done returns what was measured up to strategy next (the strategies
-	// from next on missing), marked as the end of a run marks it.
-	done := func(next int) *Member {
-		r := *res
-		r.Strategies = slices.Clone(res.Strategies)
-		fl := *res.Fleet
-		fl.Missing = nil
-		for _, st := range ls.sc.Strategies[next:] {
-			if r.Strategy(st.Name) == nil {
-				fl.Missing = append(fl.Missing, st.Name)
-			}
-		}
-		r.Fleet = &fl
-		markInvalid(&r, commonReasons(sc, f), own)
-		if r.Partial {
-			for i := range r.Strategies {
-				r.Strategies[i].Partial = true
-			}
-		}
-		return &Member{Results: &r, Hists: slices.Clone(m.Hists)}
-	}
 	for i := range ls.sc.Strategies {
 		st := &ls.sc.Strategies[i]
 		if lo.Trace != nil {
@@ -178,28 +136,98 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 		if lr != nil {
 			res.Strategies = append(res.Strategies, lr.result)
 			res.Events = append(res.Events, lr.fallbacks...)
-			m.Hists = append(m.Hists, MemberHists{Strategy: st.Name, Turn: lr.m.TurnLat.Full(), OKTurn: lr.m.OkTurnLat.Full(), Call: lr.m.CallLat.Full()})
-			own = append(own, strategyReasons(lr.invalid, lr.fallbacks, lo.AllowRedisFallback))
+			mr.m.Hists = append(mr.m.Hists, MemberHists{Strategy: st.Name, Turn: lr.m.TurnLat.Full(), OKTurn: lr.m.OkTurnLat.Full(), Call: lr.m.CallLat.Full()})
+			mr.own = append(mr.own, strategyReasons(lr.invalid, lr.fallbacks, lo.AllowRedisFallback))
 		}
 		if err != nil {
 			if ctx.Err() != nil {
 				res.Partial = true
-				return done(i + 1), ctx.Err()
+				return mr.done(i + 1), ctx.Err()
 			}
 			if len(res.Strategies) == 0 {
 				return nil, err
 			}
 			// What was measured before the failure (a rendezvous the
 			// others did not reach) is the member's to keep.
-			return done(i + 1), err
+			return mr.done(i + 1), err
 		}
 		if opts.Checkpoint != nil && i+1 < len(ls.sc.Strategies) {
-			if err := opts.Checkpoint(done(i + 1)); err != nil {
+			if err := opts.Checkpoint(mr.done(i + 1)); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return done(len(ls.sc.Strategies)), nil
+	return mr.done(len(ls.sc.Strategies)), nil
+}
+
+// memberRedis checks that the Redis the members meet at answers, and the
+// shared quota's when the fleet shares one (anyShared) and it is another
+// (unless the options allow a fallback), and returns a client of the
+// first. The caller closes it.
+func memberRedis(opts *MemberOptions, anyShared bool) (*redis.Client, error) {
+	meet := cmp.Or(opts.Rendezvous, opts.Redis)
+	if err := pingRedis(meet); err != nil {
+		return nil, fmt.Errorf("sim: the rendezvous's Redis does not answer: %w; start it, or give its URL (--redis, --rendezvous)", err)
+	}
+	if anyShared && meet != opts.Redis {
+		if err := pingRedis(opts.Redis); err != nil && !opts.AllowRedisFallback {
+			return nil, fmt.Errorf("sim: the shared quota's Redis does not answer: %w; start it, or allow the member to run on its local share (--redis-fallback)", err)
+		}
+	}
+	ro, err := quota.ParseURL(meet)
+	if err != nil {
+		return nil, err
+	}
+	return quota.NewClient(ro), nil
+}
+
+// newMemberSetup returns this member's side of the rendezvous on rdb: its
+// run's id (the options', or one made of the scenario's name, digest and
+// seed and the fleet's size) and how long it waits for the others.
+func newMemberSetup(opts *MemberOptions, sc *scenarios.Scenario, rdb *redis.Client) *memberSetup {
+	runID := opts.RunID
+	if runID == "" {
+		runID = fmt.Sprintf("%s-%.12s-%d-of-%d", sc.Name, sim.ScenarioDigest(sc), sc.Seed, opts.Of)
+	}
+	ms := &memberSetup{index: opts.Member, n: opts.Of, baseURL: strings.TrimSuffix(opts.BaseURL, "/"), runID: runID, rdb: rdb, wait: opts.Wait}
+	if ms.wait <= 0 {
+		ms.wait = DefaultRendezvousWait
+	}
+	return ms
+}
+
+// memberRun is one member's run under way: its scenario (options applied)
+// at time scale f, the results and histograms measured so far, and each
+// strategy's own reasons to be invalid.
+type memberRun struct {
+	sc  *scenarios.Scenario
+	f   float64
+	ls  *liveSetup
+	res *results.Results
+	m   *Member
+	own [][]string
+}
+
+// done returns what was measured up to strategy next (the strategies from
+// next on missing), marked as the end of a run marks it.
+func (mr *memberRun) done(next int) *Member {
+	r := *mr.res
+	r.Strategies = slices.Clone(mr.res.Strategies)
+	fl := *mr.res.Fleet
+	fl.Missing = nil
+	for _, st := range mr.ls.sc.Strategies[next:] {
+		if r.Strategy(st.Name) == nil {
+			fl.Missing = append(fl.Missing, st.Name)
+		}
+	}
+	r.Fleet = &fl
+	markInvalid(&r, commonReasons(mr.sc, mr.f), mr.own)
+	if r.Partial {
+		for i := range r.Strategies {
+			r.Strategies[i].Partial = true
+		}
+	}
+	return &Member{Results: &r, Hists: slices.Clone(mr.m.Hists)}
 }
 
 // check refuses member settings no run can take.

@@ -335,6 +335,47 @@ func (m *Member) hists(name string) *MemberHists {
 	return nil
 }
 
+// addFigures adds a member's figures p of a strategy to the fleet's r:
+// counts, rates, peaks, quota used, the attempts' distributions, the
+// timelines and the per-process rows.
+func addFigures(r, p *results.StrategyResult) {
+	r.Turns += p.Turns
+	r.FailedTurns += p.FailedTurns
+	r.UnfinishedTurns += p.UnfinishedTurns
+	r.RefusedTurns += p.RefusedTurns
+	r.Calls += p.Calls
+	r.Attempts += p.Attempts
+	r.RateLimited += p.RateLimited
+	r.Failed += p.Failed
+	r.EarlyRetries += p.EarlyRetries
+	r.WastedWorkS += p.WastedWorkS
+	r.WastedTokens += p.WastedTokens
+	r.WriteRaces += p.WriteRaces
+	r.Conflicts += p.Conflicts
+	r.GoodputPerS += p.GoodputPerS
+	r.AnsweredGoodputPerS += p.AnsweredGoodputPerS
+	r.AnsweredTurnsPerS += p.AnsweredTurnsPerS
+	r.AchievedTurnsPerS += p.AchievedTurnsPerS
+	r.TurnsInSystem += p.TurnsInSystem
+	r.AttemptsInService += p.AttemptsInService
+	for svc, n := range p.PeakInFlight {
+		r.PeakInFlight[svc] += n
+	}
+	for svc, u := range p.QuotaUsed {
+		r.QuotaUsed[svc] += u
+	}
+	r.AttemptsPerCall = addCounts(r.AttemptsPerCall, p.AttemptsPerCall)
+	r.AttemptsPerFailedCall = addCounts(r.AttemptsPerFailedCall, p.AttemptsPerFailedCall)
+	r.Timeline = addTimeline(r.Timeline, p.Timeline)
+	for svc, tl := range p.ServiceTimelines {
+		if r.ServiceTimelines == nil {
+			r.ServiceTimelines = map[string][]results.TimelinePoint{}
+		}
+		r.ServiceTimelines[svc] = addTimeline(r.ServiceTimelines[svc], tl)
+	}
+	r.Processes = append(r.Processes, p.Processes...)
+}
+
 // mergeStrategy combines one strategy's figures from several members.
 func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.StrategyResult, error) {
 	p0 := parts[0]
@@ -357,41 +398,7 @@ func mergeStrategy(parts []*results.StrategyResult, hs []*MemberHists) (results.
 			}
 			invalid = append(invalid, who+": "+p.Invalid)
 		}
-		r.Turns += p.Turns
-		r.FailedTurns += p.FailedTurns
-		r.UnfinishedTurns += p.UnfinishedTurns
-		r.RefusedTurns += p.RefusedTurns
-		r.Calls += p.Calls
-		r.Attempts += p.Attempts
-		r.RateLimited += p.RateLimited
-		r.Failed += p.Failed
-		r.EarlyRetries += p.EarlyRetries
-		r.WastedWorkS += p.WastedWorkS
-		r.WastedTokens += p.WastedTokens
-		r.WriteRaces += p.WriteRaces
-		r.Conflicts += p.Conflicts
-		r.GoodputPerS += p.GoodputPerS
-		r.AnsweredGoodputPerS += p.AnsweredGoodputPerS
-		r.AnsweredTurnsPerS += p.AnsweredTurnsPerS
-		r.AchievedTurnsPerS += p.AchievedTurnsPerS
-		r.TurnsInSystem += p.TurnsInSystem
-		r.AttemptsInService += p.AttemptsInService
-		for svc, n := range p.PeakInFlight {
-			r.PeakInFlight[svc] += n
-		}
-		for svc, u := range p.QuotaUsed {
-			r.QuotaUsed[svc] += u
-		}
-		r.AttemptsPerCall = addCounts(r.AttemptsPerCall, p.AttemptsPerCall)
-		r.AttemptsPerFailedCall = addCounts(r.AttemptsPerFailedCall, p.AttemptsPerFailedCall)
-		r.Timeline = addTimeline(r.Timeline, p.Timeline)
-		for svc, tl := range p.ServiceTimelines {
-			if r.ServiceTimelines == nil {
-				r.ServiceTimelines = map[string][]results.TimelinePoint{}
-			}
-			r.ServiceTimelines[svc] = addTimeline(r.ServiceTimelines[svc], tl)
-		}
-		r.Processes = append(r.Processes, p.Processes...)
+		addFigures(&r, p)
 		if p.FinishS == 0 || (finish < 0) {
 			finish = -1 // a member that did not finish leaves the fleet unfinished
 		} else {
