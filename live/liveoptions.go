@@ -86,6 +86,8 @@ func (o LiveOptions) Validate(sc *scenarios.Scenario) error {
 // badOption is an error of Validate: errors.Is(err, ErrBadLiveOption).
 type badOption struct{ error }
 
+// Unwrap returns the error that says what is wrong with the option.
 func (e badOption) Unwrap() error { return e.error }
 
+// Is reports whether target is ErrBadLiveOption, which every bad option is.
 func (e badOption) Is(target error) bool { return target == ErrBadLiveOption }

@@ -377,6 +377,7 @@ type MissError struct {
 	Keys []RunKey
 }
 
+// Error names the runs the read-only cache does not hold.
 func (e *MissError) Error() string {
 	var names []string
 	for _, k := range e.Keys {

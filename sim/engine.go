@@ -73,6 +73,7 @@ func (e *engine) scheduleCancel(at time.Duration, tr *agent.AgentTurn) {
 	e.schedule(Event{At: at, Kind: EvCancel, Ref: i, proc: uint16(tr.Proc)})
 }
 
+// NewEngine returns the virtual-time engine of strategy st of sc, untraced.
 func NewEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) {
 	return newTracedEngine(sc, st, nil)
 }

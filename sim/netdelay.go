@@ -18,6 +18,8 @@ type NetDelay struct {
 	upper time.Duration // the largest draw the loader validated
 }
 
+// NewNetDelay returns the one-way network delays drawn from d (the zero
+// NetDelay when d is always 0).
 func NewNetDelay(d spec.Dist[time.Duration]) NetDelay {
 	if d.Upper() <= 0 {
 		return NetDelay{} // a constant 0 or no distribution: no delay

@@ -85,10 +85,13 @@ func (h *Histogram) Full() *hdrhistogram.Histogram {
 // (12.7 days); longer ones are recorded as it.
 const HistMax = time.Duration(1<<40) * time.Microsecond
 
+// NewHistogram returns an empty latency histogram of durations from 1 µs
+// to HistMax, at HDRSignificantDigits.
 func NewHistogram() *Histogram {
 	return &Histogram{h: hdrhistogram.New(1, int64(HistMax), HDRSignificantDigits)}
 }
 
+// Add records the latency d, clamped to [0, HistMax].
 func (h *Histogram) Add(d time.Duration) {
 	d = min(max(d, 0), HistMax)
 	if h.unflushed == math.MaxUint32 {
@@ -142,6 +145,7 @@ func (h *Histogram) quantileAmong(q float64, total uint64) (d time.Duration, ok 
 	return h.ranked(rank), true
 }
 
+// Mean returns the mean of the latencies recorded (0 when none).
 func (h *Histogram) Mean() time.Duration {
 	if h.N == 0 {
 		return 0
@@ -149,6 +153,7 @@ func (h *Histogram) Mean() time.Duration {
 	return time.Duration(h.sum / float64(h.N) * 1e9)
 }
 
+// Ms returns d in milliseconds, rounded to the microsecond.
 func Ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
 // AnswerSummary summarises the time to answer of total turns begun, of

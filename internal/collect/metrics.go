@@ -124,6 +124,8 @@ func (c *Collector) leave(now time.Duration) {
 	c.InSystem--
 }
 
+// Integrate adds the turns in the system since the last change, times the
+// seconds since, to Area (the integral behind TurnsInSystem), up to now.
 func (c *Collector) Integrate(now time.Duration) {
 	c.Area += float64(c.InSystem) * (now - c.areaSince).Seconds()
 	c.areaSince = now
@@ -132,6 +134,8 @@ func (c *Collector) Integrate(now time.Duration) {
 // maxTimelinePoints bounds the timeline: longer runs use wider buckets.
 const maxTimelinePoints = 1200
 
+// NewCollector returns the collector of a run of the named services whose
+// figures count up to window (the scenario's duration).
 func NewCollector(services []string, window time.Duration) *Collector {
 	c := &Collector{
 		services: services, Window: window, TurnLat: NewHistogram(), CallLat: NewHistogram(), OkTurnLat: NewHistogram(),
@@ -217,6 +221,8 @@ func (c *Collector) Started(svc int, now time.Duration, counted bool) {
 	sp.InFlight = max(sp.InFlight, c.inFlight[svc])
 }
 
+// Ended records that an attempt to service svc ended at now, answered
+// with a rate limit when rateLimited.
 func (c *Collector) Ended(svc int, now time.Duration, rateLimited bool) {
 	c.inFlight[svc]--
 	c.Total--

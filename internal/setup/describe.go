@@ -91,4 +91,6 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
+// Round6 returns x rounded to six decimal places, as results record
+// figures.
 func Round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

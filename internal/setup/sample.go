@@ -13,6 +13,7 @@ import (
 // turn's draws can all come from the turn's own stream.
 type Sampler struct{ s *spec.Sampler }
 
+// NewSampler returns the sampler of the distribution d.
 func NewSampler[T spec.Unit](d spec.Dist[T]) *Sampler { return &Sampler{spec.NewSampler(d)} }
 
 // Draw returns the next value (≥ 0) from rng, capped by Max where the family allows a cap.

@@ -56,6 +56,7 @@ func Scale(sc *scenarios.Scenario, f float64) *scenarios.Scenario {
 	return &c
 }
 
+// ScaleD returns d at time scale f (d × f).
 func ScaleD(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
 
 func scaleDist(d spec.Dist[time.Duration], f float64) spec.Dist[time.Duration] {

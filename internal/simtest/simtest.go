@@ -120,6 +120,8 @@ name = "plain"
 	return sc
 }
 
+// MustParse parses the scenario file text toml, failing the test on an
+// error.
 func MustParse(t *testing.T, toml string) *scenarios.Scenario {
 	t.Helper()
 	sc, err := scenarios.Parse("test.toml", []byte(toml))
