@@ -19,7 +19,7 @@ import (
 // 2 s between them: a model call, then three tool calls, then one subagent
 // of two iterations of one 100-token call each under a 250-token budget.
 func agentScenario() *scenarios.Scenario {
-	sc := closed(1, 2)
+	sc := simtest.Closed(1, 2)
 	w := &sc.Workload
 	w.Think = spec.Constant(2 * time.Second)
 	w.LLM = &scenarios.LLMCall{Service: "s", Tokens: spec.Constant(500.0)}
@@ -146,7 +146,7 @@ func TestAgentLoopSessionExactly(t *testing.T) {
 // to be cancelled and starts nothing more; a turn that draws more calls
 // than the cap stops the loop with ErrTooLarge.
 func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
-	sc := simtest.Queue(2.5, constLatency(10*time.Millisecond), 4, 2)
+	sc := simtest.Queue(2.5, simtest.ConstLatency(10*time.Millisecond), 4, 2)
 	sc.Workload.Arrival = scenarios.ArrivalConstant
 	sc.Workload.Cancel.ParentTimeout = 300 * time.Millisecond
 	sc.Duration = time.Second

@@ -18,27 +18,13 @@ import (
 
 const forever = time.Duration(math.MaxInt64)
 
-func constLatency(d time.Duration) spec.Dist[time.Duration] {
-	return spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: d}
-}
-
-// closed is a closed-model scenario of sessions agents making turns of one
-// call each to a service answering in 10 ms.
-func closed(sessions, turns int) *scenarios.Scenario {
-	sc := simtest.Queue(1, constLatency(10*time.Millisecond), 4, 10)
-	sc.Duration = 10 * time.Second
-	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
-	sc.Workload.Sessions, sc.Workload.Turns = sessions, turns
-	return sc
-}
-
 // TestTinyArrivalRate: a gap of 1 ÷ 1e-300 s between arrivals does not fit
 // a Duration. It used to wrap negative and start the next turn before the
 // first, panicking with an index out of range in the collector's timeline.
 func TestTinyArrivalRate(t *testing.T) {
 	for _, arrival := range []scenarios.Arrival{scenarios.ArrivalPoisson, scenarios.ArrivalConstant} {
 		t.Run(string(arrival), func(t *testing.T) {
-			sc := simtest.Queue(1, constLatency(10*time.Millisecond), 4, 10)
+			sc := simtest.Queue(1, simtest.ConstLatency(10*time.Millisecond), 4, 10)
 			sc.Duration = 10 * time.Second
 			sc.Workload.Arrival, sc.Workload.ArrivalRate = arrival, 1e-300
 			e := runOne(t, sc)
@@ -52,7 +38,7 @@ func TestTinyArrivalRate(t *testing.T) {
 // TestParetoThinkTime: a Pareto think time with α = 0.01 draws gaps far
 // past the largest Duration. They used to wrap negative, as above.
 func TestParetoThinkTime(t *testing.T) {
-	sc := closed(50, 0)
+	sc := simtest.Closed(50, 0)
 	sc.Workload.Think = spec.Dist[time.Duration]{Kind: spec.DistPareto, Min: time.Second, Alpha: 0.01}
 	e := runOne(t, sc)
 	var began int64
@@ -71,7 +57,7 @@ func TestParetoThinkTime(t *testing.T) {
 // Duration. The end of the drain used to wrap negative and stop the run
 // before its first event: 0 turns.
 func TestHugeDuration(t *testing.T) {
-	sc := closed(2, 3)
+	sc := simtest.Closed(2, 3)
 	sc.Duration = 1_710_000 * time.Hour
 	e := runOne(t, sc)
 	if e.m.Turns != 6 || e.m.Calls != 6 || e.cutOff {
@@ -82,8 +68,8 @@ func TestHugeDuration(t *testing.T) {
 // TestHugeTimeouts: a parent timeout or a cancel delay that does not fit
 // after the turn's start must never fire, not fire at once.
 func TestHugeTimeouts(t *testing.T) {
-	sc := closed(2, 3)
-	sc.Workload.Cancel = scenarios.Cancel{ParentTimeout: forever, Probability: 1, After: constLatency(forever - 1)}
+	sc := simtest.Closed(2, 3)
+	sc.Workload.Cancel = scenarios.Cancel{ParentTimeout: forever, Probability: 1, After: simtest.ConstLatency(forever - 1)}
 	e := runOne(t, sc)
 	if e.m.Turns != 6 || e.m.FailedTurns != 0 || e.m.Failed != 0 {
 		t.Errorf("%d turns, %d failed, %d calls failed; want 6 turns, none failed", e.m.Turns, e.m.FailedTurns, e.m.Failed)
@@ -93,7 +79,7 @@ func TestHugeTimeouts(t *testing.T) {
 // TestHugeTokenCounts: 1e19 tokens per call does not fit an int64. It used
 // to wrap to a negative count that the service refused as malformed.
 func TestHugeTokenCounts(t *testing.T) {
-	sc := closed(2, 3)
+	sc := simtest.Closed(2, 3)
 	sc.Tools[0].Tokens = spec.Constant(1e19)
 	e := runOne(t, sc)
 	if e.m.Calls != 6 || e.m.Failed != 0 {
@@ -109,7 +95,7 @@ func TestHugeTokenCounts(t *testing.T) {
 // TestHugeCallCount: count = 1e308 used to convert to a negative int and
 // give every turn 0 calls. The run must refuse it as too large instead.
 func TestHugeCallCount(t *testing.T) {
-	sc := closed(2, 3)
+	sc := simtest.Closed(2, 3)
 	sc.Workload.Calls[0].Count = spec.Constant(1e308)
 	_, err := Run(context.Background(), sc, Options{})
 	var tl *TooLargeError
@@ -122,7 +108,7 @@ func TestHugeCallCount(t *testing.T) {
 // with α = 0.01: the mean says nothing and one draw is enough to exhaust
 // memory, so the engine itself refuses a turn above its limit.
 func TestHeavyTailedCallCountStopsTheEngine(t *testing.T) {
-	sc := closed(2, 3)
+	sc := simtest.Closed(2, 3)
 	sc.Workload.Calls[0].Count = spec.Dist[float64]{Kind: spec.DistPareto, Min: 1, Alpha: 0.01}
 	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
@@ -148,7 +134,7 @@ func TestHugeRates(t *testing.T) {
 		func(s *scenarios.Service) { s.TokensPerMinute = 1e308 },
 		func(s *scenarios.Service) { s.RequestsPerSecond, s.Burst = 0.5, 1e308 },
 	} {
-		sc := closed(1, 1)
+		sc := simtest.Closed(1, 1)
 		set(&sc.Services[0])
 		_, err := NewEngine(sc, &sc.Strategies[0])
 		if err == nil || strings.Contains(err.Error(), "negative") || !strings.Contains(err.Error(), "too large") {
@@ -159,7 +145,7 @@ func TestHugeRates(t *testing.T) {
 
 // TestTooManySessions: session events carry their session in an int32.
 func TestTooManySessions(t *testing.T) {
-	sc := closed(math.MaxInt32+1, 1)
+	sc := simtest.Closed(math.MaxInt32+1, 1)
 	if _, err := NewEngine(sc, &sc.Strategies[0]); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("newEngine: %v, want ErrTooLarge", err)
 	}
@@ -169,7 +155,7 @@ func TestTooManySessions(t *testing.T) {
 // i's start, i × Ramp ÷ Sessions, used to overflow in the product and start
 // sessions at negative times, panicking in the collector's timeline.
 func TestLongRampOfManySessions(t *testing.T) {
-	sc := closed(200_000, 1)
+	sc := simtest.Closed(200_000, 1)
 	sc.Workload.Ramp = 24 * time.Hour
 	sc.Duration = 48 * time.Hour
 	w := &sc.Workload

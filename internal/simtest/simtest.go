@@ -147,3 +147,18 @@ func TracedRecords(t *testing.T, w *trace.Writer, buf *bytes.Buffer) []trace.Rec
 	}
 	return recs
 }
+
+// ConstLatency is the distribution that is always d.
+func ConstLatency(d time.Duration) spec.Dist[time.Duration] {
+	return spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: d}
+}
+
+// Closed is a closed-model scenario of sessions agents making turns of one
+// call each to a service answering in 10 ms.
+func Closed(sessions, turns int) *scenarios.Scenario {
+	sc := Queue(1, ConstLatency(10*time.Millisecond), 4, 10)
+	sc.Duration = 10 * time.Second
+	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
+	sc.Workload.Sessions, sc.Workload.Turns = sessions, turns
+	return sc
+}
