@@ -162,3 +162,38 @@ func Closed(sessions, turns int) *scenarios.Scenario {
 	sc.Workload.Sessions, sc.Workload.Turns = sessions, turns
 	return sc
 }
+
+// TasksScenario is sessions sessions of turns turns each, a model call of
+// 1000 tokens (200 output) then one 50-token tool call a turn, on one
+// service; extra is appended to the workload's llm table.
+func TasksScenario(t *testing.T, seed uint64, sessions, turns int, llm, extra string) *scenarios.Scenario {
+	t.Helper()
+	src := fmt.Sprintf(`
+name = "tasks"
+seed = %d
+duration = "2h"
+[workload]
+sessions = %d
+turns = %d
+llm = { service = "model", tokens = 1000, output_tokens = 200%s }
+calls = [ { tool = "fetch", count = 1 } ]
+[services.model]
+latency = "100ms"
+network_delay = "0s"
+%s
+[services.api]
+latency = "50ms"
+network_delay = "0s"
+[tools.fetch]
+service = "api"
+tokens = 50
+[[strategy]]
+name = "bounded-4"
+max_in_flight = 4
+`, seed, sessions, turns, llm, extra)
+	sc, err := scenarios.Parse("tasks.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}

@@ -1,4 +1,4 @@
-package sim
+package agent
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -34,10 +33,10 @@ func agentScenario() *scenarios.Scenario {
 // when told, and writes down every op as a line.
 type loopDriver struct {
 	t       *testing.T
-	a       *agent.AgentLoop
-	ops     []agent.AgentOp
+	a       *AgentLoop
+	ops     []AgentOp
 	log     []string
-	pending []*agent.AgentPart // submitted, not yet answered, in order
+	pending []*AgentPart // submitted, not yet answered, in order
 }
 
 func (d *loopDriver) take() {
@@ -45,7 +44,7 @@ func (d *loopDriver) take() {
 	for i := range d.ops {
 		op := &d.ops[i]
 		d.log = append(d.log, describeOp(op))
-		if op.Kind == agent.OpSubmit {
+		if op.Kind == OpSubmit {
 			d.pending = append(d.pending, op.Part)
 		}
 	}
@@ -70,11 +69,11 @@ func (d *loopDriver) answer(now time.Duration, failed bool) {
 	d.take()
 }
 
-func describeOp(op *agent.AgentOp) string {
+func describeOp(op *AgentOp) string {
 	switch op.Kind {
-	case agent.OpBegin:
+	case OpBegin:
 		return fmt.Sprintf("begin turn %d of session %d at %v", op.Turn.No, op.Turn.Session, op.Turn.Start)
-	case agent.OpSubmit:
+	case OpSubmit:
 		p := op.Part
 		kinds := [...]string{"llm", "tools", "subagent llm", "subagent tools"}
 		var tokens int64
@@ -82,17 +81,17 @@ func describeOp(op *agent.AgentOp) string {
 			tokens += c.Tokens
 		}
 		return fmt.Sprintf("submit %s: %d calls, %d tokens, budget %d, at %v", kinds[p.Kind], len(p.Calls), tokens, p.Budget, p.At)
-	case agent.OpCancel:
+	case OpCancel:
 		return fmt.Sprintf("cancel a part of turn %d", op.Part.Turn.No)
-	case agent.OpCancelAt:
+	case OpCancelAt:
 		return fmt.Sprintf("cancel turn %d at %v", op.Turn.No, op.At)
-	case agent.OpWake:
+	case OpWake:
 		return fmt.Sprintf("wake session %d at %v", op.Session, op.At)
-	case agent.OpArrive:
+	case OpArrive:
 		return fmt.Sprintf("arrive at %v", op.At)
-	case agent.OpEnd:
+	case OpEnd:
 		return fmt.Sprintf("end turn %d, failed %v", op.Turn.No, op.Failed)
-	case agent.OpSessionDone:
+	case OpSessionDone:
 		return fmt.Sprintf("session %d done", op.Session)
 	}
 	return "?"
@@ -103,7 +102,7 @@ func describeOp(op *agent.AgentOp) string {
 // op it asks for, with its time, is as written below.
 func TestAgentLoopSessionExactly(t *testing.T) {
 	sc := agentScenario()
-	d := &loopDriver{t: t, a: agent.NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
+	d := &loopDriver{t: t, a: NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
 	ms := time.Millisecond
 	d.a.Begin()
 	d.take()
@@ -150,7 +149,7 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 	sc.Workload.Arrival = scenarios.ArrivalConstant
 	sc.Workload.Cancel.ParentTimeout = 300 * time.Millisecond
 	sc.Duration = time.Second
-	d := &loopDriver{t: t, a: agent.NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
+	d := &loopDriver{t: t, a: NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, math.MaxInt)}
 	ms := time.Millisecond
 	d.a.Begin()
 	d.take()
@@ -191,10 +190,10 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 	}
 
 	sc.Workload.Calls[0].Count = spec.Constant(3.0)
-	capped := agent.NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, 2)
+	capped := NewAgentLoop(sc, &sc.Strategies[0], []float64{1}, 2)
 	capped.Begin()
 	capped.Arrive(0)
-	if !errors.Is(capped.Err, agent.ErrTooLarge) {
+	if !errors.Is(capped.Err, ErrTooLarge) {
 		t.Errorf("a turn of 3 calls under a cap of 2: err %v, want ErrTooLarge", capped.Err)
 	}
 }
@@ -204,23 +203,23 @@ func TestAgentLoopArrivalsCancelAndCap(t *testing.T) {
 // running or a late part of its progressive join still running, and on a
 // turn given back twice.
 func TestRecycleRefusesATurnThatCanStillRun(t *testing.T) {
-	refused := func(tr *agent.AgentTurn) (msg any) {
+	refused := func(tr *AgentTurn) (msg any) {
 		defer func() { msg = recover() }()
-		(&agent.AgentLoop{}).Recycle(tr)
+		(&AgentLoop{}).Recycle(tr)
 		return nil
 	}
-	for _, s := range []agent.TurnState{
+	for _, s := range []TurnState{
 		{},
 		{Ended: true, Held: 1},
 		{Ended: true, Parts: 1},
 		{Ended: true, Late: 1},
 	} {
-		if refused(&agent.AgentTurn{TurnState: s}) == nil {
+		if refused(&AgentTurn{TurnState: s}) == nil {
 			t.Errorf("recycle took a turn that can still run: ended %v, %d cancels pending, %d parts running, %d late", s.Ended, s.Held, s.Parts, s.Late)
 		}
 	}
-	a := &agent.AgentLoop{}
-	tr := &agent.AgentTurn{TurnState: agent.TurnState{Ended: true}}
+	a := &AgentLoop{}
+	tr := &AgentTurn{TurnState: TurnState{Ended: true}}
 	a.Recycle(tr)
 	if len(a.SpareTurns) != 1 {
 		t.Fatalf("recycle kept %d turns of an idle one; want 1", len(a.SpareTurns))
@@ -229,8 +228,8 @@ func TestRecycleRefusesATurnThatCanStillRun(t *testing.T) {
 		t.Error("recycle took a turn given back already")
 	}
 	// release recycles only an idle turn.
-	a.Release(&agent.AgentTurn{TurnState: agent.TurnState{Ended: true, Late: 1}})
-	a.Release(&agent.AgentTurn{TurnState: agent.TurnState{Ended: true}})
+	a.Release(&AgentTurn{TurnState: TurnState{Ended: true, Late: 1}})
+	a.Release(&AgentTurn{TurnState: TurnState{Ended: true}})
 	if len(a.SpareTurns) != 2 {
 		t.Errorf("release kept %d turns; want 2 (the first and the idle one)", len(a.SpareTurns))
 	}
