@@ -1,10 +1,9 @@
-package sim
+package setup
 
 import (
 	"testing"
 	"time"
 
-	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -13,7 +12,7 @@ func TestLoadsOfTier3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := setup.Loads(sc)
+	got := Loads(sc)
 	if len(got) != 1 {
 		t.Fatalf("loads %+v", got)
 	}

@@ -1,9 +1,8 @@
-package sim
+package setup
 
 import (
 	"testing"
 
-	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -19,7 +18,7 @@ func TestScaledServicesBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := setup.Scale(sc, 0.5)
+		s := Scale(sc, 0.5)
 		for i := range s.Services {
 			if ps := s.Services[i].Model().Problems(); len(ps) > 0 {
 				t.Errorf("%s, service %s scaled by 0.5: %v", info.Name, s.Services[i].Name, ps)

@@ -1,10 +1,9 @@
-package sim
+package setup
 
 import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -22,7 +21,7 @@ func TestAgentConfigFollowsTheWorkload(t *testing.T) {
 	// research-agent: every turn's model call on llm is followed by 8
 	// lookups; sessions have no turn count, so the default iterations.
 	ra := open("research-agent")
-	a := setup.AgentConfig(ra, "llm")
+	a := AgentConfig(ra, "llm")
 	if a.Calls == nil || a.MaxIterations != 0 || a.FinishProbability != 0 {
 		t.Fatalf("research-agent llm: %+v", a)
 	}
@@ -31,11 +30,11 @@ func TestAgentConfigFollowsTheWorkload(t *testing.T) {
 			t.Fatalf("research-agent draws %d calls, want 8", n)
 		}
 	}
-	if s := setup.AgentConfig(ra, "sources"); s.Calls != nil {
+	if s := AgentConfig(ra, "sources"); s.Calls != nil {
 		t.Fatalf("a tool service drives no agent loop: %+v", s)
 	}
 	for i := range ra.Services {
-		c := setup.ServeConfig(ra, &ra.Services[i])
+		c := ServeConfig(ra, &ra.Services[i])
 		if (c.Agent.Calls != nil) != (c.Name == "llm") {
 			t.Fatalf("ServeConfig of %s: agent %+v", c.Name, c.Agent)
 		}
@@ -45,7 +44,7 @@ func TestAgentConfigFollowsTheWorkload(t *testing.T) {
 	// subagents' iterations on the same service make 1 to 4, for up to 8
 	// iterations, done after each with probability 0.25.
 	ma := open("multi-agent")
-	m := setup.AgentConfig(ma, "model")
+	m := AgentConfig(ma, "model")
 	if m.Calls == nil || m.MaxIterations != 8 || m.FinishProbability != 0.25 {
 		t.Fatalf("multi-agent model: %+v", m)
 	}
@@ -63,7 +62,7 @@ func TestAgentConfigFollowsTheWorkload(t *testing.T) {
 
 	// tier3 models no model call: a client's own model calls to its
 	// OpenAI-style service get one turn's 8 lookups.
-	t3 := setup.AgentConfig(open("tier3"), "openai")
+	t3 := AgentConfig(open("tier3"), "openai")
 	if t3.Calls == nil || t3.Calls(rng) != 8 {
 		t.Fatalf("tier3 openai: %+v", t3)
 	}
@@ -71,7 +70,7 @@ func TestAgentConfigFollowsTheWorkload(t *testing.T) {
 
 func TestAgentConfigGroupProbability(t *testing.T) {
 	// Two groups: 3 calls always, 10 more one turn in four.
-	calls := setup.CallsPerTurn([]scenarios.CallGroup{
+	calls := CallsPerTurn([]scenarios.CallGroup{
 		{Tool: "a", Count: spec.Constant(3.0), Probability: 1},
 		{Tool: "b", Count: spec.Constant(10.0), Probability: 0.25},
 	})
