@@ -204,7 +204,7 @@ func (l *liveRun) submit(ctx context.Context, p *agent.AgentPart) {
 	}
 	var tag any
 	if l.trace != nil {
-		tag = l.trace.Begin(&sim.LiveTurn{Session: int64(p.Turn.Session + 1), No: int64(p.Turn.No)}, p.Calls, l.vnow().Seconds())
+		tag = l.trace.Begin(&liveTurn{Session: int64(p.Turn.Session + 1), No: int64(p.Turn.No)}, p.Calls, l.vnow().Seconds())
 	}
 	if p.Counted {
 		l.mu.Lock()

@@ -76,7 +76,7 @@ type liveRun struct {
 	arrived    int64
 	// trace, when set, writes one record per attempt; traceErr holds the
 	// first error writing it, which ends the run.
-	trace    *sim.LiveTrace
+	trace    *liveTrace
 	traceErr atomic.Pointer[error]
 
 	// The processes of a run of several (one otherwise): each one's
@@ -220,7 +220,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 		l.srv = srv
 	}
 	if ls.trace != nil {
-		l.trace = &sim.LiveTrace{W: ls.trace, Calls: map[*agent.CallMeta]*sim.LiveCall{}}
+		l.trace = &liveTrace{W: ls.trace, Calls: map[*agent.CallMeta]*liveCall{}}
 	}
 	return l, svcs, nil
 }

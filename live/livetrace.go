@@ -1,4 +1,4 @@
-package sim
+package live
 
 import (
 	"sync"
@@ -9,42 +9,42 @@ import (
 	"github.com/simbench/simbench/trace"
 )
 
-// LiveTrace is a live run's tracing state: the calls of the sched turns in
+// liveTrace is a live run's tracing state: the calls of the sched turns in
 // progress, by their payload, so that the executor can tell an attempt's
 // turn and when it was due. Entries leave when their sched turn ends.
-type LiveTrace struct {
+type liveTrace struct {
 	W     *trace.Writer
 	mu    sync.Mutex
-	Calls map[*agent.CallMeta]*LiveCall
+	Calls map[*agent.CallMeta]*liveCall
 }
 
-// LiveTurn is one agent turn of a live run.
-type LiveTurn struct {
+// liveTurn is one agent turn of a live run.
+type liveTurn struct {
 	Session, No int64
 }
 
 // livePart is one sched turn of a live run, its Tag.
 type livePart struct {
-	turn  *LiveTurn
-	calls map[string]*LiveCall
+	turn  *liveTurn
+	calls map[string]*liveCall
 }
 
-// LiveCall is one call in progress: when its next attempt is due and the
+// liveCall is one call in progress: when its next attempt is due and the
 // delay chosen before it, in the scenario's seconds.
-type LiveCall struct {
-	turn     *LiveTurn
+type liveCall struct {
+	turn     *liveTurn
 	intended float64
 	delay    float64
 }
 
 // Begin registers the calls of a sched turn submitted at now (scenario
 // seconds) and returns its tag.
-func (t *LiveTrace) Begin(lt *LiveTurn, calls []sched.Call, now float64) *livePart {
-	p := &livePart{turn: lt, calls: make(map[string]*LiveCall, len(calls))}
+func (t *liveTrace) Begin(lt *liveTurn, calls []sched.Call, now float64) *livePart {
+	p := &livePart{turn: lt, calls: make(map[string]*liveCall, len(calls))}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i := range calls {
-		c := &LiveCall{turn: lt, intended: now}
+		c := &liveCall{turn: lt, intended: now}
 		p.calls[calls[i].ID] = c
 		t.Calls[calls[i].Payload.(*agent.CallMeta)] = c
 	}
@@ -52,7 +52,7 @@ func (t *LiveTrace) Begin(lt *LiveTurn, calls []sched.Call, now float64) *livePa
 }
 
 // End forgets the calls of a sched turn.
-func (t *LiveTrace) End(calls []sched.Call) {
+func (t *liveTrace) End(calls []sched.Call) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i := range calls {
@@ -62,7 +62,7 @@ func (t *LiveTrace) End(calls []sched.Call) {
 
 // Retry notes the delay the scheduler chose before a call's next attempt
 // (in the scenario's seconds) at now.
-func (t *LiveTrace) Retry(ev sched.Event, now, delay float64) {
+func (t *liveTrace) Retry(ev sched.Event, now, delay float64) {
 	p, ok := ev.Tag.(*livePart)
 	if !ok {
 		return
@@ -77,7 +77,7 @@ func (t *LiveTrace) Retry(ev sched.Event, now, delay float64) {
 // Attempt writes the record of one attempt of call, sent at start and
 // answered at end (scenario seconds) with o; retryAfter is the server's
 // delay in the scenario's time.
-func (t *LiveTrace) Attempt(call *sched.Call, n int, start, end float64, o sched.Outcome, retryAfter time.Duration) error {
+func (t *liveTrace) Attempt(call *sched.Call, n int, start, end float64, o sched.Outcome, retryAfter time.Duration) error {
 	meta := call.Payload.(*agent.CallMeta)
 	t.mu.Lock()
 	c := t.Calls[meta]
