@@ -12,6 +12,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
 )
@@ -87,13 +89,13 @@ func TestReportMergeRefusesFleetOutOfRange(t *testing.T) {
 	for _, of := range []string{"-1", "4611686018427387904", "1000000000", "0"} {
 		t.Run(of, func(t *testing.T) {
 			dir := t.TempDir()
-			empty := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, 1<<40, sim.HDRSignificantDigits) }
-			m := &sim.Member{
+			empty := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, 1<<40, collect.HDRSignificantDigits) }
+			m := &live.Member{
 				Results: &results.Results{Scenario: "s", Seed: 1, DurationS: 60, Mode: "live", TimeScale: 1,
 					Strategies: []results.StrategyResult{{Name: "shared"}}, Fleet: &results.FleetMember{Member: 0, Of: 2, RunID: "r"}},
-				Hists: []sim.MemberHists{{Strategy: "shared", Turn: empty(), OKTurn: empty(), Call: empty()}},
+				Hists: []live.MemberHists{{Strategy: "shared", Turn: empty(), OKTurn: empty(), Call: empty()}},
 			}
-			if err := sim.WriteMember(dir, m); err != nil {
+			if err := live.WriteMember(dir, m); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, results.ResultsFile)

@@ -12,9 +12,9 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/gate"
+	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/results"
-	"github.com/simbench/simbench/sim"
 )
 
 // ReportCmd re-renders a run's reports from its results.json.
@@ -126,10 +126,10 @@ func (c *ReportCmd) merge() error {
 	if !c.Merge || c.Out == "" {
 		return codedError{errors.New("--merge and --out go together: simbench report --merge DIR DIR... --out OUT"), exitInvalid}
 	}
-	var members []*sim.Member
+	var members []*live.Member
 	var absent []string
 	for _, dir := range append([]string{c.Dir}, c.More...) {
-		m, err := sim.ReadMember(dir)
+		m, err := live.ReadMember(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			absent = append(absent, dir)
 			continue
@@ -142,7 +142,7 @@ func (c *ReportCmd) merge() error {
 	if len(members) == 0 {
 		return codedError{fmt.Errorf("no member results in %s: run simbench worker --out DIR for each member first", strings.Join(absent, ", ")), exitInvalid}
 	}
-	res, mergeErr := sim.MergeMembers(members)
+	res, mergeErr := live.MergeMembers(members)
 	if res == nil {
 		return codedError{mergeErr, exitInvalid}
 	}

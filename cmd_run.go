@@ -11,6 +11,7 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/gate"
+	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/pipeline"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/scenarios"
@@ -122,8 +123,8 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (pipeline.RunOptions, error) {
 	if err != nil {
 		return invalid(err)
 	}
-	switch sim.QuotaMode(c.Quota) {
-	case "", sim.QuotaFull, sim.QuotaSplit, sim.QuotaShared:
+	switch live.QuotaMode(c.Quota) {
+	case "", live.QuotaFull, live.QuotaSplit, live.QuotaShared:
 	default:
 		return invalid(fmt.Errorf("--quota %q: want full, split or shared", c.Quota))
 	}
@@ -135,7 +136,7 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (pipeline.RunOptions, error) {
 	}
 	if c.Live {
 		if c.TimeScale == 0 { // kong's default is 1: a 0 was given
-			return invalid(fmt.Errorf("--time-scale 0: want a number from %g to %g", sim.MinTimeScale, sim.MaxTimeScale))
+			return invalid(fmt.Errorf("--time-scale 0: want a number from %g to %g", live.MinTimeScale, live.MaxTimeScale))
 		}
 		if err := c.liveOptions(opts).Validate(sc); err != nil {
 			return invalid(err)
@@ -160,9 +161,9 @@ func (c *RunCmd) options(sc *scenarios.Scenario) (pipeline.RunOptions, error) {
 }
 
 // liveOptions are the live run's options from the flags.
-func (c *RunCmd) liveOptions(opts sim.Options) sim.LiveOptions {
-	return sim.LiveOptions{Options: opts, TimeScale: c.timeScale(), Processes: c.Processes, Shares: c.Shares,
-		Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback, Worker: c.worker}
+func (c *RunCmd) liveOptions(opts sim.Options) live.LiveOptions {
+	return live.LiveOptions{Options: opts, TimeScale: c.timeScale(), Processes: c.Processes, Shares: c.Shares,
+		Quota: live.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback, Worker: c.worker}
 }
 
 // worker runs a fleet member as `simbench worker` of this very binary on

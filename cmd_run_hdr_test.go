@@ -13,8 +13,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/results"
-	"github.com/simbench/simbench/sim"
 )
 
 // readHLog reads an interval log with the library's reader and returns
@@ -37,7 +37,7 @@ func readHLog(t *testing.T, path string) (intervals []*hdrhistogram.Histogram, a
 		}
 		intervals = append(intervals, h)
 	}
-	all = hdrhistogram.New(1, 1<<40, sim.HDRSignificantDigits)
+	all = hdrhistogram.New(1, 1<<40, collect.HDRSignificantDigits)
 	for _, h := range intervals {
 		all.Merge(h)
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/sim"
 )
 
 // ServeCmd runs a scenario's fake services over HTTP until interrupted, so
@@ -69,7 +69,7 @@ func (f *serveFlags) start(sc *scenarios.Scenario, errOut io.Writer, metrics boo
 		cfg.Seed = *f.Seed
 	}
 	for i := range sc.Services {
-		cfg.Services = append(cfg.Services, sim.ServeConfig(sc, &sc.Services[i]))
+		cfg.Services = append(cfg.Services, setup.ServeConfig(sc, &sc.Services[i]))
 	}
 	srv, err := fakeapi.Start(cfg)
 	if errors.Is(err, fakeapi.ErrNonLoopback) {
@@ -87,7 +87,7 @@ func (f *serveFlags) start(sc *scenarios.Scenario, errOut io.Writer, metrics boo
 // the agent loop.
 func writeServed(out io.Writer, sc *scenarios.Scenario, srv *fakeapi.Server, services []fakeapi.ServiceConfig) {
 	srv.Summary(out)
-	for _, e := range sim.EventSpans(sc) {
+	for _, e := range setup.EventSpans(sc) {
 		fmt.Fprintf(out, "event on %s from %v to %v after start: %s\n", e.Service,
 			time.Duration(e.StartS*float64(time.Second)), time.Duration(e.EndS*float64(time.Second)), e.Label)
 	}

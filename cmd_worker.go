@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/simbench/simbench/gate"
+	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/sim"
 )
@@ -84,26 +85,26 @@ func (c *WorkerCmd) Run() error {
 	if out == nil {
 		out = os.Stdout
 	}
-	opts := sim.MemberOptions{
-		LiveOptions: sim.LiveOptions{Options: sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Version: simbenchVersion()},
-			TimeScale: c.TimeScale, Shares: c.Shares, Quota: sim.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback},
+	opts := live.MemberOptions{
+		LiveOptions: live.LiveOptions{Options: sim.Options{Strategies: c.Strategy, Seed: c.Seed, Duration: c.Duration.D(), Version: simbenchVersion()},
+			TimeScale: c.TimeScale, Shares: c.Shares, Quota: live.QuotaMode(c.Quota), Redis: c.Redis, AllowRedisFallback: c.RedisFallback},
 		Member: c.Member.I, Of: c.Member.N, BaseURL: c.BaseURL, Rendezvous: c.Rendezvous, RunID: c.RunID, Wait: c.Wait.D(),
 		// After each strategy: a member killed later leaves these behind.
-		Checkpoint: func(m *sim.Member) error { return sim.WriteMember(c.Out, m) },
+		Checkpoint: func(m *live.Member) error { return live.WriteMember(c.Out, m) },
 	}
 	// One signal only: a member a run started gets the terminal's Ctrl-C
 	// and the run's own interrupt, which must not read as a second one
 	// (it would exit without writing what the member measured).
 	ctx, stop := interruptibleOnce(c.ctx)
 	defer stop()
-	m, runErr := sim.RunMember(ctx, sc, opts)
+	m, runErr := live.RunMember(ctx, sc, opts)
 	if m == nil {
-		if errors.Is(runErr, sim.ErrBadLiveOption) {
+		if errors.Is(runErr, live.ErrBadLiveOption) {
 			return codedError{runErr, exitInvalid}
 		}
 		return runErr
 	}
-	if err := sim.WriteMember(c.Out, m); err != nil {
+	if err := live.WriteMember(c.Out, m); err != nil {
 		return err
 	}
 	for _, st := range m.Results.Strategies {

@@ -17,9 +17,10 @@ import (
 
 	"github.com/simbench/simbench/fakeapi"
 	"github.com/simbench/simbench/internal/redistest"
+	"github.com/simbench/simbench/internal/setup"
+	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/sim"
 )
 
 // fleetScenario is the scenario the fleet tests run: shared-key's one
@@ -37,7 +38,7 @@ func startProvider(t *testing.T) (*fakeapi.Server, string) {
 	}
 	var svcs []fakeapi.ServiceConfig
 	for i := range sc.Services {
-		svcs = append(svcs, sim.ServeConfig(sc, &sc.Services[i]))
+		svcs = append(svcs, setup.ServeConfig(sc, &sc.Services[i]))
 	}
 	srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: svcs, Seed: sc.Seed, Warn: io.Discard})
 	if err != nil {
@@ -193,7 +194,7 @@ func TestWorkerInterruptWritesMeasured(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 		t.Fatalf("err %v, want exit %d\n%s", err, exitInterrupted, out)
 	}
-	m, err := sim.ReadMember(dir)
+	m, err := live.ReadMember(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

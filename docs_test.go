@@ -21,6 +21,7 @@ import (
 	"github.com/simbench/simbench/check"
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/gate"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/mdcheck"
 	"github.com/simbench/simbench/internal/racebuild"
 	"github.com/simbench/simbench/results"
@@ -308,7 +309,7 @@ var docConstants = map[string]string{
 	"check.DefaultRetryGap":             check.DefaultRetryGap.String(),
 	"check.CommandGrace":                check.CommandGrace.String(),
 	"check.DefaultAnswerGapWarn":        check.DefaultAnswerGapWarn.String(),
-	"sim.WindowSettle":                  sim.WindowSettle.String(),
+	"sim.WindowSettle":                  collect.WindowSettle.String(),
 	"results.MaxFileBytes":              fmt.Sprintf("%dMiB", results.MaxFileBytes>>20),
 	"sim.MaxReadBackBytes":              fmt.Sprintf("%dMiB", sim.MaxReadBackBytes>>20),
 	"sim.DefaultMaxMemory":              fmt.Sprintf("%dGiB", sim.DefaultMaxMemory>>30),

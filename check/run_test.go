@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/sim"
 )
 
 // startTier3 serves tier3's services, logging every request to rec.
@@ -24,7 +24,7 @@ func startTier3(t *testing.T, rec *Recorder) (*scenarios.Scenario, *fakeapi.Serv
 	}
 	cfg := fakeapi.ServerConfig{Seed: sc.Seed, OnRequest: rec.Add}
 	for i := range sc.Services {
-		cfg.Services = append(cfg.Services, sim.ServeConfig(sc, &sc.Services[i]))
+		cfg.Services = append(cfg.Services, setup.ServeConfig(sc, &sc.Services[i]))
 	}
 	srv, err := fakeapi.Start(cfg)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/internal/numfmt"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
@@ -215,7 +216,7 @@ func decided(ctx context.Context, sc *scenarios.Scenario, t *tuning, measured []
 	in := input{
 		Strategy: t.name, Service: service, PerService: t.svc != "",
 		MaxInFlight: t.tuned.MaxInFlight, MaxInFlightPerService: t.tuned.MaxInFlightPerService,
-		Headroom: t.headroom, Pace: paces(sc, t.headroom), Retry: sim.RetryText(&t.tuned),
+		Headroom: t.headroom, Pace: paces(sc, t.headroom), Retry: setup.RetryText(&t.tuned),
 		Plan: res.Plan, Row: t.sw.row, Best: t.sw.best, Extended: t.sw.extended, Rule: o.Rule,
 		Seeds: o.seeds, DurationS: o.each.Seconds(), Load: res.Load,
 		Strategies: written, Paces: t.paces, Search: t.search, CapFlat: flat(t.sw.row.Points, o.Rule),

@@ -8,16 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
-	"github.com/simbench/simbench/sim"
 )
 
 // Go writes the sched.Config the strategy runs with as a Go composite
 // literal, with only the fields that are set, ready to paste into an agent
 // runtime that imports sched.
 func Go(sc *scenarios.Scenario, st *scenarios.Strategy) (string, error) {
-	cfg, err := sim.SchedConfig(sc, st)
+	cfg, err := setup.SchedConfig(sc, st)
 	if err != nil {
 		return "", err
 	}

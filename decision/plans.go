@@ -3,6 +3,7 @@ package decision
 import (
 	"context"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -12,7 +13,7 @@ import (
 // DefaultHeadroom). Services it cannot plan (no limits, say) come
 // back in unplanned with the reason.
 func PlanServices(sc *scenarios.Scenario, headroom float64) (plans []Plan, unplanned map[string]error) {
-	for _, l := range sim.Loads(sc) {
+	for _, l := range setup.Loads(sc) {
 		p, err := Recommend(Service{PerSecond: PerSecond(sc.Service(l.Name)),
 			Name: l.Name, RPM: l.RequestsPerMinute, TPM: l.TokensPerMinute, MaxConcurrent: l.MaxConcurrent,
 			TokensPerCall: l.TokensPerCall, MeanLatency: l.MeanLatency, RoundTrip: l.RoundTrip, CallsPerTurn: l.CallsPerTurn, Headroom: headroom,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/gate"
+	"github.com/simbench/simbench/live"
 	"github.com/simbench/simbench/reports"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
@@ -26,7 +27,7 @@ type RunOptions struct {
 	Sim sim.Options
 	// Live, when set, runs in real time with these options, their
 	// Options replaced by Sim.
-	Live *sim.LiveOptions
+	Live *live.LiveOptions
 	// Trace is the file to write every attempt to ("": none); HDR the
 	// folder of the HdrHistogram logs ("": none).
 	Trace, HDR string
@@ -160,9 +161,9 @@ func simulate(ctx context.Context, sc *scenarios.Scenario, o *RunOptions) (*resu
 	var res *results.Results
 	var runErr error
 	if o.Live != nil {
-		live := *o.Live
-		live.Options = opts
-		res, runErr = sim.RunLive(ctx, sc, live)
+		lo := *o.Live
+		lo.Options = opts
+		res, runErr = live.RunLive(ctx, sc, lo)
 	} else {
 		res, runErr = sim.RunSeeds(ctx, sc, opts)
 	}

@@ -203,7 +203,7 @@ type StrategyResult struct {
 	// before the field existed (then the split is unknown when Failed > 0).
 	AttemptsPerFailedCall []int64 `json:"attempts_per_failed_call,omitempty"`
 	// Retry describes the strategy's retry policy in one line (see
-	// sim.RetryText), so reports can tell strategies that differ in backoff.
+	// setup.RetryText), so reports can tell strategies that differ in backoff.
 	Retry string `json:"retry,omitempty"`
 	// LatencyCDF samples the turn-latency distribution for plots.
 	LatencyCDF []CDFPoint `json:"latency_cdf,omitempty"`
@@ -230,7 +230,7 @@ type StrategyResult struct {
 	// adaptive limit; absent otherwise.
 	LimitTrace map[string][]LimitPoint `json:"limit_trace,omitempty"`
 	// Windows holds the strategy's figures over each timed event's
-	// window (sim.EventWindows), in the order of Results.Events: goodput,
+	// window (collect.EventWindows), in the order of Results.Events: goodput,
 	// 429 share and attempts per call while the event's conditions held.
 	// Absent when the scenario has no events (and in live runs).
 	Windows []WindowResult `json:"windows,omitempty"`
@@ -278,7 +278,7 @@ type ServiceLimits struct {
 }
 
 // WindowResult is one strategy's figures over the window of one timed
-// event (see sim.EventWindows): what it got done and how many 429s and
+// event (see collect.EventWindows): what it got done and how many 429s and
 // attempts it spent while the event's conditions held. The figures count
 // every service, as the strategy's own do.
 type WindowResult struct {
@@ -287,7 +287,7 @@ type WindowResult struct {
 	Label   string `json:"label"`
 	Service string `json:"service"`
 	// StartS and EndS bound the window, in seconds from the start of the
-	// run: from sim.WindowSettle after the event's start to its end, or to
+	// run: from collect.WindowSettle after the event's start to its end, or to
 	// the start of the next event, whichever comes first.
 	StartS float64 `json:"start_s"`
 	EndS   float64 `json:"end_s"`

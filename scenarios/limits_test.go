@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sim"
@@ -53,12 +54,12 @@ retry = { backoff = "exponential", base = "1ms", cap = "8760h", attempts = %d, m
 		t.Fatal(err)
 	}
 	for i := range sc.Services {
-		cfg := sim.ModelConfig(&sc.Services[i])
+		cfg := setup.ModelConfig(&sc.Services[i])
 		if _, err := fakeapi.NewModel(cfg, rand.New(rand.NewPCG(1, 2))); err != nil {
 			t.Errorf("service %s: %v", sc.Services[i].Name, err)
 		}
 	}
-	cfg, err := sim.SchedConfig(sc, &sc.Strategies[0])
+	cfg, err := setup.SchedConfig(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/sim"
 )
 
 // serviceLines are the lines a generated [services.api] table picks from:
@@ -82,10 +82,10 @@ func TestLoadedServicesBuild(t *testing.T) {
 		}
 		loaded++
 		svc := &sc.Services[0]
-		if _, err := fakeapi.NewModel(sim.ScenarioModelConfig(sc, svc), rand.New(rand.NewPCG(1, 2))); err != nil {
+		if _, err := fakeapi.NewModel(setup.ScenarioModelConfig(sc, svc), rand.New(rand.NewPCG(1, 2))); err != nil {
 			t.Fatalf("loaded, but the model refuses: %v\n%s", err, b.String())
 		}
-		srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: []fakeapi.ServiceConfig{sim.ServeConfig(sc, svc)}})
+		srv, err := fakeapi.Start(fakeapi.ServerConfig{Services: []fakeapi.ServiceConfig{setup.ServeConfig(sc, svc)}})
 		if err != nil {
 			t.Fatalf("loaded, but the server refuses: %v\n%s", err, b.String())
 		}

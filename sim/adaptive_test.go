@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -56,7 +57,7 @@ func TestAdaptiveAIMDOnTier3(t *testing.T) {
 func TestSchedConfigAdaptive(t *testing.T) {
 	sc := &scenarios.Scenario{Services: []scenarios.Service{{Name: "a"}, {Name: "b"}}}
 	st := &scenarios.Strategy{Name: "x", Adaptive: &scenarios.Adaptive{Algorithm: sched.AlgorithmGradient, Initial: 3, Max: 9, Decrease: 0.6, LongWindow: 50}}
-	cfg, err := SchedConfig(sc, st)
+	cfg, err := setup.SchedConfig(sc, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestSchedConfigAdaptive(t *testing.T) {
 		t.Fatalf("mapped %+v", *a)
 	}
 	st.Adaptive.Services = []string{"b"}
-	cfg, _ = SchedConfig(sc, st)
+	cfg, _ = setup.SchedConfig(sc, st)
 	if cfg.Services["a"].Adaptive != nil || cfg.Services["b"].Adaptive == nil {
 		t.Fatal("services = [\"b\"] should give only b an adaptive limit")
 	}
@@ -89,12 +90,12 @@ func TestServeConfigListsWritePaths(t *testing.T) {
 		}
 	}
 	for i := range sc.Services {
-		cfg := ServeConfig(sc, &sc.Services[i])
+		cfg := setup.ServeConfig(sc, &sc.Services[i])
 		routes = append(routes, cfg.WriteRoutes...)
 		if cfg.WritePaths != nil {
 			t.Errorf("write paths %v besides the routes", cfg.WritePaths)
 		}
-		if got := ModelConfig(&sc.Services[i]).WriteRoutes; got != nil {
+		if got := setup.ModelConfig(&sc.Services[i]).WriteRoutes; got != nil {
 			t.Errorf("the pure model's config lists write routes %v", got)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
@@ -20,7 +21,7 @@ import (
 // latency and the default network delay (as a scenario file gets it), run
 // by a bounded, token-paced strategy with jittered retries.
 func engineScenario(n int) *scenarios.Scenario {
-	sc := queue(250, spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond}, 1024, n/8)
+	sc := simtest.Queue(250, spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 300 * time.Millisecond, P95: 900 * time.Millisecond}, 1024, n/8)
 	sc.Workload.Calls[0].Count = spec.Constant(8.0)
 	sc.Services[0].RequestsPerMinute = 150_000
 	sc.Services[0].NetworkDelay = scenarios.DefaultNetworkDelay
@@ -60,7 +61,7 @@ func BenchmarkEngine(b *testing.B) {
 		b.ReportMetric(bareCPU, "cpu-ns/call")
 	})
 	b.Run("mm20", func(b *testing.B) {
-		sc := queue(lambda, spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: time.Duration(mean * float64(time.Second))}, servers, calls)
+		sc := simtest.Queue(lambda, spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: time.Duration(mean * float64(time.Second))}, servers, calls)
 		perCall := benchEngine(b, sc)
 		if bareCPU > 0 {
 			b.ReportMetric(bareCPU/perCall, "ratio")
@@ -78,12 +79,12 @@ func benchEngine(b *testing.B, sc *scenarios.Scenario) float64 {
 	b.ReportAllocs()
 	cpu, gc := newCPUMeter(), newGCMeter()
 	for i := 0; i < b.N; i++ {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.run(context.Background(), nil)
-		calls += e.m.calls
+		e.Run(context.Background(), nil)
+		calls += e.m.Calls
 		events += e.processed
 	}
 	perCall := cpu.since() / float64(calls)
@@ -119,12 +120,12 @@ func BenchmarkEngineProcesses(b *testing.B) {
 			var calls, trips int64
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				e, err := newEngine(sc, &sc.Strategies[0])
+				e, err := NewEngine(sc, &sc.Strategies[0])
 				if err != nil {
 					b.Fatal(err)
 				}
-				e.run(context.Background(), nil)
-				calls += e.m.calls
+				e.Run(context.Background(), nil)
+				calls += e.m.Calls
 				for p := range e.procs {
 					trips += e.procs[p].quota.roundTrips()
 				}
@@ -146,14 +147,14 @@ func BenchmarkEngineAdaptive(b *testing.B) {
 	var calls int64
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.run(context.Background(), nil)
-		calls += e.m.calls
+		e.Run(context.Background(), nil)
+		calls += e.m.Calls
 		if i == 0 {
-			b.ReportMetric(float64(len(e.limits.trace()["s"])), "trace-points")
+			b.ReportMetric(float64(len(e.limits.Trace()["s"])), "trace-points")
 		}
 	}
 	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
@@ -208,18 +209,18 @@ func scaleRun(b *testing.B, sc *scenarios.Scenario, minCalls int64) {
 	var calls int64
 	cpu, gc := newCPUMeter(), newGCMeter()
 	for i := 0; i < b.N; i++ {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.run(context.Background(), func(time.Duration) {
+		e.Run(context.Background(), func(time.Duration) {
 			live, objects := heapNow()
 			peak, peakLive = max(peak, objects), max(peakLive, live)
 		})
-		if e.m.calls < minCalls {
-			b.Fatalf("only %d calls", e.m.calls)
+		if e.m.Calls < minCalls {
+			b.Fatalf("only %d calls", e.m.Calls)
 		}
-		calls += e.m.calls
+		calls += e.m.Calls
 	}
 	b.ReportMetric(cpu.since()/float64(calls), "cpu-ns/call")
 	b.ReportMetric(gc.share(), "gc-cpu-%")

@@ -50,11 +50,11 @@ func TestTrillionTokensPerMinute(t *testing.T) {
 	const tpm, perCall = 1_000_000_000_000, 100_000_000
 	for i := range sc.Strategies {
 		st := &sc.Strategies[i]
-		e, err := newEngine(sc, st)
+		e, err := NewEngine(sc, st)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !e.run(t.Context(), nil) {
+		if !e.Run(t.Context(), nil) {
 			t.Fatal("run did not complete")
 		}
 		s := e.models[0].Stats()
@@ -63,7 +63,7 @@ func TestTrillionTokensPerMinute(t *testing.T) {
 		}
 		// The bucket starts full (one minute's worth) and refills at the
 		// limit; the run, its drain included, lasts at most drainLimit.
-		if most := tpm + tpm*drainLimit(sc.Duration).Minutes(); float64(s.TokensAccepted) > most {
+		if most := tpm + tpm*DrainLimit(sc.Duration).Minutes(); float64(s.TokensAccepted) > most {
 			t.Errorf("%s: %d tokens admitted, more than the %.0f the limit allows", st.Name, s.TokensAccepted, most)
 		}
 		switch st.Name {

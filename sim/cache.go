@@ -19,6 +19,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -138,7 +139,7 @@ type RunEntry struct {
 }
 
 // entryOf makes the entry of a finished run.
-func entryOf(key RunKey, r results.StrategyResult, l HDRLatencies) (*RunEntry, error) {
+func entryOf(key RunKey, r results.StrategyResult, l collect.HDRLatencies) (*RunEntry, error) {
 	turn, err := l.Turn.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return nil, err
@@ -172,16 +173,16 @@ func (e *RunEntry) checksum() (string, error) {
 
 // Latencies decodes the entry's histograms, each of the layout a run
 // records in (checkLayout).
-func (e *RunEntry) Latencies() (HDRLatencies, error) {
+func (e *RunEntry) Latencies() (collect.HDRLatencies, error) {
 	var hs [2]*hdrhistogram.Histogram
 	for i, enc := range [][]byte{e.TurnHDR, e.CallHDR} {
 		what := []string{"turn_hdr", "call_hdr"}[i]
 		h, err := hdrhistogram.Decode(enc)
 		if err != nil {
-			return HDRLatencies{}, fmt.Errorf("%s: %w", what, err)
+			return collect.HDRLatencies{}, fmt.Errorf("%s: %w", what, err)
 		}
-		if err := checkLayout(what, h, int64(histMax/time.Microsecond)); err != nil {
-			return HDRLatencies{}, err
+		if err := CheckLayout(what, h, int64(collect.HistMax/time.Microsecond)); err != nil {
+			return collect.HDRLatencies{}, err
 		}
 		hs[i] = h
 	}
@@ -192,7 +193,7 @@ func (e *RunEntry) Latencies() (HDRLatencies, error) {
 		h.SetStartTimeMs(0)
 		h.SetEndTimeMs(e.Key.DurationNs.Milliseconds())
 	}
-	return HDRLatencies{Strategy: e.Key.Strategy.Name, Seed: e.Key.Seed, Turn: turn, Call: call}, nil
+	return collect.HDRLatencies{Strategy: e.Key.Strategy.Name, Seed: e.Key.Seed, Turn: turn, Call: call}, nil
 }
 
 // ReadRunEntry reads the run file at path and checks that it is one: a
@@ -200,48 +201,48 @@ func (e *RunEntry) Latencies() (HDRLatencies, error) {
 // checksum, a key, a result named for the key's strategy whose figures
 // pass results.CheckStrategy, histograms that decode and hold as many
 // turns and calls as the result counts. The error names the file.
-func ReadRunEntry(path string) (*RunEntry, HDRLatencies, error) {
-	data, err := readBack(path)
+func ReadRunEntry(path string) (*RunEntry, collect.HDRLatencies, error) {
+	data, err := ReadBack(path)
 	if err != nil {
-		return nil, HDRLatencies{}, err
+		return nil, collect.HDRLatencies{}, err
 	}
 	e, l, err := decodeRunEntry(data)
 	if err != nil {
-		return nil, HDRLatencies{}, fmt.Errorf("%s: %w", path, err)
+		return nil, collect.HDRLatencies{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := results.CheckStrategy(path, "result", &e.Result, e.Key.DurationNs.Seconds()); err != nil {
-		return nil, HDRLatencies{}, err
+		return nil, collect.HDRLatencies{}, err
 	}
-	if err := checkCounts(path, path, &e.Result, l.Turn, nil, l.Call); err != nil {
-		return nil, HDRLatencies{}, err
+	if err := CheckCounts(path, path, &e.Result, l.Turn, nil, l.Call); err != nil {
+		return nil, collect.HDRLatencies{}, err
 	}
 	return e, l, nil
 }
 
-func decodeRunEntry(data []byte) (*RunEntry, HDRLatencies, error) {
+func decodeRunEntry(data []byte) (*RunEntry, collect.HDRLatencies, error) {
 	var e RunEntry
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&e); err != nil {
-		return nil, HDRLatencies{}, fmt.Errorf("not a simbench run file: %w", err)
+		return nil, collect.HDRLatencies{}, fmt.Errorf("not a simbench run file: %w", err)
 	}
 	switch {
 	case e.Format != RunFormat:
-		return nil, HDRLatencies{}, fmt.Errorf("format %q, want %q", e.Format, RunFormat)
+		return nil, collect.HDRLatencies{}, fmt.Errorf("format %q, want %q", e.Format, RunFormat)
 	}
 	if sum, err := e.checksum(); err != nil || sum != e.SHA256 {
-		return nil, HDRLatencies{}, errors.New("its contents do not match their checksum (sha256): edited or damaged")
+		return nil, collect.HDRLatencies{}, errors.New("its contents do not match their checksum (sha256): edited or damaged")
 	}
 	switch {
 	case e.Key.ScenarioDigest == "" || e.Key.Strategy.Name == "" || e.Key.DurationNs <= 0:
-		return nil, HDRLatencies{}, errors.New("key: no scenario digest, strategy or duration")
+		return nil, collect.HDRLatencies{}, errors.New("key: no scenario digest, strategy or duration")
 	case e.Result.Name != e.Key.Strategy.Name:
-		return nil, HDRLatencies{}, fmt.Errorf("result names strategy %q, the key %q", e.Result.Name, e.Key.Strategy.Name)
+		return nil, collect.HDRLatencies{}, fmt.Errorf("result names strategy %q, the key %q", e.Result.Name, e.Key.Strategy.Name)
 	case e.Result.Partial:
-		return nil, HDRLatencies{}, errors.New("result is partial")
+		return nil, collect.HDRLatencies{}, errors.New("result is partial")
 	}
 	l, err := e.Latencies()
 	if err != nil {
-		return nil, HDRLatencies{}, err
+		return nil, collect.HDRLatencies{}, err
 	}
 	return &e, l, nil
 }
@@ -258,27 +259,27 @@ func (e *RunEntry) Encode() ([]byte, error) {
 
 // load returns the entry of key, or nil when the cache holds none that
 // can be trusted (a bad one is reported and ignored).
-func (c *Cache) load(key RunKey) (*results.StrategyResult, HDRLatencies, bool) {
+func (c *Cache) load(key RunKey) (*results.StrategyResult, collect.HDRLatencies, bool) {
 	path := filepath.Join(c.dir, key.File())
 	if c.files != nil {
 		p, ok := c.files[key.File()]
 		if !ok {
-			return nil, HDRLatencies{}, false
+			return nil, collect.HDRLatencies{}, false
 		}
 		path = p
 	}
 	e, l, err := ReadRunEntry(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, HDRLatencies{}, false
+		return nil, collect.HDRLatencies{}, false
 	case err != nil:
 		c.warn(fmt.Sprintf("ignoring the cached run %v; simulating it again", err))
-		return nil, HDRLatencies{}, false
+		return nil, collect.HDRLatencies{}, false
 	}
 	if !sameKey(e.Key, key) {
 		c.warn(fmt.Sprintf("ignoring the cached run %s: it holds another run (strategy %q, seed %d, simbench %s); simulating it again",
 			path, e.Key.Strategy.Name, e.Key.Seed, e.Key.SimbenchVersion))
-		return nil, HDRLatencies{}, false
+		return nil, collect.HDRLatencies{}, false
 	}
 	c.mu.Lock()
 	c.reused++
@@ -295,7 +296,7 @@ func sameKey(a, b RunKey) bool {
 
 // store writes a finished run's entry; a failure is reported, not
 // returned: the run's results stand without it.
-func (c *Cache) store(key RunKey, r results.StrategyResult, l HDRLatencies) {
+func (c *Cache) store(key RunKey, r results.StrategyResult, l collect.HDRLatencies) {
 	c.mu.Lock()
 	c.simulated[key.File()]++
 	c.mu.Unlock()
@@ -376,6 +377,7 @@ type MissError struct {
 	Keys []RunKey
 }
 
+// Error names the runs the read-only cache does not hold.
 func (e *MissError) Error() string {
 	var names []string
 	for _, k := range e.Keys {

@@ -5,6 +5,8 @@ package sim
 import (
 	"fmt"
 	"testing"
+
+	"github.com/simbench/simbench/internal/simtest"
 )
 
 // Non-preemptive priority (Cobham): two classes share one server (a
@@ -28,7 +30,7 @@ func TestLongClosedFormCobhamPriority(t *testing.T) {
 	// seconds, and the closed form's, both averaged over the seeds.
 	run := func(priority string, want func(lambda [2]float64) [2]float64) (got, closed [2]float64) {
 		for seed := 1; seed <= seeds; seed++ {
-			sc := mustParse(t, fmt.Sprintf(`
+			sc := simtest.MustParse(t, fmt.Sprintf(`
 name = "cobham"
 seed = %d
 duration = "3400s"

@@ -28,27 +28,12 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
 )
-
-// tracedRecords reads back the attempts a trace writer wrote into buf.
-func tracedRecords(t *testing.T, w *trace.Writer, buf *bytes.Buffer) []trace.Record {
-	t.Helper()
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var recs []trace.Record
-	r := trace.NewReader(buf, "trace.jsonl")
-	for r.Next() {
-		recs = append(recs, *r.Record())
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
 
 // runTraced runs sc's only strategy in virtual time with a trace and
 // returns its figures and its attempts.
@@ -61,7 +46,7 @@ func runTraced(t *testing.T, sc *scenarios.Scenario) (results.StrategyResult, []
 		w.Abort()
 		t.Fatal(err)
 	}
-	return res.Strategies[0], tracedRecords(t, w, &buf)
+	return res.Strategies[0], simtest.TracedRecords(t, w, &buf)
 }
 
 // within fails the test when got is more than rel (a fraction) away from
@@ -79,7 +64,7 @@ func within(t *testing.T, what string, got, want, rel float64) {
 // latency, under the strategy keys strategy, for duration.
 func openQueue(t *testing.T, seed uint64, rate float64, latency, service, strategy, duration string) *scenarios.Scenario {
 	t.Helper()
-	return mustParse(t, fmt.Sprintf(`
+	return simtest.MustParse(t, fmt.Sprintf(`
 name = "queue"
 seed = %d
 duration = %q
@@ -200,7 +185,7 @@ func TestClosedFormErlangB(t *testing.T) {
 // is the rate of turns times their mean latency, the offered rate is the
 // arrival rate, and the calls' rate is three a turn.
 func TestClosedFormLittleOpen(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "little-open"
 seed = 6
 duration = "1500s"
@@ -237,7 +222,7 @@ max_in_flight = 4
 // (exponential, mean 100 ms), so the turns queue.
 func TestClosedFormLittleClosed(t *testing.T) {
 	const n, z = 20.0, 1.0
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "little-closed"
 seed = 7
 duration = "3000s"
@@ -288,7 +273,7 @@ func TestClosedFormTokenBucketAdmissionTimes(t *testing.T) {
 		{"tpm", "tpm = 1200", "", "100", 12, 0.2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sc := mustParse(t, fmt.Sprintf(`
+			sc := simtest.MustParse(t, fmt.Sprintf(`
 name = "bucket"
 duration = "5m"
 [workload]
@@ -336,7 +321,7 @@ token_bucket = true
 // returns every arrival's time at the service and whether it was admitted.
 func windowArrivals(t *testing.T, limiter, arrival, extra string) (at []time.Duration, admitted []bool) {
 	t.Helper()
-	sc := mustParse(t, fmt.Sprintf(`
+	sc := simtest.MustParse(t, fmt.Sprintf(`
 name = "window"
 seed = 8
 duration = "100s"
@@ -355,7 +340,7 @@ service = "s"
 [[strategy]]
 name = "open"
 `, arrival, limiter, extra))
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +348,7 @@ name = "open"
 		at = append(at, now)
 		admitted = append(admitted, d.Admitted())
 	}
-	if !e.run(context.Background(), nil) {
+	if !e.Run(context.Background(), nil) {
 		t.Fatal("run did not complete")
 	}
 	if len(at) < 1900 {
@@ -621,7 +606,7 @@ func TestClosedFormMM1K(t *testing.T) {
 // 2 are admitted one after another, the k-th (from 0) with k in flight,
 // so they take 100, 100, 100, 150, 200, …, 450 ms, exactly.
 func TestClosedFormLoadLatency(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "load"
 duration = "1m"
 [workload]
@@ -654,7 +639,7 @@ name = "all"
 // once, and every one admitted during a latency_factor of 3 (40 s to 50 s)
 // takes three times the constant 100 ms; the others take 100 ms.
 func TestClosedFormTimedEvents(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "events"
 seed = 15
 duration = "60s"
@@ -716,7 +701,7 @@ latency_factor = 3
 // requests failing, two attempts a call, ratio 0.1 and max 10: some 5,000
 // calls want a retry, and about 10 + 0.1 × 5,000 = 510 get one.
 func TestClosedFormRetryBudget(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "budget"
 seed = 16
 duration = "1h"
@@ -872,7 +857,7 @@ func herdRecords(t *testing.T, calls int, backoff string) []trace.Record {
 // the attempts.
 func herdRun(t *testing.T, calls int, service, retry string) []trace.Record {
 	t.Helper()
-	sc := mustParse(t, fmt.Sprintf(`
+	sc := simtest.MustParse(t, fmt.Sprintf(`
 name = "herd"
 seed = 10
 duration = "10m"
@@ -946,7 +931,7 @@ func checkUniform(t *testing.T, what string, draws []float64, lo, hi float64) {
 func TestClosedFormCostPerAnsweredTask(t *testing.T) {
 	const k, p = 3, 0.9
 	const inPrice, outPrice, toolPrice = 0.003, 0.015, 0.0005
-	sc := mustParse(t, fmt.Sprintf(`
+	sc := simtest.MustParse(t, fmt.Sprintf(`
 name = "cost"
 seed = 12
 duration = "1h"
@@ -987,9 +972,9 @@ name = "unbounded"
 		}
 	}
 	cost := float64(model)*(800*inPrice+200*outPrice)/1000 + float64(tool)*50*toolPrice/1000
-	if tk.CostUSD != round6(cost) || tk.CostPerAnsweredTaskUSD != round6(cost/float64(tk.Completed)) {
+	if tk.CostUSD != setup.Round6(cost) || tk.CostPerAnsweredTaskUSD != setup.Round6(cost/float64(tk.Completed)) {
 		t.Errorf("cost $%v, $%v an answered task; the %d model and %d tool calls billed at the prices cost $%v, $%v over %d answered",
-			tk.CostUSD, tk.CostPerAnsweredTaskUSD, model, tool, round6(cost), round6(cost/float64(tk.Completed)), tk.Completed)
+			tk.CostUSD, tk.CostPerAnsweredTaskUSD, model, tool, setup.Round6(cost), setup.Round6(cost/float64(tk.Completed)), tk.Completed)
 	}
 	modelCalls := (1 - math.Pow(p, k)) / (1 - p)
 	perTask := modelCalls*(800*inPrice+200*outPrice)/1000 + p*modelCalls*50*toolPrice/1000

@@ -121,12 +121,12 @@ func TestEngineAllocationsPerCall(t *testing.T) {
 	sc := engineScenario(40_000)
 	var calls int64
 	allocs := testing.AllocsPerRun(1, func() {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.run(t.Context(), nil)
-		calls = e.m.calls
+		e.Run(t.Context(), nil)
+		calls = e.m.Calls
 	})
 	if perCall := allocs / float64(calls); calls < 35_000 || perCall > 4 {
 		t.Errorf("%.0f allocations for %d calls: %.2f a call, want at most 4", allocs, calls, perCall)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -69,7 +70,7 @@ func demand(ctx context.Context, c *scenarios.Scenario, o Options, window time.D
 		if err != nil {
 			return 0, err
 		}
-		return round6(n / durS), nil
+		return setup.Round6(n / durS), nil
 	}
 	n, _, turnS, err := turnsBegun(ctx, c, o, window)
 	if err != nil {
@@ -81,7 +82,7 @@ func demand(ctx context.Context, c *scenarios.Scenario, o Options, window time.D
 	if w.Turns > 0 {
 		total = min(total, float64(w.Sessions)*float64(w.Turns))
 	}
-	return round6(total / run.Seconds()), nil
+	return setup.Round6(total / run.Seconds()), nil
 }
 
 // unlimited returns a copy of sc whose services have no rate or concurrency

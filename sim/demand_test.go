@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -14,7 +15,7 @@ import (
 // think take: with constant 1 s calls and 4 s thinks, 10 sessions offer
 // 10 ÷ 5 s = 2 turns/s, however tight the service's limits are.
 func TestDemandOfClosedWorkload(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "demand"
 duration = "10m"
 [workload]
@@ -59,7 +60,7 @@ func TestDemandFromAWindow(t *testing.T) {
 		window time.Duration
 		tol    float64
 	}{{"", time.Minute, 0.005}, {"turns = 20", 5 * time.Minute, 0}} {
-		sc := mustParse(t, `
+		sc := simtest.MustParse(t, `
 name = "window"
 duration = "10m"
 [workload]
@@ -115,15 +116,6 @@ func TestDemandOfOpenWorkloadIsItsRate(t *testing.T) {
 	if got, err := Demand(context.Background(), sc, Options{}); err != nil || got != 3.5 {
 		t.Errorf("Demand = %v, %v; want 3.5", got, err)
 	}
-}
-
-func mustParse(t *testing.T, toml string) *scenarios.Scenario {
-	t.Helper()
-	sc, err := scenarios.Parse("test.toml", []byte(toml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
 }
 
 // runOnly runs a scenario in virtual time, failing the test on an error.

@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/internal/simtest"
 )
 
 // overloaded is an open workload at rate turns/s, one call each, against
@@ -10,7 +12,7 @@ import (
 // strategy's cap of 1, no network delay): a capacity of 10 turns/s.
 func overloaded(t *testing.T, rate, duration string) *engine {
 	t.Helper()
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "overload"
 duration = "`+duration+`"
 [workload]
@@ -56,7 +58,7 @@ func TestOverloadEndsAtDuration(t *testing.T) {
 	if e.now > time.Hour || !e.cutOff {
 		t.Errorf("the run ended at %v (cut off %v); want it to end at 1h with work left", e.now, e.cutOff)
 	}
-	begun := e.agents.turnNo
+	begun := e.Agents.TurnNo
 	if r.UnfinishedTurns == 0 || uint64(r.Turns+r.UnfinishedTurns) != begun {
 		t.Errorf("%d turns finished, %d unfinished, %d begun; want every turn begun counted once", r.Turns, r.UnfinishedTurns, begun)
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/trace"
@@ -22,7 +24,7 @@ type engine struct {
 	// runParts is what the reference driver shares: the setup, the
 	// agent loop, the processes' schedulers, the models and collectors.
 	runParts
-	ops []agentOp // scratch: the agent loop's ops being carried out
+	ops []agent.AgentOp // scratch: the agent loop's ops being carried out
 	now time.Duration
 
 	// p is the process the event being handled belongs to.
@@ -34,16 +36,16 @@ type engine struct {
 	// outReq holds, by slab entry, what the service needs of an attempt on
 	// its way out; apart from the slab so that the slab holds no pointers.
 	outReq  []outgoing
-	free    []int32      // free slab entries
-	cancels []*agentTurn // turns with a pending cancel event, by event ref
+	free    []int32            // free slab entries
+	cancels []*agent.AgentTurn // turns with a pending cancel event, by event ref
 	freeC   []int32
 	// credits are the processes' requests for credit from the shared
 	// quota on their way, by evCredit ref.
 	credits []pendingCredit
 	freeQ   []int32
 
-	// err is why the run stopped early, when it did for a reason of its own.
-	err error
+	// Err is why the run stopped early, when it did for a reason of its own.
+	Err error
 	// processed counts the events processed.
 	processed int64
 	// onArrive, when set (tests), sees every decision a service makes.
@@ -54,7 +56,7 @@ type engine struct {
 
 // scheduleCancel schedules a cancel of tr at time at, unless at is past the
 // drain limit, where the run ends before it.
-func (e *engine) scheduleCancel(at time.Duration, tr *agentTurn) {
+func (e *engine) scheduleCancel(at time.Duration, tr *agent.AgentTurn) {
 	if at > e.stop {
 		return
 	}
@@ -67,11 +69,12 @@ func (e *engine) scheduleCancel(at time.Duration, tr *agentTurn) {
 		e.cancels = append(e.cancels, tr)
 		i = int32(len(e.cancels) - 1)
 	}
-	tr.held++
-	e.schedule(event{at: at, kind: evCancel, ref: i, proc: uint16(tr.proc)})
+	tr.Held++
+	e.schedule(Event{At: at, Kind: EvCancel, Ref: i, proc: uint16(tr.Proc)})
 }
 
-func newEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) {
+// NewEngine returns the virtual-time engine of strategy st of sc, untraced.
+func NewEngine(sc *scenarios.Scenario, st *scenarios.Strategy) (*engine, error) {
 	return newTracedEngine(sc, st, nil)
 }
 
@@ -94,9 +97,9 @@ func newTracedEngine(sc *scenarios.Scenario, st *scenarios.Strategy, tw *trace.W
 	return e, nil
 }
 
-func (e *engine) schedule(ev event) {
+func (e *engine) schedule(ev Event) {
 	e.seq++
-	ev.seq = e.seq
+	ev.Seq = e.seq
 	e.events.push(ev)
 }
 
@@ -104,12 +107,12 @@ func (e *engine) schedule(ev event) {
 // cancellation checks.
 const progressEvery = 1 << 14
 
-// run simulates until every turn is done or the run's end passes. It
+// Run simulates until every turn is done or the run's end passes. It
 // returns false when ctx ended the run early (the results are partial).
-func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) bool {
-	e.agents.begin()
+func (e *engine) Run(ctx context.Context, progress func(virtual time.Duration)) bool {
+	e.Agents.Begin()
 	e.drive()
-	for n := 0; e.events.len() > 0 && e.err == nil; n++ {
+	for n := 0; e.events.len() > 0 && e.Err == nil; n++ {
 		if n%progressEvery == 0 {
 			if ctx.Err() != nil {
 				return false
@@ -120,42 +123,42 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 		}
 		ev := e.events.pop()
 		e.processed++
-		if ev.kind == evWake && ev.seq != e.procs[ev.proc].wakeSeq {
+		if ev.Kind == evWake && ev.Seq != e.procs[ev.proc].wakeSeq {
 			// A wake-up request a later one replaced: nothing, and not
 			// work left when it falls after the run's end.
 			continue
 		}
-		if ev.at > e.stop {
+		if ev.At > e.stop {
 			e.cutOff = true
 			break
 		}
-		e.now = ev.at
+		e.now = ev.At
 		e.p = int(ev.proc)
-		switch ev.kind {
+		switch ev.Kind {
 		case evWake:
 			e.procs[e.p].core.Advance(e.now)
-		case evArrival:
-			e.agents.arrive(e.now)
+		case EvArrival:
+			e.Agents.Arrive(e.now)
 			e.drive()
-		case evSession:
-			e.agents.wake(e.now, int(ev.ref))
+		case EvSession:
+			e.Agents.Wake(e.now, int(ev.Ref))
 			e.drive()
 		case evArrive:
-			e.arrived(ev.ref)
+			e.arrived(ev.Ref)
 		case evServed:
-			e.served(ev.ref)
+			e.served(ev.Ref)
 		case evResponse:
-			e.respond(ev.ref)
-		case evCancel:
-			tr := e.cancels[ev.ref]
-			e.cancels[ev.ref] = nil
-			e.freeC = append(e.freeC, ev.ref)
-			tr.held--
-			e.agents.cancel(e.now, tr)
+			e.respond(ev.Ref)
+		case EvCancel:
+			tr := e.cancels[ev.Ref]
+			e.cancels[ev.Ref] = nil
+			e.freeC = append(e.freeC, ev.Ref)
+			tr.Held--
+			e.Agents.Cancel(e.now, tr)
 			e.drive()
-			e.agents.release(tr)
+			e.Agents.Release(tr)
 		case evCredit:
-			e.credited(ev.ref)
+			e.credited(ev.Ref)
 		}
 		e.carry()
 	}
@@ -169,18 +172,18 @@ func (e *engine) run(ctx context.Context, progress func(virtual time.Duration)) 
 // partOf returns the part an ActResult or ActTurnDone is about. A part
 // that is now another sched turn's was reused while its own still ran:
 // the results would count as another turn's, and partOf panics.
-func (e *engine) partOf(a *sched.Action) *agentPart {
-	p := a.Tag.(*agentPart)
-	if p.id != a.TurnID {
-		panic(fmt.Sprintf("sim: sched turn %d answered at %v through a part reused by sched turn %d", a.TurnID, e.now, p.id))
+func (e *engine) partOf(a *sched.Action) *agent.AgentPart {
+	p := a.Tag.(*agent.AgentPart)
+	if p.Id != a.TurnID {
+		panic(fmt.Sprintf("sim: sched turn %d answered at %v through a part reused by sched turn %d", a.TurnID, e.now, p.Id))
 	}
 	return p
 }
 
 // fail stops the run with err (the first one wins).
 func (e *engine) fail(err error) {
-	if e.err == nil {
-		e.err = e.stopped(e.now, err)
+	if e.Err == nil {
+		e.Err = e.stopped(e.now, err)
 	}
 }
 
@@ -202,7 +205,7 @@ func (e *engine) carry() {
 			case sched.ActCancel:
 				e.cancelAttempt(a)
 			case sched.ActWake:
-				e.schedule(event{at: a.At, kind: evWake, proc: uint16(e.p)})
+				e.schedule(Event{At: a.At, Kind: evWake, proc: uint16(e.p)})
 				pr.wakeSeq = e.seq
 			case sched.ActCredit:
 				e.acquire(a.Credit)
@@ -211,11 +214,19 @@ func (e *engine) carry() {
 			case sched.ActTurnDone:
 				e.partDone(e.partOf(a), a.Turn)
 			case sched.ActResult:
-				if p := e.partOf(a); p.join > 0 {
-					e.agents.answered(e.now, p, a.Result)
+				if p := e.partOf(a); p.Join > 0 {
+					e.Agents.Answered(e.now, p, a.Result)
 					e.drive()
 				}
 			}
 		}
+	}
+}
+
+// hdrLatencies returns the engine's latency distributions as HdrHistograms.
+func (e *engine) hdrLatencies() collect.HDRLatencies {
+	return collect.HDRLatencies{
+		Strategy: e.st.Name, Seed: e.sc.Seed,
+		Turn: e.m.TurnLat.Hdr(e.m.Window), Call: e.m.CallLat.Hdr(e.m.Window),
 	}
 }

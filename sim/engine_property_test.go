@@ -139,21 +139,21 @@ func TestEngineProperties(t *testing.T) {
 // rerun (see TestEngineProperties).
 func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 	run := func() (*engine, results.StrategyResult) {
-		e, err := newEngine(sc, &sc.Strategies[0])
+		e, err := NewEngine(sc, &sc.Strategies[0])
 		if err != nil {
 			rt.Fatal(err)
 		}
 		// Drain past the end, so that the books can be checked with every
 		// turn finished; what finishes after the end is unfinished.
-		e.stop = drainLimit(e.end)
-		if !e.run(context.Background(), nil) {
+		e.stop = DrainLimit(e.end)
+		if !e.Run(context.Background(), nil) {
 			rt.Fatal("run did not complete")
 		}
 		return e, e.result()
 	}
 	e, r := run()
 	m := e.m
-	if m.unfinished > 0 {
+	if m.Unfinished > 0 {
 		// Only the drain limit (more work than the run can finish) or a
 		// request the service never answers, with nothing to time it
 		// out, may leave a turn running at the end.
@@ -164,13 +164,13 @@ func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 		st := &sc.Strategies[0]
 		timeouts := st.AttemptTimeout > 0 || st.TurnTimeout > 0 || sc.Workload.Cancel.ParentTimeout > 0
 		if !e.cutOff && (!hangs || timeouts) {
-			rt.Fatalf("%d turns never finished", m.unfinished)
+			rt.Fatalf("%d turns never finished", m.Unfinished)
 		}
 		return
 	}
 	for p := range e.procs {
-		if c := e.procs[p].core; m.inSystem != 0 || m.total != 0 || c.InFlight() != 0 || c.Turns() != 0 {
-			rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, process %d's core %d slots %d turns", m.inSystem, m.total, p, c.InFlight(), c.Turns())
+		if c := e.procs[p].core; m.InSystem != 0 || m.Total != 0 || c.InFlight() != 0 || c.Turns() != 0 {
+			rt.Fatalf("left behind: %d calls in the system, %d attempts in flight, process %d's core %d slots %d turns", m.InSystem, m.Total, p, c.InFlight(), c.Turns())
 		}
 	}
 	if held := len(e.credits) - len(e.freeQ); held != 0 {
@@ -193,10 +193,10 @@ func checkEngineProperties(rt *rapid.T, sc *scenarios.Scenario) {
 	if apc > r.Calls || r.Failed > r.Calls || r.FailedTurns > r.Turns {
 		rt.Fatalf("inconsistent counts: %+v", r)
 	}
-	if n := m.calls + m.lateCalls; n > 0 && e.now > 0 {
-		m.integrate(e.now)
-		l := m.area / e.now.Seconds()
-		lw := float64(n) / e.now.Seconds() * (m.callSum / float64(n))
+	if n := m.Calls + m.LateCalls; n > 0 && e.now > 0 {
+		m.Integrate(e.now)
+		l := m.Area / e.now.Seconds()
+		lw := float64(n) / e.now.Seconds() * (m.CallSum / float64(n))
 		if math.Abs(l-lw) > 1e-6*math.Max(1, lw) {
 			rt.Fatalf("Little's law: L = %v, λW = %v", l, lw)
 		}

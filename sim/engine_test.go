@@ -9,34 +9,19 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
 
-// queue builds an open-model scenario of single-call turns: Poisson arrivals
-// at rate per second, one service with the given latency, and one strategy
-// with cap c and no rate limits.
-func queue(rate float64, latency spec.Dist[time.Duration], c int, calls int) *scenarios.Scenario {
-	return &scenarios.Scenario{
-		Name: "queue", Seed: 1, Duration: time.Duration(float64(calls) / rate * float64(time.Second)),
-		Workload: scenarios.Workload{
-			Arrival: scenarios.ArrivalPoisson, ArrivalRate: rate,
-			Calls: []scenarios.CallGroup{{Tool: "t", Count: spec.Constant(1.0), Probability: 1}},
-		},
-		Services:   []scenarios.Service{{Name: "s", Latency: latency, Headers: spec.HeadersOpenAI}},
-		Tools:      []scenarios.Tool{{Name: "t", Service: "s", Tokens: spec.Constant(0.0), Kind: scenarios.KindRead}},
-		Strategies: []scenarios.Strategy{{Name: "cap", MaxInFlight: c, SerializeWrites: true, Retry: scenarios.Retry{HonorRetryAfter: true}}},
-	}
-}
-
 func runOne(t *testing.T, sc *scenarios.Scenario) *engine {
 	t.Helper()
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !e.run(context.Background(), nil) {
+	if !e.Run(context.Background(), nil) {
 		t.Fatal("run did not complete")
 	}
 	return e
@@ -61,23 +46,23 @@ func erlangC(lambda, mu float64, c int) float64 {
 
 func TestEngineMatchesMMc(t *testing.T) {
 	// λ = 3/s, exponential service with mean 1 s, 4 servers: ρ = 0.75.
-	sc := queue(3, spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: time.Second}, 4, 200_000)
+	sc := simtest.Queue(3, spec.Dist[time.Duration]{Kind: spec.DistExponential, Mean: time.Second}, 4, 200_000)
 	e := runOne(t, sc)
 	want := erlangC(3, 1, 4)
-	got := e.m.turnLat.mean().Seconds()
-	t.Logf("M/M/4: %.4fs measured over %d calls, %.4fs by Erlang C", got, e.m.turns, want)
-	if e.m.turns < 195_000 || math.Abs(got-want)/want > 0.03 {
-		t.Errorf("M/M/4: mean time in system %.4fs over %d calls, Erlang C says %.4fs", got, e.m.turns, want)
+	got := e.m.TurnLat.Mean().Seconds()
+	t.Logf("M/M/4: %.4fs measured over %d calls, %.4fs by Erlang C", got, e.m.Turns, want)
+	if e.m.Turns < 195_000 || math.Abs(got-want)/want > 0.03 {
+		t.Errorf("M/M/4: mean time in system %.4fs over %d calls, Erlang C says %.4fs", got, e.m.Turns, want)
 	}
 }
 
 func TestEngineMatchesMD1(t *testing.T) {
 	// λ = 0.7/s, constant 1 s service, one server: W = D + ρD / (2(1−ρ)).
-	sc := queue(0.7, spec.Constant(time.Second), 1, 200_000)
+	sc := simtest.Queue(0.7, spec.Constant(time.Second), 1, 200_000)
 	e := runOne(t, sc)
 	want := 1 + 0.7/(2*0.3)
-	got := e.m.turnLat.mean().Seconds()
-	t.Logf("M/D/1: %.4fs measured over %d calls, %.4fs by Pollaczek–Khinchine", got, e.m.turns, want)
+	got := e.m.TurnLat.Mean().Seconds()
+	t.Logf("M/D/1: %.4fs measured over %d calls, %.4fs by Pollaczek–Khinchine", got, e.m.Turns, want)
 	if math.Abs(got-want)/want > 0.03 {
 		t.Errorf("M/D/1: mean time in system %.4fs, Pollaczek–Khinchine says %.4fs", got, want)
 	}
@@ -102,22 +87,22 @@ func checkLittlesLawOnEveryBuiltin(t *testing.T, d time.Duration) {
 			}
 			sc.Duration = min(sc.Duration, d)
 			for i := range sc.Strategies {
-				e, err := newEngine(sc, &sc.Strategies[i])
+				e, err := NewEngine(sc, &sc.Strategies[i])
 				if err != nil {
 					t.Fatal(err)
 				}
-				e.run(context.Background(), nil)
+				e.Run(context.Background(), nil)
 				m := e.m
-				if m.calls == 0 || m.turns == 0 {
-					t.Fatalf("%s: %d turns, %d calls", sc.Strategies[i].Name, m.turns, m.calls)
+				if m.Calls == 0 || m.Turns == 0 {
+					t.Fatalf("%s: %d turns, %d calls", sc.Strategies[i].Name, m.Turns, m.Calls)
 				}
-				if m.inSystem != 0 {
+				if m.InSystem != 0 {
 					continue // cut off with calls still running: the identity needs a drained run
 				}
-				m.integrate(e.now)
-				l := m.area / e.now.Seconds()                // mean calls in the system
-				w := m.callSum / float64(m.calls)            // mean call latency, s
-				lambda := float64(m.calls) / e.now.Seconds() // calls per second
+				m.Integrate(e.now)
+				l := m.Area / e.now.Seconds()                // mean calls in the system
+				w := m.CallSum / float64(m.Calls)            // mean call latency, s
+				lambda := float64(m.Calls) / e.now.Seconds() // calls per second
 				t.Logf("%s: L = %.4f, λW = %.4f", sc.Strategies[i].Name, l, lambda*w)
 				if rel := math.Abs(l-lambda*w) / (lambda * w); rel > 0.01 {
 					t.Errorf("%s: L = %.4f but λW = %.4f", sc.Strategies[i].Name, l, lambda*w)
@@ -130,10 +115,10 @@ func checkLittlesLawOnEveryBuiltin(t *testing.T, d time.Duration) {
 func TestTokenBucketServiceWindow(t *testing.T) {
 	// 10 requests/s, burst 10, hammered by an unbounded strategy that retries
 	// at once: no window of admissions may exceed 10 + 10 × its length.
-	sc := queue(40, spec.Constant(50*time.Millisecond), 0, 4000)
+	sc := simtest.Queue(40, spec.Constant(50*time.Millisecond), 0, 4000)
 	sc.Services[0].RequestsPerSecond = 10
 	sc.Strategies[0].Retry = scenarios.Retry{Backoff: sched.BackoffNone, Attempts: 3, HonorRetryAfter: false}
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +128,9 @@ func TestTokenBucketServiceWindow(t *testing.T) {
 			admitted = append(admitted, now)
 		}
 	}
-	e.run(context.Background(), nil)
-	if e.m.rateLimited == 0 || len(admitted) < 500 {
-		t.Fatalf("the test needs pressure: %d 429s, %d admitted", e.m.rateLimited, len(admitted))
+	e.Run(context.Background(), nil)
+	if e.m.RateLimited == 0 || len(admitted) < 500 {
+		t.Fatalf("the test needs pressure: %d 429s, %d admitted", e.m.RateLimited, len(admitted))
 	}
 	for _, w := range []time.Duration{0, 100 * time.Millisecond, time.Second, 5 * time.Second} {
 		limit := 10 + 10*w.Seconds()
@@ -224,7 +209,7 @@ func TestRampSpreadsSessionStarts(t *testing.T) {
 		ramp     string
 		wantPeak int
 	}{{"0s", 4}, {"8s", 1}} {
-		sc := mustParse(t, `
+		sc := simtest.MustParse(t, `
 name = "ramp"
 duration = "1m"
 [workload]
@@ -255,7 +240,7 @@ name = "all"
 // second apart reach a bucket of one request with the jitter of their
 // network delays, and the ones that arrive early are rejected.
 func TestEngineSendsTheFirstKey(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "keys"
 duration = "1m"
 [workload]
@@ -286,7 +271,7 @@ headroom = 0.9
 // A subagent count that draws 0 starts no subagent: the orchestrator's own
 // call is the whole turn.
 func TestZeroSubagentsEndTheTurnAfterItsOwnCalls(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "no-subagents"
 duration = "1m"
 [workload]
@@ -317,11 +302,11 @@ func TestTurnsInSystemOneSession(t *testing.T) {
 	// One session: a turn of one 100 ms call, then 100 ms of thought, for
 	// 10 s. A turn is in the system half the time: L = 0.5 turns; an
 	// attempt is in service the same half: 0.5 attempts.
-	sc := queue(1, spec.Constant(100*time.Millisecond), 0, 10)
+	sc := simtest.Queue(1, spec.Constant(100*time.Millisecond), 0, 10)
 	sc.Workload.Arrival, sc.Workload.ArrivalRate, sc.Workload.Sessions = "", 0, 1
 	sc.Workload.Think = spec.Constant(100 * time.Millisecond)
 	e := runOne(t, sc)
-	r := e.m.strategyResultFrom("cap", 0, nil, 0)
+	r := e.m.StrategyResultFrom("cap", 0, nil, 0)
 	if r.TurnsInSystem != 0.5 || r.AttemptsInService != 0.5 {
 		t.Errorf("L turns %v, attempts %v: want 0.5 and 0.5", r.TurnsInSystem, r.AttemptsInService)
 	}

@@ -3,15 +3,16 @@ package sim
 import (
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/satmath"
 )
 
-// drainLimit is how long a live run of duration d goes on after d to let
+// DrainLimit is how long a live run of duration d goes on after d to let
 // its requests settle: half the duration, at least a minute; engine tests
 // drain to it too. What finishes after d counts as unfinished, as in a
 // virtual run, which ends at d.
-func drainLimit(d time.Duration) time.Duration {
+func DrainLimit(d time.Duration) time.Duration {
 	return satmath.Add(d, max(d/2, time.Minute))
 }
 
@@ -19,71 +20,71 @@ func drainLimit(d time.Duration) time.Duration {
 // order, and whatever that makes it ask for in turn.
 func (e *engine) drive() {
 	for {
-		e.ops = e.agents.take(e.ops[:0])
+		e.ops = e.Agents.Take(e.ops[:0])
 		if len(e.ops) == 0 {
 			break
 		}
 		for i := range e.ops {
 			e.do(&e.ops[i])
 		}
-		e.ops = reuseOps(e.ops)
+		e.ops = agent.ReuseOps(e.ops)
 	}
-	if err := e.agents.err; err != nil {
+	if err := e.Agents.Err; err != nil {
 		e.fail(err)
 	}
 }
 
 // do carries out one of the agent loop's ops, now.
-func (e *engine) do(op *agentOp) {
-	switch op.kind {
-	case opBegin:
-		e.p = op.turn.proc // an arrival's process is the loop's draw
-		e.m.turnBegun(e.now)
-	case opSubmit:
-		e.submit(e.now, op.part)
-	case opCancel:
-		e.procs[op.part.turn.proc].core.Cancel(e.now, op.part.id)
-	case opCancelAt:
-		e.scheduleCancel(op.at, op.turn)
-	case opWake:
-		e.schedule(event{at: op.at, kind: evSession, ref: int32(op.session), proc: uint16(op.proc)})
-	case opArrive:
-		e.schedule(event{at: op.at, kind: evArrival})
-	case opEnd:
-		t := op.turn
-		e.countTurn(e.now, t, op.failed)
-		t.ended = true
-		e.agents.release(t)
-	case opSessionDone:
+func (e *engine) do(op *agent.AgentOp) {
+	switch op.Kind {
+	case agent.OpBegin:
+		e.p = op.Turn.Proc // an arrival's process is the loop's draw
+		e.m.TurnBegun(e.now)
+	case agent.OpSubmit:
+		e.submit(e.now, op.Part)
+	case agent.OpCancel:
+		e.procs[op.Part.Turn.Proc].core.Cancel(e.now, op.Part.Id)
+	case agent.OpCancelAt:
+		e.scheduleCancel(op.At, op.Turn)
+	case agent.OpWake:
+		e.schedule(Event{At: op.At, Kind: EvSession, Ref: int32(op.Session), proc: uint16(op.Proc)})
+	case agent.OpArrive:
+		e.schedule(Event{At: op.At, Kind: EvArrival})
+	case agent.OpEnd:
+		t := op.Turn
+		e.countTurn(e.now, t, op.Failed)
+		t.Ended = true
+		e.Agents.Release(t)
+	case agent.OpSessionDone:
 		// Nothing to do: the session handed out no wake.
 	}
 }
 
 // submit hands a part of a turn to its process's scheduler at now; a
 // refused part (queue full) goes back to the agent loop.
-func (r *runParts) submit(now time.Duration, p *agentPart) {
-	id, err := r.procs[p.turn.proc].core.Submit(now, p.schedTurn(p))
+func (r *runParts) submit(now time.Duration, p *agent.AgentPart) {
+	id, err := r.procs[p.Turn.Proc].core.Submit(now, p.SchedTurn(p))
 	if err != nil {
-		r.m.refused++
-		r.agents.refused(now, p)
+		r.m.Refused++
+		r.Agents.Refused(now, p)
 		return
 	}
-	p.id = id
-	if p.counted {
-		r.m.enter(now, len(p.calls))
+	p.Id = id
+	if p.Counted {
+		r.m.Enter(now, len(p.Calls))
 	}
 }
 
 // partDone records a finished part's results and hands them to the agent
 // loop.
-func (e *engine) partDone(p *agentPart, res *sched.TurnResult) {
+func (e *engine) partDone(p *agent.AgentPart, res *sched.TurnResult) {
 	e.countResults(p, res.Results)
-	t, late := p.turn, p.joined
-	proc := t.proc // p may be reused once finished returns
-	e.agents.finished(e.now, p, res.Results)
+	t, late := p.Turn, p.Joined
+	proc := t.Proc // p may be reused once finished returns
+	e.Agents.Finished(e.now, p, res.Results)
 	if late {
 		// The last late part of an ended turn frees it.
-		e.agents.release(t)
+		e.Agents.Release(t)
 	}
 	// Nothing reads res any more: the next turns reuse its storage.
 	e.procs[proc].core.Recycle(res)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/satmath"
 )
@@ -63,9 +64,9 @@ type outgoing struct {
 
 // newOutgoing returns the request of attempt a (an ActStart) of the call
 // meta describes.
-func newOutgoing(a *sched.Action, meta *callMeta) outgoing {
-	req := outgoing{client: meta.client, tokens: a.Call.Tokens, output: max(0, min(meta.output, a.Call.Tokens)), write: meta.write}
-	if meta.write {
+func newOutgoing(a *sched.Action, meta *agent.CallMeta) outgoing {
+	req := outgoing{client: meta.Client, tokens: a.Call.Tokens, output: max(0, min(meta.Output, a.Call.Tokens)), write: meta.Write}
+	if meta.Write {
 		req.resource = a.Call.Resource
 		if req.resource == "" {
 			req.resource = a.Call.Service
@@ -89,21 +90,21 @@ func (e *engine) start(a *sched.Action) {
 
 // send sends an attempt to its service's model, in slab entry i.
 func (e *engine) send(a *sched.Action, i int32) {
-	meta := a.Call.Payload.(*callMeta)
-	si := meta.svc
+	meta := a.Call.Payload.(*agent.CallMeta)
+	si := meta.Svc
 	req := newOutgoing(a, meta)
 	at := &e.slab[i]
 	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p)}
 	if a.Hedge {
-		meta.slab[1] = i
+		meta.Slab[1] = i
 	} else {
-		meta.slab[0] = i
+		meta.Slab[0] = i
 	}
 	var out time.Duration
-	if nd := &e.net[si]; nd.on() {
+	if nd := &e.net[si]; nd.On() {
 		// Both ways are drawn as the attempt leaves, so the stream's order
 		// follows the order of attempts alone.
-		out, at.back = nd.draw(e.netRng[si]), nd.draw(e.netRng[si])
+		out, at.back = nd.Draw(e.netRng[si]), nd.Draw(e.netRng[si])
 	}
 	e.countStart(e.p, meta, e.now)
 	if e.trace != nil {
@@ -111,7 +112,7 @@ func (e *engine) send(a *sched.Action, i int32) {
 	}
 	if out > 0 {
 		e.outReq[i] = req
-		e.schedule(event{at: satmath.Add(e.now, out), kind: evArrive, ref: i, proc: at.proc})
+		e.schedule(Event{At: satmath.Add(e.now, out), Kind: evArrive, Ref: i, proc: at.proc})
 		return
 	}
 	e.arrive(i, &req)
@@ -159,7 +160,7 @@ func (e *engine) arrive(i int32, req *outgoing) {
 		}
 	case d.Admitted():
 		at.phase = phaseServer
-		e.schedule(event{at: satmath.Add(e.now, d.Latency), kind: evServed, ref: i, proc: at.proc})
+		e.schedule(Event{At: satmath.Add(e.now, d.Latency), Kind: evServed, Ref: i, proc: at.proc})
 	default:
 		at.phase = phaseBack
 		if at.dead {
@@ -168,7 +169,7 @@ func (e *engine) arrive(i int32, req *outgoing) {
 		}
 		// A rejection is answered at once, or when a stall ends, and
 		// reaches the client a network delay later.
-		e.schedule(event{at: answerAt(&d, e.now, at.back), kind: evResponse, ref: i, proc: at.proc})
+		e.schedule(Event{At: answerAt(&d, e.now, at.back), Kind: evResponse, Ref: i, proc: at.proc})
 	}
 }
 
@@ -189,7 +190,7 @@ func (e *engine) served(i int32) {
 	at.req = 0
 	at.phase = phaseBack
 	if at.back > 0 {
-		e.schedule(event{at: satmath.Add(e.now, at.back), kind: evResponse, ref: i, proc: at.proc})
+		e.schedule(Event{At: satmath.Add(e.now, at.back), Kind: evResponse, Ref: i, proc: at.proc})
 		return
 	}
 	e.respond(i)
@@ -216,12 +217,12 @@ func (e *engine) respond(i int32) {
 // and is not dead. The call's meta remembers its latest attempt and hedge;
 // an attempt neither names (a promoted hedge that was hedged in turn) is
 // looked for in the whole slab.
-func (e *engine) inFlight(meta *callMeta, id sched.AttemptID) (int32, bool) {
+func (e *engine) inFlight(meta *agent.CallMeta, id sched.AttemptID) (int32, bool) {
 	awaited := func(i int32) bool {
 		at := &e.slab[i]
 		return at.id == id && int(at.proc) == e.p && !at.dead
 	}
-	for _, i := range meta.slab {
+	for _, i := range meta.Slab {
 		if awaited(i) {
 			return i, true
 		}
@@ -240,12 +241,12 @@ func (e *engine) inFlight(meta *callMeta, id sched.AttemptID) (int32, bool) {
 // work). An answer already on its way back is dropped.
 func (e *engine) cancelAttempt(a *sched.Action) {
 	id := a.Attempt
-	i, ok := e.inFlight(a.Call.Payload.(*callMeta), id)
+	i, ok := e.inFlight(a.Call.Payload.(*agent.CallMeta), id)
 	if !ok {
 		return
 	}
 	at := &e.slab[i]
-	e.m.ended(int(at.svc), e.now, false)
+	e.m.Ended(int(at.svc), e.now, false)
 	if e.trace != nil {
 		e.traceEnd(i, at.proc, id, sched.Outcome{Class: sched.ClassCancelled})
 	}

@@ -1,13 +1,14 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -26,8 +27,8 @@ const DefaultMaxMemory int64 = 4 << 30
 // latency HdrHistograms, about 410 KB of counters each). The constants
 // round those up.
 const (
-	// bytesPerCall is one call in progress.
-	bytesPerCall = 576
+	// BytesPerCall is one call in progress.
+	BytesPerCall = 576
 	// bytesPerTurn is one agent turn in progress, beyond its calls.
 	bytesPerTurn = 512
 	// bytesPerSession is one closed-model session.
@@ -45,8 +46,9 @@ const eventsPerCall = 1.5
 // ErrTooLarge is the error of a run that would need more memory than its
 // budget (Options.MaxMemory): Run returns a *TooLargeError, which wraps it,
 // before it allocates anything; a turn that draws more calls than fit the
-// budget stops a run under way with an error wrapping it.
-var ErrTooLarge = errors.New("sim: run too large for its memory budget")
+// budget stops a run under way with an error wrapping it. It is the agent
+// loop's error (agent.ErrTooLarge), the same value.
+var ErrTooLarge = agent.ErrTooLarge
 
 // TooLargeError is Run's refusal of a run whose estimate passes the budget.
 type TooLargeError struct {
@@ -114,20 +116,20 @@ func parallel(opts Options, n int) int {
 	return max(1, min(par, n))
 }
 
-// budget returns the memory budget of a run in bytes (≤ 0: none).
-func (o *Options) budget() int64 {
+// Budget returns the memory budget of a run in bytes (≤ 0: none).
+func (o *Options) Budget() int64 {
 	if o.MaxMemory == 0 {
 		return DefaultMaxMemory
 	}
 	return o.MaxMemory
 }
 
-// maxTurnCalls is the most calls one turn may draw under a memory budget.
-func maxTurnCalls(budget int64) int {
+// MaxTurnCalls is the most calls one turn may draw under a memory budget.
+func MaxTurnCalls(budget int64) int {
 	if budget <= 0 {
 		return math.MaxInt
 	}
-	return int(max(1, budget/bytesPerCall))
+	return int(max(1, budget/BytesPerCall))
 }
 
 // estimator holds a scenario's per-service figures.
@@ -147,7 +149,7 @@ func estimate(sc *scenarios.Scenario, par int) RunEstimate {
 	dur := sc.Duration.Seconds()
 	est := RunEstimate{Strategies: len(sc.Strategies), Parallel: par, CallsPerTurn: x.perTurn}
 	if w.Sessions > 0 {
-		cycle := max(x.turnS+meanOf(w.Think)/1e9, minTurnGap.Seconds())
+		cycle := max(x.turnS+meanOf(w.Think)/1e9, agent.MinTurnGap.Seconds())
 		per := math.Ceil(dur / cycle)
 		if w.Turns > 0 {
 			per = min(per, float64(w.Turns))
@@ -162,7 +164,7 @@ func estimate(sc *scenarios.Scenario, par int) RunEstimate {
 	for i := range sc.Strategies {
 		turns := x.liveTurns(&sc.Strategies[i], est.Turns)
 		est.LiveCalls = max(est.LiveCalls, turns*x.live)
-		bytes[i] = turns*(bytesPerTurn+x.live*bytesPerCall) + float64(w.Sessions)*bytesPerSession + bytesPerStrategy
+		bytes[i] = turns*(bytesPerTurn+x.live*BytesPerCall) + float64(w.Sessions)*bytesPerSession + bytesPerStrategy
 	}
 	slices.Sort(bytes)
 	for _, b := range bytes[max(0, len(bytes)-par):] {
@@ -244,7 +246,7 @@ func (x *estimator) groups(gs []scenarios.CallGroup, times float64) (calls, seco
 			if t == nil {
 				continue
 			}
-			if i := serviceIndex(x.sc, t.Service); i >= 0 {
+			if i := agent.ServiceIndex(x.sc, t.Service); i >= 0 {
 				x.demand[i] += n * times * weights[k]
 				x.tokens[i] += n * times * weights[k] * meanOf(t.Tokens)
 				seconds = max(seconds, x.latency[i])
@@ -259,7 +261,7 @@ func (x *estimator) llm(l *scenarios.LLMCall, times float64) (calls, seconds flo
 	if l == nil || times == 0 {
 		return 0, 0
 	}
-	if i := serviceIndex(x.sc, l.Service); i >= 0 {
+	if i := agent.ServiceIndex(x.sc, l.Service); i >= 0 {
 		x.demand[i] += times
 		x.tokens[i] += times * meanOf(l.Tokens)
 		seconds = x.latency[i]
@@ -329,7 +331,7 @@ func (x *estimator) capacity(st *scenarios.Strategy) float64 {
 // meanOf returns a distribution's mean, no more than its cap when it has
 // one (in the distribution's unit: nanoseconds for durations).
 func meanOf[T time.Duration | float64](d spec.Dist[T]) float64 {
-	m := newSampler(d).mean()
+	m := setup.NewSampler(d).Mean()
 	if d.Max > 0 && d.Kind != spec.DistUniform {
 		m = min(m, float64(d.Max))
 	}

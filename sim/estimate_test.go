@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -17,9 +18,9 @@ import (
 // turn of calls calls to a service that answers in an hour, simulated for
 // a second: when the drain ends, every call is in flight.
 func inFlight(sessions, calls int, latency time.Duration) *scenarios.Scenario {
-	sc := closed(sessions, 1)
+	sc := simtest.Closed(sessions, 1)
 	sc.Duration = time.Second
-	sc.Services[0].Latency = constLatency(latency)
+	sc.Services[0].Latency = simtest.ConstLatency(latency)
 	sc.Workload.Calls[0].Count = spec.Constant(float64(calls))
 	return sc
 }
@@ -30,11 +31,11 @@ func liveHeap(tb testing.TB, sc *scenarios.Scenario) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e.run(context.Background(), nil)
+	e.Run(context.Background(), nil)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(e)
@@ -122,7 +123,7 @@ func TestEstimateArithmetic(t *testing.T) {
 		t.Errorf("sequential: live calls %v of %v", est.LiveCalls, est.Calls)
 	}
 	// Closed: 10 sessions of at most 3 turns.
-	est, _ = Estimate(closed(10, 3), Options{})
+	est, _ = Estimate(simtest.Closed(10, 3), Options{})
 	if est.Turns != 30 || est.LiveCalls != 10 {
 		t.Errorf("closed: %+v", est)
 	}

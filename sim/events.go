@@ -6,46 +6,46 @@ type evKind uint8
 
 const (
 	evWake     evKind = iota // the scheduler asked to be woken
-	evArrival                // open model: the next turn arrives
-	evSession                // closed model: a session starts its next turn
+	EvArrival                // open model: the next turn arrives
+	EvSession                // closed model: a session starts its next turn
 	evResponse               // an attempt's response reaches the client
 	evArrive                 // an attempt reaches its service, after its network delay out
 	evServed                 // a service finishes an admitted attempt; the answer leaves
-	evCancel                 // a user or a parent cancels a turn
+	EvCancel                 // a user or a parent cancels a turn
 	evCredit                 // a process's credit from the shared quota arrives (its round trips and wait are over)
 )
 
-// event is one entry of the engine's heap. Ties in time break on seq, the
+// Event is one entry of the engine's heap. Ties in time break on seq, the
 // order in which events were scheduled, never on anything else. Events hold
 // no pointers — ref indexes the engine's attempt slab (evArrive, evServed, evResponse), its
 // pending cancels (evCancel) or a session (evSession) — so moving them
 // costs no write barriers and the garbage collector never scans the heap.
-type event struct {
-	at   time.Duration
-	seq  uint64 // evWake: also names the wake request it answers
-	ref  int32
-	kind evKind
+type Event struct {
+	At   time.Duration
+	Seq  uint64 // evWake: also names the wake request it answers
+	Ref  int32
+	Kind evKind
 	proc uint16 // the process the event belongs to (0 for arrivals)
 }
 
-// eventHeap is a 4-ary min-heap of events by (at, seq), written out rather
+// EventHeap is a 4-ary min-heap of events by (at, seq), written out rather
 // than through container/heap so that pushing a value does not allocate.
 // Four children per node halve the heap's depth against a binary heap; a
 // pop compares more siblings per level, but they sit in one or two cache
 // lines, so it costs less where the engine spends its time.
-type eventHeap []event
+type EventHeap []Event
 
 // before reports whether a comes out of the heap before b.
-func before(a, b *event) bool {
-	if a.at != b.at {
-		return a.at < b.at
+func before(a, b *Event) bool {
+	if a.At != b.At {
+		return a.At < b.At
 	}
-	return a.seq < b.seq
+	return a.Seq < b.Seq
 }
 
-// push adds e, moving the parents it comes before down into the hole it
+// Push adds e, moving the parents it comes before down into the hole it
 // climbs through rather than swapping at every level.
-func (h *eventHeap) push(e event) {
+func (h *EventHeap) Push(e Event) {
 	*h = append(*h, e)
 	s := *h
 	i := len(s) - 1
@@ -60,17 +60,17 @@ func (h *eventHeap) push(e event) {
 	s[i] = e
 }
 
-// pop removes and returns the first event. The root's hole sinks to the
+// Pop removes and returns the first event. The root's hole sinks to the
 // bottom, the smallest child moving up into it at every level, and the
 // last event climbs back from there (Floyd's bottom-up pop): the last event
 // belongs near the bottom, so this spares the comparison with it at every
 // level on the way down that stopping early would need.
-func (h *eventHeap) pop() event {
+func (h *EventHeap) Pop() Event {
 	s := *h
 	top := s[0]
 	n := len(s) - 1
 	last := s[n]
-	s[n] = event{}
+	s[n] = Event{}
 	// Shortening *h in place stores its length alone, not its array.
 	*h = (*h)[:n]
 	s = s[:n]
@@ -83,7 +83,7 @@ func (h *eventHeap) pop() event {
 		if first+3 < n {
 			// Four children: a tournament, whose two first comparisons do
 			// not wait for each other.
-			c := (*[4]event)(s[first : first+4])
+			c := (*[4]Event)(s[first : first+4])
 			a, b := 0, 2
 			if before(&c[1], &c[0]) {
 				a = 1
@@ -132,9 +132,9 @@ func (h *eventHeap) pop() event {
 // and a pop: the queue costs some 95 fewer of the engine's 7,700
 // instructions per call than the heap alone (callgrind, collector off).
 type eventQueue struct {
-	front    event
+	front    Event
 	hasFront bool
-	heap     eventHeap
+	heap     EventHeap
 }
 
 // len returns the number of pending events.
@@ -147,25 +147,25 @@ func (q *eventQueue) len() int {
 
 // push adds e: to the front slot when it comes out before every pending
 // event, moving the slot's event into the heap if need be.
-func (q *eventQueue) push(e event) {
+func (q *eventQueue) push(e Event) {
 	switch {
 	case q.hasFront && before(&e, &q.front):
-		q.heap.push(q.front)
+		q.heap.Push(q.front)
 		q.front = e
 	case q.hasFront:
-		q.heap.push(e)
+		q.heap.Push(e)
 	case len(q.heap) == 0 || before(&e, &q.heap[0]):
 		q.front, q.hasFront = e, true
 	default:
-		q.heap.push(e)
+		q.heap.Push(e)
 	}
 }
 
 // pop removes and returns the first event (there must be one).
-func (q *eventQueue) pop() event {
+func (q *eventQueue) pop() Event {
 	if q.hasFront {
 		q.hasFront = false
 		return q.front
 	}
-	return q.heap.pop()
+	return q.heap.Pop()
 }

@@ -13,29 +13,29 @@ import (
 // scheduled, whatever the mix of pushes and pops.
 func TestEventHeapOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var h eventHeap
+	var h EventHeap
 	var seq uint64
-	var last event
+	var last Event
 	popped := 0
 	for range 20000 {
 		if len(h) == 0 || rng.IntN(3) > 0 {
 			seq++
 			// Few distinct times, so that ties are common; never before the
 			// last event popped, as in the engine.
-			h.push(event{at: last.at + time.Duration(rng.IntN(8)), seq: seq})
+			h.Push(Event{At: last.At + time.Duration(rng.IntN(8)), Seq: seq})
 			continue
 		}
-		e := h.pop()
+		e := h.Pop()
 		if popped > 0 && before(&e, &last) {
-			t.Fatalf("popped (%v, %d) after (%v, %d)", e.at, e.seq, last.at, last.seq)
+			t.Fatalf("popped (%v, %d) after (%v, %d)", e.At, e.Seq, last.At, last.Seq)
 		}
 		last = e
 		popped++
 	}
 	for len(h) > 0 {
-		e := h.pop()
+		e := h.Pop()
 		if before(&e, &last) {
-			t.Fatalf("popped (%v, %d) after (%v, %d)", e.at, e.seq, last.at, last.seq)
+			t.Fatalf("popped (%v, %d) after (%v, %d)", e.At, e.Seq, last.At, last.Seq)
 		}
 		last = e
 	}
@@ -56,16 +56,16 @@ func TestEventHeapMatchesReference(t *testing.T) {
 // pendingEvents is what checkEventOrder checks: eventQueue, or eventHeap
 // through heapEvents.
 type pendingEvents interface {
-	push(event)
-	pop() event
+	push(Event)
+	pop() Event
 	len() int
 }
 
 // heapEvents is an eventHeap as pendingEvents.
-type heapEvents struct{ h eventHeap }
+type heapEvents struct{ h EventHeap }
 
-func (q *heapEvents) push(e event) { q.h.push(e) }
-func (q *heapEvents) pop() event   { return q.h.pop() }
+func (q *heapEvents) push(e Event) { q.h.Push(e) }
+func (q *heapEvents) pop() Event   { return q.h.Pop() }
 func (q *heapEvents) len() int     { return len(q.h) }
 
 // checkEventOrder is TestEventHeapMatchesReference on the pending events
@@ -85,25 +85,25 @@ func checkEventOrder(t *testing.T, fresh func() pendingEvents) {
 			if n := rng.IntN(40); rng.IntN(2) == 0 || h.len() == 0 {
 				for range n {
 					seq++
-					e := event{at: now + time.Duration(rng.IntN(spread)), seq: seq, ref: int32(seq), kind: evKind(seq % 8)}
+					e := Event{At: now + time.Duration(rng.IntN(spread)), Seq: seq, Ref: int32(seq), Kind: evKind(seq % 8)}
 					h.push(e)
 					heap.Push(ref, e)
 				}
 				continue
 			}
 			for range min(rng.IntN(40), h.len()) {
-				got, want := h.pop(), heap.Pop(ref).(event)
+				got, want := h.pop(), heap.Pop(ref).(Event)
 				if got != want {
 					t.Fatalf("trial %d step %d: popped %+v, want %+v", trial, step, got, want)
 				}
-				now = got.at
+				now = got.At
 			}
 			if h.len() != ref.Len() {
 				t.Fatalf("trial %d step %d: %d events left, want %d", trial, step, h.len(), ref.Len())
 			}
 		}
 		for h.len() > 0 {
-			if got, want := h.pop(), heap.Pop(ref).(event); got != want {
+			if got, want := h.pop(), heap.Pop(ref).(Event); got != want {
 				t.Fatalf("trial %d draining: popped %+v, want %+v", trial, got, want)
 			}
 		}
@@ -139,17 +139,17 @@ func benchEventOrders(b *testing.B, pending int) {
 	}
 	b.Run("4-ary", func(b *testing.B) {
 		var rng int
-		var h eventHeap
+		var h EventHeap
 		var seq uint64
 		for range pending {
 			seq++
-			h.push(event{at: ahead(&rng), seq: seq})
+			h.Push(Event{At: ahead(&rng), Seq: seq})
 		}
 		b.ResetTimer()
 		for range b.N {
-			e := h.pop()
+			e := h.Pop()
 			seq++
-			h.push(event{at: e.at + ahead(&rng), seq: seq})
+			h.Push(Event{At: e.At + ahead(&rng), Seq: seq})
 		}
 	})
 	b.Run("bare-binary", func(b *testing.B) {
@@ -158,27 +158,27 @@ func benchEventOrders(b *testing.B, pending int) {
 		var seq uint64
 		for range pending {
 			seq++
-			heap.Push(h, event{at: ahead(&rng), seq: seq})
+			heap.Push(h, Event{At: ahead(&rng), Seq: seq})
 		}
 		b.ResetTimer()
 		for range b.N {
-			e := heap.Pop(h).(event)
+			e := heap.Pop(h).(Event)
 			seq++
-			heap.Push(h, event{at: e.at + ahead(&rng), seq: seq})
+			heap.Push(h, Event{At: e.At + ahead(&rng), Seq: seq})
 		}
 	})
 }
 
 // refHeap is a container/heap of events, the reference for eventHeap,
 // with the order written out on its own: by time, then by seq.
-type refHeap []event
+type refHeap []Event
 
 func (h refHeap) Len() int { return len(h) }
 func (h refHeap) Less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+	return h[i].At < h[j].At || h[i].At == h[j].At && h[i].Seq < h[j].Seq
 }
 func (h refHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *refHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *refHeap) Push(x any)   { *h = append(*h, x.(Event)) }
 func (h *refHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]

@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -74,29 +73,6 @@ func ExampleDemand() {
 	fmt.Printf("tier3 offers %.0f turns/min\n", perS*60)
 	// Output:
 	// tier3 offers 2234 turns/min
-}
-
-// Check a live run's options before starting it: a time scale no machine
-// can play, or shares that do not match the processes, is refused with
-// ErrBadLiveOption.
-func ExampleLiveOptions_Validate() {
-	sc, err := scenarios.Builtin("burst-8")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, o := range []sim.LiveOptions{
-		{TimeScale: 0.05},
-		{TimeScale: 1e-12},
-		{TimeScale: 0.05, Processes: 3, Shares: []float64{2, 1}},
-	} {
-		err := o.Validate(sc)
-		fmt.Println(errors.Is(err, sim.ErrBadLiveOption), err)
-	}
-	// Output:
-	// false <nil>
-	// true sim: time scale 1e-12: want a number from 1e-06 to 1; the fake services play faster than life, not slower (0.01 plays 10 minutes in 6 seconds)
-	// true sim: 2 shares for 3 processes
 }
 
 // Keep runs in a cache: the second Run reads the strategy's run at the

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -62,11 +63,11 @@ func TestLoadsCountTTFT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := Loads(sc)
+	before := setup.Loads(sc)
 	for i := range sc.Services {
 		sc.Services[i].Generation.TTFT = spec.Constant(time.Second)
 	}
-	after := Loads(sc)
+	after := setup.Loads(sc)
 	if len(before) == 0 || len(after) != len(before) {
 		t.Fatalf("loads %v, then %v", before, after)
 	}

@@ -10,6 +10,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -18,16 +19,16 @@ import (
 // precision) and a microsecond.
 func TestHistogramToHDR(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	h := newHistogram()
+	h := collect.NewHistogram()
 	for range 100000 {
-		h.add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
+		h.Add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
 	}
-	out := h.hdr(time.Minute)
-	if out.TotalCount() != int64(h.n) || out.EndTimeMs() != 60000 {
-		t.Fatalf("count %d, end %d ms; want %d, 60000", out.TotalCount(), out.EndTimeMs(), h.n)
+	out := h.Hdr(time.Minute)
+	if out.TotalCount() != int64(h.N) || out.EndTimeMs() != 60000 {
+		t.Fatalf("count %d, end %d ms; want %d, 60000", out.TotalCount(), out.EndTimeMs(), h.N)
 	}
 	for _, q := range []float64{0.5, 0.9, 0.95, 0.99} {
-		want := float64(h.quantile(q).Microseconds())
+		want := float64(h.Quantile(q).Microseconds())
 		got := float64(out.ValueAtQuantile(q * 100))
 		if d := got - want; d > want*0.001+1 || d < -(want*0.001+1) {
 			t.Errorf("q%g: HDR %g µs, histogram %g µs", q, got, want)
@@ -42,8 +43,8 @@ func TestRunCallsHDR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []HDRLatencies
-	res, err := Run(context.Background(), sc, Options{Duration: 10 * time.Second, HDR: func(l HDRLatencies) { got = append(got, l) }})
+	var got []collect.HDRLatencies
+	res, err := Run(context.Background(), sc, Options{Duration: 10 * time.Second, HDR: func(l collect.HDRLatencies) { got = append(got, l) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestWriteHDRLogRoundTrip(t *testing.T) {
 	_ = a.RecordValues(1500, 3)
 	_ = b.RecordValues(2500, 5)
 	var buf bytes.Buffer
-	if err := WriteHDRLog(&buf, "test", "a b,c", []*hdrhistogram.Histogram{a, b}); err != nil {
+	if err := collect.WriteHDRLog(&buf, "test", "a b,c", []*hdrhistogram.Histogram{a, b}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "microseconds") {
@@ -97,12 +98,12 @@ func TestWriteHDRLogRoundTrip(t *testing.T) {
 // --hdr to a run: nothing is recorded while it simulates).
 func BenchmarkHistogramToHDR(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	h := newHistogram()
+	h := collect.NewHistogram()
 	for range 100000 {
-		h.add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
+		h.Add(time.Duration(rng.ExpFloat64() * float64(300*time.Millisecond)))
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		h.hdr(time.Minute)
+		h.Hdr(time.Minute)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/internal/atomicfile"
+	"github.com/simbench/simbench/internal/collect"
 )
 
 // HDRSet gathers the latency distributions a run hands to Options.HDR and
@@ -19,11 +20,11 @@ import (
 // empty set.
 type HDRSet struct {
 	mu sync.Mutex
-	ls []HDRLatencies
+	ls []collect.HDRLatencies
 }
 
 // Add records one strategy's latencies from one run (one seed).
-func (s *HDRSet) Add(l HDRLatencies) {
+func (s *HDRSet) Add(l collect.HDRLatencies) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ls = append(s.ls, l)
@@ -70,7 +71,7 @@ func (s *HDRSet) WriteFiles(dir string) error {
 		}{{"turn", "turn latency", k.turn}, {"call", "tool call latency", k.call}} {
 			var buf bytes.Buffer
 			what := fmt.Sprintf("%s of strategy %s", f.what, name)
-			if err := WriteHDRLog(&buf, what, name+"-"+f.kind, f.hs); err != nil {
+			if err := collect.WriteHDRLog(&buf, what, name+"-"+f.kind, f.hs); err != nil {
 				return err
 			}
 			path := filepath.Join(dir, atomicfile.SafeName(name)+"-"+f.kind+".hlog")

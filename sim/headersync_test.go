@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -54,7 +55,7 @@ func TestSharedHeadersSyncAvoids429s(t *testing.T) {
 func TestSchedConfigBudgetAndSync(t *testing.T) {
 	sc := &scenarios.Scenario{Services: []scenarios.Service{{Name: "a", RequestsPerMinute: 60}, {Name: "b"}}}
 	st := &scenarios.Strategy{Name: "x", TokenBucket: true, HeaderSync: true, RetryBudget: &scenarios.RetryBudget{Ratio: 0.2, MinPerSecond: 3, Max: 7}}
-	cfg, err := SchedConfig(sc, st)
+	cfg, err := setup.SchedConfig(sc, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +67,11 @@ func TestSchedConfigBudgetAndSync(t *testing.T) {
 		t.Fatalf("mapped %+v, sync %v %v", *a.RetryBudget, a.HeaderSync, b.HeaderSync)
 	}
 	st.TokenBucket, st.RetryBudget = false, nil
-	cfg, _ = SchedConfig(sc, st)
+	cfg, _ = setup.SchedConfig(sc, st)
 	if cfg.Services["a"].HeaderSync || cfg.Services["a"].RetryBudget != nil {
 		t.Fatal("header sync without token buckets, or a budget nobody asked for")
 	}
-	if m := ModelConfig(&scenarios.Service{Name: "s", Background: spec.Background{Rate: 6, Tokens: 9, Burst: 30}}); m.Background.Rate != 6 || m.Background.Tokens != 9 || m.Background.Burst != 30 {
+	if m := setup.ModelConfig(&scenarios.Service{Name: "s", Background: spec.Background{Rate: 6, Tokens: 9, Burst: 30}}); m.Background.Rate != 6 || m.Background.Tokens != 9 || m.Background.Burst != 30 {
 		t.Fatalf("background %+v", m.Background)
 	}
 }

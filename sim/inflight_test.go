@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/sched"
 )
 
@@ -20,7 +21,7 @@ func TestInFlightFindsTheCancelledAttempt(t *testing.T) {
 		{id: 10, proc: 1},            // its latest hedge
 		{id: 7, proc: 1},             // attempt 7 of process 1, in flight
 	}
-	meta := &callMeta{slab: [2]int32{3, 4}}
+	meta := &agent.CallMeta{Slab: [2]int32{3, 4}}
 	for _, tt := range []struct {
 		id   sched.AttemptID
 		want int32

@@ -7,64 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
 
-// joinScenario is one session of three turns, each a 100 ms model call
-// then three tool calls answering in 100 ms, 300 ms and 2 s, with no
-// think time; join is the strategy's progressive_join ("" for none).
-func joinScenario(t *testing.T, join string) *scenarios.Scenario {
-	t.Helper()
-	if join != "" {
-		join = "progressive_join = " + join
-	}
-	src := fmt.Sprintf(`
-name = "join"
-duration = "1h"
-[workload]
-sessions = 1
-turns = 3
-llm = { service = "model", tokens = 1000 }
-calls = [ { tool = "fast", count = 1 }, { tool = "mid", count = 1 }, { tool = "slow", count = 1 } ]
-[services.model]
-latency = "100ms"
-network_delay = "0s"
-price_per_1k_input = 1
-[services.fast]
-latency = "100ms"
-network_delay = "0s"
-[services.mid]
-latency = "300ms"
-network_delay = "0s"
-[services.slow]
-latency = "2s"
-network_delay = "0s"
-price_per_1k_input = 1
-[tools.fast]
-service = "fast"
-tokens = 10
-[tools.mid]
-service = "mid"
-tokens = 10
-[tools.slow]
-service = "slow"
-tokens = 10
-[[strategy]]
-name = "s"
-max_in_flight = 16
-%s
-`, join)
-	sc, err := scenarios.Parse("join.toml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
-
 func runJoin(t *testing.T, join string) results.StrategyResult {
 	t.Helper()
-	res, err := Run(context.Background(), joinScenario(t, join), Options{})
+	res, err := Run(context.Background(), simtest.JoinScenario(t, join), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,25 +10,13 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/spec"
 )
-
-// aimdQueue is one session whose single turn makes calls calls to a
-// service with no limits and a constant latency, run by an AIMD strategy
-// that starts at one attempt in flight and may grow to max.
-func aimdQueue(latency time.Duration, calls, max int) *scenarios.Scenario {
-	sc := queue(1, spec.Constant(latency), 0, 1)
-	sc.Duration = time.Minute
-	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
-	sc.Workload.Sessions, sc.Workload.Turns = 1, 1
-	sc.Workload.Calls[0].Count = spec.Constant(float64(calls))
-	sc.Strategies[0].Name = "aimd"
-	sc.Strategies[0].Adaptive = &scenarios.Adaptive{Algorithm: sched.AlgorithmAIMD, Initial: 1, Min: 1, Max: max}
-	return sc
-}
 
 // TestLimitTraceAIMDByHand: a turn of far more calls than the limit keeps
 // the service's queue full, and every attempt takes exactly one latency,
@@ -41,7 +29,7 @@ func TestLimitTraceAIMDByHand(t *testing.T) {
 		latency = 100 * time.Millisecond
 		ceiling = 10
 	)
-	sc := aimdQueue(latency, 500, ceiling)
+	sc := simtest.AIMDQueue(latency, 500, ceiling)
 	res, err := Run(context.Background(), sc, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -65,16 +53,16 @@ func TestLimitTraceAIMDByHand(t *testing.T) {
 // holds then: the trace misses no step. Steps come in time order, each a
 // change, and the results carry the same steps.
 func TestLimitTraceFollowsTheCore(t *testing.T) {
-	sc := aimdQueue(50*time.Millisecond, 4000, 200)
+	sc := simtest.AIMDQueue(50*time.Millisecond, 4000, 200)
 	sc.Services[0].RequestsPerSecond = 100
 	sc.Strategies[0].Retry = scenarios.Retry{Backoff: sched.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	checked, mismatched := 0, 0
 	e.onArrive = func(now time.Duration, _ *fakeapi.Decision) {
-		last := e.limits.series["s"].last()
+		last := e.limits.Series["s"].Last()
 		if last.T > now.Seconds() || last.Limit != e.procs[0].core.Limit("s") {
 			if mismatched++; mismatched <= 3 {
 				t.Errorf("at %v the core's limit is %d; last recorded step %+v", now, e.procs[0].core.Limit("s"), last)
@@ -82,10 +70,10 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 		}
 		checked++
 	}
-	if !e.run(context.Background(), nil) {
+	if !e.Run(context.Background(), nil) {
 		t.Fatal("run did not complete")
 	}
-	steps := e.limits.series["s"].points()
+	steps := e.limits.Series["s"].Points()
 	cuts := 0
 	for i := 1; i < len(steps); i++ {
 		if steps[i].T < steps[i-1].T || steps[i].Limit == steps[i-1].Limit {
@@ -108,7 +96,7 @@ func TestLimitTraceFollowsTheCore(t *testing.T) {
 // and comes back within maxLimitPoints with its first and last steps and
 // its lowest one.
 func TestLimitTraceBounded(t *testing.T) {
-	r := &limitRecorder{services: []string{"s"}, series: map[string]*limitSeries{"s": {factor: 1}}}
+	r := &collect.LimitRecorder{Services: []string{"s"}, Series: map[string]*collect.LimitSeries{"s": {Factor: 1}}}
 	const n = 1_000_000
 	low := n / 3
 	most := 0
@@ -117,16 +105,16 @@ func TestLimitTraceBounded(t *testing.T) {
 		if i == low {
 			l = 1
 		}
-		r.add("s", float64(i)/10, l)
-		s := r.series["s"]
-		most = max(most, len(s.kept)+len(s.raw))
+		r.Add("s", float64(i)/10, l)
+		s := r.Series["s"]
+		most = max(most, len(s.Kept)+len(s.Raw))
 	}
-	if most > 3*limitChunk {
-		t.Errorf("held %d points at once, want at most %d", most, 3*limitChunk)
+	if most > 3*collect.LimitChunk {
+		t.Errorf("held %d points at once, want at most %d", most, 3*collect.LimitChunk)
 	}
-	got := r.trace()["s"]
-	if len(got) > maxLimitPoints || len(got) < maxLimitPoints/2 {
-		t.Fatalf("%d points, want at most %d and not far fewer", len(got), maxLimitPoints)
+	got := r.Trace()["s"]
+	if len(got) > collect.MaxLimitPoints || len(got) < collect.MaxLimitPoints/2 {
+		t.Fatalf("%d points, want at most %d and not far fewer", len(got), collect.MaxLimitPoints)
 	}
 	first, last := results.LimitPoint{T: 0, Limit: 50}, results.LimitPoint{T: float64(n-1) / 10, Limit: 50 + int(20*math.Sin(float64(n-1)/30))}
 	if got[0] != first || got[len(got)-1] != last {
@@ -149,7 +137,7 @@ func TestLimitTraceBounded(t *testing.T) {
 // TestLimitTraceOnlyForAdaptive: a static strategy leaves LimitTrace nil,
 // and a run over several seeds keeps it out of SeedRuns.
 func TestLimitTraceOnlyForAdaptive(t *testing.T) {
-	sc := aimdQueue(100*time.Millisecond, 50, 8)
+	sc := simtest.AIMDQueue(100*time.Millisecond, 50, 8)
 	static := sc.Strategies[0]
 	static.Name, static.Adaptive, static.MaxInFlight = "static", nil, 4
 	sc.Strategies = append(sc.Strategies, static)
@@ -172,40 +160,12 @@ func TestLimitTraceOnlyForAdaptive(t *testing.T) {
 	}
 }
 
-// TestLiveLimitTrace: the live driver records the limit's steps too. With
-// the service's queue kept full and no refusals, AIMD's limit takes every
-// value from its start to its ceiling in turn, whatever the machine's
-// timing; the steps come in time order within the run.
-func TestLiveLimitTrace(t *testing.T) {
-	const ceiling = 6
-	sc := aimdQueue(100*time.Millisecond, 60, ceiling)
-	res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := res.Strategies[0].LimitTrace["s"]
-	var limits []int
-	for i, p := range got {
-		limits = append(limits, p.Limit)
-		if i > 0 && p.T < got[i-1].T || p.T < 0 || p.T > sc.Duration.Seconds() {
-			t.Errorf("step %d at %v s: out of order or outside the run", i, p.T)
-		}
-	}
-	var want []int
-	for l := 1; l <= ceiling; l++ {
-		want = append(want, l)
-	}
-	if !slices.Equal(limits, want) {
-		t.Errorf("live limits %v, want %v", limits, want)
-	}
-}
-
 // TestLimitTraceDeterministic: the same scenario and seed give the same
 // limit trace, byte for byte in results.json.
 func TestLimitTraceDeterministic(t *testing.T) {
 	var out [2][]byte
 	for i := range out {
-		sc := aimdQueue(50*time.Millisecond, 2000, 100)
+		sc := simtest.AIMDQueue(50*time.Millisecond, 2000, 100)
 		sc.Services[0].RequestsPerSecond = 100
 		sc.Services[0].Latency = spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: 50 * time.Millisecond, P95: 200 * time.Millisecond}
 		sc.Strategies[0].Retry = scenarios.Retry{Backoff: sched.BackoffFullJitter, Base: 50 * time.Millisecond, Cap: time.Second, Attempts: 8, HonorRetryAfter: true}

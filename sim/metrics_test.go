@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/simbench/simbench/internal/collect"
 )
 
 // A collector's timelines hold the window's buckets and no more, however
@@ -25,33 +27,33 @@ func TestCollectorTimelineBoundedByWindow(t *testing.T) {
 	lateness := []time.Duration{0, time.Second, 100_000 * time.Second, 1_000_000 * time.Second}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCollector([]string{"a", "b"}, tt.window)
+			c := collect.NewCollector([]string{"a", "b"}, tt.window)
 			// Buckets 0 to ⌊window ÷ bucket⌋: the last holds the window's end.
 			want := int(tt.window/tt.bucket) + 1
-			tl, svc := &c.timeline, &c.svcTimeline[1]
-			if c.bucket != tt.bucket {
-				t.Fatalf("buckets of %v, want %v", c.bucket, tt.bucket)
+			tl, svc := &c.Timeline, &c.SvcTimeline[1]
+			if c.Bucket != tt.bucket {
+				t.Fatalf("buckets of %v, want %v", c.Bucket, tt.bucket)
 			}
 			caps := [2]int{cap(*tl), cap(*svc)}
-			c.started(1, time.Second/2, true)
-			c.ended(1, time.Second/2, true)
-			c.started(1, tt.window, true)
-			c.ended(1, tt.window, false)
+			c.Started(1, time.Second/2, true)
+			c.Ended(1, time.Second/2, true)
+			c.Started(1, tt.window, true)
+			c.Ended(1, tt.window, false)
 			for _, late := range lateness {
 				at := tt.window + time.Nanosecond + late
-				c.started(1, at, true)
-				c.ended(1, at, true)
+				c.Started(1, at, true)
+				c.Ended(1, at, true)
 			}
-			if len(*tl) != want || len(*svc) != want || len(c.svcTimeline[0]) != 0 {
-				t.Errorf("timelines of %d, %d and %d buckets; want %d, %d and 0", len(*tl), len(*svc), len(c.svcTimeline[0]), want, want)
+			if len(*tl) != want || len(*svc) != want || len(c.SvcTimeline[0]) != 0 {
+				t.Errorf("timelines of %d, %d and %d buckets; want %d, %d and 0", len(*tl), len(*svc), len(c.SvcTimeline[0]), want, want)
 			}
 			// Allocated up front, never grown: the capacities stay what
 			// newCollector gave.
 			if after := [2]int{cap(*tl), cap(*svc)}; caps != [2]int{want, want} || after != caps {
 				t.Errorf("timelines' capacities %v, then %v; want %d throughout", caps, after, want)
 			}
-			if n := int64(2 + len(lateness)); c.attempts != n || c.rateLimited != n-1 {
-				t.Errorf("%d attempts, %d rate limited; want %d and %d", c.attempts, c.rateLimited, n, n-1)
+			if n := int64(2 + len(lateness)); c.Attempts != n || c.RateLimited != n-1 {
+				t.Errorf("%d attempts, %d rate limited; want %d and %d", c.Attempts, c.RateLimited, n, n-1)
 			}
 			var started, limited float64
 			for _, p := range *tl {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 )
 
@@ -69,7 +70,7 @@ max_in_flight = 16
 		if s.CallLatencyMs.Mean != c.callMs || s.CallLatencyMs.Max != c.callMs {
 			t.Errorf("%s: call latency mean %v ms, max %v; want %v", c.name, s.CallLatencyMs.Mean, s.CallLatencyMs.Max, c.callMs)
 		}
-		goodput := round6(float64(calls) / sc.Duration.Seconds())
+		goodput := setup.Round6(float64(calls) / sc.Duration.Seconds())
 		if s.GoodputPerS != goodput || s.AnsweredGoodputPerS != goodput {
 			t.Errorf("%s: goodput %v/s, answered %v/s; want %v/s, every call a success of an answered turn", c.name, s.GoodputPerS, s.AnsweredGoodputPerS, goodput)
 		}

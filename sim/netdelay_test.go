@@ -6,15 +6,17 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/internal/setup"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/sched"
 )
 
 // A call with a constant service time and a constant network delay takes
 // the service time plus the delay out and the delay back, and the service
 // sees it one delay after it left.
 func TestNetworkDelayAddsBothWays(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "delay"
 duration = "1m"
 [workload]
@@ -30,17 +32,17 @@ service = "s"
 [[strategy]]
 name = "all"
 `)
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	var arrived []time.Duration
 	e.onArrive = func(now time.Duration, _ *fakeapi.Decision) { arrived = append(arrived, now) }
-	e.run(context.Background(), nil)
-	r := e.m.strategyResultFrom("all", 0, nil, 0)
+	e.Run(context.Background(), nil)
+	r := e.m.StrategyResultFrom("all", 0, nil, 0)
 	const out, service, back = 2 * time.Millisecond, 100 * time.Millisecond, 2 * time.Millisecond
 	turn := out + service + back
-	if r.Turns != 3 || r.TurnLatencyMs.Mean != ms(turn) || r.TurnLatencyMs.Max != ms(turn) || r.CallLatencyMs.Max != ms(turn) {
+	if r.Turns != 3 || r.TurnLatencyMs.Mean != collect.Ms(turn) || r.TurnLatencyMs.Max != collect.Ms(turn) || r.CallLatencyMs.Max != collect.Ms(turn) {
 		t.Errorf("%d turns of %v ms (mean; max %v), calls up to %v ms; want 3 turns and calls of %v", r.Turns, r.TurnLatencyMs.Mean, r.TurnLatencyMs.Max, r.CallLatencyMs.Max, turn)
 	}
 	// Turn n starts after n−1 turns and n−1 thoughts; its call arrives one delay later.
@@ -54,7 +56,7 @@ name = "all"
 // The calls of one turn leave together but, each with its own delay, do
 // not reach the service at one instant (the default delay: no key).
 func TestCallsOfATurnArriveApart(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "apart"
 duration = "1s"
 [workload]
@@ -68,13 +70,13 @@ service = "s"
 [[strategy]]
 name = "all"
 `)
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[time.Duration]bool{}
 	e.onArrive = func(now time.Duration, _ *fakeapi.Decision) { seen[now] = true }
-	e.run(context.Background(), nil)
+	e.Run(context.Background(), nil)
 	if len(seen) != 8 {
 		t.Errorf("8 calls of a turn reached the service at %d instants; want 8", len(seen))
 	}
@@ -85,7 +87,7 @@ name = "all"
 // 4.6 ms away each way, keep 10 attempts in flight (the one starting and
 // the 9 of the last 9.2 ms).
 func TestRejectionsHoldTheirPlaceInFlight(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "herd"
 duration = "1s"
 [workload]
@@ -102,12 +104,12 @@ name = "once"
 retry = { attempts = 1 }
 `)
 	e := runOne(t, sc)
-	r := e.m.strategyResultFrom("once", 0, nil, 0)
+	r := e.m.StrategyResultFrom("once", 0, nil, 0)
 	const trip = 9.2 // ms out and back
 	if r.RateLimited < 990 || r.PeakInFlight == nil {
 		t.Fatalf("%d 429s; want all but the first of 1000 calls rejected", r.RateLimited)
 	}
-	if got := e.m.peak[0]; got != 10 {
+	if got := e.m.Peak[0]; got != 10 {
 		t.Errorf("peak in flight %d; want 10", got)
 	}
 	// L for attempts: each of the 1000 attempts, sent at k ms, is in
@@ -116,7 +118,7 @@ retry = { attempts = 1 }
 	for k := range 1000 {
 		area += min(trip, 1000-float64(k))
 	}
-	if want := round6(area / 1000); r.AttemptsInService != want {
+	if want := setup.Round6(area / 1000); r.AttemptsInService != want {
 		t.Errorf("attempts in flight on average %v; want %v", r.AttemptsInService, want)
 	}
 }
@@ -135,7 +137,7 @@ func TestCancelOnTheWayOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cancelAt, func(t *testing.T) {
-			sc := mustParse(t, `
+			sc := simtest.MustParse(t, `
 name = "early-cancel"
 duration = "10s"
 [workload]
@@ -154,14 +156,14 @@ service = "s"
 name = "s"
 cancel_at = "`+tt.cancelAt+`"
 `)
-			e, err := newEngine(sc, &sc.Strategies[0])
+			e, err := NewEngine(sc, &sc.Strategies[0])
 			if err != nil {
 				t.Fatal(err)
 			}
 			arrived := 0
 			e.onArrive = func(time.Duration, *fakeapi.Decision) { arrived++ }
-			e.run(context.Background(), nil)
-			r := e.m.strategyResult("s", 0, e.models, 0)
+			e.Run(context.Background(), nil)
+			r := e.m.StrategyResult("s", 0, e.models, 0)
 			if arrived != tt.wantArrived || r.WastedWorkS != tt.wantWastedS || r.FailedTurns != 3 {
 				t.Errorf("%d requests reached the service, %v s wasted, %d failed turns; want %d, %v, 3",
 					arrived, r.WastedWorkS, r.FailedTurns, tt.wantArrived, tt.wantWastedS)
@@ -191,35 +193,5 @@ func TestSlidingWindowTurnsFailCallByCall(t *testing.T) {
 	}
 	if per := float64(s.Failed) / float64(s.FailedTurns); per > 6 {
 		t.Errorf("%d failed calls in %d failed turns: %.2f per failed turn; want well under 8", s.Failed, s.FailedTurns, per)
-	}
-}
-
-// A cancel before the delay out ends sends nothing: the executor is not
-// called.
-func TestLiveDelayCancelledOnTheWayOut(t *testing.T) {
-	sc := mustParse(t, `
-name = "d"
-duration = "1s"
-[workload]
-sessions = 1
-calls = [ { tool = "t", count = 1 } ]
-[services.s]
-network_delay = "1h"
-[tools.t]
-service = "s"
-[[strategy]]
-name = "s"
-`)
-	l := &liveRun{net: newLiveNet(sc)}
-	called := 0
-	exec := l.delayed(func(context.Context, *sched.Call, int) sched.Outcome {
-		called++
-		return sched.Outcome{Class: sched.ClassSuccess}
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	o := exec(ctx, &sched.Call{Payload: &callMeta{svc: 0}}, 1)
-	if called != 0 || o.Class != sched.ClassCancelled {
-		t.Errorf("executor called %d times, outcome %v; want 0 and cancelled", called, o.Class)
 	}
 }

@@ -8,35 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 	"github.com/simbench/simbench/trace"
 )
-
-// outputScenario is a workload of model calls only, of 1000 tokens each,
-// to a service m whose extra keys are svc; llm adds keys to the model call.
-func outputScenario(t *testing.T, svc, llm string) *scenarios.Scenario {
-	t.Helper()
-	src := `name = "output"
-duration = "60s"
-[workload]
-sessions = 4
-turns = 1000
-think = "1s"
-llm = { service = "m", tokens = 1000` + llm + ` }
-[services.m]
-latency = "100ms"
-network_delay = "0s"
-` + svc + `
-[[strategy]]
-name = "plain"
-`
-	sc, err := scenarios.Parse("output.toml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
 
 // modelRecords runs sc with a trace and returns its model-call records.
 func modelRecords(t *testing.T, sc *scenarios.Scenario) []trace.Record {
@@ -80,7 +56,7 @@ func TestOutputTokensPace(t *testing.T) {
 		{"", 0.1 + 0.2},
 	} {
 		checked := 0
-		for _, rec := range modelRecords(t, outputScenario(t, gen, tt.llm)) {
+		for _, rec := range modelRecords(t, simtest.OutputScenario(t, gen, tt.llm)) {
 			if rec.Outcome != trace.OutcomeSuccess && rec.Outcome != trace.OutcomeCancelled {
 				t.Fatalf("llm%q: outcome %s", tt.llm, rec.Outcome)
 			}
@@ -106,7 +82,7 @@ func TestOutputTokensPace(t *testing.T) {
 // without output_tokens, the limit never bites.
 func TestOutputTokensOTPM(t *testing.T) {
 	count := func(llm string) (ok, limited int) {
-		for _, rec := range modelRecords(t, outputScenario(t, "output_tpm = 600\n", llm)) {
+		for _, rec := range modelRecords(t, simtest.OutputScenario(t, "output_tpm = 600\n", llm)) {
 			switch rec.Outcome {
 			case trace.OutcomeSuccess:
 				ok++
@@ -165,27 +141,5 @@ func TestOutputTokensDefaultUnchanged(t *testing.T) {
 	}
 	if on := run(&some); bytes.Equal(plain, on) {
 		t.Error("an output_tokens of 500 left the results as they were")
-	}
-}
-
-// TestLiveSendsOutputTokens checks that a live run sends a model call's
-// output part to the fake server apart from its input: the service's
-// output_tpm then rate-limits the calls, as in a virtual run, and without
-// output_tokens it does not.
-func TestLiveSendsOutputTokens(t *testing.T) {
-	limited := func(llm string) int64 {
-		sc := outputScenario(t, "output_tpm = 600\n", llm)
-		sc.Duration = 5 * time.Second
-		res, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 0.1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Strategies[0].RateLimited
-	}
-	if n := limited(", output_tokens = 300"); n == 0 {
-		t.Error("with output_tokens over output_tpm, no call was rate limited")
-	}
-	if n := limited(""); n != 0 {
-		t.Errorf("without output_tokens, %d calls were rate limited", n)
 	}
 }

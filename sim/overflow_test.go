@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/spec"
 )
@@ -17,32 +18,18 @@ import (
 
 const forever = time.Duration(math.MaxInt64)
 
-func constLatency(d time.Duration) spec.Dist[time.Duration] {
-	return spec.Dist[time.Duration]{Kind: spec.DistConstant, Value: d}
-}
-
-// closed is a closed-model scenario of sessions agents making turns of one
-// call each to a service answering in 10 ms.
-func closed(sessions, turns int) *scenarios.Scenario {
-	sc := queue(1, constLatency(10*time.Millisecond), 4, 10)
-	sc.Duration = 10 * time.Second
-	sc.Workload.Arrival, sc.Workload.ArrivalRate = "", 0
-	sc.Workload.Sessions, sc.Workload.Turns = sessions, turns
-	return sc
-}
-
 // TestTinyArrivalRate: a gap of 1 ÷ 1e-300 s between arrivals does not fit
 // a Duration. It used to wrap negative and start the next turn before the
 // first, panicking with an index out of range in the collector's timeline.
 func TestTinyArrivalRate(t *testing.T) {
 	for _, arrival := range []scenarios.Arrival{scenarios.ArrivalPoisson, scenarios.ArrivalConstant} {
 		t.Run(string(arrival), func(t *testing.T) {
-			sc := queue(1, constLatency(10*time.Millisecond), 4, 10)
+			sc := simtest.Queue(1, simtest.ConstLatency(10*time.Millisecond), 4, 10)
 			sc.Duration = 10 * time.Second
 			sc.Workload.Arrival, sc.Workload.ArrivalRate = arrival, 1e-300
 			e := runOne(t, sc)
-			if e.m.turns != 1 || e.m.calls != 1 || e.cutOff {
-				t.Errorf("%d turns, %d calls, cut off %v; want the one turn at 0 and nothing else", e.m.turns, e.m.calls, e.cutOff)
+			if e.m.Turns != 1 || e.m.Calls != 1 || e.cutOff {
+				t.Errorf("%d turns, %d calls, cut off %v; want the one turn at 0 and nothing else", e.m.Turns, e.m.Calls, e.cutOff)
 			}
 		})
 	}
@@ -51,18 +38,18 @@ func TestTinyArrivalRate(t *testing.T) {
 // TestParetoThinkTime: a Pareto think time with α = 0.01 draws gaps far
 // past the largest Duration. They used to wrap negative, as above.
 func TestParetoThinkTime(t *testing.T) {
-	sc := closed(50, 0)
+	sc := simtest.Closed(50, 0)
 	sc.Workload.Think = spec.Dist[time.Duration]{Kind: spec.DistPareto, Min: time.Second, Alpha: 0.01}
 	e := runOne(t, sc)
 	var began int64
-	for _, n := range e.agents.sessionTurns {
+	for _, n := range e.Agents.SessionTurns {
 		began += int64(n)
 	}
-	if e.m.turns < 50 || e.m.turns != began || e.m.calls != e.m.turns || e.cutOff || e.m.failedTurns != 0 {
-		t.Errorf("%d turns of %d begun, %d calls, %d failed, cut off %v", e.m.turns, began, e.m.calls, e.m.failedTurns, e.cutOff)
+	if e.m.Turns < 50 || e.m.Turns != began || e.m.Calls != e.m.Turns || e.cutOff || e.m.FailedTurns != 0 {
+		t.Errorf("%d turns of %d begun, %d calls, %d failed, cut off %v", e.m.Turns, began, e.m.Calls, e.m.FailedTurns, e.cutOff)
 	}
-	if e.m.turnLat.summary().Max > 1000 {
-		t.Errorf("turn latency up to %v ms, want 10", e.m.turnLat.summary().Max)
+	if e.m.TurnLat.Summary().Max > 1000 {
+		t.Errorf("turn latency up to %v ms, want 10", e.m.TurnLat.Summary().Max)
 	}
 }
 
@@ -70,45 +57,45 @@ func TestParetoThinkTime(t *testing.T) {
 // Duration. The end of the drain used to wrap negative and stop the run
 // before its first event: 0 turns.
 func TestHugeDuration(t *testing.T) {
-	sc := closed(2, 3)
+	sc := simtest.Closed(2, 3)
 	sc.Duration = 1_710_000 * time.Hour
 	e := runOne(t, sc)
-	if e.m.turns != 6 || e.m.calls != 6 || e.cutOff {
-		t.Errorf("%d turns, %d calls, cut off %v; want 6 and 6", e.m.turns, e.m.calls, e.cutOff)
+	if e.m.Turns != 6 || e.m.Calls != 6 || e.cutOff {
+		t.Errorf("%d turns, %d calls, cut off %v; want 6 and 6", e.m.Turns, e.m.Calls, e.cutOff)
 	}
 }
 
 // TestHugeTimeouts: a parent timeout or a cancel delay that does not fit
 // after the turn's start must never fire, not fire at once.
 func TestHugeTimeouts(t *testing.T) {
-	sc := closed(2, 3)
-	sc.Workload.Cancel = scenarios.Cancel{ParentTimeout: forever, Probability: 1, After: constLatency(forever - 1)}
+	sc := simtest.Closed(2, 3)
+	sc.Workload.Cancel = scenarios.Cancel{ParentTimeout: forever, Probability: 1, After: simtest.ConstLatency(forever - 1)}
 	e := runOne(t, sc)
-	if e.m.turns != 6 || e.m.failedTurns != 0 || e.m.failed != 0 {
-		t.Errorf("%d turns, %d failed, %d calls failed; want 6 turns, none failed", e.m.turns, e.m.failedTurns, e.m.failed)
+	if e.m.Turns != 6 || e.m.FailedTurns != 0 || e.m.Failed != 0 {
+		t.Errorf("%d turns, %d failed, %d calls failed; want 6 turns, none failed", e.m.Turns, e.m.FailedTurns, e.m.Failed)
 	}
 }
 
 // TestHugeTokenCounts: 1e19 tokens per call does not fit an int64. It used
 // to wrap to a negative count that the service refused as malformed.
 func TestHugeTokenCounts(t *testing.T) {
-	sc := closed(2, 3)
+	sc := simtest.Closed(2, 3)
 	sc.Tools[0].Tokens = spec.Constant(1e19)
 	e := runOne(t, sc)
-	if e.m.calls != 6 || e.m.failed != 0 {
-		t.Errorf("%d calls, %d failed; want 6 that succeed at a service without a token limit", e.m.calls, e.m.failed)
+	if e.m.Calls != 6 || e.m.Failed != 0 {
+		t.Errorf("%d calls, %d failed; want 6 that succeed at a service without a token limit", e.m.Calls, e.m.Failed)
 	}
 	sc.Services[0].TokensPerMinute = 100_000
 	e = runOne(t, sc)
-	if e.m.calls != 6 || e.m.failed != 6 {
-		t.Errorf("with a token limit: %d calls, %d failed; want all 6 too large", e.m.calls, e.m.failed)
+	if e.m.Calls != 6 || e.m.Failed != 6 {
+		t.Errorf("with a token limit: %d calls, %d failed; want all 6 too large", e.m.Calls, e.m.Failed)
 	}
 }
 
 // TestHugeCallCount: count = 1e308 used to convert to a negative int and
 // give every turn 0 calls. The run must refuse it as too large instead.
 func TestHugeCallCount(t *testing.T) {
-	sc := closed(2, 3)
+	sc := simtest.Closed(2, 3)
 	sc.Workload.Calls[0].Count = spec.Constant(1e308)
 	_, err := Run(context.Background(), sc, Options{})
 	var tl *TooLargeError
@@ -121,19 +108,19 @@ func TestHugeCallCount(t *testing.T) {
 // with α = 0.01: the mean says nothing and one draw is enough to exhaust
 // memory, so the engine itself refuses a turn above its limit.
 func TestHeavyTailedCallCountStopsTheEngine(t *testing.T) {
-	sc := closed(2, 3)
+	sc := simtest.Closed(2, 3)
 	sc.Workload.Calls[0].Count = spec.Dist[float64]{Kind: spec.DistPareto, Min: 1, Alpha: 0.01}
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.agents.maxTurnCalls = 1000
-	e.run(context.Background(), nil)
-	if !errors.Is(e.err, ErrTooLarge) {
-		t.Fatalf("engine error %v, want ErrTooLarge", e.err)
+	e.Agents.MaxTurnCalls = 1000
+	e.Run(context.Background(), nil)
+	if !errors.Is(e.Err, ErrTooLarge) {
+		t.Fatalf("engine error %v, want ErrTooLarge", e.Err)
 	}
-	if e.m.calls > 6*1000 {
-		t.Errorf("%d calls made", e.m.calls)
+	if e.m.Calls > 6*1000 {
+		t.Errorf("%d calls made", e.m.Calls)
 	}
 }
 
@@ -147,9 +134,9 @@ func TestHugeRates(t *testing.T) {
 		func(s *scenarios.Service) { s.TokensPerMinute = 1e308 },
 		func(s *scenarios.Service) { s.RequestsPerSecond, s.Burst = 0.5, 1e308 },
 	} {
-		sc := closed(1, 1)
+		sc := simtest.Closed(1, 1)
 		set(&sc.Services[0])
-		_, err := newEngine(sc, &sc.Strategies[0])
+		_, err := NewEngine(sc, &sc.Strategies[0])
 		if err == nil || strings.Contains(err.Error(), "negative") || !strings.Contains(err.Error(), "too large") {
 			t.Errorf("newEngine: %v, want a limit reported as too large", err)
 		}
@@ -158,8 +145,8 @@ func TestHugeRates(t *testing.T) {
 
 // TestTooManySessions: session events carry their session in an int32.
 func TestTooManySessions(t *testing.T) {
-	sc := closed(math.MaxInt32+1, 1)
-	if _, err := newEngine(sc, &sc.Strategies[0]); !errors.Is(err, ErrTooLarge) {
+	sc := simtest.Closed(math.MaxInt32+1, 1)
+	if _, err := NewEngine(sc, &sc.Strategies[0]); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("newEngine: %v, want ErrTooLarge", err)
 	}
 }
@@ -168,7 +155,7 @@ func TestTooManySessions(t *testing.T) {
 // i's start, i × Ramp ÷ Sessions, used to overflow in the product and start
 // sessions at negative times, panicking in the collector's timeline.
 func TestLongRampOfManySessions(t *testing.T) {
-	sc := closed(200_000, 1)
+	sc := simtest.Closed(200_000, 1)
 	sc.Workload.Ramp = 24 * time.Hour
 	sc.Duration = 48 * time.Hour
 	w := &sc.Workload
@@ -179,7 +166,7 @@ func TestLongRampOfManySessions(t *testing.T) {
 		}
 	}
 	e := runOne(t, sc)
-	if e.m.turns != 200_000 {
-		t.Errorf("%d turns, want 200,000", e.m.turns)
+	if e.m.Turns != 200_000 {
+		t.Errorf("%d turns, want 200,000", e.m.Turns)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/trace"
 )
@@ -18,7 +19,7 @@ import (
 // take exactly 1 ms, so p50 and p95 read as exactly 1.000 ms (not the
 // middle or top of a bucket holding 1 ms) and p99 and max as 5.000 ms.
 func TestConstantServiceReadsAsItself(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "constant"
 duration = "10s"
 [workload]
@@ -66,7 +67,7 @@ name = "open"
 // turn latencies, read from the run's trace (a turn is one attempt, from
 // its submission to its result).
 func TestMM1PercentilesWithinATenthOfAPercent(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 name = "mm1"
 duration = "1200s"
 [workload]

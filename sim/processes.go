@@ -3,6 +3,8 @@ package sim
 import (
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 )
@@ -22,7 +24,7 @@ type proc struct {
 type procStats struct {
 	turns, failedTurns, unfinished          int64
 	calls, goodCalls, attempts, rateLimited int64
-	okTurnLat                               *histogram
+	okTurnLat                               *collect.Histogram
 }
 
 func (s *procStats) result(r *sched.Result, window time.Duration) {
@@ -40,7 +42,7 @@ func (s *procStats) turn(latency time.Duration, failed bool) {
 	if failed {
 		s.failedTurns++
 	} else {
-		s.okTurnLat.add(latency)
+		s.okTurnLat.Add(latency)
 	}
 }
 
@@ -50,19 +52,19 @@ func (s *procStats) turn(latency time.Duration, failed bool) {
 // otherwise it is SchedConfig. The caller sets Rand and Hook. Live runs of
 // several processes use it so that they pace as the simulator does.
 func ProcessSchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, error) {
-	cfg, err := SchedConfig(sc, st)
+	cfg, err := setup.SchedConfig(sc, st)
 	if err != nil {
 		return cfg, err
 	}
 	if st.Quota.Mode == scenarios.QuotaSplit {
-		cfg.Services = splitServices(cfg.Services, max(sc.Workload.Processes, 1))
+		cfg.Services = SplitServices(cfg.Services, max(sc.Workload.Processes, 1))
 	}
 	return cfg, nil
 }
 
-// splitServices returns the services' configurations with every rate and
+// SplitServices returns the services' configurations with every rate and
 // capacity divided among n processes: limit ÷ n, request bursts at least 1.
-func splitServices(svcs map[string]sched.ServiceConfig, n int) map[string]sched.ServiceConfig {
+func SplitServices(svcs map[string]sched.ServiceConfig, n int) map[string]sched.ServiceConfig {
 	out := make(map[string]sched.ServiceConfig, len(svcs))
 	f := float64(n)
 	for name, s := range svcs {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched/quota"
@@ -128,7 +129,7 @@ func TestOneProcessUnchanged(t *testing.T) {
 // between two processes that share its quota with round trips of rtt and
 // leases of lease (0: none).
 func quotaScenario(rtt, lease time.Duration) *scenarios.Scenario {
-	sc := queue(100, spec.Constant(100*time.Millisecond), 0, 30000)
+	sc := simtest.Queue(100, spec.Constant(100*time.Millisecond), 0, 30000)
 	sc.Services[0].RequestsPerMinute = 12000
 	sc.Workload.Processes = 2
 	st := &sc.Strategies[0]
@@ -197,11 +198,11 @@ func TestSharedQuotaNotBypassed(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := sc.Strategy("shared")
-	e, err := newEngine(sc, st)
+	e, err := NewEngine(sc, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.run(context.Background(), nil)
+	e.Run(context.Background(), nil)
 	var grants int64
 	for p := range e.procs {
 		grants += e.procs[p].quota.shared.Stats().Grants
@@ -262,7 +263,7 @@ func TestSharedKey(t *testing.T) {
 // the exact share over 20,000 turns), and that the arrivals themselves are
 // those of one process: the same turns in total.
 func TestProcessSplitOpen(t *testing.T) {
-	sc := queue(100, spec.Constant(50*time.Millisecond), 0, 20000)
+	sc := simtest.Queue(100, spec.Constant(50*time.Millisecond), 0, 20000)
 	res, err := Run(context.Background(), sc, Options{})
 	if err != nil {
 		t.Fatal(err)

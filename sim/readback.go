@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/regfile"
 	"github.com/simbench/simbench/results"
 )
@@ -16,10 +17,10 @@ import (
 // files stand beside. A larger file is refused before it is read.
 const MaxReadBackBytes = results.MaxFileBytes
 
-// readBack reads a file simbench wrote and reads back: a regular file
+// ReadBack reads a file simbench wrote and reads back: a regular file
 // (regfile: a FIFO, a device or a directory is refused before it is
 // opened) of at most MaxReadBackBytes. The error names the file.
-func readBack(path string) ([]byte, error) {
+func ReadBack(path string) ([]byte, error) {
 	data, err := regfile.ReadFile(path, MaxReadBackBytes)
 	var notRegular regfile.NotRegularError
 	switch {
@@ -34,13 +35,13 @@ func readBack(path string) ([]byte, error) {
 	return data, nil
 }
 
-// checkCounts checks a strategy's counts, read from the file path,
+// CheckCounts checks a strategy's counts, read from the file path,
 // against its latency histograms, read from histPath (the same file or
 // another), where both are held: the turn histogram holds one value per
 // turn, the answered-turn one (okTurn, when not nil) one per turn that
 // did not fail, the call histogram one per call. The error names the
 // files.
-func checkCounts(path, histPath string, s *results.StrategyResult, turn, okTurn, call *hdrhistogram.Histogram) error {
+func CheckCounts(path, histPath string, s *results.StrategyResult, turn, okTurn, call *hdrhistogram.Histogram) error {
 	in := ""
 	if histPath != path {
 		in = " in " + histPath
@@ -58,15 +59,15 @@ func checkCounts(path, histPath string, s *results.StrategyResult, turn, okTurn,
 	return nil
 }
 
-// checkLayout checks that a histogram read back has the layout simbench
+// CheckLayout checks that a histogram read back has the layout simbench
 // records in: HDRSignificantDigits significant digits, values up to
 // highest. It is checked as each histogram is decoded, before the next:
 // a histogram's layout sets the memory it takes (a crafted one may ask
 // for tens of megabytes), so a file cannot make its reader hold many.
-func checkLayout(what string, h *hdrhistogram.Histogram, highest int64) error {
-	if h.SignificantFigures() != HDRSignificantDigits || h.HighestTrackableValue() != highest {
+func CheckLayout(what string, h *hdrhistogram.Histogram, highest int64) error {
+	if h.SignificantFigures() != collect.HDRSignificantDigits || h.HighestTrackableValue() != highest {
 		return fmt.Errorf("%s: a histogram of another layout (%d significant digits up to %d), not the one simbench records in (%d up to %d)",
-			what, h.SignificantFigures(), h.HighestTrackableValue(), HDRSignificantDigits, highest)
+			what, h.SignificantFigures(), h.HighestTrackableValue(), collect.HDRSignificantDigits, highest)
 	}
 	return nil
 }

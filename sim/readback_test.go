@@ -6,130 +6,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/simbench/simbench/internal/hostile"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
-
-// readBackGuard is how long one hostile file may keep a reader before the
-// test fails: a guard against a hang (a FIFO read blocks forever, /dev/zero
-// never ends), far above the milliseconds a refusal takes.
-const readBackGuard = 2 * time.Second
-
-// readBackMaxAlloc is the most memory one hostile file may make a reader
-// allocate, in bytes.
-const readBackMaxAlloc = 100 << 20
-
-// guarded runs read, failing the test when it has not returned within
-// readBackGuard or allocated more than readBackMaxAlloc bytes, and
-// returns its error.
-func guarded(t *testing.T, read func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	go func() { done <- read() }()
-	select {
-	case err := <-done:
-		runtime.ReadMemStats(&after)
-		d := after.TotalAlloc - before.TotalAlloc
-		if d > readBackMaxAlloc {
-			t.Errorf("the read allocated %d MiB, want at most %d", d>>20, readBackMaxAlloc>>20)
-		}
-		t.Logf("%d KiB allocated: %v", d>>10, err)
-		return err
-	case <-time.After(readBackGuard):
-		t.Fatalf("the read did not return within %v", readBackGuard)
-		return nil
-	}
-}
-
-// hostile is one way a file read back can be damaged or replaced: spoil
-// turns the good file at path (whose bytes are good) into the bad one.
-type hostile struct {
-	name  string
-	spoil func(t *testing.T, path string, good []byte)
-	want  string // in the error
-}
-
-// writeFile replaces the file at path with data.
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// editJSON sets the field at the dotted path in the JSON at path to v,
-// written as raw JSON text (so that NaN can be written as a JSON reader
-// would meet it).
-func editJSON(t *testing.T, path string, good []byte, field, v string) {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(good, &doc); err != nil {
-		t.Fatal(err)
-	}
-	keys := strings.Split(field, ".")
-	m := doc
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			if arr, isArr := m[k].([]any); isArr && len(arr) > 0 {
-				next, _ = arr[0].(map[string]any) // the first strategy
-			}
-			if next == nil {
-				t.Fatalf("%s: no object %q in %s", path, k, field)
-			}
-		}
-		m = next
-	}
-	const mark = "\"the edited field\""
-	m[keys[len(keys)-1]] = json.RawMessage(mark)
-	data, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, path, bytes.Replace(data, []byte(mark), []byte(v), 1))
-}
-
-// hostileFiles are the damages every file read back is tried with.
-var hostileFiles = []hostile{
-	{"truncated", func(t *testing.T, path string, good []byte) { writeFile(t, path, good[:len(good)/2]) }, ""},
-	{"empty", func(t *testing.T, path string, good []byte) { writeFile(t, path, nil) }, ""},
-	{"fifo", func(t *testing.T, path string, good []byte) {
-		os.Remove(path)
-		if err := syscall.Mkfifo(path, 0o644); err != nil {
-			t.Skip("no named pipes here:", err)
-		}
-	}, "named pipe"},
-	{"dev-zero", func(t *testing.T, path string, good []byte) {
-		os.Remove(path)
-		if err := os.Symlink("/dev/zero", path); err != nil {
-			t.Skip("no symbolic links here:", err)
-		}
-	}, "device"},
-	{"directory", func(t *testing.T, path string, good []byte) {
-		os.Remove(path)
-		if err := os.Mkdir(path, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}, "directory"},
-	{"2GB-sparse", func(t *testing.T, path string, good []byte) {
-		if err := os.Truncate(path, 2<<30); err != nil {
-			t.Skip("no sparse files here:", err)
-		}
-	}, "larger than 64 MiB"},
-}
 
 // cacheEntry simulates burst-8's paced strategy for 10 virtual seconds
 // into a cache in a new folder and returns the scenario, the options that
@@ -173,68 +57,38 @@ func editEntry(t *testing.T, path string, good []byte, resum bool, edit func(e *
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, data)
+	hostile.WriteFile(t, path, data)
 }
 
 // The damages only a cache entry can have: figures edited by hand (the
 // checksum catches them), or edited with the checksum made anew (the
 // results' checks and the histograms catch them).
-var hostileEntries = []hostile{
-	{"turns-edited", func(t *testing.T, path string, good []byte) {
+var hostileEntries = []hostile.Damage{
+	hostile.D("turns-edited", func(t *testing.T, path string, good []byte) {
 		editEntry(t, path, good, false, func(e *RunEntry) { e.Result.Turns = 999_999 })
-	}, "checksum"},
-	{"p95-edited", func(t *testing.T, path string, good []byte) {
+	}, "checksum"),
+	hostile.D("p95-edited", func(t *testing.T, path string, good []byte) {
 		editEntry(t, path, good, false, func(e *RunEntry) { e.Result.TurnLatencyMs.P95 = 1.0 })
-	}, "checksum"},
-	{"429s-edited", func(t *testing.T, path string, good []byte) {
+	}, "checksum"),
+	hostile.D("429s-edited", func(t *testing.T, path string, good []byte) {
 		editEntry(t, path, good, false, func(e *RunEntry) { e.Result.RateLimited = 0 })
-	}, "checksum"},
-	{"turns-resummed", func(t *testing.T, path string, good []byte) {
+	}, "checksum"),
+	hostile.D("turns-resummed", func(t *testing.T, path string, good []byte) {
 		editEntry(t, path, good, true, func(e *RunEntry) { e.Result.Turns = 999_999 })
-	}, "turns, its turn histogram"},
-	{"negative-resummed", func(t *testing.T, path string, good []byte) {
+	}, "turns, its turn histogram"),
+	hostile.D("negative-resummed", func(t *testing.T, path string, good []byte) {
 		editEntry(t, path, good, true, func(e *RunEntry) { e.Result.Attempts, e.Result.Failed = -5, -1 })
-	}, "a count is ≥ 0"},
-	{"1e308-resummed", func(t *testing.T, path string, good []byte) {
+	}, "a count is ≥ 0"),
+	hostile.D("1e308-resummed", func(t *testing.T, path string, good []byte) {
 		editEntry(t, path, good, true, func(e *RunEntry) { e.Result.TurnLatencyMs.P99, e.Result.TurnLatencyMs.Max = 1e308, 1e308 })
-	}, "want at most"},
-	{"nan", func(t *testing.T, path string, good []byte) {
-		editJSON(t, path, good, "result.turn_latency_ms.p95", "NaN")
-	}, "not a simbench run file"},
-	{"negative-edited", func(t *testing.T, path string, good []byte) { editJSON(t, path, good, "result.turns", "-3") }, "checksum"},
-	{"huge-histogram-resummed", func(t *testing.T, path string, good []byte) {
-		editEntry(t, path, good, true, func(e *RunEntry) { e.TurnHDR = hugeHistogram(t) })
-	}, "another layout"},
-}
-
-// hugeHistogram is an empty histogram, compressed to a few bytes, whose
-// layout (5 significant digits up to 2^62) takes about 50 MB once decoded.
-func hugeHistogram(t *testing.T) []byte {
-	t.Helper()
-	b, err := hdrhistogram.New(1, 1<<62, 5).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// The damages only a member's histogram log can have: intervals of a
-// layout that takes tens of megabytes each, many of them.
-var hostileHistLogs = []hostile{
-	{"huge-histograms", func(t *testing.T, path string, good []byte) {
-		h, err := hdrhistogram.Decode(hugeHistogram(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if err := WriteHDRLog(&buf, "huge", "turn:shared", []*hdrhistogram.Histogram{h}); err != nil {
-			t.Fatal(err)
-		}
-		// The interval 100 times over (encoding it anew each time is slow).
-		lines := bytes.SplitAfter(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
-		interval := append(lines[len(lines)-1], '\n')
-		writeFile(t, path, append(buf.Bytes(), bytes.Repeat(interval, 99)...))
-	}, "another layout"},
+	}, "want at most"),
+	hostile.D("nan", func(t *testing.T, path string, good []byte) {
+		hostile.EditJSON(t, path, good, "result.turn_latency_ms.p95", "NaN")
+	}, "not a simbench run file"),
+	hostile.D("negative-edited", func(t *testing.T, path string, good []byte) { hostile.EditJSON(t, path, good, "result.turns", "-3") }, "checksum"),
+	hostile.D("huge-histogram-resummed", func(t *testing.T, path string, good []byte) {
+		editEntry(t, path, good, true, func(e *RunEntry) { e.TurnHDR = hostile.HugeHistogram(t) })
+	}, "another layout"),
 }
 
 // Every damaged or replaced cache entry is refused, within the guard's
@@ -243,8 +97,8 @@ var hostileHistLogs = []hostile{
 // folder), and by a cache, which warns and simulates the run again to
 // the figures it had.
 func TestHostileCacheEntries(t *testing.T) {
-	for _, h := range append(append([]hostile{}, hostileFiles...), hostileEntries...) {
-		t.Run(h.name, func(t *testing.T) {
+	for _, h := range append(append([]hostile.Damage{}, hostile.Files...), hostileEntries...) {
+		t.Run(h.Name, func(t *testing.T) {
 			sc, opts, path := cacheEntry(t)
 			good, err := os.ReadFile(path)
 			if err != nil {
@@ -254,20 +108,20 @@ func TestHostileCacheEntries(t *testing.T) {
 			if err := json.Unmarshal(good, &want); err != nil {
 				t.Fatal(err)
 			}
-			h.spoil(t, path, good)
+			h.Spoil(t, path, good)
 			for what, read := range map[string]func() error{
 				"ReadRunEntry": func() error { _, _, err := ReadRunEntry(path); return err },
 				"OpenUnion":    func() error { _, err := OpenUnion([]string{filepath.Dir(path)}, "test"); return err },
 			} {
-				err := guarded(t, read)
-				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), h.want) {
-					t.Errorf("%s: err = %v, want one naming %s and saying %q", what, err, path, h.want)
+				err := hostile.Guarded(t, read)
+				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), h.Want) {
+					t.Errorf("%s: err = %v, want one naming %s and saying %q", what, err, path, h.Want)
 				}
 			}
 			var w warnings
 			opts.Cache = NewCache(filepath.Dir(path), "test", w.add)
 			var got *results.Results
-			guarded(t, func() error { got, err = Run(context.Background(), sc, opts); return err })
+			hostile.Guarded(t, func() error { got, err = Run(context.Background(), sc, opts); return err })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,75 +154,5 @@ func TestCacheEntryChecksum(t *testing.T) {
 	again, _ := os.ReadFile(path)
 	if !bytes.Equal(again, good) {
 		t.Errorf("an entry decoded and encoded again differs from the one written:\n%s\n%s", good, again)
-	}
-}
-
-// memberFolder writes fleet member 0 of 2 into a new folder: 40 turns of
-// 10 to 400 ms, 2 calls each.
-func memberFolder(t *testing.T) string {
-	t.Helper()
-	var turns, calls []time.Duration
-	for i := range 40 {
-		turns = append(turns, time.Duration(10+10*i)*time.Millisecond)
-		calls = append(calls, time.Duration(5+i)*time.Millisecond, time.Duration(7+i)*time.Millisecond)
-	}
-	dir := t.TempDir()
-	if err := WriteMember(dir, fakeMember(0, 2, turns, calls)); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// The damages only a member's results can have: figures that contradict
-// the histograms beside them, or a fleet size out of range.
-var hostileMembers = []hostile{
-	{"turns-edited", func(t *testing.T, path string, good []byte) {
-		editJSON(t, path, good, "strategies.turns", "999999")
-	}, "turns, its turn histogram"},
-	{"calls-edited", func(t *testing.T, path string, good []byte) {
-		editJSON(t, path, good, "strategies.calls", "81")
-	}, "calls, its call histogram"},
-	{"negative", func(t *testing.T, path string, good []byte) { editJSON(t, path, good, "strategies.turns", "-1") }, "a count is ≥ 0"},
-	{"nan", func(t *testing.T, path string, good []byte) {
-		editJSON(t, path, good, "strategies.turn_latency_ms.p95", "NaN")
-	}, "invalid character"},
-	{"1e308", func(t *testing.T, path string, good []byte) {
-		editJSON(t, path, good, "strategies.turn_latency_ms.max", "1e308")
-	}, "want at most"},
-	{"fleet-of-negative", func(t *testing.T, path string, good []byte) { editJSON(t, path, good, "fleet.of", "-1") }, "fleet.of"},
-	{"fleet-of-2^62", func(t *testing.T, path string, good []byte) {
-		editJSON(t, path, good, "fleet.of", "4611686018427387904")
-	}, "fleet.of"},
-	{"fleet-of-1e9", func(t *testing.T, path string, good []byte) { editJSON(t, path, good, "fleet.of", "1000000000") }, "fleet.of"},
-	{"member-out-of-range", func(t *testing.T, path string, good []byte) { editJSON(t, path, good, "fleet.member", "2") }, "fleet.member"},
-}
-
-// Every damaged or replaced file of a fleet member's folder (its
-// results.json and its histogram log) is refused by ReadMember, within
-// the guard's time and memory, with a message naming the file.
-func TestHostileMemberFolders(t *testing.T) {
-	type target struct {
-		file string
-		hs   []hostile
-	}
-	for _, tg := range []target{{results.ResultsFile, append(append([]hostile{}, hostileFiles...), hostileMembers...)}, {MemberHistFile, append(append([]hostile{}, hostileFiles...), hostileHistLogs...)}} {
-		for _, h := range tg.hs {
-			t.Run(tg.file+"/"+h.name, func(t *testing.T) {
-				dir := memberFolder(t)
-				path := filepath.Join(dir, tg.file)
-				good, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := ReadMember(dir); err != nil {
-					t.Fatal(err)
-				}
-				h.spoil(t, path, good)
-				err = guarded(t, func() error { _, err := ReadMember(dir); return err })
-				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), h.want) {
-					t.Errorf("err = %v, want one naming %s and saying %q", err, path, h.want)
-				}
-			})
-		}
 	}
 }

@@ -3,11 +3,11 @@ package sim
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/trace"
@@ -66,7 +66,7 @@ type Options struct {
 	// once per seed. Virtual runs only: the histograms are converted from
 	// the simulator's own when it is asked, so a run without it pays
 	// nothing.
-	HDR func(HDRLatencies)
+	HDR func(collect.HDRLatencies)
 	// Version is the simbench version the results record as
 	// simbench_version ("": DefaultVersion).
 	Version string
@@ -76,8 +76,8 @@ type Options struct {
 	Cache *Cache
 }
 
-// version is the simbench version the results record.
-func (o *Options) version() string {
+// VersionOrDefault is the simbench version the results record.
+func (o *Options) VersionOrDefault() string {
 	if o.Version == "" {
 		return DefaultVersion
 	}
@@ -131,141 +131,144 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 		return nil, err
 	}
 	par := parallel(opts, len(sc.Strategies))
-	budget := opts.budget()
+	budget := opts.Budget()
 	if est := estimate(sc, par); budget > 0 && !(est.PeakBytes <= float64(budget)) {
 		return nil, &TooLargeError{Estimate: est, Budget: budget}
 	}
-	res := newResults(sc, &opts)
-	var secs []section
+	r := &virtualRun{sc: sc, opts: &opts, res: newResults(sc, &opts), cache: opts.Cache}
 	if opts.Trace != nil {
-		if secs, err = openSections(opts.Trace, sc); err != nil {
+		if r.secs, err = openSections(opts.Trace, sc); err != nil {
 			return nil, err
 		}
-		defer closeSections(secs)
+		defer closeSections(r.secs)
+		r.cache = nil // a trace needs the attempts, which no entry holds
 	}
-	cache := opts.Cache
-	if opts.Trace != nil {
-		cache = nil // a trace needs the attempts, which no entry holds
+	if err := r.prepare(budget); err != nil {
+		return nil, err
 	}
-	engines := make([]*engine, len(sc.Strategies))
-	cached := make([]HDRLatencies, len(sc.Strategies))
+	r.complete = runEngines(ctx, r.engines, par, r.res, r.progress)
+	for _, e := range r.engines {
+		if e != nil && e.Err != nil {
+			return nil, e.Err
+		}
+	}
+	if err := r.finish(); err != nil {
+		return nil, err
+	}
+	// A run read whole from the cache after ctx ended is complete, but the
+	// caller asked to stop: say so, as a run that simulated would.
+	if r.res.Partial || ctx.Err() != nil {
+		return r.res, ctx.Err()
+	}
+	return r.res, nil
+}
+
+// virtualRun is one call of Run: its scenario (options applied), the
+// results it fills, and each strategy's engine (nil: read from the cache)
+// with, once the engines have run, whether it simulated to the end.
+type virtualRun struct {
+	sc       *scenarios.Scenario
+	opts     *Options
+	res      *results.Results
+	cache    *Cache // nil: none, or a traced run
+	secs     []section
+	engines  []*engine
+	cached   []collect.HDRLatencies
+	complete []bool
+}
+
+// prepare reads each strategy's run from the cache where it holds one and
+// builds an engine for each other one, whose turns may draw at most the
+// calls the memory budget (bytes) allows. A read-only cache missing runs
+// gives a *MissError naming every missing one.
+func (r *virtualRun) prepare(budget int64) error {
+	sc := r.sc
+	r.engines = make([]*engine, len(sc.Strategies))
+	r.cached = make([]collect.HDRLatencies, len(sc.Strategies))
 	var misses []RunKey
 	for i := range sc.Strategies {
-		if cache != nil {
-			key := cache.runKey(sc, &sc.Strategies[i])
-			if r, l, ok := cache.load(key); ok {
-				res.Strategies[i], cached[i] = *r, l
-				if opts.Progress != nil {
-					opts.Progress(r.Name, sc.Duration, sc.Duration)
+		if c := r.cache; c != nil {
+			key := c.runKey(sc, &sc.Strategies[i])
+			if res, l, ok := c.load(key); ok {
+				r.res.Strategies[i], r.cached[i] = *res, l
+				if r.opts.Progress != nil {
+					r.opts.Progress(res.Name, sc.Duration, sc.Duration)
 				}
 				continue
 			}
-			if cache.ReadOnly() {
-				cache.miss(key, sc, &sc.Strategies[i])
+			if c.ReadOnly() {
+				c.miss(key, sc, &sc.Strategies[i])
 				misses = append(misses, key)
 				continue
 			}
 		}
 		var tw *trace.Writer
-		if secs != nil {
-			tw = secs[i].w
+		if r.secs != nil {
+			tw = r.secs[i].w
 		}
-		if engines[i], err = newTracedEngine(sc, &sc.Strategies[i], tw); err != nil {
-			return nil, err
+		e, err := newTracedEngine(sc, &sc.Strategies[i], tw)
+		if err != nil {
+			return err
 		}
-		engines[i].agents.maxTurnCalls = maxTurnCalls(budget)
+		e.Agents.MaxTurnCalls = MaxTurnCalls(budget)
+		r.engines[i] = e
 	}
 	if len(misses) > 0 {
-		return nil, &MissError{Keys: misses}
+		return &MissError{Keys: misses}
 	}
-	sem := make(chan struct{}, par)
-	complete := make([]bool, len(engines))
-	var (
-		crashOnce  sync.Once
-		crash      any
-		crashStack []byte
-	)
-	var wg sync.WaitGroup
-	for i, e := range engines {
-		if e == nil {
-			complete[i] = true // read from the cache
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			defer func() {
-				// A panic in an engine would kill the process from a
-				// goroutine nobody can recover: keep it for the caller.
-				if r := recover(); r != nil {
-					crashOnce.Do(func() { crash, crashStack = r, debug.Stack() })
-				}
-			}()
-			var progress func(time.Duration)
-			if opts.Progress != nil {
-				progress = func(d time.Duration) { opts.Progress(e.st.Name, d, sc.Duration) }
-			}
-			complete[i] = e.run(ctx, progress)
-			res.Strategies[i] = e.result()
-		}()
+	return nil
+}
+
+// progress returns the progress callback of strategy name's engine (nil
+// when the options ask for none).
+func (r *virtualRun) progress(name string) func(time.Duration) {
+	if r.opts.Progress == nil {
+		return nil
 	}
-	wg.Wait()
-	if crash != nil {
-		panic(fmt.Sprintf("%v\n\nin a strategy's simulation:\n%s", crash, crashStack))
-	}
-	for _, e := range engines {
-		if e != nil && e.err != nil {
-			return nil, e.err
+	return func(d time.Duration) { r.opts.Progress(name, d, r.sc.Duration) }
+}
+
+// finish writes the trace's sections out, stores each run simulated to
+// the end in the cache, hands the histograms to Options.HDR, and marks
+// the strategies that did not finish, and the results, Partial.
+func (r *virtualRun) finish() error {
+	if r.secs != nil {
+		if err := finishSections(r.opts.Trace, r.secs); err != nil {
+			return err
 		}
 	}
-	if secs != nil {
-		if err := finishSections(opts.Trace, secs); err != nil {
-			return nil, err
+	for i, e := range r.engines {
+		if e != nil && (r.cache != nil || r.opts.HDR != nil) {
+			r.cached[i] = e.hdrLatencies()
+		}
+		if e != nil && r.cache != nil && r.complete[i] {
+			r.cache.store(r.cache.runKey(r.sc, &r.sc.Strategies[i]), r.res.Strategies[i], r.cached[i])
 		}
 	}
-	for i, e := range engines {
-		if e != nil && (cache != nil || opts.HDR != nil) {
-			cached[i] = e.hdrLatencies()
-		}
-		if e != nil && cache != nil && complete[i] {
-			cache.store(cache.runKey(sc, &sc.Strategies[i]), res.Strategies[i], cached[i])
+	if r.opts.HDR != nil {
+		for _, l := range r.cached {
+			r.opts.HDR(l)
 		}
 	}
-	if opts.HDR != nil {
-		for _, l := range cached {
-			opts.HDR(l)
-		}
-	}
-	for i, ok := range complete {
+	for i, ok := range r.complete {
 		if !ok {
-			res.Partial = true
-			if res.Strategies[i].Name == "" {
-				res.Strategies[i] = engines[i].result()
+			r.res.Partial = true
+			if r.res.Strategies[i].Name == "" {
+				r.res.Strategies[i] = r.engines[i].result()
 			}
-			res.Strategies[i].Partial = true
+			r.res.Strategies[i].Partial = true
 		}
 	}
-	// A run read whole from the cache after ctx ended is complete, but the
-	// caller asked to stop: say so, as a run that simulated would.
-	if res.Partial || ctx.Err() != nil {
-		return res, ctx.Err()
-	}
-	return res, nil
+	return nil
 }
 
 // newResults returns the results of a virtual run of sc (opts applied)
 // before its strategies are simulated.
 func newResults(sc *scenarios.Scenario, opts *Options) *results.Results {
 	return &results.Results{
-		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.version(),
-		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: LimitsOf(sc),
-		Events:     EventSpans(sc),
+		Scenario: sc.Name, Description: sc.Description, Seed: sc.Seed, SimbenchVersion: opts.VersionOrDefault(),
+		ScenarioDigest: ScenarioDigest(sc), DurationS: sc.Duration.Seconds(), Mode: "virtual", Limits: setup.LimitsOf(sc),
+		Events:     setup.EventSpans(sc),
 		Strategies: make([]results.StrategyResult, len(sc.Strategies)),
 	}
 }

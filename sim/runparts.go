@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/agent"
+	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -21,10 +24,10 @@ import (
 type runParts struct {
 	sc *scenarios.Scenario
 	st *scenarios.Strategy
-	// agents is the agent loop: sessions, turns and subagents.
-	agents *agentLoop
+	// Agents is the agent loop: sessions, turns and subagents.
+	Agents *agent.AgentLoop
 	// classes gathers each session class's figures (nil without classes).
-	classes *classStats
+	classes *collect.ClassStats
 	end     time.Duration // no turn starts at or after end
 	// stop is when the run ends: the scenario's duration, so that work
 	// still running then is unfinished, reported as such and kept out of
@@ -38,7 +41,7 @@ type runParts struct {
 	models []*fakeapi.Model
 	// net and netRng draw each service's one-way network delays, from a
 	// stream of the service's own.
-	net    []netDelay
+	net    []NetDelay
 	netRng []*rand.Rand
 	// readers read each service's answers, by service index.
 	readers []*answerReader
@@ -46,11 +49,11 @@ type runParts struct {
 	store *quotaStore
 
 	transport bool // cancellation reaches the transport
-	m         *collector
+	m         *collect.Collector
 	// cutOff is set when the run stopped at its end with work left.
 	cutOff bool
 	// limits, when set, records the strategy's adaptive limits as they step.
-	limits *limitRecorder
+	limits *collect.LimitRecorder
 }
 
 // init sets up strategy st of scenario sc. hook, when not nil, gives each
@@ -64,31 +67,31 @@ func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook fun
 	r.transport = st.CancelAt != scenarios.CancelAtReader
 	// Process 0's limits are the ones traced (every process of a fleet
 	// runs the same strategy).
-	r.limits = newLimitRecorder(sc, &cfg)
+	r.limits = collect.NewLimitRecorder(sc, &cfg)
 	if err := r.newProcesses(cfg, hook); err != nil {
 		return err
 	}
-	r.agents = newAgentLoop(sc, st, sc.Workload.Shares(), maxTurnCalls(DefaultMaxMemory))
-	r.classes = newClassStats(sc)
+	r.Agents = agent.NewAgentLoop(sc, st, sc.Workload.Shares(), MaxTurnCalls(DefaultMaxMemory))
+	r.classes = collect.NewClassStats(sc)
 	names := make([]string, len(sc.Services))
 	for i := range sc.Services {
 		svc := &sc.Services[i]
-		mc := ScenarioModelConfig(sc, svc)
+		mc := setup.ScenarioModelConfig(sc, svc)
 		// The service's stream depends on the seed and the service only: every
 		// strategy meets the same latencies and faults in the same order of arrivals.
-		m, err := fakeapi.NewModel(mc, stream(sc.Seed, "service/"+svc.Name))
+		m, err := fakeapi.NewModel(mc, setup.Stream(sc.Seed, "service/"+svc.Name))
 		if err != nil {
 			return fmt.Errorf("service %q: %w", svc.Name, err)
 		}
 		r.models = append(r.models, m)
-		r.net = append(r.net, newNetDelay(svc.NetworkDelay))
-		r.netRng = append(r.netRng, stream(sc.Seed, "network/"+svc.Name))
+		r.net = append(r.net, NewNetDelay(svc.NetworkDelay))
+		r.netRng = append(r.netRng, setup.Stream(sc.Seed, "network/"+svc.Name))
 		names[i] = svc.Name
 		r.readers = append(r.readers, newAnswerReader(m.Config()))
 	}
-	r.m = newCollector(names, sc.Duration)
-	for _, w := range EventWindows(sc) {
-		r.m.windows = append(r.m.windows, windowAcc{w: w})
+	r.m = collect.NewCollector(names, sc.Duration)
+	for _, w := range collect.EventWindows(sc) {
+		r.m.Windows = append(r.m.Windows, collect.WindowAcc{W: w})
 	}
 	return nil
 }
@@ -106,18 +109,18 @@ func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Ev
 	}
 	for p := range r.procs {
 		c := cfg
-		c.Rand = stream(sc.Seed, "strategy/"+st.Name)
+		c.Rand = setup.Stream(sc.Seed, "strategy/"+st.Name)
 		if p > 0 {
-			c.Rand = stream(sc.Seed, "strategy/"+st.Name+"/process/"+strconv.Itoa(p))
+			c.Rand = setup.Stream(sc.Seed, "strategy/"+st.Name+"/process/"+strconv.Itoa(p))
 		}
 		var traceHook, limitHook func(sched.Event)
 		if hook != nil {
 			traceHook = hook(p)
 		}
 		if p == 0 && r.limits != nil {
-			limitHook = r.limits.see
+			limitHook = r.limits.See
 		}
-		c.Hook = chainHooks(limitHook, traceHook)
+		c.Hook = collect.ChainHooks(limitHook, traceHook)
 		var pq *procQuota
 		if r.store != nil {
 			pq = r.store.connect(c)
@@ -128,47 +131,47 @@ func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Ev
 			return fmt.Errorf("strategy %q: %w", st.Name, err)
 		}
 		if p == 0 && r.limits != nil {
-			r.limits.begin(core)
+			r.limits.Begin(core)
 		}
 		r.procs[p] = proc{core: core, quota: pq}
 		if r.multi {
-			r.procs[p].stats.okTurnLat = newHistogram()
+			r.procs[p].stats.okTurnLat = collect.NewHistogram()
 		}
 	}
 	return nil
 }
 
 // countTurn records turn t's end at now, failed (or cancelled) or not.
-func (r *runParts) countTurn(now time.Duration, t *agentTurn, failed bool) {
-	r.m.turn(now, now-t.start, failed, t.good)
-	if t.abandoned {
-		r.m.modelFailedTurn(now)
+func (r *runParts) countTurn(now time.Duration, t *agent.AgentTurn, failed bool) {
+	r.m.Turn(now, now-t.Start, failed, t.Good)
+	if t.Abandoned {
+		r.m.ModelFailedTurn(now)
 	}
 	if r.classes != nil {
-		r.classes.turn(t.session, now, now-t.start, failed)
+		r.classes.Turn(t.Session, now, now-t.Start, failed)
 	}
-	if r.multi && now <= r.m.window {
-		r.procs[t.proc].stats.turn(now-t.start, failed)
+	if r.multi && now <= r.m.Window {
+		r.procs[t.Proc].stats.turn(now-t.Start, failed)
 	}
 }
 
 // countResults records the results of part p, whose sched turn is done.
-func (r *runParts) countResults(p *agentPart, res []sched.Result) {
+func (r *runParts) countResults(p *agent.AgentPart, res []sched.Result) {
 	for i := range res {
-		r.m.result(&res[i], p.counted)
-		if r.classes != nil && p.counted {
-			r.classes.result(p.turn.session, &res[i])
+		r.m.Result(&res[i], p.Counted)
+		if r.classes != nil && p.Counted {
+			r.classes.Result(p.Turn.Session, &res[i])
 		}
-		if r.multi && p.counted {
-			r.procs[p.turn.proc].stats.result(&res[i], r.m.window)
+		if r.multi && p.Counted {
+			r.procs[p.Turn.Proc].stats.result(&res[i], r.m.Window)
 		}
 	}
 }
 
 // countStart records an attempt of call meta sent by process p at now.
-func (r *runParts) countStart(p int, meta *callMeta, now time.Duration) {
-	r.m.started(meta.svc, now, meta.counted)
-	if r.multi && meta.counted {
+func (r *runParts) countStart(p int, meta *agent.CallMeta, now time.Duration) {
+	r.m.Started(meta.Svc, now, meta.Counted)
+	if r.multi && meta.Counted {
 		r.procs[p].stats.attempts++
 	}
 }
@@ -177,7 +180,7 @@ func (r *runParts) countStart(p int, meta *callMeta, now time.Duration) {
 // service svc at now.
 func (r *runParts) countAnswer(p, svc int, now time.Duration, class sched.Class) {
 	limited := class == sched.ClassRateLimited
-	r.m.ended(svc, now, limited)
+	r.m.Ended(svc, now, limited)
 	if r.multi && limited {
 		r.procs[p].stats.rateLimited++
 	}
@@ -187,8 +190,8 @@ func (r *runParts) countAnswer(p, svc int, now time.Duration, class sched.Class)
 // did not end.
 func (r *runParts) countUnfinished() {
 	for i := range r.procs {
-		n := int64(r.agents.unfinished(i))
-		r.m.unfinished += n
+		n := int64(r.Agents.Unfinished(i))
+		r.m.Unfinished += n
 		r.procs[i].stats.unfinished = n
 	}
 }
@@ -199,24 +202,24 @@ func (r *runParts) result() results.StrategyResult {
 	if w := &r.sc.Workload; w.Sessions == 0 {
 		offered = w.ArrivalRate
 	}
-	res := r.m.strategyResult(r.st.Name, r.st.MaxInFlight, r.models, offered)
-	res.Retry = RetryText(r.st)
-	res.MaxInFlightPerService = serviceCaps(r.st)
+	res := r.m.StrategyResult(r.st.Name, r.st.MaxInFlight, r.models, offered)
+	res.Retry = setup.RetryText(r.st)
+	res.MaxInFlightPerService = setup.ServiceCaps(r.st)
 	if r.st.TokenBucket {
 		res.Headroom = r.st.Headroom
 	}
 	if !r.cutOff {
-		res.FinishS = r.m.finishS(r.sc.Workload.Sessions, r.agents.turns)
+		res.FinishS = r.m.FinishS(r.sc.Workload.Sessions, r.Agents.Turns)
 	}
 	res.Processes = r.processResults()
 	if r.classes != nil {
-		res.Classes = r.classes.results()
+		res.Classes = r.classes.Results()
 	}
-	res.LimitTrace = r.limits.trace()
-	res.Windows = r.m.windowResults(strategyHeadroom(r.st))
-	res.Tasks = r.agents.tasks()
-	if r.agents.modelFails() {
-		r.m.schedulerAnswer(res.Tasks)
+	res.LimitTrace = r.limits.Trace()
+	res.Windows = r.m.WindowResults(collect.StrategyHeadroom(r.st))
+	res.Tasks = r.Agents.Tasks()
+	if r.Agents.ModelFails() {
+		r.m.SchedulerAnswer(res.Tasks)
 	}
 	return res
 }
@@ -227,20 +230,20 @@ func (r *runParts) processResults() []results.ProcessResult {
 		return nil
 	}
 	out := make([]results.ProcessResult, len(r.procs))
-	secs := r.m.window.Seconds()
+	secs := r.m.Window.Seconds()
 	for p := range r.procs {
 		s := &r.procs[p].stats
 		out[p] = results.ProcessResult{
-			Name: "p" + strconv.Itoa(p+1), Share: round6(r.agents.shares[p]),
+			Name: "p" + strconv.Itoa(p+1), Share: setup.Round6(r.Agents.Shares[p]),
 			Turns: s.turns, FailedTurns: s.failedTurns, UnfinishedTurns: s.unfinished,
 			Calls: s.calls, Attempts: s.attempts,
-			GoodputPerS:     round6(float64(s.goodCalls) / secs),
+			GoodputPerS:     setup.Round6(float64(s.goodCalls) / secs),
 			RateLimited:     s.rateLimited,
-			AnswerLatencyMs: s.okTurnLat.answerSummary(uint64(s.turns)),
+			AnswerLatencyMs: s.okTurnLat.AnswerSummary(uint64(s.turns)),
 			QuotaRoundTrips: r.procs[p].quota.roundTrips(),
 		}
 		if n, d := r.procs[p].quota.fallback(r.end); n > 0 {
-			out[p].QuotaFallbacks, out[p].QuotaFallbackS = n, round6(d.Seconds())
+			out[p].QuotaFallbacks, out[p].QuotaFallbackS = n, setup.Round6(d.Seconds())
 		}
 	}
 	return out

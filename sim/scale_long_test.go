@@ -21,12 +21,12 @@ import (
 func TestLongEngineMemoryIsInFlight(t *testing.T) {
 	sc := tier3At(t, 500)
 	sc.Duration = 40 * time.Minute
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	var early, late uint64 // live-heap peaks over 5–10 min and 35–40 min
-	e.run(context.Background(), func(v time.Duration) {
+	e.Run(context.Background(), func(v time.Duration) {
 		live, _ := heapNow()
 		switch {
 		case v >= 5*time.Minute && v < 10*time.Minute:
@@ -35,13 +35,13 @@ func TestLongEngineMemoryIsInFlight(t *testing.T) {
 			late = max(late, live)
 		}
 	})
-	if e.m.calls < 2_000_000 {
-		t.Fatalf("only %d calls", e.m.calls)
+	if e.m.Calls < 2_000_000 {
+		t.Fatalf("only %d calls", e.m.Calls)
 	}
 	if early == 0 || late == 0 {
 		t.Fatalf("no live-heap sample in a window: early %d, late %d", early, late)
 	}
-	t.Logf("%d calls; live heap peaks at %.1f MB in minutes 5–10, %.1f MB in minutes 35–40", e.m.calls, float64(early)/(1<<20), float64(late)/(1<<20))
+	t.Logf("%d calls; live heap peaks at %.1f MB in minutes 5–10, %.1f MB in minutes 35–40", e.m.Calls, float64(early)/(1<<20), float64(late)/(1<<20))
 	if late > early+early/5+1<<20 {
 		t.Errorf("live heap grew with the run: %.1f MB in minutes 5–10, %.1f MB in minutes 35–40", float64(early)/(1<<20), float64(late)/(1<<20))
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/sched/quota"
@@ -80,10 +81,10 @@ type procQuota struct {
 // times its own round trips out.
 func (s *quotaStore) connect(cfg sched.Config) *procQuota {
 	q := &procQuota{conn: &storeConn{s: s}, grants: map[uint64]sched.Grant{}, downSince: -1}
-	q.fail = newFailover(q.conn, s.q, s.n, 1, func(e quota.Event) { q.switched(e, s.end) })
+	q.fail = NewFailover(q.conn, s.q, s.n, 1, func(e quota.Event) { q.switched(e, s.end) })
 	q.fail.Timeout = -1
 	q.fail.Now = func() time.Time { return virtualEpoch.Add(q.conn.clock) }
-	q.shared = newSharedQuota(q.fail, sharedKey, cfg, s.q, s.n, 1)
+	q.shared = NewSharedQuota(q.fail, sharedKey, cfg, s.q, s.n, 1)
 	return q
 }
 
@@ -138,7 +139,7 @@ func failoverSettings(q scenarios.Quota) failover {
 	return fo
 }
 
-// newFailover returns the quota.Failover a process of a fleet of n puts
+// NewFailover returns the quota.Failover a process of a fleet of n puts
 // between its quota.Shared and the shared store primary, as the
 // strategy's quota q says, at time scale f (1 in virtual time; a live
 // run's LiveOptions.TimeScale): each round trip bounded by q's timeout × f,
@@ -146,13 +147,13 @@ func failoverSettings(q scenarios.Quota) failover {
 // unreachable q's fallback, a local share of limit ÷ n or a refusal. The
 // simulated and the live fleet both build theirs here, so they fail over
 // alike; onSwitch sees each switch (may be nil).
-func newFailover(primary quota.Backend, q scenarios.Quota, n int, f float64, onSwitch func(quota.Event)) *quota.Failover {
+func NewFailover(primary quota.Backend, q scenarios.Quota, n int, f float64, onSwitch func(quota.Event)) *quota.Failover {
 	fo := failoverSettings(q)
 	return &quota.Failover{Primary: primary, Policy: fo.policy, Processes: max(n, 1),
-		Timeout: scaleD(fo.timeout, f), ProbeEvery: scaleD(fo.probeEvery, f), OnSwitch: onSwitch}
+		Timeout: setup.ScaleD(fo.timeout, f), ProbeEvery: setup.ScaleD(fo.probeEvery, f), OnSwitch: onSwitch}
 }
 
-// newSharedQuota returns the quota.Shared on b of one of n processes for
+// NewSharedQuota returns the quota.Shared on b of one of n processes for
 // the scheduler configuration cfg, as a strategy's quota q says, at time
 // scale f (1 for a run in virtual time; a live run's
 // LiveOptions.TimeScale): its grants valid for q.Lease × f and at most
@@ -160,13 +161,13 @@ func newFailover(primary quota.Backend, q scenarios.Quota, n int, f float64, onS
 // exactly the units the waiting call needs (one round trip per call),
 // valid for quota.DefaultLeaseTTL × f. The simulated and the live fleet
 // both build theirs here, so they size grants alike.
-func newSharedQuota(b quota.Backend, key string, cfg sched.Config, q scenarios.Quota, n int, f float64) *quota.Shared {
+func NewSharedQuota(b quota.Backend, key string, cfg sched.Config, q scenarios.Quota, n int, f float64) *quota.Shared {
 	sh := quota.NewShared(b, key, cfg)
 	sh.TTL, sh.Max = q.Lease, q.LeaseShare(n)
 	if q.Lease <= 0 {
 		sh.TTL, sh.Max = quota.DefaultLeaseTTL, math.SmallestNonzeroFloat64
 	}
-	sh.TTL = scaleD(sh.TTL, f)
+	sh.TTL = setup.ScaleD(sh.TTL, f)
 	return sh
 }
 
@@ -335,7 +336,7 @@ func (e *engine) acquire(c *sched.CreditAction) {
 		i = int32(len(e.credits) - 1)
 	}
 	e.credits[i] = pc
-	e.schedule(event{at: at, kind: evCredit, ref: i, proc: uint16(e.p)})
+	e.schedule(Event{At: at, Kind: evCredit, Ref: i, proc: uint16(e.p)})
 }
 
 // credited hands the Core the grant (or the refusal) of pending credit i.

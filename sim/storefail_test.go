@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -261,25 +260,4 @@ func TestStoreOutageFleet(t *testing.T) {
 			t.Errorf("a store slower than the timeout: %d attempts, no 429; the local shares should meet the split's", a)
 		}
 	})
-}
-
-// TestLiveRefusesStoreOutage checks that a live run refuses a strategy
-// whose quota simulates a store outage (its Redis is real), naming the
-// strategy, and runs the others.
-func TestLiveRefusesStoreOutage(t *testing.T) {
-	sc, err := scenarios.Builtin("shared-key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := *sc
-	c.Strategies = slices.Clone(sc.Strategies)
-	q := &c.Strategy("shared").Quota
-	q.OutageAt, q.OutageFor, q.Outage = time.Minute, time.Minute, scenarios.OutageDown
-	err = LiveOptions{TimeScale: 0.2}.Validate(&c)
-	if !errors.Is(err, ErrBadLiveOption) || !strings.Contains(err.Error(), `strategy "shared": quota.outage_at simulates its store's outage in virtual time only`) {
-		t.Errorf("live options for a simulated store outage: %v; want ErrBadLiveOption naming the strategy", err)
-	}
-	if err := (LiveOptions{TimeScale: 0.2, Options: Options{Strategies: []string{"full", "split"}}}).Validate(&c); err != nil {
-		t.Errorf("live options leaving the strategy out: %v; want none", err)
-	}
 }

@@ -9,6 +9,9 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/internal/setup"
+	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/spec"
 )
@@ -18,7 +21,7 @@ import (
 // its limits from 10 s for 5 s admits 5 a second exactly in those seconds,
 // and 10 again from 15 s.
 func TestEventLimitsInVirtualRun(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 duration = "20s"
 [workload]
 arrival_rate = 100
@@ -37,7 +40,7 @@ at = "10s"
 for = "5s"
 limit_factor = 0.5
 `)
-	e, err := newEngine(sc, &sc.Strategies[0])
+	e, err := NewEngine(sc, &sc.Strategies[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +50,7 @@ limit_factor = 0.5
 			admitted[now/time.Second]++
 		}
 	}
-	e.run(context.Background(), nil)
+	e.Run(context.Background(), nil)
 	for sec := 2; sec < 20; sec++ {
 		want := 10
 		if sec >= 10 && sec < 15 {
@@ -83,7 +86,7 @@ limit_factor = 0.5
 // the p99 is the ⌈0.99·N⌉-th smallest latency: past the N − J − 1 calls of
 // s, it is the r-th smallest L_j, which (L_j falls as j grows) is L_{J−r+1}.
 func TestEventStallLatency(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 duration = "100s"
 [workload]
 arrival_rate = 100
@@ -137,12 +140,12 @@ stall = true
 	// the collector's HdrHistogram, which reports the top of the bucket
 	// holding the nearest-rank value (less than 0.1% above it): the derived
 	// p99 must be reported as its bucket's top.
-	if got.Mean != ms(wantMean) || got.Max != ms(wantMax) {
-		t.Errorf("mean %v ms, max %v ms; want %v, %v", got.Mean, got.Max, ms(wantMean), ms(wantMax))
+	if got.Mean != collect.Ms(wantMean) || got.Max != collect.Ms(wantMax) {
+		t.Errorf("mean %v ms, max %v ms; want %v, %v", got.Mean, got.Max, collect.Ms(wantMean), collect.Ms(wantMax))
 	}
-	top := hdrhistogram.New(1, int64(histMax), HDRSignificantDigits)
+	top := hdrhistogram.New(1, int64(collect.HistMax), collect.HDRSignificantDigits)
 	_ = top.RecordValue(int64(wantP99))
-	if want := ms(time.Duration(top.Max())); got.P99 != want {
+	if want := collect.Ms(time.Duration(top.Max())); got.P99 != want {
 		t.Errorf("p99 %v ms, want %v (the histogram bucket of %v)", got.P99, want, wantP99)
 	}
 	if len(res.Events) != 1 || res.Events[0] != (results.EventSpan{Service: "api", Kind: "stall", StartS: 50, EndS: 51, Label: "stall"}) {
@@ -150,54 +153,9 @@ stall = true
 	}
 }
 
-// TestEventOutageLive: a live run's server applies the scenario's events in
-// the run's own time. Four turns of one call arrive 1 s apart (scenario
-// time) and an outage covers [1.5 s, 2.5 s): the turn at 2 s, and only it,
-// fails, refused with 503. The boundaries lie half a second from any
-// arrival, at time scale 1 half a second of real time too (at 0.2 the
-// 100 ms of it were lost to a machine at load average 15), so the test
-// counts outcomes and does not depend on timing; it waits 4 s in parallel
-// with the other tests.
-func TestEventOutageLive(t *testing.T) {
-	t.Parallel()
-	sc := mustParse(t, `
-duration = "4s"
-[workload]
-arrival_rate = 1
-arrival = "constant"
-calls = [ { tool = "t" } ]
-[services.api]
-latency = "10ms"
-[tools.t]
-service = "api"
-[[strategy]]
-name = "once"
-[[events]]
-service = "api"
-at = "1500ms"
-for = "1s"
-outage = true
-`)
-	virtual := runOnly(t, sc)
-	live, err := RunLive(liveContext(t), sc, LiveOptions{TimeScale: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, res := range []*results.Results{virtual, live} {
-		st := res.Strategies[0]
-		if st.Turns != 4 || st.FailedTurns != 1 || st.Failed != 1 || st.RateLimited != 0 {
-			t.Errorf("%s: turns %d, failed turns %d, failed calls %d, 429s %d; want 4, 1, 1, 0",
-				res.Mode, st.Turns, st.FailedTurns, st.Failed, st.RateLimited)
-		}
-		if len(res.Events) != 1 || res.Events[0].Label != "outage 503" {
-			t.Errorf("%s: events %+v", res.Mode, res.Events)
-		}
-	}
-}
-
 // TestEventLabels: each kind of change in words, and spans in start order.
 func TestEventLabels(t *testing.T) {
-	sc := mustParse(t, `
+	sc := simtest.MustParse(t, `
 duration = "10m"
 [workload]
 sessions = 1
@@ -247,7 +205,7 @@ outage = true
 		{Service: "other", Kind: "outage", StartS: 240, EndS: 241, Label: "outage 503"},
 		{Service: "api", Kind: "outage", StartS: 300, EndS: 360, Label: "outage 529"},
 	}
-	got := EventSpans(sc)
+	got := setup.EventSpans(sc)
 	if len(got) != len(want) {
 		t.Fatalf("spans %+v", got)
 	}
@@ -258,11 +216,11 @@ outage = true
 	}
 	// Absolute limits become the whole set the model enforces: the
 	// service's own rps (10, burst one second's worth) with the event's.
-	ev := ModelEvents(sc, sc.Service("api"))
+	ev := setup.ModelEvents(sc, sc.Service("api"))
 	if len(ev) != 2 || ev[1].Limits == nil || ev[1].Limits.Factor != 0.5 || !ev[0].Outage {
 		t.Errorf("api model events %+v", ev)
 	}
-	ev = ModelEvents(sc, sc.Service("other"))
+	ev = setup.ModelEvents(sc, sc.Service("other"))
 	if l := ev[0].Limits; l == nil || *l != (spec.EventLimits{RPM: 300, MaxConcurrent: 4, Burst: 5}) {
 		t.Errorf("other's absolute limits %+v", l)
 	}
@@ -318,18 +276,18 @@ at = "90s"
 for = "10s"
 rps = 5
 `
-	sc := mustParse(t, base+events)
+	sc := simtest.MustParse(t, base+events)
 	a, b := runOnly(t, sc), runOnly(t, sc)
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	if string(ja) != string(jb) {
 		t.Error("two runs from one seed differ")
 	}
-	plain := runOnly(t, mustParse(t, base))
+	plain := runOnly(t, simtest.MustParse(t, base))
 	if a.Strategies[0].Failed == plain.Strategies[0].Failed && a.Strategies[0].Attempts == plain.Strategies[0].Attempts {
 		t.Errorf("the events changed nothing: %+v", a.Strategies[0])
 	}
-	if got := Scale(sc, 0.1).Events[4]; got.At != 9*time.Second || got.For != time.Second || got.RequestsPerSecond != 50 {
+	if got := setup.Scale(sc, 0.1).Events[4]; got.At != 9*time.Second || got.For != time.Second || got.RequestsPerSecond != 50 {
 		t.Errorf("scaled event %+v", got)
 	}
 }

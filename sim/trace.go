@@ -3,9 +3,9 @@ package sim
 import (
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
+	"github.com/simbench/simbench/internal/agent"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
 	"github.com/simbench/simbench/trace"
@@ -90,17 +90,17 @@ func (t *engineTrace) hook(p uint16, ev sched.Event) {
 // traceStart notes an attempt sent now, in slab entry i: its turn, call,
 // attempt number, and when it was due (the sched turn's submission, or
 // the end of the retry delay the scheduler chose).
-func (e *engine) traceStart(i int32, a *sched.Action, meta *callMeta) {
+func (e *engine) traceStart(i int32, a *sched.Action, meta *agent.CallMeta) {
 	t := e.trace
 	for int(i) >= len(t.inflight) {
 		t.inflight = append(t.inflight, trace.Record{})
 	}
-	p := a.Tag.(*agentPart)
+	p := a.Tag.(*agent.AgentPart)
 	r := trace.Record{
-		Session: int64(p.turn.session + 1), Turn: int64(p.turn.no), Call: a.Call.ID, Service: a.Call.Service,
-		Tool: a.Call.Tool, Attempt: a.N, Intended: seconds(p.at), Start: seconds(e.now), Tokens: a.Call.Tokens,
+		Session: int64(p.Turn.Session + 1), Turn: int64(p.Turn.No), Call: a.Call.ID, Service: a.Call.Service,
+		Tool: a.Call.Tool, Attempt: a.N, Intended: seconds(p.At), Start: seconds(e.now), Tokens: a.Call.Tokens,
 	}
-	if meta.tool < 0 {
+	if meta.Tool < 0 {
 		r.Kind, r.Tool = trace.KindModel, ""
 	}
 	if a.N > 1 {
@@ -220,102 +220,4 @@ func finishSections(out *trace.Writer, secs []section) error {
 		}
 	}
 	return nil
-}
-
-// liveTrace is a live run's tracing state: the calls of the sched turns in
-// progress, by their payload, so that the executor can tell an attempt's
-// turn and when it was due. Entries leave when their sched turn ends.
-type liveTrace struct {
-	w     *trace.Writer
-	mu    sync.Mutex
-	calls map[*callMeta]*liveCall
-}
-
-// liveTurn is one agent turn of a live run.
-type liveTurn struct {
-	session, no int64
-}
-
-// livePart is one sched turn of a live run, its Tag.
-type livePart struct {
-	turn  *liveTurn
-	calls map[string]*liveCall
-}
-
-// liveCall is one call in progress: when its next attempt is due and the
-// delay chosen before it, in the scenario's seconds.
-type liveCall struct {
-	turn     *liveTurn
-	intended float64
-	delay    float64
-}
-
-// begin registers the calls of a sched turn submitted at now (scenario
-// seconds) and returns its tag.
-func (t *liveTrace) begin(lt *liveTurn, calls []sched.Call, now float64) *livePart {
-	p := &livePart{turn: lt, calls: make(map[string]*liveCall, len(calls))}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := range calls {
-		c := &liveCall{turn: lt, intended: now}
-		p.calls[calls[i].ID] = c
-		t.calls[calls[i].Payload.(*callMeta)] = c
-	}
-	return p
-}
-
-// end forgets the calls of a sched turn.
-func (t *liveTrace) end(calls []sched.Call) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := range calls {
-		delete(t.calls, calls[i].Payload.(*callMeta))
-	}
-}
-
-// retry notes the delay the scheduler chose before a call's next attempt
-// (in the scenario's seconds) at now.
-func (t *liveTrace) retry(ev sched.Event, now, delay float64) {
-	p, ok := ev.Tag.(*livePart)
-	if !ok {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if c := p.calls[ev.CallID]; c != nil {
-		c.intended, c.delay = now+delay, delay
-	}
-}
-
-// attempt writes the record of one attempt of call, sent at start and
-// answered at end (scenario seconds) with o; retryAfter is the server's
-// delay in the scenario's time.
-func (t *liveTrace) attempt(call *sched.Call, n int, start, end float64, o sched.Outcome, retryAfter time.Duration) error {
-	meta := call.Payload.(*callMeta)
-	t.mu.Lock()
-	c := t.calls[meta]
-	var r trace.Record
-	if c != nil {
-		r = trace.Record{Session: c.turn.session, Turn: c.turn.no, Intended: min(c.intended, start)}
-		if n > 1 {
-			r.RetryDelay = c.delay
-		}
-	}
-	t.mu.Unlock()
-	r.Call, r.Service, r.Tool, r.Attempt = call.ID, call.Service, call.Tool, n
-	if meta.tool < 0 {
-		r.Kind, r.Tool = trace.KindModel, ""
-	}
-	if c == nil {
-		r.Intended = start
-	}
-	r.Start, r.End = start, max(end, start)
-	r.Outcome, r.Status, r.Tokens = o.Class.String(), o.Status, call.Tokens
-	if o.HasUsage {
-		r.Tokens = o.Tokens
-	}
-	if o.HasRetryAfter {
-		r.RetryAfter, r.HasRetryAfter = retryAfter.Seconds(), true
-	}
-	return t.w.Write(r)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/collect"
+	"github.com/simbench/simbench/internal/setup"
 	"github.com/simbench/simbench/results"
 	"github.com/simbench/simbench/scenarios"
 )
@@ -68,9 +70,9 @@ func TestWindowFigures(t *testing.T) {
 	}
 	first := 10.0 + 10.0/3
 	want := []results.WindowResult{
-		{Label: "latency ×2", Service: "s", StartS: round6(first), EndS: 20, GoodputPerS: round6(66 / (20 - first)),
+		{Label: "latency ×2", Service: "s", StartS: setup.Round6(first), EndS: 20, GoodputPerS: setup.Round6(66 / (20 - first)),
 			Attempts: 66, Calls: 66, AttemptsPerCall: 1, Headroom: 1},
-		{Label: "outage 503", Service: "s", StartS: round6(20 + 5.0/3), EndS: 25,
+		{Label: "outage 503", Service: "s", StartS: setup.Round6(20 + 5.0/3), EndS: 25,
 			Attempts: 33, Calls: 33, AttemptsPerCall: 1, Headroom: 1},
 	}
 	for i := range want {
@@ -88,8 +90,8 @@ func TestEventWindowsLimitDrop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := EventWindows(sc)
-	want := []EventWindow{
+	got := collect.EventWindows(sc)
+	want := []collect.EventWindow{
 		{Label: "limits ×0.5", Service: "llm", Start: 190 * time.Second, End: 360 * time.Second, LimitPerS: 25},
 		{Label: "outage 503", Service: "llm", Start: 370 * time.Second, End: 390 * time.Second, LimitPerS: 25},
 	}
