@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/simbench/simbench/internal/mdcheck"
@@ -32,5 +35,37 @@ func TestReadmesRender(t *testing.T) {
 		for _, p := range problems {
 			t.Error(p)
 		}
+	}
+}
+
+// goFile is a Go source path the documentation names, such as
+// `sim/runparts.go` or `live/livemember.go`.
+var goFile = regexp.MustCompile(`\b[a-z0-9_]+(?:/[a-z0-9_]+)*/[a-z0-9_]+\.go\b`)
+
+// TestDocsNameFilesThatExist: every Go file the documentation names by its
+// path (from the repository's root, or from the page's own folder) exists,
+// so a page does not send a reader to a file that moved.
+func TestDocsNameFilesThatExist(t *testing.T) {
+	named := 0
+	for _, path := range docFiles(t) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			for _, f := range goFile.FindAllString(line, -1) {
+				named++
+				if _, err := os.Stat(f); err == nil {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(filepath.Dir(path), f)); err == nil {
+					continue
+				}
+				t.Errorf("%s:%d names %s, which does not exist", path, i+1, f)
+			}
+		}
+	}
+	if named < 5 {
+		t.Fatalf("the documentation names only %d Go files: is goFile right?", named)
 	}
 }
