@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,8 +54,7 @@ type listed struct {
 // `go list -deps` gives them.
 func goList(t *testing.T, root, pkg string) []listed {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goBin, "list", "-deps", "-f", `{{.ImportPath}}|{{join .Imports " "}}`, pkg)
+	cmd := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}|{{join .Imports " "}}`, pkg)
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
