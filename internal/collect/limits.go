@@ -33,8 +33,11 @@ type LimitRecorder struct {
 // doubles. Every stretch of the run is then kept at the same density, the
 // extremes of each stretch included.
 type LimitSeries struct {
+	// Kept holds the reduced steps, in time order; Raw the steps recorded
+	// since the last reduction, at most LimitChunk, not yet reduced.
 	Kept, Raw []results.LimitPoint
-	Factor    int
+	// Factor is how many raw steps one kept point stands for (1, 2, 4...).
+	Factor int
 }
 
 // NewLimitRecorder returns a recorder for the services cfg gives an

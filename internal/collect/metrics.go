@@ -16,6 +16,8 @@ type Collector struct {
 	services []string
 	Window   time.Duration // the scenario's duration: goodput's denominator
 
+	// Turns counts the turns ended within the window, FailedTurns those
+	// of them that failed (whose latency goes to TurnLat, not OkTurnLat).
 	Turns, FailedTurns int64
 	lastTurn           time.Duration // when the latest turn finished
 	// Unfinished counts the turns begun and never ended; late those that
@@ -44,6 +46,8 @@ type Collector struct {
 	inFlight, Peak []int // per service, client side
 	Total          int   // attempts in flight, all services
 
+	// Bucket is the width of one timeline point: 1 s, or a whole number
+	// of seconds wide enough that the window fits in 1200 points.
 	Bucket time.Duration
 	// past takes the counts of times after the window (a live run's
 	// drain, or the lateness a slow machine adds in scenario time), which
@@ -338,8 +342,10 @@ func (c *Collector) SchedulerAnswer(t *results.Tasks) {
 // ModelStats is one service's own accounting and its limits (in the
 // scenario's time).
 type ModelStats struct {
+	// Stats is the service's own count of requests, refusals and work.
 	Stats fakeapi.Stats
-	Cfg   fakeapi.ServiceConfig
+	// Cfg is the service's configuration: its limits and latency model.
+	Cfg fakeapi.ServiceConfig
 }
 
 // StrategyResult builds the strategy's entry of results.json from the

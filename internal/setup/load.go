@@ -9,6 +9,7 @@ import (
 // ServiceLoad is what a scenario's workload asks of one service, in the
 // averages the recommendation arithmetic needs.
 type ServiceLoad struct {
+	// Name is the service's name in the scenario.
 	Name string
 	// RequestsPerMinute is the tighter of the service's rps and rpm limits,
 	// per minute; TokensPerMinute its token limit (0: none).
