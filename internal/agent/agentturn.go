@@ -29,6 +29,8 @@ type AgentTurn struct {
 
 // TurnState is what a turn starts afresh with.
 type TurnState struct {
+	// Proc is the index, from 0, of the workload process (and so of the
+	// scheduler) the turn runs on.
 	Proc    int
 	Session int    // -1 in the open model
 	No      uint64 // the turn's number in the run, from 1
@@ -64,7 +66,7 @@ type TurnState struct {
 	// (drop): their calls and call metas are the turn's storage, and the
 	// scheduler still answers them tagged with their part.
 	Late int32
-	// Ended and held are the driver's: the turn's opEnd was carried out,
+	// Ended and held are the driver's: the turn's OpEnd was carried out,
 	// and the references to it the driver still holds (pending cancels).
 	// A driver releases an ended turn once neither it nor the scheduler
 	// holds any reference to it (release).
@@ -75,6 +77,7 @@ type TurnState struct {
 // AgentPart is one sched turn of an agent turn: what to submit, and the
 // driver's handle on it.
 type AgentPart struct {
+	// Turn is the agent turn the part belongs to.
 	Turn *AgentTurn
 	Kind uint8 // partLLM, partTools, partSubLLM, partSubTools
 	// Joined marks a part its turn has moved on from at its progressive
@@ -120,7 +123,7 @@ type subagent struct {
 const maxSpareTurns = 256
 
 // idle reports whether nothing of turn t can still run or be answered:
-// its opEnd was carried out, the driver holds no reference to it (no
+// its OpEnd was carried out, the driver holds no reference to it (no
 // pending cancel) and every part's sched turn is done, the late ones of
 // its progressive joins included.
 func (t *AgentTurn) idle() bool {

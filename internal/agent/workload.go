@@ -220,7 +220,9 @@ func (w *Workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 
 // OneCall holds a single call and its meta in one allocation.
 type OneCall struct {
+	// Calls is the call, as a one-element array a part's slice points into.
 	Calls [1]sched.Call
+	// Metas is the call's meta, at the same index as in Calls.
 	Metas [1]CallMeta
 }
 
