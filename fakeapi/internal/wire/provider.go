@@ -229,8 +229,8 @@ type reqBody struct {
 type Decoded struct {
 	// Model is the body's "model" ("" when it names none).
 	Model string
-	// Input is the request's input tokens (TokensHeader, else the body's
-	// count); Output its output tokens: a provider request's output limit
+	// Input is the request's input tokens (TokensHeader, else a tool
+	// body's tokens, else a quarter of the prompt fields' bytes); Output its output tokens: a provider request's output limit
 	// (max_tokens and the like, else the service's default), a tool
 	// request's OutputTokensHeader or output_tokens.
 	Input, Output int64
