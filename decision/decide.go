@@ -462,7 +462,7 @@ func joinList(s []string) string { return strings.Join(s, ", ") }
 
 // InputError marks an error caused by the input (an unknown strategy, an
 // option the scenario cannot take), which the command line reports as
-// invalid input.
+// invalid input. Err is the error it marks, whose message it carries.
 type InputError struct{ Err error }
 
 func (e InputError) Error() string { return e.Err.Error() }
