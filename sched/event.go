@@ -41,8 +41,13 @@ func (k EventKind) String() string {
 // Event is one structured scheduler decision, handed to Config.Hook.
 // Fields that do not apply to a kind are zero.
 type Event struct {
-	Kind    EventKind
-	At      time.Duration
+	// Kind says what happened; At when, on the driver's clock (the now
+	// of the Core call that decided it).
+	Kind EventKind
+	At   time.Duration
+	// Turn and Tag are the turn's id and its Turn.Tag; CallID is the
+	// call's Call.ID and Service its service's name; Attempt the
+	// attempt's id (zero before it starts).
 	Turn    TurnID
 	Tag     any
 	CallID  string
