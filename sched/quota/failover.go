@@ -102,6 +102,8 @@ type Stats struct {
 // buckets: the fleet may spend one extra burst after a recovery.
 // Set the fields before first use; safe for concurrent use afterwards.
 type Failover struct {
+	// Primary is the shared store used while it answers (Redis, say);
+	// Policy what to do while it does not (FallbackLocal, FailClosed).
 	Primary   Backend
 	Policy    Policy
 	Processes int // N for FallbackLocal; 0 learns it from Reservation.Holders
