@@ -43,7 +43,7 @@ type AgentLoop struct {
 	join         *scenarios.ProgressiveJoin // nil: a turn waits for all its tool calls
 	Turns        int                        // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
 	serial       uint64                     // numbers calls, to tell clients apart at the services
-	TurnNo       uint64
+	TurnNo       uint64                     // turns begun in the run, the whole fleet's: the last turn's No
 	arrivals     *rand.Rand
 	SessionTurns []int    // turns begun, by session
 	sessionProc  []uint16 // the process of each session (nil: all on process 0)
@@ -57,7 +57,7 @@ type AgentLoop struct {
 	live    []int     // turns begun and not ended, by process
 	pending int       // wakes and arrivals handed out and not yet called
 	Book    *taskBook // agent-level outcomes (nil: the scenario models none)
-	Err     error
+	Err     error     // the first error that stopped the run (nil: none)
 	out     []AgentOp
 	// SpareTurns are ended turns the driver gave back (recycle), for
 	// startTurn to reuse: a run in steady state allocates no turns.

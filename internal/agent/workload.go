@@ -147,7 +147,8 @@ type CallMeta struct {
 	// of its latest hedge (engine.send), where engine.cancelAttempt looks
 	// for an attempt the Core cancels: a table by attempt id would cost a
 	// cold read and write for every attempt, for the few that are
-	// cancelled.
+	// cancelled. Client is the name the call's requests carry as their
+	// client (ClientName of the call's number), to tell callers apart.
 	Slab   [2]int32
 	Svc    int // index of the call's service in the scenario
 	Client string

@@ -23,8 +23,8 @@ const LimitChunk = 8 * MaxLimitPoints
 // Hook, so it is used from one goroutine at a time (the engine's, or the
 // Runner's in a live run).
 type LimitRecorder struct {
-	Services []string // the services with an adaptive limit, in scenario order
-	Series   map[string]*LimitSeries
+	Services []string                // the services with an adaptive limit, in scenario order
+	Series   map[string]*LimitSeries // each service's steps, by service name
 }
 
 // LimitSeries is one service's steps in bounded memory. New steps go to
