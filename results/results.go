@@ -10,6 +10,9 @@ type Results struct {
 	// ScenarioDigest identifies the scenario's conditions (its workload,
 	// services and tools, not its seed, duration or strategies) so that
 	// compare can warn when two runs' files differ: a SHA-256, in hex.
+	// Seed ("seed") is the run's random seed (the first, over several);
+	// SimbenchVersion ("simbench_version") the version of the simbench
+	// that wrote the file.
 	ScenarioDigest  string `json:"scenario_digest,omitempty"`
 	Seed            uint64 `json:"seed"`
 	SimbenchVersion string `json:"simbench_version"`
@@ -29,7 +32,9 @@ type Results struct {
 	// (a live run the machine could not keep up with, say): every reason
 	// of every strategy, each prefixed with its strategy's name, and the
 	// reasons that apply to all. StrategyResult.Invalid says it per strategy.
-	Invalid    string           `json:"invalid,omitempty"`
+	Invalid string `json:"invalid,omitempty"`
+	// Strategies ("strategies") holds each strategy's figures, in the
+	// scenario's strategy order.
 	Strategies []StrategyResult `json:"strategies"`
 	// Seeds lists the seeds of a run over several (run --seeds N): Seed
 	// and the ones after it. Each strategy's figures are the first seed's;
@@ -125,7 +130,7 @@ type StrategyResult struct {
 	// UnfinishedTurns those still running when the run ended at the
 	// scenario's duration (a run does not drain: they are in no other
 	// figure, latencies included); RefusedTurns those the scheduler
-	// refused (queue bound).
+	// refused (queue bound). Calls and Attempts: see Turns.
 	FailedTurns     int64 `json:"failed_turns"`
 	UnfinishedTurns int64 `json:"unfinished_turns,omitempty"`
 	RefusedTurns    int64 `json:"refused_turns,omitempty"`

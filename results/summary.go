@@ -21,7 +21,9 @@ type Summary struct {
 // share of turns that got an answer.
 type AnswerSummary struct {
 	// Mean is the mean time to answer of the turns answered in full, in
-	// milliseconds (0 when none was).
+	// milliseconds (0 when none was); P50, P95 and P99 the percentiles of
+	// time to answer over the turns that ended, in milliseconds
+	// (Unanswered when the percentile falls among turns not answered).
 	Mean float64  `json:"mean"`
 	P50  AnswerMs `json:"p50"`
 	P95  AnswerMs `json:"p95"`

@@ -95,7 +95,8 @@ type Sweep struct {
 	// Decision is what to set, when the sweep ran over the decision's own
 	// range (nil for caps or loads given by hand).
 	Decision *Decision `json:"decision,omitempty"`
-	// Seeds lists the seeds each cap ran with.
+	// Seeds lists the seeds each cap ran with; Rows ("rows") holds one row
+	// per load, in the order given.
 	Seeds []uint64   `json:"seeds,omitempty"`
 	Rows  []SweepRow `json:"rows"`
 	// MaxShare is the 429 share the chosen caps could have (the sweep

@@ -54,10 +54,12 @@ type Event struct {
 	Service string
 	Attempt AttemptID
 	// N is the attempt number of the call (1 for the first attempt), or the
-	// new limit of an EventLimit.
+	// new limit of an EventLimit; Class the outcome of an EventFinished or
+	// EventRetry, or the one that moved an EventLimit.
 	N     int
 	Class Class
-	// Delay is the wait an EventAdmitted, EventRetry or EventPaused announces.
+	// Delay is the wait an EventAdmitted, EventRetry or EventPaused announces;
+	// Reason says in words why an attempt was retried or cancelled.
 	Delay  time.Duration
 	Reason string
 	// Server tells whether the retry delay came from the server.

@@ -136,7 +136,8 @@ type RunEntry struct {
 	Format string `json:"format"`
 	// SHA256 is the SHA-256, in hex, of the entry's JSON encoding
 	// (encoding/json's, compact) with SHA256 empty: an entry edited by
-	// hand or damaged on disk no longer matches it.
+	// hand or damaged on disk no longer matches it. Key is the run the
+	// entry answers; Result the strategy's figures from that run.
 	SHA256 string                 `json:"sha256"`
 	Key    RunKey                 `json:"key"`
 	Result results.StrategyResult `json:"result"`

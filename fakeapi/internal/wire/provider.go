@@ -244,12 +244,12 @@ type Decoded struct {
 	// embed is what an embeddings request asks for.
 	embed embedRequest
 	// Agent is what a chat, messages or responses request says about tools
-	// and its conversation; reply is the fake model's answer, set before
+	// and its conversation; Reply is the fake model's answer, set before
 	// the model decides on the request.
 	Agent AgentRequest
 	Reply Reply
 	// Answer is the output tokens of the fake model's Answer (see
-	// fakeapi's answerTokens), set with reply.
+	// fakeapi's answerTokens), set with Reply.
 	Answer int64
 	// MaxSet says the request named its output limit (max_tokens,
 	// max_completion_tokens or max_output_tokens); Truncated, set with

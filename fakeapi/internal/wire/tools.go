@@ -46,7 +46,7 @@ type AgentRequest struct {
 	Named    string
 	Parallel bool
 	// Conv hashes the conversation's first message (or comes from
-	// previous_response_id); round counts the responses with tool calls the
+	// previous_response_id); Round counts the responses with tool calls the
 	// conversation has had.
 	Conv  uint64
 	Round int
