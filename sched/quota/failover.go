@@ -113,6 +113,7 @@ type Failover struct {
 	Timeout    time.Duration
 	ProbeEvery time.Duration // DefaultProbeEvery if 0
 	// DialTimeout bounds a Connector's Connect (DialFactor × Timeout if 0).
+	// Now is the clock of the local fallback and of probes (time.Now if nil).
 	DialTimeout time.Duration
 	OnSwitch    func(Event) // called (synchronously, without locks held) on each switch; may be nil
 	Now         func() time.Time
