@@ -88,6 +88,9 @@ type Calibrator struct {
 
 // Source describes one trace read: its path, format and record count.
 type Source struct {
+	// Path is the trace file's path, as given; Format the format it was
+	// read as (detected when asked for FormatAuto); Records how many of
+	// its records the calibration used.
 	Path    string
 	Format  Format
 	Records int64

@@ -93,8 +93,9 @@ type WorkloadFit struct {
 	Closed      bool
 	ModelReason string
 	// Closed model: Sessions running at once, TurnsPerSession (0: until
-	// the run ends), the sessions seen and their mean turns, and the think
-	// time between a session's turns, in seconds.
+	// the run ends), the sessions seen and their mean turns, why Sessions
+	// and TurnsPerSession were read as they were (SessionsReason), and the
+	// think time between a session's turns, in seconds.
 	Sessions            int
 	TurnsPerSession     int
 	SessionsSeen        int64

@@ -32,7 +32,7 @@ var (
 // distribution.
 type File struct {
 	Name string // relative to the scenario's directory
-	Data []byte
+	Data []byte // the file's contents, one value a line
 }
 
 // Scenario renders the result as a scenario file called name, with a

@@ -60,7 +60,8 @@ type Line struct {
 	// the whole run).
 	Client  string `json:"client,omitempty"`
 	Service string `json:"service,omitempty"`
-	// Check names the rule (one of the Check* constants).
+	// Check names the rule (one of the Check* constants); Verdict is how
+	// the figure fared against it.
 	Check   string  `json:"check"`
 	Verdict Verdict `json:"verdict"`
 	// Value is the figure measured, in the unit the check states (a count,
@@ -82,7 +83,8 @@ type Report struct {
 	Requests int `json:"requests"`
 	// ToolCalls counts the logical calls to tools (paths under /tools/);
 	// LostResults those whose last attempt failed, so that the agent got
-	// no result: its model was handed an error in place of one.
+	// no result: its model was handed an error in place of one. Lines
+	// holds the graded lines, per client and service, then the run's.
 	ToolCalls   int    `json:"tool_calls"`
 	LostResults int    `json:"lost_results"`
 	Lines       []Line `json:"lines"`

@@ -109,7 +109,10 @@ func (o Options) step(name string, runs int, opts *sim.Options) func(aborted boo
 
 // Result is a decision with what was computed on the way.
 type Result struct {
-	// Decision is what to set (nil from Arithmetic).
+	// Decision is what to set (nil from Arithmetic); Row is the verifying
+	// sweep's row; Plans the services' plans and Unplanned, by service
+	// name, why a service has none; Load the workload's demand against the
+	// limits (nil: not checked).
 	Decision  *results.Decision
 	Row       results.SweepRow
 	Plans     []Plan
@@ -462,7 +465,7 @@ func joinList(s []string) string { return strings.Join(s, ", ") }
 
 // InputError marks an error caused by the input (an unknown strategy, an
 // option the scenario cannot take), which the command line reports as
-// invalid input.
+// invalid input. Err is the error it marks, whose message it carries.
 type InputError struct{ Err error }
 
 func (e InputError) Error() string { return e.Err.Error() }

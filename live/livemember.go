@@ -64,8 +64,12 @@ type MemberOptions struct {
 // figures for its own process, Results.Fleet naming it) and each
 // strategy's latency histograms, which report --merge pools.
 type Member struct {
+	// Results are this member's own figures, in the results.json layout;
+	// Results.Fleet says which member of how many it is and which
+	// strategies it did not get to.
 	Results *results.Results
-	Hists   []MemberHists
+	// Hists holds one entry per strategy measured, in run order.
+	Hists []MemberHists
 }
 
 // MemberHists are one strategy's latency histograms from one member:
@@ -74,7 +78,10 @@ type Member struct {
 // at HDRSignificantDigits, the layout the run recorded them in, so
 // members merge bucket for bucket.
 type MemberHists struct {
-	Strategy           string
+	// Strategy is the scenario strategy's name the histograms belong to.
+	Strategy string
+	// Turn, OKTurn and Call are the latencies, in nanoseconds, of every
+	// finished turn, of the turns answered in full, and of every tool call.
 	Turn, OKTurn, Call *hdrhistogram.Histogram
 }
 

@@ -43,8 +43,10 @@ const (
 
 // Error is an error of a Kind.
 type Error struct {
+	// Kind says what went wrong, and so the command's exit code.
 	Kind Kind
-	Err  error
+	// Err is the error carried, whose message is the Error's.
+	Err error
 }
 
 // Error returns the message of the error carried.

@@ -76,6 +76,8 @@ func changeFormats(a, b *results.Results) map[string]func(float64) string {
 
 // Tally counts the changes Compare showed by verdict.
 type Tally struct {
+	// Better, Worse, WithinNoise and Undecided count the figures Compare
+	// showed with each verdict.
 	Better, Worse, WithinNoise, Undecided int
 	// SeedsNeeded is the most seeds a side an undecided change needs.
 	SeedsNeeded int

@@ -65,6 +65,7 @@ func settingsText(d *results.Decision) string {
 // PlanLines is one service's recommendation arithmetic, a step a line (the
 // decision package's Plan.Lines), for the HTML report to show.
 type PlanLines struct {
+	// Service is the service's name; Lines the steps, one a line.
 	Service string
 	Lines   []string
 }

@@ -25,8 +25,11 @@ const maxProblems = 50
 // concerns, as a JSON path ("strategies[0].turns"; "" for the file as a
 // whole), and what is wrong.
 type Problem struct {
-	File    string
-	Field   string
+	// File is the path of the file read, as given to Read or ReadSweep.
+	File string
+	// Field is the JSON path of the value at fault ("": the whole file).
+	Field string
+	// Message says what is wrong, in words.
 	Message string
 }
 
@@ -43,6 +46,7 @@ func (p Problem) String() string {
 // what simbench writes: wrong types, missing or null fields, values out of
 // range, figures that contradict each other.
 type Error struct {
+	// Problems are the problems found, at most 50, in the order found.
 	Problems []Problem
 	// More counts the problems found beyond those listed.
 	More int

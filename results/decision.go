@@ -135,6 +135,9 @@ type Evidence struct {
 
 // Recommendation is the cap advised for one service, with its reasoning.
 type Recommendation struct {
+	// MaxInFlight ("max_in_flight") is the cap advised: the most attempts
+	// to the service in flight at once, from Little's law on the binding
+	// limit with headroom.
 	MaxInFlight int `json:"max_in_flight"`
 	// BindingLimit names the limit that binds: "rpm", "rps" (the request
 	// limit, written per second in the scenario), "tpm" or "concurrency".

@@ -16,6 +16,8 @@ import (
 // figure that is +Inf for some seed (a p95 turn never answered) has a +Inf
 // mean and bounds: the mean of such a figure is not a number anyone can use.
 type Interval struct {
+	// Mean ("mean") is the mean over the seeds; Lo ("lo") and Hi ("hi")
+	// the 95% interval's bounds, Lo ≤ Mean ≤ Hi.
 	Mean float64 `json:"mean"`
 	Lo   float64 `json:"lo"`
 	Hi   float64 `json:"hi"`

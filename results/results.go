@@ -2,11 +2,17 @@ package results
 
 // Results is what `simbench run` writes to results.json.
 type Results struct {
-	Scenario    string `json:"scenario"`
+	// Scenario ("scenario") is the scenario's name.
+	Scenario string `json:"scenario"`
+	// Description ("description") is the scenario's description, absent
+	// when it has none.
 	Description string `json:"description,omitempty"`
 	// ScenarioDigest identifies the scenario's conditions (its workload,
 	// services and tools, not its seed, duration or strategies) so that
 	// compare can warn when two runs' files differ: a SHA-256, in hex.
+	// Seed ("seed") is the run's random seed (the first, over several);
+	// SimbenchVersion ("simbench_version") the version of the simbench
+	// that wrote the file.
 	ScenarioDigest  string `json:"scenario_digest,omitempty"`
 	Seed            uint64 `json:"seed"`
 	SimbenchVersion string `json:"simbench_version"`
@@ -26,7 +32,9 @@ type Results struct {
 	// (a live run the machine could not keep up with, say): every reason
 	// of every strategy, each prefixed with its strategy's name, and the
 	// reasons that apply to all. StrategyResult.Invalid says it per strategy.
-	Invalid    string           `json:"invalid,omitempty"`
+	Invalid string `json:"invalid,omitempty"`
+	// Strategies ("strategies") holds each strategy's figures, in the
+	// scenario's strategy order.
 	Strategies []StrategyResult `json:"strategies"`
 	// Seeds lists the seeds of a run over several (run --seeds N): Seed
 	// and the ones after it. Each strategy's figures are the first seed's;
@@ -61,9 +69,14 @@ type Results struct {
 // strategies it was to run and has no figures for (Missing: it was stopped
 // or its rendezvous failed before them).
 type FleetMember struct {
-	Member  int      `json:"member"`
-	Of      int      `json:"of"`
-	RunID   string   `json:"run_id"`
+	// Member ("member") is the member's index, from 0.
+	Member int `json:"member"`
+	// Of ("of") is the number of members in the fleet, at least 1.
+	Of int `json:"of"`
+	// RunID ("run_id") names the fleet's run at its rendezvous.
+	RunID string `json:"run_id"`
+	// Missing ("missing") lists the names of the strategies the member has
+	// no figures for, in run order; absent when it has them all.
 	Missing []string `json:"missing,omitempty"`
 }
 
@@ -71,22 +84,33 @@ type FleetMember struct {
 // from the start of the run) Kind changed Service's conditions, as Label
 // says in words ("limits ×0.5", "stall", "outage 503").
 type EventSpan struct {
-	Service string  `json:"service"`
-	Kind    string  `json:"kind"`
-	StartS  float64 `json:"start_s"`
-	EndS    float64 `json:"end_s"`
-	Label   string  `json:"label"`
+	// Service ("service") is the name of the service the event hits.
+	Service string `json:"service"`
+	// Kind ("kind") names what the event changes, joined by "+" in a fixed
+	// order: "limits", "latency", "error_rate", "overload_rate", "stall",
+	// "outage" (say "limits+latency").
+	Kind string `json:"kind"`
+	// StartS ("start_s") and EndS ("end_s") bound the event, in seconds
+	// from the start of the run; EndS is cut at the run's end.
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+	// Label ("label") says in a few words what the event changes.
+	Label string `json:"label"`
 }
 
 // LimitPoint is one step of an adaptive limit: from T seconds on, the
 // strategy allowed Limit attempts in flight to the service.
 type LimitPoint struct {
-	T     float64 `json:"t"`
-	Limit int     `json:"limit"`
+	// T ("t") is when the step took effect, in seconds from the start of
+	// the run.
+	T float64 `json:"t"`
+	// Limit ("limit") is the cap from then on, in attempts in flight.
+	Limit int `json:"limit"`
 }
 
 // StrategyResult holds one strategy's metrics, defined once in DESIGN.md.
 type StrategyResult struct {
+	// Name ("name") is the strategy's name in the scenario.
 	Name string `json:"name"`
 	// MaxInFlight is the strategy's global cap (0: unbounded).
 	MaxInFlight int `json:"max_in_flight"`
@@ -106,7 +130,7 @@ type StrategyResult struct {
 	// UnfinishedTurns those still running when the run ended at the
 	// scenario's duration (a run does not drain: they are in no other
 	// figure, latencies included); RefusedTurns those the scheduler
-	// refused (queue bound).
+	// refused (queue bound). Calls and Attempts: see Turns.
 	FailedTurns     int64 `json:"failed_turns"`
 	UnfinishedTurns int64 `json:"unfinished_turns,omitempty"`
 	RefusedTurns    int64 `json:"refused_turns,omitempty"`
@@ -265,6 +289,7 @@ type StrategyResult struct {
 // ServiceLimits is one service's published limits and its share of the
 // workload, as results.json records them.
 type ServiceLimits struct {
+	// Service ("service") is the service's name in the scenario.
 	Service string `json:"service"`
 	// RequestsPerMinute is the tighter of the service's rps and rpm limits,
 	// per minute; TokensPerMinute its token limit; MaxConcurrent its limit on

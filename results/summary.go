@@ -7,6 +7,9 @@ import (
 
 // Summary is a latency distribution's summary, in milliseconds.
 type Summary struct {
+	// Mean ("mean") is the mean, in milliseconds; P50, P95 and P99
+	// ("p50", "p95", "p99") the 50th, 95th and 99th percentiles; Max
+	// ("max") the largest value.
 	Mean float64 `json:"mean"`
 	P50  float64 `json:"p50"`
 	P95  float64 `json:"p95"`
@@ -18,7 +21,9 @@ type Summary struct {
 // share of turns that got an answer.
 type AnswerSummary struct {
 	// Mean is the mean time to answer of the turns answered in full, in
-	// milliseconds (0 when none was).
+	// milliseconds (0 when none was); P50, P95 and P99 the percentiles of
+	// time to answer over the turns that ended, in milliseconds
+	// (Unanswered when the percentile falls among turns not answered).
 	Mean float64  `json:"mean"`
 	P50  AnswerMs `json:"p50"`
 	P95  AnswerMs `json:"p95"`
@@ -64,6 +69,8 @@ func (a *AnswerMs) UnmarshalJSON(b []byte) error {
 // CDFPoint is one point of a cumulative distribution: a fraction P of turns
 // finished within Ms milliseconds.
 type CDFPoint struct {
+	// Ms ("ms") is the latency, in milliseconds; P ("p") the fraction, 0–1,
+	// of turns finished within it.
 	Ms float64 `json:"ms"`
 	P  float64 `json:"p"`
 }

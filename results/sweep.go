@@ -50,18 +50,30 @@ type SweepPoint struct {
 // its answered share in [0, 1] and its cost per answered task in dollars
 // (0: none).
 type SeedFigures struct {
-	P95Ms                  AnswerMs
-	AnsweredShare          float64
+	// P95Ms is the p95 time to answer, in milliseconds (Unanswered: none).
+	P95Ms AnswerMs
+	// AnsweredShare is the fraction, 0–1, of turns answered in full.
+	AnsweredShare float64
+	// CostPerAnsweredTaskUSD is the cost of one answered task, in dollars
+	// (0: none answered, or nothing priced).
 	CostPerAnsweredTaskUSD float64
 }
 
 // SweepRow is one load of a sweep: the strategy's points at every cap, with
 // the chosen cap (0: none qualified) and the knee (0: none found).
 type SweepRow struct {
-	Load   string       `json:"load"`
+	// Load ("load") names the row's workload size as --by writes it
+	// ("sessions=20", "arrival_rate=2/s", or "as written").
+	Load string `json:"load"`
+	// Points ("points") holds one point per cap, in the order swept.
 	Points []SweepPoint `json:"points"`
-	Chosen int          `json:"chosen_cap,omitempty"`
-	Knee   int          `json:"knee,omitempty"`
+	// Chosen ("chosen_cap") is the cap the rule chose, in attempts in
+	// flight; absent (0) when none qualified.
+	Chosen int `json:"chosen_cap,omitempty"`
+	// Knee ("knee") is the cap where goodput stops paying (the Kneedle
+	// point of goodput against cap), in attempts in flight; absent (0)
+	// when none was found.
+	Knee int `json:"knee,omitempty"`
 }
 
 // Sweep is what `simbench sweep` writes to sweep.json (and prints with
@@ -70,6 +82,7 @@ type SweepRow struct {
 // report DIR` re-renders the plot byte for byte. Field names are an
 // interface, as Results' are: add fields, never rename or remove one.
 type Sweep struct {
+	// Scenario ("scenario") is the scenario's name.
 	Scenario string `json:"scenario"`
 	// Partial is set when the sweep was interrupted (Ctrl-C): Rows hold
 	// only the points measured before it, each over the seeds that
@@ -82,7 +95,8 @@ type Sweep struct {
 	// Decision is what to set, when the sweep ran over the decision's own
 	// range (nil for caps or loads given by hand).
 	Decision *Decision `json:"decision,omitempty"`
-	// Seeds lists the seeds each cap ran with.
+	// Seeds lists the seeds each cap ran with; Rows ("rows") holds one row
+	// per load, in the order given.
 	Seeds []uint64   `json:"seeds,omitempty"`
 	Rows  []SweepRow `json:"rows"`
 	// MaxShare is the 429 share the chosen caps could have (the sweep

@@ -61,9 +61,12 @@ type Tasks struct {
 
 // ServiceCost is the tokens one service billed and what they cost.
 type ServiceCost struct {
-	Service      string `json:"service"`
-	InputTokens  int64  `json:"input_tokens"`
-	OutputTokens int64  `json:"output_tokens"`
+	// Service ("service") is the service's name in the scenario.
+	Service string `json:"service"`
+	// InputTokens ("input_tokens") and OutputTokens ("output_tokens") are
+	// the tokens the service billed over the run, in tokens.
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
 	// PricePer1kInput and PricePer1kOutput are the service's prices, in
 	// dollars per 1,000 tokens (0: free); CostUSD what its tokens cost.
 	PricePer1kInput  float64 `json:"price_per_1k_input,omitempty"`

@@ -9,6 +9,8 @@ import (
 
 // Problem is one thing wrong with a scenario file.
 type Problem struct {
+	// File is the scenario file's path, as given ("builtin:NAME.toml"
+	// for a built-in).
 	File string
 	// Line and Col are 1-based; Col counts characters.
 	Line, Col int
@@ -30,6 +32,7 @@ func (p Problem) String() string {
 // Error is what loading an invalid scenario returns: every problem found, in
 // file order. Use errors.As to get at it.
 type Error struct {
+	// Problems are the problems found, in file order (at least one).
 	Problems []Problem
 }
 

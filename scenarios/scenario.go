@@ -27,6 +27,8 @@ type Scenario struct {
 	// answered (ObjectiveCompletion).
 	Objective Objective
 
+	// Workload is what the agents do ([workload]): how turns begin and
+	// what calls each makes.
 	Workload Workload
 	// Services in file order; Service looks one up by name.
 	Services []Service
@@ -77,6 +79,7 @@ func (s *Scenario) Strategy(name string) *Strategy {
 
 // Tool maps a tool call onto a service.
 type Tool struct {
+	// Name is the tool's name, a key of [tools].
 	Name string
 	// Service names the service the tool calls (a key of [services]).
 	Service string

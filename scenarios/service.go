@@ -11,6 +11,7 @@ import (
 // Service is a fake rate-limited downstream service (a fakeapi model). Limits
 // that are 0 are not enforced.
 type Service struct {
+	// Name is the service's name, a key of [services].
 	Name string
 	// RequestsPerSecond is the limit on requests in a 1 s window (key rps).
 	RequestsPerSecond float64

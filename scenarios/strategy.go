@@ -32,6 +32,8 @@ const MaxStrategies = 1024
 // and the budgets apply to each turn. "Sequential" in the usual sense (an
 // agent runs its calls one at a time) is FanOut = 1.
 type Strategy struct {
+	// Name is the strategy's name, unique in the file; it also seeds the
+	// strategy's random stream.
 	Name string
 	// Description is an optional line for reports.
 	Description string

@@ -158,6 +158,8 @@ type CallGroup struct {
 
 // Weighted is a tool and its relative weight in a mix (> 0).
 type Weighted struct {
+	// Tool is the tool's name; Weight its relative weight, > 0 (the
+	// chance of drawing it is Weight over the mix's total).
 	Tool   string
 	Weight float64
 }

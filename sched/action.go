@@ -29,7 +29,9 @@ const (
 
 // Action is one decision a driver carries out. Which fields are set depends on Kind.
 type Action struct {
-	Kind    ActionKind
+	// Kind says what to do (ActStart...).
+	Kind ActionKind
+	// Attempt is the attempt to start (ActStart) or cancel (ActCancel).
 	Attempt AttemptID
 	// TurnID and Tag identify the turn of a start, cancel or result.
 	TurnID TurnID

@@ -70,6 +70,7 @@ type Stats struct {
 
 // ServiceStats is one service's state at one time.
 type ServiceStats struct {
+	// Name is the service's name, a key of Config.Services.
 	Name string
 	// InFlight counts the service's slots held; Queued its calls waiting in
 	// its queue for a slot (calls still waiting for a dependency, a write

@@ -26,6 +26,8 @@ func (k CreditKind) String() string {
 
 // CreditAction is the detail of an ActCredit or ActReturnCredit.
 type CreditAction struct {
+	// Service is the name of the service whose shared limit is meant;
+	// Kind whether its requests or its tokens.
 	Service string
 	Kind    CreditKind
 	// Units: for ActCredit, the fewest units the next grant must hold

@@ -129,6 +129,7 @@ func (e *InvalidTurnError) Is(target error) bool { return target == ErrInvalidTu
 // delay above Config.MaxRetryAfter when the policy is RetryAfterFail.
 // errors.Is matches it with ErrRetryAfterTooLong.
 type RetryAfterTooLongError struct {
+	// Call is the failed call's Call.ID.
 	Call string
 	// RetryAfter is the server's delay; Max is Config.MaxRetryAfter.
 	RetryAfter, Max time.Duration
@@ -145,6 +146,8 @@ func (e *RetryAfterTooLongError) Is(target error) bool { return target == ErrRet
 // class but no error of its own. It is built only when the call's result is
 // decided (or for an observer's event), never for an attempt that is retried.
 type AttemptError struct {
+	// Call is the call's Call.ID; Attempt the failed attempt's number,
+	// from 1; Class how it failed.
 	Call    string
 	Attempt int
 	Class   Class

@@ -41,18 +41,25 @@ func (k EventKind) String() string {
 // Event is one structured scheduler decision, handed to Config.Hook.
 // Fields that do not apply to a kind are zero.
 type Event struct {
-	Kind    EventKind
-	At      time.Duration
+	// Kind says what happened; At when, on the driver's clock (the now
+	// of the Core call that decided it).
+	Kind EventKind
+	At   time.Duration
+	// Turn and Tag are the turn's id and its Turn.Tag; CallID is the
+	// call's Call.ID and Service its service's name; Attempt the
+	// attempt's id (zero before it starts).
 	Turn    TurnID
 	Tag     any
 	CallID  string
 	Service string
 	Attempt AttemptID
 	// N is the attempt number of the call (1 for the first attempt), or the
-	// new limit of an EventLimit.
+	// new limit of an EventLimit; Class the outcome of an EventFinished or
+	// EventRetry, or the one that moved an EventLimit.
 	N     int
 	Class Class
-	// Delay is the wait an EventAdmitted, EventRetry or EventPaused announces.
+	// Delay is the wait an EventAdmitted, EventRetry or EventPaused announces;
+	// Reason says in words why an attempt was retried or cancelled.
 	Delay  time.Duration
 	Reason string
 	// Server tells whether the retry delay came from the server.

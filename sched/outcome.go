@@ -52,6 +52,8 @@ func (c Class) Retryable() bool {
 
 // Outcome is what an executor reports for one attempt.
 type Outcome struct {
+	// Class is how the attempt ended (ClassSuccess, ClassRateLimited...),
+	// what decides a retry (Class.Retryable).
 	Class Class
 	// Status is the HTTP status, or 0 when there was none.
 	Status int

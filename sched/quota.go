@@ -26,6 +26,9 @@ type Quota interface {
 
 // Grant is units of one shared limit, valid until Until.
 type Grant struct {
+	// Service is the name of the service the units are of; Kind whether
+	// they are requests or tokens; Units how many (requests, or tokens);
+	// Until when they expire, on the wall clock.
 	Service string
 	Kind    CreditKind
 	Units   float64

@@ -63,6 +63,8 @@ func (r *Result) IsError() bool { return r.Err != nil }
 // TurnResult carries every result of a turn, in the caller's order. It and
 // its Results are the driver's until it gives them back with Core.Recycle.
 type TurnResult struct {
+	// Turn is the turn's id (as Core.Submit returned it) and Tag its
+	// Turn.Tag; Results holds one result per call, in Turn.Calls' order.
 	Turn    TurnID
 	Tag     any
 	Results []Result

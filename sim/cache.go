@@ -100,11 +100,18 @@ func (c *Cache) Reused() int {
 
 // RunKey names one run of one strategy: what its figures depend on.
 type RunKey struct {
-	SimbenchVersion string             `json:"simbench_version"`
-	ScenarioDigest  string             `json:"scenario_digest"`
-	Strategy        scenarios.Strategy `json:"strategy"`
-	Seed            uint64             `json:"seed"`
-	DurationNs      time.Duration      `json:"duration_ns"`
+	// SimbenchVersion is the version of the simbench that ran it: another
+	// version's entries are not reused.
+	SimbenchVersion string `json:"simbench_version"`
+	// ScenarioDigest is the scenario's ScenarioDigest (SHA-256 in hex of
+	// its workload, services and tools).
+	ScenarioDigest string `json:"scenario_digest"`
+	// Strategy is the strategy's full settings, its name included.
+	Strategy scenarios.Strategy `json:"strategy"`
+	// Seed is the run's random seed.
+	Seed uint64 `json:"seed"`
+	// DurationNs is the scenario's duration, in nanoseconds.
+	DurationNs time.Duration `json:"duration_ns"`
 }
 
 // runKey is the key of strategy st's run of sc (sc's seed and duration).
@@ -125,10 +132,12 @@ func (k RunKey) File() string {
 // hdrhistogram-go's own compressed encoding, as the interval logs hold them,
 // and a checksum of all of it.
 type RunEntry struct {
+	// Format is RunFormat; an entry in any other format is not read.
 	Format string `json:"format"`
 	// SHA256 is the SHA-256, in hex, of the entry's JSON encoding
 	// (encoding/json's, compact) with SHA256 empty: an entry edited by
-	// hand or damaged on disk no longer matches it.
+	// hand or damaged on disk no longer matches it. Key is the run the
+	// entry answers; Result the strategy's figures from that run.
 	SHA256 string                 `json:"sha256"`
 	Key    RunKey                 `json:"key"`
 	Result results.StrategyResult `json:"result"`
@@ -361,6 +370,7 @@ func OpenUnion(dirs []string, version string) (*Cache, error) {
 // Point is a run a read-only cache was asked for and does not hold: its
 // key, and the scenario to simulate it with (Run).
 type Point struct {
+	// Key names the run missing from the cache.
 	Key      RunKey
 	scenario *scenarios.Scenario
 }
@@ -374,6 +384,7 @@ func (p Point) Run(ctx context.Context, into *Cache) error {
 // MissError is a read-only cache's (OpenUnion) answer for runs it does
 // not hold.
 type MissError struct {
+	// Keys are the runs asked for and not held, one per run.
 	Keys []RunKey
 }
 

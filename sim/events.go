@@ -21,6 +21,8 @@ const (
 // pending cancels (evCancel) or a session (evSession) — so moving them
 // costs no write barriers and the garbage collector never scans the heap.
 type Event struct {
+	// At is when the event falls due, in virtual time from the start of
+	// the run; Ref is the index described above, by Kind.
 	At   time.Duration
 	Seq  uint64 // evWake: also names the wake request it answers
 	Ref  int32

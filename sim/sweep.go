@@ -15,7 +15,10 @@ import (
 // Load changes the workload's size for one row of a sweep: the closed
 // model's sessions or the open model's arrival rate (turns per second).
 type Load struct {
-	Sessions    int
+	// Sessions is the closed model's number of sessions (0: unchanged).
+	Sessions int
+	// ArrivalRate is the open model's arrival rate, in turns per second
+	// (0: unchanged).
 	ArrivalRate float64
 }
 
@@ -106,6 +109,7 @@ func ParseCaps(s string) ([]int, error) {
 
 // SweepRow is one load of a sweep: the strategy's results at every cap.
 type SweepRow struct {
+	// Load is the row's workload size (zero: the workload as written).
 	Load    Load
 	Caps    []int                    // the caps measured, in the order given
 	Results []results.StrategyResult // one per cap of Caps

@@ -213,7 +213,9 @@ type Faults struct {
 // SlowFirstByte delays the response of a fraction Rate of admitted
 // requests by Delay (added to the latency).
 type SlowFirstByte struct {
-	Rate  float64
+	// Rate is the fraction, 0–1, of admitted requests delayed.
+	Rate float64
+	// Delay is the time added to each delayed request's latency.
 	Delay time.Duration
 }
 

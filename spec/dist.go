@@ -32,6 +32,7 @@ var DistKinds = []DistKind{DistConstant, DistUniform, DistNormal, DistLognormal,
 // parameters of Kind are set. The zero value (Kind "") is unset: it draws
 // the zero Value, 0, touching no random stream.
 type Dist[T Unit] struct {
+	// Kind is the distribution family (key dist; "": unset).
 	Kind DistKind
 	// Value is the constant's value.
 	Value T

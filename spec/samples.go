@@ -49,6 +49,7 @@ var ErrNoSamples = errors.New("holds no values; put one value per line")
 // LineError is a bad line of a samples file: its number, from 1, and what
 // is wrong with it.
 type LineError struct {
+	// Line is the bad line's number, from 1; Err what is wrong with it.
 	Line int
 	Err  error
 }

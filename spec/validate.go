@@ -15,6 +15,8 @@ import (
 // "latency.p95", "faults.error_rate" or "keys[2]"; "" for the service
 // itself), and what is wrong.
 type Problem struct {
+	// Key is the key concerned, as the scenario file spells it below the
+	// service's table ("": the service itself); Msg says what is wrong.
 	Key string
 	Msg string
 }

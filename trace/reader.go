@@ -26,7 +26,7 @@ const maxInterned = 4096
 type Error struct {
 	Name string // the trace's name, as given to NewReader
 	Line int    // from 1
-	Err  error
+	Err  error  // what is wrong with the line
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err) }

@@ -43,7 +43,7 @@ type AgentLoop struct {
 	join         *scenarios.ProgressiveJoin // nil: a turn waits for all its tool calls
 	Turns        int                        // turns per session: ⌈workload.turns ÷ batch⌉ (0: until the end)
 	serial       uint64                     // numbers calls, to tell clients apart at the services
-	TurnNo       uint64
+	TurnNo       uint64                     // turns begun in the run, the whole fleet's: the last turn's No
 	arrivals     *rand.Rand
 	SessionTurns []int    // turns begun, by session
 	sessionProc  []uint16 // the process of each session (nil: all on process 0)
@@ -57,7 +57,7 @@ type AgentLoop struct {
 	live    []int     // turns begun and not ended, by process
 	pending int       // wakes and arrivals handed out and not yet called
 	Book    *taskBook // agent-level outcomes (nil: the scenario models none)
-	Err     error
+	Err     error     // the first error that stopped the run (nil: none)
 	out     []AgentOp
 	// SpareTurns are ended turns the driver gave back (recycle), for
 	// startTurn to reuse: a run in steady state allocates no turns.
@@ -68,36 +68,38 @@ type AgentLoop struct {
 type agentOpKind uint8
 
 const (
-	// opBegin: turn began now; count it.
+	// OpBegin: turn began now; count it.
 	OpBegin agentOpKind = iota
-	// opSubmit: submit part to its turn's process's scheduler now, and
+	// OpSubmit: submit part to its turn's process's scheduler now, and
 	// answer with finished when its results are in, or refused.
 	OpSubmit
-	// opCancel: cancel part's sched turn now.
+	// OpCancel: cancel part's sched turn now.
 	OpCancel
-	// opCancelAt: call cancel(turn) at at.
+	// OpCancelAt: call cancel(turn) at at.
 	OpCancelAt
-	// opWake: call wake(session) at at, on process proc (the session
+	// OpWake: call wake(session) at at, on process proc (the session
 	// thinks until then, or its ramp starts it then).
 	OpWake
-	// opArrive: call arrive at at (the next open-model turn).
+	// OpArrive: call arrive at at (the next open-model turn).
 	OpArrive
-	// opEnd: turn ended now, failed (or cancelled) or not.
+	// OpEnd: turn ended now, failed (or cancelled) or not.
 	OpEnd
-	// opSessionDone: session starts no more turns (the run passed its
+	// OpSessionDone: session starts no more turns (the run passed its
 	// duration, or the session had its workload.turns).
 	OpSessionDone
 )
 
 // AgentOp is one thing the driver must do.
 type AgentOp struct {
+	// Kind says what to do (OpBegin...); each field below names the ops
+	// that use it.
 	Kind    agentOpKind
-	Failed  bool          // opEnd
-	At      time.Duration // opCancelAt, opWake, opArrive
-	Session int           // opWake, opSessionDone
-	Proc    int           // opWake
-	Turn    *AgentTurn    // opBegin, opCancelAt, opEnd
-	Part    *AgentPart    // opSubmit, opCancel
+	Failed  bool          // OpEnd: the turn failed or was cancelled
+	At      time.Duration // OpCancelAt, OpWake, OpArrive: when, in run time
+	Session int           // OpWake, OpSessionDone: the session's index
+	Proc    int           // OpWake: the process the session runs on
+	Turn    *AgentTurn    // OpBegin, OpCancelAt, OpEnd
+	Part    *AgentPart    // OpSubmit, OpCancel
 }
 
 // NewAgentLoop returns the agent loop of strategy st on scenario sc, whose
@@ -209,7 +211,7 @@ func (a *AgentLoop) sessionProcess(s int) int {
 	return int(a.sessionProc[s])
 }
 
-// Wake starts session s's next turn at now (an opWake falling due), unless
+// Wake starts session s's next turn at now (an OpWake falling due), unless
 // the run is past its duration or the session has had its turns.
 func (a *AgentLoop) Wake(now time.Duration, s int) {
 	a.pending--
@@ -220,7 +222,7 @@ func (a *AgentLoop) Wake(now time.Duration, s int) {
 	a.emit(AgentOp{Kind: OpSessionDone, Session: s})
 }
 
-// Arrive starts an open-model turn at now (an opArrive falling due) on a
+// Arrive starts an open-model turn at now (an OpArrive falling due) on a
 // process drawn by share, and hands out the next arrival.
 func (a *AgentLoop) Arrive(now time.Duration) {
 	a.pending--
@@ -363,7 +365,7 @@ func (a *AgentLoop) Refused(now time.Duration, p *AgentPart) {
 }
 
 // Cancel cancels every part of turn t still running, at now (an
-// opCancelAt falling due); nothing more of it starts.
+// OpCancelAt falling due); nothing more of it starts.
 func (a *AgentLoop) Cancel(now time.Duration, t *AgentTurn) {
 	if t.cancelled || t.Parts == 0 {
 		return

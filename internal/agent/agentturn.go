@@ -29,6 +29,8 @@ type AgentTurn struct {
 
 // TurnState is what a turn starts afresh with.
 type TurnState struct {
+	// Proc is the index, from 0, of the workload process (and so of the
+	// scheduler) the turn runs on; Start when the turn began, in run time.
 	Proc    int
 	Session int    // -1 in the open model
 	No      uint64 // the turn's number in the run, from 1
@@ -36,7 +38,8 @@ type TurnState struct {
 	active  []*AgentPart // submitted and not yet finished
 	// first is the turn's first part (unused while its turn is nil) and
 	// agentTurn.one is active's first backing array: a turn of one part at
-	// a time costs no allocation beyond the turn itself.
+	// a time costs no allocation beyond the turn itself. Parts counts the
+	// turn's parts submitted and not yet detached.
 	first     AgentPart
 	spare     CallSpare
 	Parts     int
@@ -53,7 +56,7 @@ type TurnState struct {
 	// (orchestrator_budget).
 	spent, reserved int64
 	// model is the turn's own stream of model-success draws, seeded at
-	// its first; tries counts its model turns made again; abandoned marks
+	// its first; tries counts its model turns made again; Abandoned marks
 	// a turn whose task the model's failure abandoned.
 	model       rand.PCG
 	tries       int
@@ -64,7 +67,7 @@ type TurnState struct {
 	// (drop): their calls and call metas are the turn's storage, and the
 	// scheduler still answers them tagged with their part.
 	Late int32
-	// Ended and held are the driver's: the turn's opEnd was carried out,
+	// Ended and Held are the driver's: the turn's OpEnd was carried out,
 	// and the references to it the driver still holds (pending cancels).
 	// A driver releases an ended turn once neither it nor the scheduler
 	// holds any reference to it (release).
@@ -75,6 +78,7 @@ type TurnState struct {
 // AgentPart is one sched turn of an agent turn: what to submit, and the
 // driver's handle on it.
 type AgentPart struct {
+	// Turn is the agent turn the part belongs to.
 	Turn *AgentTurn
 	Kind uint8 // partLLM, partTools, partSubLLM, partSubTools
 	// Joined marks a part its turn has moved on from at its progressive
@@ -84,7 +88,8 @@ type AgentPart struct {
 	// does), answers how many have. counted marks a part whose calls
 	// count among the run's calls (callMeta.counted). They fit in the
 	// padding after kind: a part costs no more memory for them (a turn
-	// has at most scenarios.MaxCallsPerTurn calls).
+	// has at most scenarios.MaxCallsPerTurn calls). Joined, Counted and
+	// Join are exported for the drivers; answers is not.
 	Joined  bool
 	Counted bool
 	Join    uint16
@@ -120,7 +125,7 @@ type subagent struct {
 const maxSpareTurns = 256
 
 // idle reports whether nothing of turn t can still run or be answered:
-// its opEnd was carried out, the driver holds no reference to it (no
+// its OpEnd was carried out, the driver holds no reference to it (no
 // pending cancel) and every part's sched turn is done, the late ones of
 // its progressive joins included.
 func (t *AgentTurn) idle() bool {

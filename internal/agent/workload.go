@@ -147,7 +147,8 @@ type CallMeta struct {
 	// of its latest hedge (engine.send), where engine.cancelAttempt looks
 	// for an attempt the Core cancels: a table by attempt id would cost a
 	// cold read and write for every attempt, for the few that are
-	// cancelled.
+	// cancelled. Client is the name the call's requests carry as their
+	// client (ClientName of the call's number), to tell callers apart.
 	Slab   [2]int32
 	Svc    int // index of the call's service in the scenario
 	Client string
@@ -220,7 +221,9 @@ func (w *Workload) callsUpTo(rng *rand.Rand, groups []group, times int, serializ
 
 // OneCall holds a single call and its meta in one allocation.
 type OneCall struct {
+	// Calls is the call, as a one-element array a part's slice points into.
 	Calls [1]sched.Call
+	// Metas is the call's meta, at the same index as in Calls.
 	Metas [1]CallMeta
 }
 

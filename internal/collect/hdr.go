@@ -22,8 +22,12 @@ const HDRSignificantDigits = 3
 // with the run's virtual interval, from 0 to the scenario's duration, in
 // milliseconds (StartTimeMs, EndTimeMs).
 type HDRLatencies struct {
-	Strategy   string
-	Seed       uint64
+	// Strategy is the name of the scenario strategy measured.
+	Strategy string
+	// Seed is the random seed of the run the histograms come from.
+	Seed uint64
+	// Turn and Call are the finished turns' and the tool calls' latencies,
+	// in microseconds.
 	Turn, Call *hdrhistogram.Histogram
 }
 

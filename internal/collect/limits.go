@@ -23,8 +23,8 @@ const LimitChunk = 8 * MaxLimitPoints
 // Hook, so it is used from one goroutine at a time (the engine's, or the
 // Runner's in a live run).
 type LimitRecorder struct {
-	Services []string // the services with an adaptive limit, in scenario order
-	Series   map[string]*LimitSeries
+	Services []string                // the services with an adaptive limit, in scenario order
+	Series   map[string]*LimitSeries // each service's steps, by service name
 }
 
 // LimitSeries is one service's steps in bounded memory. New steps go to
@@ -33,8 +33,11 @@ type LimitRecorder struct {
 // doubles. Every stretch of the run is then kept at the same density, the
 // extremes of each stretch included.
 type LimitSeries struct {
+	// Kept holds the reduced steps, in time order; Raw the steps recorded
+	// since the last reduction, at most LimitChunk, not yet reduced.
 	Kept, Raw []results.LimitPoint
-	Factor    int
+	// Factor is how many raw steps one kept point stands for (1, 2, 4...).
+	Factor int
 }
 
 // NewLimitRecorder returns a recorder for the services cfg gives an

@@ -16,6 +16,8 @@ type Collector struct {
 	services []string
 	Window   time.Duration // the scenario's duration: goodput's denominator
 
+	// Turns counts the turns ended within the window, FailedTurns those
+	// of them that failed (whose latency goes to TurnLat, not OkTurnLat).
 	Turns, FailedTurns int64
 	lastTurn           time.Duration // when the latest turn finished
 	// Unfinished counts the turns begun and never ended; late those that
@@ -24,26 +26,39 @@ type Collector struct {
 	// every other figure.
 	Unfinished, late int64
 	// answeredGood counts the successful tool calls of turns answered in
-	// full within the window; lateCalls the calls that finished after it.
+	// full within the window; LateCalls the counted calls that finished
+	// after it.
 	answeredGood, LateCalls int64
-	Refused                 int64
+	// Refused counts the turn parts a scheduler refused (its queue full).
+	Refused int64
 	// modelFailedTurns counts the turns ended within the window that
 	// failed for reasons of the model (workload.llm.success: a model turn
 	// wrong and not cured by its retries).
-	modelFailedTurns  int64
+	modelFailedTurns int64
+	// Calls counts the counted calls whose result came within the window,
+	// Failed those of them whose result was an error.
 	Calls, Failed     int64
 	goodCalls         int64 // successful tool calls finished within the window
 	hedges, hedgesWon int64 // of the calls counted, hedges sent and won
-	Attempts          int64
-	RateLimited       int64
+	// Attempts counts the attempts started of counted calls; RateLimited
+	// the attempts answered with a rate limit (429).
+	Attempts    int64
+	RateLimited int64
+	// TurnLat holds the latency of every turn ended within the window,
+	// OkTurnLat that of the turns answered in full, and CallLat every
+	// counted call's queued plus running time within it, in nanoseconds.
 	TurnLat, CallLat  *Histogram
 	OkTurnLat         *Histogram
 	attemptsPerCall   []int64
 	failedPerAttempts []int64 // of attemptsPerCall, the calls that gave up
 
-	inFlight, Peak []int // per service, client side
-	Total          int   // attempts in flight, all services
+	// Peak is, per service in the order of services, the most attempts in
+	// flight at once, client side (inFlight the current count).
+	inFlight, Peak []int
+	Total          int // attempts in flight, all services
 
+	// Bucket is the width of one timeline point: 1 s, or a whole number
+	// of seconds wide enough that the window fits in 1200 points.
 	Bucket time.Duration
 	// past takes the counts of times after the window (a live run's
 	// drain, or the lateness a slow machine adds in scenario time), which
@@ -56,7 +71,8 @@ type Collector struct {
 	// before, so this spares a division.
 	at           int
 	atFrom, atTo time.Duration
-	Timeline     []results.TimelinePoint
+	// Timeline is the run's timeline, one point per Bucket of the window.
+	Timeline []results.TimelinePoint
 	// SvcTimeline is timeline per service, in the order of services.
 	SvcTimeline [][]results.TimelinePoint
 
@@ -338,8 +354,10 @@ func (c *Collector) SchedulerAnswer(t *results.Tasks) {
 // ModelStats is one service's own accounting and its limits (in the
 // scenario's time).
 type ModelStats struct {
+	// Stats is the service's own count of requests, refusals and work.
 	Stats fakeapi.Stats
-	Cfg   fakeapi.ServiceConfig
+	// Cfg is the service's configuration: its limits and latency model.
+	Cfg fakeapi.ServiceConfig
 }
 
 // StrategyResult builds the strategy's entry of results.json from the

@@ -19,6 +19,8 @@ const WindowSettle = 10 * time.Second
 // EventWindow is the stretch of a run over which one event's figures are
 // taken, with what the event changed.
 type EventWindow struct {
+	// Label says in a few words what the event changes ("limits ×0.5",
+	// setup.EventLabel); Service is the name of the service it hits.
 	Label, Service string
 	// Start and End bound the window, from the start of the run.
 	Start, End time.Duration
@@ -94,6 +96,7 @@ func limitDuring(sc *scenarios.Scenario, service string, t time.Duration) float6
 
 // WindowAcc counts one window's figures as the run goes.
 type WindowAcc struct {
+	// W is the window counted over.
 	W                     EventWindow
 	good, calls, attempts int64
 	callAttempts          int64

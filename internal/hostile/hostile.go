@@ -28,6 +28,8 @@ const MaxAlloc = 100 << 20
 // Damage is one way a file read back can be damaged or replaced: Spoil
 // turns the good file at path (whose bytes are good) into the bad one.
 type Damage struct {
+	// Name names the damage in subtest names; Spoil writes it over the
+	// file; Want is a substring the reader's error must hold.
 	Name  string
 	Spoil func(t *testing.T, path string, good []byte)
 	Want  string // in the error

@@ -60,6 +60,10 @@ const (
 // Options tune the comparison of different seeds; the zero value uses the
 // defaults. Paired comparisons need none.
 type Options struct {
+	// Alpha is the family-wise significance level, MinEffect the change to
+	// detect as a fraction of the old mean, and Power the chance of
+	// detecting it, each in (0, 1) (0: DefaultAlpha, DefaultMinEffect,
+	// DefaultPower).
 	Alpha, MinEffect, Power float64
 }
 
@@ -83,8 +87,9 @@ const (
 	// Same: no difference (paired: none beyond floating-point noise;
 	// different seeds: every seed of both sides gave the same value).
 	Same Outcome = iota
-	// Up and Down: the figure rose or fell, and the change counts.
+	// Up: the figure rose, and the change counts.
 	Up
+	// Down: the figure fell, and the change counts.
 	Down
 	// Noise: not significant, and the test could have detected a change
 	// of MinEffect.
@@ -113,6 +118,8 @@ func (o Outcome) String() string {
 
 // Sample is one figure's values on both sides, one per seed.
 type Sample struct {
+	// Old and New are the figure's values of the old and the new run, one
+	// per seed, in the figure's own unit.
 	Old, New []float64
 	// Paired says both sides ran the same seeds, in the same order.
 	Paired bool
@@ -120,6 +127,7 @@ type Sample struct {
 
 // Judgement is the outcome for one Sample.
 type Judgement struct {
+	// Outcome is what the comparison concluded.
 	Outcome Outcome
 	// Delta is the mean of New minus the mean of Old; Lo and Hi bound its
 	// 95% interval (paired: of the per-seed differences; different seeds:

@@ -23,8 +23,11 @@ import (
 
 // Problem is one thing wrong in a Markdown file, at a 1-based line.
 type Problem struct {
+	// File is the Markdown file's path, as given.
 	File string
+	// Line is the line at fault, from 1.
 	Line int
+	// What says what is wrong, in words.
 	What string
 }
 

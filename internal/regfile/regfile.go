@@ -19,7 +19,7 @@ import (
 var ErrTooLarge = errors.New("file too large")
 
 // NotRegularError says what a file is when it is not a regular file, as
-// the end of a sentence that starts "it is".
+// the end of a sentence that starts "it is" (What: "a directory", say).
 type NotRegularError struct{ What string }
 
 func (e NotRegularError) Error() string { return e.What }

@@ -9,9 +9,11 @@ import (
 // ServiceLoad is what a scenario's workload asks of one service, in the
 // averages the recommendation arithmetic needs.
 type ServiceLoad struct {
+	// Name is the service's name in the scenario.
 	Name string
 	// RequestsPerMinute is the tighter of the service's rps and rpm limits,
-	// per minute; TokensPerMinute its token limit (0: none).
+	// per minute; TokensPerMinute its token limit, in tokens per minute;
+	// MaxConcurrent its limit on requests in flight (0: none).
 	RequestsPerMinute float64
 	TokensPerMinute   float64
 	MaxConcurrent     int

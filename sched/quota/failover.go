@@ -102,6 +102,8 @@ type Stats struct {
 // buckets: the fleet may spend one extra burst after a recovery.
 // Set the fields before first use; safe for concurrent use afterwards.
 type Failover struct {
+	// Primary is the shared store used while it answers (Redis, say);
+	// Policy what to do while it does not (FallbackLocal, FailClosed).
 	Primary   Backend
 	Policy    Policy
 	Processes int // N for FallbackLocal; 0 learns it from Reservation.Holders
@@ -111,6 +113,7 @@ type Failover struct {
 	Timeout    time.Duration
 	ProbeEvery time.Duration // DefaultProbeEvery if 0
 	// DialTimeout bounds a Connector's Connect (DialFactor × Timeout if 0).
+	// Now is the clock of the local fallback and of probes (time.Now if nil).
 	DialTimeout time.Duration
 	OnSwitch    func(Event) // called (synchronously, without locks held) on each switch; may be nil
 	Now         func() time.Time

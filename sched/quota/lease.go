@@ -31,6 +31,8 @@ type LeaseStats struct {
 // Set the fields before first use. Safe for concurrent use; takes that need
 // the backend hold the lease's lock for the round trip.
 type Lease struct {
+	// Backend is the store holding the shared bucket; Limit names the
+	// bucket and gives its size.
 	Backend Backend
 	Limit   Limit
 	TTL     time.Duration    // slice validity; DefaultLeaseTTL if 0

@@ -26,6 +26,7 @@ import (
 // them from the sched.Config, headroom included). Set the fields before
 // first use; safe for concurrent use.
 type Shared struct {
+	// Backend is the store holding the shared buckets.
 	Backend Backend
 	TTL     time.Duration // grant validity; DefaultLeaseTTL if 0
 	// Max bounds a grant, as a fraction of the bucket's burst (0: 1, the
@@ -168,6 +169,8 @@ func (s *Shared) Acquire(ctx context.Context, service string, kind sched.CreditK
 // available Wait after the reservation's answer: the first half of Acquire,
 // for a driver with a clock of its own.
 type Pending struct {
+	// Service is the name of the service the grant is for; Kind whether
+	// its units are requests or tokens.
 	Service string
 	Kind    sched.CreditKind
 	Units   float64       // units reserved (at least the units asked for)

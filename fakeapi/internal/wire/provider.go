@@ -17,18 +17,27 @@ import (
 type Endpoint uint8
 
 const (
+	// EpGeneric is a tool path: any path outside the provider's own
+	// endpoints, the only kind of request that can be a write.
 	EpGeneric Endpoint = iota
+	// EpChat is OpenAI's POST /v1/chat/completions.
 	EpChat
+	// EpEmbeddings is OpenAI's POST /v1/embeddings.
 	EpEmbeddings
+	// EpMessages is Anthropic's POST /v1/messages.
 	EpMessages
+	// EpCountTokens is Anthropic's POST /v1/messages/count_tokens.
 	EpCountTokens
+	// EpModels is GET /v1/models, the model list, in either provider's shape.
 	EpModels
+	// EpResponses is OpenAI's POST /v1/responses.
 	EpResponses
 	// EpUnknown is a /v1/... path a provider-style service does not answer.
 	EpUnknown
 )
 
-// method is the HTTP method an endpoint answers.
+// Method is the HTTP method an endpoint answers: GET for EpModels, POST
+// for every other.
 func (ep Endpoint) Method() string {
 	if ep == EpModels {
 		return http.MethodGet
@@ -78,14 +87,14 @@ type Provider interface {
 	// besides X-Request-Id.
 	SetRequestID(h http.Header, id string)
 	// checkFields checks the fields endpoint ep (one of the provider's
-	// routes, or epGeneric) requires of body b, and decodes into d what
+	// routes, or EpGeneric) requires of body b, and decodes into d what
 	// the endpoint asks for beyond tokens and tools (an embedding).
 	checkFields(ep Endpoint, b *reqBody, d *Decoded) error
 	// modelsBody is the JSON value of GET /v1/models listing model,
 	// created at created.
 	modelsBody(model string, created time.Time) any
 	// okBody is the JSON value of a successful answer of endpoint ep, one
-	// of the provider's routes other than epModels and epCountTokens.
+	// of the provider's routes other than EpModels and EpCountTokens.
 	okBody(ep Endpoint, a *answerArgs) any
 	// streamEvents adds to groups the events of a streamed answer of
 	// endpoint ep (ep.Generates()).
@@ -218,22 +227,29 @@ type reqBody struct {
 
 // Decoded is what the server learns from a request.
 type Decoded struct {
-	Model         string
+	// Model is the body's "model" ("" when it names none).
+	Model string
+	// Input is the request's input tokens (TokensHeader, else a tool
+	// body's tokens, else a quarter of the prompt fields' bytes); Output its output tokens: a provider request's output limit
+	// (max_tokens and the like, else the service's default), a tool
+	// request's OutputTokensHeader or output_tokens.
 	Input, Output int64
-	Resource      string
-	HasResource   bool
+	// Resource is the body's "resource", the key a write is known by, and
+	// HasResource says the body had one.
+	Resource    string
+	HasResource bool
 	// Stream asks for server-sent events; includeUsage for OpenAI's final
 	// usage chunk.
 	Stream, includeUsage bool
 	// embed is what an embeddings request asks for.
 	embed embedRequest
 	// Agent is what a chat, messages or responses request says about tools
-	// and its conversation; reply is the fake model's answer, set before
+	// and its conversation; Reply is the fake model's answer, set before
 	// the model decides on the request.
 	Agent AgentRequest
 	Reply Reply
 	// Answer is the output tokens of the fake model's Answer (see
-	// fakeapi's answerTokens), set with reply.
+	// fakeapi's answerTokens), set with Reply.
 	Answer int64
 	// MaxSet says the request named its output limit (max_tokens,
 	// max_completion_tokens or max_output_tokens); Truncated, set with

@@ -15,27 +15,38 @@ import (
 type ChoiceMode uint8
 
 const (
+	// ChoiceAuto lets the model choose between tool calls and text
+	// ("auto", no tool_choice, or one the fake model does not know).
 	ChoiceAuto ChoiceMode = iota
+	// ChoiceNone asks for text, no tool call ("none").
 	ChoiceNone
+	// ChoiceRequired asks for at least one tool call ("required", "any").
 	ChoiceRequired
+	// ChoiceNamed asks for a call to the tool AgentRequest.Named.
 	ChoiceNamed
 )
 
 // ToolSpec is one function tool a request offers.
 type ToolSpec struct {
-	Name   string
+	// Name is the tool's function name.
+	Name string
+	// Schema is the JSON Schema of the tool's arguments, as the request
+	// gave it (parameters or input_schema), for the fake model to fill.
 	Schema json.RawMessage
 }
 
 // AgentRequest is what a request tells the fake model about tools and the
 // conversation.
 type AgentRequest struct {
-	Tools    []ToolSpec
+	// Tools are the function tools offered, in the request's order.
+	Tools []ToolSpec
+	// Mode is what tool_choice asks for; Named the tool of ChoiceNamed;
+	// Parallel whether several tool calls in one answer are allowed.
 	Mode     ChoiceMode
-	Named    string // the tool of choiceNamed
+	Named    string
 	Parallel bool
 	// Conv hashes the conversation's first message (or comes from
-	// previous_response_id); round counts the responses with tool calls the
+	// previous_response_id); Round counts the responses with tool calls the
 	// conversation has had.
 	Conv  uint64
 	Round int
@@ -43,6 +54,7 @@ type AgentRequest struct {
 
 // ToolCall is one call the fake model makes.
 type ToolCall struct {
+	// ID is the call's id (CallID); Name the tool called.
 	ID, Name string
 	Args     []byte // a JSON object
 }
@@ -50,6 +62,7 @@ type ToolCall struct {
 // Reply is what the fake model answers: tool calls, or text when there are
 // none.
 type Reply struct {
+	// Calls are the tool calls, in order; none means a text answer.
 	Calls []ToolCall
 }
 

@@ -14,9 +14,16 @@ import (
 // limit by, and the gradient's smoothing, tolerance, long window (in
 // completions) and queue allowance (in attempts).
 type Params struct {
-	Gradient                                 bool
+	// Gradient selects the gradient algorithm (false: AIMD).
+	Gradient bool
+	// Backoff is the factor in (0, 1) a 429 or overload answer multiplies
+	// the limit by; Smoothing the gradient's weight of each new target, in
+	// (0, 1]; Tolerance the ratio of short- to long-term latency the
+	// gradient accepts before it shrinks (at least 1); QueueSize the
+	// gradient's growth allowance per completion, in attempts.
 	Backoff, Smoothing, Tolerance, QueueSize float64
-	LongWindow                               int
+	// LongWindow is the long-term latency average's length, in completions.
+	LongWindow int
 }
 
 // Limiter is one service's adaptive limit.
