@@ -169,7 +169,7 @@ func TestCalibrateThroughKong(t *testing.T) {
 		Calibrate CalibrateCmd `cmd:""`
 	}
 	cli.Calibrate.Stdout = &bytes.Buffer{}
-	parser, err := kong.New(&cli)
+	parser, err := kong.New(&cli, decisionVars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestCalibrateThroughKong(t *testing.T) {
 		var fresh struct {
 			Calibrate CalibrateCmd `cmd:""`
 		}
-		if _, err := kong.Must(&fresh).Parse(args); err == nil {
+		if _, err := kong.Must(&fresh, decisionVars).Parse(args); err == nil {
 			t.Errorf("%q parsed; want an error", args)
 		}
 	}
