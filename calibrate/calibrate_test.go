@@ -259,19 +259,7 @@ func TestCSV(t *testing.T) {
 			fmt.Fprintf(&b, "%d.%03d,%d,search-api,%d,t%d,search\n", 1700000000+turn, call, 100+10*call+turn%7, code, turn)
 		}
 	}
-	in := writeFile(t, dir, "calls.csv", b.String())
-	cols, err := ParseCSVColumns("start=ts,latency_ms=dur,service=svc,status=code,turn=turn_id,tool=tool_name")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := New(Options{})
-	if err := c.ReadFile(in, ReadOptions{CSVColumns: cols}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Fit()
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := fitCSV(t, dir, b.String(), "start=ts,latency_ms=dur,service=svc,status=code,turn=turn_id,tool=tool_name")
 	if res.Records != 350 || res.Workload.Turns != 100 || res.Workload.FanOutMin != 3 || res.Workload.FanOutMax != 4 || res.Workload.FanOutMean != 3.5 {
 		t.Errorf("%d records, %d turns, fan-out %d..%d mean %v; want 350, 100, 3..4 mean 3.5", res.Records, res.Workload.Turns, res.Workload.FanOutMin, res.Workload.FanOutMax, res.Workload.FanOutMean)
 	}
@@ -381,4 +369,24 @@ func TestSessionsCloseInOrder(t *testing.T) {
 			t.Fatalf("mean turns per session %v, then %v: the order sessions close in changed", want, got)
 		}
 	}
+}
+
+// fitCSV writes body to calls.csv in dir, reads it with the CSV columns
+// given (ParseCSVColumns' syntax) and returns the fit.
+func fitCSV(t *testing.T, dir, body, columns string) *Result {
+	t.Helper()
+	in := writeFile(t, dir, "calls.csv", body)
+	cols, err := ParseCSVColumns(columns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{})
+	if err := c.ReadFile(in, ReadOptions{CSVColumns: cols}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -22,19 +22,7 @@ func calibrateStatuses(t *testing.T, statuses []int) (*Result, string) {
 	for i, code := range statuses {
 		fmt.Fprintf(&b, "%d,%d,api,%d,t%d\n", 1700000000+i, 100+i%7, code, i)
 	}
-	in := writeFile(t, dir, "calls.csv", b.String())
-	cols, err := ParseCSVColumns("start=ts,latency_ms=dur,service=svc,status=code,turn=turn_id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := New(Options{})
-	if err := c.ReadFile(in, ReadOptions{CSVColumns: cols}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Fit()
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := fitCSV(t, dir, b.String(), "start=ts,latency_ms=dur,service=svc,status=code,turn=turn_id")
 	out := filepath.Join(dir, "api.toml")
 	if _, err := res.WriteScenario(out); err != nil {
 		t.Fatal(err)
