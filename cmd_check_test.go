@@ -95,8 +95,15 @@ func verdicts(rep *check.Report) map[string]check.Verdict {
 // The 320 calls of its first turn go out at once, about twice tier3's burst,
 // so that a client slowed by a busy machine still meets 429s (24 sessions,
 // 192 calls, met none twice at a load of 12).
+//
+// tier3 speaks OpenAI's headers, whose retry-after-ms tells a client of a
+// 10,000-requests/min key to wait about 6ms: a retry sent "at once" by a
+// client the race detector and a busy machine slow down arrives later than
+// that (CI saw 0 of 915 retries early). The same scenario with Retry-After
+// in whole seconds tells it to wait at least 1s, which no retry sent at
+// once outlasts, so early_retries measures the client rather than the load.
 func TestCheckFailsAClientThatFiresEveryCallAtOnceWithoutBackoff(t *testing.T) {
-	rep, err := runCheck(t, "tier3", "naive", "-sessions", "40", "-turns", "3")
+	rep, err := runCheck(t, tier3WithWholeSecondRetryAfter(t), "naive", "-sessions", "40", "-turns", "3")
 	if exitCode(err) != exitFailure {
 		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitFailure)
 	}
@@ -108,14 +115,42 @@ func TestCheckFailsAClientThatFiresEveryCallAtOnceWithoutBackoff(t *testing.T) {
 	}
 	// Its retries go out at once, so the herds are there; how many of
 	// them check lays to the missing cap (see in_flight) rather than to
-	// jitter depends on how fast the client sends, so jitter is FAIL or
-	// WARN, never PASS.
-	if j := v[check.CheckJitter]; j != check.Fail && j != check.Warn {
-		t.Errorf("jitter is %s, want FAIL or WARN; the report:\n%+v", j, rep.Lines)
+	// jitter depends on how fast the client sends: a client the machine
+	// slows spreads its retries as jitter would (under the race detector
+	// and a load of 6 CI saw 7 of 27 herds, this machine 1 of 27). So
+	// jitter is FAIL or WARN, or PASS only with the crowds laid on the
+	// missing cap, never a PASS that says nothing of them.
+	for _, l := range rep.Lines {
+		if l.Check != check.CheckJitter {
+			continue
+		}
+		if l.Verdict != check.Fail && l.Verdict != check.Warn &&
+			(l.Verdict != check.Pass || !strings.Contains(l.Figure, "the missing cap's doing")) {
+			t.Errorf("jitter is %s (%s), want FAIL or WARN, or PASS on the missing cap's crowds", l.Verdict, l.Figure)
+		}
 	}
 	if rep.Verdict != check.Fail {
 		t.Errorf("verdict %s, want FAIL", rep.Verdict)
 	}
+}
+
+// tier3WithWholeSecondRetryAfter writes tier3 with its service's headers
+// "standard" (Retry-After only, in whole seconds) and returns the file.
+func tier3WithWholeSecondRetryAfter(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("scenarios", "tier3.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from, to = `headers = "openai"`, `headers = "standard"`
+	if bytes.Count(b, []byte(from)) != 1 {
+		t.Fatalf("scenarios/tier3.toml has %d lines %s, want 1", bytes.Count(b, []byte(from)), from)
+	}
+	file := filepath.Join(t.TempDir(), "tier3-standard.toml")
+	if err := os.WriteFile(file, bytes.Replace(b, []byte(from), []byte(to), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 // wantNoFault fails t unless every line of rep passed or had nothing to
