@@ -41,7 +41,7 @@ type CLI struct {
 	Gate      GateCmd      `cmd:"" help:"Compare go test -bench output against the baseline; exit 1 on a regression, 2 on missing data."`
 	Calibrate CalibrateCmd `cmd:"" help:"Fit a scenario to traces of tool calls (simbench, OpenTelemetry JSON or CSV): latency, error and 429 rates, limits, fan-out, think time or arrival rate."`
 
-	InstallCompletions kongplete.InstallCompletions `cmd:"" help:"Print the line that turns on tab completion for your login shell (bash, zsh or fish); add it to the shell's startup file. Needs an installed binary (make build, or go install)."`
+	InstallCompletions InstallCompletionsCmd `cmd:"" help:"Print the line that turns on tab completion for your login shell (bash, zsh or fish); add it to the shell's startup file (delete it to turn completion off). Needs an installed binary (make build, or go install)."`
 }
 
 // exitCodesHelp ends every --help: what the exit codes mean.

@@ -262,3 +262,18 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completing a scenario name: exit %d, %q", code, out)
 	}
 }
+
+// install-completions has no flag it would ignore: kongplete's --uninstall
+// was read only after the line was printed.
+func TestInstallCompletionsHasNoIgnoredFlag(t *testing.T) {
+	if code, _, errOut := cli("install-completions", "--uninstall"); code != exitInvalid || !strings.Contains(errOut, "unknown flag --uninstall") {
+		t.Errorf("install-completions --uninstall: exit %d, %q; want %d and unknown flag", code, errOut, exitInvalid)
+	}
+	code, out, errOut := cli("install-completions")
+	switch {
+	case code == 0 && !strings.Contains(out, "complete -C"):
+		t.Errorf("install-completions printed %q, want a complete -C line", out)
+	case code != 0 && !strings.Contains(errOut, "shell"):
+		t.Errorf("install-completions: exit %d, %q; want the line or an error naming the shell", code, errOut)
+	}
+}
