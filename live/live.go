@@ -97,7 +97,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 	if f <= 0 {
 		f = 1
 	}
-	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: sim.MaxTurnCalls(opts.Budget())}
+	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: sim.MaxTurnCalls(opts.Budget()), inFlight: LiveInFlight(opts.Budget())}
 	res := newLiveResults(sc, &opts, f)
 	var own [][]string // each strategy's reasons to be invalid
 	for i := range ls.sc.Strategies {
