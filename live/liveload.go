@@ -104,7 +104,7 @@ func (g *loadGauge) giveUp(now time.Time, vnow time.Duration) bool {
 	if b <= GiveUpBehind {
 		return false
 	}
-	g.stopped = fmt.Sprintf("stopped at %v of the scenario's time, %v behind its offered load (more than %v: %d calls not sent, %d sent, at most %d in flight; timers %v late): the machine cannot keep this load",
+	g.stopped = fmt.Sprintf("stopped at %v of the scenario's time, %v behind its offered load (more than %v: %d calls not sent, %d sent, at most %d in flight; timers %v late): the machine cannot keep this load within --max-memory",
 		vnow.Round(time.Millisecond), b.Round(time.Millisecond), GiveUpBehind, g.notSent, g.sent, g.bound, g.late.Round(time.Millisecond))
 	return true
 }
