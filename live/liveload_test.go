@@ -13,27 +13,28 @@ import (
 	"github.com/simbench/simbench/spec"
 )
 
-// TestLiveInFlight: a quarter of the budget at 64 KiB a call, within
+// TestLiveInFlight: a quarter of the budget at 96 KiB a call, within
 // [64, 65536].
 func TestLiveInFlight(t *testing.T) {
 	for _, c := range []struct {
 		budget int64
 		want   int
 	}{
-		{256 << 20, 256 << 20 / 4 / (64 << 10)}, // 1024
-		{4 << 30, 16384},
-		{1 << 20, 64},      // 4 calls' worth: raised to the floor
+		{256 << 20, 682},   // 64 MiB / 96 KiB = 682.67
+		{4 << 30, 10922},   // 1 GiB / 96 KiB = 10922.67
+		{1 << 20, 64},      // 2 calls' worth: raised to the floor
 		{1 << 40, 1 << 16}, // lowered to the ceiling
 		{0, 1 << 16},       // no budget
 		{-1, 1 << 16},      // no budget
-		{64 * 4 * 64 << 10, 64},
+		{64 * 4 * 96 << 10, 64},
+		{100 * 4 * 96 << 10, 100},
 	} {
 		if got := LiveInFlight(c.budget); got != c.want {
 			t.Errorf("LiveInFlight(%d) = %d, want %d", c.budget, got, c.want)
 		}
 	}
-	if tr := newTransport(LiveInFlight(256 << 20)); tr.MaxConnsPerHost != 1024 || tr.MaxIdleConnsPerHost != 1024 {
-		t.Errorf("transport: %d connections per host, %d idle; want 1024 each", tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost)
+	if tr := newTransport(LiveInFlight(256 << 20)); tr.MaxConnsPerHost != 682 || tr.MaxIdleConnsPerHost != 682 {
+		t.Errorf("transport: %d connections per host, %d idle; want 682 each", tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost)
 	}
 }
 
