@@ -9,5 +9,8 @@
 // are the collectors' (internal/collect), from the configuration the
 // simulator uses (internal/setup), so a live run and a virtual run of a
 // scenario compare figure by figure; a live run compares itself with its
-// virtual twin and says where they disagree.
+// virtual twin and says where they disagree. Under more load than the
+// machine keeps, a run holds its calls in flight and its connections to
+// what its memory budget allows (LiveInFlight), counts the calls it could
+// not send, and stops once it is GiveUpBehind behind (liveload.go).
 package live

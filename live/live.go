@@ -68,7 +68,11 @@ type LiveOptions struct {
 // the machine could not keep up with (late timers, too few turns started,
 // figures off the virtual run's beyond the agree* bounds) gets
 // StrategyResult.Invalid with the reason; Results.Invalid collects every
-// reason, strategy names first. A turn that draws more calls than fit
+// reason, strategy names first. Each strategy's run holds at most
+// LiveInFlight(opts.Budget()) calls in flight: a part that would take it
+// past that is not sent (StrategyResult.NotSent, its turn failed), and a
+// run that falls more than GiveUpBehind behind its offered load stops
+// there; either makes the strategy invalid. A turn that draws more calls than fit
 // opts.MaxMemory stops the run with an error wrapping ErrTooLarge, as in a
 // virtual run. When ctx ends first, RunLive returns what was measured with
 // Partial set, and ctx.Err().
@@ -97,7 +101,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 	if f <= 0 {
 		f = 1
 	}
-	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: sim.MaxTurnCalls(opts.Budget())}
+	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: opts.Progress, trace: opts.Trace, maxTurnCalls: sim.MaxTurnCalls(opts.Budget()), inFlight: LiveInFlight(opts.Budget())}
 	res := newLiveResults(sc, &opts, f)
 	var own [][]string // each strategy's reasons to be invalid
 	for i := range ls.sc.Strategies {

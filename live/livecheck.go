@@ -109,6 +109,14 @@ func (l *liveRun) judge(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
+	if g := &l.shell.load; g.stopped != "" || g.notSent > 0 {
+		// Not the scenario measured, but the machine's limit.
+		l.invalid = g.stopped
+		if g.stopped == "" {
+			l.invalid = g.notSentReason()
+		}
+		return
+	}
 	if l.noAnswer > 0 {
 		// Not the provider's limits measured, but a provider out of reach.
 		var attempts int64

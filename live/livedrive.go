@@ -30,6 +30,8 @@ type liveShell struct {
 	landed  chan landedPart
 	stopped chan struct{} // closed when the driving goroutine stops reading landed
 	parts   sync.WaitGroup
+	// load bounds the calls in flight and counts those not sent.
+	load loadGauge
 }
 
 // landedPart is a part's results as its Runner returned them (nil: the
@@ -54,10 +56,15 @@ func (l *liveRun) drive(ctx context.Context) error {
 	defer close(sh.stopped)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	sh.load.began = time.Now()
 	l.agents.Begin()
 	for {
 		if err := l.carry(ctx); err != nil {
 			return err
+		}
+		if sh.load.giveUp(time.Now(), l.vnow()) {
+			// Hopelessly behind: what is sent cannot catch up.
+			return nil
 		}
 		if l.agents.Done() && len(sh.running) == 0 {
 			// Every turn ended and every part landed: a progressive
@@ -95,7 +102,8 @@ func (l *liveRun) fire() {
 	sh.now = ev.At
 	switch ev.Kind {
 	case sim.EvSession, sim.EvArrival:
-		l.noteLate(time.Since(l.realAt(ev.At)))
+		sh.load.late = time.Since(l.realAt(ev.At))
+		l.noteLate(sh.load.late)
 		if ev.Kind == sim.EvSession {
 			l.agents.Wake(ev.At, int(ev.Ref))
 		} else {
@@ -202,6 +210,12 @@ func (l *liveRun) submit(ctx context.Context, p *agent.AgentPart) {
 		l.agents.Finished(sh.now, p, nil)
 		return
 	}
+	if !sh.load.admit(len(p.Calls)) {
+		// Not sent: the run holds as many calls as its budget allows.
+		// The turn fails, as a turn the scheduler refuses does.
+		l.agents.Refused(sh.now, p)
+		return
+	}
 	var tag any
 	if l.trace != nil {
 		tag = l.trace.Begin(&liveTurn{Session: int64(p.Turn.Session + 1), No: int64(p.Turn.No)}, p.Calls, l.vnow().Seconds())
@@ -264,6 +278,7 @@ func (l *liveRun) land(lp landedPart) {
 	}
 	sh.running[p]()
 	delete(sh.running, p)
+	sh.load.done(len(p.Calls))
 	if l.trace != nil {
 		l.trace.End(p.Calls)
 	}

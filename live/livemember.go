@@ -126,7 +126,7 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 		f = 1
 	}
 	ms := newMemberSetup(&opts, sc, rdb)
-	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: lo.Progress, trace: lo.Trace, maxTurnCalls: sim.MaxTurnCalls(lo.Budget()), member: ms}
+	ls := &liveSetup{orig: sc, sc: setup.Scale(sc, f), f: f, progress: lo.Progress, trace: lo.Trace, maxTurnCalls: sim.MaxTurnCalls(lo.Budget()), inFlight: LiveInFlight(lo.Budget()), member: ms}
 	res := newLiveResults(sc, &lo, f)
 	res.Fleet = &results.FleetMember{Member: opts.Member, Of: opts.Of, RunID: ms.runID}
 	mr := &memberRun{sc: sc, f: f, ls: ls, res: res, m: &Member{Results: res}}

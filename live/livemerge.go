@@ -343,6 +343,7 @@ func addFigures(r, p *results.StrategyResult) {
 	r.FailedTurns += p.FailedTurns
 	r.UnfinishedTurns += p.UnfinishedTurns
 	r.RefusedTurns += p.RefusedTurns
+	r.NotSent += p.NotSent
 	r.Calls += p.Calls
 	r.Attempts += p.Attempts
 	r.RateLimited += p.RateLimited

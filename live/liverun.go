@@ -31,6 +31,9 @@ type liveSetup struct {
 	progress     func(string, time.Duration, time.Duration)
 	trace        *trace.Writer
 	maxTurnCalls int
+	// inFlight is the most calls a strategy's run (each of its processes)
+	// holds in flight, and its connections per host (LiveInFlight).
+	inFlight int
 	// member, when set, makes the run one member of a fleet whose other
 	// members run elsewhere (RunMember): against a provider it does not
 	// start, from a start its members agree on.
@@ -137,7 +140,7 @@ func runLiveStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy,
 	}
 	l.orphans, l.endOrphan = context.WithCancel(context.Background())
 	defer l.endOrphan()
-	transport := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
+	transport := newTransport(ls.inFlight)
 	defer transport.CloseIdleConnections()
 	closeRunners, err := l.fleetRunners(cfg, l.executors(transport), fo)
 	if err != nil {
@@ -202,6 +205,7 @@ func startLiveRun(ls *liveSetup, st *scenarios.Strategy, fo *fleetOptions) (*liv
 	}
 	l := &liveRun{sc: ls.sc, st: st, f: ls.f, m: collect.NewCollector(names, orig.Duration), late: collect.NewHistogram(), fleet: fo,
 		agents: agent.NewAgentLoop(orig, st, fo.shares, ls.maxTurnCalls), net: newLiveNet(ls.sc)}
+	l.shell.load.bound = ls.inFlight
 	if m := ls.member; m != nil {
 		l.agents.Member, l.member, l.quotaKey = m.index+1, m.index+1, m.key(st.Name)
 		l.clientPrefix = "p" + strconv.Itoa(m.index+1) + "-"
@@ -271,7 +275,7 @@ func (l *liveRun) executors(transport *http.Transport) func(p int) sched.Executo
 	return func(p int) sched.Executor {
 		tr := transport
 		if p > 0 { // a process of its own has connections of its own
-			tr = &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 30 * time.Second}
+			tr = newTransport(l.shell.load.bound)
 		}
 		tool := &httptool.Tool{Client: &http.Client{Transport: tr}, Build: l.build}
 		if l.st.CancelAt == scenarios.CancelAtReader {
@@ -331,6 +335,7 @@ func (l *liveRun) collect(svcs []fakeapi.ServiceConfig, limits *collect.LimitRec
 	l.result.LimitTrace = limits.Trace()
 	l.result.Processes = l.processResults(fo)
 	l.result.Tasks = l.agents.Tasks()
+	l.result.NotSent = l.shell.load.notSent
 	if l.agents.ModelFails() {
 		l.m.SchedulerAnswer(l.result.Tasks)
 	}

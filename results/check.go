@@ -242,7 +242,7 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 		}
 	}
 	counts := map[string]int64{"turns": s.Turns, "failed_turns": s.FailedTurns, "unfinished_turns": s.UnfinishedTurns,
-		"refused_turns": s.RefusedTurns, "calls": s.Calls, "attempts": s.Attempts, "rate_limited": s.RateLimited,
+		"refused_turns": s.RefusedTurns, "not_sent": s.NotSent, "calls": s.Calls, "attempts": s.Attempts, "rate_limited": s.RateLimited,
 		"failed": s.Failed, "early_retries": s.EarlyRetries, "wasted_tokens": s.WastedTokens, "write_races": s.WriteRaces,
 		"conflicts": s.Conflicts, "max_in_flight": int64(s.MaxInFlight), "hedges": s.Hedges, "hedges_won": s.HedgesWon}
 	for _, k := range slices.Sorted(maps.Keys(counts)) {

@@ -53,6 +53,7 @@ func hostileResults(t testing.TB) map[string]struct{ body, want string } {
 		"overflow-duration": {strings.Replace(set("duration_s", 1), `"duration_s":1`, `"duration_s":1e400`, 1), "duration_s: is 1e400, beyond the range of a number"},
 		"quantum-mode":      {set("mode", "quantum"), `mode: is "quantum"; want "virtual" or "live"`},
 		"negative-turns":    {setS("turns", -3), "strategies[0].turns: is -3; a count is ≥ 0"},
+		"negative-not-sent": {setS("not_sent", -1), "strategies[0].not_sent: is -1; a count is ≥ 0"},
 		"fraction-turns":    {setS("turns", 2.5), "strategies[0].turns: is 2.5; want a whole number"},
 		"string-turns":      {setS("turns", "100"), `strategies[0].turns: is the string "100"; want a whole number`},
 		"null-latencies":    {setS("turn_latency_ms", map[string]any{"mean": nil, "p50": nil, "p95": nil, "p99": nil, "max": nil}), "strategies[0].turn_latency_ms.p95: is null; want a number"},

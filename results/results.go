@@ -136,6 +136,10 @@ type StrategyResult struct {
 	RefusedTurns    int64 `json:"refused_turns,omitempty"`
 	Calls           int64 `json:"calls"`
 	Attempts        int64 `json:"attempts"`
+	// NotSent counts the calls a live run could not send: their part would
+	// have taken its calls in flight past the bound its memory budget sets
+	// (their turns fail). A run with any is invalid.
+	NotSent int64 `json:"not_sent,omitempty"`
 	// TurnLatencyMs summarises turn latency in milliseconds, over every
 	// finished turn, failed ones included (a failure that comes back fast
 	// lowers it: read it with FailedTurns).
