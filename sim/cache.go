@@ -112,6 +112,9 @@ type RunKey struct {
 	Seed uint64 `json:"seed"`
 	// DurationNs is the scenario's duration, in nanoseconds.
 	DurationNs time.Duration `json:"duration_ns"`
+	// Stop names the rule that could stop the run early (Options.StopKey;
+	// "": a run to the end): such a run is kept apart from the whole one.
+	Stop string `json:"stop,omitempty"`
 }
 
 // runKey is the key of strategy st's run of sc (sc's seed and duration).
