@@ -69,10 +69,10 @@ type Options struct {
 	NoLoad bool
 
 	each  time.Duration // each run's simulated time, set by Decide
+	seeds []uint64      // the seeds of every configuration, set by Decide
 	// stops stops the runs as written that cannot meet the rule (set by
 	// Decide; nil: none is stopped).
 	stops *earlyStops
-	seeds []uint64      // the seeds of every configuration, set by Decide
 	// writtenPeak is each strategy's peak in flight as written (set by
 	// Decide): the cap a sweep of an uncapped strategy adds.
 	writtenPeak map[string]int

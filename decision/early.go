@@ -184,9 +184,9 @@ func (s *earlyStops) stopped(r results.StrategyResult) *results.EarlyStop {
 }
 
 // stopText says when and why a strategy as written was stopped: "stopped
-// at 41.2 s of 600 s: 1,234 of 1,500 turns failed and at most 2,345 more
-// could be answered, so it cannot answer 95%".
+// at 20.03 s of 600 s: 655 of 813 turns failed and at most 12,185 more
+// could be answered, short of 95% answered".
 func stopText(e *results.EarlyStop) string {
-	return fmt.Sprintf("stopped at %s of %s: %s of %s turns failed and at most %s more could be answered, so it cannot answer %s",
-		secondsText(1000*e.AtS), secondsText(1000*e.DurationS), numfmt.Num(float64(e.FailedTurns)), numfmt.Num(float64(e.Turns)), numfmt.Num(float64(e.MaxMoreAnswered)), percent(e.MinAnsweredShare))
+	return fmt.Sprintf("stopped at %s s of %s s: %s of %s turns failed and at most %s more could be answered, short of %s%% answered",
+		numfmt.Num(e.AtS), numfmt.Num(e.DurationS), numfmt.Num(float64(e.FailedTurns)), numfmt.Num(float64(e.Turns)), numfmt.Num(float64(e.MaxMoreAnswered)), numfmt.Num(100*e.MinAnsweredShare))
 }
