@@ -211,7 +211,7 @@ func (r *virtualRun) prepare(budget int64) error {
 				continue
 			}
 			if c.ReadOnly() {
-				c.miss(key, sc, &sc.Strategies[i])
+				c.miss(key, sc, &sc.Strategies[i], r.opts.StopWhen)
 				misses = append(misses, key)
 				continue
 			}
