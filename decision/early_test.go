@@ -256,8 +256,8 @@ func checkEarlyStop(t *testing.T, n int, seed uint64) {
 
 // fails's arithmetic at its edge: with at most 100 more turns answered and
 // none answered yet, 6 failed turns keep the share below 95% (100 ÷ 106 =
-// 94.3%), 5 do not (100 ÷ 105 = 95.2%); 10 answered need 11 failed
-// (110 ÷ 121 = 90.9%... and 110 ÷ 116 = 94.8% with 6).
+// 94.3%), 5 do not (100 ÷ 105 = 95.2%); with 10 answered, 6 failed do
+// (110 ÷ 116 = 94.8%), 5 do not (110 ÷ 115 = 95.7%).
 func TestFailsAtTheEdge(t *testing.T) {
 	s := &earlyStops{more: func(now, end time.Duration) int64 { return 100 }, window: time.Minute}
 	for _, c := range []struct {
