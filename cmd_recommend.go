@@ -29,6 +29,7 @@ type RecommendCmd struct {
 	Seed       *uint64          `env:"SIMBENCH_SEED" help:"Replace the scenario's seed (the first of --seeds)."`
 	Duration   positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration for the verifying sweep."`
 	NoVerify   bool             `help:"Print the arithmetic only; skip the verifying sweep."`
+	NoStop     bool             `name:"no-early-stop" help:"Run every strategy as written to its end, also one that already cannot meet the rule (by default it is stopped there, and the decision says when): the same decision, that strategy's figures over its whole run, more CPU time."`
 	JSON       bool             `help:"Print the recommendation as JSON."`
 	Parallel   int              `env:"SIMBENCH_PARALLEL" help:"Runs simulated at once (default: the number of CPUs)."`
 	cacheFlags `embed:""`
@@ -95,7 +96,7 @@ func (c *RecommendCmd) Run() error {
 	defer stop()
 	o := pipeline.RecommendOptions{NoVerify: c.NoVerify, JSON: c.JSON, Emit: c.Emit, Out: out,
 		Decision: decision.Options{Strategy: c.Strategy, Headroom: c.Headroom, Rule: rule(c.MaxShare, c.Tolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
-			Progress: c.progress, Cache: c.open(os.Stderr), Parallel: c.Parallel}}
+			Progress: c.progress, Cache: c.open(os.Stderr), Parallel: c.Parallel, NoEarlyStop: c.NoStop}}
 	if tty && !c.JSON && c.Emit == "" {
 		o.Bars = decisionBarsOn(out)
 	}

@@ -32,6 +32,7 @@ type SweepCmd struct {
 	Duration   positiveDuration `placeholder:"10m" env:"SIMBENCH_DURATION" help:"Replace the scenario's (virtual) duration."`
 	Out        string           `short:"o" placeholder:"DIR" env:"SIMBENCH_OUT" help:"Where the sweep's plots and sweep.json go (default: out/<scenario>-sweep)."`
 	JSON       bool             `help:"Print the sweep as JSON instead of the table."`
+	NoStop     bool             `name:"no-early-stop" help:"Run every strategy as written to its end, also one that already cannot meet the rule (by default it is stopped there, and the decision says when): the same decision, that strategy's figures over its whole run, more CPU time."`
 	Parallel   int              `env:"SIMBENCH_PARALLEL" help:"Runs simulated at once (default: the number of CPUs)."`
 	cacheFlags `embed:""`
 	Stdout     io.Writer `kong:"-"`
@@ -58,7 +59,7 @@ func (c *SweepCmd) Run() error {
 		return err
 	}
 	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
-		Cache: c.open(os.Stderr), Parallel: c.Parallel}
+		Cache: c.open(os.Stderr), Parallel: c.Parallel, NoEarlyStop: c.NoStop}
 	if c.Cap != "" {
 		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
 			return codedError{err, exitInvalid}

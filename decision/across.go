@@ -44,6 +44,9 @@ func tryOthers(ctx context.Context, sc *scenarios.Scenario, t *tuning, written [
 			continue
 		}
 		tried[name] = true
+		if err := complete(ctx, sc, i, written, points, o, opts); err != nil {
+			return t, all, err
+		}
 		why := fmt.Sprintf("strategy: %s as written scores %s, better than %s tuned (%s), so %s was tuned too", name, scoreText(r, p), t.name, scoreText(r, c), name)
 		if !r.meets(*p) {
 			why = fmt.Sprintf("strategy: %s as written fails the rule but scores %s, better than %s tuned (%s), so %s was tuned too, a cap or a pace may bring it inside", name, scoreText(r, p), t.name, scoreText(r, c), name)

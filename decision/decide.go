@@ -58,6 +58,11 @@ type Options struct {
 	Cache *sim.Cache
 	// Parallel caps the runs simulated at once (sim.Options.Parallel).
 	Parallel int
+	// NoEarlyStop runs every strategy as written to its end, also one
+	// that certainly cannot meet the rule before (see earlyStops): the
+	// decision is the same, the figures of such a strategy are those of
+	// its whole run.
+	NoEarlyStop bool
 	// NoLoad leaves the load check out (Result.Load nil): the workload's
 	// demand (sim.Demand) is not simulated, and Arithmetic simulates
 	// nothing. For callers that print and write no load figure.
@@ -65,6 +70,9 @@ type Options struct {
 
 	each  time.Duration // each run's simulated time, set by Decide
 	seeds []uint64      // the seeds of every configuration, set by Decide
+	// stops stops the runs as written that cannot meet the rule (set by
+	// Decide; nil: none is stopped).
+	stops *earlyStops
 	// writtenPeak is each strategy's peak in flight as written (set by
 	// Decide): the cap a sweep of an uncapped strategy adds.
 	writtenPeak map[string]int
@@ -89,7 +97,7 @@ func (o Options) tell(sc *scenarios.Scenario, res *results.Results, from int) {
 			runs = []results.StrategyResult{r}
 		}
 		for i, s := range runs {
-			if !s.Partial {
+			if !s.Partial && s.StoppedAtS == 0 {
 				o.ran(*sc.Strategy(r.Name), from+i, s)
 			}
 		}
@@ -146,7 +154,7 @@ func Decide(ctx context.Context, sc *scenarios.Scenario, o Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	written, points, peaks, err := asWritten(ctx, sc, o, opts)
+	written, points, peaks, err := asWritten(ctx, sc, name, o, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +204,9 @@ func setUp(sc *scenarios.Scenario, o Options) (string, Options, sim.Options, err
 		return "", o, opts, InputError{err}
 	}
 	o.each, o.seeds = applied.Duration, sim.Seeds(applied.Seed, seeds)
+	if !o.NoEarlyStop {
+		o.stops = newEarlyStops(applied, o.Rule, o.each)
+	}
 	o.paced = map[paceKey]*trial{}
 	return name, o, opts, nil
 }

@@ -430,9 +430,12 @@ func withCap(st scenarios.Strategy, service string, c int) scenarios.Strategy {
 // asWritten runs every strategy of sc as written under opts' seeds, the
 // unbounded baseline (unboundedStrategy) at the first seed only: the
 // configurations a decision must be no worse than, and the contrast, which
-// only says how unbounded fares and costs the most to simulate.
-func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, map[string]int, error) {
-	rule := o.Rule
+// only says how unbounded fares and costs the most to simulate. The
+// baseline's run stops early (o.stops) once it certainly cannot meet the
+// rule, unless it is first, the strategy the decision tunes first; its
+// outcome then says so (Outcome.Stopped), and complete runs it to its end
+// should the search tune it.
+func asWritten(ctx context.Context, sc *scenarios.Scenario, first string, o Options, opts sim.Options) ([]results.Outcome, []results.SweepPoint, map[string]int, error) {
 	opts.Strategies = nil
 	done := o.step("strategies as written", len(sc.Strategies), &opts)
 	ub := unboundedStrategy(sc)
@@ -454,6 +457,9 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 		}
 		po := opts
 		po.Strategies, po.Seeds = part.names, part.seeds
+		if part.seeds == 1 && ub != first {
+			po = o.stops.options(po)
+		}
 		res, err := sim.RunSeeds(ctx, sc, po)
 		if err != nil {
 			done(true)
@@ -465,38 +471,63 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, o Options, opts sim.
 		}
 	}
 	done(false)
-	var outs []results.Outcome
-	var pts []results.SweepPoint
+	outs := make([]results.Outcome, len(sc.Strategies))
+	pts := make([]results.SweepPoint, len(sc.Strategies))
 	peaks := map[string]int{}
-	for name, r := range byName {
-		peaks[name] = peakInFlight(r)
-	}
-	for _, st := range sc.Strategies {
-		// A sweep at the strategy's own pace and cap reuses these runs
-		// (for a strategy with no cap, at its peak: a cap it never reaches).
-		if len(st.MaxInFlightPerService) > 0 && st.MaxInFlight == 0 || o.paced == nil {
-			continue
-		}
-		wc := writtenConfig(st, results.SweepPoint{}, peaks[st.Name])
-		r := byName[st.Name]
-		runs := r.SeedRuns
-		if len(runs) == 0 {
-			runs = []results.StrategyResult{r}
-		}
-		o.paced[paceKey{st.Name, "", wc.p.Cap, wc.headroom}] = &trial{st: st, cap: wc.p.Cap, runs: slices.Clone(runs)}
-	}
 	for i := range sc.Strategies {
-		st := &sc.Strategies[i]
-		p := SweepPointOf(max(1, st.MaxInFlight), byName[st.Name])
-		o := outcomeOf(st.Name, p)
-		o.Cap = st.MaxInFlight
-		if st.TokenBucket {
-			o.Headroom = st.Headroom
-		}
-		o.MeetsRule = rule.meets(p)
-		outs, pts = append(outs, o), append(pts, p)
+		outs[i], pts[i] = o.written(sc, i, byName[sc.Strategies[i].Name], peaks)
 	}
 	return outs, pts, peaks, nil
+}
+
+// written reads r, the run of sc's i-th strategy as written: its outcome
+// and point, its peak in flight into peaks, and its runs into o.paced,
+// where a sweep at the strategy's own pace and cap reuses them (for a
+// strategy with no cap, at its peak: a cap it never reaches). A run
+// stopped early is none of these but its outcome and point, marked.
+func (o Options) written(sc *scenarios.Scenario, i int, r results.StrategyResult, peaks map[string]int) (results.Outcome, results.SweepPoint) {
+	st := &sc.Strategies[i]
+	stop := o.stops.stopped(r)
+	if stop == nil {
+		peaks[st.Name] = peakInFlight(r)
+		if !(len(st.MaxInFlightPerService) > 0 && st.MaxInFlight == 0 || o.paced == nil) {
+			wc := writtenConfig(*st, results.SweepPoint{}, peaks[st.Name])
+			runs := r.SeedRuns
+			if len(runs) == 0 {
+				runs = []results.StrategyResult{r}
+			}
+			o.paced[paceKey{st.Name, "", wc.p.Cap, wc.headroom}] = &trial{st: *st, cap: wc.p.Cap, runs: slices.Clone(runs)}
+		}
+	}
+	p := SweepPointOf(max(1, st.MaxInFlight), r)
+	out := outcomeOf(st.Name, p)
+	out.Cap = st.MaxInFlight
+	if st.TokenBucket {
+		out.Headroom = st.Headroom
+	}
+	out.MeetsRule = o.Rule.meets(p)
+	out.Stopped = stop
+	return out, p
+}
+
+// complete runs the strategy of written[i], stopped early, to its end
+// and puts its outcome, point, peak and runs where asWritten would have:
+// the search is about to tune it, which reads them.
+func complete(ctx context.Context, sc *scenarios.Scenario, i int, written []results.Outcome, points []results.SweepPoint, o Options, opts sim.Options) error {
+	if written[i].Stopped == nil {
+		return nil
+	}
+	po := opts
+	po.Strategies, po.Seeds = []string{sc.Strategies[i].Name}, 1
+	done := o.step("strategy "+sc.Strategies[i].Name+" as written, to its end", 1, &po)
+	res, err := sim.RunSeeds(ctx, sc, po)
+	done(err != nil)
+	if err != nil {
+		return err
+	}
+	o.tell(sc, res, 0)
+	written[i], points[i] = o.written(sc, i, res.Strategies[0], o.writtenPeak)
+	return nil
 }
 
 // peakInFlight is the most a strategy's run held in flight, over its

@@ -48,7 +48,9 @@ func decisionSentence(d *results.Decision, in input) string {
 	if o := in.Rule.Objective; o != "" && o != scenarios.ObjectiveP95 {
 		s += "; the scenario's objective: " + ObjectiveText(o)
 	}
-	if b := d.Baseline; b != nil {
+	if b := d.Baseline; b != nil && b.Stopped != nil {
+		s += fmt.Sprintf(" (%s %s)", b.Strategy, stopText(b.Stopped))
+	} else if b != nil {
 		s += fmt.Sprintf(" (%s answers %s", b.Strategy, percent(b.AnsweredShare))
 		if b.AnsweredShare >= MinAnsweredShare && b.P95Ms.Answered() {
 			s += ", p95 " + secondsText(float64(b.P95Ms))

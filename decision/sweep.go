@@ -30,6 +30,8 @@ type SweepOptions struct {
 	// Cache and Parallel are Options' (Decide's) Cache and Parallel.
 	Cache    *sim.Cache
 	Parallel int
+	// NoEarlyStop is Options' (Decide's) NoEarlyStop.
+	NoEarlyStop bool
 	// Progress, when set, is called before the runs over Caps × Loads
 	// start (not for Decide's own sweep) with their number and the virtual
 	// duration of each, and returns what reports their progress
@@ -64,7 +66,7 @@ func Sweep(ctx context.Context, sc *scenarios.Scenario, o SweepOptions) (*result
 	}
 	caps := o.Caps
 	if caps == nil {
-		d, err := Decide(ctx, sc, Options{Strategy: o.Strategy, Rule: o.Rule, Seeds: o.Seeds, Seed: o.Seed, Duration: o.Duration, Cache: o.Cache, Parallel: o.Parallel})
+		d, err := Decide(ctx, sc, Options{Strategy: o.Strategy, Rule: o.Rule, Seeds: o.Seeds, Seed: o.Seed, Duration: o.Duration, Cache: o.Cache, Parallel: o.Parallel, NoEarlyStop: o.NoEarlyStop})
 		if err != nil {
 			if d == nil {
 				return nil, err

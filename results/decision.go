@@ -80,6 +80,24 @@ type Outcome struct {
 	// MeetsRule is set when the setting's 429 share and answered share
 	// meet the decision's rule, so that it could have been chosen.
 	MeetsRule bool `json:"meets_rule,omitempty"`
+	// Stopped, when set, says the run was stopped early, once it could no
+	// longer meet the rule: its figures above cover the run up to then
+	// only, not the whole duration.
+	Stopped *EarlyStop `json:"stopped,omitempty"`
+}
+
+// EarlyStop is why and when a run was stopped before its end: by AtS
+// seconds of virtual time (of DurationS), FailedTurns of the Turns ended
+// had failed, and at most MaxMoreAnswered more turns could have been
+// answered by the end (what the limits admit), so that its answered share
+// could no longer reach MinAnsweredShare.
+type EarlyStop struct {
+	AtS              float64 `json:"at_s"`
+	DurationS        float64 `json:"duration_s"`
+	Turns            int64   `json:"turns"`
+	FailedTurns      int64   `json:"failed_turns"`
+	MaxMoreAnswered  int64   `json:"max_more_answered"`
+	MinAnsweredShare float64 `json:"min_answered_share"`
 }
 
 // Evidence is how a Decision was reached.

@@ -121,6 +121,10 @@ type StrategyResult struct {
 	// Partial is set when this strategy's run was cut short by an
 	// interrupt: its figures cover the virtual time simulated so far.
 	Partial bool `json:"partial,omitempty"`
+	// StoppedAtS, when set, is the virtual time in seconds at which the
+	// run was stopped early on purpose (a decision had already ruled the
+	// strategy out): its figures cover the run up to then only.
+	StoppedAtS float64 `json:"stopped_at_s,omitempty"`
 	// Turns and Calls count completed turns and their tool calls (a
 	// workload of model calls only: its model calls, which are then its
 	// calls in every figure of calls, goodput included); Attempts counts

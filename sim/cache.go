@@ -112,6 +112,9 @@ type RunKey struct {
 	Seed uint64 `json:"seed"`
 	// DurationNs is the scenario's duration, in nanoseconds.
 	DurationNs time.Duration `json:"duration_ns"`
+	// Stop names the rule that could stop the run early (Options.StopKey;
+	// "": a run to the end): such a run is kept apart from the whole one.
+	Stop string `json:"stop,omitempty"`
 }
 
 // runKey is the key of strategy st's run of sc (sc's seed and duration).
@@ -373,11 +376,14 @@ type Point struct {
 	// Key names the run missing from the cache.
 	Key      RunKey
 	scenario *scenarios.Scenario
+	// stopWhen is the run's Options.StopWhen (nil: none), of Key.Stop.
+	stopWhen func(strategy string, w Watch) bool
 }
 
-// Run simulates the point and stores it in into, a writable cache.
+// Run simulates the point, stopping it early as the run asked for would
+// have, and stores it in into, a writable cache.
 func (p Point) Run(ctx context.Context, into *Cache) error {
-	_, err := Run(ctx, p.scenario, Options{Cache: into, Parallel: 1})
+	_, err := Run(ctx, p.scenario, Options{Cache: into, Parallel: 1, StopWhen: p.stopWhen, StopKey: p.Key.Stop})
 	return err
 }
 
@@ -413,11 +419,12 @@ func (c *Cache) Missing() []Point {
 	return out
 }
 
-// miss records that strategy st's run of sc (sc applied) is not held.
-func (c *Cache) miss(key RunKey, sc *scenarios.Scenario, st *scenarios.Strategy) {
+// miss records that strategy st's run of sc (sc applied), stopped early
+// by stop (nil: none), is not held.
+func (c *Cache) miss(key RunKey, sc *scenarios.Scenario, st *scenarios.Strategy, stop func(string, Watch) bool) {
 	one := *sc
 	one.Strategies = []scenarios.Strategy{*st}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.missing[key.File()] = Point{Key: key, scenario: &one}
+	c.missing[key.File()] = Point{Key: key, scenario: &one, stopWhen: stop}
 }

@@ -48,6 +48,9 @@ type engine struct {
 	Err error
 	// processed counts the events processed.
 	processed int64
+	// stopWhen, when set (Options.StopWhen), is asked every stopEvery
+	// events whether the run may end there.
+	stopWhen func(Watch) bool
 	// onArrive, when set (tests), sees every decision a service makes.
 	onArrive func(now time.Duration, d *fakeapi.Decision)
 	// trace, when set, writes one record per attempt.
@@ -107,12 +110,32 @@ func (e *engine) schedule(ev Event) {
 // cancellation checks.
 const progressEvery = 1 << 14
 
+// stopEvery is how many events pass between the questions to
+// Options.StopWhen: a count of events, not of time, so that the same run
+// stops at the same event.
+const stopEvery = 1 << 10
+
+// Watch is what a run has counted by virtual time Now, for
+// Options.StopWhen: the turns ended since the start (Turns, within the
+// run's duration) and those of them that failed (FailedTurns). Events
+// still due at Now may not have been handled.
+type Watch struct {
+	Now                time.Duration
+	Turns, FailedTurns int64
+}
+
 // Run simulates until every turn is done or the run's end passes. It
 // returns false when ctx ended the run early (the results are partial).
+// A run that stopWhen ends (at a positive virtual time) is complete:
+// its result's StoppedAtS says when it ended.
 func (e *engine) Run(ctx context.Context, progress func(virtual time.Duration)) bool {
 	e.Agents.Begin()
 	e.drive()
 	for n := 0; e.events.len() > 0 && e.Err == nil; n++ {
+		if e.stopWhen != nil && n%stopEvery == 0 && e.now > 0 && e.stopWhen(Watch{Now: e.now, Turns: e.m.Turns, FailedTurns: e.m.FailedTurns}) {
+			e.stoppedAt = e.now
+			break
+		}
 		if n%progressEvery == 0 {
 			if ctx.Err() != nil {
 				return false

@@ -74,6 +74,17 @@ type Options struct {
 	// a seed from it instead of simulating it, and stores each run it
 	// simulates to the end. Runs with Trace set neither read nor store.
 	Cache *Cache
+	// StopWhen, when set, is asked, from the strategies' goroutines (it
+	// must be safe for concurrent use), every 1,024 events with the
+	// strategy's name and what its run has counted so far; when it
+	// returns true the run ends there: the strategy's result covers the
+	// virtual time simulated and its StoppedAtS says when it stopped.
+	StopWhen func(strategy string, w Watch) bool
+	// StopKey names StopWhen's rule for the cache: a run with StopWhen is
+	// read from and stored under a key holding StopKey, whether it stopped
+	// or not, so that it reads the same with a cache and without. With
+	// StopWhen and no StopKey the cache is not used.
+	StopKey string
 }
 
 // VersionOrDefault is the simbench version the results record.
@@ -136,6 +147,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*results.Re
 		return nil, &TooLargeError{Estimate: est, Budget: budget}
 	}
 	r := &virtualRun{sc: sc, opts: &opts, res: newResults(sc, &opts), cache: opts.Cache}
+	if opts.StopWhen != nil && opts.StopKey == "" {
+		r.cache = nil // a run that may stop early is not the cached whole one
+	}
 	if opts.Trace != nil {
 		if r.secs, err = openSections(opts.Trace, sc); err != nil {
 			return nil, err
@@ -188,7 +202,7 @@ func (r *virtualRun) prepare(budget int64) error {
 	var misses []RunKey
 	for i := range sc.Strategies {
 		if c := r.cache; c != nil {
-			key := c.runKey(sc, &sc.Strategies[i])
+			key := r.key(i)
 			if res, l, ok := c.load(key); ok {
 				r.res.Strategies[i], r.cached[i] = *res, l
 				if r.opts.Progress != nil {
@@ -197,7 +211,7 @@ func (r *virtualRun) prepare(budget int64) error {
 				continue
 			}
 			if c.ReadOnly() {
-				c.miss(key, sc, &sc.Strategies[i])
+				c.miss(key, sc, &sc.Strategies[i], r.opts.StopWhen)
 				misses = append(misses, key)
 				continue
 			}
@@ -211,12 +225,25 @@ func (r *virtualRun) prepare(budget int64) error {
 			return err
 		}
 		e.Agents.MaxTurnCalls = MaxTurnCalls(budget)
+		if stop := r.opts.StopWhen; stop != nil {
+			name := sc.Strategies[i].Name
+			e.stopWhen = func(w Watch) bool { return stop(name, w) }
+		}
 		r.engines[i] = e
 	}
 	if len(misses) > 0 {
 		return &MissError{Keys: misses}
 	}
 	return nil
+}
+
+// key is the cache key of strategy i's run.
+func (r *virtualRun) key(i int) RunKey {
+	k := r.cache.runKey(r.sc, &r.sc.Strategies[i])
+	if r.opts.StopWhen != nil {
+		k.Stop = r.opts.StopKey
+	}
+	return k
 }
 
 // progress returns the progress callback of strategy name's engine (nil
@@ -242,7 +269,7 @@ func (r *virtualRun) finish() error {
 			r.cached[i] = e.hdrLatencies()
 		}
 		if e != nil && r.cache != nil && r.complete[i] {
-			r.cache.store(r.cache.runKey(r.sc, &r.sc.Strategies[i]), r.res.Strategies[i], r.cached[i])
+			r.cache.store(r.key(i), r.res.Strategies[i], r.cached[i])
 		}
 	}
 	if r.opts.HDR != nil {

@@ -52,6 +52,8 @@ type runParts struct {
 	m         *collect.Collector
 	// cutOff is set when the run stopped at its end with work left.
 	cutOff bool
+	// stoppedAt is when Options.StopWhen ended the run (0: it did not).
+	stoppedAt time.Duration
 	// limits, when set, records the strategy's adaptive limits as they step.
 	limits *collect.LimitRecorder
 }
@@ -208,8 +210,11 @@ func (r *runParts) result() results.StrategyResult {
 	if r.st.TokenBucket {
 		res.Headroom = r.st.Headroom
 	}
-	if !r.cutOff {
+	if !r.cutOff && r.stoppedAt == 0 {
 		res.FinishS = r.m.FinishS(r.sc.Workload.Sessions, r.Agents.Turns)
+	}
+	if r.stoppedAt > 0 {
+		res.StoppedAtS = setup.Round6(r.stoppedAt.Seconds())
 	}
 	res.Processes = r.processResults()
 	if r.classes != nil {
