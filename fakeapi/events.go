@@ -183,7 +183,8 @@ func (m *Model) applyLimits(now time.Duration) {
 	}
 }
 
-// eachTenant calls f with every tenant, in key order.
+// eachTenant calls f with every tenant, in key order, then with the
+// levels above keys (the projects, then the organisation).
 func (m *Model) eachTenant(f func(*tenant)) {
 	if m.tenants == nil {
 		f(&m.single)
@@ -191,6 +192,9 @@ func (m *Model) eachTenant(f func(*tenant)) {
 	}
 	for _, k := range m.cfg.Keys {
 		f(m.tenants[k.Key])
+	}
+	for _, l := range m.levels {
+		f(l)
 	}
 }
 
