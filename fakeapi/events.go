@@ -174,7 +174,10 @@ func (m *Model) applyLimits(now time.Duration) {
 			if b.ev >= 0 {
 				if l := tl.events[b.ev].Limits; l.Factor > 0 {
 					s = t.base.scale(l.Factor)
-				} else {
+				} else if t.level == LevelNone || t.level == LevelOrganization {
+					// Absolute limits are the service's: under nested
+					// limits, the organisation's; its keys and projects
+					// keep their own.
 					s = absoluteLimits(l)
 				}
 			}

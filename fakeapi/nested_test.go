@@ -303,3 +303,29 @@ func TestNestedLevelsWithinLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestNestedAbsoluteEventSetsTheOrganisation: an event's absolute limits
+// are the service's, so under nested limits they replace the
+// organisation's and leave the project's: with the organisation raised
+// from 10 to 1,000 requests/min, a project of 9 still admits its bucket's
+// 9 at once and refuses the tenth, by the project; with the organisation
+// lowered to 3 (another model), the third of the key's requests is the
+// last admitted and the fourth is refused by the organisation.
+func TestNestedAbsoluteEventSetsTheOrganisation(t *testing.T) {
+	for _, tc := range []struct {
+		rpm   int64
+		admit int
+		level Level
+	}{{1000, 9, LevelProject}, {3, 3, LevelOrganization}} {
+		c := spec.Config{Name: "api", RPM: 10, Projects: []spec.Project{{Name: "p", RPM: 9}}, Keys: []spec.Key{{Key: "k", Project: "p"}}}
+		m := newTestModel(t, ServiceConfig{Config: c, Events: []spec.Event{{At: 0, For: time.Hour, Limits: &spec.EventLimits{RPM: tc.rpm}}}})
+		for i := range tc.admit {
+			if d := m.Arrive(0, Request{Key: "k"}); !d.Admitted() {
+				t.Fatalf("organisation at %d: request %d refused: %+v", tc.rpm, i, d)
+			}
+		}
+		if d := m.Arrive(0, Request{Key: "k"}); d.Kind != KindRateLimited || d.Level != tc.level {
+			t.Fatalf("organisation at %d: request %d = %+v, want a 429 by the %v", tc.rpm, tc.admit, d, tc.level)
+		}
+	}
+}
