@@ -58,9 +58,11 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 		if d.Limit == LimitRPS && d.Requests.Limit > 0 {
 			// The headers publish a per-second limit per minute.
 			q.Limit /= 60
-			if c.RPM > 0 {
+			if c.RPM > 0 && d.Level == LevelNone {
 				// The quota is then the per-minute limit's: its figures
 				// are not the per-second limit's, which the body names.
+				// (Under nested limits it is the refusing level's
+				// per-second limit's.)
 				q.Limit = 0
 			}
 		}

@@ -349,8 +349,14 @@ func (m *Model) limited(now time.Duration, r *Request, t, by *tenant, d *Decisio
 	}
 	t.quotas(now, d)
 	if by != nil && by.level != LevelNone {
-		// The 429 quotes the figures of the level that refused.
+		// The 429 quotes the figures of the level that refused: of a
+		// per-second limit, its own (per minute, as headers publish it),
+		// even when the level has a per-minute one too.
 		by.own(now, d)
+		if d.Limit == LimitRPS {
+			limit, remaining, reset := by.lim[rateRPS].state(now)
+			d.Requests = Quota{Limit: satmath.Mul(limit, rates[rateRPS].perMinute), Remaining: remaining, Reset: reset}
+		}
 		d.Level, d.Scope = by.level, by.name
 		t.limitedBy[by.level]++
 	}

@@ -329,3 +329,18 @@ func TestNestedAbsoluteEventSetsTheOrganisation(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedPerSecondMessage: a project's per-second limit that refuses
+// is quoted with its own figures (2 a second, 0 left), though the project
+// and the organisation also have per-minute limits.
+func TestNestedPerSecondMessage(t *testing.T) {
+	c := spec.Config{Name: "api", RPM: 600, Headers: spec.HeadersOpenAI, Projects: []spec.Project{{Name: "p", RPS: 2, RPM: 100}}, Keys: []spec.Key{{Key: "k", Project: "p"}}}
+	m := newTestModel(t, ServiceConfig{Config: c})
+	m.Arrive(0, Request{Key: "k"})
+	m.Arrive(0, Request{Key: "k"})
+	d := m.Arrive(0, Request{Key: "k"})
+	want := "Rate limit reached for requests per second (RPS) in project p on service api: Limit 2, Remaining 0."
+	if msg := string(d.RejectionBody(&m.cfg, 429)); d.Limit != LimitRPS || !strings.Contains(msg, want) {
+		t.Fatalf("third request at 0: limit %v, body %s; want the message %q", d.Limit, msg, want)
+	}
+}
