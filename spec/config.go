@@ -242,7 +242,10 @@ type Overload struct {
 }
 
 // Key is one tenant: an API key and its own quotas. Zero limits take the
-// service's values. One tenant's traffic never spends another's quota.
+// service's values, except under nested limits (Config.Projects), where
+// they set none at the key's level. One tenant's traffic never spends
+// another's own quota (under nested limits, keys share their project's and
+// the organisation's).
 type Key struct {
 	// Key is the API key (Authorization: Bearer KEY, or x-api-key: KEY).
 	Key string
