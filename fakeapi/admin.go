@@ -184,6 +184,18 @@ func WriteStats(w io.Writer, st ServerStats) {
 		if _, ok := x.RateLimitedBy["otpm"]; ok {
 			fmt.Fprintf(w, "  rate limited by output tokens per minute %d\n", x.RateLimitedBy["otpm"])
 		}
+		for _, k := range x.Keys {
+			in := ""
+			if k.Project != "" {
+				in = " (project " + k.Project + ")"
+			}
+			share := 0.0
+			if n := k.Admitted + k.RateLimited; n > 0 {
+				share = 100 * float64(k.RateLimited) / float64(n)
+			}
+			fmt.Fprintf(w, "  key %s%s: %d admitted, %d rate limited (%.1f%%) by key %d, project %d, organization %d\n",
+				k.Key, in, k.Admitted, k.RateLimited, share, k.RateLimitedBy["key"], k.RateLimitedBy["project"], k.RateLimitedBy["organization"])
+		}
 		fmt.Fprintf(w, "  early retries %d, cancelled by client %d, wasted %d (%.3fs, %d tokens), write races %d, peak concurrency %d\n",
 			x.EarlyRetries, x.CancelledByClient, x.Wasted, x.WastedWorkS, x.WastedTokens, x.WriteRaces, x.PeakConcurrency)
 		if x.Conflicts > 0 {

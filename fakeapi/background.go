@@ -40,7 +40,7 @@ func (m *Model) bgDrain(t *tenant, at time.Duration) {
 		return
 	}
 	for t.bgWaiting > 0 {
-		if w, _ := t.wait(at, &u, sharedRates); w > 0 {
+		if w, _, _ := t.wait(at, &u, sharedRates); w > 0 {
 			return
 		}
 		t.take(at, &u, sharedRates)

@@ -175,6 +175,12 @@ type Decision struct {
 	Status int
 	// Limit is the binding limit of a 429 (the one with the longest wait).
 	Limit Limit
+	// Level is the level of nested limits whose Limit refused a 429
+	// (spec.Config.Projects), and Scope names it: the API key, the
+	// project, or the service for the organisation. LevelNone and "" on
+	// a service without projects.
+	Level Level
+	Scope string
 	// Wait is the exact time from arrival until the limiter would admit this
 	// request (429), or until the overload episode ends (529).
 	Wait time.Duration

@@ -17,17 +17,28 @@ var limitPhrases = [numLimits]string{"", "requests per second (RPS)", "requests 
 	"input tokens per minute", "output tokens per minute"}
 
 // tokenLimitMessage words a 429 of the input- or output-token limit as
-// Anthropic does: the limit per minute that the request would exceed.
-func tokenLimitMessage(service string, d *Decision) string {
+// Anthropic does: the limit per minute that the request would exceed, at
+// level (levelPhrase).
+func tokenLimitMessage(service, level string, d *Decision) string {
 	q := d.InputTokenQuota
 	if d.Limit == LimitOTPM {
 		q = d.OutputTokenQuota
 	}
-	msg := fmt.Sprintf("This request would exceed the rate limit of %d %s on service %s (remaining %d)", q.Limit, limitPhrases[d.Limit], service, q.Remaining)
+	msg := fmt.Sprintf("This request would exceed the rate limit of %d %s%s on service %s (remaining %d)", q.Limit, limitPhrases[d.Limit], level, service, q.Remaining)
 	if d.HasRetryAfter {
 		msg += fmt.Sprintf(". Please try again in %v", d.RetryAfter)
 	}
 	return msg + "."
+}
+
+// levelPhrase names the level of nested limits that refused d in the
+// provider's words, after a space ("" on a service without projects, whose
+// messages stay as they were).
+func levelPhrase(c *ServiceConfig, d *Decision) string {
+	if d.Level == LevelNone {
+		return ""
+	}
+	return " " + wire.ProviderOf(c.API).LevelPhrase(d.Level.String(), d.Scope)
 }
 
 // rejectMessage explains a rejection by service c the way providers do,
@@ -36,8 +47,9 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 	service := c.Name
 	switch d.Kind {
 	case KindRateLimited:
+		level := levelPhrase(c, d)
 		if d.Limit == LimitITPM || d.Limit == LimitOTPM {
-			return tokenLimitMessage(service, d)
+			return tokenLimitMessage(service, level, d)
 		}
 		q := d.Requests
 		if d.Limit == LimitTPM {
@@ -46,13 +58,15 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 		if d.Limit == LimitRPS && d.Requests.Limit > 0 {
 			// The headers publish a per-second limit per minute.
 			q.Limit /= 60
-			if c.RPM > 0 {
+			if c.RPM > 0 && d.Level == LevelNone {
 				// The quota is then the per-minute limit's: its figures
 				// are not the per-second limit's, which the body names.
+				// (Under nested limits it is the refusing level's
+				// per-second limit's.)
 				q.Limit = 0
 			}
 		}
-		msg := fmt.Sprintf("Rate limit reached for %s on service %s", limitPhrases[d.Limit], service)
+		msg := fmt.Sprintf("Rate limit reached for %s%s on service %s", limitPhrases[d.Limit], level, service)
 		if d.Limit != LimitConcurrency && q.Limit > 0 {
 			msg += fmt.Sprintf(": Limit %d, Remaining %d", q.Limit, q.Remaining)
 			if d.Limit == LimitTPM {

@@ -174,7 +174,10 @@ func (m *Model) applyLimits(now time.Duration) {
 			if b.ev >= 0 {
 				if l := tl.events[b.ev].Limits; l.Factor > 0 {
 					s = t.base.scale(l.Factor)
-				} else {
+				} else if t.level == LevelNone || t.level == LevelOrganization {
+					// Absolute limits are the service's: under nested
+					// limits, the organisation's; its keys and projects
+					// keep their own.
 					s = absoluteLimits(l)
 				}
 			}
@@ -183,7 +186,8 @@ func (m *Model) applyLimits(now time.Duration) {
 	}
 }
 
-// eachTenant calls f with every tenant, in key order.
+// eachTenant calls f with every tenant, in key order, then with the
+// levels above keys (the projects, then the organisation).
 func (m *Model) eachTenant(f func(*tenant)) {
 	if m.tenants == nil {
 		f(&m.single)
@@ -191,6 +195,9 @@ func (m *Model) eachTenant(f func(*tenant)) {
 	}
 	for _, k := range m.cfg.Keys {
 		f(m.tenants[k.Key])
+	}
+	for _, l := range m.levels {
+		f(l)
 	}
 }
 

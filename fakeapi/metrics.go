@@ -48,8 +48,9 @@ type statField struct {
 }
 
 // statNamed are the Stats fields exported under names of their own (see
-// newMetrics), or not at all: the service (a label) and the timeline.
-var statNamed = map[string]bool{"service": true, "timeline": true, "arrived": true, "accepted": true, "rate_limited_by": true, "in_flight": true}
+// newMetrics), or not at all: the service (a label), the timeline and the
+// split by API key (a key is a secret, not a label value).
+var statNamed = map[string]bool{"service": true, "timeline": true, "arrived": true, "accepted": true, "rate_limited_by": true, "in_flight": true, "keys": true}
 
 // statGauges are the Stats numbers that are not counters.
 var statGauges = map[string]bool{"peak_concurrency": true}

@@ -51,6 +51,10 @@ type Model struct {
 
 	single  tenant
 	tenants map[string]*tenant
+	// levels are the levels above keys under nested limits
+	// (spec.Config.Projects): the projects in order, then the
+	// organisation; nil without projects.
+	levels []*tenant
 
 	slots    []slot
 	free     []uint32
@@ -133,7 +137,35 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 			m.tenants[k.Key] = &t
 		}
 	}
+	if len(cfg.Projects) > 0 {
+		m.nest()
+	}
 	return m, nil
+}
+
+// nest sets up nested limits (spec.Config.Projects): a level for each
+// project and one for the organisation, and each key's tenant bound to its
+// project or the organisation, enforcing only the key's own limits.
+func (m *Model) nest() {
+	org := m.newLevel(nil)
+	projects := make(map[string]*tenant, len(m.cfg.Projects))
+	for i := range m.cfg.Projects {
+		p := m.newLevel(&m.cfg.Projects[i])
+		p.up = &org
+		projects[p.name] = &p
+		m.levels = append(m.levels, &p)
+	}
+	m.levels = append(m.levels, &org)
+	for _, k := range m.cfg.Keys {
+		var limit units
+		limit[rateRPS], limit[rateRPM], limit[rateTPM] = k.RPS, k.RPM, k.TPM
+		t := m.ownTenant(limit, k.MaxConcurrent)
+		t.level, t.name, t.up = LevelKey, k.Key, &org
+		if k.Project != "" {
+			t.up = projects[k.Project]
+		}
+		*m.tenants[k.Key] = t
+	}
 }
 
 // Config returns the model's configuration with defaults applied.
@@ -185,14 +217,14 @@ func (m *Model) arrive(now time.Duration, r *Request, d *Decision) {
 		m.reject(d, KindOverloaded, 529)
 		return
 	}
-	w, l := t.wait(now, &u, allRates)
-	switch {
-	case t.maxConc > 0 && t.inFlight >= t.maxConc:
+	w, l, by := t.wait(now, &u, allRates)
+	switch full := t.full(); {
+	case full != nil:
 		d.Limit = LimitConcurrency
-		m.limited(now, r, t, d, m.cfg.ConcurrencyRetryAfter)
+		m.limited(now, r, t, full, d, m.cfg.ConcurrencyRetryAfter)
 	case w > 0:
 		d.Wait, d.Limit = w, l
-		m.limited(now, r, t, d, w)
+		m.limited(now, r, t, by, d, w)
 	default:
 		m.admit(now, r, t, &u, d)
 	}
@@ -242,6 +274,7 @@ func (m *Model) screen(now time.Duration, r *Request, d *Decision) (t *tenant, k
 func (m *Model) admit(now time.Duration, r *Request, t *tenant, u *units, d *Decision) {
 	t.take(now, u, allRates)
 	t.quotas(now, d)
+	t.admitted++
 	m.c.accepted++
 	m.c.tokens = satmath.Add(m.c.tokens, d.Tokens)
 	m.spent = satmath.Add(m.spent, d.Tokens)
@@ -288,14 +321,19 @@ func (m *Model) occupy(now time.Duration, r *Request, t *tenant, res string, d *
 		s.resource, s.write = "", false
 	}
 	d.ID = ID(uint64(s.gen)<<32 | uint64(idx))
-	t.inFlight++
+	for ; t != nil; t = t.up {
+		t.inFlight++
+	}
 	m.inFlight++
 	m.c.peak = max(m.c.peak, m.inFlight)
 }
 
-// limited finishes a 429 decision whose true wait (for the advertised delay)
-// is wait.
-func (m *Model) limited(now time.Duration, r *Request, t *tenant, d *Decision, wait time.Duration) {
+// limited finishes a 429 decision for tenant t, refused at level by,
+// whose true wait (for the advertised delay) is wait. No level's limits
+// are charged for the request (a level that had room is not charged when
+// another refuses), except under ServiceConfig.CountRejected, which
+// charges every level's request limits, as it charges a single tenant's.
+func (m *Model) limited(now time.Duration, r *Request, t, by *tenant, d *Decision, wait time.Duration) {
 	if m.cfg.CountRejected {
 		var u units
 		u.set(0, 0, 0)
@@ -310,6 +348,18 @@ func (m *Model) limited(now time.Duration, r *Request, t *tenant, d *Decision, w
 		m.remember(now, r, d.RetryAfter)
 	}
 	t.quotas(now, d)
+	if by != nil && by.level != LevelNone {
+		// The 429 quotes the figures of the level that refused: of a
+		// per-second limit, its own (per minute, as headers publish it),
+		// even when the level has a per-minute one too.
+		by.own(now, d)
+		if d.Limit == LimitRPS {
+			limit, remaining, reset := by.lim[rateRPS].state(now)
+			d.Requests = Quota{Limit: satmath.Mul(limit, rates[rateRPS].perMinute), Remaining: remaining, Reset: reset}
+		}
+		d.Level, d.Scope = by.level, by.name
+		t.limitedBy[by.level]++
+	}
 	m.c.limited[d.Limit]++
 	m.tick(now, false)
 }
@@ -347,16 +397,18 @@ func (m *Model) SettleOutput(now time.Duration, id ID, actual int64) {
 	s.tokens = max(satmath.Add(s.tokens, diff), 0)
 	m.c.tokens = max(satmath.Add(m.c.tokens, diff), 0)
 	m.spent = max(satmath.Add(m.spent, diff), 0)
-	for _, r := range []rate{rateTPM, rateOTPM} {
-		if t.has&r.bit() == 0 {
-			continue
-		}
-		l := &t.lim[r]
-		l.advance(now)
-		if diff > 0 {
-			l.take(now, diff)
-		} else {
-			l.give(-diff)
+	for ; t != nil; t = t.up {
+		for _, r := range []rate{rateTPM, rateOTPM} {
+			if t.has&r.bit() == 0 {
+				continue
+			}
+			l := &t.lim[r]
+			l.advance(now)
+			if diff > 0 {
+				l.take(now, diff)
+			} else {
+				l.give(-diff)
+			}
 		}
 	}
 }
@@ -375,7 +427,9 @@ func (m *Model) release(id ID, op string, hangOK bool) slot {
 	out := *s
 	s.live, s.tenant, s.resource = false, nil, ""
 	m.free = append(m.free, idx)
-	out.tenant.inFlight--
+	for t := out.tenant; t != nil; t = t.up {
+		t.inFlight--
+	}
 	m.inFlight--
 	if out.write {
 		if m.writes[out.resource]--; m.writes[out.resource] <= 0 {
@@ -434,6 +488,7 @@ func (m *Model) ResetLimiters() {
 // are kept (the peak restarts at the current concurrency).
 func (m *Model) ResetStats() {
 	m.c = counters{peak: m.inFlight}
+	m.eachTenant(func(t *tenant) { t.admitted, t.limitedBy = 0, [numLevels]int64{} })
 	clear(m.retryAt)
 	clear(m.pending)
 }

@@ -91,6 +91,23 @@ type Stats struct {
 	// Timeline has one entry per second from the epoch to the last arrival
 	// that was admitted or rate limited.
 	Timeline []Second `json:"timeline"`
+	// Keys splits admissions and 429s by API key, in the order of
+	// ServiceConfig.Keys, on a service with nested limits
+	// (spec.Config.Projects) only.
+	Keys []KeyStats `json:"keys,omitempty"`
+}
+
+// KeyStats is one API key's share of a service with nested limits.
+type KeyStats struct {
+	// Key is the API key; Project its project ("": none).
+	Key     string `json:"key"`
+	Project string `json:"project,omitempty"`
+	// Admitted counts the key's admissions, RateLimited its 429s.
+	Admitted    int64 `json:"admitted"`
+	RateLimited int64 `json:"rate_limited"`
+	// RateLimitedBy splits RateLimited by the level whose limit refused:
+	// "key", "project" and "organization".
+	RateLimitedBy map[string]int64 `json:"rate_limited_by"`
 }
 
 // errorKinds are the kinds reported in Stats.Errors.
@@ -137,6 +154,17 @@ func (m *Model) Stats() Stats {
 	}
 	if m.cfg.Faults.ContextWindow > 0 {
 		s.Errors[KindContextTooLong.String()] = c.errors[KindContextTooLong]
+	}
+	if m.levels != nil {
+		for _, k := range m.cfg.Keys {
+			t := m.tenants[k.Key]
+			ks := KeyStats{Key: k.Key, Project: k.Project, Admitted: t.admitted, RateLimitedBy: make(map[string]int64, numLevels-1)}
+			for l := LevelKey; l < numLevels; l++ {
+				ks.RateLimitedBy[l.String()] = t.limitedBy[l]
+				ks.RateLimited += t.limitedBy[l]
+			}
+			s.Keys = append(s.Keys, ks)
+		}
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"fmt"
 	"math/bits"
 	"time"
 
@@ -104,6 +105,47 @@ type tenant struct {
 	base      limitSet
 	bgNext    time.Duration // next background arrival (spec.Background)
 	bgWaiting int64         // background requests waiting for room
+	// up is the level above under nested limits (spec.Config.Projects): a
+	// key's project or organisation, a project's organisation; nil at the
+	// top and for every tenant of a service without projects. level and
+	// name say which level t is, for a 429 it causes (LevelNone without
+	// projects).
+	up    *tenant
+	level Level
+	name  string
+	// admitted and limitedBy count a key's admissions and 429s, the
+	// latter by the level that refused (nested limits only).
+	admitted  int64
+	limitedBy [numLevels]int64
+}
+
+// Level is a level of nested limits (spec.Config.Projects) that refused a
+// request.
+type Level uint8
+
+// Levels, from the deepest.
+const (
+	// LevelNone: no level refused, or the service has no projects.
+	LevelNone Level = iota
+	// LevelKey: the API key's own limits.
+	LevelKey
+	// LevelProject: the limits the key's project shares.
+	LevelProject
+	// LevelOrganization: the service's limits, which every key shares.
+	LevelOrganization
+	numLevels
+)
+
+// levelNames are the levels' names.
+var levelNames = [numLevels]string{"none", "key", "project", "organization"}
+
+// String returns the level's name: "key", "project", "organization" or
+// "none".
+func (l Level) String() string {
+	if l < numLevels {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("level(%d)", uint8(l))
 }
 
 // newTenant returns a tenant enforcing the service's limits, with key k's
@@ -138,39 +180,92 @@ func (m *Model) newTenant(k spec.Key) tenant {
 	return t
 }
 
-// tooLarge returns the first enforced token limit of set that can never
-// admit u at once (a request that needs more than its bucket or window
-// holds), or LimitNone. A request rate's one unit always fits.
+// newLevel returns a level of nested limits above keys: the organisation
+// (the service's limits, as newTenant sets them for a service without
+// keys) or project p, which sets only its own limits.
+func (m *Model) newLevel(p *spec.Project) tenant {
+	if p == nil {
+		t := m.newTenant(spec.Key{})
+		t.level, t.name = LevelOrganization, m.cfg.Name
+		return t
+	}
+	var limit units
+	limit[rateRPS], limit[rateRPM], limit[rateTPM] = p.RPS, p.RPM, p.TPM
+	t := m.ownTenant(limit, p.MaxConcurrent)
+	t.level, t.name = LevelProject, p.Name
+	return t
+}
+
+// ownTenant returns a tenant enforcing only limit and a cap of conc in
+// flight (0: none), each bucket one window's worth: a key's or a
+// project's level of nested limits.
+func (m *Model) ownTenant(limit units, conc int) tenant {
+	t := tenant{maxConc: conc}
+	for r := range numRates {
+		if limit[r] > 0 {
+			t.has |= r.bit()
+			t.lim[r] = newLimiter(m.cfg.Algorithm, limit[r], rates[r].window, 0)
+		}
+	}
+	t.base = limitsOf(&t)
+	return t
+}
+
+// tooLarge returns the first enforced token limit of set, at t's level or
+// one above, that can never admit u at once (a request that needs more
+// than its bucket or window holds), or LimitNone. A request rate's one
+// unit always fits.
 func (t *tenant) tooLarge(u *units, set rateSet) Limit {
-	for s := set & t.has & tokenRates; s != 0; s &= s - 1 {
-		if r := s.first(); u[r] > t.lim[r].max() {
-			return rates[r].limit
+	for ; t != nil; t = t.up {
+		for s := set & t.has & tokenRates; s != 0; s &= s - 1 {
+			if r := s.first(); u[r] > t.lim[r].max() {
+				return rates[r].limit
+			}
 		}
 	}
 	return LimitNone
 }
 
-// wait brings the enforced limiters of set to now and returns how long
-// after now they would admit u, and the binding limit: the one with the
-// longest wait, the first in kind order on a tie (0 and LimitNone: now).
-func (t *tenant) wait(now time.Duration, u *units, set rateSet) (time.Duration, Limit) {
+// wait brings the enforced limiters of set, at t's level and every one
+// above, to now and returns how long after now they would admit u, the
+// binding limit and its level: the one with the longest wait, the deepest
+// level and then the first in kind order on a tie (0, LimitNone and nil:
+// now).
+func (t *tenant) wait(now time.Duration, u *units, set rateSet) (time.Duration, Limit, *tenant) {
 	var w time.Duration
 	l := LimitNone
-	for s := set & t.has; s != 0; s &= s - 1 {
-		r := s.first()
-		t.lim[r].advance(now)
-		if x := t.lim[r].wait(now, u[r]); x > w {
-			w, l = x, rates[r].limit
+	var by *tenant
+	for ; t != nil; t = t.up {
+		for s := set & t.has; s != 0; s &= s - 1 {
+			r := s.first()
+			t.lim[r].advance(now)
+			if x := t.lim[r].wait(now, u[r]); x > w {
+				w, l, by = x, rates[r].limit, t
+			}
 		}
 	}
-	return w, l
+	return w, l, by
 }
 
-// take spends u of the enforced limiters of set at now.
+// full returns the deepest level, t's or one above, whose requests in
+// flight are at its cap, or nil.
+func (t *tenant) full() *tenant {
+	for ; t != nil; t = t.up {
+		if t.maxConc > 0 && t.inFlight >= t.maxConc {
+			return t
+		}
+	}
+	return nil
+}
+
+// take spends u of the enforced limiters of set at now, at t's level and
+// once at every level above.
 func (t *tenant) take(now time.Duration, u *units, set rateSet) {
-	for s := set & t.has; s != 0; s &= s - 1 {
-		r := s.first()
-		t.lim[r].take(now, u[r])
+	for ; t != nil; t = t.up {
+		for s := set & t.has; s != 0; s &= s - 1 {
+			r := s.first()
+			t.lim[r].take(now, u[r])
+		}
 	}
 }
 
@@ -187,11 +282,33 @@ func (d *Decision) quota(r rate) *Quota {
 	return &d.OutputTokenQuota
 }
 
-// quotas sets d's quotas from t's limiters at now, each limit per minute
+// quotas sets d's quotas from t's limiters at now (see own); under nested
+// limits, of each quota the one with the least remaining of t's level and
+// those above, the tightest a client meets.
+func (t *tenant) quotas(now time.Duration, d *Decision) {
+	if t.up == nil {
+		t.own(now, d)
+		return
+	}
+	var tight Decision
+	for ; t != nil; t = t.up {
+		var q Decision
+		t.own(now, &q)
+		qs, ts := q.quotas(), tight.quotas()
+		for i, x := range qs {
+			if x.Limit > 0 && (ts[i].Limit == 0 || x.Remaining < ts[i].Remaining) {
+				*ts[i] = *x
+			}
+		}
+	}
+	d.Requests, d.TokenQuota, d.InputTokenQuota, d.OutputTokenQuota = tight.Requests, tight.TokenQuota, tight.InputTokenQuota, tight.OutputTokenQuota
+}
+
+// own sets d's quotas from t's own limiters at now, each limit per minute
 // as providers publish them, and what is truly left of it (a per-second
 // limit's remaining is what that second's bucket admits now, not scaled);
 // of the request limits, the per-minute one when both are enforced.
-func (t *tenant) quotas(now time.Duration, d *Decision) {
+func (t *tenant) own(now time.Duration, d *Decision) {
 	s := t.has
 	if s&rateRPM.bit() != 0 {
 		s &^= rateRPS.bit()

@@ -220,6 +220,10 @@ type StrategyResult struct {
 	// fraction of the binding limit consumed over the run (0..1).
 	PeakInFlight map[string]int     `json:"peak_in_flight"`
 	QuotaUsed    map[string]float64 `json:"quota_used,omitempty"`
+	// Keys is, per service with nested limits (spec.Config.Projects),
+	// each API key's share of it: admissions and 429s, split by the level
+	// whose limit refused. Absent for services without projects.
+	Keys map[string][]KeyShare `json:"keys,omitempty"`
 	// PeakInFlightBound says PeakInFlight is a bound, not a measurement:
 	// the sum of a fleet's members' peaks (report --merge), which did not
 	// all happen at once. A fleet whose provider counted its own peak
@@ -348,4 +352,22 @@ type WindowResult struct {
 	// strategy got.
 	LimitPerS float64 `json:"limit_per_s,omitempty"`
 	Headroom  float64 `json:"headroom"`
+}
+
+// KeyShare is one API key's share of a service with nested limits
+// (organisation ⊃ project ⊃ key).
+type KeyShare struct {
+	// Key is the API key; Project its project ("": directly under the
+	// organisation).
+	Key     string `json:"key"`
+	Project string `json:"project,omitempty"`
+	// Admitted counts the key's admitted requests, RateLimited its 429s.
+	Admitted    int64 `json:"admitted"`
+	RateLimited int64 `json:"rate_limited"`
+	// RateLimitedShare is RateLimited over Admitted + RateLimited, a
+	// fraction (0 when the key sent nothing).
+	RateLimitedShare float64 `json:"rate_limited_share"`
+	// RateLimitedBy splits RateLimited by the level whose limit refused:
+	// "key", "project" and "organization".
+	RateLimitedBy map[string]int64 `json:"rate_limited_by"`
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -67,14 +68,8 @@ func (d *decoder) decodeService(t *table, name string) Service {
 		// Without effect: a service without headers advertises no delay.
 		ft.add("retry_delay_body", "needs a retry delay to send; set headers = \"openai\", \"anthropic\" or \"standard\"")
 	}
-	s.Keys, _ = t.strings("keys")
-	for i, k := range s.Keys {
-		// A key travels in the Authorization header: CR LF in it would
-		// inject another header.
-		if TextProblem(k) != "" {
-			d.add(fmt.Sprintf("%s[%d]", t.key("keys"), i), "the API key holds a line break or another control character; an API key is one line of printable text")
-		}
-	}
+	d.decodeKeys(t, &s)
+	s.Projects = d.decodeProjects(t)
 	if bt := t.sub("background"); bt != nil {
 		s.Background = d.decodeBackground(bt)
 	}
@@ -88,9 +83,127 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	s.PricePer1kInput, _ = t.positive("price_per_1k_input", MaxPricePer1k, "dollars per 1,000 tokens")
 	s.PricePer1kOutput, _ = t.positive("price_per_1k_output", MaxPricePer1k, "dollars per 1,000 tokens")
 	for _, p := range s.Model().Problems() {
-		d.add(keyBelow(t.path, p.Key), "%s", p.Msg)
+		d.add(s.problemPath(t.path, p.Key), "%s", p.Msg)
 	}
 	return s
+}
+
+// decodeKeys reads a service's API keys: each a string, or a table
+// { key = "...", project = "...", rps, rpm, tpm, max_concurrent } giving the
+// key its own limits and its project (nested limits).
+func (d *decoder) decodeKeys(t *table, s *Service) {
+	v, ok := t.get("keys")
+	if !ok {
+		return
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		if ms, isTables := v.([]map[string]any); isTables {
+			for _, m := range ms {
+				arr = append(arr, m)
+			}
+		} else {
+			t.add("keys", "wants an array of API keys, like keys = [\"a\", { key = \"b\", project = \"research\", rpm = 60 }], got %s", describe(v))
+			return
+		}
+	}
+	for i, e := range arr {
+		path := fmt.Sprintf("%s[%d]", t.key("keys"), i)
+		var k spec.Key
+		switch e := e.(type) {
+		case string:
+			k.Key = e
+		case map[string]any:
+			kt := d.table(path, e)
+			k = d.decodeKey(kt)
+			path = kt.key("key")
+		default:
+			d.add(path, "wants an API key, a string or a table like { key = \"b\", rpm = 60 }, got %s", describe(e))
+			continue
+		}
+		switch {
+		case k.Key == "":
+			d.add(path, "is empty; give the API key")
+			continue
+		case TextProblem(k.Key) != "":
+			// A key travels in the Authorization header: CR LF in it would
+			// inject another header.
+			d.add(path, "the API key holds a line break or another control character; an API key is one line of printable text")
+		}
+		s.Keys = append(s.Keys, k.Key)
+		if k != (spec.Key{Key: k.Key}) {
+			if s.KeyLimits == nil {
+				s.KeyLimits = map[string]spec.Key{}
+			}
+			s.KeyLimits[k.Key] = k
+		}
+	}
+}
+
+// decodeKey reads one key's table of keys.
+func (d *decoder) decodeKey(t *table) spec.Key {
+	defer t.finish()
+	var k spec.Key
+	if name, ok := t.str("key"); ok {
+		k.Key = name
+	} else if !t.has("key") {
+		d.add(t.path, "missing key; write { key = \"sk-...\", rpm = 60 }")
+	}
+	k.Project, _ = t.str("project")
+	k.RPS, k.RPM, k.TPM, k.MaxConcurrent = d.levelLimits(t)
+	return k
+}
+
+// levelLimits reads the limits a key or a project sets of its own.
+func (d *decoder) levelLimits(t *table) (rps, rpm, tpm int64, conc int) {
+	whole := func(k string, per time.Duration, hi float64, why string) int64 {
+		r, _ := t.rate(k, per, hi, why)
+		return int64(math.Ceil(r))
+	}
+	rps = whole("rps", time.Second, MaxRequestsPerSecond, whyRPS)
+	rpm = whole("rpm", time.Minute, MaxRequestsPerMinute, whyCredit)
+	tpm = whole("tpm", time.Minute, MaxTokensPerMinute, whyCredit)
+	if n, ok := t.integer("max_concurrent", 1, MaxCap, whyCap); ok {
+		conc = int(n)
+	}
+	return rps, rpm, tpm, conc
+}
+
+// decodeProjects reads a service's [services.NAME.projects.PROJECT]
+// tables, in file order: levels of nested limits between the
+// organisation (the service) and its keys.
+func (d *decoder) decodeProjects(t *table) []spec.Project {
+	pt := t.sub("projects")
+	if pt == nil {
+		return nil
+	}
+	var ps []spec.Project
+	for _, name := range pt.keys() {
+		if msg := NameProblem("project", name); msg != "" {
+			pt.add(name, "%s", msg)
+		}
+		if sub := pt.sub(name); sub != nil {
+			p := spec.Project{Name: name}
+			p.RPS, p.RPM, p.TPM, p.MaxConcurrent = d.levelLimits(sub)
+			sub.finish()
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// problemPath is the file's path of the problem the validator reports at
+// rel below the service at path: the validator numbers projects, the
+// file names them, and a key written as a table has its limits below it.
+func (s *Service) problemPath(path, rel string) string {
+	var i int
+	var rest string
+	if n, err := fmt.Sscanf(rel, "projects[%d]", &i); n == 1 && err == nil && i < len(s.Projects) {
+		_, rest, _ = strings.Cut(rel, "]")
+		p := joinKey(joinKey(path, "projects"), s.Projects[i].Name)
+		return keyBelow(p, strings.TrimPrefix(rest, "."))
+	}
+	return keyBelow(path, rel)
 }
 
 // decodeGeneration reads a service's time to first token and output

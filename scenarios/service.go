@@ -56,6 +56,14 @@ type Service struct {
 	// (virtual and live) send the first key; the others are for clients of
 	// `simbench serve`. Empty: no keys.
 	Keys []string
+	// KeyLimits are the limits and projects of the keys written as tables
+	// (keys = [{ key = "...", project = "...", rpm = 60 }]), by key; a key
+	// not in it has none of its own.
+	KeyLimits map[string]spec.Key `json:",omitempty"`
+	// Projects nest the limits (key projects): the service's limits are
+	// then the organisation's, shared by every key, and each project's are
+	// shared by its keys (spec.Config.Projects). Empty: one level.
+	Projects []spec.Project `json:",omitempty"`
 	// Background is unseen traffic from other clients sharing the service's
 	// keys (key background); zero: none.
 	Background spec.Background
@@ -172,7 +180,12 @@ func (s *Service) Model() spec.Config {
 		}
 	}
 	for _, k := range s.Keys {
-		c.Keys = append(c.Keys, spec.Key{Key: k})
+		key, ok := s.KeyLimits[k]
+		if !ok {
+			key = spec.Key{Key: k}
+		}
+		c.Keys = append(c.Keys, key)
 	}
+	c.Projects = s.Projects
 	return c
 }

@@ -241,8 +241,18 @@ func (g *tomlGen) service(i int, name string) {
 			g.line(`lying = %q`, l)
 		}
 	}
+	projects := false
 	if g.chance(name+" keys", 4) {
-		g.line(`keys = ["team-a", "team-b"]`)
+		if projects = g.bool(name + " projects"); projects {
+			// Nested limits, each level within the one above: the
+			// organisation's limits, when set, are at least rps 2, rpm
+			// 120, tpm 50,000 and max_concurrent 1. The agents send
+			// team-a, in the project.
+			g.line(`keys = [{ key = "team-a", project = "research", rps = %d, rpm = %d, tpm = %d, max_concurrent = 1 }, "team-b"]`,
+				g.intn(name+" key rps", 1, 2), g.intn(name+" key rpm", 10, 60), g.intn(name+" key tpm", 1_000, 10_000))
+		} else {
+			g.line(`keys = ["team-a", "team-b"]`)
+		}
 	}
 	if g.chance(name+" background", 4) {
 		g.line(`background = { rate = "%d/s", tokens = %d, burst = %d }`, g.intn(name+" bg rate", 1, 10), g.intn(name+" bg tokens", 0, 500), g.intn(name+" bg burst", 1, 4))
@@ -284,6 +294,15 @@ func (g *tomlGen) service(i int, name string) {
 		}
 		if b := g.pick(name+" retry_delay_body", "", "besides", "instead"); b != "" && h != "" && h != "none" {
 			g.line(`retry_delay_body = %q`, b)
+		}
+	}
+	if projects {
+		g.line(`[services.%s.projects.research]`, name)
+		g.line(`rps = 2`)
+		g.line(`rpm = %d`, g.intn(name+" project rpm", 60, 120))
+		g.line(`tpm = %d`, g.intn(name+" project tpm", 10_000, 50_000))
+		if g.bool(name + " project max_concurrent") {
+			g.line(`max_concurrent = 1`)
 		}
 	}
 }

@@ -14,12 +14,16 @@ import (
 )
 
 // formatKey is a key's path with its array indices dropped and the names
-// a file chooses (services, tools, a strategy's thresholds) as *:
-// "services.llm.faults.error_rate" gives "services.*.faults.error_rate".
+// a file chooses (services, tools, a strategy's thresholds, a service's
+// projects) as *: "services.llm.faults.error_rate" gives
+// "services.*.faults.error_rate".
 func formatKey(path string) string {
 	segs := strings.Split(arrayIndex.ReplaceAllString(path, ""), ".")
 	if len(segs) >= 3 && (segs[0] == "services" || segs[0] == "tools" || segs[0] == "thresholds") {
 		segs[1] = "*"
+	}
+	if len(segs) >= 5 && segs[0] == "services" && segs[2] == "projects" {
+		segs[3] = "*"
 	}
 	return strings.Join(segs, ".")
 }

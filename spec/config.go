@@ -122,6 +122,16 @@ type Config struct {
 	// Keys, when not empty, requires one of these API keys (401 otherwise)
 	// and gives each its own limits.
 	Keys []Key
+	// Projects, when not empty, nests the limits: organisation ⊃ project
+	// ⊃ key (OpenAI's projects, Anthropic's workspaces). The service's
+	// own limits (RPS, RPM, TPM, InputTPM, OutputTPM, MaxConcurrent) are
+	// then the organisation's, shared by every key; a project's are shared
+	// by its keys (Key.Project); a key's are its own, and a limit a key or
+	// project leaves at 0 sets none at that level. A request is admitted
+	// only when every level it belongs to has room, and then spends each
+	// level's limits once. Without projects a key's zero limit takes the
+	// service's value, in a bucket of its own (one level).
+	Projects []Project
 	// MaxBodyBytes caps request bodies in bytes (0: DefaultMaxBodyBytes).
 	MaxBodyBytes int64
 	// OutputTokens is what the server generates for a request that names no
@@ -232,7 +242,10 @@ type Overload struct {
 }
 
 // Key is one tenant: an API key and its own quotas. Zero limits take the
-// service's values. One tenant's traffic never spends another's quota.
+// service's values, except under nested limits (Config.Projects), where
+// they set none at the key's level. One tenant's traffic never spends
+// another's own quota (under nested limits, keys share their project's and
+// the organisation's).
 type Key struct {
 	// Key is the API key (Authorization: Bearer KEY, or x-api-key: KEY).
 	Key string
@@ -240,6 +253,22 @@ type Key struct {
 	// tokens per minute for this key.
 	RPS, RPM, TPM int64
 	// MaxConcurrent caps this key's requests in flight.
+	MaxConcurrent int
+	// Project names the project (Config.Projects) the key belongs to; ""
+	// puts it directly under the organisation.
+	Project string
+}
+
+// Project is a group of API keys with limits shared by its keys, inside
+// the organisation (Config.Projects). Zero limits set none at the
+// project's level.
+type Project struct {
+	// Name names the project in Key.Project and in the 429s it causes.
+	Name string
+	// RPS, RPM and TPM are requests per second, requests per minute and
+	// tokens per minute that the project's keys share.
+	RPS, RPM, TPM int64
+	// MaxConcurrent caps the project's requests in flight, all keys together.
 	MaxConcurrent int
 }
 

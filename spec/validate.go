@@ -94,6 +94,7 @@ func (c Config) Problems() []Problem {
 	if c.MaxBodyBytes < 0 || c.OutputTokens < 0 {
 		ps.add("", "max_body_bytes (%d) and output_tokens (%d) must not be negative", c.MaxBodyBytes, c.OutputTokens)
 	}
+	c.projectProblems(ps)
 	c.keyProblems(ps)
 	if b := c.Background; !(b.Rate >= 0 && b.Rate <= MaxBackgroundRate) {
 		ps.add("background.rate", "is %v; it must be in [0, %d] requests per second", b.Rate, MaxBackgroundRate)
@@ -194,7 +195,101 @@ func (c Config) keyProblems(ps *problems) {
 		if k.RPS > MaxRPS || k.RPM > MaxLimit || k.TPM > MaxLimit {
 			ps.add(key, "a limit is too large (rps at most %d, rpm and tpm at most %d)", int64(MaxRPS), int64(MaxLimit))
 		}
+		if len(c.Projects) == 0 {
+			if k.Project != "" {
+				ps.add(key+".project", "names project %q, but the service has no projects; add it to projects or remove project", k.Project)
+			}
+			continue
+		}
+		above := c.organisation()
+		what := "the organisation's"
+		if k.Project != "" {
+			i := slices.IndexFunc(c.Projects, func(p Project) bool { return p.Name == k.Project })
+			if i < 0 {
+				ps.add(key+".project", "names project %q, which is not one of the service's projects (%s)", k.Project, quote(c.projectNames()))
+				continue
+			}
+			above = nestedLimits(c.Projects[i].RPS, c.Projects[i].RPM, c.Projects[i].TPM, c.Projects[i].MaxConcurrent).under(above)
+			what = fmt.Sprintf("project %q's", k.Project)
+		}
+		nestedLimits(k.RPS, k.RPM, k.TPM, k.MaxConcurrent).above(ps, key, above, what)
 	}
+}
+
+// projectProblems checks the projects of nested limits: names, limits, and
+// that no project sets a limit above its organisation's (the service's),
+// which a provider would cap anyway.
+func (c Config) projectProblems(ps *problems) {
+	if len(c.Projects) > 0 && len(c.Keys) == 0 {
+		ps.add("projects", "group API keys, but the service has no keys; add keys that name the projects, or remove projects")
+	}
+	seen := make(map[string]bool, len(c.Projects))
+	for i, p := range c.Projects {
+		key := fmt.Sprintf("projects[%d]", i)
+		switch {
+		case p.Name == "":
+			ps.add(key, "has no name; a key names its project in project")
+		case seen[p.Name]:
+			ps.add(key, "repeats project %q; each project is one set of limits", p.Name)
+		}
+		seen[p.Name] = true
+		if p.RPS < 0 || p.RPM < 0 || p.TPM < 0 || p.MaxConcurrent < 0 {
+			ps.add(key, "limits must not be negative")
+		}
+		if p.RPS > MaxRPS || p.RPM > MaxLimit || p.TPM > MaxLimit {
+			ps.add(key, "a limit is too large (rps at most %d, rpm and tpm at most %d)", int64(MaxRPS), int64(MaxLimit))
+		}
+		nestedLimits(p.RPS, p.RPM, p.TPM, p.MaxConcurrent).above(ps, key, c.organisation(), "the organisation's")
+	}
+}
+
+// nested is the limits one level of nested limits sets (0: none): a key's,
+// a project's or the organisation's.
+type nested struct {
+	rps, rpm, tpm int64
+	conc          int
+}
+
+func nestedLimits(rps, rpm, tpm int64, conc int) nested { return nested{rps, rpm, tpm, conc} }
+
+// organisation is the organisation's limits: the service's own.
+func (c Config) organisation() nested {
+	return nested{c.RPS, c.RPM, c.TPM, c.MaxConcurrent}
+}
+
+// under is n's limits, with those it leaves at 0 taken from the level
+// above: what binds a level below n.
+func (n nested) under(up nested) nested {
+	or := func(a, b int64) int64 {
+		if a != 0 {
+			return a
+		}
+		return b
+	}
+	return nested{or(n.rps, up.rps), or(n.rpm, up.rpm), or(n.tpm, up.tpm), int(or(int64(n.conc), int64(up.conc)))}
+}
+
+// above adds a problem at key for each limit of n above the same limit of
+// up (what, such as "the organisation's"): a provider caps a level by the
+// one it belongs to, so such a limit could never be reached.
+func (n nested) above(ps *problems, key string, up nested, what string) {
+	for _, l := range []struct {
+		name   string
+		v, top int64
+	}{{"rps", n.rps, up.rps}, {"rpm", n.rpm, up.rpm}, {"tpm", n.tpm, up.tpm}, {"max_concurrent", int64(n.conc), int64(up.conc)}} {
+		if l.top > 0 && l.v > l.top {
+			ps.add(joinKey(key, l.name), "is %d, above %s %d; a provider caps a level by the one it belongs to, so lower it to at most %d or remove it", l.v, what, l.top, l.top)
+		}
+	}
+}
+
+// projectNames lists the projects' names.
+func (c Config) projectNames() []string {
+	names := make([]string, len(c.Projects))
+	for i, p := range c.Projects {
+		names[i] = p.Name
+	}
+	return names
 }
 
 // Problems returns the problems of the injected faults, with keys below

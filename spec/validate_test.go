@@ -79,6 +79,31 @@ func TestConfigProblems(t *testing.T) {
 		{"tpm of 10^12 a minute", func(c *Config) { c.TPM = 1_000_000_000_000 }, "", ""},
 		{"rps too large", func(c *Config) { c.RPS = MaxRPS + 1 }, "rps", "too large"},
 		{"error status", func(c *Config) { c.Faults.ErrorStatus = 404 }, "faults.error_status", "5xx"},
+		{"nested limits", func(c *Config) {
+			c.RPM, c.Projects = 100, []Project{{Name: "research", RPM: 90}}
+			c.Keys = []Key{{Key: "a", RPM: 60, Project: "research"}, {Key: "b", RPM: 100}}
+		}, "", ""},
+		{"key in a missing project", func(c *Config) {
+			c.Projects, c.Keys = []Project{{Name: "research"}}, []Key{{Key: "a", Project: "reserch"}}
+		}, "keys[0].project", `names project "reserch", which is not one of the service's projects ("research")`},
+		{"project without projects", func(c *Config) { c.Keys = []Key{{Key: "a", Project: "research"}} }, "keys[0].project", "has no projects"},
+		{"duplicate project", func(c *Config) {
+			c.Projects, c.Keys = []Project{{Name: "p"}, {Name: "p"}}, []Key{{Key: "a"}}
+		}, "projects[1]", `repeats project "p"`},
+		{"unnamed project", func(c *Config) { c.Projects, c.Keys = []Project{{}}, []Key{{Key: "a"}} }, "projects[0]", "has no name"},
+		{"projects without keys", func(c *Config) { c.Projects = []Project{{Name: "p"}} }, "projects", "no keys"},
+		{"project above the organisation", func(c *Config) {
+			c.RPM, c.Projects, c.Keys = 100, []Project{{Name: "p", RPM: 120}}, []Key{{Key: "a", Project: "p"}}
+		}, "projects[0].rpm", "is 120, above the organisation's 100"},
+		{"key above its project", func(c *Config) {
+			c.Projects, c.Keys = []Project{{Name: "p", TPM: 1000}}, []Key{{Key: "a", Project: "p", TPM: 2000}}
+		}, "keys[0].tpm", `is 2000, above project "p"'s 1000`},
+		{"key above the organisation through its project", func(c *Config) {
+			c.Projects, c.Keys = []Project{{Name: "p"}}, []Key{{Key: "a", Project: "p", RPS: 6}}
+		}, "keys[0].rps", `is 6, above project "p"'s 5`},
+		{"negative project limit", func(c *Config) {
+			c.Projects, c.Keys = []Project{{Name: "p", MaxConcurrent: -1}}, []Key{{Key: "a"}}
+		}, "projects[0]", "must not be negative"},
 	}
 	for _, tt := range tests {
 		c := base

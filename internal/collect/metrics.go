@@ -439,6 +439,17 @@ func AddServiceBooks(r *results.StrategyResult, services []string, models []Mode
 		if used > 0 {
 			r.QuotaUsed[services[i]] = setup.Round6(used)
 		}
+		for _, k := range st.Keys {
+			if r.Keys == nil {
+				r.Keys = map[string][]results.KeyShare{}
+			}
+			share := 0.0
+			if n := k.Admitted + k.RateLimited; n > 0 {
+				share = setup.Round6(float64(k.RateLimited) / float64(n))
+			}
+			r.Keys[services[i]] = append(r.Keys[services[i]], results.KeyShare{Key: k.Key, Project: k.Project, Admitted: k.Admitted,
+				RateLimited: k.RateLimited, RateLimitedShare: share, RateLimitedBy: k.RateLimitedBy})
+		}
 	}
 }
 

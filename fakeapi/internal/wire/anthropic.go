@@ -212,3 +212,9 @@ func (anthropicShape) CallPrefix() string { return "toolu" }
 
 // SDK: the Anthropic SDKs take the URL itself and append /v1/messages.
 func (anthropicShape) SDK(url string) (base, env string) { return url, "ANTHROPIC" }
+
+// LevelPhrase names the level of nested limits that refused a 429; a
+// project is an Anthropic workspace.
+func (anthropicShape) LevelPhrase(level, scope string) string {
+	return levelPhrase(level, scope, "workspace")
+}

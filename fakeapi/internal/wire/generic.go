@@ -103,3 +103,9 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// LevelPhrase names the level of nested limits that refused a 429; a
+// project is a project.
+func (genericShape) LevelPhrase(level, scope string) string {
+	return levelPhrase(level, scope, "project")
+}

@@ -230,3 +230,9 @@ func (openAIShape) CallPrefix() string { return "call" }
 // SDK: the OpenAI SDKs take URL+"/v1" and append /chat/completions,
 // /responses, ...
 func (openAIShape) SDK(url string) (base, env string) { return url + "/v1", "OPENAI" }
+
+// LevelPhrase names the level of nested limits that refused a 429; a
+// project is an OpenAI project.
+func (openAIShape) LevelPhrase(level, scope string) string {
+	return levelPhrase(level, scope, "project")
+}

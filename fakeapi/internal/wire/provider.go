@@ -83,6 +83,10 @@ type Provider interface {
 	// ContextMessage words a refusal of a prompt of tokens input tokens
 	// beyond a context window of window tokens.
 	ContextMessage(window, tokens int64) string
+	// LevelPhrase names, in a 429's message, the level of nested limits
+	// that refused it: level is "key", "project" or "organization" and
+	// scope its name (the API key, the project, the service).
+	LevelPhrase(level, scope string) string
 	// SetRequestID adds to h the request-id headers the provider sends
 	// besides X-Request-Id.
 	SetRequestID(h http.Header, id string)
@@ -426,4 +430,22 @@ func Answer(out int64) []string {
 func ModelsBody(api spec.APIStyle, model string, created time.Time) []byte {
 	b, _ := json.Marshal(ProviderOf(api).modelsBody(model, created))
 	return append(b, '\n')
+}
+
+// levelPhrase words the level of nested limits that refused a request,
+// calling a project project (OpenAI's word; Anthropic's is workspace). An
+// API key is named by its last four characters, as providers' dashboards
+// show it, never whole.
+func levelPhrase(level, scope, project string) string {
+	switch level {
+	case "key":
+		tail := scope
+		if r := []rune(scope); len(r) > 4 {
+			tail = string(r[len(r)-4:])
+		}
+		return fmt.Sprintf("for API key ...%s", tail)
+	case "project":
+		return fmt.Sprintf("in %s %s", project, scope)
+	}
+	return fmt.Sprintf("in organization %s", scope)
 }
