@@ -215,3 +215,74 @@ func TestBounds(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// Pod templates are found in every kind that makes pods, and a refusal
+// names the file, the object and the check; kinds without pods are
+// passed over.
+func TestPodTemplatesOfEveryKind(t *testing.T) {
+	const pod = `
+    spec:
+      containers:
+        - name: c
+          image: x:1
+`
+	indent := func(s, by string) string {
+		var b strings.Builder
+		for line := range strings.Lines(s) {
+			b.WriteString(by + line)
+		}
+		return b.String()
+	}
+	doc := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {a: b}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a-pod}
+spec:
+  containers:
+    - name: c
+      image: x:1
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: a-set}
+spec:
+  selector: {matchLabels: {a: b}}
+  serviceName: s
+  template:` + pod + `---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: a-cron}
+spec:
+  schedule: "@daily"
+  jobTemplate:
+    spec:
+      template:` + indent(pod, "    ")
+	templates, problems := podTemplates(map[string]string{"deploy/x.yaml": doc})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	var got []string
+	for _, tp := range templates {
+		got = append(got, tp.String())
+	}
+	if want := []string{"deploy/x.yaml: Pod/a-pod", "deploy/x.yaml: StatefulSet/a-set", "deploy/x.yaml: CronJob/a-cron"}; !slices.Equal(got, want) {
+		t.Fatalf("found %q, want %q", got, want)
+	}
+	refused := checkPodSecurity(templates)
+	for _, want := range got {
+		if !slices.ContainsFunc(refused, func(p string) bool {
+			return strings.HasPrefix(p, want+": refused by the restricted:latest Pod Security Standard: runAsNonRoot != true")
+		}) {
+			t.Errorf("no refusal of %s for runAsNonRoot; got %q", want, refused)
+		}
+	}
+	bounds := checkBounds(templates)
+	if !slices.Contains(bounds, "deploy/x.yaml: CronJob/a-cron: no activeDeadlineSeconds: a Job whose pod never starts or never ends runs forever") ||
+		slices.ContainsFunc(bounds, func(p string) bool { return strings.Contains(p, "a-set: no activeDeadlineSeconds") }) {
+		t.Errorf("bounds %q: want the CronJob's Job without a deadline named, the StatefulSet not", bounds)
+	}
+}

@@ -173,6 +173,7 @@ EOF
         - name: results
           persistentVolumeClaim:
             claimName: simbench-results
+        # The run cache of the whole tier3 sweep takes 5 MB.
         - name: tmp
           emptyDir:
             sizeLimit: 256Mi
