@@ -6,7 +6,11 @@
 // every Job shares) are parsed strictly with the Kubernetes API types, and
 // so are the Jobs sweep/rounds.sh applies (per round a plan Job and an
 // Indexed Job of shards, until the plan is empty, then the merge), driven
-// through the tier3 sweep's rounds with a stand-in kubectl. The Dockerfile
+// through the tier3 sweep's rounds with a stand-in kubectl. Every pod
+// template among them is evaluated with the API server's own pod security
+// checks (k8s.io/pod-security-admission) at the restricted level, and
+// every Job must have a deadline and a time to live, every container
+// requests and limits. The Dockerfile
 // of the image they run is checked, and the GitHub Actions workflows
 // .github/workflows/sweep-shards.yml and sweep-round.yml are decoded with a
 // YAML decoder that refuses unknown keys and run in a simulation of their

@@ -189,8 +189,12 @@ func checkAll(files map[string]string) []string {
 	image, p := readmeImage(files["docs/fleets-and-sweeps.md"])
 	problems = append(problems, p...)
 	problems = append(problems, checkDockerfile(files["deploy/Dockerfile"])...)
-	problems = append(problems, m.checkRounds(image, len(tier3Counts))...)
-	problems = append(problems, m.checkFleet(image)...)
+	problems = append(problems, m.checkRounds(sweepImage, len(tier3Counts))...)
+	problems = append(problems, m.checkFleet(image+":"+versionPlaceholder)...)
+	templates, p := podTemplates(files)
+	problems = append(problems, p...)
+	problems = append(problems, checkPodSecurity(templates)...)
+	problems = append(problems, checkBounds(templates)...)
 	wf, p := parseWorkflow(workflowFile, files[workflowFile])
 	problems = append(problems, p...)
 	round, p := parseWorkflow(roundFile, files[roundFile])
@@ -201,21 +205,37 @@ func checkAll(files map[string]string) []string {
 	return problems
 }
 
-// readmeImage returns the tag docs/fleets-and-sweeps.md's docker build command gives the
-// image, which every manifest must run.
+// versionPlaceholder is the tag the fleet's manifests give the simbench
+// image, which docs/fleets-and-sweeps.md replaces with the version built
+// before applying them: a manifest applied as it is names no image that
+// exists, rather than a tag that moves.
+const versionPlaceholder = "VERSION"
+
+// readmeImage returns the name (without the tag) docs/fleets-and-sweeps.md's
+// docker build command gives the image, checking that the build stamps the
+// version it tags the image with (--build-arg VERSION=V -t NAME:V, V being
+// what results.json and the run keys then hold) and that the docs replace
+// the manifests' NAME:VERSION with it.
 func readmeImage(readme string) (string, []string) {
-	re := regexp.MustCompile(`docker build -f deploy/Dockerfile -t (\S+) \.`)
+	re := regexp.MustCompile(`docker build -f deploy/Dockerfile --build-arg VERSION=(\S+) -t ([^\s:]+):(\S+) \.`)
 	found := re.FindAllStringSubmatch(readme, -1)
 	if len(found) == 0 {
-		return "", []string{"docs/fleets-and-sweeps.md: no `docker build -f deploy/Dockerfile -t IMAGE .` names the image"}
+		return "", []string{"docs/fleets-and-sweeps.md: no `docker build -f deploy/Dockerfile --build-arg VERSION=V -t NAME:V .` names the image and its version"}
 	}
 	var problems []string
-	for _, f := range found[1:] {
-		if f[1] != found[0][1] {
-			problems = append(problems, fmt.Sprintf("docs/fleets-and-sweeps.md: docker build tags both %s and %s", found[0][1], f[1]))
+	for _, f := range found {
+		if f[1] != f[3] {
+			problems = append(problems, fmt.Sprintf("docs/fleets-and-sweeps.md: docker build stamps version %s but tags the image %s:%s: the tag must be the version the run keys hold", f[1], f[2], f[3]))
+		}
+		if f[2] != found[0][2] {
+			problems = append(problems, fmt.Sprintf("docs/fleets-and-sweeps.md: docker build names both %s and %s", found[0][2], f[2]))
 		}
 	}
-	return found[0][1], problems
+	name := found[0][2]
+	if want := "s|" + name + ":" + versionPlaceholder + "|" + name + ":" + found[0][3] + "|"; !strings.Contains(readme, want) {
+		problems = append(problems, fmt.Sprintf("docs/fleets-and-sweeps.md: no %q puts the version built into the manifests", want))
+	}
+	return name, problems
 }
 
 // checkDockerfile checks the stages docs/fleets-and-sweeps.md describes (golang:1.26 to
@@ -258,6 +278,11 @@ func checkDockerfile(text string) []string {
 	}
 	if !copiedBinary {
 		problems = append(problems, "deploy/Dockerfile: the final stage does not copy the binary to /usr/local/bin/simbench, where the manifests' command finds it")
+	}
+	for _, want := range []string{"ARG VERSION\n", `test -n "$VERSION"`, "-X main.version=$VERSION"} {
+		if !strings.Contains(text, want) {
+			problems = append(problems, fmt.Sprintf("deploy/Dockerfile: no %q: the image must be built with the version its tag names stamped in (results.json and the run keys hold it)", strings.TrimSpace(want)))
+		}
 	}
 	return problems
 }
@@ -648,7 +673,7 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{roundsFile, `--merge $dirs --out`, `--merge /results/sweep/r1/shard-0 --out`, "want every round's folders"},
 		{roundsFile, `"$@" --merge`, `--seeds 5 --merge`, "want one sweep"},
 		{roundsFile, "      restartPolicy: Never", "      restartPolicy: OnFailure", `restartPolicy "OnFailure"`},
-		{roundsFile, "image=${IMAGE:-simbench:dev}", "image=${IMAGE:-simbench:v1}", `image "simbench:v1"`},
+		{roundsFile, "image: $image", "image: simbench:v1", `image "simbench:v1"`},
 		{roundsFile, "command: [simbench]", "command: [/simbench]", "command"},
 		{roundsFile, "job-completion-index']", "job-index']", "env JOB_COMPLETION_INDEX"},
 		{roundsFile, "claimName: simbench-results", "claimName: results", "not on a mounted PersistentVolumeClaim"},
@@ -679,11 +704,27 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{workflowFile, "    if: needs.round-3.outputs.runs != '0'\n", "    if: needs.round-2.outputs.runs != '0'\n", "which the job does not need"},
 		{workflowFile, "    if: needs.round-6.outputs.runs != '0'\n", "", "true after 7 rounds, want true after 6"},
 		{workflowFile, "      round: 4\n", "      round: 3\n", "with round \"3\""},
-		{workflowFile, "round-7, round-8]", "round-7]", "needs build and the 8 rounds"},
+		{workflowFile, "round-19, round-20]", "round-19]", "needs build and the 20 rounds"},
 		{workflowFile, "    if: ${{ !cancelled() && needs.build.result == 'success' }}\n", "", "the merge of the whole sweep false"},
 		{workflowFile, "--merge shards/* --out merged", "--merge shards/sweep-r1-shard-0 --out merged", "not every folder of rounds 1 to 1"},
-		{workflowFile, "uses: ./.github/workflows/sweep-round.yml\n    with:\n      round: 2", "uses: ./.github/workflows/sweep-rounds.yml\n    with:\n      round: 2", "want \"./.github/workflows/sweep-round.yml\""},
-		{"docs/fleets-and-sweeps.md", "docker build -f deploy/Dockerfile -t simbench:dev .", "docker build -f deploy/Dockerfile -t simbench:latest .", "want \"simbench:latest\""},
+		{workflowFile, "uses: ./.github/workflows/sweep-round.yml\n    with:\n      round: 2\n", "uses: ./.github/workflows/sweep-rounds.yml\n    with:\n      round: 2\n", "want \"./.github/workflows/sweep-round.yml\""},
+		{"docs/fleets-and-sweeps.md", "docker build -f deploy/Dockerfile --build-arg VERSION=$V -t simbench:$V .", "docker build -f deploy/Dockerfile --build-arg VERSION=$V -t simbench:latest .", "tags the image simbench:latest"},
+		{"docs/fleets-and-sweeps.md", "docker build -f deploy/Dockerfile --build-arg VERSION=$V -t simbench:$V .", "docker build -f deploy/Dockerfile --build-arg VERSION=$V -t simbench2:$V .", `image "simbench:VERSION", want "simbench2:VERSION"`},
+		{"docs/fleets-and-sweeps.md", "s|simbench:VERSION|simbench:$V|", "s|simbench:dev|simbench:$V|", "puts the version built into the manifests"},
+		{"deploy/fleet/serve.yaml", "image: simbench:VERSION", "image: simbench:dev", `image "simbench:dev", want "simbench:VERSION"`},
+		{"deploy/Dockerfile", `test -n "$VERSION"`, `true`, "the version its tag names"},
+		{"deploy/fleet/serve.yaml", "allowPrivilegeEscalation: false", "allowPrivilegeEscalation: true", "Deployment/simbench-serve: refused by the restricted:latest Pod Security Standard: allowPrivilegeEscalation != false"},
+		{"deploy/fleet/redis.yaml", "runAsUser: 999", "runAsUser: 0", "Deployment/simbench-redis: refused by the restricted:latest Pod Security Standard: runAsUser=0"},
+		{"deploy/fleet/redis.yaml", "          emptyDir:\n            sizeLimit: 64Mi", "          hostPath:\n            path: /data", "restricted volume types"},
+		{"deploy/fleet/workers.yaml", "type: RuntimeDefault", "type: Unconfined", "Job/simbench-workers: refused by the restricted:latest Pod Security Standard: seccompProfile"},
+		{"deploy/fleet/merge.yaml", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot != true"},
+		{roundsFile, "drop: [ALL]", "drop: [NET_RAW]", "Job/simbench-sweep-r1-plan: refused by the restricted:latest Pod Security Standard: unrestricted capabilities"},
+		{"deploy/fleet/merge.yaml", "  activeDeadlineSeconds: 600\n", "", "Job/simbench-fleet-merge: no activeDeadlineSeconds"},
+		{roundsFile, "  ttlSecondsAfterFinished: 86400\n", "", "Job/simbench-sweep-merge: no ttlSecondsAfterFinished"},
+		{"deploy/fleet/workers.yaml", "              memory: 512Mi\n", "", "container worker has no memory limit"},
+		{"deploy/fleet/redis.yaml", "              cpu: 100m\n", "", "container redis requests no cpu"},
+		{"deploy/fleet/serve.yaml", "              memory: 64Mi\n", "              memory: 1Gi\n", "requests memory 1Gi, above its limit 256Mi"},
+		{"deploy/fleet/serve.yaml", "            sizeLimit: 64Mi\n", "            medium: Memory\n", "emptyDir tmp has no sizeLimit"},
 	}
 	base := readFiles(t)
 	if problems := checkAll(base); len(problems) > 0 {

@@ -20,11 +20,17 @@ const roundsFile = "deploy/sweep/rounds.sh"
 // applied when driven through the tier3 sweep (see drive).
 const appliedKey = roundsFile + " (as applied)"
 
+// sweepImage is the image the checks give rounds.sh (IMAGE) and expect in
+// every Job it applies.
+const sweepImage = "registry.example.com/simbench:v1.2.3"
+
 // fakeKubectl stands for kubectl: it logs each call to $FAKE/calls, keeps
-// what apply reads in $FAKE/applied.yaml, answers get with Complete (or
-// Failed for the Job $FAKE_FAIL names), and logs of a plan Job with the
-// next line of $FAKE/counts after a warning line, as a plan pod's log
-// could hold.
+// what apply reads in $FAKE/applied.yaml, answers get job with Complete
+// (Failed for the Job $FAKE_FAIL names, no condition for the Jobs
+// $FAKE_PENDING and $FAKE_RUNNING name) and get pods with Succeeded
+// (Pending for $FAKE_PENDING's, Running for $FAKE_RUNNING's), and logs of
+// a plan Job with the next line of $FAKE/counts after a warning line, as a
+// plan pod's log could hold.
 const fakeKubectl = `#!/bin/sh
 echo "$*" >> "$FAKE/calls"
 case $1 in
@@ -34,7 +40,18 @@ apply)
 	echo "job.batch created"
 	;;
 get)
-	if [ "$2" = "job/${FAKE_FAIL:-}" ]; then echo "FailureTarget Failed"; else echo "SuccessCriteriaMet Complete"; fi
+	case $2 in
+	pods)
+		case ${4#job-name=} in
+		"${FAKE_PENDING:-}") echo "Pending" ;;
+		"${FAKE_RUNNING:-}") echo "Running" ;;
+		*) echo "Succeeded" ;;
+		esac
+		;;
+	"job/${FAKE_FAIL:-}") echo "FailureTarget Failed" ;;
+	"job/${FAKE_PENDING:-}" | "job/${FAKE_RUNNING:-}") echo "" ;;
+	*) echo "SuccessCriteriaMet Complete" ;;
+	esac
 	;;
 logs)
 	case $2 in
@@ -51,6 +68,14 @@ logs)
 esac
 `
 
+// fakeDate stands for date +%s: a clock that moves 1000 s at each look,
+// so that the driver's waits run out at once.
+const fakeDate = `#!/bin/sh
+n=$(cat "$FAKE/clock" 2>/dev/null || echo 0)
+echo $((n + 1000)) > "$FAKE/clock"
+echo "$n"
+`
+
 // driven is what one run of rounds.sh did.
 type driven struct {
 	applied string   // the Jobs, YAML documents
@@ -60,8 +85,9 @@ type driven struct {
 	err     error // the script's exit
 }
 
-// drive runs the script text with args and a fake kubectl whose plan Jobs
-// print counts in turn, with env added to the environment.
+// drive runs the script text with args, IMAGE=sweepImage, a fake kubectl
+// whose plan Jobs print counts in turn and a fake clock, with env added to
+// the environment (a variable in env replaces the one set before).
 func drive(script string, counts []int, args []string, env ...string) (*driven, error) {
 	dir, err := os.MkdirTemp("", "rounds")
 	if err != nil {
@@ -72,13 +98,13 @@ func drive(script string, counts []int, args []string, env ...string) (*driven, 
 	for _, c := range counts {
 		fmt.Fprintln(&lines, c)
 	}
-	for name, text := range map[string]string{"kubectl": fakeKubectl, "rounds.sh": script, "counts": lines.String()} {
+	for name, text := range map[string]string{"kubectl": fakeKubectl, "date": fakeDate, "rounds.sh": script, "counts": lines.String()} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o755); err != nil {
 			return nil, err
 		}
 	}
 	cmd := exec.Command("sh", append([]string{filepath.Join(dir, "rounds.sh")}, args...)...)
-	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "FAKE="+dir, "POLL=0")
+	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "FAKE="+dir, "POLL=0", "IMAGE="+sweepImage)
 	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -141,7 +167,7 @@ func (m *manifests) roundJobs() (plans, shards []*batchv1.Job) {
 // count, or more rounds than ROUNDS stop it with an error and no merge.
 func TestRoundsDriver(t *testing.T) {
 	script := readFiles(t)[roundsFile]
-	d, err := drive(script, []int{6, 1, 0}, []string{"tier3", "--duration", "20s", "--seeds", "2"}, "SHARDS=2")
+	d, err := drive(script, []int{6, 1, 0}, []string{"tier3", "--duration", "20s", "--seeds", "2"}, "SHARDS=2", "DEADLINE=900")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +194,9 @@ func TestRoundsDriver(t *testing.T) {
 		}
 	}
 	for name, j := range m.jobs {
+		if d := j.Spec.ActiveDeadlineSeconds; d == nil || *d != 900 {
+			t.Errorf("Job %s: activeDeadlineSeconds %v, want DEADLINE=900", name, d)
+		}
 		if args := j.Spec.Template.Spec.Containers[0].Args; !slices.Equal(args[:6], []string{"sweep", "tier3", "--duration", "20s", "--seeds", "2"}) {
 			t.Errorf("Job %s: args %q, want the scenario and sweep flags given", name, args)
 		}
@@ -188,6 +217,12 @@ func TestRoundsDriver(t *testing.T) {
 		{"the plan prints no count", nil, nil, nil, "not how many runs the round needs", "simbench-sweep-r1-plan"},
 		{"too many rounds", []int{5, 5, 5, 5}, nil, []string{"ROUNDS=3"}, "not complete after 3 rounds", "simbench-sweep-r3-shards"},
 		{"a quote", []int{0}, []string{"tier3", `--cap="4"`}, nil, "quote", ""},
+		{"no image", []int{0}, nil, []string{"IMAGE="}, "set IMAGE to the image built for this version", ""},
+		{"a moving tag", []int{0}, nil, []string{"IMAGE=simbench:latest"}, "not a tag that moves", ""},
+		{"the placeholder", []int{0}, nil, []string{"IMAGE=simbench:VERSION"}, "not a tag that moves", ""},
+		{"a deadline not a number", []int{0}, nil, []string{"DEADLINE=30m"}, `"30m": SHARDS, ROUNDS, DEADLINE, START and POLL take a whole number`, ""},
+		{"a pod never starts", []int{6, 1, 0}, nil, []string{"FAKE_PENDING=simbench-sweep-r1-shards"}, "no pod of Job simbench-sweep-r1-shards has started after 1000 s (START=300; pods: Pending)", "simbench-sweep-r1-shards"},
+		{"a Job never ends", []int{6, 1, 0}, nil, []string{"FAKE_RUNNING=simbench-sweep-r2-plan"}, "Job simbench-sweep-r2-plan has not finished 2000 s after it was applied (DEADLINE=1800)", "simbench-sweep-r2-plan"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := drive(script, tt.counts, tt.args, tt.env...)
