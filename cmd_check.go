@@ -20,6 +20,8 @@ type CheckCmd struct {
 	Command  []string         `arg:"" optional:"" passthrough:"" help:"The client to run, after --: it gets the services' base URLs in its environment (SIMBENCH_URL_<SERVICE>, SIMBENCH_TOOL_URL_<TOOL>, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...). Without one, check waits for clients for --duration or until Ctrl-C."`
 	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted."`
 	JSON     bool             `help:"Print the grades as JSON (the client's output goes to standard error)."`
+	Gateway  string           `placeholder:"URL" help:"Grade a rate-limiting gateway against the per-key limits of the scenario's [check.gateway] table: point the gateway at the service URL check prints, give its base URL here (as the service's base: check appends /v1/chat/completions or /v1/messages), and check sends each declared key's requests through it at --offer times the declared rate for --duration (default 1m), then prints per key the rate that reached the upstream against the declared one and what the gateway did with 429s. No client command then."`
+	Offer    float64          `default:"5" help:"With --gateway: the rate to send each key's requests at, as a multiple of its declared RPM (above 1, so that the gateway is the limit)."`
 	serveFlags
 	cacheFlags `embed:""`
 
@@ -49,6 +51,9 @@ func (c *CheckCmd) Run() error {
 	}
 	if len(c.Command) > 0 && c.Command[0] == "--" {
 		c.Command = c.Command[1:] // kong passes the separator through
+	}
+	if c.Gateway != "" {
+		return c.runGateway(sc, out, errOut)
 	}
 	var rec check.Recorder
 	srv, services, err := c.start(sc, errOut, true, rec.Add) // /metrics as serve --metrics
@@ -94,6 +99,15 @@ func (c *CheckCmd) Run() error {
 	if cmdErr != nil {
 		report.Add(check.Line{Check: check.CheckClient, Verdict: check.Fail, Figure: cmdErr.Error(), Rule: "the client command exits 0"})
 	}
+	return c.finish(ctx, sc, report, out, cmdErr)
+}
+
+// finish prints report (as text or JSON) and returns check's exit: 130
+// when Ctrl-C interrupted a command or the load, 1 when a line FAILs
+// (with cmdErr, the client command's error), 4 when none fails but some
+// are NOT MEASURED.
+func (c *CheckCmd) finish(ctx context.Context, sc *scenarios.Scenario, report *check.Report, out io.Writer, cmdErr error) error {
+	var err error
 	if c.JSON {
 		err = report.WriteJSON(out)
 	} else {
@@ -103,7 +117,7 @@ func (c *CheckCmd) Run() error {
 		return err
 	}
 	switch {
-	case len(c.Command) > 0 && ctx.Err() != nil:
+	case (len(c.Command) > 0 || c.Gateway != "") && ctx.Err() != nil:
 		return codedError{errors.New("interrupted; graded what the clients did until then"), exitInterrupted}
 	case report.Verdict == check.Fail:
 		return codedError{errors.Join(fmt.Errorf("check %s: FAIL (%s)", sc.Name, checksOf(report, check.Fail)), cmdErr), exitFailure}
