@@ -114,9 +114,8 @@ func (d *decoder) decodeGateway(sc *Scenario, t *table) *Gateway {
 	}
 	if kt := t.sub("keys"); kt != nil {
 		for _, key := range kt.keys() {
-			st := kt.sub(key)
+			st := kt.sub(key) // nil, said so: not a table
 			if st == nil {
-				kt.add(key, "wants a table of the key's limits, like { rpm = 600, tpm = 40000 }")
 				continue
 			}
 			k := GatewayKey{Key: key}
