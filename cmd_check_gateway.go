@@ -75,4 +75,3 @@ func (c *CheckCmd) runGateway(sc *scenarios.Scenario, out, errOut io.Writer) err
 	}
 	return c.finish(ctx, sc, report, out, nil)
 }
-
