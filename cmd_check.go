@@ -18,10 +18,10 @@ import (
 type CheckCmd struct {
 	Scenario string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario; its [check] table sets the rules."`
 	Command  []string         `arg:"" optional:"" passthrough:"" help:"The client to run, after --: it gets the services' base URLs in its environment (SIMBENCH_URL_<SERVICE>, SIMBENCH_TOOL_URL_<TOOL>, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...). Without one, check waits for clients for --duration or until Ctrl-C."`
-	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted."`
+	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted; with --gateway, how long to send load (default: 1m)."`
 	JSON     bool             `help:"Print the grades as JSON (the client's output goes to standard error)."`
-	Gateway  string           `placeholder:"URL" help:"Grade a rate-limiting gateway against the per-key limits of the scenario's [check.gateway] table: point the gateway at the service URL check prints, give its base URL here (as the service's base: check appends /v1/chat/completions or /v1/messages), and check sends each declared key's requests through it at --offer times the declared rate for --duration (default 1m), then prints per key the rate that reached the upstream against the declared one and what the gateway did with 429s. No client command then."`
-	Offer    float64          `default:"5" help:"With --gateway: the rate to send each key's requests at, as a multiple of its declared RPM (above 1, so that the gateway is the limit)."`
+	Gateway  string           `placeholder:"URL" help:"Grade the rate-limiting gateway at this base URL, which forwards to the service's URL check prints, against the per-key limits of the scenario's [check.gateway] table: check sends each key's requests through it for --duration (default 1m) and needs no client command."`
+	Offer    float64          `default:"5" help:"With --gateway: send each key's requests at this multiple of its declared rate (above 1, so that the gateway is the limit)."`
 	serveFlags
 	cacheFlags `embed:""`
 
