@@ -193,6 +193,16 @@ to measure says NOT MEASURED and names a scenario that measures it. The
 summary counts the tool calls whose result was lost (their last attempt
 failed, so the model was handed an error).
 
+With --gateway URL check grades a rate-limiting gateway in front of the
+services instead of a client: it sends the requests of each key of the
+scenario's [check.gateway] table through the gateway at --offer times the
+declared rate, and prints per key gateway_rpm (the most requests that
+reached the upstream in any window of the declared length, against the
+declared rate: FAIL above max_ratio, default 1.05x), gateway_tpm (NOT
+MEASURED: the upstream keeps no token counts), gateway_retry_after (the
+gateway's own 429s carry a usable Retry-After) and upstream_429 (the
+upstream's 429s reach the client, with their Retry-After).
+
 Exit codes: 0 when no line fails or is NOT MEASURED, 1 when a line fails
 (or the client command did), 4 when none fails but some are NOT MEASURED.
 

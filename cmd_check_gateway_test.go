@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -235,6 +236,36 @@ func TestCheckGatewayNginxRetryAfter(t *testing.T) {
 				t.Errorf("%+v; want %s", l, tt.want)
 			}
 			t.Logf("%s: %s", l.Check, l.Figure)
+		})
+	}
+}
+
+// TestCheckGatewayBadInput: check --gateway refuses, before serving, a
+// scenario with no [check.gateway] table, a client command, an offer that
+// would not make the gateway the limit, and a URL that is not one.
+func TestCheckGatewayBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		name, scenario, gateway string
+		offer                   float64
+		command                 []string
+		want                    string
+	}{
+		{"no table", "tier3", "http://127.0.0.1:1", 5, nil, "scenario tier3 declares no gateway limits; add a [check.gateway] table"},
+		{"command", "testdata/gateway/limits.toml", "http://127.0.0.1:1", 5, []string{"--", "true"}, `sends the load itself; give no client command (got "true")`},
+		{"offer", "testdata/gateway/limits.toml", "http://127.0.0.1:1", 1, nil, "--offer 1: want a multiple of the declared rate above 1"},
+		{"url", "testdata/gateway/limits.toml", "127.0.0.1:8080", 5, nil, `--gateway "127.0.0.1:8080": want the gateway's base URL`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			cmd := &CheckCmd{Scenario: tt.scenario, Gateway: tt.gateway, Offer: tt.offer, Command: tt.command, Stdout: &out, Stderr: &errOut}
+			err := cmd.Run()
+			var coded codedError
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &coded) || coded.code != exitInvalid {
+				t.Errorf("Run = %v; want invalid input saying %q", err, tt.want)
+			}
+			if out.Len() > 0 {
+				t.Errorf("printed a report:\n%s", out.String())
+			}
 		})
 	}
 }
