@@ -84,6 +84,16 @@ http {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-p", dir+"/", "-e", filepath.Join(dir, "error.log"), "-c", path)
+	startListening(t, cmd, port, filepath.Join(dir, "error.log"))
+	return port
+}
+
+// startListening starts cmd, a server that listens on loopback port port,
+// and waits (at most 30 s: a busy machine starts node slowly) until it
+// accepts connections; it stops cmd when the test ends. If cmd exits
+// first, the test fails with its standard error and the file log.
+func startListening(t *testing.T, cmd *exec.Cmd, port int, log string) {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -95,21 +105,33 @@ http {
 		_ = cmd.Process.Kill()
 		<-exited
 	})
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := time.Now().Add(30 * time.Second); ; {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			c.Close()
-			return port
+			return
 		}
 		select {
 		case err := <-exited:
-			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Fatalf("nginx exited before listening: %v\n%s%s", err, stderr.String(), log)
+			text, _ := os.ReadFile(log)
+			t.Fatalf("%s exited before listening: %v\n%s%s", cmd.Path, err, stderr.String(), text)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("nginx did not listen on port %d within 10s", port)
+			t.Fatalf("%s did not listen on port %d within 30s", cmd.Path, port)
 		}
 	}
+}
+
+// roundRobin runs an nginx that sends requests to the replicas on ports
+// in turn, and returns its port.
+func roundRobin(t *testing.T, bin string, ports []int) int {
+	t.Helper()
+	var servers []string
+	for _, p := range ports {
+		servers = append(servers, fmt.Sprintf("server 127.0.0.1:%d;", p))
+	}
+	rr := fmt.Sprintf("upstream replicas {\n    %s\n    keepalive 32;\n  }", strings.Join(servers, "\n    "))
+	return startNginx(t, bin, rr, "proxy_pass http://replicas;")
 }
 
 // limitReq is the http-level configuration of an nginx that limits each
@@ -131,12 +153,17 @@ func limitedReplica(up int) string {
 	return fmt.Sprintf("limit_req zone=perkey burst=10;\n      add_header Retry-After 1 always;\n      proxy_pass http://127.0.0.1:%d/api/;", up)
 }
 
+// gatewayOffer is the rate the gateway tests offer, as a multiple of the
+// declared one: enough that each of three replicas behind round robin is
+// offered more than the rate.
+const gatewayOffer = 5
+
 // checkGateway runs check on scenario with --gateway at port gw (check's
 // services on port up) for d, and returns its report.
 func checkGateway(t *testing.T, scenario string, up, gw int, d time.Duration) *check.Report {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	cmd := &CheckCmd{Scenario: scenario, Gateway: fmt.Sprintf("http://127.0.0.1:%d", gw), Offer: 5,
+	cmd := &CheckCmd{Scenario: scenario, Gateway: fmt.Sprintf("http://127.0.0.1:%d", gw), Offer: gatewayOffer,
 		Duration: positiveDuration(d), JSON: true, Stdout: &out, Stderr: &errOut}
 	cmd.Addr, cmd.Drain, cmd.MaxConns = fmt.Sprintf("127.0.0.1:%d", up), 5*time.Second, 1024
 	cmd.ReadHeaderTimeout, cmd.ReadTimeout, cmd.IdleTimeout = 5*time.Second, 30*time.Second, time.Minute
@@ -196,12 +223,11 @@ func TestCheckGatewayNginxReplicas(t *testing.T) {
 	t.Run("three", func(t *testing.T) {
 		t.Parallel()
 		up := freePort(t)
-		var servers []string
+		var replicas []int
 		for range 3 {
-			servers = append(servers, fmt.Sprintf("server 127.0.0.1:%d;", startNginx(t, bin, limitReq("20r/s"), limitedReplica(up))))
+			replicas = append(replicas, startNginx(t, bin, limitReq("20r/s"), limitedReplica(up)))
 		}
-		rr := fmt.Sprintf("upstream replicas {\n    %s\n    keepalive 32;\n  }", strings.Join(servers, "\n    "))
-		gw := startNginx(t, bin, rr, "proxy_pass http://replicas;")
+		gw := roundRobin(t, bin, replicas)
 		rep := checkGateway(t, scenario, up, gw, 6*time.Second)
 		l := gatewayLine(t, rep, check.CheckGatewayRPM)
 		if l.Verdict != check.Fail || l.Value <= 2 || l.Value >= 4 {
