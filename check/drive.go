@@ -85,6 +85,7 @@ func Drive(ctx context.Context, l Load) ([]Sent, time.Duration) {
 				wg.Go(func() {
 					defer func() { <-slots }()
 					s := send(ctx, client, l, k.Key, tag)
+					s.At = at.Sub(start)
 					mu.Lock()
 					sent = append(sent, s)
 					mu.Unlock()

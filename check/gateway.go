@@ -38,6 +38,8 @@ type Sent struct {
 	// RetryAfter and RetryAfterMs are the answer's Retry-After and
 	// retry-after-ms headers ("": none).
 	RetryAfter, RetryAfterMs string
+	// At is when check sent it, from the start of the load.
+	At time.Duration
 }
 
 // UsableRetryAfter reports whether a 429's Retry-After (delay-seconds or
@@ -93,6 +95,7 @@ func GradeGateway(g *scenarios.Gateway, recs []fakeapi.Record, sent []Sent, ran 
 		byTag[sent[i].Tag] = &sent[i]
 	}
 	arrivals := map[string][]time.Duration{}
+	sentAt := map[string][]time.Duration{} // when check sent those that reached the upstream
 	last := map[string]*fakeapi.Record{} // the upstream's last answer per tag
 	for i := range recs {
 		r := &recs[i]
@@ -102,6 +105,9 @@ func GradeGateway(g *scenarios.Gateway, recs []fakeapi.Record, sent []Sent, ran 
 		key := r.Key
 		if s := byTag[r.IdempotencyKey]; s != nil && r.IdempotencyKey != "" {
 			key = s.Key
+			if l := last[r.IdempotencyKey]; l == nil {
+				sentAt[key] = append(sentAt[key], s.At)
+			}
 			if l := last[r.IdempotencyKey]; l == nil || r.Arrived >= l.Arrived {
 				last[r.IdempotencyKey] = r
 			}
@@ -118,7 +124,9 @@ func GradeGateway(g *scenarios.Gateway, recs []fakeapi.Record, sent []Sent, ran 
 			lines = append(lines, l)
 		}
 		if k.RPM > 0 {
-			add(gatewayRPM(g, k, ts, ran))
+			sent := sentAt[k.Key]
+			slices.Sort(sent)
+			add(gatewayRPM(g, k, ts, sent, ran))
 		}
 		if k.TPM > 0 {
 			add(Line{Check: CheckGatewayTPM, Verdict: NotMeasured,
@@ -146,8 +154,11 @@ func GradeGateway(g *scenarios.Gateway, recs []fakeapi.Record, sent []Sent, ran 
 }
 
 // gatewayRPM grades the busiest window of key k's arrivals ts at the
-// upstream against its declared RPM.
-func gatewayRPM(g *scenarios.Gateway, k scenarios.GatewayKey, ts []time.Duration, ran time.Duration) Line {
+// upstream against its declared RPM. When check sent the load, sent holds
+// when it sent the requests that reached the upstream, and the figure
+// gives their busiest window too: by the time the gateway received them,
+// which its forwarding lag does not bunch.
+func gatewayRPM(g *scenarios.Gateway, k scenarios.GatewayKey, ts, sent []time.Duration, ran time.Duration) Line {
 	allowed := k.RPM * g.Window.Minutes()
 	most := BusiestWindow(ts, g.Window)
 	ratio := float64(most) / allowed
@@ -156,6 +167,10 @@ func gatewayRPM(g *scenarios.Gateway, k scenarios.GatewayKey, ts []time.Duration
 			most, g.Window, rateText(float64(most)/g.Window.Minutes()), rateText(k.RPM), ratio),
 		Rule: fmt.Sprintf("FAIL above %g× the declared rate in any %v window (%s requests of the key: rpm × window)",
 			g.MaxRatio, g.Window, rateText(allowed))}
+	if len(sent) > 0 {
+		n := BusiestWindow(sent, g.Window)
+		l.Figure += fmt.Sprintf(" (as check sent them: %d, %.2f×)", n, float64(n)/allowed)
+	}
 	switch {
 	case ratio > g.MaxRatio:
 		l.Verdict = Fail

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -73,15 +74,19 @@ func TestGatewayRPMReplicas(t *testing.T) {
 		for r := range n {
 			for i := range 200 {
 				tag := string(rune('a'+r)) + "-" + strings.Repeat("x", i%7) + time.Duration(i).String()
-				recs = append(recs, fakeapi.Record{Service: "api", Key: "sk-upstream", IdempotencyKey: tag, Status: 200,
-					Arrived: time.Duration(r)*7*time.Millisecond + time.Duration(i)*50*time.Millisecond})
-				sent = append(sent, Sent{Key: "sk-a", Tag: tag, Status: 200})
+				at := time.Duration(r)*7*time.Millisecond + time.Duration(i)*50*time.Millisecond
+				recs = append(recs, fakeapi.Record{Service: "api", Key: "sk-upstream", IdempotencyKey: tag, Status: 200, Arrived: at + time.Millisecond})
+				// check sent them at twice the pace the gateway let them through
+				sent = append(sent, Sent{Key: "sk-a", Tag: tag, Status: 200, At: at / 2})
 			}
 		}
 		l := lineOf(t, GradeGateway(gatewayOf(1200, 2*time.Second), recs, sent, 10*time.Second), CheckGatewayRPM)
 		want := Pass
 		if n > 1 {
 			want = Fail
+		}
+		if asSent := fmt.Sprintf("(as check sent them: %d, %d.00×)", 80*n, 2*n); !strings.HasSuffix(l.Figure, asSent) {
+			t.Errorf("%d replicas: %q; want it to end %q (twice the requests in a window of the times check sent them)", n, l.Figure, asSent)
 		}
 		if l.Value != float64(n) || l.Verdict != want || l.Client != "key:sk-a" {
 			t.Errorf("%d replicas: %+v; want ratio %d (%d of the 40 requests a 2s window allows), %s, by the key sent (not the upstream's)", n, l, n, 40*n, want)
