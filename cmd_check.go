@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/simbench/simbench/check"
 	"github.com/simbench/simbench/decision"
@@ -70,6 +71,7 @@ func (c *CheckCmd) Run() error {
 		runCtx, cancel = context.WithTimeout(ctx, d)
 	}
 	defer cancel()
+	began := time.Now()
 	var cmdErr error
 	if len(c.Command) > 0 {
 		clientOut := out
@@ -81,6 +83,7 @@ func (c *CheckCmd) Run() error {
 		fmt.Fprintln(errOut, "waiting for clients; Ctrl-C to grade what they did")
 		<-runCtx.Done()
 	}
+	ran := time.Since(began)
 	c.drain(srv, "check", errOut, nil)
 
 	recs, dropped := rec.Records()
@@ -91,6 +94,13 @@ func (c *CheckCmd) Run() error {
 		}
 	}
 	report := check.Grade(sc.Name, recs, check.RulesFor(sc, d))
+	if g := sc.Check.Gateway; g != nil {
+		// The clients went through a gateway: grade what reached the
+		// upstream; its answers to them check did not see (--gateway does).
+		for _, l := range check.GradeGateway(g, recs, nil, ran) {
+			report.Add(l)
+		}
+	}
 	if dropped > 0 {
 		report.Add(check.Line{Check: check.CheckClient, Verdict: check.Warn, Value: float64(dropped),
 			Figure: fmt.Sprintf("%d requests past the first %d were not graded", dropped, check.MaxRecords),

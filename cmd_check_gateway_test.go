@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -293,5 +296,61 @@ func TestCheckGatewayBadInput(t *testing.T) {
 				t.Errorf("printed a report:\n%s", out.String())
 			}
 		})
+	}
+}
+
+// TestCheckGatewayOwnClient: with a client of its own driving the gateway
+// (here the test, straight at the service, 30 requests of key sk-gateway
+// at once where testdata/gateway/upstream-limited.toml declares 10 per 1 s
+// window, then the test ends the wait as Ctrl-C would), check adds the
+// gateway lines from what reached the upstream: 30 in a window, 3× (FAIL),
+// and NOT MEASURED for the gateway's answers, which it did not see.
+func TestCheckGatewayOwnClient(t *testing.T) {
+	up := freePort(t)
+	var out, errOut bytes.Buffer
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	cmd := &CheckCmd{Scenario: "testdata/gateway/upstream-limited.toml", JSON: true, Stdout: &out, Stderr: &errOut, parent: ctx}
+	cmd.Addr, cmd.Drain = fmt.Sprintf("127.0.0.1:%d", up), 5*time.Second
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	url := fmt.Sprintf("http://127.0.0.1:%d/api/v1/chat/completions", up)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", up)); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("check did not listen within 30s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var wg sync.WaitGroup
+	for range 30 {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+			req.Header.Set("Authorization", "Bearer sk-gateway")
+			req.Header.Set("Content-Type", "application/json")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	stop() // as Ctrl-C: grade what came
+	<-done
+	var rep check.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("no JSON report (%v):\n%s\n%s", err, out.String(), errOut.String())
+	}
+	// All 30 within a window is 3×; a machine slow enough to spread them
+	// over more than a second lowers it, but not to 1.05× (11 in a second).
+	if l := gatewayLine(t, &rep, check.CheckGatewayRPM); l.Verdict != check.Fail || l.Value > 3 {
+		t.Errorf("30 requests at once where 10 per 1s window were declared: %+v; want FAIL, at most 3×", l)
+	}
+	for _, c := range []string{check.CheckGatewayRetryAfter, check.CheckUpstream429} {
+		if l := gatewayLine(t, &rep, c); l.Verdict != check.NotMeasured {
+			t.Errorf("%s without check's own load: %+v; want NOT MEASURED", c, l)
+		}
 	}
 }

@@ -96,7 +96,7 @@ func GradeGateway(g *scenarios.Gateway, recs []fakeapi.Record, sent []Sent, ran 
 	}
 	arrivals := map[string][]time.Duration{}
 	sentAt := map[string][]time.Duration{} // when check sent those that reached the upstream
-	last := map[string]*fakeapi.Record{} // the upstream's last answer per tag
+	last := map[string]*fakeapi.Record{}   // the upstream's last answer per tag
 	for i := range recs {
 		r := &recs[i]
 		if r.Service != g.Service {
