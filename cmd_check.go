@@ -22,6 +22,7 @@ type CheckCmd struct {
 	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted; with --gateway, how long to send load (default: 1m)."`
 	JSON     bool             `help:"Print the grades as JSON (the client's output goes to standard error)."`
 	Gateway  string           `placeholder:"URL" help:"Grade the rate-limiting gateway at this base URL, which forwards to the service's URL check prints, against the per-key limits of the scenario's [check.gateway] table: check sends each key's requests through it for --duration (default 1m) and needs no client command."`
+	Expect   []string         `sep:"none" placeholder:"KEY:rpm=N,tpm=N" help:"Declare an API key's limits as the gateway promises them, in place of the scenario's [check.gateway] keys (repeat it for more keys): rpm and tpm per minute, or rates such as 10/s, and window=DURATION for the window the gateway counts over (default: the table's, else 1m)."`
 	Offer    float64          `default:"5" help:"With --gateway: send each key's requests at this multiple of its declared rate (above 1, so that the gateway is the limit)."`
 	serveFlags
 	cacheFlags `embed:""`
@@ -55,6 +56,9 @@ func (c *CheckCmd) Run() error {
 	}
 	if c.Gateway != "" {
 		return c.runGateway(sc, out, errOut)
+	}
+	if _, err := c.gateway(sc); err != nil { // a bad --expect, before serving
+		return err
 	}
 	var rec check.Recorder
 	srv, services, err := c.start(sc, errOut, true, rec.Add) // /metrics as serve --metrics
@@ -94,7 +98,9 @@ func (c *CheckCmd) Run() error {
 		}
 	}
 	report := check.Grade(sc.Name, recs, check.RulesFor(sc, d))
-	if g := sc.Check.Gateway; g != nil {
+	if g, err := c.gateway(sc); err != nil {
+		return err
+	} else if g != nil {
 		// The clients went through a gateway: grade what reached the
 		// upstream; its answers to them check did not see (--gateway does).
 		for _, l := range check.GradeGateway(g, recs, nil, ran) {

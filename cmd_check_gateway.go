@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,10 +30,13 @@ var gatewayBody = map[spec.APIStyle]struct{ path, body string }{
 // the gateway at c.Gateway, stops the services and grades the gateway
 // (check.GradeGateway).
 func (c *CheckCmd) runGateway(sc *scenarios.Scenario, out, errOut io.Writer) error {
-	g := sc.Check.Gateway
+	g, err := c.gateway(sc)
+	if err != nil {
+		return err
+	}
 	switch {
 	case g == nil:
-		return codedError{fmt.Errorf("check --gateway: scenario %s declares no gateway limits; add a [check.gateway] table with keys = { \"KEY\" = { rpm = N } } (docs/check.md, \"Checking a gateway\")", sc.Name), exitInvalid}
+		return codedError{fmt.Errorf("check --gateway: scenario %s declares no gateway limits; add a [check.gateway] table with keys = { \"KEY\" = { rpm = N } }, or give --expect KEY:rpm=N (docs/serve-and-check.md, \"Checking a gateway\")", sc.Name), exitInvalid}
 	case len(c.Command) > 0:
 		return codedError{fmt.Errorf("check --gateway sends the load itself; give no client command (got %q)", strings.Join(c.Command, " ")), exitInvalid}
 	case math.IsNaN(c.Offer) || c.Offer <= 1 || c.Offer > 1000:
@@ -74,4 +78,88 @@ func (c *CheckCmd) runGateway(sc *scenarios.Scenario, out, errOut io.Writer) err
 			Rule:   "every request is graded"})
 	}
 	return c.finish(ctx, sc, report, out, nil)
+}
+
+// gateway returns the gateway limits check grades by: the scenario's
+// [check.gateway] table, its keys replaced by those --expect declares
+// (nil: neither declares any). A bad --expect is invalid input.
+func (c *CheckCmd) gateway(sc *scenarios.Scenario) (*scenarios.Gateway, error) {
+	if len(c.Expect) == 0 {
+		return sc.Check.Gateway, nil
+	}
+	g := &scenarios.Gateway{Window: scenarios.DefaultGatewayWindow, MaxRatio: scenarios.DefaultGatewayMaxRatio}
+	if t := sc.Check.Gateway; t != nil {
+		*g = *t
+	} else if len(sc.Services) == 1 {
+		g.Service = sc.Services[0].Name
+	} else {
+		return nil, codedError{fmt.Errorf("--expect: scenario %s has %d services; name the one the gateway forwards to with [check.gateway] service", sc.Name, len(sc.Services)), exitInvalid}
+	}
+	keys, window, err := parseExpect(c.Expect)
+	if err != nil {
+		return nil, codedError{err, exitInvalid}
+	}
+	g.Keys = keys
+	if window > 0 {
+		g.Window = window
+	}
+	return g, nil
+}
+
+// parseExpect reads --expect values, KEY:rpm=N,tpm=N,window=D each: the
+// keys' limits per minute (a number, or a rate such as "10/s") and the
+// window, which two values may not set differently (0: none set).
+func parseExpect(values []string) ([]scenarios.GatewayKey, time.Duration, error) {
+	var keys []scenarios.GatewayKey
+	var window time.Duration
+	seen := map[string]bool{}
+	for _, v := range values {
+		key, limits, ok := strings.Cut(v, ":")
+		if !ok || strings.TrimSpace(key) == "" || limits == "" {
+			return nil, 0, fmt.Errorf("--expect %q: want KEY:rpm=N,tpm=N (rpm, tpm or both, per minute)", v)
+		}
+		if seen[key] {
+			return nil, 0, fmt.Errorf("--expect %q: key %s is declared twice", v, key)
+		}
+		seen[key] = true
+		k := scenarios.GatewayKey{Key: key}
+		for _, kv := range strings.Split(limits, ",") {
+			name, val, _ := strings.Cut(kv, "=")
+			switch name {
+			case "rpm", "tpm":
+				r, err := strconv.ParseFloat(val, 64)
+				if err != nil {
+					perSecond, rerr := scenarios.ParseRate(val)
+					if rerr != nil {
+						return nil, 0, fmt.Errorf("--expect %q: %s=%s is not a rate; write a number per minute or a rate such as 10/s", v, name, val)
+					}
+					r = perSecond * 60
+				}
+				if !(r > 0) || math.IsInf(r, 0) {
+					return nil, 0, fmt.Errorf("--expect %q: %s=%s; a limit must be above 0", v, name, val)
+				}
+				if name == "rpm" {
+					k.RPM = r
+				} else {
+					k.TPM = r
+				}
+			case "window":
+				w, err := time.ParseDuration(val)
+				if err != nil || w < time.Millisecond {
+					return nil, 0, fmt.Errorf("--expect %q: window=%s; want a duration of at least 1ms, like 1m", v, val)
+				}
+				if window > 0 && w != window {
+					return nil, 0, fmt.Errorf("--expect %q: window=%v, where another --expect says %v; the gateway counts over one window", v, w, window)
+				}
+				window = w
+			default:
+				return nil, 0, fmt.Errorf("--expect %q: unknown limit %q; use rpm, tpm and window", v, name)
+			}
+		}
+		if k.RPM == 0 && k.TPM == 0 {
+			return nil, 0, fmt.Errorf("--expect %q: declares no limit; give rpm, tpm or both", v)
+		}
+		keys = append(keys, k)
+	}
+	return keys, window, nil
 }

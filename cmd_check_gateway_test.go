@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/simbench/simbench/check"
 	"github.com/simbench/simbench/internal/redisproc"
+	"github.com/simbench/simbench/scenarios"
 )
 
 // nginxInstall is how to install the nginx the gateway tests run.
@@ -352,5 +354,42 @@ func TestCheckGatewayOwnClient(t *testing.T) {
 		if l := gatewayLine(t, &rep, c); l.Verdict != check.NotMeasured {
 			t.Errorf("%s without check's own load: %+v; want NOT MEASURED", c, l)
 		}
+	}
+}
+
+func TestParseExpect(t *testing.T) {
+	keys, window, err := parseExpect([]string{"sk-a:rpm=600,tpm=40000", "sk-b:rpm=5/s,window=10s"})
+	want := []scenarios.GatewayKey{{Key: "sk-a", RPM: 600, TPM: 40000}, {Key: "sk-b", RPM: 300}}
+	if err != nil || !reflect.DeepEqual(keys, want) || window != 10*time.Second {
+		t.Errorf("parseExpect = %+v, %v, %v; want %+v, 10s", keys, window, err, want)
+	}
+	for _, tt := range []struct{ give, want string }{
+		{"sk-a", "want KEY:rpm=N,tpm=N"},
+		{"sk-a:rpm=0", "a limit must be above 0"},
+		{"sk-a:rpm=lots", "rpm=lots is not a rate"},
+		{"sk-a:rps=5", `unknown limit "rps"`},
+		{"sk-a:window=1m", "declares no limit"},
+		{"sk-a:rpm=5,window=0s", "want a duration of at least 1ms"},
+	} {
+		if _, _, err := parseExpect([]string{tt.give}); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseExpect(%q) = %v; want an error saying %q", tt.give, err, tt.want)
+		}
+	}
+	for _, give := range [][]string{{"sk-a:rpm=1", "sk-a:rpm=2"}, {"sk-a:rpm=1,window=1s", "sk-b:rpm=1,window=2s"}} {
+		if _, _, err := parseExpect(give); err == nil {
+			t.Errorf("parseExpect(%q) = nil; want an error", give)
+		}
+	}
+	// --expect replaces the table's keys and keeps its service and ratio.
+	sc, err := openScenario("testdata/gateway/limits.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := (&CheckCmd{Expect: []string{"sk-x:rpm=60"}}).gateway(sc)
+	if err != nil || g.Service != "api" || g.Window != 5*time.Second || g.MaxRatio != 1.05 || len(g.Keys) != 1 || g.Keys[0].Key != "sk-x" {
+		t.Errorf("gateway with --expect = %+v, %v; want service api, the table's 5s window and 1.05, key sk-x alone", g, err)
+	}
+	if sc.Check.Gateway.Keys[0].Key != "sk-gateway" {
+		t.Errorf("--expect changed the scenario's table: %+v", sc.Check.Gateway)
 	}
 }
