@@ -41,11 +41,19 @@ const DefaultLoadInFlight = 256
 // declares no RPM.
 const DefaultTPMOnlyRate = 10
 
+// LoadGrace is how long the requests a Load still awaits when its sending
+// ends may take to be answered; then they are cancelled (status 0), so a
+// gateway that hangs does not hold check.
+const LoadGrace = 30 * time.Second
+
 // Drive sends l's requests, each with its key as a bearer token and an
 // Idempotency-Key of its own, and returns what each got back, with how
 // long the sending lasted. It returns early when ctx ends; the requests
-// then in flight are cancelled (status 0).
+// then in flight are cancelled (status 0), as are those still awaited
+// LoadGrace after the sending ended.
 func Drive(ctx context.Context, l Load) ([]Sent, time.Duration) {
+	reqCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	limit := l.MaxInFlight
 	if limit <= 0 {
 		limit = DefaultLoadInFlight
@@ -84,7 +92,7 @@ func Drive(ctx context.Context, l Load) ([]Sent, time.Duration) {
 				tag := fmt.Sprintf("simbench-gateway-%d-%d", ki, i)
 				wg.Go(func() {
 					defer func() { <-slots }()
-					s := send(ctx, client, l, k.Key, tag)
+					s := send(reqCtx, client, l, k.Key, tag)
 					s.At = at.Sub(start)
 					mu.Lock()
 					sent = append(sent, s)
@@ -95,6 +103,8 @@ func Drive(ctx context.Context, l Load) ([]Sent, time.Duration) {
 	}
 	senders.Wait()
 	ran := time.Since(start)
+	grace := time.AfterFunc(LoadGrace, cancel)
+	defer grace.Stop()
 	wg.Wait()
 	return sent, ran
 }
