@@ -32,10 +32,14 @@ BENCHTIMEOUT ?= 30m
 .PHONY: test test-long deps bench bench-scale gate baseline lint run build
 
 ## deps: what the tests need beyond Go, installed when missing: redis-server,
-## and node with the Node examples' packages (examples/node)
+## node with the Node examples' packages (examples/node), and nginx (the
+## gateway tests run real ones in front of simbench check) with the Express
+## gateway's packages (examples/gateway/express)
 deps:
 	@./scripts/need-redis
 	@./scripts/need-node
+	@./scripts/need-nginx
+	@./scripts/need-express-gateway
 
 ## test: every test (the README's test command): the suite with the race
 ## detector, then the long checks (build tag long) without it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/simbench/simbench/check"
 	"github.com/simbench/simbench/decision"
@@ -18,8 +19,11 @@ import (
 type CheckCmd struct {
 	Scenario string           `arg:"" name:"file|name" predictor:"scenario" help:"A scenario file, or the name of a built-in scenario; its [check] table sets the rules."`
 	Command  []string         `arg:"" optional:"" passthrough:"" help:"The client to run, after --: it gets the services' base URLs in its environment (SIMBENCH_URL_<SERVICE>, SIMBENCH_TOOL_URL_<TOOL>, OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...). Without one, check waits for clients for --duration or until Ctrl-C."`
-	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted."`
+	Duration positiveDuration `help:"How long to serve: without a command, how long to wait for clients (default: until Ctrl-C); with one, the most it may run before it is interrupted; with --gateway, how long to send load (default: 1m)."`
 	JSON     bool             `help:"Print the grades as JSON (the client's output goes to standard error)."`
+	Gateway  string           `placeholder:"URL" help:"Grade the rate-limiting gateway at this base URL, which forwards to the service's URL check prints, against the per-key limits of the scenario's [check.gateway] table: check sends each key's requests through it for --duration (default 1m) and needs no client command."`
+	Expect   []string         `sep:"none" placeholder:"KEY:rpm=N,tpm=N" help:"Declare an API key's limits as the gateway promises them, in place of the scenario's [check.gateway] keys (repeat it for more keys): rpm and tpm per minute, or rates such as 10/s, and window=DURATION for the window the gateway counts over (default: the table's, else 1m)."`
+	Offer    float64          `default:"5" help:"With --gateway: send each key's requests at this multiple of its declared rate (above 1, so that the gateway is the limit)."`
 	serveFlags
 	cacheFlags `embed:""`
 
@@ -50,6 +54,12 @@ func (c *CheckCmd) Run() error {
 	if len(c.Command) > 0 && c.Command[0] == "--" {
 		c.Command = c.Command[1:] // kong passes the separator through
 	}
+	if c.Gateway != "" {
+		return c.runGateway(sc, out, errOut)
+	}
+	if _, err := c.gateway(sc); err != nil { // a bad --expect, before serving
+		return err
+	}
 	var rec check.Recorder
 	srv, services, err := c.start(sc, errOut, true, rec.Add) // /metrics as serve --metrics
 	if err != nil {
@@ -65,6 +75,7 @@ func (c *CheckCmd) Run() error {
 		runCtx, cancel = context.WithTimeout(ctx, d)
 	}
 	defer cancel()
+	began := time.Now()
 	var cmdErr error
 	if len(c.Command) > 0 {
 		clientOut := out
@@ -76,6 +87,7 @@ func (c *CheckCmd) Run() error {
 		fmt.Fprintln(errOut, "waiting for clients; Ctrl-C to grade what they did")
 		<-runCtx.Done()
 	}
+	ran := time.Since(began)
 	c.drain(srv, "check", errOut, nil)
 
 	recs, dropped := rec.Records()
@@ -86,6 +98,15 @@ func (c *CheckCmd) Run() error {
 		}
 	}
 	report := check.Grade(sc.Name, recs, check.RulesFor(sc, d))
+	if g, err := c.gateway(sc); err != nil {
+		return err
+	} else if g != nil {
+		// The clients went through a gateway: grade what reached the
+		// upstream; its answers to them check did not see (--gateway does).
+		for _, l := range check.GradeGateway(g, recs, nil, ran) {
+			report.Add(l)
+		}
+	}
 	if dropped > 0 {
 		report.Add(check.Line{Check: check.CheckClient, Verdict: check.Warn, Value: float64(dropped),
 			Figure: fmt.Sprintf("%d requests past the first %d were not graded", dropped, check.MaxRecords),
@@ -94,6 +115,15 @@ func (c *CheckCmd) Run() error {
 	if cmdErr != nil {
 		report.Add(check.Line{Check: check.CheckClient, Verdict: check.Fail, Figure: cmdErr.Error(), Rule: "the client command exits 0"})
 	}
+	return c.finish(ctx, sc, report, out, cmdErr)
+}
+
+// finish prints report (as text or JSON) and returns check's exit: 130
+// when Ctrl-C interrupted a command or the load, 1 when a line FAILs
+// (with cmdErr, the client command's error), 4 when none fails but some
+// are NOT MEASURED.
+func (c *CheckCmd) finish(ctx context.Context, sc *scenarios.Scenario, report *check.Report, out io.Writer, cmdErr error) error {
+	var err error
 	if c.JSON {
 		err = report.WriteJSON(out)
 	} else {
@@ -103,7 +133,7 @@ func (c *CheckCmd) Run() error {
 		return err
 	}
 	switch {
-	case len(c.Command) > 0 && ctx.Err() != nil:
+	case (len(c.Command) > 0 || c.Gateway != "") && ctx.Err() != nil:
 		return codedError{errors.New("interrupted; graded what the clients did until then"), exitInterrupted}
 	case report.Verdict == check.Fail:
 		return codedError{errors.Join(fmt.Errorf("check %s: FAIL (%s)", sc.Name, checksOf(report, check.Fail)), cmdErr), exitFailure}
@@ -178,6 +208,16 @@ between model answers, WARN above 30s, FAIL above 2m). A line with nothing
 to measure says NOT MEASURED and names a scenario that measures it. The
 summary counts the tool calls whose result was lost (their last attempt
 failed, so the model was handed an error).
+
+With --gateway URL check grades a rate-limiting gateway in front of the
+services instead of a client: it sends the requests of each key of the
+scenario's [check.gateway] table through the gateway at --offer times the
+declared rate, and prints per key gateway_rpm (the most requests that
+reached the upstream in any window of the declared length, against the
+declared rate: FAIL above max_ratio, default 1.05x), gateway_tpm (NOT
+MEASURED: the upstream keeps no token counts), gateway_retry_after (the
+gateway's own 429s carry a usable Retry-After) and upstream_429 (the
+upstream's 429s reach the client, with their Retry-After).
 
 Exit codes: 0 when no line fails or is NOT MEASURED, 1 when a line fails
 (or the client command did), 4 when none fails but some are NOT MEASURED.

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"math"
 	"time"
+
+	"github.com/simbench/simbench/spec"
 )
 
 // Check holds the rules `simbench check` grades a client by, from the
@@ -42,6 +44,95 @@ type Check struct {
 	// AnswerGapWarn and AnswerGapFail bound the p95 time between one model
 	// answer to a client and the next.
 	AnswerGapWarn, AnswerGapFail time.Duration
+	// Gateway declares the per-key limits a gateway in front of the
+	// services promises, from [check.gateway] (nil: none declared).
+	Gateway *Gateway
+}
+
+// Gateway is what a rate-limiting gateway (a proxy such as LiteLLM or
+// nginx with limit_req, run in front of check's services) promises per API
+// key: `simbench check --gateway URL` drives load through it and grades
+// the rate that reached the upstream against these limits.
+type Gateway struct {
+	// Service is the service the gateway forwards to (its upstream).
+	Service string
+	// Window is the window the gateway counts its limits over: the rate
+	// admitted is graded in every window of this length.
+	Window time.Duration
+	// MaxRatio is the most the rate admitted in a window may exceed the
+	// declared one by, as a ratio (1.05: 5% over FAILs).
+	MaxRatio float64
+	// Keys are the declared limits, one per API key, in file order.
+	Keys []GatewayKey
+}
+
+// GatewayKey is one API key's limits as a gateway declares them.
+type GatewayKey struct {
+	// Key is the API key the client sends the gateway.
+	Key string
+	// RPM and TPM are the requests and tokens per minute the gateway
+	// promises to let through for the key (0: no such limit).
+	RPM, TPM float64
+}
+
+// DefaultGatewayWindow and DefaultGatewayMaxRatio are the window and the
+// ratio [check.gateway] takes when the file does not set them.
+const (
+	DefaultGatewayWindow   = time.Minute
+	DefaultGatewayMaxRatio = 1.05
+)
+
+// maxGatewayRate bounds a declared gateway limit, per minute: far above
+// any provider's, well below where float arithmetic on counts goes wrong.
+const maxGatewayRate = 1e9
+
+// decodeGateway reads [check.gateway]: the service (default: the only
+// one), window, max_ratio and, under keys, each key's rpm and tpm.
+func (d *decoder) decodeGateway(sc *Scenario, t *table) *Gateway {
+	g := &Gateway{Window: DefaultGatewayWindow, MaxRatio: DefaultGatewayMaxRatio}
+	if name, ok := t.str("service"); ok {
+		d.checkService(sc, t.key("service"), name)
+		g.Service = name
+	} else if len(sc.Services) == 1 {
+		g.Service = sc.Services[0].Name
+	} else if len(sc.Services) > 1 {
+		t.add("service", "is missing; the scenario has %d services, so name the one the gateway forwards to", len(sc.Services))
+	}
+	if w, ok := t.duration("window"); ok {
+		if w < time.Millisecond {
+			t.add("window", "is %v; the window the gateway counts over must be at least 1ms", w)
+		} else {
+			g.Window = w
+		}
+	}
+	if r, ok := t.positive("max_ratio", 1000, "a ratio of rates"); ok {
+		if r < 1 {
+			t.add("max_ratio", "is %s; a ratio below 1 fails a gateway that keeps its limit exactly", spec.ShowAmount(r))
+		} else {
+			g.MaxRatio = r
+		}
+	}
+	if kt := t.sub("keys"); kt != nil {
+		for _, key := range kt.keys() {
+			st := kt.sub(key) // nil, said so: not a table
+			if st == nil {
+				continue
+			}
+			k := GatewayKey{Key: key}
+			k.RPM, _ = st.rate("rpm", time.Minute, maxGatewayRate, "a limit a gateway can declare")
+			k.TPM, _ = st.rate("tpm", time.Minute, maxGatewayRate, "a limit a gateway can declare")
+			if !st.has("rpm") && !st.has("tpm") {
+				kt.add(key, "declares no limit; give it rpm, tpm or both")
+			}
+			st.finish()
+			g.Keys = append(g.Keys, k)
+		}
+	}
+	if len(g.Keys) == 0 {
+		t.add("keys", "is missing; declare each API key's limits, like keys = { \"sk-team-a\" = { rpm = 600 } }")
+	}
+	t.finish()
+	return g
 }
 
 // decodeCheck reads the [check] table.
@@ -106,6 +197,9 @@ func (d *decoder) decodeCheck(sc *Scenario, t *table) Check {
 	}
 	if c.AttemptsWarn > 0 && c.AttemptsFail > 0 && c.AttemptsWarn > c.AttemptsFail {
 		t.add("attempts_warn", "is above attempts_fail; the warning bound must not be past the failing one")
+	}
+	if gt := t.sub("gateway"); gt != nil {
+		c.Gateway = d.decodeGateway(sc, gt)
 	}
 	t.finish()
 	return c

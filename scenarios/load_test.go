@@ -56,6 +56,16 @@ func TestProblems(t *testing.T) {
 		{"duplicate-dependency.toml", []string{
 			`testdata/duplicate-dependency.toml:9:49: workload.calls[1].after[1]: "read" is named again (first at after[0]); name each dependency once`,
 		}},
+		{"bad-gateway.toml", []string{
+			`testdata/bad-gateway.toml:15:8: check.gateway.service: is missing; the scenario has 2 services, so name the one the gateway forwards to`,
+			`testdata/bad-gateway.toml:16:1: check.gateway.window: is 0s; the window the gateway counts over must be at least 1ms`,
+			`testdata/bad-gateway.toml:17:1: check.gateway.max_ratio: is 0.9; a ratio below 1 fails a gateway that keeps its limit exactly`,
+			`testdata/bad-gateway.toml:18:10: check.gateway.keys.sk-a: declares no limit; give it rpm, tpm or both`,
+			`testdata/bad-gateway.toml:18:34: check.gateway.keys.sk-b.rpm: is -5/m; a rate must be greater than 0 (leave the key out for no limit)`,
+			`testdata/bad-gateway.toml:18:46: check.gateway.keys.sk-c: wants a table, got integer 3`,
+			`testdata/bad-gateway.toml:18:58: check.gateway.keys.sk-d: declares no limit; give it rpm, tpm or both`,
+			`testdata/bad-gateway.toml:18:69: check.gateway.keys.sk-d.rps: unknown key; did you mean "rpm"?`,
+		}},
 		{"duplicate-strategy.toml", []string{
 			`testdata/duplicate-strategy.toml:20:1: strategy[1].name: strategy "bounded" is already defined at line 16; give each strategy a unique name`,
 		}},
@@ -266,6 +276,8 @@ func TestFullFile(t *testing.T) {
 			EarlyRetries: 1, HasEarlyRetries: true, JitterWindow: 50 * time.Millisecond, JitterMinSpread: 30 * time.Millisecond,
 			JitterMinShare: 0.2, AttemptsWarn: 4, AttemptsFail: 8, Abandoned: 2, HasAbandoned: true, NonRetryable: 1, HasNonRetryable: true,
 			AnswerGapWarn: 20 * time.Second, AnswerGapFail: time.Minute,
+			Gateway: &Gateway{Service: "llm", Window: 10 * time.Second, MaxRatio: 1.1,
+				Keys: []GatewayKey{{Key: "sk-team-a", RPM: 600, TPM: 60_000}}},
 		},
 	}
 	if !reflect.DeepEqual(sc, want) {
