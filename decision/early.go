@@ -183,10 +183,12 @@ func (s *earlyStops) stopped(r results.StrategyResult) *results.EarlyStop {
 	return &results.EarlyStop{AtS: r.StoppedAtS, DurationS: s.window.Seconds(), Turns: r.Turns, FailedTurns: r.FailedTurns, MaxMoreAnswered: m, MinAnsweredShare: MinAnsweredShare}
 }
 
-// stopText says when and why a strategy as written was stopped: "stopped
-// at 20.03 s of 600 s: 655 of 813 turns failed and at most 12,185 more
-// could be answered, short of 95% answered".
-func stopText(e *results.EarlyStop) string {
-	return fmt.Sprintf("stopped at %s s of %s s: %s of %s turns failed and at most %s more could be answered, short of %s%% answered",
-		numfmt.Num(e.AtS), numfmt.Num(e.DurationS), numfmt.Num(float64(e.FailedTurns)), numfmt.Num(float64(e.Turns)), numfmt.Num(float64(e.MaxMoreAnswered)), numfmt.Num(100*e.MinAnsweredShare))
+// stopText says what strategy answered before it was stopped, when and
+// why: "unbounded answers 19% in the 20.0 s it ran of 600 s, stopped once
+// 95% answered was out of reach: 655 of 813 turns failed, at most 12,185
+// more could answer". share is its answered share at the stop.
+func stopText(strategy string, share float64, e *results.EarlyStop) string {
+	return fmt.Sprintf("%s answers %s in the %s it ran of %s s, stopped once %s%% answered was out of reach: %s of %s turns failed, at most %s more could answer",
+		strategy, percent(share), secondsText(1000*e.AtS), numfmt.Num(e.DurationS), numfmt.Num(100*e.MinAnsweredShare),
+		numfmt.Num(float64(e.FailedTurns)), numfmt.Num(float64(e.Turns)), numfmt.Num(float64(e.MaxMoreAnswered)))
 }

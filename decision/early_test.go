@@ -152,7 +152,7 @@ func sameDecision(t fataler, name string, a, ref *Result) (stops int) {
 		stops++
 		r := dr.Evidence.Strategies[i]
 		if r.MeetsRule || r.P95Ms.Answered() || r.AnsweredShare >= MinAnsweredShare {
-			t.Errorf("%s: %s was stopped (%s) but as a whole run answers %v, p95 %v", name, o.Strategy, stopText(o.Stopped), r.AnsweredShare, r.P95Ms)
+			t.Errorf("%s: %s was stopped (%s) but as a whole run answers %v, p95 %v", name, o.Strategy, stopText(o.Strategy, o.AnsweredShare, o.Stopped), r.AnsweredShare, r.P95Ms)
 		}
 		da.Evidence.Strategies[i] = r
 		if da.Baseline != nil && da.Baseline.Strategy == o.Strategy {

@@ -49,7 +49,7 @@ func decisionSentence(d *results.Decision, in input) string {
 		s += "; the scenario's objective: " + ObjectiveText(o)
 	}
 	if b := d.Baseline; b != nil && b.Stopped != nil {
-		s += fmt.Sprintf(" (%s %s)", b.Strategy, stopText(b.Stopped))
+		s += " (" + stopText(b.Strategy, b.AnsweredShare, b.Stopped) + ")"
 	} else if b != nil {
 		s += fmt.Sprintf(" (%s answers %s", b.Strategy, percent(b.AnsweredShare))
 		if b.AnsweredShare >= MinAnsweredShare && b.P95Ms.Answered() {
