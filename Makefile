@@ -32,10 +32,12 @@ BENCHTIMEOUT ?= 30m
 .PHONY: test test-long deps bench bench-scale gate baseline lint run build
 
 ## deps: what the tests need beyond Go, installed when missing: redis-server,
-## and node with the Node examples' packages (examples/node)
+## node with the Node examples' packages (examples/node), and Debian's
+## python3-httpx for the corpus's Python runtime (examples/corpus/python)
 deps:
 	@./scripts/need-redis
 	@./scripts/need-node
+	@./scripts/need-python
 
 ## test: every test (the README's test command): the suite with the race
 ## detector, then the long checks (build tag long) without it
