@@ -23,14 +23,16 @@ type corpusEntry struct {
 	Also      []string `toml:"also"`
 	Why       string   `toml:"why"`
 	What      string   `toml:"what"`
+	Args      []string `toml:"args"` // flags besides --defect, in every language
 }
 
 // TestCheckCorpus runs every runtime of the labelled corpus
-// (examples/corpus), in each of its languages, under check and holds the report to the manifest's
-// verdict matrix: the defect FAILs on its line, every other line PASSes
-// or is NOT MEASURED (but the lines the manifest names as the defect's
-// consequences), and the exit code says so. Each run takes a few seconds
-// of real time, mostly waiting; they run in parallel. Without node and the
+// (examples/corpus), in each of its languages (Go, Node, Python), under
+// check and holds the report to the manifest's verdict matrix: the defect
+// FAILs on its line, every other line PASSes or is NOT MEASURED (but the
+// lines the manifest names as the defect's consequences), and the exit
+// code says so. Each run takes some 12 s of real time, mostly waiting, and
+// about 1 CPU-s; they run in parallel. Without node and the
 // openai package, or Debian's python3 and its httpx, that language's runs
 // skip, saying what to install (make deps installs both where it can),
 // except in CI (CI=true), where they fail.
@@ -80,7 +82,7 @@ func runCorpus(t *testing.T, runs int) {
 				for run := range runs {
 					t.Run(fmt.Sprintf("%s/%d", e.Defect, run+1), func(t *testing.T) {
 						t.Parallel()
-						rep, err := runCheckArgv(t, "examples/corpus/scenario.toml", slices.Concat(argv, []string{"--defect", e.Defect}))
+						rep, err := runCheckArgv(t, "examples/corpus/scenario.toml", slices.Concat(argv, []string{"--defect", e.Defect}, e.Args))
 						checkCorpusReport(t, e, rep, err)
 					})
 				}
@@ -93,7 +95,7 @@ func runCorpus(t *testing.T, runs int) {
 var corpusLanguages = []string{"go", "node", "python"}
 
 // corpusRuntime returns the command that runs the corpus's runtime in
-// lang, to which the test appends --defect NAME. When what it needs is
+// lang, to which the test appends --defect NAME and the entry's args. When what it needs is
 // missing it skips, saying what to install, except in CI (CI=true),
 // where it fails.
 func corpusRuntime(t *testing.T, lang string) []string {
