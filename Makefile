@@ -32,12 +32,14 @@ BENCHTIMEOUT ?= 30m
 .PHONY: test test-long deps bench bench-scale gate baseline lint run build
 
 ## deps: what the tests need beyond Go, installed when missing: redis-server,
-## node with the Node examples' packages (examples/node), and nginx (the
-## gateway tests run real ones in front of simbench check) with the Express
-## gateway's packages (examples/gateway/express)
+## node with the Node examples' packages (examples/node), Debian's
+## python3-httpx for the corpus's Python runtime (examples/corpus/python),
+## and nginx (the gateway tests run real ones in front of simbench check)
+## with the Express gateway's packages (examples/gateway/express)
 deps:
 	@./scripts/need-redis
 	@./scripts/need-node
+	@./scripts/need-python
 	@./scripts/need-nginx
 	@./scripts/need-express-gateway
 

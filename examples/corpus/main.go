@@ -12,7 +12,9 @@
 // a 429 it waits the Retry-After (Retry-After-Ms, else Retry-After) plus
 // up to 2 s of jitter; after a timeout, a reset or a 5xx, a full-jitter
 // backoff from 100 ms. Writes carry an Idempotency-Key, the same on every
-// attempt of a call.
+// attempt of a call. The same runtime, with the same defects, is written
+// in Node on the official openai SDK (node/corpus.mjs) and in Python on
+// asyncio and httpx (python/corpus.py).
 //
 //	simbench check examples/corpus/scenario.toml -- go run ./examples/corpus -defect fixed-delay
 package main
