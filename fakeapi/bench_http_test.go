@@ -11,10 +11,10 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/simbench/simbench/internal/proc"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -243,12 +243,12 @@ func BenchmarkHTTPSaturation(b *testing.B) {
 		var wall, cpu [2]time.Duration
 		for b.Loop() {
 			for k, t := range targets {
-				c0, w0 := processCPU(b), time.Now()
+				c0, w0 := proc.SelfCPU(), time.Now()
 				if err := block(t.url, perBlock); err != nil {
 					b.Fatal(err)
 				}
 				wall[k] += time.Since(w0)
-				cpu[k] += processCPU(b) - c0
+				cpu[k] += proc.SelfCPU() - c0
 			}
 		}
 		n := float64(b.N * perBlock)
@@ -272,15 +272,6 @@ func BenchmarkHTTPSaturation(b *testing.B) {
 			b.ReportMetric(float64(b.N*perBlock)/b.Elapsed().Seconds(), "req/s")
 		})
 	}
-}
-
-// processCPU returns the CPU time the process has used, user and system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // servePair starts, until b ends, the fakeapi server with one unlimited

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	osproc "github.com/simbench/simbench/internal/proc"
 	"github.com/simbench/simbench/internal/simtest"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sched"
@@ -255,7 +256,7 @@ func BenchmarkEngineSessions(b *testing.B) {
 func BenchmarkEngine10M(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent)) // as the binary runs
 	scaleRun(b, tier3At(b, 10_000), 10_000_000)
-	if hwm, ok := peakRSS(); ok {
+	if hwm, ok := osproc.SelfPeakRSS(); ok {
 		b.ReportMetric(float64(hwm)/(1<<20), "peak-rss-MB")
 	}
 }

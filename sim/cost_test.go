@@ -7,6 +7,8 @@ import (
 	"runtime/metrics"
 	"testing"
 	"time"
+
+	osproc "github.com/simbench/simbench/internal/proc"
 )
 
 // bareEvent is one event of the bare M/M/c loop: an arrival or a departure
@@ -70,10 +72,10 @@ func bareMMC(rng *rand.Rand, lambda, mu float64, c, n int) float64 {
 type cpuMeter struct{ start time.Duration }
 
 // newCPUMeter starts a cpuMeter now.
-func newCPUMeter() cpuMeter { return cpuMeter{start: cpuTime()} }
+func newCPUMeter() cpuMeter { return cpuMeter{start: osproc.SelfCPU()} }
 
 // since returns the CPU nanoseconds spent since the meter started.
-func (m cpuMeter) since() float64 { return float64(cpuTime() - m.start) }
+func (m cpuMeter) since() float64 { return float64(osproc.SelfCPU() - m.start) }
 
 // The reference loop is an M/M/c simulation: its mean time in system agrees
 // with Erlang C (λ = 40/s, mean service 0.4 s, 20 servers: ρ = 0.8).

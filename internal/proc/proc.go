@@ -1,5 +1,6 @@
-// Package proc reads what Linux's /proc says of a process: its state and
-// its process group, and so whether it still runs.
+// Package proc reads what the system says of a process: another's state
+// and process group from Linux's /proc, and so whether it still runs; this
+// process's CPU time and peak resident memory, which benchmarks report.
 package proc
 
 import (

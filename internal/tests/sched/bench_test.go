@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/failsafe-go/failsafe-go/bulkhead"
 	"github.com/failsafe-go/failsafe-go/ratelimiter"
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
+	"github.com/simbench/simbench/internal/proc"
 	. "github.com/simbench/simbench/sched"
 	"github.com/sourcegraph/conc/pool"
 	"golang.org/x/sync/semaphore"
@@ -147,15 +147,6 @@ func implementations(b *testing.B) (impls []impl, close func()) {
 		{"runner", runner}, {"bare-goroutines", bare}, {"xsync-xtime", xsync},
 		{"failsafe-go", failsafeTurn}, {"conc", concTurn}, {"runner-ctx", runnerCtx},
 	}, func() { cancel(); r.Close() }
-}
-
-// cpu returns the CPU time the process has used, user and system.
-func cpu(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkRunner measures the Runner's CPU cost per call on turns of 8
@@ -330,13 +321,13 @@ func alternate(b *testing.B, impls []impl, block int) []time.Duration {
 	b.ReportAllocs()
 	for b.Loop() {
 		for k, im := range impls {
-			start := cpu(b)
+			start := proc.SelfCPU()
 			for range block {
 				if err := im.turn(); err != nil {
 					b.Fatal(im.name, err)
 				}
 			}
-			spent[k] += cpu(b) - start
+			spent[k] += proc.SelfCPU() - start
 		}
 	}
 	return spent
