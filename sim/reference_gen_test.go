@@ -726,4 +726,14 @@ func (g *tomlGen) check() {
 	g.line(`non_retryable = 1`)
 	g.line(`answer_gap_warn = "20s"`)
 	g.line(`answer_gap_fail = "1m"`)
+	if g.bool("check.gateway") {
+		// check --gateway's declared limits: the engines never read them,
+		// but a generated file that sets them must still load and run alike.
+		g.line(``)
+		g.line(`[check.gateway]`)
+		g.line(`service = %q`, g.services[0])
+		g.line(`window = "%ds"`, g.intn("gateway window", 1, 60))
+		g.line(`max_ratio = 1.%d`, g.intn("gateway max_ratio", 0, 9))
+		g.line(`keys = { %q = { rpm = %d, tpm = "%d/s" } }`, g.pick("gateway key", "sk-a", "sk-team-b"), g.intn("gateway rpm", 1, 1000), g.intn("gateway tpm", 1, 10_000))
+	}
 }

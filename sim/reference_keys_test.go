@@ -15,7 +15,7 @@ import (
 
 // formatKey is a key's path with its array indices dropped and the names
 // a file chooses (services, tools, a strategy's thresholds, a service's
-// projects) as *: "services.llm.faults.error_rate" gives
+// projects, the keys of check's gateway) as *: "services.llm.faults.error_rate" gives
 // "services.*.faults.error_rate".
 func formatKey(path string) string {
 	segs := strings.Split(arrayIndex.ReplaceAllString(path, ""), ".")
@@ -24,6 +24,9 @@ func formatKey(path string) string {
 	}
 	if len(segs) >= 5 && segs[0] == "services" && segs[2] == "projects" {
 		segs[3] = "*"
+	}
+	if len(segs) >= 5 && segs[0] == "check" && segs[1] == "gateway" && segs[2] == "keys" {
+		segs[3] = "*" // the API keys a gateway declares limits for
 	}
 	return strings.Join(segs, ".")
 }
