@@ -61,6 +61,14 @@ func parseManifests(files map[string]string) (*manifests, []string) {
 		claims:      map[string]*corev1.PersistentVolumeClaim{},
 		file:        map[string]string{},
 	}
+	return m, eachDocument(files, m.add)
+}
+
+// eachDocument calls f with every YAML document of the manifest files
+// (every deploy/*.yaml and the Jobs rounds.sh applied), in file order, and
+// returns the problems: a file that does not split into documents, and
+// f's errors, each naming the file and the document's number.
+func eachDocument(files map[string]string, f func(p string, doc []byte) error) []string {
 	var problems []string
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		if p != appliedKey && (!strings.HasPrefix(p, "deploy/") || !strings.HasSuffix(p, ".yaml")) {
@@ -76,12 +84,12 @@ func parseManifests(files map[string]string) (*manifests, []string) {
 				problems = append(problems, fmt.Sprintf("%s: %v", p, err))
 				break
 			}
-			if err := m.add(p, doc); err != nil {
+			if err := f(p, doc); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: document %d: %v", p, n, err))
 			}
 		}
 	}
-	return m, problems
+	return problems
 }
 
 // add decodes one document of file p into m.

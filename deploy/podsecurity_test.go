@@ -1,11 +1,7 @@
 package deploy
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kyaml "k8s.io/apimachinery/pkg/util/yaml"
 	psapi "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/yaml"
@@ -40,31 +35,14 @@ func (p podTemplate) String() string { return p.file + ": " + p.object }
 // admission finds them. Documents of other kinds hold no pod.
 func podTemplates(files map[string]string) ([]podTemplate, []string) {
 	var found []podTemplate
-	var problems []string
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		if p != appliedKey && (!strings.HasPrefix(p, "deploy/") || !strings.HasSuffix(p, ".yaml")) {
-			continue
+	problems := eachDocument(files, func(p string, doc []byte) error {
+		t, err := podTemplateOf(doc)
+		if t != nil {
+			t.file = p
+			found = append(found, *t)
 		}
-		r := kyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(files[p])))
-		for n := 1; ; n++ {
-			doc, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", p, err))
-				break
-			}
-			t, err := podTemplateOf(doc)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: document %d: %v", p, n, err))
-			}
-			if t != nil {
-				t.file = p
-				found = append(found, *t)
-			}
-		}
-	}
+		return err
+	})
 	return found, problems
 }
 
