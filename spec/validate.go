@@ -189,12 +189,7 @@ func (c Config) keyProblems(ps *problems) {
 			ps.add(key, "repeats key %q; each API key is one tenant", k.Key)
 		}
 		seen[k.Key] = true
-		if k.RPS < 0 || k.RPM < 0 || k.TPM < 0 || k.MaxConcurrent < 0 {
-			ps.add(key, "limits must not be negative")
-		}
-		if k.RPS > MaxRPS || k.RPM > MaxLimit || k.TPM > MaxLimit {
-			ps.add(key, "a limit is too large (rps at most %d, rpm and tpm at most %d)", int64(MaxRPS), int64(MaxLimit))
-		}
+		nestedLimits(k.RPS, k.RPM, k.TPM, k.MaxConcurrent).bounds(ps, key)
 		if len(c.Projects) == 0 {
 			if k.Project != "" {
 				ps.add(key+".project", "names project %q, but the service has no projects; add it to projects or remove project", k.Project)
@@ -233,12 +228,7 @@ func (c Config) projectProblems(ps *problems) {
 			ps.add(key, "repeats project %q; each project is one set of limits", p.Name)
 		}
 		seen[p.Name] = true
-		if p.RPS < 0 || p.RPM < 0 || p.TPM < 0 || p.MaxConcurrent < 0 {
-			ps.add(key, "limits must not be negative")
-		}
-		if p.RPS > MaxRPS || p.RPM > MaxLimit || p.TPM > MaxLimit {
-			ps.add(key, "a limit is too large (rps at most %d, rpm and tpm at most %d)", int64(MaxRPS), int64(MaxLimit))
-		}
+		nestedLimits(p.RPS, p.RPM, p.TPM, p.MaxConcurrent).bounds(ps, key)
 		nestedLimits(p.RPS, p.RPM, p.TPM, p.MaxConcurrent).above(ps, key, c.organisation(), "the organisation's")
 	}
 }
@@ -267,6 +257,17 @@ func (n nested) under(up nested) nested {
 		return b
 	}
 	return nested{or(n.rps, up.rps), or(n.rpm, up.rpm), or(n.tpm, up.tpm), int(or(int64(n.conc), int64(up.conc)))}
+}
+
+// bounds adds a problem at key when a limit of n is negative or too large
+// (rps above MaxRPS, rpm or tpm above MaxLimit).
+func (n nested) bounds(ps *problems, key string) {
+	if n.rps < 0 || n.rpm < 0 || n.tpm < 0 || n.conc < 0 {
+		ps.add(key, "limits must not be negative")
+	}
+	if n.rps > MaxRPS || n.rpm > MaxLimit || n.tpm > MaxLimit {
+		ps.add(key, "a limit is too large (rps at most %d, rpm and tpm at most %d)", int64(MaxRPS), int64(MaxLimit))
+	}
 }
 
 // above adds a problem at key for each limit of n above the same limit of
