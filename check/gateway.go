@@ -184,15 +184,21 @@ func gatewayRPM(g *scenarios.Gateway, k scenarios.GatewayKey, ts, sent []time.Du
 	return l
 }
 
+// blindLine is l NOT MEASURED because check did not send the load and so
+// never saw the gateway's answers, only what reached the upstream.
+func blindLine(l Line) Line {
+	l.Verdict = NotMeasured
+	l.Figure = "check saw only the upstream's side; with --gateway it sends the load itself and sees the gateway's answers"
+	return l
+}
+
 // gatewayRetryAfter grades the gateway's own 429s (answered without
 // reaching the upstream): every one must carry a usable Retry-After.
 func gatewayRetryAfter(own []*Sent, blind bool) Line {
 	l := Line{Check: CheckGatewayRetryAfter, Verdict: Pass,
 		Rule: "every 429 the gateway answers itself carries a usable Retry-After (seconds or a date) or retry-after-ms"}
 	if blind {
-		l.Verdict = NotMeasured
-		l.Figure = "check saw only the upstream's side; with --gateway it sends the load itself and sees the gateway's answers"
-		return l
+		return blindLine(l)
 	}
 	if len(own) == 0 {
 		l.Verdict = NotMeasured
@@ -221,9 +227,7 @@ func upstream429(upstream []*Sent, last map[string]*fakeapi.Record, blind bool) 
 	l := Line{Check: CheckUpstream429, Verdict: Pass,
 		Rule: "the upstream's 429s reach the client as 429s with their Retry-After (FAIL when the gateway drops it, WARN when it answers another status)"}
 	if blind {
-		l.Verdict = NotMeasured
-		l.Figure = "check saw only the upstream's side; with --gateway it sends the load itself and sees the gateway's answers"
-		return l
+		return blindLine(l)
 	}
 	if len(upstream) == 0 {
 		l.Verdict = NotMeasured
