@@ -11,20 +11,11 @@ import (
 
 	"github.com/simbench/simbench/check"
 	"github.com/simbench/simbench/scenarios"
-	"github.com/simbench/simbench/spec"
 )
 
 // defaultGatewayDuration is how long check --gateway sends load when
 // --duration is not given.
 const defaultGatewayDuration = time.Minute
-
-// gatewayBody is the body of the requests check --gateway sends: the
-// smallest model request the service's API style takes.
-var gatewayBody = map[spec.APIStyle]struct{ path, body string }{
-	spec.APIOpenAI:    {"/v1/chat/completions", `{"model":"simbench-gateway","messages":[{"role":"user","content":"hi"}],"max_tokens":16}`},
-	spec.APIAnthropic: {"/v1/messages", `{"model":"simbench-gateway","messages":[{"role":"user","content":"hi"}],"max_tokens":16}`},
-	spec.APIGeneric:   {"", `{}`},
-}
 
 // runGateway serves sc, sends the load of its [check.gateway] keys through
 // the gateway at c.Gateway, stops the services and grades the gateway
@@ -58,8 +49,8 @@ func (c *CheckCmd) runGateway(sc *scenarios.Scenario, out, errOut io.Writer) err
 	if d <= 0 {
 		d = defaultGatewayDuration
 	}
-	req := gatewayBody[srv.API(g.Service)]
-	load := check.Load{URL: strings.TrimSuffix(c.Gateway, "/") + req.path, Body: []byte(req.body),
+	path, body, _ := srv.SmallestRequest(g.Service) // the service was checked when the scenario loaded
+	load := check.Load{URL: strings.TrimSuffix(c.Gateway, "/") + path, Body: []byte(body),
 		Keys: g.Keys, Offer: c.Offer, Duration: d}
 	fmt.Fprintf(errOut, "sending %d key(s)' requests to %s at %g× their declared rate for %v\n", len(g.Keys), load.URL, c.Offer, d)
 	ctx, stop := interruptibleOnce(c.parent)

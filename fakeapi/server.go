@@ -363,6 +363,19 @@ func (s *Server) SDKEnv(service string) string {
 	return env
 }
 
+// SmallestRequest returns the smallest model request the named service's
+// API style answers: its path below the service's URL ("" for a generic
+// service, whose every path is a tool's) and JSON body; ok is false if
+// there is no such service.
+func (s *Server) SmallestRequest(service string) (path, body string, ok bool) {
+	sv := s.byName[service]
+	if sv == nil {
+		return "", "", false
+	}
+	path, body = wire.ProviderOf(sv.cfg.API).SmallestRequest()
+	return path, body, true
+}
+
 // Services returns the service names in configuration order.
 func (s *Server) Services() []string {
 	out := make([]string, len(s.services))

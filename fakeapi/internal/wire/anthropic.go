@@ -210,6 +210,11 @@ func messageEvents(groups *sseGroups, pieces answerPieces, id, model string, in,
 
 func (anthropicShape) CallPrefix() string { return "toolu" }
 
+// SmallestRequest is a one-message request for 16 tokens.
+func (anthropicShape) SmallestRequest() (path, body string) {
+	return "/v1/messages", `{"model":"simbench-gateway","messages":[{"role":"user","content":"hi"}],"max_tokens":16}`
+}
+
 // SDK: the Anthropic SDKs take the URL itself and append /v1/messages.
 func (anthropicShape) SDK(url string) (base, env string) { return url, "ANTHROPIC" }
 

@@ -69,6 +69,9 @@ func (genericShape) streamEvents(Endpoint, *sseGroups, *answerArgs) {}
 
 func (genericShape) CallPrefix() string { return "call" }
 
+// SmallestRequest is an empty JSON object to the tool's root path.
+func (genericShape) SmallestRequest() (path, body string) { return "", `{}` }
+
 // SDK: no official SDK; the URL itself.
 func (genericShape) SDK(url string) (base, env string) { return url, "" }
 

@@ -227,6 +227,11 @@ func chatEvents(groups *sseGroups, pieces answerPieces, id, model string, create
 
 func (openAIShape) CallPrefix() string { return "call" }
 
+// SmallestRequest is a one-message request for 16 tokens.
+func (openAIShape) SmallestRequest() (path, body string) {
+	return "/v1/chat/completions", `{"model":"simbench-gateway","messages":[{"role":"user","content":"hi"}],"max_tokens":16}`
+}
+
 // SDK: the OpenAI SDKs take URL+"/v1" and append /chat/completions,
 // /responses, ...
 func (openAIShape) SDK(url string) (base, env string) { return url + "/v1", "OPENAI" }

@@ -105,6 +105,10 @@ type Provider interface {
 	streamEvents(ep Endpoint, groups *sseGroups, a *answerArgs)
 	// CallPrefix begins the ids of the fake model's tool calls.
 	CallPrefix() string
+	// SmallestRequest is the smallest model request the provider answers:
+	// its path ("" for a tool service, whose every path is a tool's) and
+	// JSON body, what a load that only counts admissions sends.
+	SmallestRequest() (path, body string)
 	// SDK returns the base URL an official SDK takes for a service at url,
 	// and the prefix of the SDK's environment variables ("OPENAI":
 	// OPENAI_BASE_URL, OPENAI_API_KEY; "" for none).
