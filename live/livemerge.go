@@ -374,6 +374,7 @@ func addFigures(r, p *results.StrategyResult) {
 		}
 		r.ServiceTimelines[svc] = addTimeline(r.ServiceTimelines[svc], tl)
 	}
+	r.Keys = collect.AddKeys(r.Keys, p.Keys)
 	r.Processes = append(r.Processes, p.Processes...)
 }
 

@@ -180,3 +180,49 @@ func TestMergeMembersStrategyMissing(t *testing.T) {
 		t.Errorf("partial %v (%q), want the member that did not run later named", res.Partial, res.PartialReason)
 	}
 }
+
+// TestMergeMembersAddsKeys: each member counts the requests it sent on
+// each key; the fleet's row for a key is their sum, its 429 share worked
+// out again from the sums (not an average of the members' shares), and the
+// merged results pass results.Check.
+func TestMergeMembersAddsKeys(t *testing.T) {
+	d := []time.Duration{time.Second, 2 * time.Second}
+	m0, m1 := fakeMember(0, 2, d, d), fakeMember(1, 2, d, d)
+	levels := func(k, p, o int64) map[string]int64 {
+		return map[string]int64{"key": k, "project": p, "organization": o}
+	}
+	m0.Results.Strategies[0].Keys = map[string][]results.KeyShare{"api": {
+		{Key: "heavy", Project: "p", Admitted: 90, RateLimited: 10, RateLimitedShare: 0.1, RateLimitedBy: levels(0, 10, 0)},
+		{Key: "light", Project: "p", Admitted: 20, RateLimitedBy: levels(0, 0, 0)},
+	}}
+	m1.Results.Strategies[0].Keys = map[string][]results.KeyShare{"api": {
+		{Key: "heavy", Project: "p", Admitted: 10, RateLimited: 90, RateLimitedShare: 0.9, RateLimitedBy: levels(5, 80, 5)},
+		{Key: "solo", Admitted: 3, RateLimitedBy: levels(0, 0, 0)},
+	}}
+	res, err := MergeMembers([]*Member{m0, m1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Strategies[0].Keys["api"]
+	want := []results.KeyShare{
+		{Key: "heavy", Project: "p", Admitted: 100, RateLimited: 100, RateLimitedShare: 100.0 / 200, RateLimitedBy: levels(5, 90, 5)},
+		{Key: "light", Project: "p", Admitted: 20, RateLimitedBy: levels(0, 0, 0)},
+		{Key: "solo", Admitted: 3, RateLimitedBy: levels(0, 0, 0)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("merged keys %+v, want %+v", got, want)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Key != w.Key || g.Project != w.Project || g.Admitted != w.Admitted || g.RateLimited != w.RateLimited || g.RateLimitedShare != w.RateLimitedShare ||
+			g.RateLimitedBy["key"] != w.RateLimitedBy["key"] || g.RateLimitedBy["project"] != w.RateLimitedBy["project"] || g.RateLimitedBy["organization"] != w.RateLimitedBy["organization"] {
+			t.Errorf("key %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if ps := results.Check("merged", res); len(ps) > 0 {
+		t.Errorf("merged results fail their own check: %v", ps)
+	}
+	if m0.Results.Strategies[0].Keys["api"][0].Admitted != 90 {
+		t.Error("the merge changed a member's own figures")
+	}
+}

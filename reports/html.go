@@ -149,6 +149,10 @@ func WriteHTML(w io.Writer, r *results.Results, opts Options) error {
 		ct := processTextTable(t)
 		d.Sections = append(d.Sections, htmlSection{ID: "processes", Title: "Per process", Headers: ct.headers, Rows: ct.rows, Left: ct.left, Key: sentence(t.key)})
 	}
+	if rows := keyRows(r); rows != nil {
+		ct := keyTextTable(rows)
+		d.Sections = append(d.Sections, htmlSection{ID: "keys", Title: "Per key", Headers: ct.headers, Rows: ct.rows, Left: ct.left, Key: sentence(keyKey)})
+	}
 	if rows := classRows(r); rows != nil {
 		ct := classTextTable(rows)
 		d.Sections = append(d.Sections, htmlSection{ID: "classes", Title: "Per class", Headers: ct.headers, Rows: ct.rows, Left: ct.left, Key: sentence(classKey)})

@@ -94,6 +94,9 @@ func mdStrategies(b *strings.Builder, r *results.Results) {
 	if t := processTableOf(r); t != nil {
 		processTableMarkdown(b, t)
 	}
+	if rows := keyRows(r); rows != nil {
+		keyTableMarkdown(b, rows)
+	}
 	if rows := classRows(r); rows != nil {
 		classTableMarkdown(b, rows)
 	}

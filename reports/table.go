@@ -155,6 +155,9 @@ func writeSections(b *strings.Builder, r *results.Results, width int, put func(i
 	if t := processTableOf(r); t != nil {
 		section("per process", t.key, []string{""}, []columnTable{processTextTable(t)})
 	}
+	if rows := keyRows(r); rows != nil {
+		section("per key", keyKey, []string{""}, []columnTable{keyTextTable(rows)})
+	}
 	if rows := classRows(r); rows != nil {
 		section("per class", classKey, []string{""}, []columnTable{classTextTable(rows)})
 	}

@@ -283,6 +283,7 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 			ps.add(fmt.Sprintf("%s.quota_used.%q", at, name), "is %v; want a fraction ≥ 0", q)
 		}
 	}
+	checkKeys(ps, at, s.Keys)
 	for i, n := range s.AttemptsPerCall {
 		if n < 0 {
 			ps.add(fmt.Sprintf("%s.attempts_per_call[%d]", at, i), "is %d; a count is ≥ 0", n)
@@ -302,6 +303,56 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 			ps.add(pat+".share", "is %v; want a fraction in [0, 1]", p.Share)
 		}
 		checkAnswer(ps, pat+".answer_latency_ms", p.AnswerLatencyMs)
+	}
+}
+
+// keyLevels are the levels a nested limit's 429 can name
+// (KeyShare.RateLimitedBy).
+var keyLevels = []string{"key", "project", "organization"}
+
+// checkKeys checks each service's per-key shares: counts ≥ 0, each key
+// once, the share its counts give, and 429s split by a known level into
+// parts that add up to them.
+func checkKeys(ps *problems, at string, keys map[string][]KeyShare) {
+	for _, svc := range slices.Sorted(maps.Keys(keys)) {
+		sat := fmt.Sprintf("%s.keys.%q", at, svc)
+		nameOK(ps, sat, "service", svc)
+		seen := map[[2]string]bool{}
+		for i, k := range keys[svc] {
+			kat := fmt.Sprintf("%s[%d]", sat, i)
+			if k.Key == "" {
+				ps.add(kat+".key", "is empty; name the API key")
+			}
+			if seen[[2]string{k.Project, k.Key}] {
+				ps.add(kat+".key", "%q appears twice in project %q; one entry a key", k.Key, k.Project)
+			}
+			seen[[2]string{k.Project, k.Key}] = true
+			if k.Admitted < 0 || k.RateLimited < 0 {
+				ps.add(kat, "admitted %d and rate_limited %d; counts are ≥ 0", k.Admitted, k.RateLimited)
+				continue
+			}
+			want := 0.0
+			if n := k.Admitted + k.RateLimited; n > 0 {
+				want = float64(k.RateLimited) / float64(n)
+			}
+			if !finite(k.RateLimitedShare) || math.Abs(k.RateLimitedShare-want) > 1e-6 {
+				ps.add(kat+".rate_limited_share", "is %v; its counts give %.6f (rate_limited over admitted + rate_limited)", k.RateLimitedShare, want)
+			}
+			var sum int64
+			for _, lvl := range slices.Sorted(maps.Keys(k.RateLimitedBy)) {
+				n := k.RateLimitedBy[lvl]
+				if !slices.Contains(keyLevels, lvl) {
+					ps.add(fmt.Sprintf("%s.rate_limited_by.%q", kat, lvl), "is not a level; want one of %s", strings.Join(keyLevels, ", "))
+				}
+				if n < 0 {
+					ps.add(fmt.Sprintf("%s.rate_limited_by.%q", kat, lvl), "is %d; a count is ≥ 0", n)
+				}
+				sum += n
+			}
+			if k.RateLimitedBy != nil && sum != k.RateLimited {
+				ps.add(kat+".rate_limited_by", "adds up to %d, not the key's %d 429s", sum, k.RateLimited)
+			}
+		}
 	}
 }
 

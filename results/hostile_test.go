@@ -45,6 +45,9 @@ func hostileResults(t testing.TB) map[string]struct{ body, want string } {
 	}
 	set := func(k string, v any) string { return edit(func(m, _ map[string]any) { m[k] = v }) }
 	setS := func(k string, v any) string { return edit(func(_, s map[string]any) { s[k] = v }) }
+	key := func(name string, admitted, limited int, share float64, by map[string]any) map[string]any {
+		return map[string]any{"key": name, "admitted": admitted, "rate_limited": limited, "rate_limited_share": share, "rate_limited_by": by}
+	}
 	type c = struct{ body, want string }
 	return map[string]c{
 		"negative-duration": {set("duration_s", -5), "duration_s: is -5; want seconds above 0"},
@@ -78,6 +81,12 @@ func hostileResults(t testing.TB) map[string]struct{ body, want string } {
 		"not-json":          {`{"scenario": "x",`, "not valid JSON"},
 		"two-values":        {string(data) + string(data), "more than one JSON value"},
 		"negative-seed":     {set("seed", -1), "seed: is -1; want a whole number ≥ 0"},
+		"key-share-wrong":   {setS("keys", map[string]any{"llm": []any{key("a", 90, 10, 0.5, map[string]any{"key": 10})}}), `strategies[0].keys."llm"[0].rate_limited_share: is 0.5; its counts give 0.100000`},
+		"key-levels-sum":    {setS("keys", map[string]any{"llm": []any{key("a", 90, 10, 0.1, map[string]any{"key": 3, "project": 4})}}), `strategies[0].keys."llm"[0].rate_limited_by: adds up to 7, not the key's 10 429s`},
+		"key-level-unknown": {setS("keys", map[string]any{"llm": []any{key("a", 90, 10, 0.1, map[string]any{"galaxy": 10})}}), `strategies[0].keys."llm"[0].rate_limited_by."galaxy": is not a level`},
+		"key-negative":      {setS("keys", map[string]any{"llm": []any{key("a", -1, 0, 0, nil)}}), `strategies[0].keys."llm"[0]: admitted -1 and rate_limited 0; counts are ≥ 0`},
+		"key-twice":         {setS("keys", map[string]any{"llm": []any{key("a", 1, 0, 0, nil), key("a", 1, 0, 0, nil)}}), `strategies[0].keys."llm"[1].key: "a" appears twice`},
+		"key-unnamed":       {setS("keys", map[string]any{"llm": []any{key("", 1, 0, 0, nil)}}), `strategies[0].keys."llm"[0].key: is empty`},
 	}
 }
 

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -443,12 +444,8 @@ func AddServiceBooks(r *results.StrategyResult, services []string, models []Mode
 			if r.Keys == nil {
 				r.Keys = map[string][]results.KeyShare{}
 			}
-			share := 0.0
-			if n := k.Admitted + k.RateLimited; n > 0 {
-				share = setup.Round6(float64(k.RateLimited) / float64(n))
-			}
-			r.Keys[services[i]] = append(r.Keys[services[i]], results.KeyShare{Key: k.Key, Project: k.Project, Admitted: k.Admitted,
-				RateLimited: k.RateLimited, RateLimitedShare: share, RateLimitedBy: k.RateLimitedBy})
+			r.Keys[services[i]] = append(r.Keys[services[i]], KeyShare(results.KeyShare{Key: k.Key, Project: k.Project, Admitted: k.Admitted,
+				RateLimited: k.RateLimited, RateLimitedBy: k.RateLimitedBy}))
 		}
 	}
 }
@@ -474,4 +471,44 @@ func (c *Collector) FinishS(sessions, turns int) float64 {
 		return 0
 	}
 	return setup.Round6(c.lastTurn.Seconds())
+}
+
+// KeyShare returns k with RateLimitedShare set from its counts: its 429s
+// over its requests, rounded as results record (0 when it sent nothing).
+// A run's collector and a fleet's merge both set the share through it.
+func KeyShare(k results.KeyShare) results.KeyShare {
+	k.RateLimitedShare = 0
+	if n := k.Admitted + k.RateLimited; n > 0 {
+		k.RateLimitedShare = setup.Round6(float64(k.RateLimited) / float64(n))
+	}
+	return k
+}
+
+// AddKeys adds the per-key counts of from to to, key by key (a key is its
+// service, project and name), and returns to with every share recomputed:
+// a fleet's members each count the requests they sent.
+func AddKeys(to, from map[string][]results.KeyShare) map[string][]results.KeyShare {
+	for svc, ks := range from {
+		if to == nil {
+			to = map[string][]results.KeyShare{}
+		}
+		for _, k := range ks {
+			i := slices.IndexFunc(to[svc], func(t results.KeyShare) bool { return t.Key == k.Key && t.Project == k.Project })
+			if i < 0 {
+				to[svc] = append(to[svc], results.KeyShare{Key: k.Key, Project: k.Project})
+				i = len(to[svc]) - 1
+			}
+			t := &to[svc][i]
+			t.Admitted += k.Admitted
+			t.RateLimited += k.RateLimited
+			if t.RateLimitedBy == nil && k.RateLimitedBy != nil {
+				t.RateLimitedBy = map[string]int64{}
+			}
+			for lvl, n := range k.RateLimitedBy {
+				t.RateLimitedBy[lvl] += n
+			}
+			*t = KeyShare(*t)
+		}
+	}
+	return to
 }
