@@ -27,6 +27,6 @@ func ExampleLiveOptions_Validate() {
 	}
 	// Output:
 	// false <nil>
-	// true sim: time scale 1e-12: want a number from 1e-06 to 1; the fake services play faster than life, not slower (0.01 plays 10 minutes in 6 seconds)
-	// true sim: 2 shares for 3 processes
+	// true live: time scale 1e-12: want a number from 1e-06 to 1; the fake services play faster than life, not slower (0.01 plays 10 minutes in 6 seconds)
+	// true live: 2 shares for 3 processes
 }

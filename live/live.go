@@ -90,7 +90,7 @@ func RunLive(ctx context.Context, sc *scenarios.Scenario, opts LiveOptions) (*re
 	}
 	fo.processes = opts.Worker != nil && fo.n > 1
 	if fo.processes && (opts.Trace != nil || opts.HDR != nil) {
-		return nil, badOption{fmt.Errorf("sim: a trace or HDR logs of a fleet of %d processes: its members write neither; run one process for them", fo.n)}
+		return nil, badOption{fmt.Errorf("live: a trace or HDR logs of a fleet of %d processes: its members write neither; run one process for them", fo.n)}
 	}
 	stopRedis, err := startRedis(&fo, opts.AllowRedisFallback)
 	if err != nil {

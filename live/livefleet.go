@@ -75,27 +75,27 @@ type fleetOptions struct {
 func (o *LiveOptions) fleet() (fleetOptions, error) {
 	fo := fleetOptions{n: max(o.Processes, 1), mode: o.Quota, redis: o.Redis, explicit: o.Quota != ""}
 	if o.Processes < 0 {
-		return fo, fmt.Errorf("sim: %d processes: need at least 1", o.Processes)
+		return fo, fmt.Errorf("live: %d processes: need at least 1", o.Processes)
 	}
 	switch fo.mode {
 	case "":
 		fo.mode = QuotaFull
 	case QuotaFull, QuotaSplit, QuotaShared:
 	default:
-		return fo, fmt.Errorf("sim: quota mode %q: want %q, %q or %q", o.Quota, QuotaFull, QuotaSplit, QuotaShared)
+		return fo, fmt.Errorf("live: quota mode %q: want %q, %q or %q", o.Quota, QuotaFull, QuotaSplit, QuotaShared)
 	}
 	if len(o.Shares) != 0 && len(o.Shares) != fo.n {
-		return fo, fmt.Errorf("sim: %d shares for %d processes", len(o.Shares), fo.n)
+		return fo, fmt.Errorf("live: %d shares for %d processes", len(o.Shares), fo.n)
 	}
 	var sum float64
 	for _, s := range o.Shares {
 		if !(s >= 0) || math.IsInf(s, 0) {
-			return fo, fmt.Errorf("sim: process share %v: want a finite number ≥ 0", s)
+			return fo, fmt.Errorf("live: process share %v: want a finite number ≥ 0", s)
 		}
 		sum += s
 	}
 	if len(o.Shares) > 0 && sum == 0 {
-		return fo, fmt.Errorf("sim: process shares add up to 0")
+		return fo, fmt.Errorf("live: process shares add up to 0")
 	}
 	fo.shares = make([]float64, fo.n)
 	for i := range fo.shares {
@@ -142,7 +142,7 @@ func startRedis(fo *fleetOptions, allowFallback bool) (stop func(), err error) {
 	if fo.redis != "" {
 		err := pingRedis(fo.redis)
 		if err != nil && !allowFallback {
-			return nil, fmt.Errorf("sim: the shared quota's Redis does not answer: %w; start it, or allow the processes to run on local shares (--redis-fallback)", err)
+			return nil, fmt.Errorf("live: the shared quota's Redis does not answer: %w; start it, or allow the processes to run on local shares (--redis-fallback)", err)
 		}
 		if err == nil || !fo.processes {
 			fo.meet = fo.redis
@@ -153,7 +153,7 @@ func startRedis(fo *fleetOptions, allowFallback bool) (stop func(), err error) {
 	}
 	s, err := redisproc.Start(0)
 	if err != nil {
-		return nil, fmt.Errorf("sim: a shared quota, or a fleet of processes (their rendezvous), needs a redis-server (or --redis URL): %w", err)
+		return nil, fmt.Errorf("live: a shared quota, or a fleet of processes (their rendezvous), needs a redis-server (or --redis URL): %w", err)
 	}
 	if fo.redis == "" {
 		fo.redis = s.URL()
@@ -192,7 +192,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 			ro, err := quota.ParseURL(fo.redis)
 			if err != nil {
 				closeAll()
-				return nil, fmt.Errorf("sim: --redis: %w", err)
+				return nil, fmt.Errorf("live: --redis: %w", err)
 			}
 			quietRedis()
 			rdb := quota.NewClient(ro)

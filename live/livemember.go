@@ -174,11 +174,11 @@ func RunMember(ctx context.Context, sc *scenarios.Scenario, opts MemberOptions) 
 func memberRedis(opts *MemberOptions, anyShared bool) (*redis.Client, error) {
 	meet := cmp.Or(opts.Rendezvous, opts.Redis)
 	if err := pingRedis(meet); err != nil {
-		return nil, fmt.Errorf("sim: the rendezvous's Redis does not answer: %w; start it, or give its URL (--redis, --rendezvous)", err)
+		return nil, fmt.Errorf("live: the rendezvous's Redis does not answer: %w; start it, or give its URL (--redis, --rendezvous)", err)
 	}
 	if anyShared && meet != opts.Redis {
 		if err := pingRedis(opts.Redis); err != nil && !opts.AllowRedisFallback {
-			return nil, fmt.Errorf("sim: the shared quota's Redis does not answer: %w; start it, or allow the member to run on its local share (--redis-fallback)", err)
+			return nil, fmt.Errorf("live: the shared quota's Redis does not answer: %w; start it, or allow the member to run on its local share (--redis-fallback)", err)
 		}
 	}
 	ro, err := quota.ParseURL(meet)
@@ -240,7 +240,7 @@ func (mr *memberRun) done(next int) *Member {
 // check refuses member settings no run can take.
 func (o *MemberOptions) check() error {
 	bad := func(format string, a ...any) error {
-		return badOption{fmt.Errorf("sim: "+format, a...)}
+		return badOption{fmt.Errorf("live: "+format, a...)}
 	}
 	switch {
 	case o.Of < 1 || o.Of > scenarios.MaxProcesses:
@@ -480,11 +480,11 @@ func (m *memberSetup) meet(ctx context.Context, st string) (time.Time, error) {
 			return time.Time{}, ctx.Err()
 		case err != nil:
 			m.leave(ctx, keys)
-			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: %w", place, err)
+			return time.Time{}, fmt.Errorf("live: rendezvous at %s: %w", place, err)
 		case len(res) == 2 && res[0] == "start":
 			v, err := strconv.ParseInt(res[1], 10, 64)
 			if err != nil {
-				return time.Time{}, fmt.Errorf("sim: rendezvous at %s: a start of %q", m.key(st), res[1])
+				return time.Time{}, fmt.Errorf("live: rendezvous at %s: a start of %q", m.key(st), res[1])
 			}
 			return time.Unix(0, v).Add(offset), nil
 		case len(res) == 2 && res[0] == "held":
@@ -492,22 +492,22 @@ func (m *memberSetup) meet(ctx context.Context, st string) (time.Time, error) {
 				holder, heldSince = res[1], time.Now()
 			} else if time.Since(heldSince) > ttl+ttl/10 {
 				// An arrival nobody refreshes expires within ttl: its holder is alive.
-				return time.Time{}, fmt.Errorf("sim: strategy %q: %w: member %d of %d is already waiting at %s (launch %s, still there after %v): two members were given --member %d/%d, or another fleet uses the run id %q (give each fleet its own --run-id)",
+				return time.Time{}, fmt.Errorf("live: strategy %q: %w: member %d of %d is already waiting at %s (launch %s, still there after %v): two members were given --member %d/%d, or another fleet uses the run id %q (give each fleet its own --run-id)",
 					st, errDuplicateMember, m.index, m.n, place, holder, ttl, m.index, m.n, m.runID)
 			}
 		case len(res) >= 1 && res[0] == "wait":
 			holder, present = "", res[1:]
 		default:
 			m.leave(ctx, keys)
-			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: an answer of %q", m.key(st), res)
+			return time.Time{}, fmt.Errorf("live: rendezvous at %s: an answer of %q", m.key(st), res)
 		}
 		if time.Now().After(deadline) {
 			m.leave(ctx, keys)
 			if holder != "" {
-				return time.Time{}, fmt.Errorf("sim: strategy %q: %w: member %d's place at %s is held by launch %s, which did not let it go in %v (a member that died frees it within %v; two members given --member %d/%d never do)",
+				return time.Time{}, fmt.Errorf("live: strategy %q: %w: member %d's place at %s is held by launch %s, which did not let it go in %v (a member that died frees it within %v; two members given --member %d/%d never do)",
 					st, errRendezvous, m.index, place, holder, m.wait, ttl, m.index, m.n)
 			}
-			return time.Time{}, fmt.Errorf("sim: strategy %q: %w: members %s of %d at %s after %v, missing %s (start the others with the same --member …/%d, --redis and run id)",
+			return time.Time{}, fmt.Errorf("live: strategy %q: %w: members %s of %d at %s after %v, missing %s (start the others with the same --member …/%d, --redis and run id)",
 				st, errRendezvous, listOr(present, "none"), m.n, m.key(st), m.wait, listOr(missing(present, m.n), fmt.Sprintf("none, but a holder has not seen them all: one that died holds its place for up to %v", ttl)), m.n)
 		}
 		select {
@@ -561,10 +561,10 @@ func (m *memberSetup) awaitStart(ctx context.Context, st string, offset time.Dur
 			return time.Unix(0, v).Add(offset), nil
 		}
 		if !errors.Is(err, redis.Nil) {
-			return time.Time{}, fmt.Errorf("sim: rendezvous at %s: %w", startKey, err)
+			return time.Time{}, fmt.Errorf("live: rendezvous at %s: %w", startKey, err)
 		}
 		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("sim: strategy %q: %w at %s after %v", st, errRendezvous, m.key(st), m.wait)
+			return time.Time{}, fmt.Errorf("live: strategy %q: %w at %s after %v", st, errRendezvous, m.key(st), m.wait)
 		}
 		select {
 		case <-ctx.Done():
@@ -580,7 +580,7 @@ func redisOffset(ctx context.Context, rdb *redis.Client) (time.Duration, error) 
 	before := time.Now()
 	t, err := rdb.Time(ctx).Result()
 	if err != nil {
-		return 0, fmt.Errorf("sim: Redis TIME: %w", err)
+		return 0, fmt.Errorf("live: Redis TIME: %w", err)
 	}
 	mid := before.Add(time.Since(before) / 2)
 	return mid.Sub(t), nil

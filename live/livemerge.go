@@ -33,7 +33,7 @@ var memberHistKinds = []string{"turn", "ok-turn", "call"}
 // each atomically.
 func WriteMember(dir string, m *Member) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("sim: %w", err)
+		return fmt.Errorf("live: %w", err)
 	}
 	var hs []*hdrhistogram.Histogram
 	var tags []string
@@ -54,7 +54,7 @@ func WriteMember(dir string, m *Member) error {
 		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, MemberHistFile), buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("sim: %w", err)
+		return fmt.Errorf("live: %w", err)
 	}
 	return results.Write(dir, m.Results)
 }
@@ -139,7 +139,7 @@ var ErrMissingMembers = errors.New("fleet members missing")
 // run, duplicates, or results that are not a member's are an error.
 func MergeMembers(ms []*Member) (*results.Results, error) {
 	if len(ms) == 0 {
-		return nil, errors.New("sim: no fleet members to merge")
+		return nil, errors.New("live: no fleet members to merge")
 	}
 	ms = slices.Clone(ms)
 	slices.SortFunc(ms, func(a, b *Member) int { return a.Results.Fleet.Member - b.Results.Fleet.Member })
@@ -177,7 +177,7 @@ func MergeMembers(ms []*Member) (*results.Results, error) {
 	}
 	if why := markMissing(&out, ms, seen, lacking); why != "" {
 		invalid = append([]string{why + ": the figures cover the others"}, invalid...)
-		err = fmt.Errorf("sim: run %q: %w: %s", first.Fleet.RunID, ErrMissingMembers, strings.Join(append(missingMembers(seen), lacking...), "; "))
+		err = fmt.Errorf("live: run %q: %w: %s", first.Fleet.RunID, ErrMissingMembers, strings.Join(append(missingMembers(seen), lacking...), "; "))
 	}
 	if len(invalid) > 0 {
 		out.Invalid = joinReasons(invalid)
@@ -192,21 +192,21 @@ func checkMembers(ms []*Member) (seen []bool, err error) {
 	first := ms[0].Results
 	of := first.Fleet.Of
 	if of < 1 || of > results.MaxFleetMembers {
-		return nil, fmt.Errorf("sim: a fleet of %d members: want 1 to %d", of, results.MaxFleetMembers)
+		return nil, fmt.Errorf("live: a fleet of %d members: want 1 to %d", of, results.MaxFleetMembers)
 	}
 	seen = make([]bool, of)
 	for _, m := range ms {
 		r := m.Results
 		switch {
 		case r.Fleet.RunID != first.Fleet.RunID || r.Fleet.Of != of:
-			return nil, fmt.Errorf("sim: member %d is of run %q (%d members), member %d of run %q (%d members): merge the members of one run",
+			return nil, fmt.Errorf("live: member %d is of run %q (%d members), member %d of run %q (%d members): merge the members of one run",
 				r.Fleet.Member, r.Fleet.RunID, r.Fleet.Of, first.Fleet.Member, first.Fleet.RunID, of)
 		case r.Fleet.Member < 0 || r.Fleet.Member >= of:
-			return nil, fmt.Errorf("sim: member %d of %d: out of range", r.Fleet.Member, of)
+			return nil, fmt.Errorf("live: member %d of %d: out of range", r.Fleet.Member, of)
 		case seen[r.Fleet.Member]:
-			return nil, fmt.Errorf("sim: member %d of run %q given twice", r.Fleet.Member, r.Fleet.RunID)
+			return nil, fmt.Errorf("live: member %d of run %q given twice", r.Fleet.Member, r.Fleet.RunID)
 		case r.ScenarioDigest != first.ScenarioDigest || r.Seed != first.Seed || r.DurationS != first.DurationS || r.TimeScale != first.TimeScale:
-			return nil, fmt.Errorf("sim: member %d ran another scenario, seed, duration or time scale than member %d", r.Fleet.Member, first.Fleet.Member)
+			return nil, fmt.Errorf("live: member %d ran another scenario, seed, duration or time scale than member %d", r.Fleet.Member, first.Fleet.Member)
 		}
 		seen[r.Fleet.Member] = true
 	}
@@ -252,7 +252,7 @@ func mergeStrategies(ms []*Member, names []string, out *results.Results) (lackin
 		}
 		st, err := mergeStrategy(parts, hs)
 		if err != nil {
-			return nil, fmt.Errorf("sim: strategy %q: %w", name, err)
+			return nil, fmt.Errorf("live: strategy %q: %w", name, err)
 		}
 		if len(without) > 0 {
 			st.Partial = true

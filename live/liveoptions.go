@@ -35,7 +35,7 @@ var ErrBadLiveOption = errors.New("live option out of range")
 // too; a caller validates first to refuse a flag before it starts anything.
 func (o LiveOptions) Validate(sc *scenarios.Scenario) error {
 	bad := func(format string, a ...any) error {
-		return badOption{fmt.Errorf("sim: "+format, a...)}
+		return badOption{fmt.Errorf("live: "+format, a...)}
 	}
 	if f := o.TimeScale; f != 0 {
 		run := sc.Duration.Seconds() * f

@@ -53,7 +53,7 @@ func runFleetStrategy(ctx context.Context, ls *liveSetup, st *scenarios.Strategy
 	defer fs.srv.Close()
 	dir, err := os.MkdirTemp("", "simbench-fleet-")
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("sim: %w", err)
+		return nil, nil, "", fmt.Errorf("live: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	runID := fmt.Sprintf("%s-%d-%d", orig.Name, os.Getpid(), time.Now().UnixNano())
@@ -164,7 +164,7 @@ func startMembers(ctx context.Context, ls *liveSetup, st *scenarios.Strategy, fo
 				_ = c.Process.Kill()
 				_ = c.Wait()
 			}
-			return nil, nil, fmt.Errorf("sim: starting fleet member %d of %d: %w", i, fo.n, err)
+			return nil, nil, fmt.Errorf("live: starting fleet member %d of %d: %w", i, fo.n, err)
 		}
 		cmds[i] = cmd
 	}
@@ -202,7 +202,7 @@ func waitMembers(ctx context.Context, srv *fakeapi.Server, watch *memberSetup, n
 		}
 	}
 	if len(failed) > 0 {
-		return epochErr, fmt.Errorf("sim: strategy %q: %s", name, strings.Join(failed, "; "))
+		return epochErr, fmt.Errorf("live: strategy %q: %s", name, strings.Join(failed, "; "))
 	}
 	return epochErr, nil
 }
