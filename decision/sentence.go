@@ -3,6 +3,7 @@ package decision
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -57,10 +58,30 @@ func decisionSentence(d *results.Decision, in input) string {
 		}
 		s += ")"
 	}
+	if in.Load != nil {
+		s += overText(*in.Load)
+	}
 	if in.Undecided != "" {
 		s += "; " + in.Undecided
 	}
 	return s
+}
+
+// overText says, when the workload offers more turns than even the full
+// limit sustains, that every turn is answered only because turns wait:
+// "; the workload offers 1.78× what even the full limit sustains, so turns
+// queue: the limit carries about 45 of the 80 sessions" ("" when it fits
+// the full limit).
+func overText(l LoadCheck) string {
+	if l.FullPerMinute <= 0 || l.OfferedPerMinute <= l.FullPerMinute {
+		return ""
+	}
+	over := l.OfferedPerMinute / l.FullPerMinute
+	carries := fmt.Sprintf("about %s turns/s of the %s offered", numfmt.Num(l.FullPerMinute/60), numfmt.Num(l.OfferedPerMinute/60))
+	if l.Sessions > 0 {
+		carries = fmt.Sprintf("about %d of the %d sessions", int(math.Floor(float64(l.Sessions)/over+floorSlack)), l.Sessions)
+	}
+	return fmt.Sprintf("; the workload offers %s× what even the full limit of %s sustains, so turns queue: the limit carries %s", numfmt.Num(over), l.LimitedBy, carries)
 }
 
 // costText says what the chosen configuration costs per answered task
