@@ -203,13 +203,13 @@ func TestRulesForTakesTheCheckTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src = append(src, "\n[check]\nmax_in_flight = { openai = 8 }\nearly_retries = 2\njitter_min_spread = \"50ms\"\nattempts_fail = 4\n"...)
+	src = append(src, "\n[check]\nmax_in_flight = { openai = 8 }\nearly_retries = 2\njitter_min_spread = \"50ms\"\nattempts_fail = 4\nattempt_timeout = \"1500ms\"\n"...)
 	sc, err = scenarios.Parse("tier3.toml", src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r = RulesFor(sc, nil)
-	if r.MaxInFlight["openai"] != 8 || r.EarlyRetries != 2 || r.JitterMinSpread != 50*ms1 || r.AttemptsFail != 4 || r.AttemptsWarn != 4 {
+	if r.MaxInFlight["openai"] != 8 || r.EarlyRetries != 2 || r.JitterMinSpread != 50*ms1 || r.AttemptsFail != 4 || r.AttemptsWarn != 4 || r.AttemptTimeout != 1500*ms1 {
 		t.Errorf("rules with [check]: %+v", r)
 	}
 }
