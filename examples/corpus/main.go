@@ -16,7 +16,7 @@
 // first lookup forwards arguments the model cut short (not JSON), which the
 // service refuses with a 400, as agents meet them. -cap and -pace set the
 // cap and a request pace, as `simbench recommend --emit` prints them. The
-// same runtime, with the defects but retry-non-retryable and no-timeout, is written
+// same runtime, with the same defects, is written
 // in Node on the official openai SDK (node/corpus.mjs) and in Python on
 // asyncio and httpx (python/corpus.py).
 //
