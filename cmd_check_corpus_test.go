@@ -37,7 +37,7 @@ type corpusEntry struct {
 // check and holds the report to the manifest's verdict matrix: the defect
 // FAILs on its line, every other line PASSes or is NOT MEASURED (but the
 // lines the manifest names as the defect's consequences), and the exit
-// code says so. Each run takes some 12 s of real time, mostly waiting, and
+// code says so. Each run takes some 12 to 22 s of real time, mostly waiting, and
 // about 1 CPU-s; they run in parallel. Without node and the
 // openai package, or Debian's python3 and its httpx, that language's runs
 // skip, saying what to install (make deps installs both where it can),
