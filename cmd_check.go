@@ -188,7 +188,8 @@ belongs to a call by its Idempotency-Key, else by its client, method, path and
 body: it retries an open call of that identity whose last attempt failed, or
 one still being served when it declares a retry (x-stainless-retry-count or
 X-Simbench-Retry above 0) or declares nothing and comes 1s or more after
-it (a retry after a timeout). A model request begins a new round: the same
+it (a retry after a timeout); a count of 0 declares nothing, as the openai
+SDK sends it on its application's own retries. A model request begins a new round: the same
 tool call in two rounds is two calls. A new Idempotency-Key is matched the
 same way, so an agent's retries around its SDK's count as one call's attempts.
 
@@ -201,8 +202,9 @@ early_retries (none before the delay a 429 gave), jitter (the retries after
 delay, their count / the request limit)), attempts (WARN above 5, FAIL above
 10 per call), cancellation (no attempt left running while its call was
 retried and its connection kept open more than 250ms after the retry
-arrived), non_retryable (no retry of insufficient_quota, a context too
-long, 400, 401 or 413), writes (none overlapping, none retried without an
+arrived), attempt_timeout (with [check] attempt_timeout or the tuned
+strategy's: no attempt kept open past twice it), non_retryable (no retry
+of insufficient_quota, a context too long, 400, 401 or 413), writes (none overlapping, none retried without an
 Idempotency-Key after a timeout, reset or 5xx) and answer_gap (p95
 between model answers, WARN above 30s, FAIL above 2m). A line with nothing
 to measure says NOT MEASURED and names a scenario that measures it. The

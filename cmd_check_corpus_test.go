@@ -1,29 +1,35 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/simbench/simbench/check"
+	"github.com/simbench/simbench/decision"
 	"github.com/simbench/simbench/internal/racebuild"
+	"github.com/simbench/simbench/scenarios"
 )
 
 // corpusEntry is one runtime of examples/corpus/manifest.toml.
 type corpusEntry struct {
-	Languages []string `toml:"languages"`
-	Defect    string   `toml:"defect"`
-	Catch     string   `toml:"catch"`
-	Also      []string `toml:"also"`
-	Why       string   `toml:"why"`
-	What      string   `toml:"what"`
-	Args      []string `toml:"args"` // flags besides --defect, in every language
+	Name        string   `toml:"name"` // "": Defect
+	Recommended bool     `toml:"recommended"`
+	Languages   []string `toml:"languages"`
+	Defect      string   `toml:"defect"`
+	Catch       string   `toml:"catch"`
+	Also        []string `toml:"also"`
+	Why         string   `toml:"why"`
+	What        string   `toml:"what"`
+	Args        []string `toml:"args"` // flags besides --defect, in every language
 }
 
 // TestCheckCorpus runs every runtime of the labelled corpus
@@ -31,7 +37,7 @@ type corpusEntry struct {
 // check and holds the report to the manifest's verdict matrix: the defect
 // FAILs on its line, every other line PASSes or is NOT MEASURED (but the
 // lines the manifest names as the defect's consequences), and the exit
-// code says so. Each run takes some 12 s of real time, mostly waiting, and
+// code says so. Each run takes some 12 to 22 s of real time, mostly waiting, and
 // about 1 CPU-s; they run in parallel. Without node and the
 // openai package, or Debian's python3 and its httpx, that language's runs
 // skip, saying what to install (make deps installs both where it can),
@@ -49,17 +55,21 @@ func TestCheckCorpus(t *testing.T) {
 	runCorpus(t, 1)
 }
 
-// runCorpus runs each runtime of the corpus runs times in each of its
-// languages under check and holds every report to the manifest.
-func runCorpus(t *testing.T, runs int) {
+// name names the entry: its name, else its defect.
+func (e corpusEntry) name() string { return cmp.Or(e.Name, e.Defect) }
+
+// corpusManifest reads examples/corpus/manifest.toml and checks its
+// entries' languages.
+func corpusManifest(t *testing.T) []corpusEntry {
+	t.Helper()
 	var manifest struct {
 		Runtime []corpusEntry `toml:"runtime"`
 	}
 	if _, err := toml.DecodeFile("examples/corpus/manifest.toml", &manifest); err != nil {
 		t.Fatal(err)
 	}
-	if len(manifest.Runtime) < 8 {
-		t.Fatalf("%d runtimes in the manifest, want the 8 of examples/corpus", len(manifest.Runtime))
+	if len(manifest.Runtime) < 11 {
+		t.Fatalf("%d runtimes in the manifest, want the 11 of examples/corpus", len(manifest.Runtime))
 	}
 	for _, e := range manifest.Runtime {
 		if len(e.Languages) == 0 {
@@ -71,16 +81,56 @@ func runCorpus(t *testing.T, runs int) {
 			}
 		}
 	}
+	return manifest.Runtime
+}
+
+// TestCorpusRecommendedControl holds the manifest's recommended control to
+// what simbench recommend decides for the corpus scenario (and prints with
+// --emit): its -cap the decided cap, its -pace the decided pace in
+// requests per second.
+func TestCorpusRecommendedControl(t *testing.T) {
+	sc, err := scenarios.Load("examples/corpus/scenario.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decision.Decide(t.Context(), sc, decision.Options{Rule: rule(decision.DefaultMaxRateLimitedShare, decision.DefaultTolerance), NoLoad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := decision.Settings(sc, d)["api"]
+	want := []string{"--cap", strconv.Itoa(set.MaxInFlight), "--pace", strconv.FormatFloat(set.PaceRPM/60, 'g', -1, 64)}
+	if set.MaxInFlight <= 0 || set.PaceRPM <= 0 {
+		t.Fatalf("recommend decides %+v for the corpus, want a cap and a pace", set)
+	}
+	n := 0
+	for _, e := range corpusManifest(t) {
+		if !e.Recommended {
+			continue
+		}
+		n++
+		if e.Defect != "none" || !slices.Equal(e.Args, want) {
+			t.Errorf("manifest entry %s: defect %q, args %q; want the good runtime with %q, as recommend --emit prints", e.name(), e.Defect, e.Args, want)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d manifest entries are recommended, want 1", n)
+	}
+}
+
+// runCorpus runs each runtime of the corpus runs times in each of its
+// languages under check and holds every report to the manifest.
+func runCorpus(t *testing.T, runs int) {
+	manifest := corpusManifest(t)
 	for _, lang := range corpusLanguages {
 		t.Run(lang, func(t *testing.T) {
 			t.Parallel()
 			argv := corpusRuntime(t, lang)
-			for _, e := range manifest.Runtime {
+			for _, e := range manifest {
 				if !slices.Contains(e.Languages, lang) {
 					continue
 				}
 				for run := range runs {
-					t.Run(fmt.Sprintf("%s/%d", e.Defect, run+1), func(t *testing.T) {
+					t.Run(fmt.Sprintf("%s/%d", e.name(), run+1), func(t *testing.T) {
 						t.Parallel()
 						rep, err := runCheckArgv(t, "examples/corpus/scenario.toml", slices.Concat(argv, []string{"--defect", e.Defect}, e.Args))
 						checkCorpusReport(t, e, rep, err)
@@ -142,12 +192,12 @@ func checkCorpusReport(t *testing.T, e corpusEntry, rep *check.Report, err error
 			caught = caught || l.Verdict == check.Fail
 		case slices.Contains(e.Also, l.Check):
 		case l.Verdict != check.Pass && l.Verdict != check.NotMeasured:
-			t.Errorf("%s: %s %s without its defect: %s", e.Defect, l.Check, l.Verdict, l.Figure)
+			t.Errorf("%s: %s %s without its defect: %s", e.name(), l.Check, l.Verdict, l.Figure)
 		}
 	}
-	t.Logf("%s: %s", e.Defect, strings.Join(matrix, ", "))
+	t.Logf("%s: %s", e.name(), strings.Join(matrix, ", "))
 	if e.Catch != "" && !caught {
-		t.Errorf("%s: missed, want %s FAIL; the report:\n%+v", e.Defect, e.Catch, rep.Lines)
+		t.Errorf("%s: missed, want %s FAIL; the report:\n%+v", e.name(), e.Catch, rep.Lines)
 	}
 	want := 0
 	switch {
@@ -157,6 +207,6 @@ func checkCorpusReport(t *testing.T, e corpusEntry, rep *check.Report, err error
 		want = exitNotMeasured
 	}
 	if codeOf(err) != want {
-		t.Errorf("%s: exit %d (%v), want %d for the report's verdicts", e.Defect, codeOf(err), err, want)
+		t.Errorf("%s: exit %d (%v), want %d for the report's verdicts", e.name(), codeOf(err), err, want)
 	}
 }

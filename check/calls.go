@@ -25,7 +25,10 @@ type call struct {
 // was still being served, when it declares itself a retry (Attempt above
 // 1) or declares nothing and arrived at least rules.RetryGap after that
 // attempt (a retry sent when a timeout gave the attempt up, cancelled or
-// not); otherwise it starts a new call. So parallel identical calls stay
+// not); otherwise it starts a new call. A declared first attempt
+// (Attempt 1) declares nothing: the count is one layer's, and the openai
+// SDK with its own retries off sends x-stainless-retry-count 0 on every
+// retry its application makes. So parallel identical calls stay
 // apart, each retry answers one failure, and the retries of an outer layer
 // (an agent that calls its SDK again, which sends a new key or starts its
 // count again) join the call whose inner attempts failed: nested retries
@@ -101,9 +104,6 @@ func retried(cs []*call, r *fakeapi.Record, rounds []time.Duration, gap time.Dur
 		if l := c.last(); same(c) && failed(l) && l.Answered <= r.Arrived {
 			return c
 		}
-	}
-	if r.Attempt == 1 {
-		return nil // declares a first attempt
 	}
 	for _, c := range cs {
 		if l := c.last(); same(c) && l.Answered > r.Arrived && (r.Attempt > 1 || r.Arrived-l.Arrived >= gap) {

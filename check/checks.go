@@ -292,9 +292,9 @@ func refused(r *fakeapi.Record) bool {
 
 // nonRetryable grades the retries of answers no retry can change (see
 // refused): a client that retries a spent credit or a context too long
-// only spends its limits on answers it already has. It reports false when
-// no attempt got such an answer.
-func nonRetryable(calls []*call, rules Rules) (Line, bool) {
+// only spends its limits on answers it already has. NOT MEASURED when no
+// attempt got such an answer.
+func nonRetryable(calls []*call, rules Rules) Line {
 	answers, retried := 0, 0
 	kinds := map[fakeapi.Kind]int{}
 	for _, c := range calls {
@@ -309,17 +309,59 @@ func nonRetryable(calls []*call, rules Rules) (Line, bool) {
 			}
 		}
 	}
-	if answers == 0 {
-		return Line{}, false
-	}
 	l := Line{Check: CheckNonRetry, Verdict: Pass, Value: float64(retried),
 		Figure: fmt.Sprintf("%d of %d answers that no retry can change were retried", retried, answers),
 		Rule:   fmt.Sprintf("at most %d retries of insufficient_quota, context_length_exceeded, 400, 401 or 413 answers", rules.NonRetryable)}
+	if answers == 0 {
+		l.Verdict = NotMeasured
+		l.Figure = "no answer that no retry can change (a spent credit, a context too long, a 400, 401 or 413); a service with credit or context_window, or a malformed request, measures it"
+		return l
+	}
 	for _, k := range slices.Sorted(maps.Keys(kinds)) {
 		l.Figure += fmt.Sprintf(", %d %s", kinds[k], k)
 	}
 	if retried > rules.NonRetryable {
 		l.Verdict = Fail
+	}
+	return l
+}
+
+// attemptTimeout grades whether the client gives an attempt up at the
+// per-attempt timeout rules.AttemptTimeout: an attempt it kept open (from
+// its arrival to its answer, or to the client's closing it) for longer
+// than twice the timeout, and at least the timeout plus
+// rules.AbandonGrace, was waited on past any timeout (the slack keeps a
+// loaded client's late close from counting). NOT MEASURED when no attempt
+// outlasted the timeout: nothing had to be given up. It reports false when
+// the rules set no timeout.
+func attemptTimeout(recs []*fakeapi.Record, rules Rules) (Line, bool) {
+	l := Line{Check: CheckTimeout, Verdict: Pass}
+	to := rules.AttemptTimeout
+	if to <= 0 {
+		return l, false
+	}
+	bound := max(2*to, to+rules.AbandonGrace)
+	l.Rule = fmt.Sprintf("no attempt kept open past %v, the attempt_timeout of %v with its slack", bound, to)
+	slow, held := 0, 0
+	var longest time.Duration
+	for _, r := range recs {
+		open := clientEnd(r) - r.Arrived
+		if r.Admitted && (r.Answered-r.Arrived > to || r.Cancelled || r.Left > 0) {
+			slow++
+		}
+		if open > bound {
+			held++
+		}
+		longest = max(longest, open)
+	}
+	l.Value = float64(held)
+	l.Figure = fmt.Sprintf("%d of %d attempts outlasted the timeout or were given up; %d kept open past %v, the longest %s", slow, len(recs), held, bound, ms(longest))
+	switch {
+	case held > 0:
+		l.Verdict = Fail
+	case slow == 0:
+		l.Verdict = NotMeasured
+		l.Figure = fmt.Sprintf("no attempt outlasted the %v timeout (the longest took %s); a service whose latency passes it measures it", to, ms(longest))
 	}
 	return l, true
 }

@@ -35,5 +35,6 @@ func ExampleGrade() {
 	//   NOT MEASURED  jitter        no shared 429s to measure; scenario retry-after-herd measures it  (rule: the retries after a shared 429 (5 or more 429s within 100ms) spread, in arrival and in delay, over at least max(20ms, 0.1 × their median delay, their count ÷ the request limit), p10 to p90; FAIL when half the shared 429s or more fall short, WARN when 2 do)
 	//   PASS  attempts      1 call took 2 attempts: 2.00 per call, at most 2  (rule: WARN above 5, FAIL above 10 attempts of one call)
 	//   NOT MEASURED  cancellation  the client gave up no attempt (no timeout, cancel or retry while one was served); scenario cancel measures it  (rule: at most 0 attempts whose connection stayed open more than 250ms after their retry arrived)
-	// example: 2 requests graded, 2 PASS, 2 NOT MEASURED, 0 WARN, 2 FAIL; no tool calls
+	//   NOT MEASURED  non_retryable no answer that no retry can change (a spent credit, a context too long, a 400, 401 or 413); a service with credit or context_window, or a malformed request, measures it  (rule: at most 0 retries of insufficient_quota, context_length_exceeded, 400, 401 or 413 answers)
+	// example: 2 requests graded, 2 PASS, 3 NOT MEASURED, 0 WARN, 2 FAIL; no tool calls
 }

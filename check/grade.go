@@ -14,8 +14,9 @@ import (
 
 // Grade grades the requests in recs by rules: for every client and
 // service, in name order, the lines in flight, rate limited, early
-// retries, jitter, attempts and cancellation, then non-retryable answers
-// and writes (when there were any) and the answer gap (when the client asked a model); then, for
+// retries, jitter, attempts and cancellation, the attempt timeout (when
+// the rules set one), non-retryable answers, then writes (when there were
+// any) and the answer gap (when the client asked a model); then, for
 // an API key several clients share, their attempts in flight together. A log
 // with no requests grades FAIL. Grade does not modify recs.
 func Grade(scenario string, recs []fakeapi.Record, rules Rules) *Report {
@@ -123,9 +124,10 @@ func gradeOne(recs []*fakeapi.Record, calls []*call, rules Rules) []Line {
 		attempts(calls, rules),
 		cancellation(calls, rules),
 	}
-	if l, ok := nonRetryable(calls, rules); ok {
+	if l, ok := attemptTimeout(recs, rules); ok {
 		lines = append(lines, l)
 	}
+	lines = append(lines, nonRetryable(calls, rules))
 	if l, ok := writes(recs, calls, rules.AbandonGrace); ok {
 		lines = append(lines, l)
 	}

@@ -203,13 +203,13 @@ func TestRulesForTakesTheCheckTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src = append(src, "\n[check]\nmax_in_flight = { openai = 8 }\nearly_retries = 2\njitter_min_spread = \"50ms\"\nattempts_fail = 4\n"...)
+	src = append(src, "\n[check]\nmax_in_flight = { openai = 8 }\nearly_retries = 2\njitter_min_spread = \"50ms\"\nattempts_fail = 4\nattempt_timeout = \"1500ms\"\n"...)
 	sc, err = scenarios.Parse("tier3.toml", src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r = RulesFor(sc, nil)
-	if r.MaxInFlight["openai"] != 8 || r.EarlyRetries != 2 || r.JitterMinSpread != 50*ms1 || r.AttemptsFail != 4 || r.AttemptsWarn != 4 {
+	if r.MaxInFlight["openai"] != 8 || r.EarlyRetries != 2 || r.JitterMinSpread != 50*ms1 || r.AttemptsFail != 4 || r.AttemptsWarn != 4 || r.AttemptTimeout != 1500*ms1 {
 		t.Errorf("rules with [check]: %+v", r)
 	}
 }
@@ -307,10 +307,62 @@ func TestGradeNestedRetriesAndRefusals(t *testing.T) {
 	}
 }
 
-func TestGradeShowsNoRefusalLineWithoutRefusals(t *testing.T) {
-	for _, l := range Grade("x", []fakeapi.Record{limited(1, 0, 0), ok(1, 1, 5)}, testRules()).Lines {
-		if l.Check == CheckNonRetry {
-			t.Errorf("a non_retryable line without refused answers: %+v", l)
+// TestGradeNonRetryableNotMeasured: without an answer that no retry can
+// change, the non_retryable line says NOT MEASURED, never PASS and never
+// nothing (a runtime that retries a 400 and one that does not are told
+// apart only where a 400 came).
+func TestGradeNonRetryableNotMeasured(t *testing.T) {
+	l := gradeOf(t, []fakeapi.Record{limited(1, 0, 0), ok(1, 1, 5)}, CheckNonRetry)
+	if l.Verdict != NotMeasured || l.Value != 0 {
+		t.Errorf("non_retryable %s %v (%s), want NOT MEASURED 0", l.Verdict, l.Value, l.Figure)
+	}
+	// A malformed request (400) retried 4 times: 4 of 5 answers retried.
+	bad := repeat(refusal(1, 0, fakeapi.KindBadRequest, 400), 5)
+	if l := gradeOf(t, bad, CheckNonRetry); l.Verdict != Fail || l.Value != 4 {
+		t.Errorf("non_retryable %s %v (%s), want FAIL 4", l.Verdict, l.Value, l.Figure)
+	}
+}
+
+// TestGradeAttemptTimeout holds the attempt_timeout line, under a 1 s
+// timeout (so a 2 s bound), to attempts whose time open is worked out
+// by hand.
+func TestGradeAttemptTimeout(t *testing.T) {
+	tests := []struct {
+		name  string
+		give  []fakeapi.Record
+		want  Verdict
+		value float64
+	}{
+		// No timeout: served 3 s and 2.5 s, the client connected
+		// throughout: both past 2 s.
+		{"no timeout", []fakeapi.Record{ok(1, 0, 3000), ok(2, 10, 2510), ok(3, 20, 120)}, Fail, 2},
+		// Cancelled at 1 s, and at 1.9 s on a loaded machine: within.
+		{"cancelled", []fakeapi.Record{cancelled(ok(1, 0, 1000)), left(cancelled(ok(2, 0, 1900)), 1900), ok(3, 2000, 2100)}, Pass, 0},
+		// The client left at 1 s, the server finished at 3 s: the client
+		// gave it up (cancellation grades the server's side).
+		{"left, server ran on", []fakeapi.Record{left(ok(1, 0, 3000), 1000)}, Pass, 0},
+		// Nothing outlasted the timeout.
+		{"all fast", []fakeapi.Record{ok(1, 0, 100), ok(2, 0, 900)}, NotMeasured, 0},
+	}
+	rules := testRules()
+	rules.AttemptTimeout = time.Second
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l Line
+			for _, x := range Grade("test", tt.give, rules).Lines {
+				if x.Check == CheckTimeout {
+					l = x
+				}
+			}
+			if l.Verdict != tt.want || l.Value != tt.value {
+				t.Errorf("%s %v (%s), want %s %v", l.Verdict, l.Value, l.Figure, tt.want, tt.value)
+			}
+		})
+	}
+	// With no timeout to hold attempts to, there is no line.
+	for _, l := range Grade("test", []fakeapi.Record{ok(1, 0, 3000)}, testRules()).Lines {
+		if l.Check == CheckTimeout {
+			t.Errorf("an attempt_timeout line without a timeout: %+v", l)
 		}
 	}
 }
@@ -320,6 +372,9 @@ func tool(r fakeapi.Record) fakeapi.Record { r.Path = "/tools/lookup"; return r 
 
 // withKey gives r the Idempotency-Key k.
 func withKey(r fakeapi.Record, k string) fakeapi.Record { r.IdempotencyKey = k; return r }
+
+// first has r declare a first attempt (x-stainless-retry-count 0).
+func first(r fakeapi.Record) fakeapi.Record { r.Attempt = 1; return r }
 
 // left has r's client close its connection at ms at.
 func left(r fakeapi.Record, at int) fakeapi.Record { r.Left = time.Duration(at) * ms1; return r }
@@ -344,6 +399,11 @@ func TestGradeSeesWhatTheServerSees(t *testing.T) {
 		// A timeout without abort: the attempt runs to 3 s, its client
 		// connected; the same request, undeclared, comes at 1.2 s.
 		{"timeout without abort", []fakeapi.Record{tool(ok(1, 0, 3000)), tool(ok(1, 1200, 1300))}, CheckCancel, Fail, 1},
+		// The same, through the openai SDK with its own retries off: it
+		// sends x-stainless-retry-count 0 (attempt 1) on the application's
+		// retry too, which declares nothing about the attempt before it.
+		{"timeout without abort, SDK count 0", []fakeapi.Record{first(tool(ok(1, 0, 3000))), first(tool(ok(1, 1200, 1300)))}, CheckCancel, Fail, 1},
+		{"SDK count 0 fan-out", []fakeapi.Record{first(tool(ok(1, 0, 2000))), first(tool(ok(1, 400, 2000)))}, CheckAttempts, Pass, 1},
 		// A client that cancels at 200 ms and retries at once under its
 		// key: the retry reaches the server 3 ms before the disconnect.
 		{"cancel then retry at once", []fakeapi.Record{withKey(left(cancelled(tool(ok(1, 0, 203))), 203), "k"), withKey(tool(ok(1, 200, 300)), "k")},

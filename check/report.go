@@ -50,6 +50,7 @@ const (
 	CheckCancel      = "cancellation"
 	CheckWrites      = "writes"
 	CheckNonRetry    = "non_retryable"
+	CheckTimeout     = "attempt_timeout"
 	CheckAnswerGap   = "answer_gap"
 	CheckClient      = "client" // about the run: no requests, the command's exit
 )

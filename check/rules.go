@@ -92,6 +92,11 @@ type Rules struct {
 	// RetryGap the least time after a running attempt that an undeclared
 	// identical one is its retry (see the defaults).
 	AbandonGrace, RetryGap time.Duration
+	// AttemptTimeout is the per-attempt timeout a client should give an
+	// attempt up at: [check] attempt_timeout, else the attempt_timeout of
+	// the strategy the decision tuned, else of the strategy the scenario
+	// tunes (0: none, not graded).
+	AttemptTimeout time.Duration
 	// NonRetryable is the most retries of answers that no retry can
 	// change: a spent credit, a context too long, a malformed, refused or
 	// oversized request.
@@ -124,6 +129,9 @@ func RulesFor(sc *scenarios.Scenario, d *decision.Result) Rules {
 	if c.HasAbandoned {
 		r.Abandoned = c.Abandoned
 	}
+	if c.AttemptTimeout > 0 {
+		r.AttemptTimeout = c.AttemptTimeout
+	}
 	if c.HasNonRetryable {
 		r.NonRetryable = c.NonRetryable
 	}
@@ -135,6 +143,9 @@ func RulesFor(sc *scenarios.Scenario, d *decision.Result) Rules {
 	var headroom float64
 	if st := sc.Strategy(sim.SweepStrategy(sc)); st != nil {
 		headroom = st.Headroom
+		if r.AttemptTimeout == 0 {
+			r.AttemptTimeout = st.AttemptTimeout
+		}
 	}
 	plans, _ := decision.PlanServices(sc, headroom)
 	for _, p := range plans {
@@ -145,6 +156,9 @@ func RulesFor(sc *scenarios.Scenario, d *decision.Result) Rules {
 	if d != nil {
 		// The decision is the one answer: a service it leaves uncapped
 		// is not graded by the arithmetic's cap either.
+		if c.AttemptTimeout == 0 {
+			r.AttemptTimeout = d.Tuned.AttemptTimeout
+		}
 		set := decision.Settings(sc, d)
 		for _, svc := range sc.Services {
 			s := set[svc.Name]

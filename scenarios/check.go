@@ -44,6 +44,9 @@ type Check struct {
 	// AnswerGapWarn and AnswerGapFail bound the p95 time between one model
 	// answer to a client and the next.
 	AnswerGapWarn, AnswerGapFail time.Duration
+	// AttemptTimeout is the per-attempt timeout a client should give an
+	// attempt up at (0: the tuned strategy's attempt_timeout, if any).
+	AttemptTimeout time.Duration
 	// Gateway declares the per-key limits a gateway in front of the
 	// services promises, from [check.gateway] (nil: none declared).
 	Gateway *Gateway
@@ -174,7 +177,7 @@ func (d *decoder) decodeCheck(sc *Scenario, t *table) Check {
 	for _, k := range []struct {
 		key string
 		to  *time.Duration
-	}{{"jitter_window", &c.JitterWindow}, {"jitter_min_spread", &c.JitterMinSpread}, {"answer_gap_warn", &c.AnswerGapWarn}, {"answer_gap_fail", &c.AnswerGapFail}} {
+	}{{"jitter_window", &c.JitterWindow}, {"jitter_min_spread", &c.JitterMinSpread}, {"answer_gap_warn", &c.AnswerGapWarn}, {"answer_gap_fail", &c.AnswerGapFail}, {"attempt_timeout", &c.AttemptTimeout}} {
 		if v, ok := t.duration(k.key); ok {
 			if v <= 0 {
 				t.add(k.key, "is %v; it must be above 0", v)

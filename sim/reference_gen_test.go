@@ -726,6 +726,7 @@ func (g *tomlGen) check() {
 	g.line(`non_retryable = 1`)
 	g.line(`answer_gap_warn = "20s"`)
 	g.line(`answer_gap_fail = "1m"`)
+	g.line(`attempt_timeout = "2s"`)
 	if g.bool("check.gateway") {
 		// check --gateway's declared limits: the engines never read them,
 		// but a generated file that sets them must still load and run alike.

@@ -11,8 +11,12 @@
 // timeout that aborts its request; a call is tried at most 5 times. After
 // a 429 it waits the Retry-After (Retry-After-Ms, else Retry-After) plus
 // up to 2 s of jitter; after a timeout, a reset or a 5xx, a full-jitter
-// backoff from 100 ms. Writes carry an Idempotency-Key, the same on every
-// attempt of a call. The same runtime, with the same defects, is written
+// backoff from 100 ms; a 4xx other than 429 is not retried. Writes carry
+// an Idempotency-Key, the same on every attempt of a call. Each session's
+// first lookup forwards arguments the model cut short (not JSON), which the
+// service refuses with a 400, as agents meet them. -cap and -pace set the
+// cap and a request pace, as `simbench recommend --emit` prints them. The
+// same runtime, with the same defects, is written
 // in Node on the official openai SDK (node/corpus.mjs) and in Python on
 // asyncio and httpx (python/corpus.py).
 //
@@ -35,10 +39,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // defects are the runtimes of the corpus besides the good one ("none").
-var defects = []string{"none", "no-cap", "cap-64", "fixed-delay", "ignore-retry-after", "timeout-no-abort", "write-no-key", "parallel-writes"}
+var defects = []string{"none", "no-cap", "cap-64", "fixed-delay", "ignore-retry-after", "timeout-no-abort", "write-no-key", "parallel-writes",
+	"retry-non-retryable", "no-timeout"}
 
 // runtime is one runtime of the corpus: the good one, or it with defect.
 type runtime struct {
@@ -46,6 +53,7 @@ type runtime struct {
 	lookup, save   string // the tools' URLs
 	key            string
 	sem            chan struct{} // nil: no cap
+	pace           *rate.Limiter // nil: not paced
 	ok, lost, sent atomic.Int64
 }
 
@@ -53,7 +61,13 @@ func main() {
 	defect := flag.String("defect", "none", "the one defect: "+fmt.Sprint(defects))
 	sessions := flag.Int("sessions", 8, "sessions running at once")
 	turns := flag.Int("turns", 2, "turns per session")
+	capN := flag.Int("cap", 8, "calls in flight at most (the defects no-cap and cap-64 set their own)")
+	pace := flag.Float64("pace", 0, "attempts per second at most, a token bucket of one second's burst (0: not paced)")
 	flag.Parse()
+	if *capN < 1 || *pace < 0 || *sessions < 1 || *turns < 1 {
+		fmt.Fprintf(os.Stderr, "corpus: -cap %d, -sessions %d and -turns %d must be positive and -pace %g not negative\n", *capN, *sessions, *turns, *pace)
+		os.Exit(2)
+	}
 	if !slices.Contains(defects, *defect) {
 		fmt.Fprintf(os.Stderr, "corpus: unknown -defect %q; one of %v\n", *defect, defects)
 		os.Exit(2)
@@ -69,7 +83,10 @@ func main() {
 	case "cap-64":
 		rt.sem = make(chan struct{}, 64)
 	default:
-		rt.sem = make(chan struct{}, 8)
+		rt.sem = make(chan struct{}, *capN)
+	}
+	if *pace > 0 {
+		rt.pace = rate.NewLimiter(rate.Limit(*pace), max(1, int(*pace)))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -88,7 +105,11 @@ func (rt *runtime) session(ctx context.Context, s, turns int) {
 		var lookups sync.WaitGroup
 		for c := range 4 {
 			lookups.Go(func() {
-				rt.call(ctx, rt.lookup, map[string]any{"session": s, "turn": t, "query": c}, "")
+				body, _ := json.Marshal(map[string]any{"session": s, "turn": t, "query": c})
+				if t == 0 && c == 0 {
+					body = body[:len(body)-3] // the model's arguments, cut short
+				}
+				rt.call(ctx, rt.lookup, body, "")
 			})
 		}
 		lookups.Wait()
@@ -99,7 +120,8 @@ func (rt *runtime) session(ctx context.Context, s, turns int) {
 				if rt.defect == "write-no-key" {
 					key = ""
 				}
-				rt.call(ctx, rt.save, map[string]any{"resource": fmt.Sprintf("doc-%d", s), "turn": t, "change": c}, key)
+				body, _ := json.Marshal(map[string]any{"resource": fmt.Sprintf("doc-%d", s), "turn": t, "change": c})
+				rt.call(ctx, rt.save, body, key)
 			}
 			if rt.defect == "parallel-writes" {
 				saves.Go(save)
@@ -119,22 +141,25 @@ const (
 	jitterMax   = 2 * time.Second
 )
 
-// call makes one tool call: up to attempts attempts, holding a slot of the
-// cap throughout.
-func (rt *runtime) call(ctx context.Context, url string, args map[string]any, key string) {
+// call makes one tool call of body: up to attempts attempts, holding a
+// slot of the cap throughout, each attempt waiting for the pace.
+func (rt *runtime) call(ctx context.Context, url string, body []byte, key string) {
 	if rt.sem != nil {
 		rt.sem <- struct{}{}
 		defer func() { <-rt.sem }()
 	}
-	body, _ := json.Marshal(args)
 	for n := range attempts {
+		if rt.pace != nil && rt.pace.Wait(ctx) != nil {
+			break
+		}
 		rt.sent.Add(1)
 		status, retryAfter, err := rt.attempt(ctx, url, body, key)
 		if err == nil && status/100 == 2 {
 			rt.ok.Add(1)
 			return
 		}
-		if ctx.Err() != nil || (err == nil && status/100 == 4 && status != 429) || n == attempts-1 {
+		refused := err == nil && status/100 == 4 && status != 429 && rt.defect != "retry-non-retryable"
+		if ctx.Err() != nil || refused || n == attempts-1 {
 			break
 		}
 		sleep(ctx, rt.wait(status, retryAfter, n))
@@ -159,9 +184,12 @@ func (rt *runtime) wait(status int, retryAfter time.Duration, n int) time.Durati
 }
 
 // attempt sends one attempt, aborted at the timeout (with
-// timeout-no-abort, abandoned there: the request runs on), and returns its
-// status and Retry-After (-1: none).
+// timeout-no-abort, abandoned there: the request runs on; with no-timeout,
+// waited on to its end), and returns its status and Retry-After (-1: none).
 func (rt *runtime) attempt(ctx context.Context, url string, body []byte, key string) (int, time.Duration, error) {
+	if rt.defect == "no-timeout" {
+		return rt.send(ctx, url, body, key)
+	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if rt.defect != "timeout-no-abort" {

@@ -12,8 +12,11 @@
 // that aborts its request (an AbortController); a call is tried at most 5
 // times. After a 429 it waits the Retry-After (retry-after-ms, else
 // retry-after) plus up to 2 s of jitter; after a timeout, a reset or a
-// 5xx, a full-jitter backoff from 100 ms. Writes carry an Idempotency-Key,
-// the same on every attempt of a call.
+// 5xx, a full-jitter backoff from 100 ms; a 4xx other than 429 is not
+// retried. Writes carry an Idempotency-Key, the same on every attempt of a
+// call. Each session's first lookup forwards arguments the model cut short
+// (not JSON; the SDK posts a string as it is), which the service refuses
+// with a 400.
 //
 //	simbench check examples/corpus/scenario.toml -- node examples/corpus/node/corpus.mjs --defect fixed-delay
 //
@@ -27,7 +30,8 @@ const { default: OpenAI, APIError, APIConnectionTimeoutError } = require("openai
 
 // defects are the runtimes of the corpus: the good one ("none") and one
 // defect each.
-const defects = ["none", "no-cap", "cap-64", "fixed-delay", "ignore-retry-after", "timeout-no-abort", "write-no-key", "parallel-writes"];
+const defects = ["none", "no-cap", "cap-64", "fixed-delay", "ignore-retry-after", "timeout-no-abort", "write-no-key", "parallel-writes",
+  "retry-non-retryable", "no-timeout"];
 
 // Retry settings of the good runtime, in milliseconds.
 const attempts = 5;
@@ -99,12 +103,13 @@ const counts = { ok: 0, lost: 0, sent: 0 };
 // attempt sends one attempt and returns its status (0: a timeout or a
 // reset) and Retry-After in ms (-1: none). The SDK aborts the request at
 // the timeout; with timeout-no-abort the attempt is given up on there and
-// its request runs on.
+// its request runs on; with no-timeout it is waited on to its end.
 async function attempt(url, body, key) {
   const headers = key ? { "Idempotency-Key": key } : {};
   const abort = f.defect !== "timeout-no-abort";
+  const timeout = abort && f.defect !== "no-timeout" ? timeoutMs : 60_000;
   const post = client
-    .post(url, { body, headers, maxRetries: 0, timeout: abort ? timeoutMs : 60_000 })
+    .post(url, { body, headers, maxRetries: 0, timeout })
     .asResponse()
     .then(async (res) => {
       await res.arrayBuffer();
@@ -146,7 +151,8 @@ async function call(url, args, key) {
         counts.ok++;
         return;
       }
-      if ((status >= 400 && status < 500 && status !== 429) || n === attempts - 1) break;
+      const refused = status >= 400 && status < 500 && status !== 429 && f.defect !== "retry-non-retryable";
+      if (refused || n === attempts - 1) break;
       await sleep(wait(status, after, n));
     }
     counts.lost++;
@@ -159,7 +165,9 @@ async function call(url, args, key) {
 // its document, one at a time (at once with parallel-writes).
 async function session(s) {
   for (let t = 0; t < f.turns; t++) {
-    await Promise.all([0, 1, 2, 3].map((c) => call(lookupURL, { session: s, turn: t, query: c }, "")));
+    const lookups = [0, 1, 2, 3].map((c) => ({ session: s, turn: t, query: c }));
+    if (t === 0) lookups[0] = JSON.stringify(lookups[0]).slice(0, -3); // the model's arguments, cut short
+    await Promise.all(lookups.map((args) => call(lookupURL, args, "")));
     const saves = [];
     for (let c = 0; c < 3; c++) {
       const key = f.defect === "write-no-key" ? "" : `s${s}-t${t}-c${c}-${randomUUID()}`;

@@ -11,8 +11,10 @@ whole call, its waits included). Each attempt has a 1 s timeout that
 cancels its request, closing its connection; a call is tried at most 5
 times. After a 429 it waits the Retry-After (retry-after-ms, else
 retry-after) plus up to 2 s of jitter; after a timeout, a reset or a 5xx, a
-full-jitter backoff from 100 ms. Writes carry an Idempotency-Key, the same
-on every attempt of a call.
+full-jitter backoff from 100 ms; a 4xx other than 429 is not retried.
+Writes carry an Idempotency-Key, the same on every attempt of a call. Each
+session's first lookup forwards arguments the model cut short (not JSON),
+which the service refuses with a 400.
 
     simbench check examples/corpus/scenario.toml -- /usr/bin/python3 examples/corpus/python/corpus.py --defect fixed-delay
 """
@@ -20,6 +22,7 @@ on every attempt of a call.
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import random
 import sys
@@ -29,7 +32,8 @@ import httpx
 
 # The runtimes of the corpus: the good one ("none") and one defect each.
 DEFECTS = ["none", "no-cap", "cap-64", "fixed-delay", "ignore-retry-after",
-           "timeout-no-abort", "write-no-key", "parallel-writes"]
+           "timeout-no-abort", "write-no-key", "parallel-writes",
+           "retry-non-retryable", "no-timeout"]
 
 # Retry settings of the good runtime, in seconds.
 ATTEMPTS = 5
@@ -77,14 +81,21 @@ class Runtime:
         headers = {"Authorization": f"Bearer {self.key}"}
         if key:
             headers["Idempotency-Key"] = key
-        resp = await self.client.post(url, json=body, headers=headers)
+        if isinstance(body, str):  # arguments that are not JSON, as they came
+            headers["Content-Type"] = "application/json"
+            resp = await self.client.post(url, content=body, headers=headers)
+        else:
+            resp = await self.client.post(url, json=body, headers=headers)
         return resp.status_code, retry_after(resp.headers)
 
     async def attempt(self, url, body, key):
         """Sends one attempt, cancelled at the timeout (with
-        timeout-no-abort, abandoned there: the request runs on), and returns
-        its status (0: a timeout or a reset) and Retry-After (-1: none)."""
+        timeout-no-abort, abandoned there: the request runs on; with
+        no-timeout, waited on to its end), and returns its status (0: a
+        timeout or a reset) and Retry-After (-1: none)."""
         try:
+            if self.defect == "no-timeout":
+                return await self.send(url, body, key)
             if self.defect != "timeout-no-abort":
                 return await asyncio.wait_for(self.send(url, body, key), TIMEOUT)
             task = asyncio.ensure_future(self.send(url, body, key))
@@ -116,7 +127,8 @@ class Runtime:
                 if 200 <= status < 300:
                     self.ok += 1
                     return
-                if (400 <= status < 500 and status != 429) or n == ATTEMPTS - 1:
+                refused = 400 <= status < 500 and status != 429 and self.defect != "retry-non-retryable"
+                if refused or n == ATTEMPTS - 1:
                     break
                 await asyncio.sleep(self.wait(status, after, n))
             self.lost += 1
@@ -125,8 +137,10 @@ class Runtime:
         """Runs one session's turns: 4 lookups at once, then 3 saves of its
         document, one at a time (at once with parallel-writes)."""
         for t in range(turns):
-            await asyncio.gather(*(self.call(self.lookup, {"session": s, "turn": t, "query": c}, "")
-                                   for c in range(4)))
+            lookups = [{"session": s, "turn": t, "query": c} for c in range(4)]
+            if t == 0:  # the model's arguments, cut short
+                lookups[0] = json.dumps(lookups[0])[:-3]
+            await asyncio.gather(*(self.call(self.lookup, args, "") for args in lookups))
             saves = []
             for c in range(3):
                 key = "" if self.defect == "write-no-key" else f"s{s}-t{t}-c{c}-{uuid.uuid4()}"
