@@ -79,6 +79,11 @@ type Options struct {
 	// paced holds the configurations the pace searches ran (set by
 	// Decide), so that a later round reuses them.
 	paced map[paceKey]*trial
+	// runs is the memo of the runs the search simulated (set by Decide),
+	// so that it simulates none twice; noMemo (for the tests' oracle)
+	// leaves it out.
+	runs   runMemo
+	noMemo bool
 	// ran, when set (by the tests' oracle), is told of every run the
 	// search simulates: the strategy as run, the seed's index in the
 	// sequence of seeds (sim.Seeds), and the run's figures.
@@ -208,6 +213,9 @@ func setUp(sc *scenarios.Scenario, o Options) (string, Options, sim.Options, err
 		o.stops = newEarlyStops(applied, o.Rule, o.each)
 	}
 	o.paced = map[paceKey]*trial{}
+	if !o.noMemo {
+		o.runs = runMemo{}
+	}
 	return name, o, opts, nil
 }
 

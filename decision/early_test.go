@@ -179,13 +179,8 @@ type fataler interface {
 	Fatalf(format string, args ...any)
 }
 
-// On a small scenario whose unbounded strategy stops early, and on
-// generated scenarios (the decision's property test's, of which some stop
-// early; not under the race detector, where they take minutes: the long
-// suite decides 100 of them), the decision with early stopping is the
-// decision without it.
-func TestEarlyStopKeepsTheDecision(t *testing.T) {
-	src := `name = "crowd"
+// crowdScenario is a small scenario whose unbounded strategy stops early.
+const crowdScenario = `name = "crowd"
 seed = 3
 duration = "40s"
 [workload]
@@ -206,6 +201,14 @@ retry = { backoff = "full-jitter", base = "500ms", cap = "10s", attempts = 5 }
 name = "unbounded"
 retry = { backoff = "exponential", base = "100ms", cap = "1s", attempts = 2 }
 `
+
+// On a small scenario whose unbounded strategy stops early, and on
+// generated scenarios (the decision's property test's, of which some stop
+// early; not under the race detector, where they take minutes: the long
+// suite decides 100 of them), the decision with early stopping is the
+// decision without it.
+func TestEarlyStopKeepsTheDecision(t *testing.T) {
+	src := crowdScenario
 	sc, err := scenarios.Parse("crowd.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package decision
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -56,10 +57,48 @@ func (t *trial) seedPoints() []results.SweepPoint {
 // ctx ends, the runs that finished are kept and ctx's error returned.
 // With follow, o.Progress follows the runs, over all the seeds: these
 // seeds' share of the way.
+//
+// A run the memo (o.runs) holds is taken from it, not simulated again; the
+// trials that still need seeds run from their first seed the memo lacks,
+// and every run simulated is kept in the memo.
 func runTrials(ctx context.Context, sc *scenarios.Scenario, ts []*trial, from, to int, name string, follow bool, o Options, opts sim.Options) error {
 	if len(ts) == 0 || from >= to {
 		return nil
 	}
+	if o.runs == nil || opts.StopWhen != nil {
+		return simulateTrials(ctx, sc, ts, from, to, name, follow, o, opts)
+	}
+	need := map[int][]*trial{} // by the first seed to simulate
+	keys := map[*trial][]runKey{}
+	for _, t := range ts {
+		keys[t] = o.memoKeys(sc, t.st, from, to)
+		held := o.runs.held(keys[t], t.st)
+		t.runs = append(t.runs, held...)
+		if k := from + len(held); k < to {
+			need[k] = append(need[k], t)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(need)) {
+		had := make([]int, len(need[k]))
+		for i, t := range need[k] {
+			had[i] = len(t.runs)
+		}
+		err := simulateTrials(ctx, sc, need[k], k, to, name, follow, o, opts)
+		for i, t := range need[k] {
+			for j, r := range t.runs[had[i]:] { // seed k + j's run
+				o.runs.keep(keys[t][k-from+j], r)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// simulateTrials simulates seeds from..to-1 of every trial of ts as
+// runTrials describes, the memo aside.
+func simulateTrials(ctx context.Context, sc *scenarios.Scenario, ts []*trial, from, to int, name string, follow bool, o Options, opts sim.Options) error {
 	run := *sc
 	run.Strategies = nil
 	for _, t := range ts {

@@ -53,6 +53,9 @@ func asWritten(ctx context.Context, sc *scenarios.Scenario, first string, o Opti
 		o.tell(sc, res, 0)
 		for _, r := range res.Strategies {
 			byName[r.Name] = r
+			if po.StopWhen == nil {
+				o.keepRuns(sc, r)
+			}
 		}
 	}
 	done(false)
@@ -111,6 +114,7 @@ func complete(ctx context.Context, sc *scenarios.Scenario, i int, written []resu
 		return err
 	}
 	o.tell(sc, res, 0)
+	o.keepRuns(sc, res.Strategies[0])
 	written[i], points[i] = o.written(sc, i, res.Strategies[0], o.writtenPeak)
 	return nil
 }
