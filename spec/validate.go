@@ -163,7 +163,7 @@ func (c Config) headerProblems(ps *problems) {
 		ps.add("headers", "unknown value %q; use one of %s", c.Headers, quote(HeaderStyles))
 	}
 	switch c.API {
-	case "", APIOpenAI, APIAnthropic, APIGeneric:
+	case "", APIOpenAI, APIAnthropic, APIGeneric, APIAzure, APIGemini:
 	default:
 		ps.add("api", "unknown value %q; use one of %s", c.API, quote(APIStyles))
 	}
