@@ -192,3 +192,18 @@ func TestGeminiShape(t *testing.T) {
 		t.Fatalf("no contents: %d %s", status, b)
 	}
 }
+
+// serve prints the URL each new shape's SDK takes: their variables share
+// no one prefix, so none is named.
+func TestSummaryNamesTheSDKBaseURL(t *testing.T) {
+	s, _ := startServer(t, ServerConfig{Services: []ServiceConfig{
+		{Config: spec.Config{Name: "az", API: spec.APIAzure}}, {Config: spec.Config{Name: "gem", API: spec.APIGemini}}}})
+	var sum strings.Builder
+	s.Summary(&sum)
+	for _, want := range []string{"az           " + s.URL("az") + "  (azure SDK base URL: " + s.URL("az") + ")\n",
+		"gem          " + s.URL("gem") + "  (gemini SDK base URL: " + s.URL("gem") + ")\n"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("Summary:\n%s\nmissing %q", sum.String(), want)
+		}
+	}
+}
