@@ -141,14 +141,19 @@ func (s *Server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 
 // Summary writes one line per service: its base URL, the SDK base URL for
 // provider styles (OpenAI SDKs take URL+"/v1"; Anthropic SDKs take URL
-// itself, since they append /v1/messages), and its API keys; then the
+// itself, since they append /v1/messages; AzureOpenAI takes URL as its
+// endpoint and @google/genai as its base URL), and its API keys; then the
 // stats URL.
 func (s *Server) Summary(w io.Writer) {
 	for _, sv := range s.services {
 		fmt.Fprintf(w, "%-12s %s", sv.cfg.Name, sv.url)
-		if env := s.SDKEnv(sv.cfg.Name); env != "" {
+		switch env := s.SDKEnv(sv.cfg.Name); {
+		case env != "":
 			base := s.SDKBaseURL(sv.cfg.Name)
 			fmt.Fprintf(w, "  (%s SDK base URL: %s, %s_BASE_URL=%s)", sv.cfg.API, base, env, base)
+		case sv.cfg.API != spec.APIGeneric:
+			// A provider whose SDK reads no one prefix's variables.
+			fmt.Fprintf(w, "  (%s SDK base URL: %s)", sv.cfg.API, s.SDKBaseURL(sv.cfg.Name))
 		}
 		if len(sv.cfg.Keys) > 0 {
 			keys := make([]string, len(sv.cfg.Keys))

@@ -60,6 +60,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path
 		writeJSON(w, http.StatusMethodNotAllowed, wire.ErrorBody(c.API, 405, fmt.Sprintf("%s %s is not supported; use %s", r.Method, path, ep.Method()), nil))
 		return
 	}
+	if status, body := wire.CheckQuery(c.API, ep, r.URL.Query()); status != 0 {
+		writeJSON(w, status, body) // a query the provider refuses (Azure's api-version)
+		return
+	}
 	if s.serveAside(w, r, c, ep) {
 		return
 	}
@@ -292,7 +296,9 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Write(body) //nolint:errcheck // the client may be gone; nothing to do
 }
 
-// apiKey returns the key from Authorization: Bearer KEY or x-api-key.
+// apiKey returns the key from Authorization: Bearer KEY, else from
+// x-api-key (Anthropic), api-key (Azure OpenAI) or x-goog-api-key (the
+// Gemini API).
 func apiKey(r *http.Request) string {
 	if a := r.Header.Get("Authorization"); a != "" {
 		if k, ok := strings.CutPrefix(a, "Bearer "); ok {
@@ -300,7 +306,12 @@ func apiKey(r *http.Request) string {
 		}
 		return ""
 	}
-	return r.Header.Get("X-Api-Key")
+	for _, h := range [...]string{"X-Api-Key", "Api-Key", "X-Goog-Api-Key"} {
+		if k := r.Header.Get(h); k != "" {
+			return k
+		}
+	}
+	return ""
 }
 
 // readBody reads at most limit bytes; n is limit+1 when the body is longer.

@@ -13,7 +13,7 @@ import (
 // counts admissions must be admitted when there is room), and a service
 // that does not exist has none.
 func TestSmallestRequestIsAnswered(t *testing.T) {
-	for _, api := range []spec.APIStyle{spec.APIOpenAI, spec.APIAnthropic, spec.APIGeneric} {
+	for _, api := range spec.APIStyles {
 		s, c := startServer(t, ServerConfig{Services: []ServiceConfig{{Config: spec.Config{Name: "svc", API: api}}}})
 		path, body, ok := s.SmallestRequest("svc")
 		if !ok {

@@ -53,8 +53,15 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	if ft != nil {
 		s.Faults = d.decodeFaults(ft)
 	}
-	// The file's default, not spec.DefaultHeaderStyle (see Service.Headers).
-	s.Headers = enum(t, "headers", spec.HeadersNone, spec.HeaderStyles...)
+	// The provider shape the live server answers in; "" follows headers.
+	s.API = enum(t, "api", "", spec.APIStyles...)
+	// The file's default, not spec.DefaultHeaderStyle (see Service.Headers):
+	// none, or the headers of the provider api names.
+	defHeaders := spec.HeadersNone
+	if s.API != "" {
+		defHeaders = s.API.DefaultHeaders()
+	}
+	s.Headers = enum(t, "headers", defHeaders, spec.HeaderStyles...)
 	// "none" reads as headers does; "" is the same truth-telling default.
 	if s.Lying = enum(t, "lying", spec.LieNone, spec.LieNone, "none", spec.LieShort, spec.LieMissing); s.Lying == "none" {
 		s.Lying = spec.LieNone

@@ -203,7 +203,7 @@ func TestFullFile(t *testing.T) {
 					ContextWindow:  128_000,
 					RetryDelayBody: spec.RetryDelayBesides,
 				},
-				Headers: spec.HeadersAnthropic, Lying: spec.LieShort, Keys: []string{"team-a", "team-b"},
+				Headers: spec.HeadersAnthropic, API: spec.APIAnthropic, Lying: spec.LieShort, Keys: []string{"team-a", "team-b"},
 				KeyLimits:    map[string]spec.Key{"team-b": {Key: "team-b", Project: "research", RPS: 100, RPM: 6000, TPM: 100_000, MaxConcurrent: 8}},
 				Projects:     []spec.Project{{Name: "research", RPS: 200, RPM: 12_000, TPM: 1_000_000, MaxConcurrent: 16}},
 				Background:   spec.Background{Rate: 20, Tokens: 500, Burst: 4},

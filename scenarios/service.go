@@ -49,6 +49,11 @@ type Service struct {
 	// file describes sends no rate-limit headers unless it says which, and
 	// its API style follows (generic, every path a tool endpoint).
 	Headers spec.HeaderStyle
+	// API is the provider shape the service answers in (key api:
+	// spec.APIStyle; "": openai or anthropic to match Headers, generic
+	// otherwise). It sets Headers' default to the provider's own
+	// (spec.APIStyle.DefaultHeaders).
+	API spec.APIStyle `json:",omitempty"`
 	// Lying makes the server mislead clients about Retry-After.
 	Lying spec.LieMode
 	// Keys are API keys; when set, each key gets its own quota of every limit
@@ -156,6 +161,7 @@ func (s *Service) Model() spec.Config {
 		Load:          s.Load,
 		Faults:        s.Faults,
 		Headers:       s.Headers,
+		API:           s.API,
 		Lie:           s.Lying,
 		Background:    s.Background,
 		Generation:    s.Generation,

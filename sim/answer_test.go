@@ -268,7 +268,7 @@ func TestAnswerValuesAndHeaders(t *testing.T) {
 	n := 0
 	for _, style := range answerStyles {
 		seen := map[answerShape]int{}
-		for _, api := range []spec.APIStyle{spec.APIOpenAI, spec.APIAnthropic, spec.APIGeneric} {
+		for _, api := range spec.APIStyles {
 			for ci, set := range configs {
 				cfg := fakeapi.ServiceConfig{Config: spec.Config{Name: "s", Headers: style, API: api}}
 				set(&cfg)

@@ -113,7 +113,9 @@ type Config struct {
 	// for HeadersOpenAI (retry-after-ms), whole seconds otherwise.
 	Headers HeaderStyle
 	// API selects endpoints and body shapes on the server ("": openai or
-	// anthropic to match Headers, generic otherwise).
+	// anthropic to match Headers, generic otherwise). A gemini service's
+	// Headers default to HeadersStandard, and its 429s state their delay in
+	// the body only (Faults.RetryDelayBody "": RetryDelayInstead).
 	API APIStyle
 	// Lie misleads clients about the retry delay (key lying); LieFactor
 	// scales the true wait under LieShort (0: DefaultLieFactor).
@@ -324,6 +326,15 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Headers == "" {
 		c.Headers = DefaultHeaderStyle
+		if c.API == APIGemini {
+			// The Gemini API sends no OpenAI headers (the other styles
+			// keep DefaultHeaderStyle, as they always have).
+			c.Headers = c.API.DefaultHeaders()
+		}
+	}
+	if c.API == APIGemini && c.Headers != HeadersNone && c.Faults.RetryDelayBody == "" {
+		// The Gemini API states a 429's delay in its body only.
+		c.Faults.RetryDelayBody = RetryDelayInstead
 	}
 	if c.API == "" {
 		switch c.Headers {

@@ -75,10 +75,34 @@ const (
 	APIAnthropic APIStyle = "anthropic"
 	// APIGeneric answers every path as a JSON tool endpoint.
 	APIGeneric APIStyle = "generic"
+	// APIAzure answers Azure OpenAI's POST
+	// /openai/deployments/{deployment}/chat/completions and /embeddings,
+	// which require the api-version query parameter.
+	APIAzure APIStyle = "azure"
+	// APIGemini answers the Gemini API's POST
+	// /v1beta/models/{model}:generateContent and :streamGenerateContent,
+	// and GET /v1beta/models.
+	APIGemini APIStyle = "gemini"
 )
 
 // APIStyles lists the API styles.
-var APIStyles = []APIStyle{APIOpenAI, APIAnthropic, APIGeneric}
+var APIStyles = []APIStyle{APIOpenAI, APIAnthropic, APIGeneric, APIAzure, APIGemini}
+
+// DefaultHeaders is the header style of a service of API style a that
+// names none: its provider's own (Azure OpenAI sends OpenAI's headers;
+// the Gemini API only a retry delay, which WithDefaults moves into the
+// body), HeadersNone for a generic service.
+func (a APIStyle) DefaultHeaders() HeaderStyle {
+	switch a {
+	case APIOpenAI, APIAzure:
+		return HeadersOpenAI
+	case APIAnthropic:
+		return HeadersAnthropic
+	case APIGemini:
+		return HeadersStandard
+	}
+	return HeadersNone
+}
 
 // LieMode makes a service mislead clients about when to retry.
 type LieMode string

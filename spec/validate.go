@@ -162,9 +162,7 @@ func (c Config) headerProblems(ps *problems) {
 	default:
 		ps.add("headers", "unknown value %q; use one of %s", c.Headers, quote(HeaderStyles))
 	}
-	switch c.API {
-	case "", APIOpenAI, APIAnthropic, APIGeneric:
-	default:
+	if c.API != "" && !slices.Contains(APIStyles, c.API) {
 		ps.add("api", "unknown value %q; use one of %s", c.API, quote(APIStyles))
 	}
 	switch c.Lie {

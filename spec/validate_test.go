@@ -118,3 +118,16 @@ func TestValidateNamesTheService(t *testing.T) {
 		t.Fatalf("Validate = %v", err)
 	}
 }
+
+// An API style is one of APIStyles, each accepted, or "".
+func TestValidateAPIStyle(t *testing.T) {
+	for _, api := range append([]APIStyle{""}, APIStyles...) {
+		if err := (Config{Name: "s", RPS: 5, API: api}).Validate(); err != nil {
+			t.Errorf("api %q: %v", api, err)
+		}
+	}
+	err := Config{Name: "s", RPS: 5, API: "bedrock"}.Validate()
+	if err == nil || !strings.Contains(err.Error(), `api: unknown value "bedrock"; use one of "openai", "anthropic", "generic", "azure", "gemini"`) {
+		t.Errorf("api bedrock: %v", err)
+	}
+}

@@ -20,7 +20,8 @@ import (
 func ErrorBody(api spec.APIStyle, status int, message string, extra map[string]any) []byte {
 	v, e := ProviderOf(api).errorBody(status, message, extra)
 	if d, ok := extra["retry_delay"].(time.Duration); ok {
-		e["details"] = []any{map[string]any{"@type": RetryInfoType, "retryDelay": strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"}}
+		details, _ := e["details"].([]any) // the provider's own, if any (gemini.go)
+		e["details"] = append(details, map[string]any{"@type": RetryInfoType, "retryDelay": strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"})
 	}
 	// Without HTML escaping, as providers send "prompt is too long: N tokens > W".
 	var b bytes.Buffer

@@ -21,4 +21,9 @@ const (
 	LimitITPM = "itpm"
 	// LimitOTPM is the output-tokens-per-minute limit.
 	LimitOTPM = "otpm"
+	// LimitRPS is the requests-per-second limit, which the Gemini shape
+	// names as a quota of its own.
+	LimitRPS = "rps"
+	// LimitConcurrency is the limit of requests in flight.
+	LimitConcurrency = "concurrency"
 )

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,12 @@ const (
 	EpResponses
 	// EpUnknown is a /v1/... path a provider-style service does not answer.
 	EpUnknown
+	// EpGenerate is the Gemini API's POST
+	// /v1beta/models/{model}:generateContent.
+	EpGenerate
+	// EpStreamGenerate is the Gemini API's POST
+	// /v1beta/models/{model}:streamGenerateContent, always streamed.
+	EpStreamGenerate
 )
 
 // Method is the HTTP method an endpoint answers: GET for EpModels, POST
@@ -54,11 +61,13 @@ func (ep Endpoint) Method() string {
 // (DecodeRequest) is per endpoint, and an endpoint belongs to one shape.
 // The rate-limit headers follow the service's header style
 // (spec.HeaderStyle, fakeapi's headers.go), which a scenario sets apart from the
-// shape.
+// shape. A Provider whose endpoints require query parameters also
+// implements queryChecker (azure.go).
 //
 // Adding an error shape to a Provider touches its errorBody (and status,
-// if the status differs); adding a Provider is one file, an entry in
-// providers and a value of spec.APIStyle.
+// if the status differs); adding a Provider is one file (azure.go,
+// gemini.go), an entry in providers and a value of spec.APIStyle, and an
+// Endpoint when it answers a request no other shape does (gemini.go).
 type Provider interface {
 	// routes lists the provider's own paths and their endpoints, in the
 	// order a 404 names them.
@@ -115,10 +124,63 @@ type Provider interface {
 	SDK(url string) (base, env string)
 }
 
-// providerRoute is one of a provider's own paths and its endpoint.
+// providerRoute is one of a provider's own paths and its endpoint. A
+// segment of path may be a parameter: "{name}" matches any one non-empty
+// segment, "{name}:verb" any segment that ends in ":verb" after a
+// non-empty name (the Gemini API's "{model}:generateContent").
 type providerRoute struct {
 	path string
 	ep   Endpoint
+}
+
+// matches reports whether path is the route's.
+func (r providerRoute) matches(path string) bool {
+	if !strings.Contains(r.path, "{") {
+		return r.path == path
+	}
+	pattern := r.path
+	for pattern != "" || path != "" {
+		var p, x string
+		p, pattern, _ = strings.Cut(strings.TrimPrefix(pattern, "/"), "/")
+		x, path, _ = strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		if !strings.HasPrefix(p, "{") {
+			if p != x {
+				return false
+			}
+			continue
+		}
+		_, verb, _ := strings.Cut(p, "}")
+		name, ok := strings.CutSuffix(x, verb)
+		if !ok || name == "" || verb == "" && strings.Contains(name, ":") {
+			return false
+		}
+	}
+	return true
+}
+
+// queryChecker is a Provider whose endpoints refuse some queries (Azure
+// OpenAI's required api-version).
+type queryChecker interface {
+	// checkQuery returns the status and JSON value of the refusal of a
+	// request to endpoint ep with query q, or status 0 to accept it.
+	checkQuery(ep Endpoint, q url.Values) (status int, body any)
+}
+
+// CheckQuery returns the status and body of API style api's refusal of a
+// request to endpoint ep with query q, or status 0 when the provider takes
+// the query (every provider but those implementing queryChecker does, and
+// every provider on a tool path or an unknown one).
+func CheckQuery(api spec.APIStyle, ep Endpoint, q url.Values) (status int, body []byte) {
+	qc, ok := ProviderOf(api).(queryChecker)
+	if !ok || ep == EpGeneric || ep == EpUnknown { // a tool's path, or a 404
+		return 0, nil
+	}
+	status, v := qc.checkQuery(ep, q)
+	if status == 0 {
+		return 0, nil
+	}
+	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
+	return status, append(b, '\n')
 }
 
 // providers are the shapes by API style.
@@ -126,6 +188,8 @@ var providers = map[spec.APIStyle]Provider{
 	spec.APIOpenAI:    openAIShape{},
 	spec.APIAnthropic: anthropicShape{},
 	spec.APIGeneric:   genericShape{},
+	spec.APIAzure:     azureShape{},
+	spec.APIGemini:    geminiShape{},
 }
 
 // ProviderOf returns the shape of API style api (a validated style; the
@@ -159,7 +223,7 @@ type answerArgs struct {
 func RouteOf(api spec.APIStyle, method, path string) (ep Endpoint, ok bool) {
 	p := ProviderOf(api)
 	for _, r := range p.routes() {
-		if r.path == path {
+		if r.matches(path) {
 			return r.ep, method == r.ep.Method()
 		}
 	}
@@ -231,6 +295,12 @@ type reqBody struct {
 	// Thread is the message-threads beta's continuation, which the fake
 	// service refuses (see errUnsupportedThread).
 	Thread json.RawMessage `json:"thread"`
+	// The Gemini API's request (gemini.go), which its checkFields turns
+	// into the fields above.
+	Contents          json.RawMessage `json:"contents"`
+	SystemInstruction json.RawMessage `json:"systemInstruction"`
+	ToolConfig        json.RawMessage `json:"toolConfig"`
+	GenerationConfig  json.RawMessage `json:"generationConfig"`
 }
 
 // Decoded is what the server learns from a request.
@@ -270,7 +340,11 @@ type Decoded struct {
 // generates reports whether the endpoint answers with generated text (or
 // tool calls), streamed on request.
 func (ep Endpoint) Generates() bool {
-	return ep == EpChat || ep == EpMessages || ep == EpResponses
+	switch ep {
+	case EpChat, EpMessages, EpResponses, EpGenerate, EpStreamGenerate:
+		return true
+	}
+	return false
 }
 
 // TokensHeader overrides the input-token estimate of a request.
@@ -361,8 +435,8 @@ func decodeFields(api spec.APIStyle, ep Endpoint, b *reqBody, d *Decoded) error 
 func tokenCounts(ep Endpoint, b *reqBody, tokensHeader, outputHeader string, defaultOutput int64) (in, out int64, err error) {
 	prompt := len(b.Messages) + len(b.Input) + len(b.System) + len(b.Prompt) + len(b.Instructions) + len(b.Tools)
 	in = int64(prompt+3) / 4
-	switch ep {
-	case EpChat, EpMessages, EpResponses:
+	switch {
+	case ep.Generates():
 		out = defaultOutput
 		if b.MaxCompletionTokens != nil {
 			out = *b.MaxCompletionTokens
@@ -371,7 +445,7 @@ func tokenCounts(ep Endpoint, b *reqBody, tokensHeader, outputHeader string, def
 		} else if b.MaxOutputTokens != nil {
 			out = *b.MaxOutputTokens
 		}
-	case EpGeneric:
+	case ep == EpGeneric:
 		if b.Tokens != nil {
 			in = *b.Tokens
 		}

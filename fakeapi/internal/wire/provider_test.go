@@ -16,3 +16,35 @@ func TestAPIPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteParameters checks the routes with path parameters: a "{name}"
+// segment takes one non-empty segment, "{name}:verb" one ending in the
+// verb after a non-empty name, and nothing else.
+func TestRouteParameters(t *testing.T) {
+	gen := providerRoute{path: "/v1beta/models/{model}:generateContent"}
+	dep := providerRoute{path: "/openai/deployments/{deployment}/chat/completions"}
+	for _, tc := range []struct {
+		r    providerRoute
+		path string
+		want bool
+	}{
+		{gen, "/v1beta/models/gemini-2.5-flash:generateContent", true},
+		{gen, "/v1beta/models/:generateContent", false},
+		{gen, "/v1beta/models/m:streamGenerateContent", false},
+		{gen, "/v1beta/models/m:generateContentx", false},
+		{gen, "/v1beta/models/m", false},
+		{gen, "/v1beta/models/a/b:generateContent", false},
+		{gen, "/v1/models/m:generateContent", false},
+		{dep, "/openai/deployments/gpt4/chat/completions", true},
+		{dep, "/openai/deployments//chat/completions", false},
+		{dep, "/openai/deployments/gpt4/chat/completions/x", false},
+		{dep, "/openai/deployments/gpt4/chat", false},
+		{dep, "/openai/deployments/a:b/chat/completions", false},
+		{providerRoute{path: "/v1/messages"}, "/v1/messages", true},
+		{providerRoute{path: "/v1/messages"}, "/v1/messages/", false},
+	} {
+		if got := tc.r.matches(tc.path); got != tc.want {
+			t.Errorf("%s matches %q = %v, want %v", tc.r.path, tc.path, got, tc.want)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func minimalNumber(s map[string]any, integer bool) []byte {
 func schemaType(s map[string]any) string {
 	switch t := s["type"].(type) {
 	case string:
-		return t
+		return strings.ToLower(t) // the Gemini API's OpenAPI types are "OBJECT", "STRING", ...
 	case []any:
 		for _, x := range t {
 			if name, ok := x.(string); ok && name != "null" {
