@@ -53,31 +53,13 @@ func (c *SweepCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	if err := checkDecisionFlags(int(c.Seeds), 0, c.MaxShare, c.Tolerance); err != nil {
+	o, err := c.options()
+	if err != nil {
 		return err
 	}
 	dir, err := outDir(c.Out, sc.Name, "-sweep")
 	if err != nil {
 		return err
-	}
-	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
-		Cache: c.open(os.Stderr), Parallel: c.Parallel, NoEarlyStop: c.NoStop}
-	if c.Cap != "" {
-		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
-			return codedError{err, exitInvalid}
-		}
-		if note := capsNote(c.Cap, o.Caps); note != "" {
-			errOut := c.Stderr
-			if errOut == nil {
-				errOut = os.Stderr
-			}
-			fmt.Fprintln(errOut, note)
-		}
-	}
-	if c.By != "" {
-		if o.Loads, err = sim.ParseLoads(c.By); err != nil {
-			return codedError{err, exitInvalid}
-		}
 	}
 	out, tty := console(c.Stdout, nil)
 	if c.Work != "" {
@@ -103,6 +85,35 @@ func (c *SweepCmd) Run() error {
 	ctx, stop := interruptible(c.parent)
 	defer stop()
 	return exitOf(pipeline.Sweep(ctx, sc, c.pipelineOptions(out, dir, o)))
+}
+
+// options are the sweep's options as the flags give them, the run cache
+// opened; a --cap range is said on stderr as the caps it runs.
+func (c *SweepCmd) options() (decision.SweepOptions, error) {
+	if err := checkDecisionFlags(int(c.Seeds), 0, c.MaxShare, c.Tolerance); err != nil {
+		return decision.SweepOptions{}, err
+	}
+	var err error
+	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
+		Cache: c.open(os.Stderr), Parallel: c.Parallel, NoEarlyStop: c.NoStop}
+	if c.Cap != "" {
+		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
+			return o, codedError{err, exitInvalid}
+		}
+		if note := capsNote(c.Cap, o.Caps); note != "" {
+			errOut := c.Stderr
+			if errOut == nil {
+				errOut = os.Stderr
+			}
+			fmt.Fprintln(errOut, note)
+		}
+	}
+	if c.By != "" {
+		if o.Loads, err = sim.ParseLoads(c.By); err != nil {
+			return o, codedError{err, exitInvalid}
+		}
+	}
+	return o, nil
 }
 
 // pipelineOptions are the sweep's options for the pipeline: the
