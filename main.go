@@ -15,7 +15,6 @@ import (
 	"github.com/willabides/kongplete"
 
 	"github.com/simbench/simbench/decision"
-	"github.com/simbench/simbench/internal/sweepwork"
 	"github.com/simbench/simbench/scenarios"
 	"github.com/simbench/simbench/sim"
 )
@@ -80,7 +79,7 @@ func runMain(args []string, stdout, stderr io.Writer) (code int) {
 		kong.Description("Run an agent's parallel tool calls against rate-limited APIs, compare scheduling strategies, and pick a concurrency cap."),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(helpWithExitCodes),
-		kong.Vars{"version": v, "lease": sweepwork.DefaultLease.String()},
+		kong.Vars{"version": v},
 		decisionVars,
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
