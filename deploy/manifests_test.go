@@ -199,6 +199,7 @@ func checkAll(files map[string]string) []string {
 	problems = append(problems, checkDockerfile(files["deploy/Dockerfile"])...)
 	problems = append(problems, m.checkRounds(sweepImage, len(tier3Counts))...)
 	problems = append(problems, m.checkFleet(image+":"+versionPlaceholder)...)
+	problems = append(problems, m.checkSweepWork(image+":"+versionPlaceholder)...)
 	templates, p := podTemplates(files)
 	problems = append(problems, p...)
 	problems = append(problems, checkPodSecurity(templates)...)
@@ -662,6 +663,15 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{"deploy/fleet/workers.yaml", "            - worker\n", "            - run\n", "runs \"run\", want worker"},
 		{"deploy/fleet/merge.yaml", "            - /results/fleet/member-0\n", "", "want the 3 folders"},
 		{"deploy/fleet/merge.yaml", "/results/fleet/merged", "merged", "not on a mounted PersistentVolumeClaim"},
+		{"deploy/sweep/workers.yaml", "  parallelism: 4", "  parallelism: 2", "completions 4 and parallelism 2"},
+		{"deploy/sweep/workers.yaml", "  completionMode: Indexed", "  completionMode: NonIndexed", "completionMode: Indexed"},
+		{"deploy/sweep/workers.yaml", "redis://simbench-redis:6379/1", "redis://simbench-redis:6380/1", "not a port of Service simbench-redis"},
+		{"deploy/sweep/workers.yaml", "redis://simbench-redis:6379/1", "http://simbench-redis:6379/1", "want redis://"},
+		{"deploy/sweep/workers.yaml", "            - sweep\n", "            - run\n", "runs \"run\", want sweep"},
+		{"deploy/sweep/merge.yaml", "redis://simbench-redis:6379/1", "redis://simbench-redis:6379/2", "want the workers' store alone"},
+		{"deploy/sweep/merge.yaml", "            - tier3\n", "            - multi-agent\n", "want one sweep"},
+		{"deploy/sweep/merge.yaml", "/results/sweep/merged", "/tmp/merged", "not on a mounted PersistentVolumeClaim"},
+		{"deploy/sweep/merge.yaml", "  backoffLimit: 0", "  completionMode: Indexed\n  completions: 1\n  backoffLimit: 0", "a merge is one pod"},
 		{"deploy/results-pvc.yaml", "kind: PersistentVolumeClaim", "kind: PersistentVolume", "kind \"PersistentVolume\""},
 		{"deploy/Dockerfile", "FROM golang:1.26 AS build", "FROM golang:1.25 AS build", "stages"},
 		{"deploy/Dockerfile", "COPY sched/go.mod sched/", "COPY sched/go.sum sched/", "COPY sched/go.sum: not in the repository"},
