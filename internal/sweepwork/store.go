@@ -72,11 +72,11 @@ func (e *VersionError) Error() string {
 // options; any other form is an error saying what to write.
 func ParseURL(url string) (*redis.Options, error) {
 	if !strings.HasPrefix(url, "redis://") && !strings.HasPrefix(url, "rediss://") && !strings.HasPrefix(url, "unix://") {
-		return nil, fmt.Errorf("Redis URL %q: want redis://HOST:PORT[/DB] (or rediss:// for TLS, unix:///PATH)", url)
+		return nil, fmt.Errorf("the Redis URL %q: want redis://HOST:PORT[/DB] (or rediss:// for TLS, unix:///PATH)", url)
 	}
 	o, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("Redis URL %q: %w", url, err)
+		return nil, fmt.Errorf("the Redis URL %q: %w", url, err)
 	}
 	return o, nil
 }
@@ -100,7 +100,7 @@ func Open(ctx context.Context, url, id, version string) (*Store, error) {
 		ok, err := s.c.SetNX(ctx, s.key("version"), version, Expiry).Result()
 		if err != nil {
 			s.c.Close()
-			return nil, fmt.Errorf("Redis at %s: %w", url, err)
+			return nil, fmt.Errorf("the Redis at %s: %w", url, err)
 		}
 		if ok {
 			return s, nil
@@ -111,7 +111,7 @@ func Open(ctx context.Context, url, id, version string) (*Store, error) {
 			continue
 		case err != nil:
 			s.c.Close()
-			return nil, fmt.Errorf("Redis at %s: %w", url, err)
+			return nil, fmt.Errorf("the Redis at %s: %w", url, err)
 		case stored != version:
 			s.c.Close()
 			return nil, &VersionError{URL: url, ID: id, Stored: stored, Mine: version}
@@ -119,7 +119,7 @@ func Open(ctx context.Context, url, id, version string) (*Store, error) {
 		return s, nil
 	}
 	s.c.Close()
-	return nil, fmt.Errorf("Redis at %s: the sweep's version key keeps vanishing", url)
+	return nil, fmt.Errorf("the Redis at %s: the sweep's version key keeps vanishing", url)
 }
 
 // Close closes the connection to Redis.
