@@ -33,8 +33,8 @@ func (c *SweepCmd) work(out io.Writer, sc *scenarios.Scenario, dir string, o dec
 		return codedError{errors.New("--work is a worker on its own: drop --plan, --shard, --merge and the folders"), exitInvalid}
 	case c.Lease < 0:
 		return codedError{fmt.Errorf("--lease %v: want a positive duration", c.Lease), exitInvalid}
-	case c.Lease > 0 && c.Lease < 30*time.Millisecond:
-		return codedError{fmt.Errorf("--lease %v: too short to renew in time; give at least 30ms", c.Lease), exitInvalid}
+	case c.Lease > 0 && c.Lease < sweepwork.MinLease:
+		return codedError{fmt.Errorf("--lease %v: too short to renew in time; give at least %v", c.Lease, sweepwork.MinLease), exitInvalid}
 	}
 	v, err := cacheVersion()
 	if err != nil {

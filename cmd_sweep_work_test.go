@@ -149,6 +149,7 @@ func TestSweepWorkRefuses(t *testing.T) {
 		{"with --plan", func(c *SweepCmd) { c.Plan = true }, "--work is a worker on its own", exitInvalid},
 		{"with folders", func(c *SweepCmd) { c.Dirs = []string{t.TempDir()} }, "--work is a worker on its own", exitInvalid},
 		{"negative lease", func(c *SweepCmd) { c.Lease = -time.Second }, "--lease -1s", exitInvalid},
+		{"short lease", func(c *SweepCmd) { c.Lease = time.Millisecond }, "give at least 30ms", exitInvalid},
 		{"URL to --shard", func(c *SweepCmd) { c.Work, c.Shard, c.Dirs = "", memberFlag{0, 2}, []string{rs.URL()} }, "not given to --plan or --shard", exitInvalid},
 		{"merge without runs", func(c *SweepCmd) { c.Work, c.Merge, c.Dirs = "", true, []string{rs.URL()} }, "the shards hold no run", -1}, // a plain error: exit 1
 	}

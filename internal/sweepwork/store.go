@@ -41,6 +41,10 @@ const Expiry = 24 * time.Hour
 // another this long after its last renewal at most.
 const DefaultLease = 30 * time.Second
 
+// MinLease is the shortest lease a worker can renew in time: a third of it
+// must cover a round trip to Redis.
+const MinLease = 30 * time.Millisecond
+
 // dialTimeout bounds connecting to Redis and each round trip.
 const dialTimeout = 5 * time.Second
 
