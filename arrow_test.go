@@ -27,7 +27,7 @@ var layers = []struct {
 	{"small helpers", []string{
 		"internal/atomicfile", "internal/bytesize", "internal/downsample", "internal/mdcheck",
 		"internal/names", "internal/numfmt", "internal/proc", "internal/racebuild",
-		"internal/redisproc", "internal/regfile",
+		"internal/redisproc", "internal/regfile", "internal/sweepwork",
 	}},
 	{"formats and vocabularies", []string{"spec", "trace", "results"}},
 	{"the provider model and the scenario format", []string{"fakeapi/...", "scenarios/...", "internal/judge"}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/simbench/simbench/calibrate"
 	"github.com/simbench/simbench/decision"
+	"github.com/simbench/simbench/internal/sweepwork"
 	"github.com/simbench/simbench/pipeline"
 )
 
@@ -50,6 +51,7 @@ var decisionVars = kong.Vars{
 	"seeds":     strconv.Itoa(decision.DefaultSeeds),
 	"headroom":  strconv.FormatFloat(decision.DefaultHeadroom, 'g', -1, 64),
 	"ks_max":    strconv.FormatFloat(calibrate.DefaultKSMax, 'g', -1, 64),
+	"lease":     sweepwork.DefaultLease.String(), // sweep --work's
 }
 
 // checkDecisionFlags rejects flag values no decision can use, as invalid

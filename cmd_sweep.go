@@ -21,7 +21,9 @@ type SweepCmd struct {
 	Dirs       []string         `arg:"" optional:"" name:"dir" help:"With --plan, --shard or --merge: the folders the shards have written so far (their --out)."`
 	Plan       bool             `help:"Write plan.json to --out: the runs the sweep needs next that the folders given do not hold, and print how many (0: the sweep is complete, merge it)."`
 	Shard      memberFlag       `placeholder:"I/N" help:"Simulate slice I (0-based) of N of the runs the sweep needs next that the folders given do not hold, one file per run in --out (a run cache folder). Repeat plan and shards until the plan is empty. The Kubernetes Indexed Job's index is I: --shard $(JOB_COMPLETION_INDEX)/N."`
-	Merge      bool             `help:"Sweep from the runs in the folders given alone and write sweep.json and the decision to --out, as the sweep run in one piece writes them; a run no folder holds is named and the command exits 1."`
+	Merge      bool             `help:"Sweep from the runs in the folders given alone (or in the Redis URL given, of --work) and write sweep.json and the decision to --out, as the sweep run in one piece writes them; a run none holds is named and the command exits 1."`
+	Work       string           `placeholder:"redis://HOST:PORT/DB" help:"Work on the sweep held in the Redis at this URL together with every other worker given it (any host, started at any time): plan from the runs stored there, claim a run the sweep needs next under a lease, simulate and store it, until the plan is empty; then write sweep.json and the decision to --out, byte-identical to the sweep in one process. Progress goes to stderr. Give every worker the same scenario and flags, from the same build (another build is refused). --merge redis://… writes the sweep from the store alone."`
+	Lease      time.Duration    `default:"${lease}" placeholder:"DURATION" help:"With --work: how long a claimed run stays claimed without a renewal (the worker renews it every third of this): a killed worker's run goes to another this long after (default: ${lease})."`
 	Cap        string           `placeholder:"1..64" help:"Caps to try: A..B doubles from A to B, A..B/S steps by S, or a list A,B,C (default: recommend's range around the arithmetic's cap, extended while the choice sits at an edge)."`
 	Strategy   string           `short:"s" placeholder:"NAME" help:"The strategy to vary (default: the one the scenario marks with recommend = true, else its first with a cap above 1)."`
 	By         string           `placeholder:"sessions=10,20,40" help:"Cross the caps with loads: sessions=N,… or arrival_rate=R,… (turns/s)."`
@@ -51,33 +53,18 @@ func (c *SweepCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	if err := checkDecisionFlags(int(c.Seeds), 0, c.MaxShare, c.Tolerance); err != nil {
+	o, err := c.options()
+	if err != nil {
 		return err
 	}
 	dir, err := outDir(c.Out, sc.Name, "-sweep")
 	if err != nil {
 		return err
 	}
-	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
-		Cache: c.open(os.Stderr), Parallel: c.Parallel, NoEarlyStop: c.NoStop}
-	if c.Cap != "" {
-		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
-			return codedError{err, exitInvalid}
-		}
-		if note := capsNote(c.Cap, o.Caps); note != "" {
-			errOut := c.Stderr
-			if errOut == nil {
-				errOut = os.Stderr
-			}
-			fmt.Fprintln(errOut, note)
-		}
-	}
-	if c.By != "" {
-		if o.Loads, err = sim.ParseLoads(c.By); err != nil {
-			return codedError{err, exitInvalid}
-		}
-	}
 	out, tty := console(c.Stdout, nil)
+	if c.Work != "" {
+		return c.work(out, sc, dir, o)
+	}
 	if c.Plan || c.Shard.N > 0 || c.Merge {
 		return c.sharded(out, sc, dir, o)
 	}
@@ -98,6 +85,35 @@ func (c *SweepCmd) Run() error {
 	ctx, stop := interruptible(c.parent)
 	defer stop()
 	return exitOf(pipeline.Sweep(ctx, sc, c.pipelineOptions(out, dir, o)))
+}
+
+// options are the sweep's options as the flags give them, the run cache
+// opened; a --cap range is said on stderr as the caps it runs.
+func (c *SweepCmd) options() (decision.SweepOptions, error) {
+	if err := checkDecisionFlags(int(c.Seeds), 0, c.MaxShare, c.Tolerance); err != nil {
+		return decision.SweepOptions{}, err
+	}
+	var err error
+	o := decision.SweepOptions{Strategy: c.Strategy, Rule: rule(c.MaxShare, c.Tolerance), Seeds: int(c.Seeds), Seed: c.Seed, Duration: c.Duration.D(),
+		Cache: c.open(os.Stderr), Parallel: c.Parallel, NoEarlyStop: c.NoStop}
+	if c.Cap != "" {
+		if o.Caps, err = sim.ParseCaps(c.Cap); err != nil {
+			return o, codedError{err, exitInvalid}
+		}
+		if note := capsNote(c.Cap, o.Caps); note != "" {
+			errOut := c.Stderr
+			if errOut == nil {
+				errOut = os.Stderr
+			}
+			fmt.Fprintln(errOut, note)
+		}
+	}
+	if c.By != "" {
+		if o.Loads, err = sim.ParseLoads(c.By); err != nil {
+			return o, codedError{err, exitInvalid}
+		}
+	}
+	return o, nil
 }
 
 // pipelineOptions are the sweep's options for the pipeline: the

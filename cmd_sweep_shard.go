@@ -47,13 +47,25 @@ func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o 
 	if err != nil {
 		return fmt.Errorf("this build names no version and its executable cannot be read: %w", err)
 	}
-	union, err := sim.OpenUnion(c.Dirs, v)
-	if err != nil {
-		return codedError{err, exitInvalid}
-	}
-	o.Cache, o.Progress = union, nil
 	ctx, stop := interruptible(c.parent)
 	defer stop()
+	dirs, again := c.Dirs, fmt.Sprintf("run `simbench sweep %s --plan` and the shards until the plan is empty", c.Scenario)
+	if url, ok := workURL(c.Dirs); ok {
+		switch {
+		case !c.Merge:
+			return codedError{fmt.Errorf("%s: a sweep in Redis is merged with --merge or worked on with --work, not given to --plan or --shard", url), exitInvalid}
+		case len(c.Dirs) > 1:
+			return codedError{fmt.Errorf("--merge %s: give the Redis URL alone, without folders", url), exitInvalid}
+		}
+		mirror, err := mirrorSweep(ctx, url, sc, o, v)
+		if mirror != "" {
+			defer os.RemoveAll(mirror)
+		}
+		if err != nil {
+			return err
+		}
+		dirs, again = []string{mirror}, fmt.Sprintf("run `simbench sweep %s --work %s` workers until the plan is empty", c.Scenario, url)
+	}
 	ran, mine := 0, 0 // the runs of this shard finished, and its share
 	defer func() {
 		switch {
@@ -64,17 +76,12 @@ func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o 
 			err = codedError{errors.New("interrupted: nothing written"), exitInterrupted}
 		}
 	}()
-	sw, err := decision.Sweep(ctx, sc, o)
-	missing := union.Missing()
-	var miss *sim.MissError
+	sw, missing, err := sweepOver(ctx, sc, o, dirs, v)
 	switch {
-	case err != nil && !errors.As(err, &miss):
-		if errors.As(err, new(decision.InputError)) {
-			return codedError{err, exitInvalid}
-		}
+	case err != nil:
 		return err
 	case c.Merge && len(missing) > 0:
-		return fmt.Errorf("the folders do not hold the whole sweep: %w; run `simbench sweep %s --plan` and the shards until the plan is empty", &sim.MissError{Keys: keysOf(missing)}, c.Scenario)
+		return fmt.Errorf("the runs given do not hold the whole sweep: %w; %s", &sim.MissError{Keys: keysOf(missing)}, again)
 	case c.Merge:
 		return pipeline.WriteSweep(sc.Name, sw, c.pipelineOptions(out, dir, o))
 	case c.Plan:
@@ -114,6 +121,28 @@ func (c *SweepCmd) sharded(out io.Writer, sc *scenarios.Scenario, dir string, o 
 	}
 	fmt.Fprintf(out, "shard %d/%d: %d of the %d runs needed next simulated into %s\n", c.Shard.I, c.Shard.N, ran, len(missing), dir)
 	return nil
+}
+
+// sweepOver runs the sweep o of sc over the read-only union of the run
+// folders dirs (sim.OpenUnion) for cache version v, and returns it with
+// the runs its next step needs that the folders do not hold (none: the
+// sweep is complete). A folder holding what is not a run of this version
+// is invalid input.
+func sweepOver(ctx context.Context, sc *scenarios.Scenario, o decision.SweepOptions, dirs []string, v string) (*results.Sweep, []sim.Point, error) {
+	union, err := sim.OpenUnion(dirs, v)
+	if err != nil {
+		return nil, nil, codedError{err, exitInvalid}
+	}
+	o.Cache, o.Progress = union, nil
+	sw, err := decision.Sweep(ctx, sc, o)
+	var miss *sim.MissError
+	switch {
+	case err == nil || errors.As(err, &miss):
+		return sw, union.Missing(), nil
+	case errors.As(err, new(decision.InputError)):
+		return nil, nil, codedError{err, exitInvalid}
+	}
+	return nil, nil, err
 }
 
 // keysOf returns the points' keys.

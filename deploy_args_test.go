@@ -11,7 +11,7 @@ import (
 )
 
 // Every simbench command line that deploy/'s Kubernetes manifests and the
-// sweep-shards workflow run parses with simbench's own parser, so a flag
+// sweep-work workflow run parses with simbench's own parser, so a flag
 // renamed or removed here fails this test rather than a Job in a cluster.
 // deploy/testdata/commands.jsonl lists them, each as its pod or step runs
 // it; the deploy module's tests extract it from the manifests and the

@@ -27,18 +27,13 @@ type command struct {
 }
 
 // commands extracts the simbench command lines: each simbench container
-// (an Indexed Job's once per index) of the manifests and of the Jobs
-// rounds.sh applies through the tier3 sweep's rounds, and each command the
-// workflows run through them (a matrix job's once per matrix value, with
-// the folders its globs expand to).
+// (an Indexed Job's once per index) of the manifests, and each command the
+// workflow runs, as its steps write it.
 func commands(t *testing.T, files map[string]string) []command {
 	t.Helper()
-	applied, problems := driveTier3(files[roundsFile])
-	files[appliedKey] = applied
-	m, p := parseManifests(files)
-	wf, p1 := parseWorkflow(workflowFile, files[workflowFile])
-	round, p2 := parseWorkflow(roundFile, files[roundFile])
-	if problems = slices.Concat(problems, p, p1, p2); len(problems) > 0 {
+	m, problems := parseManifests(files)
+	wf, p := parseWorkflow(workflowFile, files[workflowFile])
+	if problems = slices.Concat(problems, p); len(problems) > 0 {
 		t.Fatal(strings.Join(problems, "\n"))
 	}
 	var out []command
@@ -56,11 +51,10 @@ func commands(t *testing.T, files map[string]string) []command {
 		}
 	}
 	keys := slices.SortedFunc(maps.Keys(m.file), func(a, b string) int {
-		// rounds.sh's Jobs in the order applied, after the files'
 		if c := strings.Compare(m.file[a], m.file[b]); c != 0 {
 			return c
 		}
-		return slices.Index(appliedOrder(applied), strings.TrimPrefix(a, "Job/")) - slices.Index(appliedOrder(applied), strings.TrimPrefix(b, "Job/"))
+		return strings.Compare(a, b)
 	})
 	for _, key := range keys {
 		kind, name, _ := strings.Cut(key, "/")
@@ -84,7 +78,7 @@ func commands(t *testing.T, files map[string]string) []command {
 			add(m.file[key]+" "+key, cs, n, indexRef)
 		}
 	}
-	return append(out, workflowCommands(wf, round)...)
+	return append(out, workflowCommands(wf)...)
 }
 
 // testdata/commands.jsonl is what the manifests and the workflow run:

@@ -33,7 +33,6 @@ const (
 	indexRef        = "$(" + indexVar + ")"
 	indexAnnotation = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
 
-	sweepMerge = "simbench-sweep-merge"
 	workers    = "simbench-workers"
 	fleetMerge = "simbench-fleet-merge"
 	serveName  = "simbench-serve"
@@ -65,13 +64,13 @@ func parseManifests(files map[string]string) (*manifests, []string) {
 }
 
 // eachDocument calls f with every YAML document of the manifest files
-// (every deploy/*.yaml and the Jobs rounds.sh applied), in file order, and
+// (every deploy/*.yaml), in file order, and
 // returns the problems: a file that does not split into documents, and
 // f's errors, each naming the file and the document's number.
 func eachDocument(files map[string]string, f func(p string, doc []byte) error) []string {
 	var problems []string
 	for _, p := range slices.Sorted(maps.Keys(files)) {
-		if p != appliedKey && (!strings.HasPrefix(p, "deploy/") || !strings.HasSuffix(p, ".yaml")) {
+		if !strings.HasPrefix(p, "deploy/") || !strings.HasSuffix(p, ".yaml") {
 			continue
 		}
 		r := kyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(files[p])))
@@ -178,37 +177,28 @@ func readFiles(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read(roundsFile)
 	read(workflowFile)
-	read(roundFile)
 	read("docs/fleets-and-sweeps.md")
 	return files
 }
 
-// checkAll parses files, drives rounds.sh through the tier3 sweep with a
-// fake kubectl, simulates the workflows, and returns every way they
+// checkAll parses files and the workflow, and returns every way they
 // disagree with each other or with what docs/fleets-and-sweeps.md says of them.
 func checkAll(files map[string]string) []string {
-	files = maps.Clone(files)
-	applied, problems := driveTier3(files[roundsFile])
-	files[appliedKey] = applied
-	m, p := parseManifests(files)
-	problems = append(problems, p...)
+	m, problems := parseManifests(files)
 	image, p := readmeImage(files["docs/fleets-and-sweeps.md"])
 	problems = append(problems, p...)
 	problems = append(problems, checkDockerfile(files["deploy/Dockerfile"])...)
-	problems = append(problems, m.checkRounds(sweepImage, len(tier3Counts))...)
 	problems = append(problems, m.checkFleet(image+":"+versionPlaceholder)...)
+	problems = append(problems, m.checkSweepWork(image+":"+versionPlaceholder)...)
 	templates, p := podTemplates(files)
 	problems = append(problems, p...)
 	problems = append(problems, checkPodSecurity(templates)...)
 	problems = append(problems, checkBounds(templates)...)
 	wf, p := parseWorkflow(workflowFile, files[workflowFile])
 	problems = append(problems, p...)
-	round, p := parseWorkflow(roundFile, files[roundFile])
-	problems = append(problems, p...)
-	if wf != nil && round != nil {
-		problems = append(problems, checkWorkflows(wf, round)...)
+	if wf != nil {
+		problems = append(problems, checkWorkflow(wf)...)
 	}
 	return problems
 }
@@ -662,60 +652,29 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{"deploy/fleet/workers.yaml", "            - worker\n", "            - run\n", "runs \"run\", want worker"},
 		{"deploy/fleet/merge.yaml", "            - /results/fleet/member-0\n", "", "want the 3 folders"},
 		{"deploy/fleet/merge.yaml", "/results/fleet/merged", "merged", "not on a mounted PersistentVolumeClaim"},
+		{"deploy/sweep/workers.yaml", "  parallelism: 4", "  parallelism: 2", "completions 4 and parallelism 2"},
+		{"deploy/sweep/workers.yaml", "  completionMode: Indexed", "  completionMode: NonIndexed", "completionMode: Indexed"},
+		{"deploy/sweep/workers.yaml", "redis://simbench-redis:6379/1", "redis://simbench-redis:6380/1", "not a port of Service simbench-redis"},
+		{"deploy/sweep/workers.yaml", "redis://simbench-redis:6379/1", "http://simbench-redis:6379/1", "want redis://"},
+		{"deploy/sweep/workers.yaml", "            - sweep\n", "            - run\n", "runs \"run\", want sweep"},
+		{"deploy/sweep/merge.yaml", "redis://simbench-redis:6379/1", "redis://simbench-redis:6379/2", "want the workers' store alone"},
+		{"deploy/sweep/merge.yaml", "            - tier3\n", "            - multi-agent\n", "want one sweep"},
+		{"deploy/sweep/merge.yaml", "/results/sweep/merged", "/tmp/merged", "not on a mounted PersistentVolumeClaim"},
+		{"deploy/sweep/merge.yaml", "  backoffLimit: 0", "  completionMode: Indexed\n  completions: 1\n  backoffLimit: 0", "a merge is one pod"},
+		{workflowFile, "      - run: go build -o simbench .\n", "", "simbench built 0 times"},
+		{workflowFile, "for p in \"${pids[@]}\"; do wait \"$p\"; done", "wait", "a bare wait returns 0"},
+		{workflowFile, "--out worker-$i > worker-$i.out &", "--out worker-$i > worker-$i.out", "want 2 or more at once"},
+		{workflowFile, "for i in 0 1 2 3; do", "for i in 0; do", "1 workers"},
+		{workflowFile, "--merge redis://localhost:6379/1", "--merge redis://localhost:6379/2", "want the workers' store"},
+		{workflowFile, "redis://localhost:6379/1 --out worker", "redis://redis:6379/1 --out worker", "the service container"},
+		{workflowFile, "          - 6379:6379\n", "", "publishing port 6379"},
+		{workflowFile, "    timeout-minutes: 30\n", "", "timeout-minutes"},
+		{workflowFile, "sweep tier3 --merge", "sweep multi-agent --merge", "want one sweep"},
+		{workflowFile, "    runs-on: ubuntu-latest", "    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        worker: [0, 1]", `field worker not found`},
 		{"deploy/results-pvc.yaml", "kind: PersistentVolumeClaim", "kind: PersistentVolume", "kind \"PersistentVolume\""},
 		{"deploy/Dockerfile", "FROM golang:1.26 AS build", "FROM golang:1.25 AS build", "stages"},
 		{"deploy/Dockerfile", "COPY sched/go.mod sched/", "COPY sched/go.sum sched/", "COPY sched/go.sum: not in the repository"},
 		{"deploy/Dockerfile", "/out/simbench /usr/local/bin/simbench", "/out/simbench /simbench", "/usr/local/bin/simbench"},
-		{roundsFile, "  completionMode: Indexed", "  completionMode: NonIndexed", "completionMode: Indexed"},
-		{roundsFile, "  completionMode: Indexed", "  completionMod: Indexed", `unknown field "completionMod"`},
-		{roundsFile, "  parallelism: $n", "  parallelism: 3", "parallelism 3, want 4"},
-		{roundsFile, "  completions: $n", "  completions: 8", "completions 8, want 4"},
-		{roundsFile, `--shard "$index/$shards"`, `--shard "$index/5"`, "completions 4, want 5"},
-		{roundsFile, `--shard "$index/$shards"`, `--shard "0/$shards"`, `--shard "0/4"`},
-		{roundsFile, `index='$(JOB_COMPLETION_INDEX)'`, `index='$(JOB_INDEX)'`, "$(JOB_INDEX)"},
-		{roundsFile, `--out "$root/r$r/shard-$index"`, `--out "$root/r$r/shards"`, "one folder"},
-		{roundsFile, `--out "$root/r$r/shard-$index"`, `--out "$root/shard-$index"`, "which a round before wrote"},
-		{roundsFile, "root=/results/sweep", "root=/tmp/sweep", "not on a mounted PersistentVolumeClaim"},
-		{roundsFile, `dirs="$dirs $root/r$r/shard-$i"`, `dirs="$root/r$r/shard-$i"`, "want the folders of the rounds before"},
-		{roundsFile, `--plan $dirs --out`, `--plan --out`, "plans from []"},
-		{roundsFile, `--merge $dirs --out`, `--merge /results/sweep/r1/shard-0 --out`, "want every round's folders"},
-		{roundsFile, `"$@" --merge`, `--seeds 5 --merge`, "want one sweep"},
-		{roundsFile, "      restartPolicy: Never", "      restartPolicy: OnFailure", `restartPolicy "OnFailure"`},
-		{roundsFile, "image: $image", "image: simbench:v1", `image "simbench:v1"`},
-		{roundsFile, "command: [simbench]", "command: [/simbench]", "command"},
-		{roundsFile, "job-completion-index']", "job-index']", "env JOB_COMPLETION_INDEX"},
-		{roundsFile, "claimName: simbench-results", "claimName: results", "not on a mounted PersistentVolumeClaim"},
-		{roundsFile, "\twait_job \"$shard\"\n", "", "before Job simbench-sweep-r1-shards has completed"},
-		{roundsFile, `if [ "$runs" -eq 0 ]; then`, `if [ "$runs" -eq 1 ]; then`, "applied 2 plans"},
-		{roundsFile, "  backoffLimit: 0", "  backoffLimitPerIndex: 0", "needs completionMode: Indexed"},
-		{workflowFile, "      - run: go build -o simbench .\n", "", "simbench built 0 times"},
-		{roundFile, "    steps:\n      - uses: actions/download-artifact@v4\n        with:\n          name: simbench\n      - run: chmod +x simbench\n      - uses: actions/download-artifact@v4\n        with:\n          pattern: sweep-r*-shard-*\n          path: shards\n      # This", "    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-go@v5\n      - run: go build -o simbench .\n      - uses: actions/download-artifact@v4\n        with:\n          pattern: sweep-r*-shard-*\n          path: shards\n      # This", "want once"},
-		{roundFile, "      # An artifact keeps no file modes.\n      - run: chmod +x simbench\n", "", "not an executable here"},
-		{roundFile, "shard: [0, 1, 2, 3]", "shard: [0, 1, 2]", "want --shard 2/3"},
-		{roundFile, "shard: [0, 1, 2, 3]", "shard: [1, 2, 3, 4]", "matrix shard [1 2 3 4], want 0 to N-1"},
-		{roundFile, "--shard ${{ matrix.shard }}/4", "--shard ${{ matrix.shard }}/5", "want --shard 0/4"},
-		{roundFile, "--shard ${{ matrix.shard }}/4", "--shard 0/4", "want --shard 1/4"},
-		{roundFile, "      - run: rm -rf shards/sweep-r${{ inputs.round }}-shard-*\n", "", "is given the folders of rounds 1 to 1, want 1 to 0"},
-		{roundFile, "name: sweep-r${{ inputs.round }}-shard-${{ matrix.shard }}", "name: sweep-r${{ inputs.round }}-shard", "a second time"},
-		{roundFile, "name: sweep-r${{ inputs.round }}-shard-${{ matrix.shard }}", "name: sweep-shard-${{ matrix.shard }}", "a second time"},
-		{roundFile, "      pattern: sweep-r*-shard-*\n          path: shards\n      - id: plan", "      pattern: sweep-shard-*\n          path: shards\n      - id: plan", "given the folders of rounds 1 to 0, want 1 to 1"},
-		{roundFile, "path: shard\n", "path: out\n", "the merge of the whole sweep false"},
-		{roundFile, "fail-fast: false", "fail-fast: true", "fail-fast: false"},
-		{roundFile, "      fail-fast: false", "      failfast: false", "field failfast not found"},
-		{roundFile, "    if: needs.plan.outputs.runs != '0'\n", "", "runs after its round's plan listed no run"},
-		{roundFile, `echo "runs=$runs" >> "$GITHUB_OUTPUT"`, `echo "count=$runs" >> "$GITHUB_OUTPUT"`, "want true after 6"},
-		{roundFile, "value: ${{ jobs.plan.outputs.runs }}", "value: ${{ jobs.shard.outputs.runs }}", "want true after 6"},
-		{roundFile, "      - run: |\n          shopt -s nullglob\n          ./simbench", "      - run: |\n          ./simbench", "which is no shard's folder"},
-		{roundFile, "defaults:\n  run:\n    shell: bash\n", "", "shopt in a step whose shell"},
-		{roundFile, "./simbench sweep tier3 --shard", "./simbench sweep tier2 --shard", `"sweep tier2"`},
-		{workflowFile, "    needs: round-3\n", "    needs: round-2\n", "needs [\"round-2\"] with round \"4\""},
-		{workflowFile, "    if: needs.round-3.outputs.runs != '0'\n", "    if: needs.round-2.outputs.runs != '0'\n", "which the job does not need"},
-		{workflowFile, "    if: needs.round-6.outputs.runs != '0'\n", "", "true after 7 rounds, want true after 6"},
-		{workflowFile, "      round: 4\n", "      round: 3\n", "with round \"3\""},
-		{workflowFile, "round-19, round-20]", "round-19]", "needs build and the 20 rounds"},
-		{workflowFile, "    if: ${{ !cancelled() && needs.build.result == 'success' }}\n", "", "the merge of the whole sweep false"},
-		{workflowFile, "--merge shards/* --out merged", "--merge shards/sweep-r1-shard-0 --out merged", "not every folder of rounds 1 to 1"},
-		{workflowFile, "uses: ./.github/workflows/sweep-round.yml\n    with:\n      round: 2\n", "uses: ./.github/workflows/sweep-rounds.yml\n    with:\n      round: 2\n", "want \"./.github/workflows/sweep-round.yml\""},
 		{"docs/fleets-and-sweeps.md", "docker build -f deploy/Dockerfile --build-arg VERSION=$V -t simbench:$V .", "docker build -f deploy/Dockerfile --build-arg VERSION=$V -t simbench:latest .", "tags the image simbench:latest"},
 		{"docs/fleets-and-sweeps.md", "docker build -f deploy/Dockerfile --build-arg VERSION=$V -t simbench:$V .", "docker build -f deploy/Dockerfile --build-arg VERSION=$V -t simbench2:$V .", `image "simbench:VERSION", want "simbench2:VERSION"`},
 		{"docs/fleets-and-sweeps.md", "s|simbench:VERSION|simbench:$V|", "s|simbench:dev|simbench:$V|", "puts the version built into the manifests"},
@@ -726,9 +685,7 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{"deploy/fleet/redis.yaml", "          emptyDir:\n            sizeLimit: 64Mi", "          hostPath:\n            path: /data", "restricted volume types"},
 		{"deploy/fleet/workers.yaml", "type: RuntimeDefault", "type: Unconfined", "Job/simbench-workers: refused by the restricted:latest Pod Security Standard: seccompProfile"},
 		{"deploy/fleet/merge.yaml", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot != true"},
-		{roundsFile, "drop: [ALL]", "drop: [NET_RAW]", "Job/simbench-sweep-r1-plan: refused by the restricted:latest Pod Security Standard: unrestricted capabilities"},
 		{"deploy/fleet/merge.yaml", "  activeDeadlineSeconds: 600\n", "", "Job/simbench-fleet-merge: no activeDeadlineSeconds"},
-		{roundsFile, "  ttlSecondsAfterFinished: 86400\n", "", "Job/simbench-sweep-merge: no ttlSecondsAfterFinished"},
 		{"deploy/fleet/workers.yaml", "              memory: 512Mi\n", "", "container worker has no memory limit"},
 		{"deploy/fleet/redis.yaml", "              cpu: 100m\n", "", "container redis requests no cpu"},
 		{"deploy/fleet/serve.yaml", "              memory: 64Mi\n", "              memory: 1Gi\n", "requests memory 1Gi, above its limit 256Mi"},

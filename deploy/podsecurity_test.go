@@ -29,7 +29,7 @@ type podTemplate struct {
 func (p podTemplate) String() string { return p.file + ": " + p.object }
 
 // podTemplates returns every pod template in the YAML documents of the
-// manifest files (every deploy/*.yaml and the Jobs rounds.sh applied):
+// manifest files (every deploy/*.yaml):
 // Pods, and the templates of Deployments, StatefulSets, DaemonSets,
 // ReplicaSets, Jobs and CronJobs, found as the API server's pod security
 // admission finds them. Documents of other kinds hold no pod.
@@ -153,27 +153,21 @@ func checkBounds(templates []podTemplate) []string {
 	return problems
 }
 
-// Every pod template in deploy/, and in the Jobs rounds.sh applies, passes
-// the restricted Pod Security Standard as the API server's admission
-// evaluates it.
+// Every pod template in deploy/ passes the restricted Pod Security
+// Standard as the API server's admission evaluates it.
 func TestRestrictedPodSecurity(t *testing.T) {
 	files := readFiles(t)
-	applied, problems := driveTier3(files[roundsFile])
-	for _, p := range problems {
-		t.Error(p)
-	}
-	files[appliedKey] = applied
 	templates, problems := podTemplates(files)
 	for _, p := range problems {
 		t.Error(p)
 	}
 	// Each kind of pod the manifests make is looked at: the fleet's two
-	// Deployments and two Jobs and the sweep's plan, shard and merge Jobs.
+	// Deployments and two Jobs, and the sweep's workers and merge Jobs.
 	var seen []string
 	for _, tp := range templates {
 		seen = append(seen, tp.object)
 	}
-	for _, want := range []string{"Deployment/" + redisName, "Deployment/" + serveName, "Job/" + workers, "Job/" + fleetMerge, "Job/simbench-sweep-r1-plan", "Job/simbench-sweep-r1-shards", "Job/" + sweepMerge} {
+	for _, want := range []string{"Deployment/" + redisName, "Deployment/" + serveName, "Job/" + workers, "Job/" + fleetMerge, "Job/" + sweepWorkers, "Job/" + sweepWorkMerge} {
 		if !slices.Contains(seen, want) {
 			t.Errorf("no pod template of %s among %q", want, seen)
 		}
@@ -186,9 +180,7 @@ func TestRestrictedPodSecurity(t *testing.T) {
 // Every Job has a deadline and a time to live, every container requests
 // and is limited in CPU and memory.
 func TestBounds(t *testing.T) {
-	files := readFiles(t)
-	files[appliedKey], _ = driveTier3(files[roundsFile])
-	templates, problems := podTemplates(files)
+	templates, problems := podTemplates(readFiles(t))
 	for _, p := range append(problems, checkBounds(templates)...) {
 		t.Error(p)
 	}

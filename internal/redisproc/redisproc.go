@@ -111,3 +111,14 @@ func (s *Server) Restart() error {
 	s.Stop()
 	return s.start()
 }
+
+// Quiet silences go-redis's own log (a process-wide setting of go-redis):
+// a command that loses Redis says so in its own words, and go-redis's dial
+// errors would only scroll over them.
+func Quiet() { redis.SetLogger(silentLogger{}) }
+
+// silentLogger drops go-redis's log lines.
+type silentLogger struct{}
+
+// Printf implements go-redis's logger by doing nothing.
+func (silentLogger) Printf(context.Context, string, ...any) {}
