@@ -214,6 +214,7 @@ func TestFullFile(t *testing.T) {
 				},
 				InputTokensPerMinute: 1_500_000, OutputTokensPerMinute: 300_000,
 				PricePer1kInput: 0.003, PricePer1kOutput: 0.015,
+				Daily: spec.Daily{RPD: 1_000_000, TPD: 500_000_000, Reset: "00:00", Zone: "America/Los_Angeles", Start: "2025-06-01T23:58:30"},
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: spec.SlidingWindow,
