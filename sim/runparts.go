@@ -146,6 +146,9 @@ func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Ev
 // countTurn records turn t's end at now, failed (or cancelled) or not.
 func (r *runParts) countTurn(now time.Duration, t *agent.AgentTurn, failed bool) {
 	r.m.Turn(now, now-t.Start, failed, t.Good)
+	if failed && t.DailyFailedFast {
+		r.m.DailyFailedFastTurn(now)
+	}
 	if t.Abandoned {
 		r.m.ModelFailedTurn(now)
 	}
@@ -160,6 +163,14 @@ func (r *runParts) countTurn(now time.Duration, t *agent.AgentTurn, failed bool)
 // countResults records the results of part p, whose sched turn is done.
 func (r *runParts) countResults(p *agent.AgentPart, res []sched.Result) {
 	for i := range res {
+		if meta := p.Calls[i].Payload.(*agent.CallMeta); meta.DailyHits > 0 {
+			// Every call, the model's too: an agent spins on its model's
+			// daily quota as on a tool's.
+			r.m.DailyCall(&res[i], meta.DailyAt)
+			if res[i].Err != nil && meta.DailyHits == 1 && res[i].Class == sched.ClassRateLimited {
+				p.Turn.DailyFailedFast = true
+			}
+		}
 		r.m.Result(&res[i], p.Counted)
 		if r.classes != nil && p.Counted {
 			r.classes.Result(p.Turn.Session, &res[i])
@@ -168,6 +179,19 @@ func (r *runParts) countResults(p *agent.AgentPart, res []sched.Result) {
 			r.procs[p.Turn.Proc].stats.result(&res[i], r.m.Window)
 		}
 	}
+}
+
+// countDecision records what service decided at now for an attempt of
+// call meta: a 429 of a spent daily quota marks the call (its first, and
+// how many), for the daily quota's figures.
+func (r *runParts) countDecision(meta *agent.CallMeta, now time.Duration, d *fakeapi.Decision) {
+	if !d.Daily() {
+		return
+	}
+	if meta.DailyHits == 0 {
+		meta.DailyAt = now
+	}
+	meta.DailyHits++
 }
 
 // countStart records an attempt of call meta sent by process p at now.
