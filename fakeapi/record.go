@@ -69,6 +69,11 @@ type Record struct {
 	// service stopped working on it; Wasted that the work was finished (or
 	// the stream kept going) after the client had gone.
 	Cancelled, Wasted bool
+	// Daily says a spent daily quota (spec.Daily) refused the request,
+	// and DailyReset is how long after Arrived its reset was, in real
+	// time.
+	Daily      bool
+	DailyReset time.Duration
 
 	// sending is when the last part of a streamed answer began to go out
 	// (0: not yet), which is its Answered unless the client left: a client
@@ -136,6 +141,9 @@ func (rec *Record) decided(at time.Duration, d, seen *Decision, status int) {
 	rec.RetryAfter, rec.HasRetryAfter = seen.RetryAfter, seen.HasRetryAfter
 	rec.DelayInBody = d.Kind == KindRateLimited && seen.HasRetryAfter && d.RetryIn == spec.RetryDelayInstead
 	rec.WriteRace = d.WriteRace
+	if d.Daily() {
+		rec.Daily, rec.DailyReset = true, seen.Wait
+	}
 	if !rec.Write {
 		rec.Resource = ""
 	}
