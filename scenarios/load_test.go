@@ -23,7 +23,7 @@ func TestProblems(t *testing.T) {
 		want []string
 	}{
 		{"unknown-key.toml", []string{
-			`testdata/unknown-key.toml:11:1: services.s.rpn: unknown key; did you mean "rps" or "rpm"?`,
+			`testdata/unknown-key.toml:11:1: services.s.rpn: unknown key; did you mean "rps" or "rpm" or "rpd"?`,
 			`testdata/unknown-key.toml:18:1: strategy[0].max_inflight: unknown key; did you mean "max_in_flight"?`,
 		}},
 		{"wrong-type.toml", []string{
