@@ -92,6 +92,8 @@ func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook fun
 		r.readers = append(r.readers, newAnswerReader(m.Config()))
 	}
 	r.m = collect.NewCollector(names, sc.Duration)
+	// The services' decisions are in hand (countDecision).
+	r.m.MeasuresDaily = true
 	for _, w := range collect.EventWindows(sc) {
 		r.m.Windows = append(r.m.Windows, collect.WindowAcc{W: w})
 	}

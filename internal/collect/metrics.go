@@ -35,6 +35,11 @@ type Collector struct {
 	// failed for reasons of the model (workload.llm.success: a model turn
 	// wrong and not cured by its retries).
 	modelFailedTurns int64
+	// MeasuresDaily says the driver sees the services' decisions and
+	// feeds DailyCall and DailyFailedFastTurn (the virtual one does; a
+	// live client cannot tell a daily quota's 429 from another), so that
+	// results carry the daily quota's figures.
+	MeasuresDaily bool
 	// dailySpin and dailyFailedFast are the daily quota's figures
 	// (results.DailyQuota), summed by DailyCall and DailyFailedFastTurn.
 	dailySpin       time.Duration
@@ -419,7 +424,7 @@ func (c *Collector) StrategyResultFrom(name string, maxInFlight int, models []Mo
 	}
 	r.AttemptsPerFailedCall = c.failedPerAttempts
 	for i := range models {
-		if models[i].Cfg.Daily.Enabled() {
+		if c.MeasuresDaily && models[i].Cfg.Daily.Enabled() {
 			r.DailyQuota = &results.DailyQuota{FailedFastTurns: c.dailyFailedFast, SpinS: setup.Round6(c.dailySpin.Seconds())}
 			break
 		}
