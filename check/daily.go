@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/simbench/simbench/fakeapi"
@@ -19,26 +20,35 @@ const DefaultDailyRetries = 0
 
 // dailyQuota grades the requests a client sent to a service's spent daily
 // quota (records in order of arrival) after it was told the quota was
-// spent and before the reset it was told of: those sent after the answer
-// of the 429 that told it (requests already on their way when it came
-// are not its doing). NOT MEASURED when no request met a spent quota.
+// spent and before the reset it was told of (the 429's Retry-After; on a
+// service that sends none, until the quota admits a request again):
+// those sent after the answer of the 429 that told it (requests already
+// on their way when it came are not its doing). NOT MEASURED when no
+// request met a spent quota.
 func dailyQuota(recs []*fakeapi.Record) Line {
 	answers, spun := 0, 0
 	// told is when the client was told the quota was spent, until the
 	// reset it was told of, first the first such wait.
 	var told, until, first time.Duration
+	open := false // a spent quota's window is open
 	for _, r := range recs {
-		if answers > 0 && r.Arrived >= told && r.Arrived < until {
+		if open && r.Arrived >= told && r.Arrived < until {
 			spun++
+		}
+		if r.Admitted && r.Arrived >= told {
+			open = false // the quota admits again: it was reset
 		}
 		if !r.Daily {
 			continue
 		}
-		if answers == 0 || r.Arrived >= until {
+		if !open || r.Arrived >= until {
 			// A fresh refusal: the first, or one after the last reset.
-			told, until = r.Answered, r.Arrived+r.DailyReset
+			told, until, open = r.Answered, time.Duration(math.MaxInt64), true
+			if r.HasRetryAfter {
+				until = r.Arrived + r.RetryAfter
+			}
 			if answers == 0 {
-				first = r.DailyReset
+				first = until - r.Arrived
 			}
 		}
 		answers++
@@ -50,8 +60,10 @@ func dailyQuota(recs []*fakeapi.Record) Line {
 		l.Figure = "no request met a spent daily quota; a service whose rpd or tpd the run spends measures it"
 		return l
 	}
-	l.Figure = fmt.Sprintf("%d requests sent to a spent daily quota before its reset, of %d answered with its 429 (the first told the reset was %s away)",
-		spun, answers, first.Round(time.Second))
+	l.Figure = fmt.Sprintf("%d requests sent to a spent daily quota before its reset, of %d answered with its 429", spun, answers)
+	if first < math.MaxInt64/2 {
+		l.Figure += fmt.Sprintf(" (the first told the reset was %v away)", first.Round(time.Second))
+	}
 	if spun > DefaultDailyRetries {
 		l.Verdict = Fail
 		l.Figure += "; the client keeps retrying a quota that only its reset gives back"

@@ -1,18 +1,21 @@
 package check
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/simbench/simbench/fakeapi"
+	"github.com/simbench/simbench/internal/setup"
+	"github.com/simbench/simbench/scenarios"
 )
 
 // spent is a 429 of a spent daily quota at ms at, answered at once, whose
 // reset is reset ms away.
 func spent(at, reset int) fakeapi.Record {
 	r := limited(1, at, reset)
-	r.Daily, r.DailyReset = true, time.Duration(reset)*ms1
+	r.Daily = true
 	return r
 }
 
@@ -61,4 +64,79 @@ func gradeOfAll(rules Rules, recs []fakeapi.Record) bool {
 		}
 	}
 	return false
+}
+
+// TestDailyQuotaServed grades two clients of a served tool whose daily
+// quota (1 request) is spent with its reset an hour away: one retries the
+// 429 three times in a row (FAIL, 3), the other gives up at once (PASS,
+// 0). The hour makes the verdicts independent of the machine's speed.
+func TestDailyQuotaServed(t *testing.T) {
+	sc, err := scenarios.Parse("daily.toml", []byte(`name = "daily"
+duration = "1m"
+[workload]
+sessions = 1
+calls = [ { tool = "t", count = 1 } ]
+[services.s]
+headers = "standard"
+rpd = 1
+clock_start = "2025-01-01T23:00:00"
+[tools.t]
+service = "s"
+[[strategy]]
+name = "x"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Recorder
+	cfg := fakeapi.ServerConfig{Seed: sc.Seed, OnRequest: rec.Add}
+	cfg.Services = append(cfg.Services, setup.ServeConfig(sc, &sc.Services[0]))
+	srv, err := fakeapi.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	send := func(client string) int {
+		req, err := http.NewRequest("POST", srv.URL("s")+"/tools/t", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set(fakeapi.ClientHeader, client)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if got := send("naive"); got != 200 {
+		t.Fatalf("first request: %d, want 200", got)
+	}
+	for range 4 {
+		if got := send("naive"); got != 429 {
+			t.Fatalf("naive: %d, want 429", got)
+		}
+	}
+	if got := send("polite"); got != 429 {
+		t.Fatalf("polite: %d, want 429", got)
+	}
+	recs, _ := rec.Records()
+	want := map[string]struct {
+		v Verdict
+		n float64
+	}{"naive": {Fail, 3}, "polite": {Pass, 0}}
+	seen := 0
+	for _, l := range Grade("daily", recs, RulesFor(sc, nil)).Lines {
+		if l.Check != CheckDaily {
+			continue
+		}
+		seen++
+		if w := want[l.Client]; l.Verdict != w.v || l.Value != w.n || !strings.Contains(l.Figure, "1h0m0s away") {
+			t.Errorf("%s: %s %v %q, want %s %v and the hour to the reset", l.Client, l.Verdict, l.Value, l.Figure, w.v, w.n)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d daily_quota lines, want one per client", seen)
+	}
 }
