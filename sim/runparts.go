@@ -24,6 +24,10 @@ import (
 type runParts struct {
 	sc *scenarios.Scenario
 	st *scenarios.Strategy
+	// daily marks the calls that met a spent daily quota, by their
+	// client name (unique to a call, where a meta is reused), until their
+	// results (countDecision, countDaily); nil until one does.
+	daily map[string]dailyMark
 	// Agents is the agent loop: sessions, turns and subagents.
 	Agents *agent.AgentLoop
 	// classes gathers each session class's figures (nil without classes).
@@ -165,13 +169,8 @@ func (r *runParts) countTurn(now time.Duration, t *agent.AgentTurn, failed bool)
 // countResults records the results of part p, whose sched turn is done.
 func (r *runParts) countResults(p *agent.AgentPart, res []sched.Result) {
 	for i := range res {
-		if meta := p.Calls[i].Payload.(*agent.CallMeta); meta.DailyHits > 0 {
-			// Every call, the model's too: an agent spins on its model's
-			// daily quota as on a tool's.
-			r.m.DailyCall(&res[i], meta.DailyAt)
-			if res[i].Err != nil && meta.DailyHits == 1 && res[i].Class == sched.ClassRateLimited {
-				p.Turn.DailyFailedFast = true
-			}
+		if len(r.daily) > 0 {
+			r.countDaily(p, p.Calls[i].Payload.(*agent.CallMeta), &res[i])
 		}
 		r.m.Result(&res[i], p.Counted)
 		if r.classes != nil && p.Counted {
@@ -190,10 +189,38 @@ func (r *runParts) countDecision(meta *agent.CallMeta, now time.Duration, d *fak
 	if !d.Daily() {
 		return
 	}
-	if meta.DailyHits == 0 {
-		meta.DailyAt = now
+	if r.daily == nil {
+		r.daily = map[string]dailyMark{}
 	}
-	meta.DailyHits++
+	m, ok := r.daily[meta.Client]
+	if !ok {
+		m.at = now
+	}
+	m.hits++
+	r.daily[meta.Client] = m
+}
+
+// dailyMark is what a call met of a spent daily quota: when its first
+// daily-quota 429 reached the service, and how many of its attempts got
+// one.
+type dailyMark struct {
+	at   time.Duration
+	hits int
+}
+
+// countDaily records the result res of call meta of part p when the call
+// met a spent daily quota, every call, the model's too: an agent spins on
+// its model's daily quota as on a tool's. The call's mark goes with it.
+func (r *runParts) countDaily(p *agent.AgentPart, meta *agent.CallMeta, res *sched.Result) {
+	m, ok := r.daily[meta.Client]
+	if !ok {
+		return
+	}
+	delete(r.daily, meta.Client)
+	r.m.DailyCall(res, m.at)
+	if res.Err != nil && m.hits == 1 && res.Class == sched.ClassRateLimited {
+		p.Turn.DailyFailedFast = true
+	}
 }
 
 // countStart records an attempt of call meta sent by process p at now.

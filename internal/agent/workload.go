@@ -155,11 +155,6 @@ type CallMeta struct {
 	// Output is a model call's output tokens, a part of its sched.Call.Tokens
 	// (0: all input, and for tool calls).
 	Output int64
-	// DailyAt is when the call's first attempt refused by a spent daily
-	// quota (a service's rpd or tpd) reached the service, and DailyHits
-	// how many of its attempts were (0: none; DailyAt unset).
-	DailyAt   time.Duration
-	DailyHits int32
 }
 
 // callsUpTo generates one turn's (or one iteration's) tool calls, the
