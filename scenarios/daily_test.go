@@ -36,6 +36,8 @@ func TestDailyProblems(t *testing.T) {
 		{"rpd = 10\ntimezone = \"Mars/Olympus\"\n", `a.toml:13:1: services.s.timezone: "Mars/Olympus" is not a time zone`},
 		{"rpd = 10\ntimezone = \"Local\"\n", `a.toml:13:1: services.s.timezone: "Local" is not a time zone`},
 		{"rpd = 10\nclock_start = \"2025-13-01T00:00:00\"\n", `a.toml:13:1: services.s.clock_start: "2025-13-01T00:00:00" is not a wall time`},
+		{"rpd = 10\ntimezone = \"PST\"\ndaily_reset = \"24:00\"\nclock_start = \"2025-01-01 23:59\"\n", `a.toml:14:1: services.s.daily_reset: "24:00" is not a time of day`},
+		{"rpd = 10\ntimezone = \"PST\"\ndaily_reset = \"24:00\"\nclock_start = \"2025-01-01 23:59\"\n", `a.toml:15:1: services.s.clock_start: "2025-01-01 23:59" is not a wall time`},
 		{"timezone = \"UTC\"\n", `a.toml:12:1: services.s.timezone: sets the clock of a daily quota, but there is none`},
 	} {
 		_, err := Parse("a.toml", []byte(nestedHead+tc.give))

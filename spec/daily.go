@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -73,35 +72,48 @@ type ClockError struct{ Key, Msg string }
 // Error returns "KEY: MSG".
 func (e *ClockError) Error() string { return e.Key + ": " + e.Msg }
 
-// Clock returns d's clock, or a *ClockError naming the key that does not
-// parse.
+// Clock returns d's clock, or a *ClockError naming the first key that does
+// not parse (Config.Problems reports them all).
 func (d Daily) Clock() (DayClock, error) {
+	c, errs := d.clock()
+	if len(errs) > 0 {
+		return c, errs[0]
+	}
+	return c, nil
+}
+
+// clock returns d's clock and a *ClockError for each key that does not
+// parse, in the order timezone, daily_reset, clock_start (a start is
+// read in UTC when the zone is wrong, so its own mistake shows too).
+func (d Daily) clock() (DayClock, []*ClockError) {
 	var c DayClock
+	var errs []*ClockError
 	zone := d.Zone
 	if zone == "" {
 		zone = DefaultTimezone
 	}
 	loc, err := time.LoadLocation(zone)
 	if err != nil || zone == "Local" {
-		return c, &ClockError{"timezone", fmt.Sprintf("%q is not a time zone; use an IANA name such as \"UTC\" or \"America/Los_Angeles\"", d.Zone)}
+		errs = append(errs, &ClockError{"timezone", fmt.Sprintf("%q is not a time zone; use an IANA name such as \"UTC\" or \"America/Los_Angeles\"", d.Zone)})
+		loc = time.UTC
 	}
 	reset := d.Reset
 	if reset == "" {
 		reset = DefaultDailyReset
 	}
-	at, err := time.Parse("15:04", reset)
-	if err != nil {
-		return c, &ClockError{"daily_reset", fmt.Sprintf("%q is not a time of day; write it as \"HH:MM\", 24-hour, such as \"00:00\" or \"17:30\"", d.Reset)}
+	if at, err := time.Parse("15:04", reset); err != nil {
+		errs = append(errs, &ClockError{"daily_reset", fmt.Sprintf("%q is not a time of day; write it as \"HH:MM\", 24-hour, such as \"00:00\" or \"17:30\"", d.Reset)})
+	} else {
+		c.hour, c.minute = at.Hour(), at.Minute()
 	}
-	c.hour, c.minute = at.Hour(), at.Minute()
 	start := d.Start
 	if start == "" {
 		start = DefaultClockStart
 	}
 	if c.start, err = time.ParseInLocation(ClockStartLayout, start, loc); err != nil {
-		return c, &ClockError{"clock_start", fmt.Sprintf("%q is not a wall time; write it as \"2025-01-01T23:30:00\", in the timezone", d.Start)}
+		errs = append(errs, &ClockError{"clock_start", fmt.Sprintf("%q is not a wall time; write it as \"2025-01-01T23:30:00\", in the timezone", d.Start)})
 	}
-	return c, nil
+	return c, errs
 }
 
 // Wall returns the wall time at model time t.
@@ -131,8 +143,8 @@ func (d Daily) problems(ps *problems) {
 			ps.add(l.key, "is %d, too large: it must be at most %d", l.v, int64(MaxLimit))
 		}
 	}
-	var ce *ClockError
-	if _, err := d.Clock(); errors.As(err, &ce) {
+	_, errs := d.clock()
+	for _, ce := range errs {
 		ps.add(ce.Key, "%s", ce.Msg)
 	}
 	if !d.Enabled() {
