@@ -134,6 +134,9 @@ func gradeOne(recs []*fakeapi.Record, calls []*call, rules Rules) []Line {
 	if l, ok := answerGap(recs, rules); ok {
 		lines = append(lines, l)
 	}
+	if rules.Daily[svc] {
+		lines = append(lines, dailyQuota(recs))
+	}
 	return lines
 }
 

@@ -104,6 +104,9 @@ type Rules struct {
 	// AnswerGapWarn and AnswerGapFail bound the p95 time between model
 	// answers.
 	AnswerGapWarn, AnswerGapFail time.Duration
+	// Daily holds the services with a daily quota (rpd or tpd), each
+	// graded by dailyQuota.
+	Daily map[string]bool
 }
 
 // RulesFor returns the rules of scenario sc: its [check] table over the
@@ -172,6 +175,12 @@ func RulesFor(sc *scenarios.Scenario, d *decision.Result) Rules {
 		}
 	}
 	for _, svc := range sc.Services {
+		if svc.Daily.Enabled() {
+			if r.Daily == nil {
+				r.Daily = map[string]bool{}
+			}
+			r.Daily[svc.Name] = true
+		}
 		n, src := c.MaxInFlight[svc.Name], "[check] max_in_flight."+svc.Name
 		if n == 0 {
 			n, src = c.AllMaxInFlight, "[check] max_in_flight"

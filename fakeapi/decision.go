@@ -83,15 +83,21 @@ const (
 	LimitITPM
 	// LimitOTPM: output tokens per minute (ServiceConfig.OutputTPM).
 	LimitOTPM
+	// LimitRPD: requests per day (spec.Daily.RPD); the wait is the time
+	// until the daily reset.
+	LimitRPD
+	// LimitTPD: tokens per day (spec.Daily.TPD); the wait is the time
+	// until the daily reset.
+	LimitTPD
 	numLimits
 )
 
 // limitNames are the limits' names; the token limits' are the provider
 // shapes' (package wire).
-var limitNames = [numLimits]string{"none", "rps", "rpm", wire.LimitTPM, "concurrency", wire.LimitITPM, wire.LimitOTPM}
+var limitNames = [numLimits]string{"none", "rps", "rpm", wire.LimitTPM, "concurrency", wire.LimitITPM, wire.LimitOTPM, "rpd", "tpd"}
 
 // String returns the limit's name: "rps", "rpm", "tpm", "concurrency",
-// "itpm", "otpm" or "none".
+// "itpm", "otpm", "rpd", "tpd" or "none".
 func (l Limit) String() string {
 	if l < numLimits {
 		return limitNames[l]
@@ -212,6 +218,10 @@ type Decision struct {
 	// limits (ServiceConfig.InputTPM and OutputTPM) after this decision;
 	// zero Limit when the service has none.
 	InputTokenQuota, OutputTokenQuota Quota
+	// DailyQuota is the daily limit that refused a 429 of LimitRPD or
+	// LimitTPD (spec.Daily): the limit a day, what is left of it, and the
+	// time until it resets; zero on every other decision.
+	DailyQuota Quota
 	// FirstToken is the time from arrival until the first token of an
 	// admission's answer, when the service paces generation
 	// (ServiceConfig.Generation); Latency - FirstToken is then the time the
@@ -227,6 +237,12 @@ type Decision struct {
 	// resource and was let through (a conflict is not a race: it commits
 	// nothing).
 	WriteRace bool
+}
+
+// Daily reports whether d is a 429 of a spent daily quota (LimitRPD or
+// LimitTPD), whose retry delay is the time until the daily reset.
+func (d *Decision) Daily() bool {
+	return d.Kind == KindRateLimited && (d.Limit == LimitRPD || d.Limit == LimitTPD)
 }
 
 // Admitted reports whether the request holds a slot until Finish or Cancel.

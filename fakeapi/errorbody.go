@@ -14,7 +14,7 @@ import (
 
 // limitPhrases word each Limit in a rejection message.
 var limitPhrases = [numLimits]string{"", "requests per second (RPS)", "requests per min (RPM)", "tokens per min (TPM)", "concurrent requests",
-	"input tokens per minute", "output tokens per minute"}
+	"input tokens per minute", "output tokens per minute", "requests per day (RPD)", "tokens per day (TPD)"}
 
 // tokenLimitMessage words a 429 of the input- or output-token limit as
 // Anthropic does: the limit per minute that the request would exceed, at
@@ -25,6 +25,27 @@ func tokenLimitMessage(service, level string, d *Decision) string {
 		q = d.OutputTokenQuota
 	}
 	msg := fmt.Sprintf("This request would exceed the rate limit of %d %s%s on service %s (remaining %d)", q.Limit, limitPhrases[d.Limit], level, service, q.Remaining)
+	if d.HasRetryAfter {
+		msg += fmt.Sprintf(". Please try again in %v", d.RetryAfter)
+	}
+	return msg + "."
+}
+
+// dailyMessage words a 429 of a spent daily quota: that it is the daily
+// limit, its figures, and how long until it resets (the true wait, which
+// the retry delay rounds or, on a lying service, shortens or leaves out).
+func dailyMessage(c *ServiceConfig, d *Decision) string {
+	q := d.DailyQuota
+	zone := c.Daily.Zone
+	if zone == "" {
+		zone = spec.DefaultTimezone
+	}
+	reset := c.Daily.Reset
+	if reset == "" {
+		reset = spec.DefaultDailyReset
+	}
+	msg := fmt.Sprintf("Daily quota exceeded for %s on service %s: Limit %d, Remaining %d. The daily limit resets at %s %s, in %v",
+		limitPhrases[d.Limit], c.Name, q.Limit, q.Remaining, reset, zone, RoundUp(q.Reset, time.Second))
 	if d.HasRetryAfter {
 		msg += fmt.Sprintf(". Please try again in %v", d.RetryAfter)
 	}
@@ -50,6 +71,9 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 		level := levelPhrase(c, d)
 		if d.Limit == LimitITPM || d.Limit == LimitOTPM {
 			return tokenLimitMessage(service, level, d)
+		}
+		if d.Daily() {
+			return dailyMessage(c, d)
 		}
 		q := d.Requests
 		if d.Limit == LimitTPM {
@@ -85,8 +109,8 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 		if d.Limit == LimitITPM || d.Limit == LimitOTPM {
 			return fmt.Sprintf("Request too large: it asks for more %s than the rate limit of service %s allows in one minute, so it can never be admitted.", limitPhrases[d.Limit], service)
 		}
-		if d.Limit == LimitTPM {
-			return fmt.Sprintf("Request too large for %s on service %s: Requested %d, which can never be admitted.", limitPhrases[LimitTPM], service, d.Tokens)
+		if d.Limit == LimitTPM || d.Limit == LimitTPD {
+			return fmt.Sprintf("Request too large for %s on service %s: Requested %d, which can never be admitted.", limitPhrases[d.Limit], service, d.Tokens)
 		}
 		return "Request body too large."
 	case KindConflict:
@@ -110,7 +134,7 @@ func rejectMessage(c *ServiceConfig, d *Decision, bodyErr error) string {
 // decode.
 func rejectionBody(c *ServiceConfig, id string, status int, d, seen *Decision, bodyErr error) []byte {
 	extra := errorExtra(c.API, d.Kind, "req_"+id)
-	if d.Kind == KindRateLimited || d.Kind == KindTooLarge && d.Limit == LimitTPM {
+	if d.Kind == KindRateLimited || d.Kind == KindTooLarge && (d.Limit == LimitTPM || d.Limit == LimitTPD) {
 		extra["limit"] = d.Limit.String()
 		if d.HasRetryAfter {
 			extra["retry_after_ms"] = RoundUp(seen.RetryAfter, time.Millisecond).Milliseconds()

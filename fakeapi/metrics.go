@@ -113,7 +113,7 @@ func newMetrics(s *Server) *metrics {
 		admitted: prometheus.NewDesc(prometheus.BuildFQName(ns, sub, "admitted_total"),
 			"Requests admitted, including those that later fail, hang or reset (GET "+StatsPath+": accepted).", []string{"service"}, nil),
 		limited: prometheus.NewDesc(prometheus.BuildFQName(ns, sub, "limited_total"),
-			"Requests refused by a limit: rps, rpm, tpm, concurrency, itpm or otpm (429s, GET "+StatsPath+": rate_limited_by), or overload (529/503, errors.overloaded).",
+			"Requests refused by a limit: rps, rpm, tpm, concurrency, itpm, otpm, rpd or tpd (429s, GET "+StatsPath+": rate_limited_by), or overload (529/503, errors.overloaded).",
 			[]string{"service", "limit"}, nil),
 		inFlight: prometheus.NewDesc(prometheus.BuildFQName(ns, sub, "in_flight_requests"),
 			"Requests in flight now (GET "+StatsPath+": in_flight).", []string{"service"}, nil),

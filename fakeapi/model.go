@@ -85,6 +85,8 @@ type Model struct {
 
 	// gen paces generation (ServiceConfig.Generation); nil when unset.
 	gen *generation
+	// daily is the per-day quota (spec.Config.Daily); nil when unset.
+	daily *dailyQuota
 
 	c counters
 	// spent is the tokens charged against spec.Faults.Credit: admitted
@@ -123,6 +125,7 @@ func NewModel(cfg ServiceConfig, rng *rand.Rand) (*Model, error) {
 		// on changes none of their draws.
 		m.gen = newGeneration(g, sub())
 	}
+	m.daily = newDaily(cfg.Daily)
 	if r := cfg.Background.Rate; r > 0 {
 		m.bgBurst = max(cfg.Background.Burst, 1)
 		m.bgGap = max(time.Duration(math.Round(float64(m.bgBurst)*float64(time.Second)/r)), 1)
@@ -213,12 +216,28 @@ func (m *Model) arrive(now time.Duration, r *Request, d *Decision) {
 		m.reject(d, KindTooLarge, 413)
 		return
 	}
+	if m.daily != nil {
+		if d.Limit = m.daily.tooLarge(d.Tokens); d.Limit != LimitNone {
+			m.reject(d, KindTooLarge, 413)
+			return
+		}
+	}
 	if m.shed(now, d) {
 		m.reject(d, KindOverloaded, 529)
 		return
 	}
 	w, l, by := t.wait(now, &u, allRates)
+	dw, dl := m.dailyWait(now, d.Tokens)
 	switch full := t.full(); {
+	case dw > 0 && dw >= w:
+		// A spent daily quota refuses ahead of the concurrency cap: its
+		// wait, to the reset, is the one that binds.
+		d.Wait, d.Limit = dw, dl
+		m.limited(now, r, t, nil, d, dw)
+		d.DailyQuota = m.daily.state(now, dl)
+		if d.EarlyRetry {
+			m.c.dailyRetries++
+		}
 	case full != nil:
 		d.Limit = LimitConcurrency
 		m.limited(now, r, t, full, d, m.cfg.ConcurrencyRetryAfter)
@@ -228,6 +247,17 @@ func (m *Model) arrive(now time.Duration, r *Request, d *Decision) {
 	default:
 		m.admit(now, r, t, &u, d)
 	}
+}
+
+// dailyWait brings the daily quota to now and returns how long after now
+// it would admit a request of tokens, and the limit that binds (0 and
+// LimitNone: now, or no daily quota).
+func (m *Model) dailyWait(now time.Duration, tokens int64) (time.Duration, Limit) {
+	if m.daily == nil {
+		return 0, LimitNone
+	}
+	m.daily.advance(now)
+	return m.daily.wait(now, tokens)
 }
 
 // screen returns the tenant r arrives at, or the kind and status of a
@@ -273,6 +303,9 @@ func (m *Model) screen(now time.Duration, r *Request, d *Decision) (t *tenant, k
 // request a slot.
 func (m *Model) admit(now time.Duration, r *Request, t *tenant, u *units, d *Decision) {
 	t.take(now, u, allRates)
+	if m.daily != nil {
+		m.daily.take(d.Tokens)
+	}
 	t.quotas(now, d)
 	t.admitted++
 	m.c.accepted++
@@ -397,6 +430,9 @@ func (m *Model) SettleOutput(now time.Duration, id ID, actual int64) {
 	s.tokens = max(satmath.Add(s.tokens, diff), 0)
 	m.c.tokens = max(satmath.Add(m.c.tokens, diff), 0)
 	m.spent = max(satmath.Add(m.spent, diff), 0)
+	if m.daily != nil {
+		m.daily.settle(now, diff)
+	}
 	for ; t != nil; t = t.up {
 		for _, r := range []rate{rateTPM, rateOTPM} {
 			if t.has&r.bit() == 0 {
@@ -469,12 +505,15 @@ func (m *Model) Cancel(now time.Duration, id ID) {
 }
 
 // ResetLimiters empties every tenant's rate limiters: full buckets, empty
-// windows, at the limits in force now (a limiter an event turned off
+// windows, the day's daily quota whole again, at the limits in force now (a limiter an event turned off
 // too), and the account's credit (spec.Faults.Credit) whole again.
 // Requests in flight keep their slots, so the concurrency cap still counts
 // them.
 func (m *Model) ResetLimiters() {
 	m.spent = 0
+	if m.daily != nil {
+		m.daily.requests, m.daily.toks = 0, 0
+	}
 	m.eachTenant(func(t *tenant) {
 		for r := range numRates {
 			if l := &t.lim[r]; l.limit > 0 {

@@ -51,6 +51,11 @@ type Record struct {
 	// DelayInBody says the 429 stated its retry delay only in its error
 	// body (spec.Faults.RetryDelayBody "instead": no Retry-After header).
 	DelayInBody bool
+	// Daily says a spent daily quota (spec.Daily) refused the request: its
+	// RetryAfter is the time to the quota's reset (on a service that does
+	// not lie about it). It sits in the padding after DelayInBody, so a
+	// record costs no more memory for it.
+	Daily bool
 	// IdempotencyKey is the Idempotency-Key header ("": none).
 	IdempotencyKey string
 	// Attempt is the attempt number the request declared (1 for a first
@@ -136,6 +141,7 @@ func (rec *Record) decided(at time.Duration, d, seen *Decision, status int) {
 	rec.RetryAfter, rec.HasRetryAfter = seen.RetryAfter, seen.HasRetryAfter
 	rec.DelayInBody = d.Kind == KindRateLimited && seen.HasRetryAfter && d.RetryIn == spec.RetryDelayInstead
 	rec.WriteRace = d.WriteRace
+	rec.Daily = d.Daily()
 	if !rec.Write {
 		rec.Resource = ""
 	}

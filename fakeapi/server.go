@@ -467,6 +467,7 @@ func (s *Server) realDecision(d Decision) Decision {
 	for _, q := range d.quotas() {
 		q.Reset = s.real(q.Reset)
 	}
+	d.DailyQuota.Reset = s.real(d.DailyQuota.Reset)
 	return d
 }
 

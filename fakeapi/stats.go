@@ -65,6 +65,11 @@ type Stats struct {
 	// once it has asked a model, a repeat within its model round).
 	// Only the HTTP server fills it.
 	EarlyRetriesBy map[string]int64 `json:"early_retries_by,omitempty"`
+	// DailyRetries counts the early retries (of EarlyRetries) that a spent
+	// daily quota refused (spec.Daily): requests a client sent again before
+	// the reset it had been told to wait for, spinning on the quota. 0 and
+	// left out on a service without one.
+	DailyRetries int64 `json:"daily_retries,omitempty"`
 	// WriteRaces counts writes admitted while another write to the same
 	// resource was in flight.
 	WriteRaces int64 `json:"write_races"`
@@ -129,6 +134,7 @@ func (m *Model) Stats() Stats {
 		WastedWorkS:        time.Duration(c.wastedNS).Seconds(),
 		WastedTokens:       c.wastedTokens,
 		EarlyRetries:       c.early,
+		DailyRetries:       c.dailyRetries,
 		WriteRaces:         c.races,
 		Conflicts:          c.conflicts,
 		TokensAccepted:     c.tokens,
@@ -139,7 +145,8 @@ func (m *Model) Stats() Stats {
 		Timeline:           append([]Second{}, c.timeline...),
 	}
 	for l := LimitRPS; l < numLimits; l++ {
-		if (l == LimitITPM && m.cfg.InputTPM == 0) || (l == LimitOTPM && m.cfg.OutputTPM == 0) {
+		if (l == LimitITPM && m.cfg.InputTPM == 0) || (l == LimitOTPM && m.cfg.OutputTPM == 0) ||
+			(l == LimitRPD && m.cfg.Daily.RPD == 0) || (l == LimitTPD && m.cfg.Daily.TPD == 0) {
 			continue // listed only on services that have them
 		}
 		s.RateLimitedBy[l.String()] = c.limited[l]
@@ -178,6 +185,7 @@ type counters struct {
 	wasted, wastedTokens, early, races, tokens int64
 	wastedNS, conflicts, cancelledNS           int64
 	bgAdmitted, bgLimited                      int64
+	dailyRetries                               int64
 	limited                                    [numLimits]int64
 	errors                                     [numKinds]int64
 	peak                                       int

@@ -139,6 +139,13 @@ func metrics(rs ...*results.Results) []metric {
 		i := slices.IndexFunc(ms, func(m metric) bool { return m.key == "wasted_work_s" })
 		ms = slices.Insert(ms, i+1, hs[1:]...)
 	}
+	if anyDaily(rs) {
+		// After "429s": how the strategies met a spent daily quota.
+		i := slices.IndexFunc(ms, func(m metric) bool { return m.key == "rate_limited" })
+		ms = slices.Insert(ms, i+1, fromRegistry(
+			metric{key: "daily_quota.failed_fast_turns", format: count},
+			metric{key: "daily_quota.spin_s", format: dec1})...)
+	}
 	services := map[string]bool{}
 	unfinished, bound := false, false
 	for _, r := range rs {
@@ -195,6 +202,22 @@ func unhedgedAttempts(s *results.StrategyResult) (float64, bool) {
 	a, okA := meanOf("attempts")(s)
 	h, okH := meanOf("hedges")(s)
 	return a - h, okA && okH
+}
+
+// anyDaily reports whether a strategy of rs ran against a service with a
+// daily quota (results.StrategyResult.DailyQuota).
+func anyDaily(rs []*results.Results) bool {
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		for i := range r.Strategies {
+			if r.Strategies[i].DailyQuota != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // anyHedges reports whether a strategy of rs, or one of its seeds,

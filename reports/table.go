@@ -292,6 +292,9 @@ func tableKeyFor(r *results.Results, ms []metric) []string {
 		if m.key == "hedges" {
 			key = append(key, "hedges: second attempts of slow idempotent reads, each an attempt too (% extra attempts: over the attempts that were not hedges); hedges won: calls answered by their hedge (% of hedges); cancelled s: server seconds of attempts cancelled at the transport, the losers of hedges among them")
 		}
+		if m.key == "daily_quota.failed_fast_turns" {
+			key = append(key, "daily failed fast: turns that failed with a call given up at its first 429 of a spent daily quota (rpd, tpd); daily spin s: seconds calls spent from their first such 429 to their end, retrying or waiting for the reset")
+		}
 		if m.key == "unfinished_turns" {
 			key = append(key, "unfinished: turns still running when the run ended at its duration, kept out of every latency and rate figure")
 		}

@@ -263,6 +263,12 @@ func checkStrategy(ps *problems, at string, s *StrategyResult, duration float64)
 	checkSummary(ps, at+".ok_turn_latency_ms", s.OKTurnLatencyMs)
 	checkSummary(ps, at+".call_latency_ms", s.CallLatencyMs)
 	checkAnswer(ps, at+".answer_latency_ms", s.AnswerLatencyMs)
+	if d := s.DailyQuota; d != nil {
+		if d.FailedFastTurns < 0 {
+			ps.add(at+".daily_quota.failed_fast_turns", "is %d; a count is ≥ 0", d.FailedFastTurns)
+		}
+		nonNegative(ps, at+".daily_quota", map[string]float64{"spin_s": d.SpinS})
+	}
 	if t := s.Tasks; t != nil {
 		if t.ModelFailedTurns < 0 {
 			ps.add(at+".tasks.model_failed_turns", "is %d; a count is ≥ 0", t.ModelFailedTurns)

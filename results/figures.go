@@ -42,6 +42,17 @@ func (s *StrategyResult) Hedged() bool {
 	return s.Hedges > 0 || s.HedgesWon > 0 || s.CancelledWorkS > 0
 }
 
+// daily reads a figure of a spent daily quota, which applies only to a
+// strategy whose services have one.
+func daily(f func(*DailyQuota) float64) func(*StrategyResult) (float64, bool) {
+	return func(s *StrategyResult) (float64, bool) {
+		if s.DailyQuota == nil {
+			return 0, false
+		}
+		return f(s.DailyQuota), true
+	}
+}
+
 // task reads a figure of the agent-level outcome, which applies only to a
 // strategy that has one.
 func task(f func(t *Tasks) float64) func(*StrategyResult) (float64, bool) {

@@ -204,6 +204,9 @@ type StrategyResult struct {
 	Hedges         int64   `json:"hedges,omitempty"`
 	HedgesWon      int64   `json:"hedges_won,omitempty"`
 	CancelledWorkS float64 `json:"cancelled_work_s,omitempty"`
+	// DailyQuota is what the strategy's calls did with a spent daily quota
+	// (a service's rpd or tpd); nil when no service has one.
+	DailyQuota *DailyQuota `json:"daily_quota,omitempty"`
 	// WriteRaces counts overlapping writes to one resource seen by the services.
 	WriteRaces int64 `json:"write_races"`
 	// Conflicts counts writes the services answered 409 Conflict: they
@@ -370,4 +373,18 @@ type KeyShare struct {
 	// RateLimitedBy splits RateLimited by the level whose limit refused:
 	// "key", "project" and "organization".
 	RateLimitedBy map[string]int64 `json:"rate_limited_by"`
+}
+
+// DailyQuota sets the turns a strategy gave up at once on a spent daily
+// quota against the time its calls spent retrying one: a quota spent for
+// the day answers every request with a 429 until its reset, hours away,
+// so retrying it is spinning.
+type DailyQuota struct {
+	// FailedFastTurns counts the turns ended within the run that failed
+	// with a call that gave up at its first daily-quota 429.
+	FailedFastTurns int64 `json:"failed_fast_turns"`
+	// SpinS is virtual seconds, summed over the calls that met a spent
+	// daily quota, from the call's first daily-quota 429 to the call's
+	// end (its success after a reset, its failure, or the run's end).
+	SpinS float64 `json:"spin_s"`
 }

@@ -87,6 +87,7 @@ func (d *decoder) decodeService(t *table, name string) Service {
 	s.Generation = decodeGeneration(t)
 	s.InputTokensPerMinute, _ = t.rate("input_tpm", time.Minute, MaxTokensPerMinute, whyCredit)
 	s.OutputTokensPerMinute, _ = t.rate("output_tpm", time.Minute, MaxTokensPerMinute, whyCredit)
+	s.Daily = decodeDaily(t)
 	s.PricePer1kInput, _ = t.positive("price_per_1k_input", MaxPricePer1k, "dollars per 1,000 tokens")
 	s.PricePer1kOutput, _ = t.positive("price_per_1k_output", MaxPricePer1k, "dollars per 1,000 tokens")
 	for _, p := range s.Model().Problems() {
@@ -228,6 +229,19 @@ func decodeGeneration(t *table) spec.Generation {
 		}
 	}
 	return g
+}
+
+// decodeDaily reads a service's daily quota: rpd and tpd, and its clock
+// (daily_reset, timezone, clock_start), whose strings the validator
+// (spec.Daily) parses and reports at their keys.
+func decodeDaily(t *table) spec.Daily {
+	var d spec.Daily
+	d.RPD, _ = t.integer("rpd", 1, spec.MaxLimit, "requests a day")
+	d.TPD, _ = t.integer("tpd", 1, spec.MaxLimit, "tokens a day")
+	d.Reset, _ = t.str("daily_reset")
+	d.Zone, _ = t.str("timezone")
+	d.Start, _ = t.str("clock_start")
+	return d
 }
 
 // decodeBackground reads a service's unseen background traffic.

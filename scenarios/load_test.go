@@ -23,7 +23,7 @@ func TestProblems(t *testing.T) {
 		want []string
 	}{
 		{"unknown-key.toml", []string{
-			`testdata/unknown-key.toml:11:1: services.s.rpn: unknown key; did you mean "rps" or "rpm"?`,
+			`testdata/unknown-key.toml:11:1: services.s.rpn: unknown key; did you mean "rps" or "rpm" or "rpd"?`,
 			`testdata/unknown-key.toml:18:1: strategy[0].max_inflight: unknown key; did you mean "max_in_flight"?`,
 		}},
 		{"wrong-type.toml", []string{
@@ -214,6 +214,7 @@ func TestFullFile(t *testing.T) {
 				},
 				InputTokensPerMinute: 1_500_000, OutputTokensPerMinute: 300_000,
 				PricePer1kInput: 0.003, PricePer1kOutput: 0.015,
+				Daily: spec.Daily{RPD: 1_000_000, TPD: 500_000_000, Reset: "00:00", Zone: "America/Los_Angeles", Start: "2025-06-01T23:58:30"},
 			},
 			{
 				Name: "tools", RequestsPerSecond: 20, Limiter: spec.SlidingWindow,

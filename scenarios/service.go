@@ -95,6 +95,9 @@ type Service struct {
 	// give a run's cost (results' tasks.cost_usd).
 	PricePer1kInput  float64 `json:",omitempty"`
 	PricePer1kOutput float64 `json:",omitempty"`
+	// Daily is a per-day quota (keys rpd, tpd, daily_reset, timezone,
+	// clock_start; spec.Daily); zero: none. Left out of JSON when zero.
+	Daily spec.Daily `json:",omitzero"`
 }
 
 // Priced reports whether the service charges for tokens.
@@ -167,6 +170,7 @@ func (s *Service) Model() spec.Config {
 		Generation:    s.Generation,
 		InputTPM:      satmath.FromFloat[int64](math.Ceil(s.InputTokensPerMinute)),
 		OutputTPM:     satmath.FromFloat[int64](math.Ceil(s.OutputTokensPerMinute)),
+		Daily:         s.Daily,
 	}
 	if r := s.RequestsPerSecond; r != math.Trunc(r) {
 		// The model counts whole requests per window: a fractional rate per

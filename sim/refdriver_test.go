@@ -56,6 +56,7 @@ type refKey struct {
 
 // refAttempt is one request between a client and a fake service.
 type refAttempt struct {
+	meta  *agent.CallMeta
 	proc  int
 	id    sched.AttemptID
 	svc   int
@@ -297,7 +298,7 @@ func (r *reference) act(p int, a *sched.Action) {
 // sees it that much later; the client waits for it from now.
 func (r *reference) start(p int, a *sched.Action) {
 	meta := a.Call.Payload.(*agent.CallMeta)
-	at := &refAttempt{proc: p, id: a.Attempt, svc: meta.Svc, out: newOutgoing(a, meta)}
+	at := &refAttempt{proc: p, id: a.Attempt, svc: meta.Svc, out: newOutgoing(a, meta), meta: meta}
 	var out time.Duration
 	if nd := &r.net[at.svc]; nd.On() {
 		// Both ways are drawn as the attempt leaves.
@@ -322,6 +323,7 @@ func (r *reference) arrive(at *refAttempt) {
 	req := at.out.request(r.sc.Services[at.svc].ClientKey())
 	var d fakeapi.Decision
 	m.ArriveTo(r.now, &req, &d)
+	r.countDecision(at.meta, r.now, &d)
 	at.fid, at.hang = d.ID, d.Kind == fakeapi.KindHang
 	answered := answerAt(&d, r.now, at.back)
 	if !at.hang {

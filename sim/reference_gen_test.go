@@ -211,6 +211,19 @@ func (g *tomlGen) service(i int, name string) {
 	if g.chance(name+" output_tpm", 5) {
 		g.line(`output_tpm = %q`, fmt.Sprintf("%d/s", g.intn(name+" output_tpm value", 500, 5_000)))
 	}
+	if g.chance(name+" daily", 6) {
+		// A day that ends within the run (starting up to 90 s before the
+		// reset) and a quota a run can spend.
+		g.line(`rpd = %d`, g.intn(name+" rpd value", 20, 400))
+		if g.bool(name + " tpd") {
+			g.line(`tpd = %d`, g.intn(name+" tpd value", 20_000, 400_000))
+		}
+		zone := g.pick(name+" timezone", "UTC", "America/Los_Angeles", "Asia/Kolkata")
+		g.line(`timezone = %q`, zone)
+		reset := g.pick(name+" daily_reset", "00:00", "09:30")
+		g.line(`daily_reset = %q`, reset)
+		g.line(`clock_start = "2025-03-08T%s:%02d"`, map[string]string{"00:00": "23:58", "09:30": "09:28"}[reset], g.intn(name+" clock_start s", 0, 59))
+	}
 	if g.bool(name + " max_concurrent") {
 		g.line(`max_concurrent = %d`, g.intn(name+" max_concurrent value", 1, 8))
 		g.limited[i] = true

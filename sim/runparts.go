@@ -24,6 +24,10 @@ import (
 type runParts struct {
 	sc *scenarios.Scenario
 	st *scenarios.Strategy
+	// daily marks the calls that met a spent daily quota, by their
+	// client name (unique to a call, where a meta is reused), until their
+	// results (countDecision, countDaily); nil until one does.
+	daily map[string]dailyMark
 	// Agents is the agent loop: sessions, turns and subagents.
 	Agents *agent.AgentLoop
 	// classes gathers each session class's figures (nil without classes).
@@ -92,6 +96,8 @@ func (r *runParts) init(sc *scenarios.Scenario, st *scenarios.Strategy, hook fun
 		r.readers = append(r.readers, newAnswerReader(m.Config()))
 	}
 	r.m = collect.NewCollector(names, sc.Duration)
+	// The services' decisions are in hand (countDecision).
+	r.m.MeasuresDaily = true
 	for _, w := range collect.EventWindows(sc) {
 		r.m.Windows = append(r.m.Windows, collect.WindowAcc{W: w})
 	}
@@ -146,6 +152,9 @@ func (r *runParts) newProcesses(cfg sched.Config, hook func(p int) func(sched.Ev
 // countTurn records turn t's end at now, failed (or cancelled) or not.
 func (r *runParts) countTurn(now time.Duration, t *agent.AgentTurn, failed bool) {
 	r.m.Turn(now, now-t.Start, failed, t.Good)
+	if failed && t.DailyFailedFast {
+		r.m.DailyFailedFastTurn(now)
+	}
 	if t.Abandoned {
 		r.m.ModelFailedTurn(now)
 	}
@@ -160,6 +169,9 @@ func (r *runParts) countTurn(now time.Duration, t *agent.AgentTurn, failed bool)
 // countResults records the results of part p, whose sched turn is done.
 func (r *runParts) countResults(p *agent.AgentPart, res []sched.Result) {
 	for i := range res {
+		if len(r.daily) > 0 {
+			r.countDaily(p, p.Calls[i].Payload.(*agent.CallMeta), &res[i])
+		}
 		r.m.Result(&res[i], p.Counted)
 		if r.classes != nil && p.Counted {
 			r.classes.Result(p.Turn.Session, &res[i])
@@ -167,6 +179,47 @@ func (r *runParts) countResults(p *agent.AgentPart, res []sched.Result) {
 		if r.multi && p.Counted {
 			r.procs[p.Turn.Proc].stats.result(&res[i], r.m.Window)
 		}
+	}
+}
+
+// countDecision records what service decided at now for an attempt of
+// call meta: a 429 of a spent daily quota marks the call (its first, and
+// how many), for the daily quota's figures.
+func (r *runParts) countDecision(meta *agent.CallMeta, now time.Duration, d *fakeapi.Decision) {
+	if !d.Daily() {
+		return
+	}
+	if r.daily == nil {
+		r.daily = map[string]dailyMark{}
+	}
+	m, ok := r.daily[meta.Client]
+	if !ok {
+		m.at = now
+	}
+	m.hits++
+	r.daily[meta.Client] = m
+}
+
+// dailyMark is what a call met of a spent daily quota: when its first
+// daily-quota 429 reached the service, and how many of its attempts got
+// one.
+type dailyMark struct {
+	at   time.Duration
+	hits int
+}
+
+// countDaily records the result res of call meta of part p when the call
+// met a spent daily quota, every call, the model's too: an agent spins on
+// its model's daily quota as on a tool's. The call's mark goes with it.
+func (r *runParts) countDaily(p *agent.AgentPart, meta *agent.CallMeta, res *sched.Result) {
+	m, ok := r.daily[meta.Client]
+	if !ok {
+		return
+	}
+	delete(r.daily, meta.Client)
+	r.m.DailyCall(res, m.at)
+	if res.Err != nil && m.hits == 1 && res.Class == sched.ClassRateLimited {
+		p.Turn.DailyFailedFast = true
 	}
 }
 

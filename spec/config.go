@@ -164,6 +164,9 @@ type Config struct {
 	// output tokens are charged at admission as the request's max_tokens and
 	// settled to what the answer carries.
 	InputTPM, OutputTPM int64
+	// Daily is a per-day quota of requests and tokens, reset at a time of
+	// day in a time zone (zero: none).
+	Daily Daily `json:",omitzero"`
 }
 
 // Load makes latency grow with load: a request admitted while n others are

@@ -106,6 +106,7 @@ func (c Config) Problems() []Problem {
 		ps.add("background.burst", "is %d; it must be in [0, %d]", b.Burst, MaxBackgroundBurst)
 	}
 	ps.under("", c.Generation.Problems())
+	c.Daily.problems(ps)
 	return ps.list
 }
 

@@ -45,6 +45,10 @@ type TurnState struct {
 	Parts     int
 	cancelled bool
 	failed    bool
+	// DailyFailedFast marks a turn with a call that gave up at its first
+	// daily-quota 429 (results.DailyQuota.FailedFastTurns). It sits in
+	// the padding after failed: a turn costs no more memory for it.
+	DailyFailedFast bool
 	// Good counts the turn's tool calls that succeeded: the answered
 	// goodput when the turn is answered in full.
 	Good int

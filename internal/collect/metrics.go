@@ -36,6 +36,15 @@ type Collector struct {
 	// failed for reasons of the model (workload.llm.success: a model turn
 	// wrong and not cured by its retries).
 	modelFailedTurns int64
+	// MeasuresDaily says the driver sees the services' decisions and
+	// feeds DailyCall and DailyFailedFastTurn (the virtual one does; a
+	// live client cannot tell a daily quota's 429 from another), so that
+	// results carry the daily quota's figures.
+	MeasuresDaily bool
+	// dailySpin and dailyFailedFast are the daily quota's figures
+	// (results.DailyQuota), summed by DailyCall and DailyFailedFastTurn.
+	dailySpin       time.Duration
+	dailyFailedFast int64
 	// Calls counts the counted calls whose result came within the window,
 	// Failed those of them whose result was an error.
 	Calls, Failed     int64
@@ -334,6 +343,24 @@ func (c *Collector) Turn(now, latency time.Duration, failed bool, good int) {
 	c.TurnLat.Add(latency)
 }
 
+// DailyCall records call r's time on a spent daily quota: from firstAt,
+// when its first daily-quota 429 reached the service, to its end, or to
+// the window's end when it ends later.
+func (c *Collector) DailyCall(r *sched.Result, firstAt time.Duration) {
+	if end := min(r.Finished, c.Window); end > firstAt {
+		c.dailySpin += end - firstAt
+	}
+}
+
+// DailyFailedFastTurn counts a turn that ended failed at now with a call
+// that gave up at its first daily-quota 429, when it ended within the
+// window.
+func (c *Collector) DailyFailedFastTurn(now time.Duration) {
+	if now <= c.Window {
+		c.dailyFailedFast++
+	}
+}
+
 // ModelFailedTurn counts a turn that ended at now failed for reasons of
 // the model, when it ended within the window (turn counts it too).
 func (c *Collector) ModelFailedTurn(now time.Duration) {
@@ -397,6 +424,12 @@ func (c *Collector) StrategyResultFrom(name string, maxInFlight int, models []Mo
 		Timeline:        c.Timeline,
 	}
 	r.AttemptsPerFailedCall = c.failedPerAttempts
+	for i := range models {
+		if c.MeasuresDaily && models[i].Cfg.Daily.Enabled() {
+			r.DailyQuota = &results.DailyQuota{FailedFastTurns: c.dailyFailedFast, SpinS: setup.Round6(c.dailySpin.Seconds())}
+			break
+		}
+	}
 	for i := range models {
 		r.PeakInFlight[c.services[i]] = c.Peak[i]
 	}
