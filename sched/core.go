@@ -373,7 +373,7 @@ func (c *Core) fire(t *timer) {
 		c.finish(t.cs, ClassCancelled, nil, fmt.Errorf("call %q: deadline of %v passed: %w", t.cs.call.ID, t.cs.deadline-t.cs.turn.submitted, ErrDeadline))
 	case timerTurn:
 		c.cancelTurn(t.turn, fmt.Errorf("turn deadline of %v passed: %w", t.turn.deadline-t.turn.submitted, ErrDeadline))
-	case timerPause, timerClass:
+	case timerPause, timerClass, timerCool:
 		// pump runs after every timer; nothing else to do.
 	case timerCredit:
 		c.creditExpired(t)

@@ -21,7 +21,7 @@ type vdriver struct {
 	pending completionHeap
 	live    map[AttemptID]*Call
 	liveSvc map[AttemptID]string // the deployment of each attempt in flight
-	liveIdx map[AttemptID]int // the Index each attempt in flight was started with
+	liveIdx map[AttemptID]int    // the Index each attempt in flight was started with
 	wake    time.Duration
 	hasWake bool
 	seq     uint64

@@ -247,7 +247,7 @@ func (c *Core) countStreak(cs *callState, class Class) {
 	s.streak = 0
 	s.coolUntil = satmath.Add(c.now, rt.cfg.Cooldown)
 	c.coolingUntil = max(c.coolingUntil, s.coolUntil)
-	c.setTimer(timer{at: s.coolUntil, kind: timerPause, svc: s})
+	c.setTimer(timer{at: s.coolUntil, kind: timerCool, svc: s})
 	if c.cfg.Hook != nil {
 		c.emit(Event{Kind: EventPaused, Service: s.name, Delay: rt.cfg.Cooldown, Class: class,
 			Reason: fmt.Sprintf("deployment %q cools down after %d 429s in a row", s.name, rt.cfg.CooldownAfter)})

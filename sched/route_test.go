@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +15,11 @@ import (
 // takes outageLatency. One call a second is submitted from 0 to calls-1 s, each
 // with a 15 s deadline.
 const (
-	outageEnd   = 120 * time.Second
-	outageRA    = 60 * time.Second
-	outageLatency     = 100 * time.Millisecond
-	outageCalls = 180
-	deadline15  = 15 * time.Second
+	outageEnd     = 120 * time.Second
+	outageRA      = 60 * time.Second
+	outageLatency = 100 * time.Millisecond
+	outageCalls   = 180
+	deadline15    = 15 * time.Second
 )
 
 // routedOutage runs the outage case under route and returns the results by
@@ -161,5 +162,98 @@ func TestRouteConfigErrors(t *testing.T) {
 	}
 	if _, err := New(Config{Services: svcs, Routes: map[string]RouteConfig{"r": {Deployments: []string{"b", "a"}, FallBackAfter: NoFallBack}}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRouteProperties checks routes over random call sets, caps, buckets
+// and outcomes, with a primary that answers many 429s: every call gets
+// exactly one result, caps and buckets hold, and no attempt starts on a
+// deployment while it cools down. The cooldowns are worked out again from
+// the attempts' outcomes as the Hook reports them, by the rule RouteConfig
+// states: CooldownAfter 429s in a row from a deployment, a success
+// resetting the count.
+func TestRouteProperties(t *testing.T) {
+	forSeeds(t, propertyChecks, checkRouteProperties)
+}
+
+func checkRouteProperties(rt *testing.T, g *draws) {
+	services := []string{"a", "b", "c"}
+	cfg := drawConfig(g, services)
+	order := g.permutation("deployment order", 3)
+	deps := []string{services[order[0]], services[order[1]], services[order[2]]}[:g.intRange("deployments", 1, 3)]
+	route := RouteConfig{
+		Deployments:   deps,
+		FallBackAfter: []time.Duration{NoFallBack, 0, 500 * time.Millisecond, 2 * time.Second}[g.intRange("fall back after", 0, 3)],
+	}
+	if k := g.intRange("cooldown after", 0, 3); k > 0 {
+		route.CooldownAfter, route.Cooldown = k, time.Duration(g.intRange("cooldown ms", 1, 5000))*time.Millisecond
+	}
+	cfg.Routes = map[string]RouteConfig{"r": route}
+	cs := drawCalls(g, services)
+	for i := range cs {
+		if g.intRange("routed", 0, 2) > 0 {
+			cs[i].Service = "r"
+		}
+	}
+	drawPriorities(g, &cfg, cs)
+
+	svcPeak, svcNow := map[string]int{}, map[string]int{}
+	streak, coolUntil := map[string]int{}, map[string]time.Duration{}
+	var bad []string
+	cfg.Hook = func(e Event) {
+		switch e.Kind {
+		case EventStarted:
+			svcNow[e.Service]++
+			svcPeak[e.Service] = max(svcPeak[e.Service], svcNow[e.Service])
+			if e.At < coolUntil[e.Service] {
+				bad = append(bad, fmt.Sprintf("call %s started on %s at %v, cooling down until %v", e.CallID, e.Service, e.At, coolUntil[e.Service]))
+			}
+		case EventFinished, EventCancelled:
+			svcNow[e.Service]--
+		}
+		if e.Kind != EventFinished || route.CooldownAfter == 0 || !slices.Contains(deps, e.Service) {
+			return
+		}
+		switch e.Class {
+		case ClassSuccess:
+			streak[e.Service] = 0
+		case ClassRateLimited:
+			if streak[e.Service]++; streak[e.Service] == route.CooldownAfter {
+				streak[e.Service], coolUntil[e.Service] = 0, e.At+route.Cooldown
+			}
+		}
+	}
+	primary := deps[0]
+	outage := time.Duration(g.intRange("outage s", 0, 30)) * time.Second
+	ra := time.Duration(g.intRange("outage retry-after s", 0, 60)) * time.Second
+	exec := drawExecutor(g, cfg)
+	d := newDriver(rt, cfg, nil)
+	d.at = func(dep string, c *Call, n int, now time.Duration) (time.Duration, Outcome) {
+		lat, o := exec(c, n, now)
+		if dep == primary && now < outage {
+			o = Outcome{Class: ClassRateLimited, Status: 429, RetryAfter: ra, HasRetryAfter: ra > 0}
+		}
+		return lat, o
+	}
+	d.tagValues, d.late = true, true
+	turns := runInTurns(g, d, cs)
+
+	checkResults(rt, d, len(cs), turns)
+	checkCaps(rt, d, cfg, services, svcPeak)
+	checkBuckets(rt, d, cfg, services)
+	checkDependencies(rt, d, cs)
+	if len(bad) > 0 {
+		rt.Fatalf("%d attempts in a cooldown, the first: %s", len(bad), bad[0])
+	}
+	for _, c := range cs {
+		r := d.results[c.ID]
+		switch {
+		case c.Service != "r" && (r.Deployment != "" || r.Fallbacks != 0):
+			rt.Fatalf("call %s names service %q but reports deployment %q, %d fallbacks", c.ID, c.Service, r.Deployment, r.Fallbacks)
+		case c.Service == "r" && !slices.Contains(deps, r.Deployment):
+			rt.Fatalf("call %s of route r reports deployment %q, not one of %v", c.ID, r.Deployment, deps)
+		case route.FallBackAfter == NoFallBack && route.CooldownAfter == 0 && r.Fallbacks != 0:
+			rt.Fatalf("call %s fell back %d times on a route that never does", c.ID, r.Fallbacks)
+		}
 	}
 }
