@@ -37,9 +37,10 @@ func (p RoutePolicy) MarshalText() ([]byte, error) { return routePolicies.Marsha
 // UnmarshalText sets p to the policy text names (encoding.TextUnmarshaler).
 func (p *RoutePolicy) UnmarshalText(text []byte) error { return routePolicies.Unmarshal(p, text) }
 
-// NoFallBack, as RouteConfig.FallBackAfter, never falls back: a call stays
-// on the deployment it was sent to and waits out every 429 there (unless
-// that deployment cools down before the retry).
+// NoFallBack, as RouteConfig.FallBackAfter, never falls back: every call
+// goes to the route's first deployment and waits out every 429 there, and
+// a cooldown of that deployment holds the calls back instead of sending
+// them elsewhere.
 const NoFallBack time.Duration = -1
 
 // RouteConfig describes a route: one logical service, named like a service
@@ -52,7 +53,9 @@ const NoFallBack time.Duration = -1
 // exceeds FallBackAfter or the call's remaining deadline. A deployment
 // that answers CooldownAfter 429s in a row cools down for Cooldown: no
 // attempt is sent to it meanwhile, and calls waiting for it move to a
-// deployment that is not cooling down, when there is one.
+// deployment that is not cooling down. A deployment does not cool down
+// while it is the last of its route that is warm: its calls would only
+// wait.
 //
 // A fallback is not a retry: it does not count against
 // RetryPolicy.MaxAttempts, and a call falls back at most once less than
@@ -153,10 +156,14 @@ func (c *Core) routeOf(cs *callState) *route {
 // warm reports whether a deployment is not cooling down now.
 func (c *Core) warm(s *serviceState) bool { return s.coolUntil <= c.now }
 
-// pickDeployment returns the deployment a fresh call of rt goes to: the
-// first that is warm, or when all cool down the one that warms up first.
+// pickDeployment returns the deployment a call of rt goes to: the first
+// that is warm, or when all cool down the one that warms up first; a
+// route that never falls back keeps every call on its first.
 func (c *Core) pickDeployment(rt *route) *serviceState {
 	best := rt.deps[0]
+	if rt.cfg.FallBackAfter == NoFallBack {
+		return best
+	}
 	for _, s := range rt.deps {
 		if c.warm(s) {
 			return s
@@ -241,7 +248,7 @@ func (c *Core) countStreak(cs *callState, class Class) {
 		rt = s.route
 	}
 	s.streak++
-	if rt.cfg.CooldownAfter == 0 || s.streak < rt.cfg.CooldownAfter {
+	if rt.cfg.CooldownAfter == 0 || s.streak < rt.cfg.CooldownAfter || !c.warmOther(rt, s) {
 		return
 	}
 	s.streak = 0
@@ -252,6 +259,18 @@ func (c *Core) countStreak(cs *callState, class Class) {
 		c.emit(Event{Kind: EventPaused, Service: s.name, Delay: rt.cfg.Cooldown, Class: class,
 			Reason: fmt.Sprintf("deployment %q cools down after %d 429s in a row", s.name, rt.cfg.CooldownAfter)})
 	}
+}
+
+// warmOther reports whether a deployment of rt other than s is warm: the
+// last warm deployment of a route does not cool down, since its calls
+// would have nowhere else to go and would only wait.
+func (c *Core) warmOther(rt *route, s *serviceState) bool {
+	for _, d := range rt.deps {
+		if d != s && c.warm(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // leaveCooling moves the calls queued for deployments that cool down to a
