@@ -222,6 +222,7 @@ func TestFullFile(t *testing.T) {
 				NetworkDelay: spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: time.Millisecond, P95: 5 * time.Millisecond},
 			},
 		},
+		Routes: []Route{{Name: "lookup", Deployments: []string{"tools", "llm"}, Policy: sched.RouteOrdered, FallBackAfter: 5 * time.Second, CooldownAfter: 3, Cooldown: 30 * time.Second}},
 		Tools: []Tool{
 			{Name: "search", Service: "tools", Tokens: spec.Constant(0.0), Kind: KindRead},
 			{Name: "fetch", Service: "tools", Tokens: spec.Constant(250.0), Kind: KindRead},
@@ -245,7 +246,7 @@ func TestFullFile(t *testing.T) {
 				},
 				SerializeWrites: false, KeepSlotDuringBackoff: true, PauseOnRetryAfter: true, Recommend: true,
 				FanOut: 6, FanOutMode: sched.FanOutTruncate, Join: sched.JoinAllOrNothing,
-				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute,
+				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute, FallBackAfter: new(sched.NoFallBack),
 				TokenBudget: 50000, AttemptBudget: 40, MaxQueued: 1000, CancelAt: CancelAtReader,
 				Quota: Quota{Mode: QuotaShared, RTT: 2 * time.Millisecond, Lease: 250 * time.Millisecond, LeaseMax: 0.5,
 					Timeout: 20 * time.Millisecond, ProbeEvery: 500 * time.Millisecond, Fallback: FallbackClosed, OutageAt: 30 * time.Second, OutageFor: 10 * time.Second, Outage: OutageHung},
