@@ -357,7 +357,7 @@ func (c *Core) complete(cs *callState, o Outcome) {
 		c.syncBuckets(cs, &o.Quota)
 	}
 	if cs.svc.route != nil {
-		c.countStreak(cs, o.Class)
+		c.countStreak(cs, &o)
 	}
 	if cs.hedged && o.Class != ClassSuccess {
 		// The hedge still runs: the call waits for it (see HedgePolicy).

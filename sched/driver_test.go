@@ -21,11 +21,13 @@ type vdriver struct {
 	pending completionHeap
 	live    map[AttemptID]*Call
 	liveSvc map[AttemptID]string // the deployment of each attempt in flight
-	liveIdx map[AttemptID]int    // the Index each attempt in flight was started with
-	wake    time.Duration
-	hasWake bool
-	seq     uint64
-	buf     []Action
+	// outcomes holds the outcome each attempt was given, by attempt id.
+	outcomes map[AttemptID]Outcome
+	liveIdx  map[AttemptID]int // the Index each attempt in flight was started with
+	wake     time.Duration
+	hasWake  bool
+	seq      uint64
+	buf      []Action
 
 	starts    []startRec
 	cancels   []AttemptID
@@ -102,7 +104,7 @@ func newDriver(t tb, cfg Config, exec func(call *Call, n int, now time.Duration)
 			return 100 * time.Millisecond, Succeeded("ok")
 		}
 	}
-	return &vdriver{t: t, core: c, exec: exec, live: map[AttemptID]*Call{}, liveSvc: map[AttemptID]string{}, liveIdx: map[AttemptID]int{}, results: map[string]Result{},
+	return &vdriver{t: t, core: c, exec: exec, live: map[AttemptID]*Call{}, liveSvc: map[AttemptID]string{}, outcomes: map[AttemptID]Outcome{}, liveIdx: map[AttemptID]int{}, results: map[string]Result{},
 		running: map[string]int{}, svcNow: map[string]int{}, svcPeak: map[string]int{}, calls: map[string]Call{}, endOf: map[string]time.Duration{}, startedOf: map[string]time.Duration{}}
 }
 
@@ -164,6 +166,7 @@ func (d *vdriver) drain() {
 			if d.tagValues && o.Class == ClassSuccess && o.Value == nil {
 				o.Value = a.Attempt
 			}
+			d.outcomes[a.Attempt] = o
 			d.starts = append(d.starts, startRec{d.now, a.Call.ID, a.Deployment, a.N, a.Attempt, cost, a.Hedge})
 			if _, ok := d.startedOf[a.Call.ID]; !ok {
 				d.startedOf[a.Call.ID] = d.now

@@ -51,8 +51,8 @@ const NoFallBack time.Duration = -1
 // 429 from a deployment sends the call on to the next deployment at once,
 // instead of waiting, when the wait the server asks for (Retry-After)
 // exceeds FallBackAfter or the call's remaining deadline. A deployment
-// that answers CooldownAfter 429s in a row cools down for Cooldown: no
-// attempt is sent to it meanwhile, and calls waiting for it move to a
+// that answers CooldownAfter such 429s in a row cools down for Cooldown:
+// no attempt is sent to it meanwhile, and calls waiting for it move to a
 // deployment that is not cooling down. A deployment does not cool down
 // while it is the last of its route that is warm: its calls would only
 // wait.
@@ -71,9 +71,11 @@ type RouteConfig struct {
 	// deployment; a 429 asking for longer sends it to the next deployment.
 	// 0 falls back on every 429; NoFallBack never does.
 	FallBackAfter time.Duration
-	// CooldownAfter is the count of 429s in a row after which a
-	// deployment cools down for Cooldown (0: never). A success resets the
-	// count.
+	// CooldownAfter is the count of 429s in a row, each asking for a
+	// wait the route would fall back on (longer than FallBackAfter or the
+	// call's deadline), after which a deployment cools down for Cooldown
+	// (0: never). A success resets the count; a 429 asking for a short
+	// wait does not count. Under NoFallBack nothing cools down.
 	CooldownAfter int
 	Cooldown      time.Duration
 }
@@ -201,17 +203,10 @@ func (c *Core) moveTo(cs *callState, s *serviceState) {
 // whether it did; if not, the call retries as usual.
 func (c *Core) fallBack(cs *callState, o *Outcome) bool {
 	rt := c.routeOf(cs)
-	if rt == nil || rt.cfg.FallBackAfter == NoFallBack || int(cs.hops) >= len(rt.deps)-1 {
+	if rt == nil || int(cs.hops) >= len(rt.deps)-1 || !c.tooLong(rt, cs, o) {
 		return false
 	}
-	wait := time.Duration(0)
-	if o.HasRetryAfter {
-		wait = o.RetryAfter
-	}
-	at := satmath.Add(c.now, wait)
-	if rt.cfg.FallBackAfter > 0 && wait <= rt.cfg.FallBackAfter && (cs.deadline == 0 || at <= cs.deadline) {
-		return false
-	}
+	wait := retryAfter(o)
 	next := c.nextDeployment(rt, cs.svc)
 	if next == nil {
 		return false
@@ -231,11 +226,35 @@ func (c *Core) fallBack(cs *callState, o *Outcome) bool {
 	return true
 }
 
-// countStreak counts a deployment's 429s in a row and starts its cooldown
-// when they reach its route's CooldownAfter.
-func (c *Core) countStreak(cs *callState, class Class) {
+// retryAfter returns the wait a 429 asks for (0 without one).
+func retryAfter(o *Outcome) time.Duration {
+	if o.HasRetryAfter {
+		return o.RetryAfter
+	}
+	return 0
+}
+
+// tooLong reports whether a 429 asks call cs to wait longer than route rt
+// lets it: longer than FallBackAfter (any wait, when it is 0), or past the
+// call's deadline. Under NoFallBack no wait is.
+func (c *Core) tooLong(rt *route, cs *callState, o *Outcome) bool {
+	switch rt.cfg.FallBackAfter {
+	case NoFallBack:
+		return false
+	case 0:
+		return true
+	}
+	wait := retryAfter(o)
+	return wait > rt.cfg.FallBackAfter || (cs.deadline > 0 && satmath.Add(c.now, wait) > cs.deadline)
+}
+
+// countStreak counts a deployment's 429s in a row that ask for too long a
+// wait (tooLong: those a route falls back on) and starts its cooldown when
+// they reach its route's CooldownAfter. A success resets the count; a 429
+// asking for a short wait leaves it as it is.
+func (c *Core) countStreak(cs *callState, o *Outcome) {
 	s := cs.svc
-	switch class {
+	switch o.Class {
 	case ClassSuccess:
 		s.streak = 0
 		return
@@ -247,6 +266,9 @@ func (c *Core) countStreak(cs *callState, class Class) {
 	if rt == nil {
 		rt = s.route
 	}
+	if !c.tooLong(rt, cs, o) {
+		return
+	}
 	s.streak++
 	if rt.cfg.CooldownAfter == 0 || s.streak < rt.cfg.CooldownAfter || !c.warmOther(rt, s) {
 		return
@@ -256,7 +278,7 @@ func (c *Core) countStreak(cs *callState, class Class) {
 	c.coolingUntil = max(c.coolingUntil, s.coolUntil)
 	c.setTimer(timer{at: s.coolUntil, kind: timerCool, svc: s})
 	if c.cfg.Hook != nil {
-		c.emit(Event{Kind: EventPaused, Service: s.name, Delay: rt.cfg.Cooldown, Class: class,
+		c.emit(Event{Kind: EventPaused, Service: s.name, Delay: rt.cfg.Cooldown, Class: o.Class,
 			Reason: fmt.Sprintf("deployment %q cools down after %d 429s in a row", s.name, rt.cfg.CooldownAfter)})
 	}
 }

@@ -189,6 +189,11 @@ func checkRouteProperties(rt *testing.T, g *draws) {
 		route.CooldownAfter, route.Cooldown = k, time.Duration(g.intRange("cooldown ms", 1, 5000))*time.Millisecond
 	}
 	cfg.Routes = map[string]RouteConfig{"r": route}
+	if route.FallBackAfter > 0 {
+		// Without deadlines a 429 counts toward a cooldown by its wait
+		// alone, which the oracle below can tell.
+		cfg.CallTimeout, cfg.TurnTimeout = 0, 0
+	}
 	cs := drawCalls(g, services)
 	for i := range cs {
 		if g.intRange("routed", 0, 2) > 0 {
@@ -200,8 +205,14 @@ func checkRouteProperties(rt *testing.T, g *draws) {
 	svcPeak, svcNow := map[string]int{}, map[string]int{}
 	streak, coolUntil := map[string]int{}, map[string]time.Duration{}
 	var bad []string
+	var d *vdriver
+	var cooled, told []string // cooldowns by the oracle, and as the Core tells them
 	cfg.Hook = func(e Event) {
 		switch e.Kind {
+		case EventPaused:
+			if strings.Contains(e.Reason, "cools down") {
+				told = append(told, fmt.Sprint(e.Service, "@", e.At))
+			}
 		case EventStarted:
 			svcNow[e.Service]++
 			svcPeak[e.Service] = max(svcPeak[e.Service], svcNow[e.Service])
@@ -211,19 +222,20 @@ func checkRouteProperties(rt *testing.T, g *draws) {
 		case EventFinished, EventCancelled:
 			svcNow[e.Service]--
 		}
-		if e.Kind != EventFinished || route.CooldownAfter == 0 || !slices.Contains(deps, e.Service) {
+		if e.Kind != EventFinished || route.CooldownAfter == 0 || route.FallBackAfter == NoFallBack || !slices.Contains(deps, e.Service) {
 			return
 		}
-		switch e.Class {
-		case ClassSuccess:
+		switch o := d.outcomes[e.Attempt]; {
+		case e.Class == ClassSuccess:
 			streak[e.Service] = 0
-		case ClassRateLimited:
+		case e.Class == ClassRateLimited && (route.FallBackAfter == 0 || (o.HasRetryAfter && o.RetryAfter > route.FallBackAfter)):
 			other := false // another deployment is warm
 			for _, d := range deps {
 				other = other || (d != e.Service && coolUntil[d] <= e.At)
 			}
 			if streak[e.Service]++; streak[e.Service] >= route.CooldownAfter && other {
 				streak[e.Service], coolUntil[e.Service] = 0, e.At+route.Cooldown
+				cooled = append(cooled, fmt.Sprint(e.Service, "@", e.At))
 			}
 		}
 	}
@@ -231,7 +243,7 @@ func checkRouteProperties(rt *testing.T, g *draws) {
 	outage := time.Duration(g.intRange("outage s", 0, 30)) * time.Second
 	ra := time.Duration(g.intRange("outage retry-after s", 0, 60)) * time.Second
 	exec := drawExecutor(g, cfg)
-	d := newDriver(rt, cfg, nil)
+	d = newDriver(rt, cfg, nil)
 	d.at = func(dep string, c *Call, n int, now time.Duration) (time.Duration, Outcome) {
 		lat, o := exec(c, n, now)
 		if dep == primary && now < outage {
@@ -246,6 +258,9 @@ func checkRouteProperties(rt *testing.T, g *draws) {
 	checkCaps(rt, d, cfg, services, svcPeak)
 	checkBuckets(rt, d, cfg, services)
 	checkDependencies(rt, d, cs)
+	if !slices.Equal(cooled, told) {
+		rt.Fatalf("cooldowns began at %v, the rule says at %v", told, cooled)
+	}
 	if len(bad) > 0 {
 		rt.Fatalf("%d attempts in a cooldown, the first: %s", len(bad), bad[0])
 	}
