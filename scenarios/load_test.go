@@ -578,7 +578,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, hedging, limit-drop, mixed-read-write, multi-agent, narrow-vs-wide, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, fallback, hallucinated-fanout, hedging, limit-drop, mixed-read-write, multi-agent, narrow-vs-wide, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}
