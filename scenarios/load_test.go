@@ -493,8 +493,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 16 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24), priority, narrow-vs-wide and hedging (issue 25): %v", len(list), list)
+	if len(list) != 17 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24), priority, narrow-vs-wide and hedging (issue 25), fallback (issue 43): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
