@@ -33,7 +33,11 @@ func (l *liveRun) build(ctx context.Context, call *sched.Call, _ int) (*http.Req
 		}
 		method, path = http.MethodPut, "/resources/"+res
 	}
-	req, err := http.NewRequestWithContext(ctx, method, l.url(call.Service)+path, nil)
+	svc := call.Service
+	if a, ok := sched.AttemptOf(ctx); ok && a.Deployment != "" {
+		svc = a.Deployment // the deployment a route chose
+	}
+	req, err := http.NewRequestWithContext(ctx, method, l.url(svc)+path, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ func (d *decoder) decodeScenario(root map[string]any, defaultName string) *Scena
 	sc := &Scenario{Name: defaultName}
 	d.decodeHead(sc, t)
 	d.decodeServices(sc, t)
+	d.decodeRoutes(sc, t)
 	d.decodeTools(sc, t)
 	if wt := t.sub("workload"); wt != nil {
 		sc.Workload = d.decodeWorkload(sc, wt)

@@ -325,7 +325,7 @@ func decodeConflict(t *table) float64 {
 func (d *decoder) decodeTool(sc *Scenario, t *table, name string) Tool {
 	defer t.finish()
 	tool := Tool{Name: name, Kind: KindRead}
-	tool.Service, tool.Tokens = d.serviceAndTokens(sc, t)
+	tool.Service, tool.Tokens = d.serviceAndTokens(sc, t, true)
 	tool.Kind = enum(t, "kind", KindRead, KindRead, KindWrite)
 	if r, ok := t.str("resource"); ok {
 		tool.Resource = r

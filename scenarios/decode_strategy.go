@@ -101,6 +101,13 @@ func (d *decoder) decodeStrategy(sc *Scenario, t *table) Strategy {
 		s.ProgressiveJoin = d.decodeProgressiveJoin(sc, jt)
 	}
 	decodeTimeouts(t, &s)
+	if t.has("fall_back_after") {
+		f := fallBackAfter(t, "fall_back_after")
+		s.FallBackAfter = &f
+		if len(sc.Routes) == 0 {
+			t.add("fall_back_after", "only applies to routes; add a [routes.NAME] table whose deployments serve a tool, or remove fall_back_after")
+		}
+	}
 	s.TokenBudget, _ = t.integer("token_budget", 0, MaxTokenBudget, whyTokenBudget)
 	if n, ok := t.integer("attempt_budget", 0, MaxCap, whyCap); ok {
 		s.AttemptBudget = int(n)

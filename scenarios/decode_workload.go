@@ -121,12 +121,18 @@ func callsUpper(llm *LLMCall, groups []CallGroup) float64 {
 }
 
 // serviceAndTokens reads the service a tool or model call goes to, which
-// must exist, and its tokens per call (0 when unset).
-func (d *decoder) serviceAndTokens(sc *Scenario, t *table) (service string, tokens spec.Dist[float64]) {
+// must exist, and its tokens per call (0 when unset); routes lets it name
+// a route (a tool's may, a model call's may not).
+func (d *decoder) serviceAndTokens(sc *Scenario, t *table, routes bool) (service string, tokens spec.Dist[float64]) {
 	tokens = spec.Constant(0.0)
 	if svc, ok := t.str("service"); ok {
 		service = svc
-		d.checkService(sc, t.key("service"), svc)
+		switch i, isRoute := d.routes[svc]; {
+		case isRoute && !routes:
+			t.add("service", "names route %q; only a tool may name a route: name one of its deployments, %s", svc, quoteSome(sc.Routes[i].Deployments))
+		case !isRoute:
+			d.checkService(sc, t.key("service"), svc)
+		}
 	} else if !t.has("service") {
 		d.add(t.path, "missing service; set service = %s", d.serviceHint(sc))
 	}
@@ -141,7 +147,7 @@ func (d *decoder) serviceAndTokens(sc *Scenario, t *table) (service string, toke
 func (d *decoder) decodeLLM(sc *Scenario, t *table, turn bool) *LLMCall {
 	defer t.finish()
 	c := &LLMCall{}
-	c.Service, c.Tokens = d.serviceAndTokens(sc, t)
+	c.Service, c.Tokens = d.serviceAndTokens(sc, t, false)
 	if out, ok := dist(t, "output_tokens", amounts, tokenBound); ok {
 		if out.Upper() > c.Tokens.Upper() {
 			t.add("output_tokens", "reaches %g, more than tokens (%g), which counts prompt and output; lower output_tokens or raise tokens", out.Upper(), c.Tokens.Upper())

@@ -157,5 +157,5 @@ func parse(name string, data []byte, files source, accepts func(key string, set 
 
 func newDecoder(name string, pos *positions, files source) *decoder {
 	return &decoder{file: name, pos: pos, files: files,
-		services: map[string]int{}, tools: map[string]int{}, strategies: map[string]string{}}
+		services: map[string]int{}, tools: map[string]int{}, routes: map[string]int{}, strategies: map[string]string{}}
 }

@@ -223,6 +223,7 @@ func TestFullFile(t *testing.T) {
 				NetworkDelay: spec.Dist[time.Duration]{Kind: spec.DistLognormal, P50: time.Millisecond, P95: 5 * time.Millisecond},
 			},
 		},
+		Routes: []Route{{Name: "lookup", Deployments: []string{"tools", "llm"}, Policy: sched.RouteOrdered, FallBackAfter: 5 * time.Second, CooldownAfter: 3, Cooldown: 30 * time.Second}},
 		Tools: []Tool{
 			{Name: "search", Service: "tools", Tokens: spec.Constant(0.0), Kind: KindRead},
 			{Name: "fetch", Service: "tools", Tokens: spec.Constant(250.0), Kind: KindRead},
@@ -246,7 +247,7 @@ func TestFullFile(t *testing.T) {
 				},
 				SerializeWrites: false, KeepSlotDuringBackoff: true, PauseOnRetryAfter: true, Recommend: true,
 				FanOut: 6, FanOutMode: sched.FanOutTruncate, Join: sched.JoinAllOrNothing,
-				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute,
+				AttemptTimeout: 5 * time.Second, CallTimeout: 20 * time.Second, TurnTimeout: time.Minute, FallBackAfter: new(sched.NoFallBack),
 				TokenBudget: 50000, AttemptBudget: 40, MaxQueued: 1000, CancelAt: CancelAtReader,
 				Quota: Quota{Mode: QuotaShared, RTT: 2 * time.Millisecond, Lease: 250 * time.Millisecond, LeaseMax: 0.5,
 					Timeout: 20 * time.Millisecond, ProbeEvery: 500 * time.Millisecond, Fallback: FallbackClosed, OutageAt: 30 * time.Second, OutageFor: 10 * time.Second, Outage: OutageHung},
@@ -493,8 +494,8 @@ j = 2
 
 func TestBuiltins(t *testing.T) {
 	list := List()
-	if len(list) != 16 {
-		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24), priority, narrow-vs-wide and hedging (issue 25): %v", len(list), list)
+	if len(list) != 17 {
+		t.Errorf("List() has %d scenarios, want the 8 of issue 4, contention, shared-headers and limit-drop (issue 13), shared-key (issue 14), nested-retries (issue 24), priority, narrow-vs-wide and hedging (issue 25), fallback (issue 43): %v", len(list), list)
 	}
 	for _, info := range list {
 		t.Run(info.Name, func(t *testing.T) {
@@ -578,7 +579,7 @@ func TestOpen(t *testing.T) {
 		}
 	}
 	_, err = Open("tier4")
-	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, hallucinated-fanout, hedging, limit-drop, mixed-read-write, multi-agent, narrow-vs-wide, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
+	want := `scenarios: "tier4" is neither a file nor a built-in scenario; the built-ins are burst-8, cancel, contention, fallback, hallucinated-fanout, hedging, limit-drop, mixed-read-write, multi-agent, narrow-vs-wide, nested-retries, priority, research-agent, retry-after-herd, shared-headers, shared-key, tier3`
 	if err == nil || err.Error() != want {
 		t.Errorf("Open(tier4) error = %v\nwant %s", err, want)
 	}

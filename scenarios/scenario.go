@@ -32,6 +32,9 @@ type Scenario struct {
 	Workload Workload
 	// Services in file order; Service looks one up by name.
 	Services []Service
+	// Routes in file order, from the [routes.NAME] tables; Route looks
+	// one up by name.
+	Routes []Route
 	// Tools in file order; Tool looks one up by name.
 	Tools []Tool
 	// Strategies in file order, names unique; there is at least one.
@@ -81,7 +84,8 @@ func (s *Scenario) Strategy(name string) *Strategy {
 type Tool struct {
 	// Name is the tool's name, a key of [tools].
 	Name string
-	// Service names the service the tool calls (a key of [services]).
+	// Service names the service the tool calls (a key of [services]), or
+	// the route (a key of [routes]) whose deployments serve it.
 	Service string
 	// Tokens is the call's token cost, drawn per call; charged against the
 	// service's TokensPerMinute and reserved by sched (sched.Call.Tokens).

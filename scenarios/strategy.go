@@ -84,6 +84,10 @@ type Strategy struct {
 	// ProgressiveJoin lets a turn move on before all its tool calls have
 	// answered (key progressive_join; nil: it waits for every one).
 	ProgressiveJoin *ProgressiveJoin `json:",omitempty"`
+	// FallBackAfter, when set, replaces every route's fall_back_after
+	// for this strategy (key fall_back_after; see Route.FallBackAfter), so
+	// that strategies compare waiting with falling back on one scenario.
+	FallBackAfter *time.Duration `json:",omitempty"`
 	// AttemptTimeout bounds one attempt; CallTimeout one call over all its
 	// attempts; TurnTimeout a whole turn (0: none).
 	AttemptTimeout time.Duration

@@ -21,7 +21,7 @@ type decoder struct {
 	files    source // where empirical distribution files are read from; nil: nowhere
 	problems []Problem
 	// Names defined so far, for references: index in the Scenario's slice.
-	services, tools         map[string]int
+	services, tools, routes map[string]int
 	strategies              map[string]string // name → key path of its first name key
 	serviceNames, toolNames []string          // names in file order, cached
 	suggest                 suggest.Suggester

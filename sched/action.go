@@ -41,9 +41,13 @@ type Action struct {
 	// attempt in the call's Payload instead of a table by attempt id;
 	// Index is the call's position in its Turn.Calls; N is the attempt's
 	// number, from 1 (ActStart).
-	Call  *Call
-	N     int
-	Index int
+	Call *Call
+	// Deployment is the service an ActStart's attempt goes to: the
+	// Call's Service, or the deployment chosen when it names a route
+	// (Config.Routes).
+	Deployment string
+	N          int
+	Index      int
 	// Hedge marks an ActStart of a hedge (Config.Hedge): a second attempt
 	// of the call, N the number of the attempt it hedges.
 	Hedge bool

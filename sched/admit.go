@@ -12,6 +12,9 @@ import (
 // head could start (a free service slot, no pause), the call submitted
 // earliest goes first, so admission is FIFO across turns and nobody barges.
 func (c *Core) pump() {
+	if c.coolingUntil > c.now {
+		c.leaveCooling()
+	}
 	for c.queued > 0 && (c.cfg.MaxInFlight == 0 || c.inFlight < c.cfg.MaxInFlight) {
 		var best *serviceState
 		var bestCall *callState
@@ -19,7 +22,7 @@ func (c *Core) pump() {
 			if s.maxIn > 0 && s.inFlight >= s.maxIn {
 				continue
 			}
-			if s.pausedUntil > c.now {
+			if s.pausedUntil > c.now || s.coolUntil > c.now {
 				continue
 			}
 			if s.prio == nil && s.empty() {
@@ -203,6 +206,14 @@ func (c *Core) reserve(cs *callState) {
 // release starts an admitted call whose reservation is repaid, unless a
 // service pause began meanwhile.
 func (c *Core) release(cs *callState) {
+	if !c.warm(cs.svc) {
+		// The deployment began to cool down since the call was admitted:
+		// it queues again, for a warm deployment if its route has one.
+		c.unreserve(cs)
+		c.releaseSlot(cs)
+		c.enqueue(cs)
+		return
+	}
 	if p := cs.svc.pausedUntil; p > c.now {
 		// Give the reservation back and reserve again when the pause ends,
 		// so the calls held by a pause cannot leave together as a burst.
@@ -258,7 +269,7 @@ func (c *Core) start(cs *callState) {
 			return Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, Attempt: cs.attempt, N: int(cs.attempts)}
 		})
 	}
-	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts), Index: int(cs.idx)})
+	c.out = append(c.out, Action{Kind: ActStart, Attempt: cs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, Deployment: cs.svc.name, N: int(cs.attempts), Index: int(cs.idx)})
 	if cs.svc.hedge != nil {
 		c.armHedge(cs)
 	}
@@ -345,6 +356,9 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	if cs.svc.cfg.HeaderSync {
 		c.syncBuckets(cs, &o.Quota)
 	}
+	if cs.svc.route != nil {
+		c.countStreak(cs, &o)
+	}
 	if cs.hedged && o.Class != ClassSuccess {
 		// The hedge still runs: the call waits for it (see HedgePolicy).
 		c.promoteHedge(cs)
@@ -364,6 +378,9 @@ func (c *Core) complete(cs *callState, o Outcome) {
 	// conflict: the server refused it, so nothing was applied.
 	if !o.Class.Retryable() || (cs.call.Write && !cs.call.Idempotent && o.Class != ClassConflict) {
 		c.finish(cs, o.Class, nil, attemptErr(cs, &o))
+		return
+	}
+	if o.Class == ClassRateLimited && cs.routed && c.fallBack(cs, &o) {
 		return
 	}
 	c.retry(cs, o)
@@ -386,7 +403,7 @@ func (c *Core) retry(cs *callState, o Outcome) {
 		// A conflict's delay is the backoff's (see ClassConflict).
 		o.RetryAfter, o.HasRetryAfter = 0, false
 	}
-	if int(cs.attempts) >= p.maxAttempts() {
+	if int(cs.attempts)-int(cs.hops) >= p.maxAttempts() {
 		c.finish(cs, o.Class, nil, &RetriesExhaustedError{Call: cs.call.ID, Attempts: int(cs.attempts), Last: attemptErr(cs, &o)})
 		return
 	}
@@ -419,15 +436,7 @@ func (c *Core) retry(cs *callState, o Outcome) {
 	}
 	s := cs.svc
 	server := o.HasRetryAfter && !p.IgnoreRetryAfter
-	if server && o.Class == ClassRateLimited && s.cfg.PauseOnRetryAfter {
-		if until := satmath.Add(c.now, o.RetryAfter); until > s.pausedUntil {
-			s.pausedUntil = until
-			c.setTimer(timer{at: until, kind: timerPause, svc: s})
-			if c.cfg.Hook != nil {
-				c.emit(Event{Kind: EventPaused, Service: s.name, Delay: o.RetryAfter})
-			}
-		}
-	}
+	c.pauseOn(s, &o)
 	if !c.cfg.KeepSlotDuringBackoff {
 		c.releaseSlot(cs)
 	}
@@ -441,11 +450,26 @@ func (c *Core) retry(cs *callState, o Outcome) {
 	c.setTimer(timer{at: at, kind: timerBackoff, cs: cs, gen: cs.gen})
 }
 
+// pauseOn pauses service s for the server's delay of a 429, with
+// PauseOnRetryAfter, unless the retry policy ignores server delays.
+func (c *Core) pauseOn(s *serviceState, o *Outcome) {
+	if !o.HasRetryAfter || c.cfg.Retry.IgnoreRetryAfter || o.Class != ClassRateLimited || !s.cfg.PauseOnRetryAfter {
+		return
+	}
+	if until := satmath.Add(c.now, o.RetryAfter); until > s.pausedUntil {
+		s.pausedUntil = until
+		c.setTimer(timer{at: until, kind: timerPause, svc: s})
+		if c.cfg.Hook != nil {
+			c.emit(Event{Kind: EventPaused, Service: s.name, Delay: o.RetryAfter})
+		}
+	}
+}
+
 // backoffDone sends a call back to be admitted after its backoff: straight to
 // its bucket when it kept its slot, else to its service's queue in its
 // original place.
 func (c *Core) backoffDone(cs *callState) {
-	if cs.holdsSlot && (!cs.svc.usesCredit() || c.covered(cs.svc, cs)) {
+	if cs.holdsSlot && c.warm(cs.svc) && (!cs.svc.usesCredit() || c.covered(cs.svc, cs)) {
 		c.reserve(cs)
 		return
 	}

@@ -167,6 +167,10 @@ type Config struct {
 	MaxInFlight int
 	// Services holds per-service caps and buckets, keyed by Call.Service.
 	Services map[string]ServiceConfig
+	// Routes holds the routes, keyed by the name a Call.Service gives
+	// them: logical services served by several of Services, with fallback
+	// and cooldown (see RouteConfig). Nil: every call names a service.
+	Routes map[string]RouteConfig
 	// MaxQueued bounds calls waiting to start; Submit refuses a turn that would pass it (0: unbounded).
 	MaxQueued int
 	// FanOut caps the calls of one turn that may be active at once (0: no cap); FanOutMode picks batch or truncate.
@@ -304,6 +308,12 @@ func (c *Config) validate() error {
 			if err := s.RetryBudget.validate(); err != nil {
 				return fmt.Errorf("sched: service %q: %w", name, err)
 			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Routes)) {
+		r := c.Routes[name]
+		if err := r.validate(name, c.Services); err != nil {
+			return err
 		}
 	}
 	return nil

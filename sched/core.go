@@ -35,6 +35,10 @@ type Core struct {
 	// the map lookup, 110 instructions of a one-call turn's 1,700.
 	listedName string
 	writes     map[string]*writeQueue
+	// routes holds Config.Routes' state (nil without routes);
+	// coolingUntil is the latest end of a deployment's cooldown.
+	routes       map[string]*route
+	coolingUntil time.Duration
 
 	turns    idring.Ring[TurnID, turnState]
 	attempts idring.Ring[AttemptID, callState]
@@ -94,9 +98,15 @@ type serviceState struct {
 	budget      *bucket.Retries // nil without RetryBudget
 	hedge       *hedgeService   // nil without Config.Hedge
 	pausedUntil time.Duration
-	callQueue                // the queue of calls waiting for admission (without classes)
-	prio        *classQueues // the queues by priority class (nil: Config.Priorities unset)
-	credit      [2]credit    // shared-quota units by CreditKind, with CreditRequests/CreditTokens
+	// route is the first route, by name, listing the service as a
+	// deployment (nil: none); streak counts its 429s in a row and
+	// coolUntil is the end of its cooldown (route.go).
+	route     *route
+	streak    int
+	coolUntil time.Duration
+	callQueue              // the queue of calls waiting for admission (without classes)
+	prio      *classQueues // the queues by priority class (nil: Config.Priorities unset)
+	credit    [2]credit    // shared-quota units by CreditKind, with CreditRequests/CreditTokens
 	// pending holds the reservations of admitted calls waiting for their
 	// release time, in admission order (see settle); booked is what the
 	// last book recorded.
@@ -149,6 +159,7 @@ func New(cfg Config) (*Core, error) {
 	for _, name := range cfg.serviceNames() {
 		c.service(name)
 	}
+	c.initRoutes()
 	return c, nil
 }
 
@@ -362,7 +373,7 @@ func (c *Core) fire(t *timer) {
 		c.finish(t.cs, ClassCancelled, nil, fmt.Errorf("call %q: deadline of %v passed: %w", t.cs.call.ID, t.cs.deadline-t.cs.turn.submitted, ErrDeadline))
 	case timerTurn:
 		c.cancelTurn(t.turn, fmt.Errorf("turn deadline of %v passed: %w", t.turn.deadline-t.turn.submitted, ErrDeadline))
-	case timerPause, timerClass:
+	case timerPause, timerClass, timerCool:
 		// pump runs after every timer; nothing else to do.
 	case timerCredit:
 		c.creditExpired(t)

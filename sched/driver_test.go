@@ -14,14 +14,20 @@ type vdriver struct {
 	core *Core
 	now  time.Duration
 	exec func(call *Call, n int, now time.Duration) (time.Duration, Outcome)
+	// at, when set, is used instead of exec and learns the deployment
+	// each attempt goes to (Action.Deployment).
+	at func(deployment string, call *Call, n int, now time.Duration) (time.Duration, Outcome)
 
 	pending completionHeap
 	live    map[AttemptID]*Call
-	liveIdx map[AttemptID]int // the Index each attempt in flight was started with
-	wake    time.Duration
-	hasWake bool
-	seq     uint64
-	buf     []Action
+	liveSvc map[AttemptID]string // the deployment of each attempt in flight
+	// outcomes holds the outcome each attempt was given, by attempt id.
+	outcomes map[AttemptID]Outcome
+	liveIdx  map[AttemptID]int // the Index each attempt in flight was started with
+	wake     time.Duration
+	hasWake  bool
+	seq      uint64
+	buf      []Action
 
 	starts    []startRec
 	cancels   []AttemptID
@@ -98,7 +104,7 @@ func newDriver(t tb, cfg Config, exec func(call *Call, n int, now time.Duration)
 			return 100 * time.Millisecond, Succeeded("ok")
 		}
 	}
-	return &vdriver{t: t, core: c, exec: exec, live: map[AttemptID]*Call{}, liveIdx: map[AttemptID]int{}, results: map[string]Result{},
+	return &vdriver{t: t, core: c, exec: exec, live: map[AttemptID]*Call{}, liveSvc: map[AttemptID]string{}, outcomes: map[AttemptID]Outcome{}, liveIdx: map[AttemptID]int{}, results: map[string]Result{},
 		running: map[string]int{}, svcNow: map[string]int{}, svcPeak: map[string]int{}, calls: map[string]Call{}, endOf: map[string]time.Duration{}, startedOf: map[string]time.Duration{}}
 }
 
@@ -143,7 +149,13 @@ func (d *vdriver) drain() {
 	for _, a := range d.buf {
 		switch a.Kind {
 		case ActStart:
-			lat, o := d.exec(a.Call, a.N, d.now)
+			var lat time.Duration
+			var o Outcome
+			if d.at != nil {
+				lat, o = d.at(a.Deployment, a.Call, a.N, d.now)
+			} else {
+				lat, o = d.exec(a.Call, a.N, d.now)
+			}
 			// What the attempt costs its token bucket: its estimate, or
 			// the usage it reports when that is less (a settle refunds
 			// the rest, which later calls may use).
@@ -154,14 +166,15 @@ func (d *vdriver) drain() {
 			if d.tagValues && o.Class == ClassSuccess && o.Value == nil {
 				o.Value = a.Attempt
 			}
-			d.starts = append(d.starts, startRec{d.now, a.Call.ID, a.Call.Service, a.N, a.Attempt, cost, a.Hedge})
+			d.outcomes[a.Attempt] = o
+			d.starts = append(d.starts, startRec{d.now, a.Call.ID, a.Deployment, a.N, a.Attempt, cost, a.Hedge})
 			if _, ok := d.startedOf[a.Call.ID]; !ok {
 				d.startedOf[a.Call.ID] = d.now
 			}
-			d.live[a.Attempt], d.liveIdx[a.Attempt] = a.Call, a.Index
+			d.live[a.Attempt], d.liveIdx[a.Attempt], d.liveSvc[a.Attempt] = a.Call, a.Index, a.Deployment
 			d.calls[a.Call.ID] = *a.Call
-			d.svcNow[a.Call.Service]++
-			d.svcPeak[a.Call.Service] = max(d.svcPeak[a.Call.Service], d.svcNow[a.Call.Service])
+			d.svcNow[a.Deployment]++
+			d.svcPeak[a.Deployment] = max(d.svcPeak[a.Deployment], d.svcNow[a.Deployment])
 			d.inFlight++
 			d.peak = max(d.peak, d.inFlight)
 			if a.Call.Write {
@@ -210,9 +223,10 @@ func (d *vdriver) endAttempt(a AttemptID) {
 	if call == nil {
 		return
 	}
+	d.svcNow[d.liveSvc[a]]--
 	delete(d.live, a)
 	delete(d.liveIdx, a)
-	d.svcNow[call.Service]--
+	delete(d.liveSvc, a)
 	d.inFlight--
 	d.endOf[call.ID] = d.now
 	if call.Write {

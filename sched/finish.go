@@ -93,6 +93,9 @@ func (c *Core) decide(cs *callState, class Class, value any, err error) {
 	r.Value, r.Err, r.Class, r.State = value, err, class, state
 	r.Attempts, r.Queued, r.Running = int(cs.attempts), cs.queued, cs.running
 	r.Finished, r.HedgeWon = c.now, cs.fromHedge && class == ClassSuccess // Status and Hedges are set as attempts end and hedges start
+	if cs.routed {
+		r.Deployment, r.Fallbacks = cs.svc.name, int16(cs.fallbacks)
+	}
 	if c.cfg.Hook != nil {
 		c.emitf(func() Event {
 			return Event{Kind: EventResult, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: cs.svc.name, N: int(cs.attempts), Class: class, Err: err}

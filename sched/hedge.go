@@ -237,7 +237,7 @@ func (c *Core) sendHedge(cs *callState) {
 			return Event{Kind: EventStarted, Turn: t.id, Tag: t.tag, CallID: cs.call.ID, Service: s.name, Attempt: hs.attempt, N: int(cs.attempts), Hedge: true}
 		})
 	}
-	c.out = append(c.out, Action{Kind: ActStart, Attempt: hs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, N: int(cs.attempts), Index: int(cs.idx), Hedge: true})
+	c.out = append(c.out, Action{Kind: ActStart, Attempt: hs.attempt, TurnID: t.id, Tag: t.tag, Call: cs.call, Deployment: cs.svc.name, N: int(cs.attempts), Index: int(cs.idx), Hedge: true})
 }
 
 // endHedge forgets the call's hedge and gives back its slots.

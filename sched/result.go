@@ -45,12 +45,20 @@ type Result struct {
 	// counts the hedges sent. (Both sit in State's padding, so a Result
 	// costs no more for them.)
 	HedgeWon bool
-	Hedges   int32
+	// Fallbacks counts the call's moves from one deployment of its route
+	// to another (Config.Routes): on a 429 asking for too long a wait, or
+	// away from a deployment that cools down.
+	Fallbacks int16
+	Hedges    int32
 	// Attempts counts attempts started, hedges not included.
 	Attempts int
 	// Queued is the time spent waiting to start (for a slot, a bucket, a
 	// dependency or a backoff); Running is the time attempts were in flight.
 	Queued, Running time.Duration
+	// Deployment is, for a call naming a route, the deployment of its
+	// last attempt (the one that answered), or where it waited when no
+	// attempt started; empty for a call naming a service.
+	Deployment string
 	// Status is the last attempt's HTTP status, 0 when none.
 	Status int
 	// Finished is when the result was decided, on the driver's clock.

@@ -317,7 +317,7 @@ func (r *Runner) carry(self *start, mine TurnID) (took bool) {
 			} else {
 				ctx = &attemptCtx{parent: r.base}
 			}
-			ctx.runner, ctx.turn, ctx.index, ctx.n, ctx.hedge = r, a.TurnID, a.Index, a.N, a.Hedge
+			ctx.runner, ctx.turn, ctx.index, ctx.n, ctx.hedge, ctx.deploy = r, a.TurnID, a.Index, a.N, a.Hedge, a.Deployment
 			r.attempts[a.Attempt] = ctx
 			r.work.Add(1)
 			st := start{ctx: ctx, id: a.Attempt, call: a.Call, n: a.N}

@@ -28,6 +28,7 @@ type attemptCtx struct {
 	index  int
 	n      int
 	hedge  bool
+	deploy string
 }
 
 // Deadline returns no deadline: the Runner enforces timeouts by cancelling.
@@ -59,6 +60,9 @@ type Attempt struct {
 	// attempt N, sent because N was slow to answer; the first of the two
 	// to succeed is kept and the other cancelled.
 	Hedge bool
+	// Deployment is the service the attempt goes to: the call's Service,
+	// or the deployment chosen when it names a route (Config.Routes).
+	Deployment string
 }
 
 // AttemptOf returns the attempt an executor's context belongs to, and false
@@ -68,7 +72,7 @@ func AttemptOf(ctx context.Context) (Attempt, bool) {
 	if !ok {
 		return Attempt{}, false
 	}
-	return Attempt{Key: c.runner.id + "-" + strconv.FormatUint(uint64(c.turn), 10) + "-" + strconv.Itoa(c.index), N: c.n, Hedge: c.hedge}, true
+	return Attempt{Key: c.runner.id + "-" + strconv.FormatUint(uint64(c.turn), 10) + "-" + strconv.Itoa(c.index), N: c.n, Hedge: c.hedge, Deployment: c.deploy}, true
 }
 
 // runnerID returns 16 random hex digits from crypto/rand.

@@ -14,6 +14,7 @@ const (
 	timerCredit                   // a service's credit grant has expired
 	timerClass                    // a prioritized service's next call fits its buckets
 	timerHedge                    // an attempt's hedge is due
+	timerCool                     // a deployment's cooldown has ended
 )
 
 // timer is one pending wake-up. Timers are never removed early: a timer whose
@@ -103,6 +104,8 @@ func (t *timer) stale() bool {
 		return t.turn.done
 	case timerPause:
 		return t.svc.pausedUntil != t.at
+	case timerCool:
+		return t.svc.coolUntil != t.at
 	case timerClass:
 		return t.svc.prio.wake != t.at
 	case timerCredit:

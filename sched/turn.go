@@ -3,6 +3,7 @@ package sched
 import (
 	"container/heap"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,10 @@ type callState struct {
 	writeWait bool // queued for its resource behind another write
 	hedged    bool // a hedge is in flight (Core.hedgeOf)
 	fromHedge bool // the attempt in flight or ended is a hedge
+	routed    bool // the call names a route (Config.Routes)
+	// hops counts the call's fallbacks on a 429, fallbacks every move
+	// from one deployment of its route to another (route.go).
+	hops, fallbacks uint16
 	// Used with a request bucket, by retries and by a retry time budget.
 	reqMark    time.Duration
 	firstStart time.Duration // set only with RetryPolicy.Budget
@@ -102,8 +107,8 @@ type turnState struct {
 	one [1]callState
 	// _ pads a turn state to 448 bytes, a size class of whole cache
 	// lines, so that the fields read first sit in the same two lines of
-	// every turn (at 392 bytes, in a class of 416, they straddle a third).
-	_ [56]byte
+	// every turn (at 400 bytes, in a class of 416, they straddle a third).
+	_ [48]byte
 }
 
 // turnDeps lists each call's dependents, the calls whose After names it:
@@ -222,6 +227,9 @@ func (c *Core) initCall(ts *turnState, i int, svc *serviceState) {
 	cs.turn, cs.idx, cs.call, cs.seq, cs.waitSince = ts, int32(i), call, c.seq, c.now
 	if prev := svc; prev != nil && prev.name == call.Service {
 		cs.svc = prev
+	} else if rt := c.routes[call.Service]; rt != nil {
+		cs.routed = true
+		cs.svc = c.pickDeployment(rt)
 	} else {
 		cs.svc = c.service(call.Service)
 	}
@@ -403,7 +411,10 @@ func (c *Core) validateTurn(calls []Call) error {
 
 // listed reports whether the Config lists the service.
 func (c *Core) listed(name string) bool {
-	_, ok := c.cfg.Services[name]
+	if _, ok := c.cfg.Services[name]; ok {
+		return true
+	}
+	_, ok := c.cfg.Routes[name]
 	return ok
 }
 
@@ -414,6 +425,9 @@ func (c *Core) serviceNames() string {
 		if c.listed(s.name) {
 			names = append(names, fmt.Sprintf("%q", s.name))
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.cfg.Routes)) {
+		names = append(names, fmt.Sprintf("route %q", name))
 	}
 	if len(names) == 0 {
 		return "none"
@@ -515,6 +529,9 @@ func (c *Core) tryReady(cs *callState) {
 
 // enqueue puts a call in its service's queue in admission order.
 func (c *Core) enqueue(cs *callState) {
+	if cs.routed && !c.warm(cs.svc) {
+		c.reroute(cs)
+	}
 	cs.phase = phaseQueued
 	cs.gen++
 	s := cs.svc.queueOf(cs)

@@ -49,6 +49,7 @@ func TestVocabularies(t *testing.T) {
 	roundTrip(t, JoinModes(), ParseJoinMode)
 	roundTrip(t, OverMaxRetryAfters(), ParseOverMaxRetryAfter)
 	roundTrip(t, Algorithms(), ParseAlgorithm)
+	roundTrip(t, RoutePolicies(), ParseRoutePolicy)
 }
 
 // TestVocabularyChoices checks what the lists callers pick from leave

@@ -93,7 +93,7 @@ func (e *engine) start(a *sched.Action) {
 // send sends an attempt to its service's model, in slab entry i.
 func (e *engine) send(a *sched.Action, i int32) {
 	meta := a.Call.Payload.(*agent.CallMeta)
-	si := meta.Svc
+	si := e.attemptService(a, meta)
 	req := newOutgoing(a, meta)
 	at := &e.slab[i]
 	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p), meta: meta}
@@ -108,7 +108,7 @@ func (e *engine) send(a *sched.Action, i int32) {
 		// follows the order of attempts alone.
 		out, at.back = nd.Draw(e.netRng[si]), nd.Draw(e.netRng[si])
 	}
-	e.countStart(e.p, meta, e.now)
+	e.countStart(e.p, si, meta, e.now)
 	if e.trace != nil {
 		e.traceStart(i, a, meta)
 	}

@@ -19,18 +19,19 @@ const DefaultMaxMemory int64 = 4 << 30
 
 // Bytes of live engine state, measured by BenchmarkLiveMemory (amd64,
 // Go 1.26) as the heap a run holds with every call in flight at the fake
-// service, after a full garbage collection: about 523 B per call in flight
+// service, after a full garbage collection: about 593 B per call in flight
 // (the sched core's call state and result, the call and its payload, the
-// fake service's slot, the engine's attempt and response event), 496 B per
-// turn in progress beyond its calls (the agent loop's turn and part), 77 B
+// fake service's slot, the engine's attempt and response event; 523 B
+// before a call's Result and Action named the deployment of a route), 532 B
+// per turn in progress beyond its calls (the agent loop's turn and part), 77 B
 // per closed-model session and 1,031 KB per strategy (most of it its three
 // latency HdrHistograms, about 410 KB of counters each). The constants
 // round those up.
 const (
 	// BytesPerCall is one call in progress.
-	BytesPerCall = 576
+	BytesPerCall = 608
 	// bytesPerTurn is one agent turn in progress, beyond its calls.
-	bytesPerTurn = 512
+	bytesPerTurn = 544
 	// bytesPerSession is one closed-model session.
 	bytesPerSession = 96
 	// bytesPerStrategy is one strategy's fixed state: histograms, service

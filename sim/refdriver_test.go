@@ -298,14 +298,14 @@ func (r *reference) act(p int, a *sched.Action) {
 // sees it that much later; the client waits for it from now.
 func (r *reference) start(p int, a *sched.Action) {
 	meta := a.Call.Payload.(*agent.CallMeta)
-	at := &refAttempt{proc: p, id: a.Attempt, svc: meta.Svc, out: newOutgoing(a, meta), meta: meta}
+	at := &refAttempt{proc: p, id: a.Attempt, svc: r.attemptService(a, meta), out: newOutgoing(a, meta), meta: meta}
 	var out time.Duration
 	if nd := &r.net[at.svc]; nd.On() {
 		// Both ways are drawn as the attempt leaves.
 		out = nd.Draw(r.netRng[at.svc])
 		at.back = nd.Draw(r.netRng[at.svc])
 	}
-	r.countStart(p, meta, r.now)
+	r.countStart(p, at.svc, meta, r.now)
 	r.awaited[refKey{p, at.id}] = at
 	if out > 0 {
 		r.schedule(satmath.Add(r.now, out), func() { r.arrive(at) })

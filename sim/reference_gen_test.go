@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"pgregory.net/rapid"
@@ -54,6 +55,8 @@ type tomlGen struct {
 	recommend bool
 	// hedgeable: some read tool is idempotent, so strategies may hedge
 	hedgeable bool
+	// routed: the scenario has route r0, which tools may name
+	routed bool
 }
 
 func (g *tomlGen) line(format string, args ...any) {
@@ -327,12 +330,54 @@ func (g *tomlGen) svc(label string) string {
 	return g.services[g.intn(label, 0, len(g.services)-1)]
 }
 
+// route draws route r0 over the services, in a drawn order.
+func (g *tomlGen) route() {
+	g.routed = true
+	deps := slices.Clone(g.services)
+	if g.bool("route reversed") {
+		slices.Reverse(deps)
+	}
+	deps = deps[:g.intn("route deployments", 1, len(deps))]
+	g.line(``)
+	g.line(`[routes.r0]`)
+	g.line(`deployments = ["%s"]`, strings.Join(deps, `", "`))
+	if g.bool("route policy") {
+		g.line(`policy = "ordered"`)
+	}
+	if g.bool("route fall_back_after") {
+		g.line(`fall_back_after = %s`, g.fallBackAfter("route fall_back_after value"))
+	}
+	if g.bool("route cooldown") {
+		g.line(`cooldown_after = %d`, g.intn("route cooldown_after", 1, 4))
+		g.line(`cooldown = %s`, g.ms("route cooldown value", 1, 3000))
+	}
+}
+
+// fallBackAfter draws a fall-back threshold: "never", "0s" or a wait.
+func (g *tomlGen) fallBackAfter(label string) string {
+	switch g.intn(label, 0, 2) {
+	case 0:
+		return `"never"`
+	case 1:
+		return `"0s"`
+	default:
+		return g.ms(label+" ms", 1, 3000)
+	}
+}
+
 func (g *tomlGen) toolsSection() {
+	if g.chance("routes", 3) {
+		g.route()
+	}
 	g.tools = []string{"t0", "t1", "t2"}
 	for i, name := range g.tools {
 		g.line(``)
 		g.line(`[tools.%s]`, name)
-		g.line(`service = %q`, g.svc(name+" service"))
+		if g.routed && g.bool(name+" routed") {
+			g.line(`service = "r0"`)
+		} else {
+			g.line(`service = %q`, g.svc(name+" service"))
+		}
 		if g.bool(name + " tokens") {
 			g.line(`tokens = %s`, g.numDist(name+" tokens", 0, 2000))
 		}
@@ -554,6 +599,9 @@ func (g *tomlGen) strategy(i int) {
 	if g.chance(l("call_timeout"), 4) {
 		floor = g.intn(l("call_timeout value"), floor, floor+2000)
 		g.line(`call_timeout = "%dms"`, floor)
+	}
+	if g.routed && g.chance(l("fall_back_after"), 3) {
+		g.line(`fall_back_after = %s`, g.fallBackAfter(l("fall_back_after value")))
 	}
 	if g.chance(l("turn_timeout"), 4) {
 		g.line(`turn_timeout = "%dms"`, g.intn(l("turn_timeout value"), floor, floor+3000))

@@ -14,12 +14,12 @@ import (
 )
 
 // formatKey is a key's path with its array indices dropped and the names
-// a file chooses (services, tools, a strategy's thresholds, a service's
+// a file chooses (services, routes, tools, a strategy's thresholds, a service's
 // projects, the keys of check's gateway) as *: "services.llm.faults.error_rate" gives
 // "services.*.faults.error_rate".
 func formatKey(path string) string {
 	segs := strings.Split(arrayIndex.ReplaceAllString(path, ""), ".")
-	if len(segs) >= 3 && (segs[0] == "services" || segs[0] == "tools" || segs[0] == "thresholds") {
+	if len(segs) >= 3 && (segs[0] == "services" || segs[0] == "tools" || segs[0] == "routes" || segs[0] == "thresholds") {
 		segs[1] = "*"
 	}
 	if len(segs) >= 5 && segs[0] == "services" && segs[2] == "projects" {

@@ -223,9 +223,20 @@ func (r *runParts) countDaily(p *agent.AgentPart, meta *agent.CallMeta, res *sch
 	}
 }
 
-// countStart records an attempt of call meta sent by process p at now.
-func (r *runParts) countStart(p int, meta *agent.CallMeta, now time.Duration) {
-	r.m.Started(meta.Svc, now, meta.Counted)
+// attemptService returns the index of the service attempt a of call meta
+// goes to: the call's own, or for a call naming a route the deployment
+// the scheduler chose.
+func (r *runParts) attemptService(a *sched.Action, meta *agent.CallMeta) int {
+	if a.Deployment == a.Call.Service {
+		return meta.Svc
+	}
+	return agent.ServiceIndex(r.sc, a.Deployment)
+}
+
+// countStart records an attempt of call meta sent by process p to service
+// svc at now.
+func (r *runParts) countStart(p, svc int, meta *agent.CallMeta, now time.Duration) {
+	r.m.Started(svc, now, meta.Counted)
 	if r.multi && meta.Counted {
 		r.procs[p].stats.attempts++
 	}

@@ -97,7 +97,7 @@ func (e *engine) traceStart(i int32, a *sched.Action, meta *agent.CallMeta) {
 	}
 	p := a.Tag.(*agent.AgentPart)
 	r := trace.Record{
-		Session: int64(p.Turn.Session + 1), Turn: int64(p.Turn.No), Call: a.Call.ID, Service: a.Call.Service,
+		Session: int64(p.Turn.Session + 1), Turn: int64(p.Turn.No), Call: a.Call.ID, Service: a.Deployment,
 		Tool: a.Call.Tool, Attempt: a.N, Intended: seconds(p.At), Start: seconds(e.now), Tokens: a.Call.Tokens,
 	}
 	if meta.Tool < 0 {

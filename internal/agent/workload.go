@@ -382,8 +382,14 @@ func (w *Workload) interarrival(rng *rand.Rand) time.Duration {
 	return satmath.FromFloat[time.Duration](rng.ExpFloat64() / rate * float64(time.Second))
 }
 
-// ServiceIndex returns the position of the named service in the scenario.
+// ServiceIndex returns the position of the named service in the scenario,
+// or for a route its first deployment's: where its calls are counted, for
+// costs and estimates, though the engine sends each attempt to the
+// deployment the scheduler picks (sched.Action.Deployment).
 func ServiceIndex(sc *scenarios.Scenario, name string) int {
+	if r := sc.Route(name); r != nil && len(r.Deployments) > 0 {
+		name = r.Deployments[0]
+	}
 	for i := range sc.Services {
 		if sc.Services[i].Name == name {
 			return i

@@ -37,6 +37,16 @@ func SchedConfig(sc *scenarios.Scenario, st *scenarios.Strategy) (sched.Config, 
 		TurnAttemptBudget:     st.AttemptBudget,
 		Priorities:            schedPriorities(st),
 	}
+	if len(sc.Routes) > 0 {
+		cfg.Routes = make(map[string]sched.RouteConfig, len(sc.Routes))
+		for _, r := range sc.Routes {
+			rc := sched.RouteConfig{Deployments: r.Deployments, Policy: r.Policy, FallBackAfter: r.FallBackAfter, CooldownAfter: r.CooldownAfter, Cooldown: r.Cooldown}
+			if st.FallBackAfter != nil {
+				rc.FallBackAfter = *st.FallBackAfter
+			}
+			cfg.Routes[r.Name] = rc
+		}
+	}
 	if h := st.Hedge; h != nil {
 		cfg.Hedge = &sched.HedgePolicy{After: h.After, Percentile: h.Percentile, Budget: h.Budget}
 	}
