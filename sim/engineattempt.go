@@ -23,13 +23,11 @@ type attempt struct {
 	dead   bool   // the client stopped waiting; its events only settle the service's side
 	reader bool   // cancelled at the reader only: the request goes on to the server, which works on
 	answer answer // what the client reads of the service's answer (not for a hang)
-	// meta is the call the attempt belongs to.
-	meta *agent.CallMeta
 	// _ pads an attempt to 128 bytes, two cache lines, in the slab
 	// (page-aligned once it is large): at 112 bytes three in four
 	// straddle three lines, and an attempt's send, end and answer each
 	// read them long out of the cache.
-	_ [8]byte
+	_ [16]byte
 }
 
 // Where an attempt is: the phases of attempt.phase.
@@ -96,7 +94,7 @@ func (e *engine) send(a *sched.Action, i int32) {
 	si := e.attemptService(a, meta)
 	req := newOutgoing(a, meta)
 	at := &e.slab[i]
-	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p), meta: meta}
+	*at = attempt{id: a.Attempt, svc: int32(si), proc: uint16(e.p)}
 	if a.Hedge {
 		meta.Slab[1] = i
 	} else {
@@ -146,7 +144,7 @@ func (e *engine) arrive(i int32, req *outgoing) {
 		e.onArrive(e.now, &seen)
 	}
 	at.req, at.kind = d.ID, d.Kind
-	e.countDecision(at.meta, e.now, &d)
+	e.countDecision(r.Client, e.now, &d)
 	if d.Kind != fakeapi.KindHang {
 		at.answer = e.readers[at.svc].read(&d, e.now, answerAt(&d, e.now, at.back))
 	}

@@ -56,7 +56,6 @@ type refKey struct {
 
 // refAttempt is one request between a client and a fake service.
 type refAttempt struct {
-	meta  *agent.CallMeta
 	proc  int
 	id    sched.AttemptID
 	svc   int
@@ -298,7 +297,7 @@ func (r *reference) act(p int, a *sched.Action) {
 // sees it that much later; the client waits for it from now.
 func (r *reference) start(p int, a *sched.Action) {
 	meta := a.Call.Payload.(*agent.CallMeta)
-	at := &refAttempt{proc: p, id: a.Attempt, svc: r.attemptService(a, meta), out: newOutgoing(a, meta), meta: meta}
+	at := &refAttempt{proc: p, id: a.Attempt, svc: r.attemptService(a, meta), out: newOutgoing(a, meta)}
 	var out time.Duration
 	if nd := &r.net[at.svc]; nd.On() {
 		// Both ways are drawn as the attempt leaves.
@@ -323,7 +322,7 @@ func (r *reference) arrive(at *refAttempt) {
 	req := at.out.request(r.sc.Services[at.svc].ClientKey())
 	var d fakeapi.Decision
 	m.ArriveTo(r.now, &req, &d)
-	r.countDecision(at.meta, r.now, &d)
+	r.countDecision(req.Client, r.now, &d)
 	at.fid, at.hang = d.ID, d.Kind == fakeapi.KindHang
 	answered := answerAt(&d, r.now, at.back)
 	if !at.hang {

@@ -182,22 +182,26 @@ func (r *runParts) countResults(p *agent.AgentPart, res []sched.Result) {
 	}
 }
 
-// countDecision records what service decided at now for an attempt of
-// call meta: a 429 of a spent daily quota marks the call (its first, and
-// how many), for the daily quota's figures.
-func (r *runParts) countDecision(meta *agent.CallMeta, now time.Duration, d *fakeapi.Decision) {
+// countDecision records what service decided at now for an attempt sent
+// as client (the request's client name, its call's): a 429 of a spent
+// daily quota marks the call (its first, and how many), for the daily
+// quota's figures. The name is the one the request left with: an attempt
+// that arrives after its call ended (abandoned on its way) must not mark
+// whatever call now holds its call's recycled CallMeta. Its mark is never
+// read, since no result of that name comes again.
+func (r *runParts) countDecision(client string, now time.Duration, d *fakeapi.Decision) {
 	if !d.Daily() {
 		return
 	}
 	if r.daily == nil {
 		r.daily = map[string]dailyMark{}
 	}
-	m, ok := r.daily[meta.Client]
+	m, ok := r.daily[client]
 	if !ok {
 		m.at = now
 	}
 	m.hits++
-	r.daily[meta.Client] = m
+	r.daily[client] = m
 }
 
 // dailyMark is what a call met of a spent daily quota: when its first
