@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/simbench/simbench/internal/netns"
 	. "github.com/simbench/simbench/sched/quota"
 )
 
@@ -22,11 +23,11 @@ func distantLimit(key string) Limit {
 // library user builds one: quota.NewClient on options giving only the
 // address, and f's timeouts as set (zero: the library's defaults). The
 // Failover and the client are closed when tb ends.
-func distantFailover(tb testing.TB, rtt time.Duration, f *Failover) *delayProxy {
+func distantFailover(tb testing.TB, rtt time.Duration, f *Failover) *netns.Proxy {
 	tb.Helper()
 	testClient(tb) // empty buckets
 	p := startProxy(tb, shared.addr(), rtt)
-	c := NewClient(&redis.Options{Addr: p.addr()})
+	c := NewClient(&redis.Options{Addr: p.Addr()})
 	f.Primary = &Redis{Client: c, Holder: "p1"}
 	tb.Cleanup(func() { f.Close(); c.Close() })
 	return p

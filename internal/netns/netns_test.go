@@ -1,0 +1,139 @@
+package netns
+
+import (
+	"context"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// echoOnce accepts connections on ln and writes each its address, until
+// ln is closed.
+func echoOnce(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		io.WriteString(c, c.LocalAddr().String()+"\n")
+		c.Close()
+	}
+}
+
+// readFrom dials addr from ns within d and returns what the server wrote.
+func readFrom(ns *NS, addr string, d time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	c, err := ns.Dial(ctx, "tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	b, err := io.ReadAll(c)
+	return string(b), err
+}
+
+// TestTwoHosts makes two namespaces joined by a link, connects over TCP
+// from one to the other's address (the listener reports the address it
+// was reached on), finds the other unreachable with the link down and
+// reachable again with it up, and checks that Close leaves none of the
+// Net's namespaces in ip netns list.
+func TestTwoHosts(t *testing.T) {
+	if err := Check(); err != nil {
+		t.Skip(err)
+	}
+	n, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close() // a failure's; the test closes it itself
+	a, err := n.Add("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := n.Add("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := n.Link(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, err := Left(n.Prefix()); err != nil || len(left) != 2 {
+		t.Fatalf("namespaces %v (%v), want 2", left, err)
+	}
+	ln, err := a.Listen("tcp", l.AddrA+":7000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go echoOnce(ln)
+	addr := l.AddrA + ":7000"
+	if got, err := readFrom(b, addr, 5*time.Second); err != nil || got != addr+"\n" {
+		t.Fatalf("from b: %q, %v; want %q", got, err, addr+"\n")
+	}
+	if err := l.Down(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readFrom(b, addr, 300*time.Millisecond); err == nil {
+		t.Fatalf("from b with the link down: %q, want no connection", got)
+	}
+	if err := l.Up(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readFrom(b, addr, 5*time.Second); err != nil || got != addr+"\n" {
+		t.Fatalf("from b after the link came up: %q, %v; want %q", got, err, addr+"\n")
+	}
+	// A process left running in a namespace does not keep it.
+	sleeper := b.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sleeper.Wait()
+	if left, err := Left(n.Prefix()); err != nil || len(left) != 0 {
+		t.Fatalf("after Close: namespaces %v (%v), want none", left, err)
+	}
+}
+
+// TestProxyAcrossNamespaces forwards through a Proxy whose upstream connections are
+// dialled in another namespace, and checks that the reply crosses it.
+func TestProxyAcrossNamespaces(t *testing.T) {
+	n := ForTest(t)
+	a, err := n.Add("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := n.Add("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := n.Link(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := a.Listen("tcp", l.AddrA+":7001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go echoOnce(ln)
+	pl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Serve(pl, b.Dial, l.AddrA+":7001", 20*time.Millisecond)
+	defer p.Close()
+	c, err := net.DialTimeout("tcp", p.Addr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := io.ReadAll(c)
+	if want := l.AddrA + ":7001\n"; err != nil || string(got) != want {
+		t.Fatalf("through the proxy: %q, %v; want %q", got, err, want)
+	}
+}
