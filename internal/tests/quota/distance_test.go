@@ -76,11 +76,18 @@ type outage struct {
 	grantsAfterRec int64 // of the reservations after the switch back
 }
 
-// cutAndRestore reserves through a proxy at rtt, gap apart: before
-// reservations, then cuts the proxy for during reservations, restores it,
-// and reserves until Failover switches back to Redis (at most maxAfter
-// more) and after more.
-func cutAndRestore(t *testing.T, rtt time.Duration, f *Failover, before, during, maxAfter, after int, gap time.Duration) outage {
+// cutter cuts the way to Redis and restores it: a delaying proxy, or a
+// link between network namespaces.
+type cutter interface {
+	Cut()
+	Restore()
+}
+
+// cutAndRestore reserves on f, whose Primary is reached through p, gap
+// apart: before reservations, then cuts p for during reservations,
+// restores it, and reserves until Failover switches back to Redis (at
+// most maxAfter more) and after more. f must not have been used yet.
+func cutAndRestore(t *testing.T, p cutter, f *Failover, before, during, maxAfter, after int, gap time.Duration) outage {
 	t.Helper()
 	var mu sync.Mutex
 	var o outage
@@ -94,7 +101,6 @@ func cutAndRestore(t *testing.T, rtt time.Duration, f *Failover, before, during,
 			mu.Unlock()
 		}
 	}
-	p := distantFailover(t, rtt, f)
 	lim := distantLimit("outage")
 	reserveEvery(t, f, lim, before, gap)
 	o.downBeforeCut = f.Down()
@@ -159,6 +165,7 @@ func (o outage) check(t *testing.T, after int) {
 func TestFailoverRecoversAfterCut(t *testing.T) {
 	f := &Failover{ProbeEvery: 100 * time.Millisecond}
 	const after = 10
-	o := cutAndRestore(t, 100*time.Millisecond, f, 10, 25, 200, after, 20*time.Millisecond)
+	p := distantFailover(t, 100*time.Millisecond, f)
+	o := cutAndRestore(t, p, f, 10, 25, 200, after, 20*time.Millisecond)
 	o.check(t, after)
 }
