@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"net"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,10 +93,23 @@ func TestTwoHosts(t *testing.T) {
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// ip netns exec enters the namespace after Start returns.
+	for i := 0; ; i++ {
+		out, _ := exec.Command("ip", "netns", "identify", strconv.Itoa(sleeper.Process.Pid)).Output()
+		if strings.TrimSpace(string(out)) == b.Name {
+			break
+		}
+		if i == 500 {
+			t.Fatalf("the sleeper never entered %s", b.Name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
-	sleeper.Wait()
+	if err := sleeper.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("the process left in a namespace ended with %v, want killed", err)
+	}
 	if left, err := Left(n.Prefix()); err != nil || len(left) != 0 {
 		t.Fatalf("after Close: namespaces %v (%v), want none", left, err)
 	}
