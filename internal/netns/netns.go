@@ -206,3 +206,41 @@ func run(bin string, args ...string) error {
 	}
 	return nil
 }
+
+// LAN joins hosts on one Ethernet segment, as machines on one switch: a
+// bridge in a namespace of its own (prefix-lan), each host on a veth pair
+// to it, host i at 10.78.0.(i+1)/24. It returns the hosts' addresses, in
+// order; at most 250 hosts, one LAN per Net.
+func (n *Net) LAN(hosts ...*NS) ([]string, error) {
+	if len(hosts) > 250 {
+		return nil, errors.New("netns: more than 250 hosts on one LAN")
+	}
+	sw, err := n.Add("lan")
+	if err != nil {
+		return nil, err
+	}
+	br := n.prefix + "br"
+	if err := run("ip", "-n", sw.Name, "link", "add", br, "type", "bridge"); err != nil {
+		return nil, err
+	}
+	if err := run("ip", "-n", sw.Name, "link", "set", br, "up"); err != nil {
+		return nil, err
+	}
+	addrs := make([]string, len(hosts))
+	for i, h := range hosts {
+		port, ifc := n.prefix+"p"+strconv.Itoa(i), n.prefix+"h"+strconv.Itoa(i)
+		addrs[i] = "10.78.0." + strconv.Itoa(i+1)
+		for _, args := range [][]string{
+			{"link", "add", port, "netns", sw.Name, "type", "veth", "peer", "name", ifc, "netns", h.Name},
+			{"-n", sw.Name, "link", "set", port, "master", br},
+			{"-n", sw.Name, "link", "set", port, "up"},
+			{"-n", h.Name, "addr", "add", addrs[i] + "/24", "dev", ifc},
+			{"-n", h.Name, "link", "set", ifc, "up"},
+		} {
+			if err := run("ip", args...); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return addrs, nil
+}

@@ -153,3 +153,33 @@ func TestProxyAcrossNamespaces(t *testing.T) {
 		t.Fatalf("through the proxy: %q, %v; want %q", got, err, want)
 	}
 }
+
+// TestLAN puts three hosts on one LAN and connects to the first from the
+// other two, each reply naming the address it was reached on.
+func TestLAN(t *testing.T) {
+	n := ForTest(t)
+	var hosts []*NS
+	for _, name := range []string{"h0", "h1", "h2"} {
+		h, err := n.Add(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, h)
+	}
+	addrs, err := n.LAN(hosts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := addrs[0] + ":7002"
+	ln, err := hosts[0].Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go echoOnce(ln)
+	for _, h := range hosts[1:] {
+		if got, err := readFrom(h, addr, 5*time.Second); err != nil || got != addr+"\n" {
+			t.Fatalf("from %s: %q, %v; want %q", h.Name, got, err, addr+"\n")
+		}
+	}
+}
