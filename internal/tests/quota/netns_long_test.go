@@ -5,7 +5,9 @@ package quota_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,15 +37,37 @@ func (c linkCut) Restore() {
 	}
 }
 
+// pause hangs Redis by stopping its process (SIGSTOP): its connections
+// stay open and unanswered, until Restore continues it (SIGCONT).
+type pause struct {
+	tb testing.TB
+	p  *os.Process
+}
+
+// Cut stops the process.
+func (c pause) Cut() {
+	if err := c.p.Signal(syscall.SIGSTOP); err != nil {
+		c.tb.Fatal(err)
+	}
+}
+
+// Restore continues the process.
+func (c pause) Restore() {
+	if err := c.p.Signal(syscall.SIGCONT); err != nil {
+		c.tb.Fatal(err)
+	}
+}
+
 // hostFailover puts redis-server on a host of its own (a network
 // namespace, on its own address) and the client on another, joined by a
 // veth link, and sets f.Primary to a Redis backend there, built as a
 // library user builds one (quota.NewClient on options giving the address;
 // the client's connections are dialled from the client's host). The
 // client reaches Redis through a delaying proxy on its own host at rtt.
-// It returns the link, whose Cut sets it down; everything is removed
-// when tb ends. It skips tb without root, ip or redis-server.
-func hostFailover(tb testing.TB, rtt time.Duration, f *Failover) linkCut {
+// It returns the link, whose Cut sets it down, and the server's process,
+// whose Cut stops it; everything is removed when tb ends. It skips tb
+// without root, ip or redis-server.
+func hostFailover(tb testing.TB, rtt time.Duration, f *Failover) (linkCut, pause) {
 	tb.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -78,7 +102,7 @@ func hostFailover(tb testing.TB, rtt time.Duration, f *Failover) linkCut {
 	c := NewClient(&redis.Options{Addr: p.Addr(), Dialer: ch.Dial})
 	f.Primary = &Redis{Client: c, Holder: "p1"}
 	tb.Cleanup(func() { f.Close(); c.Close() })
-	return linkCut{tb, l}
+	return linkCut{tb, l}, pause{tb, srv.Process}
 }
 
 // waitRedis waits until the Redis at addr answers PING from host h (at
@@ -136,10 +160,28 @@ func TestLongHostsFailoverOutage(t *testing.T) {
 		t.Run(fmt.Sprint(rtt), func(t *testing.T) {
 			t.Parallel()
 			f := &Failover{}
-			link := hostFailover(t, rtt, f)
+			link, _ := hostFailover(t, rtt, f)
 			const after = 20
 			o := cutAndRestore(t, link, f, 30, 100, 100, after, 100*time.Millisecond)
 			t.Logf("RTT %v across hosts: %d probes during the cut, %d after the link came up until the switch back; stats %+v",
+				rtt, o.atRestore.Probes, o.atRecovery.Probes-o.atRestore.Probes, o.st)
+			o.check(t, after)
+		})
+	}
+}
+
+// TestLongHostsFailoverHung is TestLongHostsFailoverOutage with Redis hung
+// (SIGSTOP) for 10 s instead of cut off: its host still answers TCP, its
+// connections stay open, and nothing comes back on them.
+func TestLongHostsFailoverHung(t *testing.T) {
+	for _, rtt := range distances {
+		t.Run(fmt.Sprint(rtt), func(t *testing.T) {
+			t.Parallel()
+			f := &Failover{}
+			_, hung := hostFailover(t, rtt, f)
+			const after = 20
+			o := cutAndRestore(t, hung, f, 30, 100, 100, after, 100*time.Millisecond)
+			t.Logf("RTT %v across hosts: %d probes during the hang, %d after it ended until the switch back; stats %+v",
 				rtt, o.atRestore.Probes, o.atRecovery.Probes-o.atRestore.Probes, o.st)
 			o.check(t, after)
 		})
