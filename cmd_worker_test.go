@@ -55,15 +55,21 @@ func startProvider(t *testing.T) (*fakeapi.Server, string) {
 // a run invalid by timing exits 0 (--allow-invalid).
 func startMember(t *testing.T, i, n int, base, redisURL, runID, dir, duration string, extra ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	args := []string{"worker", fleetScenario, "--member", fmt.Sprintf("%d/%d", i, n), "--base-url", base,
-		"--redis", redisURL, "--out", dir, "--run-id", runID, "-s", "shared", "--duration", duration, "--allow-invalid"}
-	cmd := exec.Command(os.Args[0], append(args, extra...)...)
+	cmd := exec.Command(os.Args[0], memberArgs(i, n, base, redisURL, runID, dir, duration, extra...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	return cmd, &out
+}
+
+// memberArgs returns the arguments of member i of n's `simbench worker`,
+// as startMember runs it.
+func memberArgs(i, n int, base, redisURL, runID, dir, duration string, extra ...string) []string {
+	args := []string{"worker", fleetScenario, "--member", fmt.Sprintf("%d/%d", i, n), "--base-url", base,
+		"--redis", redisURL, "--out", dir, "--run-id", runID, "-s", "shared", "--duration", duration, "--allow-invalid"}
+	return append(args, extra...)
 }
 
 // startMembers starts n fleet members as startMember does, member i

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/simbench/simbench/internal/collect"
 	"github.com/simbench/simbench/internal/redisproc"
 	"github.com/simbench/simbench/internal/setup"
@@ -194,7 +193,7 @@ func (l *liveRun) fleetRunners(cfg sched.Config, execFor func(p int) sched.Execu
 				closeAll()
 				return nil, fmt.Errorf("live: --redis: %w", err)
 			}
-			quietRedis()
+			redisproc.Quiet()
 			rdb := quota.NewClient(ro)
 			rs := &quota.Redis{Client: rdb, Holder: "p" + strconv.Itoa(p+1), HolderTTL: 2 * time.Second}
 			fail := sim.NewFailover(rs, l.st.Quota, fo.n, l.f, func(e quota.Event) { l.quotaSwitch(p, e) })
@@ -228,7 +227,7 @@ func pingRedis(url string) error {
 	if err != nil {
 		return err
 	}
-	quietRedis()
+	redisproc.Quiet()
 	c := quota.NewClient(ro)
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), redisPingTimeout)
@@ -313,15 +312,3 @@ func (l *liveRun) processResults(fo *fleetOptions) []results.ProcessResult {
 	}
 	return out
 }
-
-// quietRedis silences go-redis's own log (a process-wide setting of
-// go-redis): a process that loses Redis says so in the results (events,
-// per-process fallbacks), and go-redis's dial errors would only scroll over
-// a terminal's progress bars.
-func quietRedis() { redis.SetLogger(silentLogger{}) }
-
-// silentLogger drops go-redis's log lines.
-type silentLogger struct{}
-
-// Printf implements go-redis's logger by doing nothing.
-func (silentLogger) Printf(context.Context, string, ...any) {}

@@ -46,7 +46,8 @@ func TestLongFailoverOutage(t *testing.T) {
 			t.Parallel()
 			f := &Failover{}
 			const after = 20
-			o := cutAndRestore(t, rtt, f, 30, 100, 100, after, 100*time.Millisecond)
+			p := distantFailover(t, rtt, f)
+			o := cutAndRestore(t, p, f, 30, 100, 100, after, 100*time.Millisecond)
 			t.Logf("RTT %v: %d probes during the cut, %d after the restore until the switch back; stats %+v",
 				rtt, o.atRestore.Probes, o.atRecovery.Probes-o.atRestore.Probes, o.st)
 			o.check(t, after)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/simbench/simbench/internal/netns"
 	. "github.com/simbench/simbench/sched/quota"
 )
 
@@ -22,11 +23,11 @@ func distantLimit(key string) Limit {
 // library user builds one: quota.NewClient on options giving only the
 // address, and f's timeouts as set (zero: the library's defaults). The
 // Failover and the client are closed when tb ends.
-func distantFailover(tb testing.TB, rtt time.Duration, f *Failover) *delayProxy {
+func distantFailover(tb testing.TB, rtt time.Duration, f *Failover) *netns.Proxy {
 	tb.Helper()
 	testClient(tb) // empty buckets
 	p := startProxy(tb, shared.addr(), rtt)
-	c := NewClient(&redis.Options{Addr: p.addr()})
+	c := NewClient(&redis.Options{Addr: p.Addr()})
 	f.Primary = &Redis{Client: c, Holder: "p1"}
 	tb.Cleanup(func() { f.Close(); c.Close() })
 	return p
@@ -75,11 +76,18 @@ type outage struct {
 	grantsAfterRec int64 // of the reservations after the switch back
 }
 
-// cutAndRestore reserves through a proxy at rtt, gap apart: before
-// reservations, then cuts the proxy for during reservations, restores it,
-// and reserves until Failover switches back to Redis (at most maxAfter
-// more) and after more.
-func cutAndRestore(t *testing.T, rtt time.Duration, f *Failover, before, during, maxAfter, after int, gap time.Duration) outage {
+// cutter cuts the way to Redis and restores it: a delaying proxy, or a
+// link between network namespaces.
+type cutter interface {
+	Cut()
+	Restore()
+}
+
+// cutAndRestore reserves on f, whose Primary is reached through p, gap
+// apart: before reservations, then cuts p for during reservations,
+// restores it, and reserves until Failover switches back to Redis (at
+// most maxAfter more) and after more. f must not have been used yet.
+func cutAndRestore(t *testing.T, p cutter, f *Failover, before, during, maxAfter, after int, gap time.Duration) outage {
 	t.Helper()
 	var mu sync.Mutex
 	var o outage
@@ -93,7 +101,6 @@ func cutAndRestore(t *testing.T, rtt time.Duration, f *Failover, before, during,
 			mu.Unlock()
 		}
 	}
-	p := distantFailover(t, rtt, f)
 	lim := distantLimit("outage")
 	reserveEvery(t, f, lim, before, gap)
 	o.downBeforeCut = f.Down()
@@ -158,6 +165,7 @@ func (o outage) check(t *testing.T, after int) {
 func TestFailoverRecoversAfterCut(t *testing.T) {
 	f := &Failover{ProbeEvery: 100 * time.Millisecond}
 	const after = 10
-	o := cutAndRestore(t, 100*time.Millisecond, f, 10, 25, 200, after, 20*time.Millisecond)
+	p := distantFailover(t, 100*time.Millisecond, f)
+	o := cutAndRestore(t, p, f, 10, 25, 200, after, 20*time.Millisecond)
 	o.check(t, after)
 }
