@@ -10,6 +10,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/google/jsonschema-go v0.4.2
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/posener/complete v1.2.3

@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -145,9 +146,15 @@ func TestServeAnthropicSDKToolUseStreamed(t *testing.T) {
 	if len(msg.Content) != 4 || msg.StopReason != anthropic.StopReasonToolUse || msg.Usage.OutputTokens != 100 {
 		t.Fatalf("message %+v", msg)
 	}
-	for _, b := range msg.Content {
+	for i, b := range msg.Content {
+		// The minimal input, then each parallel call its index in the
+		// first string property.
+		want := `{"city":"","unit":"celsius"}`
+		if i > 0 {
+			want = fmt.Sprintf(`{"city":"%d","unit":"celsius"}`, i)
+		}
 		u := b.AsToolUse()
-		if b.Type != "tool_use" || u.Name != "get_weather" || string(u.Input) != `{"city":"","unit":"celsius"}` || !strings.HasPrefix(u.ID, "toolu_") {
+		if b.Type != "tool_use" || u.Name != "get_weather" || string(u.Input) != want || !strings.HasPrefix(u.ID, "toolu_") {
 			t.Fatalf("block %+v, input %s", b, u.Input)
 		}
 	}

@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -148,9 +149,15 @@ func TestServeResponsesToolCalls(t *testing.T) {
 		t.Fatalf("output %+v, args %v: want 3 function calls", first.Output, args)
 	}
 	var outputs []responses.ResponseInputItemUnionParam
-	for _, item := range first.Output {
+	for i, item := range first.Output {
+		// The minimal arguments, then each parallel call its index in
+		// the first string property.
+		want := searchArgs
+		if i > 0 {
+			want = fmt.Sprintf(`{"query":"%d","limit":1,"mode":"fast"}`, i)
+		}
 		fc := item.AsFunctionCall()
-		if item.Type != "function_call" || fc.Name != "search" || fc.Arguments != searchArgs || args[fc.ID] != searchArgs || fc.CallID == "" {
+		if item.Type != "function_call" || fc.Name != "search" || fc.Arguments != want || args[fc.ID] != want || fc.CallID == "" {
 			t.Fatalf("item %+v", item)
 		}
 		out := responses.ResponseInputItemParamOfFunctionCallOutput("3 results")

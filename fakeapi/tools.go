@@ -45,7 +45,9 @@ func calls(a *AgentConfig, rng *rand.Rand) int {
 // decideCalls is the fake model's answer to a request with tools; seed is the
 // service's stream seed. The conversation's iterations come from the stream
 // (seed, conv), each round's calls from a stream of the round's own, so the
-// answer does not depend on what else the server has seen.
+// answer does not depend on what else the server has seen. Each call's
+// arguments are wire.DistinctArgs for its index, so the parallel calls of
+// one answer differ, as a model's do.
 func decideCalls(a *AgentConfig, seed uint64, req *wire.AgentRequest, idPrefix string) wire.Reply {
 	if len(req.Tools) == 0 || req.Mode == wire.ChoiceNone {
 		return wire.Reply{}
@@ -75,7 +77,7 @@ func decideCalls(a *AgentConfig, seed uint64, req *wire.AgentRequest, idPrefix s
 				}
 			}
 		}
-		out.Calls[i] = wire.ToolCall{ID: wire.CallID(idPrefix, req.Conv, req.Round, i), Name: t.Name, Args: wire.MinimalArgs(t.Schema)}
+		out.Calls[i] = wire.ToolCall{ID: wire.CallID(idPrefix, req.Conv, req.Round, i), Name: t.Name, Args: wire.DistinctArgs(t.Schema, i)}
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package fakeapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 	"github.com/simbench/simbench/spec"
 )
 
@@ -68,7 +71,11 @@ func TestServeToolChoice(t *testing.T) {
 				t.Fatalf("%d calls %v, finish %q; want %d, %q", len(names), names, finish, tt.wantCalls, tt.wantFinish)
 			}
 			for i, n := range names {
+				// The minimal arguments first, then each call its index.
 				want := map[string]string{"search": `{"q":""}`, "fetch": `{"url":"a"}`}[n]
+				if i > 0 {
+					want = map[string]string{"search": fmt.Sprintf(`{"q":"%d"}`, i), "fetch": fmt.Sprintf(`{"url":"%d"}`, i)}[n]
+				}
 				if (tt.wantNames != "" && n != tt.wantNames) || args[i] != want {
 					t.Fatalf("call %d: %s(%s)", i, n, args[i])
 				}
@@ -220,10 +227,46 @@ func TestServeChatToolCallsStreamedOpenAISDK(t *testing.T) {
 		t.Fatalf("accumulated %+v, %d finished calls", acc.ChatCompletion, finished)
 	}
 	seen := map[string]bool{}
-	for _, tc := range msg.ToolCalls {
-		if tc.Function.Name != "lookup" || tc.Function.Arguments != `{"id":3}` || seen[tc.ID] {
+	for i, tc := range msg.ToolCalls {
+		// The minimum, then each parallel call its index above it.
+		if tc.Function.Name != "lookup" || tc.Function.Arguments != fmt.Sprintf(`{"id":%d}`, 3+i) || seen[tc.ID] {
 			t.Fatalf("tool call %+v", tc)
 		}
 		seen[tc.ID] = true
+	}
+}
+
+// TestDecideCallsParallelDiffer holds the parallel tool calls of one
+// answer to different arguments: two calls of one tool with the same
+// arguments would be one request sent twice, which check grades as a
+// retry. The answer's first call keeps the minimal arguments.
+func TestDecideCallsParallelDiffer(t *testing.T) {
+	tools := []wire.ToolSpec{
+		{Name: "search", Schema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`)},
+		{Name: "fetch", Schema: json.RawMessage(`{"type":"object","properties":{"url":{"type":"string","minLength":1}},"required":["url"]}`)},
+	}
+	a := &AgentConfig{MaxIterations: 3, Calls: func(*rand.Rand) int { return 8 }}
+	for conv := range uint64(20) {
+		for round := range 3 {
+			req := &wire.AgentRequest{Tools: tools, Mode: wire.ChoiceAuto, Parallel: true, Conv: conv, Round: round}
+			r := decideCalls(a, 1, req, "sb")
+			if len(r.Calls) != 8 {
+				t.Fatalf("conv %d round %d: %d calls, want 8", conv, round, len(r.Calls))
+			}
+			seen := map[string]int{}
+			for i, c := range r.Calls {
+				key := c.Name + " " + string(c.Args)
+				if j, ok := seen[key]; ok {
+					t.Fatalf("conv %d round %d: calls %d and %d are both %s", conv, round, j, i, key)
+				}
+				seen[key] = i
+			}
+			first := r.Calls[0]
+			for _, x := range tools {
+				if x.Name == first.Name && string(first.Args) != string(wire.MinimalArgs(x.Schema)) {
+					t.Errorf("conv %d round %d: first call %s %s, want the minimal arguments %s", conv, round, first.Name, first.Args, wire.MinimalArgs(x.Schema))
+				}
+			}
+		}
 	}
 }

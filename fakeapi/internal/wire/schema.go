@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -210,4 +211,146 @@ func resolveRef(root map[string]any, ref string) map[string]any {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v) // values decoded from JSON: cannot fail
 	return b
+}
+
+// DistinctArgs is the arguments of the tool call at index i of one answer:
+// MinimalArgs for the first call, and for a later one the same object with
+// one top-level property set to a value that tells it apart from the calls
+// before it (a string holding i, a number i above its minimum, an enum's
+// i-th value), so parallel calls of one answer are different requests, as
+// a model's are. The property is the first required one, in the schema's
+// order, whose constraints admit such a value, else the first optional one
+// by name; a schema with none gives MinimalArgs (a constant, a pattern, a
+// format, a bound too tight).
+func DistinctArgs(schema json.RawMessage, i int) []byte {
+	minimal := MinimalArgs(schema)
+	if i <= 0 {
+		return minimal
+	}
+	var root map[string]any
+	if json.Unmarshal(schema, &root) != nil {
+		return minimal
+	}
+	s := root
+	if ref, ok := s["$ref"].(string); ok {
+		s = resolveRef(root, ref)
+	}
+	if all, ok := s["allOf"].([]any); ok && len(all) > 0 {
+		s = mergeAllOf(all, root)
+	}
+	props, _ := s["properties"].(map[string]any)
+	req, _ := s["required"].([]any)
+	var names []string
+	for _, r := range req {
+		if name, ok := r.(string); ok && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	required := len(names)
+	optional := make([]string, 0, len(props))
+	for name := range props {
+		if !slices.Contains(names, name) {
+			optional = append(optional, name)
+		}
+	}
+	slices.Sort(optional)
+	names = append(names, optional...)
+	for k, name := range names {
+		sub, _ := props[name].(map[string]any)
+		if ref, ok := sub["$ref"].(string); ok {
+			sub = resolveRef(root, ref)
+		}
+		v, ok := distinctValue(sub, i)
+		if !ok {
+			continue
+		}
+		b := []byte{'{'}
+		for j, r := range names[:required] {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, mustJSON(r)...)
+			b = append(b, ':')
+			if j == k {
+				b = append(b, v...)
+				continue
+			}
+			rs, _ := props[r].(map[string]any)
+			b = append(b, minimalValue(rs, root, 1)...)
+		}
+		if k >= required {
+			if required > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, mustJSON(name)...)
+			b = append(b, ':')
+			b = append(b, v...)
+		}
+		return append(b, '}')
+	}
+	return minimal
+}
+
+// distinctValue is a value schema s accepts that differs from its minimal
+// value and from the distinct values of indexes 1 to i-1: the string of i
+// (padded with "a" to minLength), the minimal number plus i, an enum's i-th
+// value, true for i = 1. It is false when s admits none.
+func distinctValue(s map[string]any, i int) ([]byte, bool) {
+	if s == nil {
+		return nil, false
+	}
+	if _, ok := s["const"]; ok {
+		return nil, false
+	}
+	if e, ok := s["enum"].([]any); ok {
+		if i < len(e) {
+			v := mustJSON(e[i])
+			return v, !bytes.Equal(v, mustJSON(e[0]))
+		}
+		return nil, false
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf", "not", "if", "$ref"} {
+		if _, ok := s[k]; ok {
+			return nil, false
+		}
+	}
+	switch typ := schemaType(s); typ {
+	case "string":
+		if _, ok := s["pattern"]; ok {
+			return nil, false
+		}
+		if _, ok := s["format"]; ok {
+			return nil, false
+		}
+		v := strconv.Itoa(i)
+		if lo, ok := s["minLength"].(float64); ok && float64(len(v)) < lo {
+			v = strings.Repeat("a", int(lo)-len(v)) + v
+		}
+		if hi, ok := s["maxLength"].(float64); ok && float64(len(v)) > hi {
+			return nil, false
+		}
+		return mustJSON(v), true
+	case "integer", "number":
+		if _, ok := s["multipleOf"]; ok {
+			return nil, false
+		}
+		v, err := strconv.ParseFloat(string(minimalNumber(s, typ == "integer")), 64)
+		if err != nil {
+			return nil, false
+		}
+		v += float64(i)
+		if hi, ok := s["maximum"].(float64); ok && v > hi {
+			return nil, false
+		}
+		if hi, ok := s["exclusiveMaximum"].(float64); ok && v >= hi {
+			return nil, false
+		}
+		if lo, ok := s["minimum"].(float64); ok && v < lo {
+			return nil, false
+		}
+		return strconv.AppendFloat(nil, v, 'f', -1, 64), true
+	case "boolean":
+		return []byte("true"), i == 1
+	}
+	return nil, false
 }

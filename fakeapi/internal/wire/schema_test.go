@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 func TestMinimalArgs(t *testing.T) {
@@ -40,3 +42,62 @@ func TestMinimalArgs(t *testing.T) {
 
 // toolBody is a chat completion request offering tools search and fetch,
 // with extra fields appended (such as a tool_choice).
+
+// TestDistinctArgs holds the arguments of the parallel calls of one answer
+// to a JSON Schema validator (google/jsonschema-go, an implementation
+// independent of MinimalArgs): each is valid against its schema, the first
+// is MinimalArgs, and where the schema admits it the calls differ from one
+// another; where it admits nothing else they stay the minimal arguments.
+func TestDistinctArgs(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		differ       bool
+	}{
+		{"zod string", `{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}`, true},
+		{"string bounds", `{"type":"object","properties":{"s":{"type":"string","minLength":3,"maxLength":5}},"required":["s"]}`, true},
+		{"integer bounds", `{"type":"object","properties":{"n":{"type":"integer","minimum":1.5,"maximum":40}},"required":["n"]}`, true},
+		{"exclusive number", `{"type":"object","properties":{"x":{"type":"number","exclusiveMinimum":0}},"required":["x"]}`, true},
+		{"pattern then integer", `{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]*$"},"page":{"type":"integer"}},"required":["id","page"]}`, true},
+		{"optional string", `{"type":"object","properties":{"c":{"const":"k"},"note":{"type":"string"}},"required":["c"],"additionalProperties":false}`, true},
+		{"enum", `{"type":"object","properties":{"e":{"enum":["a","b","c","d","e","f","g","h","i"]}},"required":["e"]}`, true},
+		{"ref", `{"type":"object","$defs":{"Q":{"type":"string"}},"properties":{"q":{"$ref":"#/$defs/Q"}},"required":["q"]}`, true},
+		{"allOf", `{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"boolean"}},"required":["b"]}]}`, true},
+		{"nothing else", `{"type":"object","properties":{"c":{"const":1},"f":{"type":"string","format":"date"}},"required":["c","f"],"additionalProperties":false}`, false},
+		{"tight", `{"type":"object","properties":{"s":{"type":"string","maxLength":0},"n":{"type":"integer","minimum":3,"maximum":3}},"required":["s","n"]}`, false},
+		{"no properties", `{"type":"object"}`, false},
+	}
+	const calls = 9
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s jsonschema.Schema
+			if err := json.Unmarshal([]byte(tt.schema), &s); err != nil {
+				t.Fatal(err)
+			}
+			rs, err := s.Resolve(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			for i := range calls {
+				got := DistinctArgs(json.RawMessage(tt.schema), i)
+				var v any
+				if err := json.Unmarshal(got, &v); err != nil {
+					t.Fatalf("call %d: %s, not JSON: %v", i, got, err)
+				}
+				if err := rs.Validate(v); err != nil {
+					t.Errorf("call %d: %s is not valid against the schema: %v", i, got, err)
+				}
+				if i == 0 && string(got) != string(MinimalArgs(json.RawMessage(tt.schema))) {
+					t.Errorf("call 0: %s, want MinimalArgs %s", got, MinimalArgs(json.RawMessage(tt.schema)))
+				}
+				if j, ok := seen[string(got)]; ok && tt.differ {
+					t.Errorf("calls %d and %d both get %s", j, i, got)
+				}
+				seen[string(got)] = i
+			}
+			if !tt.differ && len(seen) != 1 {
+				t.Errorf("%d different arguments, want the minimal ones only: %v", len(seen), seen)
+			}
+		})
+	}
+}
