@@ -41,6 +41,8 @@ const (
 	// EpStreamGenerate is the Gemini API's POST
 	// /v1beta/models/{model}:streamGenerateContent, always streamed.
 	EpStreamGenerate
+	// EpConverse is the Bedrock runtime's POST /model/{modelId}/converse.
+	EpConverse
 )
 
 // Method is the HTTP method an endpoint answers: GET for EpModels, POST
@@ -190,6 +192,7 @@ var providers = map[spec.APIStyle]Provider{
 	spec.APIGeneric:   genericShape{},
 	spec.APIAzure:     azureShape{},
 	spec.APIGemini:    geminiShape{},
+	spec.APIBedrock:   bedrockShape{},
 }
 
 // ProviderOf returns the shape of API style api (a validated style; the
@@ -301,6 +304,9 @@ type reqBody struct {
 	SystemInstruction json.RawMessage `json:"systemInstruction"`
 	ToolConfig        json.RawMessage `json:"toolConfig"`
 	GenerationConfig  json.RawMessage `json:"generationConfig"`
+	// The Bedrock runtime's Converse request (bedrock.go) adds its
+	// inferenceConfig; its toolConfig is the field above.
+	InferenceConfig json.RawMessage `json:"inferenceConfig"`
 }
 
 // Decoded is what the server learns from a request.
@@ -341,7 +347,7 @@ type Decoded struct {
 // tool calls), streamed on request.
 func (ep Endpoint) Generates() bool {
 	switch ep {
-	case EpChat, EpMessages, EpResponses, EpGenerate, EpStreamGenerate:
+	case EpChat, EpMessages, EpResponses, EpGenerate, EpStreamGenerate, EpConverse:
 		return true
 	}
 	return false

@@ -1,0 +1,100 @@
+package fakeapi
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simbench/simbench/fakeapi/internal/wire"
+	"github.com/simbench/simbench/spec"
+)
+
+// A Bedrock Converse answer with its usage and stopReason, one cut at
+// maxTokens, a toolUse named by toolChoice, a rate limit's 429 as a
+// ThrottlingException named in x-amzn-ErrorType (no Retry-After: Bedrock
+// sends none), an empty request's ValidationException and an unknown
+// operation's 404, each {"message"} alone.
+func TestBedrockShape(t *testing.T) {
+	var clk manualClock
+	plain := limitedService("br", spec.APIBedrock)
+	plain.RPM, plain.Burst = 600, 0
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{plain, limitedService("br429", spec.APIBedrock)}})
+	converse := s.URL("br") + "/model/anthropic.claude-3-haiku/converse"
+	const messages = `"messages":[{"role":"user","content":[{"text":"hello"}]}]`
+	const sigv4 = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261208/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=0"
+
+	status, h, b := postRead(t, c, converse, `{`+messages+`}`, "Authorization", sigv4)
+	m := decodeJSON(t, b)
+	msg := m["output"].(map[string]any)["message"].(map[string]any)
+	content := msg["content"].([]any)
+	usage := m["usage"].(map[string]any)
+	if status != 200 || msg["role"] != "assistant" || len(content) != 1 || m["stopReason"] != "end_turn" ||
+		content[0].(map[string]any)["text"] != strings.Join(wire.Answer(5), "") || h.Get(wire.ErrorTypeHeader) != "" {
+		t.Fatalf("answer: %d %v %s", status, h, b)
+	}
+	// The prompt is a quarter of its fields' bytes, rounded up.
+	if in := int64(len(`[{"role":"user","content":[{"text":"hello"}]}]`)+3) / 4; usage["inputTokens"] != float64(in) ||
+		usage["outputTokens"] != 5.0 || usage["totalTokens"] != float64(in+5) {
+		t.Fatalf("usage %v, want %d in", usage, int64(len(`[{"role":"user","content":[{"text":"hello"}]}]`)+3)/4)
+	}
+
+	status, _, b = postRead(t, c, converse, `{`+messages+`,"inferenceConfig":{"maxTokens":3}}`)
+	m = decodeJSON(t, b)
+	text := m["output"].(map[string]any)["message"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]
+	if status != 200 || m["stopReason"] != "max_tokens" || text != strings.Join(wire.Answer(3), "") ||
+		m["usage"].(map[string]any)["outputTokens"] != 3.0 {
+		t.Fatalf("cut at maxTokens 3: %d %s", status, b)
+	}
+
+	status, _, b = postRead(t, c, converse, `{`+messages+`,"toolConfig":{"tools":[{"toolSpec":{"name":"search",`+
+		`"inputSchema":{"json":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}}}],"toolChoice":{"tool":{"name":"search"}}}}`)
+	m = decodeJSON(t, b)
+	content = m["output"].(map[string]any)["message"].(map[string]any)["content"].([]any)
+	tu, _ := content[0].(map[string]any)["toolUse"].(map[string]any)
+	if status != 200 || m["stopReason"] != "tool_use" || tu["name"] != "search" || !strings.HasPrefix(tu["toolUseId"].(string), "call_sb") {
+		t.Fatalf("tool use: %d %s", status, b)
+	}
+	if in, _ := json.Marshal(tu["input"]); string(in) != `{"q":""}` {
+		t.Fatalf("input %s, want the schema's required string", in)
+	}
+
+	postRead(t, c, s.URL("br429")+"/model/m/converse", `{`+messages+`}`)
+	clk.advance(20500 * time.Millisecond)
+	status, h, b = postRead(t, c, s.URL("br429")+"/model/m/converse", `{`+messages+`}`)
+	if m := decodeJSON(t, b); status != 429 || h.Get(wire.ErrorTypeHeader) != "ThrottlingException" || len(m) != 1 ||
+		!strings.Contains(m["message"].(string), "requests per min (RPM)") || h.Get("Retry-After") != "" {
+		t.Fatalf("429: %d %v %s", status, h, b)
+	}
+
+	status, h, b = postRead(t, c, converse, `{}`)
+	if m := decodeJSON(t, b); status != 400 || h.Get(wire.ErrorTypeHeader) != "ValidationException" || len(m) != 1 {
+		t.Fatalf("no messages: %d %v %s", status, h, b)
+	}
+	status, h, b = postRead(t, c, s.URL("br")+"/model/m/invoke", `{}`)
+	if m := decodeJSON(t, b); status != 404 || h.Get(wire.ErrorTypeHeader) != "ResourceNotFoundException" ||
+		!strings.Contains(m["message"].(string), "/model/{modelId}/converse") {
+		t.Fatalf("unknown operation: %d %v %s", status, h, b)
+	}
+}
+
+// The AWS SDKs' amz-sdk-request names the attempt: the first is fresh,
+// later ones are marked retries; a value without an attempt names none.
+func TestAmzAttempt(t *testing.T) {
+	for _, tc := range []struct {
+		v  string
+		n  int
+		ok bool
+	}{
+		{"attempt=1; max=3", 1, true},
+		{"attempt=2; max=3", 2, true},
+		{"max=3;attempt=3", 3, true},
+		{"max=3", 0, false},
+		{"attempt=x; max=3", 0, false},
+		{"attempt=0", 0, false},
+	} {
+		if n, ok := amzAttempt(tc.v); n != tc.n || ok != tc.ok {
+			t.Errorf("amzAttempt(%q) = %d, %v; want %d, %v", tc.v, n, ok, tc.n, tc.ok)
+		}
+	}
+}
