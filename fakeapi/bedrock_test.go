@@ -98,3 +98,28 @@ func TestAmzAttempt(t *testing.T) {
 		}
 	}
 }
+
+// A retry the AWS SDK marks (amz-sdk-request attempt 2) before the 429's
+// delay has passed is early; a first attempt at the same moment is not.
+func TestAmzSDKRequestCountsEarlyRetries(t *testing.T) {
+	var clk manualClock
+	sc := limitedService("br", spec.APIBedrock)
+	sc.Headers = spec.HeadersStandard
+	s, c := startServer(t, ServerConfig{Clock: clk.now, Services: []ServiceConfig{sc}})
+	url := s.URL("br") + "/model/m/converse"
+	const body = `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`
+	postRead(t, c, url, body, AmzSDKRequestHeader, "attempt=1; max=3")
+	status, h, _ := postRead(t, c, url, body, AmzSDKRequestHeader, "attempt=1; max=3")
+	if status != 429 || h.Get("Retry-After") != "60" {
+		t.Fatalf("second request: %d %v, want a 429 asking for 60 s", status, h)
+	}
+	clk.advance(time.Second)
+	postRead(t, c, url, body, AmzSDKRequestHeader, "attempt=1; max=3")
+	if n := s.Stats().Services["br"].EarlyRetries; n != 0 {
+		t.Fatalf("a first attempt counted early: %d", n)
+	}
+	postRead(t, c, url, body, AmzSDKRequestHeader, "attempt=2; max=3")
+	if st := s.Stats().Services["br"]; st.EarlyRetries != 1 || st.EarlyRetriesBy["retry_count"] != 1 {
+		t.Fatalf("stats %+v: want the marked retry, 59 s early, counted", st)
+	}
+}

@@ -28,7 +28,7 @@ type bedrockShape struct{}
 // bedrockRoutes are the Bedrock shape's own paths, in the order a 404
 // names them.
 var bedrockRoutes = []providerRoute{
-	{"/model/{modelId}/converse", EpConverse},
+	{"/model/{*modelId}/converse", EpConverse},
 }
 
 func (bedrockShape) routes() []providerRoute { return bedrockRoutes }

@@ -128,8 +128,10 @@ type Provider interface {
 
 // providerRoute is one of a provider's own paths and its endpoint. A
 // segment of path may be a parameter: "{name}" matches any one non-empty
-// segment, "{name}:verb" any segment that ends in ":verb" after a
-// non-empty name (the Gemini API's "{model}:generateContent").
+// segment without a colon, "{*name}" any one non-empty segment, colons
+// included (Bedrock's model ids, "anthropic.claude-3-haiku-…-v1:0"), and
+// "{name}:verb" any segment that ends in ":verb" after a non-empty name
+// (the Gemini API's "{model}:generateContent").
 type providerRoute struct {
 	path string
 	ep   Endpoint
@@ -153,7 +155,7 @@ func (r providerRoute) matches(path string) bool {
 		}
 		_, verb, _ := strings.Cut(p, "}")
 		name, ok := strings.CutSuffix(x, verb)
-		if !ok || name == "" || verb == "" && strings.Contains(name, ":") {
+		if !ok || name == "" || verb == "" && !strings.HasPrefix(p, "{*") && strings.Contains(name, ":") {
 			return false
 		}
 	}
@@ -265,7 +267,7 @@ func apiPath(path string) bool {
 func KnownPaths(api spec.APIStyle) []string {
 	var out []string
 	for _, r := range ProviderOf(api).routes() {
-		out = append(out, r.path)
+		out = append(out, strings.ReplaceAll(r.path, "{*", "{"))
 	}
 	return append(out, "/*")
 }
