@@ -10,7 +10,8 @@ import (
 	"github.com/simbench/simbench/spec"
 )
 
-// @aws-sdk/client-bedrock-runtime: an answer, a tool call and a 429 it
+// @aws-sdk/client-bedrock-runtime: an answer, a ConverseStream read from
+// its AWS event stream, a tool call and a 429 it
 // retries, on a service with Bedrock's own headers (none) and on one that
 // sends Retry-After. Without a delay to honour, the SDK retries a
 // ThrottlingException after a random share of 1 s (doubling), so whether
@@ -26,7 +27,8 @@ func TestLongNodeSDKBedrock(t *testing.T) {
 	var got struct {
 		Pair, RetryAfterPair []string
 		Answer, Stop         string
-		Usage                map[string]int64
+		Usage, StreamUsage   map[string]int64
+		Streamed, StreamStop string
 		Tool, ToolStop       string
 		ToolArgs             map[string]any
 		Thrown               struct {
@@ -40,6 +42,9 @@ func TestLongNodeSDKBedrock(t *testing.T) {
 		len(got.RetryAfterPair) != 2 || got.RetryAfterPair[0] != want || got.RetryAfterPair[1] != want {
 		t.Errorf("answers %+v, want %q each", got, want)
 	}
+	if got.Streamed != strings.Join(wire.Answer(3), "") || got.StreamStop != "max_tokens" || got.StreamUsage["outputTokens"] != 3 {
+		t.Errorf("stream %q %s %v, want 3 tokens cut at max_tokens", got.Streamed, got.StreamStop, got.StreamUsage)
+	}
 	if got.Usage["outputTokens"] != 5 || got.Usage["totalTokens"] != got.Usage["inputTokens"]+5 {
 		t.Errorf("usage %v", got.Usage)
 	}
@@ -52,8 +57,8 @@ func TestLongNodeSDKBedrock(t *testing.T) {
 	st := s.Stats().Services["br"]
 	// The pair came at once to one request a second: one of them, at
 	// least, was told to wait.
-	if st.Completed != 4 || st.RateLimited < 1 {
-		t.Errorf("br stats %+v: want 4 completed, a 429 or more", st)
+	if st.Completed != 5 || st.RateLimited < 1 {
+		t.Errorf("br stats %+v: want 5 completed, a 429 or more", st)
 	}
 	rs := s.Stats().Services["ra"]
 	// The pair, then at most one of the two single attempts (a 429 of

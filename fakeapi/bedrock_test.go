@@ -1,7 +1,9 @@
 package fakeapi
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +123,96 @@ func TestAmzSDKRequestCountsEarlyRetries(t *testing.T) {
 	postRead(t, c, url, body, AmzSDKRequestHeader, "attempt=2; max=3")
 	if st := s.Stats().Services["br"]; st.EarlyRetries != 1 || st.EarlyRetriesBy["retry_count"] != 1 {
 		t.Fatalf("stats %+v: want the marked retry, 59 s early, counted", st)
+	}
+}
+
+// eventFrame is one decoded message of an AWS event stream.
+type eventFrame struct {
+	headers map[string]string
+	payload map[string]any
+}
+
+// readEventStream decodes body as AWS event-stream messages, checking each
+// length and both CRC-32s as the format defines them, and every header a
+// string (type 7).
+func readEventStream(t *testing.T, body []byte) []eventFrame {
+	t.Helper()
+	var out []eventFrame
+	for len(body) > 0 {
+		if len(body) < 16 {
+			t.Fatalf("%d bytes left, less than a message", len(body))
+		}
+		total, hlen := binary.BigEndian.Uint32(body), binary.BigEndian.Uint32(body[4:])
+		if int(total) > len(body) || binary.BigEndian.Uint32(body[8:]) != crc32.ChecksumIEEE(body[:8]) ||
+			binary.BigEndian.Uint32(body[total-4:]) != crc32.ChecksumIEEE(body[:total-4]) {
+			t.Fatalf("bad prelude or CRC in % x", body[:min(len(body), 32)])
+		}
+		f := eventFrame{headers: map[string]string{}}
+		for h := body[12 : 12+hlen]; len(h) > 0; {
+			name := string(h[1 : 1+h[0]])
+			h = h[1+h[0]:]
+			if h[0] != 7 {
+				t.Fatalf("header %s of type %d", name, h[0])
+			}
+			n := binary.BigEndian.Uint16(h[1:])
+			f.headers[name] = string(h[3 : 3+n])
+			h = h[3+n:]
+		}
+		f.payload = decodeJSON(t, body[12+hlen:total-4])
+		out = append(out, f)
+		body = body[total:]
+	}
+	return out
+}
+
+// ConverseStream answers an AWS event stream: messageStart, a
+// contentBlockDelta a token, contentBlockStop, messageStop with the stop
+// reason and metadata with the usage; a tool call is a contentBlockStart,
+// a delta of its input as a JSON string, and a contentBlockStop.
+func TestBedrockConverseStream(t *testing.T) {
+	sc := limitedService("br", spec.APIBedrock)
+	sc.RPM, sc.Burst = 600, 0
+	s, c := startServer(t, ServerConfig{Services: []ServiceConfig{sc}})
+	url := s.URL("br") + "/model/m/converse-stream"
+	const messages = `"messages":[{"role":"user","content":[{"text":"hello"}]}]`
+
+	status, h, b := postRead(t, c, url, `{`+messages+`,"inferenceConfig":{"maxTokens":3}}`)
+	if status != 200 || h.Get("Content-Type") != wire.EventStreamContentType {
+		t.Fatalf("stream: %d %v %s", status, h, b)
+	}
+	frames := readEventStream(t, b)
+	var events []string
+	var text strings.Builder
+	for _, f := range frames {
+		if f.headers[":message-type"] != "event" || f.headers[":content-type"] != "application/json" {
+			t.Fatalf("headers %v", f.headers)
+		}
+		events = append(events, f.headers[":event-type"])
+		if d, ok := f.payload["delta"].(map[string]any); ok {
+			text.WriteString(d["text"].(string))
+		}
+	}
+	if got := strings.Join(events, " "); got != "messageStart contentBlockDelta contentBlockDelta contentBlockDelta contentBlockStop messageStop metadata" {
+		t.Fatalf("events %s", got)
+	}
+	usage := frames[6].payload["usage"].(map[string]any)
+	if text.String() != strings.Join(wire.Answer(3), "") || frames[5].payload["stopReason"] != "max_tokens" || usage["outputTokens"] != 3.0 {
+		t.Fatalf("streamed %q, stop %v, usage %v", text.String(), frames[5].payload, usage)
+	}
+
+	status, _, b = postRead(t, c, url, `{`+messages+`,"toolConfig":{"tools":[{"toolSpec":{"name":"search",`+
+		`"inputSchema":{"json":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}}}],"toolChoice":{"any":{}}}}`)
+	frames = readEventStream(t, b)
+	events = events[:0]
+	for _, f := range frames {
+		events = append(events, f.headers[":event-type"])
+	}
+	if got := strings.Join(events, " "); status != 200 || got != "messageStart contentBlockStart contentBlockDelta contentBlockStop messageStop metadata" {
+		t.Fatalf("tool stream: %d %s", status, got)
+	}
+	start := frames[1].payload["start"].(map[string]any)["toolUse"].(map[string]any)
+	input := frames[2].payload["delta"].(map[string]any)["toolUse"].(map[string]any)["input"]
+	if start["name"] != "search" || input != `{"q":""}` || frames[4].payload["stopReason"] != "tool_use" {
+		t.Fatalf("tool use %v, input %v, stop %v", start, input, frames[4].payload)
 	}
 }

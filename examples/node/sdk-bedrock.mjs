@@ -1,6 +1,7 @@
 // Drives @aws-sdk/client-bedrock-runtime, unchanged, against Bedrock-style
 // services of simbench serve, and prints what it got as one JSON line: an
-// answer, a tool call, and two requests sent at once past a request limit
+// answer, a streamed answer (ConverseStream's AWS event stream), a tool
+// call, and two requests sent at once past a request limit
 // on each service. The SDK reads the ThrottlingException from the 429's
 // x-amzn-ErrorType and retries it after its own backoff (a random share of
 // 1 s, doubling each attempt), or after Retry-After when the 429 has one
@@ -9,7 +10,7 @@
 // fakeapi's TestLongNodeSDKBedrock runs it.
 //
 //   node sdk-bedrock.mjs URL RETRY_AFTER_URL (the services' URLs; the SDK appends /model/...)
-import { BedrockRuntimeClient, ConverseCommand } from "@aws-sdk/client-bedrock-runtime";
+import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 
 // The client speaks HTTP/2 by default (for its bidirectional streams);
@@ -39,6 +40,16 @@ const answer = await br.send(ask("What is the capital of France?"));
 out.answer = text(answer);
 out.stop = answer.stopReason;
 out.usage = answer.usage;
+
+const stream = await br.send(
+  new ConverseStreamCommand({ modelId, messages: [{ role: "user", content: [{ text: "Stream it" }] }], inferenceConfig: { maxTokens: 3 } }),
+);
+out.streamed = "";
+for await (const ev of stream.stream) {
+  if (ev.contentBlockDelta) out.streamed += ev.contentBlockDelta.delta?.text ?? "";
+  if (ev.messageStop) out.streamStop = ev.messageStop.stopReason;
+  if (ev.metadata) out.streamUsage = ev.metadata.usage;
+}
 
 const call = await br.send(
   ask("Find it", {

@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"net/http"
 	"strings"
 	"time"
@@ -13,7 +15,8 @@ import (
 )
 
 // The Amazon Bedrock runtime shape (spec.APIBedrock): POST
-// /model/{modelId}/converse, the Converse API, with its messages of
+// /model/{modelId}/converse, the Converse API, and /converse-stream, its
+// answer as an AWS event stream (streamEvents), with its messages of
 // content blocks ({"text"}, {"toolUse"}, {"toolResult"}), system blocks,
 // inferenceConfig.maxTokens and toolConfig (toolSpec tools and a
 // toolChoice of auto, any or tool). Its errors are {"message":…} with the
@@ -29,6 +32,7 @@ type bedrockShape struct{}
 // names them.
 var bedrockRoutes = []providerRoute{
 	{"/model/{*modelId}/converse", EpConverse},
+	{"/model/{*modelId}/converse-stream", EpConverseStream},
 }
 
 func (bedrockShape) routes() []providerRoute { return bedrockRoutes }
@@ -116,11 +120,13 @@ func (bedrockShape) SetRequestID(h http.Header, id string) { h.Set("X-Amzn-Reque
 // fields the other shapes' requests fill (reqBody): its messages and
 // system blocks are read as they are, toolConfig.tools into chat-style
 // tools, toolConfig.toolChoice into a tool_choice and
-// inferenceConfig.maxTokens into max_tokens.
-func (bedrockShape) checkFields(ep Endpoint, b *reqBody, _ *Decoded) error {
-	if ep != EpConverse {
+// inferenceConfig.maxTokens into max_tokens. A request to
+// converse-stream is streamed.
+func (bedrockShape) checkFields(ep Endpoint, b *reqBody, d *Decoded) error {
+	if ep != EpConverse && ep != EpConverseStream {
 		return nil
 	}
+	d.Stream = ep == EpConverseStream
 	if len(b.Messages) == 0 || string(b.Messages) == "null" {
 		return errors.New("1 validation error detected: Value null at 'messages' failed to satisfy constraint: Member must not be null")
 	}
@@ -234,8 +240,72 @@ func (bedrockShape) okBody(ep Endpoint, a *answerArgs) any {
 	}
 }
 
-// streamEvents: Converse is never streamed.
-func (bedrockShape) streamEvents(Endpoint, *sseGroups, *answerArgs) {}
+// streamEvents adds ConverseStream's events to groups, each an AWS
+// event-stream message (eventFrame): messageStart; for a text answer a
+// contentBlockDelta a piece, for tool calls a contentBlockStart (its id
+// and name), contentBlockDelta (its input, as a JSON string) and
+// contentBlockStop each; then contentBlockStop (text), messageStop with
+// the stopReason, and metadata with the usage.
+func (bedrockShape) streamEvents(ep Endpoint, groups *sseGroups, a *answerArgs) {
+	if ep != EpConverseStream {
+		return
+	}
+	last := groups.n - 1
+	groups.frame(0, "messageStart", map[string]any{"role": "assistant"})
+	if calls := a.dec.Reply.Calls; len(calls) > 0 {
+		for i, c := range calls {
+			groups.frame(i, "contentBlockStart", map[string]any{"contentBlockIndex": i,
+				"start": map[string]any{"toolUse": map[string]any{"toolUseId": c.ID, "name": c.Name}}})
+			groups.frame(i, "contentBlockDelta", map[string]any{"contentBlockIndex": i,
+				"delta": map[string]any{"toolUse": map[string]any{"input": string(c.Args)}}})
+			groups.frame(i, "contentBlockStop", map[string]any{"contentBlockIndex": i})
+		}
+	} else {
+		for i, p := range a.pieces.all() {
+			groups.frame(i, "contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"text": p}})
+		}
+		groups.frame(last, "contentBlockStop", map[string]any{"contentBlockIndex": 0})
+	}
+	groups.frame(last, "messageStop", map[string]any{"stopReason": bedrockStop(a.dec)})
+	groups.frame(last, "metadata", map[string]any{"usage": bedrockUsage(a.in, a.out), "metrics": map[string]any{"latencyMs": 0}})
+}
+
+// EventStreamContentType is the Content-Type of an AWS event stream.
+const EventStreamContentType = "application/vnd.amazon.eventstream"
+
+// StreamContentType is the Content-Type of a streamed answer in API style
+// api: server-sent events, or Bedrock's AWS event stream.
+func StreamContentType(api spec.APIStyle) string {
+	if api == spec.APIBedrock {
+		return EventStreamContentType
+	}
+	return "text/event-stream; charset=utf-8"
+}
+
+// appendEventFrame appends to b one message of the AWS event-stream
+// framing, all integers big-endian: its total length and its headers'
+// length (4 bytes each), the CRC-32 (IEEE) of those 8 bytes, the headers,
+// the payload, and the CRC-32 of all before it. The headers are
+// :event-type (event), :content-type (application/json) and
+// :message-type (event), each a 1-byte name length, the name, type 7
+// (a string), a 2-byte value length and the value.
+func appendEventFrame(b []byte, event string, payload []byte) []byte {
+	var h []byte
+	for _, kv := range [...][2]string{{":event-type", event}, {":content-type", "application/json"}, {":message-type", "event"}} {
+		h = append(h, byte(len(kv[0])))
+		h = append(h, kv[0]...)
+		h = append(h, 7)
+		h = binary.BigEndian.AppendUint16(h, uint16(len(kv[1])))
+		h = append(h, kv[1]...)
+	}
+	start := len(b)
+	b = binary.BigEndian.AppendUint32(b, uint32(12+len(h)+len(payload)+4))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(h)))
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:start+8]))
+	b = append(b, h...)
+	b = append(b, payload...)
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
+}
 
 // CallPrefix is "call": Bedrock's own ids begin "tooluse", which the
 // server does not read back as its calls' round.

@@ -43,6 +43,9 @@ const (
 	EpStreamGenerate
 	// EpConverse is the Bedrock runtime's POST /model/{modelId}/converse.
 	EpConverse
+	// EpConverseStream is the Bedrock runtime's POST
+	// /model/{modelId}/converse-stream, always streamed.
+	EpConverseStream
 )
 
 // Method is the HTTP method an endpoint answers: GET for EpModels, POST
@@ -349,7 +352,7 @@ type Decoded struct {
 // tool calls), streamed on request.
 func (ep Endpoint) Generates() bool {
 	switch ep {
-	case EpChat, EpMessages, EpResponses, EpGenerate, EpStreamGenerate, EpConverse:
+	case EpChat, EpMessages, EpResponses, EpGenerate, EpStreamGenerate, EpConverse, EpConverseStream:
 		return true
 	}
 	return false
