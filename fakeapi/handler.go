@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simbench/simbench/fakeapi/internal/wire"
+	"github.com/simbench/simbench/spec"
 )
 
 // Routing and answering one request: the steps of serve.
@@ -54,6 +55,9 @@ func (s *Server) serviceHandler(sv *service) http.Handler {
 // the model decide, then answer the rejection or the admission.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, sv *service, path string) {
 	c := &sv.cfg
+	if wire.ErrorType(c.API, http.StatusTooManyRequests) != "" {
+		w = errorTypeWriter{w, c.API} // Bedrock names its errors in a header
+	}
 	ep, ok := wire.RouteOf(c.API, r.Method, path)
 	if !ok {
 		w.Header().Set("Allow", ep.Method())
@@ -282,6 +286,25 @@ func (s *Server) answerAdmission(w http.ResponseWriter, r *http.Request, sv *ser
 	}
 }
 
+// errorTypeWriter adds, as an answer's status is written, the header in
+// which API style api names an error (wire.ErrorType: Bedrock's
+// x-amzn-ErrorType).
+type errorTypeWriter struct {
+	http.ResponseWriter
+	api spec.APIStyle
+}
+
+// WriteHeader sets the error-type header of status, then writes it.
+func (w errorTypeWriter) WriteHeader(status int) {
+	if t := wire.ErrorType(w.api, status); t != "" {
+		w.Header().Set(wire.ErrorTypeHeader, t)
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w errorTypeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // jsonContentType is the Content-Type of every JSON answer, one slice for
 // all of them (net/http only reads a header's values), which spares each
 // answer an allocation and a check of the key.
@@ -298,11 +321,17 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 
 // apiKey returns the key from Authorization: Bearer KEY, else from
 // x-api-key (Anthropic), api-key (Azure OpenAI) or x-goog-api-key (the
-// Gemini API).
+// Gemini API); an AWS Signature Version 4 Authorization gives its access
+// key id (Bedrock), its signature unchecked.
 func apiKey(r *http.Request) string {
 	if a := r.Header.Get("Authorization"); a != "" {
 		if k, ok := strings.CutPrefix(a, "Bearer "); ok {
 			return strings.TrimSpace(k)
+		}
+		if _, cred, ok := strings.Cut(a, "Credential="); ok {
+			// AWS Signature Version 4: the access key id, unverified.
+			id, _, _ := strings.Cut(cred, "/")
+			return id
 		}
 		return ""
 	}

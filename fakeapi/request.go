@@ -66,7 +66,22 @@ const (
 	// IdempotencyHeader is the idempotency key some clients send; attempts
 	// repeating one key are one request and its retries.
 	IdempotencyHeader = "Idempotency-Key"
+	// AmzSDKRequestHeader is the attempt the AWS SDKs send with every
+	// request, "attempt=N; max=M" (N is 1 on the first).
+	AmzSDKRequestHeader = "Amz-Sdk-Request"
 )
+
+// amzAttempt reads the attempt number of an amz-sdk-request header value
+// ("attempt=2; max=3"); ok is false when it names none.
+func amzAttempt(v string) (n int, ok bool) {
+	for f := range strings.SplitSeq(v, ";") {
+		if a, found := strings.CutPrefix(strings.TrimSpace(f), "attempt="); found {
+			n, err := strconv.Atoi(a)
+			return n, err == nil && n > 0
+		}
+	}
+	return 0, false
+}
 
 // retryIdentity returns the early-retry identity and mark of a request:
 //
@@ -78,6 +93,8 @@ const (
 //     every rate-limited request of that identity still owed a retry was
 //     told to wait past now, so parallel callers that each honour their own
 //     delay never count; 0 is a first attempt, never early.
+//   - With amz-sdk-request (the AWS SDKs' "attempt=N; max=M"), attempt 2
+//     and later are marked retries as above, attempt 1 a first attempt.
 //   - With only X-Simbench-Client, the client says it sends one request at a
 //     time: any request before its latest delay has elapsed is early; once
 //     it has asked a model, only a repeat within its model round (see
@@ -93,6 +110,14 @@ func retryIdentity(r *http.Request, key string) (client string, mark RetryMark, 
 	for _, h := range []string{StainlessRetryHeader, RetryHeader} {
 		if v := r.Header.Get(h); v != "" {
 			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+				return client, RetryMarked, byRetryCount
+			}
+			return client, RetryFresh, byRetryCount
+		}
+	}
+	if v := r.Header.Get(AmzSDKRequestHeader); v != "" {
+		if n, ok := amzAttempt(v); ok {
+			if n > 1 {
 				return client, RetryMarked, byRetryCount
 			}
 			return client, RetryFresh, byRetryCount

@@ -5,6 +5,8 @@ import (
 	"iter"
 	"net/http"
 	"time"
+
+	"github.com/simbench/simbench/fakeapi/internal/wire"
 )
 
 // Answering an admitted request in real time: waiting out its latency,
@@ -85,7 +87,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, sv *service,
 		}
 		if i == 0 {
 			h := w.Header()
-			h.Set("Content-Type", "text/event-stream; charset=utf-8")
+			h.Set("Content-Type", wire.StreamContentType(sv.cfg.API))
 			h.Set("Cache-Control", "no-cache")
 			w.WriteHeader(200)
 		}

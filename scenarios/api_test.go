@@ -22,6 +22,7 @@ func TestAPIKey(t *testing.T) {
 		{`api = "gemini"`, spec.APIGemini, spec.HeadersStandard},
 		{`api = "anthropic"`, spec.APIAnthropic, spec.HeadersAnthropic},
 		{"api = \"gemini\"\nheaders = \"none\"", spec.APIGemini, spec.HeadersNone},
+		{`api = "bedrock"`, spec.APIBedrock, spec.HeadersNone},
 	} {
 		sc, err := Parse("a.toml", []byte(head+tc.give+"\n"))
 		if err != nil {
@@ -40,8 +41,8 @@ func TestAPIKey(t *testing.T) {
 	if f := sc.Services[0].Model().WithDefaults().Faults; f.RetryDelayBody != spec.RetryDelayInstead {
 		t.Errorf("gemini faults %+v, want the delay in the body instead", f)
 	}
-	_, err = Parse("a.toml", []byte(head+"api = \"bedrock\"\n"))
-	if want := `a.toml:12:1: services.s.api: unknown value "bedrock"; use one of "openai", "anthropic", "generic", "azure", "gemini"`; err == nil || !strings.Contains(err.Error(), want) {
+	_, err = Parse("a.toml", []byte(head+"api = \"vertex\"\n"))
+	if want := `a.toml:12:1: services.s.api: unknown value "vertex"; use one of "openai", "anthropic", "generic", "azure", "gemini", "bedrock"`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want it to say %q", err, want)
 	}
 }

@@ -329,9 +329,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Headers == "" {
 		c.Headers = DefaultHeaderStyle
-		if c.API == APIGemini {
-			// The Gemini API sends no OpenAI headers (the other styles
-			// keep DefaultHeaderStyle, as they always have).
+		if c.API == APIGemini || c.API == APIBedrock {
+			// The Gemini API and Bedrock send no OpenAI headers (the
+			// other styles keep DefaultHeaderStyle, as they always have).
 			c.Headers = c.API.DefaultHeaders()
 		}
 	}

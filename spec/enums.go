@@ -83,15 +83,19 @@ const (
 	// /v1beta/models/{model}:generateContent and :streamGenerateContent,
 	// and GET /v1beta/models.
 	APIGemini APIStyle = "gemini"
+	// APIBedrock answers the Amazon Bedrock runtime's POST
+	// /model/{modelId}/converse, naming its errors in x-amzn-ErrorType.
+	APIBedrock APIStyle = "bedrock"
 )
 
 // APIStyles lists the API styles.
-var APIStyles = []APIStyle{APIOpenAI, APIAnthropic, APIGeneric, APIAzure, APIGemini}
+var APIStyles = []APIStyle{APIOpenAI, APIAnthropic, APIGeneric, APIAzure, APIGemini, APIBedrock}
 
 // DefaultHeaders is the header style of a service of API style a that
 // names none: its provider's own (Azure OpenAI sends OpenAI's headers;
 // the Gemini API only a retry delay, which WithDefaults moves into the
-// body), HeadersNone for a generic service.
+// body), HeadersNone for a generic service and for the Bedrock runtime,
+// which sends no rate-limit headers.
 func (a APIStyle) DefaultHeaders() HeaderStyle {
 	switch a {
 	case APIOpenAI, APIAzure:

@@ -126,8 +126,8 @@ func TestValidateAPIStyle(t *testing.T) {
 			t.Errorf("api %q: %v", api, err)
 		}
 	}
-	err := Config{Name: "s", RPS: 5, API: "bedrock"}.Validate()
-	if err == nil || !strings.Contains(err.Error(), `api: unknown value "bedrock"; use one of "openai", "anthropic", "generic", "azure", "gemini"`) {
-		t.Errorf("api bedrock: %v", err)
+	err := Config{Name: "s", RPS: 5, API: "vertex"}.Validate()
+	if err == nil || !strings.Contains(err.Error(), `api: unknown value "vertex"; use one of "openai", "anthropic", "generic", "azure", "gemini", "bedrock"`) {
+		t.Errorf("api vertex: %v", err)
 	}
 }

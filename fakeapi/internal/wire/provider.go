@@ -41,6 +41,11 @@ const (
 	// EpStreamGenerate is the Gemini API's POST
 	// /v1beta/models/{model}:streamGenerateContent, always streamed.
 	EpStreamGenerate
+	// EpConverse is the Bedrock runtime's POST /model/{modelId}/converse.
+	EpConverse
+	// EpConverseStream is the Bedrock runtime's POST
+	// /model/{modelId}/converse-stream, always streamed.
+	EpConverseStream
 )
 
 // Method is the HTTP method an endpoint answers: GET for EpModels, POST
@@ -126,8 +131,10 @@ type Provider interface {
 
 // providerRoute is one of a provider's own paths and its endpoint. A
 // segment of path may be a parameter: "{name}" matches any one non-empty
-// segment, "{name}:verb" any segment that ends in ":verb" after a
-// non-empty name (the Gemini API's "{model}:generateContent").
+// segment without a colon, "{*name}" any one non-empty segment, colons
+// included (Bedrock's model ids, "anthropic.claude-3-haiku-…-v1:0"), and
+// "{name}:verb" any segment that ends in ":verb" after a non-empty name
+// (the Gemini API's "{model}:generateContent").
 type providerRoute struct {
 	path string
 	ep   Endpoint
@@ -151,7 +158,7 @@ func (r providerRoute) matches(path string) bool {
 		}
 		_, verb, _ := strings.Cut(p, "}")
 		name, ok := strings.CutSuffix(x, verb)
-		if !ok || name == "" || verb == "" && strings.Contains(name, ":") {
+		if !ok || name == "" || verb == "" && !strings.HasPrefix(p, "{*") && strings.Contains(name, ":") {
 			return false
 		}
 	}
@@ -190,6 +197,7 @@ var providers = map[spec.APIStyle]Provider{
 	spec.APIGeneric:   genericShape{},
 	spec.APIAzure:     azureShape{},
 	spec.APIGemini:    geminiShape{},
+	spec.APIBedrock:   bedrockShape{},
 }
 
 // ProviderOf returns the shape of API style api (a validated style; the
@@ -262,7 +270,7 @@ func apiPath(path string) bool {
 func KnownPaths(api spec.APIStyle) []string {
 	var out []string
 	for _, r := range ProviderOf(api).routes() {
-		out = append(out, r.path)
+		out = append(out, strings.ReplaceAll(r.path, "{*", "{"))
 	}
 	return append(out, "/*")
 }
@@ -301,6 +309,9 @@ type reqBody struct {
 	SystemInstruction json.RawMessage `json:"systemInstruction"`
 	ToolConfig        json.RawMessage `json:"toolConfig"`
 	GenerationConfig  json.RawMessage `json:"generationConfig"`
+	// The Bedrock runtime's Converse request (bedrock.go) adds its
+	// inferenceConfig; its toolConfig is the field above.
+	InferenceConfig json.RawMessage `json:"inferenceConfig"`
 }
 
 // Decoded is what the server learns from a request.
@@ -341,7 +352,7 @@ type Decoded struct {
 // tool calls), streamed on request.
 func (ep Endpoint) Generates() bool {
 	switch ep {
-	case EpChat, EpMessages, EpResponses, EpGenerate, EpStreamGenerate:
+	case EpChat, EpMessages, EpResponses, EpGenerate, EpStreamGenerate, EpConverse, EpConverseStream:
 		return true
 	}
 	return false

@@ -23,6 +23,7 @@ func TestAPIPath(t *testing.T) {
 func TestRouteParameters(t *testing.T) {
 	gen := providerRoute{path: "/v1beta/models/{model}:generateContent"}
 	dep := providerRoute{path: "/openai/deployments/{deployment}/chat/completions"}
+	model := providerRoute{path: "/model/{*modelId}/converse"}
 	for _, tc := range []struct {
 		r    providerRoute
 		path string
@@ -40,6 +41,9 @@ func TestRouteParameters(t *testing.T) {
 		{dep, "/openai/deployments/gpt4/chat/completions/x", false},
 		{dep, "/openai/deployments/gpt4/chat", false},
 		{dep, "/openai/deployments/a:b/chat/completions", false},
+		{model, "/model/anthropic.claude-3-haiku-20240307-v1:0/converse", true},
+		{model, "/model//converse", false},
+		{model, "/model/a/b/converse", false},
 		{providerRoute{path: "/v1/messages"}, "/v1/messages", true},
 		{providerRoute{path: "/v1/messages"}, "/v1/messages/", false},
 	} {

@@ -66,6 +66,16 @@ func (s *sseGroups) event(i int, name string, v any) {
 	s.buf = append(s.buf, "\n\n"...)
 }
 
+// frame appends, as event with event, a message of piece i in the AWS
+// event-stream framing (eventFrame) to the group that piece falls in.
+func (s *sseGroups) frame(i int, event string, v any) {
+	if !s.to(i * s.groups / s.n) {
+		return
+	}
+	b, _ := json.Marshal(v) // plain maps and strings: cannot fail
+	s.buf = appendEventFrame(s.buf, event, b)
+}
+
 // raw appends bytes to the last group.
 func (s *sseGroups) raw(b string) {
 	if s.to(s.groups - 1) {
