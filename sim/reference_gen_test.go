@@ -248,7 +248,7 @@ func (g *tomlGen) service(i int, name string) {
 	if g.chance(name+" load", 4) {
 		g.line(`load = { knee = %d, factor = %s }`, g.intn(name+" knee", 1, 6), g.frac(name+" factor", 1, 20))
 	}
-	if a := g.pick(name+" api", "", "", "", "openai", "anthropic", "generic", "azure", "gemini"); a != "" {
+	if a := g.pick(name+" api", "", "", "", "openai", "anthropic", "generic", "azure", "gemini", "bedrock"); a != "" {
 		g.line(`api = %q`, a)
 	}
 	h := g.pick(name+" headers", "", "none", "openai", "anthropic", "standard")
