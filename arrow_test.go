@@ -42,7 +42,7 @@ var layers = []struct {
 // testSupport are packages only tests may import.
 var testSupport = []string{
 	"internal/tests/...", "internal/redistest", "internal/fixtures", "internal/hostile",
-	"internal/simtest", "internal/proc/proctest",
+	"internal/simtest", "internal/proc/proctest", "internal/netns",
 }
 
 func matches(rel string, paths []string) bool {

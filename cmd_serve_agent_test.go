@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -93,6 +95,19 @@ func printed(t *testing.T, out, pattern string) string {
 		t.Fatalf("serve printed no %s:\n%s", pattern, out)
 	}
 	return m[1]
+}
+
+// searchArgs is the arguments the fake model gives the search tool's call
+// at index i of one answer: the schema's smallest valid object (an empty
+// query, top_k at its minimum of 1) for the first, and for each later one
+// the first required string set to its index, so that the parallel calls
+// of one answer differ, as a model's do.
+func searchArgs(i int) string {
+	q := ""
+	if i > 0 {
+		q = strconv.Itoa(i)
+	}
+	return fmt.Sprintf(`{"query":%q,"top_k":1}`, q)
 }
 
 // agentTool runs tool calls against the tool URL serve printed, counting
@@ -184,9 +199,11 @@ func TestServeAgentLoopOpenAISDK(t *testing.T) {
 		results := make([]string, len(msg.ToolCalls))
 		var wg sync.WaitGroup
 		for i, tc := range msg.ToolCalls {
-			if tc.Function.Name != "search" || tc.Function.Arguments != `{"query":"","top_k":1}` {
-				t.Fatalf("tool call %+v", tc)
+			if tc.Function.Name != "search" || tc.Function.Arguments != searchArgs(i) {
+				t.Fatalf("tool call %d: %+v; want arguments %s", i, tc, searchArgs(i))
 			}
+		}
+		for i, tc := range msg.ToolCalls {
 			wg.Go(func() { results[i] = tool.call(tc.Function.Arguments) })
 		}
 		wg.Wait()
@@ -242,9 +259,11 @@ func TestServeAgentLoopAnthropicSDK(t *testing.T) {
 		results := make([]anthropic.ContentBlockParamUnion, len(uses))
 		var wg sync.WaitGroup
 		for i, u := range uses {
-			if u.Name != "search" || string(u.Input) != `{"query":"","top_k":1}` {
-				t.Fatalf("tool use %+v", u)
+			if u.Name != "search" || string(u.Input) != searchArgs(i) {
+				t.Fatalf("tool use %d: %+v; want input %s", i, u, searchArgs(i))
 			}
+		}
+		for i, u := range uses {
 			wg.Go(func() { results[i] = anthropic.NewToolResultBlock(u.ID, tool.call(string(u.Input)), false) })
 		}
 		wg.Wait()
