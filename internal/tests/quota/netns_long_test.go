@@ -134,13 +134,7 @@ func TestLongHostsFailoverDistantRedis(t *testing.T) {
 			t.Parallel()
 			f := &Failover{}
 			hostFailover(t, rtt, f)
-			const n = 200
-			reserveEvery(t, f, distantLimit("distant"), n, 100*time.Millisecond)
-			st := f.Stats()
-			t.Logf("RTT %v across hosts: %d of %d reservations granted by Redis, %d by the fallback (stats %+v)", rtt, st.PrimaryGrants, n, st.FallbackGrants, st)
-			if st.PrimaryGrants*100 < n*95 {
-				t.Fatalf("Redis granted %d of %d reservations, want at least 95%%", st.PrimaryGrants, n)
-			}
+			wantRedisGrants(t, f, "distant", fmt.Sprintf("RTT %v across hosts", rtt))
 		})
 	}
 }
